@@ -1,0 +1,52 @@
+"""The protocols kspec models, found by name (``raft``, ``voters``, ``share``, ``mm2``, ``streams``).
+
+Each protocol package exposes ``PROTOCOL``, a :class:`~kspec.model.core.protocol.ProtocolInfo`.
+They are imported lazily so a command about one protocol does not pay for the others.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from kspec.model.core.protocol import ProtocolInfo
+
+PROTOCOL_MODULES: dict[str, str] = {
+    "raft": "kspec.model.raft",
+    "voters": "kspec.model.voters",
+    "share": "kspec.model.share",
+    "mm2": "kspec.model.mm2",
+    "streams": "kspec.model.streams",
+}
+
+
+class UnknownProtocol(LookupError):
+    """A protocol name kspec does not know, or one whose model is not there."""
+
+
+def get_protocol(name: str) -> ProtocolInfo:
+    """The protocol called ``name``; raises UnknownProtocol with a one-line reason."""
+    module_name = PROTOCOL_MODULES.get(name)
+    if module_name is None:
+        raise UnknownProtocol(f"unknown protocol {name!r} (one of: {', '.join(PROTOCOL_MODULES)})")
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as err:
+        if err.name is not None and module_name.startswith(err.name):
+            raise UnknownProtocol(f"protocol {name!r} has no model in this version of kspec") from None
+        raise
+    info = getattr(module, "PROTOCOL", None)
+    if not isinstance(info, ProtocolInfo):
+        raise UnknownProtocol(f"protocol {name!r} has no model in this version of kspec")
+    return info
+
+
+def available_protocols() -> list[str]:
+    """The protocol names whose models import."""
+    out = []
+    for name in PROTOCOL_MODULES:
+        try:
+            get_protocol(name)
+        except UnknownProtocol:
+            continue
+        out.append(name)
+    return out

@@ -1,0 +1,261 @@
+"""Bounded breadth-first exploration and seeded random simulation of any system model.
+
+Breadth-first order makes the first trace found to a violating state a shortest one. States
+outside the model's bounds are checked but not expanded, which is TLC's ``CONSTRAINT``
+semantics, so the explorer and TLC count the same distinct states for the same bounds.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections import deque
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from kspec.model.core.protocol import Model, Property
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One step of a trace: the action taken (None for the initial state) and the state after."""
+
+    action: Any
+    state: Any
+
+
+@dataclass(frozen=True, slots=True)
+class Violation:
+    """A violated ``always`` property (or ``always_step``) and a shortest trace to it."""
+
+    property: str
+    name: str
+    trace: tuple[Step, ...]
+
+
+@dataclass(slots=True)
+class ExploreResult:
+    """What an exploration found; the keys of ``kspec explore --json``."""
+
+    protocol: str
+    bounds: dict[str, int | bool]
+    distinct_states: int = 0
+    transitions: int = 0
+    max_depth: int = 0
+    seconds: float = 0.0
+    complete: bool = True
+    violations: list[Violation] = field(default_factory=list)
+    witnesses: dict[str, bool] = field(default_factory=dict)
+    witness_ids: dict[str, str] = field(default_factory=dict)
+    witness_traces: dict[str, tuple[Step, ...]] = field(default_factory=dict)
+
+    @property
+    def states_per_second(self) -> float:
+        return self.distinct_states / self.seconds if self.seconds > 0 else 0.0
+
+    @property
+    def ok(self) -> bool:
+        """No violation and every witness reached."""
+        return not self.violations and all(self.witnesses.values())
+
+
+def _split(props: Sequence[Property[Any, Any]]) -> tuple[list[Any], list[Any], list[Any]]:
+    inv = [p for p in props if p.kind == "always"]
+    step = [p for p in props if p.kind == "always_step"]
+    wit = [p for p in props if p.kind == "sometimes"]
+    return inv, step, wit
+
+
+def explore(
+    model: Model[Any, Any],
+    *,
+    max_states: int | None = None,
+    stop_on_violation: bool = True,
+    keep_witness_traces: bool = False,
+    progress: Callable[[int, int, int], None] | None = None,
+) -> ExploreResult:
+    """Breadth-first search of every state reachable within the model's bounds."""
+    started = time.perf_counter()
+    invariants, step_props, witnesses = _split(model.properties())
+    result = ExploreResult(protocol=model.name, bounds=dict(model.bounds))
+    result.witnesses = {p.name: False for p in witnesses}
+    result.witness_ids = {p.name: p.id for p in witnesses}
+    pending_witnesses = list(witnesses)
+    violated: set[str] = set()
+
+    index: dict[Any, int] = {}
+    states: list[Any] = []
+    parent: list[int] = []
+    via: list[Any] = []
+    depth: list[int] = []
+    queue: deque[int] = deque()
+
+    def trace_to(i: int) -> tuple[Step, ...]:
+        steps: list[Step] = []
+        while i >= 0:
+            steps.append(Step(via[i], states[i]))
+            i = parent[i]
+        return tuple(reversed(steps))
+
+    def visit(state: Any, p: int, action: Any) -> int | None:
+        nonlocal pending_witnesses
+        if state in index:
+            return None
+        i = len(states)
+        index[state] = i
+        states.append(state)
+        parent.append(p)
+        via.append(action)
+        d = 0 if p < 0 else depth[p] + 1
+        depth.append(d)
+        result.max_depth = max(result.max_depth, d)
+        for prop in invariants:
+            if prop.name not in violated and not prop.holds(state):
+                violated.add(prop.name)
+                result.violations.append(Violation(prop.id, prop.name, trace_to(i)))
+        if pending_witnesses:
+            still = []
+            for prop in pending_witnesses:
+                if prop.holds(state):
+                    result.witnesses[prop.name] = True
+                    if keep_witness_traces:
+                        result.witness_traces[prop.name] = trace_to(i)
+                else:
+                    still.append(prop)
+            pending_witnesses = still
+        if model.within_bounds(state):
+            queue.append(i)
+        return i
+
+    for init in model.init_states():
+        visit(init, -1, None)
+    while queue:
+        if stop_on_violation and result.violations:
+            result.complete = False
+            break
+        if max_states is not None and len(states) >= max_states:
+            result.complete = False
+            break
+        i = queue.popleft()
+        state = states[i]
+        for action in model.actions(state):
+            nxt = model.next_state(state, action)
+            if nxt is None:
+                continue
+            result.transitions += 1
+            for prop in step_props:
+                if prop.name not in violated and not prop.holds_step(state, action, nxt):
+                    violated.add(prop.name)
+                    j = visit(nxt, i, action)
+                    trace = trace_to(i) + (Step(action, nxt),) if j is None else trace_to(j)
+                    result.violations.append(Violation(prop.id, prop.name, trace))
+            visit(nxt, i, action)
+        if progress is not None and len(states) % 1000 < 5:
+            progress(len(states), result.transitions, result.max_depth)
+    result.distinct_states = len(states)
+    result.seconds = time.perf_counter() - started
+    return result
+
+
+def reachable_states(model: Model[Any, Any], max_states: int | None = None) -> set[Any]:
+    """The set of distinct reachable states within bounds (for comparison with TLC)."""
+    seen: set[Any] = set()
+    queue: deque[Any] = deque()
+    for init in model.init_states():
+        if init not in seen:
+            seen.add(init)
+            queue.append(init)
+    while queue and (max_states is None or len(seen) < max_states):
+        state = queue.popleft()
+        if not model.within_bounds(state):
+            continue
+        for action in model.actions(state):
+            nxt = model.next_state(state, action)
+            if nxt is not None and nxt not in seen:
+                seen.add(nxt)
+                queue.append(nxt)
+    return seen
+
+
+@dataclass(slots=True)
+class SimulationResult:
+    """What a seeded random simulation found; the keys of ``kspec simulate --json``."""
+
+    protocol: str
+    bounds: dict[str, int | bool]
+    seed: int
+    steps: int = 0
+    traces: list[tuple[Step, ...]] = field(default_factory=list)
+    violations: list[Violation] = field(default_factory=list)
+    witnesses: dict[str, bool] = field(default_factory=dict)
+    seconds: float = 0.0
+
+
+def simulate(
+    model: Model[Any, Any],
+    *,
+    seed: int,
+    steps: int,
+    traces: int = 1,
+    stop_on_violation: bool = True,
+    progress: Callable[[int], None] | None = None,
+) -> SimulationResult:
+    """Random walks of at most ``steps`` steps each, checking every property on the way.
+
+    The walk picks uniformly among the enabled actions with a ``random.Random(seed)``, so the
+    same seed gives the same traces. A walk ends early when no action is enabled or the state
+    leaves the bounds.
+    """
+    started = time.perf_counter()
+    rng = random.Random(seed)
+    invariants, step_props, witnesses = _split(model.properties())
+    result = SimulationResult(protocol=model.name, bounds=dict(model.bounds), seed=seed)
+    result.witnesses = {p.name: False for p in witnesses}
+    inits = list(model.init_states())
+    for k in range(traces):
+        state = inits[rng.randrange(len(inits))]
+        trace: list[Step] = [Step(None, state)]
+        failed = False
+        for _ in range(steps):
+            for prop in witnesses:
+                if not result.witnesses[prop.name] and prop.holds(state):
+                    result.witnesses[prop.name] = True
+            bad = [p for p in invariants if not p.holds(state)]
+            if bad:
+                result.violations.append(Violation(bad[0].id, bad[0].name, tuple(trace)))
+                failed = True
+                break
+            if not model.within_bounds(state):
+                break
+            enabled = []
+            for action in model.actions(state):
+                nxt = model.next_state(state, action)
+                if nxt is not None:
+                    enabled.append((action, nxt))
+            if not enabled:
+                break
+            action, nxt = enabled[rng.randrange(len(enabled))]
+            result.steps += 1
+            bad_step = [p for p in step_props if not p.holds_step(state, action, nxt)]
+            trace.append(Step(action, nxt))
+            state = nxt
+            if bad_step:
+                result.violations.append(Violation(bad_step[0].id, bad_step[0].name, tuple(trace)))
+                failed = True
+                break
+        else:
+            for prop in witnesses:
+                if not result.witnesses[prop.name] and prop.holds(state):
+                    result.witnesses[prop.name] = True
+            bad = [p for p in invariants if not p.holds(state)]
+            if bad:
+                result.violations.append(Violation(bad[0].id, bad[0].name, tuple(trace)))
+                failed = True
+        result.traces.append(tuple(trace))
+        if progress is not None:
+            progress(k + 1)
+        if failed and stop_on_violation:
+            break
+    result.seconds = time.perf_counter() - started
+    return result

@@ -1,0 +1,152 @@
+"""The system-level model protocol shared by every kspec protocol (as in stateright).
+
+A model is a set of initial states, the actions enabled in a state (in a deterministic
+order), a next-state function, a state constraint (the bounds) and named properties. The
+explorer, the simulator, the TLC bridge and the conformance suite only ever talk to a model
+through this protocol.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Generic, Literal, Protocol, TypeVar
+
+S = TypeVar("S")
+A = TypeVar("A")
+
+Kind = Literal["always", "sometimes", "always_step"]
+
+
+@dataclass(frozen=True, slots=True)
+class Property(Generic[S, A]):
+    """A named property carrying the spec ID it checks.
+
+    ``always`` holds in every reachable state; ``sometimes`` is a witness that must hold in
+    at least one reachable state (so a vacuous model fails loudly); ``always_step`` holds on
+    every transition ``(before, action, after)``.
+    """
+
+    id: str
+    name: str
+    kind: Kind
+    check: Callable[..., bool]
+    doc: str = ""
+
+    def holds(self, state: S) -> bool:
+        """Evaluate a state property (``always`` or ``sometimes``)."""
+        return bool(self.check(state))
+
+    def holds_step(self, before: S, action: A, after: S) -> bool:
+        """Evaluate a transition property (``always_step``)."""
+        return bool(self.check(before, action, after))
+
+
+def always(id: str, name: str, doc: str = "") -> Callable[[Callable[[S], bool]], Property[S, Any]]:
+    """Decorator: turn a state predicate into an ``always`` property."""
+
+    def wrap(fn: Callable[[S], bool]) -> Property[S, Any]:
+        return Property(id, name, "always", fn, doc or (fn.__doc__ or "").strip())
+
+    return wrap
+
+
+def sometimes(id: str, name: str, doc: str = "") -> Callable[[Callable[[S], bool]], Property[S, Any]]:
+    """Decorator: turn a state predicate into a ``sometimes`` witness."""
+
+    def wrap(fn: Callable[[S], bool]) -> Property[S, Any]:
+        return Property(id, name, "sometimes", fn, doc or (fn.__doc__ or "").strip())
+
+    return wrap
+
+
+def always_step(
+    id: str, name: str, doc: str = ""
+) -> Callable[[Callable[[S, A, S], bool]], Property[S, A]]:
+    """Decorator: turn a transition predicate into an ``always_step`` property."""
+
+    def wrap(fn: Callable[[S, A, S], bool]) -> Property[S, A]:
+        return Property(id, name, "always_step", fn, doc or (fn.__doc__ or "").strip())
+
+    return wrap
+
+
+@dataclass(frozen=True, slots=True)
+class Bound:
+    """One exploration bound a protocol accepts on the command line (``name=value``)."""
+
+    name: str
+    default: int | bool
+    help: str
+    minimum: int = 0
+    maximum: int | None = None
+
+
+class Model(Protocol[S, A]):
+    """What every system-level model provides."""
+
+    name: str
+    bounds: dict[str, int | bool]
+
+    def init_states(self) -> Sequence[S]:
+        """The initial states, in a deterministic order."""
+        ...
+
+    def actions(self, state: S) -> Iterable[A]:
+        """Candidate actions in ``state``, in a deterministic order (some may be disabled)."""
+        ...
+
+    def next_state(self, state: S, action: A) -> S | None:
+        """The successor of ``state`` under ``action``, or None when the action is disabled."""
+        ...
+
+    def within_bounds(self, state: S) -> bool:
+        """The state constraint: states outside the bounds are checked but not expanded."""
+        ...
+
+    def properties(self) -> Sequence[Property[S, A]]:
+        """Named ``always`` / ``always_step`` properties and ``sometimes`` witnesses."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class ProtocolInfo:
+    """How the CLI and the tests find a protocol's model, bounds and broken variants."""
+
+    name: str
+    make: Callable[..., Model[Any, Any]]
+    bounds: tuple[Bound, ...]
+    variants: dict[str, Callable[..., Model[Any, Any]]] = field(default_factory=dict)
+    summary: str = ""
+
+
+class BoundsError(ValueError):
+    """A bound that does not exist or has a bad value (a usage error)."""
+
+
+def parse_bounds(info: ProtocolInfo, pairs: Iterable[str]) -> dict[str, int | bool]:
+    """Parse ``name=value`` pairs against a protocol's bounds, filling in the defaults."""
+    known = {b.name: b for b in info.bounds}
+    values: dict[str, int | bool] = {b.name: b.default for b in info.bounds}
+    for pair in pairs:
+        if "=" not in pair:
+            raise BoundsError(f"bound {pair!r} is not name=value (known: {', '.join(known)})")
+        key, _, raw = pair.partition("=")
+        key = key.strip().replace("-", "_")
+        if key not in known:
+            raise BoundsError(f"unknown bound {key!r} for {info.name} (known: {', '.join(known)})")
+        bound = known[key]
+        if isinstance(bound.default, bool):
+            if raw.lower() not in ("true", "false", "1", "0", "yes", "no", "on", "off"):
+                raise BoundsError(f"bound {key}={raw!r} is not a boolean")
+            values[key] = raw.lower() in ("true", "1", "yes", "on")
+            continue
+        try:
+            number = int(raw)
+        except ValueError:
+            raise BoundsError(f"bound {key}={raw!r} is not an integer") from None
+        if number < bound.minimum or (bound.maximum is not None and number > bound.maximum):
+            hi = "" if bound.maximum is None else f"..{bound.maximum}"
+            raise BoundsError(f"bound {key}={number} is out of range {bound.minimum}{hi}")
+        values[key] = number
+    return values
