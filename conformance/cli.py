@@ -73,7 +73,7 @@ def main(argv: list[str] | None = None) -> None:
     except KeyboardInterrupt:
         click.echo("kspec: interrupted", err=True)
         sys.exit(2)
-    except Exception as err:  # noqa: BLE001 - the contract is one line, no traceback
+    except Exception as err:
         if os.environ.get("KSPEC_DEBUG"):
             raise
         click.echo(f"kspec: internal error: {type(err).__name__}: {err} (KSPEC_DEBUG=1 shows more)", err=True)

@@ -93,7 +93,7 @@ def render(case: Case, actual: str) -> str:
     head = " ".join([case.command, *case.args])
     text = "\n".join([head, *case.input, "----"])
     actual = actual.rstrip("\n")
-    if "\n\n" in actual or not actual.strip() and actual:
+    if "\n\n" in actual or (not actual.strip() and actual):
         return text + "\n----\n" + actual + "\n----\n----"
     return text + ("\n" + actual if actual else "")
 

@@ -36,7 +36,7 @@ def explore_cmd(protocol: str, bounds: tuple[str, ...], variant: str | None, max
     Exit 0 when every property holds and every witness is reached, 1 otherwise.
     """
     info = protocol_info(protocol)
-    model, values = build_model(info, bounds, variant)
+    model, _values = build_model(info, bounds, variant)
     with progress_bar(f"explore {protocol}", None, on_terminal() and not as_json) as update:
         result = explore(
             model,

@@ -20,7 +20,7 @@ SAFE = 2**53 - 1
 
 def to_itf(value: Any) -> Any:
     """Encode one model value as an ITF value."""
-    if isinstance(value, bool) or isinstance(value, str):
+    if isinstance(value, (bool, str)):
         return value
     if isinstance(value, int):
         return value if -SAFE <= value <= SAFE else {"#bigint": str(value)}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 from pathlib import Path
 from typing import Any
@@ -35,7 +36,7 @@ def write_traces(out: Path, model: Any, result: SimulationResult, variant: str |
             files.append(str(path))
             if events_of is not None:
                 step = 0
-                for before, after in zip(trace, trace[1:], strict=False):
+                for before, after in itertools.pairwise(trace):
                     for ev in events_of(before.state, after.action, after.state):
                         events.write(json.dumps({"trace": tid, "step": step, **encode_event(ev)}) + "\n")
                         step += 1

@@ -148,7 +148,7 @@ def explore(
                 if prop.name not in violated and not prop.holds_step(state, action, nxt):
                     violated.add(prop.name)
                     j = visit(nxt, i, action)
-                    trace = trace_to(i) + (Step(action, nxt),) if j is None else trace_to(j)
+                    trace = (*trace_to(i), Step(action, nxt)) if j is None else trace_to(j)
                     result.violations.append(Violation(prop.id, prop.name, trace))
             visit(nxt, i, action)
         if progress is not None and len(states) % 1000 < 5:
