@@ -1,0 +1,1 @@
+"""KIP-932 share-group state coordinator (spec/share.md)."""
