@@ -18,6 +18,7 @@ batches with equal state and count unmerged (SHARE-NOTE-COMBINE-UNMERGED).
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable, Sequence
 
 from kspec.model.share.records import StateBatch, batch_sort_key
@@ -52,7 +53,7 @@ def combine(start_offset: int, current: Sequence[StateBatch], new: Sequence[Stat
         return ()
     cuts = sorted({b.first_offset for b in batches} | {b.last_offset + 1 for b in batches})
     out: list[StateBatch] = []
-    for lo, hi_excl in zip(cuts, cuts[1:], strict=False):
+    for lo, hi_excl in itertools.pairwise(cuts):
         best: tuple[int, int] | None = None
         for b in batches:
             if b.first_offset <= lo and hi_excl - 1 <= b.last_offset:
