@@ -1,0 +1,6 @@
+---- MODULE Bad ----
+EXTENDS Naturals
+VARIABLES x
+Init == x = 0 /\
+Next == x' = 
+====

@@ -1,0 +1,7 @@
+---- MODULE Undefined ----
+EXTENDS Naturals
+VARIABLES x
+Init == x = 0
+
+Next == x' = x + Missing
+====

@@ -1,0 +1,116 @@
+"""How a protocol's TLA+ spec corresponds to its Python model (used by ``kspec tla check``).
+
+Each protocol with a TLA+ spec has a module ``kspec.tla.mappings.<protocol>`` exposing
+``MAPPING``, a :class:`TLAMapping`:
+
+- ``spec``: the .tla file, relative to the ``tla/`` folder (or an absolute path);
+- ``config(bounds) -> str``: the .cfg text for the model's bounds (CONSTANTS, INIT/NEXT,
+  INVARIANTS, CONSTRAINT); :func:`cfg_text` writes one;
+- ``from_model(state)`` and ``from_tlc(state)``: a model state and a TLC state (a dict of
+  variable to value, see :mod:`kspec.tla.values`) to one canonical, hashable form. The
+  simplest canonical form is TLC's own: ``from_tlc`` defaults to :func:`tlc_state`, so a
+  mapping only writes ``from_model``, building the TLA+ variables from the model state.
+
+Two sets of distinct states are then compared. TLC 2.15 neither counts nor dumps a state
+outside the ``CONSTRAINT`` (it does check invariants on it), so the model side is compared
+over the states within the model's bounds.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Hashable, Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from kspec.tla.values import FrozenDict, format_value
+
+TLA_DIR = Path(__file__).resolve().parent.parent
+
+
+class NoMapping(LookupError):
+    """A protocol with no TLA+ mapping (yet)."""
+
+
+def tlc_state(state: Mapping[str, Any]) -> FrozenDict:
+    """The default canonical form of a TLC state: the variables as a hashable mapping."""
+    return FrozenDict(state)
+
+
+@dataclass(frozen=True, slots=True)
+class TLAMapping:
+    """A protocol's TLA+ spec, its config for given bounds, and the state correspondence."""
+
+    protocol: str
+    spec: str | Path
+    config: Callable[[Mapping[str, int | bool]], str]
+    from_model: Callable[[Any], Hashable]
+    from_tlc: Callable[[Mapping[str, Any]], Hashable] = tlc_state
+    check_deadlock: bool = False
+    doc: str = ""
+
+    def spec_path(self) -> Path:
+        """The spec file (a relative ``spec`` is under the ``tla/`` folder)."""
+        p = Path(self.spec)
+        return p if p.is_absolute() else TLA_DIR / p
+
+
+def get_mapping(protocol: str) -> TLAMapping:
+    """The mapping of ``protocol``; raises :class:`NoMapping` with a one-line reason."""
+    if not protocol.isidentifier():
+        raise NoMapping(f"{protocol!r} is not a protocol name")
+    module_name = f"{__name__}.{protocol}"
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as err:
+        if err.name is not None and module_name.startswith(err.name):
+            raise NoMapping(f"protocol {protocol!r} has no TLA+ mapping yet ({module_name})") from None
+        raise
+    mapping = getattr(module, "MAPPING", None)
+    if not isinstance(mapping, TLAMapping):
+        raise NoMapping(f"{module_name} has no MAPPING (a kspec.tla.mappings.TLAMapping)")
+    return mapping
+
+
+def _constant(value: Any) -> str:
+    """A constant's value in .cfg syntax (model values are bare names)."""
+    if isinstance(value, list | set):
+        value = frozenset(value)
+    return format_value(value)
+
+
+def cfg_text(
+    constants: Mapping[str, Any] | None = None,
+    *,
+    init: str = "Init",
+    next: str = "Next",
+    invariants: Iterable[str] = (),
+    constraint: str | None = None,
+    properties: Iterable[str] = (),
+    symmetry: str | None = None,
+    model_values: Iterable[str] = (),
+) -> str:
+    """A TLC .cfg: ``constants`` maps each CONSTANT to a Python value (a :class:`ModelValue`
+    or a set of them becomes model values); ``model_values`` names constants bound to
+    themselves (``p1 = p1``)."""
+    lines: list[str] = []
+    items = [f"{name} = {_constant(v)}" for name, v in (constants or {}).items()]
+    items += [f"{name} = {name}" for name in model_values]
+    if items:
+        lines.append("CONSTANTS")
+        lines += [f"  {item}" for item in items]
+    lines += [f"INIT {init}", f"NEXT {next}"]
+    invs = list(invariants)
+    if invs:
+        lines.append("INVARIANTS")
+        lines += [f"  {name}" for name in invs]
+    if constraint:
+        lines.append(f"CONSTRAINT {constraint}")
+    props = list(properties)
+    if props:
+        lines.append("PROPERTIES")
+        lines += [f"  {name}" for name in props]
+    if symmetry:
+        lines.append(f"SYMMETRY {symmetry}")
+    return "\n".join(lines) + "\n"
