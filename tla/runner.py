@@ -15,6 +15,7 @@ evaluate is a :class:`TLCSpecError` naming the file and line; a missing Java or 
 
 from __future__ import annotations
 
+import contextlib
 import importlib.resources
 import importlib.util
 import os
@@ -313,6 +314,7 @@ def run_tlc(
     extra_args: tuple[str, ...] = (),
     java_options: tuple[str, ...] = (),
     heap: str | None = None,
+    workdir: str | Path | None = None,
 ) -> TLCResult:
     """Run TLC on ``spec`` (a .tla file) with a config (a .cfg file, or ``config_text``; by
     default the .cfg beside the spec) and read the result.
@@ -321,6 +323,9 @@ def run_tlc(
     ``simulate`` runs random simulation instead of model checking; ``check_deadlock=False``
     passes ``-deadlock`` (which turns deadlock checking *off*); ``continue_after_violation``
     passes ``-continue`` (the search goes on after a violation, so a dump is still complete).
+    ``workdir`` (an empty or new directory) runs TLC there and keeps its files (output in
+    ``tlc.out``, the dump in ``states.dump``, simulation traces in ``traces/``); by default a
+    temporary directory is used and removed.
     """
     spec = Path(spec).resolve()
     if not spec.is_file():
@@ -328,8 +333,12 @@ def run_tlc(
     java = find_java()
     jar = find_jar()
     module = spec.stem
-    with tempfile.TemporaryDirectory(prefix="kspec-tlc-") as tmp:
-        work = Path(tmp)
+    with contextlib.ExitStack() as stack:
+        if workdir is None:
+            work = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="kspec-tlc-")))
+        else:
+            work = Path(workdir).resolve()
+            work.mkdir(parents=True, exist_ok=True)
         _copy_spec(spec, work)
         if config_text is not None:
             cfg_name = f"{module}.cfg"
@@ -340,7 +349,7 @@ def run_tlc(
                 raise TLCSpecError("input", str(cfg_path), None, "no such config file")
             cfg_name = cfg_path.name if cfg_path.name != spec.name else f"{module}.cfg"
             shutil.copy2(cfg_path, work / cfg_name)
-        (work / "java-tmp").mkdir()
+        (work / "java-tmp").mkdir(exist_ok=True)
         cmd = [java, "-XX:+UseParallelGC", f"-Djava.io.tmpdir={work / 'java-tmp'}",
                f"-Dtlc2.TLC.stopAfter={max(1, int(timeout))}"]
         if heap:
@@ -355,7 +364,7 @@ def run_tlc(
             cmd += ["-dump", str(work / "states")]
         if simulate is not None:
             traces_dir = work / "traces"
-            traces_dir.mkdir()
+            traces_dir.mkdir(exist_ok=True)
             sim_arg = ["-simulate"]
             if simulate.traces is not None:
                 sim_arg.append(f"file={traces_dir / 'trace'},num={simulate.traces}")
@@ -372,6 +381,8 @@ def run_tlc(
                                   "and was killed") from None
         seconds = time.perf_counter() - started
         output = proc.stdout
+        if workdir is not None:
+            (work / "tlc.out").write_text(output)
         result = _read_output(output, spec, cfg_name, proc.returncode, cmd, seconds,
                               "simulate" if simulate is not None else "modelcheck")
         dump_file = work / "states.dump"
