@@ -23,6 +23,11 @@ Expected = Literal["proved", "refuted"]
 
 DEFAULT_TIMEOUT_SECONDS = 20.0
 
+# Simplifying and eliminating definitional equalities first (solve-eqs) matters: the sorting
+# network in majority_end_offset takes Z3's default solver 10 s at 7 replicas and this pipeline
+# a third of a second. Obligations full of if-then-else terms add "elim-term-ite".
+DEFAULT_TACTICS = ("simplify", "solve-eqs", "smt")
+
 
 @dataclass(frozen=True, slots=True)
 class Replay:
@@ -66,6 +71,7 @@ class Obligation:
     rules: tuple[str, ...]
     bounds: str
     build: Callable[[], Query]
+    tactics: tuple[str, ...] = DEFAULT_TACTICS
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,11 +121,8 @@ class ProofResult:
         return doc
 
 
-def _solver(timeout_seconds: float) -> Any:
-    # Simplifying and eliminating the definitional equalities first (solve-eqs) matters: the
-    # sorting network in majority_end_offset takes the default solver seconds at 6 replicas
-    # and this pipeline a fraction of one at 7.
-    solver = z3.Then("simplify", "solve-eqs", "smt").solver()
+def _solver(timeout_seconds: float, tactics: tuple[str, ...] = DEFAULT_TACTICS) -> Any:
+    solver = z3.Then(*tactics).solver()
     # Z3 takes milliseconds; at least 1 so a tiny timeout is not read as "no timeout".
     solver.set("timeout", max(1, int(timeout_seconds * 1000)))
     return solver
@@ -131,7 +134,7 @@ def check(obligation: Obligation, timeout_seconds: float = DEFAULT_TIMEOUT_SECON
     query = obligation.build()
     deadline = started + timeout_seconds
 
-    solver = _solver(timeout_seconds)
+    solver = _solver(timeout_seconds, obligation.tactics)
     solver.add(*query.premises)
     solver.add(z3.Not(query.claim))
     answer = solver.check()
@@ -154,7 +157,7 @@ def check(obligation: Obligation, timeout_seconds: float = DEFAULT_TIMEOUT_SECON
     premises_satisfiable: bool | None = None
     if status == "proved":
         remaining = max(0.001, deadline - time.perf_counter())
-        premises = _solver(remaining)
+        premises = _solver(remaining, obligation.tactics)
         premises.add(*query.premises)
         sat = premises.check()
         premises_satisfiable = True if sat == z3.sat else False if sat == z3.unsat else None

@@ -50,7 +50,8 @@ def _majority_offset_query() -> Query:
     claim = z3.And(_holding(ends, voters, m) >= need, _holding(ends, voters, m + 1) < need)
 
     def decode(model: Any) -> dict[str, Any]:
-        return {"voters": sorted(enc.bitset_value(model, voters)), "end_offsets": _end_offsets_json(model, voters, ends)}
+        return {"voters": sorted(enc.bitset_value(model, voters)),
+                "end_offsets": _end_offsets_json(model, voters, ends)}
 
     def replay(cex: dict[str, Any]) -> Replay:
         ends_py = {int(k): v for k, v in cex["end_offsets"].items()}
