@@ -16,6 +16,7 @@ holds the encoding to ``combine`` on generated inputs.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 from typing import Any
 
@@ -61,10 +62,10 @@ def sym_batches(prefix: str, count: int = MAX_BATCHES) -> tuple[SymBatch, ...]:
 def well_formed(batches: tuple[SymBatch, ...]) -> list[enc.Expr]:
     """Premises: a list is a prefix of its slots; each batch has 0 <= first <= last < OFFSETS,
     a delivery count >= 0 and a delivery state AVAILABLE..ARCHIVED."""
-    out = [z3.Implies(later.present, earlier.present) for earlier, later in zip(batches, batches[1:], strict=False)]
-    out += [z3.Implies(b.present, z3.And(0 <= b.first_offset, b.first_offset <= b.last_offset,
+    out = [z3.Implies(later.present, earlier.present) for earlier, later in itertools.pairwise(batches)]
+    out += [z3.Implies(b.present, z3.And(b.first_offset >= 0, b.first_offset <= b.last_offset,
                                          b.last_offset < OFFSETS, b.delivery_count >= 0,
-                                         AVAILABLE <= b.delivery_state, b.delivery_state <= ARCHIVED))
+                                         b.delivery_state >= AVAILABLE, b.delivery_state <= ARCHIVED))
             for b in batches]
     return out
 
@@ -94,7 +95,8 @@ def cells(start: enc.Expr, batches: tuple[SymBatch, ...]) -> list[tuple[enc.Expr
         count: enc.Expr = z3.IntVal(0)
         state: enc.Expr = z3.IntVal(0)
         for b in batches:
-            wins = z3.And(_covers(b, o), z3.Or(z3.Not(covered), _higher(b.delivery_count, b.delivery_state, count, state)))
+            higher = _higher(b.delivery_count, b.delivery_state, count, state)
+            wins = z3.And(_covers(b, o), z3.Or(z3.Not(covered), higher))
             count = z3.If(wins, b.delivery_count, count)
             state = z3.If(wins, b.delivery_state, state)
             covered = z3.Or(covered, _covers(b, o))
@@ -240,7 +242,7 @@ def invented(start: int, inputs: list[StateBatch], output: tuple[StateBatch, ...
 def shape_violations(start: int, output: tuple[StateBatch, ...]) -> list[str]:
     """The Python check of ``shape``."""
     problems = [f"{b} below start offset {start}" for b in output if start != -1 and b.first_offset < start]
-    for a, b in zip(output, output[1:], strict=False):
+    for a, b in itertools.pairwise(output):
         if a.last_offset >= b.first_offset:
             problems.append(f"{a} and {b} overlap or are unsorted")
         elif a.last_offset + 1 == b.first_offset and (a.delivery_state, a.delivery_count) == (
