@@ -60,11 +60,12 @@ class ExploreResult:
         return not self.violations and all(self.witnesses.values())
 
 
-def _split(props: Sequence[Property[Any, Any]]) -> tuple[list[Any], list[Any], list[Any]]:
+def _split(props: Sequence[Property[Any, Any]]) -> tuple[list[Any], list[Any], list[Any], list[Any]]:
     inv = [p for p in props if p.kind == "always"]
     step = [p for p in props if p.kind == "always_step"]
     wit = [p for p in props if p.kind == "sometimes"]
-    return inv, step, wit
+    step_wit = [p for p in props if p.kind == "sometimes_step"]
+    return inv, step, wit, step_wit
 
 
 def explore(
@@ -77,10 +78,11 @@ def explore(
 ) -> ExploreResult:
     """Breadth-first search of every state reachable within the model's bounds."""
     started = time.perf_counter()
-    invariants, step_props, witnesses = _split(model.properties())
+    invariants, step_props, witnesses, step_witnesses = _split(model.properties())
     result = ExploreResult(protocol=model.name, bounds=dict(model.bounds))
-    result.witnesses = {p.name: False for p in witnesses}
-    result.witness_ids = {p.name: p.id for p in witnesses}
+    result.witnesses = {p.name: False for p in witnesses + step_witnesses}
+    result.witness_ids = {p.name: p.id for p in witnesses + step_witnesses}
+    pending_step_witnesses = list(step_witnesses)
     pending_witnesses = list(witnesses)
     violated: set[str] = set()
 
@@ -144,6 +146,15 @@ def explore(
             if nxt is None:
                 continue
             result.transitions += 1
+            if pending_step_witnesses:
+                for prop in list(pending_step_witnesses):
+                    if prop.holds_step(state, action, nxt):
+                        result.witnesses[prop.name] = True
+                        pending_step_witnesses.remove(prop)
+                        if keep_witness_traces:
+                            j = visit(nxt, i, action)
+                            result.witness_traces[prop.name] = (
+                                (*trace_to(i), Step(action, nxt)) if j is None else trace_to(j))
             for prop in step_props:
                 if prop.name not in violated and not prop.holds_step(state, action, nxt):
                     violated.add(prop.name)
@@ -209,9 +220,9 @@ def simulate(
     """
     started = time.perf_counter()
     rng = random.Random(seed)
-    invariants, step_props, witnesses = _split(model.properties())
+    invariants, step_props, witnesses, step_witnesses = _split(model.properties())
     result = SimulationResult(protocol=model.name, bounds=dict(model.bounds), seed=seed)
-    result.witnesses = {p.name: False for p in witnesses}
+    result.witnesses = {p.name: False for p in witnesses + step_witnesses}
     inits = list(model.init_states())
     for k in range(traces):
         state = inits[rng.randrange(len(inits))]
@@ -237,6 +248,9 @@ def simulate(
                 break
             action, nxt = enabled[rng.randrange(len(enabled))]
             result.steps += 1
+            for prop in step_witnesses:
+                if not result.witnesses[prop.name] and prop.holds_step(state, action, nxt):
+                    result.witnesses[prop.name] = True
             bad_step = [p for p in step_props if not p.holds_step(state, action, nxt)]
             trace.append(Step(action, nxt))
             state = nxt

@@ -15,7 +15,7 @@ from typing import Any, Generic, Literal, Protocol, TypeVar
 S = TypeVar("S")
 A = TypeVar("A")
 
-Kind = Literal["always", "sometimes", "always_step"]
+Kind = Literal["always", "sometimes", "always_step", "sometimes_step"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,7 +24,8 @@ class Property(Generic[S, A]):
 
     ``always`` holds in every reachable state; ``sometimes`` is a witness that must hold in
     at least one reachable state (so a vacuous model fails loudly); ``always_step`` holds on
-    every transition ``(before, action, after)``.
+    every transition ``(before, action, after)``; ``sometimes_step`` is a witness that must
+    hold on at least one transition (an event: a truncation, a resignation).
     """
 
     id: str
@@ -32,21 +33,26 @@ class Property(Generic[S, A]):
     kind: Kind
     check: Callable[..., bool]
     doc: str = ""
+    # For ``always`` / ``always_step`` properties: the names of the ``sometimes`` witnesses
+    # that show the property is not vacuous (its interesting states are reached).
+    witnessed_by: tuple[str, ...] = ()
 
     def holds(self, state: S) -> bool:
         """Evaluate a state property (``always`` or ``sometimes``)."""
         return bool(self.check(state))
 
     def holds_step(self, before: S, action: A, after: S) -> bool:
-        """Evaluate a transition property (``always_step``)."""
+        """Evaluate a transition property (``always_step`` or ``sometimes_step``)."""
         return bool(self.check(before, action, after))
 
 
-def always(id: str, name: str, doc: str = "") -> Callable[[Callable[[S], bool]], Property[S, Any]]:
+def always(
+    id: str, name: str, doc: str = "", witnessed_by: tuple[str, ...] = ()
+) -> Callable[[Callable[[S], bool]], Property[S, Any]]:
     """Decorator: turn a state predicate into an ``always`` property."""
 
     def wrap(fn: Callable[[S], bool]) -> Property[S, Any]:
-        return Property(id, name, "always", fn, doc or (fn.__doc__ or "").strip())
+        return Property(id, name, "always", fn, doc or (fn.__doc__ or "").strip(), witnessed_by)
 
     return wrap
 
@@ -60,13 +66,24 @@ def sometimes(id: str, name: str, doc: str = "") -> Callable[[Callable[[S], bool
     return wrap
 
 
-def always_step(
+def sometimes_step(
     id: str, name: str, doc: str = ""
+) -> Callable[[Callable[[S, A, S], bool]], Property[S, A]]:
+    """Decorator: turn a transition predicate into a ``sometimes_step`` witness."""
+
+    def wrap(fn: Callable[[S, A, S], bool]) -> Property[S, A]:
+        return Property(id, name, "sometimes_step", fn, doc or (fn.__doc__ or "").strip())
+
+    return wrap
+
+
+def always_step(
+    id: str, name: str, doc: str = "", witnessed_by: tuple[str, ...] = ()
 ) -> Callable[[Callable[[S, A, S], bool]], Property[S, A]]:
     """Decorator: turn a transition predicate into an ``always_step`` property."""
 
     def wrap(fn: Callable[[S, A, S], bool]) -> Property[S, A]:
-        return Property(id, name, "always_step", fn, doc or (fn.__doc__ or "").strip())
+        return Property(id, name, "always_step", fn, doc or (fn.__doc__ or "").strip(), witnessed_by)
 
     return wrap
 

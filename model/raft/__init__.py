@@ -1,0 +1,57 @@
+"""KRaft (KIP-595): the replica state machine and the system model."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kspec.model.core.protocol import Bound, ProtocolInfo
+from kspec.model.raft.system import RaftModel
+
+BOUNDS: tuple[Bound, ...] = (
+    Bound("voters", 3, "number of voters", minimum=1, maximum=5),
+    Bound("observers", 0, "number of observers (non-voting replicas)", minimum=0, maximum=2),
+    Bound("max_epoch", 2, "do not expand states past this epoch", minimum=1),
+    Bound("max_appends", 1, "client appends in a run", minimum=0),
+    Bound("max_crashes", 1, "crashes in a run", minimum=0),
+    Bound("max_inflight", 3, "do not expand states with more messages in flight", minimum=1),
+    Bound("max_duplicates", 0, "message duplications in a run", minimum=0),
+    Bound("pre_vote", False, "pre-vote (KIP-996)"),
+)
+
+
+def make(**bounds: Any) -> RaftModel:
+    """The KRaft system model at the given bounds."""
+    return RaftModel(**bounds)
+
+
+def _variants() -> dict[str, Any]:
+    from kspec.model.raft.variants import VARIANTS
+
+    return VARIANTS
+
+
+class _LazyVariants(dict[str, Any]):
+    def _load(self) -> None:
+        if not super().__len__():
+            self.update(_variants())
+
+    def get(self, key: str, default: Any = None) -> Any:
+        self._load()
+        return super().get(key, default)
+
+    def __iter__(self) -> Any:
+        self._load()
+        return super().__iter__()
+
+    def __len__(self) -> int:
+        self._load()
+        return super().__len__()
+
+
+PROTOCOL = ProtocolInfo(
+    name="raft",
+    make=make,
+    bounds=BOUNDS,
+    variants=_LazyVariants(),
+    summary="KRaft (KIP-595): elections, fetch with diverging-epoch truncation, high watermark, check-quorum",
+)

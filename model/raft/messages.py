@@ -1,0 +1,221 @@
+"""KRaft's messages, timer inputs and effects: closed unions of small frozen classes.
+
+Every message names its source and destination replica. Error codes are Kafka's names
+(``Errors`` in Kafka's clients). Offsets are Kafka's: exclusive end offsets.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+ErrorCode = Literal["NONE", "FENCED_LEADER_EPOCH", "UNKNOWN_LEADER_EPOCH", "NOT_LEADER_OR_FOLLOWER"]
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """A log record: the epoch it was written in, its kind and an optional payload.
+
+    ``kind`` is ``leader_change`` (the control record a new leader writes at its epoch start
+    offset), ``data`` (a client append) or a control-record kind another module adds
+    (``kraft_version``, ``voters`` in the voter-set model).
+    """
+
+    epoch: int
+    kind: str = "data"
+    payload: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class VoteRequest:
+    """A candidate (or, with ``pre_vote``, a prospective) asks for a vote (RAFT-MSG-VOTE)."""
+
+    src: int
+    dst: int
+    epoch: int
+    last_epoch: int
+    end_offset: int
+    pre_vote: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class VoteResponse:
+    """The answer to a VoteRequest; ``epoch`` is the responder's epoch (RAFT-MSG-VOTE)."""
+
+    src: int
+    dst: int
+    epoch: int
+    granted: bool
+    leader: int | None
+    pre_vote: bool = False
+    error: ErrorCode = "NONE"
+
+
+@dataclass(frozen=True, slots=True)
+class BeginQuorumEpochRequest:
+    """A new leader announces its epoch to the voters (RAFT-MSG-BEGIN-EPOCH)."""
+
+    src: int
+    dst: int
+    epoch: int
+
+
+@dataclass(frozen=True, slots=True)
+class BeginQuorumEpochResponse:
+    """The answer to BeginQuorumEpoch (RAFT-MSG-BEGIN-EPOCH)."""
+
+    src: int
+    dst: int
+    epoch: int
+    leader: int | None
+    error: ErrorCode = "NONE"
+
+
+@dataclass(frozen=True, slots=True)
+class EndQuorumEpochRequest:
+    """A resigning leader tells the voters to elect a successor (RAFT-MSG-END-EPOCH)."""
+
+    src: int
+    dst: int
+    epoch: int
+    preferred: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class EndQuorumEpochResponse:
+    """The answer to EndQuorumEpoch (RAFT-MSG-END-EPOCH)."""
+
+    src: int
+    dst: int
+    epoch: int
+    leader: int | None
+    error: ErrorCode = "NONE"
+
+
+@dataclass(frozen=True, slots=True)
+class FetchRequest:
+    """A follower or observer pulls records from ``fetch_offset`` (RAFT-MSG-FETCH)."""
+
+    src: int
+    dst: int
+    epoch: int
+    fetch_offset: int
+    last_fetched_epoch: int
+
+
+@dataclass(frozen=True, slots=True)
+class FetchResponse:
+    """The leader's answer: records from ``offset`` and its high watermark, or a diverging
+    epoch ``(epoch, end_offset)`` to truncate to, or an error with the responder's view of
+    the epoch and leader (RAFT-MSG-FETCH)."""
+
+    src: int
+    dst: int
+    epoch: int
+    leader: int | None
+    error: ErrorCode = "NONE"
+    offset: int = 0
+    entries: tuple[Entry, ...] = ()
+    high_watermark: int | None = None
+    diverging: tuple[int, int] | None = None
+
+
+Request = VoteRequest | BeginQuorumEpochRequest | EndQuorumEpochRequest | FetchRequest
+Response = VoteResponse | BeginQuorumEpochResponse | EndQuorumEpochResponse | FetchResponse
+Message = Request | Response
+
+MESSAGE_TYPES: tuple[type, ...] = (
+    VoteRequest, VoteResponse, BeginQuorumEpochRequest, BeginQuorumEpochResponse,
+    EndQuorumEpochRequest, EndQuorumEpochResponse, FetchRequest, FetchResponse,
+)
+
+
+# Timer and environment inputs. Time is abstracted: a timer input means "the timer expired".
+
+
+@dataclass(frozen=True, slots=True)
+class ElectionTimeout:
+    """The election timer expired (unattached, voted, candidate, prospective, resigned)."""
+
+
+@dataclass(frozen=True, slots=True)
+class BackoffExpired:
+    """A candidate's election backoff elapsed (RAFT-RULE-BACKOFF)."""
+
+
+@dataclass(frozen=True, slots=True)
+class FetchTimeout:
+    """A follower heard nothing from its leader for the fetch timeout (RAFT-RULE-FETCH-TIMEOUT)."""
+
+
+@dataclass(frozen=True, slots=True)
+class CheckQuorumTimeout:
+    """A leader's check-quorum timer expired: no majority fetched within the fetch timeout
+    (RAFT-RULE-CHECK-QUORUM)."""
+
+
+@dataclass(frozen=True, slots=True)
+class FetchDue:
+    """The replica may send its next Fetch, to ``to`` (its leader, or any voter for an
+    unattached observer)."""
+
+    to: int
+
+
+@dataclass(frozen=True, slots=True)
+class ClientAppend:
+    """A client asks the leader to append a data record."""
+
+    payload: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Crash:
+    """The replica stops; only its persisted state (quorum state and log) survives."""
+
+
+@dataclass(frozen=True, slots=True)
+class Restart:
+    """The replica starts again from its persisted state (RAFT-RULE-RESTART)."""
+
+
+Timer = ElectionTimeout | BackoffExpired | FetchTimeout | CheckQuorumTimeout | FetchDue
+Input = Message | Timer | ClientAppend | Crash | Restart
+
+INPUT_TYPES: tuple[type, ...] = (
+    *MESSAGE_TYPES, ElectionTimeout, BackoffExpired, FetchTimeout, CheckQuorumTimeout, FetchDue,
+    ClientAppend, Crash, Restart,
+)
+
+
+# Effects: what a replica must make durable before its messages count.
+
+
+@dataclass(frozen=True, slots=True)
+class PersistElection:
+    """Write the quorum-state file: epoch, voted-for and leader (RAFT-STATE-PERSISTED)."""
+
+    epoch: int
+    voted_for: int | None
+    leader: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class AppendLog:
+    """Append records at ``offset`` (the log end before the append)."""
+
+    offset: int
+    entries: tuple[Entry, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class TruncateLog:
+    """Truncate the log to end offset ``offset``."""
+
+    offset: int
+
+
+Effect = PersistElection | AppendLog | TruncateLog
+Output = Message | Effect
+
+EFFECT_TYPES: tuple[type, ...] = (PersistElection, AppendLog, TruncateLog)

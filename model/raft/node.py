@@ -1,0 +1,605 @@
+"""The KRaft replica as a pure, sans-IO state machine: ``step(node, input) -> (node, outputs)``.
+
+All transition rules are in this one file (as h11's ``_state.py``). A step applies the
+cross-role rules first (a higher epoch moves any role on; a stale epoch is refused), then
+dispatches on the role. Role changes go through one checked constructor each, which refuses
+a transition that ``TRANSITIONS`` does not list.
+
+Rule IDs refer to ``spec/raft.md``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from kspec.model.raft.messages import (
+    AppendLog,
+    BackoffExpired,
+    BeginQuorumEpochRequest,
+    BeginQuorumEpochResponse,
+    CheckQuorumTimeout,
+    ClientAppend,
+    Crash,
+    ElectionTimeout,
+    EndQuorumEpochRequest,
+    EndQuorumEpochResponse,
+    Entry,
+    ErrorCode,
+    FetchDue,
+    FetchRequest,
+    FetchResponse,
+    FetchTimeout,
+    Input,
+    Message,
+    Output,
+    PersistElection,
+    Restart,
+    TruncateLog,
+    VoteRequest,
+    VoteResponse,
+)
+from kspec.model.raft.rules import is_quorum, log_up_to_date, majority_end_offset, next_high_watermark
+from kspec.model.raft.state import (
+    Candidate,
+    Down,
+    Election,
+    Follower,
+    Leader,
+    Node,
+    Prospective,
+    Resigned,
+    Role,
+    Unattached,
+    Voted,
+    election_of,
+    end_offset_for_epoch,
+)
+
+Step = tuple[Node, tuple[Output, ...]]
+
+# The role transition table (from-role, to-role), as data: the checked constructors refuse
+# any pair not listed, and the docs draw the role diagram from it. Kafka's QuorumState
+# documents the same table; "prospective" only exists with pre-vote (KIP-996).
+TRANSITIONS: dict[tuple[str, str], str] = {
+    ("unattached", "unattached"): "learns a higher epoch",
+    ("unattached", "voted"): "grants a vote",
+    ("unattached", "candidate"): "election timeout",
+    ("unattached", "prospective"): "election timeout (pre-vote)",
+    ("unattached", "follower"): "learns the leader of an equal or higher epoch",
+    ("voted", "unattached"): "learns a higher epoch",
+    ("voted", "candidate"): "election timeout",
+    ("voted", "prospective"): "election timeout (pre-vote)",
+    ("voted", "follower"): "learns the leader of an equal or higher epoch",
+    ("prospective", "unattached"): "learns a higher epoch, or loses the pre-vote",
+    ("prospective", "voted"): "loses the pre-vote, restoring its vote",
+    ("prospective", "follower"): "learns the leader, or loses the pre-vote to a known leader",
+    ("prospective", "candidate"): "wins the pre-vote",
+    ("candidate", "unattached"): "learns a higher epoch",
+    ("candidate", "candidate"): "backoff expired: a new election",
+    ("candidate", "prospective"): "backoff expired (pre-vote)",
+    ("candidate", "follower"): "learns the leader of an equal or higher epoch",
+    ("candidate", "leader"): "wins a majority of votes",
+    ("leader", "unattached"): "learns a higher epoch",
+    ("leader", "follower"): "learns the leader of a higher epoch",
+    ("leader", "resigned"): "check-quorum fails (or graceful shutdown)",
+    ("follower", "unattached"): "learns a higher epoch",
+    ("follower", "follower"): "learns the leader of a higher epoch",
+    ("follower", "candidate"): "fetch timeout",
+    ("follower", "prospective"): "fetch timeout (pre-vote)",
+    ("resigned", "unattached"): "learns a higher epoch",
+    ("resigned", "follower"): "learns the leader of a higher epoch",
+    ("resigned", "candidate"): "election timeout",
+}
+
+
+class IllegalTransition(ValueError):
+    """A role change the protocol does not allow; names from-state, to-state and arguments."""
+
+    def __init__(self, node: Node, to: str, **args: object) -> None:
+        shown = ", ".join(f"{k}={v!r}" for k, v in args.items())
+        super().__init__(
+            f"replica {node.id}: illegal transition {node.role_name}(epoch={node.epoch}) -> {to}({shown})"
+        )
+        self.from_role = node.role_name
+        self.to_role = to
+        self.args = args
+
+
+def _check(node: Node, to: str, **args: object) -> None:
+    if (node.role_name, to) not in TRANSITIONS:
+        raise IllegalTransition(node, to, **args)
+
+
+def _persist(before: Node, after: Node) -> tuple[Output, ...]:
+    old, new = election_of(before), election_of(after)
+    if old == new or isinstance(after.role, Resigned):
+        # Resigned is a soft state: Kafka does not write it (the file already says leader).
+        return ()
+    return (PersistElection(new.epoch, new.voted_for, new.leader),)
+
+
+# ---------------------------------------------------------------- checked constructors
+
+
+def to_unattached(node: Node, epoch: int) -> Node:
+    """RAFT-TRANS-UNATTACHED: a higher epoch without a known leader (or a lost pre-vote)."""
+    if epoch < node.epoch or (epoch == node.epoch and not isinstance(node.role, Prospective)):
+        raise IllegalTransition(node, "unattached", epoch=epoch)
+    _check(node, "unattached", epoch=epoch)
+    return replace(node, role=Unattached(epoch))
+
+
+def to_voted(node: Node, epoch: int, candidate: int) -> Node:
+    """RAFT-TRANS-VOTED: grant the vote of ``epoch`` to ``candidate``."""
+    if (candidate == node.id or not node.is_voter or candidate not in node.voters or epoch < node.epoch
+            or (epoch == node.epoch and not isinstance(node.role, Unattached | Prospective))):
+        raise IllegalTransition(node, "voted", epoch=epoch, candidate=candidate)
+    _check(node, "voted", epoch=epoch, candidate=candidate)
+    return replace(node, role=Voted(epoch, candidate))
+
+
+def to_follower(node: Node, epoch: int, leader: int) -> Node:
+    """RAFT-TRANS-FOLLOWER: learn the leader of an equal or higher epoch."""
+    if leader == node.id or epoch < node.epoch or (
+            epoch == node.epoch and isinstance(node.role, Follower | Leader)):
+        raise IllegalTransition(node, "follower", epoch=epoch, leader=leader)
+    _check(node, "follower", epoch=epoch, leader=leader)
+    return replace(node, role=Follower(epoch, leader))
+
+
+def to_prospective(node: Node) -> Node:
+    """RAFT-TRANS-PROSPECTIVE: with pre-vote, ask for pre-votes before bumping the epoch."""
+    if not node.is_voter or not node.pre_vote:
+        raise IllegalTransition(node, "prospective")
+    _check(node, "prospective")
+    return replace(node, role=Prospective(node.epoch, election_of(node), granted=frozenset({node.id})))
+
+
+def to_candidate(node: Node) -> Node:
+    """RAFT-TRANS-CANDIDATE: bump the epoch and vote for itself."""
+    if not node.is_voter:
+        raise IllegalTransition(node, "candidate", epoch=node.epoch + 1)
+    _check(node, "candidate", epoch=node.epoch + 1)
+    return replace(node, role=Candidate(node.epoch + 1, granted=frozenset({node.id})))
+
+
+def to_leader(node: Node) -> Node:
+    """RAFT-TRANS-LEADER: a candidate with a majority of votes; the epoch starts at the log end."""
+    role = node.role
+    if not isinstance(role, Candidate) or not is_quorum(role.granted, node.voters):
+        raise IllegalTransition(node, "leader", epoch=node.epoch)
+    _check(node, "leader", epoch=node.epoch)
+    # Kafka's leader does not keep the high watermark it knew as a follower (QuorumState).
+    return replace(node, role=Leader(role.epoch, epoch_start=node.end_offset), high_watermark=None)
+
+
+def to_resigned(node: Node) -> Node:
+    """RAFT-TRANS-RESIGNED: a leader stops serving its epoch."""
+    if not isinstance(node.role, Leader):
+        raise IllegalTransition(node, "resigned", epoch=node.epoch)
+    _check(node, "resigned", epoch=node.epoch)
+    return replace(node, role=Resigned(node.epoch))
+
+
+# ---------------------------------------------------------------- helpers
+
+
+def _others(node: Node) -> list[int]:
+    return sorted(v for v in node.voters if v != node.id)
+
+
+def _leader_hint(node: Node) -> int | None:
+    return election_of(node).leader
+
+
+def _vote_requests(node: Node, epoch: int, pre_vote: bool) -> tuple[Output, ...]:
+    return tuple(
+        VoteRequest(node.id, v, epoch, node.last_epoch, node.end_offset, pre_vote) for v in _others(node)
+    )
+
+
+def _start_election(node: Node) -> Step:
+    """Fetch or election timeout of a voter: pre-vote first when enabled (RAFT-RULE-ELECTION)."""
+    if node.pre_vote:
+        after = to_prospective(node)
+        if is_quorum(frozenset({node.id}), node.voters):
+            return _become_candidate(after)
+        return after, _vote_requests(after, after.epoch + 1, True)
+    return _become_candidate(node)
+
+
+def _become_candidate(node: Node) -> Step:
+    after = to_candidate(node)
+    outputs: tuple[Output, ...] = _persist(node, after)
+    if is_quorum(frozenset({node.id}), node.voters):
+        leader, more = _become_leader(after)
+        return leader, outputs + more
+    return after, outputs + _vote_requests(after, after.epoch, False)
+
+
+def _become_leader(node: Node) -> Step:
+    """RAFT-RULE-LEADER-CHANGE: a new leader appends a LeaderChange record at its epoch start
+    and announces itself with BeginQuorumEpoch."""
+    after = to_leader(node)
+    record = Entry(after.epoch, "leader_change")
+    after = replace(after, log=(*after.log, record))
+    outputs: list[Output] = [*_persist(node, after), AppendLog(node.end_offset, (record,))]
+    outputs += [BeginQuorumEpochRequest(node.id, v, after.epoch) for v in _others(node)]
+    return _update_high_watermark(after), tuple(outputs)
+
+
+def _update_high_watermark(node: Node) -> Node:
+    """RAFT-RULE-HW: the leader's high watermark is the offset a majority of voters hold,
+    once that passes the epoch start offset, and never moves back."""
+    role = node.role
+    assert isinstance(role, Leader)
+    offsets = dict(role.end_offsets)
+    offsets[node.id] = node.end_offset
+    majority = majority_end_offset(offsets, node.voters)
+    return replace(node, high_watermark=next_high_watermark(node.high_watermark, majority, role.epoch_start))
+
+
+def _with_end_offset(role: Leader, replica: int, offset: int) -> Leader:
+    table = dict(role.end_offsets)
+    table[replica] = offset
+    return replace(role, end_offsets=tuple(sorted(table.items())))
+
+
+def _observe_epoch(node: Node, epoch: int, leader: int | None) -> Node:
+    """Cross-role rule RAFT-RULE-HIGHER-EPOCH: a message from a higher epoch moves any role to
+    that epoch, as follower when the leader is known, else unattached."""
+    if epoch <= node.epoch:
+        return node
+    if leader is not None and leader != node.id:
+        return to_follower(node, epoch, leader)
+    return to_unattached(node, epoch)
+
+
+# ---------------------------------------------------------------- the step function
+
+
+def step(node: Node, inp: Input) -> Step:
+    """Apply one input to a replica; returns the new state and the outputs in order."""
+    if isinstance(node.role, Down):
+        if isinstance(inp, Restart):
+            return restart(node)
+        return node, ()
+    match inp:
+        case Crash():
+            return replace(node, role=Down(election_of(node)), high_watermark=None), ()
+        case Restart():
+            return node, ()
+        case VoteRequest():
+            return _on_vote_request(node, inp)
+        case BeginQuorumEpochRequest():
+            return _on_begin_epoch(node, inp)
+        case EndQuorumEpochRequest():
+            return _on_end_epoch(node, inp)
+        case FetchRequest():
+            return _on_fetch_request(node, inp)
+        case VoteResponse() | BeginQuorumEpochResponse() | EndQuorumEpochResponse() | FetchResponse():
+            return _on_response(node, inp)
+        case ElectionTimeout():
+            return _on_election_timeout(node)
+        case BackoffExpired():
+            if isinstance(node.role, Candidate) and node.role.backing_off:
+                return _start_election(node)
+            return node, ()
+        case FetchTimeout():
+            if isinstance(node.role, Follower) and node.is_voter:
+                return _start_election(node)
+            return node, ()
+        case CheckQuorumTimeout():
+            return _on_check_quorum_timeout(node)
+        case FetchDue(to=to):
+            return _on_fetch_due(node, to)
+        case ClientAppend(payload=payload):
+            return _on_client_append(node, payload)
+    raise TypeError(f"not a KRaft input: {inp!r}")
+
+
+def restart(node: Node) -> Step:
+    """RAFT-RULE-RESTART: a restarted replica resumes from its persisted state, as Kafka's
+    ``QuorumState.initialize``: a former leader is Resigned, a former candidate is a candidate
+    again (and asks for votes), a vote is kept, a known leader is followed."""
+    role = node.role
+    assert isinstance(role, Down)
+    e = role.election
+    new_role: Role
+    outputs: tuple[Output, ...] = ()
+    if e.epoch < node.last_epoch:
+        new_role = Unattached(node.last_epoch)
+    elif e.leader == node.id:
+        new_role = Resigned(e.epoch)
+    elif e.voted_for == node.id:
+        new_role = Candidate(e.epoch, granted=frozenset({node.id}))
+    elif e.voted_for is not None:
+        new_role = Voted(e.epoch, e.voted_for)
+    elif e.leader is not None:
+        new_role = Follower(e.epoch, e.leader)
+    else:
+        new_role = Unattached(e.epoch)
+    after = replace(node, role=new_role, high_watermark=None)
+    if isinstance(new_role, Candidate):
+        outputs = _vote_requests(after, new_role.epoch, False)
+    elif isinstance(new_role, Resigned):
+        outputs = _end_epoch_requests(after)
+    return after, outputs
+
+
+def _end_epoch_requests(node: Node) -> tuple[Output, ...]:
+    return tuple(EndQuorumEpochRequest(node.id, v, node.epoch) for v in _others(node))
+
+
+def _on_vote_request(node: Node, req: VoteRequest) -> Step:
+    """RAFT-RULE-VOTE-GRANT: grant at most one vote per epoch, to a candidate whose log is at
+    least as up to date; a pre-vote never changes the receiver's state (KIP-996)."""
+    if req.pre_vote:
+        up_to_date = log_up_to_date(req.last_epoch, req.end_offset, node.last_epoch, node.end_offset)
+        granted = (node.is_voter and req.epoch > node.epoch and up_to_date
+                   and isinstance(node.role, Unattached | Voted | Prospective | Candidate))
+        return node, (VoteResponse(node.id, req.src, node.epoch, granted, _leader_hint(node), True),)
+    if req.epoch < node.epoch:
+        return node, (VoteResponse(node.id, req.src, node.epoch, False, _leader_hint(node), False,
+                                   "FENCED_LEADER_EPOCH"),)
+    before = node
+    if req.epoch > node.epoch:
+        node = to_unattached(node, req.epoch)
+    up_to_date = log_up_to_date(req.last_epoch, req.end_offset, node.last_epoch, node.end_offset)
+    role = node.role
+    granted = False
+    if node.is_voter and req.src in node.voters and up_to_date:
+        if isinstance(role, Unattached):
+            granted = True
+            node = to_voted(node, req.epoch, req.src)
+        elif isinstance(role, Voted):
+            granted = role.voted_for == req.src
+    outputs = (*_persist(before, node), VoteResponse(node.id, req.src, node.epoch, granted, _leader_hint(node)))
+    return node, outputs
+
+
+def _on_begin_epoch(node: Node, req: BeginQuorumEpochRequest) -> Step:
+    """RAFT-RULE-BEGIN-EPOCH: a leader of an equal or higher epoch is followed."""
+    if req.epoch < node.epoch:
+        return node, (BeginQuorumEpochResponse(node.id, req.src, node.epoch, _leader_hint(node),
+                                               "FENCED_LEADER_EPOCH"),)
+    before = node
+    if req.src != node.id and (req.epoch > node.epoch or not isinstance(node.role, Follower | Leader)):
+        node = to_follower(node, req.epoch, req.src)
+    return node, (*_persist(before, node),
+                  BeginQuorumEpochResponse(node.id, req.src, node.epoch, _leader_hint(node)))
+
+
+def _on_end_epoch(node: Node, req: EndQuorumEpochRequest) -> Step:
+    """RAFT-RULE-END-EPOCH: a resigning leader's notice. In Kafka it shortens the recipient's
+    fetch timeout; with time abstracted into timer events that changes no state."""
+    if req.epoch < node.epoch:
+        return node, (EndQuorumEpochResponse(node.id, req.src, node.epoch, _leader_hint(node),
+                                             "FENCED_LEADER_EPOCH"),)
+    before = node
+    node = _observe_epoch(node, req.epoch, req.src)
+    return node, (*_persist(before, node),
+                  EndQuorumEpochResponse(node.id, req.src, node.epoch, _leader_hint(node)))
+
+
+def _fetch_error(node: Node, req: FetchRequest, error: ErrorCode) -> Step:
+    return node, (FetchResponse(node.id, req.src, node.epoch, _leader_hint(node), error, req.fetch_offset),)
+
+
+def _on_fetch_request(node: Node, req: FetchRequest) -> Step:
+    """RAFT-RULE-FETCH: only the leader of the request's epoch serves a fetch. A fetch whose
+    (offset, last fetched epoch) is not in the leader's log gets the diverging epoch; a valid
+    one updates the replica's end offset, the check-quorum set and the high watermark."""
+    role = node.role
+    if req.epoch < node.epoch:
+        return _fetch_error(node, req, "FENCED_LEADER_EPOCH")
+    if req.epoch > node.epoch:
+        return _fetch_error(node, req, "UNKNOWN_LEADER_EPOCH")
+    if not isinstance(role, Leader):
+        return _fetch_error(node, req, "NOT_LEADER_OR_FOLLOWER")
+    epoch_found, end = end_offset_for_epoch(node.log, req.last_fetched_epoch)
+    valid = (req.fetch_offset == 0 and req.last_fetched_epoch == 0) or (
+        epoch_found == req.last_fetched_epoch and end >= req.fetch_offset and req.fetch_offset <= node.end_offset)
+    if not valid:
+        return node, (FetchResponse(node.id, req.src, node.epoch, node.id, "NONE", req.fetch_offset,
+                                    (), node.high_watermark, (epoch_found, end)),)
+    new_role = _with_end_offset(role, req.src, req.fetch_offset)
+    if req.src in node.voters:
+        fetched = new_role.fetched | {req.src}
+        # Kafka resets the check-quorum timer as soon as a majority has fetched.
+        new_role = replace(new_role, fetched=frozenset() if is_quorum(fetched | {node.id}, node.voters) else fetched)
+    node = _update_high_watermark(replace(node, role=new_role))
+    entries = node.log[req.fetch_offset:]
+    return node, (FetchResponse(node.id, req.src, node.epoch, node.id, "NONE", req.fetch_offset, entries,
+                                node.high_watermark),)
+
+
+def _on_response(node: Node, resp: Message) -> Step:
+    """RAFT-RULE-RESPONSE: a response from a higher epoch moves the replica on; a response
+    from a lower epoch is stale and ignored; a response naming the leader of our epoch makes
+    a replica without a leader follow it."""
+    assert isinstance(resp, VoteResponse | BeginQuorumEpochResponse | EndQuorumEpochResponse | FetchResponse)
+    before = node
+    if resp.epoch > node.epoch:
+        node = _observe_epoch(node, resp.epoch, resp.leader)
+        return node, _persist(before, node)
+    if resp.epoch < node.epoch:
+        if isinstance(resp, VoteResponse) and resp.pre_vote and isinstance(node.role, Prospective):
+            return _on_pre_vote_response(node, resp)
+        return node, ()
+    role = node.role
+    if (resp.leader is not None and resp.leader != node.id
+            and isinstance(role, Unattached | Voted | Candidate | Prospective)):
+        node = to_follower(node, resp.epoch, resp.leader)
+        return node, _persist(before, node)
+    if isinstance(resp, VoteResponse):
+        if resp.pre_vote:
+            return _on_pre_vote_response(node, resp) if isinstance(role, Prospective) else (node, ())
+        return _on_vote_response(node, resp)
+    if isinstance(resp, FetchResponse):
+        return _on_fetch_response(node, resp)
+    return node, ()
+
+
+def _on_vote_response(node: Node, resp: VoteResponse) -> Step:
+    """RAFT-RULE-CANDIDATE: a majority of grants makes the candidate leader; once a majority
+    can no longer grant, it backs off (RAFT-RULE-BACKOFF)."""
+    role = node.role
+    if not isinstance(role, Candidate) or resp.src not in node.voters:
+        return node, ()
+    if resp.granted:
+        role = replace(role, granted=role.granted | {resp.src})
+    else:
+        role = replace(role, rejected=role.rejected | {resp.src})
+    node = replace(node, role=role)
+    if resp.granted and is_quorum(role.granted, node.voters):
+        return _become_leader(node)
+    if not is_quorum(node.voters - role.rejected, node.voters):
+        node = replace(node, role=replace(role, backing_off=True))
+    return node, ()
+
+
+def _on_pre_vote_response(node: Node, resp: VoteResponse) -> Step:
+    """RAFT-RULE-PRE-VOTE: a majority of pre-votes starts a real election; a majority of
+    rejections returns the replica to the state it came from."""
+    role = node.role
+    assert isinstance(role, Prospective)
+    if resp.src not in node.voters:
+        return node, ()
+    if resp.granted:
+        role = replace(role, granted=role.granted | {resp.src})
+    else:
+        role = replace(role, rejected=role.rejected | {resp.src})
+    node = replace(node, role=role)
+    if is_quorum(role.granted, node.voters):
+        return _become_candidate(node)
+    if not is_quorum(node.voters - role.rejected, node.voters):
+        return _restore(node, role.prior), ()
+    return node, ()
+
+
+def _restore(node: Node, prior: Election) -> Node:
+    if prior.leader is not None and prior.leader != node.id:
+        return to_follower(node, prior.epoch, prior.leader)
+    if prior.voted_for is not None and prior.voted_for != node.id:
+        return to_voted(node, prior.epoch, prior.voted_for)
+    return to_unattached(node, prior.epoch)
+
+
+def _on_fetch_response(node: Node, resp: FetchResponse) -> Step:
+    """RAFT-RULE-FOLLOWER-FETCH: append the leader's records, or truncate to the diverging
+    epoch's end offset (RAFT-RULE-TRUNCATE); the follower's high watermark is the leader's,
+    capped at its own log end, and never moves back."""
+    role = node.role
+    if not isinstance(role, Follower) or resp.src != role.leader or resp.error != "NONE":
+        return node, ()
+    if resp.diverging is not None:
+        div_epoch, div_end = resp.diverging
+        local_epoch, local_end = end_offset_for_epoch(node.log, div_epoch)
+        target = min(local_end, div_end) if local_epoch == div_epoch else local_end
+        if target >= node.end_offset:
+            return node, ()
+        return replace(node, log=node.log[:target]), (TruncateLog(target),)
+    if resp.offset != node.end_offset:
+        # A reply to an older fetch; Kafka matches replies to the one fetch in flight.
+        return node, ()
+    outputs: tuple[Output, ...] = ()
+    if resp.entries:
+        outputs = (AppendLog(node.end_offset, resp.entries),)
+        node = replace(node, log=node.log + resp.entries)
+    if resp.high_watermark is not None:
+        hw = min(resp.high_watermark, node.end_offset)
+        if node.high_watermark is None or hw > node.high_watermark:
+            node = replace(node, high_watermark=hw)
+    return node, outputs
+
+
+def _on_election_timeout(node: Node) -> Step:
+    """RAFT-RULE-ELECTION: a voter with no leader starts an election when its timer expires;
+    a candidate whose election times out backs off first (RAFT-RULE-BACKOFF)."""
+    role = node.role
+    if not node.is_voter:
+        return node, ()
+    if isinstance(role, Unattached | Voted):
+        return _start_election(node)
+    if isinstance(role, Resigned):
+        return _become_candidate(node)
+    if isinstance(role, Candidate) and not role.backing_off:
+        return replace(node, role=replace(role, backing_off=True)), ()
+    if isinstance(role, Prospective):
+        return _restore(node, role.prior), ()
+    return node, ()
+
+
+def _on_check_quorum_timeout(node: Node) -> Step:
+    """RAFT-RULE-CHECK-QUORUM: a leader that has not heard a fetch from a majority of voters
+    within the fetch timeout resigns and tells the voters so."""
+    role = node.role
+    if not isinstance(role, Leader) or is_quorum(role.fetched | {node.id}, node.voters):
+        return node, ()
+    after = to_resigned(node)
+    return after, _end_epoch_requests(after)
+
+
+def _on_fetch_due(node: Node, to: int) -> Step:
+    """A follower fetches from its leader; an unattached observer asks any voter."""
+    role = node.role
+    if isinstance(role, Follower) and to == role.leader:
+        return node, (FetchRequest(node.id, to, node.epoch, node.end_offset, node.last_epoch),)
+    if isinstance(role, Unattached) and not node.is_voter and to in node.voters:
+        return node, (FetchRequest(node.id, to, node.epoch, node.end_offset, node.last_epoch),)
+    return node, ()
+
+
+def _on_client_append(node: Node, payload: tuple[int, ...]) -> Step:
+    """The leader appends a client record in its epoch."""
+    if not isinstance(node.role, Leader):
+        return node, ()
+    entry = Entry(node.epoch, "data", payload)
+    after = _update_high_watermark(replace(node, log=(*node.log, entry)))
+    return after, (AppendLog(node.end_offset, (entry,)),)
+
+
+def enabled_inputs(node: Node) -> list[Input]:
+    """The timer and client inputs that can change this replica now (not messages, crash or
+    restart, which the system model adds): what a harness may fire."""
+    role = node.role
+    out: list[Input] = []
+    match role:
+        case Down():
+            return out
+        case Unattached() if not node.is_voter:
+            out += [FetchDue(v) for v in sorted(node.voters)]
+        case Unattached() | Voted() | Resigned() | Prospective():
+            out.append(ElectionTimeout())
+        case Candidate(backing_off=False):
+            out.append(ElectionTimeout())
+        case Candidate(backing_off=True):
+            out.append(BackoffExpired())
+        case Follower(leader=leader):
+            out.append(FetchDue(leader))
+            if node.is_voter:
+                out.append(FetchTimeout())
+        case Leader(fetched=fetched):
+            if not is_quorum(fetched | {node.id}, node.voters):
+                out.append(CheckQuorumTimeout())
+            out.append(ClientAppend())
+    return out
+
+
+def new_node(node_id: int, voters: frozenset[int], pre_vote: bool = False) -> Node:
+    """A replica's first start: epoch 0, empty log, unattached."""
+    return Node(node_id, voters, (), Unattached(0), None, pre_vote)
+
+
+def observe(node: Node) -> dict[str, object]:
+    """What the conformance suite compares after every step (RAFT-OBS)."""
+    election = election_of(node)
+    return {
+        "role": node.role_name,
+        "epoch": node.epoch,
+        "leader": election.leader,
+        "voted_for": election.voted_for,
+        "log": [[e.epoch, e.kind] for e in node.log],
+        "high_watermark": node.high_watermark,
+    }

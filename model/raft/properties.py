@@ -1,0 +1,178 @@
+"""KRaft's named properties: safety invariants, transition properties and witnesses.
+
+Each carries its spec ID (``spec/raft.md``); the TLA+ invariants, Z3 obligations and CLI
+output use the same names. Every ``always`` property names the witnesses that show its
+interesting states are reached.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from kspec.model.core.protocol import Property, always, always_step, sometimes, sometimes_step
+from kspec.model.raft.messages import CheckQuorumTimeout, Crash, FetchResponse, Restart
+from kspec.model.raft.rules import majority
+from kspec.model.raft.state import Down, Follower, Leader, Resigned
+
+
+@always("RAFT-INV-ELECTION-SAFETY", "ElectionSafety", witnessed_by=("LeaderElected", "SecondEpochLeader"))
+def election_safety(s: Any) -> bool:
+    """At most one leader is ever elected in an epoch."""
+    seen: dict[int, int] = {}
+    for epoch, leader in s.elected:
+        if seen.setdefault(epoch, leader) != leader:
+            return False
+    return True
+
+
+@always("RAFT-INV-VOTE-ONCE", "VoteOnce", witnessed_by=("VoteGranted",))
+def vote_once(s: Any) -> bool:
+    """A voter grants at most one vote per epoch (counting its vote for itself)."""
+    seen: dict[tuple[int, int], int] = {}
+    for voter, epoch, candidate in s.votes:
+        if seen.setdefault((voter, epoch), candidate) != candidate:
+            return False
+    return True
+
+
+@always("RAFT-INV-COMMITTED-UNIQUE", "CommittedLogsAgree", witnessed_by=("RecordCommitted",))
+def committed_logs_agree(s: Any) -> bool:
+    """No two different records are ever committed at the same offset, and every replica's
+    log agrees with every other's below both their high watermarks."""
+    at: dict[int, Any] = {}
+    for offset, entry, _ in s.committed:
+        if at.setdefault(offset, entry) != entry:
+            return False
+    nodes = [n for n in s.nodes if n.high_watermark]
+    for i, a in enumerate(nodes):
+        for b in nodes[i + 1:]:
+            m = min(a.high_watermark, b.high_watermark)
+            if a.log[:m] != b.log[:m]:
+                return False
+    return True
+
+
+@always("RAFT-INV-LEADER-COMPLETENESS", "LeaderCompleteness", witnessed_by=("LeaderAfterCommit",))
+def leader_completeness(s: Any) -> bool:
+    """A record committed in some epoch is in the log of every leader of a later epoch."""
+    for n in s.nodes:
+        if not isinstance(n.role, Leader):
+            continue
+        for offset, entry, epoch in s.committed:
+            if epoch < n.epoch and (offset >= len(n.log) or n.log[offset] != entry):
+                return False
+    return True
+
+
+@always("RAFT-INV-HW-MAJORITY", "HighWatermarkDurable", witnessed_by=("RecordCommitted",))
+def high_watermark_durable(s: Any) -> bool:
+    """Every replica's high watermark is at most what a majority of voters hold: a majority of
+    the voters' logs (crashed ones included: logs are durable) have the same prefix."""
+    voters = [n for n in s.nodes if n.is_voter]
+    need = majority(len(voters))
+    for n in s.nodes:
+        hw = n.high_watermark
+        if not hw:
+            continue
+        prefix = n.log[:hw]
+        if len(prefix) < hw or sum(1 for v in voters if v.log[:hw] == prefix) < need:
+            return False
+    return True
+
+
+@always_step("RAFT-STEP-HW-MONOTONIC", "HighWatermarkMonotonic", witnessed_by=("HighWatermarkAdvances",))
+def high_watermark_monotonic(before: Any, action: Any, after: Any) -> bool:
+    """A replica's known high watermark never moves backwards while it runs (a restart forgets
+    it; a new leader forgets it until it commits in its epoch)."""
+    inp = getattr(action, "input", None)
+    for b, a in zip(before.nodes, after.nodes, strict=True):
+        if isinstance(inp, Crash | Restart) and getattr(action, "node", None) == a.id:
+            continue
+        if b.high_watermark is not None and a.high_watermark is not None and a.high_watermark < b.high_watermark:
+            return False
+    return True
+
+
+@always_step("RAFT-STEP-EPOCH-MONOTONIC", "EpochMonotonic", witnessed_by=("SecondEpochLeader",))
+def epoch_monotonic(before: Any, action: Any, after: Any) -> bool:
+    """No replica's epoch (persisted or current) ever decreases, across restarts too."""
+    return all(a.epoch >= b.epoch for b, a in zip(before.nodes, after.nodes, strict=True))
+
+
+@sometimes("RAFT-WIT-LEADER-ELECTED", "LeaderElected")
+def leader_elected(s: Any) -> bool:
+    """Some replica is leader."""
+    return any(isinstance(n.role, Leader) for n in s.nodes)
+
+
+@sometimes("RAFT-WIT-SECOND-EPOCH-LEADER", "SecondEpochLeader")
+def second_epoch_leader(s: Any) -> bool:
+    """Leaders were elected in two different epochs."""
+    return len({e for e, _ in s.elected}) >= 2
+
+
+@sometimes("RAFT-WIT-VOTE-GRANTED", "VoteGranted")
+def vote_granted(s: Any) -> bool:
+    """A voter granted its vote to another replica."""
+    return any(voter != candidate for voter, _, candidate in s.votes)
+
+
+@sometimes("RAFT-WIT-RECORD-COMMITTED", "RecordCommitted")
+def record_committed(s: Any) -> bool:
+    """A client record is committed."""
+    return any(entry.kind == "data" for _, entry, _ in s.committed)
+
+
+@sometimes("RAFT-WIT-LEADER-AFTER-COMMIT", "LeaderAfterCommit")
+def leader_after_commit(s: Any) -> bool:
+    """A leader of a later epoch than a committed record's exists (completeness is tested)."""
+    return any(isinstance(n.role, Leader) and any(e < n.epoch for _, _, e in s.committed) for n in s.nodes)
+
+
+@sometimes_step("RAFT-WIT-HW-ADVANCES", "HighWatermarkAdvances")
+def high_watermark_advances(before: Any, action: Any, after: Any) -> bool:
+    """A follower's high watermark moves forward."""
+    return any(isinstance(a.role, Follower) and (a.high_watermark or 0) > (b.high_watermark or 0)
+               for b, a in zip(before.nodes, after.nodes, strict=True))
+
+
+@sometimes_step("RAFT-WIT-TRUNCATION", "FollowerTruncates")
+def follower_truncates(before: Any, action: Any, after: Any) -> bool:
+    """A follower truncates its log on a diverging epoch in a fetch response."""
+    msg = getattr(action, "message", None)
+    if not isinstance(msg, FetchResponse) or msg.diverging is None:
+        return False
+    return len(after.node(msg.dst).log) < len(before.node(msg.dst).log)
+
+
+@sometimes_step("RAFT-WIT-CHECK-QUORUM-RESIGN", "LeaderResignsCheckQuorum")
+def leader_resigns_check_quorum(before: Any, action: Any, after: Any) -> bool:
+    """A leader resigns because a majority did not fetch within the check-quorum timeout."""
+    if not isinstance(getattr(action, "input", None), CheckQuorumTimeout):
+        return False
+    return isinstance(after.node(action.node).role, Resigned)
+
+
+@sometimes("RAFT-WIT-RESTART-REJOIN", "RestartRejoins")
+def restart_rejoins(s: Any) -> bool:
+    """A replica that crashed is running again as follower or leader."""
+    return any(n.id in s.crashed and not isinstance(n.role, Down) and isinstance(n.role, Follower | Leader)
+               for n in s.nodes)
+
+
+def raft_properties() -> Sequence[Property[Any, Any]]:
+    """Every KRaft property, invariants first."""
+    return (
+        election_safety, vote_once, committed_logs_agree, leader_completeness, high_watermark_durable,
+        high_watermark_monotonic, epoch_monotonic,
+        leader_elected, second_epoch_leader, vote_granted, record_committed, leader_after_commit,
+        high_watermark_advances, follower_truncates, leader_resigns_check_quorum, restart_rejoins,
+    )
+
+
+def by_name() -> dict[str, Property[Any, Any]]:
+    """The properties keyed by name."""
+    return {p.name: p for p in raft_properties()}
+
+

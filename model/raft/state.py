@@ -1,0 +1,186 @@
+"""A KRaft replica's state: the persisted election state, the log, and a role.
+
+Roles are a closed union of frozen classes, so a field that belongs to the leader cannot
+exist on a follower. ``Down`` is a crashed replica: only what Kafka persists survives.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from kspec.model.raft.messages import Entry
+
+
+@dataclass(frozen=True, slots=True)
+class Election:
+    """The quorum-state file (Kafka's ``ElectionState``): epoch, voted-for, leader."""
+
+    epoch: int
+    voted_for: int | None = None
+    leader: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Unattached:
+    """Knows the epoch but neither a leader nor a vote of its own (RAFT-ROLE-UNATTACHED)."""
+
+    epoch: int
+
+
+@dataclass(frozen=True, slots=True)
+class Voted:
+    """Granted its vote in ``epoch`` to ``voted_for`` and waits for a leader (RAFT-ROLE-VOTED).
+
+    Kafka 3.8 and later fold this into Unattached with a voted key; the behaviour is the same.
+    """
+
+    epoch: int
+    voted_for: int
+
+
+@dataclass(frozen=True, slots=True)
+class Prospective:
+    """Pre-vote (KIP-996): asks for pre-votes for ``epoch + 1`` without bumping the epoch
+    (RAFT-ROLE-PROSPECTIVE). ``prior`` is the election state it returns to if it loses."""
+
+    epoch: int
+    prior: Election
+    granted: frozenset[int] = frozenset()
+    rejected: frozenset[int] = frozenset()
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """Voted for itself in ``epoch`` and collects votes (RAFT-ROLE-CANDIDATE)."""
+
+    epoch: int
+    granted: frozenset[int] = frozenset()
+    rejected: frozenset[int] = frozenset()
+    backing_off: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Leader:
+    """Won ``epoch``; the LeaderChange record sits at ``epoch_start`` (RAFT-ROLE-LEADER).
+
+    ``end_offsets`` are the replicas' fetch offsets as the leader last saw them (sorted
+    ``(replica, offset)`` pairs); ``fetched`` the voters that fetched since the check-quorum
+    timer was last reset.
+    """
+
+    epoch: int
+    epoch_start: int
+    end_offsets: tuple[tuple[int, int], ...] = ()
+    fetched: frozenset[int] = frozenset()
+
+    def end_offset_of(self, replica: int) -> int | None:
+        for r, o in self.end_offsets:
+            if r == replica:
+                return o
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class Follower:
+    """Fetches from ``leader`` in ``epoch`` (RAFT-ROLE-FOLLOWER)."""
+
+    epoch: int
+    leader: int
+
+
+@dataclass(frozen=True, slots=True)
+class Resigned:
+    """A former leader of ``epoch`` that stopped serving and waits for a successor
+    (RAFT-ROLE-RESIGNED). Not persisted: a leader restarts as Resigned."""
+
+    epoch: int
+
+
+@dataclass(frozen=True, slots=True)
+class Down:
+    """A crashed replica: only ``election`` (and the log) survive."""
+
+    election: Election
+
+    @property
+    def epoch(self) -> int:
+        return self.election.epoch
+
+
+Role = Unattached | Voted | Prospective | Candidate | Leader | Follower | Resigned | Down
+
+ROLE_TYPES: tuple[type, ...] = (Unattached, Voted, Prospective, Candidate, Leader, Follower, Resigned, Down)
+
+ROLE_NAMES: dict[type, str] = {
+    Unattached: "unattached", Voted: "voted", Prospective: "prospective", Candidate: "candidate",
+    Leader: "leader", Follower: "follower", Resigned: "resigned", Down: "down",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Node:
+    """One KRaft replica: its static configuration, its log, its role and high watermark.
+
+    ``high_watermark`` is volatile (None while unknown, as Kafka's ``Optional``); the
+    persisted state is the log and the election state derived from the role.
+    """
+
+    id: int
+    voters: frozenset[int]
+    log: tuple[Entry, ...]
+    role: Role
+    high_watermark: int | None = None
+    pre_vote: bool = False
+
+    @property
+    def epoch(self) -> int:
+        return self.role.epoch
+
+    @property
+    def is_voter(self) -> bool:
+        return self.id in self.voters
+
+    @property
+    def end_offset(self) -> int:
+        return len(self.log)
+
+    @property
+    def last_epoch(self) -> int:
+        return self.log[-1].epoch if self.log else 0
+
+    @property
+    def role_name(self) -> str:
+        return ROLE_NAMES[type(self.role)]
+
+
+def election_of(node: Node) -> Election:
+    """The election state a replica has persisted in its current role (RAFT-STATE-PERSISTED)."""
+    role = node.role
+    match role:
+        case Unattached(epoch=e):
+            return Election(e)
+        case Voted(epoch=e, voted_for=v):
+            return Election(e, voted_for=v)
+        case Prospective(prior=prior):
+            return prior
+        case Candidate(epoch=e):
+            return Election(e, voted_for=node.id)
+        case Leader(epoch=e) | Resigned(epoch=e):
+            return Election(e, leader=node.id)
+        case Follower(epoch=e, leader=leader):
+            return Election(e, leader=leader)
+        case Down(election=election):
+            return election
+    raise TypeError(f"unknown role {role!r}")
+
+
+def end_offset_for_epoch(log: tuple[Entry, ...], epoch: int) -> tuple[int, int]:
+    """``(largest epoch <= epoch in the log, the end offset of that epoch)``, Kafka's
+    ``endOffsetForEpoch``; ``(0, 0)`` when the log has no such epoch."""
+    best_epoch, end = 0, 0
+    for offset, entry in enumerate(log):
+        if entry.epoch <= epoch:
+            best_epoch, end = entry.epoch, offset + 1
+        else:
+            break
+    return best_epoch, end

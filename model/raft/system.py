@@ -1,0 +1,304 @@
+"""The KRaft system model: replicas, a bag of in-flight messages and the environment.
+
+Actions are deliver, drop and duplicate a message, and fire an input at a replica (a timer
+expiry, a client append, a crash, a restart). Every replica changes only through
+``node.step``, so the system model adds no protocol rule of its own; it keeps ghost history
+(leaders elected, votes granted, records committed) that the properties need.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from kspec.model.core.bag import Bag
+from kspec.model.core.protocol import Property
+from kspec.model.raft import node as node_mod
+from kspec.model.raft.messages import (
+    MESSAGE_TYPES,
+    BeginQuorumEpochResponse,
+    ClientAppend,
+    Crash,
+    EndQuorumEpochResponse,
+    Entry,
+    FetchDue,
+    FetchRequest,
+    FetchResponse,
+    Input,
+    Message,
+    Output,
+    Restart,
+)
+from kspec.model.raft.state import Down, Leader, Node, election_of
+
+
+@dataclass(frozen=True, slots=True)
+class Deliver:
+    """Deliver one copy of ``message`` to its destination."""
+
+    message: Message
+
+
+@dataclass(frozen=True, slots=True)
+class Drop:
+    """Lose one copy of ``message``."""
+
+    message: Message
+
+
+@dataclass(frozen=True, slots=True)
+class Duplicate:
+    """Add one more copy of ``message`` (the network may deliver it twice)."""
+
+    message: Message
+
+
+@dataclass(frozen=True, slots=True)
+class Fire:
+    """Give replica ``node`` a non-message input: a timer expiry, a client append, a crash or
+    a restart."""
+
+    node: int
+    input: Input
+
+
+Action = Deliver | Drop | Duplicate | Fire
+ACTION_TYPES: tuple[type, ...] = (Deliver, Drop, Duplicate, Fire)
+
+
+@dataclass(frozen=True, slots=True)
+class Raft:
+    """The system state. ``nodes[i]`` is replica ``i + 1``. The counters bound the environment;
+    ``elected``, ``votes``, ``committed`` and ``crashed`` are ghost history for properties."""
+
+    nodes: tuple[Node, ...]
+    network: Bag[Message] = field(default_factory=Bag)
+    appends: int = 0
+    crashes: int = 0
+    duplicates: int = 0
+    elected: frozenset[tuple[int, int]] = frozenset()
+    votes: frozenset[tuple[int, int, int]] = frozenset()
+    committed: frozenset[tuple[int, Entry, int]] = frozenset()
+    crashed: frozenset[int] = frozenset()
+
+    def node(self, replica: int) -> Node:
+        return self.nodes[replica - 1]
+
+
+StepFn = Callable[[Node, Input], tuple[Node, tuple[Output, ...]]]
+
+
+class RaftModel:
+    """The KRaft system model within bounds (see ``BOUNDS`` in ``kspec.model.raft``)."""
+
+    name = "raft"
+
+    def __init__(self, *, voters: int = 3, observers: int = 0, max_epoch: int = 2, max_appends: int = 1,
+                 max_crashes: int = 1, max_inflight: int = 3, max_duplicates: int = 0, pre_vote: bool = False,
+                 step: StepFn | None = None) -> None:
+        self.bounds: dict[str, int | bool] = {
+            "voters": voters, "observers": observers, "max_epoch": max_epoch, "max_appends": max_appends,
+            "max_crashes": max_crashes, "max_inflight": max_inflight, "max_duplicates": max_duplicates,
+            "pre_vote": pre_vote,
+        }
+        self.voter_ids = frozenset(range(1, voters + 1))
+        self.replica_ids = tuple(range(1, voters + observers + 1))
+        self.pre_vote = pre_vote
+        self._step: StepFn = step or node_mod.step
+        from kspec.model.raft.properties import raft_properties
+
+        self._properties = raft_properties()
+
+    # ------------------------------------------------------------ Model protocol
+
+    def init_states(self) -> Sequence[Raft]:
+        nodes = tuple(node_mod.new_node(i, self.voter_ids, self.pre_vote) for i in self.replica_ids)
+        return [Raft(nodes)]
+
+    def actions(self, state: Raft) -> Iterator[Action]:
+        b = self.bounds
+        for msg in state.network.distinct():
+            if not isinstance(state.node(msg.dst).role, Down):
+                yield Deliver(msg)
+            yield Drop(msg)
+            if state.duplicates < int(b["max_duplicates"]):
+                yield Duplicate(msg)
+        for n in state.nodes:
+            if isinstance(n.role, Down):
+                yield Fire(n.id, Restart())
+                continue
+            fetching = None
+            for inp in node_mod.enabled_inputs(n):
+                if isinstance(inp, ClientAppend) and state.appends >= int(b["max_appends"]):
+                    continue
+                if isinstance(inp, FetchDue):
+                    # Kafka keeps one fetch in flight per replica: the next one waits for the
+                    # reply (or for the request to be lost).
+                    if fetching is None:
+                        fetching = _fetch_in_flight(state, n.id)
+                    if fetching:
+                        continue
+                yield Fire(n.id, inp)
+            if state.crashes < int(b["max_crashes"]):
+                yield Fire(n.id, Crash())
+
+    def next_state(self, state: Raft, action: Action) -> Raft | None:
+        match action:
+            case Deliver(message=msg):
+                if msg not in state.network:
+                    return None
+                target = state.node(msg.dst)
+                if isinstance(target.role, Down):
+                    return None
+                return self._apply(replace(state, network=state.network.remove(msg)), msg.dst, msg)
+            case Drop(message=msg):
+                if msg not in state.network:
+                    return None
+                return replace(state, network=state.network.remove(msg))
+            case Duplicate(message=msg):
+                if msg not in state.network or state.duplicates >= int(self.bounds["max_duplicates"]):
+                    return None
+                return replace(state, network=state.network.add(msg), duplicates=state.duplicates + 1)
+            case Fire(node=replica, input=inp):
+                if isinstance(inp, Crash):
+                    if state.crashes >= int(self.bounds["max_crashes"]):
+                        return None
+                    state = replace(state, crashes=state.crashes + 1, crashed=state.crashed | {replica})
+                if isinstance(inp, ClientAppend):
+                    if state.appends >= int(self.bounds["max_appends"]):
+                        return None
+                    state = replace(state, appends=state.appends + 1)
+                return self._apply(state, replica, inp)
+        return None
+
+    def within_bounds(self, state: Raft) -> bool:
+        return (max(n.epoch for n in state.nodes) <= int(self.bounds["max_epoch"])
+                and len(state.network) <= int(self.bounds["max_inflight"]))
+
+    def properties(self) -> Sequence[Property[Raft, Action]]:
+        return self._properties
+
+    # ------------------------------------------------------------ helpers
+
+    def _apply(self, state: Raft, replica: int, inp: Input) -> Raft | None:
+        before = state.node(replica)
+        after, outputs = self._step(before, inp)
+        if after == before and not outputs and not isinstance(inp, Message):
+            return None  # the input does nothing in this role: not an enabled action
+        nodes = list(state.nodes)
+        nodes[replica - 1] = after
+        sent = [o for o in outputs if isinstance(o, MESSAGE_TYPES) and not _inert(o, state)]
+        return record_history(replace(state, nodes=tuple(nodes), network=state.network.add_all(sent)), before, after)
+
+    def node_event(self, state: Raft, action: Action) -> tuple[int, Input] | None:
+        """The replica and node-level input an action gives (None for drop and duplicate)."""
+        match action:
+            case Deliver(message=msg):
+                return msg.dst, msg
+            case Fire(node=replica, input=inp):
+                return replica, inp
+        return None
+
+    def events_of(self, before: Raft, action: Action, after: Raft) -> list[dict[str, Any]]:
+        """The node-level events of one system step, for JSON Lines event traces."""
+        event = self.node_event(before, action)
+        if event is None:
+            return [{"node": None, "action": type(action).__name__, "input": action, "outputs": [],
+                     "observation": None}]
+        replica, inp = event
+        node_before = before.node(replica)
+        if isinstance(inp, Crash):
+            node_before = replace(node_before, role=node_before.role)
+        _, outputs = self._step(node_before, inp)
+        return [{"node": replica, "action": type(inp).__name__, "input": inp, "outputs": list(outputs),
+                 "observation": node_mod.observe(after.node(replica))}]
+
+    def describe_action(self, action: Action) -> str:
+        return describe_action(action)
+
+    def describe_state(self, state: Raft) -> str:
+        return describe_state(state)
+
+
+def _inert(msg: Message, state: Raft) -> bool:
+    """A BeginQuorumEpoch or EndQuorumEpoch response that names no newer epoch changes nothing
+    at the (former) leader that receives it, now or later (epochs only grow): delivering it
+    is the same as losing it, so the model does not put it in flight (spec/raft.md,
+    RAFT-MODEL-INERT-RESPONSES)."""
+    return (isinstance(msg, BeginQuorumEpochResponse | EndQuorumEpochResponse) and msg.error == "NONE"
+            and msg.epoch <= state.node(msg.dst).epoch)
+
+
+def _fetch_in_flight(state: Raft, replica: int) -> bool:
+    for m in state.network.distinct():
+        if (isinstance(m, FetchRequest) and m.src == replica) or (isinstance(m, FetchResponse) and m.dst == replica):
+            return True
+    return False
+
+
+def record_history(state: Raft, before: Node, after: Node) -> Raft:
+    """Update the ghost history after replica ``after.id`` moved from ``before`` to ``after``."""
+    elected, votes, committed = state.elected, state.votes, state.committed
+    if isinstance(after.role, Leader) and not isinstance(before.role, Leader):
+        elected = elected | {(after.epoch, after.id)}
+    vote = election_of(after).voted_for
+    if vote is not None and (after.id, after.epoch, vote) not in votes:
+        votes = votes | {(after.id, after.epoch, vote)}
+    hw_after = after.high_watermark or 0
+    if hw_after > (before.high_watermark or 0):
+        known = {(o, e) for o, e, _ in committed}
+        new = {(o, after.log[o], after.epoch) for o in range(hw_after) if (o, after.log[o]) not in known}
+        if new:
+            committed = committed | new
+    if elected is state.elected and votes is state.votes and committed is state.committed:
+        return state
+    return replace(state, elected=elected, votes=votes, committed=committed)
+
+
+def describe_action(action: Action) -> str:
+    """One line: what happened."""
+    match action:
+        case Deliver(message=m):
+            return f"deliver {_msg(m)}"
+        case Drop(message=m):
+            return f"drop {_msg(m)}"
+        case Duplicate(message=m):
+            return f"duplicate {_msg(m)}"
+        case Fire(node=n, input=inp):
+            return f"replica {n}: {type(inp).__name__}" + (f"(to={inp.to})" if hasattr(inp, "to") else "")
+    return repr(action)
+
+
+def _msg(m: Message) -> str:
+    fields = {k: getattr(m, k) for k in m.__dataclass_fields__ if k not in ("src", "dst")}
+    shown = ", ".join(f"{k}={_short(v)}" for k, v in fields.items() if v not in ((), None, False, "NONE"))
+    return f"{type(m).__name__} {m.src}->{m.dst} ({shown})"
+
+
+def _short(v: object) -> str:
+    if isinstance(v, tuple) and v and isinstance(v[0], Entry):
+        return "[" + ",".join(_entry(e) for e in v) + "]"
+    return str(v)
+
+
+def _entry(e: Entry) -> str:
+    return {"leader_change": "LC", "data": "D"}.get(e.kind, e.kind) + str(e.epoch)
+
+
+def describe_state(state: Raft) -> str:
+    """One line per replica, then the messages in flight."""
+    rows = []
+    for n in state.nodes:
+        e = election_of(n)
+        extra = ""
+        if e.voted_for is not None:
+            extra += f" voted={e.voted_for}"
+        if e.leader is not None and not isinstance(n.role, Leader):
+            extra += f" leader={e.leader}"
+        log = " ".join(_entry(x) for x in n.log) or "-"
+        hw = "-" if n.high_watermark is None else n.high_watermark
+        rows.append(f"r{n.id} {n.role_name:<11} epoch={n.epoch}{extra} log=[{log}] hw={hw}")
+    if len(state.network):
+        rows.append("in flight: " + "; ".join(_msg(m) for m in state.network))
+    return "\n".join(rows)
