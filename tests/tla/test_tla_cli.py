@@ -132,3 +132,9 @@ def test_the_installed_command_reports_no_mapping() -> None:
                           capture_output=True, text=True, timeout=60, check=False)
     assert proc.returncode == 2 and proc.stdout == ""
     assert proc.stderr.strip().startswith("kspec: error: protocol 'voters' has no TLA+ mapping yet")
+
+
+def test_tlc_stopped_by_the_timeout_is_exit_2(toy_protocols: None, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run_cli(["tla", "check", "toy", "procs=4", "max_count=9", "max_log=4", "--timeout", "1"], capsys)
+    assert code == 2 and out == ""
+    assert "stopped after 1s before exploring every state" in err and len(err.strip().splitlines()) == 1

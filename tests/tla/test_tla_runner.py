@@ -14,6 +14,7 @@ from kspec.tla.runner import (
     Simulation,
     TLCSetupError,
     TLCSpecError,
+    TLCTimeoutError,
     find_jar,
     find_java,
     run_tlc,
@@ -163,3 +164,12 @@ def test_simulation_finds_an_invariant_violation() -> None:
     assert result.violation is not None and result.violation.name == "NotAllDone"
     assert result.violation.trace is not None
     assert result.violation.trace.values()[-1]["done"] == frozenset({ModelValue("p1"), ModelValue("p2")})
+
+
+def test_a_hanging_tlc_is_killed(monkeypatch: pytest.MonkeyPatch) -> None:
+    import kspec.tla.runner as runner
+
+    monkeypatch.setattr(runner, "KILL_GRACE", 2.0)
+    with pytest.raises(TLCTimeoutError) as info:
+        run_tlc(TESTDATA / "Hang.tla", timeout=1)
+    assert "Hang.tla did not end within 3s and was killed" in str(info.value)
