@@ -199,8 +199,8 @@ def parse_value(text: str) -> Any:
     except UnexpectedEOF:
         raise ValueSyntaxError("value ends early", text, len(text) + 1) from None
     except UnexpectedCharacters as err:
-        raise ValueSyntaxError(f"unexpected character {text[err.pos_in_stream]!r}", text,
-                               err.pos_in_stream + 1) from None
+        pos = err.pos_in_stream or 0
+        raise ValueSyntaxError(f"unexpected character {text[pos:pos + 1]!r}", text, pos + 1) from None
     except UnexpectedToken as err:
         if err.token.type == "$END":
             raise ValueSyntaxError("value ends early", text, len(text) + 1) from None
