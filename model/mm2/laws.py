@@ -1,0 +1,227 @@
+"""The laws of the ``ReplicationPolicy`` contract, as named checks with spec IDs (spec/mm2.md).
+
+A law is checked on one :class:`LawInput` (an alias, another alias, a topic and the separator
+the policy is configured with) against ``policy_for``: a function from a source cluster alias
+to the policy as the connector of a flow from that alias configures it (the same object for
+DefaultReplicationPolicy; ``source.cluster.alias`` set for IdentityReplicationPolicy). Laws
+only take the policy's public methods, so they apply to any user class with Kafka's method
+names in snake_case. Each law has a precondition on the input (the naming edge cases under
+which Kafka itself does not promise the law), and says whether Kafka's identity policy meets
+it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from kspec.model.mm2.policy import PolicyLike, is_cycle, original_topic_chain
+
+PolicyFor = Callable[[str], PolicyLike]
+
+
+@dataclass(frozen=True, slots=True)
+class LawInput:
+    """One point at which the laws are checked."""
+
+    alias: str
+    other_alias: str
+    topic: str
+    separator: str = "."
+
+
+def clean_alias(alias: str, separator: str) -> bool:
+    """The alias is non-empty and ``alias + separator`` first matches the separator at its end
+    (MM2-LAW-ALIAS-SEPARATOR): the alias does not contain the separator, and no separator
+    occurrence straddles the boundary (alias "x_" with separator "__")."""
+    return bool(alias) and (alias + separator).find(separator) == len(alias)
+
+
+def plain_alias(alias: str, separator: str) -> bool:
+    """A clean alias that does not make a remote topic look like a Kafka-internal one."""
+    prefix = alias + separator
+    return clean_alias(alias, separator) and not prefix.startswith("__") and not prefix.startswith(".")
+
+
+def topic_ok(topic: str, separator: str) -> bool:
+    """The topic is not empty and not made only of separators (Java's split would drop it)."""
+    return any(part for part in topic.split(separator))
+
+
+def local_topic(topic: str, separator: str) -> bool:
+    """A topic that does not contain the separator: the policy must read it as local."""
+    return bool(topic) and separator not in topic
+
+
+def _not_internal_shaped(topic: str) -> bool:
+    return not (topic.startswith("__") or topic.startswith(".") or topic.endswith("internal"))
+
+
+@dataclass(frozen=True, slots=True)
+class Law:
+    """A named law: ``precondition(input)`` and ``check(policy_for, input)``."""
+
+    id: str
+    name: str
+    doc: str
+    check: Callable[[PolicyFor, LawInput], bool]
+    precondition: Callable[[LawInput], bool]
+    identity_meets: bool = True
+
+    def holds(self, policy_for: PolicyFor, inp: LawInput) -> bool:
+        """True when the precondition fails or the law holds at ``inp``."""
+        return not self.precondition(inp) or self.check(policy_for, inp)
+
+
+def _remote_ok(i: LawInput) -> bool:
+    return clean_alias(i.alias, i.separator) and topic_ok(i.topic, i.separator)
+
+
+def _remote_source(pf: PolicyFor, i: LawInput) -> bool:
+    p = pf(i.alias)
+    return p.topic_source(p.format_remote_topic(i.alias, i.topic)) == i.alias
+
+
+def _remote_upstream(pf: PolicyFor, i: LawInput) -> bool:
+    p = pf(i.alias)
+    return p.upstream_topic(p.format_remote_topic(i.alias, i.topic)) == i.topic
+
+
+def _original_of_remote(pf: PolicyFor, i: LawInput) -> bool:
+    p = pf(i.alias)
+    return p.original_topic(p.format_remote_topic(i.alias, i.topic)) == p.original_topic(i.topic)
+
+
+def _original_terminates(pf: PolicyFor, i: LawInput) -> bool:
+    p = pf(i.alias)
+    remote = p.format_remote_topic(i.alias, i.topic)
+    return all(original_topic_chain(p, t, len(t) + 2) is not None for t in (i.topic, remote))
+
+
+def _original_idempotent(pf: PolicyFor, i: LawInput) -> bool:
+    p = pf(i.alias)
+    first = p.original_topic(i.topic)
+    return p.original_topic(first) == first
+
+
+def _original_is_local(pf: PolicyFor, i: LawInput) -> bool:
+    p = pf(i.alias)
+    first = p.original_topic(i.topic)
+    return p.upstream_topic(first) in (None, first)
+
+
+def _local_not_remote(pf: PolicyFor, i: LawInput) -> bool:
+    p = pf(i.alias)
+    return p.topic_source(i.topic) is None and p.upstream_topic(i.topic) is None
+
+
+def _two_hops_ok(i: LawInput) -> bool:
+    return (_remote_ok(i) and clean_alias(i.other_alias, i.separator) and i.alias != i.other_alias)
+
+
+def _cycle_detectable(pf: PolicyFor, i: LawInput) -> bool:
+    # One hop: a topic from ``alias`` sits on ``other``; replicating it back is a cycle.
+    one = pf(i.alias).format_remote_topic(i.alias, i.topic)
+    if not is_cycle(pf(i.other_alias), one, i.alias):
+        return False
+    # Two hops: alias -> other -> a third cluster; sending it back to alias is a cycle.
+    two = pf(i.other_alias).format_remote_topic(i.other_alias, one)
+    return is_cycle(pf("third-cluster"), two, i.alias)
+
+
+def _internal_topics(pf: PolicyFor, i: LawInput) -> bool:
+    p = pf(i.alias)
+    checkpoints = p.checkpoints_topic(i.alias)
+    syncs = p.offset_syncs_topic(i.alias)
+    mm2 = all(p.is_internal_topic(t) and p.is_mm2_internal_topic(t) for t in (checkpoints, syncs))
+    kafka = all(p.is_internal_topic(t) for t in ("__" + i.topic, "." + i.topic,
+                                                 i.topic + ".internal", i.topic + "-internal"))
+    return mm2 and kafka and p.is_checkpoints_topic(checkpoints) and not p.is_checkpoints_topic(syncs)
+
+
+def _internal_not_remote_shaped(pf: PolicyFor, i: LawInput) -> bool:
+    # Checkpoints and offset-syncs topics are never mistaken for heartbeats.
+    p = pf(i.alias)
+    return not any(p.is_heartbeats_topic(t) for t in (p.checkpoints_topic(i.alias), p.offset_syncs_topic(i.alias)))
+
+
+def _heartbeats(pf: PolicyFor, i: LawInput) -> bool:
+    p = pf(i.alias)
+    hb = p.heartbeats_topic()
+    one = p.format_remote_topic(i.alias, hb)
+    two = pf(i.other_alias).format_remote_topic(i.other_alias, one)
+    return (p.is_heartbeats_topic(hb) and not p.is_internal_topic(hb)
+            and p.is_heartbeats_topic(one) and pf(i.other_alias).is_heartbeats_topic(two)
+            and not p.is_internal_topic(one))
+
+
+def _heartbeats_ok(i: LawInput) -> bool:
+    return (plain_alias(i.alias, i.separator) and plain_alias(i.other_alias, i.separator)
+            and i.alias != i.other_alias)
+
+
+def _user_not_heartbeat(pf: PolicyFor, i: LawInput) -> bool:
+    p = pf(i.alias)
+    return not p.is_heartbeats_topic(i.topic)
+
+
+def _user_not_heartbeat_ok(i: LawInput) -> bool:
+    return topic_ok(i.topic, i.separator) and not i.topic.endswith("heartbeats")
+
+
+def _remote_not_internal(pf: PolicyFor, i: LawInput) -> bool:
+    p = pf(i.alias)
+    return not p.is_internal_topic(p.format_remote_topic(i.alias, i.topic))
+
+
+def _remote_not_internal_ok(i: LawInput) -> bool:
+    return (plain_alias(i.alias, i.separator) and topic_ok(i.topic, i.separator)
+            and _not_internal_shaped(i.topic) and not i.topic.endswith("-internal"))
+
+
+LAWS: tuple[Law, ...] = (
+    Law("MM2-LAW-REMOTE-SOURCE", "remote topic names its source",
+        "topic_source(format_remote_topic(a, t)) == a", _remote_source, _remote_ok),
+    Law("MM2-LAW-REMOTE-UPSTREAM", "remote topic names its upstream topic",
+        "upstream_topic(format_remote_topic(a, t)) == t", _remote_upstream, _remote_ok),
+    Law("MM2-LAW-ORIGINAL-OF-REMOTE", "replication keeps the original topic",
+        "original_topic(format_remote_topic(a, t)) == original_topic(t)", _original_of_remote, _remote_ok),
+    Law("MM2-LAW-ORIGINAL-TERMINATES", "original_topic terminates",
+        "the upstream chain of t and of a remote t reaches None or a fixed point within len+2 steps",
+        _original_terminates, _remote_ok),
+    Law("MM2-LAW-ORIGINAL-IDEMPOTENT", "original_topic is idempotent",
+        "original_topic(original_topic(t)) == original_topic(t)", _original_idempotent,
+        lambda i: bool(i.topic)),
+    Law("MM2-LAW-ORIGINAL-IS-LOCAL", "the original topic has no further upstream",
+        "upstream_topic(original_topic(t)) is None or original_topic(t)", _original_is_local,
+        lambda i: bool(i.topic)),
+    Law("MM2-LAW-LOCAL-TOPIC", "a topic without the separator is local",
+        "topic_source(t) is None and upstream_topic(t) is None when t has no separator",
+        _local_not_remote, lambda i: local_topic(i.topic, i.separator), identity_meets=False),
+    Law("MM2-LAW-CYCLE-DETECTABLE", "replicating a topic back to a cluster it came from is a cycle",
+        "is_cycle(format_remote_topic(a, t), target=a), also after a second hop through b",
+        _cycle_detectable, _two_hops_ok, identity_meets=False),
+    Law("MM2-LAW-INTERNAL-TOPICS", "internal topics are recognised",
+        "checkpoints and offset-syncs topics are MM2-internal and internal; __*, .*, *.internal, *-internal"
+        " are internal; checkpoints are recognised as checkpoints, offset-syncs not",
+        _internal_topics, lambda i: bool(i.alias) and bool(i.topic)),
+    Law("MM2-LAW-INTERNAL-NOT-HEARTBEAT", "internal topics are not heartbeats",
+        "neither checkpoints_topic(a) nor offset_syncs_topic(a) is a heartbeats topic",
+        _internal_not_remote_shaped, lambda i: clean_alias(i.alias, i.separator)),
+    Law("MM2-LAW-HEARTBEATS", "heartbeats are replicable and recognised at every hop",
+        "heartbeats_topic() is a heartbeats topic, not internal, and stays a heartbeats topic after one and"
+        " two hops", _heartbeats, _heartbeats_ok),
+    Law("MM2-LAW-USER-NOT-HEARTBEAT", "a user topic is not a heartbeat",
+        "is_heartbeats_topic(t) is false for t not ending with the heartbeats name", _user_not_heartbeat,
+        _user_not_heartbeat_ok),
+    Law("MM2-LAW-REMOTE-NOT-INTERNAL", "replication does not make a topic internal",
+        "format_remote_topic(a, t) is not internal when t is not and the alias is plain", _remote_not_internal,
+        _remote_not_internal_ok),
+)
+
+LAWS_BY_ID: dict[str, Law] = {law.id: law for law in LAWS}
+
+
+def violated_laws(policy_for: PolicyFor, inp: LawInput) -> list[str]:
+    """The IDs of the laws that fail at ``inp`` (preconditions respected)."""
+    return [law.id for law in LAWS if not law.holds(policy_for, inp)]
