@@ -376,6 +376,8 @@ def run_tlc(
         try:
             proc = subprocess.run(cmd, cwd=work, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                                   errors="replace", timeout=timeout + KILL_GRACE, check=False)
+        except OSError as err:
+            raise TLCSetupError(f"cannot start {java}: {err.strerror or err}") from None
         except subprocess.TimeoutExpired:
             raise TLCTimeoutError(f"TLC on {spec.name} did not end within {timeout + KILL_GRACE:.0f}s "
                                   "and was killed") from None
