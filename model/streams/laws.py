@@ -1,0 +1,174 @@
+"""Laws tying ``all_metadata``, ``all_metadata_for_store`` and the per-key lookup together
+(spec/streams.md, STREAMS-LAW-*), over any assignment.
+
+A law takes a router (a function with :func:`kspec.model.streams.metadata.route`'s signature,
+so a user's router class can be checked the same way) and a :class:`Query`. "Valid"
+assignments are those Streams' assignor makes: each partition has one active host, and no
+host is standby for a partition it holds actively; laws that need that say so.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+from kspec.model.streams.metadata import (
+    NOT_AVAILABLE,
+    UNKNOWN_HOST,
+    Assignment,
+    HostInfo,
+    KeyQueryMetadata,
+    TopicPartition,
+    all_metadata,
+    all_metadata_for_store,
+)
+from kspec.model.streams.murmur2 import partition_for_key
+
+Router = Callable[[Assignment, str, bytes, Mapping[str, int] | None], KeyQueryMetadata | None]
+
+
+@dataclass(frozen=True, slots=True)
+class Query:
+    """One lookup: the assignment the instance knows, a store and the serialized key."""
+
+    assignment: Assignment
+    store: str
+    key: bytes
+
+
+def valid_assignment(a: Assignment) -> bool:
+    """Each source partition has at most one active host, and no host is standby for a
+    partition it holds actively."""
+    owners: dict[TopicPartition, HostInfo] = {}
+    for host, tps in a.active:
+        for tp in tps:
+            if owners.setdefault(tp, host) != host:
+                return False
+    return all(owners.get(tp) != host for host, tps in a.standby for tp in tps)
+
+
+def _max_partitions(q: Query) -> int:
+    counts = q.assignment.partition_count()
+    return max((counts.get(t, 0) for t in q.assignment.topology.source_topics(q.store)), default=0)
+
+
+def _expected_partition(q: Query) -> int | None:
+    n = _max_partitions(q)
+    return partition_for_key(q.key, n) if n > 0 else None
+
+
+def _answer(router: Router, q: Query) -> KeyQueryMetadata | None:
+    return router(q.assignment, q.store, q.key, None)
+
+
+def _routable(q: Query) -> bool:
+    return (q.assignment.initialized() and bool(q.assignment.topology.source_topics(q.store))
+            and q.store not in q.assignment.topology.global_stores and _max_partitions(q) > 0)
+
+
+def _matching(q: Query, partition: int) -> set[TopicPartition]:
+    return {TopicPartition(t, partition) for t in q.assignment.topology.source_topics(q.store)}
+
+
+def _partition(router: Router, q: Query) -> bool:
+    r = _answer(router, q)
+    return r is not None and r.partition == _expected_partition(q)
+
+
+def _active_owns(router: Router, q: Query) -> bool:
+    r = _answer(router, q)
+    if r is None:
+        return False
+    if r.active_host == UNKNOWN_HOST:
+        return True
+    meta = {m.host_info: m for m in all_metadata(q.assignment)}
+    m = meta.get(r.active_host)
+    return m is not None and q.store in m.state_store_names and bool(_matching(q, r.partition) & m.topic_partitions)
+
+
+def _active_found(router: Router, q: Query) -> bool:
+    r = _answer(router, q)
+    if r is None:
+        return False
+    expected = _expected_partition(q)
+    owners = {host for host, tps in q.assignment.active if expected is not None and _matching(q, expected) & tps}
+    return (r.active_host in owners) if owners else r.active_host == UNKNOWN_HOST
+
+
+def _standbys(router: Router, q: Query) -> bool:
+    r = _answer(router, q)
+    if r is None:
+        return False
+    expected = _expected_partition(q)
+    hosts = {host for host, tps in q.assignment.standby if expected is not None and _matching(q, expected) & tps}
+    return r.standby_hosts == frozenset(hosts) and r.active_host not in r.standby_hosts
+
+
+def _hosts_in_store_metadata(router: Router, q: Query) -> bool:
+    r = _answer(router, q)
+    if r is None:
+        return False
+    for_store = {m.host_info for m in all_metadata_for_store(q.assignment, q.store)}
+    everyone = {m.host_info for m in all_metadata(q.assignment)}
+    named = set(r.standby_hosts) | ({r.active_host} - {UNKNOWN_HOST})
+    return named <= for_store <= everyone
+
+
+def _store_metadata(router: Router, q: Query) -> bool:
+    for_store = all_metadata_for_store(q.assignment, q.store)
+    expected = tuple(m for m in all_metadata(q.assignment)
+                     if q.store in m.state_store_names or q.store in m.standby_state_store_names)
+    return for_store == expected
+
+
+def _not_available(router: Router, q: Query) -> bool:
+    return router(q.assignment, q.store, q.key, None) == NOT_AVAILABLE and not all_metadata_for_store(
+        q.assignment, q.store)
+
+
+@dataclass(frozen=True, slots=True)
+class Law:
+    """A named law with its precondition."""
+
+    id: str
+    name: str
+    doc: str
+    check: Callable[[Router, Query], bool]
+    precondition: Callable[[Query], bool]
+
+    def holds(self, router: Router, q: Query) -> bool:
+        return not self.precondition(q) or self.check(router, q)
+
+
+LAWS: tuple[Law, ...] = (
+    Law("STREAMS-LAW-PARTITION", "key goes to the default partitioner's partition",
+        "partition == toPositive(murmur2(key)) % (partitions of the store's largest source topic)",
+        _partition, _routable),
+    Law("STREAMS-LAW-ACTIVE-OWNS", "the active host holds the store and the partition",
+        "active_host's StreamsMetadata has the store and a source topic's partition among its actives",
+        _active_owns, _routable),
+    Law("STREAMS-LAW-ACTIVE-FOUND", "the owner of the partition is found",
+        "active_host is a host whose active partitions include the key's partition (UNKNOWN when none)",
+        _active_found, lambda q: _routable(q) and valid_assignment(q.assignment)),
+    Law("STREAMS-LAW-STANDBYS", "standbys are exactly the standby holders",
+        "standby_hosts == hosts whose standby partitions include the key's partition; active is not among them",
+        _standbys, lambda q: _routable(q) and valid_assignment(q.assignment)),
+    Law("STREAMS-LAW-HOSTS-IN-STORE-METADATA", "lookup, allMetadataForStore and allMetadata agree",
+        "active and standby hosts of a key ⊆ hosts of allMetadataForStore(store) ⊆ hosts of allMetadata",
+        _hosts_in_store_metadata, _routable),
+    Law("STREAMS-LAW-STORE-METADATA", "allMetadataForStore filters allMetadata",
+        "allMetadataForStore(store) == the allMetadata entries with the store as active or standby",
+        _store_metadata,
+        lambda q: q.assignment.initialized() and q.store not in q.assignment.topology.global_stores
+        and bool(q.assignment.topology.source_topics(q.store))),
+    Law("STREAMS-LAW-NOT-AVAILABLE", "nothing is answered before the first assignment",
+        "with no partition counts known the lookup is NOT_AVAILABLE and allMetadataForStore is empty",
+        _not_available, lambda q: not q.assignment.initialized()),
+)
+
+LAWS_BY_ID: dict[str, Law] = {law.id: law for law in LAWS}
+
+
+def violated_laws(router: Router, q: Query) -> list[str]:
+    """The IDs of the laws that fail for ``router`` at ``q``."""
+    return [law.id for law in LAWS if not law.holds(router, q)]
