@@ -1,8 +1,9 @@
 """Bounded breadth-first exploration and seeded random simulation of any system model.
 
 Breadth-first order makes the first trace found to a violating state a shortest one. States
-outside the model's bounds are checked but not expanded, which is TLC's ``CONSTRAINT``
-semantics, so the explorer and TLC count the same distinct states for the same bounds.
+outside the model's bounds are checked but neither counted nor expanded, which is TLC's
+``CONSTRAINT`` semantics, so the explorer and TLC count the same distinct states for the same
+bounds.
 """
 
 from __future__ import annotations
@@ -100,9 +101,30 @@ def explore(
             i = parent[i]
         return tuple(reversed(steps))
 
-    def visit(state: Any, p: int, action: Any) -> int | None:
+    def check(state: Any, trace: Callable[[], tuple[Step, ...]]) -> None:
         nonlocal pending_witnesses
+        for prop in invariants:
+            if prop.name not in violated and not prop.holds(state):
+                violated.add(prop.name)
+                result.violations.append(Violation(prop.id, prop.name, trace()))
+        if pending_witnesses:
+            still = []
+            for prop in pending_witnesses:
+                if prop.holds(state):
+                    result.witnesses[prop.name] = True
+                    if keep_witness_traces:
+                        result.witness_traces[prop.name] = trace()
+                else:
+                    still.append(prop)
+            pending_witnesses = still
+
+    def visit(state: Any, p: int, action: Any) -> int | None:
+        """Record a new state. A state outside the bounds is checked but neither stored nor
+        expanded (TLC's CONSTRAINT: it is not counted among the distinct states either)."""
         if state in index:
+            return None
+        if not model.within_bounds(state):
+            check(state, lambda: (*(trace_to(p) if p >= 0 else ()), Step(action, state)))
             return None
         i = len(states)
         index[state] = i
@@ -112,22 +134,8 @@ def explore(
         d = 0 if p < 0 else depth[p] + 1
         depth.append(d)
         result.max_depth = max(result.max_depth, d)
-        for prop in invariants:
-            if prop.name not in violated and not prop.holds(state):
-                violated.add(prop.name)
-                result.violations.append(Violation(prop.id, prop.name, trace_to(i)))
-        if pending_witnesses:
-            still = []
-            for prop in pending_witnesses:
-                if prop.holds(state):
-                    result.witnesses[prop.name] = True
-                    if keep_witness_traces:
-                        result.witness_traces[prop.name] = trace_to(i)
-                else:
-                    still.append(prop)
-            pending_witnesses = still
-        if model.within_bounds(state):
-            queue.append(i)
+        check(state, lambda: trace_to(i))
+        queue.append(i)
         return i
 
     for init in model.init_states():
@@ -152,15 +160,11 @@ def explore(
                         result.witnesses[prop.name] = True
                         pending_step_witnesses.remove(prop)
                         if keep_witness_traces:
-                            j = visit(nxt, i, action)
-                            result.witness_traces[prop.name] = (
-                                (*trace_to(i), Step(action, nxt)) if j is None else trace_to(j))
+                            result.witness_traces[prop.name] = (*trace_to(i), Step(action, nxt))
             for prop in step_props:
                 if prop.name not in violated and not prop.holds_step(state, action, nxt):
                     violated.add(prop.name)
-                    j = visit(nxt, i, action)
-                    trace = (*trace_to(i), Step(action, nxt)) if j is None else trace_to(j)
-                    result.violations.append(Violation(prop.id, prop.name, trace))
+                    result.violations.append(Violation(prop.id, prop.name, (*trace_to(i), Step(action, nxt))))
             visit(nxt, i, action)
         if progress is not None and len(states) % 1000 < 5:
             progress(len(states), result.transitions, result.max_depth)
@@ -174,16 +178,14 @@ def reachable_states(model: Model[Any, Any], max_states: int | None = None) -> s
     seen: set[Any] = set()
     queue: deque[Any] = deque()
     for init in model.init_states():
-        if init not in seen:
+        if init not in seen and model.within_bounds(init):
             seen.add(init)
             queue.append(init)
     while queue and (max_states is None or len(seen) < max_states):
         state = queue.popleft()
-        if not model.within_bounds(state):
-            continue
         for action in model.actions(state):
             nxt = model.next_state(state, action)
-            if nxt is not None and nxt not in seen:
+            if nxt is not None and nxt not in seen and model.within_bounds(nxt):
                 seen.add(nxt)
                 queue.append(nxt)
     return seen

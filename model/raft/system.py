@@ -77,6 +77,7 @@ class Raft:
     appends: int = 0
     crashes: int = 0
     duplicates: int = 0
+    fetches: int = 0
     elected: frozenset[tuple[int, int]] = frozenset()
     votes: frozenset[tuple[int, int, int]] = frozenset()
     committed: frozenset[tuple[int, Entry, int]] = frozenset()
@@ -95,12 +96,13 @@ class RaftModel:
     name = "raft"
 
     def __init__(self, *, voters: int = 3, observers: int = 0, max_epoch: int = 2, max_appends: int = 1,
-                 max_crashes: int = 1, max_inflight: int = 3, max_duplicates: int = 0, pre_vote: bool = False,
+                 max_crashes: int = 1, max_inflight: int = 3, max_duplicates: int = 0, max_fetches: int = 3,
+                 pre_vote: bool = False,
                  step: StepFn | None = None) -> None:
         self.bounds: dict[str, int | bool] = {
             "voters": voters, "observers": observers, "max_epoch": max_epoch, "max_appends": max_appends,
             "max_crashes": max_crashes, "max_inflight": max_inflight, "max_duplicates": max_duplicates,
-            "pre_vote": pre_vote,
+            "max_fetches": max_fetches, "pre_vote": pre_vote,
         }
         self.voter_ids = frozenset(range(1, voters + 1))
         self.replica_ids = tuple(range(1, voters + observers + 1))
@@ -133,6 +135,8 @@ class RaftModel:
                 if isinstance(inp, ClientAppend) and state.appends >= int(b["max_appends"]):
                     continue
                 if isinstance(inp, FetchDue):
+                    if state.fetches >= int(b["max_fetches"]):
+                        continue
                     # Kafka keeps one fetch in flight per replica: the next one waits for the
                     # reply (or for the request to be lost).
                     if fetching is None:
@@ -169,6 +173,10 @@ class RaftModel:
                     if state.appends >= int(self.bounds["max_appends"]):
                         return None
                     state = replace(state, appends=state.appends + 1)
+                if isinstance(inp, FetchDue):
+                    if state.fetches >= int(self.bounds["max_fetches"]):
+                        return None
+                    state = replace(state, fetches=state.fetches + 1)
                 return self._apply(state, replica, inp)
         return None
 
@@ -251,7 +259,22 @@ def record_history(state: Raft, before: Node, after: Node) -> Raft:
         new = {(o, after.log[o], after.epoch) for o in range(hw_after) if (o, after.log[o]) not in known}
         if new:
             committed = committed | new
-    if elected is state.elected and votes is state.votes and committed is state.committed:
+    # Forget history that can no longer conflict with anything (it keeps the state space
+    # small): a vote of an epoch below the voter's current one, and a leader of an epoch below
+    # every replica's current one. A second vote or leader in such an epoch would need an epoch
+    # to go backwards, which RAFT-STEP-EPOCH-MONOTONIC catches on the step where it happens.
+    if votes:
+        current = {n.id: n.epoch for n in state.nodes}
+        current[after.id] = after.epoch
+        kept = frozenset(v for v in votes if v[1] >= current[v[0]])
+        if kept != votes:
+            votes = kept
+    if elected:
+        low = min(min(n.epoch for n in state.nodes), after.epoch)
+        kept_e = frozenset(e for e in elected if e[0] >= low)
+        if kept_e != elected:
+            elected = kept_e
+    if elected == state.elected and votes == state.votes and committed is state.committed:
         return state
     return replace(state, elected=elected, votes=votes, committed=committed)
 
