@@ -1,0 +1,1 @@
+"""Adapters: how the conformance harness talks to a target implementation."""
