@@ -1,0 +1,1 @@
+"""Conformance targets: reference implementations and deliberately wrong mutants, as plain classes."""
