@@ -102,7 +102,7 @@ class IllegalTransition(ValueError):
         )
         self.from_role = node.role_name
         self.to_role = to
-        self.args = args
+        self.arguments = args
 
 
 def _check(node: Node, to: str, **args: object) -> None:

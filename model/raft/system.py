@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, TypeGuard
 
 from kspec.model.core.bag import Bag
 from kspec.model.core.protocol import Property
@@ -196,7 +196,7 @@ class RaftModel:
             return None  # the input does nothing in this role: not an enabled action
         nodes = list(state.nodes)
         nodes[replica - 1] = after
-        sent = [o for o in outputs if isinstance(o, MESSAGE_TYPES) and not _inert(o, state)]
+        sent: list[Message] = [o for o in outputs if is_message(o) and not _inert(o, state)]
         return record_history(replace(state, nodes=tuple(nodes), network=state.network.add_all(sent)), before, after)
 
     def node_event(self, state: Raft, action: Action) -> tuple[int, Input] | None:
@@ -227,6 +227,11 @@ class RaftModel:
 
     def describe_state(self, state: Raft) -> str:
         return describe_state(state)
+
+
+def is_message(output: Output) -> TypeGuard[Message]:
+    """True for a message (as opposed to a persistence effect)."""
+    return isinstance(output, MESSAGE_TYPES)
 
 
 def _inert(msg: Message, state: Raft) -> bool:
@@ -295,7 +300,8 @@ def describe_action(action: Action) -> str:
 
 def _msg(m: Message) -> str:
     fields = {k: getattr(m, k) for k in m.__dataclass_fields__ if k not in ("src", "dst")}
-    shown = ", ".join(f"{k}={_short(v)}" for k, v in fields.items() if v not in ((), None, False, "NONE"))
+    shown = ", ".join(f"{k}={_short(v)}" for k, v in fields.items()
+                      if not (v is None or v is False or v == () or v == "NONE"))
     return f"{type(m).__name__} {m.src}->{m.dst} ({shown})"
 
 
@@ -309,19 +315,27 @@ def _entry(e: Entry) -> str:
     return {"leader_change": "LC", "data": "D"}.get(e.kind, e.kind) + str(e.epoch)
 
 
+def describe_node(n: Node) -> str:
+    """One line: role, epoch, vote or leader, log and high watermark."""
+    e = election_of(n)
+    extra = ""
+    if e.voted_for is not None:
+        extra += f" voted={e.voted_for}"
+    if e.leader is not None and not isinstance(n.role, Leader):
+        extra += f" leader={e.leader}"
+    log = " ".join(_entry(x) for x in n.log) or "-"
+    hw = "-" if n.high_watermark is None else n.high_watermark
+    return f"r{n.id} {n.role_name:<11} epoch={n.epoch}{extra} log=[{log}] hw={hw}"
+
+
+def describe_message(m: Message) -> str:
+    """One line: type, direction and the fields that are set."""
+    return _msg(m)
+
+
 def describe_state(state: Raft) -> str:
     """One line per replica, then the messages in flight."""
-    rows = []
-    for n in state.nodes:
-        e = election_of(n)
-        extra = ""
-        if e.voted_for is not None:
-            extra += f" voted={e.voted_for}"
-        if e.leader is not None and not isinstance(n.role, Leader):
-            extra += f" leader={e.leader}"
-        log = " ".join(_entry(x) for x in n.log) or "-"
-        hw = "-" if n.high_watermark is None else n.high_watermark
-        rows.append(f"r{n.id} {n.role_name:<11} epoch={n.epoch}{extra} log=[{log}] hw={hw}")
+    rows = [describe_node(n) for n in state.nodes]
     if len(state.network):
         rows.append("in flight: " + "; ".join(_msg(m) for m in state.network))
     return "\n".join(rows)
