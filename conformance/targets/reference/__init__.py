@@ -1,0 +1,1 @@
+"""Reference targets: independent, conforming implementations of each protocol."""

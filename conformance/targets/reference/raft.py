@@ -1,0 +1,478 @@
+"""A KRaft replica written the way a user would write one: a mutable class, plain dicts.
+
+It follows KIP-595 and Kafka's ``KafkaRaftClient`` / ``QuorumState`` / ``LeaderState`` (not
+``kspec.model.raft``, which it never imports), speaks the conformance JSON (the shapes
+``kspec.model.core.codec.encode`` gives the model's messages) and must conform to the model
+step for step. The mutants in :mod:`kspec.conformance.targets.mutants` subclass it and
+override one method each.
+
+Persisted state (the quorum-state file and the log) survives a Crash; the role, the high
+watermark and the leader's bookkeeping do not.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kspec.conformance.adapters.base import JSON, StepResult, TargetError
+
+NONE = "NONE"
+FENCED = "FENCED_LEADER_EPOCH"
+UNKNOWN_EPOCH = "UNKNOWN_LEADER_EPOCH"
+NOT_LEADER = "NOT_LEADER_OR_FOLLOWER"
+
+# Roles whose election state is "no leader known": they follow a leader they hear of.
+_LEADERLESS = ("unattached", "voted", "candidate", "prospective")
+
+
+def _entry(epoch: int, kind: str, payload: list[int] | None = None) -> dict[str, Any]:
+    return {"type": "Entry", "epoch": epoch, "kind": kind, "payload": list(payload or [])}
+
+
+class RaftReplica:
+    """One KRaft replica. ``step(input) -> outputs``; ``observation()`` for the harness."""
+
+    def __init__(self, node_id: int, voters: list[int], pre_vote: bool = False) -> None:
+        self.id = node_id
+        self.voters = sorted(voters)
+        self.pre_vote = pre_vote
+        # quorum-state file (persisted): epoch, voted-for, leader
+        self.epoch = 0
+        self.voted_for: int | None = None
+        self.leader: int | None = None
+        # the log (persisted): list of Entry dicts
+        self.log: list[dict[str, Any]] = []
+        # volatile
+        self.role = "unattached"
+        self.high_watermark: int | None = None
+        self.granted: set[int] = set()
+        self.rejected: set[int] = set()
+        self.backing_off = False
+        self.prior: tuple[int, int | None, int | None] | None = None  # prospective: election to go back to
+        self.epoch_start = 0
+        self.end_offsets: dict[int, int] = {}
+        self.fetched: set[int] = set()
+        self.out: list[dict[str, Any]] = []
+        self._written = self.election()
+
+    # ------------------------------------------------------------------ helpers
+
+    @property
+    def is_voter(self) -> bool:
+        return self.id in self.voters
+
+    @property
+    def end_offset(self) -> int:
+        return len(self.log)
+
+    @property
+    def last_epoch(self) -> int:
+        return self.log[-1]["epoch"] if self.log else 0
+
+    def others(self) -> list[int]:
+        return [v for v in self.voters if v != self.id]
+
+    def majority(self, members: set[int]) -> bool:
+        return len(members & set(self.voters)) >= len(self.voters) // 2 + 1
+
+    def election(self) -> tuple[int, int | None, int | None]:
+        return (self.epoch, self.voted_for, self.leader)
+
+    def persist(self) -> None:
+        """Write the quorum-state file if it changed (Kafka's ``QuorumState.transitionTo``)."""
+        now = self.election()
+        if now != self._written:
+            self._written = now
+            self.out.append({"type": "PersistElection", "epoch": now[0], "voted_for": now[1], "leader": now[2]})
+
+    def send(self, kind: str, dst: int, **fields: Any) -> None:
+        self.out.append({"type": kind, "src": self.id, "dst": dst, **fields})
+
+    def log_is_up_to_date(self, last_epoch: int, end_offset: int) -> bool:
+        if last_epoch != self.last_epoch:
+            return last_epoch > self.last_epoch
+        return end_offset >= self.end_offset
+
+    def end_offset_for_epoch(self, epoch: int) -> tuple[int, int]:
+        found, end = 0, 0
+        for offset, e in enumerate(self.log):
+            if e["epoch"] > epoch:
+                break
+            found, end = e["epoch"], offset + 1
+        return found, end
+
+    def _reset_role_state(self) -> None:
+        self.granted, self.rejected, self.backing_off, self.prior = set(), set(), False, None
+        self.end_offsets, self.fetched = {}, set()
+
+    # ------------------------------------------------------------------ transitions
+
+    def become_unattached(self, epoch: int) -> None:
+        self._reset_role_state()
+        self.role, self.epoch, self.voted_for, self.leader = "unattached", epoch, None, None
+
+    def become_voted(self, epoch: int, candidate: int) -> None:
+        self._reset_role_state()
+        self.role, self.epoch, self.voted_for, self.leader = "voted", epoch, candidate, None
+
+    def become_follower(self, epoch: int, leader: int) -> None:
+        self._reset_role_state()
+        self.role, self.epoch, self.voted_for, self.leader = "follower", epoch, None, leader
+
+    def become_candidate(self) -> None:
+        self._reset_role_state()
+        self.role, self.epoch, self.voted_for, self.leader = "candidate", self.epoch + 1, self.id, None
+        self.granted = {self.id}
+        self.persist()
+        if self.majority(self.granted):
+            self.become_leader()
+            return
+        self.request_votes(self.epoch, pre_vote=False)
+
+    def become_prospective(self) -> None:
+        prior = self.election()
+        self._reset_role_state()
+        self.role, self.prior, self.granted = "prospective", prior, {self.id}
+
+    def become_leader(self) -> None:
+        self._reset_role_state()
+        self.role, self.voted_for, self.leader = "leader", None, self.id
+        self.epoch_start = self.end_offset
+        self.high_watermark = None
+        self.persist()
+        record = _entry(self.epoch, "leader_change")
+        self.out.append({"type": "AppendLog", "offset": self.end_offset, "entries": [record]})
+        self.log.append(record)
+        for v in self.others():
+            self.send("BeginQuorumEpochRequest", v, epoch=self.epoch)
+        self.update_high_watermark()
+
+    def resign(self) -> None:
+        self._reset_role_state()
+        self.role = "resigned"
+        for v in self.others():
+            self.send("EndQuorumEpochRequest", v, epoch=self.epoch, preferred=[])
+
+    def go_back(self, prior: tuple[int, int | None, int | None]) -> None:
+        """A lost pre-vote: return to the election state the replica had before."""
+        epoch, voted_for, leader = prior
+        if leader is not None and leader != self.id:
+            self.become_follower(epoch, leader)
+        elif voted_for is not None and voted_for != self.id:
+            self.become_voted(epoch, voted_for)
+        else:
+            self.become_unattached(epoch)
+        self._written = self.election()  # nothing is written: the file still holds the prior state
+
+    def start_election(self) -> None:
+        if not self.pre_vote:
+            self.become_candidate()
+            return
+        self.become_prospective()
+        if self.majority(self.granted):
+            self.become_candidate()
+            return
+        self.request_votes(self.epoch + 1, pre_vote=True)
+
+    def request_votes(self, epoch: int, pre_vote: bool) -> None:
+        for v in self.others():
+            self.send("VoteRequest", v, epoch=epoch, last_epoch=self.last_epoch, end_offset=self.end_offset,
+                      pre_vote=pre_vote)
+
+    def observe_epoch(self, epoch: int, leader: int | None) -> None:
+        """A higher epoch moves any role on: follower of its leader when known, else unattached."""
+        if epoch <= self.epoch:
+            return
+        if leader is not None and leader != self.id:
+            self.become_follower(epoch, leader)
+        else:
+            self.become_unattached(epoch)
+
+    def update_high_watermark(self) -> None:
+        offsets = dict(self.end_offsets)
+        offsets[self.id] = self.end_offset
+        ordered = sorted((offsets.get(v, 0) for v in self.voters), reverse=True)
+        majority_offset = ordered[len(self.voters) // 2] if ordered else 0
+        # only once a record of this leader's epoch commits, and never backwards
+        if majority_offset <= self.epoch_start:
+            return
+        if self.high_watermark is not None and majority_offset <= self.high_watermark:
+            return
+        self.high_watermark = majority_offset
+
+    # ------------------------------------------------------------------ inputs
+
+    def step(self, inp: dict[str, Any]) -> list[dict[str, Any]]:
+        self.out = []
+        kind = inp["type"]
+        if self.role == "down":
+            if kind == "Restart":
+                self.on_restart()
+            return self.out
+        handler = getattr(self, "on_" + kind, None)
+        if handler is None:
+            raise TargetError(f"unknown input type {kind!r}")
+        handler(inp)
+        self.persist()
+        return self.out
+
+    def on_Crash(self, inp: dict[str, Any]) -> None:
+        self._reset_role_state()
+        self.role, self.high_watermark = "down", None
+
+    def on_Restart(self, inp: dict[str, Any]) -> None:
+        pass  # already running
+
+    def on_restart(self) -> None:
+        """Resume from the quorum-state file and the log (``QuorumState.initialize``)."""
+        epoch, voted_for, leader = self.election()
+        self.high_watermark = None
+        if epoch < self.last_epoch:
+            self.become_unattached(self.last_epoch)
+            self._written = self.election()
+        elif leader == self.id:
+            self.role = "resigned"
+            for v in self.others():
+                self.send("EndQuorumEpochRequest", v, epoch=self.epoch, preferred=[])
+        elif voted_for == self.id:
+            self.role, self.granted = "candidate", {self.id}
+            self.request_votes(self.epoch, pre_vote=False)
+        elif voted_for is not None:
+            self.role = "voted"
+        elif leader is not None:
+            self.role = "follower"
+        else:
+            self.role = "unattached"
+
+    def on_VoteRequest(self, req: dict[str, Any]) -> None:
+        up_to_date = self.log_is_up_to_date(req["last_epoch"], req["end_offset"])
+        if req.get("pre_vote"):
+            # a pre-vote never changes the receiver (KIP-996)
+            granted = (self.is_voter and req["epoch"] > self.epoch and up_to_date and self.role in _LEADERLESS)
+            self.send("VoteResponse", req["src"], epoch=self.epoch, granted=granted, leader=self.leader,
+                      pre_vote=True, error=NONE)
+            return
+        if req["epoch"] < self.epoch:
+            self.send("VoteResponse", req["src"], epoch=self.epoch, granted=False, leader=self.leader,
+                      pre_vote=False, error=FENCED)
+            return
+        if req["epoch"] > self.epoch:
+            self.become_unattached(req["epoch"])
+        granted = self.grant_vote(req, up_to_date)
+        self.persist()
+        self.send("VoteResponse", req["src"], epoch=self.epoch, granted=granted, leader=self.leader,
+                  pre_vote=False, error=NONE)
+
+    def grant_vote(self, req: dict[str, Any], up_to_date: bool) -> bool:
+        if not (self.is_voter and req["src"] in self.voters and up_to_date):
+            return False
+        if self.role == "unattached":
+            self.become_voted(req["epoch"], req["src"])
+            return True
+        if self.role == "voted":
+            return self.voted_for == req["src"]
+        return False
+
+    def on_BeginQuorumEpochRequest(self, req: dict[str, Any]) -> None:
+        if req["epoch"] < self.epoch:
+            self.send("BeginQuorumEpochResponse", req["src"], epoch=self.epoch, leader=self.leader, error=FENCED)
+            return
+        if req["src"] != self.id and (req["epoch"] > self.epoch or self.role not in ("follower", "leader")):
+            self.become_follower(req["epoch"], req["src"])
+        self.persist()
+        self.send("BeginQuorumEpochResponse", req["src"], epoch=self.epoch, leader=self.leader, error=NONE)
+
+    def on_EndQuorumEpochRequest(self, req: dict[str, Any]) -> None:
+        if req["epoch"] < self.epoch:
+            self.send("EndQuorumEpochResponse", req["src"], epoch=self.epoch, leader=self.leader, error=FENCED)
+            return
+        self.observe_epoch(req["epoch"], req["src"])
+        self.persist()
+        self.send("EndQuorumEpochResponse", req["src"], epoch=self.epoch, leader=self.leader, error=NONE)
+
+    def fetch_error(self, req: dict[str, Any], error: str) -> None:
+        self.send("FetchResponse", req["src"], epoch=self.epoch, leader=self.leader, error=error,
+                  offset=req["fetch_offset"], entries=[], high_watermark=None, diverging=None)
+
+    def on_FetchRequest(self, req: dict[str, Any]) -> None:
+        if req["epoch"] < self.epoch:
+            return self.fetch_error(req, FENCED)
+        if req["epoch"] > self.epoch:
+            return self.fetch_error(req, UNKNOWN_EPOCH)
+        if self.role != "leader":
+            return self.fetch_error(req, NOT_LEADER)
+        offset, last_epoch = req["fetch_offset"], req["last_fetched_epoch"]
+        found, end = self.end_offset_for_epoch(last_epoch)
+        valid = (offset == 0 and last_epoch == 0) or (found == last_epoch and end >= offset
+                                                       and offset <= self.end_offset)
+        if not valid:
+            self.send("FetchResponse", req["src"], epoch=self.epoch, leader=self.id, error=NONE, offset=offset,
+                      entries=[], high_watermark=self.high_watermark, diverging=[found, end])
+            return None
+        self.on_valid_fetch(req["src"], offset)
+        self.send("FetchResponse", req["src"], epoch=self.epoch, leader=self.id, error=NONE, offset=offset,
+                  entries=[dict(e) for e in self.log[offset:]], high_watermark=self.high_watermark, diverging=None)
+        return None
+
+    def on_valid_fetch(self, replica: int, offset: int) -> None:
+        """The leader learns a replica's end offset; a majority fetching resets check-quorum."""
+        self.end_offsets[replica] = offset
+        if replica in self.voters:
+            self.fetched.add(replica)
+            if self.majority(self.fetched | {self.id}):
+                self.fetched = set()
+        self.update_high_watermark()
+
+    def on_response(self, resp: dict[str, Any]) -> None:
+        if resp["epoch"] > self.epoch:
+            self.observe_epoch(resp["epoch"], resp.get("leader"))
+            return
+        is_pre_vote = resp["type"] == "VoteResponse" and resp.get("pre_vote")
+        if resp["epoch"] < self.epoch:
+            if is_pre_vote and self.role == "prospective":
+                self.on_pre_vote_response(resp)
+            return
+        leader = resp.get("leader")
+        if leader is not None and leader != self.id and self.role in _LEADERLESS:
+            self.become_follower(resp["epoch"], leader)
+            return
+        if is_pre_vote:
+            if self.role == "prospective":
+                self.on_pre_vote_response(resp)
+        elif resp["type"] == "VoteResponse":
+            self.on_vote_response(resp)
+        elif resp["type"] == "FetchResponse":
+            self.on_fetch_response(resp)
+
+    on_VoteResponse = on_response
+    on_BeginQuorumEpochResponse = on_response
+    on_EndQuorumEpochResponse = on_response
+    on_FetchResponse = on_response
+
+    def on_vote_response(self, resp: dict[str, Any]) -> None:
+        if self.role != "candidate" or resp["src"] not in self.voters:
+            return
+        (self.granted if resp["granted"] else self.rejected).add(resp["src"])
+        if resp["granted"] and self.majority(self.granted):
+            self.become_leader()
+        elif not self.majority(set(self.voters) - self.rejected):
+            self.backing_off = True
+
+    def on_pre_vote_response(self, resp: dict[str, Any]) -> None:
+        if resp["src"] not in self.voters:
+            return
+        (self.granted if resp["granted"] else self.rejected).add(resp["src"])
+        if self.majority(self.granted):
+            self.become_candidate()
+        elif not self.majority(set(self.voters) - self.rejected):
+            assert self.prior is not None
+            self.go_back(self.prior)
+
+    def on_fetch_response(self, resp: dict[str, Any]) -> None:
+        if self.role != "follower" or resp["src"] != self.leader or resp["error"] != NONE:
+            return
+        if resp.get("diverging") is not None:
+            self.truncate_to(*resp["diverging"])
+            return
+        if resp["offset"] != self.end_offset:
+            return  # a reply to an older fetch
+        if resp["entries"]:
+            self.out.append({"type": "AppendLog", "offset": self.end_offset, "entries": resp["entries"]})
+            self.log.extend(dict(e) for e in resp["entries"])
+        self.advance_high_watermark(resp.get("high_watermark"))
+
+    def truncate_to(self, div_epoch: int, div_end: int) -> None:
+        local_epoch, local_end = self.end_offset_for_epoch(div_epoch)
+        target = min(local_end, div_end) if local_epoch == div_epoch else local_end
+        if target < self.end_offset:
+            del self.log[target:]
+            self.out.append({"type": "TruncateLog", "offset": target})
+
+    def advance_high_watermark(self, leader_hw: int | None) -> None:
+        if leader_hw is None:
+            return
+        hw = min(leader_hw, self.end_offset)
+        if self.high_watermark is None or hw > self.high_watermark:
+            self.high_watermark = hw
+
+    def on_ElectionTimeout(self, inp: dict[str, Any]) -> None:
+        if not self.is_voter:
+            return
+        if self.role in ("unattached", "voted"):
+            self.start_election()
+        elif self.role == "resigned":
+            self.become_candidate()
+        elif self.role == "candidate" and not self.backing_off:
+            self.backing_off = True
+        elif self.role == "prospective":
+            assert self.prior is not None
+            self.go_back(self.prior)
+
+    def on_BackoffExpired(self, inp: dict[str, Any]) -> None:
+        if self.role == "candidate" and self.backing_off:
+            self.start_election()
+
+    def on_FetchTimeout(self, inp: dict[str, Any]) -> None:
+        if self.role == "follower" and self.is_voter:
+            self.start_election()
+
+    def on_CheckQuorumTimeout(self, inp: dict[str, Any]) -> None:
+        if self.role == "leader" and not self.majority(self.fetched | {self.id}):
+            self.resign()
+
+    def on_FetchDue(self, inp: dict[str, Any]) -> None:
+        to = inp["to"]
+        if (self.role == "follower" and to == self.leader) or (
+                self.role == "unattached" and not self.is_voter and to in self.voters):
+            self.send("FetchRequest", to, epoch=self.epoch, fetch_offset=self.end_offset,
+                      last_fetched_epoch=self.last_epoch)
+
+    def on_ClientAppend(self, inp: dict[str, Any]) -> None:
+        if self.role != "leader":
+            return
+        record = _entry(self.epoch, "data", inp.get("payload"))
+        self.out.append({"type": "AppendLog", "offset": self.end_offset, "entries": [record]})
+        self.log.append(record)
+        self.update_high_watermark()
+
+    # ------------------------------------------------------------------ observation
+
+    def observation(self) -> dict[str, JSON]:
+        return {
+            "role": self.role,
+            "epoch": self.epoch,
+            "leader": self.leader,
+            "voted_for": self.voted_for,
+            "log": [[e["epoch"], e["kind"]] for e in self.log],
+            "high_watermark": self.high_watermark,
+        }
+
+
+class RaftInstance:
+    """The adapter: a replica behind the node-level interface."""
+
+    def __init__(self, replica: RaftReplica) -> None:
+        self.replica = replica
+
+    def step(self, inp: JSON) -> StepResult:
+        outputs = self.replica.step(inp)
+        return StepResult(outputs, self.replica.observation())
+
+    def close(self) -> None:
+        pass
+
+
+class RaftTarget:
+    """A raft target: one :class:`RaftReplica` (or subclass) per node."""
+
+    protocol = "raft"
+
+    def __init__(self, name: str = "reference", replica_class: type[RaftReplica] = RaftReplica) -> None:
+        self.name = name
+        self.replica_class = replica_class
+
+    def start(self, node: int, config: dict[str, JSON]) -> RaftInstance:
+        return RaftInstance(self.replica_class(node, list(config["voters"]), bool(config.get("pre_vote", False))))
+
+    def close(self) -> None:
+        pass

@@ -1,0 +1,313 @@
+"""A share-group state coordinator shard written the way a user would write one.
+
+It follows Kafka's ``ShareCoordinatorShard`` (KIP-932: request handlers produce records, a
+``replay`` applies them; ``PersisterStateBatchCombiner`` for the batches), keeps its state in
+plain dicts, speaks the conformance JSON, and never imports ``kspec.model.share``. Two inputs
+besides the requests drive fail-over: ``{"type": "Unload"}`` (the broker loses the coordinator
+partition) and ``{"type": "Load", "records": [...]}`` (a new shard replays the partition's log).
+The share mutants subclass :class:`ShareShard` and override one method each.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from kspec.conformance.adapters.base import JSON, StepResult, TargetError
+
+NOT_SET = -1
+NONE = "NONE"
+FENCED_LEADER = ("FENCED_LEADER_EPOCH", "The leader epoch in the request is older than the one known.")
+FENCED_STATE = ("FENCED_STATE_EPOCH", "The state epoch in the request is older than the one known.")
+UNKNOWN_TP = ("UNKNOWN_TOPIC_OR_PARTITION", "This server does not host this topic-partition.")
+NOT_AVAILABLE = ("COORDINATOR_NOT_AVAILABLE", "The coordinator is not available.")
+
+RESPONSE_OF = {"WriteRequest": "WriteResponse", "ReadRequest": "ReadResponse",
+               "InitializeRequest": "InitializeResponse", "DeleteRequest": "DeleteResponse",
+               "ReadSummaryRequest": "ReadSummaryResponse"}
+
+
+def combine(start_offset: int, current: list[list[int]], new: list[list[int]]) -> list[list[int]]:
+    """Batches ``[first, last, state, count]`` combined above ``start_offset``: on each offset
+    the higher (delivery count, delivery state) wins; equal neighbours merge."""
+    best: dict[int, tuple[int, int]] = {}
+    for first, last, state, count in [*current, *new]:
+        for o in range(first, last + 1):
+            if start_offset != NOT_SET and o < start_offset:
+                continue
+            if o not in best or (count, state) > best[o]:
+                best[o] = (count, state)
+    out: list[list[int]] = []
+    for o in sorted(best):
+        count, state = best[o]
+        if out and out[-1][1] == o - 1 and out[-1][2] == state and out[-1][3] == count:
+            out[-1][1] = o
+        else:
+            out.append([o, o, state, count])
+    return out
+
+
+def _batches_in(raw: list[dict[str, Any]]) -> list[list[int]]:
+    return [[b["first_offset"], b["last_offset"], b["delivery_state"], b["delivery_count"]] for b in raw]
+
+
+def _batches_out(batches: list[list[int]]) -> list[dict[str, Any]]:
+    return [{"type": "StateBatch", "first_offset": f, "last_offset": last, "delivery_state": s, "delivery_count": c}
+            for f, last, s, c in batches]
+
+
+class ShareShard:
+    """One coordinator partition's shard."""
+
+    def __init__(self, snapshot_limit: int, image: list[list[Any]] | None) -> None:
+        self.snapshot_limit = snapshot_limit
+        self.image = None if image is None else {(t, p) for t, p in image}
+        self.reset()
+
+    def reset(self) -> None:
+        self.active = True
+        self.offsets: dict[tuple[str, str, int], dict[str, Any]] = {}
+        self.leader_epochs: dict[tuple[str, str, int], int] = {}
+        self.state_epochs: dict[tuple[str, str, int], int] = {}
+        self.update_counts: dict[tuple[str, str, int], int] = {}
+
+    # -------------------------------------------------------------- records and replay
+
+    @staticmethod
+    def key_json(key: tuple[str, str, int]) -> dict[str, Any]:
+        return {"type": "SharePartitionKey", "group_id": key[0], "topic_id": key[1], "partition": key[2]}
+
+    def snapshot(self, key: tuple[str, str, int], snapshot_epoch: int, state_epoch: int, leader_epoch: int,
+                 start_offset: int, batches: list[list[int]]) -> dict[str, Any]:
+        return {"type": "ShareSnapshot", "key": self.key_json(key), "snapshot_epoch": snapshot_epoch,
+                "state_epoch": state_epoch, "leader_epoch": leader_epoch, "start_offset": start_offset,
+                "state_batches": _batches_out(batches)}
+
+    def update(self, key: tuple[str, str, int], snapshot_epoch: int, leader_epoch: int, start_offset: int,
+               batches: list[list[int]]) -> dict[str, Any]:
+        return {"type": "ShareUpdate", "key": self.key_json(key), "snapshot_epoch": snapshot_epoch,
+                "leader_epoch": leader_epoch, "start_offset": start_offset, "state_batches": _batches_out(batches)}
+
+    @staticmethod
+    def _raise_to(table: dict[tuple[str, str, int], int], key: tuple[str, str, int], epoch: int) -> None:
+        if key not in table or table[key] < epoch:
+            table[key] = epoch
+
+    def replay(self, record: dict[str, Any]) -> None:
+        k = record["key"]
+        key = (k["group_id"], k["topic_id"], k["partition"])
+        kind = record["type"]
+        if kind == "ShareTombstone":
+            for table in (self.offsets, self.leader_epochs, self.state_epochs, self.update_counts):
+                table.pop(key, None)
+        elif kind == "ShareSnapshot":
+            self.replay_snapshot(key, record)
+        elif kind == "ShareUpdate":
+            self.replay_update(key, record)
+        else:
+            raise TargetError(f"unknown record type {kind!r}")
+
+    def replay_snapshot(self, key: tuple[str, str, int], record: dict[str, Any]) -> None:
+        if self.update_counts.get(key, -1) >= self.snapshot_limit:
+            self.update_counts[key] = 0
+        self.offsets[key] = {"snapshot_epoch": record["snapshot_epoch"], "state_epoch": record["state_epoch"],
+                             "leader_epoch": record["leader_epoch"], "start_offset": record["start_offset"],
+                             "state_batches": _batches_in(record["state_batches"])}
+        self._raise_to(self.leader_epochs, key, record["leader_epoch"])
+        self._raise_to(self.state_epochs, key, record["state_epoch"])
+
+    def replay_update(self, key: tuple[str, str, int], record: dict[str, Any]) -> None:
+        batches = _batches_in(record["state_batches"])
+        current = self.offsets.get(key)
+        if current is None:
+            self.offsets[key] = {"snapshot_epoch": record["snapshot_epoch"], "state_epoch": NOT_SET,
+                                 "leader_epoch": record["leader_epoch"], "start_offset": record["start_offset"],
+                                 "state_batches": batches}
+        else:
+            start = current["start_offset"] if record["start_offset"] == NOT_SET else record["start_offset"]
+            leader = current["leader_epoch"] if record["leader_epoch"] == NOT_SET else record["leader_epoch"]
+            self.offsets[key] = {**current, "leader_epoch": leader, "start_offset": start,
+                                 "state_batches": combine(start, current["state_batches"], batches)}
+        self._raise_to(self.leader_epochs, key, record["leader_epoch"])
+        self.update_counts[key] = self.update_counts[key] + 1 if key in self.update_counts else 0
+
+    def state_record(self, key: tuple[str, str, int], leader_epoch: int, state_epoch: int, start_offset: int,
+                     batches: list[list[int]]) -> dict[str, Any]:
+        """A ShareSnapshot for a new key or once the update count reaches the limit, else a ShareUpdate."""
+        current = self.offsets.get(key)
+        if current is None:
+            return self.snapshot(key, 0, state_epoch, leader_epoch, start_offset, combine(start_offset, [], batches))
+        if self.update_counts.get(key, 0) >= self.snapshot_limit:
+            return self.limit_snapshot(key, current, leader_epoch, state_epoch, start_offset, batches)
+        return self.update(key, current["snapshot_epoch"], leader_epoch, start_offset,
+                           combine(start_offset, [], batches))
+
+    def limit_snapshot(self, key: tuple[str, str, int], current: dict[str, Any], leader_epoch: int,
+                       state_epoch: int, start_offset: int, batches: list[list[int]]) -> dict[str, Any]:
+        leader = current["leader_epoch"] if leader_epoch == NOT_SET else leader_epoch
+        st_epoch = current["state_epoch"] if state_epoch == NOT_SET else state_epoch
+        start = current["start_offset"] if start_offset == NOT_SET else start_offset
+        return self.snapshot(key, current["snapshot_epoch"] + 1, st_epoch, leader, start,
+                             combine(start, current["state_batches"], batches))
+
+    # -------------------------------------------------------------- requests
+
+    def step(self, inp: dict[str, Any]) -> list[dict[str, Any]]:
+        kind = inp["type"]
+        if kind == "Unload":
+            self.active = False
+            return []
+        if kind == "Load":
+            self.reset()
+            for record in inp["records"]:
+                self.replay(record)
+            return []
+        if kind not in RESPONSE_OF:
+            raise TargetError(f"unknown input type {kind!r}")
+        if not self.active:
+            return [self.response(inp, *NOT_AVAILABLE)]
+        error = self.basic_error(inp)
+        if error is not None:
+            return [self.response(inp, "INVALID_REQUEST", error)]
+        key = (inp["group_id"], inp["topic_id"], inp["partition"])
+        records, response = getattr(self, "on_" + kind)(key, inp)
+        for r in records:
+            self.replay(r)
+        return [*records, response]
+
+    def response(self, req: dict[str, Any], error: str = NONE, message: str = "", **fields: Any) -> dict[str, Any]:
+        kind = RESPONSE_OF[req["type"]]
+        out = {"type": kind, "topic_id": req["topic_id"], "partition": req["partition"], "error": error,
+               "message": message}
+        if kind == "ReadResponse":
+            out.update(state_epoch=0, start_offset=NOT_SET, state_batches=[])
+        elif kind == "ReadSummaryResponse":
+            out.update(state_epoch=0, leader_epoch=NOT_SET, start_offset=NOT_SET)
+        out.update(fields)
+        return out
+
+    @staticmethod
+    def basic_error(req: dict[str, Any]) -> str | None:
+        if req["topic_id"] is None:
+            return "The topic id cannot be null."
+        if req["partition"] < 0:
+            return "The partition id cannot be a negative number."
+        return None
+
+    def hosts(self, key: tuple[str, str, int]) -> bool:
+        return self.image is not None and (key[1], key[2]) in self.image
+
+    def on_WriteRequest(self, key: tuple[str, str, int], req: dict[str, Any]) -> tuple[list[Any], dict[str, Any]]:
+        fenced = self.write_fenced(key, req)
+        if fenced is not None:
+            return [], self.response(req, *fenced)
+        if not self.hosts(key):
+            return [], self.response(req, *UNKNOWN_TP)
+        record = self.state_record(key, req["leader_epoch"], req["state_epoch"], req["start_offset"],
+                                   _batches_in(req["state_batches"]))
+        return [record], self.response(req)
+
+    def write_fenced(self, key: tuple[str, str, int], req: dict[str, Any]) -> tuple[str, str] | None:
+        stored_leader = self.leader_epochs.get(key)
+        if req["leader_epoch"] != NOT_SET and stored_leader is not None and stored_leader > req["leader_epoch"]:
+            return FENCED_LEADER
+        stored_state = self.state_epochs.get(key)
+        if req["state_epoch"] != NOT_SET and stored_state is not None and stored_state > req["state_epoch"]:
+            return FENCED_STATE
+        return None
+
+    def on_ReadRequest(self, key: tuple[str, str, int], req: dict[str, Any]) -> tuple[list[Any], dict[str, Any]]:
+        stored_leader = self.leader_epochs.get(key)
+        if stored_leader is not None and stored_leader > req["leader_epoch"]:
+            return [], self.response(req, *FENCED_LEADER)
+        if not self.hosts(key):
+            return [], self.response(req, *UNKNOWN_TP)
+        current = self.offsets.get(key)
+        if current is None:
+            response = self.response(req)
+        else:
+            response = self.response(req, state_epoch=current["state_epoch"], start_offset=current["start_offset"],
+                                     state_batches=_batches_out(current["state_batches"]))
+        return self.read_records(key, req, response, stored_leader), response
+
+    def read_records(self, key: tuple[str, str, int], req: dict[str, Any], response: dict[str, Any],
+                     stored_leader: int | None) -> list[Any]:
+        """A read carrying a new leader epoch records it (ShareCoordinatorShard.readStateAndMaybeUpdateLeaderEpoch)."""
+        if req["leader_epoch"] == NOT_SET or stored_leader == req["leader_epoch"]:
+            return []
+        return [self.state_record(key, req["leader_epoch"], response["state_epoch"], response["start_offset"], [])]
+
+    def on_InitializeRequest(self, key: tuple[str, str, int], req: dict[str, Any]
+                             ) -> tuple[list[Any], dict[str, Any]]:
+        stored_state = self.state_epochs.get(key)
+        if stored_state is not None and stored_state > req["state_epoch"]:
+            return [], self.response(req, *FENCED_STATE)
+        if not self.hosts(key):
+            return [], self.response(req, *UNKNOWN_TP)
+        return [self.initialize_record(key, req)], self.response(req)
+
+    def initialize_record(self, key: tuple[str, str, int], req: dict[str, Any]) -> dict[str, Any]:
+        current = self.offsets.get(key)
+        snapshot_epoch = 0 if current is None else current["snapshot_epoch"] + 1
+        return self.snapshot(key, snapshot_epoch, req["state_epoch"], 0, req["start_offset"], [])
+
+    def on_DeleteRequest(self, key: tuple[str, str, int], req: dict[str, Any]) -> tuple[list[Any], dict[str, Any]]:
+        if not self.hosts(key):
+            return [], self.response(req, *UNKNOWN_TP)
+        if key not in self.offsets:
+            return [], self.response(req)
+        return [{"type": "ShareTombstone", "key": self.key_json(key)}], self.response(req)
+
+    def on_ReadSummaryRequest(self, key: tuple[str, str, int], req: dict[str, Any]
+                              ) -> tuple[list[Any], dict[str, Any]]:
+        if not self.hosts(key):
+            return [], self.response(req, *UNKNOWN_TP)
+        current = self.offsets.get(key)
+        if current is None:
+            return [], self.response(req)
+        return [], self.response(req, state_epoch=current["state_epoch"], leader_epoch=current["leader_epoch"],
+                                 start_offset=current["start_offset"])
+
+    # -------------------------------------------------------------- observation
+
+    def observation(self) -> dict[str, JSON]:
+        keys = set(self.offsets) | set(self.leader_epochs) | set(self.state_epochs) | set(self.update_counts)
+        parts: dict[str, Any] = {}
+        for key in sorted(keys):
+            off = self.offsets.get(key)
+            parts[f"{key[0]}:{key[1]}:{key[2]}"] = {
+                "offset": None if off is None else copy.deepcopy(off),
+                "leader_epoch_fence": self.leader_epochs.get(key),
+                "state_epoch_fence": self.state_epochs.get(key),
+                "update_count": self.update_counts.get(key),
+            }
+        return {"active": self.active, "partitions": parts}
+
+
+class ShareInstance:
+    """The adapter: a shard behind the node-level interface."""
+
+    def __init__(self, shard: ShareShard) -> None:
+        self.shard = shard
+
+    def step(self, inp: JSON) -> StepResult:
+        return StepResult(self.shard.step(inp), self.shard.observation())
+
+    def close(self) -> None:
+        pass
+
+
+class ShareTarget:
+    """A share target: one :class:`ShareShard` (or subclass) per coordinator partition."""
+
+    protocol = "share"
+
+    def __init__(self, name: str = "reference", shard_class: type[ShareShard] = ShareShard) -> None:
+        self.name = name
+        self.shard_class = shard_class
+
+    def start(self, node: int, config: dict[str, JSON]) -> ShareInstance:
+        return ShareInstance(self.shard_class(int(config.get("snapshot_limit", 500)), config.get("image")))
+
+    def close(self) -> None:
+        pass
