@@ -37,14 +37,27 @@ class Query:
 
 
 def valid_assignment(a: Assignment) -> bool:
-    """Each source partition has at most one active host, and no host is standby for a
-    partition it holds actively."""
+    """What Streams' assignor guarantees: each source partition has at most one active host;
+    partition ``p`` of all the source topics of a store belongs to one task, so to one active
+    host (co-partitioning); and no host is standby for a task it holds actively."""
     owners: dict[TopicPartition, HostInfo] = {}
     for host, tps in a.active:
         for tp in tps:
             if owners.setdefault(tp, host) != host:
                 return False
-    return all(owners.get(tp) != host for host, tps in a.standby for tp in tps)
+    for _, sources in a.topology.stores:
+        for tp, host in owners.items():
+            if tp.topic in sources and any(owners.get(TopicPartition(t, tp.partition), host) != host
+                                           for t in sources):
+                return False
+    task_owner = {(store, tp.partition): host for store, sources in a.topology.stores
+                  for tp, host in owners.items() if tp.topic in sources}
+    for host, tps in a.standby:
+        for tp in tps:
+            for store, sources in a.topology.stores:
+                if tp.topic in sources and task_owner.get((store, tp.partition)) == host:
+                    return False
+    return True
 
 
 def _max_partitions(q: Query) -> int:
