@@ -1,0 +1,380 @@
+"""The lockstep harness: one protocol driver, one target, the model and the target side by side.
+
+A *driver* knows one protocol: its configurations, the model's enabled actions in a state, the
+node-level event an action gives (which node, which input, the model's outputs and the model's
+observation after it), and the safety checks that can be evaluated on observations alone. A
+:class:`Lockstep` session starts one target instance per node and feeds it those inputs; after
+every step the target's outputs must equal the model's (as a multiset of JSON values; the
+model's node step is deterministic), the target's observation must equal the model's, and the
+observed safety checks must hold. The first difference ends the session with a
+:class:`Divergence`; a target that raises, hangs or answers malformed JSON ends it with a
+:class:`TargetFailure` (verdict ``error``). Every step is recorded, so a counterexample file
+can always be written, even for a session that ended in an error.
+
+Replay (:func:`replay_steps`) feeds recorded inputs to a fresh target and compares with the
+recorded model side, without the model: it reports the first divergence, step for step.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import queue
+import threading
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from kspec.conformance.adapters.base import JSON, Instance, StepResult, Target, TargetError
+
+DEFAULT_STEP_TIMEOUT = 10.0
+
+
+def norm(value: Any) -> JSON:
+    """Plain JSON (tuples become lists, keys strings), so equal values compare equal."""
+    return json.loads(json.dumps(value, sort_keys=True))
+
+
+def _key(value: JSON) -> str:
+    return json.dumps(value, sort_keys=True)
+
+
+@dataclass
+class StepRecord:
+    """One step of a lockstep run, as the counterexample file stores it."""
+
+    index: int
+    action: str
+    node: Any = None
+    input: JSON = None
+    model_outputs: JSON = None
+    target_outputs: JSON = None
+    model_observation: JSON = None
+    target_observation: JSON = None
+
+    def to_json(self) -> dict[str, JSON]:
+        return {"step": self.index, "action": self.action, "node": self.node, "input": self.input,
+                "model_outputs": self.model_outputs, "target_outputs": self.target_outputs,
+                "model_observation": self.model_observation, "target_observation": self.target_observation}
+
+    @staticmethod
+    def from_json(doc: dict[str, JSON]) -> StepRecord:
+        return StepRecord(doc["step"], doc.get("action", ""), doc.get("node"), doc.get("input"),
+                          doc.get("model_outputs"), doc.get("target_outputs"), doc.get("model_observation"),
+                          doc.get("target_observation"))
+
+
+@dataclass
+class Finding:
+    """What ended a run: a divergence (outputs, observation, property) or a target error."""
+
+    kind: str  # "outputs" | "observation" | "property" | "error"
+    step: int
+    field: str
+    detail: str
+
+    def to_json(self) -> dict[str, JSON]:
+        return {"kind": self.kind, "step": self.step, "field": self.field, "detail": self.detail}
+
+    def same_as(self, other: dict[str, JSON] | Finding | None) -> bool:
+        """Same step, kind and field (the detail may quote values that differ in form)."""
+        if other is None:
+            return False
+        o = other.to_json() if isinstance(other, Finding) else other
+        return (self.step, self.kind, self.field) == (o.get("step"), o.get("kind"), o.get("field"))
+
+    def line(self) -> str:
+        return f"step {self.step}: {self.kind} {self.field}: {self.detail}"
+
+
+class Divergence(AssertionError):
+    """The target left the model's allowed behaviour. Hypothesis shrinks these."""
+
+    def __init__(self, finding: Finding) -> None:
+        super().__init__(finding.line())
+        self.finding = finding
+
+
+class TargetFailure(BaseException):
+    """The target crashed, hung or answered malformed output.
+
+    A BaseException on purpose: Hypothesis does not catch it, so a hanging target is not run
+    again hundreds of times while shrinking; the run stops at once with what it recorded.
+    """
+
+    def __init__(self, finding: Finding) -> None:
+        super().__init__(finding.line())
+        self.finding = finding
+
+
+# ---------------------------------------------------------------------------- drivers
+
+
+@dataclass(frozen=True)
+class Choice:
+    """One entry of the enabled list that stands for several actions (the harness draws one of
+    them second), so rare kinds of action do not crowd out the model's own."""
+
+    options: list[tuple[Any, Any]]
+
+
+@dataclass(frozen=True)
+class Event:
+    """The node-level event of one model action, with the model's side of it."""
+
+    node: Any
+    input: JSON
+    model_outputs: JSON
+    model_observation: JSON
+
+
+class Driver(Protocol):
+    """One protocol's lockstep driver (see the module docstring)."""
+
+    protocol: str
+    config: dict[str, JSON]
+
+    def nodes(self) -> list[Any]: ...
+
+    def node_config(self, node: Any) -> dict[str, JSON]: ...
+
+    def init_state(self) -> Any: ...
+
+    def enabled(self, state: Any) -> list[tuple[Any, Any]]: ...
+
+    def event(self, before: Any, action: Any, after: Any) -> Event | None: ...
+
+    def describe(self, action: Any) -> str: ...
+
+    def model_violation(self, before: Any, action: Any, after: Any) -> str | None: ...
+
+    def observed_violation(self, node: Any, inp: JSON, observations: dict[Any, JSON],
+                           memory: dict[str, Any]) -> str | None: ...
+
+
+# ---------------------------------------------------------------------------- guarded target calls
+
+
+class _Worker:
+    """A daemon thread that runs target calls, so a hanging call can be abandoned."""
+
+    def __init__(self) -> None:
+        self.jobs: queue.Queue[tuple[Callable[[], Any], queue.Queue[tuple[bool, Any]]]] = queue.Queue()
+        threading.Thread(target=self._run, daemon=True, name="kspec-target").start()
+
+    def _run(self) -> None:
+        while True:
+            fn, reply = self.jobs.get()
+            try:
+                reply.put((True, fn()))
+            except BaseException as err:
+                reply.put((False, err))
+
+    def call(self, fn: Callable[[], Any], timeout: float) -> Any:
+        reply: queue.Queue[tuple[bool, Any]] = queue.Queue()
+        self.jobs.put((fn, reply))
+        try:
+            ok, value = reply.get(timeout=timeout)
+        except queue.Empty:
+            raise TimeoutError(f"no answer within {timeout:g}s") from None
+        if not ok:
+            raise value
+        return value
+
+
+def check_result(result: Any) -> tuple[list[JSON], dict[str, JSON]]:
+    """The outputs and observation of a StepResult, or TargetError naming what is malformed."""
+    outputs = getattr(result, "outputs", None)
+    observation = getattr(result, "observation", None)
+    if not isinstance(result, StepResult) and (outputs is None or observation is None):
+        raise TargetError(f"malformed step result: expected StepResult, got {type(result).__name__}")
+    if not isinstance(outputs, list | tuple):
+        raise TargetError(f"malformed outputs: expected a list, got {type(outputs).__name__}")
+    for i, out in enumerate(outputs):
+        if not isinstance(out, dict) or not isinstance(out.get("type"), str):
+            raise TargetError(f"malformed output #{i}: expected an object with a 'type', got {out!r:.80}")
+    if not isinstance(observation, dict):
+        raise TargetError(f"malformed observation: expected an object, got {type(observation).__name__}")
+    try:
+        return norm(list(outputs)), norm(observation)
+    except (TypeError, ValueError) as err:
+        raise TargetError(f"malformed output: not JSON ({err})") from None
+
+
+def first_difference(expected: JSON, actual: JSON, path: str = "") -> str | None:
+    """The path of the first place two JSON values differ (``""`` for the roots), or None."""
+    if isinstance(expected, dict) and isinstance(actual, dict):
+        for k in sorted(set(expected) | set(actual)):
+            if k not in expected or k not in actual:
+                return f"{path}.{k}" if path else str(k)
+            sub = first_difference(expected[k], actual[k], f"{path}.{k}" if path else str(k))
+            if sub is not None:
+                return sub
+        return None
+    if expected != actual:
+        return path
+    return None
+
+
+def _short(value: JSON, limit: int = 160) -> str:
+    text = json.dumps(value, sort_keys=True)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _get(doc: JSON, path: str) -> JSON:
+    for part in path.split(".") if path else []:
+        if not isinstance(doc, dict):
+            return None
+        doc = doc.get(part)
+    return doc
+
+
+# ---------------------------------------------------------------------------- the session
+
+
+class Feeder:
+    """Feeds node-level inputs to a target's instances and compares with the model side.
+
+    Shared by the lockstep run (the model side computed now) and replay (read from a file).
+    """
+
+    def __init__(self, driver: Driver, target: Target, step_timeout: float = DEFAULT_STEP_TIMEOUT) -> None:
+        self.driver = driver
+        self.target = target
+        self.step_timeout = step_timeout
+        self.steps: list[StepRecord] = []
+        self.instances: dict[Any, Instance] = {}
+        self.observations: dict[Any, JSON] = {}
+        self.memory: dict[str, Any] = {}
+        self.worker = _Worker()
+        self.finding: Finding | None = None
+        for node in driver.nodes():
+            self.instances[node] = self._call(lambda n=node: target.start(n, driver.node_config(n)),
+                                              0, f"start of node {node}")
+
+    def _call(self, fn: Callable[[], Any], step: int, what: str) -> Any:
+        try:
+            return self.worker.call(fn, self.step_timeout)
+        except TimeoutError as err:
+            self.worker = _Worker()  # the hung thread is abandoned
+            self._fail(step, "timeout", f"{what}: the target hung ({err})")
+        except TargetError as err:
+            self._fail(step, "target", f"{what}: {err}")
+        except Exception as err:
+            self._fail(step, "target", f"{what}: the target raised {type(err).__name__}: {err}")
+
+    def _fail(self, step: int, field: str, detail: str) -> None:
+        self.finding = Finding("error", step, field, detail)
+        raise TargetFailure(self.finding)
+
+    def _diverge(self, step: int, kind: str, field: str, detail: str) -> None:
+        self.finding = Finding(kind, step, field, detail)
+        raise Divergence(self.finding)
+
+    def model_only(self, action: str) -> None:
+        """A step that touches only the model (a dropped or duplicated message)."""
+        self.steps.append(StepRecord(len(self.steps) + 1, action))
+
+    def feed(self, action: str, node: Any, inp: JSON, model_outputs: JSON, model_observation: JSON) -> None:
+        """Give ``inp`` to ``node``'s instance and compare; raises Divergence or TargetFailure."""
+        index = len(self.steps) + 1
+        record = StepRecord(index, action, node, norm(inp), norm(model_outputs), None, norm(model_observation))
+        self.steps.append(record)
+        instance = self.instances[node]
+        what = f"node {node} on {inp.get('type', '?') if isinstance(inp, dict) else '?'}"
+        result = self._call(lambda: instance.step(record.input), index, what)
+        try:
+            outputs, observation = check_result(result)
+        except TargetError as err:
+            self._fail(index, "malformed", f"{what}: {err}")
+        record.target_outputs, record.target_observation = outputs, observation
+        self.observations[node] = observation
+        self.compare(record)
+
+    def compare(self, record: StepRecord) -> None:
+        index = record.index
+        expected = Counter(_key(o) for o in record.model_outputs or [])
+        actual = Counter(_key(o) for o in record.target_outputs or [])
+        if expected != actual:
+            missing = sorted((expected - actual).elements())
+            extra = sorted((actual - expected).elements())
+            kinds = sorted({json.loads(k)["type"] for k in [*missing, *extra]})
+            detail = "; ".join(filter(None, [
+                f"model sent {', '.join(_short(json.loads(m)) for m in missing)} that the target did not"
+                if missing else "",
+                f"target sent {', '.join(_short(json.loads(x)) for x in extra)} that the model does not allow"
+                if extra else ""]))
+            self._diverge(index, "outputs", "outputs." + "|".join(kinds), detail)
+        violated = self.driver.observed_violation(record.node, record.input, self.observations, self.memory)
+        if violated is not None:
+            name, _, detail = violated.partition(": ")
+            self._diverge(index, "property", name, detail or name)
+        where = first_difference(record.model_observation, record.target_observation)
+        if where is not None:
+            self._diverge(index, "observation", "observation" + (f".{where}" if where else ""),
+                          f"model {_short(_get(record.model_observation, where))}, "
+                          f"target {_short(_get(record.target_observation, where))}")
+
+    def close(self) -> None:
+        for inst in self.instances.values():
+            # closing a broken target must not hide the finding
+            with contextlib.suppress(BaseException):
+                self.worker.call(inst.close, 2.0)
+
+
+class Lockstep(Feeder):
+    """A lockstep run: the model state, its enabled actions, and the target fed in step."""
+
+    def __init__(self, driver: Driver, target: Target, step_timeout: float = DEFAULT_STEP_TIMEOUT) -> None:
+        super().__init__(driver, target, step_timeout)
+        self.state = driver.init_state()
+        self._enabled: list[tuple[Any, Any]] | None = None
+
+    def enabled(self) -> list[tuple[Any, Any]]:
+        if self._enabled is None:
+            self._enabled = self.driver.enabled(self.state)
+        return self._enabled
+
+    def apply(self, choice: int, sub: int = 0) -> None:
+        action, after = self.enabled()[choice]
+        if isinstance(action, Choice):
+            action, after = action.options[sub]
+        before, self.state, self._enabled = self.state, after, None
+        label = self.driver.describe(action)
+        broken = self.driver.model_violation(before, action, after)
+        if broken is not None:
+            self.model_only(label)
+            self._fail(len(self.steps), "model", f"the model itself violates {broken} (a kspec bug)")
+        event = self.driver.event(before, action, after)
+        if event is None:
+            self.model_only(label)
+            return
+        self.feed(label, event.node, event.input, event.model_outputs, event.model_observation)
+
+
+@dataclass
+class ReplayResult:
+    """What replaying a counterexample against a target gave."""
+
+    finding: Finding | None
+    steps: list[StepRecord] = field(default_factory=list)
+
+
+def replay_steps(driver: Driver, target: Target, steps: list[StepRecord],
+                 step_timeout: float = DEFAULT_STEP_TIMEOUT) -> ReplayResult:
+    """Feed the recorded inputs to fresh instances; stop at the first divergence or error."""
+    feeder: Feeder | None = None
+    try:
+        feeder = Feeder(driver, target, step_timeout)
+        for rec in steps:
+            if rec.input is None:
+                feeder.model_only(rec.action)
+            else:
+                feeder.feed(rec.action, rec.node, rec.input, rec.model_outputs, rec.model_observation)
+    except (Divergence, TargetFailure) as err:
+        return ReplayResult(err.finding, feeder.steps if feeder else [])
+    finally:
+        if feeder is not None:
+            feeder.close()
+    return ReplayResult(None, feeder.steps)

@@ -1,0 +1,138 @@
+"""The KRaft lockstep driver: RaftModel at small bounds, one target instance per replica.
+
+An action with a node event (deliver a message, fire a timer, a client append, crash,
+restart) goes to that replica's instance; drop and duplicate touch only the model's network.
+The messages a replica sends come from the model side (identical while the target conforms).
+
+Besides the model's enabled actions the driver offers *idle timers*: a timer expiry the
+model's replica ignores in its role (an election timeout at a leader, a check-quorum timeout
+at a leader that has a fetching majority, a fetch timeout at an observer). With time
+abstracted into timer events, a target must ignore them too; this is what shows a
+single-voter leader that resigns or an observer that stands for election.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from kspec.conformance.harness import JSON, Choice, Event
+from kspec.model.core.codec import encode
+from kspec.model.raft import node as node_mod
+from kspec.model.raft.messages import BackoffExpired, CheckQuorumTimeout, ElectionTimeout, FetchTimeout, Input
+from kspec.model.raft.properties import raft_properties
+from kspec.model.raft.state import Down
+from kspec.model.raft.system import Raft, RaftModel, describe_action
+
+# Cluster shapes a run starts from (Hypothesis draws one; shrinking prefers the first).
+CONFIGS: list[dict[str, JSON]] = [
+    {"voters": 3, "observers": 0, "pre_vote": False},
+    {"voters": 3, "observers": 1, "pre_vote": False},
+    {"voters": 3, "observers": 0, "pre_vote": True},
+    {"voters": 1, "observers": 0, "pre_vote": False},
+]
+
+BOUNDS: dict[str, int] = {"max_epoch": 3, "max_inflight": 6, "max_appends": 2, "max_crashes": 1,
+                          "max_fetches": 8, "max_duplicates": 1}
+
+IDLE_TIMERS: tuple[Input, ...] = (ElectionTimeout(), FetchTimeout(), CheckQuorumTimeout(), BackoffExpired())
+
+
+@dataclass(frozen=True)
+class IdleTimer:
+    """A timer expiry that the model's replica ignores in its current role."""
+
+    node: int
+    input: Input
+
+
+class RaftDriver:
+    """Lockstep driver for ``raft`` (see the module docstring)."""
+
+    protocol = "raft"
+
+    def __init__(self, config: dict[str, JSON], bounds: dict[str, int] | None = None) -> None:
+        self.config = {**CONFIGS[0], **config}
+        self.model = RaftModel(voters=int(self.config["voters"]), observers=int(self.config["observers"]),
+                               pre_vote=bool(self.config["pre_vote"]), **{**BOUNDS, **(bounds or {})})
+        props = raft_properties()
+        self._always = [p for p in props if p.kind == "always"]
+        self._always_step = [p for p in props if p.kind == "always_step"]
+
+    def nodes(self) -> list[int]:
+        return list(self.model.replica_ids)
+
+    def node_config(self, node: int) -> dict[str, JSON]:
+        return {"voters": sorted(self.model.voter_ids), "pre_vote": self.model.pre_vote}
+
+    def init_state(self) -> Raft:
+        return self.model.init_states()[0]
+
+    def enabled(self, state: Raft) -> list[tuple[Any, Any]]:
+        out: list[tuple[Any, Any]] = []
+        for action in self.model.actions(state):
+            after = self.model.next_state(state, action)
+            if after is not None and self.model.within_bounds(after):
+                out.append((action, after))
+        idle: list[tuple[Any, Any]] = []
+        for n in state.nodes:
+            if isinstance(n.role, Down):
+                continue
+            for timer in IDLE_TIMERS:
+                after_node, outputs = node_mod.step(n, timer)
+                if after_node == n and not outputs:
+                    idle.append((IdleTimer(n.id, timer), state))
+        if idle:
+            out.append((Choice(idle), None))
+        return out
+
+    def event(self, before: Raft, action: Any, after: Raft) -> Event | None:
+        if isinstance(action, IdleTimer):
+            node = before.node(action.node)
+            return Event(action.node, encode(action.input), [], node_mod.observe(node))
+        ev = self.model.node_event(before, action)
+        if ev is None:
+            return None
+        replica, inp = ev
+        _, outputs = node_mod.step(before.node(replica), inp)
+        return Event(replica, encode(inp), encode(outputs), node_mod.observe(after.node(replica)))
+
+    def describe(self, action: Any) -> str:
+        if isinstance(action, IdleTimer):
+            return f"replica {action.node}: {type(action.input).__name__} (nothing due)"
+        return describe_action(action)
+
+    def model_violation(self, before: Raft, action: Any, after: Raft) -> str | None:
+        if isinstance(action, IdleTimer):
+            return None
+        for p in self._always:
+            if not p.holds(after):
+                return f"{p.id} ({p.name})"
+        for p in self._always_step:
+            if not p.holds_step(before, action, after):
+                return f"{p.id} ({p.name})"
+        return None
+
+    def observed_violation(self, node: Any, inp: JSON, observations: dict[Any, JSON],
+                           memory: dict[str, Any]) -> str | None:
+        """Safety checks on the target's observations alone."""
+        leaders: dict[int, Any] = memory.setdefault("leaders", {})
+        obs = observations[node]
+        if obs.get("role") == "leader":
+            epoch = obs.get("epoch")
+            other = leaders.setdefault(epoch, node)
+            if other != node:
+                return f"RAFT-INV-ELECTION-SAFETY: replicas {other} and {node} both lead epoch {epoch}"
+        hw, log = obs.get("high_watermark"), obs.get("log") or []
+        if isinstance(hw, int) and hw > len(log):
+            return f"RAFT-INV-HW-MAJORITY: replica {node} has high watermark {hw} past its log end {len(log)}"
+        if isinstance(hw, int):
+            for other, o in observations.items():
+                ohw, olog = o.get("high_watermark"), o.get("log") or []
+                if other == node or not isinstance(ohw, int):
+                    continue
+                upto = min(hw, ohw)
+                if log[:upto] != olog[:upto]:
+                    return (f"RAFT-INV-COMMITTED-UNIQUE: replicas {node} and {other} disagree below their "
+                            f"high watermarks ({hw}, {ohw})")
+        return None

@@ -1,0 +1,93 @@
+"""Running the conformance suite: Hypothesis drives the lockstep machine, shrinks a failure,
+and the shrunk run becomes a counterexample file.
+
+The shrunk example is the last one Hypothesis executes (it replays the minimal failing example
+to raise its error), so the session recorded last as failed is the shrunk one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from hypothesis import HealthCheck, Verbosity, seed, settings
+from hypothesis.errors import HypothesisException
+from hypothesis.stateful import run_state_machine_as_test
+
+from kspec.conformance.adapters.base import Target
+from kspec.conformance.counterexample import default_path, write_counterexample
+from kspec.conformance.harness import DEFAULT_STEP_TIMEOUT, Divergence, Finding, StepRecord, TargetFailure
+from kspec.conformance.machines import PROTOCOLS, RunLog, lockstep_machine
+
+DEFAULT_EXAMPLES = 300
+DEFAULT_STEPS = 60
+DEFAULT_OUT = Path("kspec-counterexamples")
+
+
+@dataclass
+class ConformResult:
+    """The outcome of one ``kspec conform`` run (the CLI contract's keys and more)."""
+
+    protocol: str
+    target: str
+    verdict: str  # conforms | diverges | error
+    examples: int
+    seconds: float
+    seed: int
+    counterexample: str | None = None
+    finding: Finding | None = None
+    steps: list[StepRecord] = field(default_factory=list)
+    config: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"protocol": self.protocol, "target": self.target, "verdict": self.verdict,
+                "examples": self.examples, "seconds": round(self.seconds, 3), "seed": self.seed,
+                "counterexample": self.counterexample,
+                "divergence": self.finding.to_json() if self.finding else None,
+                "steps": len(self.steps)}
+
+
+def conform_settings(examples: int, steps: int) -> settings:
+    return settings(max_examples=examples, stateful_step_count=steps, deadline=None, database=None,
+                    report_multiple_bugs=False, suppress_health_check=list(HealthCheck), print_blob=False,
+                    verbosity=Verbosity.quiet)
+
+
+def run_conformance(protocol: str, target: Target, *, examples: int = DEFAULT_EXAMPLES,
+                    steps: int = DEFAULT_STEPS, seed_value: int = 0, out_dir: Path | None = DEFAULT_OUT,
+                    step_timeout: float = DEFAULT_STEP_TIMEOUT, progress: Any = None) -> ConformResult:
+    """Hold ``target`` to the model of ``protocol``; write a counterexample into ``out_dir``."""
+    spec = PROTOCOLS[protocol]()
+    log = RunLog(on_run=progress)
+    machine = seed(seed_value)(lockstep_machine(spec, target, log, step_timeout))
+    started = time.perf_counter()
+    verdict, finding = "conforms", None
+    try:
+        run_state_machine_as_test(machine, settings=conform_settings(examples, steps))
+    except (Divergence, TargetFailure) as err:
+        verdict = "error" if isinstance(err, TargetFailure) else "diverges"
+        finding = err.finding
+    except HypothesisException as err:
+        verdict = "error"
+        finding = Finding("error", 0, "hypothesis", f"{type(err).__name__}: {str(err).splitlines()[0]}")
+    finally:
+        with contextlib.suppress(Exception):  # a target that cannot close must not hide the verdict
+            target.close()
+    seconds = time.perf_counter() - started
+    session = log.failed
+    result = ConformResult(protocol, getattr(target, "name", "?"), verdict, log.runs, seconds, seed_value,
+                           finding=finding, config=dict(log.config))
+    if session is not None and finding is not None:
+        result.steps = session.steps
+        result.config = dict(session.driver.config)
+        if out_dir is not None:
+            meta = {"protocol": protocol, "target": result.target, "seed": seed_value, "verdict": verdict,
+                    "config": result.config, "divergence": finding.to_json(),
+                    "property": finding.field if finding.kind == "property" else None,
+                    "step": finding.step, "steps": len(session.steps), "examples": log.runs}
+            path = default_path(out_dir, protocol, result.target, seed_value)
+            result.counterexample = str(write_counterexample(path, meta, session.steps))
+    return result

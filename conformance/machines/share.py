@@ -1,0 +1,99 @@
+"""The share coordinator lockstep driver: one shard instance, the ShareSystem model.
+
+Write, Read and Initialize go to the shard as requests. Fail-over is two inputs: ``Unload``
+(the broker loses the coordinator partition) and ``Load`` with the records the model's log
+holds (a new shard replays them). ``Elect`` only changes the harness side (the next leader's
+epoch).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kspec.conformance.harness import JSON, Event
+from kspec.model.core.codec import encode
+from kspec.model.share.shard import observe, step_with
+from kspec.model.share.system import IMAGE, Action, Load, ShareSystem, SysState, Unload, request_of
+
+# share.coordinator.snapshot.update.records.per.snapshot of the runs (Hypothesis draws one).
+CONFIGS: list[dict[str, JSON]] = [{"snapshot_every": 1}, {"snapshot_every": 0}, {"snapshot_every": 2}]
+
+BOUNDS: dict[str, int] = {"offsets": 2, "max_records": 10, "max_leader_epoch": 2, "max_state_epoch": 2,
+                          "max_failovers": 2}
+
+
+class ShareDriver:
+    """Lockstep driver for ``share`` (see the module docstring)."""
+
+    protocol = "share"
+
+    def __init__(self, config: dict[str, JSON], bounds: dict[str, int] | None = None) -> None:
+        self.config = {**CONFIGS[0], **config}
+        self.model = ShareSystem(snapshot_every=int(self.config["snapshot_every"]), **{**BOUNDS, **(bounds or {})})
+        props = self.model.properties()
+        self._always = [p for p in props if p.kind == "always"]
+        self._always_step = [p for p in props if p.kind == "always_step"]
+
+    def nodes(self) -> list[str]:
+        return ["coordinator"]
+
+    def node_config(self, node: Any) -> dict[str, JSON]:
+        return {"snapshot_limit": self.model.snapshot_every, "image": sorted([t, p] for t, p in IMAGE)}
+
+    def init_state(self) -> SysState:
+        return self.model.init_states()[0]
+
+    def enabled(self, state: SysState) -> list[tuple[Any, Any]]:
+        out: list[tuple[Any, Any]] = []
+        for action in self.model.actions(state):
+            after = self.model.next_state(state, action)
+            if after is not None and self.model.within_bounds(after):
+                out.append((action, after))
+        return out
+
+    def event(self, before: SysState, action: Action, after: SysState) -> Event | None:
+        obs = observe(after.shard)
+        if isinstance(action, Unload):
+            return Event("coordinator", {"type": "Unload"}, [], obs)
+        if isinstance(action, Load):
+            return Event("coordinator", {"type": "Load", "records": encode(before.log)}, [], obs)
+        request = request_of(before, action)
+        if request is None:
+            return None
+        _, outputs = step_with(before.shard, request, self.model.flaws)
+        return Event("coordinator", encode(request), encode(outputs), obs)
+
+    def describe(self, action: Any) -> str:
+        return self.model.describe_action(action)
+
+    def model_violation(self, before: SysState, action: Any, after: SysState) -> str | None:
+        for p in self._always:
+            if not p.holds(after):
+                return f"{p.id} ({p.name})"
+        for p in self._always_step:
+            if not p.holds_step(before, action, after):
+                return f"{p.id} ({p.name})"
+        return None
+
+    def observed_violation(self, node: Any, inp: JSON, observations: dict[Any, JSON],
+                           memory: dict[str, Any]) -> str | None:
+        """Checks on the shard's observations alone: a reload gives back what the handlers kept
+        (SHARE-INV-REPLAY-EQUALS-HANDLERS) and the epoch fences never move back
+        (SHARE-INV-EPOCHS-MONOTONE)."""
+        obs = observations[node]
+        parts = obs.get("partitions") or {}
+        kind = inp.get("type") if isinstance(inp, dict) else None
+        if kind == "Unload":
+            memory["before_unload"] = parts
+        elif kind == "Load" and "before_unload" in memory and parts != memory["before_unload"]:
+            return "SHARE-INV-REPLAY-EQUALS-HANDLERS: the reloaded shard differs from the one that was unloaded"
+        fences: dict[str, tuple[Any, Any]] = memory.setdefault("fences", {})
+        for key, p in parts.items():
+            now = (p.get("leader_epoch_fence"), p.get("state_epoch_fence"))
+            old = fences.get(key)
+            if old is not None:
+                for name, a, b in (("leader", old[0], now[0]), ("state", old[1], now[1])):
+                    if isinstance(a, int) and (not isinstance(b, int) or b < a):
+                        return f"SHARE-INV-EPOCHS-MONOTONE: the {name} epoch fence of {key} went from {a} to {b}"
+            fences[key] = now
+        return None
