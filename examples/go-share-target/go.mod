@@ -1,0 +1,3 @@
+module kspec.example/go-share-target
+
+go 1.26
