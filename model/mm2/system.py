@@ -180,15 +180,24 @@ class Mm2System:
         return f"sync flow {action.source}->{action.target}"
 
     def describe_state(self, state: State) -> str:
+        """Each cluster's topics with the paths of replicated ones; internal topics that stayed
+        home are only counted, so traces stay readable."""
         lines = []
         for c in self.aliases:
             parts = []
+            hidden = 0
             for name in state.names_on(c):
-                paths = sorted("->".join(r.path) for r in state.replicas if r.cluster == c and r.name == name)
-                if len(paths) == 1 and "->" not in paths[0]:
-                    parts.append(name)
+                here = [r for r in state.replicas if r.cluster == c and r.name == name]
+                paths = sorted("->".join(r.path) for r in here)
+                if len(here) == 1 and len(here[0].path) == 1:
+                    if here[0].kind in INTERNAL_KINDS:
+                        hidden += 1
+                    else:
+                        parts.append(name)
                 else:
                     parts.append(f"{name} [{', '.join(paths)}]")
+            if hidden:
+                parts.append(f"(+{hidden} internal)")
             lines.append(f"{c}: " + "; ".join(parts))
         return "\n".join(lines)
 
