@@ -1,11 +1,11 @@
-"""A child process spoken to in lines: stdin writes, stdout read by a thread, stderr kept.
+"""A child process spoken to in lines: stdin writes, stdout read with ``select``, stderr kept.
 
-The harness must never block on a target. Reads happen on a daemon thread that feeds a queue,
-so waiting for an answer is ``queue.get(timeout=...)`` and a child that hangs (or writes half
-a line) costs at most the timeout. The child runs in its own session so :meth:`LineProcess.kill`
-also reaches anything it spawned (a shell wrapper's children would otherwise keep the pipes
-open). The last lines of stderr are kept for error messages (spec/adapter-protocol.md,
-"stderr").
+The harness must never block on a target. Stdout is read only when ``select`` says bytes are
+there, against a deadline, so a child that hangs (or writes half a line) costs at most the
+timeout. Stderr is drained by a daemon thread, so a chatty child never blocks on a full pipe;
+its last lines are kept for error messages (ADAPTER-STDERR). The child runs in its own session
+so :meth:`LineProcess.kill` also reaches anything it spawned (a shell wrapper's children would
+otherwise keep the pipes open).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from __future__ import annotations
 import collections
 import contextlib
 import os
-import queue
+import select
 import signal
 import subprocess
 import sys
@@ -38,9 +38,6 @@ class ChildTimeout(Exception):
     """No line arrived within the timeout."""
 
 
-_EOF = b""
-
-
 class LineProcess:
     """One running child process: write lines to its stdin, wait for lines from its stdout."""
 
@@ -49,32 +46,19 @@ class LineProcess:
         """Start ``argv``; raises ``OSError`` when it cannot be started."""
         self.argv = list(argv)
         self.echo_stderr = echo_stderr
-        self._lines: queue.Queue[bytes] = queue.Queue()
         self._stderr: collections.deque[str] = collections.deque(maxlen=STDERR_KEEP)
         self.proc = subprocess.Popen(
             self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
             env=None if env is None else dict(env), cwd=cwd, start_new_session=True)
         assert self.proc.stdout is not None and self.proc.stderr is not None
-        self._out_thread = threading.Thread(target=self._read_stdout, args=(self.proc.stdout,), daemon=True,
-                                            name=f"kspec-exec-stdout-{self.proc.pid}")
         self._err_thread = threading.Thread(target=self._read_stderr, args=(self.proc.stderr,), daemon=True,
                                             name=f"kspec-exec-stderr-{self.proc.pid}")
-        self._out_thread.start()
         self._err_thread.start()
+        self._stdout_fd = self.proc.stdout.fileno()
+        self._buffer = bytearray()
         self._eof = False
 
-    # -- reader threads ------------------------------------------------------------------------
-
-    def _read_stdout(self, stream: object) -> None:
-        try:
-            for line in iter(stream.readline, b""):  # type: ignore[attr-defined]
-                self._lines.put(line)
-        except (OSError, ValueError):
-            pass
-        finally:
-            self._lines.put(_EOF)
-            with contextlib.suppress(OSError, ValueError):
-                stream.close()  # type: ignore[attr-defined]
+    # -- the stderr thread ------------------------------------------------------------------------
 
     def _read_stderr(self, stream: object) -> None:
         try:
@@ -105,17 +89,33 @@ class LineProcess:
             raise ChildExited(self._status_after_eof()) from None
 
     def receive(self, timeout: float) -> bytes:
-        """The next stdout line (with its newline). ChildTimeout / ChildExited otherwise."""
-        if self._eof:
-            raise ChildExited(self._status_after_eof())
-        try:
-            line = self._lines.get(timeout=timeout)
-        except queue.Empty:
-            raise ChildTimeout() from None
-        if line == _EOF:
-            self._eof = True
-            raise ChildExited(self._status_after_eof())
-        return line
+        """The next stdout line (with its newline). ChildTimeout / ChildExited otherwise.
+
+        Reads happen here, on the caller's thread, with ``select``: no thread hand-off per answer
+        (a reader thread and a queue cost about twice the round trip).
+        """
+        deadline = time.monotonic() + timeout
+        while True:
+            end = self._buffer.find(b"\n")
+            if end >= 0:
+                line = bytes(self._buffer[:end + 1])
+                del self._buffer[:end + 1]
+                return line
+            if self._eof:
+                raise ChildExited(self._status_after_eof())
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise ChildTimeout()
+            ready, _, _ = select.select([self._stdout_fd], [], [], remaining)
+            if not ready:
+                raise ChildTimeout()
+            try:
+                chunk = os.read(self._stdout_fd, 1 << 16)
+            except OSError:
+                chunk = b""
+            if not chunk:
+                self._eof = True
+            self._buffer += chunk
 
     def _status_after_eof(self) -> int | None:
         # Stdout closed usually means the process is exiting; give it a moment to be reaped
@@ -159,8 +159,9 @@ class LineProcess:
         return self.proc.returncode
 
     def _close_pipes(self) -> None:
-        # Only stdin: stdout and stderr belong to the reader threads, which close them at EOF
-        # (closing a buffered reader another thread is blocked in is not safe).
-        if self.proc.stdin is not None:
-            with contextlib.suppress(OSError, ValueError):
-                self.proc.stdin.close()
+        # Not stderr: it belongs to its reader thread, which closes it at EOF (closing a
+        # buffered reader another thread is blocked in is not safe).
+        for stream in (self.proc.stdin, self.proc.stdout):
+            if stream is not None:
+                with contextlib.suppress(OSError, ValueError):
+                    stream.close()
