@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from kspec.conformance.targets import mm2_policies as targets
@@ -48,7 +48,9 @@ def policy_for(factory: PolicyFactory, sep: str) -> L.PolicyFor:
     return lambda alias: factory(sep, alias)
 
 
-SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# Searches that only need *a* counterexample or *an* input: no shrinking, no example database.
+NO_SHRINK = settings(max_examples=2000, database=None, phases=[Phase.generate])
+SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @pytest.mark.parametrize("factory", [MODEL_DEFAULT, TARGET_DEFAULT], ids=["model", "target"])
@@ -115,7 +117,7 @@ def test_each_mutant_breaks_a_law(label: str, factory: PolicyFactory, law_id: st
 
     law = L.LAWS_BY_ID[law_id]
     found = find(law_inputs(), lambda inp: not law.holds(policy_for(factory, inp.separator), inp),
-                 settings=settings(max_examples=2000, database=None))
+                 settings=NO_SHRINK)
     assert law.precondition(found)
 
 
@@ -167,5 +169,5 @@ def test_generator_reaches_every_precondition(law: L.Law) -> None:
     # Not vacuous: the input generator does produce inputs each law applies to.
     from hypothesis import find
 
-    found = find(law_inputs(), law.precondition, settings=settings(max_examples=2000, database=None))
+    found = find(law_inputs(), law.precondition, settings=NO_SHRINK)
     assert law.precondition(found)

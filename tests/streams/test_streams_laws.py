@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 import pytest
-from hypothesis import HealthCheck, find, given, settings
+from hypothesis import HealthCheck, Phase, find, given, settings
 from hypothesis import strategies as st
 
 from kspec.conformance.targets.streams_routers import IgnorePartitionCountRouter, ReferenceRouter
@@ -76,7 +76,9 @@ def queries(draw: st.DrawFn, valid: bool = True, initialized: bool | None = None
     return L.Query(draw(assignments(valid, initialized)), draw(st.sampled_from(STORES)), draw(st.binary(max_size=12)))
 
 
-SETTINGS = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# Searches that only need *a* counterexample or *an* input: no shrinking, no example database.
+NO_SHRINK = settings(max_examples=2000, database=None, phases=[Phase.generate])
+SETTINGS = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 ROUTERS = {"model": model_router, "reference-target": REFERENCE}
 
 
@@ -98,7 +100,7 @@ def test_laws_without_validity_hold_over_any_assignment(law: L.Law, q: L.Query) 
 
 @pytest.mark.parametrize("law", L.LAWS, ids=lambda law: law.id)
 def test_generator_reaches_every_precondition(law: L.Law) -> None:
-    found = find(queries(), law.precondition, settings=settings(max_examples=2000, database=None))
+    found = find(queries(), law.precondition, settings=NO_SHRINK)
     assert law.precondition(found)
 
 
@@ -111,7 +113,7 @@ def test_reference_target_agrees_with_model(q: L.Query) -> None:
 def test_mutant_router_breaks_the_partition_law() -> None:
     law = L.LAWS_BY_ID["STREAMS-LAW-PARTITION"]
     found = find(queries(initialized=True), lambda q: not law.holds(MUTANT, q),
-                 settings=settings(max_examples=2000, database=None))
+                 settings=NO_SHRINK)
     assert law.precondition(found)
 
 
