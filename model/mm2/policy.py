@@ -248,3 +248,55 @@ def should_replicate(policy: PolicyLike, topic: str, target_alias: str,
     and not a cycle."""
     wanted = topic_filter_accepts or (heartbeats_replication_enabled and policy.is_heartbeats_topic(topic))
     return wanted and not policy.is_internal_topic(topic) and not is_cycle(policy, topic, target_alias)
+
+
+# -- what MirrorClient reads from the names on one cluster (MirrorClient.java) ---------------
+
+def count_hops_for_topic(policy: PolicyLike, topic: str, source_cluster_alias: str) -> int:
+    """``MirrorClient.countHopsForTopic``: hops from ``source_cluster_alias`` to the cluster
+    holding ``topic``, by walking topic sources; -1 when not found or when a source repeats
+    (Kafka's guard for policies that cannot prevent cycles)."""
+    hops = 0
+    visited: set[str] = set()
+    current: str | None = topic
+    while current is not None:
+        hops += 1
+        source = policy.topic_source(current)
+        if source is None:
+            return -1
+        if source == source_cluster_alias:
+            return hops
+        if source in visited:
+            return -1
+        visited.add(source)
+        current = policy.upstream_topic(current)
+    return -1
+
+
+def all_sources(policy: PolicyLike, topic: str) -> frozenset[str]:
+    """``MirrorClient.allSources``: every cluster a topic went through, by its name."""
+    sources: set[str] = set()
+    current: str | None = topic
+    source = policy.topic_source(topic)
+    while source is not None and source not in sources and current is not None:
+        sources.add(source)
+        current = policy.upstream_topic(current)
+        source = None if current is None else policy.topic_source(current)
+    return frozenset(sources)
+
+
+def replication_hops(policy: PolicyLike, topics: list[str], upstream_alias: str) -> int:
+    """``MirrorClient.replicationHops``: the fewest hops from ``upstream_alias`` over the
+    heartbeat topics among ``topics`` (-1 when unreachable)."""
+    counts = [count_hops_for_topic(policy, t, upstream_alias) for t in topics if policy.is_heartbeats_topic(t)]
+    found = [c for c in counts if c != -1]
+    return min(found) if found else -1
+
+
+def upstream_clusters(policy: PolicyLike, topics: list[str]) -> frozenset[str]:
+    """``MirrorClient.upstreamClusters``: the clusters named by the heartbeat topics' sources."""
+    out: set[str] = set()
+    for t in topics:
+        if policy.is_heartbeats_topic(t):
+            out |= all_sources(policy, t)
+    return frozenset(out)

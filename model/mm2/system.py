@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from itertools import pairwise
 
 from kspec.model.core.protocol import Property, always, sometimes
-from kspec.model.mm2.policy import ReplicationPolicy, is_cycle
+from kspec.model.mm2.policy import ReplicationPolicy, is_cycle, replication_hops, upstream_clusters
 
 USER = "user"
 HEARTBEATS = "heartbeats"
@@ -243,6 +243,19 @@ def mm2_properties(model: Mm2System) -> list[Property[State, Action]]:
                 return False
         return True
 
+    def client_view(state: State) -> bool:
+        # What MirrorClient on each cluster concludes from the heartbeat topic names.
+        for c in model.aliases:
+            names = state.names_on(c)
+            beats = [r for r in state.replicas if r.cluster == c and r.kind == HEARTBEATS and len(r.path) > 1]
+            if upstream_clusters(policy, names) != frozenset(x for r in beats for x in r.path[:-1]):
+                return False
+            for other in model.aliases:
+                lengths = [len(r.path) - 1 for r in beats if r.path[0] == other]
+                if other != c and replication_hops(policy, names, other) != (min(lengths) if lengths else -1):
+                    return False
+        return True
+
     def reached(kind: str, length: int) -> Callable[[State], bool]:
         return lambda state: any(r.kind == kind and len(r.path) == length for r in state.replicas)
 
@@ -265,6 +278,9 @@ def mm2_properties(model: Mm2System) -> list[Property[State, Action]]:
                " topic it started as.")(names_resolve),
         always("MM2-INV-HEARTBEATS-RECOGNISED", "heartbeats_recognised",
                "is_heartbeats_topic holds exactly for heartbeat replicas, at every hop.")(heartbeats_recognised),
+        always("MM2-INV-CLIENT-VIEW", "mirror_client_view",
+               "MirrorClient's upstreamClusters and replicationHops, read from heartbeat names, match the"
+               " heartbeats' real paths.")(client_view),
         sometimes("MM2-WIT-HEARTBEAT-REPLICATED", "heartbeat_replicated")(reached(HEARTBEATS, 2)),
         sometimes("MM2-WIT-CYCLE-PREVENTED", "cycle_prevented")(lambda state: state.cycle_refused),
         sometimes("MM2-WIT-INTERNAL-SKIPPED", "internal_topic_skipped")(lambda state: state.internal_refused),

@@ -1,7 +1,8 @@
 """Naming edge cases of Kafka's replication policies, as datadriven fixtures (testdata/naming.txt).
 
 ``names policy=default|identity [sep=S] [internal_sep=false] [source=ALIAS] alias=A topic=T``
-prints every name the policy derives; ``split text=T sep=S`` prints Java's split.
+prints every name the policy derives; ``split text=T sep=S`` prints Java's split;
+``client policy=P topic=T from=A,B`` prints MirrorClient's countHopsForTopic and allSources.
 """
 
 from __future__ import annotations
@@ -10,7 +11,13 @@ from pathlib import Path
 
 from datadriven import Case, run_file
 
-from kspec.model.mm2.policy import DefaultReplicationPolicy, IdentityReplicationPolicy, java_split
+from kspec.model.mm2.policy import (
+    DefaultReplicationPolicy,
+    IdentityReplicationPolicy,
+    all_sources,
+    count_hops_for_topic,
+    java_split,
+)
 
 HERE = Path(__file__).parent
 
@@ -22,6 +29,14 @@ def _show(value: object) -> str:
 def handle(case: Case) -> str:
     if case.command == "split":
         return repr(java_split(case.arg("text", ""), case.arg("sep", ".")))
+    if case.command == "client":
+        # MirrorClient's reading of one topic name: hops from each alias, and all sources.
+        sep = case.arg("sep", ".")
+        client = (IdentityReplicationPolicy(separator=sep) if case.arg("policy") == "identity"
+                  else DefaultReplicationPolicy(separator=sep))
+        topic = case.arg("topic")
+        hops = " ".join(f"{a}={count_hops_for_topic(client, topic, a)}" for a in case.arg("from").split(","))
+        return f"hops: {hops}\nall_sources: {sorted(all_sources(client, topic))}"
     if case.command != "names":
         raise ValueError(f"{case.path}:{case.line}: unknown command {case.command!r}")
     sep = case.arg("sep", ".")
