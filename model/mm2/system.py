@@ -133,11 +133,14 @@ class Mm2System:
         return [State(frozenset(replicas))]
 
     def actions(self, state: State) -> Iterable[Action]:
+        # Syncs first: breadth-first search then meets a topic coming back (a cycle) before two
+        # clusters creating the same name, so the identity policy's first counterexample is
+        # the cycle the spec is about.
+        for s, t in self.flows:
+            yield Sync(s, t)
         for c in self.aliases:
             for n in self.user_topics:
                 yield CreateTopic(c, n)
-        for s, t in self.flows:
-            yield Sync(s, t)
 
     def next_state(self, state: State, action: Action) -> State | None:
         if isinstance(action, CreateTopic):
