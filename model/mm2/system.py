@@ -30,6 +30,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
+from typing import Any
 
 from kspec.model.core.protocol import Property, always, sometimes
 from kspec.model.mm2.policy import ReplicationPolicy, is_cycle, replication_hops, upstream_clusters
@@ -174,6 +175,17 @@ class Mm2System:
 
     def properties(self) -> Sequence[Property[State, Action]]:
         return mm2_properties(self)
+
+    def events_of(self, before: State, action: Action, after: State) -> list[dict[str, Any]]:
+        """The node-level event of a step, as an MM2 deployment would log it."""
+        if isinstance(action, CreateTopic):
+            return [{"node": action.cluster, "action": "create_topic", "input": {"topic": action.name},
+                     "outputs": [], "observation": {"topics": after.names_on(action.cluster)}}]
+        created = sorted(set(after.names_on(action.target)) - set(before.names_on(action.target)))
+        return [{"node": f"{action.source}->{action.target}", "action": "sync",
+                 "input": {"source_topics": before.names_on(action.source)},
+                 "outputs": [{"create_topic": name} for name in created],
+                 "observation": {"target_topics": after.names_on(action.target)}}]
 
     # -- rendering ----------------------------------------------------------------------
 

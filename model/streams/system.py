@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from itertools import product
+from typing import Any
 
 from kspec.model.core.protocol import Property, always, sometimes
 from kspec.model.streams.metadata import (
@@ -196,6 +197,24 @@ class StreamsSystem:
 
     def properties(self) -> Sequence[Property[State, Action]]:
         return streams_properties(self)
+
+    def events_of(self, before: State, action: Action, after: State) -> list[dict[str, Any]]:
+        """The node-level event of a step: membership and assignment events on the group, a
+        query on the instance that answers it (the first member)."""
+        if isinstance(action, Query):
+            answer = after.answer.result if after.answer is not None else None
+            node = host(min(after.members)).host
+            return [{"node": node, "action": "query_metadata_for_key",
+                     "input": {"store": STORE, "key": action.key}, "outputs": [answer],
+                     "observation": {"phase": after.phase}}]
+        name = type(action).__name__.lower()
+        payload: dict[str, Any] = {}
+        if isinstance(action, Join | Leave):
+            payload = {"instance": host(action.instance).host}
+        elif isinstance(action, Assign):
+            payload = {"plan": action.plan}
+        return [{"node": "group", "action": name, "input": payload, "outputs": [],
+                 "observation": {"phase": after.phase, "members": sorted(after.members)}}]
 
     def describe_action(self, action: Action) -> str:
         if isinstance(action, Join):

@@ -88,3 +88,15 @@ def test_cli_identity_exits_1() -> None:
                          capture_output=True, text=True, timeout=120)
     assert out.returncode == 1, out.stderr
     assert json.loads(out.stdout)["violations"]
+
+
+def test_events_of_names_created_topics() -> None:
+    m = make()
+    s0 = m.init_states()[0]
+    s1 = m.next_state(s0, CreateTopic("A", "orders"))
+    s2 = m.next_state(s1, Sync("A", "B"))  # type: ignore[arg-type]
+    assert s1 is not None and s2 is not None
+    (ev,) = m.events_of(s1, Sync("A", "B"), s2)
+    assert ev["node"] == "A->B" and ev["action"] == "sync"
+    assert {"create_topic": "A.orders"} in ev["outputs"] and {"create_topic": "A.heartbeats"} in ev["outputs"]
+    assert "orders" in ev["input"]["source_topics"]

@@ -67,3 +67,15 @@ def test_cli_explore_json() -> None:
     assert out.returncode == 0, out.stderr
     doc = json.loads(out.stdout)
     assert doc["protocol"] == "streams" and doc["violations"] == [] and all(doc["witnesses"].values())
+
+
+def test_events_of_query_carries_the_answer() -> None:
+    from kspec.model.core.codec import encode
+
+    m = make()
+    s0 = m.init_states()[0]
+    s1 = m.next_state(s0, Query("alice"))
+    assert s1 is not None
+    (ev,) = m.events_of(s0, Query("alice"), s1)
+    assert ev["action"] == "query_metadata_for_key" and ev["outputs"] == [NOT_AVAILABLE]
+    assert encode(ev["outputs"])[0]["partition"] == -1
