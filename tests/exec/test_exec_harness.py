@@ -1,0 +1,29 @@
+"""The Go share target through the harness core (``resolve_target`` + ``run_conformance``), the
+path ``kspec conform share --target exec:...`` takes: the faithful binary conforms, a flawed one
+diverges. (The ``conform`` verb itself is not in the CLI yet; this is the code below it.)"""
+
+from __future__ import annotations
+
+from exec_go_build import build_go_share_target
+
+from kspec.conformance.machines.runner import run_conformance
+from kspec.conformance.targets.registry import resolve_target
+
+
+def test_go_share_target_conforms_through_the_harness() -> None:
+    binary = build_go_share_target()
+    target = resolve_target(f"exec:{binary}", "share")
+    result = run_conformance("share", target, examples=25, out_dir=None)
+    assert result.finding is None, result.finding.line()
+    assert result.verdict == "conforms"
+    assert result.examples >= 25
+
+
+def test_flawed_go_share_target_diverges_through_the_harness() -> None:
+    binary = build_go_share_target()
+    target = resolve_target(f"exec:{binary} -flaw lower-count-wins", "share")
+    result = run_conformance("share", target, examples=200, out_dir=None)
+    assert result.verdict == "diverges"
+    assert result.finding is not None
+    assert "state_batches" in result.finding.line()
+
