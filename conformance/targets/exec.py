@@ -18,7 +18,7 @@ import contextlib
 import json
 import shlex
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import NoReturn
 
 from kspec.conformance.adapters.base import JSON, StepResult, TargetError
 from kspec.conformance.targets.process import ChildExited, ChildTimeout, LineProcess
@@ -234,7 +234,7 @@ class ExecTarget:
             self._fail(where, "malformed answer: 'observation' is missing or not an object", detail)
         return outputs, observation
 
-    def _fail(self, where: str, reason: str, detail: str = "") -> Any:
+    def _fail(self, where: str, reason: str, detail: str = "") -> NoReturn:
         """Kill the child and raise the TargetError naming the step and the reason."""
         child = self._child
         message = self._message(where, reason, detail, stderr=False)
