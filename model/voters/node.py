@@ -1,0 +1,310 @@
+"""A KRaft replica that follows its voter set in the log (KIP-853), as a pure step function.
+
+:class:`VoterNode` is the raft :class:`~kspec.model.raft.state.Node` plus the control-record
+state machine, the latest snapshot and the static voter set. :func:`make_step` wraps the
+raft step: after every raft step it feeds the appended and truncated records to the control
+state, recomputes ``voters`` as the voter set in force at the log end (VOTERS-RULE-EFFECT-ON-
+APPEND), and resigns a leader whose own removal has committed (VOTERS-RULE-REMOVED-LEADER).
+It also handles the leader's AddVoter, RemoveVoter and kraft.version upgrade requests and a
+replica's snapshot. Rule IDs refer to ``spec/voters.md``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Literal, cast
+
+from kspec.model.raft import node as raft_node
+from kspec.model.raft.messages import AppendLog, EndQuorumEpochRequest, Entry, Input, Output, Restart, TruncateLog
+from kspec.model.raft.rules import majority_end_offset, next_high_watermark
+from kspec.model.raft.state import Down, Leader, Node
+from kspec.model.voters.control import (
+    ControlState,
+    Snapshot,
+    handle_records,
+    initial,
+    kraft_version_entry,
+    load_snapshot,
+    rebuild,
+    take_snapshot,
+    trim_to,
+    voters_entry,
+)
+from kspec.model.voters.history import VoterSet, voter_ids
+
+ReconfigError = Literal["NONE", "NOT_LEADER_OR_FOLLOWER", "REQUEST_TIMED_OUT", "UNSUPPORTED_VERSION",
+                        "DUPLICATE_VOTER", "VOTER_NOT_FOUND"]
+
+
+_NO_CONTROL = initial(frozenset())
+
+
+@dataclass(frozen=True, slots=True)
+class VoterNode(Node):
+    """A KRaft replica with its control-record state (VOTERS-STATE). ``static`` is the voter
+    set from ``controller.quorum.voters`` (empty when the replica was formatted with a
+    bootstrap checkpoint); ``snapshot`` the latest snapshot's control records."""
+
+    control: ControlState = _NO_CONTROL
+    snapshot: Snapshot | None = None
+    static: VoterSet = frozenset()
+
+    @property
+    def kraft_version(self) -> int:
+        return self.control.last_kraft_version()
+
+
+# ---------------------------------------------------------------- inputs and outputs
+
+
+@dataclass(frozen=True, slots=True)
+class AddVoter:
+    """A client asks the leader to add replica ``(replica, directory)`` (AddRaftVoter)."""
+
+    replica: int
+    directory: int
+
+
+@dataclass(frozen=True, slots=True)
+class RemoveVoter:
+    """A client asks the leader to remove voter ``(replica, directory)`` (RemoveRaftVoter)."""
+
+    replica: int
+    directory: int
+
+
+@dataclass(frozen=True, slots=True)
+class UpgradeKRaftVersion:
+    """The operator finalizes kraft.version 1 (``kafka-features upgrade``) at the leader."""
+
+
+@dataclass(frozen=True, slots=True)
+class TakeSnapshot:
+    """The state machine takes a snapshot at the replica's high watermark."""
+
+
+@dataclass(frozen=True, slots=True)
+class ReconfigRejected:
+    """The error response to a reconfiguration request the leader refused. (A request the
+    leader accepts is answered once its record commits; the model does not emit that reply.)"""
+
+    request: str
+    replica: int
+    error: ReconfigError
+
+
+@dataclass(frozen=True, slots=True)
+class SnapshotWritten:
+    """Effect: a snapshot of the offsets below ``end_offset`` was written, with its control
+    records."""
+
+    snapshot: Snapshot
+
+
+VoterInput = Input | AddVoter | RemoveVoter | UpgradeKRaftVersion | TakeSnapshot
+VoterOutput = Output | ReconfigRejected | SnapshotWritten
+VOTER_INPUT_TYPES: tuple[type, ...] = (AddVoter, RemoveVoter, UpgradeKRaftVersion, TakeSnapshot)
+VOTER_OUTPUT_TYPES: tuple[type, ...] = (ReconfigRejected, SnapshotWritten)
+
+RaftStep = Callable[[Node, Input], tuple[Node, tuple[Output, ...]]]
+StepFn = Callable[[VoterNode, VoterInput], tuple[VoterNode, tuple[VoterOutput, ...]]]
+
+
+@dataclass(frozen=True, slots=True)
+class Rules:
+    """The switches the broken variants turn off; the defaults are Kafka's rules."""
+
+    one_change_at_a_time: bool = True        # VOTERS-RULE-ONE-CHANGE
+    effect_on_append: bool = True            # VOTERS-RULE-EFFECT-ON-APPEND
+    truncate_history: bool = True            # VOTERS-CTRL-TRUNCATE
+    snapshot_has_voters: bool = True         # VOTERS-SNAP-CONTENT
+
+
+# ---------------------------------------------------------------- construction
+
+
+def new_voter_node(node_id: int, initial_voters: VoterSet, *, bootstrap: bool, pre_vote: bool = False) -> VoterNode:
+    """A replica's first start. With ``bootstrap`` (kraft.version 1) it was formatted with a
+    bootstrap checkpoint holding KRaftVersionRecord(1) and the initial VotersRecord at offset -1
+    and has no static voters; without (kraft.version 0) the initial voters are static."""
+    if bootstrap:
+        snap = Snapshot(0, 1, initial_voters)
+        control = load_snapshot(frozenset(), snap)
+        return VoterNode(node_id, voter_ids(initial_voters), (), raft_node.new_node(node_id, frozenset()).role,
+                         None, pre_vote, control, snap, frozenset())
+    return VoterNode(node_id, voter_ids(initial_voters), (), raft_node.new_node(node_id, frozenset()).role,
+                     None, pre_vote, initial(initial_voters), None, initial_voters)
+
+
+def directory_of(replica: int) -> int:
+    """The model gives each host one log directory whose id is the host id (VOTERS-MODEL-DIRS)."""
+    return replica
+
+
+# ---------------------------------------------------------------- the step function
+
+
+def make_step(raft_step: RaftStep = raft_node.step, rules: Rules = Rules()) -> StepFn:
+    """The voter-set replica's step function over ``raft_step`` under ``rules``."""
+
+    def step(node: VoterNode, inp: VoterInput) -> tuple[VoterNode, tuple[VoterOutput, ...]]:
+        outputs: tuple[VoterOutput, ...]
+        match inp:
+            case AddVoter() | RemoveVoter() | UpgradeKRaftVersion():
+                after, outputs = _reconfigure(node, inp, rules)
+            case TakeSnapshot():
+                after, outputs = _take_snapshot(node, rules)
+            case _:
+                stepped, raft_outputs = raft_step(node, inp)
+                after = cast(VoterNode, stepped)
+                outputs = raft_outputs
+                after = replace(after, control=_follow_log(node, after, inp, raft_outputs, rules))
+        after = _sync_voters(after, rules)
+        after, more = _maybe_resign(after)
+        return after, outputs + more
+
+    return step
+
+
+step = make_step()
+"""Kafka's rules: the node-level step the conformance suite drives."""
+
+
+def _follow_log(before: VoterNode, after: VoterNode, inp: VoterInput, outputs: tuple[Output, ...],
+                rules: Rules) -> ControlState:
+    """VOTERS-CTRL-APPEND / VOTERS-CTRL-TRUNCATE / VOTERS-CTRL-REBUILD: keep the control state
+    in step with the log the raft step changed."""
+    if isinstance(inp, Restart) and isinstance(before.role, Down) and not isinstance(after.role, Down):
+        # A restarted replica reads its latest snapshot and then its log from scratch.
+        return rebuild(after.static, after.snapshot, after.log)
+    control = after.control
+    for out in outputs:
+        if isinstance(out, AppendLog):
+            control = handle_records(control, out.offset, out.entries)
+        elif isinstance(out, TruncateLog):
+            if rules.truncate_history:
+                control = ControlState(control.voters.truncate_new_entries(out.offset),
+                                       control.kraft_versions.truncate_new_entries(out.offset), out.offset)
+            else:
+                control = replace(control, next_offset=out.offset)
+    return control
+
+
+def _sync_voters(node: VoterNode, rules: Rules) -> VoterNode:
+    """VOTERS-RULE-EFFECT-ON-APPEND: a replica's elections and high watermark use the voter set
+    in force at its log end, committed or not."""
+    voters = node.control.last_voter_set() if rules.effect_on_append else _committed_voter_set(node)
+    ids = voter_ids(voters)
+    if ids == node.voters:
+        return node
+    node = replace(node, voters=ids)
+    if isinstance(node.role, Leader):
+        node = _update_high_watermark(node)
+    return node
+
+
+def _committed_voter_set(node: VoterNode) -> VoterSet:
+    """The broken rule: the voter set of the last VotersRecord below the high watermark."""
+    hw = node.high_watermark or 0
+    found: VoterSet | None = None
+    for offset, voters in node.control.voters.entries:
+        if offset < hw:
+            found = voters
+    return found if found is not None else node.control.voters.static
+
+
+def _update_high_watermark(node: VoterNode) -> VoterNode:
+    """RAFT-RULE-HW over the leader's current voter set (the leader counts only if a voter)."""
+    role = node.role
+    assert isinstance(role, Leader)
+    offsets = dict(role.end_offsets)
+    offsets[node.id] = node.end_offset
+    majority = majority_end_offset(offsets, node.voters)
+    return replace(node, high_watermark=next_high_watermark(node.high_watermark, majority, role.epoch_start))
+
+
+def _maybe_resign(node: VoterNode) -> tuple[VoterNode, tuple[VoterOutput, ...]]:
+    """VOTERS-RULE-REMOVED-LEADER: once the VotersRecord that removed the leader commits, the
+    leader resigns (``LeaderState.requestResign``) and tells the remaining voters."""
+    if not isinstance(node.role, Leader) or node.id in node.voters or node.high_watermark is None:
+        return node, ()
+    last = node.control.voters.last_entry()
+    if last is None or last[0] >= node.high_watermark:
+        return node, ()
+    after = cast(VoterNode, raft_node.to_resigned(node))
+    return after, tuple(EndQuorumEpochRequest(node.id, v, node.epoch) for v in sorted(node.voters) if v != node.id)
+
+
+def _reject(request: str, replica: int, error: ReconfigError) -> tuple[VoterOutput, ...]:
+    return (ReconfigRejected(request, replica, error),)
+
+
+def _reconfigure(node: VoterNode, inp: AddVoter | RemoveVoter | UpgradeKRaftVersion,
+                 rules: Rules) -> tuple[VoterNode, tuple[VoterOutput, ...]]:
+    """VOTERS-RULE-ADD / VOTERS-RULE-REMOVE / VOTERS-RULE-UPGRADE: the leader's validations in
+    Kafka's order (AddVoterHandler, RemoveVoterHandler), then one VotersRecord appended."""
+    name = {AddVoter: "add_voter", RemoveVoter: "remove_voter", UpgradeKRaftVersion: "upgrade"}[type(inp)]
+    replica = getattr(inp, "replica", node.id)
+    role = node.role
+    if not isinstance(role, Leader):
+        return node, _reject(name, replica, "NOT_LEADER_OR_FOLLOWER")
+    hw = node.high_watermark
+    if hw is None:
+        # The leader has not committed in its epoch: earlier changes may not be fenced yet.
+        return node, _reject(name, replica, "REQUEST_TIMED_OUT")
+    control = node.control
+    if isinstance(inp, UpgradeKRaftVersion):
+        if control.last_kraft_version() >= 1:
+            return node, ()  # already finalized: nothing to write
+        # The upgrade writes KRaftVersionRecord(1) and the current voters in one batch.
+        voters = frozenset((v, directory_of(v)) for v in voter_ids(control.last_voter_set()))
+        return _append(node, (kraft_version_entry(node.epoch, 1), voters_entry(node.epoch, voters)))
+    if control.last_kraft_version() < 1:
+        return node, _reject(name, replica, "UNSUPPORTED_VERSION")
+    last = control.voters.last_entry()
+    if rules.one_change_at_a_time and (last is None or last[0] >= hw):
+        return node, _reject(name, replica, "REQUEST_TIMED_OUT")
+    current = control.last_voter_set()
+    key = (inp.replica, inp.directory)
+    if isinstance(inp, AddVoter):
+        if inp.replica in voter_ids(current):
+            return node, _reject(name, replica, "DUPLICATE_VOTER")
+        if role.end_offset_of(inp.replica) != node.end_offset:
+            # The new voter must have caught up to the leader's log end.
+            return node, _reject(name, replica, "REQUEST_TIMED_OUT")
+        return _append(node, (voters_entry(node.epoch, current | {key}),))
+    if key not in current or len(current) == 1:
+        return node, _reject(name, replica, "VOTER_NOT_FOUND")
+    return _append(node, (voters_entry(node.epoch, current - {key}),))
+
+
+def _append(node: VoterNode, entries: tuple[Entry, ...]) -> tuple[VoterNode, tuple[VoterOutput, ...]]:
+    """The leader appends control records; the control state reads them at once."""
+    offset = node.end_offset
+    after = replace(node, log=node.log + entries, control=handle_records(node.control, offset, entries))
+    return after, (AppendLog(offset, entries),)
+
+
+def _take_snapshot(node: VoterNode, rules: Rules) -> tuple[VoterNode, tuple[VoterOutput, ...]]:
+    """VOTERS-SNAP-TAKE: a snapshot at the high watermark carries the control records in force
+    at its last offset, and trims the history's old entries (VOTERS-CTRL-TRIM)."""
+    hw = node.high_watermark
+    if isinstance(node.role, Down) or hw is None or hw <= 0 or (
+            node.snapshot is not None and hw <= node.snapshot.end_offset):
+        return node, ()
+    snap = take_snapshot(node.control, hw)
+    if not rules.snapshot_has_voters:
+        snap = replace(snap, voters=None)
+    after = replace(node, snapshot=snap, control=trim_to(node.control, snap))
+    return after, (SnapshotWritten(snap),)
+
+
+def observe(node: VoterNode) -> dict[str, object]:
+    """What the conformance suite compares after every step: raft's observation, the voter
+    ids in force and the voter-set history (VOTERS-OBS)."""
+    out = raft_node.observe(node)
+    out["voters"] = sorted(node.voters)
+    out["kraft_version"] = node.kraft_version
+    out["history"] = [[o, sorted(voter_ids(v))] for o, v in node.control.voters.entries]
+    return out

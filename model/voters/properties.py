@@ -1,0 +1,173 @@
+"""The voter-set model's named properties: invariants, transition properties and witnesses.
+
+Each carries its spec ID (``spec/voters.md``). KRaft's own safety properties are checked too,
+under reconfiguration, with the voter-set spec IDs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from itertools import pairwise
+from typing import Any
+
+from kspec.model.core.protocol import Property, always, sometimes, sometimes_step
+from kspec.model.raft import properties as raft_props
+from kspec.model.raft.messages import FetchResponse
+from kspec.model.raft.state import Down, Leader, Resigned
+from kspec.model.voters.control import KRAFT_VERSION, VOTERS, rebuild, view, voters_of
+from kspec.model.voters.history import voter_ids
+
+
+def _voter_records(log: Any) -> list[tuple[int, Any]]:
+    return [(o, e) for o, e in enumerate(log) if e.kind == VOTERS]
+
+
+def _committed(s: Any) -> set[tuple[int, Any]]:
+    return {(o, e) for o, e, _ in s.committed}
+
+
+@always("VOTERS-INV-ONE-VOTER-DIFF", "ConsecutiveVoterSetsDifferByOne",
+        witnessed_by=("VoterAdded", "VoterRemoved"))
+def consecutive_sets_differ_by_one(s: Any) -> bool:
+    """In every replica's log, each voter set differs from the one before it (the initial set
+    first) by at most one voter."""
+    for n in s.nodes:
+        prev = s.initial_voters
+        for _, e in _voter_records(n.log):
+            cur = voter_ids(voters_of(e))
+            if len(cur ^ prev) > 1:
+                return False
+            prev = cur
+    return True
+
+
+@always("VOTERS-INV-ONE-UNCOMMITTED", "AtMostOneUncommittedChange",
+        witnessed_by=("VoterAdded", "UncommittedChangeTruncated"))
+def at_most_one_uncommitted(s: Any) -> bool:
+    """No replica's log holds more than one VotersRecord that is not committed."""
+    committed = _committed(s)
+    return all(sum(1 for r in _voter_records(n.log) if r not in committed) <= 1 for n in s.nodes)
+
+
+@always("VOTERS-INV-CURRENT-SET", "VotersFromLogEnd", witnessed_by=("VoterAdded", "VoterRemoved"))
+def voters_from_log_end(s: Any) -> bool:
+    """Every replica uses the voter set of the last VotersRecord in its log, committed or not
+    (the initial set when its log has none)."""
+    for n in s.nodes:
+        records = _voter_records(n.log)
+        expected = voter_ids(voters_of(records[-1][1])) if records else s.initial_voters
+        if n.voters != expected:
+            return False
+    return True
+
+
+@always("VOTERS-INV-REBUILD", "ControlStateRebuilds",
+        witnessed_by=("SnapshotTaken", "UncommittedChangeTruncated", "VoterAdded"))
+def control_state_rebuilds(s: Any) -> bool:
+    """The control state a running replica keeps incrementally answers as the one rebuilt from
+    its latest snapshot and its log: kraft.version and voter set at every offset from the
+    snapshot's last offset to the log end, and the last values."""
+    for n in s.nodes:
+        if isinstance(n.role, Down):
+            continue
+        start = n.snapshot.end_offset if n.snapshot is not None else 0
+        if n.control.next_offset != len(n.log):
+            return False
+        if view(n.control, start) != view(rebuild(n.static, n.snapshot, n.log), start):
+            return False
+    return True
+
+
+@always("VOTERS-INV-HISTORY-ORDER", "HistoryOffsetsIncrease", witnessed_by=("VoterAdded",))
+def history_offsets_increase(s: Any) -> bool:
+    """Every replica's voter-set and kraft.version history offsets strictly increase and lie
+    below its next offset."""
+    for n in s.nodes:
+        for entries in (n.control.voters.entries, n.control.kraft_versions.entries):
+            offsets = [o for o, _ in entries]
+            if any(a >= b for a, b in pairwise(offsets)):
+                return False
+            if offsets and offsets[-1] >= n.control.next_offset:
+                return False
+    return True
+
+
+election_safety = Property("VOTERS-INV-ELECTION-SAFETY", "ElectionSafety", "always", raft_props.election_safety.check,
+                           "At most one leader is ever elected in an epoch, under reconfiguration.",
+                           ("LeaderElected", "AddedVoterVotes"))
+committed_agree = Property("VOTERS-INV-COMMITTED-UNIQUE", "CommittedLogsAgree", "always",
+                           raft_props.committed_logs_agree.check,
+                           "No two different records are committed at one offset, under reconfiguration.",
+                           ("VoterAdded",))
+leader_completeness = Property("VOTERS-INV-LEADER-COMPLETENESS", "LeaderCompleteness", "always",
+                               raft_props.leader_completeness.check,
+                               "A committed record is in every later leader's log, under reconfiguration.",
+                               ("LeaderElected",))
+
+
+@sometimes("VOTERS-WIT-LEADER-ELECTED", "LeaderElected")
+def leader_elected(s: Any) -> bool:
+    """Some replica is leader."""
+    return any(isinstance(n.role, Leader) for n in s.nodes)
+
+
+@sometimes("VOTERS-WIT-ADDED", "VoterAdded")
+def voter_added(s: Any) -> bool:
+    """A VotersRecord adding a replica that was not an initial voter is committed."""
+    return any(e.kind == VOTERS and voter_ids(voters_of(e)) - s.initial_voters for _, e, _ in s.committed)
+
+
+@sometimes("VOTERS-WIT-ADDED-VOTES", "AddedVoterVotes")
+def added_voter_votes(s: Any) -> bool:
+    """A replica that was not an initial voter casts a vote (for itself or another)."""
+    return any(v not in s.initial_voters for v, _, _ in s.votes)
+
+
+@sometimes("VOTERS-WIT-REMOVED", "VoterRemoved")
+def voter_removed(s: Any) -> bool:
+    """A VotersRecord removing an initial voter is committed."""
+    return any(e.kind == VOTERS and s.initial_voters - voter_ids(voters_of(e)) for _, e, _ in s.committed)
+
+
+@sometimes_step("VOTERS-WIT-REMOVED-LEADER-RESIGNS", "RemovedLeaderResigns")
+def removed_leader_resigns(before: Any, action: Any, after: Any) -> bool:
+    """A leader whose own removal committed resigns."""
+    return any(isinstance(b.role, Leader) and isinstance(a.role, Resigned) and a.id not in a.voters
+               for b, a in zip(before.nodes, after.nodes, strict=True))
+
+
+@sometimes_step("VOTERS-WIT-UNCOMMITTED-TRUNCATED", "UncommittedChangeTruncated")
+def uncommitted_change_truncated(before: Any, action: Any, after: Any) -> bool:
+    """A replica truncates a VotersRecord away on a diverging epoch."""
+    msg = getattr(action, "message", None)
+    if not isinstance(msg, FetchResponse) or msg.diverging is None:
+        return False
+    b, a = before.node(msg.dst), after.node(msg.dst)
+    return any(o >= len(a.log) for o, _ in _voter_records(b.log))
+
+
+@sometimes("VOTERS-WIT-SNAPSHOT", "SnapshotTaken")
+def snapshot_taken(s: Any) -> bool:
+    """A replica took a snapshot past the bootstrap checkpoint, carrying a voter set."""
+    return any(n.snapshot is not None and n.snapshot.end_offset > 0 and n.snapshot.voters is not None
+               for n in s.nodes)
+
+
+@sometimes("VOTERS-WIT-UPGRADED", "KRaftVersionUpgraded")
+def kraft_version_upgraded(s: Any) -> bool:
+    """The KRaftVersionRecord of the upgrade to kraft.version 1 is committed."""
+    return any(e.kind == KRAFT_VERSION for _, e, _ in s.committed)
+
+
+def voters_properties(*, upgrade: bool) -> Sequence[Property[Any, Any]]:
+    """Every voter-set property, invariants first; the upgrade witness when the model starts at
+    kraft.version 0."""
+    props: list[Property[Any, Any]] = [
+        consecutive_sets_differ_by_one, at_most_one_uncommitted, voters_from_log_end, control_state_rebuilds,
+        history_offsets_increase, election_safety, committed_agree, leader_completeness,
+        leader_elected, voter_added, added_voter_votes, voter_removed, removed_leader_resigns,
+        uncommitted_change_truncated, snapshot_taken,
+    ]
+    if upgrade:
+        props.append(kraft_version_upgraded)
+    return tuple(props)

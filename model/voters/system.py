@@ -1,0 +1,136 @@
+"""The voter-set system model: the KRaft system model with reconfiguration folded in.
+
+Built on :class:`~kspec.model.raft.system.RaftModel`: the replicas are
+:class:`~kspec.model.voters.node.VoterNode` values stepped by the voter-set step function, so
+each replica's elections and high watermark use its own current voter set. The leader also
+takes AddVoter and RemoveVoter requests (and the kraft.version upgrade), and every replica may
+take a snapshot at its high watermark. Rule IDs refer to ``spec/voters.md``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from kspec.model.core.protocol import Property
+from kspec.model.raft.state import Down, Leader
+from kspec.model.raft.system import Action, Fire, Raft, RaftModel, describe_state
+from kspec.model.voters import node as vnode
+from kspec.model.voters.history import voter_ids
+from kspec.model.voters.node import (
+    AddVoter,
+    RemoveVoter,
+    Rules,
+    TakeSnapshot,
+    UpgradeKRaftVersion,
+    VoterNode,
+    directory_of,
+    make_step,
+    new_voter_node,
+)
+from kspec.model.voters.properties import voters_properties
+
+
+@dataclass(frozen=True, slots=True)
+class Voters(Raft):
+    """The raft system state plus the reconfiguration counters and ``initial_voters`` (ghost:
+    the ids the properties compare against)."""
+
+    initial_voters: frozenset[int] = frozenset()
+    adds: int = 0
+    removes: int = 0
+    snapshots: int = 0
+    upgrades: int = 0
+
+
+class VotersModel(RaftModel):
+    """KRaft with a voter set kept in the log (see ``BOUNDS`` in ``kspec.model.voters``)."""
+
+    name = "voters"
+
+    def __init__(self, *, hosts: int = 4, voters: int = 3, max_adds: int = 1, max_removes: int = 1,
+                 max_snapshots: int = 1, kraft_version: int = 1, max_epoch: int = 2, max_appends: int = 0,
+                 max_crashes: int = 0, max_inflight: int = 2, max_duplicates: int = 0, max_fetches: int = 6,
+                 pre_vote: bool = False, rules: Rules | None = None, raft_step: vnode.RaftStep | None = None) -> None:
+        if voters > hosts:
+            raise ValueError(f"voters={voters} is more than hosts={hosts}")
+        self._vstep = make_step(raft_step or vnode.raft_node.step, rules or Rules())
+        super().__init__(voters=voters, observers=hosts - voters, max_epoch=max_epoch, max_appends=max_appends,
+                         max_crashes=max_crashes, max_inflight=max_inflight, max_duplicates=max_duplicates,
+                         max_fetches=max_fetches, pre_vote=pre_vote, step=self._vstep)  # type: ignore[arg-type]
+        self.bounds = {
+            "hosts": hosts, "voters": voters, "max_adds": max_adds, "max_removes": max_removes,
+            "max_snapshots": max_snapshots, "kraft_version": kraft_version, "max_epoch": max_epoch,
+            "max_appends": max_appends, "max_crashes": max_crashes, "max_inflight": max_inflight,
+            "max_duplicates": max_duplicates, "max_fetches": max_fetches, "pre_vote": pre_vote,
+        }
+        self.kraft_version = kraft_version
+        self._props = voters_properties(upgrade=kraft_version == 0)
+
+    def init_states(self) -> Sequence[Voters]:
+        initial = frozenset((v, directory_of(v)) for v in sorted(self.voter_ids))
+        nodes = tuple(new_voter_node(i, initial, bootstrap=self.kraft_version >= 1, pre_vote=self.pre_vote)
+                      for i in self.replica_ids)
+        return [Voters(nodes, initial_voters=frozenset(self.voter_ids))]
+
+    def actions(self, state: Raft) -> Iterator[Action]:
+        assert isinstance(state, Voters)
+        yield from super().actions(state)
+        b = self.bounds
+        for n in state.nodes:
+            if isinstance(n.role, Down):
+                continue
+            assert isinstance(n, VoterNode)
+            if isinstance(n.role, Leader):
+                if state.upgrades < 1 and n.kraft_version == 0:
+                    yield Fire(n.id, UpgradeKRaftVersion())  # type: ignore[arg-type]
+                if state.adds < int(b["max_adds"]):
+                    for h in self.replica_ids:
+                        if h not in n.voters:
+                            yield Fire(n.id, AddVoter(h, directory_of(h)))  # type: ignore[arg-type]
+                if state.removes < int(b["max_removes"]):
+                    for r, d in sorted(n.control.last_voter_set()):
+                        yield Fire(n.id, RemoveVoter(r, d))  # type: ignore[arg-type]
+            if state.snapshots < int(b["max_snapshots"]) and n.high_watermark:
+                yield Fire(n.id, TakeSnapshot())  # type: ignore[arg-type]
+
+    def next_state(self, state: Raft, action: Action) -> Raft | None:
+        assert isinstance(state, Voters)
+        if isinstance(action, Fire) and isinstance(action.input, (*vnode.VOTER_INPUT_TYPES,)):
+            counter = {AddVoter: "adds", RemoveVoter: "removes", TakeSnapshot: "snapshots",
+                       UpgradeKRaftVersion: "upgrades"}[type(action.input)]
+            limit = 1 if counter == "upgrades" else int(self.bounds["max_" + counter])
+            if getattr(state, counter) >= limit:
+                return None
+            nxt = self._apply(state, action.node, action.input)
+            # A refused request changes no state: it is not an enabled action of the system
+            # model (its error responses are exercised at the node level).
+            if nxt is None or nxt.node(action.node) == state.node(action.node):
+                return None
+            return replace(nxt, **{counter: getattr(state, counter) + 1})
+        return super().next_state(state, action)
+
+    def properties(self) -> Sequence[Property[Raft, Action]]:
+        return self._props
+
+    def events_of(self, before: Raft, action: Action, after: Raft) -> list[dict[str, Any]]:
+        events = super().events_of(before, action, after)
+        for ev in events:
+            if ev["node"] is not None:
+                ev["observation"] = vnode.observe(after.node(ev["node"]))  # type: ignore[arg-type]
+        return events
+
+    def describe_state(self, state: Raft) -> str:
+        rows = describe_state(state).split("\n")
+        out = []
+        for row in rows:
+            out.append(row)
+            if row.startswith("r") and row[1:2].isdigit():
+                n = state.node(int(row[1:].split()[0]))
+                assert isinstance(n, VoterNode)
+                hist = " ".join(f"{o}:{sorted(voter_ids(v))}" for o, v in n.control.voters.entries)
+                snap = "-" if n.snapshot is None else n.snapshot.end_offset
+                out.append(f"   voters={sorted(n.voters)} kraft.version={n.kraft_version} history=[{hist}] "
+                           f"snapshot={snap}")
+        return "\n".join(out)
