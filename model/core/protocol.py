@@ -8,7 +8,7 @@ through this protocol.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, Literal, Protocol, TypeVar
 
@@ -133,7 +133,7 @@ class ProtocolInfo:
     name: str
     make: Callable[..., Model[Any, Any]]
     bounds: tuple[Bound, ...]
-    variants: dict[str, Callable[..., Model[Any, Any]]] = field(default_factory=dict)
+    variants: Mapping[str, Callable[..., Model[Any, Any]]] = field(default_factory=dict)
     summary: str = ""
 
 

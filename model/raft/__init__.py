@@ -16,6 +16,7 @@ BOUNDS: tuple[Bound, ...] = (
     Bound("max_inflight", 3, "do not expand states with more messages in flight", minimum=1),
     Bound("max_duplicates", 0, "message duplications in a run", minimum=0),
     Bound("max_fetches", 3, "fetch requests sent in a run", minimum=0),
+    Bound("max_elections", 2, "election and fetch timeouts (and backoff expiries) in a run", minimum=0),
     Bound("pre_vote", False, "pre-vote (KIP-996)"),
 )
 

@@ -17,18 +17,25 @@ from kspec.model.core.protocol import Property
 from kspec.model.raft import node as node_mod
 from kspec.model.raft.messages import (
     MESSAGE_TYPES,
+    BackoffExpired,
+    BeginQuorumEpochRequest,
     BeginQuorumEpochResponse,
     ClientAppend,
     Crash,
+    ElectionTimeout,
+    EndQuorumEpochRequest,
     EndQuorumEpochResponse,
     Entry,
     FetchDue,
     FetchRequest,
     FetchResponse,
+    FetchTimeout,
     Input,
     Message,
     Output,
     Restart,
+    VoteRequest,
+    VoteResponse,
 )
 from kspec.model.raft.state import Down, Leader, Node, election_of
 
@@ -78,6 +85,7 @@ class Raft:
     crashes: int = 0
     duplicates: int = 0
     fetches: int = 0
+    elections: int = 0
     elected: frozenset[tuple[int, int]] = frozenset()
     votes: frozenset[tuple[int, int, int]] = frozenset()
     committed: frozenset[tuple[int, Entry, int]] = frozenset()
@@ -86,6 +94,9 @@ class Raft:
     def node(self, replica: int) -> Node:
         return self.nodes[replica - 1]
 
+
+# The timer expiries that start (or back off) an election; ``max_elections`` bounds them.
+ELECTION_TIMERS = (ElectionTimeout, FetchTimeout, BackoffExpired)
 
 StepFn = Callable[[Node, Input], tuple[Node, tuple[Output, ...]]]
 
@@ -97,12 +108,12 @@ class RaftModel:
 
     def __init__(self, *, voters: int = 3, observers: int = 0, max_epoch: int = 2, max_appends: int = 1,
                  max_crashes: int = 1, max_inflight: int = 3, max_duplicates: int = 0, max_fetches: int = 3,
-                 pre_vote: bool = False,
+                 max_elections: int = 2, pre_vote: bool = False,
                  step: StepFn | None = None) -> None:
         self.bounds: dict[str, int | bool] = {
             "voters": voters, "observers": observers, "max_epoch": max_epoch, "max_appends": max_appends,
             "max_crashes": max_crashes, "max_inflight": max_inflight, "max_duplicates": max_duplicates,
-            "max_fetches": max_fetches, "pre_vote": pre_vote,
+            "max_fetches": max_fetches, "max_elections": max_elections, "pre_vote": pre_vote,
         }
         self.voter_ids = frozenset(range(1, voters + 1))
         self.replica_ids = tuple(range(1, voters + observers + 1))
@@ -133,6 +144,8 @@ class RaftModel:
             fetching = None
             for inp in node_mod.enabled_inputs(n):
                 if isinstance(inp, ClientAppend) and state.appends >= int(b["max_appends"]):
+                    continue
+                if isinstance(inp, ELECTION_TIMERS) and state.elections >= int(b["max_elections"]):
                     continue
                 if isinstance(inp, FetchDue):
                     if state.fetches >= int(b["max_fetches"]):
@@ -177,6 +190,10 @@ class RaftModel:
                     if state.fetches >= int(self.bounds["max_fetches"]):
                         return None
                     state = replace(state, fetches=state.fetches + 1)
+                if isinstance(inp, ELECTION_TIMERS):
+                    if state.elections >= int(self.bounds["max_elections"]):
+                        return None
+                    state = replace(state, elections=state.elections + 1)
                 return self._apply(state, replica, inp)
         return None
 
@@ -197,7 +214,8 @@ class RaftModel:
         nodes = list(state.nodes)
         nodes[replica - 1] = after
         sent: list[Message] = [o for o in outputs if is_message(o) and not _inert(o, state)]
-        return record_history(replace(state, nodes=tuple(nodes), network=state.network.add_all(sent)), before, after)
+        network = _forget_ignored(state.network, before, after, sent)
+        return record_history(replace(state, nodes=tuple(nodes), network=network.add_all(sent)), before, after)
 
     def node_event(self, state: Raft, action: Action) -> tuple[int, Input] | None:
         """The replica and node-level input an action gives (None for drop and duplicate)."""
@@ -241,6 +259,34 @@ def _inert(msg: Message, state: Raft) -> bool:
     RAFT-MODEL-INERT-RESPONSES)."""
     return (isinstance(msg, BeginQuorumEpochResponse | EndQuorumEpochResponse) and msg.error == "NONE"
             and msg.epoch <= state.node(msg.dst).epoch)
+
+
+def _forget_ignored(network: Bag[Message], before: Node, after: Node, sent: list[Message]) -> Bag[Message]:
+    """Drop the in-flight messages Kafka would never act on (RAFT-MODEL-IGNORED-RESPONSES).
+
+    Kafka's request manager tracks one outstanding request per destination and forgets them
+    all when the replica changes state (``resetConnections``); a response it no longer
+    expects is ignored on arrival. So: a role or epoch change discards every response in
+    flight to the replica; a new request to a peer discards that peer's older responses;
+    and a crash loses everything in flight to the replica (its connections break).
+    """
+    if isinstance(after.role, Down):
+        keep = [(m, c) for m, c in network.items if m.dst != after.id]
+    elif type(before.role) is not type(after.role) or before.epoch != after.epoch:
+        keep = [(m, c) for m, c in network.items if not (m.dst == after.id and isinstance(m, RESPONSE_TYPES))]
+    else:
+        peers = {m.dst for m in sent if isinstance(m, REQUEST_TYPES)}
+        if not peers:
+            return network
+        keep = [(m, c) for m, c in network.items
+                if not (m.dst == after.id and m.src in peers and isinstance(m, RESPONSE_TYPES))]
+    if len(keep) == len(network.items):
+        return network
+    return Bag(frozenset(keep))
+
+
+REQUEST_TYPES = (VoteRequest, BeginQuorumEpochRequest, EndQuorumEpochRequest, FetchRequest)
+RESPONSE_TYPES = (VoteResponse, BeginQuorumEpochResponse, EndQuorumEpochResponse, FetchResponse)
 
 
 def _fetch_in_flight(state: Raft, replica: int) -> bool:
