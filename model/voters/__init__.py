@@ -3,9 +3,11 @@ and reconfiguration folded into the KRaft system model."""
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
 from kspec.model.core.protocol import Bound, ProtocolInfo
+from kspec.model.raft.system import RaftModel
 from kspec.model.voters.system import VotersModel
 from kspec.model.voters.variants import VARIANTS
 
@@ -25,6 +27,12 @@ BOUNDS: tuple[Bound, ...] = (
     Bound("max_fetches", 6, "fetch requests sent in a run", minimum=0),
     Bound("pre_vote", False, "pre-vote (KIP-996)"),
 )
+
+# Raft bounds this module passes through when the raft model has them.
+_RAFT_EXTRA: tuple[Bound, ...] = (
+    Bound("max_elections", 2, "election and backoff timer expiries in a run", minimum=0),
+)
+BOUNDS += tuple(b for b in _RAFT_EXTRA if b.name in inspect.signature(RaftModel.__init__).parameters)
 
 
 def make(**bounds: Any) -> VotersModel:

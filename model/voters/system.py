@@ -52,19 +52,19 @@ class VotersModel(RaftModel):
     def __init__(self, *, hosts: int = 4, voters: int = 3, max_adds: int = 1, max_removes: int = 1,
                  max_snapshots: int = 1, kraft_version: int = 1, max_epoch: int = 2, max_appends: int = 0,
                  max_crashes: int = 0, max_inflight: int = 2, max_duplicates: int = 0, max_fetches: int = 6,
-                 pre_vote: bool = False, rules: Rules | None = None, raft_step: vnode.RaftStep | None = None) -> None:
+                 pre_vote: bool = False, rules: Rules | None = None, raft_step: vnode.RaftStep | None = None,
+                 **raft_bounds: Any) -> None:
         if voters > hosts:
             raise ValueError(f"voters={voters} is more than hosts={hosts}")
         self._vstep = make_step(raft_step or vnode.raft_node.step, rules or Rules())
         super().__init__(voters=voters, observers=hosts - voters, max_epoch=max_epoch, max_appends=max_appends,
                          max_crashes=max_crashes, max_inflight=max_inflight, max_duplicates=max_duplicates,
-                         max_fetches=max_fetches, pre_vote=pre_vote, step=self._vstep)  # type: ignore[arg-type]
-        self.bounds = {
-            "hosts": hosts, "voters": voters, "max_adds": max_adds, "max_removes": max_removes,
-            "max_snapshots": max_snapshots, "kraft_version": kraft_version, "max_epoch": max_epoch,
-            "max_appends": max_appends, "max_crashes": max_crashes, "max_inflight": max_inflight,
-            "max_duplicates": max_duplicates, "max_fetches": max_fetches, "pre_vote": pre_vote,
-        }
+                         max_fetches=max_fetches, pre_vote=pre_vote, step=self._vstep,  # type: ignore[arg-type]
+                         **raft_bounds)
+        # Raft's own bounds (whatever RaftModel takes) and the voter-set ones.
+        raft_only = {k: v for k, v in self.bounds.items() if k not in ("voters", "observers")}
+        self.bounds = {"hosts": hosts, "voters": voters, "max_adds": max_adds, "max_removes": max_removes,
+                       "max_snapshots": max_snapshots, "kraft_version": kraft_version, **raft_only}
         self.kraft_version = kraft_version
         self._props = voters_properties(upgrade=kraft_version == 0)
 
