@@ -327,8 +327,8 @@ def restart(node: Node) -> Step:
     return after, outputs
 
 
-def _end_epoch_requests(node: Node) -> tuple[Output, ...]:
-    return tuple(EndQuorumEpochRequest(node.id, v, node.epoch) for v in _others(node))
+def _end_epoch_requests(node: Node, preferred: tuple[int, ...] = ()) -> tuple[Output, ...]:
+    return tuple(EndQuorumEpochRequest(node.id, v, node.epoch, preferred) for v in _others(node))
 
 
 def _on_vote_request(node: Node, req: VoteRequest) -> Step:
@@ -378,6 +378,10 @@ def _on_end_epoch(node: Node, req: EndQuorumEpochRequest) -> Step:
                                              "FENCED_LEADER_EPOCH"),)
     before = node
     node = _observe_epoch(node, req.epoch, req.src)
+    if (req.epoch == node.epoch and req.src != node.id and req.src in node.voters
+            and isinstance(node.role, Unattached | Voted | Candidate)):
+        # Kafka's maybeTransition: a replica without a leader in this epoch follows the sender.
+        node = to_follower(node, req.epoch, req.src)
     return node, (*_persist(before, node),
                   EndQuorumEpochResponse(node.id, req.src, node.epoch, _leader_hint(node)))
 
@@ -431,6 +435,11 @@ def _on_response(node: Node, resp: Message) -> Step:
     if (resp.leader is not None and resp.leader != node.id
             and isinstance(role, Unattached | Voted | Candidate | Prospective)):
         node = to_follower(node, resp.epoch, resp.leader)
+        if isinstance(resp, FetchResponse):
+            # Kafka handles the fetch in the same step: an observer (or a replica that missed
+            # BeginQuorumEpoch) discovers the leader and appends from one response.
+            node, more = _on_fetch_response(node, resp)
+            return node, (*_persist(before, node), *more)
         return node, _persist(before, node)
     if isinstance(resp, VoteResponse):
         if resp.pre_vote:
@@ -538,7 +547,9 @@ def _on_check_quorum_timeout(node: Node) -> Step:
     if not isinstance(role, Leader) or is_quorum(role.fetched | {node.id}, node.voters):
         return node, ()
     after = to_resigned(node)
-    return after, _end_epoch_requests(after)
+    # Kafka names the other voters by descending fetch offset as preferred successors.
+    successors = tuple(sorted(_others(node), key=lambda v: (-(role.end_offset_of(v) or 0), v)))
+    return after, _end_epoch_requests(after, successors)
 
 
 def _on_fetch_due(node: Node, to: int) -> Step:
