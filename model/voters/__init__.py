@@ -12,19 +12,19 @@ from kspec.model.voters.system import VotersModel
 from kspec.model.voters.variants import VARIANTS
 
 BOUNDS: tuple[Bound, ...] = (
-    Bound("hosts", 4, "number of replicas (host ids 1..hosts)", minimum=1, maximum=5),
-    Bound("voters", 3, "initial voters (ids 1..voters); the other hosts start as observers", minimum=1, maximum=5),
+    Bound("hosts", 3, "number of replicas (host ids 1..hosts)", minimum=1, maximum=5),
+    Bound("voters", 2, "initial voters (ids 1..voters); the other hosts start as observers", minimum=1, maximum=5),
     Bound("max_adds", 1, "AddVoter requests the leaders accept in a run", minimum=0),
     Bound("max_removes", 1, "RemoveVoter requests the leaders accept in a run", minimum=0),
     Bound("max_snapshots", 1, "snapshots taken in a run", minimum=0),
     Bound("kraft_version", 1, "1: formatted with a bootstrap checkpoint; 0: static voters, upgrade in the run",
           minimum=0, maximum=1),
-    Bound("max_epoch", 2, "do not expand states past this epoch", minimum=1),
+    Bound("max_epoch", 1, "do not expand states past this epoch", minimum=1),
     Bound("max_appends", 0, "client appends in a run", minimum=0),
     Bound("max_crashes", 0, "crashes in a run", minimum=0),
-    Bound("max_inflight", 2, "do not expand states with more messages in flight", minimum=1),
+    Bound("max_inflight", 1, "do not expand states with more messages in flight", minimum=1),
     Bound("max_duplicates", 0, "message duplications in a run", minimum=0),
-    Bound("max_fetches", 6, "fetch requests sent in a run", minimum=0),
+    Bound("max_fetches", 7, "fetch requests sent in a run", minimum=0),
     Bound("pre_vote", False, "pre-vote (KIP-996)"),
 )
 

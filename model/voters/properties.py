@@ -92,14 +92,15 @@ def history_offsets_increase(s: Any) -> bool:
     return True
 
 
-election_safety = Property("VOTERS-INV-ELECTION-SAFETY", "ElectionSafety", "always", raft_props.election_safety.check,
+election_safety: Property[Any, Any] = Property(
+    "VOTERS-INV-ELECTION-SAFETY", "ElectionSafety", "always", raft_props.election_safety.check,
                            "At most one leader is ever elected in an epoch, under reconfiguration.",
                            ("LeaderElected", "AddedVoterVotes"))
-committed_agree = Property("VOTERS-INV-COMMITTED-UNIQUE", "CommittedLogsAgree", "always",
+committed_agree: Property[Any, Any] = Property("VOTERS-INV-COMMITTED-UNIQUE", "CommittedLogsAgree", "always",
                            raft_props.committed_logs_agree.check,
                            "No two different records are committed at one offset, under reconfiguration.",
                            ("VoterAdded",))
-leader_completeness = Property("VOTERS-INV-LEADER-COMPLETENESS", "LeaderCompleteness", "always",
+leader_completeness: Property[Any, Any] = Property("VOTERS-INV-LEADER-COMPLETENESS", "LeaderCompleteness", "always",
                                raft_props.leader_completeness.check,
                                "A committed record is in every later leader's log, under reconfiguration.",
                                ("LeaderElected",))

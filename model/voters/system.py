@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from kspec.model.core.protocol import Property
+from kspec.model.raft import node as raft_node
 from kspec.model.raft.state import Down, Leader
 from kspec.model.raft.system import Action, Fire, Raft, RaftModel, describe_state
 from kspec.model.voters import node as vnode
@@ -49,14 +50,14 @@ class VotersModel(RaftModel):
 
     name = "voters"
 
-    def __init__(self, *, hosts: int = 4, voters: int = 3, max_adds: int = 1, max_removes: int = 1,
-                 max_snapshots: int = 1, kraft_version: int = 1, max_epoch: int = 2, max_appends: int = 0,
-                 max_crashes: int = 0, max_inflight: int = 2, max_duplicates: int = 0, max_fetches: int = 6,
+    def __init__(self, *, hosts: int = 3, voters: int = 2, max_adds: int = 1, max_removes: int = 1,
+                 max_snapshots: int = 1, kraft_version: int = 1, max_epoch: int = 1, max_appends: int = 0,
+                 max_crashes: int = 0, max_inflight: int = 1, max_duplicates: int = 0, max_fetches: int = 7,
                  pre_vote: bool = False, rules: Rules | None = None, raft_step: vnode.RaftStep | None = None,
                  **raft_bounds: Any) -> None:
         if voters > hosts:
             raise ValueError(f"voters={voters} is more than hosts={hosts}")
-        self._vstep = make_step(raft_step or vnode.raft_node.step, rules or Rules())
+        self._vstep = make_step(raft_step or raft_node.step, rules or Rules())
         super().__init__(voters=voters, observers=hosts - voters, max_epoch=max_epoch, max_appends=max_appends,
                          max_crashes=max_crashes, max_inflight=max_inflight, max_duplicates=max_duplicates,
                          max_fetches=max_fetches, pre_vote=pre_vote, step=self._vstep,  # type: ignore[arg-type]
