@@ -82,4 +82,8 @@ def main(argv: list[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    # Run as a script, this module is ``__main__``; the verbs register on the importable
+    # ``kspec.conformance.cli``, so delegate to that one.
+    from kspec.conformance.cli import main as _main
+
+    _main()
