@@ -20,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import json
 import queue
+import signal
 import threading
 from collections import Counter
 from collections.abc import Callable
@@ -112,14 +113,6 @@ class TargetFailure(BaseException):
 
 
 @dataclass(frozen=True)
-class Choice:
-    """One entry of the enabled list that stands for several actions (the harness draws one of
-    them second), so rare kinds of action do not crowd out the model's own."""
-
-    options: list[tuple[Any, Any]]
-
-
-@dataclass(frozen=True)
 class Event:
     """The node-level event of one model action, with the model's side of it."""
 
@@ -141,9 +134,13 @@ class Driver(Protocol):
 
     def init_state(self) -> Any: ...
 
-    def enabled(self, state: Any) -> list[tuple[Any, Any]]: ...
+    categories: tuple[str, ...]
 
-    def event(self, before: Any, action: Any, after: Any) -> Event | None: ...
+    def candidates(self, state: Any) -> list[tuple[str, Any]]: ...
+
+    def resolve(self, state: Any, action: Any) -> Any | None: ...
+
+    def events(self, before: Any, action: Any, after: Any) -> list[Event]: ...
 
     def describe(self, action: Any) -> str: ...
 
@@ -181,6 +178,36 @@ class _Worker:
         if not ok:
             raise value
         return value
+
+
+class _Alarm(BaseException):
+    """Raised in the main thread by SIGALRM when a target call overruns (a BaseException, so a
+    target's ``except Exception`` cannot swallow it)."""
+
+
+def _on_alarm(signum: int, frame: Any) -> None:
+    raise _Alarm()
+
+
+def call_with_timeout(fn: Callable[[], Any], timeout: float, worker: _Worker | None) -> Any:
+    """``fn()``, or TimeoutError after ``timeout`` seconds.
+
+    In the main thread an interval timer interrupts the call (cheap: no thread hand-off per
+    step); elsewhere the call runs on ``worker`` and is abandoned when it overruns.
+    """
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
+        if worker is None:
+            return fn()
+        return worker.call(fn, timeout)
+    previous = signal.signal(signal.SIGALRM, _on_alarm)
+    signal.setitimer(signal.ITIMER_REAL, timeout)
+    try:
+        return fn()
+    except _Alarm:
+        raise TimeoutError(f"no answer within {timeout:g}s") from None
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 def check_result(result: Any) -> tuple[list[JSON], dict[str, JSON]]:
@@ -247,17 +274,24 @@ class Feeder:
         self.instances: dict[Any, Instance] = {}
         self.observations: dict[Any, JSON] = {}
         self.memory: dict[str, Any] = {}
-        self.worker = _Worker()
+        self._worker: _Worker | None = None
         self.finding: Finding | None = None
         for node in driver.nodes():
             self.instances[node] = self._call(lambda n=node: target.start(n, driver.node_config(n)),
                                               0, f"start of node {node}")
 
+    @property
+    def worker(self) -> _Worker:
+        if self._worker is None:
+            self._worker = _Worker()
+        return self._worker
+
     def _call(self, fn: Callable[[], Any], step: int, what: str) -> Any:
+        in_main = threading.current_thread() is threading.main_thread()
         try:
-            return self.worker.call(fn, self.step_timeout)
+            return call_with_timeout(fn, self.step_timeout, None if in_main else self.worker)
         except TimeoutError as err:
-            self.worker = _Worker()  # the hung thread is abandoned
+            self._worker = None  # a hung worker thread is abandoned
             self._fail(step, "timeout", f"{what}: the target hung ({err})")
         except TargetError as err:
             self._fail(step, "target", f"{what}: {err}")
@@ -320,37 +354,54 @@ class Feeder:
         for inst in self.instances.values():
             # closing a broken target must not hide the finding
             with contextlib.suppress(BaseException):
-                self.worker.call(inst.close, 2.0)
+                in_main = threading.current_thread() is threading.main_thread()
+                call_with_timeout(inst.close, 2.0, None if in_main else self.worker)
 
 
 class Lockstep(Feeder):
-    """A lockstep run: the model state, its enabled actions, and the target fed in step."""
+    """A lockstep run: the model state, its candidate actions by category, the target fed in step."""
 
     def __init__(self, driver: Driver, target: Target, step_timeout: float = DEFAULT_STEP_TIMEOUT) -> None:
         super().__init__(driver, target, step_timeout)
         self.state = driver.init_state()
-        self._enabled: list[tuple[Any, Any]] | None = None
+        self._candidates: dict[str, list[Any]] | None = None
 
-    def enabled(self) -> list[tuple[Any, Any]]:
-        if self._enabled is None:
-            self._enabled = self.driver.enabled(self.state)
-        return self._enabled
+    def candidates(self, category: str) -> list[Any]:
+        """The model's candidate actions of ``category`` now (cheap: not yet checked)."""
+        if self._candidates is None:
+            self._candidates = {}
+            for cat, action in self.driver.candidates(self.state):
+                self._candidates.setdefault(cat, []).append(action)
+        return self._candidates.get(category, [])
 
-    def apply(self, choice: int, sub: int = 0) -> None:
-        action, after = self.enabled()[choice]
-        if isinstance(action, Choice):
-            action, after = action.options[sub]
-        before, self.state, self._enabled = self.state, after, None
+    def any_candidates(self) -> bool:
+        return any(self.candidates(c) for c in self.driver.categories)
+
+    def apply(self, category: str, choice: int) -> bool:
+        """Apply the ``choice``-th candidate of ``category`` (modulo their number), or the next
+        one that the model enables within its bounds; False when none is."""
+        actions = self.candidates(category)
+        for k in range(len(actions)):
+            action = actions[(choice + k) % len(actions)]
+            after = self.driver.resolve(self.state, action)
+            if after is not None:
+                self._step(action, after)
+                return True
+        return False
+
+    def _step(self, action: Any, after: Any) -> None:
+        before, self.state, self._candidates = self.state, after, None
         label = self.driver.describe(action)
         broken = self.driver.model_violation(before, action, after)
         if broken is not None:
             self.model_only(label)
             self._fail(len(self.steps), "model", f"the model itself violates {broken} (a kspec bug)")
-        event = self.driver.event(before, action, after)
-        if event is None:
+        events = self.driver.events(before, action, after)
+        if not events:
             self.model_only(label)
-            return
-        self.feed(label, event.node, event.input, event.model_outputs, event.model_observation)
+        for k, ev in enumerate(events):
+            shown = label if len(events) == 1 else f"{label} [{k + 1}/{len(events)}: {ev.input.get('type')}]"
+            self.feed(shown, ev.node, ev.input, ev.model_outputs, ev.model_observation)
 
 
 @dataclass

@@ -1,13 +1,14 @@
 """Hypothesis state machines that run the model and a target in lockstep, per protocol.
 
 :func:`lockstep_machine` builds a ``RuleBasedStateMachine`` from a protocol's driver: an
-``initialize`` rule draws a cluster configuration, the ``step`` rule draws an index into the
-model's enabled actions (a precondition, never ``assume``), and the harness checks the
+``initialize`` rule draws a cluster configuration, one rule per action category draws among
+the model's enabled actions of that category (preconditions, never ``assume``), and the harness checks the
 target after every step. :data:`PROTOCOLS` names the drivers.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -16,7 +17,9 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, precondition, rule
 
 from kspec.conformance.adapters.base import Target
-from kspec.conformance.harness import DEFAULT_STEP_TIMEOUT, JSON, Choice, Lockstep
+from kspec.conformance.harness import DEFAULT_STEP_TIMEOUT, JSON, Lockstep
+
+CHOICE = st.integers(0, 255)
 
 
 @dataclass(frozen=True)
@@ -52,53 +55,63 @@ class RunLog:
     failed: Lockstep | None = None
     config: dict[str, JSON] = field(default_factory=dict)
     on_run: Callable[[int], None] | None = None
+    started: float = field(default_factory=time.perf_counter)
+    first_found: float | None = None  # seconds to the first failing run (before shrinking)
 
 
 def lockstep_machine(spec: ProtocolSpec, target: Target, log: RunLog,
                      step_timeout: float = DEFAULT_STEP_TIMEOUT) -> type[RuleBasedStateMachine]:
-    """A RuleBasedStateMachine class driving ``target`` against the model of ``spec``."""
+    """A RuleBasedStateMachine class driving ``target`` against the model of ``spec``.
 
-    class Lockstep_(RuleBasedStateMachine):
-        def __init__(self) -> None:
-            super().__init__()
-            self.session: Lockstep | None = None
-            log.runs += 1
-            if log.on_run is not None:
-                log.on_run(log.runs)
+    One rule per action category of the driver (deliver, timer, fault ...): Hypothesis picks
+    among the rules whose category has candidates, and its swarm testing switches whole
+    categories off in some runs, so a run without faults reaches deep states quickly while
+    another hammers on crashes. Within a category the rule draws a number from a fixed range
+    taken modulo the number of candidates: when the shrinker deletes a step the later draws
+    stay valid (and mostly keep their meaning), so counterexamples shrink far.
+    """
 
-        @initialize(config=st.sampled_from(spec.configs))
-        def start(self, config: dict[str, JSON]) -> None:
-            log.config = config
-            self.session = Lockstep(spec.driver(config), target, step_timeout)
-            log.current = self.session
+    def __init__(self: Any) -> None:
+        RuleBasedStateMachine.__init__(self)
+        self.session = None
+        log.runs += 1
+        if log.on_run is not None:
+            log.on_run(log.runs)
 
-        def _failed(self) -> None:
-            log.failed = self.session
+    @initialize(config=st.sampled_from(spec.configs))
+    def start(self: Any, config: dict[str, JSON]) -> None:
+        log.config = config
+        self.session = Lockstep(spec.driver(config), target, step_timeout)
+        log.current = self.session
 
-        @precondition(lambda self: self.session is not None and bool(self.session.enabled()))
-        @rule(data=st.data())
-        def step(self, data: st.DataObject) -> None:
-            assert self.session is not None
-            choices = self.session.enabled()
-            i = data.draw(st.integers(0, len(choices) - 1), label="action")
-            sub = 0
-            action = choices[i][0]
-            if isinstance(action, Choice):
-                sub = data.draw(st.integers(0, len(action.options) - 1), label="which")
+    def make_rule(category: str) -> Any:
+        def run(self: Any, data: st.DataObject) -> None:
+            choice = data.draw(CHOICE, label=category)
             try:
-                self.session.apply(i, sub)
+                self.session.apply(category, choice)
             except BaseException:
-                self._failed()
+                log.failed = self.session
+                if log.first_found is None:
+                    log.first_found = time.perf_counter() - log.started
                 raise
 
-        @precondition(lambda self: self.session is not None and not self.session.enabled())
-        @rule()
-        def idle(self) -> None:
-            """Nothing is enabled (every action would leave the bounds): the run waits."""
+        run.__name__ = category
+        return precondition(lambda self: self.session is not None and bool(self.session.candidates(category)))(
+            rule(data=st.data())(run))
 
-        def teardown(self) -> None:
-            if self.session is not None:
-                self.session.close()
+    @precondition(lambda self: self.session is not None and not self.session.any_candidates())
+    @rule()
+    def idle(self: Any) -> None:
+        """Nothing is enabled: the run waits."""
 
-    Lockstep_.__name__ = Lockstep_.__qualname__ = f"{spec.name.capitalize()}Lockstep"
-    return Lockstep_
+    def teardown(self: Any) -> None:
+        if self.session is not None:
+            self.session.close()
+
+    categories = spec.driver(spec.configs[0]).categories
+    namespace: dict[str, Any] = {"__init__": __init__, "start": start, "idle": idle, "teardown": teardown}
+    for category in categories:
+        namespace[category] = make_rule(category)
+    name = f"{spec.name.capitalize()}Lockstep"
+    machine: type[RuleBasedStateMachine] = type(name, (RuleBasedStateMachine,), namespace)
+    return machine

@@ -16,13 +16,22 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from kspec.conformance.harness import JSON, Choice, Event
+from kspec.conformance.harness import JSON, Event
 from kspec.model.core.codec import encode
 from kspec.model.raft import node as node_mod
-from kspec.model.raft.messages import BackoffExpired, CheckQuorumTimeout, ElectionTimeout, FetchTimeout, Input
+from kspec.model.raft.messages import (
+    BackoffExpired,
+    CheckQuorumTimeout,
+    ClientAppend,
+    Crash,
+    ElectionTimeout,
+    FetchTimeout,
+    Input,
+    Restart,
+)
 from kspec.model.raft.properties import raft_properties
 from kspec.model.raft.state import Down
-from kspec.model.raft.system import Raft, RaftModel, describe_action
+from kspec.model.raft.system import Deliver, Fire, Raft, RaftModel, describe_action
 
 # Cluster shapes a run starts from (Hypothesis draws one; shrinking prefers the first).
 CONFIGS: list[dict[str, JSON]] = [
@@ -33,7 +42,7 @@ CONFIGS: list[dict[str, JSON]] = [
 ]
 
 BOUNDS: dict[str, int] = {"max_epoch": 3, "max_inflight": 6, "max_appends": 2, "max_crashes": 1,
-                          "max_fetches": 8, "max_duplicates": 1}
+                          "max_fetches": 8, "max_duplicates": 1, "max_elections": 4}
 
 IDLE_TIMERS: tuple[Input, ...] = (ElectionTimeout(), FetchTimeout(), CheckQuorumTimeout(), BackoffExpired())
 
@@ -68,34 +77,58 @@ class RaftDriver:
     def init_state(self) -> Raft:
         return self.model.init_states()[0]
 
-    def enabled(self, state: Raft) -> list[tuple[Any, Any]]:
-        out: list[tuple[Any, Any]] = []
+    categories = ("deliver", "timer", "client", "fault", "idle")
+
+    def candidates(self, state: Raft) -> list[tuple[str, Any]]:
+        """The model's actions by category (cheap: :meth:`resolve` checks them), then the
+        idle timers of the live replicas."""
+        out: list[tuple[str, Any]] = []
         for action in self.model.actions(state):
-            after = self.model.next_state(state, action)
-            if after is not None and self.model.within_bounds(after):
-                out.append((action, after))
-        idle: list[tuple[Any, Any]] = []
+            if isinstance(action, Deliver):
+                out.append(("deliver", action))
+            elif not isinstance(action, Fire) or isinstance(action.input, Crash | Restart):
+                out.append(("fault", action))  # drop, duplicate, crash, restart, reboot
+            elif isinstance(action.input, ClientAppend):
+                out.append(("client", action))
+            else:
+                out.append(("timer", action))
         for n in state.nodes:
-            if isinstance(n.role, Down):
-                continue
-            for timer in IDLE_TIMERS:
-                after_node, outputs = node_mod.step(n, timer)
-                if after_node == n and not outputs:
-                    idle.append((IdleTimer(n.id, timer), state))
-        if idle:
-            out.append((Choice(idle), None))
+            if not isinstance(n.role, Down):
+                out += [("idle", IdleTimer(n.id, timer)) for timer in IDLE_TIMERS]
         return out
 
-    def event(self, before: Raft, action: Any, after: Raft) -> Event | None:
+    def resolve(self, state: Raft, action: Any) -> Raft | None:
+        """The state after ``action``, or None when the model does not enable it within bounds."""
         if isinstance(action, IdleTimer):
-            node = before.node(action.node)
-            return Event(action.node, encode(action.input), [], node_mod.observe(node))
-        ev = self.model.node_event(before, action)
-        if ev is None:
+            node = state.node(action.node)
+            after_node, outputs = node_mod.step(node, action.input)
+            return state if after_node == node and not outputs else None
+        after = self.model.next_state(state, action)
+        if after is None or not self.model.within_bounds(after):
             return None
-        replica, inp = ev
-        _, outputs = node_mod.step(before.node(replica), inp)
-        return Event(replica, encode(inp), encode(outputs), node_mod.observe(after.node(replica)))
+        return after
+
+    def events(self, before: Raft, action: Any, after: Raft) -> list[Event]:
+        """The node-level inputs of ``action`` with the model's outputs and observation after
+        each: one for a delivery or a fired input, Crash then Restart for a reboot, none for a
+        drop or a duplication."""
+        pairs: list[tuple[int, Input]]
+        if isinstance(action, IdleTimer):
+            pairs = [(action.node, action.input)]
+        elif isinstance(action, Deliver):
+            pairs = [(action.message.dst, action.message)]
+        elif isinstance(action, Fire):
+            pairs = [(action.node, action.input)]
+        elif type(action).__name__ == "Reboot":
+            pairs = [(action.node, Crash()), (action.node, Restart())]
+        else:
+            pairs = []
+        nodes = {n.id: n for n in before.nodes}
+        out = []
+        for replica, inp in pairs:
+            nodes[replica], outputs = node_mod.step(nodes[replica], inp)
+            out.append(Event(replica, encode(inp), encode(outputs), node_mod.observe(nodes[replica])))
+        return out
 
     def describe(self, action: Any) -> str:
         if isinstance(action, IdleTimer):

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from hypothesis import HealthCheck, Verbosity, seed, settings
+from hypothesis import HealthCheck, Phase, Verbosity, seed, settings
 from hypothesis.errors import HypothesisException
 from hypothesis.stateful import run_state_machine_as_test
 
@@ -53,7 +53,9 @@ class ConformResult:
 def conform_settings(examples: int, steps: int) -> settings:
     return settings(max_examples=examples, stateful_step_count=steps, deadline=None, database=None,
                     report_multiple_bugs=False, suppress_health_check=list(HealthCheck), print_blob=False,
-                    verbosity=Verbosity.quiet)
+                    verbosity=Verbosity.quiet,
+                    # no explain phase: it traces every line the target runs, which costs minutes
+                    phases=(Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink))
 
 
 def run_conformance(protocol: str, target: Target, *, examples: int = DEFAULT_EXAMPLES,

@@ -13,7 +13,7 @@ from typing import Any
 from kspec.conformance.harness import JSON, Event
 from kspec.model.core.codec import encode
 from kspec.model.share.shard import observe, step_with
-from kspec.model.share.system import IMAGE, Action, Load, ShareSystem, SysState, Unload, request_of
+from kspec.model.share.system import IMAGE, Action, Load, Read, ShareSystem, SysState, Unload, Write, request_of
 
 # share.coordinator.snapshot.update.records.per.snapshot of the runs (Hypothesis draws one).
 CONFIGS: list[dict[str, JSON]] = [{"snapshot_every": 1}, {"snapshot_every": 0}, {"snapshot_every": 2}]
@@ -34,8 +34,8 @@ class ShareDriver:
         self._always = [p for p in props if p.kind == "always"]
         self._always_step = [p for p in props if p.kind == "always_step"]
 
-    def nodes(self) -> list[str]:
-        return ["coordinator"]
+    def nodes(self) -> list[int]:
+        return [0]  # the one coordinator shard
 
     def node_config(self, node: Any) -> dict[str, JSON]:
         return {"snapshot_limit": self.model.snapshot_every, "image": sorted([t, p] for t, p in IMAGE)}
@@ -43,25 +43,38 @@ class ShareDriver:
     def init_state(self) -> SysState:
         return self.model.init_states()[0]
 
-    def enabled(self, state: SysState) -> list[tuple[Any, Any]]:
-        out: list[tuple[Any, Any]] = []
+    categories = ("write", "read", "leader", "failover")
+
+    def candidates(self, state: SysState) -> list[tuple[str, Any]]:
+        out: list[tuple[str, Any]] = []
         for action in self.model.actions(state):
-            after = self.model.next_state(state, action)
-            if after is not None and self.model.within_bounds(after):
-                out.append((action, after))
+            if isinstance(action, Write):
+                out.append(("write", action))
+            elif isinstance(action, Read):
+                out.append(("read", action))
+            elif isinstance(action, Unload | Load):
+                out.append(("failover", action))
+            else:
+                out.append(("leader", action))  # a new leader epoch or a new state epoch
         return out
 
-    def event(self, before: SysState, action: Action, after: SysState) -> Event | None:
+    def resolve(self, state: SysState, action: Any) -> SysState | None:
+        after = self.model.next_state(state, action)
+        if after is None or not self.model.within_bounds(after):
+            return None
+        return after
+
+    def events(self, before: SysState, action: Action, after: SysState) -> list[Event]:
         obs = observe(after.shard)
         if isinstance(action, Unload):
-            return Event("coordinator", {"type": "Unload"}, [], obs)
+            return [Event(0, {"type": "Unload"}, [], obs)]
         if isinstance(action, Load):
-            return Event("coordinator", {"type": "Load", "records": encode(before.log)}, [], obs)
+            return [Event(0, {"type": "Load", "records": encode(before.log)}, [], obs)]
         request = request_of(before, action)
         if request is None:
-            return None
+            return []
         _, outputs = step_with(before.shard, request, self.model.flaws)
-        return Event("coordinator", encode(request), encode(outputs), obs)
+        return [Event(0, encode(request), encode(outputs), obs)]
 
     def describe(self, action: Any) -> str:
         return self.model.describe_action(action)

@@ -148,10 +148,12 @@ class RaftReplica:
         self.update_high_watermark()
 
     def resign(self) -> None:
+        # Kafka names the other voters, most caught up first, as preferred successors.
+        preferred = sorted(self.others(), key=lambda v: (-self.end_offsets.get(v, 0), v))
         self._reset_role_state()
         self.role = "resigned"
         for v in self.others():
-            self.send("EndQuorumEpochRequest", v, epoch=self.epoch, preferred=[])
+            self.send("EndQuorumEpochRequest", v, epoch=self.epoch, preferred=preferred)
 
     def go_back(self, prior: tuple[int, int | None, int | None]) -> None:
         """A lost pre-vote: return to the election state the replica had before."""
@@ -287,6 +289,9 @@ class RaftReplica:
             self.send("EndQuorumEpochResponse", req["src"], epoch=self.epoch, leader=self.leader, error=FENCED)
             return
         self.observe_epoch(req["epoch"], req["src"])
+        if (req["epoch"] == self.epoch and req["src"] != self.id and req["src"] in self.voters
+                and self.role in ("unattached", "voted", "candidate")):
+            self.become_follower(req["epoch"], req["src"])  # a replica without a leader follows the sender
         self.persist()
         self.send("EndQuorumEpochResponse", req["src"], epoch=self.epoch, leader=self.leader, error=NONE)
 
@@ -335,6 +340,8 @@ class RaftReplica:
         leader = resp.get("leader")
         if leader is not None and leader != self.id and self.role in _LEADERLESS:
             self.become_follower(resp["epoch"], leader)
+            if resp["type"] == "FetchResponse":
+                self.on_fetch_response(resp)  # discovered the leader: take its records at once
             return
         if is_pre_vote:
             if self.role == "prospective":

@@ -59,6 +59,8 @@ def _batches_out(batches: list[list[int]]) -> list[dict[str, Any]]:
 class ShareShard:
     """One coordinator partition's shard."""
 
+    combine = staticmethod(combine)
+
     def __init__(self, snapshot_limit: int, image: list[list[Any]] | None) -> None:
         self.snapshot_limit = snapshot_limit
         self.image = None if image is None else {(t, p) for t, p in image}
@@ -127,7 +129,7 @@ class ShareShard:
             start = current["start_offset"] if record["start_offset"] == NOT_SET else record["start_offset"]
             leader = current["leader_epoch"] if record["leader_epoch"] == NOT_SET else record["leader_epoch"]
             self.offsets[key] = {**current, "leader_epoch": leader, "start_offset": start,
-                                 "state_batches": combine(start, current["state_batches"], batches)}
+                                 "state_batches": self.combine(start, current["state_batches"], batches)}
         self._raise_to(self.leader_epochs, key, record["leader_epoch"])
         self.update_counts[key] = self.update_counts[key] + 1 if key in self.update_counts else 0
 
@@ -136,11 +138,12 @@ class ShareShard:
         """A ShareSnapshot for a new key or once the update count reaches the limit, else a ShareUpdate."""
         current = self.offsets.get(key)
         if current is None:
-            return self.snapshot(key, 0, state_epoch, leader_epoch, start_offset, combine(start_offset, [], batches))
+            return self.snapshot(key, 0, state_epoch, leader_epoch, start_offset,
+                                 self.combine(start_offset, [], batches))
         if self.update_counts.get(key, 0) >= self.snapshot_limit:
             return self.limit_snapshot(key, current, leader_epoch, state_epoch, start_offset, batches)
         return self.update(key, current["snapshot_epoch"], leader_epoch, start_offset,
-                           combine(start_offset, [], batches))
+                           self.combine(start_offset, [], batches))
 
     def limit_snapshot(self, key: tuple[str, str, int], current: dict[str, Any], leader_epoch: int,
                        state_epoch: int, start_offset: int, batches: list[list[int]]) -> dict[str, Any]:
@@ -148,7 +151,7 @@ class ShareShard:
         st_epoch = current["state_epoch"] if state_epoch == NOT_SET else state_epoch
         start = current["start_offset"] if start_offset == NOT_SET else start_offset
         return self.snapshot(key, current["snapshot_epoch"] + 1, st_epoch, leader, start,
-                             combine(start, current["state_batches"], batches))
+                             self.combine(start, current["state_batches"], batches))
 
     # -------------------------------------------------------------- requests
 

@@ -1,0 +1,258 @@
+"""The mutant catalogue: deliberately wrong targets, each one known bug class.
+
+Every mutant subclasses a reference target and overrides one method with one bug; the
+conformance suite must catch each within its default budget, and its counterexample must
+replay to the same divergence (``tests/conformance``, ``bench/conformance_bench.py``).
+
+Not in the catalogue: *an election backoff without jitter*. The model abstracts time into
+timer events (``BackoffExpired`` means "the backoff elapsed", whatever its length), so a
+backoff that is always the same length behaves exactly like a random one at this level; it
+can only show up as a liveness problem (split votes repeating) under a timed model, which
+kspec does not have. The catalogue says so instead of faking a mutant for it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from kspec.conformance.targets.reference.raft import RaftReplica, RaftTarget
+from kspec.conformance.targets.reference.share import NOT_SET, ShareShard, ShareTarget
+
+# ------------------------------------------------------------------------------ raft
+
+
+class NeverResigns(RaftReplica):
+    """A leader that never resigns when a majority stops fetching (no check-quorum)."""
+
+    def on_CheckQuorumTimeout(self, inp: dict[str, Any]) -> None:
+        pass
+
+
+class SingleVoterResigns(RaftReplica):
+    """Check-quorum counts only the followers that fetched, not the leader itself: a
+    single-voter leader (and any leader with exactly a majority fetching) resigns."""
+
+    def on_CheckQuorumTimeout(self, inp: dict[str, Any]) -> None:
+        if self.role == "leader" and not self.majority(self.fetched):
+            self.resign()
+
+
+class HwBeforeEpochCommit(RaftReplica):
+    """The leader exposes a high watermark before its epoch's LeaderChange record commits."""
+
+    def update_high_watermark(self) -> None:
+        offsets = dict(self.end_offsets)
+        offsets[self.id] = self.end_offset
+        ordered = sorted((offsets.get(v, 0) for v in self.voters), reverse=True)
+        majority_offset = ordered[len(self.voters) // 2]
+        if self.high_watermark is None or majority_offset > self.high_watermark:
+            self.high_watermark = majority_offset
+
+
+class RestartVotesAgain(RaftReplica):
+    """The vote is not read back on restart: a restarted voter may vote again in the same epoch."""
+
+    def on_restart(self) -> None:
+        if self.voted_for is not None and self.voted_for != self.id:
+            self.voted_for = None
+            self._written = self.election()
+        super().on_restart()
+
+
+class ObserverCandidate(RaftReplica):
+    """A non-voter (observer) that stands for election when its timers expire."""
+
+    def on_ElectionTimeout(self, inp: dict[str, Any]) -> None:
+        if not self.is_voter and self.role in ("unattached", "follower"):
+            self.become_candidate()
+            return
+        super().on_ElectionTimeout(inp)
+
+    def on_FetchTimeout(self, inp: dict[str, Any]) -> None:
+        if self.role == "follower":
+            self.start_election()
+
+
+class NoTruncate(RaftReplica):
+    """A follower that ignores the diverging epoch in a fetch response and never truncates."""
+
+    def truncate_to(self, div_epoch: int, div_end: int) -> None:
+        pass
+
+
+class VoteWithoutLogCheck(RaftReplica):
+    """Votes are granted without checking that the candidate's log is at least as up to date."""
+
+    def grant_vote(self, req: dict[str, Any], up_to_date: bool) -> bool:
+        return super().grant_vote(req, True)
+
+
+class VoteTwice(RaftReplica):
+    """A voter that already voted in an epoch grants a second candidate too."""
+
+    def grant_vote(self, req: dict[str, Any], up_to_date: bool) -> bool:
+        if self.role == "voted" and self.voted_for != req["src"] and up_to_date and req["src"] in self.voters:
+            self.become_voted(req["epoch"], req["src"])
+            return True
+        return super().grant_vote(req, up_to_date)
+
+
+class BeginEpochNeedsHigherEpoch(RaftReplica):
+    """A replica follows a BeginQuorumEpoch only when it names a higher epoch, so the voters
+    that elected the leader (already in its epoch) never learn they should follow it."""
+
+    def on_BeginQuorumEpochRequest(self, req: dict[str, Any]) -> None:
+        if req["epoch"] == self.epoch:
+            self.send("BeginQuorumEpochResponse", req["src"], epoch=self.epoch, leader=self.leader, error="NONE")
+            return
+        super().on_BeginQuorumEpochRequest(req)
+
+
+class PreVoteChangesState(RaftReplica):
+    """A pre-vote request is handled like a real vote: the receiver moves to the new epoch and
+    grants its vote (KIP-996 says a pre-vote changes nothing)."""
+
+    def on_VoteRequest(self, req: dict[str, Any]) -> None:
+        if req.get("pre_vote") and req["epoch"] > self.epoch and self.role in ("unattached", "voted", "candidate"):
+            self.become_unattached(req["epoch"])
+            granted = self.grant_vote(req, self.log_is_up_to_date(req["last_epoch"], req["end_offset"]))
+            self.persist()
+            self.send("VoteResponse", req["src"], epoch=self.epoch - 1, granted=granted, leader=None,
+                      pre_vote=True, error="NONE")
+            return
+        super().on_VoteRequest(req)
+
+
+class SilentResign(RaftReplica):
+    """A leader that resigns without telling the voters (no EndQuorumEpoch)."""
+
+    def resign(self) -> None:
+        self._reset_role_state()
+        self.role = "resigned"
+
+
+# ------------------------------------------------------------------------------ share
+
+
+class NewBatchesOnly(ShareShard):
+    """Seed 004: the snapshot after the update limit keeps only the write's batches when the
+    start offset moves, losing the delivery state of untouched offsets."""
+
+    def limit_snapshot(self, key: Any, current: dict[str, Any], leader_epoch: int, state_epoch: int,
+                       start_offset: int, batches: list[list[int]]) -> dict[str, Any]:
+        if start_offset == NOT_SET:
+            return super().limit_snapshot(key, current, leader_epoch, state_epoch, start_offset, batches)
+        leader = current["leader_epoch"] if leader_epoch == NOT_SET else leader_epoch
+        st_epoch = current["state_epoch"] if state_epoch == NOT_SET else state_epoch
+        return self.snapshot(key, current["snapshot_epoch"] + 1, st_epoch, leader, start_offset,
+                             self.combine(start_offset, [], batches))
+
+
+class UpdateDropsStateEpoch(ShareShard):
+    """Initialize of a known key writes a ShareUpdate, which has no state epoch: the new state
+    epoch is lost."""
+
+    def initialize_record(self, key: Any, req: dict[str, Any]) -> dict[str, Any]:
+        current = self.offsets.get(key)
+        if current is None:
+            return super().initialize_record(key, req)
+        return self.update(key, current["snapshot_epoch"], NOT_SET, req["start_offset"], [])
+
+
+class ReadEpochNotPersisted(ShareShard):
+    """A read carrying a higher leader epoch is answered but the epoch is not written, so the
+    previous leader's writes are not fenced."""
+
+    def read_records(self, key: Any, req: dict[str, Any], response: dict[str, Any],
+                     stored_leader: int | None) -> list[Any]:
+        return []
+
+
+def _lower_count_wins(start_offset: int, current: list[list[int]], new: list[list[int]]) -> list[list[int]]:
+    best: dict[int, tuple[int, int]] = {}
+    for first, last, state, count in [*current, *new]:
+        for o in range(max(first, start_offset) if start_offset != NOT_SET else first, last + 1):
+            if o not in best or (count, state) < best[o]:
+                best[o] = (count, state)
+    out: list[list[int]] = []
+    for o in sorted(best):
+        count, state = best[o]
+        if out and out[-1][1] == o - 1 and out[-1][2:] == [state, count]:
+            out[-1][1] = o
+        else:
+            out.append([o, o, state, count])
+    return out
+
+
+class LowerCountWins(ShareShard):
+    """The batch combiner lets the lower delivery count win where batches overlap."""
+
+    combine = staticmethod(_lower_count_wins)
+
+
+class UnfencedLeader(ShareShard):
+    """A write from an older leader epoch is not fenced."""
+
+    def write_fenced(self, key: Any, req: dict[str, Any]) -> tuple[str, str] | None:
+        return super().write_fenced(key, {**req, "leader_epoch": NOT_SET})
+
+
+class LoadSkipsUpdates(ShareShard):
+    """A shard loading the coordinator partition replays only ShareSnapshot records."""
+
+    def step(self, inp: dict[str, Any]) -> list[dict[str, Any]]:
+        if inp.get("type") == "Load":
+            inp = {**inp, "records": [r for r in inp["records"] if r.get("type") != "ShareUpdate"]}
+        return super().step(inp)
+
+
+# ------------------------------------------------------------------------------ the catalogue
+
+
+@dataclass(frozen=True)
+class Mutant:
+    """One catalogue entry."""
+
+    name: str
+    protocol: str
+    cls: type
+    bug_class: str
+
+    @property
+    def doc(self) -> str:
+        return " ".join((self.cls.__doc__ or "").split())
+
+    def target(self) -> Any:
+        full = f"mutant:{self.name}"
+        if self.protocol == "raft":
+            return RaftTarget(full, self.cls)
+        return ShareTarget(full, self.cls)
+
+
+CATALOGUE: dict[str, Mutant] = {m.name: m for m in (
+    Mutant("raft-never-resigns", "raft", NeverResigns, "missing check-quorum"),
+    Mutant("raft-single-voter-resigns", "raft", SingleVoterResigns, "quorum arithmetic leaves out self"),
+    Mutant("raft-hw-before-epoch-commit", "raft", HwBeforeEpochCommit, "commit rule without the epoch guard"),
+    Mutant("raft-restart-votes-again", "raft", RestartVotesAgain, "volatile state that must be persisted"),
+    Mutant("raft-observer-candidate", "raft", ObserverCandidate, "role confusion (non-voter acts as voter)"),
+    Mutant("raft-no-truncate", "raft", NoTruncate, "log divergence not repaired"),
+    Mutant("raft-vote-without-log-check", "raft", VoteWithoutLogCheck, "vote granting without the log check"),
+    Mutant("raft-vote-twice", "raft", VoteTwice, "two votes in one epoch"),
+    Mutant("raft-begin-epoch-needs-higher-epoch", "raft", BeginEpochNeedsHigherEpoch,
+           "equal-epoch case of a cross-role rule missed"),
+    Mutant("raft-pre-vote-changes-state", "raft", PreVoteChangesState, "pre-vote treated as a vote (KIP-996)"),
+    Mutant("raft-silent-resign", "raft", SilentResign, "missing notification message"),
+    Mutant("share-new-batches-only", "share", NewBatchesOnly, "state lost on snapshot (seed 004)"),
+    Mutant("share-update-drops-state-epoch", "share", UpdateDropsStateEpoch, "field missing from a record type"),
+    Mutant("share-read-epoch-not-persisted", "share", ReadEpochNotPersisted, "fence not persisted"),
+    Mutant("share-lower-count-wins", "share", LowerCountWins, "inverted merge priority"),
+    Mutant("share-unfenced-leader", "share", UnfencedLeader, "missing epoch fence"),
+    Mutant("share-load-skips-updates", "share", LoadSkipsUpdates, "replay differs from the handlers"),
+)}
+
+NOT_IN_CATALOGUE: dict[str, str] = {
+    "raft-backoff-without-jitter": "not observable: time is abstracted into timer events, so a fixed backoff "
+                                   "and a random one give the same steps (a liveness issue only a timed "
+                                   "model could show)",
+}

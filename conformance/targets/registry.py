@@ -1,0 +1,98 @@
+"""Target names, as ``--target`` takes them: ``reference``, ``mutant:NAME``,
+``python:module:Class`` (or ``python:module:function``: a zero-argument factory) and
+``exec:COMMAND``.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from kspec.conformance.adapters.base import Target
+
+# The protocols with a conformance driver and a reference target.
+REFERENCE_PROTOCOLS = ("raft", "share")
+
+
+class UnknownTarget(LookupError):
+    """A target name that does not resolve; the message is one line naming it."""
+
+
+def reference_target(protocol: str) -> Target:
+    if protocol == "raft":
+        from kspec.conformance.targets.reference.raft import RaftTarget
+
+        return RaftTarget("reference")
+    if protocol == "share":
+        from kspec.conformance.targets.reference.share import ShareTarget
+
+        return ShareTarget("reference")
+    raise UnknownTarget(f"no reference target for protocol {protocol!r} (conformance covers: "
+                        f"{', '.join(REFERENCE_PROTOCOLS)})")
+
+
+def list_targets() -> list[dict[str, Any]]:
+    """Every named target: ``{name, protocol, kind, doc}`` (kind: reference, mutant)."""
+    from kspec.conformance.targets.mutants import CATALOGUE
+
+    rows: list[dict[str, Any]] = [
+        {"name": "reference", "protocol": p, "kind": "reference",
+         "doc": f"an independent {p} implementation that conforms"} for p in REFERENCE_PROTOCOLS]
+    rows += [{"name": f"mutant:{m.name}", "protocol": m.protocol, "kind": "mutant", "doc": m.doc}
+             for m in CATALOGUE.values()]
+    return rows
+
+
+def resolve_target(name: str, protocol: str, timeout: float = 10.0) -> Target:
+    """The target called ``name`` for ``protocol``; UnknownTarget (one line) when it does not resolve."""
+    if name == "reference":
+        return reference_target(protocol)
+    kind, _, rest = name.partition(":")
+    if kind == "mutant":
+        from kspec.conformance.targets.mutants import CATALOGUE
+
+        mutant = CATALOGUE.get(rest)
+        if mutant is None:
+            known = ", ".join(n for n, m in CATALOGUE.items() if m.protocol == protocol)
+            raise UnknownTarget(f"unknown mutant {rest!r} (for {protocol}: {known or 'none'})")
+        if mutant.protocol != protocol:
+            raise UnknownTarget(f"mutant {rest!r} is a {mutant.protocol} target, not {protocol}")
+        target: Target = mutant.target()
+        return target
+    if kind == "exec":
+        if not rest.strip():
+            raise UnknownTarget(f"target {name!r}: exec needs a command (exec:COMMAND)")
+        from kspec.conformance.targets.exec import make_exec_target
+
+        try:
+            return make_exec_target(name, protocol, timeout=timeout)
+        except ValueError as err:
+            raise UnknownTarget(str(err)) from None
+    if kind == "python":
+        return _python_target(name, rest, protocol)
+    raise UnknownTarget(f"unknown target {name!r} (reference, mutant:NAME, python:module:Class or exec:COMMAND)")
+
+
+def _python_target(name: str, spec: str, protocol: str) -> Target:
+    module_name, _, attr = spec.rpartition(":")
+    if not module_name or not attr:
+        raise UnknownTarget(f"target {name!r}: expected python:module:Class")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as err:
+        raise UnknownTarget(f"target {name!r}: cannot import {module_name!r} ({err})") from None
+    factory = getattr(module, attr, None)
+    if factory is None:
+        raise UnknownTarget(f"target {name!r}: module {module_name!r} has no {attr!r}")
+    try:
+        target = factory()
+    except Exception as err:
+        raise UnknownTarget(f"target {name!r}: {attr}() raised {type(err).__name__}: {err}") from None
+    if not callable(getattr(target, "start", None)):
+        raise UnknownTarget(f"target {name!r}: {attr}() is not a target (it has no start(node, config))")
+    declared = getattr(target, "protocol", protocol)
+    if declared != protocol:
+        raise UnknownTarget(f"target {name!r} is a {declared} target, not {protocol}")
+    if not getattr(target, "name", None):
+        target.name = name
+    return target
