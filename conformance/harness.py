@@ -328,8 +328,9 @@ class Feeder:
 
     def compare(self, record: StepRecord) -> None:
         index = record.index
-        expected = Counter(_key(o) for o in record.model_outputs or [])
-        actual = Counter(_key(o) for o in record.target_outputs or [])
+        relevant = getattr(self.driver, "comparable", lambda out: out)
+        expected = Counter(_key(relevant(o)) for o in record.model_outputs or [])
+        actual = Counter(_key(relevant(o)) for o in record.target_outputs or [])
         if expected != actual:
             missing = sorted((expected - actual).elements())
             extra = sorted((actual - expected).elements())

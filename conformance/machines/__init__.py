@@ -81,7 +81,11 @@ def lockstep_machine(spec: ProtocolSpec, target: Target, log: RunLog,
     @initialize(config=st.sampled_from(spec.configs))
     def start(self: Any, config: dict[str, JSON]) -> None:
         log.config = config
-        self.session = Lockstep(spec.driver(config), target, step_timeout)
+        try:
+            self.session = Lockstep(spec.driver(config), target, step_timeout)
+        except BaseException:
+            log.failed = None  # the target did not start: no session to show
+            raise
         log.current = self.session
 
     def make_rule(category: str) -> Any:

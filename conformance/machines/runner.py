@@ -41,6 +41,7 @@ class ConformResult:
     finding: Finding | None = None
     steps: list[StepRecord] = field(default_factory=list)
     config: dict[str, Any] = field(default_factory=dict)
+    first_found: float | None = None  # seconds until the first failing run, before shrinking
 
     def to_json(self) -> dict[str, Any]:
         return {"protocol": self.protocol, "target": self.target, "verdict": self.verdict,
@@ -82,14 +83,17 @@ def run_conformance(protocol: str, target: Target, *, examples: int = DEFAULT_EX
     session = log.failed
     result = ConformResult(protocol, getattr(target, "name", "?"), verdict, log.runs, seconds, seed_value,
                            finding=finding, config=dict(log.config))
-    if session is not None and finding is not None:
-        result.steps = session.steps
-        result.config = dict(session.driver.config)
+    result.first_found = log.first_found
+    if finding is not None:
+        # A target that failed to start leaves no session: the file then has no steps.
+        result.steps = session.steps if session is not None else []
+        if session is not None:
+            result.config = dict(session.driver.config)
         if out_dir is not None:
             meta = {"protocol": protocol, "target": result.target, "seed": seed_value, "verdict": verdict,
                     "config": result.config, "divergence": finding.to_json(),
                     "property": finding.field if finding.kind == "property" else None,
-                    "step": finding.step, "steps": len(session.steps), "examples": log.runs}
+                    "step": finding.step, "steps": len(result.steps), "examples": log.runs}
             path = default_path(out_dir, protocol, result.target, seed_value)
-            result.counterexample = str(write_counterexample(path, meta, session.steps))
+            result.counterexample = str(write_counterexample(path, meta, result.steps))
     return result

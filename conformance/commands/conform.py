@@ -1,0 +1,81 @@
+"""``kspec conform PROTOCOL --target T``: hold a target to the model, in lockstep.
+
+Exit codes: 0 the target conforms; 1 it diverges (a counterexample file is written); 2 an
+input error, or verdict ``error`` (the target crashed, hung or answered malformed output: a
+one-line reason on stderr, and the partial counterexample is still written).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from kspec.conformance.cli import cli
+from kspec.conformance.clikit import InputError, emit_json, json_option, on_terminal, progress_bar, protocol_info
+from kspec.conformance.harness import DEFAULT_STEP_TIMEOUT
+from kspec.conformance.machines import PROTOCOLS
+from kspec.conformance.machines.runner import DEFAULT_EXAMPLES, DEFAULT_OUT, DEFAULT_STEPS, run_conformance
+from kspec.conformance.targets.registry import UnknownTarget, resolve_target
+
+
+def check_protocol(protocol: str) -> None:
+    """An InputError unless ``protocol`` has a conformance driver."""
+    protocol_info(protocol)  # an unknown protocol name is reported the same way everywhere
+    if protocol not in PROTOCOLS:
+        raise InputError(f"no conformance suite for protocol {protocol!r} yet (available: {', '.join(PROTOCOLS)})")
+
+
+def target_for(name: str, protocol: str, timeout: float) -> object:
+    try:
+        return resolve_target(name, protocol, timeout)
+    except UnknownTarget as err:
+        raise InputError(f"--target: {err}") from None
+
+
+@cli.command("conform")
+@click.argument("protocol")
+@click.option("--target", "target_name", required=True,
+              help="reference, mutant:NAME, python:module:Class or exec:COMMAND (see 'kspec targets').")
+@click.option("--examples", type=click.IntRange(min=1), default=DEFAULT_EXAMPLES, show_default=True,
+              help="Hypothesis examples (runs from the initial state).")
+@click.option("--steps", type=click.IntRange(min=1), default=DEFAULT_STEPS, show_default=True,
+              help="Largest number of steps per example.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Random seed; same seed, same run.")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=DEFAULT_OUT, show_default=True,
+              help="Directory for the counterexample file.")
+@click.option("--timeout", type=click.FloatRange(min=0.01), default=DEFAULT_STEP_TIMEOUT, show_default=True,
+              help="Seconds a target may take for one step before the run ends with verdict error.")
+@json_option
+def conform_cmd(protocol: str, target_name: str, examples: int, steps: int, seed: int, out: Path, timeout: float,
+                as_json: bool) -> None:
+    """Run PROTOCOL's model and the target side by side; report the first divergence, shrunk."""
+    check_protocol(protocol)
+    target = target_for(target_name, protocol, timeout)
+    with progress_bar(f"conform {protocol} {target_name}", examples, on_terminal() and not as_json) as update:
+        result = run_conformance(protocol, target, examples=examples, steps=steps, seed_value=seed, out_dir=out,
+                                 step_timeout=timeout + 5.0 if target_name.startswith("exec:") else timeout,
+                                 progress=lambda k: update(completed=min(k, examples), info=f"{k} runs"))
+    result.target = target_name
+    doc = result.to_json()
+    doc["target"] = target_name
+    if as_json:
+        emit_json(doc)
+    else:
+        click.echo(f"conform {protocol} --target {target_name}: {result.verdict} "
+                   f"({result.examples} runs, seed {seed}, {result.seconds:.2f}s)")
+        if result.finding is not None:
+            click.echo(f"  {result.finding.line()}")
+            click.echo(f"  after {len(result.steps)} steps from {result.config}:")
+            for rec in result.steps:
+                click.echo(f"    {rec.index:>3}. {rec.action}")
+        if result.counterexample:
+            click.echo(f"  counterexample: {result.counterexample}")
+            click.echo(f"  replay: kspec replay {result.counterexample} --target {target_name}")
+    if result.verdict == "error":
+        assert result.finding is not None
+        click.echo(f"kspec: error: target {target_name} failed at step {result.finding.step}: "
+                   f"{result.finding.detail}" + (f" (partial counterexample: {result.counterexample})"
+                                                 if result.counterexample else ""), err=True)
+        raise click.exceptions.Exit(2)
+    raise click.exceptions.Exit(1 if result.verdict == "diverges" else 0)

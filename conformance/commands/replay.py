@@ -1,0 +1,65 @@
+"""``kspec replay FILE [--target T]``: feed a counterexample's inputs to a fresh target.
+
+The recorded model side is the expectation; the first divergence is reported with its step
+and what differed, and whether it is the recorded one. Exit 0 when the target now conforms
+on these inputs, 1 when it diverges, 2 on an input error or a target error.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from kspec.conformance.cli import cli
+from kspec.conformance.clikit import InputError, emit_json, json_option
+from kspec.conformance.commands.conform import check_protocol, target_for
+from kspec.conformance.counterexample import CounterexampleError, read_counterexample
+from kspec.conformance.harness import DEFAULT_STEP_TIMEOUT, replay_steps
+from kspec.conformance.machines import PROTOCOLS
+
+
+@cli.command("replay")
+@click.argument("file", type=click.Path(path_type=Path))
+@click.option("--target", "target_name", default=None, help="Target to replay against (default: the recorded one).")
+@click.option("--timeout", type=click.FloatRange(min=0.01), default=DEFAULT_STEP_TIMEOUT, show_default=True,
+              help="Seconds a target may take for one step.")
+@json_option
+def replay_cmd(file: Path, target_name: str | None, timeout: float, as_json: bool) -> None:
+    """Replay counterexample FILE against a target, step for step."""
+    try:
+        meta, steps = read_counterexample(file)
+    except CounterexampleError as err:
+        raise InputError(str(err)) from None
+    protocol = str(meta["protocol"])
+    check_protocol(protocol)
+    name = target_name or str(meta["target"])
+    target = target_for(name, protocol, timeout)
+    spec = PROTOCOLS[protocol]()
+    if not isinstance(meta.get("config"), dict):
+        raise InputError(f"{file}: #meta.config is not an object")
+    driver = spec.driver(meta["config"])
+    try:
+        result = replay_steps(driver, target, steps, timeout + 5.0 if name.startswith("exec:") else timeout)
+    finally:
+        target.close()  # type: ignore[attr-defined]
+    recorded = meta.get("divergence")
+    finding = result.finding
+    verdict = "conforms" if finding is None else ("error" if finding.kind == "error" else "diverges")
+    doc = {"file": str(file), "protocol": protocol, "target": name, "verdict": verdict, "steps": len(result.steps),
+           "divergence": finding.to_json() if finding else None, "recorded": recorded,
+           "reproduced": bool(finding and finding.same_as(recorded))}
+    if as_json:
+        emit_json(doc)
+    else:
+        click.echo(f"replay {file} --target {name}: {verdict} after {len(result.steps)} of {len(steps)} steps")
+        if finding is not None:
+            click.echo(f"  {finding.line()}")
+        if recorded:
+            click.echo(f"  recorded: step {recorded.get('step')}: {recorded.get('kind')} {recorded.get('field')} "
+                       f"({'reproduced' if doc['reproduced'] else 'NOT reproduced'})")
+    if verdict == "error":
+        assert finding is not None
+        click.echo(f"kspec: error: target {name} failed at step {finding.step}: {finding.detail}", err=True)
+        raise click.exceptions.Exit(2)
+    raise click.exceptions.Exit(1 if verdict == "diverges" else 0)
