@@ -23,7 +23,7 @@ from kspec.model.share.records import SharePartitionKey, ShareSnapshot, ShareTom
 from kspec.model.share.shard import REFERENCE, Flaws, ShardState, ShareGroupOffset
 from kspec.model.share.system import SysState
 from kspec.tla.mappings import TLAMapping, cfg_text
-from kspec.tla.values import FrozenDict
+from kspec.tla.values import FrozenDict, format_value
 
 SPEC = "ShareCoordinator.tla"
 
@@ -144,3 +144,55 @@ MAPPING = TLAMapping(
     "share", SPEC, config, from_model,
     doc="SysState fields are the spec's variables; dataclasses are records, shard maps functions from keys.",
 )
+
+
+class ReplayError(AssertionError):
+    """A TLC state that no Python action reaches from the previous state (one line)."""
+
+
+def replay(model: Any, states: Iterable[Mapping[str, Any]]) -> list[tuple[Any, SysState]]:
+    """Replay a TLC behaviour (states as dicts of variable to value) through the Python model.
+
+    The first state must map to an initial state, and every next one to the state one Python
+    action reaches from the previous Python state. Returns (action, state) per step (action
+    None for the first); raises :class:`ReplayError` naming the step that does not replay.
+    """
+    steps: list[tuple[Any, SysState]] = []
+    for n, values in enumerate(states, start=1):
+        target = FrozenDict(values)
+        if not steps:
+            found = [s for s in model.init_states() if from_model(s) == target]
+            if not found:
+                raise ReplayError(f"state 1 of the TLC trace is not an initial state of the model: {target!r:.300}")
+            steps.append((None, found[0]))
+            continue
+        before = steps[-1][1]
+        for action in model.actions(before):
+            after = model.next_state(before, action)
+            if after is not None and from_model(after) == target:
+                steps.append((action, after))
+                break
+        else:
+            raise ReplayError(f"state {n} of the TLC trace is not one model action away from state {n - 1}: "
+                              f"{target!r:.300}")
+    return steps
+
+
+VARIABLES = ("shard", "log", "leader_epoch", "leader_state_epoch", "group_state_epoch", "oracle_start", "oracle",
+             "failovers", "last_error")
+
+
+def trace_module(name: str, states: Iterable[SysState]) -> str:
+    """A module extending ShareCoordinator whose TraceInit/TraceNext allow exactly the steps of a
+    Python trace that are also steps of the spec's Next: TLC on it shows whether a Python
+    behaviour is a behaviour of the spec (a step Next does not allow is never taken)."""
+    rows = [format_value(from_model(s)) for s in states]
+    body = ",\n    ".join(rows)
+    eq_now = " /\\ ".join(f"{v} = TraceStates[i].{v}" for v in VARIABLES)
+    eq_next = " /\\ ".join(f"{v}' = TraceStates[i + 1].{v}" for v in VARIABLES)
+    eq_init = " /\\ ".join(f"{v} = TraceStates[1].{v}" for v in VARIABLES)
+    return (f"---- MODULE {name} ----\nEXTENDS ShareCoordinator, TLC\n"
+            f"TraceStates == <<\n    {body}\n  >>\n"
+            f"TraceInit == {eq_init}\n"
+            f"TraceNext == \\E i \\in 1 .. Len(TraceStates) - 1 : ({eq_now}) /\\ Next /\\ ({eq_next})\n"
+            "====\n")
