@@ -118,16 +118,20 @@ def explore(
                     still.append(prop)
             pending_witnesses = still
 
+    canonical = getattr(model, "canonical", None)
+
     def visit(state: Any, p: int, action: Any) -> int | None:
         """Record a new state. A state outside the bounds is checked but neither stored nor
-        expanded (TLC's CONSTRAINT: it is not counted among the distinct states either)."""
-        if state in index:
+        expanded (TLC's CONSTRAINT: it is not counted among the distinct states either).
+        With symmetry, states are keyed by their orbit's representative (TLC's SYMMETRY)."""
+        key = state if canonical is None else canonical(state)
+        if key in index:
             return None
         if not model.within_bounds(state):
             check(state, lambda: (*(trace_to(p) if p >= 0 else ()), Step(action, state)))
             return None
         i = len(states)
-        index[state] = i
+        index[key] = i
         states.append(state)
         parent.append(p)
         via.append(action)
@@ -174,19 +178,25 @@ def explore(
 
 
 def reachable_states(model: Model[Any, Any], max_states: int | None = None) -> set[Any]:
-    """The set of distinct reachable states within bounds (for comparison with TLC)."""
+    """The set of distinct reachable states within bounds (for comparison with TLC); with
+    symmetry, one representative per orbit."""
+    canonical = getattr(model, "canonical", None) or (lambda s: s)
     seen: set[Any] = set()
     queue: deque[Any] = deque()
     for init in model.init_states():
-        if init not in seen and model.within_bounds(init):
-            seen.add(init)
+        key = canonical(init)
+        if key not in seen and model.within_bounds(init):
+            seen.add(key)
             queue.append(init)
     while queue and (max_states is None or len(seen) < max_states):
         state = queue.popleft()
         for action in model.actions(state):
             nxt = model.next_state(state, action)
-            if nxt is not None and nxt not in seen and model.within_bounds(nxt):
-                seen.add(nxt)
+            if nxt is None or not model.within_bounds(nxt):
+                continue
+            key = canonical(nxt)
+            if key not in seen:
+                seen.add(key)
                 queue.append(nxt)
     return seen
 

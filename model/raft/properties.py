@@ -13,7 +13,8 @@ from typing import Any
 from kspec.model.core.protocol import Property, always, always_step, sometimes, sometimes_step
 from kspec.model.raft.messages import CheckQuorumTimeout, Crash, FetchResponse, Restart
 from kspec.model.raft.rules import majority
-from kspec.model.raft.state import Down, Follower, Leader, Resigned
+from kspec.model.raft.state import Follower, Leader, Resigned
+from kspec.model.raft.system import Reboot
 
 
 @always("RAFT-INV-ELECTION-SAFETY", "ElectionSafety", witnessed_by=("LeaderElected", "SecondEpochLeader"))
@@ -154,11 +155,18 @@ def leader_resigns_check_quorum(before: Any, action: Any, after: Any) -> bool:
     return isinstance(after.node(action.node).role, Resigned)
 
 
-@sometimes("RAFT-WIT-RESTART-REJOIN", "RestartRejoins")
-def restart_rejoins(s: Any) -> bool:
-    """A replica that crashed is running again as follower or leader."""
-    return any(n.id in s.crashed and not isinstance(n.role, Down) and isinstance(n.role, Follower | Leader)
-               for n in s.nodes)
+@sometimes_step("RAFT-WIT-RESTART-REJOIN", "RestartRejoins")
+def restart_rejoins(before: Any, action: Any, after: Any) -> bool:
+    """A replica restarts and rejoins: it comes back following the current leader."""
+    if isinstance(action, Reboot) or isinstance(getattr(action, "input", None), Restart):
+        replica = action.node
+    else:
+        return False
+    node = after.node(replica)
+    if not isinstance(node.role, Follower):
+        return False
+    leader = after.node(node.role.leader)
+    return isinstance(leader.role, Leader) and leader.epoch == node.epoch
 
 
 def raft_properties() -> Sequence[Property[Any, Any]]:

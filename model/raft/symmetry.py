@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Mapping
-from dataclasses import replace
 from typing import Any
 
 from kspec.model.core.bag import Bag
+from kspec.model.core.evolve import evolve as replace
 from kspec.model.raft.messages import (
     BeginQuorumEpochRequest,
     EndQuorumEpochRequest,
@@ -91,23 +91,45 @@ def permute(state: Any, p: Perm) -> Any:
         network=network,
         elected=frozenset((e, p.get(leader, leader)) for e, leader in state.elected),
         votes=frozenset((p.get(v, v), e, p.get(c, c)) for v, e, c in state.votes),
-        crashed=_ids(p, state.crashed),
     )
 
 
+def _signature(n: Node) -> tuple[Any, ...]:
+    """What a replica looks like without its id: renaming voters does not change it."""
+    log = tuple((e.epoch, e.kind, e.payload) for e in n.log)
+    return (type(n.role).__name__, n.epoch, log, -1 if n.high_watermark is None else n.high_watermark)
+
+
 def make_canonical(voters: frozenset[int]) -> Callable[[Any], Any]:
-    """A function from a state to its orbit's representative under voter renaming."""
+    """A function from a state to its orbit's representative under voter renaming.
+
+    Only renamings that sort the voters by their id-free signature are tried (ties try every
+    order), which is one renaming for most states; the representative is the candidate with
+    the smallest hash (then repr). Signatures are renaming-invariant, so every state of an
+    orbit yields the same candidates and the same representative.
+    """
     ids = sorted(voters)
-    perms = [dict(zip(ids, q, strict=True)) for q in itertools.permutations(ids)]
-    perms = [p for p in perms if any(k != v for k, v in p.items())]
 
     def canonical(state: Any) -> Any:
-        best = state
-        best_key = hash(state)
-        for p in perms:
-            other = permute(state, p)
+        voter_nodes = [n for n in state.nodes if n.id in voters]
+        ordered = sorted(voter_nodes, key=lambda n: (_signature(n), n.id))
+        groups: list[list[int]] = []
+        last: Any = object()
+        for n in ordered:
+            sig = _signature(n)
+            if groups and sig == last:
+                groups[-1].append(n.id)
+            else:
+                groups.append([n.id])
+            last = sig
+        best: Any = None
+        best_key = 0
+        for choice in itertools.product(*(itertools.permutations(g) for g in groups)):
+            order = [x for group in choice for x in group]
+            p = dict(zip(order, ids, strict=True))
+            other = state if all(k == v for k, v in p.items()) else permute(state, p)
             key = hash(other)
-            if key < best_key or (key == best_key and other != best and repr(other) < repr(best)):
+            if best is None or key < best_key or (key == best_key and other != best and repr(other) < repr(best)):
                 best, best_key = other, key
         return best
 

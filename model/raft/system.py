@@ -9,10 +9,11 @@ expiry, a client append, a crash, a restart). Every replica changes only through
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, TypeGuard
 
 from kspec.model.core.bag import Bag
+from kspec.model.core.evolve import evolve as replace
 from kspec.model.core.protocol import Property
 from kspec.model.raft import node as node_mod
 from kspec.model.raft.messages import (
@@ -70,14 +71,22 @@ class Fire:
     input: Input
 
 
-Action = Deliver | Drop | Duplicate | Fire
-ACTION_TYPES: tuple[type, ...] = (Deliver, Drop, Duplicate, Fire)
+@dataclass(frozen=True, slots=True)
+class Reboot:
+    """Replica ``node`` crashes and restarts at once (RAFT-MODEL-REBOOT): its volatile state
+    and everything in flight to it are lost; it resumes from its persisted state."""
+
+    node: int
+
+
+Action = Deliver | Drop | Duplicate | Fire | Reboot
+ACTION_TYPES: tuple[type, ...] = (Deliver, Drop, Duplicate, Fire, Reboot)
 
 
 @dataclass(frozen=True, slots=True)
 class Raft:
     """The system state. ``nodes[i]`` is replica ``i + 1``. The counters bound the environment;
-    ``elected``, ``votes``, ``committed`` and ``crashed`` are ghost history for properties."""
+    ``elected``, ``votes`` and ``committed`` are ghost history for properties."""
 
     nodes: tuple[Node, ...]
     network: Bag[Message] = field(default_factory=Bag)
@@ -89,7 +98,6 @@ class Raft:
     elected: frozenset[tuple[int, int]] = frozenset()
     votes: frozenset[tuple[int, int, int]] = frozenset()
     committed: frozenset[tuple[int, Entry, int]] = frozenset()
-    crashed: frozenset[int] = frozenset()
 
     def node(self, replica: int) -> Node:
         return self.nodes[replica - 1]
@@ -108,12 +116,13 @@ class RaftModel:
 
     def __init__(self, *, voters: int = 3, observers: int = 0, max_epoch: int = 2, max_appends: int = 1,
                  max_crashes: int = 1, max_inflight: int = 3, max_duplicates: int = 0, max_fetches: int = 3,
-                 max_elections: int = 2, pre_vote: bool = False,
+                 max_elections: int = 2, reboot: bool = True, symmetry: bool = True, pre_vote: bool = False,
                  step: StepFn | None = None) -> None:
         self.bounds: dict[str, int | bool] = {
             "voters": voters, "observers": observers, "max_epoch": max_epoch, "max_appends": max_appends,
             "max_crashes": max_crashes, "max_inflight": max_inflight, "max_duplicates": max_duplicates,
-            "max_fetches": max_fetches, "max_elections": max_elections, "pre_vote": pre_vote,
+            "max_fetches": max_fetches, "max_elections": max_elections, "reboot": reboot,
+            "symmetry": symmetry, "pre_vote": pre_vote,
         }
         self.voter_ids = frozenset(range(1, voters + 1))
         self.replica_ids = tuple(range(1, voters + observers + 1))
@@ -122,6 +131,11 @@ class RaftModel:
         from kspec.model.raft.properties import raft_properties
 
         self._properties = raft_properties()
+        if symmetry and observers == 0:
+            from kspec.model.raft.symmetry import make_canonical
+
+            # Voters are interchangeable: explore one state per orbit (RAFT-MODEL-SYMMETRY).
+            self.canonical = make_canonical(self.voter_ids)
 
     # ------------------------------------------------------------ Model protocol
 
@@ -158,7 +172,7 @@ class RaftModel:
                         continue
                 yield Fire(n.id, inp)
             if state.crashes < int(b["max_crashes"]):
-                yield Fire(n.id, Crash())
+                yield Reboot(n.id) if b["reboot"] else Fire(n.id, Crash())
 
     def next_state(self, state: Raft, action: Action) -> Raft | None:
         match action:
@@ -181,7 +195,7 @@ class RaftModel:
                 if isinstance(inp, Crash):
                     if state.crashes >= int(self.bounds["max_crashes"]):
                         return None
-                    state = replace(state, crashes=state.crashes + 1, crashed=state.crashed | {replica})
+                    state = replace(state, crashes=state.crashes + 1)
                 if isinstance(inp, ClientAppend):
                     if state.appends >= int(self.bounds["max_appends"]):
                         return None
@@ -195,6 +209,14 @@ class RaftModel:
                         return None
                     state = replace(state, elections=state.elections + 1)
                 return self._apply(state, replica, inp)
+            case Reboot(node=replica):
+                if state.crashes >= int(self.bounds["max_crashes"]) or isinstance(state.node(replica).role, Down):
+                    return None
+                down = self._apply(state, replica, Crash())
+                up = None if down is None else self._apply(down, replica, Restart())
+                if up is None or (up.nodes == state.nodes and up.network == state.network):
+                    return None  # a reboot that loses nothing is not a new behaviour
+                return replace(up, crashes=state.crashes + 1)
         return None
 
     def within_bounds(self, state: Raft) -> bool:
@@ -217,28 +239,31 @@ class RaftModel:
         network = _forget_ignored(state.network, before, after, sent)
         return record_history(replace(state, nodes=tuple(nodes), network=network.add_all(sent)), before, after)
 
-    def node_event(self, state: Raft, action: Action) -> tuple[int, Input] | None:
-        """The replica and node-level input an action gives (None for drop and duplicate)."""
+    def node_events(self, state: Raft, action: Action) -> list[tuple[int, Input]]:
+        """The node-level inputs an action gives, in order: one for a delivery or a fired
+        input, two (Crash, Restart) for a reboot, none for a drop or a duplication."""
         match action:
             case Deliver(message=msg):
-                return msg.dst, msg
+                return [(msg.dst, msg)]
             case Fire(node=replica, input=inp):
-                return replica, inp
-        return None
+                return [(replica, inp)]
+            case Reboot(node=replica):
+                return [(replica, Crash()), (replica, Restart())]
+        return []
 
     def events_of(self, before: Raft, action: Action, after: Raft) -> list[dict[str, Any]]:
         """The node-level events of one system step, for JSON Lines event traces."""
-        event = self.node_event(before, action)
-        if event is None:
+        events = self.node_events(before, action)
+        if not events:
             return [{"node": None, "action": type(action).__name__, "input": action, "outputs": [],
                      "observation": None}]
-        replica, inp = event
-        node_before = before.node(replica)
-        if isinstance(inp, Crash):
-            node_before = replace(node_before, role=node_before.role)
-        _, outputs = self._step(node_before, inp)
-        return [{"node": replica, "action": type(inp).__name__, "input": inp, "outputs": list(outputs),
-                 "observation": node_mod.observe(after.node(replica))}]
+        out: list[dict[str, Any]] = []
+        nodes = {n.id: n for n in before.nodes}
+        for replica, inp in events:
+            nodes[replica], outputs = self._step(nodes[replica], inp)
+            out.append({"node": replica, "action": type(inp).__name__, "input": inp, "outputs": list(outputs),
+                        "observation": node_mod.observe(nodes[replica])})
+        return out
 
     def describe_action(self, action: Action) -> str:
         return describe_action(action)
@@ -341,6 +366,8 @@ def describe_action(action: Action) -> str:
             return f"duplicate {_msg(m)}"
         case Fire(node=n, input=inp):
             return f"replica {n}: {type(inp).__name__}" + (f"(to={inp.to})" if hasattr(inp, "to") else "")
+        case Reboot(node=n):
+            return f"replica {n}: crash and restart"
     return repr(action)
 
 

@@ -8,9 +8,9 @@ variant can break would be toothless; ``tests/raft/test_raft_variants.py`` holds
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
 from typing import Any
 
+from kspec.model.core.evolve import evolve as replace
 from kspec.model.raft import node as node_mod
 from kspec.model.raft.messages import (
     CheckQuorumTimeout,
