@@ -347,13 +347,14 @@ state_epoch_recorded == ~Has(shard.state_epochs, Key) \/ shard.state_epochs[Key]
 \* SHARE-INV-REJECTED-NO-CHANGE
 rejected_changes_nothing == [][last_error' = NONE \/ (log' = log /\ shard' = shard)]_vars
 
-\* SHARE-INV-STALE-LEADER-FENCED
+\* SHARE-INV-STALE-LEADER-FENCED (Write is evaluated last, only for a write below the fence)
 stale_leader_fenced ==
     [][\A w \in WriteChoices :
-          (shard.active /\ Write(w[1], w[2][1], w[2][2]))
-              => \/ ~Has(shard.leader_epochs, Key)
-                 \/ w[1] >= shard.leader_epochs[Key]
-                 \/ last_error' = FENCED_LEADER_EPOCH]_vars
+          (/\ shard.active
+           /\ Has(shard.leader_epochs, Key)
+           /\ w[1] < shard.leader_epochs[Key]
+           /\ Write(w[1], w[2][1], w[2][2]))
+              => last_error' = FENCED_LEADER_EPOCH]_vars
 
 Monotone(m, m2) == Has(m, Key) => (Has(m2, Key) /\ m2[Key] >= m[Key])
 
