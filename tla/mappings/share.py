@@ -70,8 +70,8 @@ def config_for(bounds: Mapping[str, int | bool], flaws: Flaws = REFERENCE, *,
 def config(bounds: Mapping[str, int | bool]) -> str:
     """The reference spec's .cfg at ``bounds``, checking the state invariants.
 
-    The action properties are left to :func:`config_for`: TLC 2.15 stops at the first violated
-    action property even with ``-continue``, which would cut a state dump of a broken variant short.
+    The action properties are left to :func:`config_for` (and the committed .cfg): they make
+    TLC about 1.6 times slower at the defaults, and the check compares states, not verdicts.
     """
     return config_for(bounds, properties=())
 
