@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 import time
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -76,8 +76,13 @@ def explore(
     stop_on_violation: bool = True,
     keep_witness_traces: bool = False,
     progress: Callable[[int, int, int], None] | None = None,
+    stop_on: Collection[str] | None = None,
 ) -> ExploreResult:
-    """Breadth-first search of every state reachable within the model's bounds."""
+    """Breadth-first search of every state reachable within the model's bounds.
+
+    It stops at the first violation (``stop_on_violation``), or, with ``stop_on``, at the
+    first violation of one of the properties named there.
+    """
     started = time.perf_counter()
     invariants, step_props, witnesses, step_witnesses = _split(model.properties())
     result = ExploreResult(protocol=model.name, bounds=dict(model.bounds))
@@ -145,7 +150,11 @@ def explore(
     for init in model.init_states():
         visit(init, -1, None)
     while queue:
-        if stop_on_violation and result.violations:
+        if stop_on is not None:
+            if any(v.name in stop_on for v in result.violations):
+                result.complete = False
+                break
+        elif stop_on_violation and result.violations:
             result.complete = False
             break
         if max_states is not None and len(states) >= max_states:

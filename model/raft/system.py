@@ -115,7 +115,7 @@ class RaftModel:
     name = "raft"
 
     def __init__(self, *, voters: int = 3, observers: int = 0, max_epoch: int = 2, max_appends: int = 1,
-                 max_crashes: int = 1, max_inflight: int = 3, max_duplicates: int = 0, max_fetches: int = 3,
+                 max_crashes: int = 1, max_inflight: int = 2, max_duplicates: int = 0, max_fetches: int = 2,
                  max_elections: int = 2, reboot: bool = True, symmetry: bool = True, pre_vote: bool = False,
                  step: StepFn | None = None) -> None:
         self.bounds: dict[str, int | bool] = {

@@ -8,6 +8,7 @@ variant can break would be toothless; ``tests/raft/test_raft_variants.py`` holds
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 from kspec.model.core.evolve import evolve as replace
@@ -19,9 +20,10 @@ from kspec.model.raft.messages import (
     Output,
     Restart,
     VoteRequest,
+    VoteResponse,
 )
 from kspec.model.raft.rules import majority_end_offset
-from kspec.model.raft.state import Down, Election, Follower, Leader, Node, Unattached, Voted
+from kspec.model.raft.state import Down, Election, Leader, Node, Unattached, Voted
 from kspec.model.raft.system import RaftModel
 
 StepFn = Callable[[Node, Input], tuple[Node, tuple[Output, ...]]]
@@ -65,13 +67,11 @@ def leader_commits_alone(node: Node, inp: Input) -> tuple[Node, tuple[Output, ..
     return after, outputs
 
 
-def follower_hw_uncapped(node: Node, inp: Input) -> tuple[Node, tuple[Output, ...]]:
-    """A follower takes the leader's high watermark without capping it at its own log end."""
-    after, outputs = node_mod.step(node, inp)
-    if (isinstance(inp, FetchResponse) and isinstance(after.role, Follower) and inp.error == "NONE"
-            and inp.diverging is None and inp.high_watermark is not None and inp.src == after.role.leader):
-        after = replace(after, high_watermark=max(inp.high_watermark, after.high_watermark or 0))
-    return after, outputs
+def candidate_counts_rejections(node: Node, inp: Input) -> tuple[Node, tuple[Output, ...]]:
+    """A candidate that counts every vote response as a grant."""
+    if isinstance(inp, VoteResponse) and not inp.granted and not inp.pre_vote:
+        inp = replace(inp, granted=True)
+    return node_mod.step(node, inp)
 
 
 def hw_without_epoch_guard(node: Node, inp: Input) -> tuple[Node, tuple[Output, ...]]:
@@ -102,17 +102,28 @@ def ignores_diverging_epoch(node: Node, inp: Input) -> tuple[Node, tuple[Output,
     return node_mod.step(node, inp)
 
 
-# name -> (step function, what it breaks, the bounds that show it quickly)
-CATALOGUE: dict[str, tuple[StepFn, str, dict[str, Any]]] = {
-    "vote-twice": (vote_twice, "ElectionSafety", {}),
-    "restart-forgets-vote": (restart_forgets_vote, "VoteOnce", {}),
-    "quorum-state-lost": (quorum_state_lost, "EpochMonotonic", {}),
-    "vote-ignores-log": (vote_ignores_log, "LeaderCompleteness", {}),
-    "leader-commits-alone": (leader_commits_alone, "HighWatermarkDurable", {}),
-    "follower-hw-uncapped": (follower_hw_uncapped, "HighWatermarkDurable", {}),
-    "hw-without-epoch-guard": (hw_without_epoch_guard, "HighWatermarkMonotonic", {}),
-    "never-resigns": (never_resigns, "LeaderResignsCheckQuorum", {}),
-    "ignores-diverging-epoch": (ignores_diverging_epoch, "FollowerTruncates", {}),
+@dataclass(frozen=True, slots=True)
+class Variant:
+    """A broken variant: its step function, the property it breaks, the bounds that show it,
+    and whether the explorer must keep going past earlier violations to reach that one."""
+
+    step: StepFn
+    breaks: str
+    bounds: dict[str, Any] = field(default_factory=dict)
+    keep_going: bool = False
+
+
+CATALOGUE: dict[str, Variant] = {
+    "vote-twice": Variant(vote_twice, "VoteOnce"),
+    "candidate-counts-rejections": Variant(candidate_counts_rejections, "ElectionSafety"),
+    "restart-forgets-vote": Variant(restart_forgets_vote, "VoteOnce"),
+    "quorum-state-lost": Variant(quorum_state_lost, "EpochMonotonic"),
+    "vote-ignores-log": Variant(vote_ignores_log, "LeaderCompleteness"),
+    "leader-commits-alone": Variant(leader_commits_alone, "HighWatermarkDurable"),
+    "leader-commits-without-majority": Variant(leader_commits_alone, "CommittedLogsAgree", keep_going=True),
+    "hw-without-epoch-guard": Variant(hw_without_epoch_guard, "HighWatermarkMonotonic"),
+    "never-resigns": Variant(never_resigns, "LeaderResignsCheckQuorum"),
+    "ignores-diverging-epoch": Variant(ignores_diverging_epoch, "FollowerTruncates"),
 }
 
 
@@ -123,4 +134,4 @@ def _factory(step: StepFn) -> Callable[..., RaftModel]:
     return make
 
 
-VARIANTS: dict[str, Callable[..., RaftModel]] = {name: _factory(fn) for name, (fn, _, _) in CATALOGUE.items()}
+VARIANTS: dict[str, Callable[..., RaftModel]] = {name: _factory(v.step) for name, v in CATALOGUE.items()}
