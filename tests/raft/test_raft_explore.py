@@ -41,8 +41,9 @@ def test_broken_variant_is_caught(name: str) -> None:
     if any(p.name == target and p.kind.startswith("sometimes") for p in raft_properties()):
         # A witness-breaking variant: the complete exploration never reaches it.
         assert result.complete and not result.witnesses[target]
-        correct = explore(make(**{**{b.name: b.default for b in BOUNDS}, **bounds}))
-        assert correct.witnesses[target], "the correct model must reach it at these bounds"
+        if bounds:  # at the defaults, test_default_exploration shows the correct model reaches it
+            correct = explore(make(**{**{b.name: b.default for b in BOUNDS}, **bounds}))
+            assert correct.witnesses[target], "the correct model must reach it at these bounds"
         return
     names = [v.name for v in result.violations]
     assert target in names, (name, names)
