@@ -251,6 +251,14 @@ class RaftModel:
                 return [(replica, Crash()), (replica, Restart())]
         return []
 
+    def node_event(self, state: Raft, action: Action) -> tuple[int, Input] | None:
+        """The single node-level input of an action (None for drop and duplicate). A reboot
+        gives two inputs: use ``node_events`` for it."""
+        events = self.node_events(state, action)
+        if len(events) > 1:
+            raise ValueError(f"{describe_action(action)} gives {len(events)} node inputs: use node_events()")
+        return events[0] if events else None
+
     def events_of(self, before: Raft, action: Action, after: Raft) -> list[dict[str, Any]]:
         """The node-level events of one system step, for JSON Lines event traces."""
         events = self.node_events(before, action)
