@@ -124,12 +124,20 @@ def explore(
             pending_witnesses = still
 
     canonical = getattr(model, "canonical", None)
+    raw_seen: set[Any] = set()
 
     def visit(state: Any, p: int, action: Any) -> int | None:
         """Record a new state. A state outside the bounds is checked but neither stored nor
         expanded (TLC's CONSTRAINT: it is not counted among the distinct states either).
         With symmetry, states are keyed by their orbit's representative (TLC's SYMMETRY)."""
-        key = state if canonical is None else canonical(state)
+        if canonical is None:
+            key = state
+        else:
+            # A state met before (as itself) needs no canonical form: it is known.
+            if state in raw_seen:
+                return None
+            raw_seen.add(state)
+            key = canonical(state)
         if key in index:
             return None
         if not model.within_bounds(state):
