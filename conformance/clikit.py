@@ -36,11 +36,11 @@ def protocol_info(name: str) -> ProtocolInfo:
         raise InputError(str(err)) from None
 
 
-def build_model(info: ProtocolInfo, bounds: tuple[str, ...] | list[str], variant: str | None = None
-                ) -> tuple[Model[Any, Any], dict[str, int | bool]]:
+def build_model(info: ProtocolInfo, bounds: tuple[str, ...] | list[str], variant: str | None = None,
+                simulation: bool = False) -> tuple[Model[Any, Any], dict[str, int | bool]]:
     """Parse ``name=value`` bounds and make the model (or a named broken variant of it)."""
     try:
-        values = parse_bounds(info, bounds)
+        values = parse_bounds(info, bounds, simulation)
     except BoundsError as err:
         raise InputError(str(err)) from None
     if variant is None:

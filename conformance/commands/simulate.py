@@ -40,7 +40,7 @@ def simulate_cmd(protocol: str, bounds: tuple[str, ...], seed: int, steps: int, 
     Exit 0 when no property is violated, 1 otherwise.
     """
     info = protocol_info(protocol)
-    model, _ = build_model(info, bounds, variant)
+    model, _ = build_model(info, bounds, variant, simulation=True)
     with progress_bar(f"simulate {protocol}", traces, on_terminal() and not as_json) as update:
         result = simulate(model, seed=seed, steps=steps, traces=traces,
                           stop_on_violation=not (keep_going or out is not None),

@@ -243,8 +243,8 @@ def simulate(
 ) -> SimulationResult:
     """Random walks of at most ``steps`` steps each, checking every property on the way.
 
-    The walk picks uniformly among the enabled actions with a ``random.Random(seed)``, so the
-    same seed gives the same traces. A walk ends early when no action is enabled or the state
+    The walk picks among the enabled actions with a ``random.Random(seed)`` (uniformly, or by
+    the model's ``action_weight``), so the same seed gives the same traces. A walk ends early when no action is enabled or the state
     leaves the bounds.
     """
     started = time.perf_counter()
@@ -253,6 +253,9 @@ def simulate(
     result = SimulationResult(protocol=model.name, bounds=dict(model.bounds), seed=seed)
     result.witnesses = {p.name: False for p in witnesses + step_witnesses}
     inits = list(model.init_states())
+    # A model may make the environment's faults rarer than progress (``action_weight``), so
+    # that walks reach deep states instead of timing out over and over.
+    weight = getattr(model, "action_weight", None)
     for k in range(traces):
         state = inits[rng.randrange(len(inits))]
         trace: list[Step] = [Step(None, state)]
@@ -275,7 +278,10 @@ def simulate(
                     enabled.append((action, nxt))
             if not enabled:
                 break
-            action, nxt = enabled[rng.randrange(len(enabled))]
+            if weight is None:
+                action, nxt = enabled[rng.randrange(len(enabled))]
+            else:
+                action, nxt = rng.choices(enabled, weights=[weight(a) for a, _ in enabled])[0]
             result.steps += 1
             for prop in step_witnesses:
                 if not result.witnesses[prop.name] and prop.holds_step(state, action, nxt):

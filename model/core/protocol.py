@@ -135,16 +135,21 @@ class ProtocolInfo:
     bounds: tuple[Bound, ...]
     variants: Mapping[str, Callable[..., Model[Any, Any]]] = field(default_factory=dict)
     summary: str = ""
+    # Looser defaults for ``simulate``: random walks go deep, where exhaustive search cannot.
+    simulation_bounds: Mapping[str, int | bool] = field(default_factory=dict)
 
 
 class BoundsError(ValueError):
     """A bound that does not exist or has a bad value (a usage error)."""
 
 
-def parse_bounds(info: ProtocolInfo, pairs: Iterable[str]) -> dict[str, int | bool]:
-    """Parse ``name=value`` pairs against a protocol's bounds, filling in the defaults."""
+def parse_bounds(info: ProtocolInfo, pairs: Iterable[str], simulation: bool = False) -> dict[str, int | bool]:
+    """Parse ``name=value`` pairs against a protocol's bounds, filling in the defaults (the
+    simulation defaults when ``simulation``)."""
     known = {b.name: b for b in info.bounds}
     values: dict[str, int | bool] = {b.name: b.default for b in info.bounds}
+    if simulation:
+        values.update(info.simulation_bounds)
     for pair in pairs:
         if "=" not in pair:
             raise BoundsError(f"bound {pair!r} is not name=value (known: {', '.join(known)})")

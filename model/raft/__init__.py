@@ -58,4 +58,6 @@ PROTOCOL = ProtocolInfo(
     bounds=BOUNDS,
     variants=_LazyVariants(),
     summary="KRaft (KIP-595): elections, fetch with diverging-epoch truncation, high watermark, check-quorum",
+    simulation_bounds={"max_epoch": 8, "max_inflight": 8, "max_appends": 6, "max_crashes": 3, "max_fetches": 40,
+                       "max_elections": 10, "max_duplicates": 2, "symmetry": False},
 )

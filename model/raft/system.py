@@ -273,6 +273,16 @@ class RaftModel:
                         "observation": node_mod.observe(nodes[replica])})
         return out
 
+    def action_weight(self, action: Action) -> int:
+        """Simulation weights: deliveries, fetches and appends are common; timeouts, losses
+        and crashes rare (a random walk then gets past elections to commits)."""
+        match action:
+            case Deliver():
+                return 20
+            case Fire(input=FetchDue() | ClientAppend()):
+                return 10
+        return 1
+
     def describe_action(self, action: Action) -> str:
         return describe_action(action)
 
