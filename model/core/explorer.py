@@ -244,8 +244,8 @@ def simulate(
     """Random walks of at most ``steps`` steps each, checking every property on the way.
 
     The walk picks among the enabled actions with a ``random.Random(seed)`` (uniformly, or by
-    the model's ``action_weight``), so the same seed gives the same traces. A walk ends early when no action is enabled or the state
-    leaves the bounds.
+    the model's ``action_weight``), so the same seed gives the same traces. A walk ends early
+    when no action is enabled or the state leaves the bounds.
     """
     started = time.perf_counter()
     rng = random.Random(seed)
