@@ -4,6 +4,8 @@ from setuptools import find_packages, setup
 
 ROOTS = {"kspec.model": "model", "kspec.conformance": "conformance", "kspec.tla": "tla"}
 
+DATA = ["*.tla", "*.cfg", "*.lark", "*.json", "*.xml", "*.txt", "*.go", "*.java"]
+
 packages: list[str] = []
 package_dir: dict[str, str] = {}
 for name, folder in ROOTS.items():
@@ -14,6 +16,6 @@ for name, folder in ROOTS.items():
 setup(
     packages=packages,
     package_dir=package_dir,
-    package_data={name: ["*.tla", "*.cfg", "*.lark", "*.json", "*.xml", "*.txt", "*.go", "*.java", "**/*"] for name in packages},
+    package_data={name: DATA for name in packages},
     include_package_data=True,
 )
