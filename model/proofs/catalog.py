@@ -13,6 +13,7 @@ OBLIGATION_MODULES = (
     "kspec.model.proofs.raft_vote",
     "kspec.model.proofs.raft_hw",
     "kspec.model.proofs.share_combiner",
+    "kspec.model.proofs.voters_history",
 )
 
 
