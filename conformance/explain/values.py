@@ -1,0 +1,138 @@
+"""Plain JSON views of trace values: ITF decoding, one-line rendering and state diffs.
+
+Every input format (ITF state traces, ``kspec explore --json`` traces, counterexample files)
+is first turned into plain JSON here, so the renderers never see ``#set`` or ``Bag``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+
+def plain(value: Any) -> Any:
+    """ITF and codec values as plain JSON: sets and bags become sorted lists, maps with
+    scalar keys become objects, ``{"#tup": []}`` becomes null."""
+    if isinstance(value, list):
+        return [plain(v) for v in value]
+    if not isinstance(value, dict):
+        return value
+    if "#tup" in value:
+        items = [plain(v) for v in value["#tup"]]
+        return items if items else None
+    if "#bigint" in value:
+        return int(value["#bigint"])
+    if "#set" in value:
+        return sorted((plain(v) for v in value["#set"]), key=_sort_key)
+    if "#map" in value:
+        pairs = [(plain(k), plain(v)) for k, v in value["#map"]]
+        if all(isinstance(k, str | int | bool) for k, _ in pairs):
+            return {str(k): v for k, v in pairs}
+        return [[k, v] for k, v in pairs]
+    if value.get("type") == "Bag" and set(value) == {"type", "items"}:
+        return [[plain(k), plain(v)] for k, v in value["items"]]
+    return {k: plain(v) for k, v in value.items() if not k.startswith("#")}
+
+
+def _sort_key(value: Any) -> str:
+    return json.dumps(value, sort_keys=True)
+
+
+def short(value: Any, limit: int = 160) -> str:
+    """A value on one line: a typed record as ``Type(field=value, ...)``; cut at ``limit``."""
+    text = _short(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _short(value: Any) -> str:
+    if isinstance(value, dict):
+        kind = value.get("type")
+        inner = ", ".join(f"{k}={_short(v)}" for k, v in value.items() if k != "type")
+        if isinstance(kind, str):
+            return f"{kind}({inner})" if inner else kind
+        return "{" + inner + "}"
+    if isinstance(value, list):
+        return "[" + ", ".join(_short(v) for v in value) + "]"
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """One changed place between two states: a path such as ``nodes[1].role.epoch``."""
+
+    path: str
+    before: Any
+    after: Any
+    # For lists compared as multisets (sets, bags): the elements that came and went.
+    added: tuple[Any, ...] = ()
+    removed: tuple[Any, ...] = ()
+
+    def text(self, limit: int = 160) -> str:
+        """``path: before → after`` (or ``+added -removed`` for collections)."""
+        if self.before == MISSING:
+            return f"{self.path} = {short(self.after, limit)}"
+        if self.after == MISSING:
+            return f"{self.path} removed (was {short(self.before, limit)})"
+        if self.added or self.removed:
+            parts = [f"+{short(a, limit)}" for a in self.added] + [f"-{short(r, limit)}" for r in self.removed]
+            return f"{self.path}: " + "  ".join(parts)
+        return f"{self.path}: {short(self.before, limit)} → {short(self.after, limit)}"
+
+
+MISSING = "(absent)"
+
+
+def diff(before: Any, after: Any, path: str = "") -> list[Change]:
+    """The changes from ``before`` to ``after``, as deep as the two have the same shape.
+
+    Objects are compared key by key, lists of equal length holding records (replicas) element
+    by element, other lists as multisets (sets, bags, in-flight messages): what came, what went.
+    Appending to a list of records (a log) shows as the added records.
+    """
+    if before == after:
+        return []
+    # An empty ITF map reads as {} even where it holds a bag (a list of [element, count]).
+    if before == {} and isinstance(after, list):
+        before = []
+    if after == {} and isinstance(before, list):
+        after = []
+    if isinstance(before, dict) and isinstance(after, dict) and before.get("type") == after.get("type"):
+        out: list[Change] = []
+        for key in list(before) + [k for k in after if k not in before]:
+            if key == "type":
+                continue
+            sub = f"{path}.{key}" if path else str(key)
+            out.extend(diff(before.get(key, MISSING), after.get(key, MISSING), sub))
+        return out
+    if isinstance(before, list) and isinstance(after, list):
+        if len(before) == len(after) and before and all(isinstance(v, dict) for v in before + after):
+            out = []
+            for i, (b, a) in enumerate(zip(before, after, strict=True)):
+                out.extend(diff(b, a, f"{path}[{i}]"))
+            return out
+        added, removed = _multiset_delta(before, after)
+        return [Change(path or "(state)", before, after, tuple(added), tuple(removed))]
+    return [Change(path or "(state)", before, after)]
+
+
+def _multiset_delta(before: list[Any], after: list[Any]) -> tuple[list[Any], list[Any]]:
+    left = [_sort_key(v) for v in before]
+    added = []
+    for key, value in zip((_sort_key(v) for v in after), after, strict=True):
+        if key in left:
+            left.remove(key)
+        else:
+            added.append(value)
+    keys_after = [_sort_key(v) for v in after]
+    removed = []
+    for key, value in zip((_sort_key(v) for v in before), before, strict=True):
+        if key in keys_after:
+            keys_after.remove(key)
+        else:
+            removed.append(value)
+    return added, removed
