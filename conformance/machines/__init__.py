@@ -57,6 +57,7 @@ class RunLog:
     on_run: Callable[[int], None] | None = None
     started: float = field(default_factory=time.perf_counter)
     first_found: float | None = None  # seconds to the first failing run (before shrinking)
+    first_steps: int | None = None  # that run's steps
 
 
 def lockstep_machine(spec: ProtocolSpec, target: Target, log: RunLog,
@@ -97,6 +98,7 @@ def lockstep_machine(spec: ProtocolSpec, target: Target, log: RunLog,
                 log.failed = self.session
                 if log.first_found is None:
                     log.first_found = time.perf_counter() - log.started
+                    log.first_steps = len(self.session.steps)
                 raise
 
         run.__name__ = category
@@ -112,10 +114,14 @@ def lockstep_machine(spec: ProtocolSpec, target: Target, log: RunLog,
         if self.session is not None:
             self.session.close()
 
-    categories = spec.driver(spec.configs[0]).categories
+    probe = spec.driver(spec.configs[0])
+    weights: dict[str, int] = getattr(probe, "weights", {})
     namespace: dict[str, Any] = {"__init__": __init__, "start": start, "idle": idle, "teardown": teardown}
-    for category in categories:
-        namespace[category] = make_rule(category)
+    for category in probe.categories:
+        # Hypothesis picks uniformly among the rules that can run: a category of weight w
+        # gets w rules (each switched off on its own by swarm testing).
+        for k in range(max(1, weights.get(category, 1))):
+            namespace[category if k == 0 else f"{category}_{k + 1}"] = make_rule(category)
     name = f"{spec.name.capitalize()}Lockstep"
     machine: type[RuleBasedStateMachine] = type(name, (RuleBasedStateMachine,), namespace)
     return machine

@@ -42,6 +42,7 @@ class ConformResult:
     steps: list[StepRecord] = field(default_factory=list)
     config: dict[str, Any] = field(default_factory=dict)
     first_found: float | None = None  # seconds until the first failing run, before shrinking
+    first_steps: int | None = None  # that run's steps
 
     def to_json(self) -> dict[str, Any]:
         return {"protocol": self.protocol, "target": self.target, "verdict": self.verdict,
@@ -83,7 +84,7 @@ def run_conformance(protocol: str, target: Target, *, examples: int = DEFAULT_EX
     session = log.failed
     result = ConformResult(protocol, getattr(target, "name", "?"), verdict, log.runs, seconds, seed_value,
                            finding=finding, config=dict(log.config))
-    result.first_found = log.first_found
+    result.first_found, result.first_steps = log.first_found, log.first_steps
     if finding is not None:
         # A target that failed to start leaves no session: the file then has no steps.
         result.steps = session.steps if session is not None else []

@@ -13,7 +13,18 @@ from typing import Any
 from kspec.conformance.harness import JSON, Event
 from kspec.model.core.codec import encode
 from kspec.model.share.shard import observe, step_with
-from kspec.model.share.system import IMAGE, Action, Load, Read, ShareSystem, SysState, Unload, Write, request_of
+from kspec.model.share.system import (
+    IMAGE,
+    Action,
+    Elect,
+    Load,
+    Read,
+    ShareSystem,
+    SysState,
+    Unload,
+    Write,
+    request_of,
+)
 
 # share.coordinator.snapshot.update.records.per.snapshot of the runs (Hypothesis draws one).
 CONFIGS: list[dict[str, JSON]] = [{"snapshot_every": 1}, {"snapshot_every": 0}, {"snapshot_every": 2}]
@@ -43,7 +54,7 @@ class ShareDriver:
     def init_state(self) -> SysState:
         return self.model.init_states()[0]
 
-    categories = ("write", "read", "leader", "failover")
+    categories = ("write", "read", "elect", "initialize", "failover")
 
     def candidates(self, state: SysState) -> list[tuple[str, Any]]:
         out: list[tuple[str, Any]] = []
@@ -54,8 +65,10 @@ class ShareDriver:
                 out.append(("read", action))
             elif isinstance(action, Unload | Load):
                 out.append(("failover", action))
+            elif isinstance(action, Elect):
+                out.append(("elect", action))
             else:
-                out.append(("leader", action))  # a new leader epoch or a new state epoch
+                out.append(("initialize", action))
         return out
 
     def resolve(self, state: SysState, action: Any) -> SysState | None:
