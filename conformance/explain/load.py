@@ -332,6 +332,8 @@ def _node_trace(path: Path, fmt: str, protocol: Any, title: str, meta: dict[str,
             see(a.src)
             see(a.dst)
         steps.append(step)
+    if participants and all(p.isdigit() for p in participants):
+        participants.sort(key=int)
     return Trace(str(path), fmt, protocol if isinstance(protocol, str) else None, title, meta,
                  participants or ["system"], steps)
 
