@@ -1,0 +1,58 @@
+"""``kspec docs build [--out DIR]``: build the docs site (mkdocs build --strict)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import click
+
+from kspec.conformance.cli import cli
+from kspec.conformance.clikit import InputError, emit_json, json_option
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@cli.group("docs")
+def docs_group() -> None:
+    """The documentation site (mkdocs-material, pages generated from spec/ and the model)."""
+
+
+@docs_group.command("build")
+@click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Write the site into this directory (default: site/ next to mkdocs.yml).")
+@click.option("--config", "config_file", type=click.Path(dir_okay=False, path_type=Path),
+              default=ROOT / "mkdocs.yml", show_default="mkdocs.yml of the project", help="The mkdocs config.")
+@json_option
+def build_cmd(out: Path | None, config_file: Path, as_json: bool) -> None:
+    """Build the site strictly: any warning (a broken link, a missing page) fails the build."""
+    import logging
+
+    from mkdocs.commands.build import build
+    from mkdocs.config import load_config
+    from mkdocs.exceptions import Abort, ConfigurationError
+
+    if not config_file.exists():
+        raise InputError(f"{config_file}: no such mkdocs config")
+    options: dict[str, object] = {"config_file": str(config_file), "strict": True}
+    if out is not None:
+        options["site_dir"] = str(out.resolve())
+    cwd = os.getcwd()
+    # Hooks and docs_dir are relative to the config file's folder.
+    os.chdir(config_file.resolve().parent)
+    logging.getLogger("mkdocs").setLevel(logging.ERROR if as_json else logging.WARNING)
+    try:
+        config = load_config(**options)  # type: ignore[arg-type]
+        build(config)
+    except (Abort, ConfigurationError) as err:
+        raise InputError(f"mkdocs build --strict of {config_file} failed: {str(err).strip().splitlines()[-1]}") \
+            from None
+    finally:
+        os.chdir(cwd)
+    site = Path(config["site_dir"])
+    files = sorted(str(p) for p in site.rglob("*") if p.is_file())
+    pages = [f for f in files if f.endswith(".html")]
+    if as_json:
+        emit_json({"site_dir": str(site), "pages": len(pages), "files": files})
+    else:
+        click.echo(f"built {len(pages)} pages ({len(files)} files) into {site}")
