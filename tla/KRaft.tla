@@ -1,0 +1,527 @@
+------------------------------- MODULE KRaft -------------------------------
+(***************************************************************************)
+(* KRaft (KIP-595), system level: spec/raft.md, section 7.  The Python     *)
+(* twin is kspec.model.raft.system.RaftModel over kspec.model.raft.node.   *)
+(*                                                                         *)
+(* The replicas 1..NumVoters are all voters (no observers, no pre-vote).   *)
+(* Every replica changes only through Step(i, n, input), which mirrors     *)
+(* node.step rule by rule and returns the new replica and the messages it  *)
+(* sends; Apply adds what the system model does around a step: inert       *)
+(* responses are not sent (RAFT-MODEL-INERT-RESPONSES), responses Kafka    *)
+(* would ignore are forgotten (RAFT-MODEL-IGNORED-RESPONSES), and the      *)
+(* ghost history (elected, votes, committed) is kept and pruned.           *)
+(*                                                                         *)
+(* Variables, records and actions carry the names of the Python fields,    *)
+(* message classes and action classes, so tla/mappings/raft.py maps a      *)
+(* Python state to exactly these values (one to one).  VoteTwice is the    *)
+(* deliberate flaw of the Python variant vote-twice (model/raft/           *)
+(* variants.py): FALSE is the reference spec.                              *)
+(***************************************************************************)
+EXTENDS Integers, Sequences, FiniteSets, Bags
+
+CONSTANTS
+    NumVoters,       \* bound voters: the replicas 1..NumVoters, all voters
+    MaxEpoch,        \* bound max_epoch: states past this epoch are not expanded (CONSTRAINT)
+    MaxAppends,      \* bound max_appends: client appends in a run
+    MaxCrashes,      \* bound max_crashes: crashes in a run
+    MaxInflight,     \* bound max_inflight: states with more messages in flight are not expanded
+    MaxDuplicates,   \* bound max_duplicates: message duplications in a run
+    MaxFetches,      \* bound max_fetches: fetch requests sent in a run
+    MaxElections,    \* bound max_elections: election/fetch timeouts and backoff expiries in a run
+    RebootAtOnce,    \* bound reboot: a crash is followed at once by the restart (RAFT-MODEL-REBOOT)
+    VoteTwice,       \* flaw of the variant vote-twice: a voter that voted may vote again
+    Nil              \* a model value: Python's None
+
+VARIABLES
+    nodes,        \* nodes[i]: replica i (a record: role, its fields, log, high_watermark)
+    network,      \* the messages in flight: a bag (message -> number of copies)
+    appends,      \* client appends so far
+    crashes,      \* crashes so far
+    duplicates,   \* duplications so far
+    fetches,      \* fetch requests sent so far
+    elections,    \* election timers fired so far
+    elected,      \* ghost: <<epoch, leader>> of the leaders elected
+    votes,        \* ghost: <<voter, epoch, candidate>> of the votes granted (a candidate's own included)
+    committed     \* ghost: <<offset, entry, epoch>>, an entry known committed at offset (from 0)
+
+vars == <<nodes, network, appends, crashes, duplicates, fetches, elections, elected, votes, committed>>
+counters == <<appends, crashes, duplicates, fetches, elections>>
+
+Replica == 1 .. NumVoters
+Voters == Replica
+Others(i) == Voters \ {i}
+Min(a, b) == IF a < b THEN a ELSE b
+
+-----------------------------------------------------------------------------
+(* Rules (model/raft/rules.py).                                            *)
+
+\* RAFT-RULE-MAJORITY
+Majority == NumVoters \div 2 + 1
+IsQuorum(S) == Cardinality(S \cap Voters) >= Majority
+
+\* RAFT-RULE-VOTE-LOG-UP-TO-DATE: (last epoch, end offset) compared lexicographically.
+LogUpToDate(cLastEpoch, cEnd, ownLastEpoch, ownEnd) ==
+    IF cLastEpoch # ownLastEpoch THEN cLastEpoch > ownLastEpoch ELSE cEnd >= ownEnd
+
+\* RAFT-RULE-HW-MAJORITY: the Majority-th largest end offset of the voters (off: Voters -> Nat).
+MajorityEndOffset(off) ==
+    LET vals == {off[v] : v \in Voters}
+        AtLeast(x) == Cardinality({v \in Voters : off[v] >= x})
+    IN CHOOSE x \in vals : AtLeast(x) >= Majority /\ \A y \in vals : y > x => AtLeast(y) < Majority
+
+\* RAFT-RULE-HW-LEADER-EPOCH: moves once a record of the leader's epoch commits, never back.
+NextHighWatermark(current, maj, epochStart) ==
+    IF maj <= epochStart THEN current
+    ELSE IF current # Nil /\ maj <= current THEN current
+    ELSE maj
+
+-----------------------------------------------------------------------------
+(* Entries, logs and messages (model/raft/messages.py).                    *)
+(* A message is a record with the Python class's fields and its name as    *)
+(* `type`; None is Nil, a tuple a sequence.                                *)
+
+Entry(e, kind) == [epoch |-> e, kind |-> kind, payload |-> <<>>]
+
+LastEpoch(log) == IF log = <<>> THEN 0 ELSE log[Len(log)].epoch
+Prefix(log, k) == SubSeq(log, 1, Min(k, Len(log)))
+
+\* Kafka's endOffsetForEpoch: <<largest epoch <= e in the log, its end offset>>, <<0, 0>> if none.
+EndOffsetForEpoch(log, e) ==
+    LET k == CHOOSE j \in 0 .. Len(log) :
+                 (\A x \in 1 .. j : log[x].epoch <= e) /\ (j = Len(log) \/ log[j + 1].epoch > e)
+    IN IF k = 0 THEN <<0, 0>> ELSE <<log[k].epoch, k>>
+
+VoteRequest(s, d, e, lastEpoch, endOffset) ==
+    [type |-> "VoteRequest", src |-> s, dst |-> d, epoch |-> e, last_epoch |-> lastEpoch,
+     end_offset |-> endOffset, pre_vote |-> FALSE]
+VoteResponse(s, d, e, granted, leader, error) ==
+    [type |-> "VoteResponse", src |-> s, dst |-> d, epoch |-> e, granted |-> granted, leader |-> leader,
+     pre_vote |-> FALSE, error |-> error]
+BeginQuorumEpochRequest(s, d, e) == [type |-> "BeginQuorumEpochRequest", src |-> s, dst |-> d, epoch |-> e]
+BeginQuorumEpochResponse(s, d, e, leader, error) ==
+    [type |-> "BeginQuorumEpochResponse", src |-> s, dst |-> d, epoch |-> e, leader |-> leader, error |-> error]
+EndQuorumEpochRequest(s, d, e) ==
+    [type |-> "EndQuorumEpochRequest", src |-> s, dst |-> d, epoch |-> e, preferred |-> <<>>]
+EndQuorumEpochResponse(s, d, e, leader, error) ==
+    [type |-> "EndQuorumEpochResponse", src |-> s, dst |-> d, epoch |-> e, leader |-> leader, error |-> error]
+FetchRequest(s, d, e, offset, lastFetchedEpoch) ==
+    [type |-> "FetchRequest", src |-> s, dst |-> d, epoch |-> e, fetch_offset |-> offset,
+     last_fetched_epoch |-> lastFetchedEpoch]
+FetchResponse(s, d, e, leader, error, offset, entries, hw, diverging) ==
+    [type |-> "FetchResponse", src |-> s, dst |-> d, epoch |-> e, leader |-> leader, error |-> error,
+     offset |-> offset, entries |-> entries, high_watermark |-> hw, diverging |-> diverging]
+
+RequestTypes == {"VoteRequest", "BeginQuorumEpochRequest", "EndQuorumEpochRequest", "FetchRequest"}
+ResponseTypes == {"VoteResponse", "BeginQuorumEpochResponse", "EndQuorumEpochResponse", "FetchResponse"}
+
+\* Timer and environment inputs.
+Input(t) == [type |-> t]
+FetchDue(to) == [type |-> "FetchDue", to |-> to]
+
+-----------------------------------------------------------------------------
+(* A replica (model/raft/state.py).  One record with every role's fields;  *)
+(* a field the role does not have holds its default (Nil, {}, FALSE, 0),   *)
+(* so a record is one Python role: voted_for is Voted's, leader is         *)
+(* Follower's; granted, rejected, backing_off are Candidate's;             *)
+(* epoch_start, end_offsets (a set of <<replica, offset>>), fetched are    *)
+(* Leader's.  A down replica keeps its election in epoch/voted_for/leader. *)
+
+SetRole(n, role, e, votedFor, leader) ==
+    [n EXCEPT !.role = role, !.epoch = e, !.voted_for = votedFor, !.leader = leader, !.granted = {},
+              !.rejected = {}, !.backing_off = FALSE, !.epoch_start = 0, !.end_offsets = {}, !.fetched = {}]
+
+NewNode == [role |-> "unattached", epoch |-> 0, voted_for |-> Nil, leader |-> Nil, granted |-> {},
+            rejected |-> {}, backing_off |-> FALSE, epoch_start |-> 0, end_offsets |-> {}, fetched |-> {},
+            log |-> <<>>, high_watermark |-> Nil]
+
+\* RAFT-STATE-PERSISTED: the election state a replica has persisted in its role.
+Election(e, votedFor, leader) == [epoch |-> e, voted_for |-> votedFor, leader |-> leader]
+ElectionOf(i, n) ==
+    CASE n.role = "unattached" -> Election(n.epoch, Nil, Nil)
+      [] n.role = "voted" -> Election(n.epoch, n.voted_for, Nil)
+      [] n.role = "candidate" -> Election(n.epoch, i, Nil)
+      [] n.role \in {"leader", "resigned"} -> Election(n.epoch, Nil, i)
+      [] n.role = "follower" -> Election(n.epoch, Nil, n.leader)
+      [] n.role = "down" -> Election(n.epoch, n.voted_for, n.leader)
+
+LeaderHint(i, n) == ElectionOf(i, n).leader
+
+\* The checked constructors of node.py (the role transitions of RAFT-TRANS-*).
+ToUnattached(n, e) == SetRole(n, "unattached", e, Nil, Nil)
+ToVoted(n, e, candidate) == SetRole(n, "voted", e, candidate, Nil)
+ToFollower(n, e, leader) == SetRole(n, "follower", e, Nil, leader)
+ToCandidate(i, n) == [SetRole(n, "candidate", n.epoch + 1, Nil, Nil) EXCEPT !.granted = {i}]
+ToLeader(n) == [SetRole(n, "leader", n.epoch, Nil, Nil) EXCEPT !.epoch_start = Len(n.log), !.high_watermark = Nil]
+ToResigned(n) == SetRole(n, "resigned", n.epoch, Nil, Nil)
+ToDown(i, n) == LET el == ElectionOf(i, n)
+                IN [SetRole(n, "down", el.epoch, el.voted_for, el.leader) EXCEPT !.high_watermark = Nil]
+
+EndOffsetOf(n, v) == IF \E p \in n.end_offsets : p[1] = v THEN (CHOOSE p \in n.end_offsets : p[1] = v)[2] ELSE 0
+WithEndOffset(n, r, o) == [n EXCEPT !.end_offsets = {p \in @ : p[1] # r} \cup {<<r, o>>}]
+
+\* RAFT-RULE-HW: the leader's high watermark from the voters' end offsets (its own is its log end).
+UpdateHighWatermark(i, n) ==
+    LET off == [v \in Voters |-> IF v = i THEN Len(n.log) ELSE EndOffsetOf(n, v)]
+    IN [n EXCEPT !.high_watermark = NextHighWatermark(n.high_watermark, MajorityEndOffset(off), n.epoch_start)]
+
+-----------------------------------------------------------------------------
+(* The replica step (model/raft/node.py): Result(n, out) is the new        *)
+(* replica and the set of messages it sends (a step never sends one        *)
+(* message twice; persistence effects are not needed at system level: a    *)
+(* step with an effect also changes the replica).                          *)
+
+Result(n, out) == [node |-> n, out |-> out]
+
+VoteRequests(i, n) == {VoteRequest(i, v, n.epoch, LastEpoch(n.log), Len(n.log)) : v \in Others(i)}
+EndQuorumEpochRequests(i, n) == {EndQuorumEpochRequest(i, v, n.epoch) : v \in Others(i)}
+
+\* RAFT-RULE-LEADER-CHANGE: a LeaderChange record at the epoch start, BeginQuorumEpoch to the voters.
+BecomeLeader(i, n) ==
+    LET a == ToLeader(n)
+        b == [a EXCEPT !.log = Append(@, Entry(a.epoch, "leader_change"))]
+    IN Result(UpdateHighWatermark(i, b), {BeginQuorumEpochRequest(i, v, b.epoch) : v \in Others(i)})
+
+BecomeCandidate(i, n) ==
+    LET a == ToCandidate(i, n)
+    IN IF IsQuorum({i}) THEN BecomeLeader(i, a) ELSE Result(a, VoteRequests(i, a))
+
+\* RAFT-RULE-ELECTION (no pre-vote: the model's pre_vote bound is false).
+StartElection(i, n) == BecomeCandidate(i, n)
+
+\* RAFT-RULE-HIGHER-EPOCH
+ObserveEpoch(i, n, e, leader) ==
+    IF e <= n.epoch THEN n
+    ELSE IF leader # Nil /\ leader # i THEN ToFollower(n, e, leader)
+    ELSE ToUnattached(n, e)
+
+\* RAFT-RULE-RESTART: resume from the persisted election state (Kafka's QuorumState.initialize).
+Restart(i, n) ==
+    LET e == ElectionOf(i, n)
+        a == CASE e.epoch < LastEpoch(n.log) -> ToUnattached(n, LastEpoch(n.log))
+               [] e.leader = i -> SetRole(n, "resigned", e.epoch, Nil, Nil)
+               [] e.voted_for = i -> [SetRole(n, "candidate", e.epoch, Nil, Nil) EXCEPT !.granted = {i}]
+               [] e.voted_for # Nil -> ToVoted(n, e.epoch, e.voted_for)
+               [] e.leader # Nil -> ToFollower(n, e.epoch, e.leader)
+               [] OTHER -> ToUnattached(n, e.epoch)
+        b == [a EXCEPT !.high_watermark = Nil]
+    IN Result(b, CASE b.role = "candidate" -> VoteRequests(i, b)
+                   [] b.role = "resigned" -> EndQuorumEpochRequests(i, b)
+                   [] OTHER -> {})
+
+\* RAFT-RULE-VOTE-GRANT: at most one vote per epoch, to a candidate with an up-to-date log.
+\* With VoteTwice, a voter that voted for another candidate of this epoch forgets its vote first.
+OnVoteRequest(i, n0, r) ==
+    LET n == IF VoteTwice /\ n0.role = "voted" /\ r.epoch = n0.epoch /\ n0.voted_for # r.src
+             THEN ToUnattached(n0, n0.epoch) ELSE n0
+    IN IF r.epoch < n.epoch
+       THEN Result(n, {VoteResponse(i, r.src, n.epoch, FALSE, LeaderHint(i, n), "FENCED_LEADER_EPOCH")})
+       ELSE LET a == IF r.epoch > n.epoch THEN ToUnattached(n, r.epoch) ELSE n
+                ok == r.src \in Voters /\ LogUpToDate(r.last_epoch, r.end_offset, LastEpoch(a.log), Len(a.log))
+                grant == ok /\ a.role = "unattached"
+                granted == grant \/ (ok /\ a.role = "voted" /\ a.voted_for = r.src)
+                b == IF grant THEN ToVoted(a, r.epoch, r.src) ELSE a
+            IN Result(b, {VoteResponse(i, r.src, b.epoch, granted, LeaderHint(i, b), "NONE")})
+
+\* RAFT-RULE-BEGIN-EPOCH: a leader of an equal or higher epoch is followed.
+OnBeginQuorumEpoch(i, n, r) ==
+    IF r.epoch < n.epoch
+    THEN Result(n, {BeginQuorumEpochResponse(i, r.src, n.epoch, LeaderHint(i, n), "FENCED_LEADER_EPOCH")})
+    ELSE LET a == IF r.src # i /\ (r.epoch > n.epoch \/ n.role \notin {"follower", "leader"})
+                  THEN ToFollower(n, r.epoch, r.src) ELSE n
+         IN Result(a, {BeginQuorumEpochResponse(i, r.src, a.epoch, LeaderHint(i, a), "NONE")})
+
+\* RAFT-RULE-END-EPOCH: a replica without a leader in this epoch follows the resigning sender.
+OnEndQuorumEpoch(i, n, r) ==
+    IF r.epoch < n.epoch
+    THEN Result(n, {EndQuorumEpochResponse(i, r.src, n.epoch, LeaderHint(i, n), "FENCED_LEADER_EPOCH")})
+    ELSE LET a == ObserveEpoch(i, n, r.epoch, r.src)
+             b == IF r.epoch = a.epoch /\ r.src # i /\ r.src \in Voters
+                     /\ a.role \in {"unattached", "voted", "candidate"}
+                  THEN ToFollower(a, r.epoch, r.src) ELSE a
+         IN Result(b, {EndQuorumEpochResponse(i, r.src, b.epoch, LeaderHint(i, b), "NONE")})
+
+FetchError(i, n, r, error) ==
+    Result(n, {FetchResponse(i, r.src, n.epoch, LeaderHint(i, n), error, r.fetch_offset, <<>>, Nil, Nil)})
+
+\* RAFT-RULE-FETCH: only the leader of the request's epoch serves; a fetch not in its log gets
+\* the diverging epoch; a valid one updates the end offsets, the check-quorum set and the HW.
+OnFetchRequest(i, n, r) ==
+    IF r.epoch < n.epoch THEN FetchError(i, n, r, "FENCED_LEADER_EPOCH")
+    ELSE IF r.epoch > n.epoch THEN FetchError(i, n, r, "UNKNOWN_LEADER_EPOCH")
+    ELSE IF n.role # "leader" THEN FetchError(i, n, r, "NOT_LEADER_OR_FOLLOWER")
+    ELSE LET found == EndOffsetForEpoch(n.log, r.last_fetched_epoch)
+             valid == (r.fetch_offset = 0 /\ r.last_fetched_epoch = 0)
+                      \/ (found[1] = r.last_fetched_epoch /\ found[2] >= r.fetch_offset
+                          /\ r.fetch_offset <= Len(n.log))
+         IN IF ~valid
+            THEN Result(n, {FetchResponse(i, r.src, n.epoch, i, "NONE", r.fetch_offset, <<>>, n.high_watermark,
+                                          found)})
+            ELSE LET a == WithEndOffset(n, r.src, r.fetch_offset)
+                     f == a.fetched \cup {r.src}
+                     \* Kafka resets the check-quorum timer as soon as a majority has fetched.
+                     b == IF r.src \in Voters THEN [a EXCEPT !.fetched = IF IsQuorum(f \cup {i}) THEN {} ELSE f]
+                          ELSE a
+                     c == UpdateHighWatermark(i, b)
+                 IN Result(c, {FetchResponse(i, r.src, c.epoch, i, "NONE", r.fetch_offset,
+                                             SubSeq(c.log, r.fetch_offset + 1, Len(c.log)), c.high_watermark, Nil)})
+
+\* RAFT-RULE-CANDIDATE, RAFT-RULE-BACKOFF
+OnVoteResponse(i, n, r) ==
+    IF n.role # "candidate" \/ r.src \notin Voters THEN Result(n, {})
+    ELSE LET a == IF r.granted THEN [n EXCEPT !.granted = @ \cup {r.src}]
+                  ELSE [n EXCEPT !.rejected = @ \cup {r.src}]
+         IN IF r.granted /\ IsQuorum(a.granted) THEN BecomeLeader(i, a)
+            ELSE IF ~IsQuorum(Voters \ a.rejected) THEN Result([a EXCEPT !.backing_off = TRUE], {})
+            ELSE Result(a, {})
+
+\* RAFT-RULE-FOLLOWER-FETCH, RAFT-RULE-TRUNCATE
+OnFetchResponse(i, n, r) ==
+    IF n.role # "follower" \/ r.src # n.leader \/ r.error # "NONE" THEN Result(n, {})
+    ELSE IF r.diverging # Nil
+    THEN LET local == EndOffsetForEpoch(n.log, r.diverging[1])
+             target == IF local[1] = r.diverging[1] THEN Min(local[2], r.diverging[2]) ELSE local[2]
+         IN IF target >= Len(n.log) THEN Result(n, {})
+            ELSE Result([n EXCEPT !.log = SubSeq(@, 1, target)], {})
+    ELSE IF r.offset # Len(n.log) THEN Result(n, {})  \* a reply to an older fetch
+    ELSE LET a == [n EXCEPT !.log = @ \o r.entries]
+             hw == IF r.high_watermark = Nil THEN Nil ELSE Min(r.high_watermark, Len(a.log))
+         IN Result(IF hw # Nil /\ (a.high_watermark = Nil \/ hw > a.high_watermark)
+                   THEN [a EXCEPT !.high_watermark = hw] ELSE a, {})
+
+\* RAFT-RULE-RESPONSE: higher epoch moves on, lower is stale, a named leader is followed.
+OnResponse(i, n, r) ==
+    IF r.epoch > n.epoch THEN Result(ObserveEpoch(i, n, r.epoch, r.leader), {})
+    ELSE IF r.epoch < n.epoch THEN Result(n, {})
+    ELSE IF r.leader # Nil /\ r.leader # i /\ n.role \in {"unattached", "voted", "candidate"}
+    THEN LET a == ToFollower(n, r.epoch, r.leader)
+         IN IF r.type = "FetchResponse" THEN OnFetchResponse(i, a, r) ELSE Result(a, {})
+    ELSE IF r.type = "VoteResponse" THEN OnVoteResponse(i, n, r)
+    ELSE IF r.type = "FetchResponse" THEN OnFetchResponse(i, n, r)
+    ELSE Result(n, {})
+
+\* RAFT-RULE-ELECTION, RAFT-RULE-BACKOFF
+OnElectionTimeout(i, n) ==
+    CASE n.role \in {"unattached", "voted"} -> StartElection(i, n)
+      [] n.role = "resigned" -> BecomeCandidate(i, n)
+      [] n.role = "candidate" /\ ~n.backing_off -> Result([n EXCEPT !.backing_off = TRUE], {})
+      [] OTHER -> Result(n, {})
+
+\* RAFT-RULE-CHECK-QUORUM: resign when no majority fetched (no preferred successors: D-CHECK-QUORUM-SUCCESSORS).
+OnCheckQuorumTimeout(i, n) ==
+    IF n.role # "leader" \/ IsQuorum(n.fetched \cup {i}) THEN Result(n, {})
+    ELSE LET a == ToResigned(n) IN Result(a, EndQuorumEpochRequests(i, a))
+
+OnFetchDue(i, n, to) ==
+    IF n.role = "follower" /\ to = n.leader
+    THEN Result(n, {FetchRequest(i, to, n.epoch, Len(n.log), LastEpoch(n.log))})
+    ELSE Result(n, {})
+
+OnClientAppend(i, n) ==
+    IF n.role # "leader" THEN Result(n, {})
+    ELSE Result(UpdateHighWatermark(i, [n EXCEPT !.log = Append(@, Entry(n.epoch, "data"))]), {})
+
+\* node.step: replica i in state n takes input m (a message or a timer/environment input).
+Step(i, n, m) ==
+    IF n.role = "down" THEN IF m.type = "Restart" THEN Restart(i, n) ELSE Result(n, {})
+    ELSE CASE m.type = "Crash" -> Result(ToDown(i, n), {})
+           [] m.type = "Restart" -> Result(n, {})
+           [] m.type = "VoteRequest" -> OnVoteRequest(i, n, m)
+           [] m.type = "BeginQuorumEpochRequest" -> OnBeginQuorumEpoch(i, n, m)
+           [] m.type = "EndQuorumEpochRequest" -> OnEndQuorumEpoch(i, n, m)
+           [] m.type = "FetchRequest" -> OnFetchRequest(i, n, m)
+           [] m.type \in ResponseTypes -> OnResponse(i, n, m)
+           [] m.type = "ElectionTimeout" -> OnElectionTimeout(i, n)
+           [] m.type = "BackoffExpired" ->
+                  IF n.role = "candidate" /\ n.backing_off THEN StartElection(i, n) ELSE Result(n, {})
+           [] m.type = "FetchTimeout" -> IF n.role = "follower" THEN StartElection(i, n) ELSE Result(n, {})
+           [] m.type = "CheckQuorumTimeout" -> OnCheckQuorumTimeout(i, n)
+           [] m.type = "FetchDue" -> OnFetchDue(i, n, m.to)
+           [] m.type = "ClientAppend" -> OnClientAppend(i, n)
+
+\* node.enabled_inputs: the timer and client inputs that may change replica i now.
+EnabledInputs(i, n) ==
+    CASE n.role = "down" -> {}
+      [] n.role \in {"unattached", "voted", "resigned"} -> {Input("ElectionTimeout")}
+      [] n.role = "candidate" -> IF n.backing_off THEN {Input("BackoffExpired")} ELSE {Input("ElectionTimeout")}
+      [] n.role = "follower" -> {FetchDue(n.leader), Input("FetchTimeout")}
+      [] n.role = "leader" -> (IF IsQuorum(n.fetched \cup {i}) THEN {} ELSE {Input("CheckQuorumTimeout")})
+                              \cup {Input("ClientAppend")}
+
+-----------------------------------------------------------------------------
+(* The system around a step (model/raft/system.py, RaftModel._apply).      *)
+(* A system state here is a record of the variables a step changes.        *)
+
+Sys == [nodes |-> nodes, network |-> network, elected |-> elected, votes |-> votes, committed |-> committed]
+
+Remove(b, m) == b (-) SetToBag({m})
+Keep(b, P(_)) == [m \in {x \in DOMAIN b : P(x)} |-> b[m]]
+
+\* RAFT-MODEL-INERT-RESPONSES: a BeginQuorumEpoch/EndQuorumEpoch response naming no newer epoch.
+Inert(m, S) ==
+    m.type \in {"BeginQuorumEpochResponse", "EndQuorumEpochResponse"} /\ m.error = "NONE"
+    /\ m.epoch <= S.nodes[m.dst].epoch
+
+\* RAFT-MODEL-IGNORED-RESPONSES: a crash loses what is in flight to the replica; a role or epoch
+\* change forgets the responses to it; a new request to a peer forgets that peer's older responses.
+ForgetIgnored(b, i, before, after, sent) ==
+    IF after.role = "down" THEN Keep(b, LAMBDA m : m.dst # i)
+    ELSE IF before.role # after.role \/ before.epoch # after.epoch
+    THEN Keep(b, LAMBDA m : ~(m.dst = i /\ m.type \in ResponseTypes))
+    ELSE LET peers == {m.dst : m \in {x \in sent : x.type \in RequestTypes}}
+         IN Keep(b, LAMBDA m : ~(m.dst = i /\ m.src \in peers /\ m.type \in ResponseTypes))
+
+\* system.record_history: the ghost history after replica i moved from before to after (S.nodes
+\* already holds after); history that can no longer conflict is forgotten.
+RecordHistory(S, i, before, after) ==
+    LET el == IF after.role = "leader" /\ before.role # "leader" THEN S.elected \cup {<<after.epoch, i>>}
+              ELSE S.elected
+        vote == ElectionOf(i, after).voted_for
+        vs == IF vote # Nil THEN S.votes \cup {<<i, after.epoch, vote>>} ELSE S.votes
+        hwA == IF after.high_watermark = Nil THEN 0 ELSE after.high_watermark
+        hwB == IF before.high_watermark = Nil THEN 0 ELSE before.high_watermark
+        known(o) == \E c \in S.committed : c[1] = o /\ c[2] = after.log[o + 1]
+        cm == IF hwA > hwB
+              THEN S.committed \cup {<<o, after.log[o + 1], after.epoch>> : o \in {x \in 0 .. hwA - 1 : ~known(x)}}
+              ELSE S.committed
+        low == CHOOSE e \in {S.nodes[j].epoch : j \in Replica} : \A j \in Replica : e <= S.nodes[j].epoch
+    IN [S EXCEPT !.elected = {x \in el : x[1] >= low},
+                 !.votes = {v \in vs : v[2] >= S.nodes[v[1]].epoch},
+                 !.committed = cm]
+
+\* RaftModel._apply: replica i takes input m in system state S.
+Apply(S, i, m) ==
+    LET before == S.nodes[i]
+        r == Step(i, before, m)
+        sent == {x \in r.out : ~Inert(x, S)}
+        kept == ForgetIgnored(S.network, i, before, r.node, sent)
+        S2 == [S EXCEPT !.nodes[i] = r.node, !.network = kept (+) SetToBag(sent)]
+    IN RecordHistory(S2, i, before, r.node)
+
+\* An input that neither changes the replica nor makes it send anything is not enabled.
+Changes(S, i, m) == LET r == Step(i, S.nodes[i], m) IN r.node # S.nodes[i] \/ r.out # {}
+
+SetSys(S) ==
+    /\ nodes' = S.nodes
+    /\ network' = S.network
+    /\ elected' = S.elected
+    /\ votes' = S.votes
+    /\ committed' = S.committed
+
+FetchInFlight(i) ==
+    \E m \in DOMAIN network : (m.type = "FetchRequest" /\ m.src = i) \/ (m.type = "FetchResponse" /\ m.dst = i)
+
+ElectionTimers == {"ElectionTimeout", "FetchTimeout", "BackoffExpired"}
+
+-----------------------------------------------------------------------------
+(* Actions: one per Python action class (Deliver, Drop, Duplicate, Fire,   *)
+(* Reboot).                                                                *)
+
+Init ==
+    /\ nodes = [i \in Replica |-> NewNode]
+    /\ network = EmptyBag
+    /\ appends = 0 /\ crashes = 0 /\ duplicates = 0 /\ fetches = 0 /\ elections = 0
+    /\ elected = {} /\ votes = {} /\ committed = {}
+
+Deliver(m) ==
+    /\ nodes[m.dst].role # "down"
+    /\ SetSys(Apply([Sys EXCEPT !.network = Remove(network, m)], m.dst, m))
+    /\ UNCHANGED counters
+
+Drop(m) ==
+    /\ network' = Remove(network, m)
+    /\ UNCHANGED <<nodes, counters, elected, votes, committed>>
+
+Duplicate(m) ==
+    /\ duplicates < MaxDuplicates
+    /\ network' = network (+) SetToBag({m})
+    /\ duplicates' = duplicates + 1
+    /\ UNCHANGED <<nodes, appends, crashes, fetches, elections, elected, votes, committed>>
+
+\* A timer or client input (node.enabled_inputs) within its budget; FetchDue also waits for
+\* the replica's fetch in flight (Kafka keeps one).
+FireTimer(i, m) ==
+    /\ m \in EnabledInputs(i, nodes[i])
+    /\ m.type = "ClientAppend" => appends < MaxAppends
+    /\ m.type \in ElectionTimers => elections < MaxElections
+    /\ m.type = "FetchDue" => fetches < MaxFetches /\ ~FetchInFlight(i)
+    /\ Changes(Sys, i, m)
+    /\ SetSys(Apply(Sys, i, m))
+    /\ appends' = IF m.type = "ClientAppend" THEN appends + 1 ELSE appends
+    /\ elections' = IF m.type \in ElectionTimers THEN elections + 1 ELSE elections
+    /\ fetches' = IF m.type = "FetchDue" THEN fetches + 1 ELSE fetches
+    /\ UNCHANGED <<crashes, duplicates>>
+
+\* Without RebootAtOnce a crash and the restart are separate inputs.
+FireCrash(i) ==
+    /\ ~RebootAtOnce /\ nodes[i].role # "down" /\ crashes < MaxCrashes
+    /\ SetSys(Apply(Sys, i, Input("Crash")))
+    /\ crashes' = crashes + 1
+    /\ UNCHANGED <<appends, duplicates, fetches, elections>>
+
+FireRestart(i) ==
+    /\ nodes[i].role = "down"
+    /\ SetSys(Apply(Sys, i, Input("Restart")))
+    /\ UNCHANGED counters
+
+Fire(i) == FireCrash(i) \/ FireRestart(i) \/ \E m \in EnabledInputs(i, nodes[i]) : FireTimer(i, m)
+
+\* RAFT-MODEL-REBOOT: crash and restart in one step; one that loses nothing is no new behaviour.
+Reboot(i) ==
+    /\ RebootAtOnce /\ nodes[i].role # "down" /\ crashes < MaxCrashes
+    /\ LET up == Apply(Apply(Sys, i, Input("Crash")), i, Input("Restart"))
+       IN /\ ~(up.nodes = nodes /\ up.network = network)
+          /\ SetSys(up)
+    /\ crashes' = crashes + 1
+    /\ UNCHANGED <<appends, duplicates, fetches, elections>>
+
+Next ==
+    \/ \E m \in DOMAIN network : Deliver(m) \/ Drop(m) \/ Duplicate(m)
+    \/ \E i \in Replica : Fire(i) \/ Reboot(i)
+
+Spec == Init /\ [][Next]_vars
+
+\* RAFT-MODEL-BOUNDS: RaftModel.within_bounds.
+WithinBounds ==
+    /\ \A i \in Replica : nodes[i].epoch <= MaxEpoch
+    /\ BagCardinality(network) <= MaxInflight
+
+-----------------------------------------------------------------------------
+(* Properties (model/raft/properties.py), under the Python names.          *)
+
+\* RAFT-INV-ELECTION-SAFETY
+ElectionSafety == \A a, b \in elected : a[1] = b[1] => a[2] = b[2]
+
+\* RAFT-INV-VOTE-ONCE
+VoteOnce == \A a, b \in votes : a[1] = b[1] /\ a[2] = b[2] => a[3] = b[3]
+
+HasHW(n) == n.high_watermark # Nil /\ n.high_watermark > 0
+
+\* RAFT-INV-COMMITTED-UNIQUE
+CommittedLogsAgree ==
+    /\ \A a, b \in committed : a[1] = b[1] => a[2] = b[2]
+    /\ \A i, j \in {x \in Replica : HasHW(nodes[x])} :
+           LET k == Min(nodes[i].high_watermark, nodes[j].high_watermark)
+           IN Prefix(nodes[i].log, k) = Prefix(nodes[j].log, k)
+
+\* RAFT-INV-LEADER-COMPLETENESS
+LeaderCompleteness ==
+    \A i \in Replica : nodes[i].role = "leader" =>
+        \A c \in committed : c[3] < nodes[i].epoch =>
+            c[1] < Len(nodes[i].log) /\ nodes[i].log[c[1] + 1] = c[2]
+
+\* RAFT-INV-HW-MAJORITY
+HighWatermarkDurable ==
+    \A i \in {x \in Replica : HasHW(nodes[x])} :
+        LET hw == nodes[i].high_watermark
+            prefix == Prefix(nodes[i].log, hw)
+        IN Len(prefix) >= hw /\ Cardinality({v \in Voters : Prefix(nodes[v].log, hw) = prefix}) >= Majority
+
+\* RAFT-STEP-HW-MONOTONIC (a crash or restart sets the high watermark to Nil, so it needs no exception)
+HighWatermarkMonotonic ==
+    [][\A i \in Replica : nodes[i].high_watermark # Nil /\ nodes'[i].high_watermark # Nil
+                          => nodes'[i].high_watermark >= nodes[i].high_watermark]_vars
+
+\* RAFT-STEP-EPOCH-MONOTONIC
+EpochMonotonic == [][\A i \in Replica : nodes'[i].epoch >= nodes[i].epoch]_vars
+
+=============================================================================

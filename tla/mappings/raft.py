@@ -1,0 +1,213 @@
+"""The KRaft system model's TLA+ spec (``tla/KRaft.tla``) and its Python model.
+
+The spec's variables are the fields of :class:`kspec.model.raft.system.Raft`, and a model state
+maps to TLC's values field by field (spec/raft.md, "TLA+ mapping"):
+
+- ``nodes`` is a function on replicas 1..n (TLC prints it as a sequence); a replica is one
+  record with every role's fields: ``role`` (the role's name), ``epoch``, ``voted_for``
+  (Voted's, or a down replica's persisted vote), ``leader`` (Follower's, or a down replica's
+  persisted leader), ``granted``/``rejected``/``backing_off`` (Candidate's),
+  ``epoch_start``/``end_offsets``/``fetched`` (Leader's; ``end_offsets`` a set of
+  ``<<replica, offset>>``), ``log`` and ``high_watermark``; a field the role lacks holds its
+  default (``Nil``, ``{}``, ``FALSE``, ``0``). The static ``id``, ``voters``, ``pre_vote`` are
+  not state.
+- ``None`` is the model value ``Nil``; tuples are sequences; an entry is
+  ``[epoch, kind, payload]``; a message is a record of its class's fields plus ``type`` (the
+  class name).
+- ``network`` is a bag: a function from messages to their number of copies (the empty one
+  TLC prints as ``<<>>``).
+- the counters and the ghost history (``elected``, ``votes``, ``committed``, with 0-based
+  offsets) are sets of tuples, as in Python.
+
+The mapping is one to one, so equal sets of canonical states mean the same distinct states.
+The spec covers the model without observers and without pre-vote: :func:`config` refuses
+other bounds, and the Python side must run with ``symmetry=false`` (TLC has no SYMMETRY here).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import fields
+from typing import Any
+
+from kspec.model.raft import BOUNDS
+from kspec.model.raft.messages import Entry, Message
+from kspec.model.raft.state import Candidate, Down, Follower, Leader, Node, Voted
+from kspec.model.raft.system import Raft
+from kspec.tla.mappings import TLAMapping, cfg_text
+from kspec.tla.runner import TLCError
+from kspec.tla.values import FrozenDict, ModelValue, format_value
+
+SPEC = "KRaft.tla"
+NIL = ModelValue("Nil")
+
+# RaftModel's bound names -> the spec's CONSTANTS.
+CONSTANT_OF_BOUND = {
+    "voters": "NumVoters", "max_epoch": "MaxEpoch", "max_appends": "MaxAppends", "max_crashes": "MaxCrashes",
+    "max_inflight": "MaxInflight", "max_duplicates": "MaxDuplicates", "max_fetches": "MaxFetches",
+    "max_elections": "MaxElections", "reboot": "RebootAtOnce",
+}
+# Bounds the spec does not cover, with the only value it supports.
+FIXED_BOUNDS: dict[str, int | bool] = {"observers": 0, "pre_vote": False, "symmetry": False}
+# The flaw flags of the spec, by the Python variant they copy (model/raft/variants.py).
+VARIANT_FLAGS = {"vote-twice": "VoteTwice"}
+FLAGS = tuple(VARIANT_FLAGS.values())
+
+INVARIANTS = ("ElectionSafety", "VoteOnce", "CommittedLogsAgree", "LeaderCompleteness", "HighWatermarkDurable")
+ACTION_PROPERTIES = ("HighWatermarkMonotonic", "EpochMonotonic")
+DEFAULT_BOUNDS: dict[str, int | bool] = {**{b.name: b.default for b in BOUNDS}, "symmetry": False}
+VARIABLES = ("nodes", "network", "appends", "crashes", "duplicates", "fetches", "elections", "elected", "votes",
+             "committed")
+
+
+class UnsupportedBounds(TLCError):
+    """Bounds the TLA+ spec does not model (observers, pre-vote, symmetry); a TLCError, so
+    ``kspec tla check`` reports it in one line."""
+
+
+def constants(bounds: Mapping[str, int | bool], variant: str | None = None) -> dict[str, Any]:
+    """The spec's CONSTANTS for the model's bounds (defaults for any bound not given)."""
+    merged = {**DEFAULT_BOUNDS, **bounds}
+    for name, only in FIXED_BOUNDS.items():
+        if merged[name] != only:
+            raise UnsupportedBounds(f"KRaft.tla models {name}={str(only).lower()} only (got {merged[name]})")
+    out: dict[str, Any] = {c: (bool(merged[b]) if isinstance(DEFAULT_BOUNDS[b], bool) else int(merged[b]))
+                           for b, c in CONSTANT_OF_BOUND.items()}
+    if variant is not None and variant not in VARIANT_FLAGS:
+        raise UnsupportedBounds(f"KRaft.tla has no flaw flag for the variant {variant!r}")
+    out.update({flag: VARIANT_FLAGS.get(variant or "") == flag for flag in FLAGS})
+    return out
+
+
+def config_for(bounds: Mapping[str, int | bool], variant: str | None = None, *,
+               invariants: Iterable[str] = INVARIANTS, properties: Iterable[str] = ACTION_PROPERTIES) -> str:
+    """A .cfg for ``bounds`` (and a variant's flaw flag), checking the named invariants and
+    action properties."""
+    return cfg_text(constants(bounds, variant), invariants=invariants, properties=properties,
+                    constraint="WithinBounds", model_values=("Nil",))
+
+
+def config(bounds: Mapping[str, int | bool]) -> str:
+    """The reference spec's .cfg at ``bounds``, checking the invariants (the check compares
+    states, not verdicts; the action properties are in :func:`config_for`)."""
+    return config_for(bounds, properties=())
+
+
+def _opt(v: Any) -> Any:
+    return NIL if v is None else v
+
+
+def entry_value(e: Entry) -> FrozenDict:
+    return FrozenDict({"epoch": e.epoch, "kind": e.kind, "payload": e.payload})
+
+
+def _value(v: Any) -> Any:
+    if v is None:
+        return NIL
+    if isinstance(v, Entry):
+        return entry_value(v)
+    if isinstance(v, tuple):
+        return tuple(_value(x) for x in v)
+    return v
+
+
+def message_value(m: Message) -> FrozenDict:
+    """A message as the spec's record: its fields plus ``type``."""
+    out: dict[str, Any] = {"type": type(m).__name__}
+    for f in fields(m):
+        out[f.name] = _value(getattr(m, f.name))
+    return FrozenDict(out)
+
+
+def node_value(n: Node) -> FrozenDict:
+    """A replica as the spec's record (one field per role field, defaults elsewhere)."""
+    role = n.role
+    rec: dict[str, Any] = {
+        "role": n.role_name, "epoch": n.epoch, "voted_for": NIL, "leader": NIL, "granted": frozenset(),
+        "rejected": frozenset(), "backing_off": False, "epoch_start": 0, "end_offsets": frozenset(),
+        "fetched": frozenset(), "log": tuple(entry_value(e) for e in n.log), "high_watermark": _opt(n.high_watermark),
+    }
+    match role:
+        case Voted(voted_for=v):
+            rec["voted_for"] = v
+        case Follower(leader=leader):
+            rec["leader"] = leader
+        case Candidate():
+            rec.update(granted=role.granted, rejected=role.rejected, backing_off=role.backing_off)
+        case Leader():
+            rec.update(epoch_start=role.epoch_start, end_offsets=frozenset(role.end_offsets), fetched=role.fetched)
+        case Down(election=e):
+            rec.update(voted_for=_opt(e.voted_for), leader=_opt(e.leader))
+    return FrozenDict(rec)
+
+
+def from_model(s: Raft) -> FrozenDict:
+    """The TLA+ variables of a model state, as TLC prints them (parsed by kspec.tla.values)."""
+    network = FrozenDict({message_value(m): c for m, c in s.network.items}) if len(s.network) else ()
+    return FrozenDict({
+        "nodes": tuple(node_value(n) for n in s.nodes),
+        "network": network,
+        "appends": s.appends,
+        "crashes": s.crashes,
+        "duplicates": s.duplicates,
+        "fetches": s.fetches,
+        "elections": s.elections,
+        "elected": frozenset(s.elected),
+        "votes": frozenset(s.votes),
+        "committed": frozenset((o, entry_value(e), ep) for o, e, ep in s.committed),
+    })
+
+
+MAPPING = TLAMapping(
+    "raft", SPEC, config, from_model,
+    doc="Raft fields are the spec's variables; a replica is one record with every role's fields, "
+        "messages are records with a type, the network a bag, None the model value Nil.",
+)
+
+
+class ReplayError(AssertionError):
+    """A TLC state that no Python action reaches from the previous state (one line)."""
+
+
+def replay(model: Any, states: Iterable[Mapping[str, Any]]) -> list[tuple[Any, Raft]]:
+    """Replay a TLC behaviour (states as dicts of variable to value) through the Python model.
+
+    The first state must map to an initial state, and every next one to the state one Python
+    action reaches from the previous Python state. Returns (action, state) per step (action
+    None for the first); raises :class:`ReplayError` naming the step that does not replay.
+    """
+    steps: list[tuple[Any, Raft]] = []
+    for n, values in enumerate(states, start=1):
+        target = FrozenDict(values)
+        if not steps:
+            found = [s for s in model.init_states() if from_model(s) == target]
+            if not found:
+                raise ReplayError(f"state 1 of the TLC trace is not an initial state of the model: {target!r:.300}")
+            steps.append((None, found[0]))
+            continue
+        before = steps[-1][1]
+        for action in model.actions(before):
+            after = model.next_state(before, action)
+            if after is not None and from_model(after) == target:
+                steps.append((action, after))
+                break
+        else:
+            raise ReplayError(f"state {n} of the TLC trace is not one model action away from state {n - 1}: "
+                              f"{target!r:.300}")
+    return steps
+
+
+def trace_module(name: str, states: Iterable[Raft]) -> str:
+    """A module extending KRaft whose TraceInit/TraceNext allow exactly the steps of a Python
+    trace that are also steps of the spec's Next (TLC on it shows whether a Python behaviour is
+    a behaviour of the spec)."""
+    rows = [format_value(from_model(s)) for s in states]
+    body = ",\n    ".join(rows)
+    eq_now = " /\\ ".join(f"{v} = TraceStates[i].{v}" for v in VARIABLES)
+    eq_next = " /\\ ".join(f"{v}' = TraceStates[i + 1].{v}" for v in VARIABLES)
+    eq_init = " /\\ ".join(f"{v} = TraceStates[1].{v}" for v in VARIABLES)
+    return (f"---- MODULE {name} ----\nEXTENDS KRaft, TLC\n"
+            f"TraceStates == <<\n    {body}\n  >>\n"
+            f"TraceInit == {eq_init}\n"
+            f"TraceNext == \\E i \\in 1 .. Len(TraceStates) - 1 : ({eq_now}) /\\ Next /\\ ({eq_next})\n"
+            "====\n")
