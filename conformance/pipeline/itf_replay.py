@@ -1,0 +1,129 @@
+"""Replaying an ITF state trace through the system model (any protocol).
+
+The trace's ``#meta.bounds`` build the reference model; the first state must be one of its
+initial states; each later state's ``action`` (decoded with the protocol's classes) must be
+enabled in the state before and lead to exactly the recorded state (compared in ITF form, so
+no state is decoded); every ``always`` property holds in every state and every
+``always_step`` property on every step. Coverage: actions by name, and the ``sometimes``
+witnesses the trace reaches (its state features).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from typing import Any
+
+from kspec.conformance.pipeline.classes import classes_of
+from kspec.conformance.pipeline.judge import Outcome, quarantine_row, verdict_row
+from kspec.conformance.pipeline.records import Record
+from kspec.conformance.traces.itf import to_itf
+from kspec.model.catalog import get_protocol
+from kspec.model.core.codec import DecodeError, decode
+
+
+def from_itf(value: Any) -> Any:
+    """ITF value -> the JSON form ``codec.decode`` reads (None from the empty tuple)."""
+    if isinstance(value, list):
+        return [from_itf(v) for v in value]
+    if not isinstance(value, dict):
+        return value
+    if "#tup" in value:
+        items = value["#tup"]
+        return None if items == [] else [from_itf(v) for v in items]
+    if "#set" in value:
+        return [from_itf(v) for v in value["#set"]]
+    if "#bigint" in value:
+        return int(value["#bigint"])
+    if "#map" in value:
+        return {json.dumps(from_itf(k)): from_itf(v) for k, v in value["#map"]}
+    return {k: from_itf(v) for k, v in value.items()}
+
+
+def _canon(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"))
+
+
+def _state_of(row: dict[str, Any]) -> str:
+    return _canon({k: v for k, v in row.items() if k not in ("action", "#meta")})
+
+
+def action_name(action: Any) -> str:
+    """``Deliver:VoteRequest``, ``Fire:ElectionTimeout``, or the action's class name."""
+    inner = getattr(action, "input", None) or getattr(action, "message", None)
+    if inner is not None and hasattr(inner, "__dataclass_fields__"):
+        return f"{type(action).__name__}:{type(inner).__name__}"
+    return type(action).__name__
+
+
+def judge_itf(protocol: str, file: str, text: str) -> Outcome:
+    """Judge one ITF file (one trace). A file that cannot be read as a kspec ITF trace of
+    ``protocol`` is quarantined whole, as one record."""
+    try:
+        doc = json.loads(text)
+    except ValueError as err:
+        return _quarantine(file, text, f"malformed JSON: {err.msg} at line {err.lineno}")
+    if not isinstance(doc, dict) or not isinstance(doc.get("states"), list) or not doc["states"]:
+        return _quarantine(file, text, "not an ITF trace (no 'states')")
+    meta = doc.get("#meta") if isinstance(doc.get("#meta"), dict) else {}
+    trace = str(meta.get("trace_id") or file)
+    states: list[Any] = doc["states"]
+    if meta.get("protocol", protocol) != protocol:
+        return _quarantine(file, text, f"protocol {meta.get('protocol')!r} is not {protocol!r}", trace, len(states))
+    try:
+        model = get_protocol(protocol).make(**(meta.get("bounds") or {}))
+    except (TypeError, ValueError) as err:
+        return _quarantine(file, text, f"bad bounds: {err}", trace, len(states))
+    classes = classes_of(protocol)
+    actions: list[Any] = [None]
+    for i, row in enumerate(states[1:], start=1):
+        if not isinstance(row, dict) or "action" not in row:
+            return _quarantine(file, text, f"state {i} has no action", trace, len(states))
+        try:
+            actions.append(decode(from_itf(row["action"]), classes))
+        except DecodeError as err:
+            return _quarantine(file, text, f"state {i}: undecodable action: {err}", trace, len(states))
+    props = model.properties()
+    invariants = [p for p in props if p.kind == "always"]
+    step_props = [p for p in props if p.kind == "always_step"]
+    witnesses = [p for p in props if p.kind == "sometimes"]
+    step_witnesses = [p for p in props if p.kind == "sometimes_step"]
+    counts: Counter[str] = Counter()
+    feats: Counter[str] = Counter()
+
+    def verdict(step: int | None = None, prop: str | None = None, action: str | None = None,
+                detail: str | None = None) -> Outcome:
+        status = "valid" if prop is None else "violating"
+        return Outcome(verdict_row(trace, status, len(states), file, 0, step, prop, action, detail), [],
+                       dict(counts), dict(feats))
+
+    first = _state_of(states[0])
+    state = next((s for s in model.init_states() if _canon(to_itf(s)) == first), None)
+    if state is None:
+        return verdict(0, "Divergence:initial-state", None, "the first state is not an initial state of the model")
+    for i in range(len(states)):
+        if i > 0:
+            action = actions[i]
+            name = action_name(action)
+            counts[name] += 1
+            nxt = model.next_state(state, action)
+            if nxt is None:
+                return verdict(i, "Divergence:disabled", name, f"{name} is not enabled in state {i - 1}")
+            if _canon(to_itf(nxt)) != _state_of(states[i]):
+                return verdict(i, "Divergence:state", name, f"state {i} is not what {name} leads to")
+            for p in step_props:
+                if not p.holds_step(state, action, nxt):
+                    return verdict(i, p.name, name, p.id)
+            feats.update(p.name for p in step_witnesses if p.holds_step(state, action, nxt))
+            state = nxt
+        for p in invariants:
+            if not p.holds(state):
+                return verdict(i, p.name, action_name(actions[i]) if i else None, p.id)
+        feats.update(p.name for p in witnesses if p.holds(state))
+    return verdict()
+
+
+def _quarantine(file: str, text: str, reason: str, trace: str | None = None, records: int = 1) -> Outcome:
+    rec = Record(file, 0, trace, None, None, reason, text)
+    return Outcome(verdict_row(trace or file, "quarantined", records, file, 0, detail=reason),
+                   [quarantine_row(rec, reason, True)], {}, {})

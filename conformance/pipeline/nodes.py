@@ -1,0 +1,246 @@
+"""Replaying a node-level event trace through the pure model (raft and voters).
+
+Each node keeps its model state, built from the trace's ``config`` exactly as the system model
+builds its initial state. An event's input goes through the model's ``step``; the recorded
+outputs must equal the model's (as a multiset, in ``codec.encode`` form) and the recorded
+observation must equal the model's ``observe``. The safety properties that can be evaluated
+over the nodes' observations are checked after every event, under the model's property names
+(``spec/raft.md``). See ``spec/trace-format.md`` for the rules.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from kspec.conformance.pipeline.classes import classes_of
+from kspec.model.catalog import get_protocol
+from kspec.model.core.bag import Bag
+from kspec.model.core.codec import DecodeError, decode, encode
+
+# Events that move no node: the network lost or duplicated a message.
+NETWORK_ACTIONS = frozenset({"Drop", "Duplicate"})
+# Inputs after which a node's high watermark may be lower (it is volatile).
+RESTART_ACTIONS = frozenset({"Crash", "Restart"})
+
+
+class TraceConfigError(ValueError):
+    """A trace whose ``config`` does not build a model: the trace is quarantined."""
+
+
+@dataclass(frozen=True, slots=True)
+class Violation:
+    """Where a replay first failed: the property (or divergence) name and a one-line detail."""
+
+    property: str
+    detail: str
+
+
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def fast_encode(value: Any) -> Any:
+    """``codec.encode`` with the dataclass field names cached per class: the replay encodes
+    every output of every event (differentially tested against ``codec.encode``)."""
+    cls = type(value)
+    names = _FIELDS.get(cls)
+    if names is not None:
+        out: dict[str, Any] = {"type": cls.__name__}
+        for name in names:
+            out[name] = fast_encode(getattr(value, name))
+        return out
+    if value is None or cls is int or cls is str or cls is bool or cls is float:
+        return value
+    if cls is tuple or cls is list:
+        return [fast_encode(v) for v in value]
+    if dataclasses.is_dataclass(value) and not isinstance(value, Bag | type):
+        _FIELDS[cls] = tuple(f.name for f in dataclasses.fields(value))
+        return fast_encode(value)
+    return encode(value)
+
+
+def same_outputs(recorded: list[Any], model: list[Any]) -> bool:
+    """Equal as multisets; the common case (same order) costs one list comparison."""
+    return recorded == model or (len(recorded) == len(model) and _canon_outputs(recorded) == _canon_outputs(model))
+
+
+def _canon(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, separators=(",", ":"))
+
+
+def _canon_outputs(outputs: list[Any]) -> list[str]:
+    return sorted(_canon(o) for o in outputs)
+
+
+def _observer(protocol: str) -> Callable[[Any], dict[str, object]]:
+    if protocol == "voters":
+        from kspec.model.voters.node import observe as voters_observe
+
+        return voters_observe  # type: ignore[return-value]
+    from kspec.model.raft.node import observe
+
+    return observe
+
+
+def input_classes(protocol: str) -> dict[str, type]:
+    """The classes an event's input may name."""
+    return classes_of(protocol)
+
+
+def known_actions(protocol: str) -> frozenset[str]:
+    """The action names an event of ``protocol`` may carry (its node inputs and network faults)."""
+    if protocol == "voters":
+        from kspec.model.voters.node import VOTER_INPUT_TYPES
+    else:
+        VOTER_INPUT_TYPES = ()
+    from kspec.model.raft.messages import INPUT_TYPES
+
+    return frozenset(t.__name__ for t in (*INPUT_TYPES, *VOTER_INPUT_TYPES)) | NETWORK_ACTIONS
+
+
+def decode_input(protocol: str, event: dict[str, Any]) -> tuple[Any, str | None]:
+    """Decode an event's input; (value, None) or (None, the reason it is damage)."""
+    action = event["action"]
+    if action not in known_actions(protocol):
+        return None, f"unknown action {action!r}"
+    try:
+        value = decode(event["input"], input_classes(protocol))
+    except DecodeError as err:
+        return None, f"undecodable input: {err}"
+    if action in NETWORK_ACTIONS:
+        if event["node"] is not None:
+            return None, f"network action {action} names node {event['node']!r}"
+        return value, None
+    if type(value).__name__ != action:
+        return None, f"input type {type(value).__name__} does not match action {action!r}"
+    return value, None
+
+
+class NodeReplay:
+    """The replay state of one trace: every node's model state and the property history."""
+
+    def __init__(self, protocol: str, config: dict[str, Any]) -> None:
+        info = get_protocol(protocol)
+        if not isinstance(config, dict):
+            raise TraceConfigError("config is not an object")
+        known = {b.name for b in info.bounds}
+        unknown = sorted(set(config) - known)
+        if unknown:
+            raise TraceConfigError(f"unknown config key {unknown[0]!r}")
+        try:
+            model = info.make(**config)
+        except (TypeError, ValueError) as err:
+            raise TraceConfigError(f"bad config: {err}") from None
+        init = model.init_states()[0]
+        self.protocol = protocol
+        self.step_fn = model._step  # the model's node step (a variant's in a variant model)
+        self.observe = _observer(protocol)
+        self.nodes: dict[Any, Any] = {n.id: n for n in init.nodes}
+        self.voters = frozenset(getattr(model, "voter_ids", ()))
+        self.check_durable = protocol == "raft"  # a fixed voter set: majorities are known
+        self.latest: dict[Any, dict[str, Any]] = {i: encode(self.observe(n)) for i, n in self.nodes.items()}
+        self.elected: dict[int, Any] = {}
+        self.votes: dict[tuple[Any, int], Any] = {}
+        self.committed: dict[int, tuple[Any, int]] = {}  # offset -> (entry, lowest epoch it was committed in)
+
+    def has_node(self, node: Any) -> bool:
+        return node in self.nodes
+
+    def apply(self, event: dict[str, Any], value: Any) -> tuple[Violation | None, dict[str, Any] | None]:
+        """Replay one event; (first violation or None, the model's observation after it)."""
+        action = event["action"]
+        if action in NETWORK_ACTIONS:
+            return None, None
+        node = event["node"]
+        after, outputs = self.step_fn(self.nodes[node], value)
+        self.nodes[node] = after
+        raw_obs = self.observe(after)
+        recorded = event.get("observation")
+        # The observation is plain JSON data already; encode only when it is not.
+        model_obs = raw_obs if recorded == raw_obs else encode(raw_obs)
+        obs = recorded if isinstance(recorded, dict) else model_obs
+        bad = self._properties(node, action, obs)
+        if bad is not None:
+            return bad, model_obs
+        encoded = [fast_encode(o) for o in outputs]
+        if not same_outputs(event["outputs"], encoded):
+            return Violation("Divergence:outputs", _diff_outputs(event["outputs"], encoded)), model_obs
+        if recorded is not None and recorded != model_obs:
+            return Violation("Divergence:observation", _diff_obs(recorded, model_obs)), model_obs
+        return None, model_obs
+
+    # ------------------------------------------------------------ properties over observations
+
+    def _properties(self, node: Any, action: str, obs: dict[str, Any]) -> Violation | None:
+        try:
+            return self._check(node, action, obs)
+        except (KeyError, TypeError, ValueError, IndexError) as err:
+            return Violation("Divergence:observation", f"observation of node {node} unreadable: {err!r}")
+
+    def _check(self, node: Any, action: str, obs: dict[str, Any]) -> Violation | None:
+        prev = self.latest[node]
+        self.latest[node] = obs
+        epoch = obs["epoch"]
+        if epoch < prev["epoch"]:
+            return Violation("EpochMonotonic", f"node {node} epoch {prev['epoch']} -> {epoch}")
+        hw, prev_hw = obs.get("high_watermark"), prev.get("high_watermark")
+        if action not in RESTART_ACTIONS and hw is not None and prev_hw is not None and hw < prev_hw:
+            return Violation("HighWatermarkMonotonic", f"node {node} high watermark {prev_hw} -> {hw}")
+        if obs["role"] == "leader" and self.elected.setdefault(epoch, node) != node:
+            return Violation("ElectionSafety", f"nodes {self.elected[epoch]} and {node} lead epoch {epoch}")
+        voted = obs.get("voted_for")
+        if voted is not None and self.votes.setdefault((node, epoch), voted) != voted:
+            return Violation("VoteOnce", f"node {node} voted for {self.votes[(node, epoch)]} and {voted} "
+                                         f"in epoch {epoch}")
+        log = obs["log"]
+        if hw:
+            for offset in range(min(hw, len(log))):
+                entry = tuple(log[offset])
+                seen = self.committed.get(offset)
+                if seen is None:
+                    self.committed[offset] = (entry, epoch)
+                elif seen[0] != entry:
+                    return Violation("CommittedLogsAgree", f"offset {offset}: {list(seen[0])} and {list(entry)}")
+            if self.check_durable:
+                prefix = log[:hw]
+                holders = sum(1 for v in self.voters if self.latest[v]["log"][:hw] == prefix)
+                if len(prefix) < hw or holders < len(self.voters) // 2 + 1:
+                    return Violation("HighWatermarkDurable", f"node {node} high watermark {hw} held by "
+                                                             f"{holders} of {len(self.voters)} voters")
+        if obs["role"] == "leader":
+            for offset, (entry, committed_in) in self.committed.items():
+                if committed_in < epoch and (offset >= len(log) or tuple(log[offset]) != entry):
+                    return Violation("LeaderCompleteness", f"leader {node} of epoch {epoch} lacks committed "
+                                                           f"offset {offset}")
+        return None
+
+
+def _diff_outputs(recorded: list[Any], model: list[Any]) -> str:
+    rec, mod = _canon_outputs(recorded), _canon_outputs(model)
+    extra = [o for o in rec if o not in mod]
+    missing = [o for o in mod if o not in rec]
+    return f"recorded but not allowed: {extra[:2]}; expected but missing: {missing[:2]}"
+
+
+def _diff_obs(recorded: dict[str, Any], model: dict[str, Any]) -> str:
+    keys = sorted(k for k in set(recorded) | set(model) if recorded.get(k) != model.get(k))
+    return "; ".join(f"{k}: recorded {recorded.get(k)!r}, model {model.get(k)!r}" for k in keys[:3])
+
+
+def features(obs: dict[str, Any] | None) -> list[str]:
+    """State features of an observation, for coverage: enumerated values as ``key=value``,
+    numbers as ``key=0`` / ``key>0``, collections as ``key:empty`` / ``key:nonempty``."""
+    if not obs:
+        return []
+    out = []
+    for key, value in obs.items():
+        if value is None or isinstance(value, bool | str):
+            out.append(f"{key}={value}")
+        elif isinstance(value, int):
+            out.append(f"{key}>0" if value > 0 else f"{key}={value}")
+        elif isinstance(value, list | dict):
+            out.append(f"{key}:{'nonempty' if value else 'empty'}")
+    return out

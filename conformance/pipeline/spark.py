@@ -1,0 +1,180 @@
+"""The Spark engine of ``kspec validate``: read, group by trace, replay in the executors.
+
+JSON Lines files are read as text with their line numbers (``textFile().zipWithIndex()``), not
+with Spark's JSON reader, so that a malformed line is quarantined with its file and line
+instead of being dropped or nulled. Lines are parsed and keyed by trace id in the executors,
+grouped (``groupByKey``), and each group is judged by the pure model
+(:func:`kspec.conformance.pipeline.judge.judge_events`); ITF files are judged whole
+(``wholeTextFiles``). The per-trace outcomes are persisted once and feed the summary (a tree
+aggregate) and the Parquet outputs.
+
+On a real cluster the executors need the ``kspec`` package: ship it with ``--py-files`` (a zip
+of the installed package) or ``--archives`` (a packed virtual environment), see
+``spec/trace-format.md``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from kspec.conformance.clikit import InputError
+from kspec.conformance.pipeline import summary
+from kspec.conformance.pipeline.itf_replay import judge_itf
+from kspec.conformance.pipeline.judge import Outcome, judge_events
+from kspec.conformance.pipeline.records import parse_line
+
+MASTER_RE = re.compile(r"^(local(\[(\*|\d+)(,\d+)?\])?|local-cluster\[\d+,\d+,\d+\]|yarn|"
+                       r"(spark|mesos|k8s)://\S+)$")
+
+
+def check_master(master: str) -> None:
+    """A master URL Spark can parse, else an input error (before paying for a JVM)."""
+    if not MASTER_RE.match(master):
+        raise InputError(f"bad --master {master!r} (local, local[N], local[*], spark://HOST:PORT, yarn, "
+                         f"k8s://URL, mesos://URL)")
+
+
+@contextmanager
+def spark_session(master: str, app: str = "kspec-validate", shuffle_partitions: int = 4,
+                  driver_memory: str = "2g") -> Iterator[Any]:
+    """A small SparkSession that is always stopped."""
+    check_master(master)
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+    from pyspark.sql import SparkSession
+
+    try:
+        spark = (SparkSession.builder.master(master).appName(app)
+                 .config("spark.ui.enabled", "false")
+                 .config("spark.ui.showConsoleProgress", "false")
+                 .config("spark.sql.shuffle.partitions", str(shuffle_partitions))
+                 .config("spark.default.parallelism", str(shuffle_partitions))
+                 .config("spark.driver.memory", driver_memory)
+                 .config("spark.python.worker.reuse", "true")
+                 .getOrCreate())
+    except Exception as err:  # Spark reports a bad master or a failed JVM start in many types
+        first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+        raise InputError(f"cannot start Spark with --master {master}: {first}") from None
+    try:
+        spark.sparkContext.setLogLevel("ERROR")
+        yield spark
+    finally:
+        spark.stop()
+
+
+def _local_path(uri: str) -> str:
+    return uri[len("file:"):] if uri.startswith("file:") else uri
+
+
+def _events_rdd(sc: Any, protocol: str, jsonl: list[str], partitions: int) -> Any:
+    """The outcome of every event trace (and orphan record) in the JSON Lines files."""
+    rdds = []
+    for path in jsonl:
+        def parse(pair: tuple[str, int], path: str = path) -> list[tuple[str, Any]]:
+            parsed = parse_line(path, pair[1] + 1, pair[0])
+            return [] if parsed is None else [parsed]
+
+        rdds.append(sc.textFile("file://" + path if path.startswith("/") else path).zipWithIndex().flatMap(parse))
+    lines = rdds[0] if len(rdds) == 1 else sc.union(rdds)
+    return lines.groupByKey(numPartitions=partitions).map(lambda kv: judge_events(protocol, kv[0], kv[1]))
+
+
+def _itf_rdd(sc: Any, protocol: str, itf: list[str], partitions: int) -> Any:
+    paths = ",".join("file://" + p if p.startswith("/") else p for p in itf)
+    return sc.wholeTextFiles(paths, minPartitions=partitions).map(
+        lambda kv: judge_itf(protocol, _local_path(kv[0]), kv[1]))
+
+
+class _Progress:
+    """Polls Spark's status tracker and reports finished/total tasks of the running stages."""
+
+    def __init__(self, sc: Any, update: Callable[..., None]) -> None:
+        self.sc, self.update = sc, update
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        tracker = self.sc.statusTracker()
+        while not self.stop.wait(0.5):
+            try:
+                infos = [tracker.getStageInfo(s) for s in tracker.getActiveStageIds()]
+            except Exception:  # the context is stopping
+                return
+            infos = [i for i in infos if i is not None]
+            if infos:
+                done = sum(i.numCompletedTasks for i in infos)
+                total = sum(i.numTasks for i in infos)
+                self.update(completed=None, info=f"stage {max(i.stageId for i in infos)}: "
+                                                                f"{done}/{total} tasks")
+
+    def __enter__(self) -> _Progress:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop.set()
+        self.thread.join(timeout=2)
+
+
+def run_spark(spark: Any, protocol: str, jsonl: list[str], itf: list[str], out: str | None,
+              update: Callable[..., None] | None = None, known_actions: list[str] | None = None
+              ) -> tuple[dict[str, Any], float]:
+    """Judge every trace on ``spark``; write the Parquet outputs under ``out``; return the
+    summary accumulator and the seconds the replay took."""
+    import time
+
+    sc = spark.sparkContext
+    partitions = max(2, sc.defaultParallelism * 2)
+    started = time.perf_counter()
+    parts = []
+    if jsonl:
+        parts.append(_events_rdd(sc, protocol, jsonl, partitions))
+    if itf:
+        parts.append(_itf_rdd(sc, protocol, itf, partitions))
+    outcomes = parts[0] if len(parts) == 1 else sc.union(parts)
+    from pyspark import StorageLevel
+
+    outcomes.persist(StorageLevel.MEMORY_AND_DISK)
+    try:
+        with _Progress(sc, update or (lambda **kw: None)):
+            acc = outcomes.treeAggregate(summary.empty(), summary.add, summary.merge)
+        seconds = time.perf_counter() - started
+        if out is not None:
+            write_outputs(spark, outcomes, acc, out, known_actions or [])
+    finally:
+        outcomes.unpersist()
+    return acc, seconds
+
+
+VERDICT_SCHEMA = ("trace string, status string, events long, file string, line long, step long, "
+                  "property string, action string, detail string")
+QUARANTINE_SCHEMA = ("file string, line long, trace string, step long, reason string, primary boolean, "
+                     "record string")
+COVERAGE_SCHEMA = "kind string, name string, count long"
+
+
+def write_outputs(spark: Any, outcomes: Any, acc: dict[str, Any], out: str, known_actions: list[str]) -> None:
+    """``out/verdicts.parquet``, ``out/quarantine.parquet``, ``out/coverage.parquet`` (known
+    actions never covered appear with count 0)."""
+    verdict_cols = [c.split()[0] for c in VERDICT_SCHEMA.split(", ")]
+    quarantine_cols = [c.split()[0] for c in QUARANTINE_SCHEMA.split(", ")]
+    verdicts = outcomes.map(lambda o: tuple(o.verdict[c] for c in verdict_cols))
+    spark.createDataFrame(verdicts, VERDICT_SCHEMA).write.mode("overwrite").parquet(
+        os.path.join(out, "verdicts.parquet"))
+    quarantine = outcomes.flatMap(lambda o: [tuple(q[c] for c in quarantine_cols) for q in o.quarantine])
+    spark.createDataFrame(quarantine, QUARANTINE_SCHEMA).write.mode("overwrite").parquet(
+        os.path.join(out, "quarantine.parquet"))
+    actions = {a: 0 for a in known_actions} | dict(acc["actions"])
+    rows = [("action", k, v) for k, v in sorted(actions.items())]
+    rows += [("feature", k, v) for k, v in sorted(acc["features"].items())]
+    spark.createDataFrame(rows, COVERAGE_SCHEMA).coalesce(1).write.mode("overwrite").parquet(
+        os.path.join(out, "coverage.parquet"))
+
+
+__all__ = ["Outcome", "check_master", "run_spark", "spark_session"]
