@@ -370,8 +370,9 @@ ForgetIgnored(b, i, before, after, sent) ==
     ELSE LET peers == {m.dst : m \in {x \in sent : x.type \in RequestTypes}}
          IN Keep(b, LAMBDA m : ~(m.dst = i /\ m.src \in peers /\ m.type \in ResponseTypes))
 
-\* system.record_history: the ghost history after replica i moved from before to after (S.nodes
-\* already holds after); history that can no longer conflict is forgotten.
+\* RAFT-MODEL-GHOST, RAFT-MODEL-GHOST-PRUNING (system.record_history): the ghost history after
+\* replica i moved from before to after (S.nodes already holds after); history that can no
+\* longer conflict is forgotten.
 RecordHistory(S, i, before, after) ==
     LET el == IF after.role = "leader" /\ before.role # "leader" THEN S.elected \cup {<<after.epoch, i>>}
               ELSE S.elected
@@ -414,7 +415,7 @@ ElectionTimers == {"ElectionTimeout", "FetchTimeout", "BackoffExpired"}
 
 -----------------------------------------------------------------------------
 (* Actions: one per Python action class (Deliver, Drop, Duplicate, Fire,   *)
-(* Reboot).                                                                *)
+(* Reboot); RAFT-MODEL-NETWORK.                                            *)
 
 Init ==
     /\ nodes = [i \in Replica |-> NewNode]
@@ -437,8 +438,8 @@ Duplicate(m) ==
     /\ duplicates' = duplicates + 1
     /\ UNCHANGED <<nodes, appends, crashes, fetches, elections, elected, votes, committed>>
 
-\* A timer or client input (node.enabled_inputs) within its budget; FetchDue also waits for
-\* the replica's fetch in flight (Kafka keeps one).
+\* RAFT-MODEL-FIRE: a timer or client input (node.enabled_inputs) within its budget; FetchDue
+\* also waits for the replica's fetch in flight (RAFT-MODEL-ONE-FETCH).
 FireTimer(i, m) ==
     /\ m \in EnabledInputs(i, nodes[i])
     /\ m.type = "ClientAppend" => appends < MaxAppends
@@ -480,7 +481,7 @@ Next ==
 
 Spec == Init /\ [][Next]_vars
 
-\* RAFT-MODEL-BOUNDS: RaftModel.within_bounds.
+\* RAFT-MODEL-CONSTRAINT: RaftModel.within_bounds (the bounds are RAFT-MODEL-BOUNDS).
 WithinBounds ==
     /\ \A i \in Replica : nodes[i].epoch <= MaxEpoch
     /\ BagCardinality(network) <= MaxInflight
