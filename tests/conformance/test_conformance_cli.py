@@ -95,7 +95,8 @@ def test_pytest_plugin(tmp_path: Path) -> None:
     (tmp_path / "test_user.py").write_text("def test_own():\n    assert True\n")
     env = {**os.environ, "PYTHONPATH": str(TESTS)}
     # the plugin is the "kspec" pytest11 entry point: no -p needed
-    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--kspec-target=mutant:raft-pre-vote-changes-state",
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                           "--kspec-target=mutant:raft-pre-vote-changes-state",
                            "--kspec-out", str(tmp_path / "cx"), "test_user.py"],
                           cwd=tmp_path, capture_output=True, text=True, env=env, timeout=300)
     assert proc.returncode == 1, proc.stdout + proc.stderr
