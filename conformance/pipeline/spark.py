@@ -80,7 +80,10 @@ def _events_rdd(sc: Any, protocol: str, jsonl: list[str], partitions: int) -> An
             parsed = parse_line(path, pair[1] + 1, pair[0])
             return [] if parsed is None else [parsed]
 
-        rdds.append(sc.textFile("file://" + path if path.startswith("/") else path).zipWithIndex().flatMap(parse))
+        # One partition per block of the file (not Spark's default of at least two), so that a
+        # small file's zipWithIndex needs no extra job to count its partitions.
+        uri = "file://" + path if path.startswith("/") else path
+        rdds.append(sc.textFile(uri, minPartitions=1).zipWithIndex().flatMap(parse))
     lines = rdds[0] if len(rdds) == 1 else sc.union(rdds)
     return lines.groupByKey(numPartitions=partitions).map(lambda kv: judge_events(protocol, kv[0], kv[1]))
 
