@@ -122,8 +122,9 @@ CATALOGUE: dict[str, Variant] = {
     "leader-commits-alone": Variant(leader_commits_alone, "HighWatermarkDurable"),
     "leader-commits-without-majority": Variant(leader_commits_alone, "CommittedLogsAgree", keep_going=True),
     "hw-without-epoch-guard": Variant(hw_without_epoch_guard, "HighWatermarkMonotonic"),
-    "never-resigns": Variant(never_resigns, "LeaderResignsCheckQuorum"),
-    "ignores-diverging-epoch": Variant(ignores_diverging_epoch, "FollowerTruncates"),
+    "never-resigns": Variant(never_resigns, "LeaderResignsCheckQuorum",
+                             {"max_epoch": 1, "max_crashes": 0, "max_appends": 0}),
+    "ignores-diverging-epoch": Variant(ignores_diverging_epoch, "FollowerTruncates", {"max_crashes": 0}),
 }
 
 

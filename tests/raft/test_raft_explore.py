@@ -58,7 +58,7 @@ def test_pre_vote_model_holds() -> None:
 
 
 def test_observer_model_holds() -> None:
-    result = explore(make(observers=1, **SMALL), max_states=60_000)
+    result = explore(make(observers=1, **SMALL), max_states=8_000)
     assert not result.violations
 
 
