@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -31,6 +32,7 @@ from kspec.tla.mappings.raft import (
     config_for,
     from_model,
     replay,
+    trace_module,
 )
 from kspec.tla.runner import Simulation, TLCResult, run_tlc
 from kspec.tla.values import FrozenDict
@@ -178,3 +180,26 @@ def test_vote_twice_flag_and_variant_violate_vote_once() -> None:
     with pytest.raises(ReplayError):
         replay(make(**VOTE_TWICE_BOUNDS), broken.violation.trace.values())
     assert tlc(config_for(VOTE_TWICE_BOUNDS, properties=())).complete
+
+
+def trace_check(tmp_path: Path, states: list[Any], variant: str | None) -> TLCResult:
+    """TLC on a module allowing only the Python trace's steps that the spec's Next allows."""
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    (tmp_path / "KRaft.tla").write_text(SPEC.read_text())
+    spec = tmp_path / "KRaftTrace.tla"
+    spec.write_text(trace_module("KRaftTrace", states))
+    cfg = config_for(VOTE_TWICE_BOUNDS, variant, invariants=("VoteOnce",), properties=())
+    cfg = cfg.replace("INIT Init", "INIT TraceInit").replace("NEXT Next", "NEXT TraceNext")
+    return run_tlc(spec, config_text=cfg, check_deadlock=False, timeout=120)
+
+
+def test_vote_twice_counterexample_is_a_behaviour_of_the_broken_spec(tmp_path: Path) -> None:
+    found = explore(VARIANTS["vote-twice"](**VOTE_TWICE_BOUNDS))
+    states = [step.state for step in found.violations[0].trace]
+    broken = trace_check(tmp_path / "broken", states, "vote-twice")
+    assert broken.violation is not None and broken.violation.trace is not None
+    assert (broken.violation.kind, broken.violation.name) == ("invariant", "VoteOnce")
+    assert [FrozenDict(v) for v in broken.violation.trace.values()] == [from_model(s) for s in states]
+    # The reference spec does not allow the last step (the second vote): TLC never takes it.
+    reference = trace_check(tmp_path / "reference", states, None)
+    assert reference.ok and reference.distinct_states == len(states) - 1
