@@ -116,7 +116,7 @@ def test_truncate_old_entries(history: VoterSetHistory, start: int) -> None:
     assert entries_of(trimmed) == history.truncate_old_entries(start)
 
 
-@settings(deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(voter_sets, st.lists(st.tuples(offsets, voter_sets), max_size=vh.MAX_ENTRIES), st.none() | lookups)
 def test_build_is_add_at_folded(static: VoterSet, additions: list[tuple[int, VoterSet]], cut: int | None) -> None:
     pad = vh.MAX_ENTRIES - len(additions)
