@@ -525,4 +525,28 @@ HighWatermarkMonotonic ==
 \* RAFT-STEP-EPOCH-MONOTONIC
 EpochMonotonic == [][\A i \in Replica : nodes'[i].epoch >= nodes[i].epoch]_vars
 
+-----------------------------------------------------------------------------
+(* Witnesses (sometimes): TLC shows one is reached by violating Not<Name>.  *)
+
+\* RAFT-WIT-LEADER-ELECTED
+LeaderElected == \E i \in Replica : nodes[i].role = "leader"
+
+\* RAFT-WIT-SECOND-EPOCH-LEADER
+SecondEpochLeader == \E i \in Replica : nodes[i].role = "leader" /\ nodes[i].epoch >= 2
+
+\* RAFT-WIT-VOTE-GRANTED
+VoteGranted == \E v \in votes : v[1] # v[3]
+
+\* RAFT-WIT-RECORD-COMMITTED
+RecordCommitted == \E c \in committed : c[2].kind = "data"
+
+\* RAFT-WIT-LEADER-AFTER-COMMIT
+LeaderAfterCommit == \E i \in Replica : nodes[i].role = "leader" /\ \E c \in committed : c[3] < nodes[i].epoch
+
+NotLeaderElected == ~LeaderElected
+NotSecondEpochLeader == ~SecondEpochLeader
+NotVoteGranted == ~VoteGranted
+NotRecordCommitted == ~RecordCommitted
+NotLeaderAfterCommit == ~LeaderAfterCommit
+
 =============================================================================

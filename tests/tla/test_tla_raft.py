@@ -26,6 +26,7 @@ from kspec.tla.mappings.raft import (
     ACTION_PROPERTIES,
     INVARIANTS,
     VARIANT_FLAGS,
+    WITNESSES,
     ReplayError,
     UnsupportedBounds,
     config,
@@ -42,6 +43,9 @@ SPEC = MAPPING.spec_path()
 # Small enough for a test (about 2000 states), and a reboot, a vote, a fetch happen.
 SMALL: dict[str, int | bool] = {"max_epoch": 1, "max_appends": 0, "max_crashes": 1, "max_fetches": 1,
                                 "max_elections": 1, "symmetry": False}
+# A leader, an append, two fetches: a record commits and a follower's high watermark advances.
+COMMIT_BOUNDS: dict[str, int | bool] = {"max_epoch": 1, "max_appends": 1, "max_crashes": 0, "max_fetches": 2,
+                                        "max_elections": 1, "symmetry": False}
 # The bounds of the committed KRaft.cfg.
 CFG_BOUNDS: dict[str, int | bool] = {"max_epoch": 1, "max_crashes": 0, "max_appends": 0}
 # Simulation reaches deeper: leaders of two epochs, appends, check-quorum resignations. TLC
@@ -114,10 +118,11 @@ def test_spec_names_every_python_invariant_and_action() -> None:
         assert any(re.match(rf"{action.__name__}\(.*\) ==", line) for line in lines), action.__name__
 
 
-def test_action_properties_hold_at_small_bounds() -> None:
-    result = tlc(config_for(SMALL))
+def test_invariants_and_action_properties_hold_where_records_commit() -> None:
+    result = tlc(config_for(COMMIT_BOUNDS))
     assert result.complete, result.violation
-    assert result.distinct_states is not None and result.distinct_states > 1000
+    model = make(**COMMIT_BOUNDS)
+    assert result.distinct_states == len(reachable_states(model))
 
 
 # -- TLC -simulate traces replay through the model ---------------------------------------------
@@ -176,10 +181,9 @@ def test_vote_twice_flag_and_variant_violate_vote_once() -> None:
     vote_once = next(p for p in variant.properties() if p.name == "VoteOnce")
     assert not vote_once.check(replayed[-1][1]) and all(vote_once.check(s) for _, s in replayed[:-1])
     assert len(replayed) == len(found.violations[0].trace)
-    # It is not a behaviour of the reference model, and the reference spec holds VoteOnce.
+    # It is not a behaviour of the reference model (whose spec holds VoteOnce: the tests above).
     with pytest.raises(ReplayError):
         replay(make(**VOTE_TWICE_BOUNDS), broken.violation.trace.values())
-    assert tlc(config_for(VOTE_TWICE_BOUNDS, properties=())).complete
 
 
 def trace_check(tmp_path: Path, states: list[Any], variant: str | None) -> TLCResult:
@@ -203,3 +207,18 @@ def test_vote_twice_counterexample_is_a_behaviour_of_the_broken_spec(tmp_path: P
     # The reference spec does not allow the last step (the second vote): TLC never takes it.
     reference = trace_check(tmp_path / "reference", states, None)
     assert reference.ok and reference.distinct_states == len(states) - 1
+
+
+# -- TLC reaches the witnesses -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("witness", ["VoteGranted", "RecordCommitted"])
+def test_tlc_reaches_witness(witness: str) -> None:
+    assert witness in WITNESSES
+    result = tlc(config_for(COMMIT_BOUNDS, invariants=(f"Not{witness}",), properties=()))
+    assert result.violation is not None and result.violation.name == f"Not{witness}"
+    assert result.violation.trace is not None
+    model = make(**COMMIT_BOUNDS)
+    replayed = replay(model, result.violation.trace.values())
+    prop = next(p for p in model.properties() if p.name == witness)
+    assert prop.check(replayed[-1][1]) and not any(prop.check(s) for _, s in replayed[:-1])

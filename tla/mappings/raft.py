@@ -55,6 +55,8 @@ FLAGS = tuple(VARIANT_FLAGS.values())
 
 INVARIANTS = ("ElectionSafety", "VoteOnce", "CommittedLogsAgree", "LeaderCompleteness", "HighWatermarkDurable")
 ACTION_PROPERTIES = ("HighWatermarkMonotonic", "EpochMonotonic")
+# The state witnesses the spec defines (TLC reaches one by violating ``Not<name>``).
+WITNESSES = ("LeaderElected", "SecondEpochLeader", "VoteGranted", "RecordCommitted", "LeaderAfterCommit")
 DEFAULT_BOUNDS: dict[str, int | bool] = {**{b.name: b.default for b in BOUNDS}, "symmetry": False}
 VARIABLES = ("nodes", "network", "appends", "crashes", "duplicates", "fetches", "elections", "elected", "votes",
              "committed")
