@@ -122,6 +122,7 @@ def _plant_damage(corpus: Corpus, path: Path) -> None:
             corpus.damaged[(str(path.resolve()), len(out))] = "step gap"
     out.insert(10, "")  # a blank line is no record
     # Line numbers after the blank line moved down by one.
-    corpus.damaged = {(f, n + 1 if f == str(path.resolve()) and n > 10 else n): r for (f, n), r in corpus.damaged.items()}
+    name = str(path.resolve())
+    corpus.damaged = {(f, n + 1 if f == name and n > 10 else n): r for (f, n), r in corpus.damaged.items()}
     path.write_text("\n".join(out) + "\n")
     corpus.lines += sum(1 for t in out if t.strip())
