@@ -1,6 +1,6 @@
 """Target names, as ``--target`` takes them: ``reference``, ``mutant:NAME``,
-``python:module:Class`` (or ``python:module:function``: a zero-argument factory) and
-``exec:COMMAND``.
+``python:module:Class`` (or ``python:module:function``: a zero-argument factory),
+``exec:COMMAND`` and ``kafka:VERSION`` (Apache Kafka's classes through JPype).
 """
 
 from __future__ import annotations
@@ -70,7 +70,23 @@ def resolve_target(name: str, protocol: str, timeout: float = 10.0) -> Target:
             raise UnknownTarget(str(err)) from None
     if kind == "python":
         return _python_target(name, rest, protocol)
-    raise UnknownTarget(f"unknown target {name!r} (reference, mutant:NAME, python:module:Class or exec:COMMAND)")
+    if kind == "kafka":
+        return _kafka_target(name, rest, protocol)
+    raise UnknownTarget(f"unknown target {name!r} (reference, mutant:NAME, python:module:Class, exec:COMMAND "
+                        "or kafka:VERSION)")
+
+
+def _kafka_target(name: str, version: str, protocol: str) -> Target:
+    # Apache Kafka's own classes through JPype (kspec.conformance.targets.kafka); resolving
+    # the jars, starting the JVM or a missing class is one line naming the version.
+    from kspec.conformance.adapters.base import TargetError
+    from kspec.conformance.targets.kafka import make_kafka_target
+
+    try:
+        target: Target = make_kafka_target(version, protocol)
+    except TargetError as err:
+        raise UnknownTarget(str(err)) from None
+    return target
 
 
 def _python_target(name: str, spec: str, protocol: str) -> Target:

@@ -1,0 +1,30 @@
+"""``kafka:VERSION`` targets: Apache Kafka's own classes, jars resolved by Maven, run through JPype.
+
+- mm2: ``DefaultReplicationPolicy`` / ``IdentityReplicationPolicy`` (connect-mirror-client);
+- share: ``ShareCoordinatorShard`` (kafka-share-coordinator, Kafka 4.0 and later).
+
+One Kafka version per process (JPype cannot restart a JVM); see ``jvm``. Jars are cached in
+``$KSPEC_KAFKA_CACHE`` or ``~/.cache/kspec/kafka``; see ``artifacts``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kspec.conformance.adapters.base import TargetError
+
+PROTOCOLS = ("mm2", "share")
+
+
+def make_kafka_target(version: str, protocol: str) -> Any:
+    """The ``kafka:VERSION`` target of ``protocol``; TargetError (one line) when it cannot run."""
+    if protocol == "mm2":
+        from kspec.conformance.targets.kafka.mm2 import KafkaMm2Target
+
+        return KafkaMm2Target(version)
+    if protocol == "share":
+        from kspec.conformance.targets.kafka.share import KafkaShareTarget
+
+        return KafkaShareTarget(version)
+    raise TargetError(f"kafka:{version}: no Kafka target for protocol {protocol!r} "
+                      f"(kafka targets cover: {', '.join(PROTOCOLS)})")
