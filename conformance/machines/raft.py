@@ -13,7 +13,7 @@ single-voter leader that resigns or an observer that stands for election.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from kspec.conformance.harness import JSON, Event
@@ -31,7 +31,7 @@ from kspec.model.raft.messages import (
 )
 from kspec.model.raft.properties import raft_properties
 from kspec.model.raft.state import Down
-from kspec.model.raft.system import Deliver, Fire, Raft, RaftModel, describe_action
+from kspec.model.raft.system import Deliver, Drop, Duplicate, Fire, Raft, RaftModel, describe_action
 
 # Cluster shapes a run starts from (Hypothesis draws one; shrinking prefers the first).
 CONFIGS: list[dict[str, JSON]] = [
@@ -77,7 +77,7 @@ class RaftDriver:
     def init_state(self) -> Raft:
         return self.model.init_states()[0]
 
-    categories = ("deliver", "timer", "client", "fault", "idle")
+    categories = ("deliver", "timer", "client", "network", "crash", "idle")
     # Deliveries carry the protocol; most random walks that reach deep states deliver a lot.
     weights = {"deliver": 3, "timer": 2}
 
@@ -88,8 +88,10 @@ class RaftDriver:
         for action in self.model.actions(state):
             if isinstance(action, Deliver):
                 out.append(("deliver", action))
+            elif isinstance(action, Drop | Duplicate):
+                out.append(("network", action))
             elif not isinstance(action, Fire) or isinstance(action.input, Crash | Restart):
-                out.append(("fault", action))  # drop, duplicate, crash, restart, reboot
+                out.append(("crash", action))  # crash, restart, reboot
             elif isinstance(action.input, ClientAppend):
                 out.append(("client", action))
             else:
@@ -106,9 +108,20 @@ class RaftDriver:
             after_node, outputs = node_mod.step(node, action.input)
             return state if after_node == node and not outputs else None
         after = self.model.next_state(state, action)
+        if after is None and type(action).__name__ == "Reboot":
+            after = self._quiet_reboot(state, action.node)
         if after is None or not self.model.within_bounds(after):
             return None
         return after
+
+    def _quiet_reboot(self, state: Raft, replica: int) -> Raft | None:
+        """A reboot that loses nothing. The explorer skips it (no new state), but a target must
+        show it changes nothing too (a vote not read back on restart shows exactly here)."""
+        if state.crashes >= int(self.model.bounds["max_crashes"]) or isinstance(state.node(replica).role, Down):
+            return None
+        down = self.model._apply(state, replica, Crash())
+        up = None if down is None else self.model._apply(down, replica, Restart())
+        return None if up is None else replace(up, crashes=state.crashes + 1)
 
     def events(self, before: Raft, action: Any, after: Raft) -> list[Event]:
         """The node-level inputs of ``action`` with the model's outputs and observation after
