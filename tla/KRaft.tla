@@ -3,7 +3,8 @@
 (* KRaft (KIP-595), system level: spec/raft.md, section 7.  The Python     *)
 (* twin is kspec.model.raft.system.RaftModel over kspec.model.raft.node.   *)
 (*                                                                         *)
-(* The replicas 1..NumVoters are all voters (no observers, no pre-vote).   *)
+(* Replicas 1..NumVoters are the voters, the next NumObservers observers   *)
+(* (no pre-vote: the bound pre_vote is false).                             *)
 (* Every replica changes only through Step(i, n, input), which mirrors     *)
 (* node.step rule by rule and returns the new replica and the messages it  *)
 (* sends; Apply adds what the system model does around a step: inert       *)
@@ -20,7 +21,8 @@
 EXTENDS Integers, Sequences, FiniteSets, Bags
 
 CONSTANTS
-    NumVoters,       \* bound voters: the replicas 1..NumVoters, all voters
+    NumVoters,       \* bound voters: the replicas 1..NumVoters are the voters
+    NumObservers,    \* bound observers: the replicas after them are observers
     MaxEpoch,        \* bound max_epoch: states past this epoch are not expanded (CONSTRAINT)
     MaxAppends,      \* bound max_appends: client appends in a run
     MaxCrashes,      \* bound max_crashes: crashes in a run
@@ -47,8 +49,8 @@ VARIABLES
 vars == <<nodes, network, appends, crashes, duplicates, fetches, elections, elected, votes, committed>>
 counters == <<appends, crashes, duplicates, fetches, elections>>
 
-Replica == 1 .. NumVoters
-Voters == Replica
+Replica == 1 .. NumVoters + NumObservers
+Voters == 1 .. NumVoters
 Others(i) == Voters \ {i}
 Min(a, b) == IF a < b THEN a ELSE b
 
@@ -216,7 +218,7 @@ OnVoteRequest(i, n0, r) ==
     IN IF r.epoch < n.epoch
        THEN Result(n, {VoteResponse(i, r.src, n.epoch, FALSE, LeaderHint(i, n), "FENCED_LEADER_EPOCH")})
        ELSE LET a == IF r.epoch > n.epoch THEN ToUnattached(n, r.epoch) ELSE n
-                ok == r.src \in Voters /\ LogUpToDate(r.last_epoch, r.end_offset, LastEpoch(a.log), Len(a.log))
+                ok == i \in Voters /\ r.src \in Voters /\ LogUpToDate(r.last_epoch, r.end_offset, LastEpoch(a.log), Len(a.log))
                 grant == ok /\ a.role = "unattached"
                 granted == grant \/ (ok /\ a.role = "voted" /\ a.voted_for = r.src)
                 b == IF grant THEN ToVoted(a, r.epoch, r.src) ELSE a
@@ -301,7 +303,8 @@ OnResponse(i, n, r) ==
 
 \* RAFT-RULE-ELECTION, RAFT-RULE-BACKOFF
 OnElectionTimeout(i, n) ==
-    CASE n.role \in {"unattached", "voted"} -> StartElection(i, n)
+    CASE i \notin Voters -> Result(n, {})
+      [] n.role \in {"unattached", "voted"} -> StartElection(i, n)
       [] n.role = "resigned" -> BecomeCandidate(i, n)
       [] n.role = "candidate" /\ ~n.backing_off -> Result([n EXCEPT !.backing_off = TRUE], {})
       [] OTHER -> Result(n, {})
@@ -311,8 +314,9 @@ OnCheckQuorumTimeout(i, n) ==
     IF n.role # "leader" \/ IsQuorum(n.fetched \cup {i}) THEN Result(n, {})
     ELSE LET a == ToResigned(n) IN Result(a, EndQuorumEpochRequests(i, a))
 
+\* A follower fetches from its leader; an unattached observer asks any voter (RAFT-RULE-OBSERVER).
 OnFetchDue(i, n, to) ==
-    IF n.role = "follower" /\ to = n.leader
+    IF (n.role = "follower" /\ to = n.leader) \/ (n.role = "unattached" /\ i \notin Voters /\ to \in Voters)
     THEN Result(n, {FetchRequest(i, to, n.epoch, Len(n.log), LastEpoch(n.log))})
     ELSE Result(n, {})
 
@@ -333,7 +337,8 @@ Step(i, n, m) ==
            [] m.type = "ElectionTimeout" -> OnElectionTimeout(i, n)
            [] m.type = "BackoffExpired" ->
                   IF n.role = "candidate" /\ n.backing_off THEN StartElection(i, n) ELSE Result(n, {})
-           [] m.type = "FetchTimeout" -> IF n.role = "follower" THEN StartElection(i, n) ELSE Result(n, {})
+           [] m.type = "FetchTimeout" ->
+                  IF n.role = "follower" /\ i \in Voters THEN StartElection(i, n) ELSE Result(n, {})
            [] m.type = "CheckQuorumTimeout" -> OnCheckQuorumTimeout(i, n)
            [] m.type = "FetchDue" -> OnFetchDue(i, n, m.to)
            [] m.type = "ClientAppend" -> OnClientAppend(i, n)
@@ -341,9 +346,10 @@ Step(i, n, m) ==
 \* node.enabled_inputs: the timer and client inputs that may change replica i now.
 EnabledInputs(i, n) ==
     CASE n.role = "down" -> {}
+      [] n.role = "unattached" /\ i \notin Voters -> {FetchDue(v) : v \in Voters}
       [] n.role \in {"unattached", "voted", "resigned"} -> {Input("ElectionTimeout")}
       [] n.role = "candidate" -> IF n.backing_off THEN {Input("BackoffExpired")} ELSE {Input("ElectionTimeout")}
-      [] n.role = "follower" -> {FetchDue(n.leader), Input("FetchTimeout")}
+      [] n.role = "follower" -> {FetchDue(n.leader)} \cup (IF i \in Voters THEN {Input("FetchTimeout")} ELSE {})
       [] n.role = "leader" -> (IF IsQuorum(n.fetched \cup {i}) THEN {} ELSE {Input("CheckQuorumTimeout")})
                               \cup {Input("ClientAppend")}
 

@@ -20,8 +20,8 @@ maps to TLC's values field by field (spec/raft.md, "TLA+ mapping"):
   offsets) are sets of tuples, as in Python.
 
 The mapping is one to one, so equal sets of canonical states mean the same distinct states.
-The spec covers the model without observers and without pre-vote: :func:`config` refuses
-other bounds, and the Python side must run with ``symmetry=false`` (TLC has no SYMMETRY here).
+The spec covers the model without pre-vote: :func:`config` refuses ``pre_vote=true``, and the
+Python side must run with ``symmetry=false`` (TLC has no SYMMETRY here).
 """
 
 from __future__ import annotations
@@ -43,12 +43,13 @@ NIL = ModelValue("Nil")
 
 # RaftModel's bound names -> the spec's CONSTANTS.
 CONSTANT_OF_BOUND = {
-    "voters": "NumVoters", "max_epoch": "MaxEpoch", "max_appends": "MaxAppends", "max_crashes": "MaxCrashes",
+    "voters": "NumVoters", "observers": "NumObservers", "max_epoch": "MaxEpoch", "max_appends": "MaxAppends",
+    "max_crashes": "MaxCrashes",
     "max_inflight": "MaxInflight", "max_duplicates": "MaxDuplicates", "max_fetches": "MaxFetches",
     "max_elections": "MaxElections", "reboot": "RebootAtOnce",
 }
 # Bounds the spec does not cover, with the only value it supports.
-FIXED_BOUNDS: dict[str, int | bool] = {"observers": 0, "pre_vote": False, "symmetry": False}
+FIXED_BOUNDS: dict[str, int | bool] = {"pre_vote": False, "symmetry": False}
 # The flaw flags of the spec, by the Python variant they copy (model/raft/variants.py).
 VARIANT_FLAGS = {"vote-twice": "VoteTwice"}
 FLAGS = tuple(VARIANT_FLAGS.values())
@@ -63,7 +64,7 @@ VARIABLES = ("nodes", "network", "appends", "crashes", "duplicates", "fetches", 
 
 
 class UnsupportedBounds(TLCError):
-    """Bounds the TLA+ spec does not model (observers, pre-vote, symmetry); a TLCError, so
+    """Bounds the TLA+ spec does not model (pre-vote, symmetry); a TLCError, so
     ``kspec tla check`` reports it in one line."""
 
 
