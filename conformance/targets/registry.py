@@ -32,7 +32,7 @@ def reference_target(protocol: str) -> Target:
 
 
 def list_targets() -> list[dict[str, Any]]:
-    """Every named target: ``{name, protocol, kind, doc}`` (kind: reference, mutant)."""
+    """Every named target: ``{name, protocol, kind, doc}`` (kind: reference, mutant, kafka)."""
     from kspec.conformance.targets.mutants import CATALOGUE
 
     rows: list[dict[str, Any]] = [
@@ -40,6 +40,9 @@ def list_targets() -> list[dict[str, Any]]:
          "doc": f"an independent {p} implementation that conforms"} for p in REFERENCE_PROTOCOLS]
     rows += [{"name": f"mutant:{m.name}", "protocol": m.protocol, "kind": "mutant", "doc": m.doc}
              for m in CATALOGUE.values()]
+    rows += [{"name": "kafka:VERSION", "protocol": p, "kind": "kafka",
+              "doc": f"Apache Kafka's own {cls} (jars from Maven, run through JPype)"}
+             for p, cls in (("mm2", "Default/IdentityReplicationPolicy"), ("share", "ShareCoordinatorShard, 4.0+"))]
     return rows
 
 

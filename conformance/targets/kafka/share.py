@@ -91,14 +91,26 @@ class _Java:
                          else "newShareSnapshotUpdateRecord")
         self.new_update_record = getattr(self.Helpers, update_helper)
 
+        self.WriteBatch = c(f"{MSG}.WriteShareGroupStateRequestData$StateBatch")
+        self._requests: dict[str, tuple[str, Any, Any, Any]] = {}
+        # The shard's private timeline maps, read for the observation (reflection, once).
+        self.fields: dict[str, Any] = {}
+        for name, field in MAPS.items():
+            f = self.Shard.class_.getDeclaredField(field)
+            f.setAccessible(True)
+            self.fields[name] = f
+
     def request_classes(self, kind: str) -> tuple[str, Any, Any, Any]:
-        method, data, topic, part = HANDLERS[kind]
-        if kind != "WriteRequest" and kind != "ReadRequest" and not self.has_initialize:
-            raise TargetError(f"kafka:{self.version}: ShareCoordinatorShard has no {method} "
-                              f"({kind} needs Kafka 4.1 or later)")
-        return (method, jvm.jclass(self.version, f"{MSG}.{data}"),
-                jvm.jclass(self.version, f"{MSG}.{data}${topic}"),
-                jvm.jclass(self.version, f"{MSG}.{data}${part}"))
+        """(shard method, request data class, topic data class, partition data class) of ``kind``."""
+        if kind not in self._requests:
+            method, data, topic, part = HANDLERS[kind]
+            if kind != "WriteRequest" and kind != "ReadRequest" and not self.has_initialize:
+                raise TargetError(f"kafka:{self.version}: ShareCoordinatorShard has no {method} "
+                                  f"({kind} needs Kafka 4.1 or later)")
+            self._requests[kind] = (method, jvm.jclass(self.version, f"{MSG}.{data}"),
+                                    jvm.jclass(self.version, f"{MSG}.{data}${topic}"),
+                                    jvm.jclass(self.version, f"{MSG}.{data}${part}"))
+        return self._requests[kind]
 
 
 class TopicIds:
@@ -128,12 +140,6 @@ class TopicIds:
         if text not in self.to_name:
             raise TargetError(f"Kafka answered with topic id {text}, which no input named")
         return self.to_name[text]
-
-
-def _private(obj: Any, field: str) -> Any:
-    f = obj.getClass().getDeclaredField(field)
-    f.setAccessible(True)
-    return f.get(obj)
 
 
 class KafkaShareShard:
@@ -267,7 +273,7 @@ class KafkaShareShard:
         if "start_offset" in inp:
             part = part.setStartOffset(self.java.Long(inp["start_offset"]))
         if kind == "WriteRequest":
-            batch_cls = jvm.jclass(self.java.version, f"{MSG}.WriteShareGroupStateRequestData$StateBatch")
+            batch_cls = self.java.WriteBatch
             batches = self.java.ArrayList()
             for b in inp["state_batches"]:
                 batches.add(batch_cls().setFirstOffset(self.java.Long(b["first_offset"]))
@@ -326,7 +332,7 @@ class KafkaShareShard:
     # -------------------------------------------------------------- observation
 
     def observation(self) -> dict[str, JSON]:
-        maps = {name: _private(self.shard, field) for name, field in MAPS.items()}
+        maps = {name: f.get(self.shard) for name, f in self.java.fields.items()}
         entries: dict[tuple[str, str, int], dict[str, Any]] = {}
         for name, table in maps.items():
             for e in table.entrySet():
