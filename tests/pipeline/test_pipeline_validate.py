@@ -5,8 +5,6 @@ add up, and the same run works with ``--master local[2]``; the Parquet outputs r
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -19,11 +17,6 @@ from kspec.conformance.pipeline.local import run_local
 from kspec.conformance.pipeline.spark import spark_session
 
 
-def kspec(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "kspec.conformance.cli", *args], capture_output=True, text=True,
-                          timeout=600)
-
-
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory: pytest.TempPathFactory) -> Corpus:
     c = build(tmp_path_factory.mktemp("validate"))
@@ -31,12 +24,26 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Corpus:
     return c
 
 
+def validate(*args: str) -> tuple[int, dict[str, Any]]:
+    """``kspec validate ARGS --json`` in this process: the JVM Spark starts for the first run is
+    reused by the next ones (a session is stopped after each run, the JVM gateway stays)."""
+    from click.testing import CliRunner
+
+    from kspec.conformance.cli import _load_commands, cli
+
+    _load_commands()
+    result = CliRunner().invoke(cli, ["validate", *args, "--json"])
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    return result.exit_code, json.loads(result.stdout)
+
+
 @pytest.fixture(scope="module")
 def default_run(corpus: Corpus) -> tuple[dict[str, Any], Path]:
     out = corpus.root.parent / "out"
-    proc = kspec("validate", str(corpus.root), "--protocol", "raft", "--json", "--out", str(out))
-    assert proc.returncode == 1, proc.stderr[-2000:]  # violations and quarantine: exit 1
-    return json.loads(proc.stdout), out
+    code, doc = validate(str(corpus.root), "--protocol", "raft", "--out", str(out))
+    assert code == 1  # violations and quarantine: exit 1
+    return doc, out
 
 
 def _check_counts(doc: dict[str, Any], corpus: Corpus) -> None:
@@ -66,16 +73,9 @@ def test_default_master_counts_add_up(default_run: tuple[dict[str, Any], Path], 
 
 
 def test_explicit_local2_same_result(default_run: tuple[dict[str, Any], Path], corpus: Corpus) -> None:
-    # In this process (the JVM it starts is reused by the Parquet read-back below).
-    from click.testing import CliRunner
-
-    from kspec.conformance.cli import _load_commands, cli
-
-    _load_commands()
-    result = CliRunner().invoke(cli, ["validate", str(corpus.root / "*.jsonl"), str(corpus.root / "itf"),
-                                      "--protocol", "raft", "--master", "local[2]", "--json"])
-    assert result.exit_code == 1, result.output[-2000:]
-    doc = json.loads(result.stdout)
+    code, doc = validate(str(corpus.root / "*.jsonl"), str(corpus.root / "itf"), "--protocol", "raft",
+                         "--master", "local[2]")
+    assert code == 1
     assert doc["master"] == "local[2]"
     _check_counts(doc, corpus)
     ignore = ("seconds", "events_per_second", "master", "out")
