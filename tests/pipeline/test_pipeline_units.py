@@ -137,3 +137,22 @@ def test_quarantine_keeps_every_record_of_a_damaged_trace(runs: tuple[Path, Path
     assert len(outcome.quarantine) == len(recs)
     primary = [q for q in outcome.quarantine if q["primary"]]
     assert [(q["line"], q["reason"].split(" (")[0]) for q in primary] == [(9999, "duplicate step 2")]
+
+
+def test_voters_event_traces_replay_to_the_planted_divergence(tmp_path: Path) -> None:
+    from kspec.conformance.clikit import build_model, protocol_info
+    from kspec.conformance.traces.writer import write_traces
+    from kspec.model.core.explorer import simulate
+
+    for variant, seed in ((None, 3), ("effect-on-commit", 4)):
+        model, _ = build_model(protocol_info("voters"), (), variant, simulation=True)
+        out = tmp_path / str(variant)
+        write_traces(out, model, simulate(model, seed=seed, steps=80, traces=10, stop_on_violation=False), variant)
+        planted = {}
+        for path in out.glob("*.itf.json"):
+            meta = json.loads(path.read_text())["#meta"]
+            planted[meta["trace_id"]] = meta["diverges_at"]
+        got = {o.verdict["trace"]: o.verdict["step"] if o.verdict["status"] == "violating" else None
+               for o in run_local("voters", [str(out / "events.jsonl")], [])}
+        assert got == planted
+    assert any(v is not None for v in planted.values())
