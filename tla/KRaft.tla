@@ -3,8 +3,8 @@
 (* KRaft (KIP-595), system level: spec/raft.md, section 7.  The Python     *)
 (* twin is kspec.model.raft.system.RaftModel over kspec.model.raft.node.   *)
 (*                                                                         *)
-(* Replicas 1..NumVoters are the voters, the next NumObservers observers   *)
-(* (no pre-vote: the bound pre_vote is false).                             *)
+(* Replicas 1..NumVoters are the voters, the next NumObservers observers;  *)
+(* PreVote is the bound pre_vote (KIP-996).                                *)
 (* Every replica changes only through Step(i, n, input), which mirrors     *)
 (* node.step rule by rule and returns the new replica and the messages it  *)
 (* sends; Apply adds what the system model does around a step: inert       *)
@@ -30,6 +30,7 @@ CONSTANTS
     MaxDuplicates,   \* bound max_duplicates: message duplications in a run
     MaxFetches,      \* bound max_fetches: fetch requests sent in a run
     MaxElections,    \* bound max_elections: election/fetch timeouts and backoff expiries in a run
+    PreVote,         \* bound pre_vote: ask for pre-votes before an election (KIP-996)
     RebootAtOnce,    \* bound reboot: a crash is followed at once by the restart (RAFT-MODEL-REBOOT)
     VoteTwice,       \* flaw of the variant vote-twice: a voter that voted may vote again
     Nil              \* a model value: Python's None
@@ -93,12 +94,12 @@ EndOffsetForEpoch(log, e) ==
                  (\A x \in 1 .. j : log[x].epoch <= e) /\ (j = Len(log) \/ log[j + 1].epoch > e)
     IN IF k = 0 THEN <<0, 0>> ELSE <<log[k].epoch, k>>
 
-VoteRequest(s, d, e, lastEpoch, endOffset) ==
+VoteRequest(s, d, e, lastEpoch, endOffset, preVote) ==
     [type |-> "VoteRequest", src |-> s, dst |-> d, epoch |-> e, last_epoch |-> lastEpoch,
-     end_offset |-> endOffset, pre_vote |-> FALSE]
-VoteResponse(s, d, e, granted, leader, error) ==
+     end_offset |-> endOffset, pre_vote |-> preVote]
+VoteResponse(s, d, e, granted, leader, preVote, error) ==
     [type |-> "VoteResponse", src |-> s, dst |-> d, epoch |-> e, granted |-> granted, leader |-> leader,
-     pre_vote |-> FALSE, error |-> error]
+     pre_vote |-> preVote, error |-> error]
 BeginQuorumEpochRequest(s, d, e) == [type |-> "BeginQuorumEpochRequest", src |-> s, dst |-> d, epoch |-> e]
 BeginQuorumEpochResponse(s, d, e, leader, error) ==
     [type |-> "BeginQuorumEpochResponse", src |-> s, dst |-> d, epoch |-> e, leader |-> leader, error |-> error]
@@ -126,15 +127,17 @@ FetchDue(to) == [type |-> "FetchDue", to |-> to]
 (* so a record is one Python role: voted_for is Voted's, leader is         *)
 (* Follower's; granted, rejected, backing_off are Candidate's;             *)
 (* epoch_start, end_offsets (a set of <<replica, offset>>), fetched are    *)
-(* Leader's.  A down replica keeps its election in epoch/voted_for/leader. *)
+(* Leader's; granted, rejected and prior (an Election) are Prospective's.  *)
+(* A down replica keeps its election in epoch/voted_for/leader.            *)
 
 SetRole(n, role, e, votedFor, leader) ==
     [n EXCEPT !.role = role, !.epoch = e, !.voted_for = votedFor, !.leader = leader, !.granted = {},
-              !.rejected = {}, !.backing_off = FALSE, !.epoch_start = 0, !.end_offsets = {}, !.fetched = {}]
+              !.rejected = {}, !.backing_off = FALSE, !.epoch_start = 0, !.end_offsets = {}, !.fetched = {},
+              !.prior = Nil]
 
 NewNode == [role |-> "unattached", epoch |-> 0, voted_for |-> Nil, leader |-> Nil, granted |-> {},
             rejected |-> {}, backing_off |-> FALSE, epoch_start |-> 0, end_offsets |-> {}, fetched |-> {},
-            log |-> <<>>, high_watermark |-> Nil]
+            prior |-> Nil, log |-> <<>>, high_watermark |-> Nil]
 
 \* RAFT-STATE-PERSISTED: the election state a replica has persisted in its role.
 Election(e, votedFor, leader) == [epoch |-> e, voted_for |-> votedFor, leader |-> leader]
@@ -145,6 +148,7 @@ ElectionOf(i, n) ==
       [] n.role \in {"leader", "resigned"} -> Election(n.epoch, Nil, i)
       [] n.role = "follower" -> Election(n.epoch, Nil, n.leader)
       [] n.role = "down" -> Election(n.epoch, n.voted_for, n.leader)
+      [] n.role = "prospective" -> n.prior
 
 LeaderHint(i, n) == ElectionOf(i, n).leader
 
@@ -155,6 +159,8 @@ ToFollower(n, e, leader) == SetRole(n, "follower", e, Nil, leader)
 ToCandidate(i, n) == [SetRole(n, "candidate", n.epoch + 1, Nil, Nil) EXCEPT !.granted = {i}]
 ToLeader(n) == [SetRole(n, "leader", n.epoch, Nil, Nil) EXCEPT !.epoch_start = Len(n.log), !.high_watermark = Nil]
 ToResigned(n) == SetRole(n, "resigned", n.epoch, Nil, Nil)
+ToProspective(i, n) == [SetRole(n, "prospective", n.epoch, Nil, Nil) EXCEPT !.prior = ElectionOf(i, n),
+                                                                          !.granted = {i}]
 ToDown(i, n) == LET el == ElectionOf(i, n)
                 IN [SetRole(n, "down", el.epoch, el.voted_for, el.leader) EXCEPT !.high_watermark = Nil]
 
@@ -174,7 +180,7 @@ UpdateHighWatermark(i, n) ==
 
 Result(n, out) == [node |-> n, out |-> out]
 
-VoteRequests(i, n) == {VoteRequest(i, v, n.epoch, LastEpoch(n.log), Len(n.log)) : v \in Others(i)}
+VoteRequests(i, n, e, preVote) == {VoteRequest(i, v, e, LastEpoch(n.log), Len(n.log), preVote) : v \in Others(i)}
 EndQuorumEpochRequests(i, n) == {EndQuorumEpochRequest(i, v, n.epoch) : v \in Others(i)}
 
 \* RAFT-RULE-LEADER-CHANGE: a LeaderChange record at the epoch start, BeginQuorumEpoch to the voters.
@@ -185,10 +191,19 @@ BecomeLeader(i, n) ==
 
 BecomeCandidate(i, n) ==
     LET a == ToCandidate(i, n)
-    IN IF IsQuorum({i}) THEN BecomeLeader(i, a) ELSE Result(a, VoteRequests(i, a))
+    IN IF IsQuorum({i}) THEN BecomeLeader(i, a) ELSE Result(a, VoteRequests(i, a, a.epoch, FALSE))
 
-\* RAFT-RULE-ELECTION (no pre-vote: the model's pre_vote bound is false).
-StartElection(i, n) == BecomeCandidate(i, n)
+\* RAFT-RULE-ELECTION: with pre-vote, ask for pre-votes for epoch + 1 first (RAFT-TRANS-PROSPECTIVE).
+StartElection(i, n) ==
+    IF ~PreVote THEN BecomeCandidate(i, n)
+    ELSE LET a == ToProspective(i, n)
+         IN IF IsQuorum({i}) THEN BecomeCandidate(i, a) ELSE Result(a, VoteRequests(i, a, a.epoch + 1, TRUE))
+
+\* A prospective that loses its pre-vote (or times out) returns to its prior election state.
+Restore(i, n, prior) ==
+    IF prior.leader # Nil /\ prior.leader # i THEN ToFollower(n, prior.epoch, prior.leader)
+    ELSE IF prior.voted_for # Nil /\ prior.voted_for # i THEN ToVoted(n, prior.epoch, prior.voted_for)
+    ELSE ToUnattached(n, prior.epoch)
 
 \* RAFT-RULE-HIGHER-EPOCH
 ObserveEpoch(i, n, e, leader) ==
@@ -206,23 +221,32 @@ Restart(i, n) ==
                [] e.leader # Nil -> ToFollower(n, e.epoch, e.leader)
                [] OTHER -> ToUnattached(n, e.epoch)
         b == [a EXCEPT !.high_watermark = Nil]
-    IN Result(b, CASE b.role = "candidate" -> VoteRequests(i, b)
+    IN Result(b, CASE b.role = "candidate" -> VoteRequests(i, b, b.epoch, FALSE)
                    [] b.role = "resigned" -> EndQuorumEpochRequests(i, b)
                    [] OTHER -> {})
 
 \* RAFT-RULE-VOTE-GRANT: at most one vote per epoch, to a candidate with an up-to-date log.
-\* With VoteTwice, a voter that voted for another candidate of this epoch forgets its vote first.
+\* A pre-vote never changes the receiver's state (KIP-996). With VoteTwice, a voter that voted
+\* for another candidate of this epoch forgets its vote first.
+OnPreVoteRequest(i, n, r) ==
+    LET granted == i \in Voters /\ r.epoch > n.epoch
+                   /\ LogUpToDate(r.last_epoch, r.end_offset, LastEpoch(n.log), Len(n.log))
+                   /\ n.role \in {"unattached", "voted", "prospective", "candidate"}
+    IN Result(n, {VoteResponse(i, r.src, n.epoch, granted, LeaderHint(i, n), TRUE, "NONE")})
+
 OnVoteRequest(i, n0, r) ==
     LET n == IF VoteTwice /\ n0.role = "voted" /\ r.epoch = n0.epoch /\ n0.voted_for # r.src
              THEN ToUnattached(n0, n0.epoch) ELSE n0
-    IN IF r.epoch < n.epoch
-       THEN Result(n, {VoteResponse(i, r.src, n.epoch, FALSE, LeaderHint(i, n), "FENCED_LEADER_EPOCH")})
+    IN IF r.pre_vote THEN OnPreVoteRequest(i, n0, r)
+       ELSE IF r.epoch < n.epoch
+       THEN Result(n, {VoteResponse(i, r.src, n.epoch, FALSE, LeaderHint(i, n), FALSE, "FENCED_LEADER_EPOCH")})
        ELSE LET a == IF r.epoch > n.epoch THEN ToUnattached(n, r.epoch) ELSE n
-                ok == i \in Voters /\ r.src \in Voters /\ LogUpToDate(r.last_epoch, r.end_offset, LastEpoch(a.log), Len(a.log))
+                ok == i \in Voters /\ r.src \in Voters
+                      /\ LogUpToDate(r.last_epoch, r.end_offset, LastEpoch(a.log), Len(a.log))
                 grant == ok /\ a.role = "unattached"
                 granted == grant \/ (ok /\ a.role = "voted" /\ a.voted_for = r.src)
                 b == IF grant THEN ToVoted(a, r.epoch, r.src) ELSE a
-            IN Result(b, {VoteResponse(i, r.src, b.epoch, granted, LeaderHint(i, b), "NONE")})
+            IN Result(b, {VoteResponse(i, r.src, b.epoch, granted, LeaderHint(i, b), FALSE, "NONE")})
 
 \* RAFT-RULE-BEGIN-EPOCH: a leader of an equal or higher epoch is followed.
 OnBeginQuorumEpoch(i, n, r) ==
@@ -276,6 +300,16 @@ OnVoteResponse(i, n, r) ==
             ELSE IF ~IsQuorum(Voters \ a.rejected) THEN Result([a EXCEPT !.backing_off = TRUE], {})
             ELSE Result(a, {})
 
+\* RAFT-RULE-PRE-VOTE: a majority of pre-votes starts a real election; a majority of rejections
+\* returns the replica to the state it came from.
+OnPreVoteResponse(i, n, r) ==
+    IF r.src \notin Voters THEN Result(n, {})
+    ELSE LET a == IF r.granted THEN [n EXCEPT !.granted = @ \cup {r.src}]
+                  ELSE [n EXCEPT !.rejected = @ \cup {r.src}]
+         IN IF IsQuorum(a.granted) THEN BecomeCandidate(i, a)
+            ELSE IF ~IsQuorum(Voters \ a.rejected) THEN Result(Restore(i, a, a.prior), {})
+            ELSE Result(a, {})
+
 \* RAFT-RULE-FOLLOWER-FETCH, RAFT-RULE-TRUNCATE
 OnFetchResponse(i, n, r) ==
     IF n.role # "follower" \/ r.src # n.leader \/ r.error # "NONE" THEN Result(n, {})
@@ -293,10 +327,14 @@ OnFetchResponse(i, n, r) ==
 \* RAFT-RULE-RESPONSE: higher epoch moves on, lower is stale, a named leader is followed.
 OnResponse(i, n, r) ==
     IF r.epoch > n.epoch THEN Result(ObserveEpoch(i, n, r.epoch, r.leader), {})
-    ELSE IF r.epoch < n.epoch THEN Result(n, {})
-    ELSE IF r.leader # Nil /\ r.leader # i /\ n.role \in {"unattached", "voted", "candidate"}
+    ELSE IF r.epoch < n.epoch
+    THEN IF r.type = "VoteResponse" /\ r.pre_vote /\ n.role = "prospective" THEN OnPreVoteResponse(i, n, r)
+         ELSE Result(n, {})
+    ELSE IF r.leader # Nil /\ r.leader # i /\ n.role \in {"unattached", "voted", "candidate", "prospective"}
     THEN LET a == ToFollower(n, r.epoch, r.leader)
          IN IF r.type = "FetchResponse" THEN OnFetchResponse(i, a, r) ELSE Result(a, {})
+    ELSE IF r.type = "VoteResponse" /\ r.pre_vote
+    THEN IF n.role = "prospective" THEN OnPreVoteResponse(i, n, r) ELSE Result(n, {})
     ELSE IF r.type = "VoteResponse" THEN OnVoteResponse(i, n, r)
     ELSE IF r.type = "FetchResponse" THEN OnFetchResponse(i, n, r)
     ELSE Result(n, {})
@@ -307,6 +345,7 @@ OnElectionTimeout(i, n) ==
       [] n.role \in {"unattached", "voted"} -> StartElection(i, n)
       [] n.role = "resigned" -> BecomeCandidate(i, n)
       [] n.role = "candidate" /\ ~n.backing_off -> Result([n EXCEPT !.backing_off = TRUE], {})
+      [] n.role = "prospective" -> Result(Restore(i, n, n.prior), {})
       [] OTHER -> Result(n, {})
 
 \* RAFT-RULE-CHECK-QUORUM: resign when no majority fetched (no preferred successors: D-CHECK-QUORUM-SUCCESSORS).
@@ -347,7 +386,7 @@ Step(i, n, m) ==
 EnabledInputs(i, n) ==
     CASE n.role = "down" -> {}
       [] n.role = "unattached" /\ i \notin Voters -> {FetchDue(v) : v \in Voters}
-      [] n.role \in {"unattached", "voted", "resigned"} -> {Input("ElectionTimeout")}
+      [] n.role \in {"unattached", "voted", "resigned", "prospective"} -> {Input("ElectionTimeout")}
       [] n.role = "candidate" -> IF n.backing_off THEN {Input("BackoffExpired")} ELSE {Input("ElectionTimeout")}
       [] n.role = "follower" -> {FetchDue(n.leader)} \cup (IF i \in Voters THEN {Input("FetchTimeout")} ELSE {})
       [] n.role = "leader" -> (IF IsQuorum(n.fetched \cup {i}) THEN {} ELSE {Input("CheckQuorumTimeout")})

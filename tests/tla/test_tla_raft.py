@@ -86,16 +86,27 @@ def test_tla_check_raft_equal_state_sets(capsys: pytest.CaptureFixture[str]) -> 
     assert any(s.crashes for s in inside) and any(s.elected for s in inside)
 
 
-def test_equal_state_sets_with_an_observer() -> None:
-    # One voter, one observer: the observer discovers the leader by fetching, a record commits,
-    # and a reboot happens.
-    bounds: dict[str, int | bool] = {**DEFAULT_BOUNDS, "voters": 1, "observers": 1, "max_epoch": 1,
-                                     "max_appends": 1, "max_fetches": 3, "max_crashes": 1, "max_elections": 1}
+# One voter and one observer (the observer discovers the leader by fetching, a record commits);
+# two voters with pre-vote (prospectives win and lose pre-votes).
+OBSERVER_BOUNDS: dict[str, int | bool] = {"voters": 1, "observers": 1, "max_epoch": 1, "max_appends": 1,
+                                          "max_fetches": 3, "max_crashes": 1, "max_elections": 1}
+PRE_VOTE_BOUNDS: dict[str, int | bool] = {"voters": 2, "pre_vote": True, "max_epoch": 1, "max_appends": 0,
+                                          "max_fetches": 1, "max_crashes": 1, "max_elections": 2}
+
+
+@pytest.mark.parametrize("extra", [OBSERVER_BOUNDS, PRE_VOTE_BOUNDS], ids=["observer", "pre-vote"])
+def test_equal_state_sets_with_observers_and_pre_vote(extra: dict[str, int | bool]) -> None:
+    bounds = {**DEFAULT_BOUNDS, **extra}
     model = make(**bounds)
     result = check_agreement(MAPPING, model, bounds, timeout=120)
     assert result.equal and result.tlc_distinct_states == result.model_distinct_states > 100
     states = reachable_states(model)
-    assert any(s.node(2).role_name == "follower" for s in states) and any(s.committed for s in states)
+    if extra is OBSERVER_BOUNDS:
+        assert any(s.node(2).role_name == "follower" for s in states)
+        assert any(s.committed for s in states) and any(s.crashes for s in states)
+    else:
+        assert any(n.role_name == "prospective" for s in states for n in s.nodes)
+        assert any(s.elected for s in states)
 
 
 def test_the_mapping_is_one_to_one() -> None:
@@ -106,8 +117,6 @@ def test_the_mapping_is_one_to_one() -> None:
 def test_symmetry_and_unsupported_bounds_are_refused(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(UnsupportedBounds, match="symmetry=false"):
         config({**SMALL, "symmetry": True})
-    with pytest.raises(UnsupportedBounds, match="pre_vote=false"):
-        config({**SMALL, "pre_vote": True})
     code, out, err = run_cli(["tla", "check", "raft", "max_epoch=1"], capsys)
     assert code == 2 and out == ""
     assert len(err.strip().splitlines()) == 1 and "symmetry=false" in err, err

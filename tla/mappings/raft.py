@@ -6,7 +6,8 @@ maps to TLC's values field by field (spec/raft.md, "TLA+ mapping"):
 - ``nodes`` is a function on replicas 1..n (TLC prints it as a sequence); a replica is one
   record with every role's fields: ``role`` (the role's name), ``epoch``, ``voted_for``
   (Voted's, or a down replica's persisted vote), ``leader`` (Follower's, or a down replica's
-  persisted leader), ``granted``/``rejected``/``backing_off`` (Candidate's),
+  persisted leader), ``granted``/``rejected``/``backing_off`` (Candidate's; ``granted``,
+  ``rejected`` and ``prior``, an election record, are Prospective's),
   ``epoch_start``/``end_offsets``/``fetched`` (Leader's; ``end_offsets`` a set of
   ``<<replica, offset>>``), ``log`` and ``high_watermark``; a field the role lacks holds its
   default (``Nil``, ``{}``, ``FALSE``, ``0``). The static ``id``, ``voters``, ``pre_vote`` are
@@ -20,8 +21,8 @@ maps to TLC's values field by field (spec/raft.md, "TLA+ mapping"):
   offsets) are sets of tuples, as in Python.
 
 The mapping is one to one, so equal sets of canonical states mean the same distinct states.
-The spec covers the model without pre-vote: :func:`config` refuses ``pre_vote=true``, and the
-Python side must run with ``symmetry=false`` (TLC has no SYMMETRY here).
+The Python side must run with ``symmetry=false`` (TLC has no SYMMETRY here): :func:`config`
+refuses ``symmetry=true``.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from typing import Any
 
 from kspec.model.raft import BOUNDS
 from kspec.model.raft.messages import Entry, Message
-from kspec.model.raft.state import Candidate, Down, Follower, Leader, Node, Voted
+from kspec.model.raft.state import Candidate, Down, Election, Follower, Leader, Node, Prospective, Voted
 from kspec.model.raft.system import Raft
 from kspec.tla.mappings import TLAMapping, cfg_text
 from kspec.tla.runner import TLCError
@@ -44,12 +45,12 @@ NIL = ModelValue("Nil")
 # RaftModel's bound names -> the spec's CONSTANTS.
 CONSTANT_OF_BOUND = {
     "voters": "NumVoters", "observers": "NumObservers", "max_epoch": "MaxEpoch", "max_appends": "MaxAppends",
-    "max_crashes": "MaxCrashes",
+    "max_crashes": "MaxCrashes", "pre_vote": "PreVote",
     "max_inflight": "MaxInflight", "max_duplicates": "MaxDuplicates", "max_fetches": "MaxFetches",
     "max_elections": "MaxElections", "reboot": "RebootAtOnce",
 }
 # Bounds the spec does not cover, with the only value it supports.
-FIXED_BOUNDS: dict[str, int | bool] = {"pre_vote": False, "symmetry": False}
+FIXED_BOUNDS: dict[str, int | bool] = {"symmetry": False}
 # The flaw flags of the spec, by the Python variant they copy (model/raft/variants.py).
 VARIANT_FLAGS = {"vote-twice": "VoteTwice"}
 FLAGS = tuple(VARIANT_FLAGS.values())
@@ -64,7 +65,7 @@ VARIABLES = ("nodes", "network", "appends", "crashes", "duplicates", "fetches", 
 
 
 class UnsupportedBounds(TLCError):
-    """Bounds the TLA+ spec does not model (pre-vote, symmetry); a TLCError, so
+    """Bounds the TLA+ spec does not model (symmetry reduction); a TLCError, so
     ``kspec tla check`` reports it in one line."""
 
 
@@ -122,13 +123,19 @@ def message_value(m: Message) -> FrozenDict:
     return FrozenDict(out)
 
 
+def election_value(e: Election) -> FrozenDict:
+    """A persisted election state as the spec's ``Election`` record."""
+    return FrozenDict({"epoch": e.epoch, "voted_for": _opt(e.voted_for), "leader": _opt(e.leader)})
+
+
 def node_value(n: Node) -> FrozenDict:
     """A replica as the spec's record (one field per role field, defaults elsewhere)."""
     role = n.role
     rec: dict[str, Any] = {
         "role": n.role_name, "epoch": n.epoch, "voted_for": NIL, "leader": NIL, "granted": frozenset(),
         "rejected": frozenset(), "backing_off": False, "epoch_start": 0, "end_offsets": frozenset(),
-        "fetched": frozenset(), "log": tuple(entry_value(e) for e in n.log), "high_watermark": _opt(n.high_watermark),
+        "fetched": frozenset(), "prior": NIL, "log": tuple(entry_value(e) for e in n.log),
+        "high_watermark": _opt(n.high_watermark),
     }
     match role:
         case Voted(voted_for=v):
@@ -139,6 +146,8 @@ def node_value(n: Node) -> FrozenDict:
             rec.update(granted=role.granted, rejected=role.rejected, backing_off=role.backing_off)
         case Leader():
             rec.update(epoch_start=role.epoch_start, end_offsets=frozenset(role.end_offsets), fetched=role.fetched)
+        case Prospective():
+            rec.update(granted=role.granted, rejected=role.rejected, prior=election_value(role.prior))
         case Down(election=e):
             rec.update(voted_for=_opt(e.voted_for), leader=_opt(e.leader))
     return FrozenDict(rec)
