@@ -54,14 +54,13 @@ def write_traces(out: Path, model: Any, result: SimulationResult, variant: str |
                 for before, after in itertools.pairwise(trace):
                     evs = [encode_event(ev) for ev in events_of(before.state, after.action, after.state)]
                     if reference is not None and diverges_at is None:
-                        # The reference's own successor: an event may read the state after it.
-                        ref_after = reference.next_state(before.state, after.action)
-                        if ref_after is None:
-                            diverges_at = step
-                        else:
-                            ref = [encode_event(ev) for ev in reference.events_of(before.state, after.action,
-                                                                                   ref_after)]
-                            diverges_at = _first_difference(evs, ref, step)
+                        # The reference's own successor (an event may read the state after it);
+                        # the reference may call the action disabled (a raft reboot that loses
+                        # nothing), yet its node-level events still say what the nodes do.
+                        ref_after = reference.next_state(before.state, after.action) or after.state
+                        ref = [encode_event(ev) for ev in reference.events_of(before.state, after.action,
+                                                                               ref_after)]
+                        diverges_at = _first_difference(evs, ref, step)
                     for ev in evs:
                         record: dict[str, Any] = {"trace": tid, "step": step, **ev}
                         if step == 0:
