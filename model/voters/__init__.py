@@ -3,36 +3,32 @@ and reconfiguration folded into the KRaft system model."""
 
 from __future__ import annotations
 
-import inspect
 from typing import Any
 
 from kspec.model.core.protocol import Bound, ProtocolInfo
-from kspec.model.raft.system import RaftModel
 from kspec.model.voters.system import VotersModel
 from kspec.model.voters.variants import VARIANTS
 
 BOUNDS: tuple[Bound, ...] = (
-    Bound("hosts", 3, "number of replicas (host ids 1..hosts)", minimum=1, maximum=5),
-    Bound("voters", 2, "initial voters (ids 1..voters); the other hosts start as observers", minimum=1, maximum=5),
+    Bound("hosts", 4, "number of replicas (host ids 1..hosts)", minimum=1, maximum=5),
+    Bound("voters", 3, "initial voters (ids 1..voters); the other hosts start as observers", minimum=1, maximum=5),
+    Bound("started", True, "start from the brought-up quorum (VOTERS-MODEL-START); false: every host just formatted"),
     Bound("max_adds", 1, "AddVoter requests the leaders accept in a run", minimum=0),
     Bound("max_removes", 1, "RemoveVoter requests the leaders accept in a run", minimum=0),
-    Bound("max_snapshots", 1, "snapshots taken in a run", minimum=0),
+    Bound("max_snapshots", 1, "snapshots taken in a run (VOTERS-MODEL-SNAPSHOT)", minimum=0),
     Bound("kraft_version", 1, "1: formatted with a bootstrap checkpoint; 0: static voters, upgrade in the run",
           minimum=0, maximum=1),
-    Bound("max_epoch", 1, "do not expand states past this epoch", minimum=1),
+    Bound("max_epoch", 2, "do not expand states past this epoch", minimum=1),
+    Bound("max_elections", 1, "election, fetch, backoff and check-quorum timer expiries in a run "
+          "(VOTERS-MODEL-ELECTIONS)", minimum=0),
     Bound("max_appends", 0, "client appends in a run", minimum=0),
-    Bound("max_crashes", 0, "crashes in a run", minimum=0),
-    Bound("max_inflight", 1, "do not expand states with more messages in flight", minimum=1),
+    Bound("max_crashes", 0, "crashes (reboots) in a run", minimum=0),
+    Bound("max_inflight", 2, "do not expand states with more messages in flight", minimum=1),
     Bound("max_duplicates", 0, "message duplications in a run", minimum=0),
-    Bound("max_fetches", 7, "fetch requests sent in a run", minimum=0),
+    Bound("max_fetches", 4, "fetch requests sent in a run", minimum=0),
+    Bound("symmetry", True, "explore one state per orbit of initial-voter renamings (VOTERS-MODEL-SYMMETRY)"),
     Bound("pre_vote", False, "pre-vote (KIP-996)"),
 )
-
-# Raft bounds this module passes through when the raft model has them.
-_RAFT_EXTRA: tuple[Bound, ...] = (
-    Bound("max_elections", 2, "election and backoff timer expiries in a run", minimum=0),
-)
-BOUNDS += tuple(b for b in _RAFT_EXTRA if b.name in inspect.signature(RaftModel.__init__).parameters)
 
 
 def make(**bounds: Any) -> VotersModel:

@@ -15,9 +15,11 @@ from typing import Any
 
 from kspec.model.core.protocol import Property
 from kspec.model.raft import node as raft_node
+from kspec.model.raft.messages import CheckQuorumTimeout, ElectionTimeout, FetchDue
 from kspec.model.raft.state import Down, Leader
-from kspec.model.raft.system import Action, Fire, Raft, RaftModel, describe_state
+from kspec.model.raft.system import Action, Deliver, Fire, Raft, RaftModel, describe_state
 from kspec.model.voters import node as vnode
+from kspec.model.voters.control import KRAFT_VERSION, VOTERS
 from kspec.model.voters.history import voter_ids
 from kspec.model.voters.node import (
     AddVoter,
@@ -50,35 +52,85 @@ class VotersModel(RaftModel):
 
     name = "voters"
 
-    def __init__(self, *, hosts: int = 3, voters: int = 2, max_adds: int = 1, max_removes: int = 1,
-                 max_snapshots: int = 1, kraft_version: int = 1, max_epoch: int = 1, max_appends: int = 0,
-                 max_crashes: int = 0, max_inflight: int = 1, max_duplicates: int = 0, max_fetches: int = 7,
-                 pre_vote: bool = False, rules: Rules | None = None, raft_step: vnode.RaftStep | None = None,
-                 **raft_bounds: Any) -> None:
+    def __init__(self, *, hosts: int = 4, voters: int = 3, max_adds: int = 1, max_removes: int = 1,
+                 max_snapshots: int = 1, kraft_version: int = 1, max_epoch: int = 2, max_elections: int = 1,
+                 max_appends: int = 0, max_crashes: int = 0, max_inflight: int = 2, max_duplicates: int = 0,
+                 max_fetches: int = 4, pre_vote: bool = False, symmetry: bool = True, started: bool = True,
+                 rules: Rules | None = None, raft_step: vnode.RaftStep | None = None, **raft_bounds: Any) -> None:
         if voters > hosts:
             raise ValueError(f"voters={voters} is more than hosts={hosts}")
         self._vstep = make_step(raft_step or raft_node.step, rules or Rules())
         super().__init__(voters=voters, observers=hosts - voters, max_epoch=max_epoch, max_appends=max_appends,
                          max_crashes=max_crashes, max_inflight=max_inflight, max_duplicates=max_duplicates,
-                         max_fetches=max_fetches, pre_vote=pre_vote, step=self._vstep,  # type: ignore[arg-type]
-                         **raft_bounds)
+                         max_fetches=max_fetches, max_elections=max_elections, pre_vote=pre_vote,
+                         step=self._vstep, symmetry=False, **raft_bounds)  # type: ignore[arg-type]
         # Raft's own bounds (whatever RaftModel takes) and the voter-set ones.
         raft_only = {k: v for k, v in self.bounds.items() if k not in ("voters", "observers")}
-        self.bounds = {"hosts": hosts, "voters": voters, "max_adds": max_adds, "max_removes": max_removes,
-                       "max_snapshots": max_snapshots, "kraft_version": kraft_version, **raft_only}
+        self.bounds = {"hosts": hosts, "voters": voters, "started": started, "max_adds": max_adds,
+                       "max_removes": max_removes, "max_snapshots": max_snapshots, "kraft_version": kraft_version,
+                       **raft_only, "symmetry": symmetry}
+        self.started = started
         self.kraft_version = kraft_version
+        if symmetry and voters > 1:
+            from kspec.model.voters.symmetry import make_canonical
+
+            # The initial voters are interchangeable (VOTERS-MODEL-SYMMETRY).
+            self.canonical = make_canonical(frozenset(self.voter_ids))
         self._props = voters_properties(upgrade=kraft_version == 0)
 
     def init_states(self) -> Sequence[Voters]:
         initial = frozenset((v, directory_of(v)) for v in sorted(self.voter_ids))
         nodes = tuple(new_voter_node(i, initial, bootstrap=self.kraft_version >= 1, pre_vote=self.pre_vote)
                       for i in self.replica_ids)
-        return [Voters(nodes, initial_voters=frozenset(self.voter_ids))]
+        formatted = Voters(nodes, initial_voters=frozenset(self.voter_ids))
+        return [self.start_up(formatted) if self.started else formatted]
+
+    def start_up(self, state: Voters) -> Voters:
+        """VOTERS-MODEL-START: the quorum the operator brings up before reconfiguring it.
+
+        From the formatted state, by the model's own steps: replica 1's election timer fires
+        and every message is delivered (it wins epoch 1); then every other host fetches from
+        it until the leader has seen each one at its log end (an observer first discovers the
+        leader). The network ends empty and the budgets start from zero; the ghost history
+        (votes, leader, committed LeaderChange record) is kept. Only reachable states are
+        visited, so a violation found from here is one from the formatted state.
+        """
+        def drain(s: Raft) -> Raft:
+            while len(s.network):
+                msg = min(s.network.distinct(), key=repr)
+                nxt = super(VotersModel, self).next_state(s, Deliver(msg))
+                assert nxt is not None
+                s = nxt
+            return s
+
+        leader = min(self.voter_ids)
+        s = self._apply(state, leader, ElectionTimeout())
+        assert s is not None
+        s = drain(s)
+        for h in self.replica_ids:
+            if h == leader:
+                continue
+            for _ in range(3):
+                lead = s.node(leader)
+                assert isinstance(lead.role, Leader)
+                if lead.role.end_offset_of(h) == lead.end_offset:
+                    break
+                nxt = self._apply(s, h, FetchDue(leader))
+                assert nxt is not None
+                s = drain(nxt)
+        lead = s.node(leader)
+        assert isinstance(lead.role, Leader) and lead.high_watermark == lead.end_offset, describe_state(s)
+        assert isinstance(s, Voters)
+        return s
 
     def actions(self, state: Raft) -> Iterator[Action]:
         assert isinstance(state, Voters)
-        yield from super().actions(state)
         b = self.bounds
+        spent = state.elections >= int(b["max_elections"])
+        for act in super().actions(state):
+            if spent and isinstance(act, Fire) and isinstance(act.input, CheckQuorumTimeout):
+                continue  # VOTERS-MODEL-ELECTIONS
+            yield act
         for n in state.nodes:
             if isinstance(n.role, Down):
                 continue
@@ -93,11 +145,14 @@ class VotersModel(RaftModel):
                 if state.removes < int(b["max_removes"]):
                     for r, d in sorted(n.control.last_voter_set()):
                         yield Fire(n.id, RemoveVoter(r, d))  # type: ignore[arg-type]
-            if state.snapshots < int(b["max_snapshots"]) and n.high_watermark:
+            if state.snapshots < int(b["max_snapshots"]) and _snapshot_worth_taking(n):
                 yield Fire(n.id, TakeSnapshot())  # type: ignore[arg-type]
 
     def next_state(self, state: Raft, action: Action) -> Raft | None:
         assert isinstance(state, Voters)
+        if isinstance(action, Fire) and isinstance(action.input, TakeSnapshot) \
+                and not _snapshot_worth_taking(state.node(action.node)):
+            return None
         if isinstance(action, Fire) and isinstance(action.input, (*vnode.VOTER_INPUT_TYPES,)):
             counter = {AddVoter: "adds", RemoveVoter: "removes", TakeSnapshot: "snapshots",
                        UpgradeKRaftVersion: "upgrades"}[type(action.input)]
@@ -110,6 +165,13 @@ class VotersModel(RaftModel):
             if nxt is None or nxt.node(action.node) == state.node(action.node):
                 return None
             return replace(nxt, **{counter: getattr(state, counter) + 1})
+        if isinstance(action, Fire) and isinstance(action.input, CheckQuorumTimeout):
+            # VOTERS-MODEL-ELECTIONS: a leader's check-quorum resignation spends the election
+            # budget too (it starts an election at the voters it tells).
+            if state.elections >= int(self.bounds["max_elections"]):
+                return None
+            nxt = super().next_state(state, action)
+            return None if nxt is None else replace(nxt, elections=state.elections + 1)
         return super().next_state(state, action)
 
     def properties(self) -> Sequence[Property[Raft, Action]]:
@@ -135,3 +197,16 @@ class VotersModel(RaftModel):
                 out.append(f"   voters={sorted(n.voters)} kraft.version={n.kraft_version} history=[{hist}] "
                            f"snapshot={snap}")
         return "\n".join(out)
+
+
+def _snapshot_worth_taking(n: object) -> bool:
+    """VOTERS-MODEL-SNAPSHOT: the system model spends its snapshot budget only on a snapshot
+    that would contain a control record appended to the log (a VotersRecord or a
+    KRaftVersionRecord past the latest snapshot, below the high watermark). A snapshot of data
+    and LeaderChange records alone carries the control records of the snapshot before it."""
+    assert isinstance(n, VoterNode)
+    hw = n.high_watermark
+    if hw is None:
+        return False
+    start = 0 if n.snapshot is None else n.snapshot.end_offset
+    return any(e.kind in (VOTERS, KRAFT_VERSION) for e in n.log[start:hw])
