@@ -73,3 +73,11 @@ def test_resolved_jars_are_cached_and_reused() -> None:
     again = artifacts.resolve(VERSION, ["connect-mirror-client"], mvn="/nonexistent/mvn")  # no Maven needed
     assert again == first
     assert artifacts.last_resolve_seconds == 0.0
+
+
+def test_missing_java_is_one_line(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))  # neither java nor mvn on it
+    monkeypatch.delenv("JAVA_HOME", raising=False)
+    with pytest.raises(TargetError) as err:
+        artifacts.resolve("3.9.0", ["connect-mirror-client"], root=tmp_path)
+    assert str(err.value) == "kafka:3.9.0: no Java found (java is not on PATH and JAVA_HOME is unset)"
