@@ -1,7 +1,7 @@
 """Deliberately broken variants of the voter-set model, one per bug class.
 
 Each turns off one of Kafka's rules (:class:`~kspec.model.voters.node.Rules`); the explorer
-must find a short trace to the property it breaks. ``tests/voters/test_voters_variants.py``
+must find a short trace to the property it breaks. ``tests/voters/test_voters_model.py``
 holds each to it.
 """
 
