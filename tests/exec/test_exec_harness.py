@@ -25,5 +25,8 @@ def test_flawed_go_share_target_diverges_through_the_harness() -> None:
     result = run_conformance("share", target, examples=200, out_dir=None)
     assert result.verdict == "diverges"
     assert result.finding is not None
-    assert "state_batches" in result.finding.line()
+    # Lower-count-wins changes the combined batches: the first difference is in the state
+    # batches a record or the observation carries (the detail may be cut short).
+    finding = result.finding
+    assert "state_ba" in finding.line() or "state_batches" in (finding.field or "")
 
