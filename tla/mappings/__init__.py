@@ -114,3 +114,37 @@ def cfg_text(
     if symmetry:
         lines.append(f"SYMMETRY {symmetry}")
     return "\n".join(lines) + "\n"
+
+
+class ReplayError(AssertionError):
+    """A TLC state that no Python action reaches from the previous state (one line)."""
+
+
+def replay_through(model: Any, states: Iterable[Mapping[str, Any]],
+                   from_model: Callable[[Any], Hashable]) -> list[tuple[Any, Any]]:
+    """Replay a TLC behaviour (states as dicts of variable to value) through the Python model.
+
+    The first state must map (by ``from_model``) to an initial state, and every next one to
+    the state one Python action reaches from the previous Python state. Returns (action,
+    state) per step (action None for the first); raises :class:`ReplayError` naming the step
+    that does not replay.
+    """
+    steps: list[tuple[Any, Any]] = []
+    for n, values in enumerate(states, start=1):
+        target = FrozenDict(values)
+        if not steps:
+            found = [s for s in model.init_states() if from_model(s) == target]
+            if not found:
+                raise ReplayError(f"state 1 of the TLC trace is not an initial state of the model: {target!r:.300}")
+            steps.append((None, found[0]))
+            continue
+        before = steps[-1][1]
+        for action in model.actions(before):
+            after = model.next_state(before, action)
+            if after is not None and from_model(after) == target:
+                steps.append((action, after))
+                break
+        else:
+            raise ReplayError(f"state {n} of the TLC trace is not one model action away from state {n - 1}: "
+                              f"{target!r:.300}")
+    return steps

@@ -35,7 +35,8 @@ from kspec.model.raft import BOUNDS
 from kspec.model.raft.messages import Entry, Message
 from kspec.model.raft.state import Candidate, Down, Election, Follower, Leader, Node, Prospective, Voted
 from kspec.model.raft.system import Raft
-from kspec.tla.mappings import TLAMapping, cfg_text
+from kspec.tla.mappings import ReplayError as ReplayError  # re-exported for the tests and callers
+from kspec.tla.mappings import TLAMapping, cfg_text, replay_through
 from kspec.tla.runner import TLCError
 from kspec.tla.values import FrozenDict, ModelValue, format_value
 
@@ -177,36 +178,10 @@ MAPPING = TLAMapping(
 )
 
 
-class ReplayError(AssertionError):
-    """A TLC state that no Python action reaches from the previous state (one line)."""
-
-
 def replay(model: Any, states: Iterable[Mapping[str, Any]]) -> list[tuple[Any, Raft]]:
-    """Replay a TLC behaviour (states as dicts of variable to value) through the Python model.
-
-    The first state must map to an initial state, and every next one to the state one Python
-    action reaches from the previous Python state. Returns (action, state) per step (action
-    None for the first); raises :class:`ReplayError` naming the step that does not replay.
-    """
-    steps: list[tuple[Any, Raft]] = []
-    for n, values in enumerate(states, start=1):
-        target = FrozenDict(values)
-        if not steps:
-            found = [s for s in model.init_states() if from_model(s) == target]
-            if not found:
-                raise ReplayError(f"state 1 of the TLC trace is not an initial state of the model: {target!r:.300}")
-            steps.append((None, found[0]))
-            continue
-        before = steps[-1][1]
-        for action in model.actions(before):
-            after = model.next_state(before, action)
-            if after is not None and from_model(after) == target:
-                steps.append((action, after))
-                break
-        else:
-            raise ReplayError(f"state {n} of the TLC trace is not one model action away from state {n - 1}: "
-                              f"{target!r:.300}")
-    return steps
+    """Replay a TLC behaviour through the Python model (see ``replay_through``); raises
+    :class:`ReplayError` naming the step that does not replay."""
+    return replay_through(model, states, from_model)
 
 
 def trace_module(name: str, states: Iterable[Raft]) -> str:

@@ -22,7 +22,8 @@ from typing import Any
 from kspec.model.share.records import SharePartitionKey, ShareSnapshot, ShareTombstone, ShareUpdate, StateBatch
 from kspec.model.share.shard import REFERENCE, Flaws, ShardState, ShareGroupOffset
 from kspec.model.share.system import SysState
-from kspec.tla.mappings import TLAMapping, cfg_text
+from kspec.tla.mappings import ReplayError as ReplayError  # re-exported for the tests and callers
+from kspec.tla.mappings import TLAMapping, cfg_text, replay_through
 from kspec.tla.values import FrozenDict, format_value
 
 SPEC = "ShareCoordinator.tla"
@@ -146,36 +147,10 @@ MAPPING = TLAMapping(
 )
 
 
-class ReplayError(AssertionError):
-    """A TLC state that no Python action reaches from the previous state (one line)."""
-
-
 def replay(model: Any, states: Iterable[Mapping[str, Any]]) -> list[tuple[Any, SysState]]:
-    """Replay a TLC behaviour (states as dicts of variable to value) through the Python model.
-
-    The first state must map to an initial state, and every next one to the state one Python
-    action reaches from the previous Python state. Returns (action, state) per step (action
-    None for the first); raises :class:`ReplayError` naming the step that does not replay.
-    """
-    steps: list[tuple[Any, SysState]] = []
-    for n, values in enumerate(states, start=1):
-        target = FrozenDict(values)
-        if not steps:
-            found = [s for s in model.init_states() if from_model(s) == target]
-            if not found:
-                raise ReplayError(f"state 1 of the TLC trace is not an initial state of the model: {target!r:.300}")
-            steps.append((None, found[0]))
-            continue
-        before = steps[-1][1]
-        for action in model.actions(before):
-            after = model.next_state(before, action)
-            if after is not None and from_model(after) == target:
-                steps.append((action, after))
-                break
-        else:
-            raise ReplayError(f"state {n} of the TLC trace is not one model action away from state {n - 1}: "
-                              f"{target!r:.300}")
-    return steps
+    """Replay a TLC behaviour through the Python model (see ``replay_through``); raises
+    :class:`ReplayError` naming the step that does not replay."""
+    return replay_through(model, states, from_model)
 
 
 VARIABLES = ("shard", "log", "leader_epoch", "leader_state_epoch", "group_state_epoch", "oracle_start", "oracle",
