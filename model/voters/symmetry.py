@@ -11,12 +11,12 @@ state names replica ids in the VotersRecords (in logs, in fetch responses, in th
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from kspec.model.core.bag import Bag
 from kspec.model.core.evolve import evolve as replace
+from kspec.model.core.symmetry import canonical_under_renaming
 from kspec.model.raft import symmetry as raft_sym
 from kspec.model.raft.messages import Entry, FetchResponse, Message
 from kspec.model.voters.control import VOTERS, ControlState, voters_entry, voters_of
@@ -94,28 +94,4 @@ def make_canonical(renamed: frozenset[int]) -> Callable[[Any], Any]:
     (then repr). Signatures are renaming-invariant, so every state of an orbit yields the same
     candidates and so the same representative.
     """
-    ids = sorted(renamed)
-
-    def canonical(state: Any) -> Any:
-        ordered = sorted((n for n in state.nodes if n.id in renamed), key=lambda n: (_signature(n), n.id))
-        groups: list[list[int]] = []
-        last: Any = object()
-        for n in ordered:
-            sig = _signature(n)
-            if groups and sig == last:
-                groups[-1].append(n.id)
-            else:
-                groups.append([n.id])
-            last = sig
-        best: Any = None
-        best_key = 0
-        for choice in itertools.product(*(itertools.permutations(g) for g in groups)):
-            order = [x for group in choice for x in group]
-            p = dict(zip(order, ids, strict=True))
-            other = state if all(k == v for k, v in p.items()) else permute(state, p)
-            key = hash(other)
-            if best is None or key < best_key or (key == best_key and other != best and repr(other) < repr(best)):
-                best, best_key = other, key
-        return best
-
-    return canonical
+    return canonical_under_renaming(renamed, _signature, permute)
