@@ -18,6 +18,7 @@ from typing import Any
 
 from kspec.conformance.harness import JSON, Event
 from kspec.model.core.codec import encode
+from kspec.model.core.protocol import first_violated
 from kspec.model.raft import node as node_mod
 from kspec.model.raft.messages import (
     BackoffExpired,
@@ -162,13 +163,7 @@ class RaftDriver:
     def model_violation(self, before: Raft, action: Any, after: Raft) -> str | None:
         if isinstance(action, IdleTimer):
             return None
-        for p in self._always:
-            if not p.holds(after):
-                return f"{p.id} ({p.name})"
-        for p in self._always_step:
-            if not p.holds_step(before, action, after):
-                return f"{p.id} ({p.name})"
-        return None
+        return first_violated(self._always + self._always_step, before, action, after)
 
     def observed_violation(self, node: Any, inp: JSON, observations: dict[Any, JSON],
                            memory: dict[str, Any]) -> str | None:

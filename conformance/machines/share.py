@@ -12,6 +12,7 @@ from typing import Any
 
 from kspec.conformance.harness import JSON, Event
 from kspec.model.core.codec import encode
+from kspec.model.core.protocol import first_violated
 from kspec.model.share.shard import observe, step_with
 from kspec.model.share.system import (
     IMAGE,
@@ -93,13 +94,7 @@ class ShareDriver:
         return self.model.describe_action(action)
 
     def model_violation(self, before: SysState, action: Any, after: SysState) -> str | None:
-        for p in self._always:
-            if not p.holds(after):
-                return f"{p.id} ({p.name})"
-        for p in self._always_step:
-            if not p.holds_step(before, action, after):
-                return f"{p.id} ({p.name})"
-        return None
+        return first_violated(self._always + self._always_step, before, action, after)
 
     def observed_violation(self, node: Any, inp: JSON, observations: dict[Any, JSON],
                            memory: dict[str, Any]) -> str | None:

@@ -172,3 +172,16 @@ def parse_bounds(info: ProtocolInfo, pairs: Iterable[str], simulation: bool = Fa
             raise BoundsError(f"bound {key}={number} is out of range {bound.minimum}{hi}")
         values[key] = number
     return values
+
+
+def first_violated(properties: Iterable[Property[Any, Any]], before: Any, action: Any, after: Any) -> str | None:
+    """``"ID (Name)"`` of the first ``always`` property false in ``after`` or ``always_step``
+    property false on the step, in the given order; None when every one holds."""
+    props = list(properties)
+    for p in props:
+        if p.kind == "always" and not p.holds(after):
+            return f"{p.id} ({p.name})"
+    for p in props:
+        if p.kind == "always_step" and not p.holds_step(before, action, after):
+            return f"{p.id} ({p.name})"
+    return None
