@@ -375,8 +375,9 @@ class Lockstep(Feeder):
                 self._candidates.setdefault(cat, []).append(action)
         return self._candidates.get(category, [])
 
-    def any_candidates(self) -> bool:
-        return any(self.candidates(c) for c in self.driver.categories)
+    def any_candidates(self, skipped: frozenset[str] = frozenset()) -> bool:
+        """Whether some category other than ``skipped`` has a candidate action now."""
+        return any(self.candidates(c) for c in self.driver.categories if c not in skipped)
 
     def apply(self, category: str, choice: int) -> bool:
         """Apply the ``choice``-th candidate of ``category`` (modulo their number), or the next

@@ -50,6 +50,10 @@ class Target(Protocol):
 
     name: str
     protocol: str
+    # A target may also have ``unsupported``: the driver's action categories it does not
+    # implement (Kafka 4.0's share coordinator has no InitializeRequest, for instance). The
+    # lockstep machine then never chooses an action of those categories; by default every
+    # category is driven.
 
     def start(self, node: int, config: dict[str, JSON]) -> Instance:
         """Start node ``node`` with the protocol's configuration (for raft: ``voters``,

@@ -60,6 +60,11 @@ class RunLog:
     first_steps: int | None = None  # that run's steps
 
 
+def unsupported_categories(target: Target) -> frozenset[str]:
+    """The action categories ``target`` declares it does not implement (``target.unsupported``)."""
+    return frozenset(getattr(target, "unsupported", ()) or ())
+
+
 def lockstep_machine(spec: ProtocolSpec, target: Target, log: RunLog,
                      step_timeout: float = DEFAULT_STEP_TIMEOUT) -> type[RuleBasedStateMachine]:
     """A RuleBasedStateMachine class driving ``target`` against the model of ``spec``.
@@ -71,6 +76,8 @@ def lockstep_machine(spec: ProtocolSpec, target: Target, log: RunLog,
     taken modulo the number of candidates: when the shrinker deletes a step the later draws
     stay valid (and mostly keep their meaning), so counterexamples shrink far.
     """
+
+    skipped = unsupported_categories(target)
 
     def __init__(self: Any) -> None:
         RuleBasedStateMachine.__init__(self)
@@ -105,7 +112,7 @@ def lockstep_machine(spec: ProtocolSpec, target: Target, log: RunLog,
         return precondition(lambda self: self.session is not None and bool(self.session.candidates(category)))(
             rule(data=st.data())(run))
 
-    @precondition(lambda self: self.session is not None and not self.session.any_candidates())
+    @precondition(lambda self: self.session is not None and not self.session.any_candidates(skipped))
     @rule()
     def idle(self: Any) -> None:
         """Nothing is enabled: the run waits."""
@@ -118,6 +125,8 @@ def lockstep_machine(spec: ProtocolSpec, target: Target, log: RunLog,
     weights: dict[str, int] = getattr(probe, "weights", {})
     namespace: dict[str, Any] = {"__init__": __init__, "start": start, "idle": idle, "teardown": teardown}
     for category in probe.categories:
+        if category in skipped:
+            continue
         # Hypothesis picks uniformly among the rules that can run: a category of weight w
         # gets w rules (each switched off on its own by swarm testing).
         for k in range(max(1, weights.get(category, 1))):
