@@ -1,0 +1,155 @@
+"""The voter-set system model's TLA+ spec (``tla/Voters.tla``) and its Python model.
+
+``Voters.tla`` INSTANCEs ``KRaft.tla``, so a state maps as raft's does (spec/raft.md, "TLA+
+mapping"; :mod:`kspec.tla.mappings.raft`) plus what the voter set adds (spec/voters.md,
+"TLA+ mapping"):
+
+- a replica's record has raft's fields and ``voters`` (its current voter ids: state here, as
+  they follow the log), ``control``, ``snapshot`` and ``static``;
+- ``control`` is ``[voters, kraft_versions, next_offset]``: the two histories' entries as
+  sequences of ``<<offset, value>>`` (a voter set is a set of ``<<id, directory>>``); the voter
+  history's static set is the replica's ``static`` (they are the same value);
+- ``snapshot`` is ``Nil`` or ``[end_offset, kraft_version, voters]`` (``voters`` Nil or a set);
+- the counters ``adds``, ``removes``, ``snapshots``, ``upgrades`` are variables; the ghost
+  ``initial_voters`` is the constant ``1..NumVoters`` (``InitialVoters``), not a variable.
+
+The mapping keeps every field, so it is one to one. The Python side must run with
+``symmetry=false``: :func:`config` refuses ``symmetry=true``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from kspec.model.voters import BOUNDS
+from kspec.model.voters.control import ControlState, Snapshot
+from kspec.model.voters.history import VoterSet
+from kspec.model.voters.node import VoterNode
+from kspec.model.voters.system import Voters
+from kspec.tla.mappings import ReplayError as ReplayError  # re-exported for the tests and callers
+from kspec.tla.mappings import TLAMapping, cfg_text, replay_through
+from kspec.tla.mappings.raft import NIL, UnsupportedBounds, entry_value, message_value, node_value
+from kspec.tla.values import FrozenDict
+
+SPEC = "Voters.tla"
+
+# VotersModel's bound names -> the spec's CONSTANTS ("hosts" is NumHosts; the observers are
+# the hosts after NumVoters).
+CONSTANT_OF_BOUND = {
+    "hosts": "NumHosts", "voters": "NumVoters", "started": "Started", "max_adds": "MaxAdds",
+    "max_removes": "MaxRemoves", "max_snapshots": "MaxSnapshots", "kraft_version": "KRaftVersion",
+    "max_epoch": "MaxEpoch", "max_appends": "MaxAppends", "max_crashes": "MaxCrashes",
+    "max_inflight": "MaxInflight", "max_duplicates": "MaxDuplicates", "max_fetches": "MaxFetches",
+    "max_elections": "MaxElections", "pre_vote": "PreVote", "reboot": "RebootAtOnce",
+}
+FIXED_BOUNDS: dict[str, int | bool] = {"symmetry": False}
+# The flaw flags of the spec, by the Python variant they copy (model/voters/variants.py).
+VARIANT_FLAGS = {
+    "two-changes-in-flight": "TwoChangesInFlight",
+    "effect-on-commit": "EffectOnCommit",
+    "history-not-truncated": "HistoryNotTruncated",
+    "snapshot-without-voters": "SnapshotWithoutVoters",
+}
+FLAGS = tuple(VARIANT_FLAGS.values())
+
+INVARIANTS = ("ConsecutiveVoterSetsDifferByOne", "AtMostOneUncommittedChange", "VotersFromLogEnd",
+              "ControlStateRebuilds", "HistoryOffsetsIncrease", "ElectionSafety", "CommittedLogsAgree",
+              "LeaderCompleteness")
+# The state witnesses the spec defines (TLC reaches one by violating ``Not<name>``).
+WITNESSES = ("LeaderElected", "VoterAdded", "AddedVoterVotes", "VoterRemoved", "SnapshotTaken",
+             "KRaftVersionUpgraded")
+DEFAULT_BOUNDS: dict[str, int | bool] = {**{b.name: b.default for b in BOUNDS}, "reboot": True,
+                                         "symmetry": False}
+VARIABLES = ("nodes", "network", "appends", "crashes", "duplicates", "fetches", "elections", "elected", "votes",
+             "committed", "adds", "removes", "snapshots", "upgrades")
+
+
+def constants(bounds: Mapping[str, int | bool], variant: str | None = None) -> dict[str, Any]:
+    """The spec's CONSTANTS for the model's bounds (defaults for any bound not given)."""
+    merged = {**DEFAULT_BOUNDS, **bounds}
+    for name, only in FIXED_BOUNDS.items():
+        if merged[name] != only:
+            raise UnsupportedBounds(f"Voters.tla models {name}={str(only).lower()} only (got {merged[name]})")
+    out: dict[str, Any] = {c: (bool(merged[b]) if isinstance(DEFAULT_BOUNDS[b], bool) else int(merged[b]))
+                           for b, c in CONSTANT_OF_BOUND.items()}
+    if variant is not None and variant not in VARIANT_FLAGS:
+        raise UnsupportedBounds(f"Voters.tla has no flaw flag for the variant {variant!r}")
+    out.update({flag: VARIANT_FLAGS.get(variant or "") == flag for flag in FLAGS})
+    return out
+
+
+def config_for(bounds: Mapping[str, int | bool], variant: str | None = None, *,
+               invariants: Iterable[str] = INVARIANTS, properties: Iterable[str] = ()) -> str:
+    """A .cfg for ``bounds`` (and a variant's flaw flag), checking the named invariants."""
+    return cfg_text(constants(bounds, variant), invariants=invariants, properties=properties,
+                    constraint="WithinBounds", model_values=("Nil",))
+
+
+def config(bounds: Mapping[str, int | bool]) -> str:
+    """The reference spec's .cfg at ``bounds``, checking the invariants."""
+    return config_for(bounds)
+
+
+def voter_set_value(vs: VoterSet) -> frozenset[tuple[int, int]]:
+    return frozenset(vs)
+
+
+def control_value(c: ControlState) -> FrozenDict:
+    """A control state as the spec's ``[voters, kraft_versions, next_offset]``."""
+    return FrozenDict({
+        "voters": tuple((o, voter_set_value(v)) for o, v in c.voters.entries),
+        "kraft_versions": tuple((o, v) for o, v in c.kraft_versions.entries),
+        "next_offset": c.next_offset,
+    })
+
+
+def snapshot_value(s: Snapshot | None) -> Any:
+    if s is None:
+        return NIL
+    return FrozenDict({"end_offset": s.end_offset, "kraft_version": s.kraft_version,
+                       "voters": NIL if s.voters is None else voter_set_value(s.voters)})
+
+
+def voter_node_value(n: VoterNode) -> FrozenDict:
+    """A replica as the spec's record: raft's fields plus voters, control, snapshot, static."""
+    if n.control.voters.static != n.static:
+        raise ValueError(f"replica {n.id}: the history's static set differs from the replica's")
+    rec = dict(node_value(n))
+    rec.update(voters=frozenset(n.voters), control=control_value(n.control), snapshot=snapshot_value(n.snapshot),
+               static=voter_set_value(n.static))
+    return FrozenDict(rec)
+
+
+def from_model(s: Voters) -> FrozenDict:
+    """The TLA+ variables of a model state, as TLC prints them (parsed by kspec.tla.values)."""
+    network = FrozenDict({message_value(m): c for m, c in s.network.items}) if len(s.network) else ()
+    return FrozenDict({
+        "nodes": tuple(voter_node_value(n) for n in s.nodes),  # type: ignore[arg-type]
+        "network": network,
+        "appends": s.appends,
+        "crashes": s.crashes,
+        "duplicates": s.duplicates,
+        "fetches": s.fetches,
+        "elections": s.elections,
+        "elected": frozenset(s.elected),
+        "votes": frozenset(s.votes),
+        "committed": frozenset((o, entry_value(e), ep) for o, e, ep in s.committed),
+        "adds": s.adds,
+        "removes": s.removes,
+        "snapshots": s.snapshots,
+        "upgrades": s.upgrades,
+    })
+
+
+MAPPING = TLAMapping(
+    "voters", SPEC, config, from_model,
+    doc="Raft's mapping (Voters.tla INSTANCEs KRaft.tla) plus each replica's voters, control state "
+        "(histories as <<offset, value>> sequences), snapshot and static set, and the reconfiguration counters.",
+)
+
+
+def replay(model: Any, states: Iterable[Mapping[str, Any]]) -> list[tuple[Any, Voters]]:
+    """Replay a TLC behaviour through the Python model (see ``replay_through``); raises
+    :class:`ReplayError` naming the step that does not replay."""
+    return replay_through(model, states, from_model)
