@@ -25,7 +25,9 @@ MANIFEST = "jars.txt"
 # Kafka release versions and their pre-releases (3.9.0, 4.1.0, 4.2.0-rc1): the version is
 # pasted into XML and a path, so nothing else gets through.
 VERSION_RE = re.compile(r"^[0-9]+\.[0-9]+(\.[0-9]+)?([.-][A-Za-z0-9]+)*$")
-ARTIFACT_RE = re.compile(r"^[A-Za-z0-9_.-]+(:[A-Za-z0-9_.-]+)?$")
+# ``artifactId``, ``groupId:artifactId``, either with ``@classifier`` (``kafka-raft@test``: a
+# test jar, for Kafka's own test doubles).
+ARTIFACT_RE = re.compile(r"^[A-Za-z0-9_.-]+(:[A-Za-z0-9_.-]+)?(@[A-Za-z0-9_.-]+)?$")
 DEFAULT_TIMEOUT = 600.0
 
 # The last resolution's wall time (seconds; 0.0 when the cache answered), for the report.
@@ -46,8 +48,10 @@ def check_version(version: str) -> str:
 
 
 def _coordinates(artifact: str) -> tuple[str, str]:
+    """(groupId, artifactId[@classifier])."""
     if not ARTIFACT_RE.match(artifact):
-        raise TargetError(f"kafka artifact {artifact!r}: expected artifactId or groupId:artifactId")
+        raise TargetError(f"kafka artifact {artifact!r}: expected artifactId or groupId:artifactId "
+                          "(optionally @classifier)")
     group, _, name = artifact.rpartition(":")
     return (group or GROUP), name
 
@@ -57,8 +61,10 @@ def render_pom(version: str, artifacts: list[str]) -> str:
     deps = []
     for artifact in artifacts:
         group, name = _coordinates(artifact)
+        name, _, classifier = name.partition("@")
+        extra = f"<classifier>{classifier}</classifier>" if classifier else ""
         deps.append(f"    <dependency><groupId>{group}</groupId><artifactId>{name}</artifactId>"
-                    f"<version>{version}</version></dependency>")
+                    f"<version>{version}</version>{extra}</dependency>")
     template = resources.files(__package__).joinpath("pom.xml").read_text(encoding="utf-8")
     return template.replace("@VERSION@", version).replace("@DEPENDENCIES@", "\n".join(deps))
 
