@@ -15,19 +15,21 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from kspec.model.mm2.policy import PolicyLike, is_cycle, original_topic_chain
+from kspec.model.mm2.policy import INTERNAL_RULE_3X, INTERNAL_RULE_4X, PolicyLike, is_cycle, original_topic_chain
 
 PolicyFor = Callable[[str], PolicyLike]
 
 
 @dataclass(frozen=True, slots=True)
 class LawInput:
-    """One point at which the laws are checked."""
+    """One point at which the laws are checked: names, the separator the policy is configured
+    with, and the Kafka release line whose internal-topic rule applies (MM2-RULE-INTERNAL-*)."""
 
     alias: str
     other_alias: str
     topic: str
     separator: str = "."
+    internal_rule: str = INTERNAL_RULE_4X
 
 
 def clean_alias(alias: str, separator: str) -> bool:
@@ -134,9 +136,24 @@ def _internal_topics(pf: PolicyFor, i: LawInput) -> bool:
     checkpoints = p.checkpoints_topic(i.alias)
     syncs = p.offset_syncs_topic(i.alias)
     mm2 = all(p.is_internal_topic(t) and p.is_mm2_internal_topic(t) for t in (checkpoints, syncs))
-    kafka = all(p.is_internal_topic(t) for t in ("__" + i.topic, "." + i.topic,
-                                                 i.topic + ".internal", i.topic + "-internal"))
+    kafka = all(p.is_internal_topic(t) for t in ("__" + i.topic, "." + i.topic))
     return mm2 and kafka and p.is_checkpoints_topic(checkpoints) and not p.is_checkpoints_topic(syncs)
+
+
+def _connect_names_internal(pf: PolicyFor, i: LawInput) -> bool:
+    # MM2-RULE-INTERNAL-3X: Connect's default internal topic names are never replicated.
+    p = pf(i.alias)
+    return all(p.is_internal_topic(i.topic + suffix) for suffix in (".internal", "-internal"))
+
+
+def _only_named_internal(pf: PolicyFor, i: LawInput) -> bool:
+    # MM2-RULE-INTERNAL-4X: internal means Kafka's prefixes or MM2's own suffix, nothing else;
+    # a user topic that merely ends in "-internal" is replicated.
+    p = pf(i.alias)
+
+    def named(t: str) -> bool:
+        return t.startswith("__") or t.startswith(".") or p.is_mm2_internal_topic(t)
+    return all(p.is_internal_topic(t) == named(t) for t in (i.topic, i.topic + "-internal", i.topic + ".internal"))
 
 
 def _internal_not_remote_shaped(pf: PolicyFor, i: LawInput) -> bool:
@@ -202,9 +219,16 @@ LAWS: tuple[Law, ...] = (
         "is_cycle(format_remote_topic(a, t), target=a), also after a second hop through b",
         _cycle_detectable, _two_hops_ok, identity_meets=False),
     Law("MM2-LAW-INTERNAL-TOPICS", "internal topics are recognised",
-        "checkpoints and offset-syncs topics are MM2-internal and internal; __*, .*, *.internal, *-internal"
-        " are internal; checkpoints are recognised as checkpoints, offset-syncs not",
+        "checkpoints and offset-syncs topics are MM2-internal and internal; __* and .* are internal;"
+        " checkpoints are recognised as checkpoints, offset-syncs not",
         _internal_topics, lambda i: bool(i.alias) and bool(i.topic)),
+    Law("MM2-LAW-INTERNAL-CONNECT-3X", "Connect-style names are internal (Kafka before 4.0)",
+        "with the 3.x rule, t.internal and t-internal are internal", _connect_names_internal,
+        lambda i: i.internal_rule == INTERNAL_RULE_3X and bool(i.topic)),
+    Law("MM2-LAW-INTERNAL-ONLY-4X", "only Kafka's and MM2's own topics are internal (Kafka 4.0 and later)",
+        "with the 4.x rule, is_internal_topic holds for t, t-internal and t.internal exactly when the name starts"
+        " with __ or . or is MM2-internal",
+        _only_named_internal, lambda i: i.internal_rule == INTERNAL_RULE_4X and bool(i.topic)),
     Law("MM2-LAW-INTERNAL-NOT-HEARTBEAT", "internal topics are not heartbeats",
         "neither checkpoints_topic(a) nor offset_syncs_topic(a) is a heartbeats topic",
         _internal_not_remote_shaped, lambda i: clean_alias(i.alias, i.separator)),

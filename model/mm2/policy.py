@@ -12,12 +12,28 @@ constructor arguments, and :meth:`ReplicationPolicy.for_flow` is how MM2 hands a
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Protocol
 
 DEFAULT_SEPARATOR = "."
 DEFAULT_HEARTBEATS_TOPIC = "heartbeats"
 _RECURSION_LIMIT = 10_000
+
+# Which topics ``isInternalTopic`` calls internal changed in Kafka 4.0 (KAFKA-17200,
+# apache/kafka#17815): before, Connect-style names ending ".internal" or "-internal" were
+# internal too (MM2-RULE-INTERNAL-3X); since, only Kafka's "__"/"." prefixes and MM2's own
+# topics are (MM2-RULE-INTERNAL-4X), so a user topic named "orders-internal" replicates.
+INTERNAL_RULE_3X = "3.x"
+INTERNAL_RULE_4X = "4.x"
+INTERNAL_RULES = (INTERNAL_RULE_3X, INTERNAL_RULE_4X)
+
+
+def internal_rule_for(kafka_version: str) -> str:
+    """The internal-topic rule of a Kafka release (``"3.9.0"`` -> ``"3.x"``, ``"4.1.0"`` -> ``"4.x"``)."""
+    major = kafka_version.split(".", 1)[0]
+    if not major.isdigit():
+        raise ValueError(f"not a Kafka version: {kafka_version!r}")
+    return INTERNAL_RULE_4X if int(major) >= 4 else INTERNAL_RULE_3X
 
 
 class PolicyLike(Protocol):
@@ -76,7 +92,11 @@ class ReplicationPolicy:
     """The interface's default methods (``ReplicationPolicy.java``, Kafka 3.0+ with KIP-690).
 
     Subclasses override the naming; what is left here is what a user's policy inherits.
+    ``internal_rule`` is the Kafka release line whose ``isInternalTopic`` default applies
+    (:data:`INTERNAL_RULE_4X`, Kafka 4.0 and later, unless told otherwise).
     """
+
+    internal_rule: str = field(default=INTERNAL_RULE_4X, kw_only=True)
 
     def for_flow(self, source_cluster_alias: str) -> ReplicationPolicy:
         """The policy as a connector of the flow ``source -> target`` configures it."""
@@ -121,10 +141,12 @@ class ReplicationPolicy:
         return topic.endswith(".internal")
 
     def is_internal_topic(self, topic: str) -> bool:
-        """MM2's own internal topics, Kafka's (``__*``, ``.*``) and Connect's default ones."""
+        """MM2's own internal topics and Kafka's (``__*``, ``.*``); with the 3.x rule also
+        Connect's default ones (``*.internal``, ``*-internal``)."""
         kafka_internal = topic.startswith("__") or topic.startswith(".")
-        connect_internal = topic.endswith("-internal") or topic.endswith(".internal")
-        return self.is_mm2_internal_topic(topic) or kafka_internal or connect_internal
+        if self.internal_rule == INTERNAL_RULE_3X and (topic.endswith("-internal") or topic.endswith(".internal")):
+            return True
+        return self.is_mm2_internal_topic(topic) or kafka_internal
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,6 +166,8 @@ class DefaultReplicationPolicy(ReplicationPolicy):
     def __post_init__(self) -> None:
         if not self.separator:
             raise ValueError("the replication policy separator must be non-empty")
+        if self.internal_rule not in INTERNAL_RULES:
+            raise ValueError(f"unknown internal-topic rule {self.internal_rule!r} (known: {', '.join(INTERNAL_RULES)})")
 
     def format_remote_topic(self, source_cluster_alias: str, topic: str) -> str:
         return source_cluster_alias + self.separator + topic

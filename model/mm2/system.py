@@ -29,11 +29,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from enum import Enum
 from itertools import pairwise
 from typing import Any
 
 from kspec.model.core.protocol import Property, always, sometimes
-from kspec.model.mm2.policy import ReplicationPolicy, is_cycle, replication_hops, upstream_clusters
+from kspec.model.mm2.policy import PolicyLike, ReplicationPolicy, is_cycle, replication_hops, upstream_clusters
 
 USER = "user"
 HEARTBEATS = "heartbeats"
@@ -97,17 +98,40 @@ def flows(aliases: Sequence[str], mesh: bool) -> tuple[tuple[str, str], ...]:
     return ((b, a), *pairwise(ring))
 
 
+class Refused(Enum):
+    """Why a flow did not copy a topic."""
+
+    INTERNAL = "internal"
+    CYCLE = "cycle"
+
+
+def replicate(fp: PolicyLike, name: str, source: str, target: str) -> str | Refused:
+    """One topic of one ``refreshTopicPartitions`` of the flow ``source -> target``: the remote
+    name it gets on the target, or why it is refused (the calls ``shouldReplicateTopic`` and
+    ``formatRemoteTopic`` make, in MirrorSourceConnector's order)."""
+    if fp.is_internal_topic(name):
+        return Refused.INTERNAL
+    if is_cycle(fp, name, target):
+        return Refused.CYCLE
+    return fp.format_remote_topic(source, name)
+
+
 class Mm2System:
-    """The MM2 system model over a replication policy (a parameter)."""
+    """The MM2 system model over a replication policy (a parameter).
+
+    ``user_topics`` overrides the names users may create (default: the first ``topics`` of
+    :data:`USER_TOPICS`); the conformance driver adds a Connect-style ``orders-internal``,
+    which replicates under the 4.x internal-topic rule and is refused under 3.x.
+    """
 
     def __init__(self, policy: ReplicationPolicy, *, clusters: int = 3, topics: int = 1, hops: int = 3,
                  mesh: bool = False, aliases: Sequence[str] = PLAIN_ALIASES, name: str = "mm2",
-                 bounds: dict[str, int | bool] | None = None) -> None:
+                 bounds: dict[str, int | bool] | None = None, user_topics: Sequence[str] | None = None) -> None:
         self.name = name
         self.policy = policy
         self.aliases = tuple(aliases[:clusters])
         self.flows = flows(self.aliases, mesh)
-        self.user_topics = USER_TOPICS[:topics]
+        self.user_topics = tuple(user_topics) if user_topics is not None else USER_TOPICS[:topics]
         self.hops = hops
         self.bounds: dict[str, int | bool] = dict(bounds) if bounds is not None else {
             "clusters": clusters, "topics": topics, "hops": hops}
@@ -157,13 +181,13 @@ class Mm2System:
         added: set[Replica] = set()
         cycle_refused, internal_refused = state.cycle_refused, state.internal_refused
         for name in state.names_on(s):
-            if fp.is_internal_topic(name):
+            remote = replicate(fp, name, s, t)
+            if remote is Refused.INTERNAL:
                 internal_refused = True
                 continue
-            if is_cycle(fp, name, t):
+            if remote is Refused.CYCLE:
                 cycle_refused = True
                 continue
-            remote = fp.format_remote_topic(s, name)
             for r in state.replicas:
                 if r.cluster == s and r.name == name and len(r.path) <= self.hops:
                     added.add(Replica(t, remote, r.kind, r.origin, (*r.path, t)))

@@ -4,6 +4,7 @@ policies and the conformance target classes, and each mutant breaking at least o
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import pytest
@@ -13,7 +14,7 @@ from hypothesis import strategies as st
 from kspec.conformance.targets import mm2_policies as targets
 from kspec.model.mm2 import laws as L
 from kspec.model.mm2.mutants import InternalReplicablePolicy, PeriodSplitPolicy, UpstreamSelfPolicy
-from kspec.model.mm2.policy import DefaultReplicationPolicy, IdentityReplicationPolicy, java_split
+from kspec.model.mm2.policy import INTERNAL_RULES, DefaultReplicationPolicy, IdentityReplicationPolicy, java_split
 
 # Kafka's legal topic characters; aliases draw from the same set so they can hold separators.
 TOPIC_CHARS = "abcz09._-"
@@ -33,19 +34,24 @@ def law_inputs(draw: st.DrawFn) -> L.LawInput:
             return draw(names)
         pieces = draw(st.lists(st.text(alphabet="abc09", min_size=0, max_size=4), min_size=1, max_size=3))
         return sep.join(pieces) or "t"
-    return L.LawInput(alias=name(), other_alias=name(), topic=name(), separator=sep)
+    return L.LawInput(alias=name(), other_alias=name(), topic=name(), separator=sep,
+                      internal_rule=draw(st.sampled_from(INTERNAL_RULES)))
 
 
-PolicyFactory = Callable[[str, str], Any]  # (separator, source alias) -> policy
+PolicyFactory = Callable[[L.LawInput, str], Any]  # (law input: separator and rule, source alias) -> policy
 
-MODEL_DEFAULT: PolicyFactory = lambda sep, alias: DefaultReplicationPolicy(separator=sep)
-MODEL_IDENTITY: PolicyFactory = lambda sep, alias: IdentityReplicationPolicy(separator=sep, source_cluster_alias=alias)
-TARGET_DEFAULT: PolicyFactory = lambda sep, alias: targets.DefaultPolicy(separator=sep)
-TARGET_IDENTITY: PolicyFactory = lambda sep, alias: targets.IdentityPolicy(separator=sep, source_cluster_alias=alias)
+MODEL_DEFAULT: PolicyFactory = lambda i, alias: DefaultReplicationPolicy(separator=i.separator,
+                                                                         internal_rule=i.internal_rule)
+MODEL_IDENTITY: PolicyFactory = lambda i, alias: IdentityReplicationPolicy(
+    separator=i.separator, source_cluster_alias=alias, internal_rule=i.internal_rule)
+TARGET_DEFAULT: PolicyFactory = lambda i, alias: targets.DefaultPolicy(separator=i.separator,
+                                                                       internal_rule=i.internal_rule)
+TARGET_IDENTITY: PolicyFactory = lambda i, alias: targets.IdentityPolicy(
+    separator=i.separator, source_cluster_alias=alias, internal_rule=i.internal_rule)
 
 
-def policy_for(factory: PolicyFactory, sep: str) -> L.PolicyFor:
-    return lambda alias: factory(sep, alias)
+def policy_for(factory: PolicyFactory, inp: L.LawInput) -> L.PolicyFor:
+    return lambda alias: factory(inp, alias)
 
 
 # Searches that only need *a* counterexample or *an* input: no shrinking, no example database.
@@ -58,7 +64,7 @@ SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[Heal
 @SETTINGS
 @given(inp=law_inputs())
 def test_default_policy_meets_every_law(factory: PolicyFactory, law: L.Law, inp: L.LawInput) -> None:
-    assert law.holds(policy_for(factory, inp.separator), inp), (law.id, inp)
+    assert law.holds(policy_for(factory, inp), inp), (law.id, inp)
 
 
 @pytest.mark.parametrize("factory", [MODEL_IDENTITY, TARGET_IDENTITY], ids=["model", "target"])
@@ -66,7 +72,7 @@ def test_default_policy_meets_every_law(factory: PolicyFactory, law: L.Law, inp:
 @SETTINGS
 @given(inp=law_inputs())
 def test_identity_policy_meets_its_laws(factory: PolicyFactory, law: L.Law, inp: L.LawInput) -> None:
-    assert law.holds(policy_for(factory, inp.separator), inp), (law.id, inp)
+    assert law.holds(policy_for(factory, inp), inp), (law.id, inp)
 
 
 @pytest.mark.parametrize("factory", [MODEL_IDENTITY, TARGET_IDENTITY], ids=["model", "target"])
@@ -74,7 +80,7 @@ def test_identity_policy_cannot_detect_cycles(factory: PolicyFactory) -> None:
     # The counterexample of spec/mm2.md: "orders" from A sits on B under the same name; the
     # flow B->A cannot tell it came from A (topic_source is B's alias, upstream is itself).
     inp = L.LawInput(alias="A", other_alias="B", topic="orders")
-    pf = policy_for(factory, ".")
+    pf = policy_for(factory, inp)
     assert not L.LAWS_BY_ID["MM2-LAW-CYCLE-DETECTABLE"].holds(pf, inp)
     assert not L.LAWS_BY_ID["MM2-LAW-LOCAL-TOPIC"].holds(pf, inp)
     assert pf("A").format_remote_topic("A", "orders") == "orders"
@@ -99,14 +105,24 @@ def test_alias_containing_separator_is_outside_the_contract() -> None:
     assert DefaultReplicationPolicy(separator="__").topic_source("x___t") == "x"
 
 
+def _target_mutant(cls: type, i: L.LawInput, alias: str) -> Any:
+    return cls(separator=i.separator, internal_rule=i.internal_rule)
+
+
 MUTANT_CASES: list[tuple[str, PolicyFactory, str]] = [
-    ("model upstream-self", lambda sep, a: UpstreamSelfPolicy(separator=sep), "MM2-LAW-REMOTE-UPSTREAM"),
-    ("model internal-replicable", lambda sep, a: InternalReplicablePolicy(separator=sep), "MM2-LAW-INTERNAL-TOPICS"),
-    ("model period-split", lambda sep, a: PeriodSplitPolicy(separator=sep), "MM2-LAW-REMOTE-SOURCE"),
-    ("target upstream-self", lambda sep, a: targets.UpstreamSelfPolicy(separator=sep), "MM2-LAW-REMOTE-UPSTREAM"),
-    ("target internal-replicable", lambda sep, a: targets.InternalReplicablePolicy(separator=sep),
+    ("model upstream-self", lambda i, a: UpstreamSelfPolicy(separator=i.separator), "MM2-LAW-REMOTE-UPSTREAM"),
+    ("model internal-replicable", lambda i, a: InternalReplicablePolicy(separator=i.separator),
      "MM2-LAW-INTERNAL-TOPICS"),
-    ("target dotted-alias", lambda sep, a: targets.DottedAliasPolicy(separator=sep), "MM2-LAW-REMOTE-SOURCE"),
+    ("model period-split", lambda i, a: PeriodSplitPolicy(separator=i.separator), "MM2-LAW-REMOTE-SOURCE"),
+    *[(f"target {name}", partial(_target_mutant, cls), law_id) for name, (cls, law_id) in {
+        "upstream-self": (targets.UpstreamSelfPolicy, "MM2-LAW-REMOTE-UPSTREAM"),
+        "internal-replicable": (targets.InternalReplicablePolicy, "MM2-LAW-INTERNAL-TOPICS"),
+        "dotted-alias": (targets.DottedAliasPolicy, "MM2-LAW-REMOTE-SOURCE"),
+        "hardcoded-separator": (targets.HardcodedSeparatorPolicy, "MM2-LAW-REMOTE-SOURCE"),
+        "last-separator": (targets.LastSeparatorPolicy, "MM2-LAW-REMOTE-SOURCE"),
+        "internal-names-ignore-separator": (targets.InternalNamesIgnoreSeparatorPolicy, "MM2-LAW-INTERNAL-TOPICS"),
+        "connect-names-internal": (targets.ConnectNamesInternalPolicy, "MM2-LAW-INTERNAL-ONLY-4X"),
+    }.items()],
 ]
 
 
@@ -116,7 +132,7 @@ def test_each_mutant_breaks_a_law(label: str, factory: PolicyFactory, law_id: st
     from hypothesis import find
 
     law = L.LAWS_BY_ID[law_id]
-    found = find(law_inputs(), lambda inp: not law.holds(policy_for(factory, inp.separator), inp),
+    found = find(law_inputs(), lambda inp: not law.holds(policy_for(factory, inp), inp),
                  settings=NO_SHRINK)
     assert law.precondition(found)
 
@@ -136,10 +152,9 @@ def test_java_split_matches_regex_split(text: str, sep: str) -> None:
 @SETTINGS
 @given(inp=law_inputs())
 def test_model_and_target_policies_agree(inp: L.LawInput) -> None:
+    pairs = [(MODEL_DEFAULT(inp, inp.alias), TARGET_DEFAULT(inp, inp.alias)),
+             (MODEL_IDENTITY(inp, inp.alias), TARGET_IDENTITY(inp, inp.alias))]
     sep = inp.separator
-    pairs = [(DefaultReplicationPolicy(separator=sep), targets.DefaultPolicy(separator=sep)),
-             (IdentityReplicationPolicy(separator=sep, source_cluster_alias=inp.alias),
-              targets.IdentityPolicy(separator=sep, source_cluster_alias=inp.alias))]
     for model, target in pairs:
         for t in (inp.topic, inp.alias + sep + inp.topic):
             assert model.topic_source(t) == target.topic_source(t)
