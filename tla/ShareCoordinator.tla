@@ -17,6 +17,8 @@
 (* maps a Python state to exactly these values (one to one).  The four     *)
 (* boolean constants are the deliberate flaws of model/share/variants.py   *)
 (* (Flaws in model/share/shard.py): all FALSE is the reference spec.       *)
+(* KafkaMinor chooses the Kafka 4.N release's rules (model/share/         *)
+(* versions.py, the SHARE-VER rules of spec/share.md).                     *)
 (***************************************************************************)
 EXTENDS Integers, Sequences, FiniteSets
 
@@ -30,7 +32,8 @@ CONSTANTS
     SeedBug,          \* flaw seed_bug: the limit snapshot keeps only the new batches when the start moves
     LowerCountWins,   \* flaw lower_count_wins: the handlers' combiner keeps the lower delivery count
     InitAsUpdate,     \* flaw init_as_update: initialize of a known key is written as a ShareUpdate
-    NoLeaderFence     \* flaw no_leader_fence: writes are not fenced by an older leader epoch
+    NoLeaderFence,    \* flaw no_leader_fence: writes are not fenced by an older leader epoch
+    KafkaMinor        \* the Kafka 4.N release whose shard rules apply (ShareSystem's kafka_minor)
 
 VARIABLES
     shard,               \* the coordinator shard (ShardState): maps keyed by share-partition key
@@ -55,6 +58,7 @@ ACKNOWLEDGED == 2
 DEFAULT_STATE_EPOCH == 0
 
 NONE == "NONE"
+INVALID_REQUEST == "INVALID_REQUEST"
 FENCED_LEADER_EPOCH == "FENCED_LEADER_EPOCH"
 FENCED_STATE_EPOCH == "FENCED_STATE_EPOCH"
 UNKNOWN_TOPIC_OR_PARTITION == "UNKNOWN_TOPIC_OR_PARTITION"
@@ -64,6 +68,16 @@ COORDINATOR_NOT_AVAILABLE == "COORDINATOR_NOT_AVAILABLE"
 Key == [group_id |-> "g", topic_id |-> "T", partition |-> 0]
 \* SHARE-STATE-IMAGE: the metadata image's topic partitions.
 Image == {<<"T", 0>>}
+
+-----------------------------------------------------------------------------
+(* Where Kafka releases differ (versions.Rules; spec/share.md, Versions). *)
+
+HasInitialize == KafkaMinor >= 1        \* SHARE-VER-INITIALIZE
+UninitializedRefused == KafkaMinor >= 1 \* SHARE-VER-UNINITIALIZED-REFUSED
+StateEpochSnapshot == KafkaMinor = 1    \* SHARE-VER-STATE-EPOCH-SNAPSHOT
+WriteKeepsEpochs == KafkaMinor >= 2     \* SHARE-VER-WRITE-KEEPS-EPOCHS
+UpdateCountFromOne == KafkaMinor >= 3   \* SHARE-VER-UPDATE-COUNT-FROM-ONE
+ReadFenceSkipsUnset == KafkaMinor >= 3  \* SHARE-VER-READ-FENCE-UNSET
 
 -----------------------------------------------------------------------------
 (* The shard's maps, keyed by share-partition key (SHARE-STATE-MAPS).      *)
@@ -155,7 +169,8 @@ ReplayUpdate(s, r, lw) ==
     LET k == r.key
         merged == IF Has(s.offsets, k) THEN MergeUpdate(s.offsets[k], r, lw)
                   ELSE ShareGroupOffset(r.snapshot_epoch, NOT_SET, r.leader_epoch, r.start_offset, r.state_batches)
-        count == IF Has(s.update_counts, k) THEN s.update_counts[k] + 1 ELSE 0
+        count == IF Has(s.update_counts, k) THEN s.update_counts[k] + 1
+                 ELSE IF UpdateCountFromOne THEN 1 ELSE 0
     IN [s EXCEPT !.offsets = Put(s.offsets, k, merged),
                  !.leader_epochs = MaxEpoch(s.leader_epochs, k, r.leader_epoch),
                  !.update_counts = Put(s.update_counts, k, count)]
@@ -179,12 +194,17 @@ Loaded(l) == ReplayAllWith(EmptyShard, l, FALSE)
 -----------------------------------------------------------------------------
 (* generateShareStateRecord (the SHARE-RULE-RECORD rules).                        *)
 
-ShareStateRecord(s, k, le, ste, so, bs, seedBug, lw) ==
+\* fromRead: the record of a read that brings a new leader epoch (SHARE-RULE-READ-LEADER-EPOCH).
+ShareStateRecord(s, k, le0, ste0, so, bs, seedBug, lw, fromRead) ==
     IF ~Has(s.offsets, k)
-    THEN ShareSnapshot(k, 0, ste, le, so, CombineWith(so, <<>>, bs, lw))       \* SHARE-RULE-RECORD-FIRST-SNAPSHOT
+    THEN ShareSnapshot(k, 0, ste0, le0, so, CombineWith(so, <<>>, bs, lw))     \* SHARE-RULE-RECORD-FIRST-SNAPSHOT
     ELSE LET cur == s.offsets[k]
              count == IF Has(s.update_counts, k) THEN s.update_counts[k] ELSE 0
+             \* SHARE-VER-WRITE-KEEPS-EPOCHS: from 4.2 a write carries the stored epochs.
+             le == IF WriteKeepsEpochs THEN (IF fromRead /\ le0 # NOT_SET THEN le0 ELSE cur.leader_epoch) ELSE le0
+             ste == IF WriteKeepsEpochs THEN cur.state_epoch ELSE ste0
          IN IF count >= s.snapshot_limit                                     \* SHARE-RULE-RECORD-LIMIT-SNAPSHOT
+               \/ (StateEpochSnapshot /\ ste > cur.state_epoch)             \* SHARE-VER-STATE-EPOCH-SNAPSHOT
             THEN LET leader == IF le = NOT_SET THEN cur.leader_epoch ELSE le
                      stEpoch == IF ste = NOT_SET THEN cur.state_epoch ELSE ste
                      start == IF so = NOT_SET THEN cur.start_offset ELSE so
@@ -197,7 +217,8 @@ TopicError(s, k) == IF <<k.topic_id, k.partition>> \in s.image THEN NONE ELSE UN
 
 \* maybeGetWriteStateError, checks in Kafka's order (SHARE-RULE-VALIDATE-*).
 WriteError(s, k, le, ste) ==
-    IF ~NoLeaderFence /\ le # NOT_SET /\ Has(s.leader_epochs, k) /\ s.leader_epochs[k] > le THEN FENCED_LEADER_EPOCH
+    IF UninitializedRefused /\ ~Has(s.offsets, k) THEN INVALID_REQUEST   \* SHARE-VER-UNINITIALIZED-REFUSED
+    ELSE IF ~NoLeaderFence /\ le # NOT_SET /\ Has(s.leader_epochs, k) /\ s.leader_epochs[k] > le THEN FENCED_LEADER_EPOCH
     ELSE IF ste # NOT_SET /\ Has(s.state_epochs, k) /\ s.state_epochs[k] > ste THEN FENCED_STATE_EPOCH
     ELSE TopicError(s, k)
 
@@ -230,7 +251,7 @@ Write(e, so, bs) ==
     \/ Unavailable
     \/ /\ shard.active
        /\ LET err == WriteError(shard, Key, e, leader_state_epoch)
-              r == ShareStateRecord(shard, Key, e, leader_state_epoch, so, bs, SeedBug, LowerCountWins)
+              r == ShareStateRecord(shard, Key, e, leader_state_epoch, so, bs, SeedBug, LowerCountWins, FALSE)
               start == IF so = NOT_SET THEN oracle_start ELSE so
           IN IF err # NONE THEN Rejected(err)
              ELSE /\ shard' = ReplayWith(shard, r, LowerCountWins)
@@ -246,14 +267,15 @@ Read(e) ==
     \/ Unavailable
     \/ /\ shard.active
        /\ LET stored == Has(shard.leader_epochs, Key)
-              fenced == stored /\ shard.leader_epochs[Key] > e
+              fenced == stored /\ shard.leader_epochs[Key] > e /\ ~(ReadFenceSkipsUnset /\ e = NOT_SET)
               has == Has(shard.offsets, Key)
               stEpoch == IF has THEN shard.offsets[Key].state_epoch ELSE DEFAULT_STATE_EPOCH
               start == IF has THEN shard.offsets[Key].start_offset ELSE NOT_SET
               same == e = NOT_SET \/ (stored /\ shard.leader_epochs[Key] = e)
               records == IF same THEN <<>>
-                         ELSE <<ShareStateRecord(shard, Key, e, stEpoch, start, <<>>, FALSE, LowerCountWins)>>
-          IN IF fenced THEN Rejected(FENCED_LEADER_EPOCH)
+                         ELSE <<ShareStateRecord(shard, Key, e, stEpoch, start, <<>>, FALSE, LowerCountWins, TRUE)>>
+          IN IF UninitializedRefused /\ ~has THEN Rejected(INVALID_REQUEST)  \* SHARE-VER-UNINITIALIZED-REFUSED
+             ELSE IF fenced THEN Rejected(FENCED_LEADER_EPOCH)
              ELSE IF TopicError(shard, Key) # NONE THEN Rejected(TopicError(shard, Key))
              ELSE /\ shard' = ReplayAllWith(shard, records, LowerCountWins)
                   /\ log' = log \o records
@@ -270,6 +292,7 @@ Elect ==
 
 \* The group coordinator (re)initializes the key with state epoch se (SHARE-RULE-INITIALIZE-SNAPSHOT).
 Initialize(se, so) ==
+    /\ HasInitialize                                 \* SHARE-VER-INITIALIZE
     /\ group_state_epoch < MaxStateEpoch
     /\ \/ Unavailable
        \/ /\ shard.active
@@ -277,7 +300,8 @@ Initialize(se, so) ==
                  cur == shard.offsets[Key]
                  r == IF InitAsUpdate /\ has THEN ShareUpdate(Key, cur.snapshot_epoch, NOT_SET, so, <<>>)
                       ELSE ShareSnapshot(Key, IF has THEN cur.snapshot_epoch + 1 ELSE 0, se, 0, so, <<>>)
-             IN IF Has(shard.state_epochs, Key) /\ shard.state_epochs[Key] > se THEN Rejected(FENCED_STATE_EPOCH)
+             IN IF se # NOT_SET /\ Has(shard.state_epochs, Key) /\ shard.state_epochs[Key] > se
+                THEN Rejected(FENCED_STATE_EPOCH)
                 ELSE IF TopicError(shard, Key) # NONE THEN Rejected(TopicError(shard, Key))
                 ELSE /\ shard' = ReplayWith(shard, r, LowerCountWins)
                      /\ log' = Append(log, r)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from kspec.model.core.protocol import Bound, ProtocolInfo
 from kspec.model.share.system import make
 from kspec.model.share.variants import VARIANTS
+from kspec.model.share.versions import LATEST_MINOR
 
 PROTOCOL = ProtocolInfo(
     name="share",
@@ -16,8 +17,10 @@ PROTOCOL = ProtocolInfo(
         Bound("snapshot_every", 1, "share.coordinator.snapshot.update.records.per.snapshot", minimum=0,
               maximum=8),
         Bound("max_leader_epoch", 1, "share-partition leader elections", minimum=0, maximum=4),
-        Bound("max_state_epoch", 1, "InitializeShareGroupState calls with a new state epoch", minimum=0, maximum=4),
+        Bound("max_state_epoch", 2, "InitializeShareGroupState calls with a new state epoch", minimum=0, maximum=4),
         Bound("max_failovers", 1, "coordinator fail-overs (unload, then load by replay)", minimum=0, maximum=4),
+        Bound("kafka_minor", LATEST_MINOR, "the Kafka 4.N release whose shard rules apply (spec/share.md, Versions)",
+              minimum=0, maximum=LATEST_MINOR),
     ),
     variants=dict(VARIANTS),
     summary="KIP-932 share-group state persister: write/read/initialize/delete, snapshots, fencing, fail-over",

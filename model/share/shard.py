@@ -6,8 +6,8 @@ coordinator runtime, ``step`` applies the records it returns through ``replay``,
 handler keeps is by construction the state a fresh shard rebuilds from the log
 (SHARE-INV-REPLAY-EQUALS-HANDLERS checks that this holds for the whole system).
 
-Write/read follow Kafka 4.0; initialize, delete and read-summary follow Kafka 4.1
-(spec/share.md says where versions differ).
+The rules are those of one Kafka 4.N release (``ShardState.rules``, default the newest the
+model knows); ``kspec.model.share.versions`` and spec/share.md ("Versions") say where they differ.
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from kspec.model.share.records import (
     ShareUpdate,
     StateBatch,
 )
+from kspec.model.share.versions import LATEST, Rules
 
 # Error names as in org.apache.kafka.common.protocol.Errors.
 NONE = "NONE"
@@ -36,9 +37,20 @@ FENCED_LEADER_EPOCH = "FENCED_LEADER_EPOCH"
 FENCED_STATE_EPOCH = "FENCED_STATE_EPOCH"
 UNKNOWN_TOPIC_OR_PARTITION = "UNKNOWN_TOPIC_OR_PARTITION"
 COORDINATOR_NOT_AVAILABLE = "COORDINATOR_NOT_AVAILABLE"
+UNSUPPORTED_VERSION = "UNSUPPORTED_VERSION"
 
 NULL_TOPIC_ID = "The topic id cannot be null."
 NEGATIVE_PARTITION_ID = "The partition id cannot be a negative number."
+WRITE_UNINITIALIZED = "Write operation on uninitialized share partition not allowed."
+READ_UNINITIALIZED = "Read operation on uninitialized share partition not allowed."
+# Errors.X.message(): the text Kafka's shard puts in a response when it has no message of its own.
+MESSAGE_OF = {
+    FENCED_LEADER_EPOCH: "The leader epoch in the request is older than the epoch on the broker.",
+    FENCED_STATE_EPOCH: "The share coordinator rejected the request because the share-group state epoch did not match.",
+    UNKNOWN_TOPIC_OR_PARTITION: "This server does not host this topic-partition.",
+    COORDINATOR_NOT_AVAILABLE: "The coordinator is not available.",
+    UNSUPPORTED_VERSION: "The version of API is not supported.",
+}
 
 DEFAULT_SNAPSHOT_UPDATE_RECORDS_PER_SNAPSHOT = 500  # share.coordinator.snapshot.update.records.per.snapshot
 
@@ -84,12 +96,14 @@ class ShardState:
     ``offsets`` is ``shareStateMap``; ``leader_epochs``, ``state_epochs`` and ``update_counts``
     are ``leaderEpochMap``, ``stateEpochMap`` and ``snapshotUpdateCount``. ``image`` is the
     metadata image's topic partitions (None: no image yet). ``active`` is false while the
-    coordinator partition is not loaded here (requests get COORDINATOR_NOT_AVAILABLE).
+    coordinator partition is not loaded here (requests get COORDINATOR_NOT_AVAILABLE). ``rules``
+    are the Kafka release's (spec/share.md, "Versions").
     """
 
     snapshot_limit: int = DEFAULT_SNAPSHOT_UPDATE_RECORDS_PER_SNAPSHOT
     image: frozenset[tuple[str, int]] | None = None
     active: bool = True
+    rules: Rules = LATEST
     offsets: Entries = ()
     leader_epochs: Entries = ()
     state_epochs: Entries = ()
@@ -214,7 +228,7 @@ class ReadSummaryResponse:
     error: str = NONE
     message: str = ""
     state_epoch: int = DEFAULT_STATE_EPOCH
-    leader_epoch: int = NOT_SET
+    leader_epoch: int = 0  # PartitionFactory.DEFAULT_LEADER_EPOCH
     start_offset: int = UNINITIALIZED_START_OFFSET
 
 
@@ -290,10 +304,12 @@ def replay_with(state: ShardState, record: Record, combine: Any) -> ShardState:
                                   record.state_batches)
     else:
         merged = merge_update(current, record, combine)
+    # SHARE-VER-UPDATE-COUNT-FROM-ONE: from 4.3 an absent count becomes 1.
     old_count = state.update_count(key)
+    first = 1 if state.rules.update_count_from_one else 0
     return replace(state, offsets=_put(state.offsets, key, merged),
                    leader_epochs=_max_epoch(state.leader_epochs, key, record.leader_epoch),
-                   update_counts=_put(state.update_counts, key, 0 if old_count is None else old_count + 1))
+                   update_counts=_put(state.update_counts, key, first if old_count is None else old_count + 1))
 
 
 def replay_all(state: ShardState, records: Iterable[Record]) -> ShardState:
@@ -303,9 +319,10 @@ def replay_all(state: ShardState, records: Iterable[Record]) -> ShardState:
     return state
 
 
-def load(log: Iterable[Record], snapshot_limit: int, image: frozenset[tuple[str, int]] | None) -> ShardState:
+def load(log: Iterable[Record], snapshot_limit: int, image: frozenset[tuple[str, int]] | None,
+         rules: Rules = LATEST) -> ShardState:
     """A new shard after fail-over: empty maps, then the whole log replayed (SHARE-RULE-LOAD)."""
-    return replay_all(ShardState(snapshot_limit=snapshot_limit, image=image, active=True), log)
+    return replay_all(ShardState(snapshot_limit=snapshot_limit, image=image, active=True, rules=rules), log)
 
 
 def unload(state: ShardState) -> ShardState:
@@ -337,15 +354,18 @@ def write_error(state: ShardState, req: WriteRequest, fence_leader: bool = True)
         return INVALID_REQUEST, msg
     assert req.topic_id is not None
     key = SharePartitionKey(req.group_id, req.topic_id, req.partition)
+    # SHARE-VER-UNINITIALIZED-REFUSED: from 4.1, before the fences and the metadata image.
+    if state.rules.uninitialized_refused and state.offset(key) is None:
+        return INVALID_REQUEST, WRITE_UNINITIALIZED
     stored_leader = state.leader_epoch(key)
     if fence_leader and req.leader_epoch != NOT_SET and stored_leader is not None and stored_leader > req.leader_epoch:
-        return FENCED_LEADER_EPOCH, "The leader epoch in the request is older than the one known."
+        return FENCED_LEADER_EPOCH, MESSAGE_OF[FENCED_LEADER_EPOCH]
     stored_state = state.state_epoch(key)
     if req.state_epoch != NOT_SET and stored_state is not None and stored_state > req.state_epoch:
-        return FENCED_STATE_EPOCH, "The state epoch in the request is older than the one known."
+        return FENCED_STATE_EPOCH, MESSAGE_OF[FENCED_STATE_EPOCH]
     err = _topic_error(state, req.topic_id, req.partition)
     if err is not None:
-        return err, "This server does not host this topic-partition."
+        return err, MESSAGE_OF[err]
     return None
 
 
@@ -354,22 +374,31 @@ def write_error(state: ShardState, req: WriteRequest, fence_leader: bool = True)
 
 def share_state_record(state: ShardState, key: SharePartitionKey, leader_epoch: int, state_epoch: int,
                        start_offset: int, batches: tuple[StateBatch, ...],
-                       combine: Any = combiner_mod.combine, seed_bug: bool = False) -> Record:
-    """``generateShareStateRecord``: a ShareSnapshot or a ShareUpdate for one write.
+                       combine: Any = combiner_mod.combine, seed_bug: bool = False,
+                       from_read: bool = False) -> Record:
+    """``generateShareStateRecord``: a ShareSnapshot or a ShareUpdate for one write (or for a
+    read that records a new leader epoch: ``from_read``).
 
-    - no state yet: ShareSnapshot, snapshot epoch 0 (SHARE-RULE-RECORD-FIRST-SNAPSHOT);
-    - update count at the limit: ShareSnapshot with snapshot epoch + 1 and the current batches
-      combined with the new ones at the new start offset (SHARE-RULE-RECORD-LIMIT-SNAPSHOT);
+    - no state yet (4.0 only; later releases refuse the write): ShareSnapshot, snapshot epoch 0
+      (SHARE-RULE-RECORD-FIRST-SNAPSHOT);
+    - update count at the limit, or in 4.1 a state epoch above the stored one: ShareSnapshot
+      with snapshot epoch + 1 and the current batches combined with the new ones at the new start
+      offset (SHARE-RULE-RECORD-LIMIT-SNAPSHOT, SHARE-VER-STATE-EPOCH-SNAPSHOT);
     - otherwise a ShareUpdate with the same snapshot epoch and only the new batches
       (SHARE-RULE-RECORD-UPDATE); replay merges it into the current state.
+    From 4.2 a write's record keeps the stored leader and state epochs (SHARE-VER-WRITE-KEEPS-EPOCHS).
     ``seed_bug`` reproduces the code reviewed in seed 004: on the limit snapshot, when the start
     offset is given, only the new batches are kept.
     """
     current = state.offset(key)
     if current is None:
         return ShareSnapshot(key, 0, state_epoch, leader_epoch, start_offset, combine(start_offset, (), batches))
+    rules = state.rules
+    if rules.write_keeps_epochs:
+        leader_epoch = leader_epoch if from_read and leader_epoch != NOT_SET else current.leader_epoch
+        state_epoch = current.state_epoch
     count = state.update_count(key) or 0
-    if count >= state.snapshot_limit:
+    if count >= state.snapshot_limit or (rules.state_epoch_snapshot and state_epoch > current.state_epoch):
         leader = current.leader_epoch if leader_epoch == NOT_SET else leader_epoch
         st_epoch = current.state_epoch if state_epoch == NOT_SET else state_epoch
         start = current.start_offset if start_offset == NOT_SET else start_offset
@@ -412,6 +441,9 @@ def step_with(state: ShardState, request: Request, flaws: Flaws) -> tuple[ShardS
     response: Response
     if not state.active:
         return state, (_unavailable(request),)
+    if not state.rules.initialize and isinstance(request, InitializeRequest | DeleteRequest | ReadSummaryRequest):
+        # SHARE-VER-INITIALIZE: Kafka 4.0 has no such API.
+        return state, (_unavailable(request, UNSUPPORTED_VERSION),)
     if isinstance(request, WriteRequest):
         records, response = _write(state, request, flaws, combine)
     elif isinstance(request, ReadRequest):
@@ -427,9 +459,10 @@ def step_with(state: ShardState, request: Request, flaws: Flaws) -> tuple[ShardS
     return state, (*records, response)
 
 
-def _unavailable(request: Request) -> Response:
-    """SHARE-RULE-COORDINATOR-NOT-AVAILABLE: the service answers for a shard that is not loaded."""
-    err, msg = COORDINATOR_NOT_AVAILABLE, "The coordinator is not available."
+def _unavailable(request: Request, err: str = COORDINATOR_NOT_AVAILABLE) -> Response:
+    """SHARE-RULE-COORDINATOR-NOT-AVAILABLE: the service answers for a shard that is not loaded
+    (and SHARE-VER-INITIALIZE: a release without the API answers UNSUPPORTED_VERSION)."""
+    msg = MESSAGE_OF[err]
     if isinstance(request, WriteRequest):
         return WriteResponse(request.topic_id, request.partition, err, msg)
     if isinstance(request, ReadRequest):
@@ -455,17 +488,20 @@ def _write(state: ShardState, req: WriteRequest, flaws: Flaws, combine: Any) -> 
 def _read(state: ShardState, req: ReadRequest, combine: Any) -> tuple[tuple[Record, ...], Response]:
     msg = _basic_error(req.topic_id, req.partition)
     if msg is not None:
-        return (), ReadResponse(req.topic_id, req.partition, INVALID_REQUEST, msg)
+        return (), _read_error(req, INVALID_REQUEST, msg)
     assert req.topic_id is not None
     key = SharePartitionKey(req.group_id, req.topic_id, req.partition)
+    if state.rules.uninitialized_refused and state.offset(key) is None:
+        return (), _read_error(req, INVALID_REQUEST, READ_UNINITIALIZED)  # SHARE-VER-UNINITIALIZED-REFUSED
     stored_leader = state.leader_epoch(key)
-    # SHARE-RULE-READ-FENCE: Kafka 4.0 compares even a request epoch of -1 here.
-    if stored_leader is not None and stored_leader > req.leader_epoch:
-        return (), ReadResponse(req.topic_id, req.partition, FENCED_LEADER_EPOCH,
-                                "The leader epoch in the request is older than the one known.")
+    # SHARE-RULE-READ-FENCE: up to 4.2 even a request epoch of -1 is compared here
+    # (SHARE-VER-READ-FENCE-UNSET).
+    exempt = state.rules.read_fence_skips_unset and req.leader_epoch == NOT_SET
+    if stored_leader is not None and stored_leader > req.leader_epoch and not exempt:
+        return (), _read_error(req, FENCED_LEADER_EPOCH, MESSAGE_OF[FENCED_LEADER_EPOCH])
     err = _topic_error(state, req.topic_id, req.partition)
     if err is not None:
-        return (), ReadResponse(req.topic_id, req.partition, err, "This server does not host this topic-partition.")
+        return (), _read_error(req, err, MESSAGE_OF[err])
     current = state.offset(key)
     if current is None:
         response = ReadResponse(req.topic_id, req.partition)
@@ -476,8 +512,13 @@ def _read(state: ShardState, req: ReadRequest, combine: Any) -> tuple[tuple[Reco
     if req.leader_epoch == NOT_SET or stored_leader == req.leader_epoch:
         return (), response
     record = share_state_record(state, key, req.leader_epoch, response.state_epoch, response.start_offset, (),
-                                combine)
+                                combine, from_read=True)
     return (record,), response
+
+
+def _read_error(req: ReadRequest, err: str, msg: str) -> ReadResponse:
+    """A read error response: Kafka sets only the error, so the numbers are the message's defaults (0)."""
+    return ReadResponse(req.topic_id, req.partition, err, msg, 0, 0)
 
 
 def _initialize(state: ShardState, req: InitializeRequest, flaws: Flaws) -> tuple[tuple[Record, ...], Response]:
@@ -487,13 +528,11 @@ def _initialize(state: ShardState, req: InitializeRequest, flaws: Flaws) -> tupl
     assert req.topic_id is not None
     key = SharePartitionKey(req.group_id, req.topic_id, req.partition)
     stored_state = state.state_epoch(key)
-    if stored_state is not None and stored_state > req.state_epoch:
-        return (), InitializeResponse(req.topic_id, req.partition, FENCED_STATE_EPOCH,
-                                      "The state epoch in the request is older than the one known.")
+    if req.state_epoch != NOT_SET and stored_state is not None and stored_state > req.state_epoch:
+        return (), InitializeResponse(req.topic_id, req.partition, FENCED_STATE_EPOCH, MESSAGE_OF[FENCED_STATE_EPOCH])
     err = _topic_error(state, req.topic_id, req.partition)
     if err is not None:
-        return (), InitializeResponse(req.topic_id, req.partition, err,
-                                      "This server does not host this topic-partition.")
+        return (), InitializeResponse(req.topic_id, req.partition, err, MESSAGE_OF[err])
     current = state.offset(key)
     record: Record
     if flaws.init_as_update and current is not None:
@@ -512,7 +551,7 @@ def _delete(state: ShardState, req: DeleteRequest) -> tuple[tuple[Record, ...], 
     assert req.topic_id is not None
     err = _topic_error(state, req.topic_id, req.partition)
     if err is not None:
-        return (), DeleteResponse(req.topic_id, req.partition, err, "This server does not host this topic-partition.")
+        return (), DeleteResponse(req.topic_id, req.partition, err, MESSAGE_OF[err])
     key = SharePartitionKey(req.group_id, req.topic_id, req.partition)
     if state.offset(key) is None:
         return (), DeleteResponse(req.topic_id, req.partition)
@@ -520,16 +559,18 @@ def _delete(state: ShardState, req: DeleteRequest) -> tuple[tuple[Record, ...], 
 
 
 def _read_summary(state: ShardState, req: ReadSummaryRequest) -> Response:
+    # An error response carries the message's defaults (0) in its numbers, as in a read.
     msg = _basic_error(req.topic_id, req.partition)
     if msg is not None:
-        return ReadSummaryResponse(req.topic_id, req.partition, INVALID_REQUEST, msg)
+        return ReadSummaryResponse(req.topic_id, req.partition, INVALID_REQUEST, msg, 0, 0, 0)
     assert req.topic_id is not None
     err = _topic_error(state, req.topic_id, req.partition)
     if err is not None:
-        return ReadSummaryResponse(req.topic_id, req.partition, err, "This server does not host this topic-partition.")
+        return ReadSummaryResponse(req.topic_id, req.partition, err, MESSAGE_OF[err], 0, 0, 0)
     key = SharePartitionKey(req.group_id, req.topic_id, req.partition)
     current = state.offset(key)
     if current is None:
+        # SHARE-RULE-READ-SUMMARY: PartitionFactory's defaults (start -1, leader epoch 0, state epoch 0).
         return ReadSummaryResponse(req.topic_id, req.partition)
     return ReadSummaryResponse(req.topic_id, req.partition, NONE, "", current.state_epoch, current.leader_epoch,
                                current.start_offset)

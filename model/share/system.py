@@ -7,6 +7,11 @@ broker hosting the coordinator partition, which can lose it (``unload``) and a n
 by replaying the log (``load``). Next to the real state the model keeps a per-offset reference
 (``oracle``) of what the accepted writes mean, built with :func:`combine_oracle`, so the
 properties can say "nothing is lost" (SHARE-INV-NO-LOSS).
+
+``kafka_minor`` chooses the Kafka 4.N release whose shard rules apply (``versions.py``; default the
+newest). Kafka 4.0 has no InitializeShareGroupState, so there the group coordinator never
+initializes and the first write creates the state; from 4.1 writes and reads before the first
+initialize are refused.
 """
 
 from __future__ import annotations
@@ -48,6 +53,7 @@ from kspec.model.share.shard import (
     step_with,
     unload,
 )
+from kspec.model.share.versions import LATEST_MINOR, Rules, rules_of
 
 GROUP = "g"
 TOPIC = "T"
@@ -125,11 +131,11 @@ def request_of(state: SysState, action: Action) -> Request | None:
 
 
 @functools.lru_cache(maxsize=1 << 16)
-def loaded(log: tuple[Record, ...], snapshot_limit: int) -> ShardState:
+def loaded(log: tuple[Record, ...], snapshot_limit: int, rules: Rules) -> ShardState:
     """:func:`load` of ``log``, memoised by prefix: the explorer replays many logs sharing prefixes."""
     if not log:
-        return load((), snapshot_limit, IMAGE)
-    return replay(loaded(log[:-1], snapshot_limit), log[-1])
+        return load((), snapshot_limit, IMAGE, rules)
+    return replay(loaded(log[:-1], snapshot_limit, rules), log[-1])
 
 
 def read_view(shard: ShardState) -> tuple[Any, ...]:
@@ -146,12 +152,14 @@ class ShareSystem:
     name = "share"
 
     def __init__(self, offsets: int = 2, max_records: int = 4, snapshot_every: int = 1, max_leader_epoch: int = 1,
-                 max_state_epoch: int = 1, max_failovers: int = 1, flaws: Flaws = REFERENCE) -> None:
+                 max_state_epoch: int = 2, max_failovers: int = 1, flaws: Flaws = REFERENCE,
+                 kafka_minor: int = LATEST_MINOR) -> None:
         self.bounds: dict[str, int | bool] = {
             "offsets": offsets, "max_records": max_records, "snapshot_every": snapshot_every,
             "max_leader_epoch": max_leader_epoch, "max_state_epoch": max_state_epoch,
-            "max_failovers": max_failovers,
+            "max_failovers": max_failovers, "kafka_minor": kafka_minor,
         }
+        self.rules = rules_of(kafka_minor)
         self.offsets = offsets
         self.max_records = max_records
         self.snapshot_every = snapshot_every
@@ -169,7 +177,7 @@ class ShareSystem:
     # -- the Model protocol --------------------------------------------------------------------
 
     def init_states(self) -> Sequence[SysState]:
-        return (SysState(shard=ShardState(snapshot_limit=self.snapshot_every, image=IMAGE)),)
+        return (SysState(shard=ShardState(snapshot_limit=self.snapshot_every, image=IMAGE, rules=self.rules)),)
 
     def actions(self, state: SysState) -> Iterator[Action]:
         for start, batches in self.menu:
@@ -180,7 +188,7 @@ class ShareSystem:
         yield Read(state.leader_epoch)
         if state.leader_epoch < self.max_leader_epoch:
             yield Elect()
-        if state.group_state_epoch < self.max_state_epoch:
+        if self.rules.initialize and state.group_state_epoch < self.max_state_epoch:
             yield Initialize(state.group_state_epoch + 1, 0)
         if state.shard.active and state.failovers < self.max_failovers:
             yield Unload()
@@ -193,7 +201,7 @@ class ShareSystem:
         if isinstance(action, Unload):
             return replace(state, shard=unload(state.shard), failovers=state.failovers + 1, last_error=NONE)
         if isinstance(action, Load):
-            return replace(state, shard=loaded(state.log, self.snapshot_every), last_error=NONE)
+            return replace(state, shard=loaded(state.log, self.snapshot_every, self.rules), last_error=NONE)
         request = request_of(state, action)
         assert request is not None
         shard, outputs = step_with(state.shard, request, self.flaws)
@@ -216,7 +224,7 @@ class ShareSystem:
         return len(state.log) < self.max_records
 
     def properties(self) -> Sequence[Property[Any, Any]]:
-        snapshot_every = self.snapshot_every
+        snapshot_every, rules = self.snapshot_every, self.rules
 
         @always("SHARE-INV-NO-LOSS", "no_loss")
         def no_loss(s: SysState) -> bool:
@@ -229,7 +237,7 @@ class ShareSystem:
         @always("SHARE-INV-REPLAY-EQUALS-HANDLERS", "replay_equals_handlers")
         def replay_equals(s: SysState) -> bool:
             """Replaying the log into a fresh shard gives the state the handlers kept."""
-            fresh = loaded(s.log, snapshot_every)
+            fresh = loaded(s.log, snapshot_every, rules)
             return fresh == replace(s.shard, active=True)
 
         @always("SHARE-INV-STATE-EPOCH-RECORDED", "state_epoch_recorded")

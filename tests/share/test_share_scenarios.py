@@ -3,6 +3,7 @@
 Commands (all keys optional except where a handler needs them):
 
     shard limit=N image=T/0,T/1 | image=none     a fresh shard (snapshot.update.records.per.snapshot=N)
+          version=4.N                            with Kafka 4.N's rules (default: the newest)
     write group=g topic=T partition=0 leader=E state=S start=O batches=F-L:STATE:COUNT,...
     read group=g topic=T partition=0 leader=E
     initialize group=g topic=T partition=0 state=S start=O
@@ -46,6 +47,7 @@ from kspec.model.share.shard import (
     step_with,
     unload,
 )
+from kspec.model.share.versions import LATEST, minor_of, rules_of
 
 TESTDATA = Path(__file__).parent / "testdata"
 STATE_CODES = {name: code for code, name in STATE_NAMES.items()}
@@ -119,7 +121,8 @@ class Driver:
             image_arg = case.arg("image", "T/0")
             image = None if image_arg == "none" else frozenset(
                 (p.split("/")[0], int(p.split("/")[1])) for p in image_arg.split(",") if p)
-            self.state = ShardState(snapshot_limit=int(case.arg("limit", "500")), image=image)
+            rules = rules_of(minor_of(case.arg("version", LATEST.version)))
+            self.state = ShardState(snapshot_limit=int(case.arg("limit", "500")), image=image, rules=rules)
             self.log = []
             return "ok"
         if case.command == "state":
@@ -128,7 +131,7 @@ class Driver:
             self.state = unload(self.state)
             return fmt_state(self.state)
         if case.command == "load":
-            self.state = load(self.log, self.state.snapshot_limit, self.state.image)
+            self.state = load(self.log, self.state.snapshot_limit, self.state.image, self.state.rules)
             return f"replayed {len(self.log)} records\n" + fmt_state(self.state)
         request: WriteRequest | ReadRequest | InitializeRequest | DeleteRequest | ReadSummaryRequest
         if case.command == "write":
@@ -156,7 +159,7 @@ FIXTURES = sorted(TESTDATA.glob("*.txt"))
 
 def test_fixtures_exist() -> None:
     names = {p.name for p in FIXTURES}
-    assert {"seed_batch2.txt", "errors.txt", "snapshots.txt", "lifecycle.txt"} <= names
+    assert {"seed_batch2.txt", "errors.txt", "snapshots.txt", "lifecycle.txt", "versions.txt"} <= names
 
 
 @pytest.mark.parametrize("path", FIXTURES, ids=lambda p: p.name)

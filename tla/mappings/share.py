@@ -9,8 +9,9 @@ state maps to TLC's values field by field:
   (key, value) pairs) are TLA+ functions from keys (the empty one TLC prints as ``<<>>``);
 - tuples are sequences; ``image`` is a set of ``<<topic, partition>>`` pairs.
 
-The mapping is one to one (every field is kept), so equal sets of canonical states mean the
-same distinct states. ``config(bounds)`` writes the CONSTANTS from the model's bounds;
+The mapping is one to one (every field is kept; ``ShardState.rules`` is the constant
+``KafkaMinor``), so equal sets of canonical states mean the same distinct states.
+``config(bounds)`` writes the CONSTANTS from the model's bounds;
 :func:`config_for` also sets the flaw flags of a broken variant and chooses what TLC checks.
 """
 
@@ -22,6 +23,7 @@ from typing import Any
 from kspec.model.share.records import SharePartitionKey, ShareSnapshot, ShareTombstone, ShareUpdate, StateBatch
 from kspec.model.share.shard import REFERENCE, Flaws, ShardState, ShareGroupOffset
 from kspec.model.share.system import SysState
+from kspec.model.share.versions import LATEST_MINOR
 from kspec.tla.mappings import ReplayError as ReplayError  # re-exported for the tests and callers
 from kspec.tla.mappings import TLAMapping, cfg_text, replay_through
 from kspec.tla.values import FrozenDict, format_value
@@ -32,6 +34,7 @@ SPEC = "ShareCoordinator.tla"
 CONSTANT_OF_BOUND = {
     "offsets": "Offsets", "max_records": "MaxRecords", "snapshot_every": "SnapshotEvery",
     "max_leader_epoch": "MaxLeaderEpoch", "max_state_epoch": "MaxStateEpoch", "max_failovers": "MaxFailovers",
+    "kafka_minor": "KafkaMinor",
 }
 # Flaws fields (model/share/shard.py) -> the spec's flaw flags.
 CONSTANT_OF_FLAW = {
@@ -51,7 +54,7 @@ ACTION_PROPERTIES = ("rejected_changes_nothing", "stale_leader_fenced", "epochs_
                      "failover_preserves_reads")
 WITNESSES = ("share_update_written", "snapshot_after_update_limit", "fenced_write", "failover_with_state")
 DEFAULT_BOUNDS = {"offsets": 2, "max_records": 4, "snapshot_every": 1, "max_leader_epoch": 1,
-                  "max_state_epoch": 1, "max_failovers": 1}
+                  "max_state_epoch": 2, "max_failovers": 1, "kafka_minor": LATEST_MINOR}
 
 
 def constants(bounds: Mapping[str, int | bool], flaws: Flaws = REFERENCE) -> dict[str, Any]:
@@ -104,6 +107,7 @@ def map_value(entries: tuple[tuple[SharePartitionKey, Any], ...], value: Any = l
 
 
 def shard_value(s: ShardState) -> FrozenDict:
+    # ``rules`` is left out: it is the constant KafkaMinor, the same in every state of a run.
     return FrozenDict({
         "snapshot_limit": s.snapshot_limit,
         "image": frozenset(s.image or ()),
