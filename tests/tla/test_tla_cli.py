@@ -128,10 +128,10 @@ def test_a_failing_mapping_is_exit_2(toy_protocols: None, monkeypatch: pytest.Mo
 def test_the_installed_command_reports_no_mapping() -> None:
     """The real entry point in a fresh process: one line on stderr, exit 2."""
     entry = "import sys; from kspec.conformance.cli import main; main(sys.argv[1:])"
-    proc = subprocess.run([sys.executable, "-c", entry, "tla", "check", "voters"],
+    proc = subprocess.run([sys.executable, "-c", entry, "tla", "check", "streams"],
                           capture_output=True, text=True, timeout=60, check=False)
     assert proc.returncode == 2 and proc.stdout == ""
-    assert proc.stderr.strip().startswith("kspec: error: protocol 'voters' has no TLA+ mapping yet")
+    assert proc.stderr.strip().startswith("kspec: error: protocol 'streams' has no TLA+ mapping yet")
 
 
 def test_tlc_stopped_by_the_timeout_is_exit_2(toy_protocols: None, capsys: pytest.CaptureFixture[str]) -> None:
