@@ -16,6 +16,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from kspec.conformance.targets import mm2_policies as mm2
+from kspec.conformance.targets.mm2_policies import PolicyTarget
 from kspec.conformance.targets.reference.raft import RaftReplica, RaftTarget
 from kspec.conformance.targets.reference.share import NOT_SET, ShareShard, ShareTarget
 
@@ -230,6 +232,9 @@ class Mutant:
         full = f"mutant:{self.name}"
         if self.protocol == "raft":
             return RaftTarget(full, self.cls)
+        if self.protocol == "mm2":
+            # A user's policy class: one policy kind, the default one.
+            return PolicyTarget(full, {"default": self.cls})
         return ShareTarget(full, self.cls)
 
 
@@ -254,6 +259,16 @@ CATALOGUE: dict[str, Mutant] = {m.name: m for m in (
     Mutant("share-lower-count-wins", "share", LowerCountWins, "inverted merge priority"),
     Mutant("share-unfenced-leader", "share", UnfencedLeader, "missing epoch fence"),
     Mutant("share-load-skips-updates", "share", LoadSkipsUpdates, "replay differs from the handlers"),
+    # mm2: user ReplicationPolicy classes (conformance/targets/mm2_policies.py, spec/mm2.md §5).
+    Mutant("mm2-upstream-self", "mm2", mm2.UpstreamSelfPolicy, "inverse function returns its argument"),
+    Mutant("mm2-internal-replicable", "mm2", mm2.InternalReplicablePolicy, "internal topics not recognised"),
+    Mutant("mm2-dotted-alias", "mm2", mm2.DottedAliasPolicy, "parser hard-codes a delimiter"),
+    Mutant("mm2-hardcoded-separator", "mm2", mm2.HardcodedSeparatorPolicy, "configuration ignored on one path"),
+    Mutant("mm2-last-separator", "mm2", mm2.LastSeparatorPolicy, "split at the wrong occurrence"),
+    Mutant("mm2-internal-names-ignore-separator", "mm2", mm2.InternalNamesIgnoreSeparatorPolicy,
+           "naming and recognising disagree"),
+    Mutant("mm2-connect-names-internal", "mm2", mm2.ConnectNamesInternalPolicy,
+           "rule of an older release kept (KAFKA-17200)"),
 )}
 
 NOT_IN_CATALOGUE: dict[str, str] = {

@@ -11,7 +11,7 @@ from typing import Any
 from kspec.conformance.adapters.base import Target
 
 # The protocols with a conformance driver and a reference target.
-REFERENCE_PROTOCOLS = ("raft", "share")
+REFERENCE_PROTOCOLS = ("raft", "share", "mm2")
 
 
 class UnknownTarget(LookupError):
@@ -27,6 +27,10 @@ def reference_target(protocol: str) -> Target:
         from kspec.conformance.targets.reference.share import ShareTarget
 
         return ShareTarget("reference")
+    if protocol == "mm2":
+        from kspec.conformance.targets.mm2_policies import PolicyTarget
+
+        return PolicyTarget("reference")
     raise UnknownTarget(f"no reference target for protocol {protocol!r} (conformance covers: "
                         f"{', '.join(REFERENCE_PROTOCOLS)})")
 

@@ -1,0 +1,306 @@
+"""The MirrorMaker 2 lockstep driver: a replication policy called the way MM2 and its clients call it.
+
+A target node is one configured policy, as the connectors of the flows from one cluster
+configure it (``source.cluster.alias`` = the node's alias, which only the identity policy
+reads). An input is one call (``kspec.model.mm2.calls``: ``{"type": "TopicSource", "topic":
+"A.orders"}``); the observation is the answer, ``{"result": ...}``, and must equal what the
+model's policy of the run's configuration answers. The calls come from four categories:
+
+* ``sync`` / ``create``: the system model (``Mm2System``; clusters A B C, or ``us.east`` ...
+  with separator ``_``) steps, and a sync is fed as the calls one ``refreshTopicPartitions``
+  of the flow makes (``isInternalTopic``, ``isCycle``'s ``topicSource``/``upstreamTopic``
+  chain, ``formatRemoteTopic``), so names grow hop by hop as in a real deployment;
+* ``query``: one-topic calls on interesting names (aliases with the separator, ``__x``,
+  ``.x``, Connect-style ``-internal``/``.internal`` names, heartbeats look-alikes, names made
+  only of separators) and on every name the clusters hold now;
+* ``format``: ``formatRemoteTopic``, ``checkpointsTopic``, ``offsetSyncsTopic``,
+  ``heartbeatsTopic`` over aliases, clean or not;
+* ``law``: the calls one law of spec/mm2.md (MM2-LAW-*) makes at one input.
+
+Laws are checked on the target's observations alone: after each answer, every law whose
+calls (as the model makes them) end with this call is evaluated on the target's recorded
+answers, and a false one ends the run with the law's ID. So a counterexample names the law
+when the broken answer completes one, and the method otherwise (``observation.result``).
+
+Configurations: the policy kind (``default``, ``identity``), the separator, whether internal
+topic names use it (KIP-949), and the internal-topic rule (``4.x``, Kafka 4.0 and later, or
+``3.x``; MM2-RULE-INTERNAL-*). The identity policy is held to the laws Kafka's identity policy
+meets; ``"contract": "default"`` holds it to all of them (the cycle counterexample of spec/mm2.md
+§3). A target may take only some configurations (``target.supports(config)``).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+from kspec.conformance.harness import JSON, Event
+from kspec.model.core.codec import DecodeError, decode, encode
+from kspec.model.core.protocol import first_violated
+from kspec.model.mm2 import laws as L
+from kspec.model.mm2.calls import (
+    CALL_TYPES,
+    TOPIC_QUERIES,
+    Answer,
+    AnsweringPolicy,
+    Call,
+    CheckpointsTopic,
+    FormatRemoteTopic,
+    HeartbeatsTopic,
+    OffsetSyncsTopic,
+    RecordingPolicy,
+    Unanswered,
+    answer,
+)
+from kspec.model.mm2.policy import (
+    INTERNAL_RULE_4X,
+    INTERNAL_RULES,
+    DefaultReplicationPolicy,
+    IdentityReplicationPolicy,
+    ReplicationPolicy,
+)
+from kspec.model.mm2.system import (
+    DOTTED_ALIASES,
+    PLAIN_ALIASES,
+    CreateTopic,
+    Mm2System,
+    State,
+    Sync,
+    replicate,
+)
+
+CONFIGS: list[dict[str, JSON]] = [
+    {"policy": "default", "separator": ".", "internal_rule": "4.x"},
+    {"policy": "default", "separator": "_", "internal_rule": "4.x"},
+    {"policy": "identity", "separator": ".", "internal_rule": "4.x"},
+    {"policy": "default", "separator": "__", "internal_rule": "4.x", "internal_separator": False},
+    {"policy": "default", "separator": ".", "internal_rule": "3.x"},
+    {"policy": "default", "separator": "_", "internal_rule": "3.x"},
+    {"policy": "identity", "separator": ".", "internal_rule": "3.x"},
+]
+
+# User topics the system model creates: a Connect-style name replicates under the 4.x rule
+# and is refused under 3.x.
+USER_TOPICS = ("orders", "orders-internal")
+# Aliases besides the clusters': one with ".", one with "_", one that straddles "__", and
+# the third cluster MM2-LAW-CYCLE-DETECTABLE's second hop goes to.
+EXTRA_ALIASES = ("us.west", "us_west", "x_", "third-cluster")
+# The identity policy cannot keep these (spec/mm2.md §3): not checked on its runs.
+IDENTITY_BREAKS = frozenset({"MM2-INV-NO-CYCLE", "MM2-INV-NO-MERGE"})
+MAX_NAMES = 36  # names offered to the query category (7 calls each: at most 252 candidates)
+MAX_FORMAT_TOPICS = 30
+
+
+def interesting_topics(sep: str) -> list[str]:
+    """Names where policies go wrong: separators in odd places, internal look-alikes, heartbeats."""
+    return ["orders", f"x{sep}orders", "orders-internal", "orders.internal", f"orders{sep}internal", "__orders",
+            ".orders", "heartbeats", "myheartbeats", f"A{sep}heartbeats", f"us.west{sep}orders",
+            f"us_west{sep}orders", f"x_{sep}orders", sep, f"orders{sep}", f"{sep}orders", f"A{sep}{sep}orders",
+            f"A{sep}checkpoints{sep}internal", f"mm2-offset-syncs{sep}A{sep}internal", "A.checkpoints.internal"]
+
+
+@dataclass(frozen=True, slots=True)
+class Query:
+    """One call to one node, outside any sync."""
+
+    node: str
+    call: Call
+
+
+@dataclass(frozen=True, slots=True)
+class CheckLaw:
+    """The calls of one law at one input (an index into the configuration's law pool)."""
+
+    index: int
+
+
+Action = Sync | CreateTopic | Query | CheckLaw
+
+
+def _key(call: Call) -> str:
+    return json.dumps(encode(call), sort_keys=True)
+
+
+@dataclass(frozen=True)
+class LawCase:
+    """One law at one input: the calls the model makes for it, in order."""
+
+    law: L.Law
+    inp: L.LawInput
+    calls: tuple[tuple[str, Call, Answer], ...]
+
+
+@dataclass(frozen=True)
+class Setup:
+    """What one configuration fixes: the policy, clusters, nodes and the law pool."""
+
+    policy: ReplicationPolicy
+    clusters: tuple[str, ...]
+    nodes: tuple[str, ...]
+    props: dict[str, str]
+    laws: tuple[L.Law, ...]
+    cases: tuple[LawCase, ...]
+    last_call: dict[tuple[str, str], tuple[int, ...]]
+
+
+def _config_key(config: dict[str, JSON]) -> str:
+    return json.dumps(config, sort_keys=True)
+
+
+@cache
+def setup(config_key: str) -> Setup:
+    """The configuration's fixed parts (computed once per configuration and process)."""
+    config = json.loads(config_key)
+    kind = str(config.get("policy", "default"))
+    sep = str(config.get("separator", "."))
+    rule = str(config.get("internal_rule", INTERNAL_RULE_4X))
+    internal_sep = bool(config.get("internal_separator", True))
+    if kind not in ("default", "identity") or rule not in INTERNAL_RULES or not sep:
+        raise ValueError(f"mm2 configuration {config_key}: policy default|identity, internal_rule "
+                         f"{'|'.join(INTERNAL_RULES)}, non-empty separator")
+    policy: ReplicationPolicy = (
+        IdentityReplicationPolicy(separator=sep, internal_topic_separator_enabled=internal_sep, internal_rule=rule)
+        if kind == "identity" else
+        DefaultReplicationPolicy(separator=sep, internal_topic_separator_enabled=internal_sep, internal_rule=rule))
+    clusters = DOTTED_ALIASES if sep == "_" else PLAIN_ALIASES
+    nodes = tuple(dict.fromkeys((*clusters, *EXTRA_ALIASES)))
+    props = {"replication.policy.separator": sep,
+             "replication.policy.internal.topic.separator.enabled": str(internal_sep).lower()}
+    full = kind == "default" or config.get("contract") == "default"
+    laws = tuple(law for law in L.LAWS if full or law.identity_meets)
+    cases: list[LawCase] = []
+    for law in laws:
+        for alias in (clusters[0], "us.west", "us_west", "x_"):
+            for topic in ("orders", f"x{sep}orders", "orders-internal", "heartbeats"):
+                inp = L.LawInput(alias, clusters[1], topic, sep, rule)
+                if not law.precondition(inp):
+                    continue
+                log: list[tuple[str, Call, Answer]] = []
+                law.check(lambda a, log=log: RecordingPolicy(policy.for_flow(a), a, log), inp)
+                if log and all(node in nodes for node, _, _ in log):
+                    cases.append(LawCase(law, inp, tuple(log)))
+    last: dict[tuple[str, str], list[int]] = {}
+    for k, case in enumerate(cases):
+        node, call, _ = case.calls[-1]
+        last.setdefault((node, _key(call)), []).append(k)
+    return Setup(policy, tuple(clusters), nodes, props, laws, tuple(cases),
+                 {k: tuple(v) for k, v in last.items()})
+
+
+class Mm2Driver:
+    """Lockstep driver for ``mm2`` (see the module docstring)."""
+
+    protocol = "mm2"
+    categories = ("sync", "create", "query", "format", "law")
+    weights = {"sync": 2, "query": 2}
+
+    def __init__(self, config: dict[str, JSON]) -> None:
+        self.config = {**CONFIGS[0], **config}
+        self.setup = setup(_config_key(self.config))
+        self.kind = str(self.config["policy"])
+        self.sep = str(self.config["separator"])
+        self.model = Mm2System(self.setup.policy, clusters=3, hops=3, aliases=self.setup.clusters,
+                               user_topics=USER_TOPICS)
+        skip = IDENTITY_BREAKS if self.kind == "identity" else frozenset()
+        self._always = [p for p in self.model.properties() if p.kind == "always" and p.id not in skip]
+
+    def nodes(self) -> list[str]:
+        return list(self.setup.nodes)
+
+    def node_config(self, node: str) -> dict[str, JSON]:
+        props = {**self.setup.props, "source.cluster.alias": node}
+        return {"policy": self.kind, "props": props, "internal_rule": self.config["internal_rule"]}
+
+    def init_state(self) -> State:
+        return self.model.init_states()[0]
+
+    def _names(self, state: State) -> list[str]:
+        held = sorted({r.name for r in state.replicas})
+        return list(dict.fromkeys([*interesting_topics(self.sep), *held]))
+
+    def candidates(self, state: State) -> list[tuple[str, Any]]:
+        out: list[tuple[str, Any]] = []
+        for action in self.model.actions(state):
+            out.append(("sync" if isinstance(action, Sync) else "create", action))
+        clusters = self.setup.clusters
+        names = self._names(state)
+        for k, name in enumerate(names[:MAX_NAMES]):
+            node = clusters[k % len(clusters)]
+            out.extend(("query", Query(node, q(name))) for q in TOPIC_QUERIES)
+        out.append(("format", Query(clusters[0], HeartbeatsTopic())))
+        for alias in self.setup.nodes:
+            out.append(("format", Query(alias, CheckpointsTopic(alias))))
+            out.append(("format", Query(alias, OffsetSyncsTopic(alias))))
+        for topic in names[:MAX_FORMAT_TOPICS]:
+            for alias in self.setup.nodes:
+                out.append(("format", Query(alias, FormatRemoteTopic(alias, topic))))
+        out.extend(("law", CheckLaw(k)) for k in range(len(self.setup.cases)))
+        return out
+
+    def resolve(self, state: State, action: Action) -> State | None:
+        if isinstance(action, CreateTopic):
+            return self.model.next_state(state, action)
+        if isinstance(action, Sync):
+            # A sync that copies nothing new still asks the policy: keep it enabled.
+            return self.model.next_state(state, action) or state
+        return state
+
+    def _event(self, node: str, call: Call, result: Answer) -> Event:
+        return Event(node, encode(call), [], {"result": result})
+
+    def events(self, before: State, action: Action, after: State) -> list[Event]:
+        if isinstance(action, CreateTopic):
+            return []  # users create topics; the policy is not asked
+        if isinstance(action, Sync):
+            log: list[tuple[str, Call, Answer]] = []
+            fp = RecordingPolicy(self.model.flow_policy(action.source), action.source, log)
+            for name in before.names_on(action.source):
+                replicate(fp, name, action.source, action.target)
+            return [self._event(*entry) for entry in log]
+        if isinstance(action, Query):
+            return [self._event(action.node, action.call, answer(self.setup.policy.for_flow(action.node), action.call))]
+        return [self._event(*entry) for entry in self.setup.cases[action.index].calls]
+
+    def describe(self, action: Action) -> str:
+        if isinstance(action, Sync | CreateTopic):
+            return self.model.describe_action(action)
+        if isinstance(action, Query):
+            return f"{action.node}: {_show(action.call)}"
+        case = self.setup.cases[action.index]
+        i = case.inp
+        return f"law {case.law.id} at alias={i.alias!r} other={i.other_alias!r} topic={i.topic!r}"
+
+    def model_violation(self, before: State, action: Any, after: State) -> str | None:
+        if before is after:
+            return None
+        return first_violated(self._always, before, action, after)
+
+    def observed_violation(self, node: Any, inp: JSON, observations: dict[Any, JSON],
+                           memory: dict[str, Any]) -> str | None:
+        """Record the answer; evaluate the laws this call completes on the target's answers."""
+        try:
+            call = decode(inp, CALL_TYPES)
+        except (DecodeError, TypeError, KeyError):
+            return None
+        answers: dict[tuple[str, Call], Answer] = memory.setdefault("answers", {})
+        answers[(str(node), call)] = (observations.get(node) or {}).get("result")
+        for k in self.setup.last_call.get((str(node), _key(call)), ()):
+            case = self.setup.cases[k]
+            try:
+                holds = case.law.check(lambda a: AnsweringPolicy(a, answers), case.inp)
+            except Unanswered:
+                continue  # the target took another path; its differing answer is reported as such
+            if not holds:
+                i = case.inp
+                return (f"{case.law.id}: {case.law.doc} fails for alias={i.alias!r} other={i.other_alias!r} "
+                        f"topic={i.topic!r} separator={i.separator!r} ({case.law.name})")
+        return None
+
+
+def _show(call: Call) -> str:
+    fields = encode(call)
+    args = ", ".join(repr(v) for k, v in fields.items() if k != "type")
+    return f"{fields['type']}({args})"
+
