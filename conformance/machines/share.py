@@ -4,6 +4,10 @@ Write, Read and Initialize go to the shard as requests. Fail-over is two inputs:
 (the broker loses the coordinator partition) and ``Load`` with the records the model's log
 holds (a new shard replays them). ``Elect`` only changes the harness side (the next leader's
 epoch).
+
+``kafka_version`` in the configuration ("4.0" … "4.3"; default the newest the model knows) runs
+the model with that Kafka release's rules (spec/share.md, "Versions"); a ``kafka:VERSION``
+target sets it for its own release (``model_config``), and the counterexample file records it.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from kspec.conformance.harness import JSON, Event
 from kspec.model.core.codec import encode
 from kspec.model.core.protocol import first_violated
 from kspec.model.share.shard import observe, step_with
+from kspec.model.share.versions import LATEST, minor_of
 from kspec.model.share.system import (
     IMAGE,
     Action,
@@ -40,8 +45,13 @@ class ShareDriver:
     protocol = "share"
 
     def __init__(self, config: dict[str, JSON], bounds: dict[str, int] | None = None) -> None:
-        self.config = {**CONFIGS[0], **config}
-        self.model = ShareSystem(snapshot_every=int(self.config["snapshot_every"]), **{**BOUNDS, **(bounds or {})})
+        self.config = {**CONFIGS[0], "kafka_version": LATEST.version, **config}
+        try:
+            minor = minor_of(str(self.config["kafka_version"]))
+        except ValueError as err:
+            raise ValueError(f"share driver configuration: {err}") from None
+        self.model = ShareSystem(snapshot_every=int(self.config["snapshot_every"]), kafka_minor=minor,
+                                 **{**BOUNDS, **(bounds or {})})
         props = self.model.properties()
         self._always = [p for p in props if p.kind == "always"]
         self._always_step = [p for p in props if p.kind == "always_step"]
@@ -50,7 +60,8 @@ class ShareDriver:
         return [0]  # the one coordinator shard
 
     def node_config(self, node: Any) -> dict[str, JSON]:
-        return {"snapshot_limit": self.model.snapshot_every, "image": sorted([t, p] for t, p in IMAGE)}
+        return {"snapshot_limit": self.model.snapshot_every, "image": sorted([t, p] for t, p in IMAGE),
+                "kafka_version": self.model.rules.version}
 
     def init_state(self) -> SysState:
         return self.model.init_states()[0]

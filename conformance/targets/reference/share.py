@@ -6,6 +6,11 @@ plain dicts, speaks the conformance JSON, and never imports ``kspec.model.share`
 besides the requests drive fail-over: ``{"type": "Unload"}`` (the broker loses the coordinator
 partition) and ``{"type": "Load", "records": [...]}`` (a new shard replays the partition's log).
 The share mutants subclass :class:`ShareShard` and override one method each.
+
+It implements the newest Kafka release's rules the model knows (4.3; spec/share.md, "Versions"):
+a key must be initialized before writes and reads, a write's record keeps the stored epochs (only
+a read records a new leader epoch), the update count starts at 1, and a read with leader epoch
+-1 is not fenced.
 """
 
 from __future__ import annotations
@@ -17,8 +22,11 @@ from kspec.conformance.adapters.base import JSON, StepResult, TargetError
 
 NOT_SET = -1
 NONE = "NONE"
-FENCED_LEADER = ("FENCED_LEADER_EPOCH", "The leader epoch in the request is older than the one known.")
-FENCED_STATE = ("FENCED_STATE_EPOCH", "The state epoch in the request is older than the one known.")
+FENCED_LEADER = ("FENCED_LEADER_EPOCH", "The leader epoch in the request is older than the epoch on the broker.")
+FENCED_STATE = ("FENCED_STATE_EPOCH",
+                "The share coordinator rejected the request because the share-group state epoch did not match.")
+WRITE_UNINITIALIZED = ("INVALID_REQUEST", "Write operation on uninitialized share partition not allowed.")
+READ_UNINITIALIZED = ("INVALID_REQUEST", "Read operation on uninitialized share partition not allowed.")
 UNKNOWN_TP = ("UNKNOWN_TOPIC_OR_PARTITION", "This server does not host this topic-partition.")
 NOT_AVAILABLE = ("COORDINATOR_NOT_AVAILABLE", "The coordinator is not available.")
 
@@ -131,15 +139,18 @@ class ShareShard:
             self.offsets[key] = {**current, "leader_epoch": leader, "start_offset": start,
                                  "state_batches": self.combine(start, current["state_batches"], batches)}
         self._raise_to(self.leader_epochs, key, record["leader_epoch"])
-        self.update_counts[key] = self.update_counts[key] + 1 if key in self.update_counts else 0
+        self.update_counts[key] = self.update_counts[key] + 1 if key in self.update_counts else 1
 
     def state_record(self, key: tuple[str, str, int], leader_epoch: int, state_epoch: int, start_offset: int,
-                     batches: list[list[int]]) -> dict[str, Any]:
-        """A ShareSnapshot for a new key or once the update count reaches the limit, else a ShareUpdate."""
+                     batches: list[list[int]], from_read: bool = False) -> dict[str, Any]:
+        """A ShareSnapshot for a new key or once the update count reaches the limit, else a ShareUpdate.
+        The record keeps the stored epochs, but for a read's new leader epoch."""
         current = self.offsets.get(key)
         if current is None:
             return self.snapshot(key, 0, state_epoch, leader_epoch, start_offset,
                                  self.combine(start_offset, [], batches))
+        leader_epoch = leader_epoch if from_read and leader_epoch != NOT_SET else current["leader_epoch"]
+        state_epoch = current["state_epoch"]
         if self.update_counts.get(key, 0) >= self.snapshot_limit:
             return self.limit_snapshot(key, current, leader_epoch, state_epoch, start_offset, batches)
         return self.update(key, current["snapshot_epoch"], leader_epoch, start_offset,
@@ -182,10 +193,12 @@ class ShareShard:
         kind = RESPONSE_OF[req["type"]]
         out = {"type": kind, "topic_id": req["topic_id"], "partition": req["partition"], "error": error,
                "message": message}
+        # An error response carries the wire defaults (0) in its numbers.
+        start = 0 if error not in (NONE, NOT_AVAILABLE[0]) else NOT_SET
         if kind == "ReadResponse":
-            out.update(state_epoch=0, start_offset=NOT_SET, state_batches=[])
+            out.update(state_epoch=0, start_offset=start, state_batches=[])
         elif kind == "ReadSummaryResponse":
-            out.update(state_epoch=0, leader_epoch=NOT_SET, start_offset=NOT_SET)
+            out.update(state_epoch=0, leader_epoch=0, start_offset=start)
         out.update(fields)
         return out
 
@@ -201,6 +214,8 @@ class ShareShard:
         return self.image is not None and (key[1], key[2]) in self.image
 
     def on_WriteRequest(self, key: tuple[str, str, int], req: dict[str, Any]) -> tuple[list[Any], dict[str, Any]]:
+        if key not in self.offsets:
+            return [], self.response(req, *WRITE_UNINITIALIZED)
         fenced = self.write_fenced(key, req)
         if fenced is not None:
             return [], self.response(req, *fenced)
@@ -220,8 +235,10 @@ class ShareShard:
         return None
 
     def on_ReadRequest(self, key: tuple[str, str, int], req: dict[str, Any]) -> tuple[list[Any], dict[str, Any]]:
+        if key not in self.offsets:
+            return [], self.response(req, *READ_UNINITIALIZED)
         stored_leader = self.leader_epochs.get(key)
-        if stored_leader is not None and stored_leader > req["leader_epoch"]:
+        if req["leader_epoch"] != NOT_SET and stored_leader is not None and stored_leader > req["leader_epoch"]:
             return [], self.response(req, *FENCED_LEADER)
         if not self.hosts(key):
             return [], self.response(req, *UNKNOWN_TP)
@@ -238,12 +255,13 @@ class ShareShard:
         """A read carrying a new leader epoch records it (ShareCoordinatorShard.readStateAndMaybeUpdateLeaderEpoch)."""
         if req["leader_epoch"] == NOT_SET or stored_leader == req["leader_epoch"]:
             return []
-        return [self.state_record(key, req["leader_epoch"], response["state_epoch"], response["start_offset"], [])]
+        return [self.state_record(key, req["leader_epoch"], response["state_epoch"], response["start_offset"], [],
+                                  from_read=True)]
 
     def on_InitializeRequest(self, key: tuple[str, str, int], req: dict[str, Any]
                              ) -> tuple[list[Any], dict[str, Any]]:
         stored_state = self.state_epochs.get(key)
-        if stored_state is not None and stored_state > req["state_epoch"]:
+        if req["state_epoch"] != NOT_SET and stored_state is not None and stored_state > req["state_epoch"]:
             return [], self.response(req, *FENCED_STATE)
         if not self.hosts(key):
             return [], self.response(req, *UNKNOWN_TP)
