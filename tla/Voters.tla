@@ -427,16 +427,18 @@ VStep(i, n, m) ==
 -----------------------------------------------------------------------------
 (* The system (model/voters/system.py over RaftModel).                     *)
 
-\* RaftModel._apply with the voter-set step.
-Apply(S, i, m) ==
+\* RaftModel._apply with the voter-set step, given its result r == VStep(i, S.nodes[i], m).
+ApplyResult(S, i, r) ==
     LET before == S.nodes[i]
-        r == VStep(i, before, m)
         sent == {x \in r.out : ~K!Inert(x, S)}
         kept == K!ForgetIgnored(S.network, i, before, r.node, sent)
         S2 == [S EXCEPT !.nodes[i] = r.node, !.network = kept (+) SetToBag(sent)]
     IN K!RecordHistory(S2, i, before, r.node)
 
-Changes(S, i, m) == LET r == VStep(i, S.nodes[i], m) IN r.node # S.nodes[i] \/ r.out # {}
+Apply(S, i, m) == ApplyResult(S, i, VStep(i, S.nodes[i], m))
+
+\* An input that neither changes the replica nor makes it send anything is not enabled.
+Changes(n, r) == r.node # n \/ r.out # {}
 
 (* VOTERS-MODEL-START (VotersModel.start_up): replica 1's election timer   *)
 (* fires and every message is delivered, the least first in Python's repr *)
@@ -507,8 +509,8 @@ FireTimer(i, m) ==
     /\ m.type = "ClientAppend" => appends < MaxAppends
     /\ m.type \in ElectionBudgeted => elections < MaxElections
     /\ m.type = "FetchDue" => fetches < MaxFetches /\ ~K!FetchInFlight(i)
-    /\ Changes(K!Sys, i, m)
-    /\ K!SetSys(Apply(K!Sys, i, m))
+    /\ LET r == VStep(i, nodes[i], m)  \* computed once for both uses
+       IN Changes(nodes[i], r) /\ K!SetSys(ApplyResult(K!Sys, i, r))
     /\ appends' = IF m.type = "ClientAppend" THEN appends + 1 ELSE appends
     /\ elections' = IF m.type \in ElectionBudgeted THEN elections + 1 ELSE elections
     /\ fetches' = IF m.type = "FetchDue" THEN fetches + 1 ELSE fetches

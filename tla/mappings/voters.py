@@ -30,7 +30,7 @@ from kspec.model.voters.system import Voters
 from kspec.tla.mappings import ReplayError as ReplayError  # re-exported for the tests and callers
 from kspec.tla.mappings import TLAMapping, cfg_text, replay_through
 from kspec.tla.mappings.raft import NIL, UnsupportedBounds, entry_value, message_value, node_value
-from kspec.tla.values import FrozenDict
+from kspec.tla.values import FrozenDict, format_value
 
 SPEC = "Voters.tla"
 
@@ -153,3 +153,19 @@ def replay(model: Any, states: Iterable[Mapping[str, Any]]) -> list[tuple[Any, V
     """Replay a TLC behaviour through the Python model (see ``replay_through``); raises
     :class:`ReplayError` naming the step that does not replay."""
     return replay_through(model, states, from_model)
+
+
+def trace_module(name: str, states: Iterable[Voters]) -> str:
+    """A module extending Voters whose TraceInit/TraceNext allow exactly the steps of a Python
+    trace that are also steps of the spec's Next (TLC on it shows whether a Python behaviour is
+    a behaviour of the spec, or of a broken copy with a flaw flag set)."""
+    rows = [format_value(from_model(s)) for s in states]
+    body = ",\n    ".join(rows)
+    eq_now = " /\\ ".join(f"{v} = TraceStates[i].{v}" for v in VARIABLES)
+    eq_next = " /\\ ".join(f"{v}' = TraceStates[i + 1].{v}" for v in VARIABLES)
+    eq_init = " /\\ ".join(f"{v} = TraceStates[1].{v}" for v in VARIABLES)
+    return (f"---- MODULE {name} ----\nEXTENDS Voters, TLC\n"
+            f"TraceStates == <<\n    {body}\n  >>\n"
+            f"TraceInit == {eq_init}\n"
+            f"TraceNext == \\E i \\in 1 .. Len(TraceStates) - 1 : ({eq_now}) /\\ Next /\\ ({eq_next})\n"
+            "====\n")
