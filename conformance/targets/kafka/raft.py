@@ -45,7 +45,9 @@ proxy that reads on until the log end.
 
 from __future__ import annotations
 
+import json
 import re
+import weakref
 from typing import Any
 
 from kspec.conformance.adapters.base import JSON, StepResult, TargetError
@@ -91,11 +93,12 @@ def check_supported(version: str) -> tuple[int, int]:
 
 
 def encode_payload(payload: list[int]) -> str:
-    return ",".join(str(int(p)) for p in payload)
+    """A record value for a model payload: JSON, so never empty (3.8+ refuses an empty record)."""
+    return json.dumps([int(p) for p in payload])
 
 
 def decode_payload(text: str) -> list[int]:
-    return [int(p) for p in text.split(",")] if text else []
+    return [int(p) for p in json.loads(text)] if text else []
 
 
 class _Java:
@@ -163,10 +166,27 @@ class _Java:
         self.random_fn = self._declared_field(f"{RAFT}.MockableRandom", "nextIntFunction")
         self.f_quorum = self._declared_field(f"{RAFT}.KafkaRaftClient", "quorum")
         self.f_requests = self._declared_field(f"{RAFT}.KafkaRaftClient", "requestManager")
+        # The voters an observer picks its bootstrap fetch from: 3.7 ``voters`` (ids; the last
+        # ready one from a random start wins), 3.8+ ``bootstrapServers`` (Nodes; the first wins).
         self.f_voters = self._declared_field(f"{RAFT}.RequestManager", "voters", missing_ok=True)
-        conn = jvm.jclass(version, f"{RAFT}.RequestManager$ConnectionState").class_
-        self.m_expected = conn.getDeclaredMethod("isResponseExpected", jpype.JLong.class_)
-        self.m_expected.setAccessible(True)
+        self.pick_last = self.f_voters is not None
+        if self.f_voters is None:
+            self.f_voters = self._declared_field(f"{RAFT}.RequestManager", "bootstrapServers")
+        self.m_expected = None
+        if not any(str(m.getName()) == "isResponseExpected"
+                   for m in c(f"{RAFT}.RequestManager").class_.getMethods()):
+            conn = c(f"{RAFT}.RequestManager$ConnectionState").class_
+            self.m_expected = conn.getDeclaredMethod("isResponseExpected", jpype.JLong.class_)
+            self.m_expected.setAccessible(True)
+        self.Node = c("org.apache.kafka.common.Node")
+        self.response_by_node = any(str(t.getName()) == "org.apache.kafka.common.Node"
+                                    for k in self.ResponseInbound.class_.getConstructors()
+                                    for t in k.getParameterTypes())
+        self.request_with_listener = any(k.getParameterCount() == 5 for k in self.Inbound.class_.getConstructors())
+        channel = self.MockChannel.class_
+        self.listener = (self.MockChannel.LISTENER_NAME if any(str(f.getName()) == "LISTENER_NAME"
+                                                               for f in channel.getFields())
+                         else c("org.apache.kafka.common.network.ListenerName").normalised("CONTROLLER"))
         self.has_prepare = any(str(m.getName()) == "prepareAppend" for m in self.Client.class_.getMethods())
 
     def _declared_ctor(self, name: str) -> Any:
@@ -215,11 +235,11 @@ def make_log_proxy(java: _Java, inner: Any) -> Any:
         namespace[name] = jpype.JOverride(delegate)
 
     def read(self: Any, start: Any, isolation: Any) -> Any:
-        end = int(self.inner.endOffset().offset)
+        end = _offset(self.inner.endOffset())
         first = self.inner.read(start, isolation)
         parts = [first.records]
         offset = _next_offset(first.records, int(start))
-        limit = int(self.inner.highWatermark().offset) if isolation == java.Isolation.COMMITTED else end
+        limit = _offset(self.inner.highWatermark()) if isolation == java.Isolation.COMMITTED else end
         while offset < limit:
             more = self.inner.read(offset, isolation)
             nxt = _next_offset(more.records, offset)
@@ -235,6 +255,12 @@ def make_log_proxy(java: _Java, inner: Any) -> Any:
     namespace["__init__"] = lambda self, inner_log: setattr(self, "inner", inner_log)
     proxy_cls = jpype.JImplements(f"{RAFT}.ReplicatedLog")(type("KspecLog", (), namespace))
     return proxy_cls(inner)
+
+
+def _offset(metadata: Any) -> int:
+    """A LogOffsetMetadata's offset (a field up to 3.8, a method from 3.9)."""
+    off = metadata.offset
+    return int(off() if callable(off) else off)
 
 
 def _next_offset(records: Any, start: int) -> int:
@@ -381,6 +407,11 @@ def _api_name(java: _Java, data: Any) -> str:
     return str(java.ApiKeys.forId(data.apiKey()).toString())
 
 
+def _dst(req: Any) -> int:
+    """An outbound request's destination id (3.8+: a ``Node``)."""
+    return int(req.destination().id()) if hasattr(req, "destination") else int(req.destinationId())
+
+
 def _first_partition(data: Any) -> Any:
     topics = data.responses() if hasattr(data, "responses") else data.topics()
     if topics.isEmpty():
@@ -467,20 +498,24 @@ class KafkaRaftNode:
         import jpype
 
         rnd = self.java.random_ctor.newInstance(self.java.boxed(1, "long"))
-        node = self
+        # A weak reference: a Java proxy holding its Python object strongly would make a cycle
+        # across the JPype boundary that neither garbage collector can free.
+        ref = weakref.ref(self)
+        voters, optional_int = len(self.voters), self.java.OptionalInt_
 
         @jpype.JImplements("java.util.function.IntFunction")
         class Draw:
             @jpype.JOverride
             def apply(self, bound: int) -> Any:
                 bound = int(bound)
+                node = ref()
                 if bound == ELECTION_TIMEOUT_MS:
                     value = 0
-                elif bound == len(node.voters):
-                    value = node._start_index()
+                elif bound == voters:
+                    value = node._start_index() if node is not None else 0
                 else:
                     value = bound - 1
-                return node.java.OptionalInt_.of(value)
+                return optional_int.of(value)
 
         self._draw = Draw()
         self.java.random_fn.set(rnd, self._draw)
@@ -491,14 +526,11 @@ class KafkaRaftNode:
         starting one past the wanted voter picks it when every voter is ready."""
         if self._pick is None or self.client is None:
             return 0
-        order = self._voter_order()
-        return (order.index(self._pick) + 1) % len(order) if self._pick in order else 0
-
-    def _voter_order(self) -> list[int]:
-        f = self.java.f_voters
-        if f is None:
-            return self.voters
-        return [int(v) for v in f.get(self.java.f_requests.get(self.client))]
+        order = [v if isinstance(v, int) else int(v.id())
+                 for v in self.java.f_voters.get(self.java.f_requests.get(self.client))]
+        if self._pick not in order:
+            return 0
+        return (order.index(self._pick) + (1 if self.java.pick_last else 0)) % len(order)
 
     def _boot(self) -> None:
         """Build and initialize a client over this replica's log and quorum-state store (a
@@ -589,9 +621,8 @@ class KafkaRaftNode:
     def _endpoints(self, node: int) -> Any:
         j = self.java
         endpoints = jvm.jclass(j.version, f"{RAFT}.Endpoints")
-        listener = jvm.jclass(j.version, "org.apache.kafka.common.network.ListenerName").normalised("CONTROLLER")
         m = j.HashMap()
-        m.put(listener, self._address(node))
+        m.put(j.listener, self._address(node))
         return endpoints.fromInetSocketAddresses(m)
 
     def _config(self, name: str) -> Any:
@@ -638,7 +669,7 @@ class KafkaRaftNode:
 
     def _sent(self, req: Any) -> None:
         """A request Kafka sent: a Fetch is held until FetchDue, anything else is an output."""
-        dst = int(req.destinationId())
+        dst = _dst(req)
         api = _api_name(self.java, req.data())
         if api == "FETCH":
             self.held[dst] = req
@@ -648,7 +679,9 @@ class KafkaRaftNode:
 
     def _expected(self, req: Any) -> bool:
         """Whether Kafka's request manager still awaits ``req`` (package-private, by reflection)."""
-        conn = self.requests.getOrCreate(req.destinationId())
+        if self.java.m_expected is None:  # 3.8+: public, by node
+            return bool(self.requests.isResponseExpected(req.destination(), req.correlationId()))
+        conn = self.requests.getOrCreate(_dst(req))
         return bool(self.java.m_expected.invoke(conn, self.java.boxed(req.correlationId(), "long")))
 
     def _fail(self, req: Any) -> None:
@@ -657,7 +690,7 @@ class KafkaRaftNode:
         j = self.java
         api = j.ApiKeys.forId(req.data().apiKey())
         data = j.RaftUtil.errorResponse(api, j.Errors.BROKER_NOT_AVAILABLE)
-        req.completion.complete(j.ResponseInbound(req.correlationId(), data, req.destinationId()))
+        req.completion.complete(self._response(req.correlationId(), data, req))
 
     def _fetch_due(self, to: int) -> None:
         """Report Kafka's Fetch to ``to`` (see the module docstring)."""
@@ -717,6 +750,8 @@ class KafkaRaftNode:
 
     def election(self) -> tuple[int, int | None, int | None]:
         es = self.store.readElectionState()
+        if es is not None and hasattr(es, "isPresent"):  # 3.8+: Optional<ElectionState>
+            es = es.get() if es.isPresent() else None
         if es is None:
             return (0, None, None)
         epoch = es.epoch() if callable(es.epoch) else es.epoch
@@ -726,7 +761,7 @@ class KafkaRaftNode:
         return (int(epoch), voted, _leader(int(es.leaderIdOrSentinel())))
 
     def log_entries(self) -> list[dict[str, Any]]:
-        end = int(self.inner_log.endOffset().offset)
+        end = _offset(self.inner_log.endOffset())
         if end == 0:
             return []
         info = self.log.read(0, self.java.Isolation.UNCOMMITTED)
@@ -785,7 +820,7 @@ class KafkaRaftNode:
             if kind == "EndQuorumEpochRequest":
                 inp = {**inp, "preferred": self._successors(int(inp["src"]))}
             data = build_request(self.java, inp)
-            req = self.java.Inbound(len(self.inbound), data, self.time.milliseconds())
+            req = self._request(data)
             self.inbound.append((req, inp))
             self.client.handle(req)
             self._settle()
@@ -806,6 +841,9 @@ class KafkaRaftNode:
         outputs = self._effects(before_election, before_log) + self.outputs + self._responses()
         return StepResult(outputs, self.observation())
 
+    def _request_epoch(self, req: Any) -> int:
+        return int(request_json(self.java, self.id, _dst(req), req.data())["epoch"])
+
     def _successors(self, leader: int) -> list[int]:
         """The preferred successors this replica is told: the other voters, itself last.
 
@@ -821,10 +859,31 @@ class KafkaRaftNode:
         src, api = int(msg["src"]), API[msg["type"]]
         data = build_response(j, msg)
         req = self.reported.get((src, api))
-        if req is not None:
-            req.completion.complete(j.ResponseInbound(req.correlationId(), data, src))
+        # A responder answers with its epoch after handling, never below the request's, so a
+        # response below the latest request's epoch answers an older request: Kafka's request
+        # manager no longer expects it.
+        if req is not None and int(msg["epoch"]) >= self._request_epoch(req):
+            req.completion.complete(self._response(req.correlationId(), data, req))
         else:
-            self.queue.add(j.ResponseInbound(-1, data, src))  # nothing asked: Kafka ignores it
+            self.queue.add(self._response(-1, data, src))  # nothing asked: Kafka ignores it
+
+    def _response(self, correlation: int, data: Any, source: Any) -> Any:
+        """A ``RaftResponse.Inbound`` from ``source`` (an outbound request's destination, or an
+        id); 3.8+ names the source by ``Node``."""
+        j = self.java
+        if j.response_by_node:
+            node = source.destination() if not isinstance(source, int) else j.Node(source, "localhost", 9990 + source)
+            return j.ResponseInbound(correlation, data, node)
+        return j.ResponseInbound(correlation, data, source if isinstance(source, int) else _dst(source))
+
+    def _request(self, data: Any) -> Any:
+        """A ``RaftRequest.Inbound`` at the API's latest version (3.9+ also names the listener)."""
+        j = self.java
+        now = self.time.milliseconds()
+        if j.request_with_listener:
+            version = j.ApiKeys.forId(data.apiKey()).latestVersion()
+            return j.Inbound(j.listener, 0, version, data, now)
+        return j.Inbound(0, data, now)
 
     def _responses(self) -> list[dict[str, Any]]:
         out = []
@@ -851,7 +910,9 @@ class KafkaRaftNode:
         return out
 
     def close(self) -> None:
-        self.client = None
+        """Drop the client and the doubles (the JVM frees them once Python lets go)."""
+        self.client = self.quorum = self.requests = self.channel = self.queue = self.random = None
+        self.reported, self.held, self.inbound = {}, {}, []
 
 
 class KafkaRaftTarget:
