@@ -46,7 +46,8 @@ def list_targets() -> list[dict[str, Any]]:
              for m in CATALOGUE.values()]
     rows += [{"name": "kafka:VERSION", "protocol": p, "kind": "kafka",
               "doc": f"Apache Kafka's own {cls} (jars from Maven, run through JPype)"}
-             for p, cls in (("mm2", "Default/IdentityReplicationPolicy"), ("share", "ShareCoordinatorShard, 4.0+"))]
+             for p, cls in (("mm2", "Default/IdentityReplicationPolicy"), ("share", "ShareCoordinatorShard, 4.0+"),
+                            ("raft", "KafkaRaftClient over its test doubles, 3.7-3.9"))]
     return rows
 
 
