@@ -1,7 +1,8 @@
 """``kafka:VERSION`` targets: Apache Kafka's own classes, jars resolved by Maven, run through JPype.
 
 - mm2: ``DefaultReplicationPolicy`` / ``IdentityReplicationPolicy`` (connect-mirror-client);
-- share: ``ShareCoordinatorShard`` (kafka-share-coordinator, Kafka 4.0 and later).
+- share: ``ShareCoordinatorShard`` (kafka-share-coordinator, Kafka 4.0 and later);
+- raft: ``KafkaRaftClient`` per replica over Kafka's own raft test doubles (kafka-raft, 3.7-3.9).
 
 One Kafka version per process (JPype cannot restart a JVM); see ``jvm``. Jars are cached in
 ``$KSPEC_KAFKA_CACHE`` or ``~/.cache/kspec/kafka``; see ``artifacts``.
@@ -13,7 +14,7 @@ from typing import Any
 
 from kspec.conformance.adapters.base import TargetError
 
-PROTOCOLS = ("mm2", "share")
+PROTOCOLS = ("mm2", "share", "raft")
 
 
 def make_kafka_target(version: str, protocol: str) -> Any:
@@ -26,5 +27,9 @@ def make_kafka_target(version: str, protocol: str) -> Any:
         from kspec.conformance.targets.kafka.share import KafkaShareTarget
 
         return KafkaShareTarget(version)
+    if protocol == "raft":
+        from kspec.conformance.targets.kafka.raft import KafkaRaftTarget
+
+        return KafkaRaftTarget(version)
     raise TargetError(f"kafka:{version}: no Kafka target for protocol {protocol!r} "
                       f"(kafka targets cover: {', '.join(PROTOCOLS)})")
