@@ -43,14 +43,26 @@ def _share() -> ProtocolSpec:
     return ProtocolSpec("share", ShareDriver, CONFIGS)
 
 
+def _voters() -> ProtocolSpec:
+    from kspec.conformance.machines.voters import CONFIGS, VotersDriver
+
+    return ProtocolSpec("voters", VotersDriver, CONFIGS)
+
+
+def _streams() -> ProtocolSpec:
+    from kspec.conformance.machines.streams import CONFIGS, StreamsDriver
+
+    return ProtocolSpec("streams", StreamsDriver, CONFIGS)
+
+
 def _mm2() -> ProtocolSpec:
     from kspec.conformance.machines.mm2 import CONFIGS, Mm2Driver
 
     return ProtocolSpec("mm2", Mm2Driver, CONFIGS)
 
 
-PROTOCOLS: dict[str, Callable[[], ProtocolSpec]] = {"raft": _raft, "share": _share,
-                                                   "mm2": _mm2}
+PROTOCOLS: dict[str, Callable[[], ProtocolSpec]] = {"raft": _raft, "share": _share, "voters": _voters,
+                                                   "mm2": _mm2, "streams": _streams}
 
 
 @dataclass
@@ -70,6 +82,14 @@ class RunLog:
 def unsupported_categories(target: Target) -> frozenset[str]:
     """The action categories ``target`` declares it does not implement (``target.unsupported``)."""
     return frozenset(getattr(target, "unsupported", ()) or ())
+
+
+def target_configs(spec: ProtocolSpec, target: Target) -> list[dict[str, JSON]]:
+    """The configurations a run of ``target`` draws from: a target that declares a ``level``
+    (voters: ``replica`` or ``log``) is driven at that level, which the configuration (and so
+    the counterexample file) records."""
+    level = getattr(target, "level", None)
+    return spec.configs if level is None else [{**c, "level": level} for c in spec.configs]
 
 
 def supported_configs(configs: list[dict[str, JSON]], target: Target) -> list[dict[str, JSON]]:
@@ -94,7 +114,7 @@ def lockstep_machine(spec: ProtocolSpec, target: Target, log: RunLog,
     """
 
     skipped = unsupported_categories(target)
-    configs = supported_configs(spec.configs, target)
+    configs = supported_configs(target_configs(spec, target), target)
 
     def __init__(self: Any) -> None:
         RuleBasedStateMachine.__init__(self)
@@ -112,6 +132,17 @@ def lockstep_machine(spec: ProtocolSpec, target: Target, log: RunLog,
             log.failed = None  # the target did not start: no session to show
             raise
         log.current = self.session
+        # A driver may open every run with forced steps no rule draws (voters: the quorum's
+        # start-up); they are fed, checked and recorded like any other step.
+        for category in getattr(self.session.driver, "opening", ()):
+            try:
+                self.session.apply(category, 0)
+            except BaseException:
+                log.failed = self.session
+                if log.first_found is None:
+                    log.first_found = time.perf_counter() - log.started
+                    log.first_steps = len(self.session.steps)
+                raise
 
     def make_rule(category: str) -> Any:
         def run(self: Any, data: st.DataObject) -> None:

@@ -17,9 +17,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from kspec.conformance.targets import mm2_policies as mm2
+from kspec.conformance.targets import streams_routers as streams
 from kspec.conformance.targets.mm2_policies import PolicyTarget
 from kspec.conformance.targets.reference.raft import RaftReplica, RaftTarget
 from kspec.conformance.targets.reference.share import NOT_SET, ShareShard, ShareTarget
+from kspec.conformance.targets.reference.voters import ControlRecords, VoterReplica, VoterSet, voters_target
+from kspec.conformance.targets.streams_routers import RouterTarget
 
 # ------------------------------------------------------------------------------ raft
 
@@ -209,6 +212,93 @@ class LoadSkipsUpdates(ShareShard):
         return super().step(inp)
 
 
+# ------------------------------------------------------------------------------ voters (KIP-853)
+# Replica level: subclasses of VoterReplica. Log level (the control-record state machine
+# alone, what Kafka's KRaftControlRecordStateMachine is driven with): subclasses of ControlRecords.
+
+
+class HistoryNotTruncated(VoterReplica):
+    """A diverging-epoch truncation leaves the truncated VotersRecords in the voter-set history
+    (VOTERS-CTRL-TRUNCATE skipped)."""
+
+    def follow_log(self, outputs: list[dict[str, Any]]) -> None:
+        for out in outputs:
+            if out["type"] == "TruncateLog":
+                del self.control.records[out["offset"]:]
+                self.control.next_offset = out["offset"]
+            else:
+                super().follow_log([out])
+
+
+class TwoChangesInFlight(VoterReplica):
+    """The leader accepts an AddVoter or RemoveVoter while the previous VotersRecord is still
+    uncommitted (VOTERS-RULE-ONE-CHANGE missing)."""
+
+    def change_pending(self) -> bool:
+        return not self.control.voter_history
+
+
+class ChangeOnCommit(VoterReplica):
+    """A replica switches to a new voter set only once its VotersRecord commits, not when it is
+    appended (VOTERS-RULE-EFFECT-ON-APPEND broken)."""
+
+    def current_voters(self) -> VoterSet:
+        hw = self.high_watermark or 0
+        committed = [v for o, v in self.control.voter_history if o < hw]
+        return committed[-1] if committed else self.control.static
+
+
+class SnapshotWithoutVoters(VoterReplica):
+    """A snapshot leaves out the VotersRecord in force at its last offset (VOTERS-SNAP-CONTENT)."""
+
+    def snapshot(self) -> None:
+        super().snapshot()
+        if self.out and self.out[-1]["type"] == "SnapshotWritten":
+            assert self.control.snapshot is not None
+            self.control.snapshot["voters"] = None
+            self.out[-1] = {"type": "SnapshotWritten", "snapshot": self.control.snapshot_json()}
+
+
+class RemovedLeaderStays(VoterReplica):
+    """A leader that removed itself keeps leading after the removal commits
+    (VOTERS-RULE-REMOVED-LEADER missing)."""
+
+    def resign_if_removed(self) -> None:
+        pass
+
+
+class TruncateKeepsEntryAtEnd(ControlRecords):
+    """Log level: a truncation to offset N keeps the history entry at N (off by one: only the
+    entries after N go; VOTERS-HIST-TRUNCATE-NEW)."""
+
+    def truncate(self, offset: int) -> None:
+        kept = [(o, v) for o, v in self.voter_history if o <= offset]
+        super().truncate(offset)
+        if kept and kept[-1][0] == offset:
+            self.voter_history.append(kept[-1])
+
+
+class TrimDropsLast(ControlRecords):
+    """Log level: trimming the history to a snapshot drops every entry at or before its last
+    offset, the one still in force too (VOTERS-HIST-TRUNCATE-OLD)."""
+
+    @staticmethod
+    def trim(history: list[tuple[int, Any]], last: int) -> list[tuple[int, Any]]:
+        return [e for e in history if e[0] > last]
+
+
+class RestartIgnoresSnapshot(ControlRecords):
+    """Log level: on restart the control state is rebuilt from the log alone, without the latest
+    snapshot (or the bootstrap checkpoint) it starts from (VOTERS-CTRL-REBUILD)."""
+
+    def restart(self) -> None:
+        snapshot, self.snapshot = self.snapshot, None
+        try:
+            self.rebuild()
+        finally:
+            self.snapshot = snapshot
+
+
 # ------------------------------------------------------------------------------ the catalogue
 
 
@@ -232,9 +322,13 @@ class Mutant:
         full = f"mutant:{self.name}"
         if self.protocol == "raft":
             return RaftTarget(full, self.cls)
+        if self.protocol == "streams":
+            return RouterTarget(full, self.cls)
         if self.protocol == "mm2":
             # A user's policy class: one policy kind, the default one.
             return PolicyTarget(full, {"default": self.cls})
+        if self.protocol == "voters":
+            return voters_target(full, self.cls)
         return ShareTarget(full, self.cls)
 
 
@@ -269,6 +363,30 @@ CATALOGUE: dict[str, Mutant] = {m.name: m for m in (
            "naming and recognising disagree"),
     Mutant("mm2-connect-names-internal", "mm2", mm2.ConnectNamesInternalPolicy,
            "rule of an older release kept (KAFKA-17200)"),
+    # streams: interactive-query routers (conformance/targets/streams_routers.py, spec/streams.md §4).
+    Mutant("streams-ignore-partition-count", "streams", streams.IgnorePartitionCountRouter,
+           "modulus taken over the wrong count"),
+    Mutant("streams-abs-hash", "streams", streams.AbsHashRouter, "abs() of a hash (Integer.MIN_VALUE, sign)"),
+    Mutant("streams-no-standbys", "streams", streams.NoStandbysRouter, "replicas left out of a lookup"),
+    Mutant("streams-active-only-store-metadata", "streams", streams.ActiveOnlyStoreMetadataRouter,
+           "two views of one state disagree"),
+    Mutant("streams-available-before-assignment", "streams", streams.AvailableBeforeAssignmentRouter,
+           "missing initialization check"),
+    Mutant("streams-forgets-on-rebalance", "streams", streams.ForgetsOnRebalanceRouter,
+           "state dropped during a reconfiguration"),
+    Mutant("voters-history-not-truncated", "voters", HistoryNotTruncated, "stale state kept across a truncation"),
+    Mutant("voters-two-changes-in-flight", "voters", TwoChangesInFlight, "missing one-at-a-time guard"),
+    Mutant("voters-change-on-commit", "voters", ChangeOnCommit, "configuration used from commit, not append"),
+    Mutant("voters-snapshot-without-voters", "voters", SnapshotWithoutVoters, "field missing from a snapshot"),
+    Mutant("voters-removed-leader-stays", "voters", RemovedLeaderStays, "missing step-down after self-removal",
+           default_budget=False, note="needs the leader's removal committed by both remaining voters (about "
+                                      "10 steps in one order)"),
+    Mutant("voters-log-truncate-keeps-entry-at-end", "voters", TruncateKeepsEntryAtEnd,
+           "off-by-one in a truncation bound", default_budget=False,
+           note="needs a VotersRecord truncated away (a leader change before it replicates)"),
+    Mutant("voters-log-trim-drops-last", "voters", TrimDropsLast, "compaction drops the value still in force"),
+    Mutant("voters-log-restart-ignores-snapshot", "voters", RestartIgnoresSnapshot,
+           "recovery reads the log but not the snapshot"),
 )}
 
 NOT_IN_CATALOGUE: dict[str, str] = {

@@ -11,14 +11,21 @@ from typing import Any
 from kspec.conformance.adapters.base import Target
 
 # The protocols with a conformance driver and a reference target.
-REFERENCE_PROTOCOLS = ("raft", "share", "mm2")
+REFERENCE_PROTOCOLS = ("raft", "share", "voters", "mm2", "streams")
 
 
 class UnknownTarget(LookupError):
     """A target name that does not resolve; the message is one line naming it."""
 
 
-def reference_target(protocol: str) -> Target:
+def reference_target(protocol: str, level: str = "") -> Target:
+    """The reference target of ``protocol``; ``level`` picks a driver level (voters: ``log``)."""
+    if protocol == "voters" and level in ("", "replica", "log"):
+        from kspec.conformance.targets.reference.voters import VotersTarget
+
+        return VotersTarget("reference:log" if level == "log" else "reference", level=level or "replica")
+    if level:
+        raise UnknownTarget(f"reference:{level}: no such level for protocol {protocol!r} (voters has replica, log)")
     if protocol == "raft":
         from kspec.conformance.targets.reference.raft import RaftTarget
 
@@ -31,6 +38,10 @@ def reference_target(protocol: str) -> Target:
         from kspec.conformance.targets.mm2_policies import PolicyTarget
 
         return PolicyTarget("reference")
+    if protocol == "streams":
+        from kspec.conformance.targets.streams_routers import RouterTarget
+
+        return RouterTarget("reference")
     raise UnknownTarget(f"no reference target for protocol {protocol!r} (conformance covers: "
                         f"{', '.join(REFERENCE_PROTOCOLS)})")
 
@@ -42,6 +53,8 @@ def list_targets() -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = [
         {"name": "reference", "protocol": p, "kind": "reference",
          "doc": f"an independent {p} implementation that conforms"} for p in REFERENCE_PROTOCOLS]
+    rows.append({"name": "reference:log", "protocol": "voters", "kind": "reference",
+                 "doc": "the reference control-record state machine alone, driven at the log level"})
     rows += [{"name": f"mutant:{m.name}", "protocol": m.protocol, "kind": "mutant", "doc": m.doc}
              for m in CATALOGUE.values()]
     rows += [{"name": "kafka:VERSION", "protocol": p, "kind": "kafka",
@@ -56,6 +69,8 @@ def resolve_target(name: str, protocol: str, timeout: float = 10.0) -> Target:
     if name == "reference":
         return reference_target(protocol)
     kind, _, rest = name.partition(":")
+    if kind == "reference":
+        return reference_target(protocol, rest)
     if kind == "mutant":
         from kspec.conformance.targets.mutants import CATALOGUE
 

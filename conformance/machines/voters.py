@@ -1,0 +1,451 @@
+"""The voter-set (KIP-853) lockstep driver: VotersModel at small bounds, one target instance
+per replica, at one of two levels (``spec/adapter-protocol.md``, section voters).
+
+* **replica** (the default): the whole KRaft replica — raft inputs plus AddVoter, RemoveVoter,
+  the kraft.version upgrade and TakeSnapshot; the observation is raft's plus ``kraft_version``,
+  ``voters`` and ``history``.
+* **log**: only the control-record state machine (Kafka's ``KRaftControlRecordStateMachine``
+  over ``VoterSetHistory``), fed with one replica's log changes — Append, Truncate, Snapshot,
+  Restart — derived from the model replica's node steps (its ``AppendLog``, ``TruncateLog`` and
+  ``SnapshotWritten`` effects, and a restart after a crash).
+
+The level is part of the run's configuration (``config["level"]``): the lockstep machine puts a
+target's declared ``level`` there, and a counterexample file records it, so replay drives the
+same level.
+
+Every run opens with the quorum's start-up (VOTERS-MODEL-START): the driver records the node
+steps ``VotersModel.start_up`` takes from the formatted state and feeds them as one forced
+action (category ``opening``, which no rule draws). Besides the model's enabled actions the
+driver offers, as the raft driver does, inputs the model's replica refuses or ignores: timer
+expiries with nothing due (``idle``) and reconfiguration requests a replica refuses
+(``request``: a second change while one is uncommitted, a request at a follower, a duplicate
+voter ...), whose error responses the system model never enables. Snapshots are the node-level
+ones (any high watermark past the last snapshot), not only those VOTERS-MODEL-SNAPSHOT keeps.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, replace
+from itertools import pairwise
+from typing import Any
+
+from kspec.conformance.harness import JSON, Event
+from kspec.conformance.machines.raft import IDLE_TIMERS, RaftDriver
+from kspec.model.core.codec import encode
+from kspec.model.core.protocol import first_violated
+from kspec.model.raft import node as raft_node
+from kspec.model.raft.messages import AppendLog, ClientAppend, Crash, FetchDue, Input, Restart, TruncateLog
+from kspec.model.raft.state import Down, Leader
+from kspec.model.raft.system import Deliver, Drop, Duplicate, Fire, Reboot, describe_action
+from kspec.model.voters.control import (
+    KRAFT_VERSION,
+    VOTERS,
+    ControlState,
+    handle_records,
+    trim_to,
+    truncate_to,
+)
+from kspec.model.voters.history import VoterSet
+from kspec.model.voters.node import (
+    AddVoter,
+    RemoveVoter,
+    SnapshotWritten,
+    TakeSnapshot,
+    UpgradeKRaftVersion,
+    VoterNode,
+    directory_of,
+)
+from kspec.model.voters.system import Voters, VotersModel
+
+LEVELS = ("replica", "log")
+
+# Cluster shapes a run starts from (Hypothesis draws one; shrinking prefers the first).
+CONFIGS: list[dict[str, JSON]] = [
+    {"hosts": 4, "voters": 3, "kraft_version": 1, "pre_vote": False},
+    {"hosts": 4, "voters": 3, "kraft_version": 0, "pre_vote": False},
+    {"hosts": 3, "voters": 1, "kraft_version": 1, "pre_vote": False},
+    {"hosts": 4, "voters": 3, "kraft_version": 1, "pre_vote": True},
+]
+
+BOUNDS: dict[str, int] = {"max_adds": 2, "max_removes": 2, "max_snapshots": 2, "max_epoch": 3,
+                          "max_elections": 3, "max_fetches": 16, "max_appends": 1, "max_crashes": 1,
+                          "max_inflight": 6, "max_duplicates": 0}
+
+
+def pairs(voters: VoterSet | None) -> list[list[int]] | None:
+    """A voter set as the adapter protocol writes it: ``[[id, directory], ...]`` sorted."""
+    return None if voters is None else [list(k) for k in sorted(voters)]
+
+
+def control_observation(control: ControlState) -> dict[str, JSON]:
+    """The log-level observation: ``{kraft_version, voters, history}`` (VOTERS-OBS)."""
+    return {"kraft_version": control.last_kraft_version(), "voters": pairs(control.last_voter_set()),
+            "history": [[o, pairs(v)] for o, v in control.voters.entries]}
+
+
+def replica_observation(node: VoterNode) -> dict[str, JSON]:
+    """The replica-level observation: raft's plus the control-record state."""
+    return {**raft_node.observe(node), **control_observation(node.control)}
+
+
+def log_record(kind: str, payload: tuple[int, ...]) -> dict[str, JSON]:
+    """A raft log entry as a log-level record."""
+    if kind == VOTERS:
+        return {"type": "Voters", "voters": [[payload[i], payload[i + 1]] for i in range(0, len(payload), 2)]}
+    if kind == KRAFT_VERSION:
+        return {"type": "KRaftVersion", "version": payload[0]}
+    return {"type": "LeaderChange" if kind == "leader_change" else "Data"}
+
+
+@dataclass(frozen=True)
+class Formatted:
+    """The driver's state before the opening: every host just formatted."""
+
+    state: Voters
+
+
+@dataclass(frozen=True)
+class StartUp:
+    """The opening action: the quorum's start-up (VOTERS-MODEL-START)."""
+
+
+@dataclass(frozen=True)
+class Ignored:
+    """An input the model's replica ignores or refuses: a timer with nothing due, or a
+    reconfiguration request answered with an error. The system state does not change."""
+
+    node: int
+    input: Any
+
+
+@dataclass(frozen=True)
+class _Setup:
+    model: VotersModel
+    formatted: Voters
+    started: Voters
+    opening: tuple[tuple[int, Input, tuple[Any, ...], VoterNode, VoterNode], ...]
+
+
+_SETUPS: dict[str, _Setup] = {}
+
+
+def _setup(config: dict[str, JSON], bounds: dict[str, int]) -> _Setup:
+    """The model, the formatted and the started state, and the start-up's node steps (cached:
+    every run of a configuration starts the same way)."""
+    key = json.dumps([config, bounds], sort_keys=True)
+    found = _SETUPS.get(key)
+    if found is not None:
+        return found
+    model = VotersModel(hosts=int(config["hosts"]), voters=int(config["voters"]),
+                        kraft_version=int(config["kraft_version"]), pre_vote=bool(config["pre_vote"]),
+                        started=False, symmetry=False, **bounds)
+    formatted = model.init_states()[0]
+    recorded: list[tuple[int, Input, tuple[Any, ...], VoterNode, VoterNode]] = []
+    inner = model._step
+
+    def recording(node: Any, inp: Any) -> Any:
+        after, outputs = inner(node, inp)
+        recorded.append((node.id, inp, outputs, node, after))
+        return after, outputs
+
+    model._step = recording
+    try:
+        started = model.start_up(formatted)
+    finally:
+        model._step = inner
+    assert isinstance(formatted, Voters) and isinstance(started, Voters)
+    found = _Setup(model, formatted, started, tuple(recorded))
+    _SETUPS[key] = found
+    return found
+
+
+class VotersDriver:
+    """Lockstep driver for ``voters`` (see the module docstring)."""
+
+    protocol = "voters"
+
+    def __init__(self, config: dict[str, JSON], bounds: dict[str, int] | None = None) -> None:
+        self.config = {**CONFIGS[0], "level": "replica", **config}
+        self.level = str(self.config["level"])
+        if self.level not in LEVELS:
+            raise ValueError(f"voters: unknown level {self.level!r} (one of {', '.join(LEVELS)})")
+        setup = _setup({k: self.config[k] for k in CONFIGS[0]}, {**BOUNDS, **(bounds or {})})
+        self.model = setup.model
+        self._setup = setup
+        self._step = setup.model._vstep
+        props = self.model.properties()
+        self._always = [p for p in props if p.kind == "always"]
+        self._always_step = [p for p in props if p.kind == "always_step"]
+        # Inputs the log level cannot see (no log change) are not offered there.
+        self.categories = ("deliver", "fetch", "timer", "reconfig", "snapshot", "client", "network", "crash") + (
+            ("idle", "request") if self.level == "replica" else ())
+
+    weights = {"deliver": 3, "timer": 2, "reconfig": 2}
+    opening = ("opening",)  # the start-up, forced at the start of every run
+
+    # ------------------------------------------------------------------ configuration
+
+    def nodes(self) -> list[int]:
+        return list(self.model.replica_ids)
+
+    def node_config(self, node: int) -> dict[str, JSON]:
+        initial = frozenset((v, directory_of(v)) for v in sorted(self.model.voter_ids))
+        bootstrap = self.model.kraft_version >= 1
+        return {"level": self.level, "static_voters": [] if bootstrap else pairs(initial),
+                "bootstrap": {"kraft_version": 1, "voters": pairs(initial)} if bootstrap else None,
+                "pre_vote": self.model.pre_vote}
+
+    def init_state(self) -> Formatted:
+        return Formatted(self._setup.started)
+
+    # ------------------------------------------------------------------ actions
+
+    def candidates(self, state: Voters | Formatted) -> list[tuple[str, Any]]:
+        """The opening first; then the model's actions by category, the node-level snapshots,
+        and (replica level) the ignored timers and refused requests of the live replicas."""
+        if isinstance(state, Formatted):
+            return [("opening", StartUp())]
+        out: list[tuple[str, Any]] = []
+        for action in self.model.actions(state):
+            if isinstance(action, Deliver):
+                out.append(("deliver", action))
+            elif isinstance(action, Drop | Duplicate):
+                out.append(("network", action))
+            elif not isinstance(action, Fire) or isinstance(action.input, Crash | Restart):
+                out.append(("crash", action))
+            elif isinstance(action.input, TakeSnapshot):
+                continue  # offered below, at every replica
+            elif isinstance(action.input, AddVoter | RemoveVoter | UpgradeKRaftVersion):
+                out.append(("reconfig", action))  # accepted by the leader
+            elif isinstance(action.input, ClientAppend):
+                out.append(("client", action))
+            elif isinstance(action.input, FetchDue):
+                out.append(("fetch", action))
+            else:
+                out.append(("timer", action))  # election, fetch, check-quorum, backoff timers
+        hosts = self.model.replica_ids
+        for n in state.nodes:
+            if isinstance(n.role, Down):
+                continue
+            out.append(("snapshot", Fire(n.id, TakeSnapshot())))  # type: ignore[arg-type]
+            if self.level != "replica":
+                continue
+            out += [("idle", Ignored(n.id, timer)) for timer in IDLE_TIMERS]
+            # Refused requests: every one at a leader (with the accepted ones, so a second
+            # change while one is uncommitted is as likely as the first); one of each kind
+            # elsewhere (NOT_LEADER_OR_FOLLOWER).
+            at_leader = isinstance(n.role, Leader)
+            cat = "reconfig" if at_leader else "request"
+            for h in hosts if at_leader else hosts[-1:]:
+                out += [(cat, Ignored(n.id, AddVoter(h, directory_of(h)))),
+                        (cat, Ignored(n.id, RemoveVoter(h, directory_of(h))))]
+            out.append((cat, Ignored(n.id, UpgradeKRaftVersion())))
+        return out
+
+    def resolve(self, state: Voters | Formatted, action: Any) -> Any:
+        """The state after ``action``, or None when the model does not enable it within bounds."""
+        if isinstance(state, Formatted):
+            return state.state if isinstance(action, StartUp) else None
+        if isinstance(action, Ignored):
+            node = state.node(action.node)
+            after, outputs = self._step(node, action.input)  # type: ignore[arg-type]
+            refused = not outputs or isinstance(action.input, AddVoter | RemoveVoter | UpgradeKRaftVersion)
+            return state if after == node and refused else None
+        if isinstance(action, Fire) and isinstance(action.input, TakeSnapshot):
+            # Any snapshot the replica would take (VOTERS-SNAP-TAKE), within the budget.
+            if state.snapshots >= int(self.model.bounds["max_snapshots"]):
+                return None
+            after = self.model._apply(state, action.node, action.input)
+            return None if after is None else replace(after, snapshots=state.snapshots + 1)
+        after = self.model.next_state(state, action)
+        if after is None and isinstance(action, Reboot):
+            after = self._quiet_reboot(state, action.node)
+        if after is None or not self.model.within_bounds(after):
+            return None
+        return after
+
+    def _quiet_reboot(self, state: Voters, replica: int) -> Voters | None:
+        """A reboot that loses nothing: the explorer skips it, but the target must rebuild its
+        control state from snapshot and log to the same answers (VOTERS-CTRL-REBUILD)."""
+        if state.crashes >= int(self.model.bounds["max_crashes"]) or isinstance(state.node(replica).role, Down):
+            return None
+        down = self.model._apply(state, replica, Crash())
+        up = None if down is None else self.model._apply(down, replica, Restart())
+        return None if up is None else replace(up, crashes=state.crashes + 1)  # type: ignore[return-value]
+
+    # ------------------------------------------------------------------ events
+
+    def _node_steps(self, before: Any, action: Any) -> list[tuple[int, Input, tuple[Any, ...], VoterNode, VoterNode]]:
+        """The node steps of ``action``: (replica, input, outputs, node before, node after)."""
+        if isinstance(action, StartUp):
+            return list(self._setup.opening)
+        pairs_: list[tuple[int, Any]]
+        if isinstance(action, Ignored | Fire):
+            pairs_ = [(action.node, action.input)]
+        elif isinstance(action, Deliver):
+            pairs_ = [(action.message.dst, action.message)]
+        elif isinstance(action, Reboot):
+            pairs_ = [(action.node, Crash()), (action.node, Restart())]
+        else:
+            pairs_ = []
+        nodes = {n.id: n for n in before.nodes}
+        out = []
+        for replica, inp in pairs_:
+            node = nodes[replica]
+            nodes[replica], outputs = self._step(node, inp)
+            out.append((replica, inp, outputs, node, nodes[replica]))
+        return out
+
+    def events(self, before: Any, action: Any, after: Any) -> list[Event]:
+        """The node-level inputs of ``action`` (replica level), or the log changes they make
+        (log level), each with the model's outputs and observation after it."""
+        out: list[Event] = []
+        for replica, inp, outputs, node_before, node_after in self._node_steps(before, action):
+            if self.level == "replica":
+                out.append(Event(replica, encode(inp), encode(outputs), replica_observation(node_after)))
+            else:
+                out += [Event(replica, i, o, obs) for i, o, obs in log_events(inp, outputs, node_before, node_after)]
+        return out
+
+    comparable = staticmethod(RaftDriver.comparable)
+
+    def describe(self, action: Any) -> str:
+        if isinstance(action, StartUp):
+            return "start-up: replica 1 elected, every host caught up (VOTERS-MODEL-START)"
+        if isinstance(action, Ignored):
+            inp = action.input
+            what = type(inp).__name__ + (f"({inp.replica})" if hasattr(inp, "replica") else "")
+            return f"replica {action.node}: {what} (ignored or refused)"
+        return describe_action(action)
+
+    # ------------------------------------------------------------------ checks
+
+    def model_violation(self, before: Any, action: Any, after: Any) -> str | None:
+        if isinstance(action, Ignored | StartUp):
+            return None
+        return first_violated(self._always + self._always_step, before, action, after)
+
+    def observed_violation(self, node: Any, inp: JSON, observations: dict[Any, JSON],
+                           memory: dict[str, Any]) -> str | None:
+        """Safety checks on the target's observations alone (spec/adapter-protocol.md)."""
+        obs = observations[node]
+        kind = inp.get("type") if isinstance(inp, dict) else None
+        ends: dict[Any, int] = memory.setdefault("ends", {})
+        if self.level == "replica":
+            ends[node] = len(obs.get("log") or [])
+        elif kind == "Append":
+            ends[node] = int(inp["base_offset"]) + len(inp["entries"])
+        elif kind == "Truncate":
+            ends[node] = min(ends.get(node, 0), int(inp["offset"]))
+        last: dict[Any, JSON] = memory.setdefault("last", {})
+        previous, last[node] = last.get(node), obs
+        static = self.node_config(node)["static_voters"]
+        return (_history_violation(node, obs, ends.get(node, 0), static)
+                or (_rebuild_violation(node, previous, obs) if kind == "Restart" and previous is not None else None)
+                or (_raft_violation(node, observations, memory) if self.level == "replica" else None))
+
+
+# ---------------------------------------------------------------------- the log level
+
+
+def log_events(inp: Input, outputs: tuple[Any, ...], before: VoterNode,
+               after: VoterNode) -> list[tuple[JSON, JSON, JSON]]:
+    """The log-level inputs one node step makes, with outputs and observation after each:
+    a restart after a crash, then one per AppendLog, TruncateLog or SnapshotWritten effect."""
+    events: list[tuple[JSON, JSON, JSON]] = []
+    control = before.control
+    if isinstance(inp, Restart) and isinstance(before.role, Down) and not isinstance(after.role, Down):
+        control = after.control  # rebuilt from snapshot and log (VOTERS-CTRL-REBUILD)
+        events.append(({"type": "Restart"}, [], control_observation(control)))
+    for out in outputs:
+        if isinstance(out, AppendLog):
+            control = handle_records(control, out.offset, out.entries)
+            entries = [{"epoch": e.epoch, "record": log_record(e.kind, e.payload)} for e in out.entries]
+            events.append(({"type": "Append", "base_offset": out.offset, "entries": entries}, [],
+                           control_observation(control)))
+        elif isinstance(out, TruncateLog):
+            control = truncate_to(control, out.offset)
+            events.append(({"type": "Truncate", "offset": out.offset}, [], control_observation(control)))
+        elif isinstance(out, SnapshotWritten):
+            control = trim_to(control, out.snapshot)
+            events.append(({"type": "Snapshot", "end_offset": out.snapshot.end_offset}, encode([out]),
+                           control_observation(control)))
+    # The derivation must land where the model's replica is (else the driver is wrong).
+    assert control_observation(control) == control_observation(after.control), (inp, outputs)
+    return events
+
+
+# ---------------------------------------------------------------------- observation checks
+
+
+def _sets(history: JSON) -> list[tuple[int, frozenset[tuple[int, int]]]]:
+    return [(int(o), frozenset((int(r), int(d)) for r, d in v)) for o, v in history or []]
+
+
+def _at(history: list[tuple[int, frozenset[tuple[int, int]]]], offset: int) -> frozenset[tuple[int, int]] | None:
+    found = None
+    for o, v in history:
+        if o > offset:
+            break
+        found = v
+    return found
+
+
+def _history_violation(node: Any, obs: JSON, end: int, static: JSON) -> str | None:
+    try:
+        history = _sets(obs.get("history"))
+        voters = frozenset((int(r), int(d)) for r, d in obs.get("voters") or [])
+    except (TypeError, ValueError):
+        return None  # a malformed observation shows as an observation divergence
+    offsets = [o for o, _ in history]
+    if any(a >= b for a, b in pairwise(offsets)) or (offsets and (offsets[0] < -1 or offsets[-1] >= end)):
+        return (f"VOTERS-INV-HISTORY-ORDER: replica {node}'s history offsets {offsets} do not strictly increase "
+                f"within [-1, {end})")
+    for (o1, a), (o2, b) in pairwise(history):
+        if len(a - b) > 1 or len(b - a) > 1:
+            return (f"VOTERS-INV-ONE-VOTER-DIFF: replica {node}'s voter sets at {o1} and {o2} differ by more "
+                    f"than one voter")
+    expected = history[-1][1] if history else frozenset((int(r), int(d)) for r, d in static)
+    if voters != expected:
+        return (f"VOTERS-INV-CURRENT-SET: replica {node} uses voters {sorted(voters)}, the set in force at its "
+                f"log end is {sorted(expected)}")
+    return None
+
+
+def _rebuild_violation(node: Any, before: JSON, after: JSON) -> str | None:
+    """VOTERS-INV-REBUILD: the restarted replica answers as it did before the restart, at every
+    offset from its rebuilt history's first one (the snapshot's last offset) to the log end."""
+    for key in ("kraft_version", "voters"):
+        if before.get(key) != after.get(key):
+            return f"VOTERS-INV-REBUILD: replica {node}'s {key} changed on restart"
+    try:
+        old, new = _sets(before.get("history")), _sets(after.get("history"))
+    except (TypeError, ValueError):
+        return None
+    offsets = sorted({o for o, _ in old} | {o for o, _ in new})
+    start = new[0][0] if new else (old[0][0] if old else 0)
+    for o in (o for o in offsets if o >= start):
+        if _at(old, o) != _at(new, o):
+            return f"VOTERS-INV-REBUILD: replica {node}'s voter set at offset {o} changed on restart"
+    return None
+
+
+def _raft_violation(node: Any, observations: dict[Any, JSON], memory: dict[str, Any]) -> str | None:
+    """KRaft's safety under reconfiguration, on the replicas' observations."""
+    leaders: dict[Any, Any] = memory.setdefault("leaders", {})
+    obs = observations[node]
+    if obs.get("role") == "leader":
+        other = leaders.setdefault(obs.get("epoch"), node)
+        if other != node:
+            return f"VOTERS-INV-ELECTION-SAFETY: replicas {other} and {node} both lead epoch {obs.get('epoch')}"
+    hw, log = obs.get("high_watermark"), obs.get("log") or []
+    if isinstance(hw, int):
+        for other, o in observations.items():
+            ohw, olog = o.get("high_watermark"), o.get("log") or []
+            upto = min(hw, ohw) if isinstance(ohw, int) else 0
+            if other != node and log[:upto] != olog[:upto]:
+                return (f"VOTERS-INV-COMMITTED-UNIQUE: replicas {node} and {other} disagree below their high "
+                        f"watermarks ({hw}, {ohw})")
+    return None
+

@@ -1,0 +1,367 @@
+"""A KRaft replica with a dynamic voter set (KIP-853), written the way a user would write it.
+
+Two pieces, as in Kafka: :class:`ControlRecords` is the control-record state machine
+(``KRaftControlRecordStateMachine`` over ``VoterSetHistory`` and the kraft.version history):
+it reads the log's KRaftVersion and Voters records, drops them on truncation, trims them on a
+snapshot and rebuilds them from the latest snapshot and the log on restart.
+:class:`VoterReplica` is the reference raft replica
+(:class:`~kspec.conformance.targets.reference.raft.RaftReplica`) using the voter set in force
+at its log end, plus the leader's AddVoter / RemoveVoter / kraft.version upgrade handlers
+(``AddVoterHandler``, ``RemoveVoterHandler``) and snapshots. It never imports
+``kspec.model``; it speaks the JSON of ``spec/adapter-protocol.md`` (section voters).
+
+:class:`VotersTarget` serves either level: ``replica`` (a :class:`VoterReplica` per node) or
+``log`` (a :class:`ControlRecords` per node fed with log changes). ``reference`` is the replica
+level, ``reference:log`` the log level. The voter mutants subclass one of the two classes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kspec.conformance.adapters.base import JSON, StepResult, TargetError
+from kspec.conformance.targets.reference.raft import RaftReplica
+
+Key = tuple[int, int]  # (replica id, directory id)
+VoterSet = frozenset[Key]
+
+
+def _voter_set(pairs: Any) -> VoterSet:
+    return frozenset((int(r), int(d)) for r, d in pairs)
+
+
+def _show(voters: VoterSet | None) -> list[list[int]] | None:
+    return None if voters is None else [[r, d] for r, d in sorted(voters)]
+
+
+def _ids(voters: VoterSet) -> list[int]:
+    return sorted({r for r, _ in voters})
+
+
+class ControlRecords:
+    """The control-record state machine of one replica, with the log and latest snapshot it
+    reads from. History entries are ``(offset, value)`` in offset order; offset -1 is the
+    bootstrap checkpoint."""
+
+    def __init__(self, static: VoterSet, bootstrap: dict[str, Any] | None) -> None:
+        self.static = static
+        self.records: list[tuple[int, dict[str, Any]]] = []  # the log: (epoch, record) at each offset
+        self.snapshot: dict[str, Any] | None = None
+        if bootstrap is not None:
+            # The bootstrap checkpoint is a snapshot ending at offset 0.
+            self.snapshot = {"end_offset": 0, "kraft_version": int(bootstrap["kraft_version"]),
+                             "voters": _voter_set(bootstrap["voters"])}
+        self.voter_history: list[tuple[int, VoterSet]] = []
+        self.version_history: list[tuple[int, int]] = []
+        self.next_offset = 0
+        self.rebuild()
+
+    def restart(self) -> None:
+        """The replica restarted: its in-memory state is gone, read it all again."""
+        self.rebuild()
+
+    # -------------------------------------------------------------- reading the log
+
+    def rebuild(self) -> None:
+        """Read everything again: the latest snapshot, then the log after it."""
+        self.voter_history, self.version_history, self.next_offset = [], [], 0
+        if self.snapshot is not None:
+            last = self.snapshot["end_offset"] - 1
+            if self.snapshot["kraft_version"] > 0:
+                self.version_history.append((last, self.snapshot["kraft_version"]))
+            if self.snapshot["voters"] is not None:
+                self.voter_history.append((last, self.snapshot["voters"]))
+            self.next_offset = self.snapshot["end_offset"]
+        self.read(self.next_offset, self.records[self.next_offset:])
+
+    def read(self, base: int, records: list[tuple[int, dict[str, Any]]]) -> None:
+        for i, (_, record) in enumerate(records):
+            if record["type"] == "Voters":
+                self.add_voters(base + i, _voter_set(record["voters"]))
+            elif record["type"] == "KRaftVersion":
+                self.add_version(base + i, int(record["version"]))
+        self.next_offset = base + len(records)
+
+    def add_voters(self, offset: int, voters: VoterSet) -> None:
+        if self.voter_history:
+            last_offset, last = self.voter_history[-1]
+            # Sets from the replicated log must keep an overlapping majority (not the bootstrap).
+            if last_offset >= 0 and (len(last - voters) > 1 or len(voters - last) > 1):
+                raise TargetError(f"voter set {_show(voters)} at {offset} does not overlap {_show(last)}")
+            if offset <= last_offset:
+                raise TargetError(f"voter set at {offset} is not after the last one at {last_offset}")
+        self.voter_history.append((offset, voters))
+
+    def add_version(self, offset: int, version: int) -> None:
+        if self.version_history and offset <= self.version_history[-1][0]:
+            raise TargetError(f"kraft.version at {offset} is not after the last one")
+        self.version_history.append((offset, version))
+
+    # -------------------------------------------------------------- log changes
+
+    def append(self, base: int, records: list[tuple[int, dict[str, Any]]]) -> None:
+        if base != len(self.records):
+            raise TargetError(f"append at {base} but the log ends at {len(self.records)}")
+        self.records.extend(records)
+        self.read(base, records)
+
+    def truncate(self, offset: int) -> None:
+        del self.records[offset:]
+        self.voter_history = [(o, v) for o, v in self.voter_history if o < offset]
+        self.version_history = [(o, v) for o, v in self.version_history if o < offset]
+        self.next_offset = min(self.next_offset, offset)
+
+    def take_snapshot(self, end_offset: int) -> dict[str, Any]:
+        """Write a snapshot of the offsets below ``end_offset`` and trim the histories to it."""
+        last = end_offset - 1
+        version = self.value_at(self.version_history, last)
+        self.snapshot = {"end_offset": end_offset, "kraft_version": version or 0,
+                         "voters": self.value_at(self.voter_history, last)}
+        self.voter_history = self.trim(self.voter_history, last)
+        self.version_history = self.trim(self.version_history, last)
+        return self.snapshot
+
+    @staticmethod
+    def trim(history: list[tuple[int, Any]], last: int) -> list[tuple[int, Any]]:
+        """Drop the entries at or before ``last``, except the latest of them."""
+        older = [e for e in history if e[0] <= last]
+        return older[-1:] + [e for e in history if e[0] > last]
+
+    # -------------------------------------------------------------- answers
+
+    @staticmethod
+    def value_at(history: list[tuple[int, Any]], offset: int) -> Any:
+        found = None
+        for o, v in history:
+            if o > offset:
+                break
+            found = v
+        return found
+
+    def voters_now(self) -> VoterSet:
+        """The voter set in force at the log end (the static one when the log has none)."""
+        return self.voter_history[-1][1] if self.voter_history else self.static
+
+    def kraft_version(self) -> int:
+        return self.version_history[-1][1] if self.version_history else 0
+
+    def snapshot_json(self) -> dict[str, JSON]:
+        assert self.snapshot is not None
+        return {"type": "Snapshot", "end_offset": self.snapshot["end_offset"],
+                "kraft_version": self.snapshot["kraft_version"], "voters": _show(self.snapshot["voters"])}
+
+    def observation(self, voters: VoterSet | None = None) -> dict[str, JSON]:
+        return {"kraft_version": self.kraft_version(),
+                "voters": _show(self.voters_now() if voters is None else voters),
+                "history": [[o, _show(v)] for o, v in self.voter_history]}
+
+
+# ------------------------------------------------------------------ the replica
+
+
+def _record(entry: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+    """A raft log entry as the record the control state machine reads."""
+    kind, payload = entry["kind"], list(entry.get("payload") or [])
+    if kind == "voters":
+        return entry["epoch"], {"type": "Voters", "voters": [payload[i:i + 2] for i in range(0, len(payload), 2)]}
+    if kind == "kraft_version":
+        return entry["epoch"], {"type": "KRaftVersion", "version": payload[0]}
+    return entry["epoch"], {"type": "Data"}
+
+
+def _entry(epoch: int, kind: str, payload: list[int]) -> dict[str, Any]:
+    return {"type": "Entry", "epoch": epoch, "kind": kind, "payload": payload}
+
+
+class VoterReplica(RaftReplica):
+    """A KRaft replica whose voters come from its log (KIP-853)."""
+
+    def __init__(self, node_id: int, config: dict[str, Any],
+                 control_class: type[ControlRecords] = ControlRecords) -> None:
+        static = _voter_set(config.get("static_voters") or [])
+        bootstrap = config.get("bootstrap")
+        self.control = control_class(static, bootstrap)
+        initial = _voter_set(bootstrap["voters"]) if bootstrap else static
+        super().__init__(node_id, _ids(initial), bool(config.get("pre_vote", False)))
+        self.voter_set = initial
+
+    def step(self, inp: dict[str, Any]) -> list[dict[str, Any]]:
+        kind = inp["type"]
+        if kind in ("AddVoter", "RemoveVoter", "UpgradeKRaftVersion"):
+            self.out = []
+            self.reconfigure(inp)
+        elif kind == "TakeSnapshot":
+            self.out = []
+            self.snapshot()
+        else:
+            was_down = self.role == "down"
+            super().step(inp)
+            if was_down and self.role != "down":
+                self.control.restart()  # a restarted replica reads snapshot and log again
+            else:
+                self.follow_log(self.out)
+        self.use_voters(self.current_voters())
+        self.resign_if_removed()
+        return self.out
+
+    def follow_log(self, outputs: list[dict[str, Any]]) -> None:
+        """Feed the log changes of this step to the control-record state machine."""
+        for out in outputs:
+            if out["type"] == "AppendLog":
+                self.control.append(out["offset"], [_record(e) for e in out["entries"]])
+            elif out["type"] == "TruncateLog":
+                self.control.truncate(out["offset"])
+
+    def current_voters(self) -> VoterSet:
+        """The voter set this replica uses: the one in force at its log end, committed or not."""
+        return self.control.voters_now()
+
+    def use_voters(self, voters: VoterSet) -> None:
+        self.voter_set = voters
+        ids = _ids(voters)
+        if ids != self.voters:
+            self.voters = ids
+            if self.role == "leader":
+                self.update_high_watermark()
+
+    def resign_if_removed(self) -> None:
+        """A leader that removed itself resigns once that VotersRecord commits."""
+        if self.role != "leader" or self.is_voter or self.high_watermark is None:
+            return
+        if self.control.voter_history and self.control.voter_history[-1][0] < self.high_watermark:
+            self.resign()
+
+    # -------------------------------------------------------------- leader requests
+
+    def reject(self, request: str, replica: int, error: str) -> None:
+        self.out.append({"type": "ReconfigRejected", "request": request, "replica": replica, "error": error})
+
+    def leader_append(self, entries: list[dict[str, Any]]) -> None:
+        self.out.append({"type": "AppendLog", "offset": self.end_offset, "entries": entries})
+        self.control.append(self.end_offset, [_record(e) for e in entries])
+        self.log.extend(entries)
+
+    def change_pending(self) -> bool:
+        """A voter change is uncommitted (or there is no voter set in the log at all)."""
+        history = self.control.voter_history
+        assert self.high_watermark is not None
+        return not history or history[-1][0] >= self.high_watermark
+
+    def reconfigure(self, inp: dict[str, Any]) -> None:
+        request = {"AddVoter": "add_voter", "RemoveVoter": "remove_voter",
+                   "UpgradeKRaftVersion": "upgrade"}[inp["type"]]
+        replica = inp.get("replica", self.id)
+        if self.role != "leader":
+            return self.reject(request, replica, "NOT_LEADER_OR_FOLLOWER")
+        if self.high_watermark is None:
+            return self.reject(request, replica, "REQUEST_TIMED_OUT")
+        current = self.control.voters_now()
+        if request == "upgrade":
+            if self.control.kraft_version() < 1:
+                # one batch: kraft.version 1 and the current voters (a host's directory is its id)
+                voters = [x for r in _ids(current) for x in (r, r)]
+                self.leader_append([_entry(self.epoch, "kraft_version", [1]), _entry(self.epoch, "voters", voters)])
+            return None
+        if self.control.kraft_version() < 1:
+            return self.reject(request, replica, "UNSUPPORTED_VERSION")
+        if self.change_pending():
+            return self.reject(request, replica, "REQUEST_TIMED_OUT")
+        key = (inp["replica"], inp["directory"])
+        if request == "add_voter":
+            if key[0] in _ids(current):
+                return self.reject(request, replica, "DUPLICATE_VOTER")
+            if self.end_offsets.get(key[0]) != self.end_offset:
+                return self.reject(request, replica, "REQUEST_TIMED_OUT")  # not caught up yet
+            new = current | {key}
+        else:
+            if key not in current or len(current) == 1:
+                return self.reject(request, replica, "VOTER_NOT_FOUND")
+            new = current - {key}
+        self.leader_append([_entry(self.epoch, "voters", [x for k in sorted(new) for x in k])])
+        return None
+
+    def snapshot(self) -> None:
+        hw = self.high_watermark
+        latest = self.control.snapshot["end_offset"] if self.control.snapshot else 0
+        if self.role == "down" or hw is None or hw <= latest:
+            return
+        self.control.take_snapshot(hw)
+        self.out.append({"type": "SnapshotWritten", "snapshot": self.control.snapshot_json()})
+
+    def observation(self) -> dict[str, JSON]:
+        return {**super().observation(), **self.control.observation(self.voter_set)}
+
+
+# ------------------------------------------------------------------ adapters and the target
+
+
+class ReplicaInstance:
+    def __init__(self, replica: VoterReplica) -> None:
+        self.replica = replica
+
+    def step(self, inp: JSON) -> StepResult:
+        return StepResult(self.replica.step(inp), self.replica.observation())
+
+    def close(self) -> None:
+        pass
+
+
+class LogInstance:
+    """The log level: one replica's control-record state machine, fed with its log changes."""
+
+    def __init__(self, control: ControlRecords) -> None:
+        self.control = control
+
+    def step(self, inp: JSON) -> StepResult:
+        kind = inp["type"]
+        outputs: list[JSON] = []
+        if kind == "Append":
+            self.control.append(inp["base_offset"], [(e["epoch"], e["record"]) for e in inp["entries"]])
+        elif kind == "Truncate":
+            self.control.truncate(inp["offset"])
+        elif kind == "Snapshot":
+            self.control.take_snapshot(inp["end_offset"])
+            outputs.append({"type": "SnapshotWritten", "snapshot": self.control.snapshot_json()})
+        elif kind == "Restart":
+            self.control.restart()
+        else:
+            raise TargetError(f"unknown log-level input {kind!r}")
+        return StepResult(outputs, self.control.observation())
+
+    def close(self) -> None:
+        pass
+
+
+class VotersTarget:
+    """A voters target at ``level`` ``replica`` (a :class:`VoterReplica` per node) or ``log``
+    (a :class:`ControlRecords` per node)."""
+
+    protocol = "voters"
+
+    def __init__(self, name: str = "reference", replica_class: type[VoterReplica] = VoterReplica,
+                 control_class: type[ControlRecords] = ControlRecords, level: str = "replica") -> None:
+        if level not in ("replica", "log"):
+            raise ValueError(f"unknown level {level!r} (replica or log)")
+        self.name = name
+        self.level = level
+        self.replica_class = replica_class
+        self.control_class = control_class
+
+    def start(self, node: int, config: dict[str, JSON]) -> ReplicaInstance | LogInstance:
+        asked = config.get("level", "replica")
+        if asked != self.level:
+            raise TargetError(f"{self.name} serves the {self.level} level, the run drives the {asked} level")
+        if self.level == "log":
+            bootstrap = config.get("bootstrap")
+            return LogInstance(self.control_class(_voter_set(config.get("static_voters") or []), bootstrap))
+        return ReplicaInstance(self.replica_class(node, config, self.control_class))
+
+    def close(self) -> None:
+        pass
+
+
+def voters_target(name: str, cls: type) -> VotersTarget:
+    """The target of a replica class (replica level) or a control-record class (log level)."""
+    if issubclass(cls, ControlRecords):
+        return VotersTarget(name, control_class=cls, level="log")
+    return VotersTarget(name, replica_class=cls)
