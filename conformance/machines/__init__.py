@@ -95,7 +95,10 @@ def target_configs(spec: ProtocolSpec, target: Target) -> list[dict[str, JSON]]:
 def supported_configs(configs: list[dict[str, JSON]], target: Target) -> list[dict[str, JSON]]:
     """The configurations ``target`` takes (``target.supports(config)``; mm2: a Kafka release
     keeps its own internal-topic rule, a user's policy class has one policy kind); all of them
-    when it declares nothing or takes none, so that the target itself says why at start."""
+    when it declares nothing or takes none, so that the target itself says why at start. A
+    target's ``model_config`` is added to each (share: ``kafka:VERSION`` runs its release's rules)."""
+    fixed = dict(getattr(target, "model_config", None) or {})
+    configs = [{**c, **fixed} for c in configs] if fixed else configs
     supports = getattr(target, "supports", None)
     kept = [c for c in configs if supports is None or supports(c)]
     return kept or configs
