@@ -12,6 +12,13 @@ around a shard and no more.
   COORDINATOR_NOT_AVAILABLE as ``ShareCoordinatorService`` does for a partition it does not host.
 - ``Load`` with records: a fresh shard from the Builder, ``onLoaded`` and the metadata image,
   then every record replayed (fail-over).
+- A request Kafka 4.0 has no API for (initialize, delete, read-summary) gets UNSUPPORTED_VERSION,
+  as a 4.0 broker's ApiVersions tells a client; the target also declares the ``initialize``
+  category unsupported, so the lockstep never draws it.
+
+The model runs with this version's rules (``model_config``: ``kafka_version``; spec/share.md,
+"Versions"). From 4.2 the shard takes a ``CoordinatorMetadataImage`` (Kafka's KRaft wrapper of
+the ``MetadataImage``), and from 4.3 its ``onNewMetadataImage`` became ``onMetadataUpdate``.
 - Observation: the shard's four timeline maps (read through reflection: they are private),
   shaped as ``kspec.model.share.shard.observe``.
 
@@ -26,6 +33,8 @@ from typing import Any
 
 from kspec.conformance.adapters.base import JSON, StepResult, TargetError
 from kspec.conformance.targets.kafka import artifacts, jvm
+from kspec.model.share.shard import MESSAGE_OF, UNSUPPORTED_VERSION
+from kspec.model.share.versions import Rules, minor_of, rules_of
 
 ARTIFACTS = ["kafka-share-coordinator"]
 PKG = "org.apache.kafka.coordinator.share"
@@ -90,6 +99,15 @@ class _Java:
                                                        for m in self.Helpers.class_.getMethods())
                          else "newShareSnapshotUpdateRecord")
         self.new_update_record = getattr(self.Helpers, update_helper)
+        # 4.2+: the shard sees the metadata through CoordinatorMetadataImage / -Delta.
+        runtime = "org.apache.kafka.coordinator.common.runtime"
+        self.wrap_image = any(str(t.getName()).endswith("CoordinatorMetadataImage")
+                              for m in self.Shard.class_.getMethods() if str(m.getName()) == "onLoaded"
+                              for t in m.getParameterTypes())
+        if self.wrap_image:
+            self.KRaftImage = c(f"{runtime}.KRaftCoordinatorMetadataImage")
+            self.KRaftDelta = c(f"{runtime}.KRaftCoordinatorMetadataDelta")
+        self.has_metadata_update = any(str(m.getName()) == "onMetadataUpdate" for m in self.Shard.class_.getMethods())
 
         self.WriteBatch = c(f"{MSG}.WriteShareGroupStateRequestData$StateBatch")
         self._requests: dict[str, tuple[str, Any, Any, Any]] = {}
@@ -186,9 +204,18 @@ class KafkaShareShard:
             builder = builder.withTime(j.jpype.JClass("org.apache.kafka.common.utils.Time").SYSTEM)
         self.shard = builder.build()
         self.next_offset = 0
-        self.shard.onLoaded(j.MetadataImage.EMPTY if self.image is None else self.image)
+        image = j.MetadataImage.EMPTY if self.image is None else self.image
+        delta = j.MetadataDelta(image)
+        if j.wrap_image:
+            image, delta = j.KRaftImage(image), j.KRaftDelta(delta)
+        # onLoaded gets the image (EMPTY when there is none): 4.2+ keeps it, earlier releases
+        # take it from onNewMetadataImage.
+        self.shard.onLoaded(image)
         if self.image is not None:
-            self.shard.onNewMetadataImage(self.image, j.MetadataDelta(self.image))
+            if j.has_metadata_update:
+                self.shard.onMetadataUpdate(delta, image)
+            else:
+                self.shard.onNewMetadataImage(image, delta)
 
     # -------------------------------------------------------------- records
 
@@ -264,6 +291,9 @@ class KafkaShareShard:
         if not self.active:
             err = self.java.Errors.COORDINATOR_NOT_AVAILABLE
             return [self._response(inp, str(err.name()), str(err.message()))]
+        if kind not in ("WriteRequest", "ReadRequest") and not self.java.has_initialize:
+            # Kafka 4.0 has no such API: its broker answers UNSUPPORTED_VERSION (SHARE-VER-INITIALIZE).
+            return [self._response(inp, UNSUPPORTED_VERSION, MESSAGE_OF[UNSUPPORTED_VERSION])]
         method, data_cls, topic_cls, part_cls = self.java.request_classes(kind)
         part = part_cls().setPartition(int(inp["partition"]))
         if "leader_epoch" in inp:
@@ -305,7 +335,7 @@ class KafkaShareShard:
         if kind == "ReadResponse":
             out.update(state_epoch=0, start_offset=-1, state_batches=[])
         elif kind == "ReadSummaryResponse":
-            out.update(state_epoch=0, leader_epoch=-1, start_offset=-1)
+            out.update(state_epoch=0, leader_epoch=0, start_offset=-1)
         out.update(fields)
         return out
 
@@ -385,7 +415,11 @@ class ShareInstance:
 
 
 class KafkaShareTarget:
-    """The share target of one Kafka version (4.0.0 or later)."""
+    """The share target of one Kafka version (4.0.0 or later).
+
+    ``model_config`` makes the lockstep run the model with this release's rules; ``unsupported``
+    leaves out the initialize category on 4.0, which has no InitializeShareGroupState.
+    """
 
     protocol = "share"
 
@@ -394,11 +428,21 @@ class KafkaShareTarget:
         self.name = f"kafka:{version}"
         if int(version.split(".")[0]) < 4:
             raise TargetError(f"kafka:{version}: the share coordinator ships from Kafka 4.0.0 (KIP-932)")
+        try:
+            self.rules: Rules = rules_of(minor_of(version))
+        except ValueError as err:
+            raise TargetError(f"kafka:{version}: {err}") from None
+        self.model_config: dict[str, JSON] = {"kafka_version": self.rules.version}
+        self.unsupported = frozenset() if self.rules.initialize else frozenset({"initialize"})
         jvm.check(version)
         jvm.ensure(version, jars if jars is not None else artifacts.resolve(version, ARTIFACTS))
         self.java = _Java(version)
 
     def start(self, node: int, config: dict[str, JSON]) -> ShareInstance:
+        wanted = config.get("kafka_version")
+        if wanted is not None and wanted != self.rules.version:
+            raise TargetError(f"kafka:{self.version}: the model runs Kafka {wanted}'s share rules, this target "
+                              f"is {self.rules.version} (pass kafka_version={self.rules.version})")
         return ShareInstance(KafkaShareShard(self.java, int(config.get("snapshot_limit", 500)),
                                              config.get("image")))
 
