@@ -107,7 +107,12 @@ class DefaultPolicy:
         return topic.endswith(f"{s}checkpoints{s}internal")
 
     def is_mm2_internal_topic(self, topic: str) -> bool:
-        return topic.endswith(f"{self._sep()}internal")
+        suffix = f"{self._sep()}internal"
+        if self.internal_rule == "3.x":
+            return topic.endswith(suffix)
+        # Kafka 4.0: MM2's own names start with "mm2" (offset-syncs, Connect's mm2-offsets ...),
+        # or are checkpoints topics.
+        return (topic.startswith("mm2") and topic.endswith(suffix)) or self.is_checkpoints_topic(topic)
 
     def is_internal_topic(self, topic: str) -> bool:
         # Kafka 4.0 (KAFKA-17200) dropped Connect's "-internal"/".internal" names from the rule.

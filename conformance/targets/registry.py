@@ -11,7 +11,7 @@ from typing import Any
 from kspec.conformance.adapters.base import Target
 
 # The protocols with a conformance driver and a reference target.
-REFERENCE_PROTOCOLS = ("raft", "share", "voters", "mm2", "streams")
+REFERENCE_PROTOCOLS = ("raft", "share", "voters", "mm2", "streams", "streams")
 
 
 class UnknownTarget(LookupError):
@@ -38,6 +38,10 @@ def reference_target(protocol: str, level: str = "") -> Target:
         from kspec.conformance.targets.mm2_policies import PolicyTarget
 
         return PolicyTarget("reference")
+    if protocol == "streams":
+        from kspec.conformance.targets.streams_routers import RouterTarget
+
+        return RouterTarget("reference")
     if protocol == "streams":
         from kspec.conformance.targets.streams_routers import RouterTarget
 

@@ -5,8 +5,13 @@ Conformance targets for the ``streams`` protocol, written apart from the model's
 ``kspec.model.streams.metadata.route``: their own murmur2 (over Java ``int`` semantics by
 ``struct`` wrapping) and their own scan of the assignment. They read the model's
 ``Assignment`` by attribute and answer with the model's ``KeyQueryMetadata`` so results compare.
-``ReferenceRouter`` must meet the laws of spec/streams.md; ``IgnorePartitionCountRouter``
-hashes the key modulo the number of instances and breaks STREAMS-LAW-PARTITION.
+``ReferenceRouter`` must meet the laws of spec/streams.md; each mutant breaks one.
+
+:class:`RouterTarget` puts a router behind the conformance interface (spec/adapter-protocol.md,
+streams): one node, the metadata state of the instance answering queries; the inputs are the
+rebalance events (the assignment arrives with ``RebalanceFinished``) and the queries
+(``MetadataForKey``, ``AllMetadata``, ``AllMetadataForStore``), answered in the observation
+``{"result": ...}``.
 """
 
 from __future__ import annotations
@@ -15,7 +20,18 @@ import struct
 from collections.abc import Mapping
 from typing import Any
 
-from kspec.model.streams.metadata import NOT_AVAILABLE, UNKNOWN_HOST, KeyQueryMetadata
+from kspec.conformance.adapters.base import JSON, StepResult, TargetError
+from kspec.model.streams.metadata import (
+    NOT_AVAILABLE,
+    UNKNOWN_HOST,
+    Assignment,
+    KeyQueryMetadata,
+    StreamsMetadata,
+    Topology,
+    key_metadata_json,
+    parse_assignment,
+    streams_metadata_json,
+)
 
 
 def _int32(x: int) -> int:
@@ -55,7 +71,37 @@ def java_murmur2(data: bytes) -> int:
 
 
 class ReferenceRouter:
-    """Routes a key as ``KafkaStreams.queryMetadataForKey`` with the default partitioner."""
+    """Routes a key as ``KafkaStreams.queryMetadataForKey`` with the default partitioner, and
+    lists instances as ``allMetadata`` / ``allMetadataForStore`` do."""
+
+    # KafkaStreams keeps answering from the last assignment while a rebalance runs.
+    keeps_metadata_during_rebalance = True
+
+    def all_metadata(self, assignment: Any) -> list[StreamsMetadata]:
+        """One entry per host with active or standby partitions, by (host, port)."""
+        active = dict(assignment.active)
+        standby = dict(assignment.standby)
+        topology = assignment.topology
+        out = []
+        for h in sorted(set(active) | set(standby)):
+            act = active.get(h, frozenset())
+            stb = standby.get(h, frozenset())
+            stores_act = {n for n, ts in topology.stores if any(tp.topic in ts for tp in act)}
+            stores_stb = {n for n, ts in topology.stores if any(tp.topic in ts for tp in stb)}
+            out.append(StreamsMetadata(h, frozenset(stores_act | set(topology.global_stores)), frozenset(act),
+                                       frozenset(stores_stb), frozenset(stb)))
+        return out
+
+    def all_metadata_for_store(self, assignment: Any, store: str) -> list[StreamsMetadata]:
+        """The hosts holding ``store`` as active or standby (KIP-535); everyone for a global store."""
+        if not any(n > 0 for _, n in assignment.partitions):
+            return []
+        every = self.all_metadata(assignment)
+        if store in assignment.topology.global_stores:
+            return every
+        if not any(name == store and topics for name, topics in assignment.topology.stores):
+            return []
+        return [m for m in every if store in m.state_store_names or store in m.standby_state_store_names]
 
     def partition(self, key: bytes, num_partitions: int, assignment: Any) -> int:
         return (java_murmur2(key) & 0x7FFFFFFF) % num_partitions
@@ -98,5 +144,118 @@ class IgnorePartitionCountRouter(ReferenceRouter):
         return (java_murmur2(key) & 0x7FFFFFFF) % max(len(hosts), 1)
 
 
+class AbsHashRouter(ReferenceRouter):
+    """Mutant: makes the hash positive with ``abs`` instead of ``& 0x7fffffff`` (the bug Kafka's
+    own ``Utils.abs`` once had): a key whose murmur2 is negative lands on another partition."""
+
+    def partition(self, key: bytes, num_partitions: int, assignment: Any) -> int:
+        return abs(java_murmur2(key)) % num_partitions
+
+
+class NoStandbysRouter(ReferenceRouter):
+    """Mutant: never names standby hosts (KIP-67's lookup before KIP-535 added them)."""
+
+    def route(self, assignment: Any, store: str, key_bytes: bytes,
+              partitions: Mapping[str, int] | None = None) -> KeyQueryMetadata | None:
+        found = super().route(assignment, store, key_bytes, partitions)
+        if found is None or found == NOT_AVAILABLE:
+            return found
+        return KeyQueryMetadata(found.active_host, frozenset(), found.partition)
+
+    __call__ = route
+
+
+class ActiveOnlyStoreMetadataRouter(ReferenceRouter):
+    """Mutant: ``allMetadataForStore`` lists only the hosts holding the store actively (the
+    pre-KIP-535 answer), though the per-key lookup names standbys."""
+
+    def all_metadata_for_store(self, assignment: Any, store: str) -> list[StreamsMetadata]:
+        return [m for m in super().all_metadata_for_store(assignment, store) if store in m.state_store_names]
+
+
+class AvailableBeforeAssignmentRouter(ReferenceRouter):
+    """Mutant: no "is initialized" check: before the first assignment a key is routed with one
+    partition assumed, answering partition 0 on an unknown host instead of NOT_AVAILABLE."""
+
+    def route(self, assignment: Any, store: str, key_bytes: bytes,
+              partitions: Mapping[str, int] | None = None) -> KeyQueryMetadata | None:
+        counts = dict(assignment.partitions) if partitions is None else dict(partitions)
+        if not counts:
+            return KeyQueryMetadata(UNKNOWN_HOST, frozenset(), 0)
+        return super().route(assignment, store, key_bytes, partitions)
+
+    __call__ = route
+
+
+class ForgetsOnRebalanceRouter(ReferenceRouter):
+    """Mutant: drops its metadata when a rebalance starts and answers NOT_AVAILABLE until it
+    ends (what the KIP-67 discussion assumed), where Kafka answers from the last assignment."""
+
+    keeps_metadata_during_rebalance = False
+
+
 REFERENCE = {"default": ReferenceRouter}
-MUTANTS = {"ignore-partition-count": IgnorePartitionCountRouter}
+MUTANTS = {
+    "ignore-partition-count": IgnorePartitionCountRouter,
+    "abs-hash": AbsHashRouter,
+    "no-standbys": NoStandbysRouter,
+    "active-only-store-metadata": ActiveOnlyStoreMetadataRouter,
+    "available-before-assignment": AvailableBeforeAssignmentRouter,
+    "forgets-on-rebalance": ForgetsOnRebalanceRouter,
+}
+
+
+# -- the conformance interface ----------------------------------------------------------------
+
+def _nothing() -> Assignment:
+    return Assignment(Topology(()), ())
+
+
+class RouterInstance:
+    """The metadata state of the instance answering queries, with ``router`` answering them."""
+
+    def __init__(self, router: ReferenceRouter) -> None:
+        self.router = router
+        self.assignment = _nothing()
+
+    def step(self, inp: JSON) -> StepResult:
+        kind = inp.get("type") if isinstance(inp, dict) else None
+        if kind == "RebalanceStarted":
+            if not self.router.keeps_metadata_during_rebalance:
+                self.assignment = _nothing()
+            return StepResult([], {"result": None})
+        if kind == "RebalanceFinished":
+            try:
+                self.assignment = parse_assignment(inp["assignment"])
+            except (KeyError, TypeError, ValueError) as err:
+                raise TargetError(f"RebalanceFinished: malformed assignment ({err})") from None
+            return StepResult([], {"result": None})
+        if kind == "MetadataForKey" and isinstance(inp.get("key"), str) and isinstance(inp.get("store"), str):
+            found = self.router.route(self.assignment, inp["store"], inp["key"].encode("utf-8"))
+            return StepResult([], {"result": key_metadata_json(found)})
+        if kind == "AllMetadata":
+            return StepResult([], {"result": [streams_metadata_json(m) for m in self.router.all_metadata(
+                self.assignment)]})
+        if kind == "AllMetadataForStore" and isinstance(inp.get("store"), str):
+            return StepResult([], {"result": [streams_metadata_json(m) for m in self.router.all_metadata_for_store(
+                self.assignment, inp["store"])]})
+        raise TargetError(f"unknown or malformed streams input {inp!r:.120}")
+
+    def close(self) -> None:
+        pass
+
+
+class RouterTarget:
+    """A router class as a streams target (one node)."""
+
+    protocol = "streams"
+
+    def __init__(self, name: str = "reference", router_class: type[ReferenceRouter] = ReferenceRouter) -> None:
+        self.name = name
+        self.router_class = router_class
+
+    def start(self, node: Any, config: dict[str, JSON]) -> RouterInstance:
+        return RouterInstance(self.router_class())
+
+    def close(self) -> None:
+        pass

@@ -19,10 +19,12 @@ DEFAULT_SEPARATOR = "."
 DEFAULT_HEARTBEATS_TOPIC = "heartbeats"
 _RECURSION_LIMIT = 10_000
 
-# Which topics ``isInternalTopic`` calls internal changed in Kafka 4.0 (KAFKA-17200,
-# apache/kafka#17815): before, Connect-style names ending ".internal" or "-internal" were
-# internal too (MM2-RULE-INTERNAL-3X); since, only Kafka's "__"/"." prefixes and MM2's own
-# topics are (MM2-RULE-INTERNAL-4X), so a user topic named "orders-internal" replicates.
+# Which topics are internal changed in Kafka 4.0 (KAFKA-17200, apache/kafka#17815). Before
+# (MM2-RULE-INTERNAL-3X) ``isInternalTopic`` also took Connect-style names ending ".internal"
+# or "-internal", and ``isMM2InternalTopic`` took any name ending with the internal suffix.
+# Since (MM2-RULE-INTERNAL-4X) ``isMM2InternalTopic`` needs the "mm2" prefix (or a checkpoints
+# topic) and ``isInternalTopic`` is MM2's own topics plus Kafka's "__"/"." prefixes, so user
+# topics named "orders-internal" or "orders.internal" replicate.
 INTERNAL_RULE_3X = "3.x"
 INTERNAL_RULE_4X = "4.x"
 INTERNAL_RULES = (INTERNAL_RULE_3X, INTERNAL_RULE_4X)
@@ -138,7 +140,9 @@ class ReplicationPolicy:
         return topic.endswith(".checkpoints.internal")
 
     def is_mm2_internal_topic(self, topic: str) -> bool:
-        return topic.endswith(".internal")
+        if self.internal_rule == INTERNAL_RULE_3X:
+            return topic.endswith(".internal")
+        return (topic.startswith("mm2") and topic.endswith(".internal")) or self.is_checkpoints_topic(topic)
 
     def is_internal_topic(self, topic: str) -> bool:
         """MM2's own internal topics and Kafka's (``__*``, ``.*``); with the 3.x rule also
@@ -206,7 +210,9 @@ class DefaultReplicationPolicy(ReplicationPolicy):
         return topic.endswith(self._checkpoints_suffix())
 
     def is_mm2_internal_topic(self, topic: str) -> bool:
-        return topic.endswith(self._internal_suffix())
+        if self.internal_rule == INTERNAL_RULE_3X:
+            return topic.endswith(self._internal_suffix())
+        return (topic.startswith("mm2") and topic.endswith(self._internal_suffix())) or self.is_checkpoints_topic(topic)
 
 
 @dataclass(frozen=True, slots=True)

@@ -166,3 +166,81 @@ def route(assignment: Assignment, store: str, key_bytes: bytes,
         if store in m.standby_state_store_names and matching & m.standby_topic_partitions:
             standbys.add(m.host_info)
     return KeyQueryMetadata(active_host, frozenset(standbys), partition)
+
+
+# -- the conformance wire format (spec/adapter-protocol.md, streams) -------------------------------
+# Hosts are "host:port" strings and topic partitions [topic, partition] pairs, so a target in
+# any language reads them without kspec's classes.
+
+def host_text(h: HostInfo) -> str:
+    """``host:port``."""
+    return f"{h.host}:{h.port}"
+
+
+def parse_host(text: str) -> HostInfo:
+    """The HostInfo of ``host:port``; ValueError when it is not one."""
+    host, sep, port = text.rpartition(":")
+    if not sep or not host:
+        raise ValueError(f"not host:port: {text!r}")
+    return HostInfo(host, int(port))
+
+
+def _tps_json(tps: frozenset[TopicPartition]) -> list[list[str | int]]:
+    return [[tp.topic, tp.partition] for tp in sorted(tps)]
+
+
+def _parse_tps(items: list[list[str | int]]) -> frozenset[TopicPartition]:
+    return frozenset(TopicPartition(str(t), int(p)) for t, p in items)
+
+
+def assignment_json(a: Assignment) -> dict[str, object]:
+    """What ``StreamsMetadataState.onChange`` gets, as plain JSON: the stores and their source
+    topics, global stores, host -> active and standby partitions, and partition counts."""
+    return {"stores": {name: list(topics) for name, topics in a.topology.stores},
+            "global_stores": sorted(a.topology.global_stores),
+            "active": {host_text(h): _tps_json(tps) for h, tps in a.active},
+            "standby": {host_text(h): _tps_json(tps) for h, tps in a.standby},
+            "partitions": dict(a.partitions)}
+
+
+def parse_assignment(doc: Mapping[str, object]) -> Assignment:
+    """The inverse of :func:`assignment_json`; ValueError, KeyError or TypeError when malformed."""
+    stores = doc["stores"]
+    active = doc["active"]
+    standby = doc.get("standby") or {}
+    partitions = doc.get("partitions") or {}
+    globals_ = doc.get("global_stores") or []
+    if not (isinstance(stores, dict) and isinstance(active, dict) and isinstance(standby, dict)
+            and isinstance(partitions, dict) and isinstance(globals_, list)):
+        raise TypeError("assignment: stores, active, standby, partitions must be objects, global_stores a list")
+    topology = Topology(tuple((str(n), tuple(str(t) for t in ts)) for n, ts in stores.items()),
+                        frozenset(str(g) for g in globals_))
+    return Assignment(topology,
+                      tuple(sorted((parse_host(h), _parse_tps(tps)) for h, tps in active.items())),
+                      tuple(sorted((parse_host(h), _parse_tps(tps)) for h, tps in standby.items())),
+                      tuple(sorted((str(t), int(n)) for t, n in partitions.items())))
+
+
+def key_metadata_json(m: KeyQueryMetadata | None) -> dict[str, object] | None:
+    """``KeyQueryMetadata`` as JSON (None stays null: a store without source topics)."""
+    if m is None:
+        return None
+    return {"active": host_text(m.active_host), "standbys": sorted(host_text(h) for h in m.standby_hosts),
+            "partition": m.partition}
+
+
+def parse_key_metadata(doc: object) -> KeyQueryMetadata | None:
+    """The inverse of :func:`key_metadata_json`; ValueError, KeyError or TypeError when malformed."""
+    if doc is None:
+        return None
+    if not isinstance(doc, dict) or not isinstance(doc["standbys"], list) or not isinstance(doc["partition"], int):
+        raise TypeError(f"not a KeyQueryMetadata: {doc!r:.80}")
+    return KeyQueryMetadata(parse_host(str(doc["active"])), frozenset(parse_host(str(h)) for h in doc["standbys"]),
+                            doc["partition"])
+
+
+def streams_metadata_json(m: StreamsMetadata) -> dict[str, object]:
+    """``StreamsMetadata`` as JSON."""
+    return {"host": host_text(m.host_info), "stores": sorted(m.state_store_names),
+            "partitions": _tps_json(m.topic_partitions), "standby_stores": sorted(m.standby_state_store_names),
+            "standby_partitions": _tps_json(m.standby_topic_partitions)}

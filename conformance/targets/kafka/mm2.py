@@ -3,7 +3,9 @@
 laws of spec/mm2.md call (``kspec.model.mm2.policy.PolicyLike``).
 
 Policies are configured as MirrorMaker configures them: ``configure(Map)`` with Kafka's property
-names. Java nulls come back as None and Java strings as Python ``str``.
+names. Java nulls come back as None and Java strings as Python ``str``. A release follows its
+own internal-topic rule (``internal_rule_for(version)``: 3.x before 4.0, 4.x since, KAFKA-17200),
+so the target takes only the conformance configurations of that rule.
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ from typing import Any
 
 from kspec.conformance.adapters.base import JSON, StepResult, TargetError
 from kspec.conformance.targets.kafka import artifacts, jvm
+from kspec.conformance.targets.mm2_policies import call_args
+from kspec.model.mm2.policy import internal_rule_for
 
 ARTIFACTS = ["connect-mirror-client"]
 CLASSES = {"default": "org.apache.kafka.connect.mirror.DefaultReplicationPolicy",
@@ -108,8 +112,10 @@ class KafkaMm2Target:
     ``policy(kind, props)`` builds one; ``policy_for(kind, separator)`` is the
     ``alias -> policy`` function the laws take (``source.cluster.alias`` set per flow, as
     MirrorMaker's connectors do for the identity policy). ``start`` gives the node-level
-    interface: a node is one policy (config ``policy``: default or identity, ``props``: Kafka
-    properties) and an input ``{"type": METHOD, "args": [...]}`` answers ``[result]``.
+    interface (spec/adapter-protocol.md, mm2): a node is one policy (config ``policy``: default
+    or identity, ``props``: Kafka properties, ``internal_rule``: must be this release's) and an
+    input is one call (``{"type": "TopicSource", "topic": "A.orders"}``) whose answer is the
+    observation ``{"result": ...}``.
     """
 
     protocol = "mm2"
@@ -121,6 +127,12 @@ class KafkaMm2Target:
         jvm.ensure(version, jars if jars is not None else artifacts.resolve(version, ARTIFACTS))
         self._classes = {kind: jvm.jclass(version, cls) for kind, cls in CLASSES.items()}
         self._hashmap: Any = jvm.jclass(version, "java.util.HashMap")
+        self.internal_rule = internal_rule_for(version)
+
+    def supports(self, config: Mapping[str, JSON]) -> bool:
+        """The conformance configurations of this release's internal-topic rule."""
+        return (str(config.get("internal_rule", self.internal_rule)) == self.internal_rule
+                and str(config.get("policy", "default")) in self._classes)
 
     def policy(self, kind: str = "default", props: Mapping[str, str] | None = None) -> KafkaPolicy:
         """A new Kafka policy of ``kind`` (default, identity) configured with ``props``."""
@@ -147,7 +159,11 @@ class KafkaMm2Target:
             return made[alias]
         return for_alias
 
-    def start(self, node: int, config: dict[str, JSON]) -> Mm2Instance:
+    def start(self, node: Any, config: dict[str, JSON]) -> Mm2Instance:
+        rule = str(config.get("internal_rule", self.internal_rule))
+        if rule != self.internal_rule:
+            raise TargetError(f"{self.name} follows the {self.internal_rule} internal-topic rule; this run is "
+                              f"configured for {rule} (MM2-RULE-INTERNAL-*, KAFKA-17200)")
         props = {str(k): str(v) for k, v in dict(config.get("props") or {}).items()}
         return Mm2Instance(self.policy(str(config.get("policy", "default")), props))
 
@@ -162,12 +178,8 @@ class Mm2Instance:
         self.policy = policy
 
     def step(self, inp: JSON) -> StepResult:
-        if not isinstance(inp, dict) or "type" not in inp:
-            raise TargetError(f"mm2 input must be an object with a type, got {inp!r}")
-        args = inp.get("args", [])
-        if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
-            raise TargetError(f"mm2 input {inp['type']}: args must be a list of strings")
-        return StepResult([self.policy.call(str(inp["type"]), *args)], {})
+        method, args = call_args(inp)
+        return StepResult([], {"result": self.policy.call(method, *args)})
 
     def close(self) -> None:
         pass

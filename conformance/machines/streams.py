@@ -1,0 +1,209 @@
+"""The Kafka Streams lockstep driver: one instance's queryable-state metadata, the StreamsSystem model.
+
+The target is the metadata state of the instance that answers interactive queries (one node).
+Membership changes start a rebalance (``RebalanceStarted``); the leader's plan reaches the
+instance with ``RebalanceFinished`` (the assignment as ``StreamsMetadataState.onChange`` gets
+it); the queries ``MetadataForKey`` (``queryMetadataForKey``), ``AllMetadata`` and
+``AllMetadataForStore`` may come at any time, during a rebalance too, as Kafka allows. Every
+answer is the observation ``{"result": ...}`` and must equal the model's
+(``kspec.model.streams.metadata``). The wire format is spec/adapter-protocol.md's streams
+section.
+
+Laws are checked on the target's answers alone (spec/streams.md): every ``MetadataForKey``
+answer against the assignment the instance was last given (STREAMS-LAW-PARTITION,
+-ACTIVE-OWNS, -ACTIVE-FOUND, -STANDBYS, -HOSTS-IN-STORE-METADATA, -NOT-AVAILABLE), and every
+``AllMetadataForStore`` answer against the target's own last ``AllMetadata`` answer
+(STREAMS-LAW-STORE-METADATA).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from kspec.conformance.harness import JSON, Event
+from kspec.model.core.protocol import first_violated
+from kspec.model.streams import laws as L
+from kspec.model.streams.metadata import (
+    Assignment,
+    Topology,
+    all_metadata,
+    all_metadata_for_store,
+    assignment_json,
+    key_metadata_json,
+    parse_assignment,
+    parse_key_metadata,
+    route,
+    streams_metadata_json,
+)
+from kspec.model.streams.system import (
+    REBALANCING,
+    STORE,
+    Assign,
+    Finish,
+    Join,
+    Leave,
+    State,
+    StreamsSystem,
+    to_assignment,
+)
+
+# Cluster shapes (Hypothesis draws one): every plan over the members must fit the 256
+# choices a rule draws from (3 instances, 3 partitions, 1 standby: 216 plans).
+CONFIGS: list[dict[str, JSON]] = [
+    {"instances": 2, "partitions": 3, "standbys": 1},
+    {"instances": 3, "partitions": 3, "standbys": 1},
+    {"instances": 2, "partitions": 4, "standbys": 0},
+    {"instances": 1, "partitions": 2, "standbys": 0},
+]
+
+# Keys over every partition of 2, 3 and 4, and some whose murmur2 is negative (bob, grace,
+# judy: toPositive and abs disagree on them).
+KEYS = ("alice", "dave", "carol", "bob", "grace", "judy", "erin", "ivan")
+# A store the topology does not have: the lookup answers null, allMetadataForStore nothing.
+UNKNOWN_STORE = "missing"
+
+
+@dataclass(frozen=True, slots=True)
+class MetadataForKey:
+    store: str
+    key: str
+
+
+@dataclass(frozen=True, slots=True)
+class AllMetadata:
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class AllMetadataForStore:
+    store: str
+
+
+QueryAction = MetadataForKey | AllMetadata | AllMetadataForStore
+
+
+class StreamsDriver:
+    """Lockstep driver for ``streams`` (see the module docstring)."""
+
+    protocol = "streams"
+    categories = ("membership", "assign", "finish", "query", "metadata")
+    weights = {"query": 2}
+
+    def __init__(self, config: dict[str, JSON]) -> None:
+        self.config = {**CONFIGS[0], **config}
+        self.model = StreamsSystem(instances=int(self.config["instances"]), partitions=int(self.config["partitions"]),
+                                   standbys=int(self.config["standbys"]))
+        self._always = [p for p in self.model.properties() if p.kind == "always"]
+        self._plans: dict[frozenset[int], list[Assign]] = {}
+
+    def nodes(self) -> list[int]:
+        return [0]
+
+    def node_config(self, node: Any) -> dict[str, JSON]:
+        return {}
+
+    def init_state(self) -> State:
+        return self.model.init_states()[0]
+
+    def candidates(self, state: State) -> list[tuple[str, Any]]:
+        # The model's actions in its order, with the plans over a member set computed once.
+        out: list[tuple[str, Any]] = [("membership", Join(i)) for i in self.model.instances]
+        out += [("membership", Leave(i)) for i in self.model.instances]
+        if state.phase == REBALANCING and state.pending is None:
+            if state.members not in self._plans:
+                self._plans[state.members] = [Assign(plan) for plan in self.model.plans(state.members)]
+            out += [("assign", a) for a in self._plans[state.members]]
+        out.append(("finish", Finish()))
+        out += [("query", MetadataForKey(STORE, k)) for k in KEYS]
+        out.append(("query", MetadataForKey(UNKNOWN_STORE, KEYS[0])))
+        out += [("metadata", AllMetadata()), ("metadata", AllMetadataForStore(STORE)),
+                ("metadata", AllMetadataForStore(UNKNOWN_STORE))]
+        return out
+
+    def resolve(self, state: State, action: Any) -> State | None:
+        if isinstance(action, MetadataForKey | AllMetadata | AllMetadataForStore):
+            return state
+        return self.model.next_state(state, action)
+
+    def _metadata(self, state: State) -> Assignment:
+        return to_assignment(state.published, self.model.partitions)
+
+    def events(self, before: State, action: Any, after: State) -> list[Event]:
+        if isinstance(action, Join | Leave):
+            return [Event(0, {"type": "RebalanceStarted"}, [], {"result": None})]
+        if isinstance(action, Assign):
+            return []  # the leader's plan; the instance learns it when the rebalance finishes
+        if isinstance(action, Finish):
+            inp = {"type": "RebalanceFinished", "assignment": assignment_json(self._metadata(after))}
+            return [Event(0, inp, [], {"result": None})]
+        meta = self._metadata(after)
+        if isinstance(action, MetadataForKey):
+            result: JSON = key_metadata_json(route(meta, action.store, action.key.encode("utf-8")))
+            inp = {"type": "MetadataForKey", "store": action.store, "key": action.key}
+        elif isinstance(action, AllMetadata):
+            result = [streams_metadata_json(m) for m in all_metadata(meta)]
+            inp = {"type": "AllMetadata"}
+        else:
+            result = [streams_metadata_json(m) for m in all_metadata_for_store(meta, action.store)]
+            inp = {"type": "AllMetadataForStore", "store": action.store}
+        return [Event(0, inp, [], {"result": result})]
+
+    def describe(self, action: Any) -> str:
+        if isinstance(action, MetadataForKey):
+            return f"queryMetadataForKey({action.store!r}, {action.key!r})"
+        if isinstance(action, AllMetadata):
+            return "allMetadata()"
+        if isinstance(action, AllMetadataForStore):
+            return f"allMetadataForStore({action.store!r})"
+        return self.model.describe_action(action)
+
+    def model_violation(self, before: State, action: Any, after: State) -> str | None:
+        if before is after:
+            return None
+        return first_violated(self._always, before, action, after)
+
+    def observed_violation(self, node: Any, inp: JSON, observations: dict[Any, JSON],
+                           memory: dict[str, Any]) -> str | None:
+        """The laws of spec/streams.md on the target's answers (see the module docstring)."""
+        kind = inp.get("type") if isinstance(inp, dict) else None
+        result = (observations.get(node) or {}).get("result")
+        if kind == "RebalanceFinished":
+            try:
+                memory["assignment"] = parse_assignment(inp["assignment"])
+            except (KeyError, TypeError, ValueError):
+                memory.pop("assignment", None)
+            memory.pop("all_metadata", None)
+            return None
+        known: Assignment = memory.get("assignment") or Assignment(Topology(((STORE, ("input",)),)), ())
+        if kind == "AllMetadata":
+            memory["all_metadata"] = result
+            return None
+        if kind == "AllMetadataForStore":
+            return self._store_metadata_law(known, str(inp.get("store")), result, memory.get("all_metadata"))
+        if kind != "MetadataForKey":
+            return None
+        try:
+            answer = parse_key_metadata(result)
+        except (KeyError, TypeError, ValueError):
+            return None  # a malformed answer is reported as a difference from the model's
+        query = L.Query(known, str(inp.get("store")), str(inp.get("key")).encode("utf-8"))
+        broken = L.violated_laws(lambda *_: answer, query)
+        if broken:
+            law = L.LAWS_BY_ID[broken[0]]
+            return f"{law.id}: {law.doc} fails for key {inp.get('key')!r} (answer {result})"
+        return None
+
+    @staticmethod
+    def _store_metadata_law(known: Assignment, store: str, answer: JSON, every: JSON) -> str | None:
+        """STREAMS-LAW-STORE-METADATA on the target's answers: allMetadataForStore(store) is
+        allMetadata filtered to the hosts with the store as active or standby."""
+        law = L.LAWS_BY_ID["STREAMS-LAW-STORE-METADATA"]
+        if (not known.initialized() or store in known.topology.global_stores or not known.topology.source_topics(store)
+                or not isinstance(every, list) or not isinstance(answer, list)):
+            return None
+        expected = [m for m in every if isinstance(m, dict)
+                    and (store in (m.get("stores") or []) or store in (m.get("standby_stores") or []))]
+        if answer != expected:
+            return f"{law.id}: {law.doc} fails for store {store!r}"
+        return None
