@@ -85,6 +85,10 @@ class _Java:
         self.Errors = c("org.apache.kafka.common.protocol.Errors")
         self.MetadataDelta = c("org.apache.kafka.image.MetadataDelta")
         self.MetadataImage = c("org.apache.kafka.image.MetadataImage")
+        try:
+            self.MetadataDeltaBuilder: Any = jpype.JClass("org.apache.kafka.image.MetadataDelta$Builder")
+        except Exception:  # before 4.3: the public constructor MetadataDelta(image)
+            self.MetadataDeltaBuilder = None
         self.MetadataProvenance = c("org.apache.kafka.image.MetadataProvenance")
         self.TopicRecord = c("org.apache.kafka.common.metadata.TopicRecord")
         self.PartitionRecord = c("org.apache.kafka.common.metadata.PartitionRecord")
@@ -183,7 +187,7 @@ class KafkaShareShard:
 
     def _image(self, image: list[list[Any]]) -> Any:
         j = self.java
-        delta = j.MetadataDelta(j.MetadataImage.EMPTY)
+        delta = self._delta(j.MetadataImage.EMPTY)
         for topic in sorted({str(t) for t, _ in image}):
             delta.replay(j.TopicRecord().setName(topic).setTopicId(self.topics.uuid(topic)))
         replicas = j.ArrayList()
@@ -193,6 +197,13 @@ class KafkaShareShard:
                          .setReplicas(replicas).setIsr(replicas).setLeader(1).setLeaderEpoch(0)
                          .setPartitionEpoch(0))
         return delta.apply(j.MetadataProvenance.EMPTY)
+
+    def _delta(self, image: Any) -> Any:
+        """A MetadataDelta on ``image`` (4.3 builds it with MetadataDelta.Builder)."""
+        j = self.java
+        if j.MetadataDeltaBuilder is not None:
+            return j.MetadataDeltaBuilder().setImage(image).build()
+        return j.MetadataDelta(image)
 
     def _new_shard(self) -> None:
         j = self.java
@@ -205,7 +216,7 @@ class KafkaShareShard:
         self.shard = builder.build()
         self.next_offset = 0
         image = j.MetadataImage.EMPTY if self.image is None else self.image
-        delta = j.MetadataDelta(image)
+        delta = self._delta(image)
         if j.wrap_image:
             image, delta = j.KRaftImage(image), j.KRaftDelta(delta)
         # onLoaded gets the image (EMPTY when there is none): 4.2+ keeps it, earlier releases
