@@ -33,6 +33,8 @@ CONSTANTS
     PreVote,         \* bound pre_vote: ask for pre-votes before an election (KIP-996)
     RebootAtOnce,    \* bound reboot: a crash is followed at once by the restart (RAFT-MODEL-REBOOT)
     VoteTwice,       \* flaw of the variant vote-twice: a voter that voted may vote again
+    CandidateCountsRejections,  \* flaw of candidate-counts-rejections: a rejection counts as a grant
+    VoteIgnoresLog,  \* flaw of vote-ignores-log: a vote is granted whatever the candidate's log
     Nil              \* a model value: Python's None
 
 VARIABLES
@@ -363,24 +365,33 @@ OnClientAppend(i, n) ==
     IF n.role # "leader" THEN Result(n, {})
     ELSE Result(UpdateHighWatermark(i, [n EXCEPT !.log = Append(@, Entry(n.epoch, "data"))]), {})
 
+\* The flaws that rewrite an input before the reference step takes it (as the Python variants
+\* candidate_counts_rejections and vote_ignores_log do).
+Flawed(m) ==
+    CASE CandidateCountsRejections /\ m.type = "VoteResponse" /\ ~m.granted /\ ~m.pre_vote
+             -> [m EXCEPT !.granted = TRUE]
+      [] VoteIgnoresLog /\ m.type = "VoteRequest" -> [m EXCEPT !.last_epoch = 1000000]
+      [] OTHER -> m
+
 \* node.step: replica i in state n takes input m (a message or a timer/environment input).
-Step(i, n, m) ==
-    IF n.role = "down" THEN IF m.type = "Restart" THEN Restart(i, n) ELSE Result(n, {})
-    ELSE CASE m.type = "Crash" -> Result(ToDown(i, n), {})
-           [] m.type = "Restart" -> Result(n, {})
-           [] m.type = "VoteRequest" -> OnVoteRequest(i, n, m)
-           [] m.type = "BeginQuorumEpochRequest" -> OnBeginQuorumEpoch(i, n, m)
-           [] m.type = "EndQuorumEpochRequest" -> OnEndQuorumEpoch(i, n, m)
-           [] m.type = "FetchRequest" -> OnFetchRequest(i, n, m)
-           [] m.type \in ResponseTypes -> OnResponse(i, n, m)
-           [] m.type = "ElectionTimeout" -> OnElectionTimeout(i, n)
-           [] m.type = "BackoffExpired" ->
-                  IF n.role = "candidate" /\ n.backing_off THEN StartElection(i, n) ELSE Result(n, {})
-           [] m.type = "FetchTimeout" ->
-                  IF n.role = "follower" /\ i \in Voters THEN StartElection(i, n) ELSE Result(n, {})
-           [] m.type = "CheckQuorumTimeout" -> OnCheckQuorumTimeout(i, n)
-           [] m.type = "FetchDue" -> OnFetchDue(i, n, m.to)
-           [] m.type = "ClientAppend" -> OnClientAppend(i, n)
+Step(i, n, m0) ==
+    LET m == Flawed(m0) IN
+        IF n.role = "down" THEN IF m.type = "Restart" THEN Restart(i, n) ELSE Result(n, {})
+        ELSE CASE m.type = "Crash" -> Result(ToDown(i, n), {})
+               [] m.type = "Restart" -> Result(n, {})
+               [] m.type = "VoteRequest" -> OnVoteRequest(i, n, m)
+               [] m.type = "BeginQuorumEpochRequest" -> OnBeginQuorumEpoch(i, n, m)
+               [] m.type = "EndQuorumEpochRequest" -> OnEndQuorumEpoch(i, n, m)
+               [] m.type = "FetchRequest" -> OnFetchRequest(i, n, m)
+               [] m.type \in ResponseTypes -> OnResponse(i, n, m)
+               [] m.type = "ElectionTimeout" -> OnElectionTimeout(i, n)
+               [] m.type = "BackoffExpired" ->
+                      IF n.role = "candidate" /\ n.backing_off THEN StartElection(i, n) ELSE Result(n, {})
+               [] m.type = "FetchTimeout" ->
+                      IF n.role = "follower" /\ i \in Voters THEN StartElection(i, n) ELSE Result(n, {})
+               [] m.type = "CheckQuorumTimeout" -> OnCheckQuorumTimeout(i, n)
+               [] m.type = "FetchDue" -> OnFetchDue(i, n, m.to)
+               [] m.type = "ClientAppend" -> OnClientAppend(i, n)
 
 \* node.enabled_inputs: the timer and client inputs that may change replica i now.
 EnabledInputs(i, n) ==

@@ -51,7 +51,8 @@ VARIABLES
     snapshots,    \* snapshots taken so far
     upgrades      \* kraft.version upgrades so far
 
-K == INSTANCE KRaft WITH NumObservers <- NumHosts - NumVoters, VoteTwice <- FALSE
+K == INSTANCE KRaft WITH NumObservers <- NumHosts - NumVoters, VoteTwice <- FALSE,
+                         CandidateCountsRejections <- FALSE, VoteIgnoresLog <- FALSE
 
 vars == <<nodes, network, appends, crashes, duplicates, fetches, elections, elected, votes, committed,
           adds, removes, snapshots, upgrades>>

@@ -248,3 +248,52 @@ def test_tlc_reaches_witness(witness: str) -> None:
     replayed = replay(model, result.violation.trace.values())
     prop = next(p for p in model.properties() if p.name == witness)
     assert prop.check(replayed[-1][1]) and not any(prop.check(s) for _, s in replayed[:-1])
+
+
+# -- more broken copies: candidate-counts-rejections, vote-ignores-log -------------------------
+
+
+def test_candidate_counts_rejections_flag_and_variant_violate_election_safety() -> None:
+    name = "candidate-counts-rejections"
+    assert VARIANT_FLAGS[name] == "CandidateCountsRejections" and CATALOGUE[name].breaks == "ElectionSafety"
+    broken = tlc(config_for(VOTE_TWICE_BOUNDS, name, properties=()))
+    assert broken.violation is not None and broken.violation.trace is not None
+    assert (broken.violation.kind, broken.violation.name) == ("invariant", "ElectionSafety")
+    variant = VARIANTS[name](**VOTE_TWICE_BOUNDS)
+    found = explore(variant)
+    assert [v.name for v in found.violations] == ["ElectionSafety"]
+    replayed = replay(variant, broken.violation.trace.values())
+    safety = next(p for p in variant.properties() if p.name == "ElectionSafety")
+    assert not safety.check(replayed[-1][1]) and all(safety.check(s) for _, s in replayed[:-1])
+    assert len(replayed) == len(found.violations[0].trace)
+    with pytest.raises(ReplayError):
+        replay(make(**VOTE_TWICE_BOUNDS), broken.violation.trace.values())
+
+
+# vote-ignores-log needs appends, commits and a second epoch (37,018 states before TLC would
+# find it), so the check goes the other way only: the explorer's counterexample is a behaviour
+# of the broken spec, and not of the reference spec.
+IGNORES_LOG_BOUNDS: dict[str, int | bool] = {"max_epoch": 2, "max_appends": 1, "max_crashes": 0, "max_fetches": 2,
+                                             "max_elections": 2, "symmetry": False}
+
+
+def test_vote_ignores_log_counterexample_is_a_behaviour_of_the_broken_spec(tmp_path: Path) -> None:
+    name = "vote-ignores-log"
+    found = explore(VARIANTS[name](**IGNORES_LOG_BOUNDS))
+    assert [v.name for v in found.violations] == [CATALOGUE[name].breaks] == ["LeaderCompleteness"]
+    states = [step.state for step in found.violations[0].trace]
+
+    def check(where: Path, variant: str | None) -> TLCResult:
+        where.mkdir(parents=True)
+        (where / "KRaft.tla").write_text(SPEC.read_text())
+        (where / "KRaftTrace.tla").write_text(trace_module("KRaftTrace", states))
+        cfg = config_for(IGNORES_LOG_BOUNDS, variant, invariants=("LeaderCompleteness",), properties=())
+        cfg = cfg.replace("INIT Init", "INIT TraceInit").replace("NEXT Next", "NEXT TraceNext")
+        return run_tlc(where / "KRaftTrace.tla", config_text=cfg, check_deadlock=False, timeout=120)
+
+    broken = check(tmp_path / "broken", name)
+    assert broken.violation is not None and broken.violation.trace is not None
+    assert broken.violation.name == "LeaderCompleteness"
+    assert [FrozenDict(v) for v in broken.violation.trace.values()] == [from_model(s) for s in states]
+    reference = check(tmp_path / "reference", None)
+    assert reference.ok and reference.distinct_states < len(states)

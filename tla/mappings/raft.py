@@ -53,7 +53,8 @@ CONSTANT_OF_BOUND = {
 # Bounds the spec does not cover, with the only value it supports.
 FIXED_BOUNDS: dict[str, int | bool] = {"symmetry": False}
 # The flaw flags of the spec, by the Python variant they copy (model/raft/variants.py).
-VARIANT_FLAGS = {"vote-twice": "VoteTwice"}
+VARIANT_FLAGS = {"vote-twice": "VoteTwice", "candidate-counts-rejections": "CandidateCountsRejections",
+                 "vote-ignores-log": "VoteIgnoresLog"}
 FLAGS = tuple(VARIANT_FLAGS.values())
 
 INVARIANTS = ("ElectionSafety", "VoteOnce", "CommittedLogsAgree", "LeaderCompleteness", "HighWatermarkDurable")
