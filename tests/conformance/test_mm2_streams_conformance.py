@@ -1,0 +1,217 @@
+"""``kspec conform mm2|streams``: what the catalogue-wide lockstep tests do not cover.
+
+(Reference conformance and every mutant caught at the default budget and replayed are in
+test_conformance_lockstep.py, over the whole catalogue, mm2 and streams included.) Here: the
+laws named by the findings, the identity policy's cycle counterexample through the lockstep,
+configurations a target takes, the internal-topic rule per configuration, the wire format,
+and bad input through the CLI.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from kspec.conformance.cli import main
+from kspec.conformance.harness import Divergence, Lockstep, TargetFailure, replay_steps
+from kspec.conformance.machines import PROTOCOLS, supported_configs
+from kspec.conformance.machines.mm2 import CONFIGS as MM2_CONFIGS
+from kspec.conformance.machines.mm2 import CheckLaw, Mm2Driver, Query
+from kspec.conformance.machines.streams import MetadataForKey, StreamsDriver
+from kspec.conformance.targets import mm2_policies, streams_routers
+from kspec.conformance.targets.mutants import CATALOGUE
+from kspec.conformance.targets.registry import reference_target
+from kspec.model.mm2.calls import IsInternalTopic, IsMM2InternalTopic
+from kspec.model.streams.system import Finish, Join
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    with pytest.raises(SystemExit) as exit_info:
+        main(list(argv))
+    out, err = capsys.readouterr()
+    return int(exit_info.value.code or 0), out, err
+
+
+def _law_index(driver: Mm2Driver, law_id: str, alias: str, topic: str) -> int:
+    for k, case in enumerate(driver.setup.cases):
+        if case.law.id == law_id and case.inp.alias == alias and case.inp.topic == topic:
+            return k
+    raise AssertionError(f"no case {law_id} {alias} {topic}")
+
+
+def _step(session: Lockstep, action: object) -> None:
+    after = session.driver.resolve(session.state, action)
+    assert after is not None, action
+    session._step(action, after)
+
+
+def test_identity_policy_held_to_the_default_contract_breaks_cycle_detection() -> None:
+    # spec/mm2.md §3 through the lockstep: the identity policy conforms to its own contract,
+    # and held to the default one (config contract=default) the law of cycle detection fails
+    # on its answers: "orders" from A is "orders" on B, and B->A cannot tell.
+    config = {"policy": "identity", "separator": ".", "internal_rule": "4.x", "contract": "default"}
+    driver = Mm2Driver(config)
+    session = Lockstep(driver, reference_target("mm2"))
+    with pytest.raises(Divergence) as caught:
+        _step(session, CheckLaw(_law_index(driver, "MM2-LAW-CYCLE-DETECTABLE", "A", "orders")))
+    finding = caught.value.finding
+    assert (finding.kind, finding.field) == ("property", "MM2-LAW-CYCLE-DETECTABLE")
+    calls = [(s.node, s.input) for s in session.steps]
+    assert calls[0] == ("A", {"type": "FormatRemoteTopic", "source": "A", "topic": "orders"})
+    assert session.steps[0].target_observation == {"result": "orders"}
+    assert ("B", {"type": "TopicSource", "topic": "orders"}) in calls
+    # Under its own contract the same answers are no finding.
+    own = Mm2Driver({**config, "contract": "identity"})
+    assert "MM2-LAW-CYCLE-DETECTABLE" not in {c.law.id for c in own.setup.cases}
+
+
+def test_mutant_finding_names_the_law() -> None:
+    driver = Mm2Driver(MM2_CONFIGS[0])
+    session = Lockstep(driver, CATALOGUE["mm2-upstream-self"].target())
+    with pytest.raises(Divergence) as caught:
+        _step(session, CheckLaw(_law_index(driver, "MM2-LAW-REMOTE-UPSTREAM", "A", "orders")))
+    assert caught.value.finding.field == "MM2-LAW-REMOTE-UPSTREAM"
+    # The reference gives the same two answers the model does.
+    again = replay_steps(Mm2Driver(MM2_CONFIGS[0]), reference_target("mm2"), session.steps)
+    assert again.finding is None
+
+
+@pytest.mark.parametrize(("rule", "internal"), [("4.x", False), ("3.x", True)])
+def test_internal_topic_rule_follows_the_configuration(rule: str, internal: bool) -> None:
+    # KAFKA-17200: "orders-internal" and "orders.internal" are user topics from Kafka 4.0 on.
+    driver = Mm2Driver({"policy": "default", "separator": ".", "internal_rule": rule})
+    session = Lockstep(driver, reference_target("mm2"))
+    for call in (IsInternalTopic("orders-internal"), IsMM2InternalTopic("orders.internal")):
+        _step(session, Query("A", call))
+        assert session.steps[-1].model_observation == {"result": internal}
+    _step(session, Query("A", IsMM2InternalTopic("mm2-offset-syncs.B.internal")))
+    assert session.steps[-1].target_observation == {"result": True}
+
+
+def test_connect_names_mutant_conforms_to_3x_and_not_4x() -> None:
+    mutant = CATALOGUE["mm2-connect-names-internal"]
+    for rule, diverges in (("3.x", False), ("4.x", True)):
+        session = Lockstep(Mm2Driver({"policy": "default", "separator": ".", "internal_rule": rule}),
+                           mutant.target())
+        try:
+            _step(session, Query("A", IsInternalTopic("orders-internal")))
+        except Divergence:
+            assert diverges, rule
+        else:
+            assert not diverges, rule
+
+
+def test_targets_take_their_configurations() -> None:
+    spec = PROTOCOLS["mm2"]()
+    mutant = CATALOGUE["mm2-dotted-alias"].target()
+    assert {c["policy"] for c in supported_configs(spec.configs, mutant)} == {"default"}
+    assert supported_configs(spec.configs, reference_target("mm2")) == spec.configs
+    # A run whose configuration the target lacks is an error at start, naming why.
+    with pytest.raises(TargetFailure, match="no identity policy"):
+        Lockstep(Mm2Driver(MM2_CONFIGS[2]), mutant)
+
+
+def test_mm2_configurations_span_policies_rules_and_separators() -> None:
+    # Not vacuous: the runs reach the identity policy, both rules and three separators (the
+    # reference's conformance over them is test_conformance_lockstep's).
+    assert len({json.dumps(c, sort_keys=True) for c in MM2_CONFIGS}) == len(MM2_CONFIGS)
+    assert {c["policy"] for c in MM2_CONFIGS} == {"default", "identity"}
+    assert {c["internal_rule"] for c in MM2_CONFIGS} == {"3.x", "4.x"}
+    assert {c["separator"] for c in MM2_CONFIGS} == {".", "_", "__"}
+    for config in MM2_CONFIGS:
+        driver = Mm2Driver(config)
+        laws = {c.law.id for c in driver.setup.cases}
+        assert laws == {law.id for law in driver.setup.laws if law.id != _other_rule_law(config)}, config
+
+
+def test_streams_lookup_during_rebalance_answers_from_the_last_assignment() -> None:
+    # spec/streams.md: Kafka answers from the previous assignment while rebalancing; the
+    # forgets-on-rebalance mutant answers NOT_AVAILABLE and is caught at that query.
+    driver = StreamsDriver({"instances": 2, "partitions": 3, "standbys": 1})
+    for target, diverges in ((reference_target("streams"), False),
+                             (CATALOGUE["streams-forgets-on-rebalance"].target(), True)):
+        session = Lockstep(StreamsDriver(driver.config), target)
+        plan = next(a for c, a in session.driver.candidates(session.state) if c == "assign")
+        _step(session, plan)
+        _step(session, Finish())
+        _step(session, Join(0) if 0 not in session.state.members else _leave(session))
+        try:
+            _step(session, MetadataForKey("counts", "alice"))
+        except Divergence as err:
+            # NOT_AVAILABLE although the instance holds an assignment: the key's partition law.
+            assert diverges and err.finding.field == "STREAMS-LAW-PARTITION"
+        else:
+            assert not diverges
+            assert session.steps[-1].target_observation["result"]["partition"] == 0
+
+
+def _other_rule_law(config: dict[str, object]) -> str:
+    return "MM2-LAW-INTERNAL-CONNECT-3X" if config["internal_rule"] == "4.x" else "MM2-LAW-INTERNAL-ONLY-4X"
+
+
+def _leave(session: Lockstep) -> object:
+    from kspec.model.streams.system import Leave
+
+    return Leave(max(session.state.members))
+
+
+def test_streams_not_available_before_the_first_assignment() -> None:
+    session = Lockstep(StreamsDriver({}), reference_target("streams"))
+    _step(session, MetadataForKey("counts", "bob"))
+    assert session.steps[-1].target_observation == {
+        "result": {"active": "unavailable:-1", "standbys": [], "partition": -1}}
+    bad = Lockstep(StreamsDriver({}), CATALOGUE["streams-available-before-assignment"].target())
+    with pytest.raises(Divergence) as caught:
+        _step(bad, MetadataForKey("counts", "bob"))
+    assert caught.value.finding.field == "STREAMS-LAW-NOT-AVAILABLE"
+
+
+def test_catalogue_covers_the_target_classes() -> None:
+    assert {n.removeprefix("mm2-") for n, m in CATALOGUE.items() if m.protocol == "mm2"} == set(mm2_policies.MUTANTS)
+    assert ({n.removeprefix("streams-") for n, m in CATALOGUE.items() if m.protocol == "streams"}
+            == set(streams_routers.MUTANTS))
+
+
+@pytest.mark.parametrize(("target", "inp", "message"), [
+    ("mm2", {"type": "Nope"}, "unknown mm2 input 'Nope'"),
+    ("mm2", {"type": "TopicSource", "topic": 3}, "topic must be strings"),
+    ("streams", {"type": "RebalanceFinished", "assignment": {"stores": []}}, "malformed assignment"),
+    ("streams", {"type": "Nope"}, "unknown or malformed streams input"),
+])
+def test_malformed_inputs_are_target_errors(target: str, inp: dict[str, object], message: str) -> None:
+    from kspec.conformance.adapters.base import TargetError
+
+    instance = reference_target(target).start(0, {"policy": "default", "props": {}})
+    with pytest.raises(TargetError, match=message):
+        instance.step(inp)
+
+
+@pytest.mark.parametrize("protocol", ["mm2", "streams"])
+def test_cli_conform_reference_and_replay_of_a_mutant(protocol: str, tmp_path: Path,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "conform", protocol, "--target", "reference", "--examples", "20", "--out",
+                       str(tmp_path), "--json")
+    assert code == 0 and json.loads(out)["verdict"] == "conforms"
+    mutant = "mm2-upstream-self" if protocol == "mm2" else "streams-no-standbys"
+    code, out, _ = run(capsys, "conform", protocol, "--target", f"mutant:{mutant}", "--out", str(tmp_path), "--json")
+    doc = json.loads(out)
+    assert code == 1 and doc["verdict"] == "diverges" and doc["counterexample"]
+    assert doc["divergence"]["field"] == ("MM2-LAW-REMOTE-UPSTREAM" if protocol == "mm2" else "STREAMS-LAW-STANDBYS")
+    code, out, _ = run(capsys, "replay", doc["counterexample"], "--json")
+    assert code == 1 and json.loads(out)["reproduced"] is True
+    code, out, _ = run(capsys, "replay", doc["counterexample"], "--target", "reference", "--json")
+    assert code == 0 and json.loads(out)["verdict"] == "conforms"
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["conform", "mm2", "--target", "mutant:streams-abs-hash"], "is a streams target, not mm2"),
+    (["conform", "streams", "--target", "mutant:nope"], "unknown mutant 'nope'"),
+    (["conform", "mm2", "--target", "kafka:4.x"], "not a Kafka version"),
+])
+def test_cli_bad_targets_are_one_line(argv: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(capsys, *argv)
+    assert code == 2
+    err = err.strip()
+    assert message in err and "\n" not in err and "Traceback" not in err
