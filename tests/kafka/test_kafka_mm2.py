@@ -17,10 +17,18 @@ from hypothesis import HealthCheck, Phase, find, given, settings
 from hypothesis import strategies as st
 
 from kspec.conformance.adapters.base import TargetError
+from kspec.conformance.harness import Divergence, Lockstep
+from kspec.conformance.machines.mm2 import CheckLaw, Mm2Driver
+from kspec.conformance.machines.runner import run_conformance
 from kspec.conformance.targets import registry
 from kspec.conformance.targets.kafka.mm2 import KafkaMm2Target
 from kspec.model.mm2 import laws as L
-from kspec.model.mm2.policy import DefaultReplicationPolicy, IdentityReplicationPolicy
+from kspec.model.mm2.policy import (
+    INTERNAL_RULE_4X,
+    DefaultReplicationPolicy,
+    IdentityReplicationPolicy,
+    internal_rule_for,
+)
 
 VERSION = os.environ.get("KSPEC_KAFKA_TEST_VERSION", "4.0.0")
 SEPARATORS = [".", "_", "-", "__", "--", ".."]
@@ -29,16 +37,10 @@ SETTINGS = settings(max_examples=100, deadline=None, database=None,
 NO_SHRINK = settings(max_examples=2000, database=None, phases=[Phase.generate])
 
 
-def _release(version: str) -> tuple[int, int]:
-    major, minor = version.split(".")[:2]
-    return int(major), int(minor)
-
-
-# KAFKA-17200 (Kafka 4.0): ReplicationPolicy.isInternalTopic no longer treats user topics
-# ending in ".internal" / "-internal" as internal (only "__", "." and MM2's own topics), so
-# MM2-LAW-INTERNAL-TOPICS, which states the 3.x rule, fails from 4.0 on. The model follows 3.x.
-KAFKA_17200 = _release(VERSION) >= (4, 0)
-BROKEN_BY_VERSION = {"MM2-LAW-INTERNAL-TOPICS"} if KAFKA_17200 else set()
+# KAFKA-17200 (Kafka 4.0): user topics ending in ".internal" / "-internal" are no longer
+# internal. The model has both rules (MM2-RULE-INTERNAL-3X / -4X); each release is held to its own.
+RULE = internal_rule_for(VERSION)
+KAFKA_17200 = RULE == INTERNAL_RULE_4X
 
 
 @st.composite
@@ -51,7 +53,7 @@ def law_inputs(draw: st.DrawFn) -> L.LawInput:
             return draw(st.text(alphabet="abcz09._-", min_size=1, max_size=12))
         pieces = draw(st.lists(st.text(alphabet="abc09", max_size=4), min_size=1, max_size=3))
         return sep.join(pieces) or "t"
-    return L.LawInput(alias=name(), other_alias=name(), topic=name(), separator=sep)
+    return L.LawInput(alias=name(), other_alias=name(), topic=name(), separator=sep, internal_rule=RULE)
 
 
 @pytest.fixture(scope="module")
@@ -70,14 +72,14 @@ def test_target_is_kafkas_own_class(kafka: KafkaMm2Target) -> None:
     assert p.format_remote_topic("A", "orders") == "A.orders"
 
 
-@pytest.mark.parametrize("law", [law for law in L.LAWS if law.id not in BROKEN_BY_VERSION], ids=lambda law: law.id)
+@pytest.mark.parametrize("law", L.LAWS, ids=lambda law: law.id)
 @SETTINGS
 @given(inp=law_inputs())
 def test_kafka_default_policy_meets_every_law(kafka: KafkaMm2Target, law: L.Law, inp: L.LawInput) -> None:
     assert law.holds(kafka.policy_for("default", inp.separator), inp), (law.id, inp)
 
 
-@pytest.mark.parametrize("law", [law for law in L.LAWS if law.identity_meets and law.id not in BROKEN_BY_VERSION],
+@pytest.mark.parametrize("law", [law for law in L.LAWS if law.identity_meets],
                          ids=lambda law: law.id)
 @SETTINGS
 @given(inp=law_inputs())
@@ -94,11 +96,16 @@ def test_kafka_identity_policy_breaks_the_laws_the_spec_says(kafka: KafkaMm2Targ
 
 
 def test_internal_topic_rule_follows_the_version(kafka: KafkaMm2Target) -> None:
-    # Before 4.0 the law holds everywhere; from 4.0 it fails exactly on the Connect-style names.
-    law = L.LAWS_BY_ID["MM2-LAW-INTERNAL-TOPICS"]
+    # Each release meets its own rule's law and breaks the other's, on Connect-style names.
     p = kafka.policy_for("default", ".")
-    inp = L.LawInput(alias="A", other_alias="B", topic="orders")
-    assert law.holds(p, inp) is not KAFKA_17200
+    for rule, law_id in (("3.x", "MM2-LAW-INTERNAL-CONNECT-3X"), ("4.x", "MM2-LAW-INTERNAL-ONLY-4X")):
+        inp = L.LawInput(alias="A", other_alias="B", topic="orders", internal_rule=rule)
+        assert L.LAWS_BY_ID[law_id].holds(p, inp) is (rule == RULE), (rule, law_id)
+    assert L.LAWS_BY_ID["MM2-LAW-INTERNAL-TOPICS"].holds(p, L.LawInput("A", "B", "orders"))
+    assert kafka.internal_rule == RULE
+    # 4.0 also narrowed isMM2InternalTopic to "mm2"-prefixed names and checkpoints topics.
+    assert p("A").is_mm2_internal_topic("orders.internal") is not KAFKA_17200
+    assert p("A").is_mm2_internal_topic("A.checkpoints.internal")
     assert p("A").is_internal_topic("orders.internal") is not KAFKA_17200
     assert p("A").is_internal_topic("orders-internal") is not KAFKA_17200
     assert p("A").is_internal_topic("__orders") and p("A").is_internal_topic(".orders")
@@ -119,15 +126,14 @@ def test_kafka_identity_policy_cannot_detect_cycles(kafka: KafkaMm2Target) -> No
 @given(inp=law_inputs(), identity=st.booleans())
 def test_kafka_and_model_policies_agree(kafka: KafkaMm2Target, inp: L.LawInput, identity: bool) -> None:
     sep = inp.separator
-    model: Any = (IdentityReplicationPolicy(separator=sep, source_cluster_alias=inp.alias) if identity
-                  else DefaultReplicationPolicy(separator=sep))
+    model: Any = (IdentityReplicationPolicy(separator=sep, source_cluster_alias=inp.alias, internal_rule=RULE)
+                  if identity else DefaultReplicationPolicy(separator=sep, internal_rule=RULE))
     real = kafka.policy_for("identity" if identity else "default", sep)(inp.alias)
-    for t in (inp.topic, inp.alias + sep + inp.topic, inp.topic + "heartbeats"):
+    for t in (inp.topic, inp.alias + sep + inp.topic, inp.topic + "heartbeats", inp.topic + ".internal",
+              inp.topic + "-internal", "mm2" + inp.topic + sep + "internal"):
         for method in ("topic_source", "upstream_topic", "original_topic", "is_internal_topic",
                        "is_heartbeats_topic", "is_checkpoints_topic", "is_mm2_internal_topic"):
             expected = getattr(model, method)(t)
-            if KAFKA_17200 and method == "is_internal_topic" and t.endswith(("-internal", ".internal")):
-                expected = expected and (t.startswith(("__", ".")) or real.is_mm2_internal_topic(t))
             assert getattr(real, method)(t) == expected, (method, t)
     assert real.format_remote_topic(inp.alias, inp.topic) == model.format_remote_topic(inp.alias, inp.topic)
     assert real.checkpoints_topic(inp.alias) == model.checkpoints_topic(inp.alias)
@@ -135,13 +141,37 @@ def test_kafka_and_model_policies_agree(kafka: KafkaMm2Target, inp: L.LawInput, 
 
 
 def test_node_interface_answers_json(kafka: KafkaMm2Target) -> None:
-    node = kafka.start(0, {"policy": "default", "props": {"replication.policy.separator": "_"}})
-    assert node.step({"type": "format_remote_topic", "args": ["A", "t"]}).outputs == ["A_t"]
-    assert node.step({"type": "topic_source", "args": ["t"]}).outputs == [None]
-    with pytest.raises(TargetError, match="unknown ReplicationPolicy method"):
-        node.step({"type": "formatRemoteTopic", "args": ["A", "t"]})
+    node = kafka.start("A", {"policy": "default", "props": {"replication.policy.separator": "_"}})
+    assert node.step({"type": "FormatRemoteTopic", "source": "A", "topic": "t"}).observation == {"result": "A_t"}
+    assert node.step({"type": "TopicSource", "topic": "t"}).observation == {"result": None}
+    with pytest.raises(TargetError, match="unknown mm2 input 'formatRemoteTopic'"):
+        node.step({"type": "formatRemoteTopic", "source": "A", "topic": "t"})
     with pytest.raises(TargetError, match="unknown policy"):
-        kafka.start(0, {"policy": "fancy"})
+        kafka.start("A", {"policy": "fancy"})
+    other = "3.x" if KAFKA_17200 else "4.x"
+    with pytest.raises(TargetError, match=f"follows the {RULE} internal-topic rule"):
+        kafka.start("A", {"policy": "default", "internal_rule": other})
+    assert kafka.supports({"policy": "identity", "internal_rule": RULE})
+    assert not kafka.supports({"policy": "default", "internal_rule": other})
+
+
+def test_conform_lockstep_against_kafka(kafka: KafkaMm2Target, tmp_path: Any) -> None:
+    # `kspec conform mm2 --target kafka:VERSION` at a small budget (the full one is in
+    # docs/kafka-matrix.md): both policies, this release's rule, conforms.
+    result = run_conformance("mm2", kafka, examples=30, steps=30, seed_value=1, out_dir=tmp_path)
+    assert result.verdict == "conforms", result.finding and result.finding.line()
+
+
+def test_identity_held_to_the_default_contract_cycle(kafka: KafkaMm2Target) -> None:
+    # spec/mm2.md §3 through the lockstep on Kafka's own IdentityReplicationPolicy.
+    driver = Mm2Driver({"policy": "identity", "separator": ".", "internal_rule": RULE, "contract": "default"})
+    index = next(k for k, c in enumerate(driver.setup.cases)
+                 if c.law.id == "MM2-LAW-CYCLE-DETECTABLE" and (c.inp.alias, c.inp.topic) == ("A", "orders"))
+    session = Lockstep(driver, kafka)
+    with pytest.raises(Divergence) as caught:
+        session._step(CheckLaw(index), session.state)
+    assert caught.value.finding.field == "MM2-LAW-CYCLE-DETECTABLE"
+    assert session.steps[0].target_observation == {"result": "orders"}
 
 
 def test_a_second_version_in_the_process_is_a_clear_error(kafka: KafkaMm2Target) -> None:
@@ -151,5 +181,5 @@ def test_a_second_version_in_the_process_is_a_clear_error(kafka: KafkaMm2Target)
 
 
 def test_kafka_target_for_an_uncovered_protocol_is_one_line() -> None:
-    with pytest.raises(registry.UnknownTarget, match="no Kafka target for protocol 'raft'"):
-        registry.resolve_target(f"kafka:{VERSION}", "raft")
+    with pytest.raises(registry.UnknownTarget, match="no Kafka target for protocol 'streams'"):
+        registry.resolve_target(f"kafka:{VERSION}", "streams")
