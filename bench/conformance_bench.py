@@ -7,6 +7,10 @@ after, and whether the counterexample replays to the same divergence. The refere
 runs at the same budget are the peer. Prints a Markdown table.
 
     python bench/conformance_bench.py [--examples N] [--steps S] [--seed S] [--only NAME ...]
+                                      [--protocol P ...]
+
+Voters runs open with the quorum's start-up (forced steps, VOTERS-MODEL-START): their
+counterexample length is given as "all (after the opening)".
 """
 
 from __future__ import annotations
@@ -31,20 +35,25 @@ def main() -> None:
     ap.add_argument("--steps", type=int, default=DEFAULT_STEPS)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--only", nargs="*", default=None)
+    ap.add_argument("--protocol", nargs="*", default=None, help="only these protocols")
     args = ap.parse_args()
     out = Path(tempfile.mkdtemp(prefix="kspec-bench-"))
     print(f"kspec conform, default budget: --examples {args.examples} --steps {args.steps} --seed {args.seed}\n")
     print("| target | protocol | verdict | first failing run (s) | total with shrinking (s) | runs "
           "| steps before shrinking | counterexample steps | divergence | replays |")
     print("|---|---|---|---:|---:|---:|---:|---:|---|---|")
-    for protocol in REFERENCE_PROTOCOLS:
-        r = run_conformance(protocol, reference_target(protocol), examples=args.examples, steps=args.steps,
+    peers = [(p, "") for p in REFERENCE_PROTOCOLS] + [("voters", "log")]
+    for protocol, level in peers:
+        if args.protocol and protocol not in args.protocol:
+            continue
+        r = run_conformance(protocol, reference_target(protocol, level), examples=args.examples, steps=args.steps,
                             seed_value=args.seed, out_dir=None)
-        print(f"| reference | {protocol} | {r.verdict} | - | {r.seconds:.2f} | {r.examples} | - | - | - | - |",
+        name = f"reference:{level}" if level else "reference"
+        print(f"| {name} | {protocol} | {r.verdict} | - | {r.seconds:.2f} | {r.examples} | - | - | - | - |",
               flush=True)
     missed = 0
     for name, m in CATALOGUE.items():
-        if args.only and name not in args.only:
+        if (args.only and name not in args.only) or (args.protocol and m.protocol not in args.protocol):
             continue
         started = time.perf_counter()
         r = run_conformance(m.protocol, m.target(), examples=args.examples, steps=args.steps,
@@ -58,8 +67,10 @@ def main() -> None:
         missed += r.verdict != "diverges" or replays != "yes"
         first = "-" if r.first_found is None else f"{r.first_found:.2f}"
         where = f"{r.finding.kind} {r.finding.field}" if r.finding else "-"
+        opening = sum(s.action.startswith("start-up") for s in r.steps)
+        length = f"{len(r.steps)} ({len(r.steps) - opening})" if opening else f"{len(r.steps)}"
         print(f"| mutant:{name} | {m.protocol} | {r.verdict} | {first} | {total:.2f} | {r.examples} "
-              f"| {r.first_steps if r.first_steps is not None else '-'} | {len(r.steps)} | {where} | {replays} |",
+              f"| {r.first_steps if r.first_steps is not None else '-'} | {length} | {where} | {replays} |",
               flush=True)
     sys.exit(1 if missed else 0)
 

@@ -232,15 +232,12 @@ class VotersDriver:
             if self.level != "replica":
                 continue
             out += [("idle", Ignored(n.id, timer)) for timer in IDLE_TIMERS]
-            # Refused requests: every one at a leader (with the accepted ones, so a second
-            # change while one is uncommitted is as likely as the first); one of each kind
-            # elsewhere (NOT_LEADER_OR_FOLLOWER).
-            at_leader = isinstance(n.role, Leader)
-            cat = "reconfig" if at_leader else "request"
-            for h in hosts if at_leader else hosts[-1:]:
-                out += [(cat, Ignored(n.id, AddVoter(h, directory_of(h)))),
-                        (cat, Ignored(n.id, RemoveVoter(h, directory_of(h))))]
-            out.append((cat, Ignored(n.id, UpgradeKRaftVersion())))
+            # Refused requests: every one at a leader; one of each kind elsewhere
+            # (NOT_LEADER_OR_FOLLOWER).
+            for h in hosts if isinstance(n.role, Leader) else hosts[-1:]:
+                out += [("request", Ignored(n.id, AddVoter(h, directory_of(h)))),
+                        ("request", Ignored(n.id, RemoveVoter(h, directory_of(h))))]
+            out.append(("request", Ignored(n.id, UpgradeKRaftVersion())))
         return out
 
     def resolve(self, state: Voters | Formatted, action: Any) -> Any:

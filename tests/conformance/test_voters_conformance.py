@@ -1,0 +1,153 @@
+"""The voter-set (KIP-853) conformance suite: the reference conforms at both levels, the voter
+mutants are caught and their counterexamples replay, the observation checks catch what they
+name, and ``kspec conform voters`` / ``kspec replay`` / ``kspec targets`` behave.
+
+The mutants the default budget finds only after hundreds of runs (a truncated VotersRecord, a
+committed self-removal) are held here by stored counterexamples (``testdata/voters/``): each
+must still replay to its recorded divergence, and the reference must conform on it. Finding
+them from scratch is ``bench/conformance_bench.py``'s job (docs/performance.md)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from kspec.conformance.cli import main
+from kspec.conformance.counterexample import read_counterexample
+from kspec.conformance.harness import replay_steps
+from kspec.conformance.machines import PROTOCOLS
+from kspec.conformance.machines.runner import run_conformance
+from kspec.conformance.machines.voters import VotersDriver, _history_violation, _rebuild_violation
+from kspec.conformance.targets.mutants import CATALOGUE
+from kspec.conformance.targets.reference.voters import VotersTarget
+from kspec.conformance.targets.registry import reference_target, resolve_target
+
+DATA = Path(__file__).parent / "testdata" / "voters"
+# Caught within a few dozen runs at seed 0: run from scratch here.
+QUICK = ["voters-change-on-commit", "voters-snapshot-without-voters", "voters-log-trim-drops-last",
+         "voters-log-restart-ignores-snapshot"]
+STORED = sorted(p.name for p in DATA.glob("*.itf.json"))
+
+
+def _cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    with pytest.raises(SystemExit) as exit_info:
+        main(list(argv))
+    out, err = capsys.readouterr()
+    return int(exit_info.value.code or 0), out, err
+
+
+@pytest.mark.parametrize("level", ["replica", "log"])
+def test_reference_conforms(level: str, tmp_path: Path) -> None:
+    target = reference_target("voters", level)
+    assert target.level == level
+    result = run_conformance("voters", target, examples=40, seed_value=5, out_dir=tmp_path)
+    assert result.verdict == "conforms", result.finding and result.finding.line()
+    assert not list(tmp_path.iterdir())
+
+
+def test_catalogue_has_both_levels() -> None:
+    voters = {n: m for n, m in CATALOGUE.items() if m.protocol == "voters"}
+    levels = {n: m.target().level for n, m in voters.items()}
+    assert {"voters-history-not-truncated", "voters-two-changes-in-flight", "voters-change-on-commit",
+            "voters-snapshot-without-voters"} <= set(voters)
+    assert "log" in levels.values() and "replica" in levels.values()
+    assert all(m.doc for m in voters.values())
+
+
+@pytest.mark.parametrize("name", QUICK)
+def test_quick_mutant_caught_and_replays(name: str, tmp_path: Path) -> None:
+    mutant = CATALOGUE[name]
+    result = run_conformance("voters", mutant.target(), out_dir=tmp_path)  # the default budget
+    assert result.verdict == "diverges", f"{name} not caught"
+    assert result.finding is not None and result.counterexample is not None
+    meta, steps = read_counterexample(Path(result.counterexample))
+    assert meta["config"]["level"] == mutant.target().level
+    driver = PROTOCOLS["voters"]().driver(meta["config"])
+    again = replay_steps(driver, mutant.target(), steps)
+    assert again.finding is not None and again.finding.same_as(meta["divergence"]), again.finding
+    fixed = replay_steps(driver, reference_target("voters", meta["config"]["level"]), steps)
+    assert fixed.finding is None, fixed.finding.line() if fixed.finding else ""
+
+
+@pytest.mark.parametrize("file", STORED)
+def test_stored_counterexample_replays(file: str) -> None:
+    meta, steps = read_counterexample(DATA / file)
+    name = meta["target"].removeprefix("mutant:")
+    assert meta["protocol"] == "voters" and name in CATALOGUE
+    driver = PROTOCOLS["voters"]().driver(meta["config"])
+    again = replay_steps(driver, CATALOGUE[name].target(), steps)
+    assert again.finding is not None and again.finding.same_as(meta["divergence"]), again.finding
+    fixed = replay_steps(driver, reference_target("voters", meta["config"].get("level", "")), steps)
+    assert fixed.finding is None, fixed.finding.line() if fixed.finding else ""
+
+
+def test_stored_counterexamples_cover_the_slow_mutants() -> None:
+    stored = {read_counterexample(DATA / f)[0]["target"].removeprefix("mutant:") for f in STORED}
+    assert {"voters-history-not-truncated", "voters-two-changes-in-flight"} <= stored
+
+
+def test_log_level_events_follow_the_model() -> None:
+    """The log-level inputs of the opening are the leader's and followers' appends, and the
+    observation after the last one is the model replica's control state."""
+    driver = VotersDriver({"level": "log"})
+    start = driver.init_state()
+    (category, opening), = driver.candidates(start)
+    events = driver.events(start, opening, driver.resolve(start, opening))
+    assert category == "opening" and {e.input["type"] for e in events} == {"Append"}
+    assert events[0].input == {"type": "Append", "base_offset": 0,
+                               "entries": [{"epoch": 1, "record": {"type": "LeaderChange"}}]}
+    assert all(e.model_observation["voters"] == [[1, 1], [2, 2], [3, 3]] for e in events)
+    assert driver.node_config(4) == {"level": "log", "static_voters": [], "pre_vote": False,
+                                     "bootstrap": {"kraft_version": 1, "voters": [[1, 1], [2, 2], [3, 3]]}}
+
+
+def test_observation_checks_name_the_rule() -> None:
+    ok = {"voters": [[1, 1], [2, 2]], "history": [[-1, [[1, 1]]], [3, [[1, 1], [2, 2]]]]}
+    assert _history_violation(1, ok, 4, []) is None
+    assert "HISTORY-ORDER" in (_history_violation(1, ok, 3, []) or "")
+    jump = {"voters": [[1, 1], [2, 2], [3, 3]], "history": [[-1, [[1, 1]]], [3, [[1, 1], [2, 2], [3, 3]]]]}
+    assert "ONE-VOTER-DIFF" in (_history_violation(1, jump, 4, []) or "")
+    stale = {"voters": [[1, 1]], "history": ok["history"]}
+    assert "CURRENT-SET" in (_history_violation(1, stale, 4, []) or "")
+    assert "CURRENT-SET" in (_history_violation(1, {"voters": [], "history": []}, 0, [[1, 1]]) or "")
+    # a restart may move the last set to the snapshot's offset, but must answer the same
+    moved = {"kraft_version": 1, "voters": [[1, 1], [2, 2]], "history": [[5, [[1, 1], [2, 2]]]]}
+    assert _rebuild_violation(1, {**ok, "kraft_version": 1}, moved) is None
+    lost = {"kraft_version": 1, "voters": [[1, 1], [2, 2]], "history": [[-1, [[1, 1]]]]}
+    assert "REBUILD" in (_rebuild_violation(1, {**ok, "kraft_version": 1}, lost) or "")
+
+
+def test_level_mismatch_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    target = VotersTarget("reference")
+    with pytest.raises(Exception, match="serves the replica level, the run drives the log level"):
+        target.start(1, {"level": "log", "static_voters": [], "bootstrap": None})
+    code, _, err = _cli(capsys, "conform", "voters", "--target", "reference:bogus")
+    assert code == 2 and "reference:bogus" in err and len(err.strip().splitlines()) == 1
+
+
+def test_cli_targets_conform_replay(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    code, out, _ = _cli(capsys, "targets", "--protocol", "voters", "--json")
+    names = {r["name"] for r in json.loads(out)}
+    assert code == 0 and {"reference", "reference:log", "mutant:voters-history-not-truncated"} <= names
+    code, out, _ = _cli(capsys, "conform", "voters", "--target", "reference:log", "--examples", "15",
+                        "--out", str(tmp_path), "--json")
+    assert code == 0 and json.loads(out)["verdict"] == "conforms"
+    code, out, _ = _cli(capsys, "conform", "voters", "--target", "mutant:voters-log-trim-drops-last",
+                        "--out", str(tmp_path), "--json")
+    doc = json.loads(out)
+    assert code == 1 and doc["verdict"] == "diverges" and Path(doc["counterexample"]).exists()
+    code, out, _ = _cli(capsys, "replay", doc["counterexample"], "--json")
+    again = json.loads(out)
+    assert code == 1 and again["reproduced"] is True and again["steps"] == doc["steps"]
+    code, out, _ = _cli(capsys, "replay", doc["counterexample"], "--target", "reference:log", "--json")
+    assert code == 0 and json.loads(out)["verdict"] == "conforms"
+    # a log-level counterexample against the replica-level reference: an error naming the levels
+    code, _, err = _cli(capsys, "replay", doc["counterexample"], "--target", "reference")
+    assert code == 2 and "the run drives the log level" in err
+
+
+def test_resolve_reference_levels() -> None:
+    assert resolve_target("reference", "voters").level == "replica"
+    assert resolve_target("reference:log", "voters").level == "log"
