@@ -64,6 +64,7 @@ LEVELS = ("replica", "log")
 CONFIGS: list[dict[str, JSON]] = [
     {"hosts": 4, "voters": 3, "kraft_version": 1, "pre_vote": False},
     {"hosts": 4, "voters": 3, "kraft_version": 0, "pre_vote": False},
+    {"hosts": 3, "voters": 2, "kraft_version": 1, "pre_vote": False},
     {"hosts": 3, "voters": 1, "kraft_version": 1, "pre_vote": False},
     {"hosts": 4, "voters": 3, "kraft_version": 1, "pre_vote": True},
 ]
