@@ -11,7 +11,13 @@ from collections.abc import Callable
 
 from kspec.model.core.protocol import Bound, ProtocolInfo
 from kspec.model.mm2.mutants import InternalReplicablePolicy, PeriodSplitPolicy, UpstreamSelfPolicy
-from kspec.model.mm2.policy import DefaultReplicationPolicy, IdentityReplicationPolicy, ReplicationPolicy
+from kspec.model.mm2.policy import (
+    INTERNAL_RULE_3X,
+    INTERNAL_RULE_4X,
+    DefaultReplicationPolicy,
+    IdentityReplicationPolicy,
+    ReplicationPolicy,
+)
 from kspec.model.mm2.system import DOTTED_ALIASES, PLAIN_ALIASES, Mm2System
 
 BOUNDS = (
@@ -21,28 +27,30 @@ BOUNDS = (
     Bound("mesh", False, "every ordered pair of clusters is a flow (default: A<->B plus the ring B->C->A)"),
     Bound("identity", False, "use Kafka's IdentityReplicationPolicy instead of DefaultReplicationPolicy"),
     Bound("dotted_aliases", False, "cluster aliases contain '.', with separator '_'"),
+    Bound("rule_3x", False, "Kafka 3.x's internal-topic rule (before KAFKA-17200: *-internal topics are internal)"),
 )
 
 
 def make(clusters: int = 3, topics: int = 1, hops: int = 3, mesh: bool = False, identity: bool = False,
-         dotted_aliases: bool = False) -> Mm2System:
-    """The system model with Kafka's policies."""
+         dotted_aliases: bool = False, rule_3x: bool = False) -> Mm2System:
+    """The system model with Kafka's policies (the 4.x internal-topic rule unless ``rule_3x``)."""
     separator = "_" if dotted_aliases else "."
-    policy: ReplicationPolicy = (IdentityReplicationPolicy(separator=separator) if identity
-                                 else DefaultReplicationPolicy(separator=separator))
+    rule = INTERNAL_RULE_3X if rule_3x else INTERNAL_RULE_4X
+    policy: ReplicationPolicy = (IdentityReplicationPolicy(separator=separator, internal_rule=rule) if identity
+                                 else DefaultReplicationPolicy(separator=separator, internal_rule=rule))
     aliases = DOTTED_ALIASES if dotted_aliases else PLAIN_ALIASES
     return Mm2System(policy, clusters=clusters, topics=topics, hops=hops, mesh=mesh, aliases=aliases,
                      bounds={"clusters": clusters, "topics": topics, "hops": hops, "mesh": mesh, "identity": identity,
-                             "dotted_aliases": dotted_aliases})
+                             "dotted_aliases": dotted_aliases, "rule_3x": rule_3x})
 
 
 def _variant(policy: ReplicationPolicy, aliases: tuple[str, ...] = PLAIN_ALIASES) -> Callable[..., Mm2System]:
     def build(clusters: int = 3, topics: int = 1, hops: int = 3, mesh: bool = False, identity: bool = False,
-              dotted_aliases: bool = False) -> Mm2System:
+              dotted_aliases: bool = False, rule_3x: bool = False) -> Mm2System:
         return Mm2System(policy, clusters=clusters, topics=topics, hops=hops, mesh=mesh, aliases=aliases,
                          bounds={"clusters": clusters, "topics": topics, "hops": hops, "mesh": mesh,
                                  "identity": identity,
-                                 "dotted_aliases": dotted_aliases})
+                                 "dotted_aliases": dotted_aliases, "rule_3x": rule_3x})
     return build
 
 
