@@ -333,25 +333,29 @@ class LogInstance:
 
 
 class VotersTarget:
-    """A voters target at ``level`` ``replica`` (a :class:`VoterReplica` per node) or ``log``
-    (a :class:`ControlRecords` per node)."""
+    """A voters target: ``kspec conform`` drives it at ``level``; it serves every level in
+    ``serves`` (a replica-level run gets a :class:`VoterReplica` per node, a log-level run a
+    :class:`ControlRecords` per node), so a counterexample of either level replays on it."""
 
     protocol = "voters"
 
     def __init__(self, name: str = "reference", replica_class: type[VoterReplica] = VoterReplica,
-                 control_class: type[ControlRecords] = ControlRecords, level: str = "replica") -> None:
-        if level not in ("replica", "log"):
-            raise ValueError(f"unknown level {level!r} (replica or log)")
+                 control_class: type[ControlRecords] = ControlRecords, level: str = "replica",
+                 serves: tuple[str, ...] = ("replica", "log")) -> None:
+        if level not in serves or not set(serves) <= {"replica", "log"}:
+            raise ValueError(f"level {level!r} must be one it serves ({', '.join(serves)}): replica or log")
         self.name = name
         self.level = level
+        self.serves = serves
         self.replica_class = replica_class
         self.control_class = control_class
 
     def start(self, node: int, config: dict[str, JSON]) -> ReplicaInstance | LogInstance:
         asked = config.get("level", "replica")
-        if asked != self.level:
-            raise TargetError(f"{self.name} serves the {self.level} level, the run drives the {asked} level")
-        if self.level == "log":
+        if asked not in self.serves:
+            raise TargetError(f"{self.name} serves the {'/'.join(self.serves)} level, the run drives the "
+                              f"{asked} level")
+        if asked == "log":
             bootstrap = config.get("bootstrap")
             return LogInstance(self.control_class(_voter_set(config.get("static_voters") or []), bootstrap))
         return ReplicaInstance(self.replica_class(node, config, self.control_class))
