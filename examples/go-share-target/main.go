@@ -1,6 +1,8 @@
 // go-share-target: kspec's share coordinator shard as an out-of-process
 // conformance target, speaking the stdio adapter protocol
-// (spec/adapter-protocol.md, version 1) with only the standard library.
+// (spec/adapter-protocol.md, version 1) with only the standard library. It
+// follows Kafka 4.3's rules and refuses a start whose config asks for another
+// release (kafka_version).
 //
 //	go build -o share-target . && kspec conform share --target exec:./share-target
 //
@@ -16,6 +18,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 )
 
 const adapterVersion = 1
@@ -33,6 +36,7 @@ type request struct {
 type config struct {
 	SnapshotLimit *int64    `json:"snapshot_limit"`
 	Image         *[][2]any `json:"image"`
+	KafkaVersion  *string   `json:"kafka_version"`
 	Active        *bool     `json:"active"`
 	Log           []Record  `json:"log"`
 }
@@ -72,6 +76,11 @@ func (s *server) start(id int64, raw json.RawMessage) (map[string]any, error) {
 		if err := json.Unmarshal(raw, &cfg); err != nil {
 			return nil, fmt.Errorf("config: %v", err)
 		}
+	}
+	// One release's rules: "4.3" and its patch releases ("4.3.1") are the same.
+	if v := cfg.KafkaVersion; v != nil && *v != kafkaVersion && !strings.HasPrefix(*v, kafkaVersion+".") {
+		return nil, fmt.Errorf("config.kafka_version %q: this target implements Kafka %s's share coordinator only",
+			*v, kafkaVersion)
 	}
 	limit := int64(defaultSnapshotEach)
 	if cfg.SnapshotLimit != nil {

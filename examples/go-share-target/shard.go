@@ -5,15 +5,26 @@ package main
 // response; the records are then applied through replay, as the coordinator
 // runtime does, so the kept state is the state a fresh shard rebuilds from the
 // log (SHARE-INV-REPLAY-EQUALS-HANDLERS).
+//
+// It implements one release, Kafka 4.3 (spec/share.md, "Versions"): a key must
+// be initialized before it is written or read (SHARE-VER-UNINITIALIZED-REFUSED),
+// a write's record keeps the stored epochs and only a read records a new leader
+// epoch (SHARE-VER-WRITE-KEEPS-EPOCHS), the update count starts at 1
+// (SHARE-VER-UPDATE-COUNT-FROM-ONE), and a read with leader epoch -1 is not
+// fenced (SHARE-VER-READ-FENCE-UNSET).
 
 import (
 	"encoding/json"
 	"fmt"
 )
 
+// kafkaVersion is the release whose rules this shard follows.
+const kafkaVersion = "4.3"
+
 const (
 	notSet              = -1
 	defaultStateEpoch   = 0
+	defaultLeaderEpoch  = 0 // PartitionFactory.DEFAULT_LEADER_EPOCH
 	errNone             = "NONE"
 	errInvalidRequest   = "INVALID_REQUEST"
 	errFencedLeader     = "FENCED_LEADER_EPOCH"
@@ -22,8 +33,10 @@ const (
 	errNotAvailable     = "COORDINATOR_NOT_AVAILABLE"
 	msgNullTopic        = "The topic id cannot be null."
 	msgNegativePart     = "The partition id cannot be a negative number."
-	msgFencedLeader     = "The leader epoch in the request is older than the one known."
-	msgFencedState      = "The state epoch in the request is older than the one known."
+	msgWriteUninit      = "Write operation on uninitialized share partition not allowed."
+	msgReadUninit       = "Read operation on uninitialized share partition not allowed."
+	msgFencedLeader     = "The leader epoch in the request is older than the epoch on the broker."
+	msgFencedState      = "The share coordinator rejected the request because the share-group state epoch did not match."
 	msgUnknownTopic     = "This server does not host this topic-partition."
 	msgNotAvailable     = "The coordinator is not available."
 	defaultSnapshotEach = 500
@@ -178,10 +191,11 @@ func (s *Shard) replay(r Record) {
 		}
 		s.offsets[k] = merged
 		maxEpoch(s.leaderEpochs, k, *r.LeaderEpoch)
+		// SHARE-VER-UPDATE-COUNT-FROM-ONE: Kafka 4.3 counts v == null ? 1 : v + 1.
 		if old, ok := s.updateCounts[k]; ok {
 			s.updateCounts[k] = old + 1
 		} else {
-			s.updateCounts[k] = 0
+			s.updateCounts[k] = 1
 		}
 	}
 }
@@ -216,15 +230,22 @@ var responseType = map[string]string{
 	"DeleteRequest": "DeleteResponse", "ReadSummaryRequest": "ReadSummaryResponse",
 }
 
-// response builds a response of the request's type with the model's defaults.
+// response builds a response of the request's type with Kafka's defaults: a
+// key with no state reads start offset -1 (and leader epoch 0 in a summary);
+// the shard's own error responses set only the error, so their numbers are the
+// message defaults, 0. The service's COORDINATOR_NOT_AVAILABLE answer keeps -1.
 func response(req *Request, errName, msg string) *Response {
 	r := &Response{Type: responseType[req.Type], TopicID: req.TopicID, Partition: req.Partition, Error: errName, Message: msg}
+	start := int64(-1)
+	if errName != errNone && errName != errNotAvailable {
+		start = 0
+	}
 	switch r.Type {
 	case "ReadResponse":
 		empty := []StateBatch{}
-		r.StateEpoch, r.StartOffset, r.StateBatches = i64(defaultStateEpoch), i64(-1), &empty
+		r.StateEpoch, r.StartOffset, r.StateBatches = i64(defaultStateEpoch), i64(start), &empty
 	case "ReadSummaryResponse":
-		r.StateEpoch, r.LeaderEpoch, r.StartOffset = i64(defaultStateEpoch), i64(notSet), i64(-1)
+		r.StateEpoch, r.LeaderEpoch, r.StartOffset = i64(defaultStateEpoch), i64(defaultLeaderEpoch), i64(start)
 	}
 	return r
 }
@@ -243,19 +264,19 @@ func basicError(req *Request) string {
 	return ""
 }
 
-// stateRecord is generateShareStateRecord (SHARE-RULE-RECORD-*).
-func (s *Shard) stateRecord(k Key, leader, stateEpoch, start int64, batches []StateBatch) Record {
+// stateRecord is generateShareStateRecord (SHARE-RULE-RECORD-*). The record
+// keeps the stored leader and state epochs; only a read (fromRead) records a
+// new leader epoch (SHARE-VER-WRITE-KEEPS-EPOCHS).
+func (s *Shard) stateRecord(k Key, leader, stateEpoch, start int64, batches []StateBatch, fromRead bool) Record {
 	cur := s.offsets[k]
-	if cur == nil {
+	if cur == nil { // SHARE-RULE-RECORD-FIRST-SNAPSHOT: Kafka keeps it, though 4.3 refuses such writes first
 		return snapshotRecord(k, 0, stateEpoch, leader, start, s.combine(start, nil, batches))
 	}
+	if !fromRead || leader == notSet {
+		leader = cur.LeaderEpoch
+	}
+	stateEpoch = cur.StateEpoch
 	if s.updateCounts[k] >= s.snapshotLimit {
-		if leader == notSet {
-			leader = cur.LeaderEpoch
-		}
-		if stateEpoch == notSet {
-			stateEpoch = cur.StateEpoch
-		}
 		st := start
 		if st == notSet {
 			st = cur.StartOffset
@@ -305,6 +326,9 @@ func (s *Shard) step(req *Request) ([]Record, *Response) {
 }
 
 func (s *Shard) write(k Key, req *Request) ([]Record, *Response) {
+	if s.offsets[k] == nil { // SHARE-VER-UNINITIALIZED-REFUSED
+		return nil, response(req, errInvalidRequest, msgWriteUninit)
+	}
 	if stored, ok := s.leaderEpochs[k]; !s.flaws.NoLeaderFence && req.LeaderEpoch != notSet && ok && stored > req.LeaderEpoch {
 		return nil, response(req, errFencedLeader, msgFencedLeader)
 	}
@@ -314,34 +338,36 @@ func (s *Shard) write(k Key, req *Request) ([]Record, *Response) {
 	if s.topicError(k.TopicID, k.Partition) {
 		return nil, response(req, errUnknownTopic, msgUnknownTopic)
 	}
-	rec := s.stateRecord(k, req.LeaderEpoch, req.StateEpoch, req.StartOffset, nonNil(req.StateBatches))
+	rec := s.stateRecord(k, req.LeaderEpoch, req.StateEpoch, req.StartOffset, nonNil(req.StateBatches), false)
 	return []Record{rec}, response(req, errNone, "")
 }
 
 func (s *Shard) read(k Key, req *Request) ([]Record, *Response) {
+	if s.offsets[k] == nil { // SHARE-VER-UNINITIALIZED-REFUSED
+		return nil, response(req, errInvalidRequest, msgReadUninit)
+	}
 	stored, known := s.leaderEpochs[k]
-	// SHARE-RULE-READ-FENCE: Kafka 4.0 compares even a request epoch of -1.
-	if known && stored > req.LeaderEpoch {
+	// SHARE-RULE-READ-FENCE; a request epoch of -1 is not fenced (SHARE-VER-READ-FENCE-UNSET).
+	if req.LeaderEpoch != notSet && known && stored > req.LeaderEpoch {
 		return nil, response(req, errFencedLeader, msgFencedLeader)
 	}
 	if s.topicError(k.TopicID, k.Partition) {
 		return nil, response(req, errUnknownTopic, msgUnknownTopic)
 	}
+	cur := s.offsets[k] // present: uninitialized keys were refused above
 	resp := response(req, errNone, "")
-	if cur := s.offsets[k]; cur != nil {
-		b := nonNil(append([]StateBatch{}, cur.Batches...))
-		resp.StateEpoch, resp.StartOffset, resp.StateBatches = i64(cur.StateEpoch), i64(cur.StartOffset), &b
-	}
+	b := nonNil(append([]StateBatch{}, cur.Batches...))
+	resp.StateEpoch, resp.StartOffset, resp.StateBatches = i64(cur.StateEpoch), i64(cur.StartOffset), &b
 	// SHARE-RULE-READ-LEADER-EPOCH: a read with a new leader epoch records it.
 	if req.LeaderEpoch == notSet || (known && stored == req.LeaderEpoch) {
 		return nil, resp
 	}
-	rec := s.stateRecord(k, req.LeaderEpoch, *resp.StateEpoch, *resp.StartOffset, nil)
+	rec := s.stateRecord(k, req.LeaderEpoch, *resp.StateEpoch, *resp.StartOffset, nil, true)
 	return []Record{rec}, resp
 }
 
 func (s *Shard) initialize(k Key, req *Request) ([]Record, *Response) {
-	if stored, ok := s.stateEpochs[k]; ok && stored > req.StateEpoch {
+	if stored, ok := s.stateEpochs[k]; req.StateEpoch != notSet && ok && stored > req.StateEpoch {
 		return nil, response(req, errFencedState, msgFencedState)
 	}
 	if s.topicError(k.TopicID, k.Partition) {

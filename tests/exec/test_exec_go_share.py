@@ -205,6 +205,26 @@ def test_spec_example_exchange_is_what_the_go_target_says(go_binary: Path) -> No
                           timeout=30)
     assert proc.returncode == 0, proc.stderr
     assert [json.loads(line) for line in proc.stdout.splitlines()] == expected
+    # ... and what the model says (its default rules, the newest Kafka release's).
+    requests = [json.loads(line) for line in sent]
+    starts = [r for r in requests if r["op"] == "start"]
+    assert len(starts) == 1
+    model = ModelNode(starts[0]["config"])
+    for req, answer in zip(requests, expected, strict=True):
+        if req["op"] == "step":
+            outputs, observation = model.step(req["input"])
+            assert (answer["outputs"], answer["observation"]) == (outputs, observation), f"id {req['id']}"
+        elif req["op"] == "start":
+            assert answer["observation"] == model.observation()
+
+
+def test_go_target_refuses_another_kafka_release(go_target: ExecTarget) -> None:
+    # It implements Kafka 4.3's rules (the model's default); a run at another release's is refused.
+    with pytest.raises(TargetError, match=r'config.kafka_version "4.1": this target implements Kafka 4.3'):
+        go_target.start(0, {**SYSTEM_CONFIG, "kafka_version": "4.1"})
+    inst = go_target.start(0, {**SYSTEM_CONFIG, "kafka_version": "4.3.1"})
+    assert inst.initial_observation == {"active": True, "partitions": {}}
+    inst.close()
 
 
 def test_go_target_refuses_unknown_input_and_stays_up(go_target: ExecTarget) -> None:
