@@ -13,7 +13,13 @@ from typing import Any
 
 from kspec.model.core.bag import Bag
 from kspec.model.core.evolve import evolve as replace
-from kspec.model.core.symmetry import canonical_under_renaming
+from kspec.model.core.symmetry import (
+    PermKey,
+    canonical_under_renaming,
+    memo_by_identity,
+    memo_by_value,
+    perm_key,
+)
 from kspec.model.raft.messages import (
     BeginQuorumEpochRequest,
     EndQuorumEpochRequest,
@@ -81,17 +87,46 @@ def _message(p: Perm, m: Message) -> Message:
     return replace(m, **changes)
 
 
+def _network(p: Perm, items: frozenset[tuple[Message, int]]) -> frozenset[tuple[Message, int]]:
+    return frozenset((_message(p, m), c) for m, c in items)
+
+
+def _elected(p: Perm, elected: frozenset[tuple[int, int]]) -> frozenset[tuple[int, int]]:
+    return frozenset((e, p.get(leader, leader)) for e, leader in elected)
+
+
+def _votes(p: Perm, votes: frozenset[tuple[int, int, int]]) -> frozenset[tuple[int, int, int]]:
+    return frozenset((p.get(v, v), e, p.get(c, c)) for v, e, c in votes)
+
+
+# Memoised renamings of a state's parts (see kspec.model.core.symmetry): a replica by identity,
+# the frozensets by value.
+node_renamed = memo_by_identity(_node)
+network_renamed = memo_by_value(_network)
+elected_renamed = memo_by_value(_elected)
+votes_renamed = memo_by_value(_votes)
+
+
+def _node_id(n: Node) -> int:
+    return n.id
+
+
+def permute_parts(state: Any, p: Perm, pk: PermKey, node: Any = node_renamed,
+                  messages: Any = network_renamed) -> dict[str, Any]:
+    """The renamed parts a raft state shares with its extensions: nodes (renamed by ``node``,
+    reordered), network (its items renamed by ``messages``), elected and votes."""
+    network: Bag[Message] = Bag(messages(p, pk, state.network.items))
+    return {
+        "nodes": tuple(sorted((node(p, pk, n) for n in state.nodes), key=_node_id)),
+        "network": network,
+        "elected": elected_renamed(p, pk, state.elected),
+        "votes": votes_renamed(p, pk, state.votes),
+    }
+
+
 def permute(state: Any, p: Perm) -> Any:
     """The state with every voter id renamed by ``p`` (nodes reordered to match)."""
-    nodes = sorted((_node(p, n) for n in state.nodes), key=lambda n: n.id)
-    network: Bag[Message] = Bag(frozenset((_message(p, m), c) for m, c in state.network.items))
-    return replace(
-        state,
-        nodes=tuple(nodes),
-        network=network,
-        elected=frozenset((e, p.get(leader, leader)) for e, leader in state.elected),
-        votes=frozenset((p.get(v, v), e, p.get(c, c)) for v, e, c in state.votes),
-    )
+    return replace(state, **permute_parts(state, p, perm_key(p)))
 
 
 def _signature(n: Node) -> tuple[Any, ...]:

@@ -12,9 +12,10 @@ replica's snapshot. Rule IDs refer to ``spec/voters.md``.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Literal, cast
 
+from kspec.model.core.evolve import evolve as replace
 from kspec.model.raft import node as raft_node
 from kspec.model.raft.messages import AppendLog, EndQuorumEpochRequest, Entry, Input, Output, Restart, TruncateLog
 from kspec.model.raft.rules import majority_end_offset, next_high_watermark
@@ -159,7 +160,9 @@ def make_step(raft_step: RaftStep = raft_node.step, rules: Rules = Rules()) -> S
                 stepped, raft_outputs = raft_step(node, inp)
                 after = cast(VoterNode, stepped)
                 outputs = raft_outputs
-                after = replace(after, control=_follow_log(node, after, inp, raft_outputs, rules))
+                control = _follow_log(node, after, inp, raft_outputs, rules)
+                if control is not after.control:
+                    after = replace(after, control=control)
         after = _sync_voters(after, rules)
         after, more = _maybe_resign(after)
         return after, outputs + more

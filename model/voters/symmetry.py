@@ -14,9 +14,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from kspec.model.core.bag import Bag
 from kspec.model.core.evolve import evolve as replace
-from kspec.model.core.symmetry import canonical_under_renaming
+from kspec.model.core.symmetry import canonical_under_renaming, memo_by_identity, memo_by_value, perm_key
 from kspec.model.raft import symmetry as raft_sym
 from kspec.model.raft.messages import Entry, FetchResponse, Message
 from kspec.model.voters.control import VOTERS, ControlState, voters_entry, voters_of
@@ -30,8 +29,13 @@ def _set(p: Perm, voters: VoterSet) -> VoterSet:
     return frozenset((p.get(r, r), p.get(d, d)) for r, d in voters)
 
 
+# Memoised renamings (see kspec.model.core.symmetry): voter sets and the committed set by
+# value (frozensets cache their hash), logs, control states and replicas by identity.
+_set_m = memo_by_value(_set)
+
+
 def _entry(p: Perm, e: Entry) -> Entry:
-    return voters_entry(e.epoch, _set(p, voters_of(e))) if e.kind == VOTERS else e
+    return voters_entry(e.epoch, _set_m(p, perm_key(p), voters_of(e))) if e.kind == VOTERS else e
 
 
 def _entries(p: Perm, entries: tuple[Entry, ...]) -> tuple[Entry, ...]:
@@ -40,42 +44,60 @@ def _entries(p: Perm, entries: tuple[Entry, ...]) -> tuple[Entry, ...]:
     return tuple(_entry(p, e) for e in entries)
 
 
+_entries_m = memo_by_identity(_entries)
+
+
 def _control(p: Perm, c: ControlState) -> ControlState:
+    pk = perm_key(p)
     h = c.voters
-    hist = LogHistory(tuple((o, _set(p, v)) for o, v in h.history.entries), h.history.min_offset)
-    return replace(c, voters=VoterSetHistory(_set(p, h.static), hist))
+    hist = LogHistory(tuple((o, _set_m(p, pk, v)) for o, v in h.history.entries), h.history.min_offset)
+    return replace(c, voters=VoterSetHistory(_set_m(p, pk, h.static), hist))
+
+
+_control_m = memo_by_identity(_control)
 
 
 def _node(p: Perm, n: Any) -> Any:
     assert isinstance(n, VoterNode)
+    pk = perm_key(p)
     # raft's renaming covers id, voters and role; the rest names ids too.
     m = raft_sym._node(p, n)
     snap = n.snapshot
     if snap is not None and snap.voters is not None:
-        snap = replace(snap, voters=_set(p, snap.voters))
-    return replace(m, log=_entries(p, n.log), control=_control(p, n.control), snapshot=snap,
-                   static=_set(p, n.static))
+        snap = replace(snap, voters=_set_m(p, pk, snap.voters))
+    return replace(m, log=_entries_m(p, pk, n.log), control=_control_m(p, pk, n.control), snapshot=snap,
+                   static=_set_m(p, pk, n.static))
+
+
+_node_m = memo_by_identity(_node)
 
 
 def _message(p: Perm, m: Message) -> Message:
     out = raft_sym._message(p, m)
     if isinstance(out, FetchResponse) and out.entries:
-        out = replace(out, entries=_entries(p, out.entries))
+        out = replace(out, entries=_entries_m(p, perm_key(p), out.entries))
     return out
+
+
+def _network(p: Perm, items: frozenset[tuple[Message, int]]) -> frozenset[tuple[Message, int]]:
+    return frozenset((_message(p, m), c) for m, c in items)
+
+
+_network_m = memo_by_value(_network)
+
+
+def _committed(p: Perm, committed: frozenset[tuple[int, Entry, int]]) -> frozenset[tuple[int, Entry, int]]:
+    return frozenset((o, _entry(p, e), ep) for o, e, ep in committed)
+
+
+_committed_m = memo_by_value(_committed)
 
 
 def permute(state: Any, p: Perm) -> Any:
     """The state with every renamed replica id (and directory id) replaced, nodes reordered."""
-    nodes = sorted((_node(p, n) for n in state.nodes), key=lambda n: n.id)
-    network: Bag[Message] = Bag(frozenset((_message(p, m), c) for m, c in state.network.items))
-    return replace(
-        state,
-        nodes=tuple(nodes),
-        network=network,
-        elected=frozenset((e, p.get(leader, leader)) for e, leader in state.elected),
-        votes=frozenset((p.get(v, v), e, p.get(c, c)) for v, e, c in state.votes),
-        committed=frozenset((o, _entry(p, e), ep) for o, e, ep in state.committed),
-    )
+    pk = perm_key(p)
+    parts = raft_sym.permute_parts(state, p, pk, node=_node_m, messages=_network_m)
+    return replace(state, **parts, committed=_committed_m(p, pk, state.committed))
 
 
 def _signature(n: Any) -> tuple[Any, ...]:

@@ -10,9 +10,10 @@ take a snapshot at its high watermark. Rule IDs refer to ``spec/voters.md``.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
+from kspec.model.core.evolve import evolve as replace
 from kspec.model.core.protocol import Property
 from kspec.model.raft import node as raft_node
 from kspec.model.raft.messages import CheckQuorumTimeout, ElectionTimeout, FetchDue

@@ -3,6 +3,8 @@ with short traces, and node-level reconfiguration checks."""
 
 from __future__ import annotations
 
+import itertools
+import random
 from dataclasses import replace
 
 import pytest
@@ -55,15 +57,42 @@ def test_variant_caught_with_short_trace(variant: str) -> None:
 SMALL = {"max_epoch": 1, "max_elections": 0, "max_fetches": 2, "max_snapshots": 0}
 
 
+# Bounds with an add, a removal and a snapshot, small enough to enumerate every state and all
+# six renamings of each (the orbit, by brute force).
+ORBIT_BOUNDS = {"max_epoch": 1, "max_elections": 1, "max_fetches": 2, "max_snapshots": 1}
+PERMS = [dict(zip((1, 2, 3), q, strict=True)) for q in itertools.permutations((1, 2, 3))]
+
+
+def _orbit(s: object) -> frozenset[object]:
+    from kspec.model.voters.symmetry import permute
+
+    return frozenset(permute(s, p) for p in PERMS)
+
+
 def test_symmetry_reduction_visits_exactly_the_orbits() -> None:
-    """Brute force against the symmetric exploration: every state of the full exploration
-    mapped to its orbit representative, counted."""
-    full = PROTOCOL.make(symmetry=False, **SMALL)
-    reduced = PROTOCOL.make(**SMALL)
-    states = reachable_states(full)
-    orbits = {reduced.canonical(s) for s in states}  # type: ignore[attr-defined]
-    assert len(orbits) == explore(reduced).distinct_states
-    assert len(orbits) < len(states)
+    """Brute force against the symmetric exploration: the states of the full exploration
+    grouped into orbits (all renamings of the initial voters), counted."""
+    states = reachable_states(PROTOCOL.make(symmetry=False, **ORBIT_BOUNDS))
+    orbits = {_orbit(s) for s in states}
+    reduced = explore(PROTOCOL.make(**ORBIT_BOUNDS))
+    assert reduced.complete
+    assert reduced.distinct_states == len(orbits) < len(states)
+
+
+def test_canonical_is_an_orbit_invariant_member_of_the_orbit() -> None:
+    """The optimised canonical form (signature sort, memoised renaming) picks a member of the
+    orbit, the same one from every renaming of the state; renaming round-trips."""
+    from kspec.model.voters.symmetry import permute
+
+    canonical = PROTOCOL.make(**ORBIT_BOUNDS).canonical  # type: ignore[attr-defined]
+    rng = random.Random(3)
+    states = sorted(reachable_states(PROTOCOL.make(symmetry=False, **ORBIT_BOUNDS)), key=repr)
+    for s in rng.sample(states, 300):
+        rep = canonical(s)
+        assert rep in _orbit(s)
+        for p in rng.sample(PERMS, 3):
+            assert canonical(permute(s, p)) == rep
+            assert permute(permute(s, p), {v: k for k, v in p.items()}) == s
 
 
 def test_renaming_is_a_symmetry_of_the_properties() -> None:
