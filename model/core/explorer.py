@@ -316,7 +316,9 @@ def simulate(
         state = inits[rng.randrange(len(inits))]
         trace: list[Step] = [Step(None, state)]
         failed = False
-        for _ in range(steps):
+        # The walk checks every state it reaches, the last one included, and extends all
+        # but the last.
+        for taken in range(steps + 1):
             for prop in witnesses:
                 if not result.witnesses[prop.name] and prop.holds(state):
                     result.witnesses[prop.name] = True
@@ -325,7 +327,7 @@ def simulate(
                 result.violations.append(Violation(bad[0].id, bad[0].name, tuple(trace)))
                 failed = True
                 break
-            if not model.within_bounds(state):
+            if taken == steps or not model.within_bounds(state):
                 break
             enabled = []
             for action in model.actions(state):
@@ -349,14 +351,6 @@ def simulate(
                 result.violations.append(Violation(bad_step[0].id, bad_step[0].name, tuple(trace)))
                 failed = True
                 break
-        else:
-            for prop in witnesses:
-                if not result.witnesses[prop.name] and prop.holds(state):
-                    result.witnesses[prop.name] = True
-            bad = [p for p in invariants if not p.holds(state)]
-            if bad:
-                result.violations.append(Violation(bad[0].id, bad[0].name, tuple(trace)))
-                failed = True
         result.traces.append(tuple(trace))
         if progress is not None:
             progress(k + 1)
