@@ -3,6 +3,8 @@
 - mm2: ``DefaultReplicationPolicy`` / ``IdentityReplicationPolicy`` (connect-mirror-client);
 - share: ``ShareCoordinatorShard`` (kafka-share-coordinator, Kafka 4.0 and later);
 - raft: ``KafkaRaftClient`` per replica over Kafka's own raft test doubles (kafka-raft, 3.7-3.9).
+- voters: ``KRaftControlRecordStateMachine`` over ``VoterSetHistory`` and Kafka's ``MockLog`` (the
+  voters log level; kafka-raft, 3.8 and later).
 
 One Kafka version per process (JPype cannot restart a JVM); see ``jvm``. Jars are cached in
 ``$KSPEC_KAFKA_CACHE`` or ``~/.cache/kspec/kafka``; see ``artifacts``.
@@ -14,7 +16,7 @@ from typing import Any
 
 from kspec.conformance.adapters.base import TargetError
 
-PROTOCOLS = ("mm2", "share", "raft")
+PROTOCOLS = ("mm2", "share", "raft", "voters")
 
 
 def make_kafka_target(version: str, protocol: str) -> Any:
@@ -31,5 +33,9 @@ def make_kafka_target(version: str, protocol: str) -> Any:
         from kspec.conformance.targets.kafka.raft import KafkaRaftTarget
 
         return KafkaRaftTarget(version)
+    if protocol == "voters":
+        from kspec.conformance.targets.kafka.voters import KafkaVotersTarget
+
+        return KafkaVotersTarget(version)
     raise TargetError(f"kafka:{version}: no Kafka target for protocol {protocol!r} "
                       f"(kafka targets cover: {', '.join(PROTOCOLS)})")
