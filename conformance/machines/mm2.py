@@ -189,6 +189,9 @@ def setup(config_key: str) -> Setup:
                  {k: tuple(v) for k, v in last.items()})
 
 
+_CALLS: dict[tuple[str, tuple[str, ...]], list[tuple[str, Any]]] = {}
+
+
 class Mm2Driver:
     """Lockstep driver for ``mm2`` (see the module docstring)."""
 
@@ -205,6 +208,7 @@ class Mm2Driver:
                                user_topics=USER_TOPICS)
         skip = IDENTITY_BREAKS if self.kind == "identity" else frozenset()
         self._always = [p for p in self.model.properties() if p.kind == "always" and p.id not in skip]
+        self._key = _config_key(self.config)
 
     def nodes(self) -> list[str]:
         return list(self.setup.nodes)
@@ -224,8 +228,17 @@ class Mm2Driver:
         out: list[tuple[str, Any]] = []
         for action in self.model.actions(state):
             out.append(("sync" if isinstance(action, Sync) else "create", action))
+        # The calls depend on the configuration and the names held only: built once per name set.
+        key = (self._key, tuple(self._names(state)))
+        if key not in _CALLS:
+            if len(_CALLS) > 4096:
+                _CALLS.clear()
+            _CALLS[key] = self._call_candidates(list(key[1]))
+        return out + _CALLS[key]
+
+    def _call_candidates(self, names: list[str]) -> list[tuple[str, Any]]:
+        out: list[tuple[str, Any]] = []
         clusters = self.setup.clusters
-        names = self._names(state)
         for k, name in enumerate(names[:MAX_NAMES]):
             node = clusters[k % len(clusters)]
             out.extend(("query", Query(node, q(name))) for q in TOPIC_QUERIES)

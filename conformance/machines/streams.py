@@ -83,6 +83,10 @@ class AllMetadataForStore:
 QueryAction = MetadataForKey | AllMetadata | AllMetadataForStore
 
 
+# The valid plans over a member set, per (partitions, standbys): computed once per process.
+_PLANS: dict[tuple[tuple[int, int], frozenset[int]], list[tuple[str, Any]]] = {}
+
+
 class StreamsDriver:
     """Lockstep driver for ``streams`` (see the module docstring)."""
 
@@ -95,7 +99,7 @@ class StreamsDriver:
         self.model = StreamsSystem(instances=int(self.config["instances"]), partitions=int(self.config["partitions"]),
                                    standbys=int(self.config["standbys"]))
         self._always = [p for p in self.model.properties() if p.kind == "always"]
-        self._plans: dict[frozenset[int], list[Assign]] = {}
+        self._shape = (self.model.partitions, self.model.standbys)
 
     def nodes(self) -> list[int]:
         return [0]
@@ -111,9 +115,10 @@ class StreamsDriver:
         out: list[tuple[str, Any]] = [("membership", Join(i)) for i in self.model.instances]
         out += [("membership", Leave(i)) for i in self.model.instances]
         if state.phase == REBALANCING and state.pending is None:
-            if state.members not in self._plans:
-                self._plans[state.members] = [Assign(plan) for plan in self.model.plans(state.members)]
-            out += [("assign", a) for a in self._plans[state.members]]
+            key = (self._shape, state.members)
+            if key not in _PLANS:
+                _PLANS[key] = [("assign", Assign(plan)) for plan in self.model.plans(state.members)]
+            out += _PLANS[key]
         out.append(("finish", Finish()))
         out += [("query", MetadataForKey(STORE, k)) for k in KEYS]
         out.append(("query", MetadataForKey(UNKNOWN_STORE, KEYS[0])))
