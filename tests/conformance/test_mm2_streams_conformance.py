@@ -215,3 +215,47 @@ def test_cli_bad_targets_are_one_line(argv: list[str], message: str, capsys: pyt
     assert code == 2
     err = err.strip()
     assert message in err and "\n" not in err and "Traceback" not in err
+
+
+EXEC_SERVER = '''
+import json, sys
+from kspec.conformance.targets.mm2_policies import PolicyTarget
+from kspec.conformance.targets.streams_routers import RouterTarget
+from kspec.conformance.adapters.base import TargetError
+targets = {"mm2": PolicyTarget("exec"), "streams": RouterTarget("exec")}
+nodes = {}
+for line in sys.stdin:
+    req = json.loads(line)
+    out = {"id": req["id"]}
+    try:
+        if req["op"] == "hello":
+            out.update(version=1, protocols=sorted(targets))
+        elif req["op"] == "start":
+            nodes[req["node"]] = targets[req["protocol"]].start(req["node"], req["config"])
+            out.update(outputs=[], observation={})
+        elif req["op"] == "step":
+            result = nodes[req["node"]].step(req["input"])
+            out.update(outputs=result.outputs, observation=result.observation)
+        elif req["op"] == "close" and "node" not in req:
+            print(json.dumps(out), flush=True)
+            break
+    except TargetError as err:
+        out["error"] = str(err)
+    print(json.dumps(out), flush=True)
+'''
+
+
+@pytest.mark.parametrize("protocol", ["mm2", "streams"])
+def test_exec_target_over_the_stdio_protocol(protocol: str, tmp_path: Path) -> None:
+    # The JSON wire format of spec/adapter-protocol.md carries both protocols: the reference
+    # classes served by a separate process conform, lockstep, over stdin/stdout.
+    from kspec.conformance.machines.runner import run_conformance
+    from kspec.conformance.targets.exec import ExecTarget
+
+    server = tmp_path / "server.py"
+    server.write_text(EXEC_SERVER)
+    import sys
+
+    target = ExecTarget([sys.executable, str(server)], protocol)
+    result = run_conformance(protocol, target, examples=15, steps=20, seed_value=2, out_dir=tmp_path)
+    assert result.verdict == "conforms", result.finding and result.finding.line()
