@@ -55,6 +55,7 @@ from kspec.conformance.targets.kafka import artifacts, jvm
 
 ARTIFACTS = ["kafka-raft", "kafka-raft@test", "kafka-clients@test"]
 MIN_VERSION = (3, 7)
+MAX_VERSION = (4, 0)  # exclusive
 RAFT = "org.apache.kafka.raft"
 MSG = "org.apache.kafka.common.message"
 
@@ -89,6 +90,9 @@ def check_supported(version: str) -> tuple[int, int]:
     if vt < MIN_VERSION:
         raise TargetError(f"kafka:{version}: not supported for raft (the KafkaRaftClient adapter needs "
                           "Kafka 3.7.0 or later)")
+    if vt >= MAX_VERSION:
+        raise TargetError(f"kafka:{version}: not supported for raft yet (the adapter drives 3.7-3.9; Kafka 4.x "
+                          "always pre-votes (KIP-996) through ProspectiveState, which it does not map)")
     return vt
 
 
@@ -314,8 +318,9 @@ def records_of(java: _Java, offset: int, entries: list[dict[str, Any]]) -> Any:
                 at, 0, int(e["epoch"]), java.ByteBuffer.allocate(256), msg))
         else:
             value = encode_payload(e.get("payload") or []).encode()
-            rec = java.SimpleRecord(java.jpype.JArray(java.jpype.JByte)(list(b if b < 128 else b - 256 for b in value)))
-            parts.append(java.MemoryRecords.withRecords(at, java.Compression, java.Integer.valueOf(int(e["epoch"])), rec))
+            rec = java.SimpleRecord(java.jpype.JArray(java.jpype.JByte)([b if b < 128 else b - 256 for b in value]))
+            epoch = java.Integer.valueOf(int(e["epoch"]))
+            parts.append(java.MemoryRecords.withRecords(at, java.Compression, epoch, rec))
     return concat_records(java, parts)
 
 
@@ -467,6 +472,24 @@ def response_json(java: _Java, src: int, dst: int, data: Any, request: dict[str,
     return out
 
 
+def answers(request_epoch: int, response: dict[str, Any]) -> bool:
+    """Whether ``response`` can be the answer to a request of ``request_epoch``.
+
+    The model's network has no correlation ids, so the adapter infers them: a responder
+    answers with its epoch after handling (never below the request's), FENCED_LEADER_EPOCH
+    only to a lower request epoch, UNKNOWN_LEADER_EPOCH only to a higher one, and
+    NOT_LEADER_OR_FOLLOWER and a Fetch without error only at its own epoch. A response that
+    cannot answer the latest request answers an older one, which Kafka no longer expects."""
+    epoch, error = int(response["epoch"]), response.get("error", "NONE")
+    if error == "FENCED_LEADER_EPOCH":
+        return request_epoch < epoch
+    if error == "UNKNOWN_LEADER_EPOCH":
+        return request_epoch > epoch
+    if error == "NOT_LEADER_OR_FOLLOWER" or response["type"] == "FetchResponse":
+        return request_epoch == epoch
+    return request_epoch <= epoch
+
+
 # ---------------------------------------------------------------------------- one replica
 
 
@@ -563,6 +586,8 @@ class KafkaRaftNode:
         j = self.java
         ctor = j.ctor
         names = [str(t.getName()).rsplit(".", 1)[-1] for t in ctor.getParameterTypes()]
+        if getattr(self, "metrics", None) is not None:
+            self.metrics.close()  # the crashed client's gauges go with it
         self.metrics = j.Metrics(self.time)
         expiration = j.MockExpiration(self.time)
         local = j.OptionalInt.of(self.id)
@@ -859,10 +884,7 @@ class KafkaRaftNode:
         src, api = int(msg["src"]), API[msg["type"]]
         data = build_response(j, msg)
         req = self.reported.get((src, api))
-        # A responder answers with its epoch after handling, never below the request's, so a
-        # response below the latest request's epoch answers an older request: Kafka's request
-        # manager no longer expects it.
-        if req is not None and int(msg["epoch"]) >= self._request_epoch(req):
+        if req is not None and answers(self._request_epoch(req), msg):
             req.completion.complete(self._response(req.correlationId(), data, req))
         else:
             self.queue.add(self._response(-1, data, src))  # nothing asked: Kafka ignores it
@@ -910,8 +932,13 @@ class KafkaRaftNode:
         return out
 
     def close(self) -> None:
-        """Drop the client and the doubles (the JVM frees them once Python lets go)."""
+        """Drop every Java object this replica holds, so the JVM frees them even while Python
+        keeps this object (Hypothesis may): the client's metrics gauges reach its quorum state
+        and the leader's 8 MB batch buffer, which soon fill a 256 MB heap otherwise."""
+        if self.metrics is not None:
+            self.metrics.close()
         self.client = self.quorum = self.requests = self.channel = self.queue = self.random = None
+        self.metrics = self.time = self.log = self.inner_log = self.store = self._draw = None
         self.reported, self.held, self.inbound = {}, {}, []
 
 
@@ -928,6 +955,12 @@ class KafkaRaftTarget:
         self.version = version
         self.name = f"kafka:{version}"
         self.java = _Java(version, vt)
+
+    def supports(self, config: dict[str, JSON]) -> bool:
+        """The cluster shapes this Kafka can be compared on: no pre-vote before 4.0 (KIP-996
+        shipped in 4.0), and more than one voter (a lone Kafka voter elects itself inside
+        ``initialize()``, before any timer; see docs/kafka-matrix.md)."""
+        return not config.get("pre_vote") and int(config.get("voters", 3)) > 1
 
     def start(self, node: int, config: dict[str, JSON]) -> KafkaRaftNode:
         return KafkaRaftNode(self.java, int(node), [int(v) for v in config["voters"]])

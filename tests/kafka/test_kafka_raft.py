@@ -1,0 +1,230 @@
+"""Kafka's own KafkaRaftClient (``kafka:VERSION``, raft) in lockstep with the model.
+
+The version is KSPEC_KAFKA_TEST_VERSION when it is one the raft adapter drives (3.7-3.9), else
+3.9.1. JPype runs one Kafka version per process and the other kafka tests default to 4.x, so
+the JVM work runs in a child process: this file run as a script (``python test_kafka_raft.py
+VERSION``) prints one JSON document, which the tests read.
+
+- Scripted scenarios (election, replication, commit, restart, truncation, an observer that
+  finds the leader) must conform step for step: outputs and observations equal the model's.
+- Kafka behaviours the model does not share are asserted on Kafka itself (docs/kafka-matrix.md,
+  "raft"): a lone voter elects itself inside initialize(); a resigned leader has no high
+  watermark; a response to a request sent before the requester's last state change is
+  ignored.
+- ``kspec conform raft --target kafka:VERSION`` runs to a verdict and names its divergence.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kspec.conformance.adapters.base import TargetError
+
+
+def _pick_version() -> str:
+    env = os.environ.get("KSPEC_KAFKA_TEST_VERSION", "")
+    parts = env.split(".")
+    if len(parts) >= 2 and parts[0] == "3" and parts[1].isdigit() and 7 <= int(parts[1]) <= 9:
+        return env
+    return "3.9.1"
+
+
+VERSION = _pick_version()
+HERE = Path(__file__).resolve()
+
+# Each scenario: a cluster shape and the model actions, by the start of their description.
+SCENARIOS: dict[str, tuple[dict[str, Any], list[str]]] = {
+    "elect-replicate-commit": ({"voters": 3, "observers": 0, "pre_vote": False}, [
+        "replica 1: ElectionTimeout", "deliver VoteRequest 1->2", "deliver VoteResponse 2->1",
+        "deliver BeginQuorumEpochRequest 1->2", "replica 1: ClientAppend", "replica 2: FetchDue(to=1)",
+        "deliver FetchRequest 2->1", "deliver FetchResponse 1->2", "replica 2: FetchDue(to=1)",
+        "deliver FetchRequest 2->1", "deliver FetchResponse 1->2", "deliver VoteRequest 1->3",
+        "replica 3: FetchTimeout (nothing due)", "replica 1: ElectionTimeout (nothing due)",
+        "replica 2: crash and restart", "replica 2: FetchDue(to=1)", "deliver FetchRequest 2->1",
+        "deliver FetchResponse 1->2",
+    ]),
+    "truncate-diverging-suffix": ({"voters": 3, "observers": 0, "pre_vote": False}, [
+        "replica 1: ElectionTimeout", "deliver VoteRequest 1->2", "deliver VoteResponse 2->1",
+        "replica 1: ClientAppend", "drop BeginQuorumEpochRequest 1->3", "drop BeginQuorumEpochRequest 1->2",
+        "replica 2: ElectionTimeout", "deliver VoteRequest 2->3", "deliver VoteResponse 3->2",
+        "deliver BeginQuorumEpochRequest 2->1", "replica 1: FetchDue(to=2)", "deliver FetchRequest 1->2",
+        "deliver FetchResponse 2->1", "replica 1: FetchDue(to=2)", "deliver FetchRequest 1->2",
+        "deliver FetchResponse 2->1",
+    ]),
+    "candidate-backoff-and-restart": ({"voters": 3, "observers": 0, "pre_vote": False}, [
+        "replica 1: ElectionTimeout", "deliver VoteRequest 1->2", "replica 2: ElectionTimeout",
+        "deliver VoteResponse 2->1", "replica 1: ElectionTimeout", "replica 1: BackoffExpired",
+        "replica 1: crash and restart", "deliver VoteRequest 1->3", "deliver VoteResponse 3->1",
+    ]),
+    "observer-finds-leader": ({"voters": 3, "observers": 1, "pre_vote": False}, [
+        "replica 1: ElectionTimeout", "deliver VoteRequest 1->2", "deliver VoteResponse 2->1",
+        "replica 4: FetchDue(to=3)", "deliver FetchRequest 4->3", "drop FetchResponse 3->4",
+        "replica 4: FetchDue(to=2)", "deliver FetchRequest 4->2", "deliver FetchResponse 2->4",
+        "replica 4: FetchDue(to=1)", "deliver FetchRequest 4->1", "deliver FetchResponse 1->4",
+    ]),
+}
+
+
+# ---------------------------------------------------------------------------- the child process
+
+
+def _apply(session: Any, text: str) -> None:
+    """Apply the enabled model action whose description starts with ``text``."""
+    driver = session.driver
+    for _category, action in driver.candidates(session.state):
+        if driver.describe(action).startswith(text):
+            after = driver.resolve(session.state, action)
+            if after is not None:
+                session._step(action, after)
+                return
+    names = sorted({driver.describe(a) for _, a in driver.candidates(session.state)})
+    raise AssertionError(f"no enabled action {text!r}; enabled: {names}")
+
+
+def _scenario(target: Any, config: dict[str, Any], script: list[str]) -> dict[str, Any]:
+    from kspec.conformance.harness import Divergence, Lockstep, TargetFailure
+    from kspec.conformance.machines.raft import RaftDriver
+
+    session = Lockstep(RaftDriver(config), target)
+    finding = None
+    try:
+        for text in script:
+            _apply(session, text)
+    except (Divergence, TargetFailure) as err:
+        finding = err.finding.to_json()
+    finally:
+        session.close()
+    trace = [{"action": st.action, "node": st.node, "outputs": st.target_outputs,
+              "observation": st.target_observation} for st in session.steps]
+    return {"steps": len(session.steps), "finding": finding, "trace": trace}
+
+
+def _behaviours(target: Any) -> dict[str, Any]:
+    """Kafka facts the model does not share, observed on Kafka's replicas alone."""
+    out: dict[str, Any] = {}
+    lone = target.start(1, {"voters": [1]})
+    out["lone_voter_after_start"] = lone.observation()
+    lone.close()
+
+    leader = target.start(1, {"voters": [1, 2, 3]})
+    leader.step({"type": "ElectionTimeout"})
+    leader.step({"type": "VoteResponse", "src": 2, "dst": 1, "epoch": 1, "granted": True, "leader": None,
+                 "error": "NONE"})
+    leader.step({"type": "FetchRequest", "src": 2, "dst": 1, "epoch": 1, "fetch_offset": 1,
+                 "last_fetched_epoch": 1})
+    out["leader_hw"] = leader.observation()["high_watermark"]
+    resigned = leader.step({"type": "CheckQuorumTimeout"})
+    out["resigned"] = resigned.observation
+    # 3 answers the BeginQuorumEpoch of epoch 1 from epoch 2: Kafka reset its connections on
+    # resigning, so the answer is no longer expected.
+    late = leader.step({"type": "BeginQuorumEpochResponse", "src": 3, "dst": 1, "epoch": 2, "leader": None,
+                        "error": "FENCED_LEADER_EPOCH"})
+    out["late_response"] = {"outputs": late.outputs, "observation": late.observation}
+    leader.close()
+    return out
+
+
+def child(version: str) -> dict[str, Any]:
+    """Everything that needs the JVM, as one JSON document."""
+    from kspec.conformance.targets.kafka.raft import KafkaRaftTarget
+
+    target = KafkaRaftTarget(version)
+    scenarios = {name: _scenario(target, config, script) for name, (config, script) in SCENARIOS.items()}
+    return {"version": version, "scenarios": scenarios, "behaviours": _behaviours(target)}
+
+
+# ---------------------------------------------------------------------------- the tests
+
+
+@pytest.fixture(scope="module")
+def report() -> dict[str, Any]:
+    done = subprocess.run([sys.executable, str(HERE), VERSION], capture_output=True, text=True, timeout=600,
+                          check=False)
+    lines = [ln for ln in done.stdout.splitlines() if ln.startswith("{")]
+    assert done.returncode == 0 and lines, (f"kafka:{VERSION} raft child failed (exit {done.returncode}): "
+                                           f"{(done.stderr or done.stdout).strip().splitlines()[-3:]}")
+    return dict(json.loads(lines[-1]))
+
+
+def test_versions_below_3_7_and_from_4_0_are_one_line_errors() -> None:
+    from kspec.conformance.targets.kafka.raft import check_supported
+
+    with pytest.raises(TargetError, match=r"^kafka:3\.6\.2: not supported for raft"):
+        check_supported("3.6.2")
+    with pytest.raises(TargetError, match=r"^kafka:4\.0\.0: not supported for raft yet"):
+        check_supported("4.0.0")
+    with pytest.raises(TargetError, match="not a Kafka version"):
+        check_supported("three.seven")
+    assert check_supported("3.7.2") == (3, 7)
+
+
+def test_cli_names_the_version_in_one_line() -> None:
+    done = subprocess.run(["kspec", "conform", "raft", "--target", "kafka:3.6.2", "--json"], capture_output=True,
+                          text=True, timeout=120, check=False)
+    assert done.returncode == 2
+    err = [ln for ln in done.stderr.splitlines() if ln.strip()]
+    assert len(err) == 1 and "kafka:3.6.2: not supported for raft" in err[0], done.stderr
+
+
+@pytest.mark.parametrize("name", sorted(SCENARIOS))
+def test_scenario_conforms_step_for_step(report: dict[str, Any], name: str) -> None:
+    result = report["scenarios"][name]
+    assert result["finding"] is None, f"kafka:{VERSION} {name}: {result['finding']} (at {result['trace'][-1]})"
+    # every scripted action was applied (a reboot is two steps)
+    assert result["steps"] >= len(SCENARIOS[name][1])
+
+
+def test_truncation_and_commit_happen_in_kafka(report: dict[str, Any]) -> None:
+    """The scenarios reach what they are named for, on Kafka's side."""
+    trunc = report["scenarios"]["truncate-diverging-suffix"]["trace"]
+    assert any(o["type"] == "TruncateLog" for st in trunc for o in st["outputs"] or []), trunc
+    assert trunc[-1]["node"] == 1 and trunc[-1]["observation"]["log"] == [[2, "leader_change"]], trunc[-1]
+    commit = report["scenarios"]["elect-replicate-commit"]["trace"]
+    follower_hw = [st["observation"]["high_watermark"] for st in commit if st["node"] == 2 and st["observation"]]
+    assert 2 in follower_hw, commit  # the data record committed and reached the follower's high watermark
+    observer = report["scenarios"]["observer-finds-leader"]["trace"][-1]["observation"]
+    assert observer["role"] == "follower" and observer["leader"] == 1, observer
+
+
+def test_lone_voter_elects_itself_in_initialize(report: dict[str, Any]) -> None:
+    """KafkaRaftClient.initialize(): "When there is only a single voter, become candidate
+    immediately" (and so leader); the model's lone voter waits for ElectionTimeout."""
+    obs = report["behaviours"]["lone_voter_after_start"]
+    assert obs["role"] == "leader" and obs["epoch"] == 1 and obs["log"] == [[1, "leader_change"]], obs
+
+
+def test_resigned_leader_has_no_high_watermark(report: dict[str, Any]) -> None:
+    """ResignedState keeps no high watermark (EpochState's default is empty); the model carries it."""
+    beh = report["behaviours"]
+    assert beh["leader_hw"] == 1
+    assert beh["resigned"]["role"] == "resigned" and beh["resigned"]["high_watermark"] is None, beh["resigned"]
+
+
+def test_response_to_a_request_of_an_earlier_state_is_ignored(report: dict[str, Any]) -> None:
+    """A resigned leader ignores the answer (epoch 2) to the BeginQuorumEpoch it sent as leader
+    (the model moves to epoch 2)."""
+    late = report["behaviours"]["late_response"]
+    assert late["outputs"] == [] and late["observation"]["epoch"] == 1, late
+    assert late["observation"]["role"] == "resigned"
+
+
+def test_conform_runs_to_a_verdict() -> None:
+    done = subprocess.run(["kspec", "conform", "raft", "--target", f"kafka:{VERSION}", "--examples", "6",
+                           "--steps", "12", "--seed", "3", "--json", "--out", "/tmp/kspec-test-kafka-raft"],
+                          capture_output=True, text=True, timeout=600, check=False)
+    doc = json.loads(done.stdout)
+    assert doc["verdict"] in ("conforms", "diverges"), doc
+    assert done.returncode == (0 if doc["verdict"] == "conforms" else 1)
+    if doc["verdict"] == "diverges":
+        assert doc["divergence"]["kind"] in ("outputs", "observation") and doc["counterexample"], doc
+
+
+if __name__ == "__main__":
+    print(json.dumps(child(sys.argv[1] if len(sys.argv) > 1 else VERSION)))
