@@ -1,0 +1,460 @@
+"""``kafka:VERSION`` for voters, at the **log** level: Kafka's own control-record state machine
+(``org.apache.kafka.raft.internals.KRaftControlRecordStateMachine`` over ``VoterSetHistory``,
+kafka-raft 3.8 and later) reading one replica's log — Kafka's ``MockLog`` from the kafka-raft
+test jar — the way ``KafkaRaftClient`` drives it (spec/adapter-protocol.md, section voters).
+
+- **start**: a ``MockLog``; with a bootstrap checkpoint, snapshot ``0-0`` written by Kafka's
+  ``RecordsSnapshotWriter`` with the KRaftVersionRecord and VotersRecord (what ``kafka-storage
+  format --initial-controllers`` writes, 3.9+); then a state machine over the static voter set
+  and ``updateState()`` (``KafkaRaftClient.initialize``).
+- **Append**: one batch per record, built by Kafka (``MemoryRecords.withKRaftVersionRecord`` /
+  ``withVotersRecord`` of ``VoterSet.toVotersRecord`` / ``withLeaderChangeMessage`` /
+  ``withRecords``), appended with ``appendAsFollower`` and flushed, then ``updateState()``
+  (``KafkaRaftClient.appendAsFollower``). One record per batch keeps every offset batch-aligned,
+  which ``MockLog.createNewSnapshot`` demands of a snapshot id.
+- **Truncate**: ``log.truncateTo(N)`` then ``truncateNewEntries(N)``, exactly what the client
+  does on a diverging epoch (no ``updateState()`` until the next append).
+- **Snapshot**: ``KafkaRaftClient.createSnapshot``: the high watermark is moved to N (the model
+  snapshots at most at its high watermark), ``log.createNewSnapshot(N, epoch at N-1)``, a
+  ``RecordsSnapshotWriter`` with ``kraftVersionAtOffset(N-1)`` and ``voterSetAtOffset(N-1)``
+  wrapped in Kafka's ``NotifyingRawSnapshotWriter`` whose freeze calls
+  ``truncateOldEntries(snapshotId.offset())`` — as the client does, with the snapshot id's offset.
+  Output: ``SnapshotWritten`` with the snapshot read back by Kafka's ``RecordsSnapshotReader``.
+- **Restart**: ``log.reopen()`` (nothing unflushed to lose) and a fresh state machine over the
+  same log and snapshots, ``updateState()``.
+
+Observation: ``lastKraftVersion()``, ``lastVoterSet()`` and the entries of the voter-set history
+(``VoterSetHistory.votersHistory``, a ``TreeMapLogHistory``: read through reflection, it has no
+accessor). A voter set of the model (``[[id, directory], ...]``) is a ``VotersRecord`` whose
+voters have directory ``Uuid(KSPEC, directory)``, one CONTROLLER endpoint and kraft.version
+support 0-1, made a ``VoterSet`` by ``VoterSet.fromVotersRecord``; the static voter set
+(``controller.quorum.voters``) is built the same way, so the model's one-directory-per-host
+convention (VOTERS-MODEL-DIRS) holds for it too.
+
+Versions: 3.8 keeps ``VoterSet``/``ReplicaKey`` in ``raft.internals``, takes the static set as an
+``Optional``, starts ``nextOffset`` at 0, and its ``TreeMapLogHistory`` refuses offset -1, so it
+cannot load a bootstrap checkpoint (``--initial-controllers`` shipped in 3.9): the 3.8 target
+takes only the kraft.version-0 configurations (``supports``). 4.0 added the metrics arguments
+(``KafkaRaftMetrics``, ``ExternalKRaftMetrics``); 3.9 and 4.1 pass the leader epoch to
+``MockLog.appendAsFollower``.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from kspec.conformance.adapters.base import JSON, StepResult, TargetError
+from kspec.conformance.targets.kafka import artifacts, jvm
+
+# The raft target's artifact set (one Maven resolution, one cache directory for both).
+ARTIFACTS = ["kafka-raft", "kafka-raft@test", "kafka-clients@test"]
+MIN_VERSION = (3, 8)
+RAFT = "org.apache.kafka.raft"
+MSG = "org.apache.kafka.common.message"
+KSPEC_UUID_HIGH = 0x6B73706563  # "kspec": the high bits of every model directory's Uuid
+MAX_BATCH_BYTES = 8192
+
+
+def version_tuple(version: str) -> tuple[int, int]:
+    """(major, minor) of a Kafka version string; TargetError when it has none."""
+    m = re.match(r"^(\d+)\.(\d+)", version)
+    if not m:
+        raise TargetError(f"kafka:{version}: not a Kafka version (expected e.g. 3.9.1)")
+    return int(m.group(1)), int(m.group(2))
+
+
+def check_supported(version: str) -> tuple[int, int]:
+    """The version's (major, minor), or a one-line TargetError below 3.8."""
+    artifacts.check_version(version)
+    vt = version_tuple(version)
+    if vt < MIN_VERSION:
+        raise TargetError(f"kafka:{version}: not supported for voters (KRaftControlRecordStateMachine and "
+                          "VoterSetHistory ship from Kafka 3.8.0, KIP-853)")
+    return vt
+
+
+class _Java:
+    """The Kafka classes the adapter uses, looked up once, and the version's construction rules."""
+
+    def __init__(self, version: str, vt: tuple[int, int]) -> None:
+        import jpype
+
+        def c(name: str) -> Any:
+            return jvm.jclass(version, name)
+
+        self.jpype = jpype
+        self.version = version
+        self.vt = vt
+        self.SM = c(f"{RAFT}.internals.KRaftControlRecordStateMachine")
+        internals = vt < (3, 9)  # 3.8: VoterSet in raft.internals
+        self.VoterSet = c(f"{RAFT}.internals.VoterSet" if internals else f"{RAFT}.VoterSet")
+        self.MockLog = c(f"{RAFT}.MockLog")
+        try:  # raft.OffsetAndEpoch to 4.0, server.common.OffsetAndEpoch from 4.1
+            self.OffsetAndEpoch = jpype.JClass(f"{RAFT}.OffsetAndEpoch")
+        except Exception:
+            self.OffsetAndEpoch = c("org.apache.kafka.server.common.OffsetAndEpoch")
+        self.LogOffsetMetadata = c(f"{RAFT}.LogOffsetMetadata")
+        self.StringSerde = c(f"{RAFT}.internals.StringSerde")
+        self.SnapshotBuilder = c("org.apache.kafka.snapshot.RecordsSnapshotWriter$Builder")
+        self.SnapshotReader = c("org.apache.kafka.snapshot.RecordsSnapshotReader")
+        self.Notifying = c("org.apache.kafka.snapshot.NotifyingRawSnapshotWriter")
+        self.VotersRecord = c(f"{MSG}.VotersRecord")
+        self.Voter = c(f"{MSG}.VotersRecord$Voter")
+        self.Endpoint = c(f"{MSG}.VotersRecord$Endpoint")
+        self.EndpointCollection = c(f"{MSG}.VotersRecord$EndpointCollection")
+        self.VersionFeature = c(f"{MSG}.VotersRecord$KRaftVersionFeature")
+        self.KRaftVersionRecord = c(f"{MSG}.KRaftVersionRecord")
+        self.LeaderChangeMessage = c(f"{MSG}.LeaderChangeMessage")
+        self.ControlRecordUtils = c("org.apache.kafka.common.record.ControlRecordUtils")
+        self.MemoryRecords = c("org.apache.kafka.common.record.MemoryRecords")
+        self.SimpleRecord = c("org.apache.kafka.common.record.SimpleRecord")
+        self.Compression = c("org.apache.kafka.common.compress.Compression").NONE
+        self.BufferSupplier = c("org.apache.kafka.common.utils.BufferSupplier")
+        self.MemoryPool = c("org.apache.kafka.common.memory.MemoryPool")
+        self.Time = c("org.apache.kafka.common.utils.Time")
+        self.LogContext = c("org.apache.kafka.common.utils.LogContext")
+        self.TopicPartition = c("org.apache.kafka.common.TopicPartition")
+        self.Uuid = c("org.apache.kafka.common.Uuid")
+        self.ByteBuffer = c("java.nio.ByteBuffer")
+        self.Optional = c("java.util.Optional")
+        self.Integer = c("java.lang.Integer")
+        self.JShort = jpype.JShort
+        self.KRaftVersion = None if internals else c("org.apache.kafka.server.common.KRaftVersion")
+        self.log_context = self.LogContext()
+        self.serde = self.StringSerde()
+        self.tp = self.TopicPartition("__cluster_metadata", 0)
+        # The constructor: 6 arguments to 3.9, plus (KafkaRaftMetrics, ExternalKRaftMetrics) from 4.0.
+        ctors = list(self.SM.class_.getConstructors())
+        if len(ctors) != 1 or ctors[0].getParameterCount() not in (6, 8):
+            raise TargetError(f"kafka:{version}: KRaftControlRecordStateMachine has an unknown constructor "
+                              f"({', '.join(str(k) for k in ctors)})")
+        self.with_metrics = ctors[0].getParameterCount() == 8
+        if self.with_metrics:
+            self.Metrics = c("org.apache.kafka.common.metrics.Metrics")
+            self.RaftMetrics = c(f"{RAFT}.internals.KafkaRaftMetrics")
+
+            @jpype.JImplements(f"{RAFT}.ExternalKRaftMetrics")
+            class _NoExternalMetrics:
+                @jpype.JOverride
+                def setIgnoredStaticVoters(self, ignored: Any) -> None:
+                    """The broker's metric of ignored static voters: not observed."""
+
+            self.external_metrics = _NoExternalMetrics()
+        self.follower_epoch = any(m.getParameterCount() == 2 for m in self.MockLog.class_.getMethods()
+                                  if str(m.getName()) == "appendAsFollower")
+        # The voter-set history's entries, for the observation (private fields, reflection once).
+        self.f_history = self._field(self.SM, "voterSetHistory")
+        self.f_voters = self._field(c(f"{RAFT}.internals.VoterSetHistory"), "votersHistory")
+        self.f_map = self._field(c(f"{RAFT}.internals.TreeMapLogHistory"), "history")
+        self.f_next = self._field(self.SM, "nextOffset")
+
+    def _field(self, cls: Any, name: str) -> Any:
+        try:
+            f = cls.class_.getDeclaredField(name)
+        except Exception:
+            raise TargetError(f"kafka:{self.version}: {cls.class_.getName()} has no field {name}") from None
+        f.setAccessible(True)
+        return f
+
+    # -------------------------------------------------------------- values
+
+    def uuid(self, directory: int) -> Any:
+        return self.Uuid(KSPEC_UUID_HIGH, int(directory))
+
+    def voter_set(self, pairs: list[list[int]]) -> Any:
+        """A model voter set as Kafka's VoterSet (``VoterSet.fromVotersRecord``)."""
+        record = self.VotersRecord().setVersion(self.JShort(0))
+        voters = record.voters()
+        for replica, directory in sorted((int(r), int(d)) for r, d in pairs):
+            endpoints = self.EndpointCollection()
+            endpoints.add(self.Endpoint().setName("CONTROLLER").setHost("localhost").setPort(9000 + replica))
+            feature = self.VersionFeature().setMinSupportedVersion(self.JShort(0)).setMaxSupportedVersion(
+                self.JShort(1))
+            voters.add(self.Voter().setVoterId(replica).setVoterDirectoryId(self.uuid(directory))
+                       .setEndpoints(endpoints).setKRaftVersionFeature(feature))
+        return self.VoterSet.fromVotersRecord(record)
+
+    def static_voter_set(self, pairs: list[list[int]]) -> Any:
+        if self.KRaftVersion is None:  # 3.8: Optional<VoterSet>, empty without static voters
+            return self.Optional.of(self.voter_set(pairs)) if pairs else self.Optional.empty()
+        return self.voter_set(pairs) if pairs else self.VoterSet.empty()
+
+    def pairs(self, voter_set: Any) -> list[list[int]]:
+        """A Kafka VoterSet as ``[[id, directory], ...]``, read from its own ``toVotersRecord``
+        (3.8's VoterSet has no ``voterKeys``); directory -1 for a Uuid kspec never made."""
+        out = []
+        for voter in voter_set.toVotersRecord(self.ControlRecordUtils.KRAFT_VOTERS_CURRENT_VERSION).voters():
+            u = voter.voterDirectoryId()
+            high, low = int(u.getMostSignificantBits()), int(u.getLeastSignificantBits())
+            out.append([int(voter.voterId()), low if high == KSPEC_UUID_HIGH else -1])
+        return sorted(out)
+
+    def kraft_version_value(self, version: int) -> Any:
+        """What ``RecordsSnapshotWriter.Builder.setKraftVersion`` takes (3.8: a short)."""
+        return self.JShort(version) if self.KRaftVersion is None else self.KRaftVersion.fromFeatureLevel(
+            self.JShort(version))
+
+    def kraft_version_int(self, value: Any) -> int:
+        return int(value) if self.KRaftVersion is None else int(value.featureLevel())
+
+    def new_state_machine(self, static: Any, log: Any) -> Any:
+        args = [static, log, self.serde, self.BufferSupplier.NO_CACHING, MAX_BATCH_BYTES, self.log_context]
+        if self.with_metrics:
+            args += [self.RaftMetrics(self.Metrics(), "raft"), self.external_metrics]
+        return self.SM(*args)
+
+    # -------------------------------------------------------------- records
+
+    def batch(self, offset: int, epoch: int, record: dict[str, Any]) -> Any:
+        """One batch holding ``record`` at ``offset``, built by Kafka's MemoryRecords."""
+        kind = record.get("type")
+        buf = self.ByteBuffer.allocate(1024)
+        if kind == "KRaftVersion":
+            msg = self.KRaftVersionRecord().setVersion(self.ControlRecordUtils.KRAFT_VERSION_CURRENT_VERSION) \
+                .setKRaftVersion(self.JShort(int(record["version"])))
+            return self.MemoryRecords.withKRaftVersionRecord(offset, 0, epoch, buf, msg)
+        if kind == "Voters":
+            msg = self.voter_set(record["voters"]).toVotersRecord(
+                self.ControlRecordUtils.KRAFT_VOTERS_CURRENT_VERSION)
+            return self.MemoryRecords.withVotersRecord(offset, 0, epoch, buf, msg)
+        if kind == "LeaderChange":
+            msg = self.LeaderChangeMessage().setLeaderId(-1)
+            return self.MemoryRecords.withLeaderChangeMessage(offset, 0, epoch, buf, msg)
+        if kind == "Data":
+            value = self.jpype.JArray(self.jpype.JByte)([100])  # "d": a data record the state machine skips
+            return self.MemoryRecords.withRecords(offset, self.Compression, self.Integer.valueOf(epoch),
+                                                  self.SimpleRecord(value))
+        raise TargetError(f"kafka:{self.version} voters: unknown log record {record!r}")
+
+    def concat(self, parts: list[Any]) -> Any:
+        buf = self.ByteBuffer.allocate(sum(int(p.sizeInBytes()) for p in parts))
+        for p in parts:
+            buf.put(p.buffer())
+        buf.flip()
+        return self.MemoryRecords.readableRecords(buf)
+
+
+class KafkaControlLog:
+    """One replica's log, snapshots and control-record state machine."""
+
+    def __init__(self, java: _Java, config: dict[str, Any]) -> None:
+        self.java = java
+        j = java
+        self.static = j.static_voter_set(list(config.get("static_voters") or []))
+        self.log = j.MockLog(j.tp, j.Uuid.METADATA_TOPIC_ID, j.log_context)
+        self.epochs: list[int] = []  # the leader epoch of each log offset (for snapshot ids)
+        bootstrap = config.get("bootstrap")
+        if bootstrap is not None:
+            # The bootstrap checkpoint 0-0: what the formatter writes (its records sit at -1).
+            writer = self.log.createNewSnapshotUnchecked(j.OffsetAndEpoch(0, 0)).get()
+            self._write_snapshot(writer, int(bootstrap["kraft_version"]),
+                                 j.Optional.of(j.voter_set(bootstrap["voters"])))
+        self.sm = self._fresh()
+
+    def _fresh(self) -> Any:
+        sm = self.java.new_state_machine(self.static, self.log)
+        sm.updateState()
+        return sm
+
+    def _write_snapshot(self, raw_writer: Any, kraft_version: int, voter_set: Any) -> None:
+        j = self.java
+        writer = (j.SnapshotBuilder().setLastContainedLogTimestamp(0).setTime(j.Time.SYSTEM)
+                  .setMaxBatchSize(MAX_BATCH_BYTES).setMemoryPool(j.MemoryPool.NONE)
+                  .setRawSnapshotWriter(raw_writer).setKraftVersion(j.kraft_version_value(kraft_version))
+                  .setVoterSet(voter_set).build(j.serde))
+        try:
+            writer.freeze()
+        finally:
+            writer.close()
+
+    # -------------------------------------------------------------- inputs
+
+    def append(self, base: int, entries: list[dict[str, Any]]) -> None:
+        j = self.java
+        end = _offset(self.log.endOffset())
+        if base != end:
+            raise TargetError(f"Append at {base} but the log ends at {end}")
+        if not entries:
+            return
+        parts = [j.batch(base + k, int(e["epoch"]), e["record"]) for k, e in enumerate(entries)]
+        records = j.concat(parts)
+        top = max(int(e["epoch"]) for e in entries)
+        if j.follower_epoch:
+            self.log.appendAsFollower(records, top)
+        else:
+            self.log.appendAsFollower(records)
+        self.log.flush(False)
+        self.epochs[base:] = [int(e["epoch"]) for e in entries]
+        after = _offset(self.log.endOffset())
+        if after != base + len(entries):
+            raise TargetError(f"MockLog appended up to {after}, expected {base + len(entries)}")
+        self.sm.updateState()
+
+    def truncate(self, offset: int) -> None:
+        self.log.truncateTo(offset)
+        del self.epochs[offset:]
+        self.sm.truncateNewEntries(offset)
+
+    def snapshot(self, end_offset: int) -> dict[str, JSON]:
+        """``KafkaRaftClient.createSnapshot`` at ``end_offset``, frozen at once."""
+        j = self.java
+        if end_offset < 1 or end_offset > len(self.epochs):
+            raise TargetError(f"Snapshot at {end_offset} outside the log [1, {len(self.epochs)}]")
+        if _offset(self.log.highWatermark()) < end_offset:
+            self.log.updateHighWatermark(j.LogOffsetMetadata(end_offset))
+        snapshot_id = j.OffsetAndEpoch(end_offset, self.epochs[end_offset - 1])
+        created = self.log.createNewSnapshot(snapshot_id)
+        if not created.isPresent():
+            raise TargetError(f"MockLog.createNewSnapshot({end_offset}) made no writer (already stored?)")
+        last = end_offset - 1
+        kraft_version = j.kraft_version_int(self.sm.kraftVersionAtOffset(last))
+        voter_set = self.sm.voterSetAtOffset(last)
+        sm = self.sm
+
+        @j.jpype.JImplements("java.util.function.Consumer")
+        class _TrimOnFreeze:
+            @j.jpype.JOverride
+            def accept(self, offset_and_epoch: Any) -> None:
+                # KafkaRaftClient.createSnapshot: "Trim the state in the internal listener up to
+                # the new snapshot".
+                sm.truncateOldEntries(_offset(offset_and_epoch))
+
+        self._write_snapshot(j.Notifying(created.get(), _TrimOnFreeze()), kraft_version, voter_set)
+        return {"type": "SnapshotWritten", "snapshot": self.read_snapshot(snapshot_id)}
+
+    def read_snapshot(self, snapshot_id: Any) -> dict[str, JSON]:
+        """The snapshot's control records, read back with Kafka's RecordsSnapshotReader."""
+        j = self.java
+        raw = self.log.readSnapshot(snapshot_id).get()
+        kraft_version, voters = 0, None
+        reader = j.SnapshotReader.of(raw, j.serde, j.BufferSupplier.NO_CACHING, MAX_BATCH_BYTES, True,
+                                     *([j.log_context] if _reader_takes_context(j) else []))
+        try:
+            while reader.hasNext():
+                batch = reader.next()
+                for record in batch.controlRecords():
+                    kind = str(record.type().toString())
+                    if kind == "KRAFT_VERSION":
+                        kraft_version = int(record.message().kRaftVersion())
+                    elif kind == "KRAFT_VOTERS":
+                        voters = j.pairs(j.VoterSet.fromVotersRecord(record.message()))
+        finally:
+            reader.close()
+        return {"type": "Snapshot", "end_offset": _offset(snapshot_id), "kraft_version": kraft_version,
+                "voters": voters}
+
+    def restart(self) -> None:
+        self.log.reopen()
+        self.sm = self._fresh()
+
+    # -------------------------------------------------------------- observation
+
+    def history(self) -> list[list[Any]]:
+        j = self.java
+        tree = j.f_map.get(j.f_voters.get(j.f_history.get(self.sm)))
+        return [[int(e.getKey()), j.pairs(e.getValue())] for e in tree.entrySet()]
+
+    def observation(self) -> dict[str, JSON]:
+        j = self.java
+        return {"kraft_version": j.kraft_version_int(self.sm.lastKraftVersion()),
+                "voters": j.pairs(self.sm.lastVoterSet()), "history": self.history()}
+
+
+def _offset(value: Any) -> int:
+    """The offset of a LogOffsetMetadata or OffsetAndEpoch: a field to 3.9 (``offset``), a
+    record accessor later (``offset()``)."""
+    o = value.offset
+    return int(o() if callable(o) else o)
+
+
+_READER_CONTEXT: dict[str, bool] = {}
+
+
+def _reader_takes_context(j: _Java) -> bool:
+    """4.1 added a LogContext argument to ``RecordsSnapshotReader.of``."""
+    if j.version not in _READER_CONTEXT:
+        _READER_CONTEXT[j.version] = any(str(m.getName()) == "of" and m.getParameterCount() == 6
+                                         for m in j.SnapshotReader.class_.getMethods())
+    return _READER_CONTEXT[j.version]
+
+
+class VotersLogInstance:
+    """The adapter of one replica's control-record state machine to the node-level interface."""
+
+    def __init__(self, java: _Java, control: KafkaControlLog) -> None:
+        self.java = java
+        self.control = control
+
+    def step(self, inp: JSON) -> StepResult:
+        if not isinstance(inp, dict):
+            raise TargetError(f"voters input must be an object, got {inp!r}")
+        kind = inp.get("type")
+        outputs: list[JSON] = []
+        try:
+            if kind == "Append":
+                self.control.append(int(inp["base_offset"]), list(inp["entries"]))
+            elif kind == "Truncate":
+                self.control.truncate(int(inp["offset"]))
+            elif kind == "Snapshot":
+                outputs.append(self.control.snapshot(int(inp["end_offset"])))
+            elif kind == "Restart":
+                self.control.restart()
+            else:
+                raise TargetError(f"kafka:{self.java.version} voters (log level): unknown input {kind!r}")
+            return StepResult(outputs, self.control.observation())
+        except TargetError:
+            raise
+        except Exception as err:  # a Java exception: one line naming the step
+            raise TargetError(f"kafka:{self.java.version} voters: {kind} threw {_java_error(err)}") from None
+
+    def close(self) -> None:
+        pass
+
+
+def _java_error(err: BaseException) -> str:
+    """``ExceptionClass: message`` of a Java exception, on one line."""
+    name = type(err).__name__
+    try:
+        name = str(err.getClass().getName())  # type: ignore[attr-defined]
+        message = err.getMessage()  # type: ignore[attr-defined]
+        text = "" if message is None else str(message)
+    except Exception:
+        text = str(err)
+    return f"{name}: {' '.join(text.split())}"[:400]
+
+
+class KafkaVotersTarget:
+    """The voters target of one Kafka version (3.8.0 or later), at the log level."""
+
+    protocol = "voters"
+    level = "log"
+
+    def __init__(self, version: str, jars: list[Any] | None = None) -> None:
+        self.version = version
+        self.name = f"kafka:{version}"
+        self.vt = check_supported(version)
+        jvm.check(version)
+        jvm.ensure(version, jars if jars is not None else artifacts.resolve(version, ARTIFACTS))
+        self.java = _Java(version, self.vt)
+
+    def supports(self, config: dict[str, JSON]) -> bool:
+        """3.8 cannot load a bootstrap checkpoint (its history refuses offset -1): only the
+        kraft.version-0 configurations (static voters)."""
+        return self.vt >= (3, 9) or int(config.get("kraft_version", 0) or 0) == 0  # type: ignore[arg-type]
+
+    def start(self, node: int, config: dict[str, JSON]) -> VotersLogInstance:
+        asked = config.get("level", "replica")
+        if asked != self.level:
+            raise TargetError(f"{self.name} serves the voters log level (KRaftControlRecordStateMachine), the run "
+                              f"drives the {asked} level")
+        try:
+            control = KafkaControlLog(self.java, config)
+        except TargetError:
+            raise
+        except Exception as err:
+            raise TargetError(f"{self.name} voters: start threw {_java_error(err)}") from None
+        return VotersLogInstance(self.java, control)
+
+    def close(self) -> None:
+        """Nothing to release: the JVM lives as long as the process (JPype cannot restart it)."""
