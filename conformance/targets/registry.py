@@ -11,7 +11,7 @@ from typing import Any
 from kspec.conformance.adapters.base import Target
 
 # The protocols with a conformance driver and a reference target.
-REFERENCE_PROTOCOLS = ("raft", "share", "voters", "mm2", "streams", "streams")
+REFERENCE_PROTOCOLS = ("raft", "share", "voters", "mm2", "streams")
 
 
 class UnknownTarget(LookupError):
@@ -42,10 +42,6 @@ def reference_target(protocol: str, level: str = "") -> Target:
         from kspec.conformance.targets.streams_routers import RouterTarget
 
         return RouterTarget("reference")
-    if protocol == "streams":
-        from kspec.conformance.targets.streams_routers import RouterTarget
-
-        return RouterTarget("reference")
     raise UnknownTarget(f"no reference target for protocol {protocol!r} (conformance covers: "
                         f"{', '.join(REFERENCE_PROTOCOLS)})")
 
@@ -64,7 +60,8 @@ def list_targets() -> list[dict[str, Any]]:
     rows += [{"name": "kafka:VERSION", "protocol": p, "kind": "kafka",
               "doc": f"Apache Kafka's own {cls} (jars from Maven, run through JPype)"}
              for p, cls in (("mm2", "Default/IdentityReplicationPolicy"), ("share", "ShareCoordinatorShard, 4.0+"),
-                            ("raft", "KafkaRaftClient over its test doubles, 3.7-3.9"))]
+                            ("raft", "KafkaRaftClient over its test doubles, 3.7-3.9"),
+                            ("voters", "KRaftControlRecordStateMachine over MockLog (log level), 3.8+"))]
     return rows
 
 
