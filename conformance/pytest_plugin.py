@@ -15,6 +15,7 @@ Registered as the ``kspec`` pytest11 entry point; with no ``--kspec-target`` it 
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -63,7 +64,8 @@ class KspecConformItem(pytest.Item):
             lines += [f"  {rec.index:>3}. {rec.action}" for rec in result.steps]
             if result.counterexample:
                 lines.append(f"  counterexample: {result.counterexample}")
-                lines.append(f"  replay: kspec replay {result.counterexample} --target {self.target_name}")
+                lines.append(f"  replay: kspec replay {shlex.quote(str(result.counterexample))} "
+                             f"--target {shlex.quote(self.target_name)}")
             raise KspecDivergence("\n".join(lines))
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:

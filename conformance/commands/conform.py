@@ -7,6 +7,7 @@ one-line reason on stderr, and the partial counterexample is still written).
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 
 import click
@@ -71,7 +72,8 @@ def conform_cmd(protocol: str, target_name: str, examples: int, steps: int, seed
                 click.echo(f"    {rec.index:>3}. {rec.action}")
         if result.counterexample:
             click.echo(f"  counterexample: {result.counterexample}")
-            click.echo(f"  replay: kspec replay {result.counterexample} --target {target_name}")
+            click.echo(f"  replay: kspec replay {shlex.quote(str(result.counterexample))} "
+                       f"--target {shlex.quote(target_name)}")
     if result.verdict == "error":
         assert result.finding is not None
         click.echo(f"kspec: error: target {target_name} failed at step {result.finding.step}: "
