@@ -103,6 +103,24 @@ def test_equal_state_sets_static_voters_and_formatted_start(bounds: dict[str, in
         assert any(s.crashes for s in states) and any(s.elected for s in states)
 
 
+# VOTERS-MODEL-START in TLA+ (StartUp) is the same state as VotersModel.start_up across quorum
+# shapes: five voters with pre-vote (nothing else enabled), and two voters, two observers.
+START_BOUNDS = [
+    {"hosts": 5, "voters": 5, "pre_vote": True, "max_fetches": 0, "max_elections": 0, "max_adds": 0,
+     "max_removes": 0, "symmetry": False},
+    {"hosts": 4, "voters": 2, "pre_vote": True, "max_fetches": 1, "max_elections": 1, "max_adds": 0,
+     "symmetry": False},
+]
+
+
+@pytest.mark.parametrize("bounds", START_BOUNDS, ids=["five-voters", "two-observers"])
+def test_started_quorum_agrees_across_shapes(bounds: dict[str, int | bool]) -> None:
+    from kspec.tla.check import check_agreement
+
+    result = check_agreement(MAPPING, make(**bounds), bounds, timeout=120)
+    assert result.equal and result.tlc_distinct_states == result.model_distinct_states >= 1
+
+
 def test_the_mapping_is_one_to_one() -> None:
     states = reachable_states(make(**SMALL))
     assert len({from_model(s) for s in states}) == len(states)
