@@ -106,9 +106,16 @@ class _Java:
         self.VersionFeature = c(f"{MSG}.VotersRecord$KRaftVersionFeature")
         self.KRaftVersionRecord = c(f"{MSG}.KRaftVersionRecord")
         self.LeaderChangeMessage = c(f"{MSG}.LeaderChangeMessage")
-        self.ControlRecordUtils = c("org.apache.kafka.common.record.ControlRecordUtils")
-        self.MemoryRecords = c("org.apache.kafka.common.record.MemoryRecords")
-        self.SimpleRecord = c("org.apache.kafka.common.record.SimpleRecord")
+
+        def record(name: str) -> Any:  # common.record to 4.2, common.record.internal from 4.3
+            try:
+                return jpype.JClass(f"org.apache.kafka.common.record.{name}")
+            except Exception:
+                return c(f"org.apache.kafka.common.record.internal.{name}")
+
+        self.ControlRecordUtils = record("ControlRecordUtils")
+        self.MemoryRecords = record("MemoryRecords")
+        self.SimpleRecord = record("SimpleRecord")
         self.Compression = c("org.apache.kafka.common.compress.Compression").NONE
         self.BufferSupplier = c("org.apache.kafka.common.utils.BufferSupplier")
         self.MemoryPool = c("org.apache.kafka.common.memory.MemoryPool")
@@ -259,10 +266,12 @@ class KafkaControlLog:
 
     def _write_snapshot(self, raw_writer: Any, kraft_version: int, voter_set: Any) -> None:
         j = self.java
-        writer = (j.SnapshotBuilder().setLastContainedLogTimestamp(0).setTime(j.Time.SYSTEM)
-                  .setMaxBatchSize(MAX_BATCH_BYTES).setMemoryPool(j.MemoryPool.NONE)
-                  .setRawSnapshotWriter(raw_writer).setKraftVersion(j.kraft_version_value(kraft_version))
-                  .setVoterSet(voter_set).build(j.serde))
+        builder = j.SnapshotBuilder().setLastContainedLogTimestamp(0).setTime(j.Time.SYSTEM)
+        # setMaxBatchSize to 4.1, setMaxBatchSizeBytes from 4.2
+        builder = (builder.setMaxBatchSizeBytes(MAX_BATCH_BYTES) if hasattr(builder, "setMaxBatchSizeBytes")
+                   else builder.setMaxBatchSize(MAX_BATCH_BYTES))
+        writer = (builder.setMemoryPool(j.MemoryPool.NONE).setRawSnapshotWriter(raw_writer)
+                  .setKraftVersion(j.kraft_version_value(kraft_version)).setVoterSet(voter_set).build(j.serde))
         try:
             writer.freeze()
         finally:
