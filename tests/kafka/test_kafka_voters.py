@@ -101,6 +101,17 @@ def _k1(config: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     ])
 
 
+# K1 then K2 (3.9+, bootstrap V3): after the truncation to the snapshot's end offset the history
+# is empty, and the VotersRecord appended again at that offset is below the stale nextOffset.
+K1K2 = (BOOTSTRAP, [
+    {"type": "Append", "base_offset": 0, "entries": [_entry(1, LC)]},
+    {"type": "Append", "base_offset": 1, "entries": [_entry(1, _voters(V4))]},
+    {"type": "Snapshot", "end_offset": 1},
+    {"type": "Truncate", "offset": 1},
+    {"type": "Append", "base_offset": 1, "entries": [_entry(2, _voters(V4))]},
+])
+
+
 # ---------------------------------------------------------------------------- the child process
 
 
@@ -209,6 +220,7 @@ def child(version: str) -> dict[str, Any]:
     doc["k1_driver"] = _scenario(target, *K1_SCRIPT) if new else None
     doc["k1"] = {"config": k1[0], "kafka": _kafka_log(target, *k1), "model": _model_log(*k1)}
     doc["k2"] = {"kafka": _kafka_log(target, *K2), "model": _model_log(*K2)}
+    doc["k1k2"] = {"kafka": _kafka_log(target, *K1K2), "model": _model_log(*K1K2)} if new else None
     doc["supports"] = {str(k): target.supports({"kraft_version": k}) for k in (0, 1)}
     doc["bootstrap_start"] = _error(lambda: target.start(1, BOOTSTRAP).step(
         {"type": "Append", "base_offset": 0, "entries": [_entry(1, LC)]}))
@@ -292,6 +304,18 @@ def test_k2_records_appended_again_below_next_offset_are_not_read(report: dict[s
     assert model[3]["observation"]["voters"] == V4 and model[3]["observation"]["history"] == [[2, V3], [4, V4]]
     assert kafka[3]["observation"] == {"kraft_version": 1, "voters": V3, "history": [[2, V3]]}, kafka[3]
     assert kafka[4]["observation"] == model[4]["observation"]  # a fresh state machine reads it
+
+
+def test_k1_then_k2_leaves_an_empty_voter_set(report: dict[str, Any]) -> None:
+    """After K1's truncation the VotersRecord appended again at the same offset is not read (K2):
+    the replica keeps the empty static set of a bootstrapped cluster."""
+    if not report["bootstrap_supported"]:
+        assert report["k1k2"] is None
+        return
+    kafka, model = report["k1k2"]["kafka"], report["k1k2"]["model"]
+    assert model[4]["observation"]["voters"] == V4, model[4]
+    assert kafka[3]["observation"]["voters"] == [] and kafka[4]["observation"] == {
+        "kraft_version": 1, "voters": [], "history": []}, kafka
 
 
 def test_driver_finds_k1(report: dict[str, Any]) -> None:
