@@ -35,8 +35,11 @@ Versions: 3.8 keeps ``VoterSet``/``ReplicaKey`` in ``raft.internals``, takes the
 ``Optional``, starts ``nextOffset`` at 0, and its ``TreeMapLogHistory`` refuses offset -1, so it
 cannot load a bootstrap checkpoint (``--initial-controllers`` shipped in 3.9): the 3.8 target
 takes only the kraft.version-0 configurations (``supports``). 4.0 added the metrics arguments
-(``KafkaRaftMetrics``, ``ExternalKRaftMetrics``); 3.9 and 4.1 pass the leader epoch to
-``MockLog.appendAsFollower``.
+(``KafkaRaftMetrics``, ``ExternalKRaftMetrics``); 3.9 and 4.1+ pass the leader epoch to
+``MockLog.appendAsFollower``; 4.1 moved ``OffsetAndEpoch`` to ``server.common``; 4.2 renamed
+``setMaxBatchSize`` to ``setMaxBatchSizeBytes``; 4.3 moved the record classes to
+``common.record.internal``. Where Kafka and the model differ (snapshot trim at the end offset,
+``nextOffset`` kept on truncation): docs/kafka-matrix.md, voters, K1 and K2.
 """
 
 from __future__ import annotations
