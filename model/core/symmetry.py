@@ -18,14 +18,12 @@ import itertools
 from collections.abc import Callable, Collection, Hashable, Mapping
 from typing import Any, TypeVar
 
+from kspec.model.core.memo import MEMO_LIMIT, by_identity
+
 T = TypeVar("T")
 Perm = Mapping[int, int]
 PermKey = tuple[tuple[int, int], ...]
 Renamer = Callable[[Perm, PermKey, T], T]
-
-# A memo is cleared when it reaches this many entries: it holds only what recent states
-# share, and a cleared memo costs recomputation, never a wrong answer.
-MEMO_LIMIT = 1 << 17
 
 
 def perm_key(p: Perm) -> PermKey:
@@ -81,17 +79,7 @@ def canonical_under_renaming(
     ids = sorted(renamed)
     members = frozenset(renamed)
     # A replica's signature, memoised on its identity (successor states share replicas).
-    sigs: dict[int, tuple[Any, Any]] = {}
-
-    def sig_of(n: Any) -> Any:
-        hit = sigs.get(id(n))
-        if hit is not None and hit[0] is n:
-            return hit[1]
-        if len(sigs) >= MEMO_LIMIT:
-            sigs.clear()
-        out = signature(n)
-        sigs[id(n)] = (n, out)
-        return out
+    sig_of = by_identity(signature)
 
     def canonical(state: Any) -> Any:
         ordered = sorted((sig_of(n), n.id) for n in state.nodes if n.id in members)

@@ -1,0 +1,38 @@
+"""Memoisation of pure functions of the models' frozen values, for the explorer's hot loop.
+
+A successor state shares most of its parts (replicas, logs) with the state it came from, by
+reference, while their hashes are recomputed on every use (tuples and dataclasses do not cache
+them). So a function of one part is best memoised on the part's identity: ``by_identity``
+keeps each argument alive in its entry, so its id cannot be reused while the entry lives, and
+clears itself when full (which costs recomputation, never a wrong answer).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TypeVar
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+# Entries a memo holds before it starts afresh: what recent states share.
+MEMO_LIMIT = 1 << 17
+
+
+def by_identity(fn: Callable[[T], R], limit: int = MEMO_LIMIT) -> Callable[[T], R]:
+    """``fn`` (pure) memoised on its argument's identity."""
+    cache: dict[int, tuple[T, R]] = {}
+
+    def memoised(x: T) -> R:
+        hit = cache.get(id(x))
+        if hit is not None and hit[0] is x:
+            return hit[1]
+        if len(cache) >= limit:
+            cache.clear()
+        out = fn(x)
+        cache[id(x)] = (x, out)
+        return out
+
+    memoised.__doc__ = fn.__doc__
+    memoised.__name__ = getattr(fn, "__name__", "memoised")
+    return memoised
