@@ -9,8 +9,9 @@
 (* node.step rule by rule and returns the new replica and the messages it  *)
 (* sends; Apply adds what the system model does around a step: inert       *)
 (* responses are not sent (RAFT-MODEL-INERT-RESPONSES), responses Kafka    *)
-(* would ignore are forgotten (RAFT-MODEL-IGNORED-RESPONSES), and the      *)
-(* ghost history (elected, votes, committed) is kept and pruned.           *)
+(* would ignore are not sent or are forgotten, and requests whose answer   *)
+(* it would ignore are marked orphaned (RAFT-MODEL-IGNORED-RESPONSES), and *)
+(* the ghost history (elected, votes, committed) is kept and pruned.       *)
 (*                                                                         *)
 (* Variables, records and actions carry the names of the Python fields,    *)
 (* message classes and action classes, so tla/mappings/raft.py maps a      *)
@@ -83,7 +84,8 @@ NextHighWatermark(current, maj, epochStart) ==
 -----------------------------------------------------------------------------
 (* Entries, logs and messages (model/raft/messages.py).                    *)
 (* A message is a record with the Python class's fields and its name as    *)
-(* `type`; None is Nil, a tuple a sequence.                                *)
+(* `type`; None is Nil, a tuple a sequence.  A request's `orphaned` is the *)
+(* system's mark (RAFT-MODEL-IGNORED-RESPONSES): sent FALSE, set in flight.*)
 
 Entry(e, kind) == [epoch |-> e, kind |-> kind, payload |-> <<>>]
 
@@ -98,20 +100,21 @@ EndOffsetForEpoch(log, e) ==
 
 VoteRequest(s, d, e, lastEpoch, endOffset, preVote) ==
     [type |-> "VoteRequest", src |-> s, dst |-> d, epoch |-> e, last_epoch |-> lastEpoch,
-     end_offset |-> endOffset, pre_vote |-> preVote]
+     end_offset |-> endOffset, pre_vote |-> preVote, orphaned |-> FALSE]
 VoteResponse(s, d, e, granted, leader, preVote, error) ==
     [type |-> "VoteResponse", src |-> s, dst |-> d, epoch |-> e, granted |-> granted, leader |-> leader,
      pre_vote |-> preVote, error |-> error]
-BeginQuorumEpochRequest(s, d, e) == [type |-> "BeginQuorumEpochRequest", src |-> s, dst |-> d, epoch |-> e]
+BeginQuorumEpochRequest(s, d, e) ==
+    [type |-> "BeginQuorumEpochRequest", src |-> s, dst |-> d, epoch |-> e, orphaned |-> FALSE]
 BeginQuorumEpochResponse(s, d, e, leader, error) ==
     [type |-> "BeginQuorumEpochResponse", src |-> s, dst |-> d, epoch |-> e, leader |-> leader, error |-> error]
 EndQuorumEpochRequest(s, d, e) ==
-    [type |-> "EndQuorumEpochRequest", src |-> s, dst |-> d, epoch |-> e, preferred |-> <<>>]
+    [type |-> "EndQuorumEpochRequest", src |-> s, dst |-> d, epoch |-> e, preferred |-> <<>>, orphaned |-> FALSE]
 EndQuorumEpochResponse(s, d, e, leader, error) ==
     [type |-> "EndQuorumEpochResponse", src |-> s, dst |-> d, epoch |-> e, leader |-> leader, error |-> error]
 FetchRequest(s, d, e, offset, lastFetchedEpoch) ==
     [type |-> "FetchRequest", src |-> s, dst |-> d, epoch |-> e, fetch_offset |-> offset,
-     last_fetched_epoch |-> lastFetchedEpoch]
+     last_fetched_epoch |-> lastFetchedEpoch, orphaned |-> FALSE]
 FetchResponse(s, d, e, leader, error, offset, entries, hw, diverging) ==
     [type |-> "FetchResponse", src |-> s, dst |-> d, epoch |-> e, leader |-> leader, error |-> error,
      offset |-> offset, entries |-> entries, high_watermark |-> hw, diverging |-> diverging]
@@ -160,7 +163,8 @@ ToVoted(n, e, candidate) == SetRole(n, "voted", e, candidate, Nil)
 ToFollower(n, e, leader) == SetRole(n, "follower", e, Nil, leader)
 ToCandidate(i, n) == [SetRole(n, "candidate", n.epoch + 1, Nil, Nil) EXCEPT !.granted = {i}]
 ToLeader(n) == [SetRole(n, "leader", n.epoch, Nil, Nil) EXCEPT !.epoch_start = Len(n.log), !.high_watermark = Nil]
-ToResigned(n) == SetRole(n, "resigned", n.epoch, Nil, Nil)
+\* Kafka's ResignedState has no high watermark (RAFT-TRANS-HW-CARRIED).
+ToResigned(n) == [SetRole(n, "resigned", n.epoch, Nil, Nil) EXCEPT !.high_watermark = Nil]
 ToProspective(i, n) == [SetRole(n, "prospective", n.epoch, Nil, Nil) EXCEPT !.prior = ElectionOf(i, n),
                                                                           !.granted = {i}]
 ToDown(i, n) == LET el == ElectionOf(i, n)
@@ -417,14 +421,31 @@ Inert(m, S) ==
     m.type \in {"BeginQuorumEpochResponse", "EndQuorumEpochResponse"} /\ m.error = "NONE"
     /\ m.epoch <= S.nodes[m.dst].epoch
 
-\* RAFT-MODEL-IGNORED-RESPONSES: a crash loses what is in flight to the replica; a role or epoch
-\* change forgets the responses to it; a new request to a peer forgets that peer's older responses.
-ForgetIgnored(b, i, before, after, sent) ==
-    IF after.role = "down" THEN Keep(b, LAMBDA m : m.dst # i)
+\* RAFT-MODEL-IGNORED-RESPONSES (system._forget_ignored): Kafka acts on a response only to the
+\* latest request a replica sent that peer, once, and only until the replica changes state.
+\* Orphan(b, P) marks the requests in flight with P as orphaned (the recipient still handles
+\* them; no answer is sent); Discard drops responses.  A crash also loses what is in flight to
+\* the replica; a role or epoch change concerns every peer; otherwise the peers sent a new
+\* request, and the peer whose response m is taken.
+Orphan(b, P(_)) ==
+    LET moved == {m \in DOMAIN b : m.type \in RequestTypes /\ ~m.orphaned /\ P(m)}
+        Mark(m) == [m EXCEPT !.orphaned = TRUE]
+        marked == [x \in {Mark(m) : m \in moved} |-> b[CHOOSE m \in moved : Mark(m) = x]]
+    IN Keep(b, LAMBDA m : m \notin moved) (+) marked
+
+ForgetIgnored(b, i, m, before, after, sent) ==
+    IF after.role = "down" THEN Orphan(Keep(b, LAMBDA x : x.dst # i), LAMBDA x : x.src = i)
     ELSE IF before.role # after.role \/ before.epoch # after.epoch
-    THEN Keep(b, LAMBDA m : ~(m.dst = i /\ m.type \in ResponseTypes))
-    ELSE LET peers == {m.dst : m \in {x \in sent : x.type \in RequestTypes}}
-         IN Keep(b, LAMBDA m : ~(m.dst = i /\ m.src \in peers /\ m.type \in ResponseTypes))
+    THEN Orphan(Keep(b, LAMBDA x : ~(x.dst = i /\ x.type \in ResponseTypes)), LAMBDA x : x.src = i)
+    ELSE LET peers == {x.dst : x \in {y \in sent : y.type \in RequestTypes}}
+                      \cup (IF m.type \in ResponseTypes THEN {m.src} ELSE {})
+         IN Orphan(Keep(b, LAMBDA x : ~(x.dst = i /\ x.src \in peers /\ x.type \in ResponseTypes)),
+                   LAMBDA x : x.src = i /\ x.dst \in peers)
+
+\* What a step puts in flight: not an inert response, nor the answer to an orphaned request.
+Sent(S, m, out) ==
+    {x \in out : ~Inert(x, S)
+                 /\ ~(m.type \in RequestTypes /\ m.orphaned /\ x.type \in ResponseTypes /\ x.dst = m.src)}
 
 \* RAFT-MODEL-GHOST, RAFT-MODEL-GHOST-PRUNING (system.record_history): the ghost history after
 \* replica i moved from before to after (S.nodes already holds after); history that can no
@@ -449,8 +470,8 @@ RecordHistory(S, i, before, after) ==
 Apply(S, i, m) ==
     LET before == S.nodes[i]
         r == Step(i, before, m)
-        sent == {x \in r.out : ~Inert(x, S)}
-        kept == ForgetIgnored(S.network, i, before, r.node, sent)
+        sent == Sent(S, m, r.out)
+        kept == ForgetIgnored(S.network, i, m, before, r.node, sent)
         S2 == [S EXCEPT !.nodes[i] = r.node, !.network = kept (+) SetToBag(sent)]
     IN RecordHistory(S2, i, before, r.node)
 
@@ -465,7 +486,8 @@ SetSys(S) ==
     /\ committed' = S.committed
 
 FetchInFlight(i) ==
-    \E m \in DOMAIN network : (m.type = "FetchRequest" /\ m.src = i) \/ (m.type = "FetchResponse" /\ m.dst = i)
+    \E m \in DOMAIN network : (m.type = "FetchRequest" /\ m.src = i /\ ~m.orphaned)
+                              \/ (m.type = "FetchResponse" /\ m.dst = i)
 
 ElectionTimers == {"ElectionTimeout", "FetchTimeout", "BackoffExpired"}
 

@@ -429,14 +429,14 @@ VStep(i, n, m) ==
 (* The system (model/voters/system.py over RaftModel).                     *)
 
 \* RaftModel._apply with the voter-set step, given its result r == VStep(i, S.nodes[i], m).
-ApplyResult(S, i, r) ==
+ApplyResult(S, i, m, r) ==
     LET before == S.nodes[i]
-        sent == {x \in r.out : ~K!Inert(x, S)}
-        kept == K!ForgetIgnored(S.network, i, before, r.node, sent)
+        sent == K!Sent(S, m, r.out)
+        kept == K!ForgetIgnored(S.network, i, m, before, r.node, sent)
         S2 == [S EXCEPT !.nodes[i] = r.node, !.network = kept (+) SetToBag(sent)]
     IN K!RecordHistory(S2, i, before, r.node)
 
-Apply(S, i, m) == ApplyResult(S, i, VStep(i, S.nodes[i], m))
+Apply(S, i, m) == ApplyResult(S, i, m, VStep(i, S.nodes[i], m))
 
 \* An input that neither changes the replica nor makes it send anything is not enabled.
 Changes(n, r) == r.node # n \/ r.out # {}
@@ -511,7 +511,7 @@ FireTimer(i, m) ==
     /\ m.type \in ElectionBudgeted => elections < MaxElections
     /\ m.type = "FetchDue" => fetches < MaxFetches /\ ~K!FetchInFlight(i)
     /\ LET r == VStep(i, nodes[i], m)  \* computed once for both uses
-       IN Changes(nodes[i], r) /\ K!SetSys(ApplyResult(K!Sys, i, r))
+       IN Changes(nodes[i], r) /\ K!SetSys(ApplyResult(K!Sys, i, m, r))
     /\ appends' = IF m.type = "ClientAppend" THEN appends + 1 ELSE appends
     /\ elections' = IF m.type \in ElectionBudgeted THEN elections + 1 ELSE elections
     /\ fetches' = IF m.type = "FetchDue" THEN fetches + 1 ELSE fetches

@@ -48,6 +48,16 @@ BOUNDS: dict[str, int] = {"max_epoch": 3, "max_inflight": 6, "max_appends": 2, "
 IDLE_TIMERS: tuple[Input, ...] = (ElectionTimeout(), FetchTimeout(), CheckQuorumTimeout(), BackoffExpired())
 
 
+def wire(value: JSON) -> JSON:
+    """Encoded model inputs or outputs as a replica sees them: a request's ``orphaned`` is the
+    system model's mark (RAFT-MODEL-IGNORED-RESPONSES), not a field on the wire."""
+    if isinstance(value, list):
+        return [wire(v) for v in value]
+    if isinstance(value, dict) and "orphaned" in value and str(value.get("type", "")).endswith("Request"):
+        return {k: v for k, v in value.items() if k != "orphaned"}
+    return value
+
+
 @dataclass(frozen=True)
 class IdleTimer:
     """A timer expiry that the model's replica ignores in its current role."""
@@ -143,7 +153,7 @@ class RaftDriver:
         out = []
         for replica, inp in pairs:
             nodes[replica], outputs = node_mod.step(nodes[replica], inp)
-            out.append(Event(replica, encode(inp), encode(outputs), node_mod.observe(nodes[replica])))
+            out.append(Event(replica, wire(encode(inp)), wire(encode(outputs)), node_mod.observe(nodes[replica])))
         return out
 
     @staticmethod

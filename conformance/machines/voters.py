@@ -31,7 +31,7 @@ from itertools import pairwise
 from typing import Any
 
 from kspec.conformance.harness import JSON, Event
-from kspec.conformance.machines.raft import IDLE_TIMERS, RaftDriver
+from kspec.conformance.machines.raft import IDLE_TIMERS, RaftDriver, wire
 from kspec.model.core.codec import encode
 from kspec.model.core.protocol import first_violated
 from kspec.model.raft import node as raft_node
@@ -301,7 +301,7 @@ class VotersDriver:
         out: list[Event] = []
         for replica, inp, outputs, node_before, node_after in self._node_steps(before, action):
             if self.level == "replica":
-                out.append(Event(replica, encode(inp), encode(outputs), replica_observation(node_after)))
+                out.append(Event(replica, wire(encode(inp)), wire(encode(outputs)), replica_observation(node_after)))
             else:
                 out += [Event(replica, i, o, obs) for i, o, obs in log_events(inp, outputs, node_before, node_after)]
         return out

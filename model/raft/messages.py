@@ -36,6 +36,7 @@ class VoteRequest:
     last_epoch: int
     end_offset: int
     pre_vote: bool = False
+    orphaned: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +59,7 @@ class BeginQuorumEpochRequest:
     src: int
     dst: int
     epoch: int
+    orphaned: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,6 +81,7 @@ class EndQuorumEpochRequest:
     dst: int
     epoch: int
     preferred: tuple[int, ...] = ()
+    orphaned: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,6 +104,7 @@ class FetchRequest:
     epoch: int
     fetch_offset: int
     last_fetched_epoch: int
+    orphaned: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,6 +124,10 @@ class FetchResponse:
     diverging: tuple[int, int] | None = None
 
 
+# ``orphaned`` (requests only) is the system model's mark, not a wire field: the sender changed
+# state (or crashed, or was answered) since it sent the request, so, as Kafka's request manager
+# no longer expects the answer, the recipient handles the request but its response is not put
+# in flight (spec/raft.md, RAFT-MODEL-IGNORED-RESPONSES). A replica's step never reads it.
 Request = VoteRequest | BeginQuorumEpochRequest | EndQuorumEpochRequest | FetchRequest
 Response = VoteResponse | BeginQuorumEpochResponse | EndQuorumEpochResponse | FetchResponse
 Message = Request | Response

@@ -173,11 +173,13 @@ def to_leader(node: Node) -> Node:
 
 
 def to_resigned(node: Node) -> Node:
-    """RAFT-TRANS-RESIGNED: a leader stops serving its epoch."""
+    """RAFT-TRANS-RESIGNED: a leader stops serving its epoch and forgets its high watermark."""
     if not isinstance(node.role, Leader):
         raise IllegalTransition(node, "resigned", epoch=node.epoch)
     _check(node, "resigned", epoch=node.epoch)
-    return replace(node, role=Resigned(node.epoch))
+    # Kafka's ResignedState has no high watermark (EpochState's default: empty), so the
+    # roles a resigned replica moves to next start without one too (RAFT-TRANS-HW-CARRIED).
+    return replace(node, role=Resigned(node.epoch), high_watermark=None)
 
 
 # ---------------------------------------------------------------- helpers

@@ -85,7 +85,8 @@ def high_watermark_durable(s: Any) -> bool:
 @always_step("RAFT-STEP-HW-MONOTONIC", "HighWatermarkMonotonic", witnessed_by=("HighWatermarkAdvances",))
 def high_watermark_monotonic(before: Any, action: Any, after: Any) -> bool:
     """A replica's known high watermark never moves backwards while it runs (a restart forgets
-    it; a new leader forgets it until it commits in its epoch)."""
+    it; a new leader forgets it until it commits in its epoch; a resigning leader forgets it,
+    as Kafka's ResignedState has none)."""
     inp = getattr(action, "input", None)
     for b, a in zip(before.nodes, after.nodes, strict=True):
         if isinstance(inp, Crash | Restart) and getattr(action, "node", None) == a.id:

@@ -236,7 +236,10 @@ class RaftModel:
         nodes = list(state.nodes)
         nodes[replica - 1] = after
         sent: list[Message] = [o for o in outputs if is_message(o) and not _inert(o, state)]
-        network = _forget_ignored(state.network, before, after, sent)
+        if isinstance(inp, REQUEST_TYPES) and inp.orphaned:
+            # Its sender no longer expects the answer (RAFT-MODEL-IGNORED-RESPONSES).
+            sent = [m for m in sent if not (m.dst == inp.src and isinstance(m, RESPONSE_TYPES))]
+        network = _forget_ignored(state.network, before, after, inp, sent)
         return record_history(replace(state, nodes=tuple(nodes), network=network.add_all(sent)), before, after)
 
     def node_events(self, state: Raft, action: Action) -> list[tuple[int, Input]]:
@@ -304,28 +307,59 @@ def _inert(msg: Message, state: Raft) -> bool:
             and msg.epoch <= state.node(msg.dst).epoch)
 
 
-def _forget_ignored(network: Bag[Message], before: Node, after: Node, sent: list[Message]) -> Bag[Message]:
-    """Drop the in-flight messages Kafka would never act on (RAFT-MODEL-IGNORED-RESPONSES).
+def _forget_ignored(network: Bag[Message], before: Node, after: Node, inp: Input,
+                    sent: list[Message]) -> Bag[Message]:
+    """Mark what Kafka would never act on (RAFT-MODEL-IGNORED-RESPONSES).
 
-    Kafka's request manager tracks one outstanding request per destination and forgets them
-    all when the replica changes state (``resetConnections``); a response it no longer
-    expects is ignored on arrival. So: a role or epoch change discards every response in
-    flight to the replica; a new request to a peer discards that peer's older responses;
-    and a crash loses everything in flight to the replica (its connections break).
+    Kafka's request manager expects an answer only to the latest request a replica sent to
+    each peer, only once, and only until the replica changes state (``resetConnections``); any
+    other response is ignored on arrival. So, for the replica ``r`` that stepped:
+
+    - a role or epoch change (a crash included) discards every response in flight to ``r`` and
+      orphans every request ``r`` has in flight: its recipient still handles it, but the
+      answer is not put in flight;
+    - otherwise, sending a peer a new request, or taking a peer's response, does the same for
+      that peer alone (its older answers, or the other copies of the one just taken);
+    - a crash also loses everything in flight to ``r`` (its connections break).
     """
+    me = after.id
     if isinstance(after.role, Down):
-        keep = [(m, c) for m, c in network.items if m.dst != after.id]
+        def dropped(m: Message) -> bool:
+            return m.dst == me
+
+        def orphaned(m: Message) -> bool:
+            return m.src == me
     elif type(before.role) is not type(after.role) or before.epoch != after.epoch:
-        keep = [(m, c) for m, c in network.items if not (m.dst == after.id and isinstance(m, RESPONSE_TYPES))]
+        def dropped(m: Message) -> bool:
+            return m.dst == me and isinstance(m, RESPONSE_TYPES)
+
+        def orphaned(m: Message) -> bool:
+            return m.src == me
     else:
         peers = {m.dst for m in sent if isinstance(m, REQUEST_TYPES)}
+        if isinstance(inp, RESPONSE_TYPES):
+            peers.add(inp.src)
         if not peers:
             return network
-        keep = [(m, c) for m, c in network.items
-                if not (m.dst == after.id and m.src in peers and isinstance(m, RESPONSE_TYPES))]
-    if len(keep) == len(network.items):
+
+        def dropped(m: Message) -> bool:
+            return m.dst == me and m.src in peers and isinstance(m, RESPONSE_TYPES)
+
+        def orphaned(m: Message) -> bool:
+            return m.src == me and m.dst in peers
+    counts: dict[Message, int] = {}
+    changed = False
+    for m, c in network.items:
+        if dropped(m):
+            changed = True
+            continue
+        if isinstance(m, REQUEST_TYPES) and not m.orphaned and orphaned(m):
+            changed = True
+            m = replace(m, orphaned=True)
+        counts[m] = counts.get(m, 0) + c
+    if not changed:
         return network
-    return Bag(frozenset(keep))
+    return Bag(frozenset(counts.items()))
 
 
 REQUEST_TYPES = (VoteRequest, BeginQuorumEpochRequest, EndQuorumEpochRequest, FetchRequest)
@@ -334,7 +368,8 @@ RESPONSE_TYPES = (VoteResponse, BeginQuorumEpochResponse, EndQuorumEpochResponse
 
 def _fetch_in_flight(state: Raft, replica: int) -> bool:
     for m in state.network.distinct():
-        if (isinstance(m, FetchRequest) and m.src == replica) or (isinstance(m, FetchResponse) and m.dst == replica):
+        if (isinstance(m, FetchRequest) and m.src == replica and not m.orphaned) or (
+                isinstance(m, FetchResponse) and m.dst == replica):
             return True
     return False
 

@@ -151,7 +151,8 @@ class RaftReplica:
         # Kafka names the other voters, most caught up first, as preferred successors.
         preferred = sorted(self.others(), key=lambda v: (-self.end_offsets.get(v, 0), v))
         self._reset_role_state()
-        self.role = "resigned"
+        # Kafka's ResignedState has no high watermark; the roles it moves to inherit none.
+        self.role, self.high_watermark = "resigned", None
         for v in self.others():
             self.send("EndQuorumEpochRequest", v, epoch=self.epoch, preferred=preferred)
 
