@@ -95,7 +95,14 @@ PRE_VOTE_BOUNDS: dict[str, int | bool] = {"voters": 2, "pre_vote": True, "max_ep
                                           "max_fetches": 1, "max_crashes": 1, "max_elections": 2}
 
 
-@pytest.mark.parametrize("extra", [OBSERVER_BOUNDS, PRE_VOTE_BOUNDS], ids=["observer", "pre-vote"])
+# Two voters, two epochs and one duplication: requests are orphaned by a transition and by an
+# answer already taken, a duplicated answer is taken once (RAFT-MODEL-IGNORED-RESPONSES).
+DUPLICATE_BOUNDS: dict[str, int | bool] = {"voters": 2, "max_duplicates": 1, "max_epoch": 2, "max_appends": 0,
+                                           "max_fetches": 1, "max_crashes": 0, "max_elections": 2}
+
+
+@pytest.mark.parametrize("extra", [OBSERVER_BOUNDS, PRE_VOTE_BOUNDS, DUPLICATE_BOUNDS],
+                         ids=["observer", "pre-vote", "duplicates"])
 def test_equal_state_sets_with_observers_and_pre_vote(extra: dict[str, int | bool]) -> None:
     bounds = {**DEFAULT_BOUNDS, **extra}
     model = make(**bounds)
@@ -105,9 +112,12 @@ def test_equal_state_sets_with_observers_and_pre_vote(extra: dict[str, int | boo
     if extra is OBSERVER_BOUNDS:
         assert any(s.node(2).role_name == "follower" for s in states)
         assert any(s.committed for s in states) and any(s.crashes for s in states)
-    else:
+    elif extra is PRE_VOTE_BOUNDS:
         assert any(n.role_name == "prospective" for s in states for n in s.nodes)
         assert any(s.elected for s in states)
+    else:
+        assert any(getattr(m, "orphaned", False) for s in states for m in s.network.distinct())
+        assert any(c > 1 and type(m).__name__.endswith("Response") for s in states for m, c in s.network.items)
 
 
 def test_the_mapping_is_one_to_one() -> None:
