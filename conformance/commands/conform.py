@@ -27,6 +27,35 @@ def check_protocol(protocol: str) -> None:
         raise InputError(f"no conformance suite for protocol {protocol!r} yet (available: {', '.join(PROTOCOLS)})")
 
 
+def model_variant_of(protocol: str, names: tuple[str, ...]) -> str:
+    """``--model-variant`` values (each may join several names with ``+`` or ``,``) as one
+    ``+``-joined variant name; an InputError for a protocol whose driver runs only the reference
+    model or an unknown name."""
+    parts = [n.strip() for v in names for n in v.replace(",", "+").split("+") if n.strip()]
+    if not parts:
+        return ""
+    if not getattr(PROTOCOLS[protocol]().driver, "takes_model_variant", False):
+        raise InputError(f"--model-variant: the {protocol} conformance driver runs only the reference model")
+    known = protocol_info(protocol).variants
+    for name in parts:
+        if name not in known:
+            raise InputError(f"--model-variant: unknown {protocol} variant {name!r} "
+                             f"(known: {', '.join(sorted(known))})")
+    return "+".join(parts)
+
+
+class _WithModelVariant:
+    """``target`` whose runs draw their configurations with ``model_variant`` added (the
+    ``model_config`` mechanism of ``kspec.conformance.machines``); everything else is the target's."""
+
+    def __init__(self, target: object, variant: str) -> None:
+        self._target = target
+        self.model_config = {**(getattr(target, "model_config", None) or {}), "model_variant": variant}
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._target, name)
+
+
 def target_for(name: str, protocol: str, timeout: float) -> object:
     try:
         return resolve_target(name, protocol, timeout)
@@ -47,12 +76,19 @@ def target_for(name: str, protocol: str, timeout: float) -> object:
               help="Directory for the counterexample file.")
 @click.option("--timeout", type=click.FloatRange(min=0.01), default=DEFAULT_STEP_TIMEOUT, show_default=True,
               help="Seconds a target may take for one step before the run ends with verdict error.")
+@click.option("--model-variant", "model_variants", multiple=True, metavar="NAME[+NAME]",
+              help="Hold the target to a named broken variant of the model instead (voters; see "
+                   "'kspec explore PROTOCOL --variant'), e.g. Kafka's own behaviour: "
+                   "kafka-trim-at-snapshot-end+kafka-truncate-keeps-next-offset.")
 @json_option
 def conform_cmd(protocol: str, target_name: str, examples: int, steps: int, seed: int, out: Path, timeout: float,
-                as_json: bool) -> None:
+                model_variants: tuple[str, ...], as_json: bool) -> None:
     """Run PROTOCOL's model and the target side by side; report the first divergence, shrunk."""
     check_protocol(protocol)
+    variant = model_variant_of(protocol, model_variants)
     target = target_for(target_name, protocol, timeout)
+    if variant:
+        target = _WithModelVariant(target, variant)
     with progress_bar(f"conform {protocol} {target_name}", examples, on_terminal() and not as_json) as update:
         result = run_conformance(protocol, target, examples=examples, steps=steps, seed_value=seed, out_dir=out,
                                  step_timeout=timeout + 5.0 if target_name.startswith("exec:") else timeout,
@@ -60,10 +96,13 @@ def conform_cmd(protocol: str, target_name: str, examples: int, steps: int, seed
     result.target = target_name
     doc = result.to_json()
     doc["target"] = target_name
+    if variant:
+        doc["model_variant"] = variant
     if as_json:
         emit_json(doc)
     else:
-        click.echo(f"conform {protocol} --target {target_name}: {result.verdict} "
+        click.echo(f"conform {protocol} --target {target_name}"
+                   + (f" --model-variant {variant}" if variant else "") + f": {result.verdict} "
                    f"({result.examples} runs, seed {seed}, {result.seconds:.2f}s)")
         if result.finding is not None:
             click.echo(f"  {result.finding.line()}")

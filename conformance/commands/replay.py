@@ -38,7 +38,10 @@ def replay_cmd(file: Path, target_name: str | None, timeout: float, as_json: boo
     spec = PROTOCOLS[protocol]()
     if not isinstance(meta.get("config"), dict):
         raise InputError(f"{file}: #meta.config is not an object")
-    driver = spec.driver(meta["config"])
+    try:
+        driver = spec.driver(meta["config"])
+    except ValueError as err:  # e.g. an unknown level or model_variant
+        raise InputError(f"{file}: #meta.config: {err}") from None
     try:
         result = replay_steps(driver, target, steps, timeout + 5.0 if name.startswith("exec:") else timeout)
     finally:

@@ -21,6 +21,14 @@ expiries with nothing due (``idle``) and reconfiguration requests a replica refu
 (``request``: a second change while one is uncommitted, a request at a follower, a duplicate
 voter ...), whose error responses the system model never enables. Snapshots are the node-level
 ones (any high watermark past the last snapshot), not only those VOTERS-MODEL-SNAPSHOT keeps.
+
+``config["model_variant"]`` (optional: names from ``kspec.model.voters.variants`` joined by
+``+``) runs a broken variant of the model instead, e.g. Kafka 3.8-4.4's own behaviour
+(``kafka-trim-at-snapshot-end+kafka-truncate-keeps-next-offset``, spec/voters.md K1 and K2). Such
+a run asks only whether the target behaves as that variant step for step: the variant breaks
+properties on purpose, so neither the model's properties nor the safety checks on the target's
+observations are checked. ``kspec conform --model-variant`` sets it; the counterexample file
+records it, so replay runs the same variant.
 """
 
 from __future__ import annotations
@@ -43,6 +51,7 @@ from kspec.model.voters.control import (
     VOTERS,
     ControlState,
     handle_records,
+    read_log,
     trim_to,
     truncate_to,
 )
@@ -50,6 +59,7 @@ from kspec.model.voters.history import VoterSet
 from kspec.model.voters.node import (
     AddVoter,
     RemoveVoter,
+    Rules,
     SnapshotWritten,
     TakeSnapshot,
     UpgradeKRaftVersion,
@@ -57,6 +67,7 @@ from kspec.model.voters.node import (
     directory_of,
 )
 from kspec.model.voters.system import Voters, VotersModel
+from kspec.model.voters.variants import rules_for
 
 LEVELS = ("replica", "log")
 
@@ -131,16 +142,17 @@ class _Setup:
 _SETUPS: dict[str, _Setup] = {}
 
 
-def _setup(config: dict[str, JSON], bounds: dict[str, int]) -> _Setup:
-    """The model, the formatted and the started state, and the start-up's node steps (cached:
-    every run of a configuration starts the same way)."""
-    key = json.dumps([config, bounds], sort_keys=True)
+def _setup(config: dict[str, JSON], bounds: dict[str, int], variant: str = "") -> _Setup:
+    """The model (of ``variant``'s rules, the reference's when empty), the formatted and the
+    started state, and the start-up's node steps (cached: every run of a configuration starts
+    the same way)."""
+    key = json.dumps([config, bounds, variant], sort_keys=True)
     found = _SETUPS.get(key)
     if found is not None:
         return found
     model = VotersModel(hosts=int(config["hosts"]), voters=int(config["voters"]),
                         kraft_version=int(config["kraft_version"]), pre_vote=bool(config["pre_vote"]),
-                        started=False, symmetry=False, **bounds)
+                        started=False, symmetry=False, rules=rules_for(variant), **bounds)
     formatted = model.init_states()[0]
     recorded: list[tuple[int, Input, tuple[Any, ...], VoterNode, VoterNode]] = []
     inner = model._step
@@ -165,13 +177,16 @@ class VotersDriver:
     """Lockstep driver for ``voters`` (see the module docstring)."""
 
     protocol = "voters"
+    takes_model_variant = True  # config["model_variant"] (the module docstring)
 
     def __init__(self, config: dict[str, JSON], bounds: dict[str, int] | None = None) -> None:
         self.config = {**CONFIGS[0], "level": "replica", **config}
         self.level = str(self.config["level"])
         if self.level not in LEVELS:
             raise ValueError(f"voters: unknown level {self.level!r} (one of {', '.join(LEVELS)})")
-        setup = _setup({k: self.config[k] for k in CONFIGS[0]}, {**BOUNDS, **(bounds or {})})
+        self.variant = str(self.config.get("model_variant") or "")
+        self.rules = rules_for(self.variant)  # ValueError naming an unknown variant
+        setup = _setup({k: self.config[k] for k in CONFIGS[0]}, {**BOUNDS, **(bounds or {})}, self.variant)
         self.model = setup.model
         self._setup = setup
         self._step = setup.model._vstep
@@ -303,7 +318,8 @@ class VotersDriver:
             if self.level == "replica":
                 out.append(Event(replica, wire(encode(inp)), wire(encode(outputs)), replica_observation(node_after)))
             else:
-                out += [Event(replica, i, o, obs) for i, o, obs in log_events(inp, outputs, node_before, node_after)]
+                out += [Event(replica, i, o, obs)
+                        for i, o, obs in log_events(inp, outputs, node_before, node_after, self.rules)]
         return out
 
     comparable = staticmethod(RaftDriver.comparable)
@@ -320,13 +336,16 @@ class VotersDriver:
     # ------------------------------------------------------------------ checks
 
     def model_violation(self, before: Any, action: Any, after: Any) -> str | None:
-        if isinstance(action, Ignored | StartUp):
-            return None
+        if isinstance(action, Ignored | StartUp) or self.variant:
+            return None  # a broken variant breaks properties on purpose
         return first_violated(self._always + self._always_step, before, action, after)
 
     def observed_violation(self, node: Any, inp: JSON, observations: dict[Any, JSON],
                            memory: dict[str, Any]) -> str | None:
-        """Safety checks on the target's observations alone (spec/adapter-protocol.md)."""
+        """Safety checks on the target's observations alone (spec/adapter-protocol.md); none
+        against a broken variant (the module docstring)."""
+        if self.variant:
+            return None
         obs = observations[node]
         kind = inp.get("type") if isinstance(inp, dict) else None
         ends: dict[Any, int] = memory.setdefault("ends", {})
@@ -347,10 +366,13 @@ class VotersDriver:
 # ---------------------------------------------------------------------- the log level
 
 
-def log_events(inp: Input, outputs: tuple[Any, ...], before: VoterNode,
-               after: VoterNode) -> list[tuple[JSON, JSON, JSON]]:
+def log_events(inp: Input, outputs: tuple[Any, ...], before: VoterNode, after: VoterNode,
+               rules: Rules | None = None) -> list[tuple[JSON, JSON, JSON]]:
     """The log-level inputs one node step makes, with outputs and observation after each:
-    a restart after a crash, then one per AppendLog, TruncateLog or SnapshotWritten effect."""
+    a restart after a crash, then one per AppendLog, TruncateLog or SnapshotWritten effect
+    (the control functions under ``rules``: a Kafka variant trims and truncates as Kafka does)."""
+    rules = rules or Rules()
+    k2 = not rules.truncate_moves_next_offset
     events: list[tuple[JSON, JSON, JSON]] = []
     control = before.control
     if isinstance(inp, Restart) and isinstance(before.role, Down) and not isinstance(after.role, Down):
@@ -358,15 +380,16 @@ def log_events(inp: Input, outputs: tuple[Any, ...], before: VoterNode,
         events.append(({"type": "Restart"}, [], control_observation(control)))
     for out in outputs:
         if isinstance(out, AppendLog):
-            control = handle_records(control, out.offset, out.entries)
+            control = read_log(control, out.offset, out.entries) if k2 else handle_records(
+                control, out.offset, out.entries)
             entries = [{"epoch": e.epoch, "record": log_record(e.kind, e.payload)} for e in out.entries]
             events.append(({"type": "Append", "base_offset": out.offset, "entries": entries}, [],
                            control_observation(control)))
         elif isinstance(out, TruncateLog):
-            control = truncate_to(control, out.offset)
+            control = truncate_to(control, out.offset, keep_next_offset=k2)
             events.append(({"type": "Truncate", "offset": out.offset}, [], control_observation(control)))
         elif isinstance(out, SnapshotWritten):
-            control = trim_to(control, out.snapshot)
+            control = trim_to(control, out.snapshot, at_end_offset=not rules.trim_before_snapshot_end)
             events.append(({"type": "Snapshot", "end_offset": out.snapshot.end_offset}, encode([out]),
                            control_observation(control)))
     # The derivation must land where the model's replica is (else the driver is wrong).

@@ -106,16 +106,33 @@ def handle_records(state: ControlState, offset: int, entries: tuple[Entry, ...])
     return ControlState(voters, versions, offset + len(entries))
 
 
-def truncate_to(state: ControlState, end_offset: int) -> ControlState:
-    """VOTERS-CTRL-TRUNCATE: the log was truncated to ``end_offset`` on a diverging epoch."""
+def read_log(state: ControlState, offset: int, entries: tuple[Entry, ...]) -> ControlState:
+    """Kafka's ``maybeLoadLog`` after ``entries`` were appended at ``offset``: it reads from
+    ``next_offset`` to the log end, so records below ``next_offset`` are not read. Only the
+    ``kafka-truncate-keeps-next-offset`` variant (K2) has records there: a truncation left
+    ``next_offset`` above the log end (one record per batch, as the conformance adapter writes)."""
+    if offset > state.next_offset:
+        raise ValueError(f"records at {offset} but the next offset to read is {state.next_offset}")
+    skip = state.next_offset - offset
+    return state if skip >= len(entries) else handle_records(state, state.next_offset, entries[skip:])
+
+
+def truncate_to(state: ControlState, end_offset: int, *, keep_next_offset: bool = False) -> ControlState:
+    """VOTERS-CTRL-TRUNCATE: the log was truncated to ``end_offset`` on a diverging epoch.
+    ``keep_next_offset``: Kafka 3.8-4.4's ``truncateNewEntries``, which leaves ``nextOffset``
+    where it was (K2, variant ``kafka-truncate-keeps-next-offset``)."""
     return ControlState(state.voters.truncate_new_entries(end_offset),
-                        state.kraft_versions.truncate_new_entries(end_offset), min(state.next_offset, end_offset))
+                        state.kraft_versions.truncate_new_entries(end_offset),
+                        state.next_offset if keep_next_offset else min(state.next_offset, end_offset))
 
 
-def trim_to(state: ControlState, snapshot: Snapshot) -> ControlState:
+def trim_to(state: ControlState, snapshot: Snapshot, *, at_end_offset: bool = False) -> ControlState:
     """VOTERS-CTRL-TRIM: a snapshot was taken; entries it makes unnecessary go, keeping the
-    last one at or before its last contained offset."""
-    last = snapshot.end_offset - 1
+    last one at or before its last contained offset. ``at_end_offset``: Kafka 3.8-4.4's
+    ``createSnapshot``, which trims at the snapshot id's (exclusive) end offset, so an entry
+    at that offset drops the set in force at the last contained one (K1, variant
+    ``kafka-trim-at-snapshot-end``)."""
+    last = snapshot.end_offset if at_end_offset else snapshot.end_offset - 1
     return replace(state, voters=state.voters.truncate_old_entries(last),
                    kraft_versions=state.kraft_versions.truncate_old_entries(last))
 

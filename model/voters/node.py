@@ -27,6 +27,7 @@ from kspec.model.voters.control import (
     initial,
     kraft_version_entry,
     load_snapshot,
+    read_log,
     rebuild,
     take_snapshot,
     trim_to,
@@ -114,12 +115,15 @@ StepFn = Callable[[VoterNode, VoterInput], tuple[VoterNode, tuple[VoterOutput, .
 
 @dataclass(frozen=True, slots=True)
 class Rules:
-    """The switches the broken variants turn off; the defaults are Kafka's rules."""
+    """The switches the broken variants turn off; the defaults are the spec's rules. The last
+    two off are what Kafka 3.8-4.4 do (spec/voters.md, Kafka deviations K1 and K2)."""
 
     one_change_at_a_time: bool = True        # VOTERS-RULE-ONE-CHANGE
     effect_on_append: bool = True            # VOTERS-RULE-EFFECT-ON-APPEND
     truncate_history: bool = True            # VOTERS-CTRL-TRUNCATE
     snapshot_has_voters: bool = True         # VOTERS-SNAP-CONTENT
+    trim_before_snapshot_end: bool = True    # VOTERS-CTRL-TRIM (off: K1, trim at the end offset)
+    truncate_moves_next_offset: bool = True  # VOTERS-CTRL-TRUNCATE (off: K2, nextOffset stays)
 
 
 # ---------------------------------------------------------------- construction
@@ -184,14 +188,22 @@ def _follow_log(before: VoterNode, after: VoterNode, inp: VoterInput, outputs: t
     control = after.control
     for out in outputs:
         if isinstance(out, AppendLog):
-            control = handle_records(control, out.offset, out.entries)
+            control = _read(control, out.offset, out.entries, rules)
         elif isinstance(out, TruncateLog):
+            next_offset = out.offset if rules.truncate_moves_next_offset else control.next_offset
             if rules.truncate_history:
                 control = ControlState(control.voters.truncate_new_entries(out.offset),
-                                       control.kraft_versions.truncate_new_entries(out.offset), out.offset)
+                                       control.kraft_versions.truncate_new_entries(out.offset), next_offset)
             else:
-                control = replace(control, next_offset=out.offset)
+                control = replace(control, next_offset=next_offset)
     return control
+
+
+def _read(control: ControlState, offset: int, entries: tuple[Entry, ...], rules: Rules) -> ControlState:
+    """VOTERS-CTRL-APPEND; under K2 only the records from the (stale) next offset are read."""
+    if rules.truncate_moves_next_offset:
+        return handle_records(control, offset, entries)
+    return read_log(control, offset, entries)
 
 
 def _sync_voters(node: VoterNode, rules: Rules) -> VoterNode:
@@ -262,7 +274,7 @@ def _reconfigure(node: VoterNode, inp: AddVoter | RemoveVoter | UpgradeKRaftVers
             return node, ()  # already finalized: nothing to write
         # The upgrade writes KRaftVersionRecord(1) and the current voters in one batch.
         voters = frozenset((v, directory_of(v)) for v in voter_ids(control.last_voter_set()))
-        return _append(node, (kraft_version_entry(node.epoch, 1), voters_entry(node.epoch, voters)))
+        return _append(node, (kraft_version_entry(node.epoch, 1), voters_entry(node.epoch, voters)), rules)
     if control.last_kraft_version() < 1:
         return node, _reject(name, replica, "UNSUPPORTED_VERSION")
     last = control.voters.last_entry()
@@ -276,16 +288,16 @@ def _reconfigure(node: VoterNode, inp: AddVoter | RemoveVoter | UpgradeKRaftVers
         if role.end_offset_of(inp.replica) != node.end_offset:
             # The new voter must have caught up to the leader's log end.
             return node, _reject(name, replica, "REQUEST_TIMED_OUT")
-        return _append(node, (voters_entry(node.epoch, current | {key}),))
+        return _append(node, (voters_entry(node.epoch, current | {key}),), rules)
     if key not in current or len(current) == 1:
         return node, _reject(name, replica, "VOTER_NOT_FOUND")
-    return _append(node, (voters_entry(node.epoch, current - {key}),))
+    return _append(node, (voters_entry(node.epoch, current - {key}),), rules)
 
 
-def _append(node: VoterNode, entries: tuple[Entry, ...]) -> tuple[VoterNode, tuple[VoterOutput, ...]]:
+def _append(node: VoterNode, entries: tuple[Entry, ...], rules: Rules) -> tuple[VoterNode, tuple[VoterOutput, ...]]:
     """The leader appends control records; the control state reads them at once."""
     offset = node.end_offset
-    after = replace(node, log=node.log + entries, control=handle_records(node.control, offset, entries))
+    after = replace(node, log=node.log + entries, control=_read(node.control, offset, entries, rules))
     return after, (AppendLog(offset, entries),)
 
 
@@ -299,7 +311,8 @@ def _take_snapshot(node: VoterNode, rules: Rules) -> tuple[VoterNode, tuple[Vote
     snap = take_snapshot(node.control, hw)
     if not rules.snapshot_has_voters:
         snap = replace(snap, voters=None)
-    after = replace(node, snapshot=snap, control=trim_to(node.control, snap))
+    after = replace(node, snapshot=snap,
+                    control=trim_to(node.control, snap, at_end_offset=not rules.trim_before_snapshot_end))
     return after, (SnapshotWritten(snap),)
 
 

@@ -8,6 +8,7 @@ holds each to it.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import fields
 from typing import Any
 
 from kspec.model.voters.node import Rules
@@ -27,7 +28,29 @@ CATALOGUE: dict[str, tuple[Rules, str, str, dict[str, Any]]] = {
     "snapshot-without-voters": (
         Rules(snapshot_has_voters=False), "ControlStateRebuilds",
         "a snapshot leaves out the VotersRecord in force at its offset", {}),
+    # Kafka 3.8-4.4's own behaviour (spec/voters.md, Kafka deviations; docs/findings.md).
+    "kafka-trim-at-snapshot-end": (
+        Rules(trim_before_snapshot_end=False), "ControlStateRebuilds",
+        "K1: a snapshot trims the history at its end offset N, so a VotersRecord at N drops the set "
+        "in force before it", {}),
+    "kafka-truncate-keeps-next-offset": (
+        Rules(truncate_moves_next_offset=False), "ControlStateRebuilds",
+        "K2: a truncation leaves nextOffset, so records appended again below it are never read", {}),
 }
+
+
+def rules_for(names: str | None) -> Rules:
+    """The rules of the variants named in ``names`` joined by ``+`` (each switch off when one of
+    them turns it off); the reference rules for None or "". ValueError for an unknown name."""
+    names_of_flags = [f.name for f in fields(Rules)]
+    flags = dict.fromkeys(names_of_flags, True)
+    for name in filter(None, (names or "").split("+")):
+        found = CATALOGUE.get(name.strip())
+        if found is None:
+            raise ValueError(f"unknown voters model variant {name.strip()!r} (known: {', '.join(sorted(CATALOGUE))})")
+        for f in names_of_flags:
+            flags[f] = flags[f] and getattr(found[0], f)
+    return Rules(**flags)
 
 
 def _factory(rules: Rules) -> Callable[..., VotersModel]:
