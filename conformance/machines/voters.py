@@ -52,6 +52,7 @@ from kspec.model.voters.control import (
     ControlState,
     handle_records,
     read_log,
+    rebuild,
     trim_to,
     truncate_to,
 )
@@ -376,7 +377,10 @@ def log_events(inp: Input, outputs: tuple[Any, ...], before: VoterNode, after: V
     events: list[tuple[JSON, JSON, JSON]] = []
     control = before.control
     if isinstance(inp, Restart) and isinstance(before.role, Down) and not isinstance(after.role, Down):
-        control = after.control  # rebuilt from snapshot and log (VOTERS-CTRL-REBUILD)
+        # Rebuilt from snapshot and log (VOTERS-CTRL-REBUILD) as the log was at the restart: a
+        # sole voter becomes leader in the same step and appends its LeaderChange after it.
+        appended = [out.offset for out in outputs if isinstance(out, AppendLog)]
+        control = rebuild(after.static, after.snapshot, after.log[:min(appended)] if appended else after.log)
         events.append(({"type": "Restart"}, [], control_observation(control)))
     for out in outputs:
         if isinstance(out, AppendLog):
