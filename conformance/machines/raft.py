@@ -9,6 +9,12 @@ model's replica ignores in its role (an election timeout at a leader, a check-qu
 at a leader that has a fetching majority, a fetch timeout at an observer). With time
 abstracted into timer events, a target must ignore them too; this is what shows a
 single-voter leader that resigns or an observer that stands for election.
+
+Each run also draws a fault profile (swarm testing over configurations): with ``faults`` off
+the driver offers no message loss or duplication, no crash, no check-quorum resignation and no
+idle timer, so the run spends its steps on elections, replication and their repair (a log
+that diverged under one leader and is truncated under the next takes about eleven steps in one
+order, which faults almost always break up); with ``faults`` on it offers everything.
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ from kspec.model.raft.messages import (
     ClientAppend,
     Crash,
     ElectionTimeout,
+    FetchDue,
     FetchTimeout,
     Input,
     Restart,
@@ -36,11 +43,16 @@ from kspec.model.raft.system import Deliver, Drop, Duplicate, Fire, Raft, RaftMo
 
 # Cluster shapes a run starts from (Hypothesis draws one; shrinking prefers the first).
 CONFIGS: list[dict[str, JSON]] = [
-    {"voters": 3, "observers": 0, "pre_vote": False},
-    {"voters": 3, "observers": 1, "pre_vote": False},
-    {"voters": 3, "observers": 0, "pre_vote": True},
-    {"voters": 1, "observers": 0, "pre_vote": False},
+    {"voters": 3, "observers": 0, "pre_vote": False, "faults": True},
+    {"voters": 3, "observers": 0, "pre_vote": False, "faults": False},
+    {"voters": 3, "observers": 1, "pre_vote": False, "faults": True},
+    {"voters": 3, "observers": 0, "pre_vote": True, "faults": True},
+    {"voters": 1, "observers": 0, "pre_vote": False, "faults": True},
 ]
+
+# The categories a run without faults never draws (and the check-quorum resignation, which is
+# a fault of the network too: the followers' fetches did not arrive in time).
+FAULTS = frozenset({"network", "crash", "resign", "idle_timer"})
 
 BOUNDS: dict[str, int] = {"max_epoch": 3, "max_inflight": 6, "max_appends": 2, "max_crashes": 1,
                           "max_fetches": 8, "max_duplicates": 1, "max_elections": 4}
@@ -88,13 +100,16 @@ class RaftDriver:
     def init_state(self) -> Raft:
         return self.model.init_states()[0]
 
-    categories = ("deliver", "timer", "client", "network", "crash", "idle")
-    # Deliveries carry the protocol; most random walks that reach deep states deliver a lot.
-    weights = {"deliver": 3, "timer": 2}
+    # (not "idle": that is the lockstep machine's own rule for a state where nothing is enabled)
+    categories = ("deliver", "fetch", "timer", "client", "resign", "network", "crash", "idle_timer")
+    # Deliveries and fetches carry the protocol; most random walks that reach deep states
+    # deliver and fetch a lot. Several rules per category also make it rare that swarm testing
+    # switches a whole category off (each rule is off with the run's probability p).
+    weights = {"deliver": 5, "fetch": 3, "timer": 2, "client": 2, "resign": 2}
 
     def candidates(self, state: Raft) -> list[tuple[str, Any]]:
         """The model's actions by category (cheap: :meth:`resolve` checks them), then the
-        idle timers of the live replicas."""
+        idle timers of the live replicas; without ``faults``, none of the FAULTS categories."""
         out: list[tuple[str, Any]] = []
         for action in self.model.actions(state):
             if isinstance(action, Deliver):
@@ -105,11 +120,17 @@ class RaftDriver:
                 out.append(("crash", action))  # crash, restart, reboot
             elif isinstance(action.input, ClientAppend):
                 out.append(("client", action))
+            elif isinstance(action.input, FetchDue):
+                out.append(("fetch", action))
+            elif isinstance(action.input, CheckQuorumTimeout):
+                out.append(("resign", action))
             else:
-                out.append(("timer", action))
+                out.append(("timer", action))  # the timers that start or back off an election
         for n in state.nodes:
             if not isinstance(n.role, Down):
-                out += [("idle", IdleTimer(n.id, timer)) for timer in IDLE_TIMERS]
+                out += [("idle_timer", IdleTimer(n.id, timer)) for timer in IDLE_TIMERS]
+        if not self.config["faults"]:
+            out = [(category, action) for category, action in out if category not in FAULTS]
         return out
 
     def resolve(self, state: Raft, action: Any) -> Raft | None:
