@@ -36,6 +36,7 @@ from typing import Any
 import pytest
 
 from kspec.conformance.adapters.base import TargetError
+from kspec.conformance.targets.kafka.voters import KAFKA_VARIANT
 
 
 def _pick_version() -> str:
@@ -49,7 +50,6 @@ def _pick_version() -> str:
 VERSION = _pick_version()
 HERE = Path(__file__).resolve()
 FIXTURE = HERE.parents[1] / "voters" / "testdata" / "kafka_deviations.txt"
-KAFKA_VARIANT = "kafka-trim-at-snapshot-end+kafka-truncate-keeps-next-offset"
 V3 = [[1, 1], [2, 2], [3, 3]]
 V4 = [[1, 1], [2, 2], [3, 3], [4, 4]]
 STATIC = {"level": "log", "static_voters": V3, "bootstrap": None, "pre_vote": False}

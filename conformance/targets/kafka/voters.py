@@ -39,7 +39,9 @@ takes only the kraft.version-0 configurations (``supports``). 4.0 added the metr
 ``MockLog.appendAsFollower``; 4.1 moved ``OffsetAndEpoch`` to ``server.common``; 4.2 renamed
 ``setMaxBatchSize`` to ``setMaxBatchSizeBytes``; 4.3 moved the record classes to
 ``common.record.internal``. Where Kafka and the model differ (snapshot trim at the end offset,
-``nextOffset`` kept on truncation): docs/kafka-matrix.md, voters, K1 and K2.
+``nextOffset`` kept on truncation): docs/kafka-matrix.md, voters, K1 and K2 (spec/voters.md §12,
+docs/findings.md). The model variant with both, ``KAFKA_VARIANT``, is what every release here
+conforms to: ``kspec conform voters --target kafka:VERSION --model-variant KAFKA_VARIANT``.
 """
 
 from __future__ import annotations
@@ -57,6 +59,8 @@ RAFT = "org.apache.kafka.raft"
 MSG = "org.apache.kafka.common.message"
 KSPEC_UUID_HIGH = 0x6B73706563  # "kspec": the high bits of every model directory's Uuid
 MAX_BATCH_BYTES = 8192
+# The model variant that behaves as 3.8-4.4 do (K1 and K2; kspec.model.voters.variants).
+KAFKA_VARIANT = "kafka-trim-at-snapshot-end+kafka-truncate-keeps-next-offset"
 
 
 def version_tuple(version: str) -> tuple[int, int]:
