@@ -217,7 +217,14 @@ ObserveEpoch(i, n, e, leader) ==
     ELSE IF leader # Nil /\ leader # i THEN ToFollower(n, e, leader)
     ELSE ToUnattached(n, e)
 
-\* RAFT-RULE-RESTART: resume from the persisted election state (Kafka's QuorumState.initialize).
+\* RAFT-RULE-LONE-VOTER (node.initialize): Kafka's initialize() makes a lone voter leader at once.
+Initialize(i, n) ==
+    IF i \in Voters /\ IsQuorum({i}) /\ n.role \notin {"down", "leader"}
+    THEN IF n.role = "candidate" THEN BecomeLeader(i, n) ELSE BecomeCandidate(i, n)
+    ELSE Result(n, {})
+
+\* RAFT-RULE-RESTART: resume from the persisted election state (Kafka's QuorumState.initialize),
+\* then RAFT-RULE-LONE-VOTER (a lone voter has no one to send to).
 Restart(i, n) ==
     LET e == ElectionOf(i, n)
         a == CASE e.epoch < LastEpoch(n.log) -> ToUnattached(n, LastEpoch(n.log))
@@ -227,9 +234,10 @@ Restart(i, n) ==
                [] e.leader # Nil -> ToFollower(n, e.epoch, e.leader)
                [] OTHER -> ToUnattached(n, e.epoch)
         b == [a EXCEPT !.high_watermark = Nil]
-    IN Result(b, CASE b.role = "candidate" -> VoteRequests(i, b, b.epoch, FALSE)
-                   [] b.role = "resigned" -> EndQuorumEpochRequests(i, b)
-                   [] OTHER -> {})
+    IN IF i \in Voters /\ IsQuorum({i}) THEN Initialize(i, b)
+       ELSE Result(b, CASE b.role = "candidate" -> VoteRequests(i, b, b.epoch, FALSE)
+                        [] b.role = "resigned" -> EndQuorumEpochRequests(i, b)
+                        [] OTHER -> {})
 
 \* RAFT-RULE-VOTE-GRANT: at most one vote per epoch, to a candidate with an up-to-date log.
 \* A pre-vote never changes the receiver's state (KIP-996). With VoteTwice, a voter that voted
@@ -495,11 +503,20 @@ ElectionTimers == {"ElectionTimeout", "FetchTimeout", "BackoffExpired"}
 (* Actions: one per Python action class (Deliver, Drop, Duplicate, Fire,   *)
 (* Reboot); RAFT-MODEL-NETWORK.                                            *)
 
+\* RaftModel.init_states: every replica new; a lone voter (replica 1) then elects itself
+\* (RAFT-RULE-LONE-VOTER), with its ghost history.
+Fresh == [nodes |-> [i \in Replica |-> NewNode], network |-> EmptyBag, elected |-> {}, votes |-> {},
+          committed |-> {}]
+FirstStart ==
+    LET r == Initialize(1, NewNode)
+    IN IF r.node = NewNode THEN Fresh
+       ELSE RecordHistory([Fresh EXCEPT !.nodes[1] = r.node], 1, NewNode, r.node)
+
 Init ==
-    /\ nodes = [i \in Replica |-> NewNode]
+    /\ nodes = FirstStart.nodes
     /\ network = EmptyBag
     /\ appends = 0 /\ crashes = 0 /\ duplicates = 0 /\ fetches = 0 /\ elections = 0
-    /\ elected = {} /\ votes = {} /\ committed = {}
+    /\ elected = FirstStart.elected /\ votes = FirstStart.votes /\ committed = FirstStart.committed
 
 Deliver(m) ==
     /\ nodes[m.dst].role # "down"

@@ -211,9 +211,11 @@ Restart(i, n) ==
                [] e.leader # Nil -> K!ToFollower(n, e.epoch, e.leader)
                [] OTHER -> K!ToUnattached(n, e.epoch)
         b == [a EXCEPT !.high_watermark = Nil]
-    IN Result(b, CASE b.role = "candidate" -> VoteRequests(i, b, b.epoch, FALSE)
-                   [] b.role = "resigned" -> EndQuorumEpochRequests(i, b)
-                   [] OTHER -> {})
+    IN IF i \in b.voters /\ IsQuorum({i}, b.voters)  \* RAFT-RULE-LONE-VOTER (node.initialize)
+       THEN IF b.role = "candidate" THEN BecomeLeader(i, b) ELSE BecomeCandidate(i, b)
+       ELSE Result(b, CASE b.role = "candidate" -> VoteRequests(i, b, b.epoch, FALSE)
+                        [] b.role = "resigned" -> EndQuorumEpochRequests(i, b)
+                        [] OTHER -> {})
 
 \* RAFT-RULE-VOTE-GRANT
 OnPreVoteRequest(i, n, r) ==

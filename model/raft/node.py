@@ -325,7 +325,21 @@ def restart(node: Node) -> Step:
         outputs = _vote_requests(after, new_role.epoch, False)
     elif isinstance(new_role, Resigned):
         outputs = _end_epoch_requests(after)
-    return after, outputs
+    after, more = initialize(after)
+    return after, outputs + more
+
+
+def initialize(node: Node) -> Step:
+    """RAFT-RULE-LONE-VOTER: what Kafka's ``KafkaRaftClient.initialize`` does after
+    ``QuorumState.initialize``, at the first start and at every restart. A lone voter waits for
+    no timer: a restarted candidate wins its own vote at once, any other role becomes a
+    candidate of the next epoch and so leader. Any other replica is unchanged."""
+    role = node.role
+    if not node.is_voter or not is_quorum(frozenset({node.id}), node.voters) or isinstance(role, Down | Leader):
+        return node, ()
+    if isinstance(role, Candidate):
+        return _become_leader(node)
+    return _become_candidate(node)
 
 
 def _end_epoch_requests(node: Node, preferred: tuple[int, ...] = ()) -> tuple[Output, ...]:

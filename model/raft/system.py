@@ -140,8 +140,16 @@ class RaftModel:
     # ------------------------------------------------------------ Model protocol
 
     def init_states(self) -> Sequence[Raft]:
-        nodes = tuple(node_mod.new_node(i, self.voter_ids, self.pre_vote) for i in self.replica_ids)
-        return [Raft(nodes)]
+        state = Raft(tuple(node_mod.new_node(i, self.voter_ids, self.pre_vote) for i in self.replica_ids))
+        for n in state.nodes:
+            # Kafka's initialize() at the first start: a lone voter elects itself at once
+            # (RAFT-RULE-LONE-VOTER). It has no one to send to; its effects are in the node.
+            started, _ = node_mod.initialize(n)
+            if started != n:
+                nodes = list(state.nodes)
+                nodes[n.id - 1] = started
+                state = record_history(replace(state, nodes=tuple(nodes)), n, started)
+        return [state]
 
     def actions(self, state: Raft) -> Iterator[Action]:
         b = self.bounds

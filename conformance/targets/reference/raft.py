@@ -246,6 +246,17 @@ class RaftReplica:
             self.role = "follower"
         else:
             self.role = "unattached"
+        self.initialize()
+
+    def initialize(self) -> None:
+        """``KafkaRaftClient.initialize()``, at the first start and every restart: a lone voter
+        does not wait for a timer. A restarted candidate wins its own vote; else it stands."""
+        if not self.is_voter or self.others() or self.role in ("leader", "down"):
+            return
+        if self.role == "candidate":
+            self.become_leader()
+        else:
+            self.become_candidate()
 
     def on_VoteRequest(self, req: dict[str, Any]) -> None:
         up_to_date = self.log_is_up_to_date(req["last_epoch"], req["end_offset"])
@@ -480,7 +491,9 @@ class RaftTarget:
         self.replica_class = replica_class
 
     def start(self, node: int, config: dict[str, JSON]) -> RaftInstance:
-        return RaftInstance(self.replica_class(node, list(config["voters"]), bool(config.get("pre_vote", False))))
+        replica = self.replica_class(node, list(config["voters"]), bool(config.get("pre_vote", False)))
+        replica.initialize()  # what it would write or send at start: nothing the harness compares
+        return RaftInstance(replica)
 
     def close(self) -> None:
         pass
