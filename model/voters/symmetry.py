@@ -103,7 +103,7 @@ def permute(state: Any, p: Perm) -> Any:
 def _signature(n: Any) -> tuple[Any, ...]:
     """What a replica looks like without ids: renaming does not change it."""
     log = tuple((e.epoch, e.kind, len(e.payload)) for e in n.log)
-    snap = None if n.snapshot is None else n.snapshot.end_offset
+    snap = -1 if n.snapshot is None else n.snapshot.end_offset  # -1: sorts with ints
     return (type(n.role).__name__, n.epoch, log, -1 if n.high_watermark is None else n.high_watermark, snap,
             n.id in n.voters, len(n.voters))
 
