@@ -165,7 +165,7 @@ def lockstep_machine(spec: ProtocolSpec, target: Target, log: RunLog,
 
     @precondition(lambda self: self.session is not None and not self.session.any_candidates(skipped))
     @rule()
-    def idle(self: Any) -> None:
+    def nothing_enabled(self: Any) -> None:
         """Nothing is enabled: the run waits."""
 
     def teardown(self: Any) -> None:
@@ -174,8 +174,12 @@ def lockstep_machine(spec: ProtocolSpec, target: Target, log: RunLog,
 
     probe = spec.driver(configs[0])
     weights: dict[str, int] = getattr(probe, "weights", {})
-    namespace: dict[str, Any] = {"__init__": __init__, "start": start, "idle": idle, "teardown": teardown}
+    namespace: dict[str, Any] = {"__init__": __init__, "start": start, "nothing_enabled": nothing_enabled,
+                                 "teardown": teardown}
     for category in probe.categories:
+        # A category named like one of the machine's own members would silently replace it.
+        if category in namespace:
+            raise ValueError(f"{spec.name} driver: category {category!r} clashes with a lockstep machine member")
         if category in skipped:
             continue
         # Hypothesis picks uniformly among the rules that can run: a category of weight w
