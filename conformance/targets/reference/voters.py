@@ -197,7 +197,10 @@ class VoterReplica(RaftReplica):
             was_down = self.role == "down"
             super().step(inp)
             if was_down and self.role != "down":
-                self.control.restart()  # a restarted replica reads snapshot and log again
+                # A lone voter's restart appends its LeaderChange record (it elects itself at
+                # once); the restarted replica then reads snapshot and log again.
+                self.follow_log(self.out)
+                self.control.restart()
             else:
                 self.follow_log(self.out)
         self.use_voters(self.current_voters())
