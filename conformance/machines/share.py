@@ -18,7 +18,6 @@ from kspec.conformance.harness import JSON, Event
 from kspec.model.core.codec import encode
 from kspec.model.core.protocol import first_violated
 from kspec.model.share.shard import observe, step_with
-from kspec.model.share.versions import LATEST, minor_of
 from kspec.model.share.system import (
     IMAGE,
     Action,
@@ -31,6 +30,7 @@ from kspec.model.share.system import (
     Write,
     request_of,
 )
+from kspec.model.share.versions import LATEST, minor_of
 
 # share.coordinator.snapshot.update.records.per.snapshot of the runs (Hypothesis draws one).
 CONFIGS: list[dict[str, JSON]] = [{"snapshot_every": 1}, {"snapshot_every": 0}, {"snapshot_every": 2}]
