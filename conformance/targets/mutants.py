@@ -324,8 +324,6 @@ class Mutant:
             return RaftTarget(full, self.cls)
         if self.protocol == "streams":
             return RouterTarget(full, self.cls)
-        if self.protocol == "streams":
-            return RouterTarget(full, self.cls)
         if self.protocol == "mm2":
             # A user's policy class: one policy kind, the default one.
             return PolicyTarget(full, {"default": self.cls})
@@ -365,17 +363,6 @@ CATALOGUE: dict[str, Mutant] = {m.name: m for m in (
            "naming and recognising disagree"),
     Mutant("mm2-connect-names-internal", "mm2", mm2.ConnectNamesInternalPolicy,
            "rule of an older release kept (KAFKA-17200)"),
-    # streams: interactive-query routers (conformance/targets/streams_routers.py, spec/streams.md §4).
-    Mutant("streams-ignore-partition-count", "streams", streams.IgnorePartitionCountRouter,
-           "modulus taken over the wrong count"),
-    Mutant("streams-abs-hash", "streams", streams.AbsHashRouter, "abs() of a hash (Integer.MIN_VALUE, sign)"),
-    Mutant("streams-no-standbys", "streams", streams.NoStandbysRouter, "replicas left out of a lookup"),
-    Mutant("streams-active-only-store-metadata", "streams", streams.ActiveOnlyStoreMetadataRouter,
-           "two views of one state disagree"),
-    Mutant("streams-available-before-assignment", "streams", streams.AvailableBeforeAssignmentRouter,
-           "missing initialization check"),
-    Mutant("streams-forgets-on-rebalance", "streams", streams.ForgetsOnRebalanceRouter,
-           "state dropped during a reconfiguration"),
     # streams: interactive-query routers (conformance/targets/streams_routers.py, spec/streams.md §4).
     Mutant("streams-ignore-partition-count", "streams", streams.IgnorePartitionCountRouter,
            "modulus taken over the wrong count"),
