@@ -75,11 +75,21 @@ LEVELS = ("replica", "log")
 # Cluster shapes a run starts from (Hypothesis draws one; shrinking prefers the first).
 CONFIGS: list[dict[str, JSON]] = [
     {"hosts": 4, "voters": 3, "kraft_version": 1, "pre_vote": False},
+    {"hosts": 4, "voters": 3, "kraft_version": 1, "pre_vote": False, "faults": False},
     {"hosts": 4, "voters": 3, "kraft_version": 0, "pre_vote": False},
     {"hosts": 3, "voters": 2, "kraft_version": 1, "pre_vote": False},
     {"hosts": 3, "voters": 1, "kraft_version": 1, "pre_vote": False},
     {"hosts": 4, "voters": 3, "kraft_version": 1, "pre_vote": True},
 ]
+
+# The model's cluster shape (what a configuration says beyond the fault profile).
+SHAPE = ("hosts", "voters", "kraft_version", "pre_vote")
+
+# As in the raft driver, a run may draw the fault-free profile (``faults`` false): no message
+# loss or duplication, no crash, no idle timer or refused request. A voter change that a new
+# leader truncates away needs the change appended, an election won without it and a fetch, in
+# that order; faults almost always break the sequence up.
+FAULTS = frozenset({"network", "crash", "idle", "request"})
 
 BOUNDS: dict[str, int] = {"max_adds": 2, "max_removes": 2, "max_snapshots": 2, "max_epoch": 3,
                           "max_elections": 3, "max_fetches": 16, "max_appends": 1, "max_crashes": 1,
@@ -187,7 +197,8 @@ class VotersDriver:
             raise ValueError(f"voters: unknown level {self.level!r} (one of {', '.join(LEVELS)})")
         self.variant = str(self.config.get("model_variant") or "")
         self.rules = rules_for(self.variant)  # ValueError naming an unknown variant
-        setup = _setup({k: self.config[k] for k in CONFIGS[0]}, {**BOUNDS, **(bounds or {})}, self.variant)
+        self.faults = bool(self.config.get("faults", True))
+        setup = _setup({k: self.config[k] for k in SHAPE}, {**BOUNDS, **(bounds or {})}, self.variant)
         self.model = setup.model
         self._setup = setup
         self._step = setup.model._vstep
@@ -255,6 +266,8 @@ class VotersDriver:
                 out += [("request", Ignored(n.id, AddVoter(h, directory_of(h)))),
                         ("request", Ignored(n.id, RemoveVoter(h, directory_of(h))))]
             out.append(("request", Ignored(n.id, UpgradeKRaftVersion())))
+        if not self.faults:
+            out = [(category, action) for category, action in out if category not in FAULTS]
         return out
 
     def resolve(self, state: Voters | Formatted, action: Any) -> Any:
