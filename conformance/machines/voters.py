@@ -209,7 +209,7 @@ class VotersDriver:
         self.categories = ("deliver", "fetch", "timer", "reconfig", "snapshot", "client", "network", "crash") + (
             ("idle", "request") if self.level == "replica" else ())
 
-    weights = {"deliver": 3, "timer": 2, "reconfig": 2}
+    weights = {"deliver": 4, "timer": 3, "reconfig": 3, "fetch": 2}
     opening = ("opening",)  # the start-up, forced at the start of every run
 
     # ------------------------------------------------------------------ configuration
