@@ -47,6 +47,14 @@ def check_version(version: str) -> str:
     return version
 
 
+def version_tuple(version: str) -> tuple[int, int]:
+    """(major, minor) of a Kafka version string; TargetError when it has none."""
+    m = re.match(r"^(\d+)\.(\d+)", version)
+    if not m:
+        raise TargetError(f"kafka:{version}: not a Kafka version (expected e.g. 3.9.1)")
+    return int(m.group(1)), int(m.group(2))
+
+
 def _coordinates(artifact: str) -> tuple[str, str]:
     """(groupId, artifactId[@classifier])."""
     if not ARTIFACT_RE.match(artifact):

@@ -46,7 +46,6 @@ proxy that reads on until the log end.
 from __future__ import annotations
 
 import json
-import re
 import weakref
 from typing import Any
 
@@ -75,18 +74,10 @@ RESPONSE_OF = {"VOTE": "VoteResponse", "BEGIN_QUORUM_EPOCH": "BeginQuorumEpochRe
                "END_QUORUM_EPOCH": "EndQuorumEpochResponse", "FETCH": "FetchResponse"}
 
 
-def version_tuple(version: str) -> tuple[int, int]:
-    """(major, minor) of a Kafka version string; TargetError when it has none."""
-    m = re.match(r"^(\d+)\.(\d+)", version)
-    if not m:
-        raise TargetError(f"kafka:{version}: not a Kafka version (expected e.g. 3.9.1)")
-    return int(m.group(1)), int(m.group(2))
-
-
 def check_supported(version: str) -> tuple[int, int]:
     """The version's (major, minor), or a one-line TargetError below 3.7."""
     artifacts.check_version(version)
-    vt = version_tuple(version)
+    vt = artifacts.version_tuple(version)
     if vt < MIN_VERSION:
         raise TargetError(f"kafka:{version}: not supported for raft (the KafkaRaftClient adapter needs "
                           "Kafka 3.7.0 or later)")

@@ -46,7 +46,6 @@ conforms to: ``kspec conform voters --target kafka:VERSION --model-variant KAFKA
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from kspec.conformance.adapters.base import JSON, StepResult, TargetError
@@ -63,18 +62,10 @@ MAX_BATCH_BYTES = 8192
 KAFKA_VARIANT = "kafka-trim-at-snapshot-end+kafka-truncate-keeps-next-offset"
 
 
-def version_tuple(version: str) -> tuple[int, int]:
-    """(major, minor) of a Kafka version string; TargetError when it has none."""
-    m = re.match(r"^(\d+)\.(\d+)", version)
-    if not m:
-        raise TargetError(f"kafka:{version}: not a Kafka version (expected e.g. 3.9.1)")
-    return int(m.group(1)), int(m.group(2))
-
-
 def check_supported(version: str) -> tuple[int, int]:
     """The version's (major, minor), or a one-line TargetError below 3.8."""
     artifacts.check_version(version)
-    vt = version_tuple(version)
+    vt = artifacts.version_tuple(version)
     if vt < MIN_VERSION:
         raise TargetError(f"kafka:{version}: not supported for voters (KRaftControlRecordStateMachine and "
                           "VoterSetHistory ship from Kafka 3.8.0, KIP-853)")
