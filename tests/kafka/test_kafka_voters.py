@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from kafka_child import child_report
 
 from kspec.conformance.adapters.base import TargetError
 from kspec.conformance.targets.kafka.voters import KAFKA_VARIANT
@@ -315,12 +316,7 @@ def child(version: str) -> dict[str, Any]:
 
 @pytest.fixture(scope="module")
 def report() -> dict[str, Any]:
-    done = subprocess.run([sys.executable, str(HERE), VERSION], capture_output=True, text=True, timeout=600,
-                          check=False)
-    lines = [ln for ln in done.stdout.splitlines() if ln.startswith("{")]
-    assert done.returncode == 0 and lines, (f"kafka:{VERSION} voters child failed (exit {done.returncode}): "
-                                           f"{(done.stderr or done.stdout).strip().splitlines()[-3:]}")
-    return dict(json.loads(lines[-1]))
+    return child_report(HERE, VERSION, "voters")
 
 
 def test_versions_below_3_8_are_one_line_errors() -> None:

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 import tla_toy_model as toy
+from cli_run import run_cli
 
-from kspec.conformance.cli import main
 from kspec.model import catalog
 from kspec.tla.mappings import NoMapping, TLAMapping, get_mapping
 from kspec.tla.runner import JAR_ENV
@@ -29,11 +29,6 @@ def toy_protocols(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "kspec.tla.mappings.toybroken", broken)
 
 
-def run_cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as info:
-        main(args)
-    out, err = capsys.readouterr()
-    return int(info.value.code or 0), out, err
 
 
 def test_equal_state_sets_exit_0(toy_protocols: None, capsys: pytest.CaptureFixture[str]) -> None:

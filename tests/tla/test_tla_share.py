@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_run import run_cli
 
-from kspec.conformance.cli import main
 from kspec.model.core.explorer import explore, reachable_states
 from kspec.model.share.records import ShareUpdate
 from kspec.model.share.shard import REFERENCE, Flaws
@@ -52,11 +52,6 @@ def property_of(model: ShareSystem, name: str) -> Any:
     return next(p for p in model.properties() if p.name == name)
 
 
-def run_cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as info:
-        main(args)
-    out, err = capsys.readouterr()
-    return int(info.value.code or 0), out, err
 
 
 # -- equal sets of distinct states -------------------------------------------------------------

@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_run import run_cli
 
-from kspec.conformance.cli import main
 from kspec.model.core.explorer import explore, reachable_states
 from kspec.model.raft.system import ACTION_TYPES
 from kspec.model.voters import make
@@ -62,11 +62,6 @@ def tlc(cfg: str, **kwargs: Any) -> TLCResult:
     return run_tlc(SPEC, config_text=cfg, check_deadlock=False, timeout=180, **kwargs)
 
 
-def run_cli(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    with pytest.raises(SystemExit) as info:
-        main(args)
-    out, err = capsys.readouterr()
-    return int(info.value.code or 0), out, err
 
 
 # -- equal sets of distinct states -------------------------------------------------------------
