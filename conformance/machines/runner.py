@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -60,6 +61,33 @@ def conform_settings(examples: int, steps: int) -> settings:
                     phases=(Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink))
 
 
+@contextlib.contextmanager
+def without_local_constants() -> Iterator[None]:
+    """Hypothesis (6.131 on) mixes literals from the source of every local module imported so
+    far into its draws ("local constants"), so the run a seed gives would depend on which kspec
+    and test modules happen to be loaded: ``kspec conform`` and the same call inside pytest would
+    explore differently. A conformance run draws without them: same seed, same run, anywhere."""
+    try:
+        from hypothesis.internal.conjecture import providers
+        from hypothesis.internal.constants_ast import Constants
+    except ImportError:  # a Hypothesis without local constants
+        yield
+        return
+    found = getattr(providers, "_get_local_constants", None)
+    cache = getattr(getattr(providers, "CONSTANTS_CACHE", None), "cache", None)
+    if found is None or cache is None:
+        yield
+        return
+    empty = Constants()
+    providers._get_local_constants = lambda: empty
+    cache.clear()  # pools computed with the local constants
+    try:
+        yield
+    finally:
+        providers._get_local_constants = found
+        cache.clear()
+
+
 def run_conformance(protocol: str, target: Target, *, examples: int = DEFAULT_EXAMPLES,
                     steps: int = DEFAULT_STEPS, seed_value: int = 0, out_dir: Path | None = DEFAULT_OUT,
                     step_timeout: float = DEFAULT_STEP_TIMEOUT, progress: Any = None) -> ConformResult:
@@ -70,7 +98,8 @@ def run_conformance(protocol: str, target: Target, *, examples: int = DEFAULT_EX
     started = time.perf_counter()
     verdict, finding = "conforms", None
     try:
-        run_state_machine_as_test(machine, settings=conform_settings(examples, steps))
+        with without_local_constants():
+            run_state_machine_as_test(machine, settings=conform_settings(examples, steps))
     except (Divergence, TargetFailure) as err:
         verdict = "error" if isinstance(err, TargetFailure) else "diverges"
         finding = err.finding

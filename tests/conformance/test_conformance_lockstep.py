@@ -3,6 +3,8 @@ its counterexample replays to the same divergence (and the reference conforms on
 
 from __future__ import annotations
 
+import importlib
+import sys
 from pathlib import Path
 
 import pytest
@@ -54,3 +56,19 @@ def test_same_seed_same_counterexample(tmp_path: Path) -> None:
     b = run_conformance("raft", mutant.target(), seed_value=3, out_dir=tmp_path / "b")
     assert a.verdict == b.verdict == "diverges"
     assert [s.to_json() for s in a.steps] == [s.to_json() for s in b.steps]
+
+
+def test_same_seed_same_run_whatever_is_imported(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Hypothesis mixes literals from every local module loaded so far into its draws; a run
+    # must not depend on them (kspec conform and pytest load different modules).
+    mutant = CATALOGUE["raft-hw-before-epoch-commit"]
+    before = run_conformance("raft", mutant.target(), seed_value=3, out_dir=None)
+    module = "kspec_literals_probe"
+    (tmp_path / f"{module}.py").write_text(f"LITERALS = {tuple(range(0, 256, 3))!r}\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, module, raising=False)
+    importlib.import_module(module)
+    after = run_conformance("raft", mutant.target(), seed_value=3, out_dir=None)
+    assert before.verdict == after.verdict == "diverges"
+    assert before.examples == after.examples
+    assert [s.to_json() for s in before.steps] == [s.to_json() for s in after.steps]
