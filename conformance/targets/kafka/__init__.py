@@ -5,6 +5,8 @@
 - raft: ``KafkaRaftClient`` per replica over Kafka's own raft test doubles (kafka-raft, 3.7-3.9).
 - voters: ``KRaftControlRecordStateMachine`` over ``VoterSetHistory`` and Kafka's ``MockLog`` (the
   voters log level; kafka-raft, 3.8 and later).
+- streams: ``StreamsMetadataState`` fed as ``StreamsPartitionAssignor.onAssignment`` feeds it
+  (kafka-streams, 3.0 and later).
 
 One Kafka version per process (JPype cannot restart a JVM); see ``jvm``. Jars are cached in
 ``$KSPEC_KAFKA_CACHE`` or ``~/.cache/kspec/kafka``; see ``artifacts``.
@@ -16,7 +18,7 @@ from typing import Any
 
 from kspec.conformance.adapters.base import TargetError
 
-PROTOCOLS = ("mm2", "share", "raft", "voters")
+PROTOCOLS = ("mm2", "share", "raft", "voters", "streams")
 
 
 def make_kafka_target(version: str, protocol: str) -> Any:
@@ -37,5 +39,9 @@ def make_kafka_target(version: str, protocol: str) -> Any:
         from kspec.conformance.targets.kafka.voters import KafkaVotersTarget
 
         return KafkaVotersTarget(version)
+    if protocol == "streams":
+        from kspec.conformance.targets.kafka.streams import KafkaStreamsTarget
+
+        return KafkaStreamsTarget(version)
     raise TargetError(f"kafka:{version}: no Kafka target for protocol {protocol!r} "
                       f"(kafka targets cover: {', '.join(PROTOCOLS)})")
