@@ -61,7 +61,8 @@ def list_targets() -> list[dict[str, Any]]:
               "doc": f"Apache Kafka's own {cls} (jars from Maven, run through JPype)"}
              for p, cls in (("mm2", "Default/IdentityReplicationPolicy"), ("share", "ShareCoordinatorShard, 4.0+"),
                             ("raft", "KafkaRaftClient over its test doubles, 3.7-3.9"),
-                            ("voters", "KRaftControlRecordStateMachine over MockLog (log level), 3.8+"))]
+                            ("voters", "KRaftControlRecordStateMachine over MockLog (log level), 3.8+"),
+                            ("streams", "StreamsMetadataState fed as the assignor feeds it, 3.0+"))]
     return rows
 
 
