@@ -9,7 +9,12 @@ Each protocol with a TLA+ spec has a module ``kspec.tla.mappings.<protocol>`` ex
 - ``from_model(state)`` and ``from_tlc(state)``: a model state and a TLC state (a dict of
   variable to value, see :mod:`kspec.tla.values`) to one canonical, hashable form. The
   simplest canonical form is TLC's own: ``from_tlc`` defaults to :func:`tlc_state`, so a
-  mapping only writes ``from_model``, building the TLA+ variables from the model state.
+  mapping only writes ``from_model``, building the TLA+ variables from the model state;
+- ``variables``: the spec's VARIABLES, for :meth:`TLAMapping.trace_module`.
+
+``MAPPING.replay`` replays a TLC behaviour through the Python model and
+``MAPPING.trace_module`` writes a module that lets TLC walk a Python trace; a protocol module
+only writes what differs (its bounds to CONSTANTS, ``from_model``, its VARIABLES).
 
 Two sets of distinct states are then compared. TLC 2.15 neither counts nor dumps a state
 outside the ``CONSTRAINT`` (it does check invariants on it), so the model side is compared
@@ -22,11 +27,13 @@ import importlib
 from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from kspec.tla.values import FrozenDict, format_value
 
 TLA_DIR = Path(__file__).resolve().parent.parent
+
+S = TypeVar("S")  # a model state
 
 
 class NoMapping(LookupError):
@@ -39,24 +46,48 @@ def tlc_state(state: Mapping[str, Any]) -> FrozenDict:
 
 
 @dataclass(frozen=True, slots=True)
-class TLAMapping:
+class TLAMapping(Generic[S]):
     """A protocol's TLA+ spec, its config for given bounds, and the state correspondence."""
 
     protocol: str
     spec: str | Path
     config: Callable[[Mapping[str, int | bool]], str]
-    from_model: Callable[[Any], Hashable]
+    from_model: Callable[[S], Hashable]
     from_tlc: Callable[[Mapping[str, Any]], Hashable] = tlc_state
     check_deadlock: bool = False
     doc: str = ""
+    variables: tuple[str, ...] = ()
 
     def spec_path(self) -> Path:
         """The spec file (a relative ``spec`` is under the ``tla/`` folder)."""
         p = Path(self.spec)
         return p if p.is_absolute() else TLA_DIR / p
 
+    def replay(self, model: Any, states: Iterable[Mapping[str, Any]]) -> list[tuple[Any, S]]:
+        """Replay a TLC behaviour through the Python model (see :func:`replay_through`); raises
+        :class:`ReplayError` naming the step that does not replay."""
+        return replay_through(model, states, self.from_model)
 
-def get_mapping(protocol: str) -> TLAMapping:
+    def trace_module(self, name: str, states: Iterable[S]) -> str:
+        """A module ``name`` extending the spec whose TraceInit/TraceNext allow exactly the steps
+        of a Python trace that are also steps of the spec's Next: TLC on it shows whether a
+        Python behaviour is a behaviour of the spec (or of a broken copy with a flaw flag set),
+        as a step Next does not allow is never taken."""
+        if not self.variables:
+            raise ValueError(f"the mapping of {self.protocol} names no variables: no trace module")
+        rows = [format_value(self.from_model(s)) for s in states]
+        body = ",\n    ".join(rows)
+        eq_now = " /\\ ".join(f"{v} = TraceStates[i].{v}" for v in self.variables)
+        eq_next = " /\\ ".join(f"{v}' = TraceStates[i + 1].{v}" for v in self.variables)
+        eq_init = " /\\ ".join(f"{v} = TraceStates[1].{v}" for v in self.variables)
+        return (f"---- MODULE {name} ----\nEXTENDS {Path(self.spec).stem}, TLC\n"
+                f"TraceStates == <<\n    {body}\n  >>\n"
+                f"TraceInit == {eq_init}\n"
+                f"TraceNext == \\E i \\in 1 .. Len(TraceStates) - 1 : ({eq_now}) /\\ Next /\\ ({eq_next})\n"
+                "====\n")
+
+
+def get_mapping(protocol: str) -> TLAMapping[Any]:
     """The mapping of ``protocol``; raises :class:`NoMapping` with a one-line reason."""
     if not protocol.isidentifier():
         raise NoMapping(f"{protocol!r} is not a protocol name")

@@ -27,7 +27,7 @@ refuses ``symmetry=true``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import fields
 from typing import Any
 
@@ -36,9 +36,9 @@ from kspec.model.raft.messages import Entry, Message
 from kspec.model.raft.state import Candidate, Down, Election, Follower, Leader, Node, Prospective, Voted
 from kspec.model.raft.system import Raft
 from kspec.tla.mappings import ReplayError as ReplayError  # re-exported for the tests and callers
-from kspec.tla.mappings import TLAMapping, cfg_text, replay_through
+from kspec.tla.mappings import TLAMapping, cfg_text
 from kspec.tla.runner import TLCError
-from kspec.tla.values import FrozenDict, ModelValue, format_value
+from kspec.tla.values import FrozenDict, ModelValue
 
 SPEC = "KRaft.tla"
 NIL = ModelValue("Nil")
@@ -50,12 +50,11 @@ CONSTANT_OF_BOUND = {
     "max_inflight": "MaxInflight", "max_duplicates": "MaxDuplicates", "max_fetches": "MaxFetches",
     "max_elections": "MaxElections", "reboot": "RebootAtOnce",
 }
-# Bounds the spec does not cover, with the only value it supports.
+# Bounds the spec (and Voters.tla, which INSTANCEs it) does not cover, with the only value it supports.
 FIXED_BOUNDS: dict[str, int | bool] = {"symmetry": False}
 # The flaw flags of the spec, by the Python variant they copy (model/raft/variants.py).
 VARIANT_FLAGS = {"vote-twice": "VoteTwice", "candidate-counts-rejections": "CandidateCountsRejections",
                  "vote-ignores-log": "VoteIgnoresLog"}
-FLAGS = tuple(VARIANT_FLAGS.values())
 
 INVARIANTS = ("ElectionSafety", "VoteOnce", "CommittedLogsAgree", "LeaderCompleteness", "HighWatermarkDurable")
 ACTION_PROPERTIES = ("HighWatermarkMonotonic", "EpochMonotonic")
@@ -71,18 +70,29 @@ class UnsupportedBounds(TLCError):
     ``kspec tla check`` reports it in one line."""
 
 
-def constants(bounds: Mapping[str, int | bool], variant: str | None = None) -> dict[str, Any]:
-    """The spec's CONSTANTS for the model's bounds (defaults for any bound not given)."""
-    merged = {**DEFAULT_BOUNDS, **bounds}
+def flagged_constants(spec: str, bounds: Mapping[str, int | bool], variant: str | None, *,
+                      defaults: Mapping[str, int | bool], constant_of_bound: Mapping[str, str],
+                      variant_flags: Mapping[str, str]) -> dict[str, Any]:
+    """The CONSTANTS of a spec whose broken copies are flaw flags (KRaft.tla, Voters.tla): each
+    bound under its constant's name (``defaults`` for any bound not given, a bool kept a bool),
+    and every flag FALSE but the one of ``variant``; raises :class:`UnsupportedBounds` for a
+    bound in FIXED_BOUNDS at another value, or a variant with no flag."""
+    merged = {**defaults, **bounds}
     for name, only in FIXED_BOUNDS.items():
         if merged[name] != only:
-            raise UnsupportedBounds(f"KRaft.tla models {name}={str(only).lower()} only (got {merged[name]})")
-    out: dict[str, Any] = {c: (bool(merged[b]) if isinstance(DEFAULT_BOUNDS[b], bool) else int(merged[b]))
-                           for b, c in CONSTANT_OF_BOUND.items()}
-    if variant is not None and variant not in VARIANT_FLAGS:
-        raise UnsupportedBounds(f"KRaft.tla has no flaw flag for the variant {variant!r}")
-    out.update({flag: VARIANT_FLAGS.get(variant or "") == flag for flag in FLAGS})
+            raise UnsupportedBounds(f"{spec} models {name}={str(only).lower()} only (got {merged[name]})")
+    out: dict[str, Any] = {c: (bool(merged[b]) if isinstance(defaults[b], bool) else int(merged[b]))
+                           for b, c in constant_of_bound.items()}
+    if variant is not None and variant not in variant_flags:
+        raise UnsupportedBounds(f"{spec} has no flaw flag for the variant {variant!r}")
+    out.update({flag: variant_flags.get(variant or "") == flag for flag in variant_flags.values()})
     return out
+
+
+def constants(bounds: Mapping[str, int | bool], variant: str | None = None) -> dict[str, Any]:
+    """The spec's CONSTANTS for the model's bounds (defaults for any bound not given)."""
+    return flagged_constants(SPEC, bounds, variant, defaults=DEFAULT_BOUNDS, constant_of_bound=CONSTANT_OF_BOUND,
+                             variant_flags=VARIANT_FLAGS)
 
 
 def config_for(bounds: Mapping[str, int | bool], variant: str | None = None, *,
@@ -155,11 +165,12 @@ def node_value(n: Node) -> FrozenDict:
     return FrozenDict(rec)
 
 
-def from_model(s: Raft) -> FrozenDict:
-    """The TLA+ variables of a model state, as TLC prints them (parsed by kspec.tla.values)."""
+def raft_variables(s: Raft, node: Callable[[Any], FrozenDict] = node_value) -> dict[str, Any]:
+    """KRaft.tla's variables of a system state (Voters.tla's state adds to them), each replica
+    mapped by ``node``."""
     network = FrozenDict({message_value(m): c for m, c in s.network.items}) if len(s.network) else ()
-    return FrozenDict({
-        "nodes": tuple(node_value(n) for n in s.nodes),
+    return {
+        "nodes": tuple(node(n) for n in s.nodes),
         "network": network,
         "appends": s.appends,
         "crashes": s.crashes,
@@ -169,33 +180,18 @@ def from_model(s: Raft) -> FrozenDict:
         "elected": frozenset(s.elected),
         "votes": frozenset(s.votes),
         "committed": frozenset((o, entry_value(e), ep) for o, e, ep in s.committed),
-    })
+    }
+
+
+def from_model(s: Raft) -> FrozenDict:
+    """The TLA+ variables of a model state, as TLC prints them (parsed by kspec.tla.values)."""
+    return FrozenDict(raft_variables(s))
 
 
 MAPPING = TLAMapping(
-    "raft", SPEC, config, from_model,
+    "raft", SPEC, config, from_model, variables=VARIABLES,
     doc="Raft fields are the spec's variables; a replica is one record with every role's fields, "
         "messages are records with a type, the network a bag, None the model value Nil.",
 )
-
-
-def replay(model: Any, states: Iterable[Mapping[str, Any]]) -> list[tuple[Any, Raft]]:
-    """Replay a TLC behaviour through the Python model (see ``replay_through``); raises
-    :class:`ReplayError` naming the step that does not replay."""
-    return replay_through(model, states, from_model)
-
-
-def trace_module(name: str, states: Iterable[Raft]) -> str:
-    """A module extending KRaft whose TraceInit/TraceNext allow exactly the steps of a Python
-    trace that are also steps of the spec's Next (TLC on it shows whether a Python behaviour is
-    a behaviour of the spec)."""
-    rows = [format_value(from_model(s)) for s in states]
-    body = ",\n    ".join(rows)
-    eq_now = " /\\ ".join(f"{v} = TraceStates[i].{v}" for v in VARIABLES)
-    eq_next = " /\\ ".join(f"{v}' = TraceStates[i + 1].{v}" for v in VARIABLES)
-    eq_init = " /\\ ".join(f"{v} = TraceStates[1].{v}" for v in VARIABLES)
-    return (f"---- MODULE {name} ----\nEXTENDS KRaft, TLC\n"
-            f"TraceStates == <<\n    {body}\n  >>\n"
-            f"TraceInit == {eq_init}\n"
-            f"TraceNext == \\E i \\in 1 .. Len(TraceStates) - 1 : ({eq_now}) /\\ Next /\\ ({eq_next})\n"
-            "====\n")
+replay = MAPPING.replay
+trace_module = MAPPING.trace_module

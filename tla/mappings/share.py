@@ -25,8 +25,8 @@ from kspec.model.share.shard import REFERENCE, Flaws, ShardState, ShareGroupOffs
 from kspec.model.share.system import SysState
 from kspec.model.share.versions import LATEST_MINOR
 from kspec.tla.mappings import ReplayError as ReplayError  # re-exported for the tests and callers
-from kspec.tla.mappings import TLAMapping, cfg_text, replay_through
-from kspec.tla.values import FrozenDict, format_value
+from kspec.tla.mappings import TLAMapping, cfg_text
+from kspec.tla.values import FrozenDict
 
 SPEC = "ShareCoordinator.tla"
 
@@ -53,6 +53,8 @@ INVARIANTS = ("no_loss", "replay_equals_handlers", "state_epoch_recorded")
 ACTION_PROPERTIES = ("rejected_changes_nothing", "stale_leader_fenced", "epochs_never_decrease",
                      "failover_preserves_reads")
 WITNESSES = ("share_update_written", "snapshot_after_update_limit", "fenced_write", "failover_with_state")
+VARIABLES = ("shard", "log", "leader_epoch", "leader_state_epoch", "group_state_epoch", "oracle_start", "oracle",
+             "failovers", "last_error")
 DEFAULT_BOUNDS = {"offsets": 2, "max_records": 4, "snapshot_every": 1, "max_leader_epoch": 1,
                   "max_state_epoch": 2, "max_failovers": 1, "kafka_minor": LATEST_MINOR}
 
@@ -146,32 +148,8 @@ def from_model(s: SysState) -> FrozenDict:
 
 
 MAPPING = TLAMapping(
-    "share", SPEC, config, from_model,
+    "share", SPEC, config, from_model, variables=VARIABLES,
     doc="SysState fields are the spec's variables; dataclasses are records, shard maps functions from keys.",
 )
-
-
-def replay(model: Any, states: Iterable[Mapping[str, Any]]) -> list[tuple[Any, SysState]]:
-    """Replay a TLC behaviour through the Python model (see ``replay_through``); raises
-    :class:`ReplayError` naming the step that does not replay."""
-    return replay_through(model, states, from_model)
-
-
-VARIABLES = ("shard", "log", "leader_epoch", "leader_state_epoch", "group_state_epoch", "oracle_start", "oracle",
-             "failovers", "last_error")
-
-
-def trace_module(name: str, states: Iterable[SysState]) -> str:
-    """A module extending ShareCoordinator whose TraceInit/TraceNext allow exactly the steps of a
-    Python trace that are also steps of the spec's Next: TLC on it shows whether a Python
-    behaviour is a behaviour of the spec (a step Next does not allow is never taken)."""
-    rows = [format_value(from_model(s)) for s in states]
-    body = ",\n    ".join(rows)
-    eq_now = " /\\ ".join(f"{v} = TraceStates[i].{v}" for v in VARIABLES)
-    eq_next = " /\\ ".join(f"{v}' = TraceStates[i + 1].{v}" for v in VARIABLES)
-    eq_init = " /\\ ".join(f"{v} = TraceStates[1].{v}" for v in VARIABLES)
-    return (f"---- MODULE {name} ----\nEXTENDS ShareCoordinator, TLC\n"
-            f"TraceStates == <<\n    {body}\n  >>\n"
-            f"TraceInit == {eq_init}\n"
-            f"TraceNext == \\E i \\in 1 .. Len(TraceStates) - 1 : ({eq_now}) /\\ Next /\\ ({eq_next})\n"
-            "====\n")
+replay = MAPPING.replay
+trace_module = MAPPING.trace_module

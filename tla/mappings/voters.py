@@ -28,9 +28,11 @@ from kspec.model.voters.history import VoterSet
 from kspec.model.voters.node import VoterNode
 from kspec.model.voters.system import Voters
 from kspec.tla.mappings import ReplayError as ReplayError  # re-exported for the tests and callers
-from kspec.tla.mappings import TLAMapping, cfg_text, replay_through
-from kspec.tla.mappings.raft import NIL, UnsupportedBounds, entry_value, message_value, node_value
-from kspec.tla.values import FrozenDict, format_value
+from kspec.tla.mappings import TLAMapping, cfg_text
+from kspec.tla.mappings.raft import NIL, flagged_constants, node_value, raft_variables
+from kspec.tla.mappings.raft import VARIABLES as RAFT_VARIABLES
+from kspec.tla.mappings.raft import UnsupportedBounds as UnsupportedBounds  # re-exported for the tests
+from kspec.tla.values import FrozenDict
 
 SPEC = "Voters.tla"
 
@@ -43,7 +45,6 @@ CONSTANT_OF_BOUND = {
     "max_inflight": "MaxInflight", "max_duplicates": "MaxDuplicates", "max_fetches": "MaxFetches",
     "max_elections": "MaxElections", "pre_vote": "PreVote", "reboot": "RebootAtOnce",
 }
-FIXED_BOUNDS: dict[str, int | bool] = {"symmetry": False}
 # The flaw flags of the spec, by the Python variant they copy (model/voters/variants.py).
 VARIANT_FLAGS = {
     "two-changes-in-flight": "TwoChangesInFlight",
@@ -51,7 +52,6 @@ VARIANT_FLAGS = {
     "history-not-truncated": "HistoryNotTruncated",
     "snapshot-without-voters": "SnapshotWithoutVoters",
 }
-FLAGS = tuple(VARIANT_FLAGS.values())
 
 INVARIANTS = ("ConsecutiveVoterSetsDifferByOne", "AtMostOneUncommittedChange", "VotersFromLogEnd",
               "ControlStateRebuilds", "HistoryOffsetsIncrease", "ElectionSafety", "CommittedLogsAgree",
@@ -61,22 +61,13 @@ WITNESSES = ("LeaderElected", "VoterAdded", "AddedVoterVotes", "VoterRemoved", "
              "KRaftVersionUpgraded")
 DEFAULT_BOUNDS: dict[str, int | bool] = {**{b.name: b.default for b in BOUNDS}, "reboot": True,
                                          "symmetry": False}
-VARIABLES = ("nodes", "network", "appends", "crashes", "duplicates", "fetches", "elections", "elected", "votes",
-             "committed", "adds", "removes", "snapshots", "upgrades")
+VARIABLES = (*RAFT_VARIABLES, "adds", "removes", "snapshots", "upgrades")
 
 
 def constants(bounds: Mapping[str, int | bool], variant: str | None = None) -> dict[str, Any]:
     """The spec's CONSTANTS for the model's bounds (defaults for any bound not given)."""
-    merged = {**DEFAULT_BOUNDS, **bounds}
-    for name, only in FIXED_BOUNDS.items():
-        if merged[name] != only:
-            raise UnsupportedBounds(f"Voters.tla models {name}={str(only).lower()} only (got {merged[name]})")
-    out: dict[str, Any] = {c: (bool(merged[b]) if isinstance(DEFAULT_BOUNDS[b], bool) else int(merged[b]))
-                           for b, c in CONSTANT_OF_BOUND.items()}
-    if variant is not None and variant not in VARIANT_FLAGS:
-        raise UnsupportedBounds(f"Voters.tla has no flaw flag for the variant {variant!r}")
-    out.update({flag: VARIANT_FLAGS.get(variant or "") == flag for flag in FLAGS})
-    return out
+    return flagged_constants(SPEC, bounds, variant, defaults=DEFAULT_BOUNDS, constant_of_bound=CONSTANT_OF_BOUND,
+                             variant_flags=VARIANT_FLAGS)
 
 
 def config_for(bounds: Mapping[str, int | bool], variant: str | None = None, *,
@@ -123,18 +114,8 @@ def voter_node_value(n: VoterNode) -> FrozenDict:
 
 def from_model(s: Voters) -> FrozenDict:
     """The TLA+ variables of a model state, as TLC prints them (parsed by kspec.tla.values)."""
-    network = FrozenDict({message_value(m): c for m, c in s.network.items}) if len(s.network) else ()
     return FrozenDict({
-        "nodes": tuple(voter_node_value(n) for n in s.nodes),  # type: ignore[arg-type]
-        "network": network,
-        "appends": s.appends,
-        "crashes": s.crashes,
-        "duplicates": s.duplicates,
-        "fetches": s.fetches,
-        "elections": s.elections,
-        "elected": frozenset(s.elected),
-        "votes": frozenset(s.votes),
-        "committed": frozenset((o, entry_value(e), ep) for o, e, ep in s.committed),
+        **raft_variables(s, voter_node_value),
         "adds": s.adds,
         "removes": s.removes,
         "snapshots": s.snapshots,
@@ -143,29 +124,9 @@ def from_model(s: Voters) -> FrozenDict:
 
 
 MAPPING = TLAMapping(
-    "voters", SPEC, config, from_model,
+    "voters", SPEC, config, from_model, variables=VARIABLES,
     doc="Raft's mapping (Voters.tla INSTANCEs KRaft.tla) plus each replica's voters, control state "
         "(histories as <<offset, value>> sequences), snapshot and static set, and the reconfiguration counters.",
 )
-
-
-def replay(model: Any, states: Iterable[Mapping[str, Any]]) -> list[tuple[Any, Voters]]:
-    """Replay a TLC behaviour through the Python model (see ``replay_through``); raises
-    :class:`ReplayError` naming the step that does not replay."""
-    return replay_through(model, states, from_model)
-
-
-def trace_module(name: str, states: Iterable[Voters]) -> str:
-    """A module extending Voters whose TraceInit/TraceNext allow exactly the steps of a Python
-    trace that are also steps of the spec's Next (TLC on it shows whether a Python behaviour is
-    a behaviour of the spec, or of a broken copy with a flaw flag set)."""
-    rows = [format_value(from_model(s)) for s in states]
-    body = ",\n    ".join(rows)
-    eq_now = " /\\ ".join(f"{v} = TraceStates[i].{v}" for v in VARIABLES)
-    eq_next = " /\\ ".join(f"{v}' = TraceStates[i + 1].{v}" for v in VARIABLES)
-    eq_init = " /\\ ".join(f"{v} = TraceStates[1].{v}" for v in VARIABLES)
-    return (f"---- MODULE {name} ----\nEXTENDS Voters, TLC\n"
-            f"TraceStates == <<\n    {body}\n  >>\n"
-            f"TraceInit == {eq_init}\n"
-            f"TraceNext == \\E i \\in 1 .. Len(TraceStates) - 1 : ({eq_now}) /\\ Next /\\ ({eq_next})\n"
-            "====\n")
+replay = MAPPING.replay
+trace_module = MAPPING.trace_module
