@@ -4,13 +4,13 @@ driven in process through JPype the way a ``KafkaStreams`` instance drives it
 
 - **Topology**: the node config's ``stores`` (store -> source topics, default the system
   model's ``counts`` from ``input``) and ``global_stores`` become a DSL topology, as an
-  application writes it: ``builder.stream(topics).groupByKey().count(Materialized.as(store))``
-  per store, ``builder.globalTable(store, Materialized.as(store))`` per global store (its
-  topic named after it). ``StreamsBuilder.build(props)``, then what ``new KafkaStreams(topology,
-  props)`` does: ``new TopologyMetadata(topology.internalTopologyBuilder, config)``,
-  ``buildAndRewriteTopology()``, and ``new StreamsMetadataState(topologyMetadata,
-  parseHostInfo(application.server), logContext)``. A ``RebalanceFinished`` whose stores differ
-  is refused: an instance's topology is fixed for its lifetime.
+  application writes it: one ``builder.stream(topic)`` per topic, and per store the merge of
+  its topics' streams ``.groupByKey().count(Materialized.as(store))``; per global store
+  ``builder.globalTable(store, Materialized.as(store))`` (its topic named after it). Then
+  ``StreamsBuilder.build(props)`` and what ``new KafkaStreams(topology, props)`` does: ``new
+  TopologyMetadata(topology.internalTopologyBuilder, config)``, ``buildAndRewriteTopology()``,
+  ``new StreamsMetadataState(topologyMetadata, parseHostInfo(application.server), logContext)``.
+  A ``RebalanceFinished`` whose stores differ is refused: an instance's topology is fixed.
 - **RebalanceFinished**: what ``StreamsPartitionAssignor.onAssignment`` does with the
   ``AssignmentInfo`` maps: host -> active and host -> standby ``TopicPartition`` sets
   (``HostInfo.buildFromEndpoint``, as the assignor parses endpoints), the partition info built
@@ -120,7 +120,6 @@ class _Java:
         self.Properties: Any = c(version, "java.util.Properties")
         self.HashMap: Any = c(version, "java.util.HashMap")
         self.HashSet: Any = c(version, "java.util.HashSet")
-        self.ArrayList: Any = c(version, "java.util.ArrayList")
         self.serializer: Any = c(version, "org.apache.kafka.common.serialization.StringSerializer")()
         self.JString = jpype.JString
         jmap: Any = c(version, "java.util.Map").class_
@@ -171,13 +170,18 @@ class _Java:
     def _new_state(self, props: Any, stores: tuple[tuple[str, tuple[str, ...]], ...],
                    global_stores: tuple[str, ...], server: str) -> Any:
         builder = self.StreamsBuilder()
+        # One source stream per topic (Kafka refuses a topic registered by two sources); a
+        # store over several topics counts their merge.
+        streams: dict[str, Any] = {}
         for store, topics in stores:
             if not topics:
                 continue  # a store no source topic feeds: Kafka answers as for an unknown store
-            names = self.ArrayList()
+            merged = None
             for t in topics:
-                names.add(t)
-            builder.stream(names).groupByKey().count(self.Materialized.as_(store))
+                if t not in streams:
+                    streams[t] = builder.stream(t)
+                merged = streams[t] if merged is None else merged.merge(streams[t])
+            merged.groupByKey().count(self.Materialized.as_(store))
         for store in global_stores:
             builder.globalTable(store, self.Materialized.as_(store))
         config = self.StreamsConfig(props)
