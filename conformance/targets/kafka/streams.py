@@ -30,10 +30,12 @@ for "this host" (spec/streams.md, STREAMS-RULE-KEY 2). Each host keeps its own
 ``StreamsMetadataState`` across rebalances, as each ``KafkaStreams`` instance does; before the
 first assignment ``application.server`` (config, default ``host0:8080``) answers.
 
-Versions: 3.0 builds the state from the ``InternalTopologyBuilder`` (after ``rewriteTopology``)
-and takes a ``Cluster`` in ``onChange`` (``Cluster.empty().withPartitions(info)``, as its
-assignor does); later releases take ``TopologyMetadata`` and the partition-info map; 4.0 dropped
-the ``get`` prefix of the query methods. Each shape is found by reflection.
+Versions (each shape found by reflection): 3.0 builds the state from the
+``InternalTopologyBuilder`` (after ``rewriteTopology``), 3.1-3.2 from ``TopologyMetadata`` and
+the host, 3.3 and later add a ``LogContext``; before 3.7 ``onChange`` takes a ``Cluster``
+(``Cluster.empty().withPartitions(info)``, as those assignors build it), from 3.7 the
+partition-info map; 4.0 dropped the ``get`` prefix of the query methods. 3.0-3.2 list
+``allMetadata`` in ``HashMap`` order, not by (host, port): docs/kafka-matrix.md, streams.
 """
 
 from __future__ import annotations
@@ -128,14 +130,20 @@ class _Java:
         assignor: Any = c(version, f"{INTERNALS}.StreamsPartitionAssignor")
         self.partition_info = self._accessible(assignor.class_.getDeclaredMethod("getTopicPartitionInfo", jmap))
         # The shapes that changed between releases (see the module docstring).
-        try:
-            metadata = c(version, f"{INTERNALS}.TopologyMetadata")
-            self.state_ctor = self.State.class_.getConstructor(
-                metadata.class_, self.HostInfo.class_, self.LogContext.class_)
-            self.TopologyMetadata: Any = metadata
-        except Exception:
-            self.state_ctor = self.State.class_.getConstructor(itb.class_, self.HostInfo.class_)
-            self.TopologyMetadata = None
+        metadata = c(version, f"{INTERNALS}.TopologyMetadata")
+        self.TopologyMetadata: Any = metadata
+        self.ctor_args = ("metadata", "host", "log")
+        for args, types in ((("metadata", "host", "log"), (metadata, self.HostInfo, self.LogContext)),
+                            (("metadata", "host"), (metadata, self.HostInfo)),
+                            (("builder", "host"), (itb, self.HostInfo))):
+            try:
+                self.state_ctor = self.State.class_.getConstructor(*(t.class_ for t in types))
+            except Exception:
+                continue
+            self.ctor_args = args
+            break
+        else:
+            raise TargetError(f"kafka:{version}: StreamsMetadataState has no constructor this adapter knows")
         try:
             self.on_change = self._accessible(self.State.class_.getDeclaredMethod("onChange", jmap, jmap, jmap))
             self.change_takes_cluster = False
@@ -186,13 +194,14 @@ class _Java:
             builder.globalTable(store, self.Materialized.as_(store))
         config = self.StreamsConfig(props)
         internal = self._builder_field.get(builder.build(props))
-        this_host = self.host(server)
-        if self.TopologyMetadata is not None:
-            metadata = self.TopologyMetadata(internal, config)
-            metadata.buildAndRewriteTopology()
-            return self.state_ctor.newInstance(metadata, this_host, self.LogContext(f"[{server}] "))
-        internal.rewriteTopology(config)
-        return self.state_ctor.newInstance(internal, this_host)
+        args = {"host": self.host(server), "log": self.LogContext(f"[{server}] ")}
+        if self.ctor_args[0] == "metadata":
+            args["metadata"] = self.TopologyMetadata(internal, config)
+            args["metadata"].buildAndRewriteTopology()
+        else:
+            internal.rewriteTopology(config)
+            args["builder"] = internal
+        return self.state_ctor.newInstance(*(args[a] for a in self.ctor_args))
 
     def host_map(self, doc: Mapping[str, Any]) -> Any:
         """host:port -> [[topic, partition], ...] as Kafka's ``Map<HostInfo, Set<TopicPartition>>``."""
