@@ -360,39 +360,78 @@ class Feeder:
 
 
 class Lockstep(Feeder):
-    """A lockstep run: the model state, its candidate actions by category, the target fed in step."""
+    """A lockstep run: the model state, its enabled actions by category, the target fed in step."""
 
     def __init__(self, driver: Driver, target: Target, step_timeout: float = DEFAULT_STEP_TIMEOUT) -> None:
         super().__init__(driver, target, step_timeout)
         self.state = driver.init_state()
         self._candidates: dict[str, list[Any]] | None = None
+        self._enabled: dict[str, list[tuple[Any, Any]]] = {}
+        self._after: dict[int, Any] = {}
+        self.taken: list[tuple[str, Any]] = []  # (category, action) of every step, in order
 
     def candidates(self, category: str) -> list[Any]:
-        """The model's candidate actions of ``category`` now (cheap: not yet checked)."""
+        """The driver's candidate actions of ``category`` now (not yet resolved)."""
         if self._candidates is None:
             self._candidates = {}
             for cat, action in self.driver.candidates(self.state):
                 self._candidates.setdefault(cat, []).append(action)
         return self._candidates.get(category, [])
 
-    def any_candidates(self, skipped: frozenset[str] = frozenset()) -> bool:
-        """Whether some category other than ``skipped`` has a candidate action now."""
-        return any(self.candidates(c) for c in self.driver.categories if c not in skipped)
+    def _resolved(self, action: Any) -> Any:
+        """The state after ``action`` (None when the model does not enable it), resolved once
+        per state."""
+        key = id(action)  # candidates live as long as the state: identity is enough
+        if key not in self._after:
+            self._after[key] = self.driver.resolve(self.state, action)
+        return self._after[key]
+
+    def enabled(self, category: str) -> list[tuple[Any, Any]]:
+        """The candidates of ``category`` that the model enables within its bounds now, each
+        with the state after it: a rule whose category has nothing enabled is not offered, so
+        no step of a run is spent on it."""
+        found = self._enabled.get(category)
+        if found is None:
+            found = [(action, after) for action in self.candidates(category)
+                     if (after := self._resolved(action)) is not None]
+            self._enabled[category] = found
+        return found
+
+    def has_enabled(self, category: str) -> bool:
+        """Whether ``category`` has an enabled action now (resolving candidates only until the
+        first enabled one: Hypothesis asks this of many rules at every step)."""
+        found = self._enabled.get(category)
+        if found is not None:
+            return bool(found)
+        return any(self._resolved(action) is not None for action in self.candidates(category))
+
+    def any_enabled(self, skipped: frozenset[str] = frozenset()) -> bool:
+        """Whether some category other than ``skipped`` has an enabled action now."""
+        return any(self.has_enabled(c) for c in self.driver.categories if c not in skipped)
 
     def apply(self, category: str, choice: int) -> bool:
-        """Apply the ``choice``-th candidate of ``category`` (modulo their number), or the next
-        one that the model enables within its bounds; False when none is."""
-        actions = self.candidates(category)
-        for k in range(len(actions)):
-            action = actions[(choice + k) % len(actions)]
-            after = self.driver.resolve(self.state, action)
-            if after is not None:
-                self._step(action, after)
+        """Apply the ``choice``-th enabled action of ``category`` (modulo their number); False
+        when none is enabled."""
+        options = self.enabled(category)
+        if not options:
+            return False
+        action, after = options[choice % len(options)]
+        self.taken.append((category, action))
+        self._step(action, after)
+        return True
+
+    def take(self, category: str, action: Any) -> bool:
+        """Apply ``action`` of ``category`` if the model enables it now; False when not (the
+        minimiser replays a run with some actions left out)."""
+        for candidate, after in self.enabled(category):
+            if candidate == action:
+                self.taken.append((category, candidate))
+                self._step(candidate, after)
                 return True
         return False
 
     def _step(self, action: Any, after: Any) -> None:
-        before, self.state, self._candidates = self.state, after, None
+        before, self.state, self._candidates, self._enabled, self._after = self.state, after, None, {}, {}
         label = self.driver.describe(action)
         broken = self.driver.model_violation(before, action, after)
         if broken is not None:

@@ -77,6 +77,7 @@ class RunLog:
     started: float = field(default_factory=time.perf_counter)
     first_found: float | None = None  # seconds to the first failing run (before shrinking)
     first_steps: int | None = None  # that run's steps
+    first_runs: int | None = None  # runs until (and with) the first failing one
 
 
 def unsupported_categories(target: Target) -> frozenset[str]:
@@ -109,10 +110,11 @@ def lockstep_machine(spec: ProtocolSpec, target: Target, log: RunLog,
     """A RuleBasedStateMachine class driving ``target`` against the model of ``spec``.
 
     One rule per action category of the driver (deliver, timer, fault ...): Hypothesis picks
-    among the rules whose category has candidates, and its swarm testing switches whole
+    among the rules whose category has an action the model enables now (never one that would
+    do nothing, so no step of a run is wasted), and its swarm testing switches whole
     categories off in some runs, so a run without faults reaches deep states quickly while
     another hammers on crashes. Within a category the rule draws a number from a fixed range
-    taken modulo the number of candidates: when the shrinker deletes a step the later draws
+    taken modulo the number of enabled actions: when the shrinker deletes a step the later draws
     stay valid (and mostly keep their meaning), so counterexamples shrink far.
     """
 
@@ -145,6 +147,7 @@ def lockstep_machine(spec: ProtocolSpec, target: Target, log: RunLog,
                 if log.first_found is None:
                     log.first_found = time.perf_counter() - log.started
                     log.first_steps = len(self.session.steps)
+                    log.first_runs = log.runs
                 raise
 
     def make_rule(category: str) -> Any:
@@ -157,13 +160,14 @@ def lockstep_machine(spec: ProtocolSpec, target: Target, log: RunLog,
                 if log.first_found is None:
                     log.first_found = time.perf_counter() - log.started
                     log.first_steps = len(self.session.steps)
+                    log.first_runs = log.runs
                 raise
 
         run.__name__ = category
-        return precondition(lambda self: self.session is not None and bool(self.session.candidates(category)))(
+        return precondition(lambda self: self.session is not None and self.session.has_enabled(category))(
             rule(data=st.data())(run))
 
-    @precondition(lambda self: self.session is not None and not self.session.any_candidates(skipped))
+    @precondition(lambda self: self.session is not None and not self.session.any_enabled(skipped))
     @rule()
     def nothing_enabled(self: Any) -> None:
         """Nothing is enabled: the run waits."""

@@ -20,7 +20,7 @@ from hypothesis.stateful import run_state_machine_as_test
 
 from kspec.conformance.adapters.base import Target
 from kspec.conformance.counterexample import default_path, write_counterexample
-from kspec.conformance.harness import DEFAULT_STEP_TIMEOUT, Divergence, Finding, StepRecord, TargetFailure
+from kspec.conformance.harness import DEFAULT_STEP_TIMEOUT, Divergence, Finding, Lockstep, StepRecord, TargetFailure
 from kspec.conformance.machines import PROTOCOLS, RunLog, lockstep_machine
 
 DEFAULT_EXAMPLES = 300
@@ -44,6 +44,7 @@ class ConformResult:
     config: dict[str, Any] = field(default_factory=dict)
     first_found: float | None = None  # seconds until the first failing run, before shrinking
     first_steps: int | None = None  # that run's steps
+    first_runs: int | None = None  # Hypothesis runs until the first failing one (invalid ones too)
 
     def to_json(self) -> dict[str, Any]:
         return {"protocol": self.protocol, "target": self.target, "verdict": self.verdict,
@@ -53,12 +54,14 @@ class ConformResult:
                 "steps": len(self.steps)}
 
 
-def conform_settings(examples: int, steps: int) -> settings:
+def conform_settings(examples: int, steps: int, shrink: bool = True) -> settings:
+    """The Hypothesis settings of a run; without ``shrink`` the first failing run is the
+    counterexample (the benchmarks measure detection that way)."""
     return settings(max_examples=examples, stateful_step_count=steps, deadline=None, database=None,
                     report_multiple_bugs=False, suppress_health_check=list(HealthCheck), print_blob=False,
                     verbosity=Verbosity.quiet,
                     # no explain phase: it traces every line the target runs, which costs minutes
-                    phases=(Phase.explicit, Phase.reuse, Phase.generate, Phase.shrink))
+                    phases=(Phase.explicit, Phase.reuse, Phase.generate) + ((Phase.shrink,) if shrink else ()))
 
 
 @contextlib.contextmanager
@@ -88,32 +91,90 @@ def without_local_constants() -> Iterator[None]:
         cache.clear()
 
 
+def minimise(protocol: str, target: Target, config: dict[str, Any], taken: list[tuple[str, Any]],
+             finding: Finding, step_timeout: float = DEFAULT_STEP_TIMEOUT,
+             forced: tuple[str, ...] = ()) -> Lockstep | None:
+    """After Hypothesis's shrinking, leave out whole actions one at a time while the run still
+    diverges the same way (same kind and field): Hypothesis shrinks the choices that pick the
+    actions, and deleting one step shifts what the later choices pick, so its result often
+    keeps steps that are not needed. Deterministic (no clock): at most ``MINIMISE_ATTEMPTS_PER_STEP``
+    replays per action. Returns the shortest failing session found, or None when nothing could
+    be left out. ``forced`` categories (a driver's opening) are kept."""
+    spec = PROTOCOLS[protocol]()
+    best: Lockstep | None = None
+    current = list(taken)
+    attempts = MINIMISE_ATTEMPTS_PER_STEP * len(current)
+    changed = True
+    while changed and attempts > 0:
+        changed = False
+        i = len(current) - 1
+        while i >= 0 and attempts > 0:
+            if current[i][0] not in forced:
+                attempts -= 1
+                session = _replay_actions(spec, target, config, current[:i] + current[i + 1:], step_timeout)
+                if session is not None and session.finding is not None and (
+                        session.finding.kind, session.finding.field) == (finding.kind, finding.field):
+                    best, current, changed = session, list(session.taken), True
+            i = min(i - 1, len(current) - 1)
+    return best
+
+
+MINIMISE_ATTEMPTS_PER_STEP = 4
+
+
+def _replay_actions(spec: Any, target: Target, config: dict[str, Any], actions: list[tuple[str, Any]],
+                    step_timeout: float) -> Lockstep | None:
+    """A fresh lockstep session fed ``actions`` in order: the session when it diverged, None
+    when an action is no longer enabled, the run conformed or the target failed."""
+    session = Lockstep(spec.driver(config), target, step_timeout)
+    try:
+        for category, action in actions:
+            if not session.take(category, action):
+                return None
+    except Divergence:
+        return session
+    except TargetFailure:
+        return None
+    finally:
+        with contextlib.suppress(Exception):
+            session.close()
+    return None
+
+
 def run_conformance(protocol: str, target: Target, *, examples: int = DEFAULT_EXAMPLES,
                     steps: int = DEFAULT_STEPS, seed_value: int = 0, out_dir: Path | None = DEFAULT_OUT,
-                    step_timeout: float = DEFAULT_STEP_TIMEOUT, progress: Any = None) -> ConformResult:
+                    step_timeout: float = DEFAULT_STEP_TIMEOUT, progress: Any = None,
+                    shrink: bool = True, minimal: bool = True) -> ConformResult:
     """Hold ``target`` to the model of ``protocol``; write a counterexample into ``out_dir``."""
     spec = PROTOCOLS[protocol]()
     log = RunLog(on_run=progress)
     machine = seed(seed_value)(lockstep_machine(spec, target, log, step_timeout))
     started = time.perf_counter()
-    verdict, finding = "conforms", None
+    verdict, finding, shorter = "conforms", None, None
     try:
-        with without_local_constants():
-            run_state_machine_as_test(machine, settings=conform_settings(examples, steps))
-    except (Divergence, TargetFailure) as err:
-        verdict = "error" if isinstance(err, TargetFailure) else "diverges"
-        finding = err.finding
-    except HypothesisException as err:
-        verdict = "error"
-        finding = Finding("error", 0, "hypothesis", f"{type(err).__name__}: {str(err).splitlines()[0]}")
+        try:
+            with without_local_constants():
+                run_state_machine_as_test(machine, settings=conform_settings(examples, steps, shrink))
+        except (Divergence, TargetFailure) as err:
+            verdict = "error" if isinstance(err, TargetFailure) else "diverges"
+            finding = err.finding
+        except HypothesisException as err:
+            verdict = "error"
+            finding = Finding("error", 0, "hypothesis", f"{type(err).__name__}: {str(err).splitlines()[0]}")
+        failed = log.failed
+        if verdict == "diverges" and minimal and finding is not None and failed is not None:
+            shorter = minimise(protocol, target, dict(failed.driver.config), failed.taken, finding, step_timeout,
+                               forced=tuple(getattr(failed.driver, "opening", ())))
     finally:
         with contextlib.suppress(Exception):  # a target that cannot close must not hide the verdict
             target.close()
     seconds = time.perf_counter() - started
     session = log.failed
+    if shorter is not None and shorter.finding is not None:
+        session, finding = shorter, shorter.finding
     result = ConformResult(protocol, getattr(target, "name", "?"), verdict, log.runs, seconds, seed_value,
                            finding=finding, config=dict(log.config))
-    result.first_found, result.first_steps = log.first_found, log.first_steps
+    result.first_found, result.first_steps, result.first_runs = log.first_found, log.first_steps, log.first_runs
     if finding is not None:
         # A target that failed to start leaves no session: the file then has no steps.
         result.steps = session.steps if session is not None else []

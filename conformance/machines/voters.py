@@ -39,6 +39,7 @@ from itertools import pairwise
 from typing import Any
 
 from kspec.conformance.harness import JSON, Event
+from kspec.conformance.machines import macros
 from kspec.conformance.machines.raft import IDLE_TIMERS, RaftDriver, wire
 from kspec.model.core.codec import encode
 from kspec.model.core.protocol import first_violated
@@ -71,6 +72,10 @@ from kspec.model.voters.system import Voters, VotersModel
 from kspec.model.voters.variants import rules_for
 
 LEVELS = ("replica", "log")
+
+# The composite actions (conformance/machines/macros.py): a voter change replicated to every
+# voter, or lost to a replica that wins an election without it, in one step of the run.
+MACRO_CATEGORIES = macros.CATEGORIES
 
 # Cluster shapes a run starts from (Hypothesis draws one; shrinking prefers the first).
 CONFIGS: list[dict[str, JSON]] = [
@@ -206,10 +211,12 @@ class VotersDriver:
         self._always = [p for p in props if p.kind == "always"]
         self._always_step = [p for p in props if p.kind == "always_step"]
         # Inputs the log level cannot see (no log change) are not offered there.
-        self.categories = ("deliver", "fetch", "timer", "reconfig", "snapshot", "client", "network", "crash") + (
-            ("idle", "request") if self.level == "replica" else ())
+        self.categories = ("deliver", "fetch", "timer", "reconfig", "snapshot", "client", "network", "crash",
+                           *MACRO_CATEGORIES) + (("idle", "request") if self.level == "replica" else ())
+        # The current state's macro expansions (the lockstep resolves every enabled one).
+        self._expansions: tuple[Any, dict[macros.Macro, macros.Expansion | None]] = (None, {})
 
-    weights = {"deliver": 4, "timer": 3, "reconfig": 3, "fetch": 2}
+    weights = {"deliver": 4, "timer": 2, "reconfig": 3, "fetch": 2, "replicate": 3, "campaign": 2, "depose": 3}
     opening = ("opening",)  # the start-up, forced at the start of every run
 
     # ------------------------------------------------------------------ configuration
@@ -266,14 +273,27 @@ class VotersDriver:
                 out += [("request", Ignored(n.id, AddVoter(h, directory_of(h)))),
                         ("request", Ignored(n.id, RemoveVoter(h, directory_of(h))))]
             out.append(("request", Ignored(n.id, UpgradeKRaftVersion())))
+        out += macros.candidates(state)
         if not self.faults:
             out = [(category, action) for category, action in out if category not in FAULTS]
         return out
+
+    def expand(self, state: Voters, macro: macros.Macro) -> macros.Expansion | None:
+        """The model actions ``macro`` takes from ``state`` (kept for the step that follows)."""
+        if self._expansions[0] is not state:
+            self._expansions = (state, {})
+        known = self._expansions[1]
+        if macro not in known:
+            known[macro] = macros.expand(macro, state, self.model.actions, self.resolve)
+        return known[macro]
 
     def resolve(self, state: Voters | Formatted, action: Any) -> Any:
         """The state after ``action``, or None when the model does not enable it within bounds."""
         if isinstance(state, Formatted):
             return state.state if isinstance(action, StartUp) else None
+        if isinstance(action, macros.MACRO_TYPES):
+            found = self.expand(state, action)
+            return None if found is None else found[-1][1]
         if isinstance(action, Ignored):
             node = state.node(action.node)
             after, outputs = self._step(node, action.input)  # type: ignore[arg-type]
@@ -307,6 +327,12 @@ class VotersDriver:
         """The node steps of ``action``: (replica, input, outputs, node before, node after)."""
         if isinstance(action, StartUp):
             return list(self._setup.opening)
+        if isinstance(action, macros.MACRO_TYPES):
+            steps = []
+            for sub, after in self.expand(before, action) or []:
+                steps += self._node_steps(before, sub)
+                before = after
+            return steps
         pairs_: list[tuple[int, Any]]
         if isinstance(action, Ignored | Fire):
             pairs_ = [(action.node, action.input)]
@@ -341,6 +367,8 @@ class VotersDriver:
     def describe(self, action: Any) -> str:
         if isinstance(action, StartUp):
             return "start-up: replica 1 elected, every host caught up (VOTERS-MODEL-START)"
+        if isinstance(action, macros.MACRO_TYPES):
+            return macros.describe(action)
         if isinstance(action, Ignored):
             inp = action.input
             what = type(inp).__name__ + (f"({inp.replica})" if hasattr(inp, "replica") else "")
@@ -352,6 +380,13 @@ class VotersDriver:
     def model_violation(self, before: Any, action: Any, after: Any) -> str | None:
         if isinstance(action, Ignored | StartUp) or self.variant:
             return None  # a broken variant breaks properties on purpose
+        if isinstance(action, macros.MACRO_TYPES):
+            for sub, sub_after in self.expand(before, action) or []:
+                broken = first_violated(self._always + self._always_step, before, sub, sub_after)
+                if broken is not None:
+                    return broken
+                before = sub_after
+            return None
         return first_violated(self._always + self._always_step, before, action, after)
 
     def observed_violation(self, node: Any, inp: JSON, observations: dict[Any, JSON],

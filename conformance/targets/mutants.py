@@ -379,12 +379,12 @@ CATALOGUE: dict[str, Mutant] = {m.name: m for m in (
     Mutant("voters-change-on-commit", "voters", ChangeOnCommit, "configuration used from commit, not append"),
     Mutant("voters-snapshot-without-voters", "voters", SnapshotWithoutVoters, "field missing from a snapshot"),
     Mutant("voters-removed-leader-stays", "voters", RemovedLeaderStays, "missing step-down after self-removal",
-           default_budget=False, note="needs the leader's removal committed by both remaining voters (about "
-                                      "10 steps in one order); caught at seeds 0 and 1 of 0-2"),
+           note="needs the leader's removal committed by the remaining voters: the driver's replicate "
+                "macro (conformance/machines/macros.py) does that in one step"),
     Mutant("voters-log-truncate-keeps-entry-at-end", "voters", TruncateKeepsEntryAtEnd,
-           "off-by-one in a truncation bound", default_budget=False,
-           note="needs a VotersRecord truncated away (a leader change before it replicates); `kspec conform` "
-                "catches it at seeds 0-2, the catalogue test's run at seed 0 does not"),
+           "off-by-one in a truncation bound",
+           note="needs a VotersRecord truncated away (a leader change before it replicates): the driver's "
+                "depose macro (conformance/machines/macros.py) does that in one step"),
     Mutant("voters-log-trim-drops-last", "voters", TrimDropsLast, "compaction drops the value still in force"),
     Mutant("voters-log-restart-ignores-snapshot", "voters", RestartIgnoresSnapshot,
            "recovery reads the log but not the snapshot"),

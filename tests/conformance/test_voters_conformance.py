@@ -2,11 +2,11 @@
 mutants are caught and their counterexamples replay, the observation checks catch what they
 name, and ``kspec conform voters`` / ``kspec replay`` / ``kspec targets`` behave.
 
-The mutants the default budget finds only after hundreds of runs (a truncated VotersRecord, a
-second change in flight) or not at all (a committed self-removal: ``removed-leader-stays`` is a
-scripted session) are held here by stored counterexamples (``testdata/voters/``): each must
-still replay to its recorded divergence, and the reference must conform on it. Finding
-them from scratch is ``bench/conformance_bench.py``'s job (docs/performance.md)."""
+Every voters mutant is also caught from scratch at the default budget by the catalogue test
+(test_conformance_lockstep.py). The stored counterexamples (``testdata/voters/``) pin down the
+hard ones (a truncated VotersRecord, a second change in flight, a committed self-removal)
+independently of how Hypothesis explores: each must still replay to its recorded divergence,
+and the reference must conform on it."""
 
 from __future__ import annotations
 

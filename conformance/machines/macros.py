@@ -1,0 +1,238 @@
+"""Composite actions for the KRaft-based lockstep drivers: a short protocol exchange taken as
+one step of the run, expanded into the model's own actions.
+
+A bug that shows only after a voter change has been replicated to every voter, or only after
+a replica that lacks it has won an election, needs a dozen deliveries and timer expiries in
+one order; a random walk over single messages rarely keeps that order for long (every step
+also offers a timeout, a fetch of another replica, a snapshot ...). The drivers therefore offer
+four macros next to the single steps:
+
+* :class:`RoundTrip` — a replica fires its fetch, the leader answers, the answer arrives;
+* :class:`Replicate` — every follower of a leader does round trips until nothing changes
+  (the leader's log reaches them and its high watermark moves);
+* :class:`Campaign` — a replica's election timer expires and its vote requests and the
+  answers are delivered until it wins or nothing is left to deliver; a winner's
+  BeginQuorumEpoch requests are delivered too;
+* :class:`Depose` — a leader's newest entries are lost: a voter that lacks them wins an
+  election (a campaign) and the old leader fetches from it, so it truncates them. Offered only
+  while a leader has entries some voter lacks, so it comes up right after a leader appended
+  (the moment a random walk would need many steps in one order to exploit).
+
+Each macro expands (:func:`expand`) into model actions that the driver resolves one by one, so
+a target sees the same node-level inputs as from single steps, and a counterexample lists
+them one by one (``spec/adapter-protocol.md``: replay feeds recorded inputs, not actions).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from kspec.model.raft.messages import (
+    BeginQuorumEpochRequest,
+    ElectionTimeout,
+    FetchDue,
+    FetchRequest,
+    FetchResponse,
+    FetchTimeout,
+    VoteRequest,
+    VoteResponse,
+)
+from kspec.model.raft.state import Down, Follower, Leader
+from kspec.model.raft.system import Deliver, Fire, describe_action
+
+# A campaign delivers at most this many vote messages (a pre-vote round and a vote round to
+# every voter and back); a replication makes at most this many passes over the followers.
+MAX_CAMPAIGN_DELIVERIES = 16
+MAX_REPLICATE_PASSES = 3
+
+
+@dataclass(frozen=True)
+class RoundTrip:
+    """Replica ``node`` fetches once from its leader and gets the answer."""
+
+    node: int
+
+
+@dataclass(frozen=True)
+class Replicate:
+    """Every live follower of ``leader`` fetches until the logs and high watermarks stop moving."""
+
+    leader: int
+
+
+@dataclass(frozen=True)
+class Campaign:
+    """Replica ``node``'s election timer expires; its vote requests and their answers (then a
+    winner's BeginQuorumEpoch requests) are delivered."""
+
+    node: int
+
+
+@dataclass(frozen=True)
+class Depose:
+    """Voter ``successor``, which lacks some of ``leader``'s entries, wins an election; then
+    ``leader`` fetches from it (and truncates what the successor does not have)."""
+
+    leader: int
+    successor: int
+
+
+Macro = RoundTrip | Replicate | Campaign | Depose
+MACRO_TYPES: tuple[type, ...] = (RoundTrip, Replicate, Campaign, Depose)
+# The driver categories the macros come in (one per macro).
+CATEGORIES = ("round_trip", "replicate", "campaign", "depose")
+
+Resolve = Callable[[Any, Any], Any]  # (state, model action) -> state after, or None
+Actions = Callable[[Any], Iterable[Any]]  # state -> the model's actions
+Expansion = list[tuple[Any, Any]]  # (model action, state after it)
+
+
+def candidates(state: Any) -> list[tuple[str, Macro]]:
+    """The macros worth offering in ``state`` (``expand`` decides whether one is enabled):
+    a round trip for every follower, a replication for every leader with a follower, a
+    campaign for every live voter that does not lead, a deposition for every leader and
+    follower whose log is shorter than the leader's."""
+    out: list[tuple[str, Macro]] = []
+    nodes = [n for n in state.nodes if not isinstance(n.role, Down)]
+    followed = {n.role.leader for n in nodes if isinstance(n.role, Follower)}
+    for n in nodes:
+        if isinstance(n.role, Follower):
+            out.append(("round_trip", RoundTrip(n.id)))
+        if isinstance(n.role, Leader) and n.id in followed:
+            out.append(("replicate", Replicate(n.id)))
+        if not isinstance(n.role, Leader) and n.is_voter:
+            out.append(("campaign", Campaign(n.id)))
+    for leader in (n for n in nodes if isinstance(n.role, Leader)):
+        out += [("depose", Depose(leader.id, n.id)) for n in nodes
+                if isinstance(n.role, Follower) and n.role.leader == leader.id and n.is_voter
+                and len(n.log) < len(leader.log)]
+    return out
+
+
+def describe(macro: Macro) -> str:
+    """One line naming the macro."""
+    if isinstance(macro, RoundTrip):
+        return f"replica {macro.node}: fetch round trip"
+    if isinstance(macro, Replicate):
+        return f"replica {macro.leader}: replicate to its followers"
+    if isinstance(macro, Depose):
+        return f"replica {macro.successor} deposes replica {macro.leader}"
+    return f"replica {macro.node}: campaign"
+
+
+def describe_expansion(macro: Macro, expansion: Expansion) -> str:
+    """The macro and the model actions it expanded into (for a counterexample's step label)."""
+    return f"{describe(macro)}: " + "; ".join(describe_action(a) for a, _ in expansion)
+
+
+def expand(macro: Macro, state: Any, actions: Actions, resolve: Resolve) -> Expansion | None:
+    """The model actions ``macro`` takes from ``state``, each with the state after it; None
+    when its first action is not enabled (then the macro is not)."""
+    if isinstance(macro, RoundTrip):
+        steps = _round_trip(macro.node, state, actions, resolve)
+    elif isinstance(macro, Replicate):
+        steps = _replicate(macro.leader, state, actions, resolve)
+    elif isinstance(macro, Depose):
+        steps = _depose(macro.leader, macro.successor, state, actions, resolve)
+    else:
+        steps = _campaign(macro.node, state, actions, resolve)
+    return steps or None
+
+
+def _new_messages(before: Any, after: Any, kind: type | tuple[type, ...], *,
+                  src: int | None = None, dst: int | None = None) -> list[Any]:
+    """Messages of ``kind`` that ``after`` has more copies of than ``before`` (sorted by repr:
+    the expansion must not depend on the network's iteration order)."""
+    found = [m for m in after.network.distinct() if isinstance(m, kind)
+             and (src is None or m.src == src) and (dst is None or m.dst == dst)
+             and after.network.count(m) > before.network.count(m)]
+    return sorted(found, key=repr)
+
+
+def _fire(node: int, kinds: tuple[type, ...], state: Any, actions: Actions, resolve: Resolve) -> Expansion:
+    for action in actions(state):
+        if isinstance(action, Fire) and action.node == node and isinstance(action.input, kinds):
+            after = resolve(state, action)
+            if after is not None:
+                return [(action, after)]
+    return []
+
+
+def _deliver(message: Any, state: Any, resolve: Resolve) -> Expansion:
+    after = resolve(state, Deliver(message))
+    return [] if after is None else [(Deliver(message), after)]
+
+
+def _round_trip(node: int, state: Any, actions: Actions, resolve: Resolve) -> Expansion:
+    steps = _fire(node, (FetchDue,), state, actions, resolve)
+    if not steps:
+        return []
+    fired = steps[-1][1]
+    for request in _new_messages(state, fired, FetchRequest, src=node)[:1]:
+        steps += _deliver(request, fired, resolve)
+        if len(steps) == 2:
+            answered = steps[-1][1]
+            for response in _new_messages(fired, answered, FetchResponse, dst=node)[:1]:
+                steps += _deliver(response, answered, resolve)
+    return steps
+
+
+def _progress(state: Any) -> tuple[Any, ...]:
+    return tuple((n.log, n.high_watermark) for n in state.nodes)
+
+
+def _replicate(leader: int, state: Any, actions: Actions, resolve: Resolve) -> Expansion:
+    steps: Expansion = []
+    current = state
+    for _ in range(MAX_REPLICATE_PASSES):
+        before = _progress(current)
+        followers = [n.id for n in current.nodes if isinstance(n.role, Follower) and n.role.leader == leader]
+        for f in followers:
+            trip = _round_trip(f, current, actions, resolve)
+            if trip:
+                steps += trip
+                current = trip[-1][1]
+        if _progress(current) == before:
+            break
+    return steps
+
+
+def _campaign(node: int, state: Any, actions: Actions, resolve: Resolve) -> Expansion:
+    steps = _fire(node, (ElectionTimeout, FetchTimeout), state, actions, resolve)
+    if not steps:
+        return []
+    current = steps[-1][1]
+    for _ in range(MAX_CAMPAIGN_DELIVERIES):
+        pending = (_new_messages(state, current, VoteRequest, src=node)
+                   + _new_messages(state, current, VoteResponse, dst=node))
+        delivered = next((d for m in pending if (d := _deliver(m, current, resolve))), None)
+        if delivered is None:
+            break
+        steps += delivered
+        current = delivered[-1][1]
+    if isinstance(current.node(node).role, Leader):
+        for request in _new_messages(state, current, BeginQuorumEpochRequest, src=node):
+            delivered = _deliver(request, current, resolve)
+            if delivered:
+                steps += delivered
+                current = delivered[-1][1]
+    return steps
+
+
+
+def _depose(leader: int, successor: int, state: Any, actions: Actions, resolve: Resolve) -> Expansion:
+    old, new = state.node(leader), state.node(successor)
+    if not isinstance(old.role, Leader) or len(new.log) >= len(old.log):
+        return []  # nothing the successor lacks
+    steps = _campaign(successor, state, actions, resolve)
+    if not steps or not isinstance(steps[-1][1].node(successor).role, Leader):
+        return []  # the successor did not win: not a deposition
+    # The old leader learnt of the new epoch (BeginQuorumEpoch) and now fetches from it.
+    for _ in range(2):
+        trip = _round_trip(leader, steps[-1][1], actions, resolve)
+        if not trip:
+            break
+        steps += trip
+    return steps

@@ -1,0 +1,106 @@
+"""The voters driver's macros (conformance/machines/macros.py): each expands into actions the
+model enables one after the other, lands where those actions land, and does what its name
+says from the states that need it."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from kspec.conformance.harness import Lockstep
+from kspec.conformance.machines import macros
+from kspec.conformance.machines.voters import CONFIGS, StartUp, VotersDriver
+from kspec.conformance.targets.registry import reference_target
+from kspec.model.raft.state import Follower, Leader
+from kspec.model.raft.system import Deliver, Fire
+from kspec.model.voters.control import VOTERS
+from kspec.model.voters.node import AddVoter, RemoveVoter, directory_of
+
+
+def _started(config: dict[str, object] | None = None) -> tuple[VotersDriver, object]:
+    driver = VotersDriver({**CONFIGS[0], **(config or {})})
+    return driver, driver.resolve(driver.init_state(), StartUp())
+
+
+def _then(driver: VotersDriver, state: object, action: object) -> object:
+    after = driver.resolve(state, action)
+    assert after is not None, driver.describe(action)
+    return after
+
+
+def _check_expansion(driver: VotersDriver, state: object, macro: macros.Macro) -> None:
+    """Brute force: every action of the expansion is one the model offers (or a delivery of a
+    message in flight) in the state before it, and resolving it gives the state after it."""
+    expansion = driver.expand(state, macro)
+    assert expansion, macro
+    before = state
+    for action, after in expansion:
+        offered = list(driver.model.actions(before))
+        assert action in offered or (isinstance(action, Deliver) and action.message in before.network), action
+        assert driver.resolve(before, action) == after
+        before = after
+    assert driver.resolve(state, macro) == expansion[-1][1]
+
+
+def test_round_trip_is_fetch_request_response() -> None:
+    driver, state = _started()
+    expansion = driver.expand(state, macros.RoundTrip(2))
+    assert expansion is not None
+    kinds = [type(a.input if isinstance(a, Fire) else a.message).__name__ for a, _ in expansion]
+    assert kinds == ["FetchDue", "FetchRequest", "FetchResponse"]
+    _check_expansion(driver, state, macros.RoundTrip(2))
+
+
+def test_replicate_commits_a_self_removal_and_the_leader_resigns() -> None:
+    driver, state = _started()
+    state = _then(driver, state, Fire(1, RemoveVoter(1, directory_of(1))))
+    after = _then(driver, state, macros.Replicate(1))
+    assert not isinstance(after.node(1).role, Leader)  # VOTERS-RULE-REMOVED-LEADER
+    assert all(n.log == after.node(1).log for n in after.nodes[1:3])
+    _check_expansion(driver, state, macros.Replicate(1))
+
+
+def test_depose_truncates_the_old_leaders_voter_change() -> None:
+    driver, state = _started()
+    state = _then(driver, state, Fire(1, AddVoter(4, directory_of(4))))
+    assert [c for c, m in macros.candidates(state) if c == "depose"] == ["depose", "depose"]
+    after = _then(driver, state, macros.Depose(1, 2))
+    assert isinstance(after.node(2).role, Leader)
+    old = after.node(1)
+    assert isinstance(old.role, Follower) and old.role.leader == 2
+    assert all(e.kind != VOTERS for e in old.log) and old.log[:2] == after.node(2).log[:2]
+    _check_expansion(driver, state, macros.Depose(1, 2))
+
+
+def test_depose_needs_a_shorter_follower_and_a_win() -> None:
+    driver, state = _started()
+    assert not [m for c, m in macros.candidates(state) if c == "depose"]  # every log equal
+    assert driver.resolve(state, macros.Depose(1, 2)) is None
+    # Pre-vote: a follower that hears from its leader refuses the pre-vote, so nobody wins.
+    driver, state = _started({"pre_vote": True})
+    state = _then(driver, state, Fire(1, AddVoter(4, directory_of(4))))
+    assert driver.resolve(state, macros.Depose(1, 2)) is None
+
+
+@pytest.mark.parametrize("config", range(len(CONFIGS)))
+def test_every_enabled_macro_expands_into_model_actions(config: int) -> None:
+    """Random walks through the lockstep (the reference as target): at every state, every
+    macro the driver enables passes the brute-force expansion check."""
+    rng = random.Random(config)
+    checked = 0
+    for _ in range(6):
+        driver = VotersDriver(dict(CONFIGS[config]))
+        session = Lockstep(driver, reference_target("voters"))
+        session.apply("opening", 0)
+        for _ in range(25):
+            for category in macros.CATEGORIES:
+                for macro, _after in session.enabled(category):
+                    _check_expansion(driver, session.state, macro)
+                    checked += 1
+            live = [c for c in driver.categories if session.enabled(c)]
+            if not live:
+                break
+            session.apply(rng.choice(live), rng.randrange(256))
+        session.close()
+    assert checked > 0
