@@ -31,10 +31,10 @@ for "this host" (spec/streams.md, STREAMS-RULE-KEY 2). Each host keeps its own
 first assignment ``application.server`` (config, default ``host0:8080``) answers.
 
 Versions (each shape found by reflection): 3.0 builds the state from the
-``InternalTopologyBuilder`` (after ``rewriteTopology``), 3.1-3.2 from ``TopologyMetadata`` and
-the host, 3.3 and later add a ``LogContext``; before 3.7 ``onChange`` takes a ``Cluster``
-(``Cluster.empty().withPartitions(info)``, as those assignors build it), from 3.7 the
-partition-info map; 4.0 dropped the ``get`` prefix of the query methods. 3.0-3.2 list
+``InternalTopologyBuilder`` (after ``rewriteTopology``), 3.1 from ``TopologyMetadata`` and the
+host, 3.2 and later add a ``LogContext``; before 3.6 ``onChange`` takes a ``Cluster``
+(``Cluster.empty().withPartitions(info)``, as those assignors build it), from 3.6 the
+partition-info map; 4.0 dropped the ``get`` prefix of the query methods. 3.0-3.1 list
 ``allMetadata`` in ``HashMap`` order, not by (host, port): docs/kafka-matrix.md, streams.
 """
 
