@@ -9,19 +9,27 @@ through the variant.
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
-from typing import Any
 
 import pytest
-from cli_run import run_cli
+from tlc_helpers import (
+    action_kinds,
+    assert_agreement,
+    assert_cli_equal_state_sets,
+    assert_counterexample_replays,
+    assert_only_the_broken_spec_allows,
+    assert_replay_rejects,
+    assert_symmetry_refused,
+    assert_witness_reached,
+    replay_simulation,
+    tlc_on,
+)
 
 from kspec.model.core.explorer import explore, reachable_states
 from kspec.model.raft import make
 from kspec.model.raft.system import ACTION_TYPES
 from kspec.model.raft.variants import CATALOGUE, VARIANTS
-from kspec.tla.check import check_agreement
 from kspec.tla.mappings import get_mapping
 from kspec.tla.mappings.raft import (
     ACTION_PROPERTIES,
@@ -29,16 +37,11 @@ from kspec.tla.mappings.raft import (
     INVARIANTS,
     VARIANT_FLAGS,
     WITNESSES,
-    ReplayError,
-    UnsupportedBounds,
     config,
     config_for,
     from_model,
-    replay,
-    trace_module,
 )
-from kspec.tla.runner import Simulation, TLCResult, run_tlc
-from kspec.tla.values import FrozenDict
+from kspec.tla.runner import Simulation
 
 MAPPING = get_mapping("raft")
 SPEC = MAPPING.spec_path()
@@ -58,26 +61,17 @@ SIM_BOUNDS: dict[str, int | bool] = {"max_epoch": 3, "max_appends": 2, "max_cras
                                      "max_elections": 3, "max_inflight": 6, "max_duplicates": 0,
                                      "symmetry": False}
 
-
-def tlc(cfg: str, **kwargs: Any) -> TLCResult:
-    return run_tlc(SPEC, config_text=cfg, check_deadlock=False, timeout=120, **kwargs)
-
-
+tlc = tlc_on(SPEC, timeout=120)
 
 
 # -- equal sets of distinct states -------------------------------------------------------------
 
 
 def test_tla_check_raft_equal_state_sets(capsys: pytest.CaptureFixture[str]) -> None:
-    args = [f"{k}={str(v).lower()}" for k, v in SMALL.items()]
-    code, out, err = run_cli(["tla", "check", "raft", *args, "--json"], capsys)
-    assert code == 0, err
-    doc = json.loads(out)
     model = make(**SMALL)
     inside = [s for s in reachable_states(model) if model.within_bounds(s)]
-    assert doc["equal"] is True and doc["only_in_tlc"] == doc["only_in_model"] == 0
-    assert doc["tlc_distinct_states"] == doc["model_distinct_states"] == len(inside) > 1000
-    assert doc["tlc_violations"] == []
+    assert len(inside) > 1000
+    assert_cli_equal_state_sets("raft", SMALL, len(inside), capsys)
     # The bounds reach a reboot and a leader (the comparison is not over trivial states).
     assert any(s.crashes for s in inside) and any(s.elected for s in inside)
 
@@ -101,8 +95,7 @@ DUPLICATE_BOUNDS: dict[str, int | bool] = {"voters": 2, "max_duplicates": 1, "ma
 def test_equal_state_sets_with_observers_and_pre_vote(extra: dict[str, int | bool]) -> None:
     bounds = {**DEFAULT_BOUNDS, **extra}
     model = make(**bounds)
-    result = check_agreement(MAPPING, model, bounds, timeout=120)
-    assert result.equal and result.tlc_distinct_states == result.model_distinct_states > 100
+    assert_agreement(MAPPING, model, bounds, more_than=100, timeout=120)
     states = reachable_states(model)
     if extra is OBSERVER_BOUNDS:
         assert any(s.node(2).role_name == "follower" for s in states)
@@ -121,11 +114,7 @@ def test_the_mapping_is_one_to_one() -> None:
 
 
 def test_symmetry_and_unsupported_bounds_are_refused(capsys: pytest.CaptureFixture[str]) -> None:
-    with pytest.raises(UnsupportedBounds, match="symmetry=false"):
-        config({**SMALL, "symmetry": True})
-    code, out, err = run_cli(["tla", "check", "raft", "max_epoch=1"], capsys)
-    assert code == 2 and out == ""
-    assert len(err.strip().splitlines()) == 1 and "symmetry=false" in err, err
+    assert_symmetry_refused("raft", config, SMALL, capsys)
 
 
 def test_committed_cfg_is_the_generated_one() -> None:
@@ -161,83 +150,53 @@ def test_invariants_and_action_properties_hold_where_records_commit() -> None:
 
 def test_simulated_traces_replay_step_by_step() -> None:
     result = tlc(config_for(SIM_BOUNDS, properties=()), simulate=Simulation(depth=40, seed=1, traces=10))
-    assert result.ok, result.violation
-    assert len(result.simulation_traces) == 10
-    model = make(**SIM_BOUNDS)
-    kinds: set[str] = set()
-    steps = 0
-    epochs_led: set[int] = set()
-    for trace in result.simulation_traces:
-        values = trace.values()
-        replayed = replay(model, values)
-        assert [from_model(s) for _, s in replayed] == [FrozenDict(v) for v in values]
-        kinds |= {type(getattr(a, "input", a)).__name__ for a, _ in replayed[1:]}
-        epochs_led |= {e for e, _ in replayed[-1][1].elected}
-        steps += len(values) - 1
-    assert steps >= 100
+    replays = replay_simulation(MAPPING, make(**SIM_BOUNDS), result, traces=10)
+    kinds = action_kinds(replays)
+    epochs_led = {e for replayed in replays for e, _ in replayed[-1][1].elected}
+    assert sum(len(replayed) - 1 for replayed in replays) >= 100
     assert {"Deliver", "Drop", "ElectionTimeout", "FetchDue", "ClientAppend", "CheckQuorumTimeout"} <= kinds, kinds
     assert {1, 2} <= epochs_led
 
 
 def test_replay_rejects_a_state_no_action_reaches() -> None:
     result = tlc(config_for(SMALL, properties=()), simulate=Simulation(depth=10, seed=3, traces=1))
-    trace = result.simulation_traces[0].values()
-    assert len(trace) >= 3
-    model = make(**SMALL)
-    with pytest.raises(ReplayError, match="state 2 of the TLC trace"):
-        replay(model, [trace[0], {**trace[1], "appends": 5}])
-    with pytest.raises(ReplayError, match="not an initial state"):
-        replay(model, [{**trace[0], "elections": 1}])
+    assert_replay_rejects(MAPPING, make(**SMALL), result.simulation_traces[0].values(), {"appends": 5},
+                          {"elections": 1})
 
 
-# -- a broken copy: TLC and the explorer find the same property violated ------------------------
+# -- broken copies: TLC and the explorer find the same property violated -----------------------
 
 
 VOTE_TWICE_BOUNDS: dict[str, int | bool] = {"max_epoch": 1, "max_appends": 0, "max_crashes": 0, "max_fetches": 0,
                                             "max_elections": 2, "symmetry": False}
 
 
-def test_vote_twice_flag_and_variant_violate_vote_once() -> None:
-    name = "vote-twice"
-    assert VARIANT_FLAGS[name] == "VoteTwice" and CATALOGUE[name].breaks == "VoteOnce"
+@pytest.mark.parametrize(("name", "flag", "invariant"), [
+    ("vote-twice", "VoteTwice", "VoteOnce"),
+    ("candidate-counts-rejections", "CandidateCountsRejections", "ElectionSafety"),
+], ids=["vote-twice", "candidate-counts-rejections"])
+def test_flaw_flag_and_variant_violate_the_same_invariant(name: str, flag: str, invariant: str) -> None:
+    assert VARIANT_FLAGS[name] == flag and CATALOGUE[name].breaks == invariant
     broken = tlc(config_for(VOTE_TWICE_BOUNDS, name, properties=()))
     assert broken.violation is not None and broken.violation.trace is not None
-    assert (broken.violation.kind, broken.violation.name) == ("invariant", "VoteOnce")
+    assert (broken.violation.kind, broken.violation.name) == ("invariant", invariant)
 
     variant = VARIANTS[name](**VOTE_TWICE_BOUNDS)
     found = explore(variant)
-    assert [v.name for v in found.violations] == ["VoteOnce"]
-    # TLC's counterexample is a behaviour of the Python variant, ending where VoteOnce fails.
-    replayed = replay(variant, broken.violation.trace.values())
-    vote_once = next(p for p in variant.properties() if p.name == "VoteOnce")
-    assert not vote_once.check(replayed[-1][1]) and all(vote_once.check(s) for _, s in replayed[:-1])
-    assert len(replayed) == len(found.violations[0].trace)
-    # It is not a behaviour of the reference model (whose spec holds VoteOnce: the tests above).
-    with pytest.raises(ReplayError):
-        replay(make(**VOTE_TWICE_BOUNDS), broken.violation.trace.values())
-
-
-def trace_check(tmp_path: Path, states: list[Any], variant: str | None) -> TLCResult:
-    """TLC on a module allowing only the Python trace's steps that the spec's Next allows."""
-    tmp_path.mkdir(parents=True, exist_ok=True)
-    (tmp_path / "KRaft.tla").write_text(SPEC.read_text())
-    spec = tmp_path / "KRaftTrace.tla"
-    spec.write_text(trace_module("KRaftTrace", states))
-    cfg = config_for(VOTE_TWICE_BOUNDS, variant, invariants=("VoteOnce",), properties=())
-    cfg = cfg.replace("INIT Init", "INIT TraceInit").replace("NEXT Next", "NEXT TraceNext")
-    return run_tlc(spec, config_text=cfg, check_deadlock=False, timeout=120)
+    assert [v.name for v in found.violations] == [invariant]
+    # TLC's counterexample is a behaviour of the Python variant, ending where the invariant
+    # fails, and not of the reference model (whose spec holds it: the tests above).
+    assert_counterexample_replays(MAPPING, broken, variant, len(found.violations[0].trace),
+                                  make(**VOTE_TWICE_BOUNDS))
 
 
 def test_vote_twice_counterexample_is_a_behaviour_of_the_broken_spec(tmp_path: Path) -> None:
     found = explore(VARIANTS["vote-twice"](**VOTE_TWICE_BOUNDS))
     states = [step.state for step in found.violations[0].trace]
-    broken = trace_check(tmp_path / "broken", states, "vote-twice")
-    assert broken.violation is not None and broken.violation.trace is not None
-    assert (broken.violation.kind, broken.violation.name) == ("invariant", "VoteOnce")
-    assert [FrozenDict(v) for v in broken.violation.trace.values()] == [from_model(s) for s in states]
+    cfgs = [config_for(VOTE_TWICE_BOUNDS, v, invariants=("VoteOnce",), properties=()) for v in ("vote-twice", None)]
+    reference = assert_only_the_broken_spec_allows(tmp_path, MAPPING, states, *cfgs, ("invariant", "VoteOnce"))
     # The reference spec does not allow the last step (the second vote): TLC never takes it.
-    reference = trace_check(tmp_path / "reference", states, None)
-    assert reference.ok and reference.distinct_states == len(states) - 1
+    assert reference.distinct_states == len(states) - 1
 
 
 # -- TLC reaches the witnesses -----------------------------------------------------------------
@@ -247,32 +206,10 @@ def test_vote_twice_counterexample_is_a_behaviour_of_the_broken_spec(tmp_path: P
 def test_tlc_reaches_witness(witness: str) -> None:
     assert witness in WITNESSES
     result = tlc(config_for(COMMIT_BOUNDS, invariants=(f"Not{witness}",), properties=()))
-    assert result.violation is not None and result.violation.name == f"Not{witness}"
-    assert result.violation.trace is not None
-    model = make(**COMMIT_BOUNDS)
-    replayed = replay(model, result.violation.trace.values())
-    prop = next(p for p in model.properties() if p.name == witness)
-    assert prop.check(replayed[-1][1]) and not any(prop.check(s) for _, s in replayed[:-1])
+    assert_witness_reached(MAPPING, result, make(**COMMIT_BOUNDS), witness, f"Not{witness}")
 
 
-# -- more broken copies: candidate-counts-rejections, vote-ignores-log -------------------------
-
-
-def test_candidate_counts_rejections_flag_and_variant_violate_election_safety() -> None:
-    name = "candidate-counts-rejections"
-    assert VARIANT_FLAGS[name] == "CandidateCountsRejections" and CATALOGUE[name].breaks == "ElectionSafety"
-    broken = tlc(config_for(VOTE_TWICE_BOUNDS, name, properties=()))
-    assert broken.violation is not None and broken.violation.trace is not None
-    assert (broken.violation.kind, broken.violation.name) == ("invariant", "ElectionSafety")
-    variant = VARIANTS[name](**VOTE_TWICE_BOUNDS)
-    found = explore(variant)
-    assert [v.name for v in found.violations] == ["ElectionSafety"]
-    replayed = replay(variant, broken.violation.trace.values())
-    safety = next(p for p in variant.properties() if p.name == "ElectionSafety")
-    assert not safety.check(replayed[-1][1]) and all(safety.check(s) for _, s in replayed[:-1])
-    assert len(replayed) == len(found.violations[0].trace)
-    with pytest.raises(ReplayError):
-        replay(make(**VOTE_TWICE_BOUNDS), broken.violation.trace.values())
+# -- another broken copy: vote-ignores-log ---------------------------------------------------
 
 
 # vote-ignores-log needs appends, commits and a second epoch (37,018 states before TLC would
@@ -287,18 +224,5 @@ def test_vote_ignores_log_counterexample_is_a_behaviour_of_the_broken_spec(tmp_p
     found = explore(VARIANTS[name](**IGNORES_LOG_BOUNDS))
     assert [v.name for v in found.violations] == [CATALOGUE[name].breaks] == ["LeaderCompleteness"]
     states = [step.state for step in found.violations[0].trace]
-
-    def check(where: Path, variant: str | None) -> TLCResult:
-        where.mkdir(parents=True)
-        (where / "KRaft.tla").write_text(SPEC.read_text())
-        (where / "KRaftTrace.tla").write_text(trace_module("KRaftTrace", states))
-        cfg = config_for(IGNORES_LOG_BOUNDS, variant, invariants=("LeaderCompleteness",), properties=())
-        cfg = cfg.replace("INIT Init", "INIT TraceInit").replace("NEXT Next", "NEXT TraceNext")
-        return run_tlc(where / "KRaftTrace.tla", config_text=cfg, check_deadlock=False, timeout=120)
-
-    broken = check(tmp_path / "broken", name)
-    assert broken.violation is not None and broken.violation.trace is not None
-    assert broken.violation.name == "LeaderCompleteness"
-    assert [FrozenDict(v) for v in broken.violation.trace.values()] == [from_model(s) for s in states]
-    reference = check(tmp_path / "reference", None)
-    assert reference.ok and reference.distinct_states < len(states)
+    cfgs = [config_for(IGNORES_LOG_BOUNDS, v, invariants=("LeaderCompleteness",), properties=()) for v in (name, None)]
+    assert_only_the_broken_spec_allows(tmp_path, MAPPING, states, *cfgs, ("invariant", "LeaderCompleteness"))

@@ -9,14 +9,20 @@ behaviour of the broken spec and not of the reference), and TLC reaching every w
 
 from __future__ import annotations
 
-import json
 import re
-from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 import pytest
-from cli_run import run_cli
+from tlc_helpers import (
+    action_kinds,
+    assert_cli_equal_state_sets,
+    assert_counterexample_replays,
+    assert_only_the_broken_spec_allows,
+    assert_replay_rejects,
+    assert_witness_reached,
+    replay_simulation,
+    tlc_on,
+)
 
 from kspec.model.core.explorer import explore, reachable_states
 from kspec.model.share.records import ShareUpdate
@@ -30,28 +36,16 @@ from kspec.tla.mappings.share import (
     INVARIANTS,
     VARIANT_FLAWS,
     WITNESSES,
-    ReplayError,
     config_for,
     from_model,
     replay,
-    trace_module,
 )
-from kspec.tla.runner import Simulation, TLCResult, run_tlc
-from kspec.tla.values import FrozenDict
+from kspec.tla.runner import Simulation, TLCResult
 
 MAPPING = get_mapping("share")
 SPEC = MAPPING.spec_path()
 SMALL = {"offsets": 2, "max_records": 4}
-
-
-def tlc(cfg: str, **kwargs: Any) -> TLCResult:
-    return run_tlc(SPEC, config_text=cfg, check_deadlock=False, timeout=120, **kwargs)
-
-
-def property_of(model: ShareSystem, name: str) -> Any:
-    return next(p for p in model.properties() if p.name == name)
-
-
+tlc = tlc_on(SPEC, timeout=120)
 
 
 # -- equal sets of distinct states -------------------------------------------------------------
@@ -61,15 +55,11 @@ def property_of(model: ShareSystem, name: str) -> Any:
 @pytest.mark.parametrize(("minor", "records", "least"), [(0, 3, 1000), (1, 4, 1000), (2, 4, 500), (3, 4, 500)])
 def test_tla_check_share_equal_state_sets(minor: int, records: int, least: int,
                                           capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, err = run_cli(["tla", "check", "share", "offsets=2", f"max_records={records}",
-                              f"kafka_minor={minor}", "--json"], capsys)
-    assert code == 0, err
-    doc = json.loads(out)
     model = ShareSystem(offsets=2, max_records=records, kafka_minor=minor)
     inside = [s for s in reachable_states(model) if model.within_bounds(s)]
-    assert doc["equal"] is True and doc["only_in_tlc"] == doc["only_in_model"] == 0
-    assert doc["tlc_distinct_states"] == doc["model_distinct_states"] == len(inside) > least
-    assert doc["tlc_violations"] == []
+    assert len(inside) > least
+    assert_cli_equal_state_sets("share", {"offsets": 2, "max_records": records, "kafka_minor": minor}, len(inside),
+                                capsys)
 
 
 def test_the_mapping_is_one_to_one() -> None:
@@ -98,36 +88,27 @@ def test_spec_names_every_python_property_and_action() -> None:
 # -- TLC -simulate traces replay through the model ---------------------------------------------
 
 
-def simulated(seed: int, traces: int = 4, depth: int = 14) -> list[list[dict[str, Any]]]:
+def simulated(seed: int, traces: int = 4, depth: int = 14) -> TLCResult:
     result = tlc(config_for(DEFAULT_BOUNDS), simulate=Simulation(depth=depth, seed=seed, traces=traces))
     assert result.ok, result.violation
     assert len(result.simulation_traces) == traces
-    return [t.values() for t in result.simulation_traces]
+    return result
 
 
 def test_simulated_traces_replay_step_by_step() -> None:
-    model = ShareSystem(**DEFAULT_BOUNDS)
-    kinds: set[str] = set()
-    steps = 0
-    for trace in simulated(seed=11, traces=8):
-        replayed = replay(model, trace)
-        assert len(replayed) == len(trace)
-        assert [from_model(s) for _, s in replayed] == [FrozenDict(v) for v in trace]
-        kinds |= {type(a).__name__ for a, _ in replayed[1:]}
-        steps += len(trace) - 1
-    assert steps >= 30
+    # Each replay has as many states as its trace, equal to them (replay_simulation).
+    replays = replay_simulation(MAPPING, ShareSystem(**DEFAULT_BOUNDS), simulated(seed=11, traces=8), traces=8)
+    kinds = action_kinds(replays)
+    assert sum(len(replayed) - 1 for replayed in replays) >= 30
     assert {"Write", "Read"} <= kinds and len(kinds) >= 4, kinds
 
 
 def test_replay_rejects_a_state_no_action_reaches() -> None:
-    trace = simulated(seed=11, traces=1)[0]
-    assert len(trace) >= 3
-    with pytest.raises(ReplayError, match="state 2 of the TLC trace"):
-        # One field off: no first step of the model is fenced (there are no fences yet).
-        replay(ShareSystem(**DEFAULT_BOUNDS), [trace[0], {**trace[1], "last_error": "FENCED_STATE_EPOCH"}])
-    bad = {**trace[0], "leader_epoch": 5}
-    with pytest.raises(ReplayError, match="not an initial state"):
-        replay(ShareSystem(**DEFAULT_BOUNDS), [bad])
+    trace = simulated(seed=11, traces=1).simulation_traces[0].values()
+    # One field off in the second state: no first step of the model is fenced (there are no
+    # fences yet); a leader epoch of 5 in the first.
+    assert_replay_rejects(MAPPING, ShareSystem(**DEFAULT_BOUNDS), trace, {"last_error": "FENCED_STATE_EPOCH"},
+                          {"leader_epoch": 5})
 
 
 # -- broken copies: TLC and the explorer find the same property violated ------------------------
@@ -147,25 +128,11 @@ def test_seed_bug_flag_and_variant_violate_no_loss() -> None:
     found = explore(variant, stop_on_violation=False)
     assert {v.name for v in found.violations} == {"no_loss"}
     shortest = next(v for v in found.violations if v.name == "no_loss")
-    # TLC's counterexample is a behaviour of the Python variant, ending where no_loss fails.
-    replayed = replay(variant, broken.violation.trace.values())
-    no_loss = property_of(variant, "no_loss")
-    assert not no_loss.check(replayed[-1][1]) and all(no_loss.check(s) for _, s in replayed[:-1])
-    assert len(replayed) == len(shortest.trace)
+    # TLC's counterexample is a behaviour of the Python variant, ending where no_loss fails,
+    # and not of the reference model.
+    assert_counterexample_replays(MAPPING, broken, variant, len(shortest.trace), ShareSystem(**SEED_BUG_BOUNDS))
     # The reference spec at the same bounds holds no_loss.
     assert tlc(config_for(SEED_BUG_BOUNDS, REFERENCE, properties=())).ok
-
-
-def trace_check(tmp_path: Path, states: list[Any], flaws: Flaws, bounds: Mapping[str, int],
-                properties: tuple[str, ...]) -> TLCResult:
-    """TLC on a module allowing only the Python trace's steps that the spec's Next allows."""
-    tmp_path.mkdir(parents=True, exist_ok=True)
-    (tmp_path / "ShareCoordinator.tla").write_text(SPEC.read_text())
-    spec = tmp_path / "ShareTrace.tla"
-    spec.write_text(trace_module("ShareTrace", states))
-    cfg = config_for(bounds, flaws, invariants=(), properties=properties)
-    cfg = cfg.replace("INIT Init", "INIT TraceInit").replace("NEXT Next", "NEXT TraceNext")
-    return run_tlc(spec, config_text=cfg, check_deadlock=False, timeout=120)
 
 
 def test_unfenced_stale_leader_counterexample_is_a_behaviour_of_the_broken_spec(tmp_path: Path) -> None:
@@ -181,14 +148,10 @@ def test_unfenced_stale_leader_counterexample_is_a_behaviour_of_the_broken_spec(
     assert found.violations and found.violations[0].name == "stale_leader_fenced"
     states = [step.state for step in found.violations[0].trace]
 
-    broken = trace_check(tmp_path / "broken", states, flaws, bounds, ("stale_leader_fenced",))
-    assert broken.violation is not None and broken.violation.trace is not None
-    assert (broken.violation.kind, broken.violation.name) == ("action", "stale_leader_fenced")
-    assert [FrozenDict(v) for v in broken.violation.trace.values()] == [from_model(s) for s in states]
-
+    cfgs = [config_for(bounds, f, invariants=(), properties=("stale_leader_fenced",)) for f in (flaws, REFERENCE)]
+    reference = assert_only_the_broken_spec_allows(tmp_path, MAPPING, states, *cfgs, ("action", "stale_leader_fenced"))
     # The reference spec does not allow the trace's last step: TLC never takes it.
-    reference = trace_check(tmp_path / "reference", states, REFERENCE, bounds, ("stale_leader_fenced",))
-    assert reference.ok and reference.distinct_states == len(states) - 1
+    assert reference.distinct_states == len(states) - 1
 
     # And TLC on the broken copy finds the same property violated on its own, in as many steps.
     alone = tlc(config_for(bounds, flaws, invariants=(), properties=("stale_leader_fenced",)))
@@ -203,10 +166,6 @@ def test_unfenced_stale_leader_counterexample_is_a_behaviour_of_the_broken_spec(
 @pytest.mark.parametrize("witness", WITNESSES)
 def test_tlc_reaches_witness(witness: str) -> None:
     result = tlc(config_for(DEFAULT_BOUNDS, invariants=(f"not_{witness}",), properties=()))
-    assert result.violation is not None and result.violation.name == f"not_{witness}"
-    assert result.violation.trace is not None
-    model = ShareSystem(**DEFAULT_BOUNDS)
-    replayed = replay(model, result.violation.trace.values())
-    assert property_of(model, witness).check(replayed[-1][1])
+    replayed = assert_witness_reached(MAPPING, result, ShareSystem(**DEFAULT_BOUNDS), witness, f"not_{witness}")
     if witness == "share_update_written":
         assert any(isinstance(r, ShareUpdate) for r in replayed[-1][1].log)
