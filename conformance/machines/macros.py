@@ -89,6 +89,33 @@ Actions = Callable[[Any], Iterable[Any]]  # state -> the model's actions
 Expansion = list[tuple[Any, Any]]  # (model action, state after it)
 
 
+class MacroSteps:
+    """Driver mixin: expansion of the macros (cached for the current state: the lockstep
+    resolves every enabled one) with the driver's ``model.actions`` and ``resolve``."""
+
+    model: Any
+    resolve: Callable[[Any, Any], Any]
+    _expansions: tuple[Any, dict[Macro, Expansion | None]] = (None, {})
+
+    def expand(self, state: Any, macro: Macro) -> Expansion | None:
+        """The model actions ``macro`` takes from ``state``, each with the state after it."""
+        if self._expansions[0] is not state:
+            self._expansions = (state, {})
+        known = self._expansions[1]
+        if macro not in known:
+            known[macro] = expand(macro, state, self.model.actions, self.resolve)
+        return known[macro]
+
+    def resolve_macro(self, state: Any, macro: Macro) -> Any:
+        """The state after ``macro``, or None when it is not enabled."""
+        found = self.expand(state, macro)
+        return None if found is None else found[-1][1]
+
+    def sub_steps(self, state: Any, macro: Macro) -> Expansion:
+        """The expansion as (model action, state after) pairs; empty when not enabled."""
+        return self.expand(state, macro) or []
+
+
 def candidates(state: Any) -> list[tuple[str, Macro]]:
     """The macros worth offering in ``state`` (``expand`` decides whether one is enabled):
     a round trip for every follower, a replication for every leader with a follower, a

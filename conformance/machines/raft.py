@@ -15,6 +15,10 @@ the driver offers no message loss or duplication, no crash, no check-quorum resi
 idle timer, so the run spends its steps on elections, replication and their repair (a log
 that diverged under one leader and is truncated under the next takes about eleven steps in one
 order, which faults almost always break up); with ``faults`` on it offers everything.
+
+The driver also offers the macros of ``conformance/machines/macros.py`` (a fetch round trip, a
+replication to every follower, a campaign, a deposition that truncates a leader's uncommitted
+entries): short exchanges in one step, fed to the target as their node-level inputs.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from kspec.conformance.harness import JSON, Event
+from kspec.conformance.machines import macros
 from kspec.model.core.codec import encode
 from kspec.model.core.protocol import first_violated
 from kspec.model.raft import node as node_mod
@@ -78,7 +83,7 @@ class IdleTimer:
     input: Input
 
 
-class RaftDriver:
+class RaftDriver(macros.MacroSteps):
     """Lockstep driver for ``raft`` (see the module docstring)."""
 
     protocol = "raft"
@@ -101,11 +106,14 @@ class RaftDriver:
         return self.model.init_states()[0]
 
     # (not "idle": that is the lockstep machine's own rule for a state where nothing is enabled)
-    categories = ("deliver", "fetch", "timer", "client", "resign", "network", "crash", "idle_timer")
+    categories = ("deliver", "fetch", "timer", "client", "resign", "network", "crash", "idle_timer",
+                  *macros.CATEGORIES)
     # Deliveries and fetches carry the protocol; most random walks that reach deep states
     # deliver and fetch a lot. Several rules per category also make it rare that swarm testing
     # switches a whole category off (each rule is off with the run's probability p).
-    weights = {"deliver": 5, "fetch": 3, "timer": 2, "client": 2, "resign": 2}
+    # The macros (conformance/machines/macros.py) take a replication, an election or a lost
+    # uncommitted suffix in one step.
+    weights = {"deliver": 5, "fetch": 3, "timer": 2, "client": 2, "resign": 2, "replicate": 2, "depose": 2}
 
     def candidates(self, state: Raft) -> list[tuple[str, Any]]:
         """The model's actions by category (cheap: :meth:`resolve` checks them), then the
@@ -129,6 +137,7 @@ class RaftDriver:
         for n in state.nodes:
             if not isinstance(n.role, Down):
                 out += [("idle_timer", IdleTimer(n.id, timer)) for timer in IDLE_TIMERS]
+        out += macros.candidates(state)
         if not self.config["faults"]:
             out = [(category, action) for category, action in out if category not in FAULTS]
         return out
@@ -139,6 +148,8 @@ class RaftDriver:
             node = state.node(action.node)
             after_node, outputs = node_mod.step(node, action.input)
             return state if after_node == node and not outputs else None
+        if isinstance(action, macros.MACRO_TYPES):
+            return self.resolve_macro(state, action)
         after = self.model.next_state(state, action)
         if after is None and type(action).__name__ == "Reboot":
             after = self._quiet_reboot(state, action.node)
@@ -159,6 +170,12 @@ class RaftDriver:
         """The node-level inputs of ``action`` with the model's outputs and observation after
         each: one for a delivery or a fired input, Crash then Restart for a reboot, none for a
         drop or a duplication."""
+        if isinstance(action, macros.MACRO_TYPES):
+            out: list[Event] = []
+            for sub, sub_after in self.sub_steps(before, action):
+                out += self.events(before, sub, sub_after)
+                before = sub_after
+            return out
         pairs: list[tuple[int, Input]]
         if isinstance(action, IdleTimer):
             pairs = [(action.node, action.input)]
@@ -189,10 +206,19 @@ class RaftDriver:
     def describe(self, action: Any) -> str:
         if isinstance(action, IdleTimer):
             return f"replica {action.node}: {type(action.input).__name__} (nothing due)"
+        if isinstance(action, macros.MACRO_TYPES):
+            return macros.describe(action)
         return describe_action(action)
 
     def model_violation(self, before: Raft, action: Any, after: Raft) -> str | None:
         if isinstance(action, IdleTimer):
+            return None
+        if isinstance(action, macros.MACRO_TYPES):
+            for sub, sub_after in self.sub_steps(before, action):
+                broken = first_violated(self._always + self._always_step, before, sub, sub_after)
+                if broken is not None:
+                    return broken
+                before = sub_after
             return None
         return first_violated(self._always + self._always_step, before, action, after)
 

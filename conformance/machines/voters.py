@@ -189,7 +189,7 @@ def _setup(config: dict[str, JSON], bounds: dict[str, int], variant: str = "") -
     return found
 
 
-class VotersDriver:
+class VotersDriver(macros.MacroSteps):
     """Lockstep driver for ``voters`` (see the module docstring)."""
 
     protocol = "voters"
@@ -213,8 +213,6 @@ class VotersDriver:
         # Inputs the log level cannot see (no log change) are not offered there.
         self.categories = ("deliver", "fetch", "timer", "reconfig", "snapshot", "client", "network", "crash",
                            *MACRO_CATEGORIES) + (("idle", "request") if self.level == "replica" else ())
-        # The current state's macro expansions (the lockstep resolves every enabled one).
-        self._expansions: tuple[Any, dict[macros.Macro, macros.Expansion | None]] = (None, {})
 
     weights = {"deliver": 4, "timer": 2, "reconfig": 3, "fetch": 2, "replicate": 3, "campaign": 2, "depose": 3}
     opening = ("opening",)  # the start-up, forced at the start of every run
@@ -278,22 +276,12 @@ class VotersDriver:
             out = [(category, action) for category, action in out if category not in FAULTS]
         return out
 
-    def expand(self, state: Voters, macro: macros.Macro) -> macros.Expansion | None:
-        """The model actions ``macro`` takes from ``state`` (kept for the step that follows)."""
-        if self._expansions[0] is not state:
-            self._expansions = (state, {})
-        known = self._expansions[1]
-        if macro not in known:
-            known[macro] = macros.expand(macro, state, self.model.actions, self.resolve)
-        return known[macro]
-
     def resolve(self, state: Voters | Formatted, action: Any) -> Any:
         """The state after ``action``, or None when the model does not enable it within bounds."""
         if isinstance(state, Formatted):
             return state.state if isinstance(action, StartUp) else None
         if isinstance(action, macros.MACRO_TYPES):
-            found = self.expand(state, action)
-            return None if found is None else found[-1][1]
+            return self.resolve_macro(state, action)
         if isinstance(action, Ignored):
             node = state.node(action.node)
             after, outputs = self._step(node, action.input)  # type: ignore[arg-type]
@@ -329,7 +317,7 @@ class VotersDriver:
             return list(self._setup.opening)
         if isinstance(action, macros.MACRO_TYPES):
             steps = []
-            for sub, after in self.expand(before, action) or []:
+            for sub, after in self.sub_steps(before, action):
                 steps += self._node_steps(before, sub)
                 before = after
             return steps
@@ -381,7 +369,7 @@ class VotersDriver:
         if isinstance(action, Ignored | StartUp) or self.variant:
             return None  # a broken variant breaks properties on purpose
         if isinstance(action, macros.MACRO_TYPES):
-            for sub, sub_after in self.expand(before, action) or []:
+            for sub, sub_after in self.sub_steps(before, action):
                 broken = first_violated(self._always + self._always_step, before, sub, sub_after)
                 if broken is not None:
                     return broken

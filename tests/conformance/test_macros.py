@@ -1,15 +1,16 @@
-"""The voters driver's macros (conformance/machines/macros.py): each expands into actions the
+"""The KRaft drivers' macros (conformance/machines/macros.py): each expands into actions the
 model enables one after the other, lands where those actions land, and does what its name
 says from the states that need it."""
 
 from __future__ import annotations
 
 import random
+from typing import Any
 
 import pytest
 
 from kspec.conformance.harness import Lockstep
-from kspec.conformance.machines import macros
+from kspec.conformance.machines import PROTOCOLS, macros
 from kspec.conformance.machines.voters import CONFIGS, StartUp, VotersDriver
 from kspec.conformance.targets.registry import reference_target
 from kspec.model.raft.state import Follower, Leader
@@ -29,7 +30,7 @@ def _then(driver: VotersDriver, state: object, action: object) -> object:
     return after
 
 
-def _check_expansion(driver: VotersDriver, state: object, macro: macros.Macro) -> None:
+def _check_expansion(driver: Any, state: Any, macro: macros.Macro) -> None:
     """Brute force: every action of the expansion is one the model offers (or a delivery of a
     message in flight) in the state before it, and resolving it gives the state after it."""
     expansion = driver.expand(state, macro)
@@ -83,22 +84,29 @@ def test_depose_needs_a_shorter_follower_and_a_win() -> None:
     assert driver.resolve(state, macros.Depose(1, 2)) is None
 
 
-@pytest.mark.parametrize("config", range(len(CONFIGS)))
-def test_every_enabled_macro_expands_into_model_actions(config: int) -> None:
+# Every configuration with more than one replica (a lone replica has no one to fetch from).
+RANDOM_WALKS = [("voters", k) for k in range(len(CONFIGS))] + [
+    ("raft", k) for k, c in enumerate(PROTOCOLS["raft"]().configs) if int(c["voters"]) + int(c["observers"]) > 1]
+
+
+@pytest.mark.parametrize(("protocol", "config"), RANDOM_WALKS)
+def test_every_enabled_macro_expands_into_model_actions(protocol: str, config: int) -> None:
     """Random walks through the lockstep (the reference as target): at every state, every
     macro the driver enables passes the brute-force expansion check."""
+    spec = PROTOCOLS[protocol]()
     rng = random.Random(config)
     checked = 0
     for _ in range(6):
-        driver = VotersDriver(dict(CONFIGS[config]))
-        session = Lockstep(driver, reference_target("voters"))
-        session.apply("opening", 0)
+        driver = spec.driver(dict(spec.configs[config]))
+        session = Lockstep(driver, reference_target(protocol))
+        for category in getattr(driver, "opening", ()):
+            session.apply(category, 0)
         for _ in range(25):
             for category in macros.CATEGORIES:
                 for macro, _after in session.enabled(category):
                     _check_expansion(driver, session.state, macro)
                     checked += 1
-            live = [c for c in driver.categories if session.enabled(c)]
+            live = [c for c in driver.categories if session.has_enabled(c)]
             if not live:
                 break
             session.apply(rng.choice(live), rng.randrange(256))
