@@ -17,8 +17,8 @@ that diverged under one leader and is truncated under the next takes about eleve
 order, which faults almost always break up); with ``faults`` on it offers everything.
 
 The driver also offers the macros of ``conformance/machines/macros.py`` (a fetch round trip, a
-replication to every follower, a campaign, a deposition that truncates a leader's uncommitted
-entries): short exchanges in one step, fed to the target as their node-level inputs.
+replication to every follower, a deposition that truncates a leader's uncommitted entries):
+short exchanges in one step, fed to the target as their node-level inputs.
 """
 
 from __future__ import annotations
@@ -214,12 +214,7 @@ class RaftDriver(macros.MacroSteps):
         if isinstance(action, IdleTimer):
             return None
         if isinstance(action, macros.MACRO_TYPES):
-            for sub, sub_after in self.sub_steps(before, action):
-                broken = first_violated(self._always + self._always_step, before, sub, sub_after)
-                if broken is not None:
-                    return broken
-                before = sub_after
-            return None
+            return self.violated_within(before, action, self._always + self._always_step)
         return first_violated(self._always + self._always_step, before, action, after)
 
     def observed_violation(self, node: Any, inp: JSON, observations: dict[Any, JSON],

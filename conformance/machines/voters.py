@@ -214,7 +214,7 @@ class VotersDriver(macros.MacroSteps):
         self.categories = ("deliver", "fetch", "timer", "reconfig", "snapshot", "client", "network", "crash",
                            *MACRO_CATEGORIES) + (("idle", "request") if self.level == "replica" else ())
 
-    weights = {"deliver": 4, "timer": 2, "reconfig": 3, "fetch": 2, "replicate": 3, "campaign": 2, "depose": 3}
+    weights = {"deliver": 4, "timer": 2, "reconfig": 3, "fetch": 2, "replicate": 3, "depose": 3}
     opening = ("opening",)  # the start-up, forced at the start of every run
 
     # ------------------------------------------------------------------ configuration
@@ -369,12 +369,7 @@ class VotersDriver(macros.MacroSteps):
         if isinstance(action, Ignored | StartUp) or self.variant:
             return None  # a broken variant breaks properties on purpose
         if isinstance(action, macros.MACRO_TYPES):
-            for sub, sub_after in self.sub_steps(before, action):
-                broken = first_violated(self._always + self._always_step, before, sub, sub_after)
-                if broken is not None:
-                    return broken
-                before = sub_after
-            return None
+            return self.violated_within(before, action, self._always + self._always_step)
         return first_violated(self._always + self._always_step, before, action, after)
 
     def observed_violation(self, node: Any, inp: JSON, observations: dict[Any, JSON],

@@ -47,6 +47,16 @@ def check_version(version: str) -> str:
     return version
 
 
+def supported_version(version: str, protocol: str, minimum: tuple[int, int], why: str) -> tuple[int, int]:
+    """The version's (major, minor), or a one-line TargetError when it is not a Kafka version
+    or is older than ``minimum`` (``why`` says what the adapter needs)."""
+    check_version(version)
+    vt = version_tuple(version)
+    if vt < minimum:
+        raise TargetError(f"kafka:{version}: not supported for {protocol} ({why})")
+    return vt
+
+
 def version_tuple(version: str) -> tuple[int, int]:
     """(major, minor) of a Kafka version string; TargetError when it has none."""
     m = re.match(r"^(\d+)\.(\d+)", version)

@@ -76,11 +76,8 @@ RESPONSE_OF = {"VOTE": "VoteResponse", "BEGIN_QUORUM_EPOCH": "BeginQuorumEpochRe
 
 def check_supported(version: str) -> tuple[int, int]:
     """The version's (major, minor), or a one-line TargetError below 3.7."""
-    artifacts.check_version(version)
-    vt = artifacts.version_tuple(version)
-    if vt < MIN_VERSION:
-        raise TargetError(f"kafka:{version}: not supported for raft (the KafkaRaftClient adapter needs "
-                          "Kafka 3.7.0 or later)")
+    vt = artifacts.supported_version(version, "raft", MIN_VERSION,
+                                     "the KafkaRaftClient adapter needs Kafka 3.7.0 or later")
     if vt >= MAX_VERSION:
         raise TargetError(f"kafka:{version}: not supported for raft yet (the adapter drives 3.7-3.9; Kafka 4.x "
                           "always pre-votes (KIP-996) through ProspectiveState, which it does not map)")

@@ -64,12 +64,8 @@ KAFKA_VARIANT = "kafka-trim-at-snapshot-end+kafka-truncate-keeps-next-offset"
 
 def check_supported(version: str) -> tuple[int, int]:
     """The version's (major, minor), or a one-line TargetError below 3.8."""
-    artifacts.check_version(version)
-    vt = artifacts.version_tuple(version)
-    if vt < MIN_VERSION:
-        raise TargetError(f"kafka:{version}: not supported for voters (KRaftControlRecordStateMachine and "
-                          "VoterSetHistory ship from Kafka 3.8.0, KIP-853)")
-    return vt
+    return artifacts.supported_version(version, "voters", MIN_VERSION, "KRaftControlRecordStateMachine and "
+                                       "VoterSetHistory ship from Kafka 3.8.0, KIP-853")
 
 
 class _Java:
