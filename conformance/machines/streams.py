@@ -9,9 +9,14 @@ answer is the observation ``{"result": ...}`` and must equal the model's
 (``kspec.model.streams.metadata``). The wire format is spec/adapter-protocol.md's streams
 section.
 
+The assignment names every member the plan was made for, a member with no task with empty
+sets (STREAMS-RULE-EVERY-MEMBER); the configurations (3, 3, 1) and (2, 4, 0) have plans that
+leave a member without a task, so the lockstep reaches it.
+
 Laws are checked on the target's answers alone (spec/streams.md): every ``MetadataForKey``
 answer against the assignment the instance was last given (STREAMS-LAW-PARTITION,
--ACTIVE-OWNS, -ACTIVE-FOUND, -STANDBYS, -HOSTS-IN-STORE-METADATA, -NOT-AVAILABLE), and every
+-ACTIVE-OWNS, -ACTIVE-FOUND, -STANDBYS, -HOSTS-IN-STORE-METADATA, -NOT-AVAILABLE), every
+``AllMetadata`` answer against it too (STREAMS-LAW-EVERY-MEMBER), and every
 ``AllMetadataForStore`` answer against the target's own last ``AllMetadata`` answer
 (STREAMS-LAW-STORE-METADATA).
 """
@@ -30,9 +35,11 @@ from kspec.model.streams.metadata import (
     all_metadata,
     all_metadata_for_store,
     assignment_json,
+    host_text,
     key_metadata_json,
     parse_assignment,
     parse_key_metadata,
+    parse_streams_metadata,
     route,
     streams_metadata_json,
 )
@@ -132,7 +139,7 @@ class StreamsDriver:
         return self.model.next_state(state, action)
 
     def _metadata(self, state: State) -> Assignment:
-        return to_assignment(state.published, self.model.partitions)
+        return to_assignment(state.published)
 
     def events(self, before: State, action: Any, after: State) -> list[Event]:
         if isinstance(action, Join | Leave):
@@ -183,7 +190,7 @@ class StreamsDriver:
         known: Assignment = memory.get("assignment") or Assignment(Topology(((STORE, ("input",)),)), ())
         if kind == "AllMetadata":
             memory["all_metadata"] = result
-            return None
+            return self._every_member_law(known, result)
         if kind == "AllMetadataForStore":
             return self._store_metadata_law(known, str(inp.get("store")), result, memory.get("all_metadata"))
         if kind != "MetadataForKey":
@@ -197,6 +204,23 @@ class StreamsDriver:
         if broken:
             law = L.LAWS_BY_ID[broken[0]]
             return f"{law.id}: {law.doc} fails for key {inp.get('key')!r} (answer {result})"
+        return None
+
+    @staticmethod
+    def _every_member_law(known: Assignment, answer: JSON) -> str | None:
+        """STREAMS-LAW-EVERY-MEMBER on the target's allMetadata answer."""
+        try:
+            listed = [parse_streams_metadata(m) for m in answer] if isinstance(answer, list) else None
+        except (KeyError, TypeError, ValueError):
+            listed = None
+        if listed is None:
+            return None  # a malformed answer is reported as a difference from the model's
+        law = L.EVERY_MEMBER
+        if not law.check(known, listed):
+            hosts = sorted({h for h, _ in known.active} | {h for h, _ in known.standby})
+            named = ", ".join(host_text(h) for h in hosts)
+            shown = ", ".join(host_text(m.host_info) for m in listed)
+            return f"{law.id}: {law.doc} fails (hosts given {named or 'none'}; listed {shown or 'none'})"
         return None
 
     @staticmethod

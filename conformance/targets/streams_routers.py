@@ -78,7 +78,8 @@ class ReferenceRouter:
     keeps_metadata_during_rebalance = True
 
     def all_metadata(self, assignment: Any) -> list[StreamsMetadata]:
-        """One entry per host with active or standby partitions, by (host, port)."""
+        """One entry per host in either map, by (host, port); a host whose sets are empty (a
+        member with no task) too."""
         active = dict(assignment.active)
         standby = dict(assignment.standby)
         topology = assignment.topology
@@ -192,6 +193,16 @@ class ForgetsOnRebalanceRouter(ReferenceRouter):
     ends (what the KIP-67 discussion assumed), where Kafka answers from the last assignment."""
 
     keeps_metadata_during_rebalance = False
+
+
+class DropsIdleMembersRouter(ReferenceRouter):
+    """Mutant: ``allMetadata`` lists only the hosts with a partition, dropping a member the
+    assignment gave no task (kspec's own model did this before following
+    ``populatePartitionsByHostMaps``). Not in the catalogue yet (conformance/targets/mutants.py);
+    tests/streams/test_streams_every_member.py runs it."""
+
+    def all_metadata(self, assignment: Any) -> list[StreamsMetadata]:
+        return [m for m in super().all_metadata(assignment) if m.topic_partitions or m.standby_topic_partitions]
 
 
 REFERENCE = {"default": ReferenceRouter}

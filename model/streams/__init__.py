@@ -7,7 +7,7 @@ from collections.abc import Callable
 from kspec.model.core.protocol import Bound, ProtocolInfo
 from kspec.model.streams.metadata import Assignment, KeyQueryMetadata, route
 from kspec.model.streams.murmur2 import murmur2, to_positive
-from kspec.model.streams.system import StreamsSystem
+from kspec.model.streams.system import StreamsSystem, to_assignment_without_idle
 
 BOUNDS = (
     Bound("instances", 2, "number of Streams instances", 1, 3),
@@ -36,10 +36,19 @@ def _variant(router: Callable[[Assignment, str, bytes], KeyQueryMetadata | None]
     return build
 
 
+def omit_idle_members(instances: int = 2, partitions: int = 3, standbys: int = 1, keys: int = 2) -> StreamsSystem:
+    """Variant: the metadata leaves out a member with no task (host maps built from the tasks,
+    not from the members: what kspec modelled before STREAMS-RULE-EVERY-MEMBER). A member can
+    be task-less only when ``instances > standbys + 1``, e.g. ``--standbys 0``."""
+    return StreamsSystem(instances=instances, partitions=partitions, standbys=standbys, keys=keys,
+                         host_maps=to_assignment_without_idle)
+
+
 PROTOCOL = ProtocolInfo(
     name="streams",
     make=make,
     bounds=BOUNDS,
-    variants={"ignore-partition-count": _variant(ignore_partition_count_router)},
+    variants={"ignore-partition-count": _variant(ignore_partition_count_router),
+              "omit-idle-members": omit_idle_members},
     summary="Kafka Streams instances, rebalances and interactive-query key routing",
 )

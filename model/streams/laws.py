@@ -9,7 +9,7 @@ host is standby for a partition it holds actively; laws that need that say so.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from kspec.model.streams.metadata import (
@@ -18,6 +18,7 @@ from kspec.model.streams.metadata import (
     Assignment,
     HostInfo,
     KeyQueryMetadata,
+    StreamsMetadata,
     TopicPartition,
     all_metadata,
     all_metadata_for_store,
@@ -185,3 +186,33 @@ LAWS_BY_ID: dict[str, Law] = {law.id: law for law in LAWS}
 def violated_laws(router: Router, q: Query) -> list[str]:
     """The IDs of the laws that fail for ``router`` at ``q``."""
     return [law.id for law in LAWS if not law.holds(router, q)]
+
+
+# -- laws on an allMetadata answer ----------------------------------------------------------------
+
+def every_member_listed(a: Assignment, listed: Sequence[StreamsMetadata]) -> bool:
+    """STREAMS-LAW-EVERY-MEMBER: ``allMetadata`` has one entry per host of the assignment's
+    two maps — a member whose sets are empty too — with that host's active and standby
+    partitions (order is not checked here: 3.0-3.1 list hosts in HashMap order)."""
+    active, standby = dict(a.active), dict(a.standby)
+    hosts = [m.host_info for m in listed]
+    if len(hosts) != len(set(hosts)) or set(hosts) != set(active) | set(standby):
+        return False
+    return all(m.topic_partitions == active.get(m.host_info, frozenset())
+               and m.standby_topic_partitions == standby.get(m.host_info, frozenset()) for m in listed)
+
+
+@dataclass(frozen=True, slots=True)
+class MetadataLaw:
+    """A named law over what ``allMetadata`` answered, given the assignment the instance was given."""
+
+    id: str
+    name: str
+    doc: str
+    check: Callable[[Assignment, Sequence[StreamsMetadata]], bool]
+
+
+EVERY_MEMBER = MetadataLaw(
+    "STREAMS-LAW-EVERY-MEMBER", "allMetadata lists every member of the assignment",
+    "allMetadata has one entry per host of the active and standby maps, a member with no task too,"
+    " with that host's active and standby partitions", every_member_listed)

@@ -1,8 +1,9 @@
 """Kafka Streams' queryable-state metadata (KIP-67, standbys from KIP-535) as pure functions.
 
 This follows ``StreamsMetadataState`` (``streams/.../processor/internals``): the metadata is
-rebuilt from the assignment (host -> active and standby topic partitions) and the partition
-counts the group leader saw; ``all_metadata``, ``all_metadata_for_store`` and the per-key
+rebuilt from the assignment (host -> active and standby topic partitions, every member named)
+and partition counts — what ``onChange`` is given; a member gives it the counts of the active
+map (:func:`partitions_from_active`); ``all_metadata``, ``all_metadata_for_store`` and the per-key
 lookup (:func:`route`, Kafka's ``getKeyQueryMetadataForKey`` with the default partitioner)
 are answered from it. Before the first assignment (no partition counts known) the lookup
 answers :data:`NOT_AVAILABLE` and ``all_metadata_for_store`` is empty (STREAMS-RULE-NOT-AVAILABLE).
@@ -95,9 +96,25 @@ def _stores_on(topology: Topology, partitions: frozenset[TopicPartition]) -> fro
     return frozenset(name for name, sources in topology.stores if topics.intersection(sources))
 
 
+HostMap = tuple[tuple[HostInfo, frozenset[TopicPartition]], ...]
+
+
+def partitions_from_active(active: HostMap) -> tuple[tuple[str, int], ...]:
+    """The partition counts a member gives ``onChange`` (STREAMS-RULE-PARTITION-INFO): one
+    ``PartitionInfo`` per partition in the active host map
+    (``StreamsPartitionAssignor.getTopicPartitionInfo(partitionsByHost)``), counted per topic
+    (``partitionsByTopic``, ``SourceTopicsInfo.maxPartitions``), not the topic's own count."""
+    per_topic: dict[str, set[int]] = {}
+    for _, tps in active:
+        for tp in tps:
+            per_topic.setdefault(tp.topic, set()).add(tp.partition)
+    return tuple(sorted((topic, len(ps)) for topic, ps in per_topic.items()))
+
+
 def all_metadata(assignment: Assignment) -> tuple[StreamsMetadata, ...]:
-    """``allMetadata``: one entry per host with active or standby partitions, sorted by
-    (host, port); global stores count as active stores on every host."""
+    """``allMetadata``: one entry per host in either map, sorted by (host, port) — a host
+    whose set is empty too (the assignor names every member: STREAMS-RULE-EVERY-MEMBER); global
+    stores count as active stores on every host."""
     if not assignment.active and not assignment.standby:
         return ()
     active = dict(assignment.active)
@@ -237,6 +254,17 @@ def parse_key_metadata(doc: object) -> KeyQueryMetadata | None:
         raise TypeError(f"not a KeyQueryMetadata: {doc!r:.80}")
     return KeyQueryMetadata(parse_host(str(doc["active"])), frozenset(parse_host(str(h)) for h in doc["standbys"]),
                             doc["partition"])
+
+
+def parse_streams_metadata(doc: object) -> StreamsMetadata:
+    """The inverse of :func:`streams_metadata_json`; ValueError, KeyError or TypeError when malformed."""
+    if not isinstance(doc, dict):
+        raise TypeError(f"not a StreamsMetadata: {doc!r:.80}")
+    lists = [doc[k] for k in ("stores", "partitions", "standby_stores", "standby_partitions")]
+    if not all(isinstance(x, list) for x in lists):
+        raise TypeError(f"not a StreamsMetadata: {doc!r:.80}")
+    return StreamsMetadata(parse_host(str(doc["host"])), frozenset(str(s) for s in lists[0]), _parse_tps(lists[1]),
+                           frozenset(str(s) for s in lists[2]), _parse_tps(lists[3]))
 
 
 def streams_metadata_json(m: StreamsMetadata) -> dict[str, object]:

@@ -3,9 +3,10 @@
 One store (``counts``) is materialized from one source topic (``input``) with ``partitions``
 partitions, so task ``p`` owns partition ``p``. The instances are ``host0:8080``... State:
 the running members, the rebalance phase, the assignment the metadata was last rebuilt from
-(``published``: ``StreamsMetadataState.onChange``), the one the leader has computed but not
-yet handed out (``pending``), and the answer to the last key query, which is cleared by any
-later step so it always describes the current state.
+(``published``: ``StreamsMetadataState.onChange`` gets every member it was made for, a member
+with no task too, and the partition counts of its active map: :func:`to_assignment`), the one
+the leader has computed but not yet handed out (``pending``), and the answer to the last key
+query, which is cleared by any later step so it always describes the current state.
 
 Actions: ``Join``/``Leave`` (start a rebalance), ``Assign`` (the leader picks any valid
 assignment of active tasks and standbys over the members: the model allows every assignment
@@ -29,6 +30,7 @@ from kspec.model.streams.metadata import (
     TopicPartition,
     Topology,
     all_metadata,
+    partitions_from_active,
     route,
 )
 from kspec.model.streams.murmur2 import partition_for_key
@@ -49,10 +51,12 @@ def host(instance: int) -> HostInfo:
 
 @dataclass(frozen=True, slots=True)
 class Plan:
-    """An assignment: the active instance of each partition, and its standby instances."""
+    """An assignment: the active instance of each partition, its standby instances, and the
+    members it was made for (a member may get no task at all)."""
 
     active: tuple[int, ...]
     standby: tuple[frozenset[int], ...]
+    members: frozenset[int]
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,30 +111,46 @@ def default_router(assignment: Assignment, store: str, key: bytes) -> KeyQueryMe
     return route(assignment, store, key)
 
 
-def to_assignment(plan: Plan | None, partitions: int) -> Assignment:
-    """The metadata an instance rebuilds from ``plan`` (nothing before the first one)."""
+HostMaps = Callable[[Plan | None], Assignment]
+
+
+def to_assignment(plan: Plan | None) -> Assignment:
+    """What an instance gives ``onChange`` after ``plan`` (nothing before the first one): every
+    member in both host maps, with an empty set when it has no task (STREAMS-RULE-EVERY-MEMBER,
+    ``populatePartitionsByHostMaps``), and the partition counts of the active map
+    (STREAMS-RULE-PARTITION-INFO, ``getTopicPartitionInfo(partitionsByHost)``)."""
+    return _host_maps(plan, every_member=True)
+
+
+def to_assignment_without_idle(plan: Plan | None) -> Assignment:
+    """Variant ``omit-idle-members``: host maps built from the tasks, so a member with no task
+    is left out (kspec's model before it followed ``populatePartitionsByHostMaps``)."""
+    return _host_maps(plan, every_member=False)
+
+
+def _host_maps(plan: Plan | None, *, every_member: bool) -> Assignment:
     if plan is None:
         return Assignment(TOPOLOGY, ())
-    active: dict[HostInfo, set[TopicPartition]] = {}
-    standby: dict[HostInfo, set[TopicPartition]] = {}
+    named = plan.members if every_member else frozenset()
+    active: dict[HostInfo, set[TopicPartition]] = {host(m): set() for m in named}
+    standby: dict[HostInfo, set[TopicPartition]] = {host(m): set() for m in named}
     for p, owner in enumerate(plan.active):
         active.setdefault(host(owner), set()).add(TopicPartition(SOURCE_TOPIC, p))
         for s in plan.standby[p]:
             standby.setdefault(host(s), set()).add(TopicPartition(SOURCE_TOPIC, p))
-    return Assignment(
-        TOPOLOGY,
-        tuple(sorted((h, frozenset(tps)) for h, tps in active.items())),
-        tuple(sorted((h, frozenset(tps)) for h, tps in standby.items())),
-        ((SOURCE_TOPIC, partitions),),
-    )
+    active_map = tuple(sorted((h, frozenset(tps)) for h, tps in active.items()))
+    return Assignment(TOPOLOGY, active_map, tuple(sorted((h, frozenset(tps)) for h, tps in standby.items())),
+                      partitions_from_active(active_map))
 
 
 class StreamsSystem:
     """Instances, rebalances and key queries; the router is a parameter."""
 
     def __init__(self, *, instances: int = 2, partitions: int = 3, standbys: int = 1, keys: int = 2,
-                 router: Router = default_router, name: str = "streams") -> None:
+                 router: Router = default_router, host_maps: HostMaps = to_assignment,
+                 name: str = "streams") -> None:
         self.name = name
+        self.host_maps = host_maps
         self.instances = tuple(range(instances))
         self.partitions = partitions
         self.standbys = standbys
@@ -151,7 +171,7 @@ class StreamsSystem:
                 others = [m for m in ordered if m != owner]
                 choices.append([frozenset(c) for c in _subsets(others, wanted)])
             for standby in product(*choices):
-                out.append(Plan(tuple(active), tuple(standby)))
+                out.append(Plan(tuple(active), tuple(standby), members))
         return out
 
     def init_states(self) -> Sequence[State]:
@@ -186,7 +206,7 @@ class StreamsSystem:
             if state.phase != REBALANCING or state.pending is None:
                 return None
             return State(state.members, RUNNING, state.pending)
-        result = self.router(to_assignment(state.published, self.partitions), STORE, action.key.encode())
+        result = self.router(self.host_maps(state.published), STORE, action.key.encode())
         answer = Answer(action.key, result)
         if answer == state.answer:
             return None
@@ -256,12 +276,19 @@ def _subsets(items: list[int], size: int) -> list[tuple[int, ...]]:
     return out
 
 
+def idle_members(plan: Plan) -> frozenset[int]:
+    """The members ``plan`` gives no task, active or standby."""
+    busy = set(plan.active).union(*plan.standby)
+    return plan.members - busy
+
+
 def _plan_text(plan: Plan) -> str:
     parts = []
     for p, owner in enumerate(plan.active):
         sb = ",".join(host(s).host for s in sorted(plan.standby[p]))
         parts.append(f"p{p}->{host(owner).host}" + (f" (standby {sb})" if sb else ""))
-    return " ".join(parts)
+    idle = ",".join(host(i).host for i in sorted(idle_members(plan)))
+    return " ".join(parts) + (f"; {idle} no task" if idle else "")
 
 
 def streams_properties(model: StreamsSystem) -> list[Property[State, Action]]:
@@ -300,9 +327,21 @@ def streams_properties(model: StreamsSystem) -> list[Property[State, Action]]:
     def metadata_covers(state: State) -> bool:
         if state.published is None:
             return True
-        meta = all_metadata(to_assignment(state.published, n))
+        meta = all_metadata(model.host_maps(state.published))
         owned = [tp for m in meta for tp in m.topic_partitions]
         return sorted(owned) == [TopicPartition(SOURCE_TOPIC, p) for p in range(n)]
+
+    def metadata_members(state: State) -> bool:
+        if state.published is None:
+            return True
+        listed = [m.host_info for m in all_metadata(model.host_maps(state.published))]
+        return listed == sorted(host(i) for i in state.published.members)
+
+    def idle_listed(state: State) -> bool:
+        if state.published is None or not idle_members(state.published):
+            return False
+        listed = {m.host_info for m in all_metadata(model.host_maps(state.published))}
+        return all(host(i) in listed for i in idle_members(state.published))
 
     def stale(state: State) -> bool:
         r = available(state)
@@ -321,6 +360,9 @@ def streams_properties(model: StreamsSystem) -> list[Property[State, Action]]:
                "Outside a rebalance, the active host an answer names is a running member.")(running_answer_current),
         always("STREAMS-INV-METADATA-COVERS", "metadata_covers_every_partition",
                "Once assigned, allMetadata holds every partition actively exactly once.")(metadata_covers),
+        always("STREAMS-INV-METADATA-MEMBERS", "metadata_names_every_member",
+               "Once assigned, allMetadata lists exactly the members the assignment was made for, one entry"
+               " each, a member with no task too.")(metadata_members),
         sometimes("STREAMS-WIT-NOT-AVAILABLE", "not_available_answered")(
             lambda s: s.answer is not None and s.answer.result == NOT_AVAILABLE),
         sometimes("STREAMS-WIT-ROUTED", "key_routed")(lambda s: available(s) is not None),
@@ -335,4 +377,8 @@ def streams_properties(model: StreamsSystem) -> list[Property[State, Action]]:
         if model.standbys > 0:
             props.append(sometimes("STREAMS-WIT-STANDBY", "key_has_standby")(
                 lambda s: (r := available(s)) is not None and bool(r.standby_hosts)))
+    if len(model.instances) > model.standbys + 1:
+        # A member can get no task only when the tasks' actives and standbys need fewer members.
+        props.append(sometimes("STREAMS-WIT-IDLE-MEMBER", "member_without_task_listed",
+                               "allMetadata lists a member the assignment gave no task.")(idle_listed))
     return props

@@ -34,10 +34,12 @@ from kspec.model.streams.metadata import (
     all_metadata_for_store,
     assignment_json,
     key_metadata_json,
+    partitions_from_active,
     route,
     streams_metadata_json,
 )
 from kspec.model.streams.murmur2 import partition_for_key
+from kspec.model.streams.system import Plan, to_assignment
 
 VERSION = os.environ.get("KSPEC_KAFKA_TEST_VERSION", "4.0.0")
 # Stores over one topic, two co-partitioned topics, and two topics of different sizes (the
@@ -114,10 +116,33 @@ def test_kafka_answers_as_the_model(kafka: KafkaStreamsTarget, a: Assignment, ke
     assert got == [streams_metadata_json(m) for m in all_metadata(a)]
 
 
+def test_a_member_without_a_task_is_listed_as_kafka_lists_it(kafka: KafkaStreamsTarget) -> None:
+    # STREAMS-RULE-EVERY-MEMBER: the system model's assignment names host2, which has no task, in
+    # both maps with empty sets, as populatePartitionsByHostMaps does; Kafka's allMetadata lists it
+    # with no partitions and no stores (no global store here), as the model does.
+    plan = Plan((0, 1, 0), (frozenset({1}), frozenset({0}), frozenset({1})), frozenset({0, 1, 2}))
+    a = to_assignment(plan)
+    node = kafka.start(0, {})
+    _finish(node, a)
+    got = node.step({"type": "AllMetadata"}).observation["result"]
+    assert got == [streams_metadata_json(m) for m in all_metadata(a)]
+    assert got[-1] == {"host": "host2:8080", "stores": [], "partitions": [], "standby_stores": [],
+                       "standby_partitions": []}
+    # With a global store a task-less member holds it, as every member does.
+    b = Assignment(TOPOLOGY, a.active, a.standby, (("input", 3), ("left", 1), ("other", 1), ("right", 1)))
+    node = kafka.start(0, CONFIG)
+    _finish(node, b)
+    assert node.step({"type": "AllMetadata"}).observation["result"][-1]["stores"] == ["global"]
+    got = node.step({"type": "AllMetadataForStore", "store": "global"}).observation["result"]
+    assert [m["host"] for m in got] == ["host0:8080", "host1:8080", "host2:8080"]
+
+
 def test_kafka_counts_the_partitions_of_the_active_map(kafka: KafkaStreamsTarget) -> None:
-    # Kafka's answer, not the model's: a member learns partition counts from the active host map
+    # STREAMS-RULE-PARTITION-INFO: a member learns partition counts from the active host map
     # (StreamsPartitionAssignor.getTopicPartitionInfo), not from the topic. With input-2 in no
-    # host's active set Kafka hashes over 2 partitions where the model (the wire's counts) says 3.
+    # host's active set Kafka hashes over 2 partitions where the topic has 3; the model's
+    # partitions_from_active gives 2 too. (STREAMS-ASSUME-ACTIVE-COVERS keeps this case out of
+    # the system model: every plan gives every partition an active member.)
     host0, host1 = HostInfo("host0", 8080), HostInfo("host1", 8080)
     a = Assignment(Topology((("counts", ("input",)),)),
                    ((host0, frozenset({TopicPartition("input", 0)})), (host1, frozenset({TopicPartition("input", 1)}))),
@@ -126,7 +151,8 @@ def test_kafka_counts_the_partitions_of_the_active_map(kafka: KafkaStreamsTarget
     _finish(node, a)
     got = _key(node, "counts", "alice")
     assert got["partition"] == partition_for_key(b"alice", 2) == 1
-    assert got == key_metadata_json(route(a, "counts", b"alice", {"input": 2})) == {
+    assert dict(partitions_from_active(a.active)) == {"input": 2}
+    assert got == key_metadata_json(route(a, "counts", b"alice", dict(partitions_from_active(a.active)))) == {
         "active": "host1:8080", "standbys": [], "partition": 1}
     assert got != key_metadata_json(route(a, "counts", b"alice"))
     # A store whose topics have no active partition: Kafka's partitioner divides by zero.

@@ -45,7 +45,7 @@ def test_not_available_until_first_assignment_then_stale_during_rebalance() -> N
     s = m.init_states()[0]
     s1 = m.next_state(s, Query("alice"))
     assert s1 is not None and s1.answer is not None and s1.answer.result == NOT_AVAILABLE
-    plan = Plan((1, 1, 1), (frozenset({0}),) * 3)
+    plan = Plan((1, 1, 1), (frozenset({0}),) * 3, frozenset({0, 1}))
     s2 = m.next_state(m.next_state(s1, Assign(plan)), Finish())  # type: ignore[arg-type]
     assert s2 is not None and s2.published == plan
     s3 = m.next_state(m.next_state(s2, Leave(1)), Query("alice"))  # type: ignore[arg-type]

@@ -15,20 +15,22 @@ driven in process through JPype the way a ``KafkaStreams`` instance drives it
   ``AssignmentInfo`` maps: host -> active and host -> standby ``TopicPartition`` sets
   (``HostInfo.buildFromEndpoint``, as the assignor parses endpoints), the partition info built
   by Kafka's own ``StreamsPartitionAssignor.getTopicPartitionInfo(partitionsByHost)`` — from the
-  **active** map, not from the assignment's ``partitions`` counts, which Kafka never sees — then
+  **active** map, not from the assignment's ``partitions`` counts, which Kafka never sees (the
+  model's ``partitions_from_active`` gives the same counts: STREAMS-RULE-PARTITION-INFO) — then
   ``onChange(active, standby, info)`` (package-private, through reflection).
 - **RebalanceStarted**: nothing; Kafka keeps answering from the last assignment.
 - **Queries**: ``keyQueryMetadataForKey(store, key, StringSerializer)``, ``allMetadata()``,
   ``allMetadataForStore(store)`` (named ``get...`` before 4.0), answered as the wire's JSON.
 
 Which instance answers: Kafka's assignor names every member with an ``application.server`` in
-both maps, an empty set if it has no task (``populatePartitionsByHostMaps``), and a member's
-metadata counts as initialized only once an assignment has named it (``isInitialized`` needs
-``localMetadata``). The wire's assignment lists only hosts with partitions, so the instance
-answering is the first host (by host, port) the last assignment names — the model's stand-in
-for "this host" (spec/streams.md, STREAMS-RULE-KEY 2). Each host keeps its own
-``StreamsMetadataState`` across rebalances, as each ``KafkaStreams`` instance does; before the
-first assignment ``application.server`` (config, default ``host0:8080``) answers.
+both maps, an empty set if it has no task (``populatePartitionsByHostMaps``), and so does the
+model's assignment (STREAMS-RULE-EVERY-MEMBER): the hosts an assignment names are the members
+it was made for. The instance answering is the first of them (by host, port), the member the
+system model lets answer (spec/streams.md §3) and its stand-in for "this host" (STREAMS-RULE-KEY
+2); a member must be named to answer at all (``isInitialized`` needs ``localMetadata``, set only
+by an ``onChange`` that names this host). Each host keeps its own ``StreamsMetadataState``
+across rebalances, as each ``KafkaStreams`` instance does; before the first assignment
+``application.server`` (config, default ``host0:8080``) answers.
 
 Versions (each shape found by reflection): 3.0 builds the state from the
 ``InternalTopologyBuilder`` (after ``rewriteTopology``), 3.1 from ``TopologyMetadata`` and the
