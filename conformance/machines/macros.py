@@ -44,7 +44,7 @@ from kspec.model.raft.messages import (
     VoteResponse,
 )
 from kspec.model.raft.state import Down, Follower, Leader
-from kspec.model.raft.system import Deliver, Fire, describe_action
+from kspec.model.raft.system import Deliver, Fire
 
 # A campaign delivers at most this many vote messages (a pre-vote round and a vote round to
 # every voter and back); a replication makes at most this many passes over the followers.
@@ -157,11 +157,6 @@ def describe(macro: Macro) -> str:
     if isinstance(macro, Depose):
         return f"replica {macro.successor} deposes replica {macro.leader}"
     return f"replica {macro.node}: campaign"
-
-
-def describe_expansion(macro: Macro, expansion: Expansion) -> str:
-    """The macro and the model actions it expanded into (for a counterexample's step label)."""
-    return f"{describe(macro)}: " + "; ".join(describe_action(a) for a, _ in expansion)
 
 
 def expand(macro: Macro, state: Any, actions: Actions, resolve: Resolve) -> Expansion | None:
