@@ -120,6 +120,8 @@ class Event:
     input: JSON
     model_outputs: JSON
     model_observation: JSON
+    # What gave the event within a composite action (a macro's model action), for the step label.
+    label: str | None = None
 
 
 class Driver(Protocol):
@@ -441,7 +443,8 @@ class Lockstep(Feeder):
         if not events:
             self.model_only(label)
         for k, ev in enumerate(events):
-            shown = label if len(events) == 1 else f"{label} [{k + 1}/{len(events)}: {ev.input.get('type')}]"
+            part = ev.label or ev.input.get("type")
+            shown = label if len(events) == 1 else f"{label} [{k + 1}/{len(events)}: {part}]"
             self.feed(shown, ev.node, ev.input, ev.model_outputs, ev.model_observation)
 
 

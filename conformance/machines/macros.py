@@ -29,9 +29,10 @@ them one by one (``spec/adapter-protocol.md``: replay feeds recorded inputs, not
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
+from kspec.conformance.harness import Event
 from kspec.model.core.protocol import first_violated
 from kspec.model.raft.messages import (
     BeginQuorumEpochRequest,
@@ -99,6 +100,8 @@ class MacroSteps:
 
     model: Any
     resolve: Callable[[Any, Any], Any]
+    events: Callable[[Any, Any, Any], list[Event]]
+    describe: Callable[[Any], str]
     _expansions: tuple[Any, dict[Macro, Expansion | None]] = (None, {})
 
     def expand(self, state: Any, macro: Macro) -> Expansion | None:
@@ -118,6 +121,15 @@ class MacroSteps:
     def sub_steps(self, state: Any, macro: Macro) -> Expansion:
         """The expansion as (model action, state after) pairs; empty when not enabled."""
         return self.expand(state, macro) or []
+
+    def macro_events(self, state: Any, macro: Macro) -> list[Event]:
+        """The node-level events of the expansion's actions in order, each labelled with the
+        model action that gave it."""
+        out: list[Event] = []
+        for action, after in self.sub_steps(state, macro):
+            out += [replace(ev, label=self.describe(action)) for ev in self.events(state, action, after)]
+            state = after
+        return out
 
     def violated_within(self, state: Any, macro: Macro, properties: Sequence[Any]) -> str | None:
         """The first of ``properties`` that a step of ``macro``'s expansion breaks, or None."""

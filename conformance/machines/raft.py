@@ -171,11 +171,7 @@ class RaftDriver(macros.MacroSteps):
         each: one for a delivery or a fired input, Crash then Restart for a reboot, none for a
         drop or a duplication."""
         if isinstance(action, macros.MACRO_TYPES):
-            out: list[Event] = []
-            for sub, sub_after in self.sub_steps(before, action):
-                out += self.events(before, sub, sub_after)
-                before = sub_after
-            return out
+            return self.macro_events(before, action)
         pairs: list[tuple[int, Input]]
         if isinstance(action, IdleTimer):
             pairs = [(action.node, action.input)]

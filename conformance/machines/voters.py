@@ -315,12 +315,6 @@ class VotersDriver(macros.MacroSteps):
         """The node steps of ``action``: (replica, input, outputs, node before, node after)."""
         if isinstance(action, StartUp):
             return list(self._setup.opening)
-        if isinstance(action, macros.MACRO_TYPES):
-            steps = []
-            for sub, after in self.sub_steps(before, action):
-                steps += self._node_steps(before, sub)
-                before = after
-            return steps
         pairs_: list[tuple[int, Any]]
         if isinstance(action, Ignored | Fire):
             pairs_ = [(action.node, action.input)]
@@ -341,6 +335,8 @@ class VotersDriver(macros.MacroSteps):
     def events(self, before: Any, action: Any, after: Any) -> list[Event]:
         """The node-level inputs of ``action`` (replica level), or the log changes they make
         (log level), each with the model's outputs and observation after it."""
+        if isinstance(action, macros.MACRO_TYPES):
+            return self.macro_events(before, action)
         out: list[Event] = []
         for replica, inp, outputs, node_before, node_after in self._node_steps(before, action):
             if self.level == "replica":

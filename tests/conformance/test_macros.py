@@ -72,6 +72,10 @@ def test_depose_truncates_the_old_leaders_voter_change() -> None:
     assert isinstance(old.role, Follower) and old.role.leader == 2
     assert all(e.kind != VOTERS for e in old.log) and old.log[:2] == after.node(2).log[:2]
     _check_expansion(driver, state, macros.Depose(1, 2))
+    # The target gets one event per model action, labelled with it (the counterexample's steps).
+    events = driver.events(state, macros.Depose(1, 2), after)
+    expansion = driver.expand(state, macros.Depose(1, 2)) or []
+    assert [e.label for e in events] == [driver.describe(a) for a, _ in expansion]
 
 
 def test_depose_needs_a_shorter_follower_and_a_win() -> None:
