@@ -39,7 +39,7 @@ def _variant(router: Callable[[Assignment, str, bytes], KeyQueryMetadata | None]
 def omit_idle_members(instances: int = 2, partitions: int = 3, standbys: int = 1, keys: int = 2) -> StreamsSystem:
     """Variant: the metadata leaves out a member with no task (host maps built from the tasks,
     not from the members: what kspec modelled before STREAMS-RULE-EVERY-MEMBER). A member can
-    be task-less only when ``instances > standbys + 1``, e.g. ``--standbys 0``."""
+    be task-less only when ``instances > standbys + 1``, e.g. ``kspec explore streams standbys=0``."""
     return StreamsSystem(instances=instances, partitions=partitions, standbys=standbys, keys=keys,
                          host_maps=to_assignment_without_idle)
 
