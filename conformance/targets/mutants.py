@@ -374,6 +374,8 @@ CATALOGUE: dict[str, Mutant] = {m.name: m for m in (
            "missing initialization check"),
     Mutant("streams-forgets-on-rebalance", "streams", streams.ForgetsOnRebalanceRouter,
            "state dropped during a reconfiguration"),
+    Mutant("streams-drops-idle-members", "streams", streams.DropsIdleMembersRouter,
+           "a member without work treated as absent"),
     Mutant("voters-history-not-truncated", "voters", HistoryNotTruncated, "stale state kept across a truncation"),
     Mutant("voters-two-changes-in-flight", "voters", TwoChangesInFlight, "missing one-at-a-time guard"),
     Mutant("voters-change-on-commit", "voters", ChangeOnCommit, "configuration used from commit, not append"),

@@ -198,8 +198,7 @@ class ForgetsOnRebalanceRouter(ReferenceRouter):
 class DropsIdleMembersRouter(ReferenceRouter):
     """Mutant: ``allMetadata`` lists only the hosts with a partition, dropping a member the
     assignment gave no task (kspec's own model did this before following
-    ``populatePartitionsByHostMaps``). Not in the catalogue yet (conformance/targets/mutants.py);
-    tests/streams/test_streams_every_member.py runs it."""
+    ``populatePartitionsByHostMaps``)."""
 
     def all_metadata(self, assignment: Any) -> list[StreamsMetadata]:
         return [m for m in super().all_metadata(assignment) if m.topic_partitions or m.standby_topic_partitions]
@@ -213,6 +212,7 @@ MUTANTS = {
     "active-only-store-metadata": ActiveOnlyStoreMetadataRouter,
     "available-before-assignment": AvailableBeforeAssignmentRouter,
     "forgets-on-rebalance": ForgetsOnRebalanceRouter,
+    "drops-idle-members": DropsIdleMembersRouter,
 }
 
 
