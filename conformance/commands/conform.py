@@ -80,9 +80,12 @@ def target_for(name: str, protocol: str, timeout: float) -> object:
               help="Hold the target to a named broken variant of the model instead (voters; see "
                    "'kspec explore PROTOCOL --variant'), e.g. Kafka's own behaviour: "
                    "kafka-trim-at-snapshot-end+kafka-truncate-keeps-next-offset.")
+@click.option("--minimise/--no-minimise", "minimal", default=True, show_default=True,
+              help="After shrinking, leave out single actions while the run still diverges the same way "
+                   "(up to 4 replays per step; --no-minimise for a slow target).")
 @json_option
 def conform_cmd(protocol: str, target_name: str, examples: int, steps: int, seed: int, out: Path, timeout: float,
-                model_variants: tuple[str, ...], as_json: bool) -> None:
+                model_variants: tuple[str, ...], minimal: bool, as_json: bool) -> None:
     """Run PROTOCOL's model and the target side by side; report the first divergence, shrunk."""
     check_protocol(protocol)
     variant = model_variant_of(protocol, model_variants)
@@ -92,7 +95,8 @@ def conform_cmd(protocol: str, target_name: str, examples: int, steps: int, seed
     with progress_bar(f"conform {protocol} {target_name}", examples, on_terminal() and not as_json) as update:
         result = run_conformance(protocol, target, examples=examples, steps=steps, seed_value=seed, out_dir=out,
                                  step_timeout=timeout + 5.0 if target_name.startswith("exec:") else timeout,
-                                 progress=lambda k: update(completed=min(k, examples), info=f"{k} runs"))
+                                 progress=lambda k: update(completed=min(k, examples), info=f"{k} runs"),
+                                 minimal=minimal)
     result.target = target_name
     doc = result.to_json()
     doc["target"] = target_name

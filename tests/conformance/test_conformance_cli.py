@@ -47,6 +47,17 @@ def test_conform_and_replay(capsys: pytest.CaptureFixture[str], tmp_path: Path) 
     assert code == 0 and json.loads(out)["verdict"] == "conforms"
 
 
+def test_no_minimise_keeps_hypothesis_shrunk_run(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    argv = ("conform", "share", "--target", "mutant:share-update-drops-state-epoch", "--json")
+    code, out, _ = run(capsys, *argv, "--out", str(tmp_path / "a"))
+    minimised = json.loads(out)
+    code_b, out, _ = run(capsys, *argv, "--no-minimise", "--out", str(tmp_path / "b"))
+    shrunk = json.loads(out)
+    assert code == code_b == 1 and minimised["verdict"] == shrunk["verdict"] == "diverges"
+    assert minimised["divergence"]["field"] == shrunk["divergence"]["field"]
+    assert minimised["steps"] < shrunk["steps"]
+
+
 def test_conform_reference_share_exit_zero(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     code, out, _ = run(capsys, "conform", "share", "--target", "reference", "--examples", "40",
                        "--out", str(tmp_path), "--json")
