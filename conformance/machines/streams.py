@@ -61,6 +61,8 @@ CONFIGS: list[dict[str, JSON]] = [
     {"instances": 2, "partitions": 3, "standbys": 1},
     {"instances": 3, "partitions": 3, "standbys": 1},
     {"instances": 2, "partitions": 4, "standbys": 0},
+    # More members than tasks: some member always has none (STREAMS-RULE-EVERY-MEMBER).
+    {"instances": 3, "partitions": 2, "standbys": 0},
     {"instances": 1, "partitions": 2, "standbys": 0},
 ]
 
