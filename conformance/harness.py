@@ -422,6 +422,10 @@ class Lockstep(Feeder):
         self._step(action, after)
         return True
 
+    def category_of(self, action: Any) -> str | None:
+        """The category in which the model enables ``action`` now, or None."""
+        return next((c for c in self.driver.categories if any(a == action for a, _ in self.enabled(c))), None)
+
     def take(self, category: str, action: Any) -> bool:
         """Apply ``action`` of ``category`` if the model enables it now; False when not (the
         minimiser replays a run with some actions left out)."""

@@ -21,7 +21,7 @@ from hypothesis.stateful import run_state_machine_as_test
 from kspec.conformance.adapters.base import Target
 from kspec.conformance.counterexample import default_path, write_counterexample
 from kspec.conformance.harness import DEFAULT_STEP_TIMEOUT, Divergence, Finding, Lockstep, StepRecord, TargetFailure
-from kspec.conformance.machines import PROTOCOLS, RunLog, lockstep_machine
+from kspec.conformance.machines import PROTOCOLS, RunLog, lockstep_machine, macros
 
 DEFAULT_EXAMPLES = 300
 DEFAULT_STEPS = 60
@@ -103,6 +103,11 @@ def minimise(protocol: str, target: Target, config: dict[str, Any], taken: list[
     spec = PROTOCOLS[protocol]()
     best: Lockstep | None = None
     current = list(taken)
+    # A macro goes in whole or not at all: first take each as its model actions, one by one,
+    # so that the ones the divergence does not need can be left out too.
+    flat = _flattened(spec, target, config, current, step_timeout)
+    if flat is not None and _same_finding(flat, finding):
+        best, current = flat, list(flat.taken)
     attempts = MINIMISE_ATTEMPTS_PER_STEP * len(current)
     changed = True
     while changed and attempts > 0:
@@ -112,14 +117,47 @@ def minimise(protocol: str, target: Target, config: dict[str, Any], taken: list[
             if current[i][0] not in forced:
                 attempts -= 1
                 session = _replay_actions(spec, target, config, current[:i] + current[i + 1:], step_timeout)
-                if session is not None and session.finding is not None and (
-                        session.finding.kind, session.finding.field) == (finding.kind, finding.field):
+                if _same_finding(session, finding):
+                    assert session is not None
                     best, current, changed = session, list(session.taken), True
             i = min(i - 1, len(current) - 1)
     return best
 
 
 MINIMISE_ATTEMPTS_PER_STEP = 4
+
+
+def _same_finding(session: Lockstep | None, finding: Finding) -> bool:
+    """Whether ``session`` diverged the way ``finding`` says (kind and field; the step may move)."""
+    return session is not None and session.finding is not None and (
+        session.finding.kind, session.finding.field) == (finding.kind, finding.field)
+
+
+def _flattened(spec: Any, target: Target, config: dict[str, Any], actions: list[tuple[str, Any]],
+               step_timeout: float) -> Lockstep | None:
+    """``actions`` replayed with every macro taken as the model actions it expands into; the
+    session when it diverged (None when there is no macro or the replay went otherwise)."""
+    if not any(isinstance(a, macros.MACRO_TYPES) for _, a in actions):
+        return None
+    session = Lockstep(spec.driver(config), target, step_timeout)
+    try:
+        for category, action in actions:
+            if not isinstance(action, macros.MACRO_TYPES):
+                if not session.take(category, action):
+                    return None
+                continue
+            for sub, _after in session.driver.sub_steps(session.state, action):
+                sub_category = session.category_of(sub)
+                if sub_category is None or not session.take(sub_category, sub):
+                    return None
+    except Divergence:
+        return session
+    except TargetFailure:
+        return None
+    finally:
+        with contextlib.suppress(Exception):
+            session.close()
+    return None
 
 
 def _replay_actions(spec: Any, target: Target, config: dict[str, Any], actions: list[tuple[str, Any]],

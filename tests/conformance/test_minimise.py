@@ -8,9 +8,12 @@ import random
 from pathlib import Path
 
 from kspec.conformance.harness import Divergence, Lockstep
-from kspec.conformance.machines import PROTOCOLS
+from kspec.conformance.machines import PROTOCOLS, macros
 from kspec.conformance.machines.runner import _replay_actions, minimise, run_conformance
+from kspec.conformance.machines.voters import StartUp
 from kspec.conformance.targets.mutants import CATALOGUE
+from kspec.model.raft.system import Fire
+from kspec.model.voters.node import AddVoter, directory_of
 
 
 def _random_failing_run(name: str, config: dict[str, object], seed: int) -> tuple[Lockstep, Divergence]:
@@ -74,3 +77,19 @@ def test_conform_writes_the_minimised_run(tmp_path: Path) -> None:
     assert len(minimal.steps) < len(plain.steps)
     assert minimal.finding.step == len(minimal.steps)
     assert minimal.counterexample is not None and Path(minimal.counterexample).exists()
+
+
+def test_a_macro_is_taken_apart_and_what_it_did_not_need_left_out() -> None:
+    # AddVoter at the leader, then replica 2 deposes it: the mutant keeps the truncated entry.
+    name = "voters-history-not-truncated"
+    spec = PROTOCOLS["voters"]()
+    config = {**spec.configs[1], "level": "replica"}
+    run = [("opening", StartUp()), ("reconfig", Fire(1, AddVoter(4, directory_of(4)))),
+           ("depose", macros.Depose(1, 2))]
+    whole = _replay_actions(spec, CATALOGUE[name].target(), config, run, 10.0)
+    assert whole is not None and whole.finding is not None
+    shorter = minimise("voters", CATALOGUE[name].target(), config, whole.taken, whole.finding, forced=("opening",))
+    assert shorter is not None and shorter.finding is not None
+    assert (shorter.finding.kind, shorter.finding.field) == (whole.finding.kind, whole.finding.field)
+    assert not any(isinstance(a, macros.MACRO_TYPES) for _, a in shorter.taken)
+    assert len(shorter.steps) < len(whole.steps)  # the deposition's steps it did not need are gone
