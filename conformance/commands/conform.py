@@ -44,13 +44,32 @@ def model_variant_of(protocol: str, names: tuple[str, ...]) -> str:
     return "+".join(parts)
 
 
-class _WithModelVariant:
-    """``target`` whose runs draw their configurations with ``model_variant`` added (the
-    ``model_config`` mechanism of ``kspec.conformance.machines``); everything else is the target's."""
+def settings_of(protocol: str, pairs: tuple[str, ...]) -> dict[str, str]:
+    """``--set KEY=VALUE`` values as a configuration, checked against what the protocol's driver
+    declares settable (``settable``: key -> allowed values); an InputError otherwise."""
+    settable: dict[str, tuple[str, ...]] = getattr(PROTOCOLS[protocol]().driver, "settable", {}) or {}
+    fixed: dict[str, str] = {}
+    for pair in pairs:
+        key, eq, value = pair.partition("=")
+        if not eq or not key:
+            raise InputError(f"--set: {pair!r} is not KEY=VALUE")
+        if key not in settable:
+            known = ", ".join(f"{k} ({'|'.join(v)})" for k, v in settable.items()) or "none"
+            raise InputError(f"--set: the {protocol} driver has no setting {key!r} (settable: {known})")
+        if value not in settable[key]:
+            raise InputError(f"--set: {key} takes {'|'.join(settable[key])}, not {value!r}")
+        fixed[key] = value
+    return fixed
 
-    def __init__(self, target: object, variant: str) -> None:
+
+class _WithModelConfig:
+    """``target`` whose runs draw their configurations with ``extra`` added (the
+    ``model_config`` mechanism of ``kspec.conformance.machines``: a model variant, ``--set``
+    values); everything else is the target's."""
+
+    def __init__(self, target: object, extra: dict[str, object]) -> None:
         self._target = target
-        self.model_config = {**(getattr(target, "model_config", None) or {}), "model_variant": variant}
+        self.model_config = {**(getattr(target, "model_config", None) or {}), **extra}
 
     def __getattr__(self, name: str) -> object:
         return getattr(self._target, name)
@@ -80,18 +99,22 @@ def target_for(name: str, protocol: str, timeout: float) -> object:
               help="Hold the target to a named broken variant of the model instead (voters; see "
                    "'kspec explore PROTOCOL --variant'), e.g. Kafka's own behaviour: "
                    "kafka-trim-at-snapshot-end+kafka-truncate-keeps-next-offset.")
+@click.option("--set", "settings", multiple=True, metavar="KEY=VALUE",
+              help="Fix a configuration key for every run, e.g. mm2: contract=default holds the identity "
+                   "policy to the default policy's laws (spec/mm2.md §3).")
 @click.option("--minimise/--no-minimise", "minimal", default=True, show_default=True,
               help="After shrinking, leave out single actions while the run still diverges the same way "
                    "(up to 4 replays per step; --no-minimise for a slow target).")
 @json_option
 def conform_cmd(protocol: str, target_name: str, examples: int, steps: int, seed: int, out: Path, timeout: float,
-                model_variants: tuple[str, ...], minimal: bool, as_json: bool) -> None:
+                model_variants: tuple[str, ...], settings: tuple[str, ...], minimal: bool, as_json: bool) -> None:
     """Run PROTOCOL's model and the target side by side; report the first divergence, shrunk."""
     check_protocol(protocol)
     variant = model_variant_of(protocol, model_variants)
+    fixed = settings_of(protocol, settings)
     target = target_for(target_name, protocol, timeout)
-    if variant:
-        target = _WithModelVariant(target, variant)
+    if variant or fixed:
+        target = _WithModelConfig(target, {**({"model_variant": variant} if variant else {}), **fixed})
     with progress_bar(f"conform {protocol} {target_name}", examples, on_terminal() and not as_json) as update:
         result = run_conformance(protocol, target, examples=examples, steps=steps, seed_value=seed, out_dir=out,
                                  step_timeout=timeout + 5.0 if target_name.startswith("exec:") else timeout,
@@ -102,6 +125,8 @@ def conform_cmd(protocol: str, target_name: str, examples: int, steps: int, seed
     doc["target"] = target_name
     if variant:
         doc["model_variant"] = variant
+    if fixed:
+        doc["settings"] = fixed
     if as_json:
         emit_json(doc)
     else:

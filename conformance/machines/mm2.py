@@ -196,6 +196,8 @@ class Mm2Driver:
     """Lockstep driver for ``mm2`` (see the module docstring)."""
 
     protocol = "mm2"
+    # Configuration keys ``kspec conform --set KEY=VALUE`` may fix, with the values they take.
+    settable = {"contract": ("default", "identity")}
     categories = ("sync", "create", "query", "format", "law")
     weights = {"sync": 2, "query": 2}
 

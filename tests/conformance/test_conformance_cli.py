@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from kspec.conformance.cli import main
-from kspec.conformance.counterexample import itf_to_json, json_to_itf
+from kspec.conformance.counterexample import itf_to_json, json_to_itf, read_counterexample
 
 TESTS = Path(__file__).parent
 
@@ -58,6 +58,20 @@ def test_no_minimise_keeps_hypothesis_shrunk_run(capsys: pytest.CaptureFixture[s
     assert minimised["steps"] < shrunk["steps"]
 
 
+def test_set_holds_the_identity_policy_to_the_default_contract(capsys: pytest.CaptureFixture[str],
+                                                               tmp_path: Path) -> None:
+    # spec/mm2.md §3 from the command line: Kafka's identity policy cannot meet every law.
+    code, out, _ = run(capsys, "conform", "mm2", "--target", "reference", "--set", "contract=default",
+                       "--json", "--out", str(tmp_path))
+    doc = json.loads(out)
+    assert code == 1 and doc["verdict"] == "diverges" and doc["settings"] == {"contract": "default"}
+    assert doc["divergence"]["kind"] == "property" and doc["divergence"]["field"].startswith("MM2-LAW-")
+    meta, _ = read_counterexample(Path(doc["counterexample"]))
+    assert meta["config"]["contract"] == "default" and meta["config"]["policy"] == "identity"
+    code, out, _ = run(capsys, "replay", doc["counterexample"], "--json")
+    assert code == 1 and json.loads(out)["reproduced"] is True
+
+
 def test_conform_reference_share_exit_zero(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     code, out, _ = run(capsys, "conform", "share", "--target", "reference", "--examples", "40",
                        "--out", str(tmp_path), "--json")
@@ -70,6 +84,9 @@ def test_conform_reference_share_exit_zero(capsys: pytest.CaptureFixture[str], t
     (["conform", "raft", "--target", "banana"], "unknown target 'banana'"),
     (["conform", "raft", "--target", "python:no_such_module_x:Cls"], "cannot import"),
     (["conform", "nope", "--target", "reference"], "unknown protocol"),
+    (["conform", "mm2", "--target", "reference", "--set", "contract=bogus"], "contract takes default|identity"),
+    (["conform", "raft", "--target", "reference", "--set", "foo=bar"], "the raft driver has no setting 'foo'"),
+    (["conform", "mm2", "--target", "reference", "--set", "contract"], "is not KEY=VALUE"),
 ])
 def test_input_errors_are_one_line(capsys: pytest.CaptureFixture[str], argv: list[str], message: str) -> None:
     code, _, err = run(capsys, *argv)
