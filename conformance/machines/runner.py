@@ -105,7 +105,8 @@ def minimise(protocol: str, target: Target, config: dict[str, Any], taken: list[
     current = list(taken)
     # A macro goes in whole or not at all: first take each as its model actions, one by one,
     # so that the ones the divergence does not need can be left out too.
-    flat = _flattened(spec, target, config, current, step_timeout)
+    has_macro = any(isinstance(a, macros.MACRO_TYPES) for _, a in current)
+    flat = _replay_actions(spec, target, config, current, step_timeout, flatten=True) if has_macro else None
     if flat is not None and _same_finding(flat, finding):
         best, current = flat, list(flat.taken)
     attempts = MINIMISE_ATTEMPTS_PER_STEP * len(current)
@@ -133,41 +134,19 @@ def _same_finding(session: Lockstep | None, finding: Finding) -> bool:
         session.finding.kind, session.finding.field) == (finding.kind, finding.field)
 
 
-def _flattened(spec: Any, target: Target, config: dict[str, Any], actions: list[tuple[str, Any]],
-               step_timeout: float) -> Lockstep | None:
-    """``actions`` replayed with every macro taken as the model actions it expands into; the
-    session when it diverged (None when there is no macro or the replay went otherwise)."""
-    if not any(isinstance(a, macros.MACRO_TYPES) for _, a in actions):
-        return None
-    session = Lockstep(spec.driver(config), target, step_timeout)
-    try:
-        for category, action in actions:
-            if not isinstance(action, macros.MACRO_TYPES):
-                if not session.take(category, action):
-                    return None
-                continue
-            for sub, _after in session.driver.sub_steps(session.state, action):
-                sub_category = session.category_of(sub)
-                if sub_category is None or not session.take(sub_category, sub):
-                    return None
-    except Divergence:
-        return session
-    except TargetFailure:
-        return None
-    finally:
-        with contextlib.suppress(Exception):
-            session.close()
-    return None
-
-
 def _replay_actions(spec: Any, target: Target, config: dict[str, Any], actions: list[tuple[str, Any]],
-                    step_timeout: float) -> Lockstep | None:
-    """A fresh lockstep session fed ``actions`` in order: the session when it diverged, None
-    when an action is no longer enabled, the run conformed or the target failed."""
+                    step_timeout: float, flatten: bool = False) -> Lockstep | None:
+    """A fresh lockstep session fed ``actions`` in order (with ``flatten``, every macro as the
+    model actions it expands into): the session when it diverged, None when an action is no
+    longer enabled, the run conformed or the target failed."""
     session = Lockstep(spec.driver(config), target, step_timeout)
     try:
         for category, action in actions:
-            if not session.take(category, action):
+            if flatten and isinstance(action, macros.MACRO_TYPES):
+                for sub, _after in session.driver.sub_steps(session.state, action):
+                    if not session.take(session.category_of(sub) or "", sub):
+                        return None
+            elif not session.take(category, action):
                 return None
     except Divergence:
         return session
