@@ -62,13 +62,14 @@ class ConformResult:
     cover: str = "mixed"
     refused: dict[str, str] = field(default_factory=dict)  # configuration -> the target's refusal
     unsupported: int = 0  # configurations the target's supports() declined
+    deviation: str | None = None  # the catalogued deviation that explains the divergence, if one does
 
     def to_json(self) -> dict[str, Any]:
         return {"protocol": self.protocol, "target": self.target, "verdict": self.verdict,
                 "examples": self.examples, "seconds": round(self.seconds, 3), "seed": self.seed,
                 "counterexample": self.counterexample,
                 "divergence": self.finding.to_json() if self.finding else None,
-                "steps": len(self.steps),
+                "deviation": self.deviation, "steps": len(self.steps),
                 "runs_to_detection": self.first_runs if self.finding is not None and self.verdict == "diverges"
                 else None,
                 "cover": self.cover,
@@ -273,23 +274,50 @@ def _run_path(spec: Any, target: Target, config: dict[str, Any], path: list[guid
     return session
 
 
+def explained_by(spec: Any, target: Target, config: dict[str, Any], actions: list[tuple[str, Any]],
+                 finding: Finding, variant: str, step_timeout: float = DEFAULT_STEP_TIMEOUT) -> bool:
+    """Whether the model with ``variant`` added (a catalogued deviation's) no longer diverges from
+    ``target`` at or before ``finding``'s step when fed the same ``actions``: the deviation then
+    explains the divergence. False when the variant's model does not enable an action of the run
+    (it cannot tell) or the target fails."""
+    joined = "+".join(v for v in (str(config.get("model_variant") or ""), variant) if v)
+    session = Lockstep(spec.driver({**config, "model_variant": joined}), target, step_timeout)
+    try:
+        for category, action in actions:
+            if not session.take(category, action):
+                return False
+            if len(session.steps) >= finding.step:
+                return True
+    except Divergence:
+        return session.finding is not None and session.finding.step > finding.step
+    except TargetFailure:
+        return False
+    finally:
+        with contextlib.suppress(Exception):
+            session.close()
+    return True
+
+
 def run_conformance(protocol: str, target: Target, *, examples: int = DEFAULT_EXAMPLES,
                     steps: int = DEFAULT_STEPS, seed_value: int = 0, out_dir: Path | None = DEFAULT_OUT,
                     step_timeout: float = DEFAULT_STEP_TIMEOUT, progress: Any = None,
-                    shrink: bool = True, minimal: bool = True, cover: str = "mixed") -> ConformResult:
+                    shrink: bool = True, minimal: bool = True, cover: str = "mixed",
+                    deviations: tuple[tuple[str, str], ...] = ()) -> ConformResult:
     """Hold ``target`` to the model of ``protocol``; write a counterexample into ``out_dir``.
 
     ``cover``: ``transitions`` runs only model-guided paths (conformance/machines/guide.py),
     up to ``examples`` of them; ``random`` only Hypothesis's random walks; ``mixed`` (the
     default) the guided paths first, up to half of ``examples``, then random walks for the rest.
-    """
+
+    ``deviations`` are (name, model variant) pairs of catalogued deviations: on a divergence, the
+    first whose variant explains it (:func:`explained_by`) is named in the result."""
     if cover not in COVER_MODES:
         raise ValueError(f"cover must be one of {', '.join(COVER_MODES)}, not {cover!r}")
     spec = PROTOCOLS[protocol]()
     coverage = guide.Coverage()
     log = RunLog(on_run=progress, coverage=coverage)
     started = time.perf_counter()
-    verdict, finding, shorter = "conforms", None, None
+    verdict, finding, shorter, deviation = "conforms", None, None, None
     all_configs = target_configs(spec, target)
     configs = supported_configs(all_configs, target)
     unsupported = len(all_configs) - len(configs) if len(configs) < len(all_configs) else 0
@@ -341,6 +369,14 @@ def run_conformance(protocol: str, target: Target, *, examples: int = DEFAULT_EX
         if verdict == "diverges" and minimal and finding is not None and failed is not None:
             shorter = minimise(protocol, target, dict(failed.driver.config), failed.taken, finding, step_timeout,
                                forced=tuple(getattr(failed.driver, "opening", ())))
+        if verdict == "diverges" and finding is not None and failed is not None and deviations:
+            final = shorter if shorter is not None and shorter.finding is not None else failed
+            assert final.finding is not None
+            for name, variant in deviations:
+                if explained_by(spec, target, dict(final.driver.config), list(final.taken), final.finding, variant,
+                                step_timeout):
+                    deviation = name
+                    break
     finally:
         with contextlib.suppress(Exception):  # a target that cannot close must not hide the verdict
             target.close()
@@ -363,6 +399,7 @@ def run_conformance(protocol: str, target: Target, *, examples: int = DEFAULT_EX
     result.cover = cover
     result.refused = dict(log.refused)
     result.unsupported = unsupported
+    result.deviation = deviation
     if finding is not None:
         # A target that failed to start leaves no session: the file then has no steps.
         result.steps = session.steps if session is not None else []
@@ -372,7 +409,8 @@ def run_conformance(protocol: str, target: Target, *, examples: int = DEFAULT_EX
             meta = {"protocol": protocol, "target": result.target, "seed": seed_value, "verdict": verdict,
                     "config": result.config, "divergence": finding.to_json(),
                     "property": finding.field if finding.kind == "property" else None,
-                    "step": finding.step, "steps": len(result.steps), "examples": generated}
+                    "step": finding.step, "steps": len(result.steps), "examples": generated,
+                    "deviation": deviation}
             path = default_path(out_dir, protocol, result.target, seed_value)
             result.counterexample = str(write_counterexample(path, meta, result.steps))
     return result
