@@ -478,7 +478,7 @@ class Lockstep(Feeder):
             return False
         action, after = options[choice % len(options)]
         self.taken.append((category, action))
-        self._step(category, action, after)
+        self._step(action, after, category)
         return True
 
     def category_of(self, action: Any) -> str | None:
@@ -491,11 +491,11 @@ class Lockstep(Feeder):
         for candidate, after in self.enabled(category):
             if candidate == action:
                 self.taken.append((category, candidate))
-                self._step(category, candidate, after)
+                self._step(candidate, after, category)
                 return True
         return False
 
-    def _step(self, category: str, action: Any, after: Any) -> None:
+    def _step(self, action: Any, after: Any, category: str = "") -> None:
         before, self.state, self._candidates, self._enabled, self._after = self.state, after, None, {}, {}
         if self.on_step is not None:
             self.on_step(before, category, action, after)

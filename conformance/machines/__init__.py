@@ -171,6 +171,8 @@ def lockstep_machine(spec: ProtocolSpec, target: Target, log: RunLog,
         except TargetFailure as err:
             if is_refusal(err):
                 log.refused[key] = err.finding.detail
+                if log.coverage is not None:
+                    log.coverage.drop(key)
                 reject()
             log.failed = None  # the target did not start: no session to show
             raise

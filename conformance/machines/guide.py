@@ -19,7 +19,8 @@ Two driver hooks keep the graph small enough to be deep (both optional):
   states and leave out the network and the bound counters, so the search goes deeper for the
   same number of states; the default is the state itself.
 * ``stateless``: the categories whose answers do not depend on the state (mm2's policy calls):
-  such a transition is the same wherever it is taken, so it is counted once, not per state.
+  such a transition is the same wherever it is taken, so it is counted once, not per state
+  (and a path may take it wherever it is offered).
 
 Witnesses are the model's ``sometimes`` properties (``driver.model.properties()``), evaluated
 on the explored states; a path to the first state reaching each is planned before the
@@ -139,7 +140,6 @@ def explore(driver: Any, max_states: int = DEFAULT_GUIDE_STATES, skipped: frozen
     g.parent.append(None)
     g.out.append([])
     level = [0]
-    seen_stateless: set[Hashable] = set()
     truncated = False
     depth = 0
     while level:
@@ -161,10 +161,6 @@ def explore(driver: Any, max_states: int = DEFAULT_GUIDE_STATES, skipped: frozen
                 if after is None:
                     continue
                 edge = g.edge_key(i, category, action)
-                if category in g.stateless:
-                    if edge in seen_stateless:
-                        continue  # counted once, at the shallowest state offering it
-                    seen_stateless.add(edge)
                 key = abstract(driver, after)
                 if key not in g.index and key not in found:
                     found[key] = (after, i, category, action)
@@ -226,6 +222,14 @@ def plan(g: Graph, max_len: int, max_paths: int) -> list[list[Step]]:
         path = g.path_to(src)
         uncovered.difference_update(g.path_keys(src))  # the prefix's transitions are covered too
         cur: int | None = src
+        # The uncovered self-loops here first (a query, a refused request): the chosen
+        # transition may leave the explored graph, and nothing could be taken after it.
+        for edge in g.out[src]:
+            if len(path) + len(route) >= max_len:
+                break
+            if edge[2] == src and edge[3] in uncovered and edge not in route:
+                path.append((edge[0], edge[1]))
+                uncovered.discard(edge[3])
         for edge in route:
             path.append((edge[0], edge[1]))
             uncovered.discard(edge[3])
@@ -299,6 +303,11 @@ class Coverage:
         self.graphs[config_key] = graph
         self.covered.setdefault(config_key, set())
         self.reached.setdefault(config_key, set())
+
+    def drop(self, config_key: str) -> None:
+        """Leave a configuration out of the totals (the target refused it)."""
+        for table in (self.graphs, self.covered, self.reached):
+            table.pop(config_key, None)
 
     def on_step(self, driver: Any, config_key: str, before: Any, category: str, action: Any, after: Any) -> None:
         """Record one action of a session (Lockstep calls it before the action's events)."""

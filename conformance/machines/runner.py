@@ -338,6 +338,7 @@ def run_conformance(protocol: str, target: Target, *, examples: int = DEFAULT_EX
                         raise
                     log.failed = None
                     log.refused[key] = err.finding.detail
+                    coverage.drop(key)
                     continue
                 finally:
                     log.runs_before += 1 if key not in log.refused else 0
