@@ -236,22 +236,33 @@ COVER_MODES = ("mixed", "transitions", "random")
 
 
 def _guided_plans(spec: Any, configs: list[dict[str, Any]], skipped: frozenset[str], steps: int, budget: int,
-                  coverage: guide.Coverage) -> list[tuple[dict[str, Any], list[guide.Step]]]:
+                  coverage: guide.Coverage,
+                  refused: dict[str, str]) -> Iterator[tuple[dict[str, Any], list[guide.Step]]]:
     """The guided paths of every configuration, taken in turn (config 1's first path, config
-    2's first path, ...), at most ``budget`` in all; every configuration's graph is registered
-    with ``coverage``."""
-    plans: list[list[guide.Step]] = []
-    for config in configs:
-        driver = spec.driver(config)
-        graph = guide.graph_for(driver, skipped)
-        coverage.add_graph(config_key(config), graph)
-        plans.append(guide.plan(graph, steps, budget) if budget > 0 else [])
-    out: list[tuple[dict[str, Any], list[guide.Step]]] = []
-    for k in range(max((len(p) for p in plans), default=0)):
-        for config, paths in zip(configs, plans, strict=True):
-            if k < len(paths) and len(out) < budget:
-                out.append((config, paths[k]))
-    return out
+    2's first path, ...), at most ``budget`` in all. A configuration's graph is explored when
+    its first path is due (and registered with ``coverage``), so a shallow divergence in the
+    first configuration is found before the others are explored."""
+    plans: list[list[guide.Step] | None] = [None] * len(configs)
+    given = 0
+    k = 0
+    while given < budget:
+        more = False
+        for c, config in enumerate(configs):
+            if config_key(config) in refused:
+                continue  # the target refused it at start: its paths go to the others
+            if plans[c] is None:
+                graph = guide.graph_for(spec.driver(config), skipped)
+                coverage.add_graph(config_key(config), graph)
+                plans[c] = guide.plan(graph, steps, budget)
+            paths = plans[c]
+            assert paths is not None
+            if k < len(paths) and given < budget:
+                more = True
+                given += 1
+                yield config, paths[k]
+        if not more:
+            return
+        k += 1
 
 
 def _run_path(spec: Any, target: Target, config: dict[str, Any], path: list[guide.Step], log: RunLog,
@@ -325,8 +336,10 @@ def run_conformance(protocol: str, target: Target, *, examples: int = DEFAULT_EX
     budget = {"transitions": examples, "mixed": examples // 2, "random": 0}[cover]
     try:
         try:
-            plans = _guided_plans(spec, configs, skipped, steps, budget, coverage)
-            for config, path in plans:
+            if cover == "random":  # no guided paths, but the coverage of the random walks is measured
+                for config in configs:
+                    coverage.add_graph(config_key(config), guide.graph_for(spec.driver(config), skipped))
+            for config, path in _guided_plans(spec, configs, skipped, steps, budget, coverage, log.refused):
                 key = config_key(config)
                 if key in log.refused:
                     continue
@@ -365,7 +378,7 @@ def run_conformance(protocol: str, target: Target, *, examples: int = DEFAULT_EX
             else:
                 verdict = "error"
                 finding = Finding("error", 0, "hypothesis", f"{type(err).__name__}: {str(err).splitlines()[0]}")
-        coverage.guided_runs = min(log.runs_before, len(plans) if "plans" in locals() else 0)
+        coverage.guided_runs = log.runs_before
         failed = log.failed
         if verdict == "diverges" and minimal and finding is not None and failed is not None:
             shorter = minimise(protocol, target, dict(failed.driver.config), failed.taken, finding, step_timeout,
