@@ -15,9 +15,11 @@ file, same minimiser).
 Two driver hooks keep the graph small enough to be deep (both optional):
 
 * ``guide_key(state)``: the abstract state the graph is built over (one concrete
-  representative per abstract state is explored). The KRaft drivers use the replicas'
-  states and leave out the network and the bound counters, so the search goes deeper for the
-  same number of states; the default is the state itself.
+  representative per abstract state is explored). It must keep everything that decides which
+  actions are enabled, or a path through representatives would not replay. For the KRaft
+  drivers the default leaves out the ghost history (states that differ only in the past elections
+  and votes the properties remember are one), so the search goes deeper for the same number
+  of states; otherwise the default is the state itself.
 * ``stateless``: the categories whose answers do not depend on the state (mm2's policy calls):
   such a transition is the same wherever it is taken, so it is counted once, not per state
   (and a path may take it wherever it is offered).
@@ -33,7 +35,7 @@ from __future__ import annotations
 import json
 from collections import Counter, deque
 from collections.abc import Hashable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from kspec.model.raft.system import Raft
@@ -51,13 +53,14 @@ EXTEND_RADIUS = 2
 
 def abstract(driver: Any, state: Any) -> Hashable:
     """The abstract state of ``state``: ``driver.guide_key``; else, for a KRaft system state
-    (raft, voters), its replicas and the messages in flight (the bound counters and the ghost
-    history left out); else the state itself."""
+    (raft, voters), the state without its ghost history (which only the properties read: the
+    same actions are enabled, so a path through representatives replays step for step); else
+    the state itself."""
     key = getattr(driver, "guide_key", None)
     if key is not None:
         return key(state)  # type: ignore[no-any-return]
     if isinstance(state, Raft):
-        return (state.nodes, state.network)
+        return replace(state, elected=frozenset(), votes=frozenset(), committed=frozenset())
     return state  # type: ignore[no-any-return]
 
 
