@@ -33,6 +33,7 @@ process (:func:`graph_for`) and depends only on the driver's code.
 from __future__ import annotations
 
 import json
+import math
 from collections import Counter, deque
 from collections.abc import Hashable
 from dataclasses import dataclass, field, replace
@@ -214,6 +215,17 @@ def _nearest(g: Graph, start: int, uncovered: set[Hashable], radius: int) -> lis
     return []
 
 
+def _spread(edges: list[Edge]) -> list[Edge]:
+    """``edges`` in a stride order (every 13th, say, around the list): a path that can take only
+    some of a state's many self-loops (mm2: seven calls on each of fifty names, then the
+    formats) takes a sample across all of them rather than the first names' calls."""
+    n = len(edges)
+    stride = 13
+    while n > 1 and math.gcd(stride, n) != 1:
+        stride += 1
+    return [edges[(k * stride) % n] for k in range(n)]
+
+
 def plan(g: Graph, max_len: int, max_paths: int) -> list[list[Step]]:
     """At most ``max_paths`` paths of at most ``max_len`` steps that cover the witnesses and
     then as many transitions as they can (greedy; see the module docstring). With a budget
@@ -227,12 +239,12 @@ def plan(g: Graph, max_len: int, max_paths: int) -> list[list[Step]]:
         cur: int | None = src
         # The uncovered self-loops here first (a query, a refused request): the chosen
         # transition may leave the explored graph, and nothing could be taken after it.
-        for edge in g.out[src]:
+        loops = [e for e in g.out[src] if e[2] == src and e[3] in uncovered and e not in route]
+        for edge in _spread(loops):
             if len(path) + len(route) >= max_len:
                 break
-            if edge[2] == src and edge[3] in uncovered and edge not in route:
-                path.append((edge[0], edge[1]))
-                uncovered.discard(edge[3])
+            path.append((edge[0], edge[1]))
+            uncovered.discard(edge[3])
         for edge in route:
             path.append((edge[0], edge[1]))
             uncovered.discard(edge[3])
