@@ -10,6 +10,11 @@ opening (voters: the quorum's start-up) and, in brackets, with it. Prints a Mark
 exits 1 when some mutant was missed at some seed.
 
     nice -n 10 python bench/mutant_power.py [--seeds N] [--all] [--only NAME ...] [--cover MODE]
+    nice -n 10 python bench/mutant_power.py --reference   # the cost of guided runs
+
+``--reference`` times ``kspec conform P --target reference`` at the default budget for every
+protocol with ``--cover mixed`` and ``--cover random`` alternately (the peer in the same run),
+each from a fresh graph cache, and prints the ratio.
 """
 
 from __future__ import annotations
@@ -35,7 +40,11 @@ def main() -> None:
     ap.add_argument("--all", action="store_true", help="the whole catalogue, not only the search-power mutants")
     ap.add_argument("--only", nargs="*", default=None)
     ap.add_argument("--cover", choices=COVER_MODES, default="mixed")
+    ap.add_argument("--reference", action="store_true", help="time reference runs, mixed against random")
     args = ap.parse_args()
+    if args.reference:
+        reference_cost(args.seeds)
+        return
     names = [n for n in CATALOGUE if args.all or n in {e[0] for e in ENTRIES}]
     if args.only:
         names = [n for n in names if n in args.only]
@@ -76,6 +85,30 @@ def main() -> None:
               f"max {max(all_seconds):.1f}; counterexample steps after the opening: median "
               f"{statistics.median(all_lengths):g}, max {max(all_lengths)}; missed {missed}")
     sys.exit(1 if missed else 0)
+
+
+def reference_cost(seeds: int) -> None:
+    """Seconds of a default reference run, guided-and-random against random only."""
+    import time
+
+    from kspec.conformance.targets.registry import REFERENCE_PROTOCOLS, reference_target
+
+    print("| protocol | mixed (s, median) | random (s, median) | ratio | mixed: transitions covered | random |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for protocol in REFERENCE_PROTOCOLS:
+        times: dict[str, list[float]] = {"mixed": [], "random": []}
+        cov: dict[str, str] = {}
+        for seed in range(seeds):
+            for cover in ("mixed", "random"):
+                guide._GRAPHS.clear()
+                started = time.perf_counter()
+                r = run_conformance(protocol, reference_target(protocol), seed_value=seed, out_dir=None, cover=cover)
+                times[cover].append(time.perf_counter() - started)
+                assert r.verdict == "conforms", (protocol, cover, r.finding)
+                doc = r.coverage.to_json()
+                cov[cover] = f"{doc['edges_covered']}/{doc['edges_total']}"
+        m, r_ = statistics.median(times["mixed"]), statistics.median(times["random"])
+        print(f"| {protocol} | {m:.1f} | {r_:.1f} | {m / r_:.2f} | {cov['mixed']} | {cov['random']} |", flush=True)
 
 
 if __name__ == "__main__":
