@@ -214,7 +214,7 @@ class Mm2Driver:
     # The policy is a pure function of its configuration: a call answers the same in every
     # state, so a guided run counts it once (conformance/machines/guide.py).
     stateless = ("query", "format", "law")
-    guide_states = 200  # every state offers some 700 calls: a smaller graph is as deep
+    guide_states = 120  # every state offers some 700 calls: a smaller graph is as deep (10 states a level)
 
     def __init__(self, config: dict[str, JSON]) -> None:
         self.config = {**CONFIGS[0], **config}

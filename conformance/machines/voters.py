@@ -219,6 +219,7 @@ class VotersDriver(macros.MacroSteps):
                            *MACRO_CATEGORIES) + (("idle", "request") if self.level == "replica" else ())
 
     weights = {"deliver": 4, "timer": 2, "reconfig": 3, "fetch": 2, "replicate": 3, "depose": 3}
+    guide_states = 240  # guided runs (guide.py): a voters state costs several raft steps to expand
     opening = ("opening",)  # the start-up, forced at the start of every run
 
     # ------------------------------------------------------------------ configuration
