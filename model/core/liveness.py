@@ -507,9 +507,9 @@ def _check(model: Model[Any, Any], suffix: Suffix[Any, Any], only: Sequence[str]
             out.append((j, lab))
         for a in suffix.deferred(s):
             if suffix.next_state(s, a) is not None:
-                cls = suffix.fair_class(a)
-                if cls is not None:
-                    en.add(classes.setdefault(cls, len(classes)))
+                deferred_class = suffix.fair_class(a)
+                if deferred_class is not None:
+                    en.add(classes.setdefault(deferred_class, len(classes)))
         enabled[i] = frozenset(en)
     result.suffix_states = len(states)
     result.suffix_edges = sum(len(e) for e in edges)
@@ -517,7 +517,7 @@ def _check(model: Model[Any, Any], suffix: Suffix[Any, Any], only: Sequence[str]
     g = Graph(edges, enabled, label_class)
 
     # 3. Fair components and verdicts.
-    def stem(target: int) -> tuple[list[LassoStep], int]:
+    def stem(target: int) -> tuple[list[LassoStep], int, _Concrete]:
         stem_idx = _suffix_path(target, parent, parent_edge)
         root = stem_idx[0][0]
         fi = entry[root]
@@ -526,16 +526,15 @@ def _check(model: Model[Any, Any], suffix: Suffix[Any, Any], only: Sequence[str]
             fault.append(LassoStep(f_via[fi], f_states[fi]))
             fi = f_parent[fi]
         fault.reverse()
-        stem = list(fault)
-        for v, k in stem_idx[1:]:
-            w, lab = g.edges[v][k]
-            stem.append(LassoStep(label_actions[lab], states[w]))
-        return stem, len(fault) - 1
+        walk = _Concrete(suffix, suffix.enter(f_states[entry[root]]))
+        steps = list(fault)
+        steps += [walk.to(states[g.edges[v][k][0]], label_actions[g.edges[v][k][1]]) for v, k in stem_idx[1:]]
+        return steps, len(fault) - 1, walk
 
     def lasso(target: int, comp: Sequence[int], key: Hashable | None = None,
               must_take: Iterable[tuple[int, int]] = ()) -> Lasso:
-        steps, faults_stop = stem(target)
-        loop = [LassoStep(label_actions[g.edges[v][k][1]], states[g.edges[v][k][0]])
+        steps, faults_stop, walk = stem(target)
+        loop = [walk.to(states[g.edges[v][k][0]], label_actions[g.edges[v][k][1]])
                 for v, k in fair_cycle(g, comp, target, must_take=must_take)]
         return Lasso(tuple(steps), tuple(loop), faults_stop, key)
 
@@ -572,24 +571,50 @@ def _check(model: Model[Any, Any], suffix: Suffix[Any, Any], only: Sequence[str]
                     break
         else:  # not_stuck
             waiting = [p.waiting(s) for s in states]
-            keys = sorted({k for w in waiting for k in w}, key=repr)
+            keys = sorted({key for w in waiting for key in w}, key=repr)
             result.witnesses[p.name] = bool(keys)
-            for k in keys:
-                comps = fair_components(g, keep=lambda v, k=k: k in waiting[v])  # type: ignore[misc]
+            for key in keys:
+                comps = fair_components(g, keep=lambda v, key=key, waiting=waiting: key in waiting[v])  # type: ignore[misc]
                 if comps:
                     verdict = "violated"
-                    result.counterexamples[p.name] = lasso(comps[0][0], comps[0], key=k)
+                    result.counterexamples[p.name] = lasso(comps[0][0], comps[0], key=key)
                     break
         if verdict == "holds" and p.escape_violates and escape_from:
             verdict = "violated"
             v, lab = escape_from[0]
-            steps, faults_stop = stem(v)
-            nxt = suffix.next_state(states[v], label_actions[lab])
-            result.counterexamples[p.name] = Lasso(
-                (*steps, LassoStep(label_actions[lab], nxt)), (), faults_stop, escape=True)
+            steps, faults_stop, walk = stem(v)
+            last = walk.escape(label_actions[lab])
+            result.counterexamples[p.name] = Lasso((*steps, last), (), faults_stop, escape=True)
         result.verdicts[p.name] = verdict
     result.seconds = time.perf_counter() - started
     return result
+
+
+class _Concrete:
+    """Replays a path of canonical suffix states from a concrete state, so a counterexample
+    shows the states as they are (epochs not renumbered): at each step, an action of the
+    concrete state whose successor has the next canonical form."""
+
+    def __init__(self, suffix: Suffix[Any, Any], state: Any) -> None:
+        self.suffix = suffix
+        self.state = state
+
+    def to(self, target: Any, hint: Any) -> LassoStep:
+        key = _Key(target)
+        for a in (hint, *self.suffix.actions(self.state)):
+            nxt = self.suffix.next_state(self.state, a)
+            if nxt is not None and _Key(self.suffix.canonical(nxt)) == key:
+                self.state = nxt
+                return LassoStep(a, nxt)
+        raise AssertionError(f"no step of the concrete state reaches {target!r}")
+
+    def escape(self, hint: Any) -> LassoStep:
+        for a in (hint, *self.suffix.actions(self.state)):
+            nxt = self.suffix.next_state(self.state, a)
+            if nxt is not None and not self.suffix.within_bounds(nxt):
+                self.state = nxt
+                return LassoStep(a, nxt)
+        raise AssertionError("no step of the concrete state leaves the bounds")
 
 
 def _suffix_path(target: int, parent: list[int], parent_edge: list[int]) -> list[tuple[int, int]]:

@@ -45,7 +45,7 @@ from kspec.model.raft.messages import (
 )
 from kspec.model.raft.rules import is_quorum
 from kspec.model.raft.state import Candidate, Down, Follower, Leader, Prospective
-from kspec.model.raft.system import Action, Deliver, Fire, Raft, RaftModel
+from kspec.model.raft.system import Action, Deliver, Fire, Raft, RaftModel, describe_action
 
 # Timer orders after faults stop: ``solo`` (randomised timeouts and backoff: a timer expires
 # alone, after everything in flight is delivered); ``lockstep`` (no randomisation: besides the
@@ -74,6 +74,11 @@ class LiveRaftModel(RaftModel):
     def __init__(self, *, timers: TimerOrder = "solo", **bounds: Any) -> None:
         super().__init__(**bounds)
         self.timers: TimerOrder = timers
+
+    def describe_action(self, action: Any) -> str:
+        if isinstance(action, Together):
+            return "together: " + "; ".join(describe_action(f) for f in action.fires)
+        return describe_action(action)
 
 
 # ---------------------------------------------------------------- epoch renumbering
@@ -126,6 +131,7 @@ def _shift(value: Any, by: int) -> Any:
     changes: dict[str, Any] = {}
     for f in fields(value):
         v = getattr(value, f.name)
+        new: Any
         if f.name == "epoch" and isinstance(v, int):
             new = v - by
         elif f.name in _LOG_EPOCH_FIELDS and isinstance(v, int):
@@ -154,7 +160,7 @@ def shift_amount(state: Raft) -> int:
     acc = [lo, lo + 1]
     _min_epochs(state.nodes, acc)
     _min_epochs(state.network, acc)
-    return max(0, min(acc[0], acc[1] - 1))
+    return int(max(0, min(acc[0], acc[1] - 1)))
 
 
 def shift_epochs(state: Raft) -> Raft:
