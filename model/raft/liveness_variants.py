@@ -57,21 +57,6 @@ def rejects_pre_votes(node: Node, inp: Input) -> tuple[Node, tuple[Output, ...]]
     return node_mod.step(node, inp)
 
 
-def retries_pre_vote_forever(node: Node, inp: Input) -> tuple[Node, tuple[Output, ...]]:
-    """A prospective replica that loses its pre-vote (a majority rejects, or its timer
-    expires) asks again at once instead of returning to the state it came from."""
-    if isinstance(node.role, Prospective):
-        after, outputs = node_mod.step(node, inp)
-        if not isinstance(after.role, Prospective) and after.epoch == node.epoch and (
-                isinstance(inp, ElectionTimeout) or (isinstance(inp, VoteResponse) and not inp.granted)) \
-                and not (isinstance(inp, VoteResponse) and inp.leader is not None and inp.epoch == node.epoch):
-            again = replace(node, role=replace(node.role, granted=frozenset({node.id}), rejected=frozenset()))
-            return again, tuple(VoteRequest(node.id, v, node.epoch + 1, node.last_epoch, node.end_offset, True)
-                                for v in sorted(node.voters - {node.id}))
-        return after, outputs
-    return node_mod.step(node, inp)
-
-
 @dataclass(frozen=True, slots=True)
 class LivenessVariant:
     """A liveness variant: the properties it breaks and the bounds that show it quickly."""
@@ -104,8 +89,6 @@ CATALOGUE: dict[str, LivenessVariant] = {
         ("NotStuckProspective",), step=prospective_ignores_timeout, bounds=_PRE_VOTE),
     "rejects-pre-votes": LivenessVariant(
         ("EventuallyStableLeader", "NoElectionLivelock"), step=rejects_pre_votes, bounds=_PRE_VOTE),
-    "retries-pre-vote-forever": LivenessVariant(
-        ("NotStuckProspective",), step=retries_pre_vote_forever, bounds=_PRE_VOTE),
 }
 
 
