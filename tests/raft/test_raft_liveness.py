@@ -82,3 +82,25 @@ def test_renumbering_epochs_keeps_zero_as_no_epoch() -> None:
     lowered = shift_epochs(bumped)
     assert [n.epoch for n in lowered.nodes] == [0, 0, 0]
     assert all(n.log == () for n in lowered.nodes)
+
+
+def test_explore_json_reports_liveness_and_explain_draws_the_cycle(
+        capsys: pytest.CaptureFixture[str], tmp_path: Any) -> None:
+    import json
+
+    from cli_run import run_cli
+
+    bounds = [f"{k}={v}" for k, v in CATALOGUE["lockstep-backoff"].bounds.items()]
+    code, out, _ = run_cli(["explore", "raft", "--variant", "lockstep-backoff", *bounds, "--json"], capsys)
+    doc = json.loads(out)
+    assert code == 1
+    assert doc["liveness"] == {"EventuallyStableLeader": "violated", "NoElectionLivelock": "violated",
+                               "NotStuckCandidate": "violated", "NotStuckProspective": "not-checked"}
+    lasso = doc["liveness_counterexamples"]["NoElectionLivelock"]
+    assert 0 < lasso["faults_stop"] < lasso["loop_back"] < lasso["length"]
+    path = tmp_path / "lasso.json"
+    path.write_text(out)
+    code, out, _ = run_cli(["explain", str(path), "--violation", "1"], capsys)
+    assert code in (0, 1)
+    assert f"↺ back to step {doc['liveness_counterexamples']['NoElectionLivelock']['loop_back']}" in out
+    assert "no fault after this step" in out
