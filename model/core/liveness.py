@@ -526,7 +526,7 @@ def _check(model: Model[Any, Any], suffix: Suffix[Any, Any], only: Sequence[str]
             fault.append(LassoStep(f_via[fi], f_states[fi]))
             fi = f_parent[fi]
         fault.reverse()
-        walk = _Concrete(suffix, f_states[entry[root]])
+        walk = _Concrete(suffix, suffix.enter(f_states[entry[root]]))
         steps = list(fault)
         steps += [walk.to(states[g.edges[v][k][0]], label_actions[g.edges[v][k][1]]) for v, k in stem_idx[1:]]
         return steps, len(fault) - 1, walk

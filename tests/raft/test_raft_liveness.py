@@ -28,8 +28,8 @@ def _replays(model: Any, lasso: Lasso) -> None:
     for i, (before, step) in enumerate(zip(lasso.stem, (*lasso.stem[1:], *lasso.loop), strict=False)):
         nxt = (model if i < lasso.faults_stop else suffix).next_state(before.state, step.action)
         if i >= lasso.faults_stop:
-            nxt = None if nxt is None else suffix.enter(nxt)
-            assert nxt is not None and suffix.enter(step.state) == nxt, f"step {i + 1} does not replay"
+            assert nxt is not None and suffix.canonical(step.state) == suffix.canonical(nxt), \
+                f"step {i + 1} does not replay"
         else:
             assert nxt == step.state, f"fault-phase step {i + 1} does not replay"
     if lasso.loop:
