@@ -57,6 +57,18 @@ def rejects_pre_votes(node: Node, inp: Input) -> tuple[Node, tuple[Output, ...]]
     return node_mod.step(node, inp)
 
 
+def restores_into_prospective(node: Node, inp: Input) -> tuple[Node, tuple[Output, ...]]:
+    """A prospective replica that loses its pre-vote (a majority rejects, or its timer
+    expires) "returns" to a prior state captured after it became prospective: it stays
+    prospective, asking nobody."""
+    after, outputs = node_mod.step(node, inp)
+    if isinstance(node.role, Prospective) and not isinstance(after.role, Prospective | Candidate) \
+            and after.epoch == node.epoch and isinstance(inp, ElectionTimeout | VoteResponse) \
+            and not (isinstance(inp, VoteResponse) and inp.leader is not None and inp.epoch == node.epoch):
+        return replace(node, role=replace(node.role, granted=frozenset({node.id}), rejected=frozenset())), ()
+    return after, outputs
+
+
 @dataclass(frozen=True, slots=True)
 class LivenessVariant:
     """A liveness variant: the properties it breaks and the bounds that show it quickly."""
@@ -87,6 +99,8 @@ CATALOGUE: dict[str, LivenessVariant] = {
         ("EventuallyStableLeader", "NotStuckProspective"), step=prospective_never_gives_up, bounds=_PRE_VOTE),
     "prospective-ignores-timeout": LivenessVariant(
         ("NotStuckProspective",), step=prospective_ignores_timeout, bounds=_PRE_VOTE),
+    "restores-into-prospective": LivenessVariant(
+        ("EventuallyStableLeader", "NotStuckProspective"), step=restores_into_prospective, bounds=_PRE_VOTE),
     "rejects-pre-votes": LivenessVariant(
         ("EventuallyStableLeader", "NoElectionLivelock"), step=rejects_pre_votes, bounds=_PRE_VOTE),
 }

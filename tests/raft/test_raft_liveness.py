@@ -62,8 +62,7 @@ def test_each_liveness_variant_is_caught_with_a_lasso(name: str) -> None:
 def test_every_liveness_property_has_three_variants() -> None:
     for prop in RAFT_LIVENESS:
         catching = [n for n, v in CATALOGUE.items() if prop.name in v.breaks]
-        # NotStuckProspective has two so far (spec/raft.md §Liveness says which).
-        assert len(catching) >= (2 if prop.name == "NotStuckProspective" else 3), (prop.name, catching)
+        assert len(catching) >= 3, (prop.name, catching)
 
 
 def test_liveness_variants_are_registered_with_the_protocol() -> None:
