@@ -14,7 +14,7 @@ import click
 
 from kspec.conformance.render import render_trace, trace_json
 from kspec.model.core.explorer import Step
-from kspec.model.core.liveness import Lasso, LivenessResult, check_liveness
+from kspec.model.core.liveness import Lasso, LivenessResult, Suffix, check_liveness
 from kspec.model.core.protocol import Model, ProtocolInfo
 
 
@@ -29,11 +29,13 @@ def loop_back(lasso: Lasso) -> int | None:
     return None if lasso.escape else len(lasso.stem) - 1
 
 
-def run_liveness(info: ProtocolInfo, model: Model[Any, Any], max_states: int | None = None) -> LivenessResult | None:
+def run_liveness(info: ProtocolInfo, model: Model[Any, Any],
+                 max_states: int | None = None) -> tuple[LivenessResult, Suffix[Any, Any]] | None:
     """Check the protocol's liveness properties on ``model`` (None: it declares none)."""
     if info.liveness is None:
         return None
-    return check_liveness(model, info.liveness(model), max_states=max_states)
+    suffix = info.liveness(model)
+    return check_liveness(model, suffix, max_states=max_states), suffix
 
 
 def liveness_json(result: LivenessResult) -> dict[str, Any]:
@@ -54,14 +56,14 @@ def liveness_json(result: LivenessResult) -> dict[str, Any]:
     }
 
 
-def print_liveness(result: LivenessResult, model: Any) -> None:
-    """The human-readable liveness summary, with each lasso drawn."""
+def print_liveness(result: LivenessResult, suffix: Suffix[Any, Any]) -> None:
+    """The human-readable liveness summary, with each lasso drawn (the suffix describes both
+    its own states and the fault phase's)."""
     click.echo(f"liveness (weak fairness once faults stop): {result.suffix_states} suffix states from "
                f"{result.fault_states} fault-phase states, {result.fair_components} fair components, "
                f"{result.seconds:.2f}s" + ("" if result.complete else ", stopped early"))
     if result.escapes:
-        click.echo(f"  {result.escapes} suffix steps leave the epoch bound (behaviours needing more elections "
-                   "after the last fault are not judged)")
+        click.echo(f"  {result.escapes} suffix steps leave the suffix bounds (what follows them is not judged)")
     for name, verdict in result.verdicts.items():
         witness = result.witnesses.get(name)
         extra = "" if witness is None or witness else " (NOT WITNESSED: vacuous at these bounds)"
@@ -72,7 +74,7 @@ def print_liveness(result: LivenessResult, model: Any) -> None:
         key = "" if lasso.key is None else f", stuck: {lasso.key}"
         click.echo(f"VIOLATED {result.ids[name]} ({name}): {what} of {len(steps) - 1} steps, faults stop after "
                    f"step {lasso.faults_stop}{key}")
-        click.echo(render_trace(steps, model))
+        click.echo(render_trace(steps, suffix))
         back = loop_back(lasso)
         if back is not None:
             if not lasso.loop:

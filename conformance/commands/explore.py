@@ -49,14 +49,14 @@ def explore_cmd(protocol: str, bounds: tuple[str, ...], variant: str | None, max
         )
     live = run_liveness(info, model, max_states) if liveness else None
     if as_json:
-        emit_json({**result_json(result, variant), **(liveness_json(live) if live else {})})
+        emit_json({**result_json(result, variant), **(liveness_json(live[0]) if live else {})})
     else:
         print_result(result, model, variant)
         if live is not None:
-            print_liveness(live, model)
+            print_liveness(*live)
     if max_states is not None and not result.complete and not result.violations:
         raise InputError(f"exploration stopped at --max-states {max_states} before it was complete")
-    raise click.exceptions.Exit(0 if result.ok and (live is None or live.ok) else 1)
+    raise click.exceptions.Exit(0 if result.ok and (live is None or live[0].ok) else 1)
 
 
 def result_json(result: ExploreResult, variant: str | None) -> dict[str, Any]:

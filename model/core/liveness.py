@@ -112,6 +112,14 @@ class Suffix(Protocol[S, A]):
         """The protocol's liveness properties."""
         ...
 
+    def describe_state(self, state: Any) -> str:
+        """A suffix state (or a fault-phase state: a lasso holds both) for the CLI."""
+        ...
+
+    def describe_action(self, action: Any) -> str:
+        """A suffix action (or a fault-phase one) for the CLI."""
+        ...
+
 
 @dataclass(frozen=True, slots=True)
 class LassoStep:
@@ -539,6 +547,9 @@ def _check(model: Model[Any, Any], suffix: Suffix[Any, Any], only: Sequence[str]
         return Lasso(tuple(steps), tuple(loop), faults_stop, key)
 
     all_fair: list[list[int]] | None = None
+    if props:
+        all_fair = fair_components(g)
+        result.fair_components = len(all_fair)
     for p in props:
         verdict: Verdict = "holds"
         if p.kind == "eventually_always":

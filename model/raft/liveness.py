@@ -261,6 +261,14 @@ class RaftSuffix:
     def properties(self) -> Sequence[LivenessProperty[Raft, Action]]:
         return RAFT_LIVENESS
 
+    def describe_state(self, state: Any) -> str:
+        return str(self.model.describe_state(state))
+
+    def describe_action(self, action: Any) -> str:
+        if isinstance(action, Together):
+            return "together: " + "; ".join(describe_action(f) for f in action.fires)
+        return str(self.model.describe_action(action))
+
 
 def _fetch_in_flight(state: Raft, replica: int) -> bool:
     for m in state.network.distinct():

@@ -92,6 +92,19 @@ class ShareSuffix:
     def properties(self) -> Sequence[LivenessProperty[Pending, Any]]:
         return SHARE_LIVENESS
 
+    def describe_state(self, state: Any) -> str:
+        if isinstance(state, Pending):
+            waiting = "-" if state.pending is None else self.model.describe_action(state.pending)
+            return f"{self.model.describe_state(state.system)}\npending write: {waiting}"
+        return self.model.describe_state(state)
+
+    def describe_action(self, action: Any) -> str:
+        if isinstance(action, Issue):
+            return "sends: " + self.model.describe_action(action.write)
+        if isinstance(action, Send):
+            return "sends its pending write (again)"
+        return self.model.describe_action(action)
+
 
 def pending_write(s: Pending) -> frozenset[Hashable]:
     """The write a leader waits on, if any."""
