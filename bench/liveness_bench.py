@@ -68,7 +68,7 @@ def main() -> None:
             bounds = {**({} if args.variants_at_defaults else v.bounds)}
             if args.variants_at_defaults and "pre_vote" in v.bounds:
                 bounds["pre_vote"] = True
-            _row(f"raft --variant {vname}", RAFT.variants[vname], RAFT.liveness, bounds, safety=False)
+            _row(f"raft --variant {vname}", RAFT.variants.get(vname), RAFT.liveness, bounds, safety=False)
 
 
 if __name__ == "__main__":
