@@ -214,7 +214,7 @@ class RaftSuffix:
             return after
         return self._inner.next_state(state, action)
 
-    def actions(self, state: Raft) -> Iterator[Action]:
+    def actions(self, state: Raft) -> Iterator[Action | Together]:
         deliverable = [m for m in state.network.distinct() if not isinstance(state.node(m.dst).role, Down)]
         for m in deliverable:
             yield Deliver(m)
