@@ -15,6 +15,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from kspec.conformance.pipeline.fast import judge_lines_fast
 from kspec.conformance.pipeline.judge import Outcome, judge_events
 from kspec.conformance.pipeline.reader import Limits, Split, plan_splits, read_split
 from kspec.conformance.pipeline.records import parse_line, trace_key
@@ -88,11 +89,12 @@ def judge_split(protocol: str, split: Split, first_line: int, spanning: frozense
         else:
             groups[key].append((n, raw, damage))
     for key, lines in groups.items():
-        yield 0, judge_lines(protocol, key, ((split.file, line) for line in lines))
+        yield 0, judge_lines_fast(protocol, key, ((split.file, line) for line in lines))
 
 
 def judge_lines(protocol: str, key: str, lines: Iterable[tuple[str, RawLine]]) -> Outcome:
-    """Parse one trace's raw lines (each with its file) and judge them."""
+    """Parse one trace's raw lines (each with its file) and judge them with the reference
+    replay (``judge_events``): the oracle of ``fast.judge_lines_fast``, which the engines run."""
     recs = []
     for path, (n, raw, damage) in lines:
         parsed = parse_line(path, n, raw, damage)
@@ -115,4 +117,4 @@ def run_plan_locally(protocol: str, jsonl: list[str], limits: Limits | None = No
             else:
                 spans[item[0]].append(item[1])
     for key, lines in spans.items():
-        yield judge_lines(protocol, key, lines)
+        yield judge_lines_fast(protocol, key, lines)

@@ -11,6 +11,7 @@ over the nodes' observations are checked after every event, under the model's pr
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -91,6 +92,7 @@ def input_classes(protocol: str) -> dict[str, type]:
     return classes_of(protocol)
 
 
+@functools.cache
 def known_actions(protocol: str) -> frozenset[str]:
     """The action names an event of ``protocol`` may carry (its node inputs and network faults)."""
     if protocol == "voters":

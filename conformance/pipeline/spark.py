@@ -25,7 +25,8 @@ from typing import Any
 
 from kspec.conformance.clikit import InputError
 from kspec.conformance.pipeline import summary
-from kspec.conformance.pipeline.engine import SPLIT_BYTES, index_split, judge_lines, judge_split, make_plan
+from kspec.conformance.pipeline.engine import SPLIT_BYTES, index_split, judge_split, make_plan
+from kspec.conformance.pipeline.fast import judge_lines_fast
 from kspec.conformance.pipeline.itf_replay import judge_itf
 from kspec.conformance.pipeline.judge import Outcome
 from kspec.conformance.pipeline.reader import Limits, plan_splits
@@ -93,7 +94,7 @@ def _events_rdd(sc: Any, protocol: str, jsonl: list[str], limits: Limits, split_
     whole = tagged.filter(lambda t: t[0] == 0).map(lambda t: t[1])
     spans = (tagged.filter(lambda t: t[0] == 1).map(lambda t: t[1])
              .groupByKey(numPartitions=max(1, min(len(plan.spanning), sc.defaultParallelism)))
-             .map(lambda kv: judge_lines(protocol, kv[0], kv[1])))
+             .map(lambda kv: judge_lines_fast(protocol, kv[0], kv[1])))
     return sc.union([whole, spans]), tagged
 
 
