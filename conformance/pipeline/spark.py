@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import re
+import socket
 import sys
 import threading
 from collections.abc import Callable, Iterator
@@ -36,10 +37,22 @@ MASTER_RE = re.compile(r"^(local(\[(\*|\d+)(,\d+)?\])?|local-cluster\[\d+,\d+,\d
 
 
 def check_master(master: str) -> None:
-    """A master URL Spark can parse, else an input error (before paying for a JVM)."""
+    """A master URL Spark can parse, else an input error (before paying for a JVM); a
+    standalone master that does not answer is one too (Spark would retry for a minute and
+    then print its stack traces)."""
     if not MASTER_RE.match(master):
         raise InputError(f"bad --master {master!r} (local, local[N], local[*], spark://HOST:PORT, yarn, "
                          f"k8s://URL, mesos://URL)")
+    if master.startswith("spark://"):
+        for address in master[len("spark://"):].split(","):
+            host, _, port = address.rpartition(":")
+            if not host or not port.isdigit():
+                raise InputError(f"bad --master {master!r}: {address!r} is not HOST:PORT")
+            try:
+                socket.create_connection((host, int(port)), timeout=5).close()
+            except OSError as err:
+                raise InputError(f"cannot reach Spark master {address} (--master {master}): "
+                                 f"{err.strerror or err}") from None
 
 
 @contextmanager
