@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any, NamedTuple
 
 import msgspec
@@ -79,6 +79,7 @@ class _Caches:
         self.classes = classes_of(protocol)
         self.known = known_actions(protocol)
         self.values: dict[bytes, _Value] = {}
+        self.decoders: dict[type, Callable[[dict[str, Any]], tuple[Any, bool]]] = {}
         self.observations: dict[bytes, tuple[Any, tuple[str, ...]]] = {}
 
     def value(self, raw: bytes) -> _Value:
@@ -90,13 +91,19 @@ class _Caches:
             if type(data) is not dict or type(data.get("type")) is not str:
                 hit = _Value(None, False, False)
             else:
+                cls = self.classes.get(data["type"])
+                dec = None if cls is None else self.decoders.get(cls)
+                if dec is None and cls is not None:
+                    dec = self.decoders[cls] = _decoder(cls, self.classes)
                 try:
-                    obj = decode(data, self.classes)
+                    obj, flat = dec(data) if dec is not None else (decode(data, self.classes), False)
                 except (DecodeError, TypeError, ValueError, AttributeError):
-                    obj = None
+                    obj, flat = None, False
                 if obj is not None and (not dataclasses.is_dataclass(obj) or check_value(obj) is not None):
                     obj = None
-                hit = _Value(obj, obj is not None and fast_encode(obj) == data, True)
+                # A flat object with exactly the fields' keys re-encodes to exactly the data.
+                exact = obj is not None and (flat or fast_encode(obj) == data)
+                hit = _Value(obj, exact, True)
             self.values[raw] = hit
         return hit
 
@@ -140,6 +147,41 @@ class _Caches:
                         return None
             hit = self.observations[raw] = (value, tuple(features(value)) if value is not None else ())
         return hit
+
+
+def _decoder(cls: type, classes: dict[str, type]) -> Callable[[dict[str, Any]], tuple[Any, bool]]:
+    """``codec.decode`` for one class, compiled: (the object, whether the data was flat, with
+    exactly the class's keys). Nested values go through ``codec.decode`` itself."""
+    specs = []
+    for f in dataclasses.fields(cls):
+        optional = f.default is not dataclasses.MISSING or f.default_factory is not dataclasses.MISSING
+        specs.append((f.name, optional, "frozenset" in str(f.type)))
+    keys = len(specs) + 1
+    name = cls.__name__
+
+    def dec(data: dict[str, Any]) -> tuple[Any, bool]:
+        kwargs: dict[str, Any] = {}
+        flat = len(data) == keys
+        for field, optional, is_set in specs:
+            if field in data:
+                value = data[field]
+                kind = type(value)
+                if kind is list or kind is dict:
+                    flat = False
+                    value = decode(value, classes)
+                    if is_set and type(value) is tuple:
+                        value = frozenset(value)
+                kwargs[field] = value
+            elif optional:
+                flat = False
+            else:
+                raise DecodeError(f"{name} lacks field {field!r}")
+        try:
+            return cls(**kwargs), flat
+        except (TypeError, ValueError) as err:
+            raise DecodeError(f"bad {name}: {err}") from None
+
+    return dec
 
 
 _CACHES: dict[str, _Caches] = {}
