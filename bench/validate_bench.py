@@ -119,6 +119,32 @@ def single_process(path: Path, reference: bool = False) -> tuple[dict[str, Any],
     return summary.finish(acc, protocol="raft", seconds=wall), wall, cpu
 
 
+def baseline_process(path: Path, rev: str, cache: Path) -> tuple[dict[str, Any], float]:
+    """(summary, CPU seconds) of the pipeline as it was at git revision ``rev`` (its modules
+    read with ``git show`` into a package of their own under ``cache``), on ``path``."""
+    import importlib
+
+    root = Path(__file__).resolve().parent.parent
+    name = "baseline_" + "".join(c for c in rev if c.isalnum())
+    pkg = cache / name
+    pkg.mkdir(exist_ok=True)
+    listing = subprocess.run(["git", "-C", str(root), "ls-tree", "--name-only", rev, "conformance/pipeline/"],
+                             capture_output=True, text=True, check=True).stdout.split()
+    for file in listing:
+        text = subprocess.run(["git", "-C", str(root), "show", f"{rev}:{file}"], capture_output=True, text=True,
+                              check=True).stdout
+        (pkg / Path(file).name).write_text(text.replace("kspec.conformance.pipeline.", f"{name}."))
+    sys.path.insert(0, str(cache))
+    old = importlib.import_module(f"{name}.local")
+    old_summary = importlib.import_module(f"{name}.summary")
+    cpu = time.process_time()
+    acc = old_summary.empty()
+    for outcome in old.run_local("raft", [str(path)], []):
+        old_summary.add(acc, outcome)
+    cpu = time.process_time() - cpu
+    return old_summary.finish(acc, protocol="raft", seconds=cpu), cpu
+
+
 RSS_RUN = """
 import resource, sys
 from kspec.conformance.pipeline import summary
@@ -143,6 +169,8 @@ def main() -> None:
     parser.add_argument("--reference-events", type=int, default=100_000)
     parser.add_argument("--master", default="local[2]")
     parser.add_argument("--no-spark", action="store_true")
+    parser.add_argument("--baseline", default=None, metavar="REV",
+                        help="also time the pipeline as it was at this git revision (e.g. c758e3e)")
     parser.add_argument("--rss", default="", help="comma-separated corpus sizes for the peak-RSS runs")
     parser.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "kspec-validate-bench")
     args = parser.parse_args()
@@ -167,6 +195,14 @@ def main() -> None:
     print(f"reference replay: {ref['events']} events, {ref['events'] / ref_cpu:.0f} events/CPU-s; "
           f"lean loop: {lean['events'] / lean_cpu:.0f} events/CPU-s ({ref_cpu / lean_cpu:.2f}x); load {load()}",
           flush=True)
+
+    if args.baseline:
+        base, base_cpu = baseline_process(ref_path, args.baseline, args.cache)
+        assert (base["violating"], base["events"]) == (lean["violating"], lean["events"])
+        report |= {"baseline": args.baseline, "baseline_events_per_cpu_second": round(base["events"] / base_cpu),
+                   "lean_over_baseline": round(base_cpu / lean_cpu, 2)}
+        print(f"pipeline at {args.baseline}: {base['events'] / base_cpu:.0f} events/CPU-s; the lean loop is "
+              f"{base_cpu / lean_cpu:.2f}x faster; load {load()}", flush=True)
 
     local, local_wall, local_cpu = single_process(path)
     report |= {"events": local["events"], "traces": local["traces"], "violating": local["violating"],
