@@ -37,12 +37,15 @@ MASTER_RE = re.compile(r"^(local(\[(\*|\d+)(,\d+)?\])?|local-cluster\[\d+,\d+,\d
 
 
 def check_master(master: str) -> None:
-    """A master URL Spark can parse, else an input error (before paying for a JVM); a
-    standalone master that does not answer is one too (Spark would retry for a minute and
-    then print its stack traces)."""
+    """A master URL Spark can parse, else an input error (before paying for a JVM)."""
     if not MASTER_RE.match(master):
         raise InputError(f"bad --master {master!r} (local, local[N], local[*], spark://HOST:PORT, yarn, "
                          f"k8s://URL, mesos://URL)")
+
+
+def check_reachable(master: str) -> None:
+    """A standalone master that does not answer is an input error (Spark would retry for a
+    minute and then print its stack traces)."""
     if master.startswith("spark://"):
         for address in master[len("spark://"):].split(","):
             host, _, port = address.rpartition(":")
@@ -60,6 +63,7 @@ def spark_session(master: str, app: str = "kspec-validate", shuffle_partitions: 
                   driver_memory: str = "2g") -> Iterator[Any]:
     """A small SparkSession that is always stopped."""
     check_master(master)
+    check_reachable(master)
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
     from pyspark.sql import SparkSession
