@@ -215,3 +215,24 @@ def test_gzip_bomb_is_quarantined_in_bounded_memory_and_the_run_goes_on(tmp_path
     assert bombed[0]["detail"].startswith("gzip expands past")
     assert sum(v["status"] == "valid" for v in doc["verdicts"]) == 2  # the run went on
     assert doc["grew_kib"] < 48 << 10, doc["grew_kib"]  # far below the 64 MiB it inflated, let alone 512
+
+
+def test_itf_with_a_badly_typed_action_is_quarantined_not_a_crash(tmp_path: Path) -> None:
+    from kspec.conformance.pipeline.itf_replay import judge_itf
+
+    simulate_into(tmp_path, None, 61, 1, steps=20)
+    path = sorted(tmp_path.glob("*.itf.json"))[0]
+    doc = json.loads(path.read_text())
+
+    def stringify_epoch(value: Any) -> bool:
+        if isinstance(value, dict):
+            if isinstance(value.get("epoch"), int):
+                value["epoch"] = str(value["epoch"])
+                return True
+            return any(stringify_epoch(v) for v in value.values())
+        return isinstance(value, list) and any(stringify_epoch(v) for v in value)
+
+    assert any(stringify_epoch(state["action"]) for state in doc["states"][1:])
+    outcome = judge_itf("raft", str(path), json.dumps(doc))
+    assert outcome.verdict["status"] == "quarantined"
+    assert "badly typed action" in outcome.quarantine[0]["reason"] and "epoch" in outcome.quarantine[0]["reason"]
