@@ -139,6 +139,29 @@ def _replay(model: Any, states: list[Any], actions: list[Any], verdict: Any, cou
     return verdict()
 
 
+MAX_ITF_BYTES = 256 << 20  # an ITF file is one record, read whole
+
+
+def oversized_itf(file: str, size: int) -> Outcome:
+    """The outcome of an ITF file too large to read whole: one quarantined record."""
+    return _quarantine(file, "", f"ITF file larger than the limit of {MAX_ITF_BYTES} bytes ({size} bytes)")
+
+
+def split_itf(paths: list[str]) -> tuple[list[str], list[Outcome]]:
+    """(the ITF files small enough to read whole, the outcomes of the others)."""
+    import os
+
+    ok: list[str] = []
+    big: list[Outcome] = []
+    for path in paths:
+        size = os.path.getsize(path)
+        if size > MAX_ITF_BYTES:
+            big.append(oversized_itf(path, size))
+        else:
+            ok.append(path)
+    return ok, big
+
+
 def _quarantine(file: str, text: str, reason: str, trace: str | None = None, records: int = 1) -> Outcome:
     rec = Record(file, 0, trace, None, None, reason, text)
     return Outcome(verdict_row(trace or file, "quarantined", records, file, 0, detail=reason),

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from kspec.conformance.pipeline.engine import SPLIT_BYTES, run_plan_locally
-from kspec.conformance.pipeline.itf_replay import judge_itf
+from kspec.conformance.pipeline.itf_replay import judge_itf, split_itf
 from kspec.conformance.pipeline.judge import Outcome
 from kspec.conformance.pipeline.reader import Limits
 
@@ -16,6 +16,8 @@ def iter_local(protocol: str, jsonl: list[str], itf: list[str], limits: Limits |
                split_bytes: int = SPLIT_BYTES) -> Iterator[Outcome]:
     """Judge every trace of the inputs in this process, one outcome at a time."""
     yield from run_plan_locally(protocol, jsonl, limits, split_bytes)
+    itf, oversized = split_itf(itf)
+    yield from oversized
     for path in itf:
         yield judge_itf(protocol, path, Path(path).read_text(encoding="utf-8", errors="replace"))
 

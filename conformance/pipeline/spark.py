@@ -28,7 +28,7 @@ from kspec.conformance.clikit import InputError
 from kspec.conformance.pipeline import summary
 from kspec.conformance.pipeline.engine import SPLIT_BYTES, index_split, judge_split, make_plan
 from kspec.conformance.pipeline.fast import judge_lines_fast
-from kspec.conformance.pipeline.itf_replay import judge_itf
+from kspec.conformance.pipeline.itf_replay import judge_itf, split_itf
 from kspec.conformance.pipeline.judge import Outcome
 from kspec.conformance.pipeline.reader import Limits, plan_splits
 
@@ -167,8 +167,11 @@ def run_spark(spark: Any, protocol: str, jsonl: list[str], itf: list[str], out: 
     if jsonl:
         events, held = _events_rdd(sc, protocol, jsonl, limits or Limits(), split_bytes)
         parts.append(events)
+    itf, oversized = split_itf(itf)
     if itf:
         parts.append(_itf_rdd(sc, protocol, itf, partitions))
+    if oversized:
+        parts.append(sc.parallelize(oversized, 1))
     outcomes = parts[0] if len(parts) == 1 else sc.union(parts)
     from pyspark import StorageLevel
 

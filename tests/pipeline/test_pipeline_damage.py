@@ -236,3 +236,18 @@ def test_itf_with_a_badly_typed_action_is_quarantined_not_a_crash(tmp_path: Path
     outcome = judge_itf("raft", str(path), json.dumps(doc))
     assert outcome.verdict["status"] == "quarantined"
     assert "badly typed action" in outcome.quarantine[0]["reason"] and "epoch" in outcome.quarantine[0]["reason"]
+
+
+def test_an_itf_file_past_the_size_limit_is_one_quarantined_record(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    from kspec.conformance.pipeline import itf_replay
+
+    simulate_into(tmp_path, None, 62, 2, steps=10)
+    files = sorted(str(p) for p in tmp_path.glob("*.itf.json"))
+    sizes = sorted(Path(f).stat().st_size for f in files)
+    monkeypatch.setattr(itf_replay, "MAX_ITF_BYTES", sizes[0])
+    verdicts = {o.verdict["file"]: o.verdict for o in iter_local("raft", [], files)}
+    statuses = sorted(v["status"] for v in verdicts.values())
+    assert statuses == ["quarantined", "valid"] if sizes[0] < sizes[1] else statuses == ["valid", "valid"]
+    big = [v for v in verdicts.values() if v["status"] == "quarantined"]
+    assert all("larger than the limit" in v["detail"] and v["events"] == 1 for v in big)
