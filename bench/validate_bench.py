@@ -145,6 +145,39 @@ def baseline_process(path: Path, rev: str, cache: Path) -> tuple[dict[str, Any],
     return old_summary.finish(acc, protocol="raft", seconds=cpu), cpu
 
 
+def spark_task_cpu(spark: Any, path: Path) -> tuple[float, float]:
+    """(CPU seconds the Spark tasks spent judging ``path``'s splits, the same work's CPU
+    seconds in this process): how much the executors pay over one process for the same work."""
+    from kspec.conformance.pipeline.engine import SPLIT_BYTES, index_split, judge_split, make_plan
+    from kspec.conformance.pipeline.reader import Limits, plan_splits
+
+    limits = Limits()
+    splits = plan_splits([str(path)], SPLIT_BYTES)
+    sc = spark.sparkContext
+
+    def timed(split: Any) -> float:
+        started = time.process_time()
+        index_split(split, limits)
+        return time.process_time() - started
+
+    index_cpu = sum(sc.parallelize(splits, len(splits)).map(timed).collect())
+    plan = make_plan(splits, [index_split(s, limits) for s in splits])
+    started = time.process_time()
+    for s in splits:
+        for _ in judge_split("raft", s, plan.first_line[s.index], plan.spanning, limits):
+            pass
+    here = time.process_time() - started + sum(timed(s) for s in splits)
+
+    def judged(item: tuple[Any, int]) -> float:
+        started = time.process_time()
+        for _ in judge_split("raft", item[0], item[1], plan.spanning, limits):
+            pass
+        return time.process_time() - started
+
+    work = [(s, plan.first_line[s.index]) for s in splits]
+    return index_cpu + sum(sc.parallelize(work, len(work)).map(judged).collect()), here
+
+
 RSS_RUN = """
 import resource, sys
 from kspec.conformance.pipeline import summary
@@ -218,6 +251,10 @@ def main() -> None:
 
         with spark_session(args.master) as spark:
             acc, spark_s = run_spark(spark, "raft", [str(path)], [], None)
+            tasks_cpu, here_cpu = spark_task_cpu(spark, ref_path)
+        report |= {"spark_task_cpu_s": round(tasks_cpu, 2), "same_work_in_process_cpu_s": round(here_cpu, 2)}
+        print(f"the {ref['events']}-event corpus's splits: {tasks_cpu:.2f} CPU-s in Spark tasks, {here_cpu:.2f} "
+              f"in this process", flush=True)
         remote = summary.finish(acc, protocol="raft", seconds=spark_s)
         assert (remote["events"], remote["violating"], remote["violations_by_property"]) == \
             (local["events"], local["violating"], local["violations_by_property"])
