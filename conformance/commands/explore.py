@@ -18,7 +18,8 @@ from kspec.conformance.clikit import (
 )
 from kspec.conformance.liveness_render import liveness_json, print_liveness, run_liveness
 from kspec.conformance.render import render_trace, trace_json
-from kspec.model.core.explorer import ExploreResult, explore
+from kspec.model.core.explorer import ExploreResult
+from kspec.model.core.parallel import explore_parallel
 
 
 @cli.command("explore")
@@ -29,11 +30,13 @@ from kspec.model.core.explorer import ExploreResult, explore
 @click.option("--max-states", type=click.IntRange(min=1), default=None,
               help="Stop after this many distinct states (the result is then incomplete).")
 @click.option("--keep-going", is_flag=True, help="Do not stop at the first violation.")
+@click.option("--workers", type=click.IntRange(min=1), default=None,
+              help="Processes to explore with (default: every core); the same states either way.")
 @click.option("--liveness/--no-liveness", default=True,
               help="Also check the liveness properties under fairness once faults stop (default on).")
 @json_option
 def explore_cmd(protocol: str, bounds: tuple[str, ...], variant: str | None, max_states: int | None,
-                keep_going: bool, liveness: bool, as_json: bool) -> None:
+                keep_going: bool, workers: int | None, liveness: bool, as_json: bool) -> None:
     """Explore every state of PROTOCOL within BOUNDS (name=value, e.g. max_epoch=3).
 
     Exit 0 when every property holds and every witness is reached, 1 otherwise.
@@ -41,8 +44,9 @@ def explore_cmd(protocol: str, bounds: tuple[str, ...], variant: str | None, max
     info = protocol_info(protocol)
     model, _values = build_model(info, bounds, variant)
     with progress_bar(f"explore {protocol}", None, on_terminal() and not as_json) as update:
-        result = explore(
+        result = explore_parallel(
             model,
+            workers=workers,
             max_states=max_states,
             stop_on_violation=not keep_going,
             progress=lambda n, t, d: update(info=f"{n} states, {t} transitions, depth {d}"),
