@@ -62,6 +62,16 @@ FAULTS = frozenset({"network", "crash", "resign", "idle_timer"})
 BOUNDS: dict[str, int] = {"max_epoch": 3, "max_inflight": 6, "max_appends": 2, "max_crashes": 1,
                           "max_fetches": 8, "max_duplicates": 1, "max_elections": 4}
 
+# RAFT-OBS-ORDER: the output pairs the spec orders within one step, as data for the harness:
+# (earlier, later) output types; every other pair of outputs is unordered. A vote is durable
+# before the VoteResponse that grants it leaves, a candidacy before its VoteRequests, a
+# leadership before its BeginQuorumEpoch.
+ORDERED_OUTPUTS: tuple[tuple[str, str], ...] = (
+    ("PersistElection", "VoteResponse"),
+    ("PersistElection", "VoteRequest"),
+    ("PersistElection", "BeginQuorumEpochRequest"),
+)
+
 IDLE_TIMERS: tuple[Input, ...] = (ElectionTimeout(), FetchTimeout(), CheckQuorumTimeout(), BackoffExpired())
 
 
@@ -87,6 +97,7 @@ class RaftDriver(macros.MacroSteps):
     """Lockstep driver for ``raft`` (see the module docstring)."""
 
     protocol = "raft"
+    ordered_outputs = ORDERED_OUTPUTS
 
     def __init__(self, config: dict[str, JSON], bounds: dict[str, int] | None = None) -> None:
         self.config = {**CONFIGS[0], **config}

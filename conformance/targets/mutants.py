@@ -115,15 +115,16 @@ class BeginEpochNeedsHigherEpoch(RaftReplica):
 
 
 class PreVoteChangesState(RaftReplica):
-    """A pre-vote request is handled like a real vote: the receiver moves to the new epoch and
-    grants its vote (KIP-996 says a pre-vote changes nothing)."""
+    """A pre-vote request is handled like a real vote: the receiver moves to the epoch the
+    prospective would stand in and grants its vote (KIP-996 says a pre-vote changes nothing)."""
 
     def on_VoteRequest(self, req: dict[str, Any]) -> None:
-        if req.get("pre_vote") and req["epoch"] > self.epoch and self.role in ("unattached", "voted", "candidate"):
-            self.become_unattached(req["epoch"])
-            granted = self.grant_vote(req, self.log_is_up_to_date(req["last_epoch"], req["end_offset"]))
+        if req.get("pre_vote") and req["epoch"] >= self.epoch and self.role in ("unattached", "voted", "candidate"):
+            vote = dict(req, epoch=req["epoch"] + 1)
+            self.become_unattached(vote["epoch"])
+            granted = self.grant_vote(vote, self.log_is_up_to_date(req["last_epoch"], req["end_offset"]))
             self.persist()
-            self.send("VoteResponse", req["src"], epoch=self.epoch - 1, granted=granted, leader=None,
+            self.send("VoteResponse", req["src"], epoch=req["epoch"], granted=granted, leader=None,
                       pre_vote=True, error="NONE")
             return
         super().on_VoteRequest(req)
