@@ -626,13 +626,12 @@ class KafkaRaftTarget:
         return dict(rule_set_for(self.version).bounds)
 
     def supports(self, config: dict[str, JSON]) -> bool:
-        """The cluster shapes this Kafka can be compared on: the release's own rule set, and
-        more than one voter: a lone voter elects itself inside
-        ``initialize()`` as the model's does (RAFT-RULE-LONE-VOTER), but its restart writes the
-        quorum-state file twice in one step (candidate, then leader) and this adapter reports
-        the store's change per step, one write (see docs/kafka-matrix.md)."""
+        """The cluster shapes this Kafka can be compared on: those of the release's own rule
+        set. A lone voter is one of them: it elects itself inside ``initialize()`` as the
+        model's does (RAFT-RULE-LONE-VOTER), and its restart's two writes (candidate, then
+        leader) are one output on both sides (RAFT-OBS-PERSIST)."""
         wanted = dict(rule_set_for(self.version).bounds)
-        return all(config.get(k) == v for k, v in wanted.items()) and int(config.get("voters", 3)) > 1
+        return all(config.get(k) == v for k, v in wanted.items())
 
     def start(self, node: int, config: dict[str, JSON]) -> KafkaRaftNode:
         return KafkaRaftNode(self.java, int(node), [int(v) for v in config["voters"]])
