@@ -53,6 +53,10 @@ CONFIGS: list[dict[str, JSON]] = [
     {"voters": 3, "observers": 1, "pre_vote": False, "faults": True},
     {"voters": 3, "observers": 0, "pre_vote": True, "faults": True},
     {"voters": 1, "observers": 0, "pre_vote": False, "faults": True},
+    # The kip-996 rule set (Kafka 4.0+) in the shapes kip-595 has: a kafka:4.x target takes
+    # every shape with pre_vote (model_config), the reference both rule sets.
+    {"voters": 3, "observers": 0, "pre_vote": True, "faults": False},
+    {"voters": 3, "observers": 1, "pre_vote": True, "faults": True},
 ]
 
 # The categories a run without faults never draws (and the check-quorum resignation, which is

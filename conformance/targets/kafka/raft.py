@@ -93,6 +93,32 @@ def check_supported(version: str) -> tuple[int, int]:
     return vt
 
 
+_ANSWERED: list[Any] = []
+
+
+def _answered_class() -> Any:
+    """One ``BiConsumer`` proxy class per process (a JPype proxy class made per call would
+    pile up in the JVM): it appends the answer to its replica's outputs when Kafka completes
+    an inbound request."""
+    if not _ANSWERED:
+        import jpype
+
+        @jpype.JImplements("java.util.function.BiConsumer")
+        class Answered:
+            def __init__(self, node: Any, msg: dict[str, Any]) -> None:
+                self.node, self.msg = weakref.ref(node), msg
+
+            @jpype.JOverride
+            def accept(self, resp: Any, error: Any) -> None:
+                node = self.node()
+                if resp is not None and node is not None:
+                    node.outputs.append(response_json(node.java, node.id, int(self.msg["src"]), resp.data(),
+                                                      self.msg))
+
+        _ANSWERED.append(Answered)
+    return _ANSWERED[0]
+
+
 class KafkaRaftNode:
     """One replica: a ``KafkaRaftClient`` over Kafka's test doubles (see the module docstring)."""
 
@@ -107,7 +133,14 @@ class KafkaRaftNode:
         self.store = java.MockStore()
         # Kafka writes the quorum-state file through this proxy, so each write that changes it
         # is an output at the moment it happens, in order with the responses (RAFT-OBS-ORDER).
-        self.store_proxy = make_store_proxy(java, self.store, self._on_write)
+        on_write = weakref.WeakMethod(self._on_write)  # no cycle through the JVM (see _random)
+
+        def wrote() -> None:
+            method = on_write()
+            if method is not None:
+                method()
+
+        self.store_proxy = make_store_proxy(java, self.store, wrote)
         self._written: tuple[int, int | None, int | None] = (0, None, None)
         self.down = False
         self.client: Any = None
@@ -524,18 +557,7 @@ class KafkaRaftNode:
     def _report_when_answered(self, req: Any, msg: dict[str, Any]) -> None:
         """The response to an inbound request becomes an output when Kafka completes it, so a
         write of the quorum state before it (a vote) shows before it."""
-        import jpype
-
-        node = self
-
-        @jpype.JImplements("java.util.function.BiConsumer")
-        class Answered:
-            @jpype.JOverride
-            def accept(self, resp: Any, error: Any) -> None:
-                if resp is not None:
-                    node.outputs.append(response_json(node.java, node.id, int(msg["src"]), resp.data(), msg))
-
-        callback = Answered()
+        callback = _answered_class()(self, msg)
         self._callbacks.append(callback)
         req.completion.whenComplete(callback)
 

@@ -65,23 +65,34 @@ def make_log_proxy(java: _Java, inner: Any) -> Any:
     return proxy_cls(inner)
 
 
+_STORE_PROXY: dict[str, Any] = {}
+
+
 def make_store_proxy(java: _Java, inner: Any, on_write: Any) -> Any:
     """A JPype proxy of ``QuorumStateStore`` delegating to ``inner`` (Kafka's
-    ``MockQuorumStateStore``) that calls ``on_write()`` after each ``writeElectionState``."""
+    ``MockQuorumStateStore``) that calls ``on_write()`` after each ``writeElectionState``. One
+    proxy class per Kafka version (a class per replica would pile up in the JVM)."""
     import jpype
 
-    iface = jvm.jclass(java.version, f"{RAFT}.QuorumStateStore")
-    namespace: dict[str, Any] = {}
-    for name in sorted({str(m.getName()) for m in iface.class_.getMethods()}):
-        def delegate(self: Any, *args: Any, _name: str = name) -> Any:
-            result = getattr(self.inner, _name)(*args)
-            if _name == "writeElectionState":
-                on_write()
-            return result
-        namespace[name] = jpype.JOverride(delegate)
-    namespace["__init__"] = lambda self, store: setattr(self, "inner", store)
-    proxy_cls = jpype.JImplements(f"{RAFT}.QuorumStateStore")(type("KspecStore", (), namespace))
-    return proxy_cls(inner)
+    proxy_cls = _STORE_PROXY.get(java.version)
+    if proxy_cls is None:
+        iface = jvm.jclass(java.version, f"{RAFT}.QuorumStateStore")
+        namespace: dict[str, Any] = {}
+        for name in sorted({str(m.getName()) for m in iface.class_.getMethods()}):
+            def delegate(self: Any, *args: Any, _name: str = name) -> Any:
+                result = getattr(self.inner, _name)(*args)
+                if _name == "writeElectionState":
+                    self.on_write()
+                return result
+            namespace[name] = jpype.JOverride(delegate)
+
+        def init(self: Any, store: Any, callback: Any) -> None:
+            self.inner, self.on_write = store, callback
+
+        namespace["__init__"] = init
+        proxy_cls = jpype.JImplements(f"{RAFT}.QuorumStateStore")(type("KspecStore", (), namespace))
+        _STORE_PROXY[java.version] = proxy_cls
+    return proxy_cls(inner, on_write)
 
 
 def _offset(metadata: Any) -> int:

@@ -243,7 +243,8 @@ class RaftReplica:
                 merged[-1] = o
             else:
                 merged.append(o)
-        return merged
+        self.out[:] = merged  # in place: a subclass may return self.out (voters)
+        return self.out
 
     def on_Crash(self, inp: dict[str, Any]) -> None:
         self._reset_role_state()
