@@ -236,7 +236,7 @@ class KafkaRaftNode:
                 args.append(self.channel)
             elif name == "RaftMessageQueue":
                 args.append(self.queue)
-            elif name == "ReplicatedLog":
+            elif name in ("ReplicatedLog", "RaftLog"):
                 args.append(self.log)
             elif name == "QuorumStateStore":
                 args.append(self.store_proxy)
@@ -463,7 +463,7 @@ class KafkaRaftNode:
         end = _offset(self.inner_log.endOffset())
         if end == 0:
             return []
-        info = self.log.read(0, self.java.Isolation.UNCOMMITTED)
+        info = self.log.read(0, self.java.Isolation.UNCOMMITTED, *self.java.read_limit)
         return [e for _, e in entries_of(self.java, info.records)]
 
     def role(self) -> str:

@@ -8,7 +8,8 @@ between release lines (the version table the adapter's glue reads).
   ``Features.KRAFT_VERSION`` gives the kraft.version range.
 - 4.x: ``QuorumConfig(AbstractConfig)`` only; ``initialize(voters, store, metrics,
   ExternalKRaftMetrics)``; no ``Features`` enum (the range 0-1 is built); KIP-996's
-  ``ProspectiveState`` (the model's rule set kip-996, ``model.raft.rule_sets``).
+  ``ProspectiveState`` (the model's rule set kip-996, ``model.raft.rule_sets``); 4.3 renamed
+  ``ReplicatedLog`` to ``RaftLog`` and moved the record classes to ``common.record.internal``.
 """
 
 from __future__ import annotations
@@ -41,7 +42,17 @@ class Java:
         self.MockQueue = c(f"{RAFT}.MockMessageQueue")
         self.MockExpiration = c(f"{RAFT}.MockExpirationService")
         self.MockTime = c("org.apache.kafka.common.utils.MockTime")
-        self.ReplicatedLog = c(f"{RAFT}.ReplicatedLog")
+        try:
+            self.log_interface = f"{RAFT}.ReplicatedLog"
+            self.ReplicatedLog = c(self.log_interface)
+        except TargetError:  # 4.3 renamed it RaftLog
+            self.log_interface = f"{RAFT}.RaftLog"
+            self.ReplicatedLog = c(self.log_interface)
+        # 4.3's read takes a byte limit too: the adapter reads everything
+        self.read_limit: tuple[Any, ...] = ()
+        if any(str(m.getName()) == "read" and m.getParameterCount() == 3
+               for m in self.ReplicatedLog.class_.getMethods()):
+            self.read_limit = (jpype.JInt(2**31 - 1),)
         self.Inbound = c(f"{RAFT}.RaftRequest$Inbound")
         self.ResponseInbound = c(f"{RAFT}.RaftResponse$Inbound")
         self.RaftUtil = c(f"{RAFT}.RaftUtil")
@@ -54,9 +65,15 @@ class Java:
         self.Uuid = c("org.apache.kafka.common.Uuid")
         self.Errors = c("org.apache.kafka.common.protocol.Errors")
         self.ApiKeys = c("org.apache.kafka.common.protocol.ApiKeys")
-        self.MemoryRecords = c("org.apache.kafka.common.record.MemoryRecords")
-        self.SimpleRecord = c("org.apache.kafka.common.record.SimpleRecord")
-        self.ControlRecordType = c("org.apache.kafka.common.record.ControlRecordType")
+        def record(name: str) -> Any:  # 4.3 moved the record classes to common.record.internal
+            try:
+                return c(f"org.apache.kafka.common.record.{name}")
+            except TargetError:
+                return c(f"org.apache.kafka.common.record.internal.{name}")
+
+        self.MemoryRecords = record("MemoryRecords")
+        self.SimpleRecord = record("SimpleRecord")
+        self.ControlRecordType = record("ControlRecordType")
         self.LeaderChangeMessage = c(f"{MSG}.LeaderChangeMessage")
         self.ByteBuffer = c("java.nio.ByteBuffer")
         self.ArrayList = c("java.util.ArrayList")

@@ -42,14 +42,16 @@ def make_log_proxy(java: _Java, inner: Any) -> Any:
             return getattr(self.inner, _name)(*args)
         namespace[name] = jpype.JOverride(delegate)
 
-    def read(self: Any, start: Any, isolation: Any) -> Any:
+    def read(self: Any, start: Any, isolation: Any, max_bytes: Any = None) -> Any:
+        # 4.3 adds the read's byte limit: passed on as Kafka gave it
+        cap = () if max_bytes is None else (max_bytes,)
         end = _offset(self.inner.endOffset())
-        first = self.inner.read(start, isolation)
+        first = self.inner.read(start, isolation, *cap)
         parts = [first.records]
         offset = _next_offset(first.records, int(start))
         limit = _offset(self.inner.highWatermark()) if isolation == java.Isolation.COMMITTED else end
         while offset < limit:
-            more = self.inner.read(offset, isolation)
+            more = self.inner.read(offset, isolation, *cap)
             nxt = _next_offset(more.records, offset)
             if nxt <= offset:
                 break
@@ -61,7 +63,7 @@ def make_log_proxy(java: _Java, inner: Any) -> Any:
 
     namespace["read"] = jpype.JOverride(read)
     namespace["__init__"] = lambda self, inner_log: setattr(self, "inner", inner_log)
-    proxy_cls = jpype.JImplements(f"{RAFT}.ReplicatedLog")(type("KspecLog", (), namespace))
+    proxy_cls = jpype.JImplements(java.log_interface)(type("KspecLog", (), namespace))
     return proxy_cls(inner)
 
 
