@@ -102,11 +102,23 @@ class RaftDriver(macros.MacroSteps):
 
     protocol = "raft"
     ordered_outputs = ORDERED_OUTPUTS
+    # config["model_variant"]: a variant of model.raft.variants the model runs instead (what
+    # --accept NAME of a catalogued deviation, or --model-variant, asks for); one at a time.
+    takes_model_variant = True
 
     def __init__(self, config: dict[str, JSON], bounds: dict[str, int] | None = None) -> None:
+        from kspec.model.raft.variants import CATALOGUE as VARIANTS
+
         self.config = {**CONFIGS[0], **config}
+        self.variant = str(self.config.get("model_variant") or "")
+        extra: dict[str, Any] = {}
+        if self.variant:
+            if "+" in self.variant or self.variant not in VARIANTS:
+                raise ValueError(f"raft: unknown model variant {self.variant!r} (one of {', '.join(sorted(VARIANTS))};"
+                                 " one at a time)")
+            extra["step"] = VARIANTS[self.variant].step
         self.model = RaftModel(voters=int(self.config["voters"]), observers=int(self.config["observers"]),
-                               pre_vote=bool(self.config["pre_vote"]), **{**BOUNDS, **(bounds or {})})
+                               pre_vote=bool(self.config["pre_vote"]), **{**BOUNDS, **(bounds or {})}, **extra)
         props = raft_properties()
         self._always = [p for p in props if p.kind == "always"]
         self._always_step = [p for p in props if p.kind == "always_step"]
