@@ -419,12 +419,16 @@ class KafkaRaftNode:
                 remaining = int(q.votedStateOrThrow().remainingElectionTimeMs(now))
             elif q.isResigned():
                 remaining = int(q.resignedStateOrThrow().remainingElectionTimeMs(now))
-            elif q.isCandidate() and not q.candidateStateOrThrow().isBackingOff():
+            elif q.isCandidate() and not self._candidate_lost():
                 remaining = int(q.candidateStateOrThrow().remainingElectionTimeMs(now))
             elif hasattr(q, "isProspective") and q.isProspective():
                 remaining = int(q.prospectiveStateOrThrow().remainingElectionTimeMs(now))
-        elif kind == "BackoffExpired" and q.isCandidate() and q.candidateStateOrThrow().isBackingOff():
-            remaining = int(q.candidateStateOrThrow().remainingBackoffMs(now))
+        elif kind == "BackoffExpired" and q.isCandidate() and self._candidate_lost():
+            cand = q.candidateStateOrThrow()
+            if self.java.candidate_backoff:
+                remaining = int(cand.remainingBackoffMs(now))
+            else:  # 4.1+: a lost candidate waits for its election timer, the model's backoff
+                remaining = int(cand.remainingElectionTimeMs(now))
         elif kind == "FetchTimeout" and q.isFollower() and q.isVoter():
             remaining = int(q.followerStateOrThrow().remainingFetchTimeMs(now))
         elif kind == "CheckQuorumTimeout" and q.isLeader():
@@ -432,6 +436,14 @@ class KafkaRaftNode:
             remaining = None if left >= 2**62 else left
         if remaining is not None:
             self.time.sleep(max(remaining, 0))
+
+    def _candidate_lost(self) -> bool:
+        """The model's ``backing_off``: to 4.0 the candidate's backoff, from 4.1 (no backoff
+        state; a candidate a majority rejected waits for its election timer) its rejection."""
+        cand = self.quorum.candidateStateOrThrow()
+        if self.java.candidate_backoff:
+            return bool(cand.isBackingOff())
+        return bool(cand.epochElection().isVoteRejected())
 
     def _append(self, payload: list[int]) -> None:
         j = self.java

@@ -10,6 +10,9 @@ between release lines (the version table the adapter's glue reads).
   ExternalKRaftMetrics)``; no ``Features`` enum (the range 0-1 is built); KIP-996's
   ``ProspectiveState`` (the model's rule set kip-996, ``model.raft.rule_sets``); 4.3 renamed
   ``ReplicatedLog`` to ``RaftLog`` and moved the record classes to ``common.record.internal``.
+- 4.1: no candidate backoff (``CandidateState.isBackingOff`` is gone): a candidate a majority
+  rejected waits for its election timer, which the adapter fires on the model's
+  ``BackoffExpired`` (time is abstract: both are "wait, then prospective").
 """
 
 from __future__ import annotations
@@ -53,6 +56,9 @@ class Java:
         if any(str(m.getName()) == "read" and m.getParameterCount() == 3
                for m in self.ReplicatedLog.class_.getMethods()):
             self.read_limit = (jpype.JInt(2**31 - 1),)
+        # 4.1 dropped the candidate's backoff state (a lost candidate waits for its timer)
+        self.candidate_backoff = any(str(m.getName()) == "isBackingOff"
+                                     for m in c(f"{RAFT}.CandidateState").class_.getMethods())
         self.Inbound = c(f"{RAFT}.RaftRequest$Inbound")
         self.ResponseInbound = c(f"{RAFT}.RaftResponse$Inbound")
         self.RaftUtil = c(f"{RAFT}.RaftUtil")
