@@ -99,7 +99,8 @@ def render(protocol: str, runs: list[dict[str, Any]]) -> str:
     ]
     for version in sorted(by_version, key=_vkey):
         vruns = sorted(by_version[version], key=lambda r: r["seed"])
-        verdicts = ", ".join(f"{r['seed']}: {r['verdict']}" for r in vruns)
+        verdicts = ", ".join(f"{r['seed']}: {r['verdict']}" + (f" ({r['examples']} runs)" if r.get("examples") else "")
+                             for r in vruns)
         refused = [r for r in vruns if r["verdict"] in ("refused", "timeout", "error")]
         diverged = [r for r in vruns if r["verdict"] == "diverges"]
         names: list[str] = []
