@@ -132,17 +132,18 @@ FetchDue(to) == [type |-> "FetchDue", to |-> to]
 (* so a record is one Python role: voted_for is Voted's, leader is         *)
 (* Follower's; granted, rejected, backing_off are Candidate's;             *)
 (* epoch_start, end_offsets (a set of <<replica, offset>>), fetched are    *)
-(* Leader's; granted, rejected and prior (an Election) are Prospective's.  *)
+(* Leader's; granted, rejected and prior (an Election) are Prospective's;  *)
+(* a follower also has voted_for and has_fetched under kip-996.           *)
 (* A down replica keeps its election in epoch/voted_for/leader.            *)
 
 SetRole(n, role, e, votedFor, leader) ==
     [n EXCEPT !.role = role, !.epoch = e, !.voted_for = votedFor, !.leader = leader, !.granted = {},
-              !.rejected = {}, !.backing_off = FALSE, !.epoch_start = 0, !.end_offsets = {}, !.fetched = {},
-              !.prior = Nil]
+              !.rejected = {}, !.backing_off = FALSE, !.timed_out = FALSE, !.epoch_start = 0, !.end_offsets = {}, !.fetched = {},
+              !.has_fetched = FALSE, !.prior = Nil]
 
 NewNode == [role |-> "unattached", epoch |-> 0, voted_for |-> Nil, leader |-> Nil, granted |-> {},
-            rejected |-> {}, backing_off |-> FALSE, epoch_start |-> 0, end_offsets |-> {}, fetched |-> {},
-            prior |-> Nil, log |-> <<>>, high_watermark |-> Nil]
+            rejected |-> {}, backing_off |-> FALSE, timed_out |-> FALSE, epoch_start |-> 0, end_offsets |-> {}, fetched |-> {},
+            has_fetched |-> FALSE, prior |-> Nil, log |-> <<>>, high_watermark |-> Nil]
 
 \* RAFT-STATE-PERSISTED: the election state a replica has persisted in its role.
 Election(e, votedFor, leader) == [epoch |-> e, voted_for |-> votedFor, leader |-> leader]
@@ -151,7 +152,7 @@ ElectionOf(i, n) ==
       [] n.role = "voted" -> Election(n.epoch, n.voted_for, Nil)
       [] n.role = "candidate" -> Election(n.epoch, i, Nil)
       [] n.role \in {"leader", "resigned"} -> Election(n.epoch, Nil, i)
-      [] n.role = "follower" -> Election(n.epoch, Nil, n.leader)
+      [] n.role = "follower" -> Election(n.epoch, n.voted_for, n.leader)
       [] n.role = "down" -> Election(n.epoch, n.voted_for, n.leader)
       [] n.role = "prospective" -> n.prior
 
@@ -160,7 +161,9 @@ LeaderHint(i, n) == ElectionOf(i, n).leader
 \* The checked constructors of node.py (the role transitions of RAFT-TRANS-*).
 ToUnattached(n, e) == SetRole(n, "unattached", e, Nil, Nil)
 ToVoted(n, e, candidate) == SetRole(n, "voted", e, candidate, Nil)
-ToFollower(n, e, leader) == SetRole(n, "follower", e, Nil, leader)
+\* RAFT-KIP996-VOTE-KEPT: under kip-996 a follower of the same epoch keeps the vote.
+ToFollower(i, n, e, leader) ==
+    SetRole(n, "follower", e, IF PreVote /\ e = n.epoch THEN ElectionOf(i, n).voted_for ELSE Nil, leader)
 ToCandidate(i, n) == [SetRole(n, "candidate", n.epoch + 1, Nil, Nil) EXCEPT !.granted = {i}]
 ToLeader(n) == [SetRole(n, "leader", n.epoch, Nil, Nil) EXCEPT !.epoch_start = Len(n.log), !.high_watermark = Nil]
 \* Kafka's ResignedState has no high watermark (RAFT-TRANS-HW-CARRIED).
@@ -199,28 +202,30 @@ BecomeCandidate(i, n) ==
     LET a == ToCandidate(i, n)
     IN IF IsQuorum({i}) THEN BecomeLeader(i, a) ELSE Result(a, VoteRequests(i, a, a.epoch, FALSE))
 
-\* RAFT-RULE-ELECTION: with pre-vote, ask for pre-votes for epoch + 1 first (RAFT-TRANS-PROSPECTIVE).
+\* RAFT-RULE-ELECTION: under kip-996 ask for pre-votes of the current epoch first
+\* (RAFT-TRANS-PROSPECTIVE, RAFT-KIP996-PRE-VOTE-EPOCH).
 StartElection(i, n) ==
     IF ~PreVote THEN BecomeCandidate(i, n)
     ELSE LET a == ToProspective(i, n)
-         IN IF IsQuorum({i}) THEN BecomeCandidate(i, a) ELSE Result(a, VoteRequests(i, a, a.epoch + 1, TRUE))
+         IN IF IsQuorum({i}) THEN BecomeCandidate(i, a) ELSE Result(a, VoteRequests(i, a, a.epoch, TRUE))
 
-\* A prospective that loses its pre-vote (or times out) returns to its prior election state.
+\* RAFT-KIP996-LOSS: a prospective that loses its pre-vote (or times out) follows the leader it
+\* knew, else keeps its vote (its own included) unattached in its epoch.
 Restore(i, n, prior) ==
-    IF prior.leader # Nil /\ prior.leader # i THEN ToFollower(n, prior.epoch, prior.leader)
-    ELSE IF prior.voted_for # Nil /\ prior.voted_for # i THEN ToVoted(n, prior.epoch, prior.voted_for)
+    IF prior.leader # Nil /\ prior.leader # i THEN ToFollower(i, n, prior.epoch, prior.leader)
+    ELSE IF prior.voted_for # Nil THEN ToVoted(n, prior.epoch, prior.voted_for)
     ELSE ToUnattached(n, prior.epoch)
 
 \* RAFT-RULE-HIGHER-EPOCH
 ObserveEpoch(i, n, e, leader) ==
     IF e <= n.epoch THEN n
-    ELSE IF leader # Nil /\ leader # i THEN ToFollower(n, e, leader)
+    ELSE IF leader # Nil /\ leader # i THEN ToFollower(i, n, e, leader)
     ELSE ToUnattached(n, e)
 
 \* RAFT-RULE-LONE-VOTER (node.initialize): Kafka's initialize() makes a lone voter leader at once.
 Initialize(i, n) ==
     IF i \in Voters /\ IsQuorum({i}) /\ n.role \notin {"down", "leader"}
-    THEN IF n.role = "candidate" THEN BecomeLeader(i, n) ELSE BecomeCandidate(i, n)
+    THEN IF n.role = "candidate" THEN BecomeLeader(i, n) ELSE StartElection(i, n)
     ELSE Result(n, {})
 
 \* RAFT-RULE-RESTART: resume from the persisted election state (Kafka's QuorumState.initialize),
@@ -230,8 +235,8 @@ Restart(i, n) ==
         a == CASE e.epoch < LastEpoch(n.log) -> ToUnattached(n, LastEpoch(n.log))
                [] e.leader = i -> SetRole(n, "resigned", e.epoch, Nil, Nil)
                [] e.voted_for = i -> [SetRole(n, "candidate", e.epoch, Nil, Nil) EXCEPT !.granted = {i}]
+               [] e.leader # Nil -> SetRole(n, "follower", e.epoch, e.voted_for, e.leader)
                [] e.voted_for # Nil -> ToVoted(n, e.epoch, e.voted_for)
-               [] e.leader # Nil -> ToFollower(n, e.epoch, e.leader)
                [] OTHER -> ToUnattached(n, e.epoch)
         b == [a EXCEPT !.high_watermark = Nil]
     IN IF i \in Voters /\ IsQuorum({i}) THEN Initialize(i, b)
@@ -242,11 +247,16 @@ Restart(i, n) ==
 \* RAFT-RULE-VOTE-GRANT: at most one vote per epoch, to a candidate with an up-to-date log.
 \* A pre-vote never changes the receiver's state (KIP-996). With VoteTwice, a voter that voted
 \* for another candidate of this epoch forgets its vote first.
+\* RAFT-KIP996-PRE-VOTE-GRANT: a pre-vote of a higher epoch moves the receiver to that epoch first.
 OnPreVoteRequest(i, n, r) ==
-    LET granted == i \in Voters /\ r.epoch > n.epoch
-                   /\ LogUpToDate(r.last_epoch, r.end_offset, LastEpoch(n.log), Len(n.log))
-                   /\ n.role \in {"unattached", "voted", "prospective", "candidate"}
-    IN Result(n, {VoteResponse(i, r.src, n.epoch, granted, LeaderHint(i, n), TRUE, "NONE")})
+    IF r.epoch < n.epoch
+    THEN Result(n, {VoteResponse(i, r.src, n.epoch, FALSE, LeaderHint(i, n), TRUE, "FENCED_LEADER_EPOCH")})
+    ELSE LET a == IF r.epoch > n.epoch THEN ToUnattached(n, r.epoch) ELSE n
+             granted == i \in Voters /\ r.src \in Voters
+                        /\ LogUpToDate(r.last_epoch, r.end_offset, LastEpoch(a.log), Len(a.log))
+                        /\ (a.role \in {"unattached", "voted", "prospective", "candidate", "resigned"}
+                            \/ (a.role = "follower" /\ ~a.has_fetched))
+         IN Result(a, {VoteResponse(i, r.src, a.epoch, granted, LeaderHint(i, a), TRUE, "NONE")})
 
 OnVoteRequest(i, n0, r) ==
     LET n == IF VoteTwice /\ n0.role = "voted" /\ r.epoch = n0.epoch /\ n0.voted_for # r.src
@@ -258,16 +268,20 @@ OnVoteRequest(i, n0, r) ==
                 ok == i \in Voters /\ r.src \in Voters
                       /\ LogUpToDate(r.last_epoch, r.end_offset, LastEpoch(a.log), Len(a.log))
                 grant == ok /\ a.role = "unattached"
-                granted == grant \/ (ok /\ a.role = "voted" /\ a.voted_for = r.src)
-                b == IF grant THEN ToVoted(a, r.epoch, r.src) ELSE a
+                \* RAFT-KIP996-PROSPECTIVE-VOTES
+                pgrant == ok /\ PreVote /\ a.role = "prospective" /\ a.prior.voted_for = Nil /\ a.prior.leader = Nil
+                granted == grant \/ pgrant \/ (ok /\ a.role = "voted" /\ a.voted_for = r.src)
+                           \/ (ok /\ PreVote /\ a.role = "prospective" /\ a.prior.voted_for = r.src)
+                b == IF grant THEN ToVoted(a, r.epoch, r.src)
+                     ELSE IF pgrant THEN [a EXCEPT !.prior.voted_for = r.src] ELSE a
             IN Result(b, {VoteResponse(i, r.src, b.epoch, granted, LeaderHint(i, b), FALSE, "NONE")})
 
 \* RAFT-RULE-BEGIN-EPOCH: a leader of an equal or higher epoch is followed.
 OnBeginQuorumEpoch(i, n, r) ==
     IF r.epoch < n.epoch
     THEN Result(n, {BeginQuorumEpochResponse(i, r.src, n.epoch, LeaderHint(i, n), "FENCED_LEADER_EPOCH")})
-    ELSE LET a == IF r.src # i /\ (r.epoch > n.epoch \/ n.role \notin {"follower", "leader"})
-                  THEN ToFollower(n, r.epoch, r.src) ELSE n
+    ELSE LET a == IF r.src # i /\ (r.epoch > n.epoch \/ LeaderHint(i, n) = Nil)
+                  THEN ToFollower(i, n, r.epoch, r.src) ELSE n
          IN Result(a, {BeginQuorumEpochResponse(i, r.src, a.epoch, LeaderHint(i, a), "NONE")})
 
 \* RAFT-RULE-END-EPOCH: a replica without a leader in this epoch follows the resigning sender.
@@ -276,8 +290,8 @@ OnEndQuorumEpoch(i, n, r) ==
     THEN Result(n, {EndQuorumEpochResponse(i, r.src, n.epoch, LeaderHint(i, n), "FENCED_LEADER_EPOCH")})
     ELSE LET a == ObserveEpoch(i, n, r.epoch, r.src)
              b == IF r.epoch = a.epoch /\ r.src # i /\ r.src \in Voters
-                     /\ a.role \in {"unattached", "voted", "candidate"}
-                  THEN ToFollower(a, r.epoch, r.src) ELSE a
+                     /\ a.role \in {"unattached", "voted", "candidate", "prospective"} /\ LeaderHint(i, a) = Nil
+                  THEN ToFollower(i, a, r.epoch, r.src) ELSE a
          IN Result(b, {EndQuorumEpochResponse(i, r.src, b.epoch, LeaderHint(i, b), "NONE")})
 
 FetchError(i, n, r, error) ==
@@ -325,7 +339,11 @@ OnPreVoteResponse(i, n, r) ==
             ELSE Result(a, {})
 
 \* RAFT-RULE-FOLLOWER-FETCH, RAFT-RULE-TRUNCATE
-OnFetchResponse(i, n, r) ==
+OnFetchResponse(i, n0, r) ==
+    LET n == IF PreVote /\ n0.role = "follower" /\ r.src = n0.leader /\ r.error = "NONE"
+                /\ (r.diverging # Nil \/ r.offset = Len(n0.log))
+             THEN [n0 EXCEPT !.has_fetched = TRUE] ELSE n0  \* RAFT-KIP996-PRE-VOTE-GRANT
+    IN
     IF n.role # "follower" \/ r.src # n.leader \/ r.error # "NONE" THEN Result(n, {})
     ELSE IF r.diverging # Nil
     THEN LET local == EndOffsetForEpoch(n.log, r.diverging[1])
@@ -341,11 +359,10 @@ OnFetchResponse(i, n, r) ==
 \* RAFT-RULE-RESPONSE: higher epoch moves on, lower is stale, a named leader is followed.
 OnResponse(i, n, r) ==
     IF r.epoch > n.epoch THEN Result(ObserveEpoch(i, n, r.epoch, r.leader), {})
-    ELSE IF r.epoch < n.epoch
-    THEN IF r.type = "VoteResponse" /\ r.pre_vote /\ n.role = "prospective" THEN OnPreVoteResponse(i, n, r)
-         ELSE Result(n, {})
-    ELSE IF r.leader # Nil /\ r.leader # i /\ n.role \in {"unattached", "voted", "candidate", "prospective"}
-    THEN LET a == ToFollower(n, r.epoch, r.leader)
+    ELSE IF r.epoch < n.epoch THEN Result(n, {})
+    ELSE IF r.leader # Nil /\ r.leader # i /\ LeaderHint(i, n) = Nil
+            /\ n.role \in {"unattached", "voted", "candidate", "prospective"}
+    THEN LET a == ToFollower(i, n, r.epoch, r.leader)
          IN IF r.type = "FetchResponse" THEN OnFetchResponse(i, a, r) ELSE Result(a, {})
     ELSE IF r.type = "VoteResponse" /\ r.pre_vote
     THEN IF n.role = "prospective" THEN OnPreVoteResponse(i, n, r) ELSE Result(n, {})
@@ -357,9 +374,15 @@ OnResponse(i, n, r) ==
 OnElectionTimeout(i, n) ==
     CASE i \notin Voters -> Result(n, {})
       [] n.role \in {"unattached", "voted"} -> StartElection(i, n)
-      [] n.role = "resigned" -> BecomeCandidate(i, n)
-      [] n.role = "candidate" /\ ~n.backing_off -> Result([n EXCEPT !.backing_off = TRUE], {})
-      [] n.role = "prospective" -> Result(Restore(i, n, n.prior), {})
+      \* RAFT-KIP996-RESIGNED: unattached(epoch + 1) with the expired timer: the pre-vote starts at once.
+      [] n.role = "resigned" -> IF PreVote THEN StartElection(i, ToUnattached(n, n.epoch + 1))
+                                ELSE BecomeCandidate(i, n)
+      [] n.role = "candidate" /\ ~n.backing_off ->
+             IF PreVote THEN StartElection(i, n)
+             ELSE Result([n EXCEPT !.backing_off = TRUE, !.timed_out = TRUE], {})
+      \* RAFT-KIP996-TIMEOUT: without a known leader the next pre-vote starts in the same step.
+      [] n.role = "prospective" -> LET a == Restore(i, n, n.prior)
+                                   IN IF a.role = "follower" THEN Result(a, {}) ELSE StartElection(i, a)
       [] OTHER -> Result(n, {})
 
 \* RAFT-RULE-CHECK-QUORUM: resign when no majority fetched (no preferred successors: D-CHECK-QUORUM-SUCCESSORS).
@@ -385,17 +408,24 @@ Flawed(m) ==
       [] VoteIgnoresLog /\ m.type = "VoteRequest" -> [m EXCEPT !.last_epoch = 1000000]
       [] OTHER -> m
 
+\* RAFT-RULE-TIMER-KEPT: a candidate whose election timer expired, made unattached by a higher
+\* epoch, starts the next election in the same step.
+TimerKept(i, n, r) ==
+    IF n.role = "candidate" /\ n.timed_out /\ r.node.role = "unattached" /\ r.node.epoch > n.epoch
+    THEN LET e == StartElection(i, r.node) IN Result(e.node, r.out \cup e.out)
+    ELSE r
+
 \* node.step: replica i in state n takes input m (a message or a timer/environment input).
 Step(i, n, m0) ==
     LET m == Flawed(m0) IN
         IF n.role = "down" THEN IF m.type = "Restart" THEN Restart(i, n) ELSE Result(n, {})
         ELSE CASE m.type = "Crash" -> Result(ToDown(i, n), {})
                [] m.type = "Restart" -> Result(n, {})
-               [] m.type = "VoteRequest" -> OnVoteRequest(i, n, m)
+               [] m.type = "VoteRequest" -> TimerKept(i, n, OnVoteRequest(i, n, m))
                [] m.type = "BeginQuorumEpochRequest" -> OnBeginQuorumEpoch(i, n, m)
-               [] m.type = "EndQuorumEpochRequest" -> OnEndQuorumEpoch(i, n, m)
+               [] m.type = "EndQuorumEpochRequest" -> TimerKept(i, n, OnEndQuorumEpoch(i, n, m))
                [] m.type = "FetchRequest" -> OnFetchRequest(i, n, m)
-               [] m.type \in ResponseTypes -> OnResponse(i, n, m)
+               [] m.type \in ResponseTypes -> TimerKept(i, n, OnResponse(i, n, m))
                [] m.type = "ElectionTimeout" -> OnElectionTimeout(i, n)
                [] m.type = "BackoffExpired" ->
                       IF n.role = "candidate" /\ n.backing_off THEN StartElection(i, n) ELSE Result(n, {})

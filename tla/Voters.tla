@@ -151,8 +151,8 @@ Bootstrap == [end_offset |-> 0, kraft_version |-> 1, voters |-> InitialSet]
 \* new_voter_node: KRaft.NewNode plus voters, control, snapshot and static.
 NewVoterNode ==
     [role |-> "unattached", epoch |-> 0, voted_for |-> Nil, leader |-> Nil, granted |-> {},
-     rejected |-> {}, backing_off |-> FALSE, epoch_start |-> 0, end_offsets |-> {}, fetched |-> {},
-     prior |-> Nil, log |-> <<>>, high_watermark |-> Nil, voters |-> InitialVoters,
+     rejected |-> {}, backing_off |-> FALSE, timed_out |-> FALSE, epoch_start |-> 0, end_offsets |-> {},
+     fetched |-> {}, has_fetched |-> FALSE, prior |-> Nil, log |-> <<>>, high_watermark |-> Nil, voters |-> InitialVoters,
      control |-> IF KRaftVersion >= 1 THEN LoadSnapshot(Bootstrap) ELSE NoControl,
      snapshot |-> IF KRaftVersion >= 1 THEN Bootstrap ELSE Nil,
      static |-> IF KRaftVersion >= 1 THEN {} ELSE InitialSet]
@@ -199,7 +199,7 @@ StartElection(i, n) ==
     IF ~PreVote THEN BecomeCandidate(i, n)
     ELSE LET a == K!ToProspective(i, n)
          IN IF IsQuorum({i}, n.voters) THEN BecomeCandidate(i, a)
-            ELSE Result(a, VoteRequests(i, a, a.epoch + 1, TRUE))
+            ELSE Result(a, VoteRequests(i, a, a.epoch, TRUE))  \* RAFT-KIP996-PRE-VOTE-EPOCH
 
 \* RAFT-RULE-RESTART
 Restart(i, n) ==
@@ -207,22 +207,27 @@ Restart(i, n) ==
         a == CASE e.epoch < K!LastEpoch(n.log) -> K!ToUnattached(n, K!LastEpoch(n.log))
                [] e.leader = i -> K!SetRole(n, "resigned", e.epoch, Nil, Nil)
                [] e.voted_for = i -> [K!SetRole(n, "candidate", e.epoch, Nil, Nil) EXCEPT !.granted = {i}]
+               [] e.leader # Nil -> K!SetRole(n, "follower", e.epoch, e.voted_for, e.leader)
                [] e.voted_for # Nil -> K!ToVoted(n, e.epoch, e.voted_for)
-               [] e.leader # Nil -> K!ToFollower(n, e.epoch, e.leader)
                [] OTHER -> K!ToUnattached(n, e.epoch)
         b == [a EXCEPT !.high_watermark = Nil]
     IN IF i \in b.voters /\ IsQuorum({i}, b.voters)  \* RAFT-RULE-LONE-VOTER (node.initialize)
-       THEN IF b.role = "candidate" THEN BecomeLeader(i, b) ELSE BecomeCandidate(i, b)
+       THEN IF b.role = "candidate" THEN BecomeLeader(i, b) ELSE StartElection(i, b)
        ELSE Result(b, CASE b.role = "candidate" -> VoteRequests(i, b, b.epoch, FALSE)
                         [] b.role = "resigned" -> EndQuorumEpochRequests(i, b)
                         [] OTHER -> {})
 
 \* RAFT-RULE-VOTE-GRANT
+\* RAFT-KIP996-PRE-VOTE-GRANT
 OnPreVoteRequest(i, n, r) ==
-    LET granted == i \in n.voters /\ r.epoch > n.epoch
-                   /\ K!LogUpToDate(r.last_epoch, r.end_offset, K!LastEpoch(n.log), Len(n.log))
-                   /\ n.role \in {"unattached", "voted", "prospective", "candidate"}
-    IN Result(n, {K!VoteResponse(i, r.src, n.epoch, granted, K!LeaderHint(i, n), TRUE, "NONE")})
+    IF r.epoch < n.epoch
+    THEN Result(n, {K!VoteResponse(i, r.src, n.epoch, FALSE, K!LeaderHint(i, n), TRUE, "FENCED_LEADER_EPOCH")})
+    ELSE LET a == IF r.epoch > n.epoch THEN K!ToUnattached(n, r.epoch) ELSE n
+             granted == i \in a.voters /\ r.src \in a.voters
+                        /\ K!LogUpToDate(r.last_epoch, r.end_offset, K!LastEpoch(a.log), Len(a.log))
+                        /\ (a.role \in {"unattached", "voted", "prospective", "candidate", "resigned"}
+                            \/ (a.role = "follower" /\ ~a.has_fetched))
+         IN Result(a, {K!VoteResponse(i, r.src, a.epoch, granted, K!LeaderHint(i, a), TRUE, "NONE")})
 
 OnVoteRequest(i, n, r) ==
     IF r.pre_vote THEN OnPreVoteRequest(i, n, r)
@@ -232,8 +237,12 @@ OnVoteRequest(i, n, r) ==
              ok == i \in a.voters /\ r.src \in a.voters
                    /\ K!LogUpToDate(r.last_epoch, r.end_offset, K!LastEpoch(a.log), Len(a.log))
              grant == ok /\ a.role = "unattached"
-             granted == grant \/ (ok /\ a.role = "voted" /\ a.voted_for = r.src)
-             b == IF grant THEN K!ToVoted(a, r.epoch, r.src) ELSE a
+             \* RAFT-KIP996-PROSPECTIVE-VOTES
+             pgrant == ok /\ PreVote /\ a.role = "prospective" /\ a.prior.voted_for = Nil /\ a.prior.leader = Nil
+             granted == grant \/ pgrant \/ (ok /\ a.role = "voted" /\ a.voted_for = r.src)
+                        \/ (ok /\ PreVote /\ a.role = "prospective" /\ a.prior.voted_for = r.src)
+             b == IF grant THEN K!ToVoted(a, r.epoch, r.src)
+                  ELSE IF pgrant THEN [a EXCEPT !.prior.voted_for = r.src] ELSE a
          IN Result(b, {K!VoteResponse(i, r.src, b.epoch, granted, K!LeaderHint(i, b), FALSE, "NONE")})
 
 \* RAFT-RULE-END-EPOCH
@@ -242,8 +251,8 @@ OnEndQuorumEpoch(i, n, r) ==
     THEN Result(n, {K!EndQuorumEpochResponse(i, r.src, n.epoch, K!LeaderHint(i, n), "FENCED_LEADER_EPOCH")})
     ELSE LET a == K!ObserveEpoch(i, n, r.epoch, r.src)
              b == IF r.epoch = a.epoch /\ r.src # i /\ r.src \in a.voters
-                     /\ a.role \in {"unattached", "voted", "candidate"}
-                  THEN K!ToFollower(a, r.epoch, r.src) ELSE a
+                     /\ a.role \in {"unattached", "voted", "candidate", "prospective"} /\ K!LeaderHint(i, a) = Nil
+                  THEN K!ToFollower(i, a, r.epoch, r.src) ELSE a
          IN Result(b, {K!EndQuorumEpochResponse(i, r.src, b.epoch, K!LeaderHint(i, b), "NONE")})
 
 \* RAFT-RULE-FETCH
@@ -289,11 +298,10 @@ OnPreVoteResponse(i, n, r) ==
 \* RAFT-RULE-RESPONSE
 OnResponse(i, n, r) ==
     IF r.epoch > n.epoch THEN Result(K!ObserveEpoch(i, n, r.epoch, r.leader), {})
-    ELSE IF r.epoch < n.epoch
-    THEN IF r.type = "VoteResponse" /\ r.pre_vote /\ n.role = "prospective" THEN OnPreVoteResponse(i, n, r)
-         ELSE Result(n, {})
-    ELSE IF r.leader # Nil /\ r.leader # i /\ n.role \in {"unattached", "voted", "candidate", "prospective"}
-    THEN LET a == K!ToFollower(n, r.epoch, r.leader)
+    ELSE IF r.epoch < n.epoch THEN Result(n, {})
+    ELSE IF r.leader # Nil /\ r.leader # i /\ K!LeaderHint(i, n) = Nil
+            /\ n.role \in {"unattached", "voted", "candidate", "prospective"}
+    THEN LET a == K!ToFollower(i, n, r.epoch, r.leader)
          IN IF r.type = "FetchResponse" THEN K!OnFetchResponse(i, a, r) ELSE Result(a, {})
     ELSE IF r.type = "VoteResponse" /\ r.pre_vote
     THEN IF n.role = "prospective" THEN OnPreVoteResponse(i, n, r) ELSE Result(n, {})
@@ -305,9 +313,13 @@ OnResponse(i, n, r) ==
 OnElectionTimeout(i, n) ==
     CASE i \notin n.voters -> Result(n, {})
       [] n.role \in {"unattached", "voted"} -> StartElection(i, n)
-      [] n.role = "resigned" -> BecomeCandidate(i, n)
-      [] n.role = "candidate" /\ ~n.backing_off -> Result([n EXCEPT !.backing_off = TRUE], {})
-      [] n.role = "prospective" -> Result(K!Restore(i, n, n.prior), {})
+      [] n.role = "resigned" -> IF PreVote THEN StartElection(i, K!ToUnattached(n, n.epoch + 1))
+                                ELSE BecomeCandidate(i, n)
+      [] n.role = "candidate" /\ ~n.backing_off ->
+             IF PreVote THEN StartElection(i, n)
+             ELSE Result([n EXCEPT !.backing_off = TRUE, !.timed_out = TRUE], {})
+      [] n.role = "prospective" -> LET a == K!Restore(i, n, n.prior)
+                                   IN IF a.role = "follower" THEN Result(a, {}) ELSE StartElection(i, a)
       [] OTHER -> Result(n, {})
 
 \* RAFT-RULE-CHECK-QUORUM
@@ -324,16 +336,22 @@ OnClientAppend(i, n) ==
     IF n.role # "leader" THEN Result(n, {})
     ELSE Result(UpdateHighWatermark(i, [n EXCEPT !.log = Append(@, K!Entry(n.epoch, "data"))]), {})
 
+\* RAFT-RULE-TIMER-KEPT over the replica's voters.
+TimerKept(i, n, r) ==
+    IF n.role = "candidate" /\ n.timed_out /\ r.node.role = "unattached" /\ r.node.epoch > n.epoch
+    THEN LET e == StartElection(i, r.node) IN Result(e.node, r.out \cup e.out)
+    ELSE r
+
 \* raft's node.step over the replica's voters.
 RaftStep(i, n, m) ==
     IF n.role = "down" THEN IF m.type = "Restart" THEN Restart(i, n) ELSE Result(n, {})
     ELSE CASE m.type = "Crash" -> Result(K!ToDown(i, n), {})
            [] m.type = "Restart" -> Result(n, {})
-           [] m.type = "VoteRequest" -> OnVoteRequest(i, n, m)
+           [] m.type = "VoteRequest" -> TimerKept(i, n, OnVoteRequest(i, n, m))
            [] m.type = "BeginQuorumEpochRequest" -> K!OnBeginQuorumEpoch(i, n, m)
-           [] m.type = "EndQuorumEpochRequest" -> OnEndQuorumEpoch(i, n, m)
+           [] m.type = "EndQuorumEpochRequest" -> TimerKept(i, n, OnEndQuorumEpoch(i, n, m))
            [] m.type = "FetchRequest" -> OnFetchRequest(i, n, m)
-           [] m.type \in K!ResponseTypes -> OnResponse(i, n, m)
+           [] m.type \in K!ResponseTypes -> TimerKept(i, n, OnResponse(i, n, m))
            [] m.type = "ElectionTimeout" -> OnElectionTimeout(i, n)
            [] m.type = "BackoffExpired" ->
                   IF n.role = "candidate" /\ n.backing_off THEN StartElection(i, n) ELSE Result(n, {})

@@ -53,6 +53,10 @@ CONFIGS: list[dict[str, JSON]] = [
     {"voters": 3, "observers": 1, "pre_vote": False, "faults": True},
     {"voters": 3, "observers": 0, "pre_vote": True, "faults": True},
     {"voters": 1, "observers": 0, "pre_vote": False, "faults": True},
+    # The kip-996 rule set (Kafka 4.0+) in the shapes kip-595 has: a kafka:4.x target takes
+    # every shape with pre_vote (model_config), the reference both rule sets.
+    {"voters": 3, "observers": 0, "pre_vote": True, "faults": False},
+    {"voters": 3, "observers": 1, "pre_vote": True, "faults": True},
 ]
 
 # The categories a run without faults never draws (and the check-quorum resignation, which is
@@ -61,6 +65,16 @@ FAULTS = frozenset({"network", "crash", "resign", "idle_timer"})
 
 BOUNDS: dict[str, int] = {"max_epoch": 3, "max_inflight": 6, "max_appends": 2, "max_crashes": 1,
                           "max_fetches": 8, "max_duplicates": 1, "max_elections": 4}
+
+# RAFT-OBS-ORDER: the output pairs the spec orders within one step, as data for the harness:
+# (earlier, later) output types; every other pair of outputs is unordered. A vote is durable
+# before the VoteResponse that grants it leaves, a candidacy before its VoteRequests, a
+# leadership before its BeginQuorumEpoch.
+ORDERED_OUTPUTS: tuple[tuple[str, str], ...] = (
+    ("PersistElection", "VoteResponse"),
+    ("PersistElection", "VoteRequest"),
+    ("PersistElection", "BeginQuorumEpochRequest"),
+)
 
 IDLE_TIMERS: tuple[Input, ...] = (ElectionTimeout(), FetchTimeout(), CheckQuorumTimeout(), BackoffExpired())
 
@@ -87,11 +101,24 @@ class RaftDriver(macros.MacroSteps):
     """Lockstep driver for ``raft`` (see the module docstring)."""
 
     protocol = "raft"
+    ordered_outputs = ORDERED_OUTPUTS
+    # config["model_variant"]: a variant of model.raft.variants the model runs instead (what
+    # --accept NAME of a catalogued deviation, or --model-variant, asks for); one at a time.
+    takes_model_variant = True
 
     def __init__(self, config: dict[str, JSON], bounds: dict[str, int] | None = None) -> None:
+        from kspec.model.raft.variants import CATALOGUE as VARIANTS
+
         self.config = {**CONFIGS[0], **config}
+        self.variant = str(self.config.get("model_variant") or "")
+        extra: dict[str, Any] = {}
+        if self.variant:
+            if "+" in self.variant or self.variant not in VARIANTS:
+                raise ValueError(f"raft: unknown model variant {self.variant!r} (one of {', '.join(sorted(VARIANTS))};"
+                                 " one at a time)")
+            extra["step"] = VARIANTS[self.variant].step
         self.model = RaftModel(voters=int(self.config["voters"]), observers=int(self.config["observers"]),
-                               pre_vote=bool(self.config["pre_vote"]), **{**BOUNDS, **(bounds or {})})
+                               pre_vote=bool(self.config["pre_vote"]), **{**BOUNDS, **(bounds or {})}, **extra)
         props = raft_properties()
         self._always = [p for p in props if p.kind == "always"]
         self._always_step = [p for p in props if p.kind == "always_step"]

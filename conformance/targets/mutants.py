@@ -19,6 +19,7 @@ from typing import Any
 from kspec.conformance.targets import mm2_policies as mm2
 from kspec.conformance.targets import streams_routers as streams
 from kspec.conformance.targets.mm2_policies import PolicyTarget
+from kspec.conformance.targets.mutants_raft import RAFT_MUTANTS
 from kspec.conformance.targets.reference.raft import RaftReplica, RaftTarget
 from kspec.conformance.targets.reference.share import NOT_SET, ShareShard, ShareTarget
 from kspec.conformance.targets.reference.voters import ControlRecords, VoterReplica, VoterSet, voters_target
@@ -115,15 +116,16 @@ class BeginEpochNeedsHigherEpoch(RaftReplica):
 
 
 class PreVoteChangesState(RaftReplica):
-    """A pre-vote request is handled like a real vote: the receiver moves to the new epoch and
-    grants its vote (KIP-996 says a pre-vote changes nothing)."""
+    """A pre-vote request is handled like a real vote: the receiver moves to the epoch the
+    prospective would stand in and grants its vote (KIP-996 says a pre-vote changes nothing)."""
 
     def on_VoteRequest(self, req: dict[str, Any]) -> None:
-        if req.get("pre_vote") and req["epoch"] > self.epoch and self.role in ("unattached", "voted", "candidate"):
-            self.become_unattached(req["epoch"])
-            granted = self.grant_vote(req, self.log_is_up_to_date(req["last_epoch"], req["end_offset"]))
+        if req.get("pre_vote") and req["epoch"] >= self.epoch and self.role in ("unattached", "voted", "candidate"):
+            vote = dict(req, epoch=req["epoch"] + 1)
+            self.become_unattached(vote["epoch"])
+            granted = self.grant_vote(vote, self.log_is_up_to_date(req["last_epoch"], req["end_offset"]))
             self.persist()
-            self.send("VoteResponse", req["src"], epoch=self.epoch - 1, granted=granted, leader=None,
+            self.send("VoteResponse", req["src"], epoch=req["epoch"], granted=granted, leader=None,
                       pre_vote=True, error="NONE")
             return
         super().on_VoteRequest(req)
@@ -347,6 +349,8 @@ CATALOGUE: dict[str, Mutant] = {m.name: m for m in (
            "equal-epoch case of a cross-role rule missed"),
     Mutant("raft-pre-vote-changes-state", "raft", PreVoteChangesState, "pre-vote treated as a vote (KIP-996)"),
     Mutant("raft-silent-resign", "raft", SilentResign, "missing notification message"),
+    *(Mutant(name, "raft", cls, bug, default_budget=caught, note=note)
+      for name, cls, bug, caught, note in RAFT_MUTANTS),
     Mutant("share-new-batches-only", "share", NewBatchesOnly, "state lost on snapshot (seed 004)"),
     Mutant("share-update-drops-state-epoch", "share", UpdateDropsStateEpoch, "field missing from a record type"),
     Mutant("share-read-epoch-not-persisted", "share", ReadEpochNotPersisted, "fence not persisted"),

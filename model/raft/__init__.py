@@ -51,6 +51,14 @@ class _LazyVariants(dict[str, Any]):
         self._load()
         return super().__len__()
 
+    def __contains__(self, key: object) -> bool:
+        self._load()
+        return super().__contains__(key)
+
+    def __getitem__(self, key: str) -> Any:
+        self._load()
+        return super().__getitem__(key)
+
 
 PROTOCOL = ProtocolInfo(
     name="raft",

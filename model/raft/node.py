@@ -73,6 +73,7 @@ TRANSITIONS: dict[tuple[str, str], str] = {
     ("prospective", "voted"): "loses the pre-vote, restoring its vote",
     ("prospective", "follower"): "learns the leader, or loses the pre-vote to a known leader",
     ("prospective", "candidate"): "wins the pre-vote",
+    ("prospective", "prospective"): "grants a standard vote (KIP-996: prospectiveAddVotedState)",
     ("candidate", "unattached"): "learns a higher epoch",
     ("candidate", "candidate"): "backoff expired: a new election",
     ("candidate", "prospective"): "backoff expired (pre-vote)",
@@ -88,6 +89,7 @@ TRANSITIONS: dict[tuple[str, str], str] = {
     ("resigned", "unattached"): "learns a higher epoch",
     ("resigned", "follower"): "learns the leader of a higher epoch",
     ("resigned", "candidate"): "election timeout",
+    ("resigned", "prospective"): "a lone voter's restart (KIP-996)",
 }
 
 
@@ -129,21 +131,37 @@ def to_unattached(node: Node, epoch: int) -> Node:
 
 
 def to_voted(node: Node, epoch: int, candidate: int) -> Node:
-    """RAFT-TRANS-VOTED: grant the vote of ``epoch`` to ``candidate``."""
-    if (candidate == node.id or not node.is_voter or candidate not in node.voters or epoch < node.epoch
-            or (epoch == node.epoch and not isinstance(node.role, Unattached | Prospective))):
+    """RAFT-TRANS-VOTED: grant the vote of ``epoch`` to ``candidate``. Under KIP-996 a prospective
+    that loses its pre-vote keeps the vote it had, its own included (RAFT-KIP996-LOSS)."""
+    own_vote_kept = node.pre_vote and isinstance(node.role, Prospective) and epoch == node.epoch
+    if ((candidate == node.id and not own_vote_kept) or not node.is_voter or candidate not in node.voters
+            or epoch < node.epoch or (epoch == node.epoch and not isinstance(node.role, Unattached | Prospective))):
         raise IllegalTransition(node, "voted", epoch=epoch, candidate=candidate)
     _check(node, "voted", epoch=epoch, candidate=candidate)
     return replace(node, role=Voted(epoch, candidate))
 
 
 def to_follower(node: Node, epoch: int, leader: int) -> Node:
-    """RAFT-TRANS-FOLLOWER: learn the leader of an equal or higher epoch."""
+    """RAFT-TRANS-FOLLOWER: learn the leader of an equal or higher epoch. Under KIP-996 the vote
+    of the same epoch is kept (RAFT-KIP996-VOTE-KEPT: "State transitions within the same epoch
+    should preserve voted key", Kafka 4.0+ ``QuorumState.transitionToFollower``)."""
     if leader == node.id or epoch < node.epoch or (
             epoch == node.epoch and isinstance(node.role, Follower | Leader)):
         raise IllegalTransition(node, "follower", epoch=epoch, leader=leader)
     _check(node, "follower", epoch=epoch, leader=leader)
-    return replace(node, role=Follower(epoch, leader))
+    voted = election_of(node).voted_for if node.pre_vote and epoch == node.epoch else None
+    return replace(node, role=Follower(epoch, leader, voted))
+
+
+def prospective_add_vote(node: Node, candidate: int) -> Node:
+    """RAFT-KIP996-PROSPECTIVE-VOTES: a prospective without a vote or a leader grants a standard
+    vote of its epoch and stays prospective (Kafka 4.0+ ``prospectiveAddVotedState``)."""
+    role = node.role
+    if (not isinstance(role, Prospective) or role.prior.voted_for is not None or role.prior.leader is not None
+            or candidate == node.id or candidate not in node.voters):
+        raise IllegalTransition(node, "prospective", candidate=candidate)
+    _check(node, "prospective", candidate=candidate)
+    return replace(node, role=replace(role, prior=replace(role.prior, voted_for=candidate)))
 
 
 def to_prospective(node: Node) -> Node:
@@ -156,7 +174,9 @@ def to_prospective(node: Node) -> Node:
 
 def to_candidate(node: Node) -> Node:
     """RAFT-TRANS-CANDIDATE: bump the epoch and vote for itself."""
-    if not node.is_voter:
+    # KIP-996: only a prospective that won its pre-vote becomes a candidate
+    # (QuorumState.checkValidTransitionToCandidate).
+    if not node.is_voter or (node.pre_vote and not isinstance(node.role, Prospective)):
         raise IllegalTransition(node, "candidate", epoch=node.epoch + 1)
     _check(node, "candidate", epoch=node.epoch + 1)
     return replace(node, role=Candidate(node.epoch + 1, granted=frozenset({node.id})))
@@ -205,7 +225,8 @@ def _start_election(node: Node) -> Step:
         after = to_prospective(node)
         if is_quorum(frozenset({node.id}), node.voters):
             return _become_candidate(after)
-        return after, _vote_requests(after, after.epoch + 1, True)
+        # KIP-996: a pre-vote carries the prospective's current epoch (RAFT-KIP996-PRE-VOTE-EPOCH).
+        return after, _vote_requests(after, after.epoch, True)
     return _become_candidate(node)
 
 
@@ -260,7 +281,29 @@ def _observe_epoch(node: Node, epoch: int, leader: int | None) -> Node:
 
 
 def step(node: Node, inp: Input) -> Step:
-    """Apply one input to a replica; returns the new state and the outputs in order."""
+    """Apply one input to a replica; returns the new state and the outputs in order.
+
+    Writes of the election state with no other output between them are one output, the last
+    (RAFT-OBS-PERSIST): what a peer can rely on is the durable state when the next message
+    leaves, and Kafka writes the file again at each durable transition of one step."""
+    after, outputs = _step(node, inp)
+    return after, coalesce_writes(outputs)
+
+
+def coalesce_writes(outputs: tuple[Output, ...]) -> tuple[Output, ...]:
+    """RAFT-OBS-PERSIST: adjacent PersistElection outputs merged into the last of them."""
+    if sum(isinstance(o, PersistElection) for o in outputs) < 2:
+        return outputs
+    merged: list[Output] = []
+    for o in outputs:
+        if isinstance(o, PersistElection) and merged and isinstance(merged[-1], PersistElection):
+            merged[-1] = o
+        else:
+            merged.append(o)
+    return tuple(merged)
+
+
+def _step(node: Node, inp: Input) -> Step:
     if isinstance(node.role, Down):
         if isinstance(inp, Restart):
             return restart(node)
@@ -271,15 +314,15 @@ def step(node: Node, inp: Input) -> Step:
         case Restart():
             return node, ()
         case VoteRequest():
-            return _on_vote_request(node, inp)
+            return _timer_kept(node, *_on_vote_request(node, inp))
         case BeginQuorumEpochRequest():
             return _on_begin_epoch(node, inp)
         case EndQuorumEpochRequest():
-            return _on_end_epoch(node, inp)
+            return _timer_kept(node, *_on_end_epoch(node, inp))
         case FetchRequest():
             return _on_fetch_request(node, inp)
         case VoteResponse() | BeginQuorumEpochResponse() | EndQuorumEpochResponse() | FetchResponse():
-            return _on_response(node, inp)
+            return _timer_kept(node, *_on_response(node, inp))
         case ElectionTimeout():
             return _on_election_timeout(node)
         case BackoffExpired():
@@ -299,6 +342,20 @@ def step(node: Node, inp: Input) -> Step:
     raise TypeError(f"not a KRaft input: {inp!r}")
 
 
+def _timer_kept(before: Node, after: Node, outputs: tuple[Output, ...]) -> Step:
+    """RAFT-RULE-TIMER-KEPT: a replica that a higher epoch makes unattached keeps its election
+    timer (Raft resets the timer only on a vote granted or a leader heard; Kafka's
+    ``transitionToUnattached`` passes on the remaining election time). A candidate whose timer
+    had already expired (it backs off after ElectionTimeout) therefore starts the next election
+    in the same step."""
+    role = before.role
+    if (isinstance(role, Candidate) and role.timed_out and isinstance(after.role, Unattached)
+            and after.epoch > before.epoch):
+        later, more = _start_election(after)
+        return later, outputs + more
+    return after, outputs
+
+
 def restart(node: Node) -> Step:
     """RAFT-RULE-RESTART: a restarted replica resumes from its persisted state, as Kafka's
     ``QuorumState.initialize``: a former leader is Resigned, a former candidate is a candidate
@@ -314,10 +371,11 @@ def restart(node: Node) -> Step:
         new_role = Resigned(e.epoch)
     elif e.voted_for == node.id:
         new_role = Candidate(e.epoch, granted=frozenset({node.id}))
+    elif e.leader is not None:
+        # Kafka 4.0+ persists the vote with the leader and restores both (RAFT-KIP996-VOTE-KEPT).
+        new_role = Follower(e.epoch, e.leader, e.voted_for)
     elif e.voted_for is not None:
         new_role = Voted(e.epoch, e.voted_for)
-    elif e.leader is not None:
-        new_role = Follower(e.epoch, e.leader)
     else:
         new_role = Unattached(e.epoch)
     after = replace(node, role=new_role, high_watermark=None)
@@ -339,7 +397,7 @@ def initialize(node: Node) -> Step:
         return node, ()
     if isinstance(role, Candidate):
         return _become_leader(node)
-    return _become_candidate(node)
+    return _start_election(node)
 
 
 def _end_epoch_requests(node: Node, preferred: tuple[int, ...] = ()) -> tuple[Output, ...]:
@@ -350,10 +408,7 @@ def _on_vote_request(node: Node, req: VoteRequest) -> Step:
     """RAFT-RULE-VOTE-GRANT: grant at most one vote per epoch, to a candidate whose log is at
     least as up to date; a pre-vote never changes the receiver's state (KIP-996)."""
     if req.pre_vote:
-        up_to_date = log_up_to_date(req.last_epoch, req.end_offset, node.last_epoch, node.end_offset)
-        granted = (node.is_voter and req.epoch > node.epoch and up_to_date
-                   and isinstance(node.role, Unattached | Voted | Prospective | Candidate))
-        return node, (VoteResponse(node.id, req.src, node.epoch, granted, _leader_hint(node), True),)
+        return _on_pre_vote_request(node, req)
     if req.epoch < node.epoch:
         return node, (VoteResponse(node.id, req.src, node.epoch, False, _leader_hint(node), False,
                                    "FENCED_LEADER_EPOCH"),)
@@ -369,8 +424,35 @@ def _on_vote_request(node: Node, req: VoteRequest) -> Step:
             node = to_voted(node, req.epoch, req.src)
         elif isinstance(role, Voted):
             granted = role.voted_for == req.src
+        elif isinstance(role, Prospective) and node.pre_vote:
+            granted = role.prior.voted_for == req.src
+            if role.prior.voted_for is None and role.prior.leader is None:
+                granted = True
+                node = prospective_add_vote(node, req.src)
     outputs = (*_persist(before, node), VoteResponse(node.id, req.src, node.epoch, granted, _leader_hint(node)))
     return node, outputs
+
+
+def _on_pre_vote_request(node: Node, req: VoteRequest) -> Step:
+    """RAFT-KIP996-PRE-VOTE-GRANT (Kafka 4.0+ ``handleVoteRequest`` with ``preVote``): a pre-vote
+    of a lower epoch is fenced; one of a higher epoch first moves the receiver to that epoch
+    (unattached, persisted) as any request does; then the receiver grants when the sender's log
+    is up to date and its role allows: unattached, voted, prospective, candidate and resigned
+    replicas do, a follower only until it has fetched from its leader, a leader never. A grant
+    changes no state: the receiver does not vote."""
+    if req.epoch < node.epoch:
+        return node, (VoteResponse(node.id, req.src, node.epoch, False, _leader_hint(node), True,
+                                   "FENCED_LEADER_EPOCH"),)
+    before = node
+    if req.epoch > node.epoch:
+        node = to_unattached(node, req.epoch)
+    up_to_date = log_up_to_date(req.last_epoch, req.end_offset, node.last_epoch, node.end_offset)
+    role = node.role
+    allowed = (isinstance(role, Unattached | Voted | Prospective | Candidate | Resigned)
+               or (isinstance(role, Follower) and not role.fetched))
+    granted = node.is_voter and req.src in node.voters and up_to_date and allowed
+    return node, (*_persist(before, node),
+                  VoteResponse(node.id, req.src, node.epoch, granted, _leader_hint(node), True))
 
 
 def _on_begin_epoch(node: Node, req: BeginQuorumEpochRequest) -> Step:
@@ -379,7 +461,9 @@ def _on_begin_epoch(node: Node, req: BeginQuorumEpochRequest) -> Step:
         return node, (BeginQuorumEpochResponse(node.id, req.src, node.epoch, _leader_hint(node),
                                                "FENCED_LEADER_EPOCH"),)
     before = node
-    if req.src != node.id and (req.epoch > node.epoch or not isinstance(node.role, Follower | Leader)):
+    # At an equal epoch only a replica that knows no leader follows the sender (Kafka's
+    # maybeTransition: ``!quorum.hasLeader()``).
+    if req.src != node.id and (req.epoch > node.epoch or _leader_hint(node) is None):
         node = to_follower(node, req.epoch, req.src)
     return node, (*_persist(before, node),
                   BeginQuorumEpochResponse(node.id, req.src, node.epoch, _leader_hint(node)))
@@ -394,7 +478,7 @@ def _on_end_epoch(node: Node, req: EndQuorumEpochRequest) -> Step:
     before = node
     node = _observe_epoch(node, req.epoch, req.src)
     if (req.epoch == node.epoch and req.src != node.id and req.src in node.voters
-            and isinstance(node.role, Unattached | Voted | Candidate)):
+            and isinstance(node.role, Unattached | Voted | Candidate | Prospective) and _leader_hint(node) is None):
         # Kafka's maybeTransition: a replica without a leader in this epoch follows the sender.
         node = to_follower(node, req.epoch, req.src)
     return node, (*_persist(before, node),
@@ -443,11 +527,9 @@ def _on_response(node: Node, resp: Message) -> Step:
         node = _observe_epoch(node, resp.epoch, resp.leader)
         return node, _persist(before, node)
     if resp.epoch < node.epoch:
-        if isinstance(resp, VoteResponse) and resp.pre_vote and isinstance(node.role, Prospective):
-            return _on_pre_vote_response(node, resp)
         return node, ()
     role = node.role
-    if (resp.leader is not None and resp.leader != node.id
+    if (resp.leader is not None and resp.leader != node.id and _leader_hint(node) is None
             and isinstance(role, Unattached | Voted | Candidate | Prospective)):
         node = to_follower(node, resp.epoch, resp.leader)
         if isinstance(resp, FetchResponse):
@@ -503,9 +585,13 @@ def _on_pre_vote_response(node: Node, resp: VoteResponse) -> Step:
 
 
 def _restore(node: Node, prior: Election) -> Node:
+    """RAFT-KIP996-LOSS: a prospective that loses (a majority rejects, or its election timer
+    expires) follows the leader it knew, else is unattached in its epoch with the vote it had
+    (Kafka 4.0+ ``prospectiveTransitionAfterElectionLoss``; ``transitionToUnattached`` keeps the
+    voted key within the epoch, the replica's own vote of a lost candidacy included)."""
     if prior.leader is not None and prior.leader != node.id:
         return to_follower(node, prior.epoch, prior.leader)
-    if prior.voted_for is not None and prior.voted_for != node.id:
+    if prior.voted_for is not None:
         return to_voted(node, prior.epoch, prior.voted_for)
     return to_unattached(node, prior.epoch)
 
@@ -517,6 +603,10 @@ def _on_fetch_response(node: Node, resp: FetchResponse) -> Step:
     role = node.role
     if not isinstance(role, Follower) or resp.src != role.leader or resp.error != "NONE":
         return node, ()
+    if node.pre_vote and not role.fetched and (resp.diverging is not None or resp.offset == node.end_offset):
+        # Kafka 4.0+ resetFetchTimeoutForSuccessfulFetch, after a truncation or an append: from
+        # now on this follower grants no pre-vote (RAFT-KIP996-PRE-VOTE-GRANT).
+        node = replace(node, role=replace(role, fetched=True))
     if resp.diverging is not None:
         div_epoch, div_end = resp.diverging
         local_epoch, local_end = end_offset_for_epoch(node.log, div_epoch)
@@ -547,11 +637,27 @@ def _on_election_timeout(node: Node) -> Step:
     if isinstance(role, Unattached | Voted):
         return _start_election(node)
     if isinstance(role, Resigned):
+        if node.pre_vote:
+            # KIP-996 (Kafka 4.0+ pollResigned): the epoch moves on without a vote; the next
+            # timeout starts a pre-vote (RAFT-KIP996-RESIGNED).
+            after = to_unattached(node, node.epoch + 1)
+            # The unattached state inherits the resigned state's expired timer: the pre-vote
+            # starts in the same step (transitionToUnattached: resignedState.remainingElectionTimeMs).
+            later, more = _start_election(after)
+            return later, _persist(node, after) + more
         return _become_candidate(node)
     if isinstance(role, Candidate) and not role.backing_off:
-        return replace(node, role=replace(role, backing_off=True)), ()
+        if node.pre_vote:
+            # Kafka 4.0+ pollCandidate: an expired election goes to prospective at once.
+            return _start_election(node)
+        return replace(node, role=replace(role, backing_off=True, timed_out=True)), ()
     if isinstance(role, Prospective):
-        return _restore(node, role.prior), ()
+        after = _restore(node, role.prior)
+        if isinstance(after.role, Follower):
+            return after, ()
+        # RAFT-KIP996-TIMEOUT: Kafka's transitionToUnattached gives the unattached state the
+        # prospective's expired timer, so the next pre-vote starts in the same step.
+        return _start_election(after)
     return node, ()
 
 

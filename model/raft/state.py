@@ -32,6 +32,8 @@ class Voted:
     """Granted its vote in ``epoch`` to ``voted_for`` and waits for a leader (RAFT-ROLE-VOTED).
 
     Kafka 3.8 and later fold this into Unattached with a voted key; the behaviour is the same.
+    Under KIP-996 ``voted_for`` may be the replica itself: a candidate that lost and then lost
+    its pre-vote is Unattached in its epoch with its own vote kept (RAFT-KIP996-LOSS).
     """
 
     epoch: int
@@ -57,6 +59,9 @@ class Candidate:
     granted: frozenset[int] = frozenset()
     rejected: frozenset[int] = frozenset()
     backing_off: bool = False
+    # Backing off because its election timer expired (kip-595's ElectionTimeout), not because a
+    # majority rejected it: that timer stays expired until the next election (RAFT-RULE-TIMER-KEPT).
+    timed_out: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,10 +87,18 @@ class Leader:
 
 @dataclass(frozen=True, slots=True)
 class Follower:
-    """Fetches from ``leader`` in ``epoch`` (RAFT-ROLE-FOLLOWER)."""
+    """Fetches from ``leader`` in ``epoch`` (RAFT-ROLE-FOLLOWER).
+
+    Under KIP-996 (the rule set of Kafka 4.0+) a follower keeps the vote it gave in its epoch
+    (``voted_for``, RAFT-KIP996-VOTE-KEPT) and knows whether it has fetched successfully from
+    its leader since it became a follower (``fetched``, RAFT-KIP996-PRE-VOTE-GRANT). Under
+    KIP-595 both stay at their defaults.
+    """
 
     epoch: int
     leader: int
+    voted_for: int | None = None
+    fetched: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,8 +180,8 @@ def election_of(node: Node) -> Election:
             return Election(e, voted_for=node.id)
         case Leader(epoch=e) | Resigned(epoch=e):
             return Election(e, leader=node.id)
-        case Follower(epoch=e, leader=leader):
-            return Election(e, leader=leader)
+        case Follower(epoch=e, leader=leader, voted_for=v):
+            return Election(e, voted_for=v, leader=leader)
         case Down(election=election):
             return election
     raise TypeError(f"unknown role {role!r}")

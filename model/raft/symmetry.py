@@ -67,8 +67,8 @@ def _role(p: Perm, r: Role) -> Role:
         case Leader():
             return replace(r, end_offsets=tuple(sorted((p.get(k, k), o) for k, o in r.end_offsets)),
                            fetched=_ids(p, r.fetched))
-        case Follower(epoch=e, leader=leader):
-            return Follower(e, p.get(leader, leader))
+        case Follower(epoch=e, leader=leader, voted_for=v):
+            return replace(r, leader=p.get(leader, leader), voted_for=_id(p, v))
         case Down(election=e):
             return Down(_election(p, e))
     return r

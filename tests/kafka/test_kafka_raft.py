@@ -1,7 +1,7 @@
 """Kafka's own KafkaRaftClient (``kafka:VERSION``, raft) in lockstep with the model.
 
-The version is KSPEC_KAFKA_TEST_VERSION when it is one the raft adapter drives (3.7-3.9), else
-3.9.1. JPype runs one Kafka version per process and the other kafka tests default to 4.x, so
+The version is KSPEC_KAFKA_TEST_VERSION when it is one the raft adapter drives (3.7-4.x), else
+3.9.1; the kip-996 scenarios (pre-vote, the prospective state) also run on 4.0.2. JPype runs one Kafka version per process and the other kafka tests default to 4.x, so
 the JVM work runs in a child process: this file run as a script (``python test_kafka_raft.py
 VERSION``) prints one JSON document, which the tests read.
 
@@ -33,15 +33,32 @@ from kspec.conformance.adapters.base import TargetError
 def _pick_version() -> str:
     env = os.environ.get("KSPEC_KAFKA_TEST_VERSION", "")
     parts = env.split(".")
-    if len(parts) >= 2 and parts[0] == "3" and parts[1].isdigit() and 7 <= int(parts[1]) <= 9:
+    if len(parts) >= 2 and parts[1].isdigit() and (
+            (parts[0] == "3" and 7 <= int(parts[1]) <= 9) or parts[0] == "4"):
         return env
     return "3.9.1"
 
 
 VERSION = _pick_version()
+VERSION_4X = VERSION if VERSION.startswith("4.") else "4.0.2"
 HERE = Path(__file__).resolve()
 
 # Each scenario: a cluster shape and the model actions, by the start of their description.
+# The kip-996 ones (pre_vote) run on a 4.x release, the others on a 3.x one.
+SCENARIOS_4X: dict[str, tuple[dict[str, Any], list[str]]] = {
+    "pre-vote-election": ({"voters": 3, "observers": 0, "pre_vote": True}, [
+        "replica 1: ElectionTimeout", "deliver VoteRequest 1->2 (epoch=0", "deliver VoteResponse 2->1",
+        "deliver VoteRequest 1->2 (epoch=1", "deliver VoteResponse 2->1", "deliver BeginQuorumEpochRequest 1->2",
+        "replica 1: ClientAppend", "replica 2: FetchDue(to=1)", "deliver FetchRequest 2->1",
+        "deliver FetchResponse 1->2", "replica 2: FetchTimeout", "deliver VoteRequest 2->3 (epoch=1",
+        "replica 2: ElectionTimeout", "replica 1: crash and restart",
+    ]),
+    "prospective-timeout": ({"voters": 3, "observers": 0, "pre_vote": True}, [
+        "replica 2: ElectionTimeout", "replica 2: ElectionTimeout", "deliver VoteRequest 2->1 (epoch=0",
+        "deliver VoteResponse 1->2", "deliver VoteRequest 2->3 (epoch=1", "deliver VoteResponse 3->2",
+        "replica 2: ClientAppend",
+    ]),
+}
 SCENARIOS: dict[str, tuple[dict[str, Any], list[str]]] = {
     "elect-replicate-commit": ({"voters": 3, "observers": 0, "pre_vote": False}, [
         "replica 1: ElectionTimeout", "deliver VoteRequest 1->2", "deliver VoteResponse 2->1",
@@ -132,6 +149,24 @@ def _behaviours(target: Any) -> dict[str, Any]:
                         "error": "FENCED_LEADER_EPOCH"})
     out["late_response"] = {"outputs": late.outputs, "observation": late.observation}
     leader.close()
+
+    # RAFT-OBS-ORDER: the vote is written before the response that grants it leaves.
+    voter = target.start(2, {"voters": [1, 2, 3]})
+    granted = voter.step({"type": "VoteRequest", "src": 1, "dst": 2, "epoch": 1, "last_epoch": 0,
+                          "end_offset": 0, "pre_vote": False})
+    out["vote"] = granted.outputs
+    voter.close()
+
+    # RAFT-RULE-TIMER-KEPT (3.x): a candidate backing off after its election timed out, made
+    # unattached by a response of a higher epoch, stands again in the same step.
+    if not target.version.startswith("4."):
+        cand = target.start(2, {"voters": [1, 2, 3]})
+        cand.step({"type": "ElectionTimeout"})
+        cand.step({"type": "ElectionTimeout"})
+        later = cand.step({"type": "VoteResponse", "src": 1, "dst": 2, "epoch": 2, "granted": False,
+                           "leader": None, "pre_vote": False, "error": "NONE"})
+        out["timer_kept"] = {"outputs": later.outputs, "observation": later.observation}
+        cand.close()
     return out
 
 
@@ -140,7 +175,8 @@ def child(version: str) -> dict[str, Any]:
     from kspec.conformance.targets.kafka.raft import KafkaRaftTarget
 
     target = KafkaRaftTarget(version)
-    scenarios = {name: _scenario(target, config, script) for name, (config, script) in SCENARIOS.items()}
+    chosen = SCENARIOS_4X if version.startswith("4.") else SCENARIOS
+    scenarios = {name: _scenario(target, config, script) for name, (config, script) in chosen.items()}
     return {"version": version, "scenarios": scenarios, "behaviours": _behaviours(target)}
 
 
@@ -152,16 +188,48 @@ def report() -> dict[str, Any]:
     return child_report(HERE, VERSION, "raft")
 
 
-def test_versions_below_3_7_and_from_4_0_are_one_line_errors() -> None:
+@pytest.fixture(scope="module")
+def report4() -> dict[str, Any]:
+    return child_report(HERE, VERSION_4X, "raft")
+
+
+def test_versions_below_3_7_and_from_5_0_are_one_line_errors() -> None:
     from kspec.conformance.targets.kafka.raft import check_supported
 
     with pytest.raises(TargetError, match=r"^kafka:3\.6\.2: not supported for raft"):
         check_supported("3.6.2")
-    with pytest.raises(TargetError, match=r"^kafka:4\.0\.0: not supported for raft yet"):
-        check_supported("4.0.0")
+    with pytest.raises(TargetError, match=r"^kafka:5\.0\.0: not supported for raft"):
+        check_supported("5.0.0")
     with pytest.raises(TargetError, match="not a Kafka version"):
         check_supported("three.seven")
     assert check_supported("3.7.2") == (3, 7)
+    assert check_supported("4.0.2") == (4, 0)
+
+
+@pytest.mark.parametrize("name", sorted(SCENARIOS_4X))
+def test_kip996_scenario_conforms_step_for_step(report4: dict[str, Any], name: str) -> None:
+    """The kip-996 rule set (RAFT-KIP996-*) against Kafka 4.x's ProspectiveState."""
+    result = report4["scenarios"][name]
+    assert result["finding"] is None, f"kafka:{VERSION_4X} {name}: {result['finding']} (at {result['trace'][-1]})"
+    assert result["steps"] >= len(SCENARIOS_4X[name][1])
+    roles = [st["observation"]["role"] for st in result["trace"] if st["observation"]]
+    assert "prospective" in roles, roles
+
+
+@pytest.mark.parametrize("which", ["3.x", "4.x"])
+def test_a_vote_is_written_before_its_response_leaves(report: dict[str, Any], report4: dict[str, Any],
+                                                      which: str) -> None:
+    """RAFT-OBS-ORDER, observed on Kafka: the write of the vote, then the granting response."""
+    outputs = (report if which == "3.x" else report4)["behaviours"]["vote"]
+    assert [o["type"] for o in outputs] == ["PersistElection", "VoteResponse"], outputs
+    assert outputs[0]["voted_for"] == 1 and outputs[1]["granted"] is True, outputs
+
+
+def test_a_timed_out_candidate_made_unattached_stands_again_at_once(report: dict[str, Any]) -> None:
+    """RAFT-RULE-TIMER-KEPT (was R3): Kafka's unattached state inherits the expired timer."""
+    kept = report["behaviours"]["timer_kept"]
+    assert kept["observation"]["role"] == "candidate" and kept["observation"]["epoch"] == 3, kept
+    assert [o["type"] for o in kept["outputs"]][:1] == ["PersistElection"], kept
 
 
 def test_cli_names_the_version_in_one_line() -> None:

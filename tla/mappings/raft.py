@@ -145,17 +145,18 @@ def node_value(n: Node) -> FrozenDict:
     role = n.role
     rec: dict[str, Any] = {
         "role": n.role_name, "epoch": n.epoch, "voted_for": NIL, "leader": NIL, "granted": frozenset(),
-        "rejected": frozenset(), "backing_off": False, "epoch_start": 0, "end_offsets": frozenset(),
-        "fetched": frozenset(), "prior": NIL, "log": tuple(entry_value(e) for e in n.log),
+        "rejected": frozenset(), "backing_off": False, "timed_out": False, "epoch_start": 0, "end_offsets": frozenset(),
+        "fetched": frozenset(), "has_fetched": False, "prior": NIL, "log": tuple(entry_value(e) for e in n.log),
         "high_watermark": _opt(n.high_watermark),
     }
     match role:
         case Voted(voted_for=v):
             rec["voted_for"] = v
-        case Follower(leader=leader):
-            rec["leader"] = leader
+        case Follower(leader=leader, voted_for=v, fetched=f):
+            rec.update(leader=leader, voted_for=_opt(v), has_fetched=f)
         case Candidate():
-            rec.update(granted=role.granted, rejected=role.rejected, backing_off=role.backing_off)
+            rec.update(granted=role.granted, rejected=role.rejected, backing_off=role.backing_off,
+                       timed_out=role.timed_out)
         case Leader():
             rec.update(epoch_start=role.epoch_start, end_offsets=frozenset(role.end_offsets), fetched=role.fetched)
         case Prospective():

@@ -45,33 +45,42 @@ proxy that reads on until the log end.
 
 from __future__ import annotations
 
-import json
 import weakref
 from typing import Any
 
 from kspec.conformance.adapters.base import JSON, StepResult, TargetError
 from kspec.conformance.targets.kafka import artifacts, jvm
+from kspec.conformance.targets.kafka.raft_java import RAFT
+from kspec.conformance.targets.kafka.raft_java import Java as _Java
+from kspec.conformance.targets.kafka.raft_wire import (
+    API,
+    CLUSTER_ID,
+    _api_name,
+    _dst,
+    _jlist,
+    _leader,
+    _offset,
+    answers,
+    build_request,
+    build_response,
+    encode_payload,
+    entries_of,
+    make_log_proxy,
+    make_store_proxy,
+    request_json,
+    response_json,
+)
+from kspec.model.raft.rule_sets import rule_set_for
 
 ARTIFACTS = ["kafka-raft", "kafka-raft@test", "kafka-clients@test"]
 MIN_VERSION = (3, 7)
-MAX_VERSION = (4, 0)  # exclusive
-RAFT = "org.apache.kafka.raft"
-MSG = "org.apache.kafka.common.message"
+MAX_VERSION = (5, 0)  # exclusive: the release lines raft_java.py knows
 
 ELECTION_TIMEOUT_MS = 1000
 FETCH_TIMEOUT_MS = 2000
 ELECTION_BACKOFF_MAX_MS = 100
 REQUEST_TIMEOUT_MS = 1_000_000_000
-CLUSTER_ID = "kspec-raft-cluster"
 MAX_POLLS = 16
-
-API = {"VoteRequest": "VOTE", "VoteResponse": "VOTE", "BeginQuorumEpochRequest": "BEGIN_QUORUM_EPOCH",
-       "BeginQuorumEpochResponse": "BEGIN_QUORUM_EPOCH", "EndQuorumEpochRequest": "END_QUORUM_EPOCH",
-       "EndQuorumEpochResponse": "END_QUORUM_EPOCH", "FetchRequest": "FETCH", "FetchResponse": "FETCH"}
-REQUEST_OF = {"VOTE": "VoteRequest", "BEGIN_QUORUM_EPOCH": "BeginQuorumEpochRequest",
-              "END_QUORUM_EPOCH": "EndQuorumEpochRequest", "FETCH": "FetchRequest"}
-RESPONSE_OF = {"VOTE": "VoteResponse", "BEGIN_QUORUM_EPOCH": "BeginQuorumEpochResponse",
-               "END_QUORUM_EPOCH": "EndQuorumEpochResponse", "FETCH": "FetchResponse"}
 
 
 def check_supported(version: str) -> tuple[int, int]:
@@ -79,406 +88,35 @@ def check_supported(version: str) -> tuple[int, int]:
     vt = artifacts.supported_version(version, "raft", MIN_VERSION,
                                      "the KafkaRaftClient adapter needs Kafka 3.7.0 or later")
     if vt >= MAX_VERSION:
-        raise TargetError(f"kafka:{version}: not supported for raft yet (the adapter drives 3.7-3.9; Kafka 4.x "
-                          "always pre-votes (KIP-996) through ProspectiveState, which it does not map)")
+        raise TargetError(f"kafka:{version}: not supported for raft (the adapter knows the release lines "
+                          "3.7-3.9 and 4.x)")
     return vt
 
 
-def encode_payload(payload: list[int]) -> str:
-    """A record value for a model payload: JSON, so never empty (3.8+ refuses an empty record)."""
-    return json.dumps([int(p) for p in payload])
+_ANSWERED: list[Any] = []
 
 
-def decode_payload(text: str) -> list[int]:
-    return [int(p) for p in json.loads(text)] if text else []
-
-
-class _Java:
-    """The Kafka classes the adapter uses, looked up once, and the version's construction rules."""
-
-    def __init__(self, version: str, vt: tuple[int, int]) -> None:
+def _answered_class() -> Any:
+    """One ``BiConsumer`` proxy class per process (a JPype proxy class made per call would
+    pile up in the JVM): it appends the answer to its replica's outputs when Kafka completes
+    an inbound request."""
+    if not _ANSWERED:
         import jpype
 
-        def c(name: str) -> Any:
-            return jvm.jclass(version, name)
+        @jpype.JImplements("java.util.function.BiConsumer")
+        class Answered:
+            def __init__(self, node: Any, msg: dict[str, Any]) -> None:
+                self.node, self.msg = weakref.ref(node), msg
 
-        self.jpype = jpype
-        self.version = version
-        self.vt = vt
-        self.Client = c(f"{RAFT}.KafkaRaftClient")
-        self.MockLog = c(f"{RAFT}.MockLog")
-        self.MockStore = c(f"{RAFT}.MockQuorumStateStore")
-        self.MockChannel = c(f"{RAFT}.MockNetworkChannel")
-        self.MockQueue = c(f"{RAFT}.MockMessageQueue")
-        self.MockExpiration = c(f"{RAFT}.MockExpirationService")
-        self.MockTime = c("org.apache.kafka.common.utils.MockTime")
-        self.ReplicatedLog = c(f"{RAFT}.ReplicatedLog")
-        self.Inbound = c(f"{RAFT}.RaftRequest$Inbound")
-        self.ResponseInbound = c(f"{RAFT}.RaftResponse$Inbound")
-        self.RaftUtil = c(f"{RAFT}.RaftUtil")
-        self.Isolation = c(f"{RAFT}.Isolation")
-        self.LogFetchInfo = c(f"{RAFT}.LogFetchInfo")
-        self.StringSerde = c(f"{RAFT}.internals.StringSerde")
-        self.MemoryPool = c("org.apache.kafka.common.memory.MemoryPool")
-        self.LogContext = c("org.apache.kafka.common.utils.LogContext")
-        self.TopicPartition = c("org.apache.kafka.common.TopicPartition")
-        self.Uuid = c("org.apache.kafka.common.Uuid")
-        self.Errors = c("org.apache.kafka.common.protocol.Errors")
-        self.ApiKeys = c("org.apache.kafka.common.protocol.ApiKeys")
-        self.MemoryRecords = c("org.apache.kafka.common.record.MemoryRecords")
-        self.SimpleRecord = c("org.apache.kafka.common.record.SimpleRecord")
-        self.ControlRecordType = c("org.apache.kafka.common.record.ControlRecordType")
-        self.LeaderChangeMessage = c(f"{MSG}.LeaderChangeMessage")
-        self.ByteBuffer = c("java.nio.ByteBuffer")
-        self.ArrayList = c("java.util.ArrayList")
-        self.HashMap = c("java.util.HashMap")
-        self.Integer = c("java.lang.Integer")
-        self.Long = c("java.lang.Long")
-        self.Boolean = c("java.lang.Boolean")
-        self.OptionalInt = c("java.util.OptionalInt")
-        self.OptionalInt_ = jpype.JClass("java.util.OptionalInt")
-        self.OptionalLong = c("java.util.OptionalLong")
-        self.Optional = c("java.util.Optional")
-        self.InetSocketAddress = c("java.net.InetSocketAddress")
-        self.Metrics = c("org.apache.kafka.common.metrics.Metrics")
-        self.Object = c("java.lang.Object")
-        try:
-            self.Compression = c("org.apache.kafka.common.compress.Compression").NONE  # 3.8+
-        except TargetError:
-            self.Compression = c("org.apache.kafka.common.record.CompressionType").NONE
-        self.tp = self.TopicPartition("__cluster_metadata", 0)
-        self.topic_id = self.Uuid.METADATA_TOPIC_ID
-        self.log_context = self.LogContext()
-        self.serde = self.StringSerde()
-        self.data = {name: c(f"{MSG}.{name}Data") for name in
-                     ("VoteRequest", "VoteResponse", "BeginQuorumEpochRequest", "BeginQuorumEpochResponse",
-                      "EndQuorumEpochRequest", "EndQuorumEpochResponse", "FetchRequest", "FetchResponse")}
-        self.ctor = self._client_constructor()
-        self.random_ctor = self._declared_ctor(f"{RAFT}.MockableRandom")
-        self.random_fn = self._declared_field(f"{RAFT}.MockableRandom", "nextIntFunction")
-        self.f_quorum = self._declared_field(f"{RAFT}.KafkaRaftClient", "quorum")
-        self.f_requests = self._declared_field(f"{RAFT}.KafkaRaftClient", "requestManager")
-        # The voters an observer picks its bootstrap fetch from: 3.7 ``voters`` (ids; the last
-        # ready one from a random start wins), 3.8+ ``bootstrapServers`` (Nodes; the first wins).
-        self.f_voters = self._declared_field(f"{RAFT}.RequestManager", "voters", missing_ok=True)
-        self.pick_last = self.f_voters is not None
-        if self.f_voters is None:
-            self.f_voters = self._declared_field(f"{RAFT}.RequestManager", "bootstrapServers")
-        self.m_expected = None
-        if not any(str(m.getName()) == "isResponseExpected"
-                   for m in c(f"{RAFT}.RequestManager").class_.getMethods()):
-            conn = c(f"{RAFT}.RequestManager$ConnectionState").class_
-            self.m_expected = conn.getDeclaredMethod("isResponseExpected", jpype.JLong.class_)
-            self.m_expected.setAccessible(True)
-        self.Node = c("org.apache.kafka.common.Node")
-        self.response_by_node = any(str(t.getName()) == "org.apache.kafka.common.Node"
-                                    for k in self.ResponseInbound.class_.getConstructors()
-                                    for t in k.getParameterTypes())
-        self.request_with_listener = any(k.getParameterCount() == 5 for k in self.Inbound.class_.getConstructors())
-        channel = self.MockChannel.class_
-        self.listener = (self.MockChannel.LISTENER_NAME if any(str(f.getName()) == "LISTENER_NAME"
-                                                               for f in channel.getFields())
-                         else c("org.apache.kafka.common.network.ListenerName").normalised("CONTROLLER"))
-        self.has_prepare = any(str(m.getName()) == "prepareAppend" for m in self.Client.class_.getMethods())
+            @jpype.JOverride
+            def accept(self, resp: Any, error: Any) -> None:
+                node = self.node()
+                if resp is not None and node is not None:
+                    node.outputs.append(response_json(node.java, node.id, int(self.msg["src"]), resp.data(),
+                                                      self.msg))
 
-    def _declared_ctor(self, name: str) -> Any:
-        cls = jvm.jclass(self.version, name).class_
-        ctors = sorted(cls.getDeclaredConstructors(), key=lambda k: -k.getParameterCount())
-        ctor = ctors[0]
-        ctor.setAccessible(True)
-        return ctor
-
-    def _declared_field(self, cls_name: str, field: str, missing_ok: bool = False) -> Any:
-        cls = jvm.jclass(self.version, cls_name).class_
-        try:
-            f = cls.getDeclaredField(field)
-        except Exception:
-            if missing_ok:
-                return None
-            raise TargetError(f"kafka:{self.version}: {cls_name} has no field {field}") from None
-        f.setAccessible(True)
-        return f
-
-    def _client_constructor(self) -> Any:
-        """The package-private constructor ``RaftClientTestContext`` uses (it takes the message
-        queue and the Random: a ``MockMessageQueue`` never blocks in ``poll``)."""
-        cls = self.Client.class_
-        for k in cls.getDeclaredConstructors():
-            names = [str(t.getName()) for t in k.getParameterTypes()]
-            if f"{RAFT}.RaftMessageQueue" in names and "java.util.Random" in names:
-                k.setAccessible(True)
-                return k
-        raise TargetError(f"kafka:{self.version}: KafkaRaftClient has no constructor taking a message queue")
-
-    def boxed(self, value: Any, kind: str) -> Any:
-        return {"int": self.Integer.valueOf, "long": self.Long.valueOf, "bool": self.Boolean.valueOf}[kind](value)
-
-
-def make_log_proxy(java: _Java, inner: Any) -> Any:
-    """A JPype proxy of ``ReplicatedLog`` delegating to ``inner`` with a complete ``read``."""
-    import jpype
-
-    # default methods too: a JPype proxy does not fall back to an interface's default body
-    methods = {str(m.getName()) for m in java.ReplicatedLog.class_.getMethods()}
-    namespace: dict[str, Any] = {}
-    for name in sorted(methods):
-        def delegate(self: Any, *args: Any, _name: str = name) -> Any:
-            return getattr(self.inner, _name)(*args)
-        namespace[name] = jpype.JOverride(delegate)
-
-    def read(self: Any, start: Any, isolation: Any) -> Any:
-        end = _offset(self.inner.endOffset())
-        first = self.inner.read(start, isolation)
-        parts = [first.records]
-        offset = _next_offset(first.records, int(start))
-        limit = _offset(self.inner.highWatermark()) if isolation == java.Isolation.COMMITTED else end
-        while offset < limit:
-            more = self.inner.read(offset, isolation)
-            nxt = _next_offset(more.records, offset)
-            if nxt <= offset:
-                break
-            parts.append(more.records)
-            offset = nxt
-        if len(parts) == 1:
-            return first
-        return java.LogFetchInfo(concat_records(java, parts), first.startOffsetMetadata)
-
-    namespace["read"] = jpype.JOverride(read)
-    namespace["__init__"] = lambda self, inner_log: setattr(self, "inner", inner_log)
-    proxy_cls = jpype.JImplements(f"{RAFT}.ReplicatedLog")(type("KspecLog", (), namespace))
-    return proxy_cls(inner)
-
-
-def _offset(metadata: Any) -> int:
-    """A LogOffsetMetadata's offset (a field up to 3.8, a method from 3.9)."""
-    off = metadata.offset
-    return int(off() if callable(off) else off)
-
-
-def _next_offset(records: Any, start: int) -> int:
-    nxt = start
-    for batch in records.batches():
-        nxt = max(nxt, int(batch.lastOffset()) + 1)
-    return nxt
-
-
-def concat_records(java: _Java, parts: list[Any]) -> Any:
-    """One MemoryRecords holding the batches of ``parts`` in order."""
-    total = sum(int(p.sizeInBytes()) for p in parts)
-    buf = java.ByteBuffer.allocate(total)
-    for p in parts:
-        buf.put(p.buffer())
-    buf.flip()
-    return java.MemoryRecords.readableRecords(buf)
-
-
-def entries_of(java: _Java, records: Any) -> list[tuple[int, dict[str, Any]]]:
-    """(offset, model Entry JSON) of every record in ``records``."""
-    out = []
-    for batch in records.batches():
-        epoch = int(batch.partitionLeaderEpoch())
-        control = bool(batch.isControlBatch())
-        for record in batch:
-            if control:
-                kind = str(java.ControlRecordType.parse(record.key()).toString()).lower()
-                payload: list[int] = []
-            else:
-                kind = "data"
-                value = record.value()
-                arr = java.jpype.JArray(java.jpype.JByte)(int(value.remaining()))
-                value.duplicate().get(arr)
-                payload = decode_payload(bytes(b & 0xFF for b in arr).decode())
-            out.append((int(record.offset()), {"type": "Entry", "epoch": epoch, "kind": kind, "payload": payload}))
-    return out
-
-
-def records_of(java: _Java, offset: int, entries: list[dict[str, Any]]) -> Any:
-    """MemoryRecords for model entries starting at ``offset``: one batch per entry, as Kafka's
-    leader writes them (a LeaderChange control batch, or one data record per append)."""
-    if not entries:
-        return java.MemoryRecords.EMPTY
-    parts = []
-    for k, e in enumerate(entries):
-        at = offset + k
-        if e["kind"] == "leader_change":
-            msg = java.LeaderChangeMessage().setLeaderId(-1)
-            parts.append(java.MemoryRecords.withLeaderChangeMessage(
-                at, 0, int(e["epoch"]), java.ByteBuffer.allocate(256), msg))
-        else:
-            value = encode_payload(e.get("payload") or []).encode()
-            rec = java.SimpleRecord(java.jpype.JArray(java.jpype.JByte)([b if b < 128 else b - 256 for b in value]))
-            epoch = java.Integer.valueOf(int(e["epoch"]))
-            parts.append(java.MemoryRecords.withRecords(at, java.Compression, epoch, rec))
-    return concat_records(java, parts)
-
-
-# ---------------------------------------------------------------------------- messages
-
-
-def _jlist(java: _Java, items: list[Any]) -> Any:
-    out = java.ArrayList()
-    for item in items:
-        out.add(item)
-    return out
-
-
-def _set(obj: Any, **fields: Any) -> Any:
-    """Call ``setX(value)`` for each field the version's data class has (newer fields are
-    skipped on older versions; their defaults are what an old peer sends)."""
-    for name, value in fields.items():
-        setter = getattr(obj, "set" + name[0].upper() + name[1:], None)
-        if setter is not None:
-            setter(value)
-    return obj
-
-
-def _nested(java: _Java, data: str, inner: str) -> Any:
-    return jvm.jclass(java.version, f"{MSG}.{data}Data${inner}")
-
-
-def _error(java: _Java, name: str) -> int:
-    return int(getattr(java.Errors, name).code())
-
-
-def _leader(value: int) -> int | None:
-    return None if value < 0 else int(value)
-
-
-def build_request(java: _Java, msg: dict[str, Any]) -> Any:
-    """The Kafka request data of a model request addressed to this replica."""
-    kind, src, dst, epoch = msg["type"], int(msg["src"]), int(msg["dst"]), int(msg["epoch"])
-    if kind == "VoteRequest":
-        part = _set(_nested(java, "VoteRequest", "PartitionData")(), partitionIndex=0, candidateEpoch=epoch,
-                    replicaEpoch=epoch, candidateId=src, replicaId=src, lastOffsetEpoch=int(msg["last_epoch"]),
-                    lastOffset=int(msg["end_offset"]), preVote=bool(msg.get("pre_vote", False)))
-        topic = _set(_nested(java, "VoteRequest", "TopicData")(), topicName=java.tp.topic(),
-                     partitions=_jlist(java, [part]))
-        return _set(java.data["VoteRequest"](), clusterId=CLUSTER_ID, voterId=dst, topics=_jlist(java, [topic]))
-    if kind in ("BeginQuorumEpochRequest", "EndQuorumEpochRequest"):
-        name = kind.removesuffix("Request") + "Request"
-        part = _set(_nested(java, name, "PartitionData")(), partitionIndex=0, leaderId=src, leaderEpoch=epoch,
-                    preferredSuccessors=_jlist(java, [java.Integer.valueOf(int(p)) for p in msg.get("preferred", [])]))
-        topic = _set(_nested(java, name, "TopicData")(), topicName=java.tp.topic(), partitions=_jlist(java, [part]))
-        return _set(java.data[kind](), clusterId=CLUSTER_ID, voterId=dst, topics=_jlist(java, [topic]))
-    if kind == "FetchRequest":
-        part = _set(_nested(java, "FetchRequest", "FetchPartition")(), partition=0, currentLeaderEpoch=epoch,
-                    fetchOffset=int(msg["fetch_offset"]), lastFetchedEpoch=int(msg["last_fetched_epoch"]))
-        topic = _set(_nested(java, "FetchRequest", "FetchTopic")(), topic=java.tp.topic(), topicId=java.topic_id,
-                     partitions=_jlist(java, [part]))
-        state = _set(_nested(java, "FetchRequest", "ReplicaState")(), replicaId=src)
-        return _set(java.data["FetchRequest"](), clusterId=CLUSTER_ID, replicaState=state, maxWaitMs=0,
-                    maxBytes=8 * 1024 * 1024, topics=_jlist(java, [topic]))
-    raise TargetError(f"not a request: {kind!r}")
-
-
-def build_response(java: _Java, msg: dict[str, Any]) -> Any:
-    """The Kafka response data of a model response addressed to this replica."""
-    kind = msg["type"]
-    leader = -1 if msg.get("leader") is None else int(msg["leader"])
-    error = _error(java, msg.get("error", "NONE"))
-    epoch = int(msg["epoch"])
-    if kind == "FetchResponse":
-        data = _nested(java, "FetchResponse", "PartitionData")()
-        _set(data, partitionIndex=0, errorCode=error, logStartOffset=0,
-             highWatermark=-1 if msg.get("high_watermark") is None else int(msg["high_watermark"]),
-             records=records_of(java, int(msg.get("offset", 0)), list(msg.get("entries") or [])))
-        data.currentLeader().setLeaderId(leader).setLeaderEpoch(epoch)
-        if msg.get("diverging") is not None:
-            d_epoch, d_end = msg["diverging"]
-            data.divergingEpoch().setEpoch(int(d_epoch)).setEndOffset(int(d_end))
-        topic = _set(_nested(java, "FetchResponse", "FetchableTopicResponse")(), topic=java.tp.topic(),
-                     topicId=java.topic_id, partitions=_jlist(java, [data]))
-        return _set(java.data["FetchResponse"](), errorCode=0, responses=_jlist(java, [topic]))
-    part = _set(_nested(java, kind, "PartitionData")(), partitionIndex=0, errorCode=error, leaderId=leader,
-                leaderEpoch=epoch, voteGranted=bool(msg.get("granted", False)))
-    topic = _set(_nested(java, kind, "TopicData")(), topicName=java.tp.topic(), partitions=_jlist(java, [part]))
-    return _set(java.data[kind](), errorCode=0, topics=_jlist(java, [topic]))
-
-
-def _api_name(java: _Java, data: Any) -> str:
-    # ApiKeys has a public field ``name`` that hides Enum.name(); toString() is the constant's name
-    return str(java.ApiKeys.forId(data.apiKey()).toString())
-
-
-def _dst(req: Any) -> int:
-    """An outbound request's destination id (3.8+: a ``Node``)."""
-    return int(req.destination().id()) if hasattr(req, "destination") else int(req.destinationId())
-
-
-def _first_partition(data: Any) -> Any:
-    topics = data.responses() if hasattr(data, "responses") else data.topics()
-    if topics.isEmpty():
-        return None
-    parts = topics.get(0).partitions()
-    return None if parts.isEmpty() else parts.get(0)
-
-
-def request_json(java: _Java, src: int, dst: int, data: Any) -> dict[str, Any]:
-    """The model JSON of a request Kafka sent."""
-    api = _api_name(java, data)
-    part = _first_partition(data)
-    if api == "VOTE":
-        epoch = part.candidateEpoch() if hasattr(part, "candidateEpoch") else part.replicaEpoch()
-        pre_vote = bool(part.preVote()) if hasattr(part, "preVote") else False
-        return {"type": "VoteRequest", "src": src, "dst": dst, "epoch": int(epoch),
-                "last_epoch": int(part.lastOffsetEpoch()), "end_offset": int(part.lastOffset()), "pre_vote": pre_vote}
-    if api == "BEGIN_QUORUM_EPOCH":
-        return {"type": "BeginQuorumEpochRequest", "src": src, "dst": dst, "epoch": int(part.leaderEpoch())}
-    if api == "END_QUORUM_EPOCH":
-        preferred = [int(p) for p in part.preferredSuccessors()]
-        if not preferred and hasattr(part, "preferredCandidates"):
-            preferred = [int(r.candidateId()) for r in part.preferredCandidates()]
-        return {"type": "EndQuorumEpochRequest", "src": src, "dst": dst, "epoch": int(part.leaderEpoch()),
-                "preferred": preferred}
-    if api == "FETCH":
-        return {"type": "FetchRequest", "src": src, "dst": dst, "epoch": int(part.currentLeaderEpoch()),
-                "fetch_offset": int(part.fetchOffset()), "last_fetched_epoch": int(part.lastFetchedEpoch())}
-    return {"type": f"Kafka{api}Request", "src": src, "dst": dst}
-
-
-def response_json(java: _Java, src: int, dst: int, data: Any, request: dict[str, Any]) -> dict[str, Any]:
-    """The model JSON of the response Kafka gave to ``request``."""
-    api = _api_name(java, data)
-    kind = RESPONSE_OF.get(api, f"Kafka{api}Response")
-    part = _first_partition(data)
-    if part is None:  # a top-level error only (INCONSISTENT_CLUSTER_ID, INVALID_REQUEST, ...)
-        return {"type": kind, "src": src, "dst": dst, "error": str(java.Errors.forCode(data.errorCode()).name())}
-    error = str(java.Errors.forCode(part.errorCode()).name())
-    if api == "FETCH":
-        div = part.divergingEpoch()
-        return {"type": kind, "src": src, "dst": dst, "epoch": int(part.currentLeader().leaderEpoch()),
-                "leader": _leader(int(part.currentLeader().leaderId())), "error": error,
-                "offset": int(request.get("fetch_offset", 0)),
-                "entries": [e for _, e in entries_of(java, part.records())] if part.records() is not None else [],
-                "high_watermark": None if part.highWatermark() < 0 else int(part.highWatermark()),
-                "diverging": [int(div.epoch()), int(div.endOffset())] if int(div.epoch()) >= 0 else None}
-    out = {"type": kind, "src": src, "dst": dst, "epoch": int(part.leaderEpoch()),
-           "leader": _leader(int(part.leaderId())), "error": error}
-    if api == "VOTE":
-        out["granted"] = bool(part.voteGranted())
-        out["pre_vote"] = bool(request.get("pre_vote", False))
-    return out
-
-
-def answers(request_epoch: int, response: dict[str, Any]) -> bool:
-    """Whether ``response`` can be the answer to a request of ``request_epoch``.
-
-    The model's network has no correlation ids, so the adapter infers them: a responder
-    answers with its epoch after handling (never below the request's), FENCED_LEADER_EPOCH
-    only to a lower request epoch, UNKNOWN_LEADER_EPOCH only to a higher one, and
-    NOT_LEADER_OR_FOLLOWER and a Fetch without error only at its own epoch. A response that
-    cannot answer the latest request answers an older one, which Kafka no longer expects."""
-    epoch, error = int(response["epoch"]), response.get("error", "NONE")
-    if error == "FENCED_LEADER_EPOCH":
-        return request_epoch < epoch
-    if error == "UNKNOWN_LEADER_EPOCH":
-        return request_epoch > epoch
-    if error == "NOT_LEADER_OR_FOLLOWER" or response["type"] == "FetchResponse":
-        return request_epoch == epoch
-    return request_epoch <= epoch
-
-
-# ---------------------------------------------------------------------------- one replica
+        _ANSWERED.append(Answered)
+    return _ANSWERED[0]
 
 
 class KafkaRaftNode:
@@ -493,6 +131,17 @@ class KafkaRaftNode:
         self.inner_log = java.MockLog(java.tp, java.topic_id, java.log_context)
         self.log = make_log_proxy(java, self.inner_log)
         self.store = java.MockStore()
+        # Kafka writes the quorum-state file through this proxy, so each write that changes it
+        # is an output at the moment it happens, in order with the responses (RAFT-OBS-ORDER).
+        on_write = weakref.WeakMethod(self._on_write)  # no cycle through the JVM (see _random)
+
+        def wrote() -> None:
+            method = on_write()
+            if method is not None:
+                method()
+
+        self.store_proxy = make_store_proxy(java, self.store, wrote)
+        self._written: tuple[int, int | None, int | None] = (0, None, None)
         self.down = False
         self.client: Any = None
         self._pick: int | None = None  # the voter an observer's next bootstrap fetch goes to
@@ -587,10 +236,10 @@ class KafkaRaftNode:
                 args.append(self.channel)
             elif name == "RaftMessageQueue":
                 args.append(self.queue)
-            elif name == "ReplicatedLog":
+            elif name in ("ReplicatedLog", "RaftLog"):
                 args.append(self.log)
             elif name == "QuorumStateStore":
-                args.append(self.store)
+                args.append(self.store_proxy)
             elif name == "MemoryPool":
                 args.append(j.MemoryPool.NONE)
             elif name == "Time":
@@ -619,14 +268,24 @@ class KafkaRaftNode:
                 args.append(self._endpoints(self.id) if self.is_voter else
                             jvm.jclass(j.version, f"{RAFT}.Endpoints").empty())
             elif name == "SupportedVersionRange":
-                args.append(jvm.jclass(j.version, "org.apache.kafka.server.common.Features")
-                            .KRAFT_VERSION.supportedVersionRange())
+                args.append(self._kraft_versions())
             elif name in ("RaftConfig", "QuorumConfig"):
                 args.append(self._config(name))
             else:
                 raise TargetError(f"kafka:{j.version}: KafkaRaftClient constructor parameter {name} is unknown "
                                   "to the adapter")
         return ctor.newInstance(*args)
+
+    def _kraft_versions(self) -> Any:
+        """The kraft.version range this replica supports: 3.9's ``Features.KRAFT_VERSION``
+        (0-1); 4.0 dropped that enum, so from 4.0 the same range is built directly."""
+        j = self.java
+        try:
+            features = jvm.jclass(j.version, "org.apache.kafka.server.common.Features")
+            return features.KRAFT_VERSION.supportedVersionRange()
+        except TargetError:
+            svr = jvm.jclass(j.version, "org.apache.kafka.common.feature.SupportedVersionRange")
+            return svr(j.jpype.JShort(0), j.jpype.JShort(1))
 
     def _address(self, node: int) -> Any:
         return self.java.InetSocketAddress.createUnresolved("localhost", 9990 + node)
@@ -640,6 +299,18 @@ class KafkaRaftNode:
 
     def _config(self, name: str) -> Any:
         j = self.java
+        if j.quorum_config_from_props:  # 4.0+: QuorumConfig(AbstractConfig) only
+            cls = jvm.jclass(j.version, f"{RAFT}.QuorumConfig")
+            props = j.HashMap()
+            for key, value in ((cls.QUORUM_REQUEST_TIMEOUT_MS_CONFIG, REQUEST_TIMEOUT_MS),
+                               (cls.QUORUM_RETRY_BACKOFF_MS_CONFIG, 0),
+                               (cls.QUORUM_ELECTION_TIMEOUT_MS_CONFIG, ELECTION_TIMEOUT_MS),
+                               (cls.QUORUM_ELECTION_BACKOFF_MAX_MS_CONFIG, ELECTION_BACKOFF_MAX_MS),
+                               (cls.QUORUM_FETCH_TIMEOUT_MS_CONFIG, FETCH_TIMEOUT_MS),
+                               (cls.QUORUM_LINGER_MS_CONFIG, 0)):
+                props.put(key, j.jpype.JString(str(value)))
+            abstract = jvm.jclass(j.version, "org.apache.kafka.common.config.AbstractConfig")
+            return cls(abstract(cls.CONFIG_DEF, props, False))
         if name == "RaftConfig":  # 3.7: the voters' addresses are part of the config
             cls = jvm.jclass(j.version, f"{RAFT}.RaftConfig")
             spec = jvm.jclass(j.version, f"{RAFT}.RaftConfig$InetAddressSpec")
@@ -662,23 +333,36 @@ class KafkaRaftNode:
         for v in self.voters:
             voters.put(j.Integer.valueOf(v), self._address(v))
         if count == 3:
-            self.client.initialize(voters, self.store, self.metrics)
+            self.client.initialize(voters, self.store_proxy, self.metrics)
+            return
+        if count == 4:  # 4.0+: and the broker's external KRaft metrics (a no-op here)
+            self.client.initialize(voters, self.store_proxy, self.metrics, j.external_metrics)
             return
         raise TargetError(f"kafka:{j.version}: KafkaRaftClient.initialize takes {count} arguments; "
-                          "the adapter knows 0 (3.7) and 3 (3.8, 3.9)")
+                          "the adapter knows 0 (3.7), 3 (3.8, 3.9) and 4 (4.x)")
 
     # -------------------------------------------------------------- the event loop
 
     def _settle(self) -> None:
-        """Poll until the client is quiet: its queue is empty and a poll sent nothing."""
+        """Poll until the client is quiet: its queue is empty and a poll sent nothing and
+        changed no state (a poll that changes the state may return at once and leave what the
+        new state does to the next poll: 4.x's prospective to unattached to prospective)."""
         for k in range(MAX_POLLS):
+            before = self._signature()
             self.client.poll()
             sent = list(self.channel.drainSendQueue())
             for req in sent:
                 self._sent(req)
-            if k > 0 and not sent and self.queue.isEmpty():
+            if k > 0 and not sent and self.queue.isEmpty() and self._signature() == before:
                 return
         raise TargetError(f"replica {self.id}: KafkaRaftClient did not settle within {MAX_POLLS} polls")
+
+    def _signature(self) -> tuple[int, int]:
+        """Which state object the quorum is in (a new one at every transition)."""
+        q = self.quorum
+        if q is None:
+            return (0, 0)
+        return (int(self.java.System.identityHashCode(self.java.f_state.get(q))), int(q.epoch()))
 
     def _sent(self, req: Any) -> None:
         """A request Kafka sent: a Fetch is held until FetchDue, anything else is an output."""
@@ -735,10 +419,16 @@ class KafkaRaftNode:
                 remaining = int(q.votedStateOrThrow().remainingElectionTimeMs(now))
             elif q.isResigned():
                 remaining = int(q.resignedStateOrThrow().remainingElectionTimeMs(now))
-            elif q.isCandidate() and not q.candidateStateOrThrow().isBackingOff():
+            elif q.isCandidate() and not self._candidate_lost():
                 remaining = int(q.candidateStateOrThrow().remainingElectionTimeMs(now))
-        elif kind == "BackoffExpired" and q.isCandidate() and q.candidateStateOrThrow().isBackingOff():
-            remaining = int(q.candidateStateOrThrow().remainingBackoffMs(now))
+            elif hasattr(q, "isProspective") and q.isProspective():
+                remaining = int(q.prospectiveStateOrThrow().remainingElectionTimeMs(now))
+        elif kind == "BackoffExpired" and q.isCandidate() and self._candidate_lost():
+            cand = q.candidateStateOrThrow()
+            if self.java.candidate_backoff:
+                remaining = int(cand.remainingBackoffMs(now))
+            else:  # 4.1+: a lost candidate waits for its election timer, the model's backoff
+                remaining = int(cand.remainingElectionTimeMs(now))
         elif kind == "FetchTimeout" and q.isFollower() and q.isVoter():
             remaining = int(q.followerStateOrThrow().remainingFetchTimeMs(now))
         elif kind == "CheckQuorumTimeout" and q.isLeader():
@@ -746,6 +436,14 @@ class KafkaRaftNode:
             remaining = None if left >= 2**62 else left
         if remaining is not None:
             self.time.sleep(max(remaining, 0))
+
+    def _candidate_lost(self) -> bool:
+        """The model's ``backing_off``: to 4.0 the candidate's backoff, from 4.1 (no backoff
+        state; a candidate a majority rejected waits for its election timer) its rejection."""
+        cand = self.quorum.candidateStateOrThrow()
+        if self.java.candidate_backoff:
+            return bool(cand.isBackingOff())
+        return bool(cand.epochElection().isVoteRejected())
 
     def _append(self, payload: list[int]) -> None:
         j = self.java
@@ -777,7 +475,7 @@ class KafkaRaftNode:
         end = _offset(self.inner_log.endOffset())
         if end == 0:
             return []
-        info = self.log.read(0, self.java.Isolation.UNCOMMITTED)
+        info = self.log.read(0, self.java.Isolation.UNCOMMITTED, *self.java.read_limit)
         return [e for _, e in entries_of(self.java, info.records)]
 
     def role(self) -> str:
@@ -818,8 +516,8 @@ class KafkaRaftNode:
 
     def step(self, inp: JSON) -> StepResult:
         kind = inp["type"]
-        before_election, before_log = self.election(), self.log_entries()
-        self.outputs, self.inbound = [], []
+        before_log = self.log_entries()
+        self.outputs, self.inbound, self._callbacks = [], [], []
         if self.down:
             if kind == "Restart":
                 self.down = False
@@ -835,6 +533,7 @@ class KafkaRaftNode:
             data = build_request(self.java, inp)
             req = self._request(data)
             self.inbound.append((req, inp))
+            self._report_when_answered(req, inp)
             self.client.handle(req)
             self._settle()
         elif kind.endswith("Response"):
@@ -851,8 +550,28 @@ class KafkaRaftNode:
             self._settle()
         else:
             raise TargetError(f"unknown input type {kind!r}")
-        outputs = self._effects(before_election, before_log) + self.outputs + self._responses()
+        outputs = self._effects(before_log) + self.outputs
         return StepResult(outputs, self.observation())
+
+    def _on_write(self) -> None:
+        """Kafka wrote the quorum-state file: an output if the election state changed (Kafka
+        rewrites it unchanged at some transitions; the model writes only a change)."""
+        now = self.election()
+        if now == self._written:
+            return
+        self._written = now
+        write = {"type": "PersistElection", "epoch": now[0], "voted_for": now[1], "leader": now[2]}
+        if self.outputs and self.outputs[-1]["type"] == "PersistElection":
+            self.outputs[-1] = write  # nothing left between the two writes (RAFT-OBS-PERSIST)
+        else:
+            self.outputs.append(write)
+
+    def _report_when_answered(self, req: Any, msg: dict[str, Any]) -> None:
+        """The response to an inbound request becomes an output when Kafka completes it, so a
+        write of the quorum state before it (a vote) shows before it."""
+        callback = _answered_class()(self, msg)
+        self._callbacks.append(callback)
+        req.completion.whenComplete(callback)
 
     def _request_epoch(self, req: Any) -> int:
         return int(request_json(self.java, self.id, _dst(req), req.data())["epoch"])
@@ -895,20 +614,9 @@ class KafkaRaftNode:
             return j.Inbound(j.listener, 0, version, data, now)
         return j.Inbound(0, data, now)
 
-    def _responses(self) -> list[dict[str, Any]]:
-        out = []
-        for req, msg in self.inbound:
-            if req.completion.isDone():
-                resp = req.completion.get()
-                out.append(response_json(self.java, self.id, int(msg["src"]), resp.data(), msg))
-        return out
-
-    def _effects(self, election: tuple[int, int | None, int | None],
-                 log: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    def _effects(self, log: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The log's change over the step (AppendLog, TruncateLog)."""
         out: list[dict[str, Any]] = []
-        now = self.election()
-        if now != election:
-            out.append({"type": "PersistElection", "epoch": now[0], "voted_for": now[1], "leader": now[2]})
         after = self.log_entries()
         common = 0
         while common < min(len(log), len(after)) and log[common] == after[common]:
@@ -927,7 +635,8 @@ class KafkaRaftNode:
             self.metrics.close()
         self.client = self.quorum = self.requests = self.channel = self.queue = self.random = None
         self.metrics = self.time = self.log = self.inner_log = self.store = self._draw = None
-        self.reported, self.held, self.inbound = {}, {}, []
+        self.reported, self.held, self.inbound, self._callbacks = {}, {}, [], []
+        self.store_proxy = None
 
 
 class KafkaRaftTarget:
@@ -944,13 +653,19 @@ class KafkaRaftTarget:
         self.name = f"kafka:{version}"
         self.java = _Java(version, vt)
 
+    @property
+    def model_config(self) -> dict[str, JSON]:
+        """The release's rule set (spec/raft.md, "Rule sets"): kip-595 before 4.0, kip-996 from
+        4.0 (pre-vote always on). A release picks its rules by its version and nothing else."""
+        return dict(rule_set_for(self.version).bounds)
+
     def supports(self, config: dict[str, JSON]) -> bool:
-        """The cluster shapes this Kafka can be compared on: no pre-vote before 4.0 (KIP-996
-        shipped in 4.0), and more than one voter: a lone voter elects itself inside
-        ``initialize()`` as the model's does (RAFT-RULE-LONE-VOTER), but its restart writes the
-        quorum-state file twice in one step (candidate, then leader) and this adapter reports
-        the store's change per step, one write (see docs/kafka-matrix.md)."""
-        return not config.get("pre_vote") and int(config.get("voters", 3)) > 1
+        """The cluster shapes this Kafka can be compared on: those of the release's own rule
+        set. A lone voter is one of them: it elects itself inside ``initialize()`` as the
+        model's does (RAFT-RULE-LONE-VOTER), and its restart's two writes (candidate, then
+        leader) are one output on both sides (RAFT-OBS-PERSIST)."""
+        wanted = dict(rule_set_for(self.version).bounds)
+        return all(config.get(k) == v for k, v in wanted.items())
 
     def start(self, node: int, config: dict[str, JSON]) -> KafkaRaftNode:
         return KafkaRaftNode(self.java, int(node), [int(v) for v in config["voters"]])

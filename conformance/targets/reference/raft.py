@@ -1,6 +1,7 @@
 """A KRaft replica written the way a user would write one: a mutable class, plain dicts.
 
-It follows KIP-595 and Kafka's ``KafkaRaftClient`` / ``QuorumState`` / ``LeaderState`` (not
+It follows KIP-595 (and, with ``pre_vote``, KIP-996 as Kafka 4.0+ ships it: ``ProspectiveState``,
+each state's ``canGrantVote``) and Kafka's ``KafkaRaftClient`` / ``QuorumState`` / ``LeaderState`` (not
 ``kspec.model.raft``, which it never imports), speaks the conformance JSON (the shapes
 ``kspec.model.core.codec.encode`` gives the model's messages) and must conform to the model
 step for step. The mutants in :mod:`kspec.conformance.targets.mutants` subclass it and
@@ -48,10 +49,12 @@ class RaftReplica:
         self.granted: set[int] = set()
         self.rejected: set[int] = set()
         self.backing_off = False
+        self.timed_out = False  # a candidate backing off because its election timer expired
         self.prior: tuple[int, int | None, int | None] | None = None  # prospective: election to go back to
         self.epoch_start = 0
         self.end_offsets: dict[int, int] = {}
         self.fetched: set[int] = set()
+        self.has_fetched = False  # follower (KIP-996): fetched from its leader since it became follower
         self.out: list[dict[str, Any]] = []
         self._written = self.election()
 
@@ -103,7 +106,8 @@ class RaftReplica:
 
     def _reset_role_state(self) -> None:
         self.granted, self.rejected, self.backing_off, self.prior = set(), set(), False, None
-        self.end_offsets, self.fetched = {}, set()
+        self.timed_out = False
+        self.end_offsets, self.fetched, self.has_fetched = {}, set(), False
 
     # ------------------------------------------------------------------ transitions
 
@@ -116,8 +120,11 @@ class RaftReplica:
         self.role, self.epoch, self.voted_for, self.leader = "voted", epoch, candidate, None
 
     def become_follower(self, epoch: int, leader: int) -> None:
+        # Kafka 4.0+ keeps the voted key within the epoch ("State transitions within the same
+        # epoch should preserve voted key"); 3.x writes the leader alone.
+        voted = self.voted_for if self.pre_vote and epoch == self.epoch else None
         self._reset_role_state()
-        self.role, self.epoch, self.voted_for, self.leader = "follower", epoch, None, leader
+        self.role, self.epoch, self.voted_for, self.leader = "follower", epoch, voted, leader
 
     def become_candidate(self) -> None:
         self._reset_role_state()
@@ -161,7 +168,8 @@ class RaftReplica:
         epoch, voted_for, leader = prior
         if leader is not None and leader != self.id:
             self.become_follower(epoch, leader)
-        elif voted_for is not None and voted_for != self.id:
+        elif voted_for is not None:
+            # transitionToUnattached keeps the voted key in the same epoch, even its own
             self.become_voted(epoch, voted_for)
         else:
             self.become_unattached(epoch)
@@ -175,7 +183,7 @@ class RaftReplica:
         if self.majority(self.granted):
             self.become_candidate()
             return
-        self.request_votes(self.epoch + 1, pre_vote=True)
+        self.request_votes(self.epoch, pre_vote=True)  # a pre-vote carries the current epoch
 
     def request_votes(self, epoch: int, pre_vote: bool) -> None:
         for v in self.others():
@@ -211,12 +219,31 @@ class RaftReplica:
         if self.role == "down":
             if kind == "Restart":
                 self.on_restart()
-            return self.out
+            return self._coalesced()
         handler = getattr(self, "on_" + kind, None)
         if handler is None:
             raise TargetError(f"unknown input type {kind!r}")
+        expired = self.role == "candidate" and self.timed_out
+        epoch = self.epoch
         handler(inp)
         self.persist()
+        if expired and self.role == "unattached" and self.epoch > epoch and kind != "ElectionTimeout":
+            # The unattached state inherits the candidate's expired election timer
+            # (transitionToUnattached: remainingElectionTimeMs), so the next election starts now.
+            self.start_election()
+            self.persist()
+        return self._coalesced()
+
+    def _coalesced(self) -> list[dict[str, Any]]:
+        """Writes of the quorum-state file with nothing sent between them are one output, the
+        file as it was when the next message left (spec/raft.md RAFT-OBS-PERSIST)."""
+        merged: list[dict[str, Any]] = []
+        for o in self.out:
+            if o["type"] == "PersistElection" and merged and merged[-1]["type"] == "PersistElection":
+                merged[-1] = o
+            else:
+                merged.append(o)
+        self.out[:] = merged  # in place: a subclass may return self.out (voters)
         return self.out
 
     def on_Crash(self, inp: dict[str, Any]) -> None:
@@ -240,10 +267,10 @@ class RaftReplica:
         elif voted_for == self.id:
             self.role, self.granted = "candidate", {self.id}
             self.request_votes(self.epoch, pre_vote=False)
-        elif voted_for is not None:
-            self.role = "voted"
         elif leader is not None:
             self.role = "follower"
+        elif voted_for is not None:
+            self.role = "voted"
         else:
             self.role = "unattached"
         self.initialize()
@@ -256,15 +283,12 @@ class RaftReplica:
         if self.role == "candidate":
             self.become_leader()
         else:
-            self.become_candidate()
+            self.start_election()
 
     def on_VoteRequest(self, req: dict[str, Any]) -> None:
         up_to_date = self.log_is_up_to_date(req["last_epoch"], req["end_offset"])
         if req.get("pre_vote"):
-            # a pre-vote never changes the receiver (KIP-996)
-            granted = (self.is_voter and req["epoch"] > self.epoch and up_to_date and self.role in _LEADERLESS)
-            self.send("VoteResponse", req["src"], epoch=self.epoch, granted=granted, leader=self.leader,
-                      pre_vote=True, error=NONE)
+            self.on_pre_vote_request(req)
             return
         if req["epoch"] < self.epoch:
             self.send("VoteResponse", req["src"], epoch=self.epoch, granted=False, leader=self.leader,
@@ -277,6 +301,25 @@ class RaftReplica:
         self.send("VoteResponse", req["src"], epoch=self.epoch, granted=granted, leader=self.leader,
                   pre_vote=False, error=NONE)
 
+    def on_pre_vote_request(self, req: dict[str, Any]) -> None:
+        """Kafka 4.0+ handleVoteRequest(preVote=true): fenced below our epoch; a higher epoch
+        moves us there first; then canGrantVote of the state we are in. No vote is cast."""
+        if req["epoch"] < self.epoch:
+            self.send("VoteResponse", req["src"], epoch=self.epoch, granted=False, leader=self.leader,
+                      pre_vote=True, error=FENCED)
+            return
+        if req["epoch"] > self.epoch:
+            self.become_unattached(req["epoch"])
+            self.persist()
+        up_to_date = self.log_is_up_to_date(req["last_epoch"], req["end_offset"])
+        if self.role == "follower":
+            allowed = not self.has_fetched
+        else:
+            allowed = self.role in ("unattached", "voted", "prospective", "candidate", "resigned")
+        granted = self.is_voter and req["src"] in self.voters and up_to_date and allowed
+        self.send("VoteResponse", req["src"], epoch=self.epoch, granted=granted, leader=self.leader,
+                  pre_vote=True, error=NONE)
+
     def grant_vote(self, req: dict[str, Any], up_to_date: bool) -> bool:
         if not (self.is_voter and req["src"] in self.voters and up_to_date):
             return False
@@ -285,13 +328,21 @@ class RaftReplica:
             return True
         if self.role == "voted":
             return self.voted_for == req["src"]
+        if self.role == "prospective" and self.pre_vote:
+            # prospectiveAddVotedState: the file gets the vote, the role stays prospective
+            if self.voted_for is None and self.leader is None:
+                self.voted_for = req["src"]
+                assert self.prior is not None
+                self.prior = (self.prior[0], req["src"], self.prior[2])
+                return True
+            return self.voted_for == req["src"]
         return False
 
     def on_BeginQuorumEpochRequest(self, req: dict[str, Any]) -> None:
         if req["epoch"] < self.epoch:
             self.send("BeginQuorumEpochResponse", req["src"], epoch=self.epoch, leader=self.leader, error=FENCED)
             return
-        if req["src"] != self.id and (req["epoch"] > self.epoch or self.role not in ("follower", "leader")):
+        if req["src"] != self.id and (req["epoch"] > self.epoch or self.leader is None):
             self.become_follower(req["epoch"], req["src"])
         self.persist()
         self.send("BeginQuorumEpochResponse", req["src"], epoch=self.epoch, leader=self.leader, error=NONE)
@@ -302,7 +353,7 @@ class RaftReplica:
             return
         self.observe_epoch(req["epoch"], req["src"])
         if (req["epoch"] == self.epoch and req["src"] != self.id and req["src"] in self.voters
-                and self.role in ("unattached", "voted", "candidate")):
+                and self.role in _LEADERLESS and self.leader is None):
             self.become_follower(req["epoch"], req["src"])  # a replica without a leader follows the sender
         self.persist()
         self.send("EndQuorumEpochResponse", req["src"], epoch=self.epoch, leader=self.leader, error=NONE)
@@ -346,11 +397,9 @@ class RaftReplica:
             return
         is_pre_vote = resp["type"] == "VoteResponse" and resp.get("pre_vote")
         if resp["epoch"] < self.epoch:
-            if is_pre_vote and self.role == "prospective":
-                self.on_pre_vote_response(resp)
             return
         leader = resp.get("leader")
-        if leader is not None and leader != self.id and self.role in _LEADERLESS:
+        if leader is not None and leader != self.id and self.role in _LEADERLESS and self.leader is None:
             self.become_follower(resp["epoch"], leader)
             if resp["type"] == "FetchResponse":
                 self.on_fetch_response(resp)  # discovered the leader: take its records at once
@@ -390,6 +439,8 @@ class RaftReplica:
     def on_fetch_response(self, resp: dict[str, Any]) -> None:
         if self.role != "follower" or resp["src"] != self.leader or resp["error"] != NONE:
             return
+        if resp.get("diverging") is not None or resp["offset"] == self.end_offset:
+            self.has_fetched = True
         if resp.get("diverging") is not None:
             self.truncate_to(*resp["diverging"])
             return
@@ -420,12 +471,23 @@ class RaftReplica:
         if self.role in ("unattached", "voted"):
             self.start_election()
         elif self.role == "resigned":
-            self.become_candidate()
+            if self.pre_vote:
+                # Kafka 4.0+ pollResigned; the unattached state inherits the expired timer
+                self.become_unattached(self.epoch + 1)
+                self.persist()
+                self.start_election()
+            else:
+                self.become_candidate()
         elif self.role == "candidate" and not self.backing_off:
-            self.backing_off = True
+            if self.pre_vote:
+                self.start_election()  # Kafka 4.0+ pollCandidate: straight to prospective
+            else:
+                self.backing_off = self.timed_out = True
         elif self.role == "prospective":
             assert self.prior is not None
             self.go_back(self.prior)
+            if self.role != "follower":
+                self.start_election()  # the unattached state inherits the expired timer
 
     def on_BackoffExpired(self, inp: dict[str, Any]) -> None:
         if self.role == "candidate" and self.backing_off:

@@ -1,0 +1,331 @@
+"""Between the model's JSON messages and Kafka's raft message data, records and logs."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from kspec.conformance.adapters.base import TargetError
+from kspec.conformance.targets.kafka import jvm
+from kspec.conformance.targets.kafka.raft_java import MSG, RAFT
+from kspec.conformance.targets.kafka.raft_java import Java as _Java
+
+CLUSTER_ID = "kspec-raft-cluster"
+
+API = {"VoteRequest": "VOTE", "VoteResponse": "VOTE", "BeginQuorumEpochRequest": "BEGIN_QUORUM_EPOCH",
+       "BeginQuorumEpochResponse": "BEGIN_QUORUM_EPOCH", "EndQuorumEpochRequest": "END_QUORUM_EPOCH",
+       "EndQuorumEpochResponse": "END_QUORUM_EPOCH", "FetchRequest": "FETCH", "FetchResponse": "FETCH"}
+REQUEST_OF = {"VOTE": "VoteRequest", "BEGIN_QUORUM_EPOCH": "BeginQuorumEpochRequest",
+              "END_QUORUM_EPOCH": "EndQuorumEpochRequest", "FETCH": "FetchRequest"}
+RESPONSE_OF = {"VOTE": "VoteResponse", "BEGIN_QUORUM_EPOCH": "BeginQuorumEpochResponse",
+               "END_QUORUM_EPOCH": "EndQuorumEpochResponse", "FETCH": "FetchResponse"}
+
+
+def encode_payload(payload: list[int]) -> str:
+    """A record value for a model payload: JSON, so never empty (3.8+ refuses an empty record)."""
+    return json.dumps([int(p) for p in payload])
+
+
+def decode_payload(text: str) -> list[int]:
+    return [int(p) for p in json.loads(text)] if text else []
+
+
+def make_log_proxy(java: _Java, inner: Any) -> Any:
+    """A JPype proxy of ``ReplicatedLog`` delegating to ``inner`` with a complete ``read``."""
+    import jpype
+
+    # default methods too: a JPype proxy does not fall back to an interface's default body
+    methods = {str(m.getName()) for m in java.ReplicatedLog.class_.getMethods()}
+    namespace: dict[str, Any] = {}
+    for name in sorted(methods):
+        def delegate(self: Any, *args: Any, _name: str = name) -> Any:
+            return getattr(self.inner, _name)(*args)
+        namespace[name] = jpype.JOverride(delegate)
+
+    def read(self: Any, start: Any, isolation: Any, max_bytes: Any = None) -> Any:
+        # 4.3 adds the read's byte limit: passed on as Kafka gave it
+        cap = () if max_bytes is None else (max_bytes,)
+        end = _offset(self.inner.endOffset())
+        first = self.inner.read(start, isolation, *cap)
+        parts = [first.records]
+        offset = _next_offset(first.records, int(start))
+        limit = _offset(self.inner.highWatermark()) if isolation == java.Isolation.COMMITTED else end
+        while offset < limit:
+            more = self.inner.read(offset, isolation, *cap)
+            nxt = _next_offset(more.records, offset)
+            if nxt <= offset:
+                break
+            parts.append(more.records)
+            offset = nxt
+        if len(parts) == 1:
+            return first
+        return java.LogFetchInfo(concat_records(java, parts), first.startOffsetMetadata)
+
+    namespace["read"] = jpype.JOverride(read)
+    namespace["__init__"] = lambda self, inner_log: setattr(self, "inner", inner_log)
+    proxy_cls = jpype.JImplements(java.log_interface)(type("KspecLog", (), namespace))
+    return proxy_cls(inner)
+
+
+_STORE_PROXY: dict[str, Any] = {}
+
+
+def make_store_proxy(java: _Java, inner: Any, on_write: Any) -> Any:
+    """A JPype proxy of ``QuorumStateStore`` delegating to ``inner`` (Kafka's
+    ``MockQuorumStateStore``) that calls ``on_write()`` after each ``writeElectionState``. One
+    proxy class per Kafka version (a class per replica would pile up in the JVM)."""
+    import jpype
+
+    proxy_cls = _STORE_PROXY.get(java.version)
+    if proxy_cls is None:
+        iface = jvm.jclass(java.version, f"{RAFT}.QuorumStateStore")
+        namespace: dict[str, Any] = {}
+        for name in sorted({str(m.getName()) for m in iface.class_.getMethods()}):
+            def delegate(self: Any, *args: Any, _name: str = name) -> Any:
+                result = getattr(self.inner, _name)(*args)
+                if _name == "writeElectionState":
+                    self.on_write()
+                return result
+            namespace[name] = jpype.JOverride(delegate)
+
+        def init(self: Any, store: Any, callback: Any) -> None:
+            self.inner, self.on_write = store, callback
+
+        namespace["__init__"] = init
+        proxy_cls = jpype.JImplements(f"{RAFT}.QuorumStateStore")(type("KspecStore", (), namespace))
+        _STORE_PROXY[java.version] = proxy_cls
+    return proxy_cls(inner, on_write)
+
+
+def _offset(metadata: Any) -> int:
+    """A LogOffsetMetadata's offset (a field up to 3.8, a method from 3.9)."""
+    off = metadata.offset
+    return int(off() if callable(off) else off)
+
+
+def _next_offset(records: Any, start: int) -> int:
+    nxt = start
+    for batch in records.batches():
+        nxt = max(nxt, int(batch.lastOffset()) + 1)
+    return nxt
+
+
+def concat_records(java: _Java, parts: list[Any]) -> Any:
+    """One MemoryRecords holding the batches of ``parts`` in order."""
+    total = sum(int(p.sizeInBytes()) for p in parts)
+    buf = java.ByteBuffer.allocate(total)
+    for p in parts:
+        buf.put(p.buffer())
+    buf.flip()
+    return java.MemoryRecords.readableRecords(buf)
+
+
+def entries_of(java: _Java, records: Any) -> list[tuple[int, dict[str, Any]]]:
+    """(offset, model Entry JSON) of every record in ``records``."""
+    out = []
+    for batch in records.batches():
+        epoch = int(batch.partitionLeaderEpoch())
+        control = bool(batch.isControlBatch())
+        for record in batch:
+            if control:
+                kind = str(java.ControlRecordType.parse(record.key()).toString()).lower()
+                payload: list[int] = []
+            else:
+                kind = "data"
+                value = record.value()
+                arr = java.jpype.JArray(java.jpype.JByte)(int(value.remaining()))
+                value.duplicate().get(arr)
+                payload = decode_payload(bytes(b & 0xFF for b in arr).decode())
+            out.append((int(record.offset()), {"type": "Entry", "epoch": epoch, "kind": kind, "payload": payload}))
+    return out
+
+
+def records_of(java: _Java, offset: int, entries: list[dict[str, Any]]) -> Any:
+    """MemoryRecords for model entries starting at ``offset``: one batch per entry, as Kafka's
+    leader writes them (a LeaderChange control batch, or one data record per append)."""
+    if not entries:
+        return java.MemoryRecords.EMPTY
+    parts = []
+    for k, e in enumerate(entries):
+        at = offset + k
+        if e["kind"] == "leader_change":
+            msg = java.LeaderChangeMessage().setLeaderId(-1)
+            parts.append(java.MemoryRecords.withLeaderChangeMessage(
+                at, 0, int(e["epoch"]), java.ByteBuffer.allocate(256), msg))
+        else:
+            value = encode_payload(e.get("payload") or []).encode()
+            rec = java.SimpleRecord(java.jpype.JArray(java.jpype.JByte)([b if b < 128 else b - 256 for b in value]))
+            epoch = java.Integer.valueOf(int(e["epoch"]))
+            parts.append(java.MemoryRecords.withRecords(at, java.Compression, epoch, rec))
+    return concat_records(java, parts)
+
+
+# ---------------------------------------------------------------------------- messages
+
+
+def _jlist(java: _Java, items: list[Any]) -> Any:
+    out = java.ArrayList()
+    for item in items:
+        out.add(item)
+    return out
+
+
+def _set(obj: Any, **fields: Any) -> Any:
+    """Call ``setX(value)`` for each field the version's data class has (newer fields are
+    skipped on older versions; their defaults are what an old peer sends)."""
+    for name, value in fields.items():
+        setter = getattr(obj, "set" + name[0].upper() + name[1:], None)
+        if setter is not None:
+            setter(value)
+    return obj
+
+
+def _nested(java: _Java, data: str, inner: str) -> Any:
+    return jvm.jclass(java.version, f"{MSG}.{data}Data${inner}")
+
+
+def _error(java: _Java, name: str) -> int:
+    return int(getattr(java.Errors, name).code())
+
+
+def _leader(value: int) -> int | None:
+    return None if value < 0 else int(value)
+
+
+def build_request(java: _Java, msg: dict[str, Any]) -> Any:
+    """The Kafka request data of a model request addressed to this replica."""
+    kind, src, dst, epoch = msg["type"], int(msg["src"]), int(msg["dst"]), int(msg["epoch"])
+    if kind == "VoteRequest":
+        part = _set(_nested(java, "VoteRequest", "PartitionData")(), partitionIndex=0, candidateEpoch=epoch,
+                    replicaEpoch=epoch, candidateId=src, replicaId=src, lastOffsetEpoch=int(msg["last_epoch"]),
+                    lastOffset=int(msg["end_offset"]), preVote=bool(msg.get("pre_vote", False)))
+        topic = _set(_nested(java, "VoteRequest", "TopicData")(), topicName=java.tp.topic(),
+                     partitions=_jlist(java, [part]))
+        return _set(java.data["VoteRequest"](), clusterId=CLUSTER_ID, voterId=dst, topics=_jlist(java, [topic]))
+    if kind in ("BeginQuorumEpochRequest", "EndQuorumEpochRequest"):
+        name = kind.removesuffix("Request") + "Request"
+        part = _set(_nested(java, name, "PartitionData")(), partitionIndex=0, leaderId=src, leaderEpoch=epoch,
+                    preferredSuccessors=_jlist(java, [java.Integer.valueOf(int(p)) for p in msg.get("preferred", [])]))
+        topic = _set(_nested(java, name, "TopicData")(), topicName=java.tp.topic(), partitions=_jlist(java, [part]))
+        return _set(java.data[kind](), clusterId=CLUSTER_ID, voterId=dst, topics=_jlist(java, [topic]))
+    if kind == "FetchRequest":
+        part = _set(_nested(java, "FetchRequest", "FetchPartition")(), partition=0, currentLeaderEpoch=epoch,
+                    fetchOffset=int(msg["fetch_offset"]), lastFetchedEpoch=int(msg["last_fetched_epoch"]))
+        topic = _set(_nested(java, "FetchRequest", "FetchTopic")(), topic=java.tp.topic(), topicId=java.topic_id,
+                     partitions=_jlist(java, [part]))
+        state = _set(_nested(java, "FetchRequest", "ReplicaState")(), replicaId=src)
+        return _set(java.data["FetchRequest"](), clusterId=CLUSTER_ID, replicaState=state, maxWaitMs=0,
+                    maxBytes=8 * 1024 * 1024, topics=_jlist(java, [topic]))
+    raise TargetError(f"not a request: {kind!r}")
+
+
+def build_response(java: _Java, msg: dict[str, Any]) -> Any:
+    """The Kafka response data of a model response addressed to this replica."""
+    kind = msg["type"]
+    leader = -1 if msg.get("leader") is None else int(msg["leader"])
+    error = _error(java, msg.get("error", "NONE"))
+    epoch = int(msg["epoch"])
+    if kind == "FetchResponse":
+        data = _nested(java, "FetchResponse", "PartitionData")()
+        _set(data, partitionIndex=0, errorCode=error, logStartOffset=0,
+             highWatermark=-1 if msg.get("high_watermark") is None else int(msg["high_watermark"]),
+             records=records_of(java, int(msg.get("offset", 0)), list(msg.get("entries") or [])))
+        data.currentLeader().setLeaderId(leader).setLeaderEpoch(epoch)
+        if msg.get("diverging") is not None:
+            d_epoch, d_end = msg["diverging"]
+            data.divergingEpoch().setEpoch(int(d_epoch)).setEndOffset(int(d_end))
+        topic = _set(_nested(java, "FetchResponse", "FetchableTopicResponse")(), topic=java.tp.topic(),
+                     topicId=java.topic_id, partitions=_jlist(java, [data]))
+        return _set(java.data["FetchResponse"](), errorCode=0, responses=_jlist(java, [topic]))
+    part = _set(_nested(java, kind, "PartitionData")(), partitionIndex=0, errorCode=error, leaderId=leader,
+                leaderEpoch=epoch, voteGranted=bool(msg.get("granted", False)))
+    topic = _set(_nested(java, kind, "TopicData")(), topicName=java.tp.topic(), partitions=_jlist(java, [part]))
+    return _set(java.data[kind](), errorCode=0, topics=_jlist(java, [topic]))
+
+
+def _api_name(java: _Java, data: Any) -> str:
+    # ApiKeys has a public field ``name`` that hides Enum.name(); toString() is the constant's name
+    return str(java.ApiKeys.forId(data.apiKey()).toString())
+
+
+def _dst(req: Any) -> int:
+    """An outbound request's destination id (3.8+: a ``Node``)."""
+    return int(req.destination().id()) if hasattr(req, "destination") else int(req.destinationId())
+
+
+def _first_partition(data: Any) -> Any:
+    topics = data.responses() if hasattr(data, "responses") else data.topics()
+    if topics.isEmpty():
+        return None
+    parts = topics.get(0).partitions()
+    return None if parts.isEmpty() else parts.get(0)
+
+
+def request_json(java: _Java, src: int, dst: int, data: Any) -> dict[str, Any]:
+    """The model JSON of a request Kafka sent."""
+    api = _api_name(java, data)
+    part = _first_partition(data)
+    if api == "VOTE":
+        epoch = part.candidateEpoch() if hasattr(part, "candidateEpoch") else part.replicaEpoch()
+        pre_vote = bool(part.preVote()) if hasattr(part, "preVote") else False
+        return {"type": "VoteRequest", "src": src, "dst": dst, "epoch": int(epoch),
+                "last_epoch": int(part.lastOffsetEpoch()), "end_offset": int(part.lastOffset()), "pre_vote": pre_vote}
+    if api == "BEGIN_QUORUM_EPOCH":
+        return {"type": "BeginQuorumEpochRequest", "src": src, "dst": dst, "epoch": int(part.leaderEpoch())}
+    if api == "END_QUORUM_EPOCH":
+        preferred = [int(p) for p in part.preferredSuccessors()]
+        if not preferred and hasattr(part, "preferredCandidates"):
+            preferred = [int(r.candidateId()) for r in part.preferredCandidates()]
+        return {"type": "EndQuorumEpochRequest", "src": src, "dst": dst, "epoch": int(part.leaderEpoch()),
+                "preferred": preferred}
+    if api == "FETCH":
+        return {"type": "FetchRequest", "src": src, "dst": dst, "epoch": int(part.currentLeaderEpoch()),
+                "fetch_offset": int(part.fetchOffset()), "last_fetched_epoch": int(part.lastFetchedEpoch())}
+    return {"type": f"Kafka{api}Request", "src": src, "dst": dst}
+
+
+def response_json(java: _Java, src: int, dst: int, data: Any, request: dict[str, Any]) -> dict[str, Any]:
+    """The model JSON of the response Kafka gave to ``request``."""
+    api = _api_name(java, data)
+    kind = RESPONSE_OF.get(api, f"Kafka{api}Response")
+    part = _first_partition(data)
+    if part is None:  # a top-level error only (INCONSISTENT_CLUSTER_ID, INVALID_REQUEST, ...)
+        return {"type": kind, "src": src, "dst": dst, "error": str(java.Errors.forCode(data.errorCode()).name())}
+    error = str(java.Errors.forCode(part.errorCode()).name())
+    if api == "FETCH":
+        div = part.divergingEpoch()
+        return {"type": kind, "src": src, "dst": dst, "epoch": int(part.currentLeader().leaderEpoch()),
+                "leader": _leader(int(part.currentLeader().leaderId())), "error": error,
+                "offset": int(request.get("fetch_offset", 0)),
+                "entries": [e for _, e in entries_of(java, part.records())] if part.records() is not None else [],
+                "high_watermark": None if part.highWatermark() < 0 else int(part.highWatermark()),
+                "diverging": [int(div.epoch()), int(div.endOffset())] if int(div.epoch()) >= 0 else None}
+    out = {"type": kind, "src": src, "dst": dst, "epoch": int(part.leaderEpoch()),
+           "leader": _leader(int(part.leaderId())), "error": error}
+    if api == "VOTE":
+        out["granted"] = bool(part.voteGranted())
+        out["pre_vote"] = bool(request.get("pre_vote", False))
+    return out
+
+
+def answers(request_epoch: int, response: dict[str, Any]) -> bool:
+    """Whether ``response`` can be the answer to a request of ``request_epoch``.
+
+    The model's network has no correlation ids, so the adapter infers them: a responder
+    answers with its epoch after handling (never below the request's), FENCED_LEADER_EPOCH
+    only to a lower request epoch, UNKNOWN_LEADER_EPOCH only to a higher one, and
+    NOT_LEADER_OR_FOLLOWER and a Fetch without error only at its own epoch. A response that
+    cannot answer the latest request answers an older one, which Kafka no longer expects."""
+    epoch, error = int(response["epoch"]), response.get("error", "NONE")
+    if error == "FENCED_LEADER_EPOCH":
+        return request_epoch < epoch
+    if error == "UNKNOWN_LEADER_EPOCH":
+        return request_epoch > epoch
+    if error == "NOT_LEADER_OR_FOLLOWER" or response["type"] == "FetchResponse":
+        return request_epoch == epoch
+    return request_epoch <= epoch
+
+
+# ---------------------------------------------------------------------------- one replica
+
+

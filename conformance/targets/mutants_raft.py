@@ -1,0 +1,71 @@
+"""Raft mutants for the kip-996 rule set and the timer rule (issue #17), one bug each.
+
+Each subclasses the reference replica (``conformance/targets/reference/raft.py``) and is
+registered in the catalogue by ``conformance/targets/mutants.py`` (``RAFT_MUTANTS``). Each is
+caught only by what it was written for: the kip-996 ones by the pre-vote configurations (a
+kip-595 run never reaches them), the timer one by RAFT-RULE-TIMER-KEPT.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kspec.conformance.targets.reference.raft import RaftReplica
+
+
+class FollowerPreVotesAfterFetch(RaftReplica):
+    """A follower keeps granting pre-votes after it has fetched from its leader (Kafka's
+    ``FollowerState.canGrantVote`` without ``hasFetchedFromLeader``): a partitioned voter's
+    pre-vote can then unseat a working leader, which KIP-996 exists to prevent."""
+
+    def on_pre_vote_request(self, req: dict[str, Any]) -> None:
+        self.has_fetched = False
+        super().on_pre_vote_request(req)
+
+
+class ProspectiveTimeoutWaits(RaftReplica):
+    """A prospective whose election timer expires goes back to unattached and waits for a
+    fresh timer, instead of starting the next pre-vote at once (it resets the inherited,
+    expired timer: RAFT-KIP996-TIMEOUT)."""
+
+    def on_ElectionTimeout(self, inp: dict[str, Any]) -> None:
+        if self.role == "prospective" and self.is_voter:
+            assert self.prior is not None
+            self.go_back(self.prior)
+            return
+        super().on_ElectionTimeout(inp)
+
+
+class StepDownResetsTimer(RaftReplica):
+    """A candidate that timed out and learns a higher epoch resets its election timer
+    (RAFT-RULE-TIMER-KEPT: the timer is kept, so Kafka and Raft stand again at once)."""
+
+    def step(self, inp: dict[str, Any]) -> list[dict[str, Any]]:
+        self.timed_out = False
+        return super().step(inp)
+
+
+class ProspectiveRefusesVotes(RaftReplica):
+    """A prospective refuses every standard vote of its epoch (KIP-996 lets one without a vote
+    or a leader grant it: RAFT-KIP996-PROSPECTIVE-VOTES)."""
+
+    def grant_vote(self, req: dict[str, Any], up_to_date: bool) -> bool:
+        if self.role == "prospective":
+            return False
+        return super().grant_vote(req, up_to_date)
+
+
+# (name, class, bug class, caught at the default budget, note): mutants.py makes Mutants of them.
+RAFT_MUTANTS: tuple[tuple[str, type, str, bool, str], ...] = (
+    ("raft-follower-pre-votes-after-fetch", FollowerPreVotesAfterFetch,
+     "KIP-996 grant rule missing a state flag", False,
+     "needs a follower that fetched and then a pre-vote of its epoch from a prospective that knew "
+     "the same leader (about 12 chosen steps): not reached at seed 0 with the default budget"),
+    ("raft-prospective-timeout-waits", ProspectiveTimeoutWaits, "an inherited expired timer reset (KIP-996)",
+     True, ""),
+    ("raft-step-down-resets-timer", StepDownResetsTimer, "an election timer reset on a step-down", False,
+     "caught at seed 0 with the default budget, but after 3460 runs (265 s on a loaded machine): kept out "
+     "of the CI run, measured by bench/conformance_sweep.py"),
+    ("raft-prospective-refuses-votes", ProspectiveRefusesVotes, "a role that may vote never does (KIP-996)",
+     False, "caught at seed 0 with the default budget after 1695 runs (138 s): kept out of the CI run"),
+)
