@@ -1,7 +1,8 @@
 """Kafka's own KafkaRaftClient (``kafka:VERSION``, raft) in lockstep with the model.
 
 The version is KSPEC_KAFKA_TEST_VERSION when it is one the raft adapter drives (3.7-4.x), else
-3.9.1; the kip-996 scenarios (pre-vote, the prospective state) also run on 4.0.2. JPype runs one Kafka version per process and the other kafka tests default to 4.x, so
+3.9.1; the kip-996 scenarios (pre-vote, the prospective state) also run on 4.0.2. JPype runs
+one Kafka version per process and the other kafka tests default to 4.x, so
 the JVM work runs in a child process: this file run as a script (``python test_kafka_raft.py
 VERSION``) prints one JSON document, which the tests read.
 
