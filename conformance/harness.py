@@ -347,11 +347,15 @@ class Feeder:
         if violated is not None:
             name, _, detail = violated.partition(": ")
             self._diverge(index, "property", name, detail or name)
-        where = first_difference(record.model_observation, record.target_observation)
+        # A driver may compare only what its protocol makes observable (share: delivery state per
+        # offset, not how the batches happen to be cut).
+        view = getattr(self.driver, "comparable_observation", lambda obs: obs)
+        model_obs, target_obs = view(record.model_observation), view(record.target_observation)
+        where = first_difference(model_obs, target_obs)
         if where is not None:
             self._diverge(index, "observation", "observation" + (f".{where}" if where else ""),
-                          f"model {_short(_get(record.model_observation, where))}, "
-                          f"target {_short(_get(record.target_observation, where))}")
+                          f"model {_short(_get(model_obs, where))}, "
+                          f"target {_short(_get(target_obs, where))}")
 
     def close(self) -> None:
         for inst in self.instances.values():

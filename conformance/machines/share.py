@@ -17,6 +17,8 @@ from typing import Any
 from kspec.conformance.harness import JSON, Event
 from kspec.model.core.codec import encode
 from kspec.model.core.protocol import first_violated
+from kspec.model.share.combiner import coalesce
+from kspec.model.share.records import StateBatch
 from kspec.model.share.shard import observe, step_with
 from kspec.model.share.system import (
     IMAGE,
@@ -104,6 +106,29 @@ class ShareDriver:
     def describe(self, action: Any) -> str:
         return self.model.describe_action(action)
 
+    # -- what is compared (spec/share.md, "What is observable") --------------------------------
+
+    @staticmethod
+    def comparable(output: JSON) -> JSON:
+        """An output as the protocol makes it observable: the state batches of a record or a
+        read response coalesced (SHARE-OBS-BATCHES); every other field as sent."""
+        if isinstance(output, dict) and isinstance(output.get("state_batches"), list):
+            return {**output, "state_batches": _coalesced_objects(output["state_batches"])}
+        return output
+
+    @staticmethod
+    def comparable_observation(observation: JSON) -> JSON:
+        """The shard's observation with each stored offset's batches coalesced (SHARE-OBS-BATCHES)."""
+        if not isinstance(observation, dict) or not isinstance(observation.get("partitions"), dict):
+            return observation
+        parts: dict[str, JSON] = {}
+        for key, p in observation["partitions"].items():
+            off = p.get("offset") if isinstance(p, dict) else None
+            if isinstance(off, dict) and isinstance(off.get("state_batches"), list):
+                p = {**p, "offset": {**off, "state_batches": _coalesced_rows(off["state_batches"])}}
+            parts[key] = p
+        return {**observation, "partitions": parts}
+
     def model_violation(self, before: SysState, action: Any, after: SysState) -> str | None:
         return first_violated(self._always + self._always_step, before, action, after)
 
@@ -129,3 +154,23 @@ class ShareDriver:
                         return f"SHARE-INV-EPOCHS-MONOTONE: the {name} epoch fence of {key} went from {a} to {b}"
             fences[key] = now
         return None
+
+
+def _coalesced_rows(rows: list[Any]) -> JSON:
+    """``[[first, last, state, count], ...]`` coalesced; malformed rows are left for the diff to show."""
+    try:
+        batches = [StateBatch(*(int(x) for x in row)) for row in rows]
+    except (TypeError, ValueError):
+        return rows
+    return [[b.first_offset, b.last_offset, b.delivery_state, b.delivery_count] for b in coalesce(batches)]
+
+
+def _coalesced_objects(objs: list[Any]) -> JSON:
+    """``[{"type": "StateBatch", ...}, ...]`` coalesced (records and read responses)."""
+    try:
+        batches = [StateBatch(int(o["first_offset"]), int(o["last_offset"]), int(o["delivery_state"]),
+                              int(o["delivery_count"])) for o in objs]
+    except (TypeError, ValueError, KeyError):
+        return objs
+    return [{"type": "StateBatch", "first_offset": b.first_offset, "last_offset": b.last_offset,
+             "delivery_state": b.delivery_state, "delivery_count": b.delivery_count} for b in coalesce(batches)]
