@@ -352,7 +352,8 @@ class ShareSystem:
             return s.failovers > 0 and s.shard.active and off is not None and bool(off.state_batches)
 
         return (no_loss, replay_equals, state_epoch_recorded, rejected, stale_fenced, monotone, failover_reads,
-                leader_epoch_from_read, unset_read, cadence, update_written, limit_snapshot, fenced, failover, read_recorded)
+                leader_epoch_from_read, unset_read, cadence, update_written, limit_snapshot, fenced, failover,
+                read_recorded)
 
     # -- rendering and traces ------------------------------------------------------------------
 
