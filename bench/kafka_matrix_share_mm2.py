@@ -61,7 +61,8 @@ def run_one(protocol: str, version: str, seed: int, timeout: float,
         doc = json.loads(proc.stdout)
     except json.JSONDecodeError:
         tail = (proc.stderr.strip().splitlines() or ["(no output)"])[-1]
-        doc = {"verdict": "error", "error": tail, "exit": proc.returncode}
+        refused = proc.returncode == 2 and "not supported for" in tail
+        doc = {"verdict": "refused" if refused else "error", "error": tail, "exit": proc.returncode}
     doc["wall"] = round(time.monotonic() - start, 1)
     used = (after.children_user + after.children_system) - (before.children_user + before.children_system)
     doc["cpu"] = round(used, 1)
@@ -78,6 +79,9 @@ def verdict_cell(doc: dict[str, object]) -> str:
         return f"diverges: {dev}" if dev else f"**diverges (unnamed)** step {step} `{field}`"
     if v == "error":
         return f"error: {doc.get('error', '')}"
+    if v == "refused":
+        reason = str(doc.get("error", "")).partition("(")[2].rstrip(")")
+        return f"refused up front ({reason})"
     accepted = doc.get("accepted")
     return f"{v}" + (f" (accepting {', '.join(map(str, accepted))})" if accepted else "")
 
