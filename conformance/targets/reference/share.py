@@ -71,6 +71,8 @@ class ShareShard:
 
     # SHARE-VER-NEGATIVE-EPOCHS-REFUSED: set per run from the rule set (Kafka 4.4 and later).
     negative_epochs_refused = False
+    # The release whose rule set a target of this shard is held to (None: the model's default).
+    kafka_version: str | None = None
 
     def __init__(self, snapshot_limit: int, image: list[list[Any]] | None) -> None:
         self.snapshot_limit = snapshot_limit
@@ -340,6 +342,8 @@ class ShareTarget:
     def __init__(self, name: str = "reference", shard_class: type[ShareShard] = ShareShard) -> None:
         self.name = name
         self.shard_class = shard_class
+        if shard_class.kafka_version is not None:
+            self.model_config: dict[str, JSON] = {"kafka_version": shard_class.kafka_version}
 
     def start(self, node: int, config: dict[str, JSON]) -> ShareInstance:
         shard = self.shard_class(int(config.get("snapshot_limit", 500)), config.get("image"))
