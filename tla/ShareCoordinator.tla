@@ -424,6 +424,23 @@ leader_epoch_only_from_read ==
               => /\ Fence(shard.leader_epochs) = Fence(shard'.leader_epochs)
                  /\ Has(shard'.offsets, Key) => shard'.offsets[Key].leader_epoch = shard.offsets[Key].leader_epoch]_vars
 
+\* SHARE-INV-NO-UNINITIALIZED-ACCESS
+no_uninitialized_access ==
+    [][(/\ UninitializedRefused
+        /\ shard.active
+        /\ ~Has(shard.offsets, Key)
+        /\ \/ \E w \in WriteChoices : Write(w[1], w[2][1], w[2][2])
+           \/ Read(leader_epoch)
+           \/ Read(NOT_SET))
+          => (last_error' = INVALID_REQUEST /\ log' = log)]_vars
+
+\* SHARE-INV-START-MONOTONE (only initialize may set a lower start offset)
+start_offset_never_backwards ==
+    [][(/\ Has(shard.offsets, Key)
+        /\ Has(shard'.offsets, Key)
+        /\ ~Initialize(group_state_epoch + 1, 0))
+          => shard'.offsets[Key].start_offset >= shard.offsets[Key].start_offset]_vars
+
 \* SHARE-INV-UNSET-READ-NOT-FENCED
 unset_read_not_fenced == [][(shard.active /\ Read(NOT_SET)) => last_error' # FENCED_LEADER_EPOCH]_vars
 
@@ -445,9 +462,16 @@ failover_with_state ==
 \* SHARE-WIT-LEADER-EPOCH-READ
 read_recorded_leader_epoch == Has(shard.offsets, Key) /\ shard.offsets[Key].leader_epoch > 0
 
+\* SHARE-WIT-START-MOVED
+start_offset_moved == Has(shard.offsets, Key) /\ shard.offsets[Key].start_offset > 0
+\* SHARE-WIT-UNINITIALIZED-REFUSED
+uninitialized_refused == last_error = INVALID_REQUEST
+
 not_share_update_written == ~share_update_written
 not_snapshot_after_update_limit == ~snapshot_after_update_limit
 not_fenced_write == ~fenced_write
 not_failover_with_state == ~failover_with_state
 not_read_recorded_leader_epoch == ~read_recorded_leader_epoch
+not_start_offset_moved == ~start_offset_moved
+not_uninitialized_refused == ~uninitialized_refused
 =============================================================================

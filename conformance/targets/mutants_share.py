@@ -57,10 +57,36 @@ class NegativeEpochAccepted(ShareShard):
         return None
 
 
+class UninitializedWriteAccepted(ShareShard):
+    """A write to a key that was never initialized (or was deleted) creates its state, as Kafka
+    4.0 did before InitializeShareGroupState existed (SHARE-INV-NO-UNINITIALIZED-ACCESS)."""
+
+    def on_WriteRequest(self, key: tuple[str, str, int], req: dict[str, Any]) -> tuple[list[Any], dict[str, Any]]:
+        if key in self.offsets or not self.hosts(key):
+            return super().on_WriteRequest(key, req)
+        record = self.snapshot(key, 0, req["state_epoch"], req["leader_epoch"], req["start_offset"],
+                               self.combine(req["start_offset"], [], [[b["first_offset"], b["last_offset"],
+                                                                      b["delivery_state"], b["delivery_count"]]
+                                                                     for b in req["state_batches"]]))
+        return [record], self.response(req)
+
+
+class UnsetStartInSnapshot(ShareShard):
+    """A limit snapshot takes the write's start offset as it is, -1 included, so the stored start
+    offset moves back to -1 (SHARE-INV-START-MONOTONE)."""
+
+    def limit_snapshot(self, key: Any, current: dict[str, Any], leader_epoch: int, state_epoch: int,
+                       start_offset: int, batches: list[list[int]]) -> dict[str, Any]:
+        record = super().limit_snapshot(key, current, leader_epoch, state_epoch, start_offset, batches)
+        return {**record, "start_offset": start_offset}
+
+
 # (name, class, bug class), in the order of mutants.CATALOGUE.
 SHARE_MUTANTS: tuple[tuple[str, type[ShareShard], str], ...] = (
     ("share-write-moves-leader-epoch", WriteMovesLeaderEpoch, "a write records what only a read may (KAFKA-19456)"),
     ("share-snapshot-one-update-late", SnapshotOneUpdateLate, "off-by-one in a counter (apache/kafka#21426)"),
     ("share-read-fences-unset-epoch", ReadFencesUnsetEpoch, "a -1 sentinel compared as a number (KAFKA-20694)"),
     ("share-negative-epoch-accepted", NegativeEpochAccepted, "a hardened check missing (KAFKA-20743)"),
+    ("share-uninitialized-write-accepted", UninitializedWriteAccepted, "a precondition of an API not checked"),
+    ("share-unset-start-in-snapshot", UnsetStartInSnapshot, "a -1 sentinel written through"),
 )

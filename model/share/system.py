@@ -38,6 +38,7 @@ from kspec.model.share.records import (
 from kspec.model.share.shard import (
     FENCED_LEADER_EPOCH,
     FENCED_STATE_EPOCH,
+    INVALID_REQUEST,
     NONE,
     REFERENCE,
     Flaws,
@@ -307,6 +308,33 @@ class ShareSystem:
                 return True
             return after.last_error != FENCED_LEADER_EPOCH
 
+        @always_step("SHARE-INV-NO-UNINITIALIZED-ACCESS", "no_uninitialized_access")
+        def no_uninitialized(before: SysState, action: Action, after: SysState) -> bool:
+            """From 4.1, a write or read of a key with no stored state (never initialized, or
+            deleted) is refused and appends nothing (SHARE-VER-UNINITIALIZED-REFUSED)."""
+            if (not rules.uninitialized_refused or not isinstance(action, Write | Read) or not before.shard.active
+                    or before.shard.offset(KEY) is not None):
+                return True
+            return after.last_error == INVALID_REQUEST and after.log == before.log
+
+        @always_step("SHARE-INV-START-MONOTONE", "start_offset_never_backwards")
+        def start_monotone(before: SysState, action: Action, after: SysState) -> bool:
+            """The stored start offset never moves backwards; only initialize (the group
+            coordinator resetting or altering the offsets) may set a lower one."""
+            a, b = before.shard.offset(KEY), after.shard.offset(KEY)
+            return isinstance(action, Initialize) or a is None or b is None or b.start_offset >= a.start_offset
+
+        @sometimes("SHARE-WIT-START-MOVED", "start_offset_moved")
+        def start_moved(s: SysState) -> bool:
+            """A write moved the stored start offset above the initialized one."""
+            off = s.shard.offset(KEY)
+            return off is not None and off.start_offset > 0
+
+        @sometimes("SHARE-WIT-UNINITIALIZED-REFUSED", "uninitialized_refused")
+        def refused(s: SysState) -> bool:
+            """A request was refused as INVALID_REQUEST (4.1+: no state yet; 4.4: a -1 epoch)."""
+            return s.last_error == INVALID_REQUEST
+
         @always("SHARE-INV-SNAPSHOT-CADENCE", "snapshot_cadence")
         def cadence(s: SysState) -> bool:
             """No more than ``snapshot_every`` ShareUpdates follow a ShareSnapshot in the log before
@@ -352,8 +380,8 @@ class ShareSystem:
             return s.failovers > 0 and s.shard.active and off is not None and bool(off.state_batches)
 
         return (no_loss, replay_equals, state_epoch_recorded, rejected, stale_fenced, monotone, failover_reads,
-                leader_epoch_from_read, unset_read, cadence, update_written, limit_snapshot, fenced, failover,
-                read_recorded)
+                leader_epoch_from_read, unset_read, no_uninitialized, start_monotone, cadence, update_written,
+                limit_snapshot, fenced, failover, read_recorded, start_moved, refused)
 
     # -- rendering and traces ------------------------------------------------------------------
 

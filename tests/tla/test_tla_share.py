@@ -56,11 +56,13 @@ tlc = tlc_on(SPEC, timeout=120)
 @pytest.mark.parametrize(("minor", "records", "least"), [(0, 3, 500), (1, 4, 500), (4, 4, 500)])
 def test_tla_check_share_equal_state_sets(minor: int, records: int, least: int,
                                           capsys: pytest.CaptureFixture[str]) -> None:
-    model = ShareSystem(offsets=2, max_records=records, kafka_minor=minor)
+    # Every bound named: the CLI fills the rest with the explorer's defaults.
+    bounds = {"offsets": 2, "max_records": records, "snapshot_every": 1, "max_leader_epoch": 1, "max_state_epoch": 2,
+              "max_failovers": 1, "kafka_minor": minor}
+    model = ShareSystem(**bounds)
     inside = [s for s in reachable_states(model) if model.within_bounds(s)]
     assert len(inside) > least
-    assert_cli_equal_state_sets("share", {"offsets": 2, "max_records": records, "kafka_minor": minor}, len(inside),
-                                capsys)
+    assert_cli_equal_state_sets("share", bounds, len(inside), capsys)
 
 
 def test_the_mapping_is_one_to_one() -> None:
