@@ -5,7 +5,9 @@ node-level event an action gives (which node, which input, the model's outputs a
 observation after it), and the safety checks that can be evaluated on observations alone. A
 :class:`Lockstep` session starts one target instance per node and feeds it those inputs; after
 every step the target's outputs must equal the model's (as a multiset of JSON values; the
-model's node step is deterministic), the target's observation must equal the model's, and the
+model's node step is deterministic), in the model's order where the protocol orders them (a
+partial order declared as data: ``conformance/machines/ordering.py``; divergence kind
+``order``), the target's observation must equal the model's, and the
 observed safety checks must hold. The first difference ends the session with a
 :class:`Divergence`; a target that raises, hangs or answers malformed JSON ends it with a
 :class:`TargetFailure` (verdict ``error``). Every step is recorded, so a counterexample file
@@ -70,7 +72,7 @@ class StepRecord:
 class Finding:
     """What ended a run: a divergence (outputs, observation, property) or a target error."""
 
-    kind: str  # "outputs" | "observation" | "property" | "error"
+    kind: str  # "outputs" | "order" | "observation" | "property" | "error"
     step: int
     field: str
     detail: str
@@ -269,6 +271,36 @@ def _get(doc: JSON, path: str) -> JSON:
     return doc
 
 
+def order_violation(rules: Any, model: list[JSON], target: list[JSON],
+                    key: Callable[[JSON], str]) -> tuple[str, str] | None:
+    """``(field, detail)`` when ``target`` (the same multiset as ``model``) puts two outputs in
+    an order a rule forbids: the model emits ``a`` (type in a rule's ``before``) ahead of ``b``
+    (type in its ``after``) and the target emits ``b`` first. Equal outputs are matched in the
+    order each side emits them."""
+    if not rules or len(model) < 2:
+        return None
+    where: dict[str, list[int]] = {}
+    for j, out in enumerate(target):
+        where.setdefault(key(out), []).append(j)
+    used: Counter[str] = Counter()
+    pos: list[int] = []
+    for out in model:
+        k = key(out)
+        pos.append(where[k][used[k]])
+        used[k] += 1
+    for before, after, spec_id in rules:
+        for i, a in enumerate(model):
+            if a.get("type") not in before:
+                continue
+            for j in range(i + 1, len(model)):
+                b = model[j]
+                if b.get("type") in after and pos[i] > pos[j]:
+                    return (f"order.{a['type']}<{b['type']}",
+                            f"{spec_id}: the model emits {_short(a, 80)} before {_short(b, 80)}; "
+                            f"the target emitted them the other way round")
+    return None
+
+
 # ---------------------------------------------------------------------------- the session
 
 
@@ -288,6 +320,11 @@ class Feeder:
         self.memory: dict[str, Any] = {}
         self._worker: _Worker | None = None
         self.finding: Finding | None = None
+        # Called with every input fed (coverage counts input kinds; conformance/machines/guide.py).
+        self.on_input: Callable[[JSON], None] | None = None
+        from kspec.conformance.machines.ordering import rules_for
+
+        self.order = rules_for(driver)
         for node in driver.nodes():
             self.instances[node] = self._call(lambda n=node: target.start(n, driver.node_config(n)),
                                               0, f"start of node {node}")
@@ -327,6 +364,8 @@ class Feeder:
         index = len(self.steps) + 1
         record = StepRecord(index, action, node, norm(inp), norm(model_outputs), None, norm(model_observation))
         self.steps.append(record)
+        if self.on_input is not None:
+            self.on_input(record.input)
         instance = self.instances[node]
         what = f"node {node} on {inp.get('type', '?') if isinstance(inp, dict) else '?'}"
         result = self._call(lambda: instance.step(record.input), index, what)
@@ -353,6 +392,10 @@ class Feeder:
                 f"target sent {', '.join(_short(json.loads(x)) for x in extra)} that the model does not allow"
                 if extra else ""]))
             self._diverge(index, "outputs", "outputs." + "|".join(kinds), detail)
+        broken = order_violation(self.order, record.model_outputs or [], record.target_outputs or [],
+                                 lambda o: _key(relevant(o)))
+        if broken is not None:
+            self._diverge(index, "order", *broken)
         violated = self.driver.observed_violation(record.node, record.input, self.observations, self.memory)
         if violated is not None:
             name, _, detail = violated.partition(": ")
@@ -385,6 +428,8 @@ class Lockstep(Feeder):
         self._enabled: dict[str, list[tuple[Any, Any]]] = {}
         self._after: dict[int, Any] = {}
         self.taken: list[tuple[str, Any]] = []  # (category, action) of every step, in order
+        # Called as (before, category, action, after) at every action (coverage of transitions).
+        self.on_step: Callable[[Any, str, Any, Any], None] | None = None
 
     def candidates(self, category: str) -> list[Any]:
         """The driver's candidate actions of ``category`` now (not yet resolved)."""
@@ -433,7 +478,7 @@ class Lockstep(Feeder):
             return False
         action, after = options[choice % len(options)]
         self.taken.append((category, action))
-        self._step(action, after)
+        self._step(action, after, category)
         return True
 
     def category_of(self, action: Any) -> str | None:
@@ -446,12 +491,14 @@ class Lockstep(Feeder):
         for candidate, after in self.enabled(category):
             if candidate == action:
                 self.taken.append((category, candidate))
-                self._step(candidate, after)
+                self._step(candidate, after, category)
                 return True
         return False
 
-    def _step(self, action: Any, after: Any) -> None:
+    def _step(self, action: Any, after: Any, category: str = "") -> None:
         before, self.state, self._candidates, self._enabled, self._after = self.state, after, None, {}, {}
+        if self.on_step is not None:
+            self.on_step(before, category, action, after)
         label = self.driver.describe(action)
         broken = self.driver.model_violation(before, action, after)
         if broken is not None:

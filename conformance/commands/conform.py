@@ -17,7 +17,13 @@ from kspec.conformance.clikit import InputError, emit_json, json_option, on_term
 from kspec.conformance.deviations import Deviation, DeviationError, accepted_names, catalogue, resolve_accepted
 from kspec.conformance.harness import DEFAULT_STEP_TIMEOUT
 from kspec.conformance.machines import PROTOCOLS
-from kspec.conformance.machines.runner import DEFAULT_EXAMPLES, DEFAULT_OUT, DEFAULT_STEPS, run_conformance
+from kspec.conformance.machines.runner import (
+    COVER_MODES,
+    DEFAULT_EXAMPLES,
+    DEFAULT_OUT,
+    DEFAULT_STEPS,
+    run_conformance,
+)
 from kspec.conformance.targets.registry import UnknownTarget, resolve_target
 
 
@@ -132,10 +138,14 @@ def target_for(name: str, protocol: str, timeout: float) -> object:
 @click.option("--minimise/--no-minimise", "minimal", default=True, show_default=True,
               help="After shrinking, leave out single actions while the run still diverges the same way "
                    "(up to 4 replays per step; --no-minimise for a slow target).")
+@click.option("--cover", type=click.Choice(COVER_MODES), default="mixed", show_default=True,
+              help="transitions: model-guided paths that take the explored transitions and reach the "
+                   "witnesses; random: Hypothesis's random walks; mixed: guided paths for up to half of "
+                   "--examples, random walks for the rest.")
 @json_option
 def conform_cmd(protocol: str, target_name: str, examples: int, steps: int, seed: int, out: Path, timeout: float,
                 model_variants: tuple[str, ...], accepts: tuple[str, ...], settings: tuple[str, ...], minimal: bool,
-                as_json: bool) -> None:
+                cover: str, as_json: bool) -> None:
     """Run PROTOCOL's model and the target side by side; report the first divergence, shrunk."""
     check_protocol(protocol)
     accepted = accepted_of(protocol, accepts)
@@ -149,7 +159,7 @@ def conform_cmd(protocol: str, target_name: str, examples: int, steps: int, seed
         result = run_conformance(protocol, target, examples=examples, steps=steps, seed_value=seed, out_dir=out,
                                  step_timeout=timeout + 5.0 if target_name.startswith("exec:") else timeout,
                                  progress=lambda k: update(completed=min(k, examples), info=f"{k} runs"),
-                                 minimal=minimal, deviations=deviation_candidates(protocol, accepted))
+                                 minimal=minimal, cover=cover, deviations=deviation_candidates(protocol, accepted))
     result.target = target_name
     doc = result.to_json()
     doc["target"] = target_name
@@ -175,6 +185,12 @@ def conform_cmd(protocol: str, target_name: str, examples: int, steps: int, seed
             click.echo(f"  after {len(result.steps)} steps from {result.config}:")
             for rec in result.steps:
                 click.echo(f"    {rec.index:>3}. {rec.action}")
+        if result.coverage is not None:
+            click.echo(f"  {result.coverage.line()}")
+        skipped = result.unsupported + len(result.refused)
+        if skipped:
+            click.echo(f"  configurations skipped: {result.unsupported} not supported, {len(result.refused)} refused"
+                       + "".join(f"\n    {reason}" for reason in sorted(set(result.refused.values()))))
         if result.counterexample:
             click.echo(f"  counterexample: {result.counterexample}")
             click.echo(f"  replay: kspec replay {shlex.quote(str(result.counterexample))} "

@@ -8,16 +8,18 @@ target after every step. :data:`PROTOCOLS` names the drivers.
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from hypothesis import reject
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, precondition, rule
 
 from kspec.conformance.adapters.base import Target
-from kspec.conformance.harness import DEFAULT_STEP_TIMEOUT, JSON, Lockstep
+from kspec.conformance.harness import DEFAULT_STEP_TIMEOUT, JSON, Lockstep, TargetFailure
 
 CHOICE = st.integers(0, 255)
 
@@ -78,6 +80,36 @@ class RunLog:
     first_found: float | None = None  # seconds to the first failing run (before shrinking)
     first_steps: int | None = None  # that run's steps
     first_runs: int | None = None  # runs until (and with) the first failing one
+    # Configurations the target refused at start (a one-line reason each): skipped, counted.
+    refused: dict[str, str] = field(default_factory=dict)
+    # Hooks a run's sessions report to (conformance/machines/guide.py Coverage), if any.
+    coverage: Any = None
+    runs_before: int = 0  # runs of an earlier phase (guided paths) counted into first_runs
+    generated: int = 0  # runs that started (a refused configuration's are not), shrinking's too
+
+
+def config_key(config: dict[str, JSON]) -> str:
+    """A configuration as a stable string (coverage and refusals are kept per configuration)."""
+    return json.dumps(config, sort_keys=True, default=str)
+
+
+def attach(session: Lockstep, log: RunLog, config: dict[str, JSON]) -> None:
+    """Let ``log.coverage`` see the session's actions and inputs."""
+    cov = log.coverage
+    if cov is None:
+        return
+    key = config_key(config)
+    driver = session.driver
+    session.on_step = lambda before, category, action, after: cov.on_step(driver, key, before, category, action,
+                                                                          after)
+    session.on_input = cov.on_input
+
+
+def is_refusal(err: BaseException) -> bool:
+    """Whether a target failure happened at start, before any step (a refused configuration:
+    a level it does not serve, a setting it does not implement)."""
+    finding = getattr(err, "finding", None)
+    return finding is not None and finding.kind == "error" and finding.step == 0 and finding.field == "target"
 
 
 def unsupported_categories(target: Target) -> frozenset[str]:
@@ -131,12 +163,25 @@ def lockstep_machine(spec: ProtocolSpec, target: Target, log: RunLog,
     @initialize(config=st.sampled_from(configs))
     def start(self: Any, config: dict[str, JSON]) -> None:
         log.config = config
+        key = config_key(config)
+        if key in log.refused:
+            reject()  # refused before: not drawn again (and not counted as a generated run)
         try:
             self.session = Lockstep(spec.driver(config), target, step_timeout)
+        except TargetFailure as err:
+            if is_refusal(err):
+                log.refused[key] = err.finding.detail
+                if log.coverage is not None:
+                    log.coverage.drop(key)
+                reject()
+            log.failed = None  # the target did not start: no session to show
+            raise
         except BaseException:
             log.failed = None  # the target did not start: no session to show
             raise
         log.current = self.session
+        log.generated += 1
+        attach(self.session, log, config)
         # A driver may open every run with forced steps no rule draws (voters: the quorum's
         # start-up); they are fed, checked and recorded like any other step.
         for category in getattr(self.session.driver, "opening", ()):
@@ -147,7 +192,7 @@ def lockstep_machine(spec: ProtocolSpec, target: Target, log: RunLog,
                 if log.first_found is None:
                     log.first_found = time.perf_counter() - log.started
                     log.first_steps = len(self.session.steps)
-                    log.first_runs = log.runs
+                    log.first_runs = log.runs_before + log.generated
                 raise
 
     def make_rule(category: str) -> Any:
@@ -160,7 +205,7 @@ def lockstep_machine(spec: ProtocolSpec, target: Target, log: RunLog,
                 if log.first_found is None:
                     log.first_found = time.perf_counter() - log.started
                     log.first_steps = len(self.session.steps)
-                    log.first_runs = log.runs
+                    log.first_runs = log.runs_before + log.generated
                 raise
 
         run.__name__ = category

@@ -89,16 +89,27 @@ USER_TOPICS = ("orders", "orders-internal")
 EXTRA_ALIASES = ("us.west", "us_west", "x_", "third-cluster")
 # The identity policy cannot keep these (spec/mm2.md §3): not checked on its runs.
 IDENTITY_BREAKS = frozenset({"MM2-INV-NO-CYCLE", "MM2-INV-NO-MERGE"})
-MAX_NAMES = 36  # names offered to the query category (7 calls each: at most 252 candidates)
+MAX_NAMES = 52  # names offered to the query category (7 calls each: at most 364 candidates)
 MAX_FORMAT_TOPICS = 30
 
 
+# A name at Kafka's longest (249 characters, Topic.MAX_NAME_LENGTH): its remote name is longer.
+LONG_NAME = "t" * 249
+
+
 def interesting_topics(sep: str) -> list[str]:
-    """Names where policies go wrong: separators in odd places, internal look-alikes, heartbeats."""
+    """Names where policies go wrong: separators at the start, the end, doubled and alone,
+    aliases with the separator, internal look-alikes, heartbeats, non-ASCII and very long names
+    (the driver's vocabulary, docs/adapter-guide.md)."""
     return ["orders", f"x{sep}orders", "orders-internal", "orders.internal", f"orders{sep}internal", "__orders",
             ".orders", "heartbeats", "myheartbeats", f"A{sep}heartbeats", f"us.west{sep}orders",
             f"us_west{sep}orders", f"x_{sep}orders", sep, f"orders{sep}", f"{sep}orders", f"A{sep}{sep}orders",
-            f"A{sep}checkpoints{sep}internal", f"mm2-offset-syncs{sep}A{sep}internal", "A.checkpoints.internal"]
+            f"A{sep}checkpoints{sep}internal", f"mm2-offset-syncs{sep}A{sep}internal", "A.checkpoints.internal",
+            # separators doubled at the ends, alone twice, an alias with nothing after it
+            f"{sep}{sep}orders", f"orders{sep}{sep}", sep * 2, f"A{sep}", f"{sep}A{sep}orders", f"A{sep}B{sep}orders",
+            f"A{sep}heartbeats{sep}", "heartbeats" + sep,
+            # non-ASCII (a policy that works on bytes or lower-cases differs) and very long
+            "ördérs", f"A{sep}ördérs", "топик", LONG_NAME, f"A{sep}{LONG_NAME}"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,6 +211,10 @@ class Mm2Driver:
     settable = {"contract": ("default", "identity")}
     categories = ("sync", "create", "query", "format", "law")
     weights = {"sync": 2, "query": 2}
+    # The policy is a pure function of its configuration: a call answers the same in every
+    # state, so a guided run counts it once (conformance/machines/guide.py).
+    stateless = ("query", "format", "law")
+    guide_states = 120  # every state offers some 700 calls: a smaller graph is as deep (10 states a level)
 
     def __init__(self, config: dict[str, JSON]) -> None:
         self.config = {**CONFIGS[0], **config}

@@ -8,6 +8,7 @@ to raise its error), so the session recorded last as failed is the shrunk one.
 from __future__ import annotations
 
 import contextlib
+import json
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -21,7 +22,19 @@ from hypothesis.stateful import run_state_machine_as_test
 from kspec.conformance.adapters.base import Target
 from kspec.conformance.counterexample import default_path, write_counterexample
 from kspec.conformance.harness import DEFAULT_STEP_TIMEOUT, Divergence, Finding, Lockstep, StepRecord, TargetFailure
-from kspec.conformance.machines import PROTOCOLS, RunLog, lockstep_machine, macros
+from kspec.conformance.machines import (
+    PROTOCOLS,
+    RunLog,
+    attach,
+    config_key,
+    guide,
+    is_refusal,
+    lockstep_machine,
+    macros,
+    supported_configs,
+    target_configs,
+    unsupported_categories,
+)
 
 DEFAULT_EXAMPLES = 300
 DEFAULT_STEPS = 60
@@ -44,7 +57,11 @@ class ConformResult:
     config: dict[str, Any] = field(default_factory=dict)
     first_found: float | None = None  # seconds until the first failing run, before shrinking
     first_steps: int | None = None  # that run's steps
-    first_runs: int | None = None  # Hypothesis runs until the first failing one (invalid ones too)
+    first_runs: int | None = None  # runs until (and with) the first failing one (guided ones too)
+    coverage: Any = None  # guide.Coverage
+    cover: str = "mixed"
+    refused: dict[str, str] = field(default_factory=dict)  # configuration -> the target's refusal
+    unsupported: int = 0  # configurations the target's supports() declined
     deviation: str | None = None  # the catalogued deviation that explains the divergence, if one does
 
     def to_json(self) -> dict[str, Any]:
@@ -52,7 +69,14 @@ class ConformResult:
                 "examples": self.examples, "seconds": round(self.seconds, 3), "seed": self.seed,
                 "counterexample": self.counterexample,
                 "divergence": self.finding.to_json() if self.finding else None,
-                "deviation": self.deviation, "steps": len(self.steps)}
+                "deviation": self.deviation, "steps": len(self.steps),
+                "runs_to_detection": self.first_runs if self.finding is not None and self.verdict == "diverges"
+                else None,
+                "cover": self.cover,
+                "coverage": self.coverage.to_json() if self.coverage is not None else None,
+                "configurations": {"unsupported": self.unsupported, "refused": len(self.refused),
+                                   "refusals": [{"config": json.loads(k), "reason": v}
+                                                for k, v in sorted(self.refused.items())]}}
 
 
 def conform_settings(examples: int, steps: int, shrink: bool = True) -> settings:
@@ -95,12 +119,16 @@ def without_local_constants() -> Iterator[None]:
 def minimise(protocol: str, target: Target, config: dict[str, Any], taken: list[tuple[str, Any]],
              finding: Finding, step_timeout: float = DEFAULT_STEP_TIMEOUT,
              forced: tuple[str, ...] = ()) -> Lockstep | None:
-    """After Hypothesis's shrinking, leave out whole actions one at a time while the run still
-    diverges the same way (same kind and field): Hypothesis shrinks the choices that pick the
-    actions, and deleting one step shifts what the later choices pick, so its result often
-    keeps steps that are not needed. Deterministic (no clock): at most ``MINIMISE_ATTEMPTS_PER_STEP``
-    replays per action. Returns the shortest failing session found, or None when nothing could
-    be left out. ``forced`` categories (a driver's opening) are kept."""
+    """Delta debugging (ddmin) after Hypothesis's shrinking, with "diverges the same way (same
+    kind and field)" as the oracle: leave out blocks of actions (halves, quarters ...), then
+    single actions, then pairs of actions, and start again whenever something could be left
+    out. Hypothesis shrinks the choices that pick the actions, and deleting one step shifts
+    what the later choices pick, so its result often keeps steps that are not needed; a pair
+    matters when two steps only make sense together (a request and its response). What it
+    returns has no removable action and, up to ``PAIR_LIMIT`` actions, no removable pair.
+    Deterministic (no clock): at most ``MINIMISE_ATTEMPTS_PER_STEP`` replays per action for
+    blocks and singles, plus the pairs. Returns the shortest failing session found, or None
+    when nothing could be left out. ``forced`` categories (a driver's opening) are kept."""
     spec = PROTOCOLS[protocol]()
     best: Lockstep | None = None
     current = list(taken)
@@ -111,22 +139,67 @@ def minimise(protocol: str, target: Target, config: dict[str, Any], taken: list[
     if flat is not None and _same_finding(flat, finding):
         best, current = flat, list(flat.taken)
     attempts = MINIMISE_ATTEMPTS_PER_STEP * len(current)
+
+    def without(drop: set[int]) -> bool:
+        """Replay ``current`` without the actions at ``drop``; keep the result when it still
+        diverges the same way."""
+        nonlocal best, current, attempts
+        attempts -= 1
+        session = _replay_actions(spec, target, config, [a for k, a in enumerate(current) if k not in drop],
+                                  step_timeout)
+        if _same_finding(session, finding):
+            assert session is not None
+            best, current = session, list(session.taken)
+            return True
+        return False
+
+    def free() -> list[int]:
+        return [k for k, (category, _) in enumerate(current) if category not in forced]
+
     changed = True
     while changed and attempts > 0:
         changed = False
+        # Blocks: halves of the removable actions, then quarters ... (from the end: the steps
+        # after the divergence's cause are the likeliest to go).
+        size = len(free()) // 2
+        while size >= 2 and attempts > 0:
+            idx = free()
+            removed = False
+            for start in range(len(idx) - size, -1, -size):
+                if attempts <= 0:
+                    break
+                if without(set(idx[start:start + size])):
+                    removed = changed = True
+                    break
+            if not removed:
+                size //= 2
+        # Single actions.
         i = len(current) - 1
         while i >= 0 and attempts > 0:
-            if current[i][0] not in forced:
-                attempts -= 1
-                session = _replay_actions(spec, target, config, current[:i] + current[i + 1:], step_timeout)
-                if _same_finding(session, finding):
-                    assert session is not None
-                    best, current, changed = session, list(session.taken), True
+            if current[i][0] not in forced and without({i}):
+                changed = True
             i = min(i - 1, len(current) - 1)
+        if changed:
+            continue
+        # Pairs (only once no single action can go): every pair, while the run is short.
+        idx = free()
+        if len(idx) <= PAIR_LIMIT:
+            kept = attempts  # pairs are bounded by PAIR_LIMIT, not by the attempts
+            for a in range(len(idx)):
+                for b in range(a + 1, len(idx)):
+                    if without({idx[a], idx[b]}):
+                        changed = True
+                        break
+                if changed:
+                    break
+            # After a pair went, the singles get another pass over the (shorter) run.
+            attempts = max(kept, len(current) + 1) if changed else kept
     return best
 
 
 MINIMISE_ATTEMPTS_PER_STEP = 4
+# Pairs are tried up to this many removable actions (at most 190 replays of a minimal run).
+PAIR_LIMIT = 20
 
 
 def _same_finding(session: Lockstep | None, finding: Finding) -> bool:
@@ -159,6 +232,59 @@ def _replay_actions(spec: Any, target: Target, config: dict[str, Any], actions: 
     return None
 
 
+COVER_MODES = ("mixed", "transitions", "random")
+
+
+def _guided_plans(spec: Any, configs: list[dict[str, Any]], skipped: frozenset[str], steps: int, budget: int,
+                  coverage: guide.Coverage,
+                  refused: dict[str, str]) -> Iterator[tuple[dict[str, Any], list[guide.Step]]]:
+    """The guided paths of every configuration, taken in turn (config 1's first path, config
+    2's first path, ...), at most ``budget`` in all. A configuration's graph is explored when
+    its first path is due (and registered with ``coverage``), so a shallow divergence in the
+    first configuration is found before the others are explored."""
+    plans: list[list[guide.Step] | None] = [None] * len(configs)
+    given = 0
+    k = 0
+    while given < budget:
+        more = False
+        for c, config in enumerate(configs):
+            if config_key(config) in refused:
+                continue  # the target refused it at start: its paths go to the others
+            if plans[c] is None:
+                graph = guide.graph_for(spec.driver(config), skipped)
+                coverage.add_graph(config_key(config), graph)
+                plans[c] = guide.plan(graph, steps, budget)
+            paths = plans[c]
+            assert paths is not None
+            if k < len(paths) and given < budget:
+                more = True
+                given += 1
+                yield config, paths[k]
+        if not more:
+            return
+        k += 1
+
+
+def _run_path(spec: Any, target: Target, config: dict[str, Any], path: list[guide.Step], log: RunLog,
+              step_timeout: float) -> Lockstep:
+    """One guided run: the session fed ``path`` (stopping where the model no longer enables a
+    step); raises Divergence or TargetFailure as a Hypothesis run would."""
+    session = Lockstep(spec.driver(config), target, step_timeout)
+    attach(session, log, config)
+    log.current = session
+    try:
+        for category, action in path:
+            if not session.take(category, action):
+                break
+    except BaseException:
+        log.failed = session
+        raise
+    finally:
+        with contextlib.suppress(Exception):
+            session.close()
+    return session
+
+
 def explained_by(spec: Any, target: Target, config: dict[str, Any], actions: list[tuple[str, Any]],
                  finding: Finding, variant: str, step_timeout: float = DEFAULT_STEP_TIMEOUT) -> bool:
     """Whether the model with ``variant`` added (a catalogued deviation's) no longer diverges from
@@ -186,27 +312,73 @@ def explained_by(spec: Any, target: Target, config: dict[str, Any], actions: lis
 def run_conformance(protocol: str, target: Target, *, examples: int = DEFAULT_EXAMPLES,
                     steps: int = DEFAULT_STEPS, seed_value: int = 0, out_dir: Path | None = DEFAULT_OUT,
                     step_timeout: float = DEFAULT_STEP_TIMEOUT, progress: Any = None,
-                    shrink: bool = True, minimal: bool = True,
+                    shrink: bool = True, minimal: bool = True, cover: str = "mixed",
                     deviations: tuple[tuple[str, str], ...] = ()) -> ConformResult:
     """Hold ``target`` to the model of ``protocol``; write a counterexample into ``out_dir``.
 
+    ``cover``: ``transitions`` runs only model-guided paths (conformance/machines/guide.py),
+    up to ``examples`` of them; ``random`` only Hypothesis's random walks; ``mixed`` (the
+    default) the guided paths first, up to half of ``examples``, then random walks for the rest.
+
     ``deviations`` are (name, model variant) pairs of catalogued deviations: on a divergence, the
     first whose variant explains it (:func:`explained_by`) is named in the result."""
+    if cover not in COVER_MODES:
+        raise ValueError(f"cover must be one of {', '.join(COVER_MODES)}, not {cover!r}")
     spec = PROTOCOLS[protocol]()
-    log = RunLog(on_run=progress)
-    machine = seed(seed_value)(lockstep_machine(spec, target, log, step_timeout))
+    coverage = guide.Coverage()
+    log = RunLog(on_run=progress, coverage=coverage)
     started = time.perf_counter()
     verdict, finding, shorter, deviation = "conforms", None, None, None
+    all_configs = target_configs(spec, target)
+    configs = supported_configs(all_configs, target)
+    unsupported = len(all_configs) - len(configs) if len(configs) < len(all_configs) else 0
+    skipped = unsupported_categories(target)
+    budget = {"transitions": examples, "mixed": examples // 2, "random": 0}[cover]
     try:
         try:
-            with without_local_constants():
-                run_state_machine_as_test(machine, settings=conform_settings(examples, steps, shrink))
+            if cover == "random":  # no guided paths, but the coverage of the random walks is measured
+                for config in configs:
+                    coverage.add_graph(config_key(config), guide.graph_for(spec.driver(config), skipped))
+            for config, path in _guided_plans(spec, configs, skipped, steps, budget, coverage, log.refused):
+                key = config_key(config)
+                if key in log.refused:
+                    continue
+                log.config = config
+                try:
+                    _run_path(spec, target, config, path, log, step_timeout)
+                except TargetFailure as err:
+                    if not is_refusal(err):
+                        raise
+                    log.failed = None
+                    log.refused[key] = err.finding.detail
+                    coverage.drop(key)
+                    continue
+                finally:
+                    log.runs_before += 1 if key not in log.refused else 0
+                if progress is not None:
+                    progress(log.runs_before)
+            coverage.guided_runs = log.runs_before
+            if cover != "transitions" and examples - log.runs_before > 0:
+                machine = seed(seed_value)(lockstep_machine(spec, target, log, step_timeout))
+                with without_local_constants():
+                    run_state_machine_as_test(machine, settings=conform_settings(examples - log.runs_before,
+                                                                                 steps, shrink))
         except (Divergence, TargetFailure) as err:
             verdict = "error" if isinstance(err, TargetFailure) else "diverges"
             finding = err.finding
+            if log.first_runs is None and log.failed is not None:  # a guided path
+                log.first_found = time.perf_counter() - log.started
+                log.first_steps = len(log.failed.steps)
+                log.first_runs = log.runs_before
         except HypothesisException as err:
-            verdict = "error"
-            finding = Finding("error", 0, "hypothesis", f"{type(err).__name__}: {str(err).splitlines()[0]}")
+            if len(log.refused) >= len(configs):
+                verdict = "error"
+                finding = Finding("error", 0, "target", "the target refused every configuration: "
+                                  + "; ".join(sorted(set(log.refused.values())))[:400])
+            else:
+                verdict = "error"
+                finding = Finding("error", 0, "hypothesis", f"{type(err).__name__}: {str(err).splitlines()[0]}")
+        coverage.guided_runs = log.runs_before
         failed = log.failed
         if verdict == "diverges" and minimal and finding is not None and failed is not None:
             shorter = minimise(protocol, target, dict(failed.driver.config), failed.taken, finding, step_timeout,
@@ -222,13 +394,25 @@ def run_conformance(protocol: str, target: Target, *, examples: int = DEFAULT_EX
     finally:
         with contextlib.suppress(Exception):  # a target that cannot close must not hide the verdict
             target.close()
+    if verdict == "conforms" and configs and len(log.refused) >= len(configs):
+        verdict = "error"
+        finding = Finding("error", 0, "target", "the target refused every configuration: "
+                          + "; ".join(sorted(set(log.refused.values())))[:400])
     seconds = time.perf_counter() - started
     session = log.failed
     if shorter is not None and shorter.finding is not None:
         session, finding = shorter, shorter.finding
-    result = ConformResult(protocol, getattr(target, "name", "?"), verdict, log.runs, seconds, seed_value,
+    # Generated runs only: the runs Hypothesis makes while shrinking are not examples.
+    generated = log.first_runs if log.first_runs is not None else log.runs_before + log.generated
+    coverage.random_runs = max(0, generated - log.runs_before) if log.first_runs is None else max(
+        0, log.first_runs - log.runs_before)
+    result = ConformResult(protocol, getattr(target, "name", "?"), verdict, generated, seconds, seed_value,
                            finding=finding, config=dict(log.config))
     result.first_found, result.first_steps, result.first_runs = log.first_found, log.first_steps, log.first_runs
+    result.coverage = coverage
+    result.cover = cover
+    result.refused = dict(log.refused)
+    result.unsupported = unsupported
     result.deviation = deviation
     if finding is not None:
         # A target that failed to start leaves no session: the file then has no steps.
@@ -239,7 +423,7 @@ def run_conformance(protocol: str, target: Target, *, examples: int = DEFAULT_EX
             meta = {"protocol": protocol, "target": result.target, "seed": seed_value, "verdict": verdict,
                     "config": result.config, "divergence": finding.to_json(),
                     "property": finding.field if finding.kind == "property" else None,
-                    "step": finding.step, "steps": len(result.steps), "examples": log.runs,
+                    "step": finding.step, "steps": len(result.steps), "examples": generated,
                     "deviation": deviation}
             path = default_path(out_dir, protocol, result.target, seed_value)
             result.counterexample = str(write_counterexample(path, meta, result.steps))

@@ -69,7 +69,10 @@ CONFIGS: list[dict[str, JSON]] = [
 
 # Keys over every partition of 2, 3 and 4, and some whose murmur2 is negative (bob, grace,
 # judy: toPositive and abs disagree on them).
-KEYS = ("alice", "dave", "carol", "bob", "grace", "judy", "erin", "ivan")
+# Then keys at murmur2's edges: empty, one to seven bytes (every tail length of the 4-byte
+# blocks), multi-byte UTF-8 (hashed as bytes, not characters) and a long one.
+KEYS = ("alice", "dave", "carol", "bob", "grace", "judy", "erin", "ivan",
+        "", "k", "ke", "key", "key12", "key123", "key1234", "é", "日本語", "clé-ü", "k" * 300)
 # A store the topology does not have: the lookup answers null, allMetadataForStore nothing.
 UNKNOWN_STORE = "missing"
 

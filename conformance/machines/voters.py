@@ -73,6 +73,10 @@ from kspec.model.voters.variants import rules_for
 
 LEVELS = ("replica", "log")
 
+# A replica id no host has, and how far off a wrong directory id is (the request category).
+UNKNOWN_REPLICA = 9
+WRONG_DIRECTORY = 100
+
 # The composite actions (conformance/machines/macros.py): a voter change replicated to every
 # voter, or lost to a replica that wins an election without it, in one step of the run.
 MACRO_CATEGORIES = macros.CATEGORIES
@@ -215,6 +219,7 @@ class VotersDriver(macros.MacroSteps):
                            *MACRO_CATEGORIES) + (("idle", "request") if self.level == "replica" else ())
 
     weights = {"deliver": 4, "timer": 2, "reconfig": 3, "fetch": 2, "replicate": 3, "depose": 3}
+    guide_states = 240  # guided runs (guide.py): a voters state costs several raft steps to expand
     opening = ("opening",)  # the start-up, forced at the start of every run
 
     # ------------------------------------------------------------------ configuration
@@ -270,6 +275,13 @@ class VotersDriver(macros.MacroSteps):
             for h in hosts if isinstance(n.role, Leader) else hosts[-1:]:
                 out += [("request", Ignored(n.id, AddVoter(h, directory_of(h)))),
                         ("request", Ignored(n.id, RemoveVoter(h, directory_of(h))))]
+            if isinstance(n.role, Leader):
+                # Off-protocol requests: a replica id no host has, and a voter named with a
+                # directory it does not have (only offered while the model refuses them).
+                out += [("request", Ignored(n.id, AddVoter(UNKNOWN_REPLICA, directory_of(UNKNOWN_REPLICA)))),
+                        ("request", Ignored(n.id, RemoveVoter(UNKNOWN_REPLICA, directory_of(UNKNOWN_REPLICA))))]
+                out += [("request", Ignored(n.id, RemoveVoter(h, directory_of(h) + WRONG_DIRECTORY)))
+                        for h in hosts[:1]]
             out.append(("request", Ignored(n.id, UpgradeKRaftVersion())))
         out += macros.candidates(state)
         if not self.faults:

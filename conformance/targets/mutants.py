@@ -394,6 +394,12 @@ CATALOGUE: dict[str, Mutant] = {m.name: m for m in (
            "recovery reads the log but not the snapshot"),
 )}
 
+# The search-power mutants (issue #19): deep runs, output order, off-protocol inputs, rare
+# vocabulary, the listener contract.
+from kspec.conformance.targets.mutants_power import ENTRIES as _POWER  # noqa: E402
+
+CATALOGUE.update({n: Mutant(n, p, c, b) for n, p, c, b in _POWER})
+
 NOT_IN_CATALOGUE: dict[str, str] = {
     "raft-backoff-without-jitter": "not observable: time is abstracted into timer events, so a fixed backoff "
                                    "and a random one give the same steps (a liveness issue only a timed "

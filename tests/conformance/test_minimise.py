@@ -93,3 +93,19 @@ def test_a_macro_is_taken_apart_and_what_it_did_not_need_left_out() -> None:
     assert (shorter.finding.kind, shorter.finding.field) == (whole.finding.kind, whole.finding.field)
     assert not any(isinstance(a, macros.MACRO_TYPES) for _, a in shorter.taken)
     assert len(shorter.steps) < len(whole.steps)  # the deposition's steps it did not need are gone
+
+
+def test_minimised_run_has_no_removable_pair() -> None:
+    # Brute force over every pair of the minimiser's result: none can be left out together.
+    name = "raft-vote-twice"
+    spec = PROTOCOLS["raft"]()
+    config = dict(spec.configs[0])
+    session, err = _random_failing_run(name, config, seed=3)
+    shorter = minimise("raft", CATALOGUE[name].target(), config, session.taken, err.finding) or session
+    assert _same(shorter, err)
+    taken = shorter.taken
+    assert len(session.taken) > len(taken) >= 3
+    for i in range(len(taken)):
+        for j in range(i + 1, len(taken)):
+            without = [a for k, a in enumerate(taken) if k not in (i, j)]
+            assert not _same(_replay_actions(spec, CATALOGUE[name].target(), config, without, 10.0), err), (i, j)

@@ -47,6 +47,8 @@ def test_small_bounds_hold_and_reach_every_witness() -> None:
     assert all(result.witnesses.values()), result.witnesses
 
 
+from kspec.model.share.liveness import LIVENESS_VARIANTS  # noqa: E402
+
 EXPECTED_CATCH = {
     "new-batches-only-on-start-move": {"no_loss"},
     "lower-count-wins": {"no_loss", "replay_equals_handlers"},
@@ -62,7 +64,8 @@ EXPECTED_CATCH = {
 
 @pytest.mark.parametrize("variant", sorted(EXPECTED_CATCH))
 def test_variant_caught_with_short_trace(variant: str) -> None:
-    assert set(INFO.variants) == set(EXPECTED_CATCH)
+    # The liveness variants (model/share/liveness.py) are held to their property elsewhere.
+    assert set(INFO.variants) - set(EXPECTED_CATCH) == set(LIVENESS_VARIANTS)
     # The read deviation needs a release where -1 means "not set" (4.4 refuses it).
     release = {"kafka_minor": 3} if variant == "share-read-fences-unset-leader-epoch" else {}
     model = INFO.variants[variant](**{**SMALL, **release})

@@ -1,0 +1,364 @@
+"""Model-guided runs (Mocket-style): paths through the driver's state graph that together take
+every transition and reach every witness, fed to the target in lockstep.
+
+Random walks rarely keep the order a deep state needs (a log that diverged under one leader
+and is truncated under the next, a voter change lost to an election): the shorter path is to
+compute where to go. :func:`explore` walks the driver's graph breadth first from its initial
+state (the driver's candidates resolved as a run resolves them, so every path is one a run
+could take) up to ``max_states`` abstract states; :func:`plan` picks paths greedily: the
+uncovered transition whose source is deepest first, reached by its shortest path, then
+extended from where it ends to the nearest uncovered transitions until the path is
+``max_len`` steps long. Every path is a list of ``(category, action)`` pairs that
+``Lockstep.take`` replays, so a path that diverges is a counterexample like any other (same
+file, same minimiser).
+
+Two driver hooks keep the graph small enough to be deep (both optional):
+
+* ``guide_key(state)``: the abstract state the graph is built over (one concrete
+  representative per abstract state is explored). It must keep everything that decides which
+  actions are enabled, or a path through representatives would not replay. For the KRaft
+  drivers the default leaves out the ghost history (states that differ only in the past elections
+  and votes the properties remember are one), so the search goes deeper for the same number
+  of states; otherwise the default is the state itself.
+* ``stateless``: the categories whose answers do not depend on the state (mm2's policy calls):
+  such a transition is the same wherever it is taken, so it is counted once, not per state
+  (and a path may take it wherever it is offered).
+
+Witnesses are the model's ``sometimes`` properties (``driver.model.properties()``), evaluated
+on the explored states; a path to the first state reaching each is planned before the
+transitions. Nothing is cached on disk: the graph of a configuration is computed once per
+process (:func:`graph_for`) and depends only on the driver's code.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import Counter, deque
+from collections.abc import Hashable
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from kspec.model.raft.system import Raft
+
+Step = tuple[str, Any]  # (category, action), as Lockstep.take replays it
+
+# Abstract states explored per configuration (the drivers may change it: ``guide_states``),
+# spread over at most ``guide_depth`` levels: a level keeps the first states the breadth-first
+# order reaches (a beam), so the graph goes deep instead of wide.
+DEFAULT_GUIDE_STATES = 360
+DEFAULT_GUIDE_DEPTH = 12
+# How far (in transitions) a path looks for its next uncovered transition before it ends.
+EXTEND_RADIUS = 2
+
+
+def abstract(driver: Any, state: Any) -> Hashable:
+    """The abstract state of ``state``: ``driver.guide_key``; else, for a KRaft system state
+    (raft, voters), the state without its ghost history (which only the properties read: the
+    same actions are enabled, so a path through representatives replays step for step); else
+    the state itself."""
+    key = getattr(driver, "guide_key", None)
+    if key is not None:
+        return key(state)  # type: ignore[no-any-return]
+    if isinstance(state, Raft):
+        return replace(state, elected=frozenset(), votes=frozenset(), committed=frozenset())
+    return state  # type: ignore[no-any-return]
+
+
+def _hashable(action: Any) -> Hashable:
+    try:
+        hash(action)
+        return action  # type: ignore[no-any-return]
+    except TypeError:
+        return repr(action)
+
+
+@dataclass
+class Graph:
+    """The explored part of a driver's state graph."""
+
+    states: list[Any] = field(default_factory=list)  # a concrete representative per abstract state
+    index: dict[Hashable, int] = field(default_factory=dict)  # abstract state -> index
+    depth: list[int] = field(default_factory=list)
+    parent: list[tuple[int, str, Any, Hashable] | None] = field(default_factory=list)  # shortest-path tree
+    out: list[list[tuple[str, Any, int | None, Hashable]]] = field(default_factory=list)  # (cat, action, dst, key)
+    edges: set[Hashable] = field(default_factory=set)
+    witnesses: dict[str, int] = field(default_factory=dict)  # witness id -> first state reaching it
+    witness_ids: tuple[str, ...] = ()  # every witness the model declares (reached or not)
+    stateless: frozenset[str] = frozenset()
+    complete: bool = False  # the whole reachable graph fitted within max_states
+
+    def edge_key(self, src: int | None, category: str, action: Any) -> Hashable | None:
+        """The transition's key (None when its source is outside the explored graph)."""
+        if category in self.stateless:
+            return (category, _hashable(action))
+        if src is None:
+            return None
+        return (src, category, _hashable(action))
+
+    def path_to(self, i: int) -> list[Step]:
+        """The shortest path from the initial state to state ``i``."""
+        out: list[Step] = []
+        while (p := self.parent[i]) is not None:
+            i, category, action, _ = p
+            out.append((category, action))
+        out.reverse()
+        return out
+
+    def path_keys(self, i: int) -> list[Hashable]:
+        """The transition keys of :meth:`path_to`."""
+        out: list[Hashable] = []
+        while (p := self.parent[i]) is not None:
+            i = p[0]
+            out.append(p[3])
+        return out
+
+    def kinds(self) -> Counter[str]:
+        """Transitions per category."""
+        return Counter(k[0] if len(k) == 2 else k[1] for k in self.edges)  # type: ignore[arg-type, index]
+
+
+def _witness_props(driver: Any) -> list[Any]:
+    model = getattr(driver, "model", None)
+    props = getattr(model, "properties", None)
+    if props is None:
+        return []
+    return [p for p in props() if p.kind == "sometimes"]
+
+
+def explore(driver: Any, max_states: int = DEFAULT_GUIDE_STATES, skipped: frozenset[str] = frozenset(),
+            max_depth: int = DEFAULT_GUIDE_DEPTH) -> Graph:
+    """Level by level over ``driver``'s graph (categories in ``skipped`` left out), at most
+    ``max_depth`` levels of at most ``max_states // max_depth`` new states each. A level too
+    wide keeps states spread evenly over its successors in the order they were found (each
+    state's successors by category), so the beam keeps states of every kind of step, not only
+    the first replica's."""
+    width = max(1, max_states // max(1, max_depth))
+    g = Graph(stateless=frozenset(getattr(driver, "stateless", ()) or ()))
+    witnesses = _witness_props(driver)
+    g.witness_ids = tuple(p.id for p in witnesses)
+    init = driver.init_state()
+    g.states.append(init)
+    g.index[abstract(driver, init)] = 0
+    g.depth.append(0)
+    g.parent.append(None)
+    g.out.append([])
+    level = [0]
+    truncated = False
+    depth = 0
+    while level:
+        found: dict[Hashable, tuple[Any, int, str, Any]] = {}  # new abstract state -> (state, src, cat, action)
+        pending: list[tuple[int, str, Any, Hashable, Hashable]] = []  # (src, cat, action, edge, dst key)
+        for i in level:
+            state = g.states[i]
+            for p in witnesses:
+                if p.id not in g.witnesses:
+                    try:
+                        if p.holds(state):
+                            g.witnesses[p.id] = i
+                    except Exception:  # a driver state the model's predicate does not read (an opening)
+                        pass
+            for category, action in driver.candidates(state):
+                if category in skipped:
+                    continue
+                after = driver.resolve(state, action)
+                if after is None:
+                    continue
+                edge = g.edge_key(i, category, action)
+                key = abstract(driver, after)
+                if key not in g.index and key not in found:
+                    found[key] = (after, i, category, action)
+                pending.append((i, category, action, edge, key))
+        depth += 1
+        keys = list(found)
+        if depth > max_depth:
+            keys, truncated = [], truncated or bool(found)
+        elif len(keys) > width:
+            keys, truncated = [keys[(k * len(keys)) // width] for k in range(width)], True
+        level = []
+        for key in keys:
+            after, src, category, action = found[key]
+            dst = len(g.states)
+            g.index[key] = dst
+            g.states.append(after)
+            g.depth.append(depth)
+            g.parent.append((src, category, action, g.edge_key(src, category, action)))
+            g.out.append([])
+            level.append(dst)
+        for src, category, action, edge, key in pending:
+            g.edges.add(edge)
+            g.out[src].append((category, action, g.index.get(key), edge))
+    g.complete = not truncated
+    return g
+
+
+Edge = tuple[str, Any, int | None, Hashable]  # (category, action, destination state, key)
+
+
+def _nearest(g: Graph, start: int, uncovered: set[Hashable], radius: int) -> list[Edge]:
+    """The shortest run of transitions from ``start`` ending with an uncovered one (within
+    ``radius`` transitions), or []."""
+    frontier: deque[tuple[int, list[tuple[str, Any, int | None, Hashable]]]] = deque([(start, [])])
+    visited = {start}
+    while frontier:
+        i, route = frontier.popleft()
+        for edge in g.out[i]:
+            if edge[3] in uncovered:
+                return [*route, edge]
+        if len(route) + 1 >= radius:
+            continue
+        for edge in g.out[i]:
+            dst = edge[2]
+            if dst is not None and dst not in visited:
+                visited.add(dst)
+                frontier.append((dst, [*route, edge]))
+    return []
+
+
+def _spread(edges: list[Edge]) -> list[Edge]:
+    """``edges`` in a stride order (every 13th, say, around the list): a path that can take only
+    some of a state's many self-loops (mm2: seven calls on each of fifty names, then the
+    formats) takes a sample across all of them rather than the first names' calls."""
+    n = len(edges)
+    stride = 13
+    while n > 1 and math.gcd(stride, n) != 1:
+        stride += 1
+    return [edges[(k * stride) % n] for k in range(n)]
+
+
+def plan(g: Graph, max_len: int, max_paths: int) -> list[list[Step]]:
+    """At most ``max_paths`` paths of at most ``max_len`` steps that cover the witnesses and
+    then as many transitions as they can (greedy; see the module docstring). With a budget
+    that covers every transition the paths do: every uncovered one is some round's choice."""
+    uncovered = set(g.edges)
+    paths: list[list[Step]] = []
+
+    def build(src: int, route: list[tuple[str, Any, int | None, Hashable]]) -> None:
+        path = g.path_to(src)
+        uncovered.difference_update(g.path_keys(src))  # the prefix's transitions are covered too
+        cur: int | None = src
+        # The uncovered self-loops here first (a query, a refused request): the chosen
+        # transition may leave the explored graph, and nothing could be taken after it.
+        loops = [e for e in g.out[src] if e[2] == src and e[3] in uncovered and e not in route]
+        for edge in _spread(loops):
+            if len(path) + len(route) >= max_len:
+                break
+            path.append((edge[0], edge[1]))
+            uncovered.discard(edge[3])
+        for edge in route:
+            path.append((edge[0], edge[1]))
+            uncovered.discard(edge[3])
+            cur = edge[2]
+        while cur is not None and len(path) < max_len:
+            more = _nearest(g, cur, uncovered, EXTEND_RADIUS)
+            if not more or len(path) + len(more) > max_len:
+                break
+            for edge in more:
+                path.append((edge[0], edge[1]))
+                uncovered.discard(edge[3])
+                cur = edge[2]
+        paths.append(path)
+
+    for wid in g.witness_ids:
+        i = g.witnesses.get(wid)
+        if i is not None and g.depth[i] <= max_len and len(paths) < max_paths:
+            build(i, [])
+    # Rounds over the states, deepest first, one uncovered transition per state and round (of
+    # the category taken least so far): a small budget reaches many deep states in many ways
+    # rather than every sibling transition of the first deep state.
+    order = [i for i in sorted(range(len(g.states)), key=lambda i: (-g.depth[i], i)) if g.depth[i] + 1 <= max_len]
+    taken: Counter[str] = Counter()
+    while len(paths) < max_paths and uncovered:
+        progressed = False
+        for i in order:
+            if len(paths) >= max_paths:
+                break
+            left = [e for e in g.out[i] if e[3] in uncovered]
+            if not left:
+                continue
+            edge = min(left, key=lambda e: taken[e[0]])
+            taken[edge[0]] += 1
+            build(i, [edge])
+            progressed = True
+        if not progressed:
+            break
+    return paths
+
+
+_GRAPHS: dict[str, Graph] = {}
+
+
+def graph_for(driver: Any, skipped: frozenset[str] = frozenset(), max_states: int | None = None) -> Graph:
+    """The explored graph of ``driver``'s configuration (computed once per process)."""
+    limit = max_states if max_states is not None else int(getattr(driver, "guide_states", DEFAULT_GUIDE_STATES))
+    depth = int(getattr(driver, "guide_depth", DEFAULT_GUIDE_DEPTH))
+    key = json.dumps([driver.protocol, driver.config, sorted(skipped), limit, depth], sort_keys=True, default=str)
+    found = _GRAPHS.get(key)
+    if found is None:
+        if len(_GRAPHS) > 64:
+            _GRAPHS.clear()
+        found = _GRAPHS[key] = explore(driver, limit, skipped, depth)
+    return found
+
+
+class Coverage:
+    """What a conformance run took: transitions of the explored graphs, witnesses reached,
+    node-level inputs per kind and actions per category (guided and random runs alike)."""
+
+    def __init__(self) -> None:
+        self.graphs: dict[str, Graph] = {}
+        self.covered: dict[str, set[Hashable]] = {}
+        self.reached: dict[str, set[str]] = {}
+        self.inputs: Counter[str] = Counter()
+        self.categories: Counter[str] = Counter()
+        self.guided_runs = 0
+        self.random_runs = 0
+
+    def add_graph(self, config_key: str, graph: Graph) -> None:
+        self.graphs[config_key] = graph
+        self.covered.setdefault(config_key, set())
+        self.reached.setdefault(config_key, set())
+
+    def drop(self, config_key: str) -> None:
+        """Leave a configuration out of the totals (the target refused it)."""
+        for table in (self.graphs, self.covered, self.reached):
+            table.pop(config_key, None)
+
+    def on_step(self, driver: Any, config_key: str, before: Any, category: str, action: Any, after: Any) -> None:
+        """Record one action of a session (Lockstep calls it before the action's events)."""
+        self.categories[category] += 1
+        g = self.graphs.get(config_key)
+        if g is None:
+            return
+        src = g.index.get(abstract(driver, before))
+        edge = g.edge_key(src, category, action)
+        if edge is not None and edge in g.edges:
+            self.covered[config_key].add(edge)
+        dst = g.index.get(abstract(driver, after))
+        if dst is not None:
+            for wid, i in g.witnesses.items():
+                if i == dst:
+                    self.reached[config_key].add(wid)
+
+    def on_input(self, inp: Any) -> None:
+        kind = inp.get("type") if isinstance(inp, dict) else None
+        self.inputs[str(kind)] += 1
+
+    def to_json(self) -> dict[str, Any]:
+        total = sum(len(g.edges) for g in self.graphs.values())
+        covered = sum(len(c) for c in self.covered.values())
+        wtotal = sum(len(g.witnesses) for g in self.graphs.values())
+        wreached = sum(len(r) for r in self.reached.values())
+        return {"edges_covered": covered, "edges_total": total,
+                "witnesses_reached": wreached, "witnesses_total": wtotal,
+                "graph_states": sum(len(g.states) for g in self.graphs.values()),
+                "guided_runs": self.guided_runs, "random_runs": self.random_runs,
+                "inputs": dict(sorted(self.inputs.items())), "categories": dict(sorted(self.categories.items()))}
+
+    def line(self) -> str:
+        doc = self.to_json()
+        pct = 100.0 * doc["edges_covered"] / doc["edges_total"] if doc["edges_total"] else 100.0
+        kinds = ", ".join(f"{k} {v}" for k, v in doc["inputs"].items())
+        return (f"coverage: {doc['edges_covered']}/{doc['edges_total']} transitions ({pct:.0f}%) of "
+                f"{doc['graph_states']} explored states, {doc['witnesses_reached']}/{doc['witnesses_total']} "
+                f"witnesses; {doc['guided_runs']} guided + {doc['random_runs']} random runs; inputs: {kinds}")

@@ -1,0 +1,42 @@
+"""Where a protocol's spec orders a step's outputs, as data: a partial order on output types.
+
+A rule ``(before, after, spec_id)`` says: when the model emits an output whose type is in
+``before`` ahead of one whose type is in ``after`` in the same step, the target must emit them
+in that order too. Outputs no rule relates may come in any order (the harness compares a
+step's outputs as a multiset first, then these pairs: ``Feeder.compare``). A driver declares
+its rules as ``output_order``; :data:`ORDERS` holds the ones declared here for drivers that
+do not (share). mm2 and streams answer in observations only: nothing to order.
+"""
+
+from __future__ import annotations
+
+from kspec.model.raft.messages import MESSAGE_TYPES
+
+OrderRule = tuple[frozenset[str], frozenset[str], str]
+
+_MESSAGES = frozenset(t.__name__ for t in MESSAGE_TYPES)
+
+# RAFT-STATE-PERSIST-BEFORE-SEND: a changed election state is written before any message of
+# the step (a vote is durable before the VoteResponse that grants it is sent).
+PERSIST_BEFORE_SEND: OrderRule = (frozenset({"PersistElection"}), _MESSAGES, "RAFT-STATE-PERSIST-BEFORE-SEND")
+
+# A share coordinator request's records are appended before its one response (the runtime
+# completes the response once the records are written): ADAPTER-SHARE-RECORDS-FIRST.
+SHARE_RECORDS_FIRST: OrderRule = (frozenset({"ShareSnapshot", "ShareUpdate", "ShareTombstone"}),
+                                  frozenset({"WriteResponse", "ReadResponse", "InitializeResponse", "DeleteResponse",
+                                             "ReadSummaryResponse"}),
+                                  "ADAPTER-SHARE-RECORDS-FIRST")
+
+ORDERS: dict[str, tuple[OrderRule, ...]] = {
+    "raft": (PERSIST_BEFORE_SEND,),
+    "voters": (PERSIST_BEFORE_SEND,),
+    "share": (SHARE_RECORDS_FIRST,),
+}
+
+
+def rules_for(driver: object) -> tuple[OrderRule, ...]:
+    """The order rules of ``driver``: its own ``output_order``, else :data:`ORDERS` of its protocol."""
+    own = getattr(driver, "output_order", None)
+    if own is not None:
+        return tuple(own)
+    return ORDERS.get(str(getattr(driver, "protocol", "")), ())

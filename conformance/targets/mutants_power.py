@@ -1,0 +1,254 @@
+"""Mutants of the classes the first catalogue lacked (issue #19): bugs that need a deep run,
+outputs in the wrong order, off-protocol inputs handled wrongly, rare vocabulary, and the
+listener contract (the assignment a ``RebalanceFinished`` hands over).
+
+Each is one plausible slip a person writing the component from the Kafka docs could make, and
+each subclasses a reference target and overrides one method, as in ``mutants.py`` (which
+registers them). ``bench/mutant_power.py`` measures runs to detection and counterexample length.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kspec.conformance.targets.mm2_policies import DefaultPolicy
+from kspec.conformance.targets.reference.share import ShareShard
+from kspec.conformance.targets.reference.voters import VoterReplica
+from kspec.conformance.targets.streams_routers import ReferenceRouter, java_murmur2
+
+# ------------------------------------------------------------------------------ mm2: vocabulary
+
+
+class StripsSeparatorsPolicy(DefaultPolicy):
+    """topicSource strips separators off the ends of a name before splitting it ("..orders" and
+    "orders." are then read as remote topics), as a hand-written parser that tidies its input
+    does."""
+
+    def topic_source(self, topic: str) -> str | None:
+        return super().topic_source(topic.strip(self.separator) or topic)
+
+
+class CollapsesDoubledSeparatorPolicy(DefaultPolicy):
+    """upstreamTopic treats a doubled separator as one (a split on the separator pattern
+    repeated): "A..orders" has upstream "orders" instead of ".orders"."""
+
+    def upstream_topic(self, topic: str) -> str | None:
+        source = self.topic_source(topic)
+        if source is None:
+            return None
+        rest = topic[len(source):]
+        while rest.startswith(self.separator):
+            rest = rest[len(self.separator):]
+        return rest
+
+
+class AsciiNamesPolicy(DefaultPolicy):
+    """formatRemoteTopic drops characters outside ASCII (a name sanitiser written for Kafka's
+    legal topic characters, applied where MM2 applies none)."""
+
+    def format_remote_topic(self, source_cluster_alias: str, topic: str) -> str:
+        return super().format_remote_topic(source_cluster_alias, topic.encode("ascii", "ignore").decode("ascii"))
+
+
+class CapsNameLengthPolicy(DefaultPolicy):
+    """formatRemoteTopic cuts the remote name to Kafka's 249-character limit (MM2 does not: the
+    topic creation fails instead, and upstreamTopic must give back the whole name)."""
+
+    def format_remote_topic(self, source_cluster_alias: str, topic: str) -> str:
+        return super().format_remote_topic(source_cluster_alias, topic)[:249]
+
+
+class TwoHopOriginalPolicy(DefaultPolicy):
+    """originalTopic unwraps at most two prefixes (a loop bounded by "the longest chain we
+    run"): a name replicated three hops keeps one alias. Deep: only a topic synced three times
+    carries three prefixes."""
+
+    def original_topic(self, topic: str) -> str:
+        for _ in range(2):
+            upstream = self.upstream_topic(topic)
+            if upstream is None or upstream == topic:
+                return topic
+            topic = upstream
+        return topic
+
+
+# ------------------------------------------------------------------------------ streams
+
+
+class EmptyKeyUnroutedRouter(ReferenceRouter):
+    """An empty key is treated as "no key" and answered with null (murmur2 of zero bytes is a
+    hash like any other: Kafka routes it)."""
+
+    def route(self, assignment: Any, store: str, key_bytes: bytes, partitions: Any = None) -> Any:
+        if not key_bytes:
+            return None
+        return super().route(assignment, store, key_bytes, partitions)
+
+    __call__ = route
+
+
+def _tail_bug(data: bytes) -> int:
+    from kspec.conformance.targets.streams_routers import _int32, _ushr
+
+    length = len(data)
+    m = _int32(0x5BD1E995)
+    h = _int32(_int32(0x9747B28C) ^ length)
+    for i in range(length // 4):
+        b = data[i * 4:i * 4 + 4]
+        k = _int32(b[0] + (b[1] << 8) + (b[2] << 16) + (b[3] << 24))
+        k = _int32(k * m)
+        k = _int32(k ^ _ushr(k, 24))
+        k = _int32(k * m)
+        h = _int32(h * m)
+        h = _int32(h ^ k)
+    tail = length & ~3
+    h = _int32(h ^ (data[tail + 1] << 8))  # case 3 missing: straight to case 2
+    h = _int32(h ^ data[tail])
+    h = _int32(h * m)
+    h = _int32(h ^ _ushr(h, 13))
+    h = _int32(h * m)
+    h = _int32(h ^ _ushr(h, 15))
+    return h
+
+
+class MurmurTailRouter(ReferenceRouter):
+    """murmur2's tail switch misses the three-byte case (a fall-through lost in a port from
+    Java): keys whose length is 3 mod 4 go to the wrong partition."""
+
+    def partition(self, key: bytes, num_partitions: int, assignment: Any) -> int:
+        h = _tail_bug(key) if len(key) % 4 == 3 else java_murmur2(key)
+        return (h & 0x7FFFFFFF) % num_partitions
+
+
+class HashesCharactersRouter(ReferenceRouter):
+    """Hashes the key's characters (one byte each, code point mod 256) instead of its UTF-8
+    bytes: every ASCII key routes right, a non-ASCII one does not."""
+
+    def partition(self, key: bytes, num_partitions: int, assignment: Any) -> int:
+        chars = bytes(ord(c) & 0xFF for c in key.decode("utf-8"))
+        return (java_murmur2(chars) & 0x7FFFFFFF) % num_partitions
+
+
+class SkipsUnchangedMembersRouter(ReferenceRouter):
+    """Listener contract: an ``onChange`` whose members are the ones it already knows is skipped
+    as "nothing changed" (an optimisation), so tasks that moved between the same members are
+    routed to their old owner. Shows after two rebalances over one member set."""
+
+    def __init__(self) -> None:
+        self._given: Any = None  # the last assignment onChange handed over
+        self._used: Any = None  # the one this router answers from
+
+    def _current(self, assignment: Any) -> Any:
+        if assignment is not self._given:
+            self._given = assignment
+            if self._used is None or not self._used.initialized() or _members(assignment) != _members(self._used):
+                self._used = assignment
+        return self._used
+
+    def route(self, assignment: Any, store: str, key_bytes: bytes, partitions: Any = None) -> Any:
+        return super().route(self._current(assignment), store, key_bytes, partitions)
+
+    __call__ = route
+
+    def all_metadata(self, assignment: Any) -> Any:
+        return super().all_metadata(self._current(assignment))
+
+    def all_metadata_for_store(self, assignment: Any, store: str) -> Any:
+        return super().all_metadata_for_store(self._current(assignment), store)
+
+
+def _members(assignment: Any) -> frozenset[Any]:
+    return frozenset(h for h, _ in assignment.active) | frozenset(h for h, _ in assignment.standby)
+
+
+# ------------------------------------------------------------------------------ voters
+
+
+class SendsBeforePersistReplica(VoterReplica):
+    """Order: the election state is written after the step's messages (a vote is sent before it
+    is durable; RAFT-STATE-PERSIST-BEFORE-SEND)."""
+
+    def step(self, inp: dict[str, Any]) -> list[dict[str, Any]]:
+        out = super().step(inp)
+        persists = [o for o in out if o["type"] == "PersistElection"]
+        return [o for o in out if o["type"] != "PersistElection"] + persists
+
+
+class RemoveIgnoresDirectoryReplica(VoterReplica):
+    """RemoveVoter matches the replica id only: a request naming a voter with a directory it does
+    not have removes it anyway (KIP-853 keys voters by id and directory)."""
+
+    def reconfigure(self, inp: dict[str, Any]) -> None:
+        if inp["type"] == "RemoveVoter" and self.role == "leader":
+            for rid, directory in self.control.voters_now():
+                if rid == inp["replica"]:
+                    inp = {**inp, "directory": directory}
+        super().reconfigure(inp)
+
+
+class UnknownVoterAcceptedReplica(VoterReplica):
+    """AddVoter of a replica the leader has never heard from is accepted as if it had caught up
+    (the catch-up check reads a missing end offset as "at the end")."""
+
+    def reconfigure(self, inp: dict[str, Any]) -> None:
+        if inp["type"] == "AddVoter" and self.role == "leader" and inp["replica"] not in self.end_offsets:
+            self.end_offsets[inp["replica"]] = self.end_offset
+            try:
+                super().reconfigure(inp)
+            finally:
+                self.end_offsets.pop(inp["replica"], None)
+            return
+        super().reconfigure(inp)
+
+
+class HistoryOfTwoReplica(VoterReplica):
+    """Deep: the voter-set history keeps at most two entries (a "previous and current" pair, as
+    if only the set in force and the one before it could matter); the third voter set a replica
+    sees drops the oldest, which a reader at an older offset still needs (VOTERS-OBS history)."""
+
+    def follow_log(self, outputs: list[dict[str, Any]]) -> None:
+        super().follow_log(outputs)
+        self._keep_two()
+
+    def leader_append(self, entries: list[dict[str, Any]]) -> None:
+        super().leader_append(entries)
+        self._keep_two()
+
+    def _keep_two(self) -> None:
+        if len(self.control.voter_history) > 2:
+            self.control.voter_history = self.control.voter_history[-2:]
+
+
+# ------------------------------------------------------------------------------ share
+
+
+class ResponseBeforeRecordsShard(ShareShard):
+    """Order: the response is emitted before the records it reports on (the runtime would
+    complete the request before its records are written)."""
+
+    def step(self, inp: dict[str, Any]) -> list[dict[str, Any]]:
+        out = super().step(inp)
+        return out[-1:] + out[:-1] if len(out) > 1 else out
+
+
+# (name, protocol, class, bug class): registered in mutants.CATALOGUE.
+ENTRIES: tuple[tuple[str, str, type, str], ...] = (
+    ("mm2-strips-separators", "mm2", StripsSeparatorsPolicy, "rare vocabulary: separators at the ends"),
+    ("mm2-collapses-doubled-separator", "mm2", CollapsesDoubledSeparatorPolicy,
+     "rare vocabulary: a doubled separator"),
+    ("mm2-ascii-names", "mm2", AsciiNamesPolicy, "rare vocabulary: non-ASCII names"),
+    ("mm2-caps-name-length", "mm2", CapsNameLengthPolicy, "rare vocabulary: very long names"),
+    ("mm2-two-hop-original", "mm2", TwoHopOriginalPolicy, "deep: a loop bounded too tightly"),
+    ("streams-empty-key-unrouted", "streams", EmptyKeyUnroutedRouter, "rare vocabulary: the empty key"),
+    ("streams-murmur-tail", "streams", MurmurTailRouter, "rare vocabulary: keys of length 3 mod 4"),
+    ("streams-hashes-characters", "streams", HashesCharactersRouter, "rare vocabulary: non-ASCII keys"),
+    ("streams-skips-unchanged-members", "streams", SkipsUnchangedMembersRouter,
+     "listener contract: an onChange skipped"),
+    ("voters-sends-before-persist", "voters", SendsBeforePersistReplica, "wrong output order"),
+    ("voters-remove-ignores-directory", "voters", RemoveIgnoresDirectoryReplica,
+     "off-protocol input: a voter named with the wrong directory"),
+    ("voters-unknown-voter-accepted", "voters", UnknownVoterAcceptedReplica,
+     "off-protocol input: a replica no host has"),
+    ("voters-history-of-two", "voters", HistoryOfTwoReplica, "deep: state bounded too tightly"),
+    ("share-response-before-records", "share", ResponseBeforeRecordsShard, "wrong output order"),
+)

@@ -1,0 +1,153 @@
+"""Model-guided runs (conformance/machines/guide.py), the output order (ordering.py), refused
+configurations and the report's counts (runner.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from kspec.conformance.adapters.base import JSON, StepResult, TargetError
+from kspec.conformance.harness import Lockstep, order_violation
+from kspec.conformance.machines import PROTOCOLS, RunLog, attach, config_key, guide
+from kspec.conformance.machines.ordering import PERSIST_BEFORE_SEND
+from kspec.conformance.machines.runner import run_conformance
+from kspec.conformance.targets.mutants import CATALOGUE
+from kspec.conformance.targets.registry import reference_target
+
+
+def test_guided_paths_take_every_transition_of_a_complete_graph() -> None:
+    # One streams instance: the whole graph fits, so enough paths take all of it.
+    spec = PROTOCOLS["streams"]()
+    config = {"instances": 1, "partitions": 2, "standbys": 0}
+    driver = spec.driver(config)
+    graph = guide.explore(driver, 1000)
+    assert graph.complete and len(graph.edges) > 20
+    paths = guide.plan(graph, 60, 1000)
+    coverage = guide.Coverage()
+    coverage.add_graph(config_key(config), graph)
+    log = RunLog(coverage=coverage)
+    target = reference_target("streams")
+    for path in paths:
+        session = Lockstep(spec.driver(config), target)
+        attach(session, log, config)
+        for category, action in path:
+            assert session.take(category, action), (category, action)
+        session.close()
+    doc = coverage.to_json()
+    assert doc["edges_covered"] == doc["edges_total"] == len(graph.edges)
+    assert doc["witnesses_reached"] == doc["witnesses_total"] == len(graph.witnesses)
+
+
+def test_guided_paths_go_deep_within_the_bounds() -> None:
+    spec = PROTOCOLS["raft"]()
+    graph = guide.explore(spec.driver(spec.configs[1]), 360)
+    assert max(graph.depth) == guide.DEFAULT_GUIDE_DEPTH
+    paths = guide.plan(graph, 60, 20)
+    assert len(paths) == 20 and max(len(p) for p in paths) >= guide.DEFAULT_GUIDE_DEPTH
+
+
+def test_a_deep_mutant_is_caught_by_guided_paths_alone(tmp_path: Path) -> None:
+    # A second vote in one epoch needs two candidacies crossing at one voter.
+    result = run_conformance("raft", CATALOGUE["raft-vote-twice"].target(), cover="transitions",
+                             examples=100, out_dir=tmp_path)
+    assert result.verdict == "diverges" and result.finding is not None
+    doc = result.to_json()
+    assert doc["runs_to_detection"] == result.first_runs and 1 <= result.first_runs <= 100
+    assert doc["examples"] == result.first_runs  # generated runs, shrinking not counted
+    assert doc["coverage"]["guided_runs"] == result.first_runs and doc["coverage"]["random_runs"] == 0
+
+
+def test_the_report_counts_coverage_and_input_kinds(tmp_path: Path) -> None:
+    result = run_conformance("share", reference_target("share"), examples=40, out_dir=tmp_path)
+    doc = result.to_json()
+    assert doc["verdict"] == "conforms" and doc["runs_to_detection"] is None
+    cov = doc["coverage"]
+    assert cov["guided_runs"] == 20 and cov["random_runs"] >= 1
+    assert 0 < cov["edges_covered"] <= cov["edges_total"]
+    assert {"WriteRequest", "ReadRequest", "InitializeRequest"} <= set(cov["inputs"])
+
+
+# ---------------------------------------------------------------------------- order
+
+
+def test_order_violation_is_a_partial_order() -> None:
+    persist = {"type": "PersistElection", "epoch": 1}
+    vote = {"type": "VoteResponse", "granted": True}
+    append = {"type": "AppendLog", "offset": 0}
+    key = repr
+    rules = (PERSIST_BEFORE_SEND,)
+    assert order_violation(rules, [persist, vote], [persist, vote], key) is None
+    broken = order_violation(rules, [persist, vote], [vote, persist], key)
+    assert broken is not None and broken[0] == "order.PersistElection<VoteResponse"
+    assert "RAFT-STATE-PERSIST-BEFORE-SEND" in broken[1]
+    # Outputs no rule relates may come in any order.
+    assert order_violation(rules, [persist, append, vote], [persist, vote, append], key) is None
+
+
+class _Reversing:
+    """A reference target that emits each step's outputs last to first."""
+
+    def __init__(self, protocol: str) -> None:
+        self.inner = reference_target(protocol)
+        self.name, self.protocol = f"reversed-{protocol}", protocol
+
+    def start(self, node: int, config: dict[str, JSON]) -> Any:
+        inst = self.inner.start(node, config)
+
+        class Inst:
+            def step(self, inp: JSON) -> StepResult:
+                r = inst.step(inp)
+                return StepResult(list(reversed(r.outputs)), r.observation)
+
+            def close(self) -> None:
+                inst.close()
+
+        return Inst()
+
+    def close(self) -> None:
+        self.inner.close()
+
+
+def test_outputs_in_the_wrong_order_diverge(tmp_path: Path) -> None:
+    for protocol, field in (("raft", "order.PersistElection<"), ("share", "order.Share")):
+        result = run_conformance(protocol, _Reversing(protocol), examples=30, out_dir=tmp_path)
+        assert result.verdict == "diverges" and result.finding is not None, protocol
+        assert result.finding.kind == "order" and result.finding.field.startswith(field), result.finding.line()
+
+
+# ---------------------------------------------------------------------------- refusals
+
+
+class _RefusesPreVote:
+    """The raft reference, refusing at start the configurations with pre-vote."""
+
+    def __init__(self) -> None:
+        self.inner = reference_target("raft")
+        self.name, self.protocol = "no-pre-vote", "raft"
+
+    def start(self, node: int, config: dict[str, JSON]) -> Any:
+        if config.get("pre_vote"):
+            raise TargetError("pre-vote is not implemented")
+        return self.inner.start(node, config)
+
+    def close(self) -> None:
+        self.inner.close()
+
+
+def test_a_refused_configuration_is_skipped_and_counted(tmp_path: Path) -> None:
+    result = run_conformance("raft", _RefusesPreVote(), examples=30, out_dir=tmp_path)
+    assert result.verdict == "conforms", result.finding and result.finding.line()
+    doc = result.to_json()
+    assert doc["configurations"]["refused"] == 1
+    assert doc["configurations"]["refusals"][0]["reason"].endswith("pre-vote is not implemented")
+    assert not list(tmp_path.iterdir())
+
+
+def test_a_target_that_refuses_everything_is_an_error(tmp_path: Path) -> None:
+    class Nothing(_RefusesPreVote):
+        def start(self, node: int, config: dict[str, JSON]) -> Any:
+            raise TargetError("no")
+
+    result = run_conformance("raft", Nothing(), examples=10, out_dir=tmp_path)
+    assert result.verdict == "error" and result.finding is not None
+    assert "refused every configuration" in result.finding.detail

@@ -1,0 +1,77 @@
+"""Each driver's vocabulary (docs/adapter-guide.md, "What each driver sends") occurs in a default
+run: the guided paths of ``kspec conform P`` at the default budget (deterministic, the first
+half of a mixed run) feed every input kind and every boundary value listed. Checked on the
+model side (the inputs the paths feed), so no target runs."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from kspec.conformance.harness import JSON
+from kspec.conformance.machines import PROTOCOLS, config_key, guide
+from kspec.conformance.machines.mm2 import CONFIGS as MM2_CONFIGS
+from kspec.conformance.machines.mm2 import interesting_topics
+from kspec.conformance.machines.runner import DEFAULT_EXAMPLES, DEFAULT_STEPS, _guided_plans
+from kspec.conformance.machines.streams import KEYS
+from kspec.conformance.machines.voters import UNKNOWN_REPLICA, WRONG_DIRECTORY
+
+
+def _inputs(protocol: str, configs: list[dict[str, JSON]] | None = None) -> Iterator[tuple[dict[str, Any], JSON]]:
+    """(config, input) of every event the default run's guided paths feed."""
+    spec = PROTOCOLS[protocol]()
+    configs = configs or spec.configs
+    for config, path in _guided_plans(spec, configs, frozenset(), DEFAULT_STEPS, DEFAULT_EXAMPLES // 2,
+                                      guide.Coverage(), {}):
+        driver = spec.driver(config)
+        state = driver.init_state()
+        for _category, action in path:
+            after = driver.resolve(state, action)
+            assert after is not None, (config_key(config), action)
+            for ev in driver.events(state, action, after):
+                yield config, ev.input
+            state = after
+
+
+def test_mm2_names_at_every_boundary_are_asked() -> None:
+    config = MM2_CONFIGS[0]
+    asked: dict[str, set[str]] = {}
+    for _, inp in _inputs("mm2", [config]):
+        for field in ("topic", "source", "alias"):
+            if field in inp:
+                asked.setdefault(inp["type"], set()).add(inp[field])
+    assert set(asked) >= {"FormatRemoteTopic", "TopicSource", "UpstreamTopic", "OriginalTopic", "IsInternalTopic",
+                          "IsHeartbeatsTopic", "IsCheckpointsTopic", "IsMM2InternalTopic", "CheckpointsTopic",
+                          "OffsetSyncsTopic"}
+    for name in interesting_topics(str(config["separator"])):  # separators at the ends, doubled, alone, ...
+        assert name in asked["TopicSource"] and name in asked["UpstreamTopic"], name
+
+
+def test_streams_keys_at_every_boundary_are_asked() -> None:
+    keys: set[str] = set()
+    kinds: set[str] = set()
+    partitions: set[int] = set()
+    for config, inp in _inputs("streams"):
+        kinds.add(inp["type"])
+        partitions.add(int(config["partitions"]))
+        if inp["type"] == "MetadataForKey":
+            keys.add(inp["key"])
+    assert kinds == {"RebalanceStarted", "RebalanceFinished", "MetadataForKey", "AllMetadata", "AllMetadataForStore"}
+    assert set(KEYS) <= keys  # empty, every murmur2 tail length, non-ASCII, long
+    assert {2, 3, 4} <= partitions
+
+
+def test_voters_requests_off_the_protocol_are_sent() -> None:
+    kinds: set[str] = set()
+    odd: set[str] = set()
+    for _, inp in _inputs("voters", PROTOCOLS["voters"]().configs[:1]):  # 4 hosts, 3 voters
+        kinds.add(inp["type"])
+        if inp["type"] in ("AddVoter", "RemoveVoter"):
+            if inp["replica"] == UNKNOWN_REPLICA:
+                odd.add(f"{inp['type']} unknown replica")
+            elif inp["directory"] != inp["replica"]:
+                assert inp["directory"] == inp["replica"] + WRONG_DIRECTORY
+                odd.add(f"{inp['type']} wrong directory")
+    assert {"AddVoter", "RemoveVoter", "UpgradeKRaftVersion", "TakeSnapshot", "VoteRequest", "FetchRequest",
+            "ElectionTimeout", "Crash", "Restart"} <= kinds
+    assert odd == {"AddVoter unknown replica", "RemoveVoter unknown replica", "RemoveVoter wrong directory"}
