@@ -70,14 +70,18 @@ Key == [group_id |-> "g", topic_id |-> "T", partition |-> 0]
 Image == {<<"T", 0>>}
 
 -----------------------------------------------------------------------------
-(* Where Kafka releases differ (versions.Rules; spec/share.md, Versions). *)
+(* Where Kafka's rule sets differ (versions.Rules; spec/share.md, Versions). *)
 
 HasInitialize == KafkaMinor >= 1        \* SHARE-VER-INITIALIZE
 UninitializedRefused == KafkaMinor >= 1 \* SHARE-VER-UNINITIALIZED-REFUSED
-StateEpochSnapshot == KafkaMinor = 1    \* SHARE-VER-STATE-EPOCH-SNAPSHOT
-WriteKeepsEpochs == KafkaMinor >= 2     \* SHARE-VER-WRITE-KEEPS-EPOCHS
-UpdateCountFromOne == KafkaMinor >= 3   \* SHARE-VER-UPDATE-COUNT-FROM-ONE
-ReadFenceSkipsUnset == KafkaMinor >= 3  \* SHARE-VER-READ-FENCE-UNSET
+(* The protocol in every rule set. Releases that differ here have bugs (known deviations,  *)
+(* spec/share.md): KAFKA-19456 (writes recorded their epochs, 4.1 a state-epoch snapshot), *)
+(* apache/kafka#21426 (count from 0), KAFKA-20694 (reads with -1 fenced).                   *)
+StateEpochSnapshot == FALSE
+WriteKeepsEpochs == TRUE
+UpdateCountFromOne == TRUE
+ReadFenceSkipsUnset == TRUE
+NegativeEpochsRefused == KafkaMinor >= 4 \* SHARE-VER-NEGATIVE-EPOCHS-REFUSED (KAFKA-20743)
 
 -----------------------------------------------------------------------------
 (* The shard's maps, keyed by share-partition key (SHARE-STATE-MAPS).      *)
@@ -274,7 +278,8 @@ Read(e) ==
               same == e = NOT_SET \/ (stored /\ shard.leader_epochs[Key] = e)
               records == IF same THEN <<>>
                          ELSE <<ShareStateRecord(shard, Key, e, stEpoch, start, <<>>, FALSE, LowerCountWins, TRUE)>>
-          IN IF UninitializedRefused /\ ~has THEN Rejected(INVALID_REQUEST)  \* SHARE-VER-UNINITIALIZED-REFUSED
+          IN IF NegativeEpochsRefused /\ e < 0 THEN Rejected(INVALID_REQUEST)
+             ELSE IF UninitializedRefused /\ ~has THEN Rejected(INVALID_REQUEST)  \* SHARE-VER-UNINITIALIZED-REFUSED
              ELSE IF fenced THEN Rejected(FENCED_LEADER_EPOCH)
              ELSE IF TopicError(shard, Key) # NONE THEN Rejected(TopicError(shard, Key))
              ELSE /\ shard' = ReplayAllWith(shard, records, LowerCountWins)
@@ -341,6 +346,7 @@ Init ==
 Next ==
     \/ \E w \in WriteChoices : Write(w[1], w[2][1], w[2][2])
     \/ Read(leader_epoch)
+    \/ Read(NOT_SET)
     \/ Elect
     \/ Initialize(group_state_epoch + 1, 0)
     \/ Unload
@@ -365,6 +371,11 @@ replay_equals_handlers == Loaded(log) = [shard EXCEPT !.active = TRUE]
 
 \* SHARE-INV-STATE-EPOCH-RECORDED
 state_epoch_recorded == ~Has(shard.state_epochs, Key) \/ shard.state_epochs[Key] = group_state_epoch
+
+\* SHARE-INV-SNAPSHOT-CADENCE: at most SnapshotEvery ShareUpdates in a row
+snapshot_cadence ==
+    \A i \in DOMAIN log : i > SnapshotEvery =>
+        \E j \in (i - SnapshotEvery) .. i : log[j].type # "ShareUpdate"
 
 (* Step properties (always_step in Python): action properties [][P]_vars. *)
 
@@ -405,6 +416,34 @@ ReadView(s) ==
 \* SHARE-INV-FAILOVER-PRESERVES-READS
 failover_preserves_reads == [][Load => ReadView(shard) = ReadView(shard')]_vars
 
+\* SHARE-INV-LEADER-EPOCH-FROM-READ (a write to stored state moves no leader epoch)
+leader_epoch_only_from_read ==
+    [][\A w \in WriteChoices :
+          (/\ Has(shard.offsets, Key)
+           /\ Write(w[1], w[2][1], w[2][2]))
+              => /\ Fence(shard.leader_epochs) = Fence(shard'.leader_epochs)
+                 /\ Has(shard'.offsets, Key) => shard'.offsets[Key].leader_epoch = shard.offsets[Key].leader_epoch]_vars
+
+\* SHARE-INV-NO-UNINITIALIZED-ACCESS
+no_uninitialized_access ==
+    [][(/\ UninitializedRefused
+        /\ shard.active
+        /\ ~Has(shard.offsets, Key)
+        /\ \/ \E w \in WriteChoices : Write(w[1], w[2][1], w[2][2])
+           \/ Read(leader_epoch)
+           \/ Read(NOT_SET))
+          => (last_error' = INVALID_REQUEST /\ log' = log)]_vars
+
+\* SHARE-INV-START-MONOTONE (only initialize may set a lower start offset)
+start_offset_never_backwards ==
+    [][(/\ Has(shard.offsets, Key)
+        /\ Has(shard'.offsets, Key)
+        /\ ~Initialize(group_state_epoch + 1, 0))
+          => shard'.offsets[Key].start_offset >= shard.offsets[Key].start_offset]_vars
+
+\* SHARE-INV-UNSET-READ-NOT-FENCED
+unset_read_not_fenced == [][(shard.active /\ Read(NOT_SET)) => last_error' # FENCED_LEADER_EPOCH]_vars
+
 (* Witnesses (sometimes in Python): TLC shows one is reached when the      *)
 (* invariant ~W fails (see tests/tla/test_tla_share.py).                   *)
 
@@ -420,8 +459,19 @@ fenced_write == last_error \in {FENCED_LEADER_EPOCH, FENCED_STATE_EPOCH}
 failover_with_state ==
     failovers > 0 /\ shard.active /\ Has(shard.offsets, Key) /\ shard.offsets[Key].state_batches # <<>>
 
+\* SHARE-WIT-LEADER-EPOCH-READ
+read_recorded_leader_epoch == Has(shard.offsets, Key) /\ shard.offsets[Key].leader_epoch > 0
+
+\* SHARE-WIT-START-MOVED
+start_offset_moved == Has(shard.offsets, Key) /\ shard.offsets[Key].start_offset > 0
+\* SHARE-WIT-UNINITIALIZED-REFUSED
+uninitialized_refused == last_error = INVALID_REQUEST
+
 not_share_update_written == ~share_update_written
 not_snapshot_after_update_limit == ~snapshot_after_update_limit
 not_fenced_write == ~fenced_write
 not_failover_with_state == ~failover_with_state
+not_read_recorded_leader_epoch == ~read_recorded_leader_epoch
+not_start_offset_moved == ~start_offset_moved
+not_uninitialized_refused == ~uninitialized_refused
 =============================================================================

@@ -5,8 +5,9 @@ Write, Read and Initialize go to the shard as requests. Fail-over is two inputs:
 holds (a new shard replays them). ``Elect`` only changes the harness side (the next leader's
 epoch).
 
-``kafka_version`` in the configuration ("4.0" … "4.3"; default the newest the model knows) runs
-the model with that Kafka release's rules (spec/share.md, "Versions"); a ``kafka:VERSION``
+``kafka_version`` in the configuration ("4.0" … "4.4"; default the newest the model knows) runs
+the model with that Kafka release's rule set; ``model_variant`` (names joined by ``+``) runs a
+variant, e.g. a known deviation the user accepted (spec/share.md, "Versions"); a ``kafka:VERSION``
 target sets it for its own release (``model_config``), and the counterexample file records it.
 """
 
@@ -17,6 +18,8 @@ from typing import Any
 from kspec.conformance.harness import JSON, Event
 from kspec.model.core.codec import encode
 from kspec.model.core.protocol import first_violated
+from kspec.model.share.combiner import coalesce
+from kspec.model.share.records import StateBatch
 from kspec.model.share.shard import observe, step_with
 from kspec.model.share.system import (
     IMAGE,
@@ -30,6 +33,7 @@ from kspec.model.share.system import (
     Write,
     request_of,
 )
+from kspec.model.share.variants import build, waived
 from kspec.model.share.versions import LATEST, minor_of
 
 # share.coordinator.snapshot.update.records.per.snapshot of the runs (Hypothesis draws one).
@@ -44,15 +48,20 @@ class ShareDriver:
 
     protocol = "share"
 
+    takes_model_variant = True  # config["model_variant"]: variant names joined by "+" (deviations too)
+
     def __init__(self, config: dict[str, JSON], bounds: dict[str, int] | None = None) -> None:
         self.config = {**CONFIGS[0], "kafka_version": LATEST.version, **config}
         try:
             minor = minor_of(str(self.config["kafka_version"]))
+            self.model: ShareSystem = build(str(self.config.get("model_variant") or ""),
+                                            snapshot_every=int(self.config["snapshot_every"]), kafka_minor=minor,
+                                            **{**BOUNDS, **(bounds or {})})
         except ValueError as err:
             raise ValueError(f"share driver configuration: {err}") from None
-        self.model = ShareSystem(snapshot_every=int(self.config["snapshot_every"]), kafka_minor=minor,
-                                 **{**BOUNDS, **(bounds or {})})
-        props = self.model.properties()
+        # A known deviation's variant breaks its own invariant by design: not a kspec bug.
+        skip = waived(str(self.config.get("model_variant") or ""))
+        props = [p for p in self.model.properties() if p.name not in skip]
         self._always = [p for p in props if p.kind == "always"]
         self._always_step = [p for p in props if p.kind == "always_step"]
 
@@ -104,6 +113,46 @@ class ShareDriver:
     def describe(self, action: Any) -> str:
         return self.model.describe_action(action)
 
+    # -- what is compared (spec/share.md, "What is observable") --------------------------------
+
+    @staticmethod
+    def comparable(output: JSON) -> JSON:
+        """An output as the protocol makes it observable: the state batches of a record or a
+        read response coalesced (SHARE-OBS-BATCHES), a response's error code without its free
+        text (SHARE-OBS-ERRORS); every other field as sent."""
+        if not isinstance(output, dict):
+            return output
+        if output.get("type") == "ShareUpdate":
+            # An update is a delta: "unchanged" may be -1 or the stored value, and batches below
+            # the start offset may be pruned before or at replay (4.4 does both): the same
+            # replay, which the observation after the step compares (SHARE-OBS-RECORDS).
+            return {k: v for k, v in output.items() if k in ("type", "key", "snapshot_epoch")}
+        if isinstance(output.get("state_batches"), list):
+            output = {**output, "state_batches": _coalesced_objects(output["state_batches"])}
+        return {k: v for k, v in output.items() if k != "message"}
+
+    def canonical_observation(self, inp: JSON, observation: JSON) -> JSON:
+        """``harness.UnorderedObservations``: what of an observation is compared."""
+        return self.comparable_observation(observation)
+
+    @staticmethod
+    def comparable_observation(observation: JSON) -> JSON:
+        """The shard's observation with each stored offset's batches coalesced (SHARE-OBS-BATCHES)
+        and without the update count (SHARE-OBS-RECORDS)."""
+        if not isinstance(observation, dict) or not isinstance(observation.get("partitions"), dict):
+            return observation
+        parts: dict[str, JSON] = {}
+        for key, p in observation["partitions"].items():
+            off = p.get("offset") if isinstance(p, dict) else None
+            if isinstance(off, dict) and isinstance(off.get("state_batches"), list):
+                p = {**p, "offset": {**off, "state_batches": _coalesced_rows(off["state_batches"])}}
+            if isinstance(p, dict):
+                # The update count is bookkeeping: what it decides (a ShareSnapshot or a
+                # ShareUpdate next) is compared in the records (SHARE-OBS-RECORDS).
+                p = {k: v for k, v in p.items() if k != "update_count"}
+            parts[key] = p
+        return {**observation, "partitions": parts}
+
     def model_violation(self, before: SysState, action: Any, after: SysState) -> str | None:
         return first_violated(self._always + self._always_step, before, action, after)
 
@@ -129,3 +178,23 @@ class ShareDriver:
                         return f"SHARE-INV-EPOCHS-MONOTONE: the {name} epoch fence of {key} went from {a} to {b}"
             fences[key] = now
         return None
+
+
+def _coalesced_rows(rows: list[Any]) -> JSON:
+    """``[[first, last, state, count], ...]`` coalesced; malformed rows are left for the diff to show."""
+    try:
+        batches = [StateBatch(*(int(x) for x in row)) for row in rows]
+    except (TypeError, ValueError):
+        return rows
+    return [[b.first_offset, b.last_offset, b.delivery_state, b.delivery_count] for b in coalesce(batches)]
+
+
+def _coalesced_objects(objs: list[Any]) -> JSON:
+    """``[{"type": "StateBatch", ...}, ...]`` coalesced (records and read responses)."""
+    try:
+        batches = [StateBatch(int(o["first_offset"]), int(o["last_offset"]), int(o["delivery_state"]),
+                              int(o["delivery_count"])) for o in objs]
+    except (TypeError, ValueError, KeyError):
+        return objs
+    return [{"type": "StateBatch", "first_offset": b.first_offset, "last_offset": b.last_offset,
+             "delivery_state": b.delivery_state, "delivery_count": b.delivery_count} for b in coalesce(batches)]

@@ -12,11 +12,11 @@ PROTOCOL = ProtocolInfo(
     make=make,
     bounds=(
         Bound("offsets", 2, "offsets 0..N-1 the leaders write state for", minimum=1, maximum=6),
-        Bound("max_records", 4, "records in the coordinator partition's log (longer logs are not expanded)",
+        Bound("max_records", 6, "records in the coordinator partition's log (longer logs are not expanded)",
               minimum=1, maximum=8),
         Bound("snapshot_every", 1, "share.coordinator.snapshot.update.records.per.snapshot", minimum=0,
               maximum=8),
-        Bound("max_leader_epoch", 1, "share-partition leader elections", minimum=0, maximum=4),
+        Bound("max_leader_epoch", 2, "share-partition leader elections", minimum=0, maximum=4),
         Bound("max_state_epoch", 2, "InitializeShareGroupState calls with a new state epoch", minimum=0, maximum=4),
         Bound("max_failovers", 1, "coordinator fail-overs (unload, then load by replay)", minimum=0, maximum=4),
         Bound("kafka_minor", LATEST_MINOR, "the Kafka 4.N release whose shard rules apply (spec/share.md, Versions)",

@@ -194,3 +194,21 @@ def combine_kafka(start_offset: int, current: Sequence[StateBatch],
 def combine_new_only(start_offset: int, new: Sequence[StateBatch]) -> tuple[StateBatch, ...]:
     """The new batches combined on their own (what a ShareUpdate carries, and the seed's bug)."""
     return combine(start_offset, (), new)
+
+
+def coalesce(batches: Iterable[StateBatch]) -> tuple[StateBatch, ...]:
+    """The batches sorted, with contiguous or overlapping batches of equal (state, count) joined.
+
+    This is what the protocol makes observable of a batch list (SHARE-OBS-BATCHES): where a run
+    of offsets with one delivery state and count is cut is layout, not state. Batches that
+    overlap with *different* state or count are kept apart, so an ambiguous list stays visible.
+    """
+    out: list[StateBatch] = []
+    for b in sorted(batches, key=batch_sort_key):
+        if out and priority(out[-1]) == priority(b) and b.first_offset <= out[-1].last_offset + 1:
+            prev = out[-1]
+            out[-1] = StateBatch(prev.first_offset, max(prev.last_offset, b.last_offset), prev.delivery_state,
+                                 prev.delivery_count)
+        else:
+            out.append(b)
+    return tuple(out)

@@ -43,6 +43,8 @@ NULL_TOPIC_ID = "The topic id cannot be null."
 NEGATIVE_PARTITION_ID = "The partition id cannot be a negative number."
 WRITE_UNINITIALIZED = "Write operation on uninitialized share partition not allowed."
 READ_UNINITIALIZED = "Read operation on uninitialized share partition not allowed."
+NEGATIVE_LEADER_EPOCH = "The leader epoch cannot be a negative number."
+NEGATIVE_STATE_EPOCH = "The state epoch cannot be a negative number."
 # Errors.X.message(): the text Kafka's shard puts in a response when it has no message of its own.
 MESSAGE_OF = {
     FENCED_LEADER_EPOCH: "The leader epoch in the request is older than the epoch on the broker.",
@@ -347,9 +349,21 @@ def _basic_error(topic_id: str | None, partition: int) -> str | None:
     return None
 
 
+def _negative_epoch_error(rules: Rules, leader_epoch: int | None, state_epoch: int | None) -> str | None:
+    """SHARE-VER-NEGATIVE-EPOCHS-REFUSED (4.4+): the message for a negative epoch, or None."""
+    if not rules.negative_epochs_refused:
+        return None
+    if leader_epoch is not None and leader_epoch < 0:
+        return NEGATIVE_LEADER_EPOCH
+    if state_epoch is not None and state_epoch < 0:
+        return NEGATIVE_STATE_EPOCH
+    return None
+
+
 def write_error(state: ShardState, req: WriteRequest, fence_leader: bool = True) -> tuple[str, str] | None:
     """``maybeGetWriteStateError``: (error, message) or None, checks in Kafka's order."""
-    msg = _basic_error(req.topic_id, req.partition)
+    msg = _basic_error(req.topic_id, req.partition) or _negative_epoch_error(state.rules, req.leader_epoch,
+                                                                             req.state_epoch)
     if msg is not None:
         return INVALID_REQUEST, msg
     assert req.topic_id is not None
@@ -486,7 +500,7 @@ def _write(state: ShardState, req: WriteRequest, flaws: Flaws, combine: Any) -> 
 
 
 def _read(state: ShardState, req: ReadRequest, combine: Any) -> tuple[tuple[Record, ...], Response]:
-    msg = _basic_error(req.topic_id, req.partition)
+    msg = _basic_error(req.topic_id, req.partition) or _negative_epoch_error(state.rules, req.leader_epoch, None)
     if msg is not None:
         return (), _read_error(req, INVALID_REQUEST, msg)
     assert req.topic_id is not None
@@ -522,7 +536,7 @@ def _read_error(req: ReadRequest, err: str, msg: str) -> ReadResponse:
 
 
 def _initialize(state: ShardState, req: InitializeRequest, flaws: Flaws) -> tuple[tuple[Record, ...], Response]:
-    msg = _basic_error(req.topic_id, req.partition)
+    msg = _basic_error(req.topic_id, req.partition) or _negative_epoch_error(state.rules, None, req.state_epoch)
     if msg is not None:
         return (), InitializeResponse(req.topic_id, req.partition, INVALID_REQUEST, msg)
     assert req.topic_id is not None

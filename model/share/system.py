@@ -38,6 +38,7 @@ from kspec.model.share.records import (
 from kspec.model.share.shard import (
     FENCED_LEADER_EPOCH,
     FENCED_STATE_EPOCH,
+    INVALID_REQUEST,
     NONE,
     REFERENCE,
     Flaws,
@@ -53,7 +54,7 @@ from kspec.model.share.shard import (
     step_with,
     unload,
 )
-from kspec.model.share.versions import LATEST_MINOR, Rules, rules_of
+from kspec.model.share.versions import LATEST_MINOR, Rules, rules_of, with_deviations
 
 GROUP = "g"
 TOPIC = "T"
@@ -153,13 +154,14 @@ class ShareSystem:
 
     def __init__(self, offsets: int = 2, max_records: int = 4, snapshot_every: int = 1, max_leader_epoch: int = 1,
                  max_state_epoch: int = 2, max_failovers: int = 1, flaws: Flaws = REFERENCE,
-                 kafka_minor: int = LATEST_MINOR) -> None:
+                 kafka_minor: int = LATEST_MINOR, deviations: tuple[str, ...] = ()) -> None:
         self.bounds: dict[str, int | bool] = {
             "offsets": offsets, "max_records": max_records, "snapshot_every": snapshot_every,
             "max_leader_epoch": max_leader_epoch, "max_state_epoch": max_state_epoch,
             "max_failovers": max_failovers, "kafka_minor": kafka_minor,
         }
-        self.rules = rules_of(kafka_minor)
+        # The release's rule set, with the switches of the known deviations a variant allows.
+        self.rules = with_deviations(rules_of(kafka_minor), deviations)
         self.offsets = offsets
         self.max_records = max_records
         self.snapshot_every = snapshot_every
@@ -186,6 +188,7 @@ class ShareSystem:
             start, batches = self.menu[-1]
             yield Write(state.leader_epoch - 1, start, batches)
         yield Read(state.leader_epoch)
+        yield Read(NOT_SET)  # a read that records no leader epoch (SHARE-RULE-READ-FENCE)
         if state.leader_epoch < self.max_leader_epoch:
             yield Elect()
         if self.rules.initialize and state.group_state_epoch < self.max_state_epoch:
@@ -288,6 +291,67 @@ class ShareSystem:
                 return True
             return read_view(before.shard) == read_view(after.shard)
 
+        @always_step("SHARE-INV-LEADER-EPOCH-FROM-READ", "leader_epoch_only_from_read")
+        def leader_epoch_from_read(before: SysState, action: Action, after: SysState) -> bool:
+            """A write never moves the leader-epoch fence or the stored leader epoch: only a read
+            records a new leader (SHARE-RULE-WRITE-KEEPS-EPOCHS, KAFKA-19456)."""
+            a, b = before.shard.offset(KEY), after.shard.offset(KEY)
+            if not isinstance(action, Write) or a is None:
+                return True  # 4.0: the first write creates the state (SHARE-RULE-RECORD-FIRST-SNAPSHOT)
+            same_stored = b is None or a.leader_epoch == b.leader_epoch
+            return same_stored and before.shard.leader_epoch(KEY) == after.shard.leader_epoch(KEY)
+
+        @always_step("SHARE-INV-UNSET-READ-NOT-FENCED", "unset_read_not_fenced")
+        def unset_read(before: SysState, action: Action, after: SysState) -> bool:
+            """A read with leader epoch -1 is never FENCED_LEADER_EPOCH (KAFKA-20694)."""
+            if not isinstance(action, Read) or action.leader_epoch != NOT_SET or not before.shard.active:
+                return True
+            return after.last_error != FENCED_LEADER_EPOCH
+
+        @always_step("SHARE-INV-NO-UNINITIALIZED-ACCESS", "no_uninitialized_access")
+        def no_uninitialized(before: SysState, action: Action, after: SysState) -> bool:
+            """From 4.1, a write or read of a key with no stored state (never initialized, or
+            deleted) is refused and appends nothing (SHARE-VER-UNINITIALIZED-REFUSED)."""
+            if (not rules.uninitialized_refused or not isinstance(action, Write | Read) or not before.shard.active
+                    or before.shard.offset(KEY) is not None):
+                return True
+            return after.last_error == INVALID_REQUEST and after.log == before.log
+
+        @always_step("SHARE-INV-START-MONOTONE", "start_offset_never_backwards")
+        def start_monotone(before: SysState, action: Action, after: SysState) -> bool:
+            """The stored start offset never moves backwards; only initialize (the group
+            coordinator resetting or altering the offsets) may set a lower one."""
+            a, b = before.shard.offset(KEY), after.shard.offset(KEY)
+            return isinstance(action, Initialize) or a is None or b is None or b.start_offset >= a.start_offset
+
+        @sometimes("SHARE-WIT-START-MOVED", "start_offset_moved")
+        def start_moved(s: SysState) -> bool:
+            """A write moved the stored start offset above the initialized one."""
+            off = s.shard.offset(KEY)
+            return off is not None and off.start_offset > 0
+
+        @sometimes("SHARE-WIT-UNINITIALIZED-REFUSED", "uninitialized_refused")
+        def refused(s: SysState) -> bool:
+            """A request was refused as INVALID_REQUEST (4.1+: no state yet; 4.4: a -1 epoch)."""
+            return s.last_error == INVALID_REQUEST
+
+        @always("SHARE-INV-SNAPSHOT-CADENCE", "snapshot_cadence")
+        def cadence(s: SysState) -> bool:
+            """No more than ``snapshot_every`` ShareUpdates follow a ShareSnapshot in the log before
+            the next snapshot (SHARE-RULE-SNAPSHOT-CADENCE)."""
+            run = 0
+            for r in s.log:
+                run = run + 1 if isinstance(r, ShareUpdate) else 0
+                if run > snapshot_every:
+                    return False
+            return True
+
+        @sometimes("SHARE-WIT-LEADER-EPOCH-READ", "read_recorded_leader_epoch")
+        def read_recorded(s: SysState) -> bool:
+            """A read recorded a new leader epoch: the stored leader epoch is above 0."""
+            off = s.shard.offset(KEY)
+            return off is not None and off.leader_epoch > 0
+
         @sometimes("SHARE-WIT-UPDATE-WRITTEN", "share_update_written")
         def update_written(s: SysState) -> bool:
             """A ShareUpdate record is in the log."""
@@ -316,7 +380,8 @@ class ShareSystem:
             return s.failovers > 0 and s.shard.active and off is not None and bool(off.state_batches)
 
         return (no_loss, replay_equals, state_epoch_recorded, rejected, stale_fenced, monotone, failover_reads,
-                update_written, limit_snapshot, fenced, failover)
+                leader_epoch_from_read, unset_read, no_uninitialized, start_monotone, cadence, update_written,
+                limit_snapshot, fenced, failover, read_recorded, start_moved, refused)
 
     # -- rendering and traces ------------------------------------------------------------------
 

@@ -6,12 +6,14 @@ Each one must be caught by ``kspec explore share --variant NAME`` with a short t
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import fields
 from typing import Any
 
 from kspec.model.share.combiner import from_cells, prune
 from kspec.model.share.records import StateBatch
 from kspec.model.share.shard import Flaws
 from kspec.model.share.system import ShareSystem
+from kspec.model.share.versions import DEVIATION_SWITCHES
 
 
 def combine_lower_count_wins(start_offset: int, current: Sequence[StateBatch],
@@ -32,6 +34,12 @@ def _variant(flaws: Flaws) -> Callable[..., ShareSystem]:
     return make
 
 
+def _deviation(name: str) -> Callable[..., ShareSystem]:
+    def make(**bounds: Any) -> ShareSystem:
+        return ShareSystem(**bounds, deviations=(name,))
+    return make
+
+
 VARIANTS: dict[str, Callable[..., ShareSystem]] = {
     # Seed 004: the snapshot after the update limit keeps only the new batches when the request
     # carries a start offset, so an untouched batch's delivery count is lost.
@@ -43,3 +51,47 @@ VARIANTS: dict[str, Callable[..., ShareSystem]] = {
     # A write from an older leader epoch is not fenced.
     "unfenced-stale-leader": _variant(Flaws(no_leader_fence=True)),
 }
+
+# The model doing what a release does where it deviates from the protocol (known deviations,
+# conformance/deviations/share.toml; spec/share.md, "Known deviations"). Accepting a deviation
+# (`kspec conform --accept NAME`) holds the target to the model with that variant.
+DEVIATION_VARIANTS: dict[str, Callable[..., ShareSystem]] = {name: _deviation(name) for name in DEVIATION_SWITCHES}
+BROKEN_VARIANTS: dict[str, Callable[..., ShareSystem]] = dict(VARIANTS)
+# The invariant each deviation breaks (its catch): a model running the deviation's variant is
+# not held to it (the conformance driver leaves it out of the model-side check).
+DEVIATION_BREAKS: dict[str, frozenset[str]] = {
+    "share-write-records-epochs": frozenset({"leader_epoch_only_from_read"}),
+    "share-write-state-epoch-snapshot": frozenset({"leader_epoch_only_from_read", "state_epoch_recorded"}),
+    "share-first-snapshot-after-limit-plus-one": frozenset({"snapshot_cadence"}),
+    "share-read-fences-unset-leader-epoch": frozenset({"unset_read_not_fenced"}),
+}
+VARIANTS.update(DEVIATION_VARIANTS)
+
+FLAWS_OF: dict[str, Flaws] = {
+    "new-batches-only-on-start-move": Flaws(seed_bug=True),
+    "lower-count-wins": Flaws(lower_count_wins=True),
+    "update-drops-state-epoch": Flaws(init_as_update=True),
+    "unfenced-stale-leader": Flaws(no_leader_fence=True),
+}
+
+
+def build(variant: str, **bounds: Any) -> ShareSystem:
+    """The system model of ``variant`` (names joined by ``+``; empty: the reference), broken
+    variants' flaws and deviations' switches combined; ValueError naming an unknown name."""
+    names = [n.strip() for n in variant.replace(",", "+").split("+") if n.strip()]
+    flaws: dict[str, bool] = {}
+    deviations: list[str] = []
+    for name in names:
+        if name in FLAWS_OF:
+            flaws.update({f.name: True for f in fields(Flaws) if getattr(FLAWS_OF[name], f.name)})
+        elif name in DEVIATION_SWITCHES:
+            deviations.append(name)
+        else:
+            raise ValueError(f"unknown share model variant {name!r} (known: {', '.join(sorted(VARIANTS))})")
+    return ShareSystem(**bounds, flaws=Flaws(**flaws), deviations=tuple(deviations))
+
+
+def waived(variant: str) -> frozenset[str]:
+    """The property names a model running ``variant`` is known to break by design (its deviations')."""
+    names = [n.strip() for n in variant.replace(",", "+").split("+") if n.strip()]
+    return frozenset().union(*(DEVIATION_BREAKS.get(n, frozenset()) for n in names))

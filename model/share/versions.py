@@ -1,74 +1,112 @@
-"""Where Kafka releases' ``ShareCoordinatorShard`` differ: one :class:`Rules` per 4.N release.
+"""The share coordinator's rule sets per Kafka release, and the switches for known deviations.
 
-Read from each release's source (kafka-share-coordinator sources jar, 4.0.0 … 4.3.1); the rule
-IDs are in spec/share.md, section "Versions". Patch releases of one 4.N line have the same rules
-(4.0.0 = 4.0.2; 4.1.0 and 4.1.2 differ only in the offsets manager, which the shard's state does
-not show).
+A *rule set* changes only where a release changed the protocol on purpose (spec/share.md,
+"Versions"): 4.0 is KIP-932's early access without InitializeShareGroupState (SHARE-VER-INITIALIZE,
+SHARE-VER-UNINITIALIZED-REFUSED from 4.1), and 4.4 refuses negative epochs (KAFKA-20743,
+SHARE-VER-NEGATIVE-EPOCHS-REFUSED). Everything else a release does differently is a bug, and the
+model does not absorb it: it is a *deviation* (conformance/deviations/share.toml) with a switch
+here, off in every rule set, that a model variant turns on (``kspec.model.share.variants``).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, replace
 
 
 @dataclass(frozen=True, slots=True)
 class Rules:
-    """The version-dependent rules of one Kafka 4.N share coordinator shard."""
+    """The rules one share coordinator shard follows: a release's rule set, plus the deviation
+    switches a model variant turned on (all off in a rule set)."""
 
-    minor: int  # Kafka 4.<minor>
+    minor: int  # the rule set is that of Kafka 4.<minor> (0, 1 or 4)
     # SHARE-VER-INITIALIZE (4.1+): InitializeShareGroupState, DeleteShareGroupState and
     # ReadShareGroupStateSummary exist; before, the API answers UNSUPPORTED_VERSION.
     initialize: bool
     # SHARE-VER-UNINITIALIZED-REFUSED (4.1+): a write or read of a key with no state is
     # INVALID_REQUEST, checked before the fences and the metadata image.
     uninitialized_refused: bool
-    # SHARE-VER-STATE-EPOCH-SNAPSHOT (4.1 only): a write whose state epoch is above the stored
-    # one writes a ShareSnapshot (next snapshot epoch) holding the new state epoch.
-    state_epoch_snapshot: bool
-    # SHARE-VER-WRITE-KEEPS-EPOCHS (4.2+): a write's record carries the stored leader epoch (only
-    # a read records a new one) and a limit snapshot the stored state epoch.
-    write_keeps_epochs: bool
-    # SHARE-VER-UPDATE-COUNT-FROM-ONE (4.3+): replaying the first ShareUpdate after an unreset
-    # snapshot counts 1 (``v == null ? 1 : v + 1``), not 0.
-    update_count_from_one: bool
-    # SHARE-VER-READ-FENCE-UNSET (4.3+): a read with leader epoch -1 is not fenced.
-    read_fence_skips_unset: bool
+    # SHARE-VER-NEGATIVE-EPOCHS-REFUSED (4.4+, KAFKA-20743): a negative leader or state epoch in
+    # a write, read or initialize is INVALID_REQUEST; before, -1 meant "not set".
+    negative_epochs_refused: bool = False
+    # -- deviation switches (bugs of some releases; spec/share.md, "Known deviations") ----------
+    # share-write-records-epochs (KAFKA-19456, up to 4.1.x): a write's record carries the
+    # write's leader epoch, and a limit snapshot its state epoch.
+    write_records_epochs: bool = False
+    # share-write-state-epoch-snapshot (KAFKA-19456, 4.1.x): a write with a state epoch above the
+    # stored one writes a ShareSnapshot holding it.
+    state_epoch_snapshot: bool = False
+    # share-first-snapshot-after-limit-plus-one (apache/kafka#21426, up to 4.2.0): replaying the
+    # first ShareUpdate after an unreset snapshot counts 0, not 1.
+    update_count_from_zero: bool = False
+    # share-read-fences-unset-leader-epoch (KAFKA-20694, up to 4.3.0): a read with leader epoch
+    # -1 is fenced by any stored leader epoch.
+    read_fences_unset: bool = False
 
     @property
     def version(self) -> str:
         return f"4.{self.minor}"
 
+    # The protocol's behaviour, read by the shard (the negation of the deviation switches).
+    @property
+    def write_keeps_epochs(self) -> bool:
+        return not self.write_records_epochs
 
-VERSIONS: dict[int, Rules] = {
-    0: Rules(0, initialize=False, uninitialized_refused=False, state_epoch_snapshot=False,
-             write_keeps_epochs=False, update_count_from_one=False, read_fence_skips_unset=False),
-    1: Rules(1, initialize=True, uninitialized_refused=True, state_epoch_snapshot=True,
-             write_keeps_epochs=False, update_count_from_one=False, read_fence_skips_unset=False),
-    2: Rules(2, initialize=True, uninitialized_refused=True, state_epoch_snapshot=False,
-             write_keeps_epochs=True, update_count_from_one=False, read_fence_skips_unset=False),
-    3: Rules(3, initialize=True, uninitialized_refused=True, state_epoch_snapshot=False,
-             write_keeps_epochs=True, update_count_from_one=True, read_fence_skips_unset=True),
+    @property
+    def update_count_from_one(self) -> bool:
+        return not self.update_count_from_zero
+
+    @property
+    def read_fence_skips_unset(self) -> bool:
+        return not self.read_fences_unset
+
+
+RULE_SETS: dict[int, Rules] = {
+    0: Rules(0, initialize=False, uninitialized_refused=False),
+    1: Rules(1, initialize=True, uninitialized_refused=True),
+    4: Rules(4, initialize=True, uninitialized_refused=True, negative_epochs_refused=True),
 }
+# Kafka 4.N -> the rule set it follows (4.2 and 4.3 changed nothing on purpose in the shard;
+# KIP-1226's delivery-complete count is not modelled).
+RULE_SET_OF_MINOR = {0: 0, 1: 1, 2: 1, 3: 1, 4: 4}
+VERSIONS: dict[int, Rules] = {m: RULE_SETS[r] for m, r in RULE_SET_OF_MINOR.items()}
 LATEST_MINOR = max(VERSIONS)
 LATEST = VERSIONS[LATEST_MINOR]
 
+# Deviation switches by deviation name (= model variant name).
+DEVIATION_SWITCHES: dict[str, dict[str, bool]] = {
+    "share-write-records-epochs": {"write_records_epochs": True},
+    "share-write-state-epoch-snapshot": {"write_records_epochs": True, "state_epoch_snapshot": True},
+    "share-first-snapshot-after-limit-plus-one": {"update_count_from_zero": True},
+    "share-read-fences-unset-leader-epoch": {"read_fences_unset": True},
+}
+
+
+def with_deviations(rules: Rules, names: tuple[str, ...] | list[str]) -> Rules:
+    """``rules`` with the switches of the named deviations on; ValueError naming an unknown one."""
+    switches: dict[str, bool] = {}
+    for name in names:
+        if name not in DEVIATION_SWITCHES:
+            raise ValueError(f"unknown share deviation {name!r} (known: {', '.join(sorted(DEVIATION_SWITCHES))})")
+        switches.update(DEVIATION_SWITCHES[name])
+    return replace(rules, **switches)
+
 
 def rules_of(minor: int) -> Rules:
-    """The rules of Kafka 4.<minor>; ValueError naming the known ones otherwise."""
+    """The rule set Kafka 4.<minor> follows; ValueError naming the known releases otherwise."""
     if minor not in VERSIONS:
         raise ValueError(f"no share coordinator rules for Kafka 4.{minor} "
-                         f"(known: {', '.join(r.version for r in VERSIONS.values())})")
+                         f"(known: {', '.join(f'4.{m}' for m in sorted(VERSIONS))})")
     return VERSIONS[minor]
 
 
 def minor_of(version: str) -> int:
     """The 4.N line of a Kafka version string ("4.1", "4.1.0", "4.2.0-rc1"); ValueError when it
     is not a 4.x release the model has rules for."""
-    parts = version.split(".")
-    try:
-        major, minor = int(parts[0]), int(parts[1].split("-")[0])
-    except (IndexError, ValueError):
-        raise ValueError(f"{version!r} is not a Kafka version") from None
+    m = re.match(r"^(\d+)\.(\d+)(?:[.-]|$)", version)
+    if not m:
+        raise ValueError(f"{version!r} is not a Kafka version")
+    major, minor = int(m.group(1)), int(m.group(2))
     if major != 4:
         raise ValueError(f"no share coordinator rules for Kafka {version} (the model has 4.0 to 4.{LATEST_MINOR})")
     rules_of(minor)

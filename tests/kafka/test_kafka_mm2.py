@@ -184,3 +184,10 @@ def test_kafka_target_for_an_uncovered_protocol_is_one_line() -> None:
     # Every protocol conform covers has a Kafka target now (streams last): a made-up one.
     with pytest.raises(registry.UnknownTarget, match="no Kafka target for protocol 'gossip'"):
         registry.resolve_target(f"kafka:{VERSION}", "gossip")
+
+
+@pytest.mark.parametrize("version", ["2.8.2", "3.0.2"])
+def test_releases_before_kip_690_are_refused_up_front(version: str) -> None:
+    # No Maven, no JVM: the version alone says the suite's calls do not exist there (spec/mm2.md §1.4).
+    with pytest.raises(TargetError, match=rf"kafka:{version}: not supported for mm2 \(ReplicationPolicy before 3.1"):
+        KafkaMm2Target(version)

@@ -3,7 +3,8 @@
 Commands (all keys optional except where a handler needs them):
 
     shard limit=N image=T/0,T/1 | image=none     a fresh shard (snapshot.update.records.per.snapshot=N)
-          version=4.N                            with Kafka 4.N's rules (default: the newest)
+          version=4.N                            with Kafka 4.N's rule set (default 4.3: -1 is "not set")
+          deviations=NAME+NAME                   with these known deviations (conformance/deviations/share.toml)
     write group=g topic=T partition=0 leader=E state=S start=O batches=F-L:STATE:COUNT,...
     read group=g topic=T partition=0 leader=E
     initialize group=g topic=T partition=0 state=S start=O
@@ -47,7 +48,7 @@ from kspec.model.share.shard import (
     step_with,
     unload,
 )
-from kspec.model.share.versions import LATEST, minor_of, rules_of
+from kspec.model.share.versions import minor_of, rules_of, with_deviations
 
 TESTDATA = Path(__file__).parent / "testdata"
 STATE_CODES = {name: code for code, name in STATE_NAMES.items()}
@@ -121,7 +122,8 @@ class Driver:
             image_arg = case.arg("image", "T/0")
             image = None if image_arg == "none" else frozenset(
                 (p.split("/")[0], int(p.split("/")[1])) for p in image_arg.split(",") if p)
-            rules = rules_of(minor_of(case.arg("version", LATEST.version)))
+            rules = with_deviations(rules_of(minor_of(case.arg("version", "4.3"))),
+                                    [n for n in case.arg("deviations", "").split("+") if n])
             self.state = ShardState(snapshot_limit=int(case.arg("limit", "500")), image=image, rules=rules)
             self.log = []
             return "ok"

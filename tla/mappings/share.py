@@ -49,10 +49,12 @@ VARIANT_FLAWS = {
     "unfenced-stale-leader": Flaws(no_leader_fence=True),
 }
 # The Python properties, by kind, under the names the spec gives them.
-INVARIANTS = ("no_loss", "replay_equals_handlers", "state_epoch_recorded")
+INVARIANTS = ("no_loss", "replay_equals_handlers", "state_epoch_recorded", "snapshot_cadence")
 ACTION_PROPERTIES = ("rejected_changes_nothing", "stale_leader_fenced", "epochs_never_decrease",
-                     "failover_preserves_reads")
-WITNESSES = ("share_update_written", "snapshot_after_update_limit", "fenced_write", "failover_with_state")
+                     "failover_preserves_reads", "leader_epoch_only_from_read", "unset_read_not_fenced",
+                     "no_uninitialized_access", "start_offset_never_backwards")
+WITNESSES = ("share_update_written", "snapshot_after_update_limit", "fenced_write", "failover_with_state",
+             "read_recorded_leader_epoch", "start_offset_moved", "uninitialized_refused")
 VARIABLES = ("shard", "log", "leader_epoch", "leader_state_epoch", "group_state_epoch", "oracle_start", "oracle",
              "failovers", "last_error")
 DEFAULT_BOUNDS = {"offsets": 2, "max_records": 4, "snapshot_every": 1, "max_leader_epoch": 1,

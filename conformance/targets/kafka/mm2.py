@@ -123,6 +123,12 @@ class KafkaMm2Target:
     def __init__(self, version: str, jars: list[Any] | None = None) -> None:
         self.version = artifacts.check_version(version)
         self.name = f"kafka:{version}"
+        # Before 3.1 ReplicationPolicy has five methods: heartbeatsTopic, checkpointsTopic,
+        # offsetSyncsTopic and the is*Topic tests came with KIP-690 (KAFKA-10777, 3.1.0), and
+        # the suite's calls need them (spec/mm2.md §1, "Releases the suite refuses").
+        artifacts.supported_version(version, "mm2", (3, 1), "ReplicationPolicy before 3.1 has no heartbeatsTopic, "
+                                    "checkpointsTopic, offsetSyncsTopic or is*Topic methods (KIP-690), which the "
+                                    "suite calls")
         jvm.check(version)
         jvm.ensure(version, jars if jars is not None else artifacts.resolve(version, ARTIFACTS))
         self._classes = {kind: jvm.jclass(version, cls) for kind, cls in CLASSES.items()}

@@ -10,8 +10,9 @@ around a shard and no more.
   does after appending them. Outputs are the records then the response, in the model's JSON.
 - ``Unload``: ``onUnloaded()``; until the next ``Load`` the adapter answers
   COORDINATOR_NOT_AVAILABLE as ``ShareCoordinatorService`` does for a partition it does not host.
-- ``Load`` with records: a fresh shard from the Builder, ``onLoaded`` and the metadata image,
-  then every record replayed (fail-over).
+- ``Load``: a fresh shard from the Builder, ``onLoaded`` and the metadata image, then every
+  record the shard's handlers wrote replayed in order (fail-over); the input's records (the
+  model's log) only when this adapter has written none (a replayed counterexample).
 - A request Kafka 4.0 has no API for (initialize, delete, read-summary) gets UNSUPPORTED_VERSION,
   as a 4.0 broker's ApiVersions tells a client; the target also declares the ``initialize``
   category unsupported, so the lockstep never draws it.
@@ -79,7 +80,10 @@ class _Java:
         self.PersisterStateBatch = c("org.apache.kafka.server.share.persister.PersisterStateBatch")
         self.AbstractConfig = c("org.apache.kafka.common.config.AbstractConfig")
         self.SnapshotRegistry = c("org.apache.kafka.timeline.SnapshotRegistry")
-        self.LogContext = c("org.apache.kafka.common.utils.LogContext")
+        try:
+            self.LogContext = c("org.apache.kafka.common.utils.LogContext")
+        except TargetError:  # 4.4 moved it to an internals package
+            self.LogContext = c("org.apache.kafka.common.utils.internals.LogContext")
         self.TopicPartition = c("org.apache.kafka.common.TopicPartition")
         self.Uuid = c("org.apache.kafka.common.Uuid")
         self.Errors = c("org.apache.kafka.common.protocol.Errors")
@@ -181,6 +185,7 @@ class KafkaShareShard:
         self.image = None if image is None else self._image(image)
         self.metrics = java.Metrics()
         self.next_offset = 0
+        self.log: list[Any] = []  # __share_group_state partition 0: every record replayed, in order
         self.shard: Any = None
         self.active = True
         self._new_shard()
@@ -215,6 +220,7 @@ class KafkaShareShard:
             builder = builder.withTime(j.jpype.JClass("org.apache.kafka.common.utils.Time").SYSTEM)
         self.shard = builder.build()
         self.next_offset = 0
+        self.log = []
         image = j.MetadataImage.EMPTY if self.image is None else self.image
         delta = self._delta(image)
         if j.wrap_image:
@@ -231,8 +237,10 @@ class KafkaShareShard:
     # -------------------------------------------------------------- records
 
     def replay(self, record: Any) -> None:
-        """Replay one CoordinatorRecord at the next offset of the coordinator partition."""
+        """Replay one CoordinatorRecord at the next offset of the coordinator partition (and keep
+        it in the partition's log)."""
         j = self.java
+        self.log.append(record)
         self.shard.replay(j.Long(self.next_offset), j.Long(-1), j.Short(-1), record)
         self.next_offset += 1
 
@@ -292,10 +300,16 @@ class KafkaShareShard:
             self.active = False
             return []
         if kind == "Load":
+            # Fail-over replays the partition's log: the records this shard's handlers wrote
+            # (Kafka's own), so what they rebuild is compared with the model's state. A log
+            # this adapter did not write (a replayed counterexample's first Load) comes from
+            # the input.
+            log = list(self.log) if self.log or not inp.get("records") else \
+                [self.record_in(rec) for rec in inp.get("records", [])]
             self._new_shard()
             self.active = True
-            for rec in inp.get("records", []):
-                self.replay(self.record_in(rec))
+            for record in log:
+                self.replay(record)
             return []
         if kind not in RESPONSE_OF:
             raise TargetError(f"unknown input type {kind!r}")

@@ -7,10 +7,10 @@ besides the requests drive fail-over: ``{"type": "Unload"}`` (the broker loses t
 partition) and ``{"type": "Load", "records": [...]}`` (a new shard replays the partition's log).
 The share mutants subclass :class:`ShareShard` and override one method each.
 
-It implements the newest Kafka release's rules the model knows (4.3; spec/share.md, "Versions"):
-a key must be initialized before writes and reads, a write's record keeps the stored epochs (only
-a read records a new leader epoch), the update count starts at 1, and a read with leader epoch
--1 is not fenced.
+It implements the protocol of the 4.1 and 4.4 rule sets (spec/share.md, "Versions"): a key must
+be initialized before writes and reads, a write's record keeps the stored epochs (only a read
+records a new leader epoch), the update count starts at 1, a read with leader epoch -1 is not
+fenced, and from 4.4 (``kafka_version`` in the node configuration) negative epochs are refused.
 """
 
 from __future__ import annotations
@@ -68,6 +68,11 @@ class ShareShard:
     """One coordinator partition's shard."""
 
     combine = staticmethod(combine)
+
+    # SHARE-VER-NEGATIVE-EPOCHS-REFUSED: set per run from the rule set (Kafka 4.4 and later).
+    negative_epochs_refused = False
+    # The release whose rule set a target of this shard is held to (None: the model's default).
+    kafka_version: str | None = None
 
     def __init__(self, snapshot_limit: int, image: list[list[Any]] | None) -> None:
         self.snapshot_limit = snapshot_limit
@@ -180,7 +185,7 @@ class ShareShard:
             raise TargetError(f"unknown input type {kind!r}")
         if not self.active:
             return [self.response(inp, *NOT_AVAILABLE)]
-        error = self.basic_error(inp)
+        error = self.basic_error(inp) or self.negative_epoch_error(inp)
         if error is not None:
             return [self.response(inp, "INVALID_REQUEST", error)]
         key = (inp["group_id"], inp["topic_id"], inp["partition"])
@@ -208,6 +213,17 @@ class ShareShard:
             return "The topic id cannot be null."
         if req["partition"] < 0:
             return "The partition id cannot be a negative number."
+        return None
+
+    def negative_epoch_error(self, req: dict[str, Any]) -> str | None:
+        """From 4.4 a negative epoch is refused, where -1 meant "not set" before."""
+        if not self.negative_epochs_refused or req["type"] not in ("WriteRequest", "ReadRequest",
+                                                                    "InitializeRequest"):
+            return None
+        if req["type"] != "InitializeRequest" and req["leader_epoch"] < 0:
+            return "The leader epoch cannot be a negative number."
+        if req["type"] != "ReadRequest" and req["state_epoch"] < 0:
+            return "The state epoch cannot be a negative number."
         return None
 
     def hosts(self, key: tuple[str, str, int]) -> bool:
@@ -326,9 +342,14 @@ class ShareTarget:
     def __init__(self, name: str = "reference", shard_class: type[ShareShard] = ShareShard) -> None:
         self.name = name
         self.shard_class = shard_class
+        if shard_class.kafka_version is not None:
+            self.model_config: dict[str, JSON] = {"kafka_version": shard_class.kafka_version}
 
     def start(self, node: int, config: dict[str, JSON]) -> ShareInstance:
-        return ShareInstance(self.shard_class(int(config.get("snapshot_limit", 500)), config.get("image")))
+        shard = self.shard_class(int(config.get("snapshot_limit", 500)), config.get("image"))
+        version = str(config.get("kafka_version", "4.4")).split(".")
+        shard.negative_epochs_refused = (int(version[0]), int(version[1])) >= (4, 4)
+        return ShareInstance(shard)
 
     def close(self) -> None:
         pass
