@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from kspec.conformance.cli import cli
-from kspec.conformance.clikit import InputError, emit_json, json_option
+from kspec.conformance.clikit import InputError, check_writable_dir, emit_json, json_option
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -32,15 +32,18 @@ def build_cmd(out: Path | None, config_file: Path, as_json: bool) -> None:
     from mkdocs.config import load_config
     from mkdocs.exceptions import Abort, ConfigurationError
 
-    if not config_file.exists():
-        raise InputError(f"{config_file}: no such mkdocs config")
-    options: dict[str, object] = {"config_file": str(config_file), "strict": True}
+    if not config_file.is_file():
+        raise InputError(f"--config {config_file}: no such mkdocs config")
+    # Resolved before the chdir below, so a relative --config (or --out) means what the user typed.
+    options: dict[str, object] = {"config_file": str(config_file.resolve()), "strict": True}
     if out is not None:
-        options["site_dir"] = str(out.resolve())
+        options["site_dir"] = str(check_writable_dir(out.resolve()))
     cwd = os.getcwd()
     # Hooks and docs_dir are relative to the config file's folder.
     os.chdir(config_file.resolve().parent)
-    logging.getLogger("mkdocs").setLevel(logging.ERROR if as_json else logging.WARNING)
+    # Warnings stay on with --json (they go to stderr): strict counts the warnings it sees, so
+    # hiding them would turn strict off.
+    logging.getLogger("mkdocs").setLevel(logging.WARNING)
     try:
         config = load_config(**options)  # type: ignore[arg-type]
         build(config)
