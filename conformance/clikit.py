@@ -176,19 +176,25 @@ def safe_name(text: str, limit: int = 40) -> str:
 
 
 def check_writable_dir(path: Path, option: str = "--out") -> Path:
-    """Create ``path`` if needed and check a file can be written in it, before a run starts
-    (a run's result must not be lost to an output directory found unwritable at the end)."""
-    try:
-        path.mkdir(parents=True, exist_ok=True)
-    except OSError as err:
-        raise InputError(f"{option} {path}: cannot create the directory ({err.strerror})") from None
-    if not path.is_dir():
-        raise InputError(f"{option} {path}: not a directory")
-    try:
-        with tempfile.NamedTemporaryFile(dir=path, prefix=".kspec-write-check-"):
-            pass
-    except OSError as err:
-        raise InputError(f"{option} {path}: not writable ({err.strerror})") from None
+    """An InputError unless files can be written in directory ``path``, checked before a run
+    starts (a run's result must not be lost to an output directory found unwritable at the end).
+    A directory that does not exist yet is not created here: its nearest existing ancestor must
+    be a writable directory."""
+    probe = path
+    while not probe.exists():
+        if probe.parent == probe:
+            break
+        probe = probe.parent
+    if probe.exists() and not probe.is_dir():
+        raise InputError(f"{option} {path}: {probe} is not a directory")
+    if probe == path:
+        try:
+            with tempfile.NamedTemporaryFile(dir=path, prefix=".kspec-write-check-"):
+                pass
+        except OSError as err:
+            raise InputError(f"{option} {path}: not writable ({err.strerror})") from None
+    elif not os.access(probe, os.W_OK | os.X_OK):
+        raise InputError(f"{option} {path}: cannot create it ({probe} is not writable)")
     return path
 
 
@@ -200,3 +206,26 @@ def finite_seconds(ctx: Any, param: Any, value: float | None) -> float | None:
     if not math.isfinite(value) or value <= 0:
         raise click.BadParameter(f"{value!r} is not a finite positive number of seconds")
     return value
+
+
+def check_spark_master_reachable(master: str, timeout: float = 3.0) -> None:
+    """For a ``spark://HOST:PORT[,HOST:PORT]`` master: an InputError unless one of the hosts
+    accepts a TCP connection within ``timeout`` seconds, so a wrong master is one line before a
+    JVM starts (Spark itself retries for a minute and prints Java stack traces). Other masters
+    (``local[*]``, ``yarn``, ``k8s://``) are left to Spark."""
+    import socket
+
+    if not master.startswith("spark://"):
+        return
+    hosts = master[len("spark://"):].split(",")
+    reasons = []
+    for hostport in hosts:
+        host, _, port = hostport.rpartition(":")
+        if not host or not port.isdigit() or not 0 < int(port) < 65536:
+            raise InputError(f"--master {master}: {hostport!r} is not HOST:PORT")
+        try:
+            with socket.create_connection((host.strip("[]"), int(port)), timeout=timeout):
+                return
+        except OSError as err:
+            reasons.append(f"{hostport}: {err.strerror or err}")
+    raise InputError(f"--master {master}: no Spark master answers ({'; '.join(reasons)})")

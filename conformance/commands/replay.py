@@ -17,6 +17,7 @@ from kspec.conformance.commands.conform import check_protocol, target_for
 from kspec.conformance.counterexample import CounterexampleError, read_counterexample
 from kspec.conformance.harness import DEFAULT_STEP_TIMEOUT, replay_steps
 from kspec.conformance.machines import PROTOCOLS
+from kspec.conformance.targets.exec import harness_timeout
 from kspec.conformance.targets.registry import UntrustedTarget, recorded_target
 
 
@@ -64,7 +65,7 @@ def replay_cmd(file: Path, target_name: str | None, timeout: float, as_json: boo
     # Everything read from the file is checked: only now is a target started.
     target = target_for(name, protocol, timeout)
     try:
-        result = replay_steps(driver, target, steps, timeout + 5.0 if name.startswith("exec:") else timeout)
+        result = replay_steps(driver, target, steps, harness_timeout(timeout) if name.startswith("exec:") else timeout)
     except (KeyError, TypeError, ValueError, AttributeError, IndexError) as err:
         # The model side of a step is read from the file; a step this protocol's driver cannot
         # take is the file's fault (a target's own exceptions are verdict error, not this).

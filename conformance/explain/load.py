@@ -18,26 +18,41 @@ import json
 from pathlib import Path
 from typing import Any
 
-from kspec.conformance.clikit import InputError
+from kspec.conformance.clikit import MAX_DEPTH, InputError, check_depth, parse_json_input, read_input_text
 from kspec.conformance.explain.trace import Arrow, Step, Trace
 from kspec.conformance.explain.values import _multiset_delta, diff, plain, short
+from kspec.conformance.traces.itf import ItfValueError
 
 ACTOR_KEYS = ("node", "replica", "instance", "cluster", "broker", "member")
 
 
 def load_trace(path: Path, violation: int = 0, trace_id: str | None = None) -> Trace:
-    """Read ``path`` in whichever format it is; raises InputError naming the file and place."""
+    """Read ``path`` in whichever format it is; raises InputError naming the file and place.
+
+    The file is untrusted (docs/threat-model.md): it is read bounded, and a value that is not
+    what its format says is an InputError naming the place, never an internal error."""
     try:
-        text = Path(path).read_text()
-    except OSError as err:
-        raise InputError(f"{path}: cannot read ({err.strerror})") from None
+        return _load_trace(path, violation, trace_id)
+    except ItfValueError as err:
+        raise InputError(f"{path}: {err}") from None
+    except RecursionError:
+        raise InputError(f"{path}: nested too deep") from None
+
+
+def _load_trace(path: Path, violation: int, trace_id: str | None) -> Trace:
+    text = read_input_text(path)
     try:
         doc = json.loads(text)
+    except RecursionError:
+        raise InputError(f"{path}: nested more than {MAX_DEPTH} levels deep") from None
     except json.JSONDecodeError as err:
         lines = [ln for ln in text.splitlines() if ln.strip()]
         if len(lines) > 1 and lines[0].lstrip().startswith("{"):
             return _from_events(path, lines, trace_id)
         raise InputError(f"{path}: not JSON (line {err.lineno}, column {err.colno}: {err.msg})") from None
+    except ValueError as err:  # an integer with more digits than Python converts
+        raise InputError(f"{path}: not JSON ({str(err).splitlines()[0][:120]})") from None
+    check_depth(doc, str(path))
     meta = doc.get("#meta") if isinstance(doc, dict) else None
     if isinstance(meta, dict) and meta.get("kind") == "kspec-counterexample":
         return _from_counterexample(path)
@@ -260,10 +275,7 @@ def _from_counterexample(path: Path) -> Trace:
 def _from_events(path: Path, lines: list[str], trace_id: str | None) -> Trace:
     rows: list[dict[str, Any]] = []
     for n, line in enumerate(lines, 1):
-        try:
-            ev = json.loads(line)
-        except json.JSONDecodeError as err:
-            raise InputError(f"{path}: line {n} is not JSON ({err.msg})") from None
+        ev = parse_json_input(line, f"{path}: line {n}")
         if not isinstance(ev, dict) or "node" not in ev:
             raise InputError(f"{path}: line {n} is not an event (no 'node')")
         tid = ev.get("trace")

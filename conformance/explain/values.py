@@ -10,29 +10,21 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from kspec.conformance.traces.itf import decode_value
+
 
 def plain(value: Any) -> Any:
     """ITF and codec values as plain JSON: sets and bags become sorted lists, maps with
-    scalar keys become objects, ``{"#tup": []}`` becomes null."""
+    scalar keys become objects, ``{"#tup": []}`` becomes null. A malformed ITF value raises
+    ``ItfValueError`` naming its place."""
+    if isinstance(value, dict) and value.get("type") == "Bag" and set(value) == {"type", "items"} \
+            and isinstance(value["items"], list) and all(isinstance(p, list) and len(p) == 2 for p in value["items"]):
+        return [[plain(k), plain(v)] for k, v in value["items"]]
+    if isinstance(value, dict) and not any(k.startswith("#") for k in value):
+        return {k: plain(v) for k, v in value.items()}
     if isinstance(value, list):
         return [plain(v) for v in value]
-    if not isinstance(value, dict):
-        return value
-    if "#tup" in value:
-        items = [plain(v) for v in value["#tup"]]
-        return items if items else None
-    if "#bigint" in value:
-        return int(value["#bigint"])
-    if "#set" in value:
-        return sorted((plain(v) for v in value["#set"]), key=_sort_key)
-    if "#map" in value:
-        pairs = [(plain(k), plain(v)) for k, v in value["#map"]]
-        if all(isinstance(k, str | int | bool) for k, _ in pairs):
-            return {str(k): v for k, v in pairs}
-        return [[k, v] for k, v in pairs]
-    if value.get("type") == "Bag" and set(value) == {"type", "items"}:
-        return [[plain(k), plain(v)] for k, v in value["items"]]
-    return {k: plain(v) for k, v in value.items() if not k.startswith("#")}
+    return decode_value(value)
 
 
 def _sort_key(value: Any) -> str:
