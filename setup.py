@@ -4,7 +4,7 @@ from setuptools import find_packages, setup
 
 ROOTS = {"kspec.model": "model", "kspec.conformance": "conformance", "kspec.tla": "tla"}
 
-DATA = ["*.tla", "*.cfg", "*.lark", "*.json", "*.xml", "*.txt", "*.go", "*.java"]
+DATA = ["*.tla", "*.cfg", "*.lark", "*.json", "*.xml", "*.txt", "*.go", "*.java", "*.toml"]
 
 packages: list[str] = []
 package_dir: dict[str, str] = {}

@@ -30,6 +30,7 @@ OPTIONAL_COMMAND_MODULES = [
     "kspec.conformance.commands.prove",
     "kspec.conformance.commands.validate",
     "kspec.conformance.commands.docs",
+    "kspec.conformance.commands.deviations",
 ]
 
 

@@ -25,7 +25,7 @@ import threading
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from kspec.conformance.adapters.base import JSON, Instance, StepResult, Target, TargetError
 
@@ -150,6 +150,16 @@ class Driver(Protocol):
 
     def observed_violation(self, node: Any, inp: JSON, observations: dict[Any, JSON],
                            memory: dict[str, Any]) -> str | None: ...
+
+
+@runtime_checkable
+class UnorderedObservations(Protocol):
+    """A driver whose observations hold collections the spec does not order (a Java
+    ``Collection`` or ``Set`` answer): both sides are brought to one order before they are
+    compared, so a target is never held to an order the protocol leaves open. The recorded
+    observations stay as each side gave them."""
+
+    def canonical_observation(self, inp: JSON, observation: JSON) -> JSON: ...
 
 
 # ---------------------------------------------------------------------------- guarded target calls
@@ -347,11 +357,15 @@ class Feeder:
         if violated is not None:
             name, _, detail = violated.partition(": ")
             self._diverge(index, "property", name, detail or name)
-        where = first_difference(record.model_observation, record.target_observation)
+        expected_obs, actual_obs = record.model_observation, record.target_observation
+        if isinstance(self.driver, UnorderedObservations):
+            expected_obs = self.driver.canonical_observation(record.input, expected_obs)
+            actual_obs = self.driver.canonical_observation(record.input, actual_obs)
+        where = first_difference(expected_obs, actual_obs)
         if where is not None:
             self._diverge(index, "observation", "observation" + (f".{where}" if where else ""),
-                          f"model {_short(_get(record.model_observation, where))}, "
-                          f"target {_short(_get(record.target_observation, where))}")
+                          f"model {_short(_get(expected_obs, where))}, "
+                          f"target {_short(_get(actual_obs, where))}")
 
     def close(self) -> None:
         for inst in self.instances.values():

@@ -23,6 +23,7 @@ from kspec.conformance.clikit import (
     progress_bar,
     protocol_info,
 )
+from kspec.conformance.deviations import Deviation, DeviationError, accepted_names, catalogue, resolve_accepted
 from kspec.conformance.harness import DEFAULT_STEP_TIMEOUT
 from kspec.conformance.machines import PROTOCOLS
 from kspec.conformance.machines.runner import DEFAULT_EXAMPLES, DEFAULT_OUT, DEFAULT_STEPS, run_conformance
@@ -53,6 +54,28 @@ def model_variant_of(protocol: str, names: tuple[str, ...]) -> str:
             raise InputError(f"--model-variant: unknown {protocol} variant {name!r} "
                              f"(known: {', '.join(sorted(known))})")
     return "+".join(parts)
+
+
+def accepted_of(protocol: str, values: tuple[str, ...]) -> tuple[Deviation, ...]:
+    """``--accept`` values as catalogued deviations of ``protocol`` (InputError otherwise)."""
+    try:
+        found = resolve_accepted(protocol, accepted_names(values))
+    except DeviationError as err:
+        raise InputError(str(err)) from None
+    if found and not getattr(PROTOCOLS[protocol]().driver, "takes_model_variant", False):
+        raise InputError(f"--accept: the {protocol} conformance driver runs only the reference model")
+    return found
+
+
+def deviation_candidates(protocol: str, accepted: tuple[Deviation, ...]) -> tuple[tuple[str, str], ...]:
+    """The catalogued deviations a divergence may be named after: the protocol's, not accepted,
+    for a driver that can run their model variants."""
+    if not getattr(PROTOCOLS[protocol]().driver, "takes_model_variant", False):
+        return ()
+    taken = {d.name for d in accepted}
+    known = protocol_info(protocol).variants
+    return tuple((d.name, d.model_variant) for d in catalogue(protocol).values()
+                 if d.name not in taken and all(v in known for v in d.model_variant.split("+")))
 
 
 def settings_of(protocol: str, pairs: tuple[str, ...]) -> dict[str, str]:
@@ -114,6 +137,10 @@ def target_for(name: str, protocol: str, timeout: float) -> object:
               help="Hold the target to a named broken variant of the model instead (voters; see "
                    "'kspec explore PROTOCOL --variant'), e.g. Kafka's own behaviour: "
                    "kafka-trim-at-snapshot-end+kafka-truncate-keeps-next-offset.")
+@click.option("--accept", "accepts", multiple=True, metavar="NAME|@FILE",
+              help="Accept a catalogued deviation (see 'kspec deviations PROTOCOL'): the target is held to the "
+                   "model with that deviation allowed, and the report lists it. Repeatable; @FILE reads names, "
+                   "one per line.")
 @click.option("--set", "settings", multiple=True, metavar="KEY=VALUE",
               help="Fix a configuration key for every run, e.g. mm2: contract=default holds the identity "
                    "policy to the default policy's laws (spec/mm2.md §3).")
@@ -122,11 +149,14 @@ def target_for(name: str, protocol: str, timeout: float) -> object:
                    "(up to 4 replays per step; --no-minimise for a slow target).")
 @json_option
 def conform_cmd(protocol: str, target_name: str, examples: int, steps: int, seed: int, out: Path, timeout: float,
-                time_limit: float, model_variants: tuple[str, ...], settings: tuple[str, ...], minimal: bool,
+                time_limit: float, model_variants: tuple[str, ...], accepts: tuple[str, ...],
+                settings: tuple[str, ...], minimal: bool,
                 as_json: bool) -> None:
     """Run PROTOCOL's model and the target side by side; report the first divergence, shrunk."""
     check_protocol(protocol)
+    accepted = accepted_of(protocol, accepts)
     variant = model_variant_of(protocol, model_variants)
+    variant = "+".join(dict.fromkeys(v for v in (*variant.split("+"), *(d.model_variant for d in accepted)) if v))
     fixed = settings_of(protocol, settings)
     check_writable_dir(out)  # before the run: a counterexample must not be lost at the end
     limited = TimeLimited(target_for(target_name, protocol, timeout), time_limit)
@@ -137,13 +167,14 @@ def conform_cmd(protocol: str, target_name: str, examples: int, steps: int, seed
         result = run_conformance(protocol, target, examples=examples, steps=steps, seed_value=seed, out_dir=out,
                                  step_timeout=harness_timeout(timeout) if target_name.startswith("exec:") else timeout,
                                  progress=lambda k: update(completed=min(k, examples), info=f"{k} runs"),
-                                 minimal=minimal)
+                                 minimal=minimal, deviations=deviation_candidates(protocol, accepted))
     result.target = target_name
     doc = result.to_json()
     doc["target"] = target_name
     doc["time_limit"] = {"seconds": time_limit, "reached": limited.expired}
     if variant:
         doc["model_variant"] = variant
+    doc["accepted"] = [d.name for d in accepted]
     if fixed:
         doc["settings"] = fixed
     if as_json:
@@ -152,8 +183,14 @@ def conform_cmd(protocol: str, target_name: str, examples: int, steps: int, seed
         click.echo(f"conform {protocol} --target {target_name}"
                    + (f" --model-variant {variant}" if variant else "") + f": {result.verdict} "
                    f"({result.examples} runs, seed {seed}, {result.seconds:.2f}s)")
+        for dev in accepted:
+            click.echo(f"  accepted deviation: {dev.line()}")
         if result.finding is not None:
             click.echo(f"  {result.finding.line()}")
+            if result.deviation is not None:
+                dev = catalogue(protocol)[result.deviation]
+                click.echo(f"  this is the known deviation {dev.line()}")
+                click.echo(f"  (--accept {dev.name} holds the target to the rest of the protocol)")
             click.echo(f"  after {len(result.steps)} steps from {result.config}:")
             for rec in result.steps:
                 click.echo(f"    {rec.index:>3}. {rec.action}")

@@ -45,13 +45,14 @@ class ConformResult:
     first_found: float | None = None  # seconds until the first failing run, before shrinking
     first_steps: int | None = None  # that run's steps
     first_runs: int | None = None  # Hypothesis runs until the first failing one (invalid ones too)
+    deviation: str | None = None  # the catalogued deviation that explains the divergence, if one does
 
     def to_json(self) -> dict[str, Any]:
         return {"protocol": self.protocol, "target": self.target, "verdict": self.verdict,
                 "examples": self.examples, "seconds": round(self.seconds, 3), "seed": self.seed,
                 "counterexample": self.counterexample,
                 "divergence": self.finding.to_json() if self.finding else None,
-                "steps": len(self.steps)}
+                "deviation": self.deviation, "steps": len(self.steps)}
 
 
 def conform_settings(examples: int, steps: int, shrink: bool = True) -> settings:
@@ -158,16 +159,44 @@ def _replay_actions(spec: Any, target: Target, config: dict[str, Any], actions: 
     return None
 
 
+def explained_by(spec: Any, target: Target, config: dict[str, Any], actions: list[tuple[str, Any]],
+                 finding: Finding, variant: str, step_timeout: float = DEFAULT_STEP_TIMEOUT) -> bool:
+    """Whether the model with ``variant`` added (a catalogued deviation's) no longer diverges from
+    ``target`` at or before ``finding``'s step when fed the same ``actions``: the deviation then
+    explains the divergence. False when the variant's model does not enable an action of the run
+    (it cannot tell) or the target fails."""
+    joined = "+".join(v for v in (str(config.get("model_variant") or ""), variant) if v)
+    session = Lockstep(spec.driver({**config, "model_variant": joined}), target, step_timeout)
+    try:
+        for category, action in actions:
+            if not session.take(category, action):
+                return False
+            if len(session.steps) >= finding.step:
+                return True
+    except Divergence:
+        return session.finding is not None and session.finding.step > finding.step
+    except TargetFailure:
+        return False
+    finally:
+        with contextlib.suppress(Exception):
+            session.close()
+    return True
+
+
 def run_conformance(protocol: str, target: Target, *, examples: int = DEFAULT_EXAMPLES,
                     steps: int = DEFAULT_STEPS, seed_value: int = 0, out_dir: Path | None = DEFAULT_OUT,
                     step_timeout: float = DEFAULT_STEP_TIMEOUT, progress: Any = None,
-                    shrink: bool = True, minimal: bool = True) -> ConformResult:
-    """Hold ``target`` to the model of ``protocol``; write a counterexample into ``out_dir``."""
+                    shrink: bool = True, minimal: bool = True,
+                    deviations: tuple[tuple[str, str], ...] = ()) -> ConformResult:
+    """Hold ``target`` to the model of ``protocol``; write a counterexample into ``out_dir``.
+
+    ``deviations`` are (name, model variant) pairs of catalogued deviations: on a divergence, the
+    first whose variant explains it (:func:`explained_by`) is named in the result."""
     spec = PROTOCOLS[protocol]()
     log = RunLog(on_run=progress)
     machine = seed(seed_value)(lockstep_machine(spec, target, log, step_timeout))
     started = time.perf_counter()
-    verdict, finding, shorter = "conforms", None, None
+    verdict, finding, shorter, deviation = "conforms", None, None, None
     try:
         try:
             with without_local_constants():
@@ -182,6 +211,14 @@ def run_conformance(protocol: str, target: Target, *, examples: int = DEFAULT_EX
         if verdict == "diverges" and minimal and finding is not None and failed is not None:
             shorter = minimise(protocol, target, dict(failed.driver.config), failed.taken, finding, step_timeout,
                                forced=tuple(getattr(failed.driver, "opening", ())))
+        if verdict == "diverges" and finding is not None and failed is not None and deviations:
+            final = shorter if shorter is not None and shorter.finding is not None else failed
+            assert final.finding is not None
+            for name, variant in deviations:
+                if explained_by(spec, target, dict(final.driver.config), list(final.taken), final.finding, variant,
+                                step_timeout):
+                    deviation = name
+                    break
     finally:
         with contextlib.suppress(Exception):  # a target that cannot close must not hide the verdict
             target.close()
@@ -192,6 +229,7 @@ def run_conformance(protocol: str, target: Target, *, examples: int = DEFAULT_EX
     result = ConformResult(protocol, getattr(target, "name", "?"), verdict, log.runs, seconds, seed_value,
                            finding=finding, config=dict(log.config))
     result.first_found, result.first_steps, result.first_runs = log.first_found, log.first_steps, log.first_runs
+    result.deviation = deviation
     if finding is not None:
         # A target that failed to start leaves no session: the file then has no steps.
         result.steps = session.steps if session is not None else []
@@ -201,7 +239,8 @@ def run_conformance(protocol: str, target: Target, *, examples: int = DEFAULT_EX
             meta = {"protocol": protocol, "target": result.target, "seed": seed_value, "verdict": verdict,
                     "config": result.config, "divergence": finding.to_json(),
                     "property": finding.field if finding.kind == "property" else None,
-                    "step": finding.step, "steps": len(result.steps), "examples": log.runs}
+                    "step": finding.step, "steps": len(result.steps), "examples": log.runs,
+                    "deviation": deviation}
             path = default_path(out_dir, protocol, result.target, seed_value, meta, result.steps)
             result.counterexample = str(write_counterexample(path, meta, result.steps))
     return result

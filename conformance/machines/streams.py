@@ -23,6 +23,7 @@ answer against the assignment the instance was last given (STREAMS-LAW-PARTITION
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -209,6 +210,19 @@ class StreamsDriver:
         return None
 
     @staticmethod
+    def canonical_observation(inp: JSON, observation: JSON) -> JSON:
+        """``allMetadata`` and ``allMetadataForStore`` answer a ``Collection<StreamsMetadata>``
+        whose order neither KIP-67 nor the javadoc fixes (STREAMS-RULE-ALL-METADATA): the answers
+        are compared as collections, each side's entries in one canonical order."""
+        kind = inp.get("type") if isinstance(inp, dict) else None
+        if kind not in ("AllMetadata", "AllMetadataForStore") or not isinstance(observation, dict):
+            return observation
+        result = observation.get("result")
+        if not isinstance(result, list):
+            return observation
+        return {**observation, "result": _as_collection(result)}
+
+    @staticmethod
     def _every_member_law(known: Assignment, answer: JSON) -> str | None:
         """STREAMS-LAW-EVERY-MEMBER on the target's allMetadata answer."""
         try:
@@ -235,6 +249,11 @@ class StreamsDriver:
             return None
         expected = [m for m in every if isinstance(m, dict)
                     and (store in (m.get("stores") or []) or store in (m.get("standby_stores") or []))]
-        if answer != expected:
+        if _as_collection(answer) != _as_collection(expected):  # Collections: order left open
             return f"{law.id}: {law.doc} fails for store {store!r}"
         return None
+
+
+def _as_collection(answer: list[JSON]) -> list[JSON]:
+    """A list answer in one canonical order, for comparing it as a collection."""
+    return sorted(answer, key=lambda m: json.dumps(m, sort_keys=True))
