@@ -104,8 +104,8 @@ def read_input_text(path: Path | str, max_bytes: int = MAX_INPUT_BYTES) -> str:
     p = Path(path)
     try:
         info = p.stat()
-    except OSError as err:
-        raise InputError(f"{p}: cannot read ({err.strerror})") from None
+    except (OSError, ValueError) as err:  # ValueError: a NUL in the name
+        raise InputError(f"{p}: cannot read ({getattr(err, 'strerror', None) or err})") from None
     if not stat.S_ISREG(info.st_mode):
         kind = "a directory" if stat.S_ISDIR(info.st_mode) else "not a regular file"
         raise InputError(f"{p}: {kind} (kspec reads regular files only)")
@@ -181,11 +181,11 @@ def check_writable_dir(path: Path, option: str = "--out") -> Path:
     A directory that does not exist yet is not created here: its nearest existing ancestor must
     be a writable directory."""
     probe = path
-    while not probe.exists():
+    while not _exists(probe, option):
         if probe.parent == probe:
             break
         probe = probe.parent
-    if probe.exists() and not probe.is_dir():
+    if _exists(probe, option) and not probe.is_dir():
         raise InputError(f"{option} {path}: {probe} is not a directory")
     if probe == path:
         try:
@@ -195,6 +195,24 @@ def check_writable_dir(path: Path, option: str = "--out") -> Path:
             raise InputError(f"{option} {path}: not writable ({err.strerror})") from None
     elif not os.access(probe, os.W_OK | os.X_OK):
         raise InputError(f"{option} {path}: cannot create it ({probe} is not writable)")
+    return path
+
+
+def _exists(path: Path, option: str) -> bool:
+    try:
+        return path.exists()
+    except (OSError, ValueError) as err:  # a name too long, a NUL in it
+        raise InputError(f"{option} {path}: {getattr(err, 'strerror', None) or err}") from None
+
+
+def existing_file(path: Path, what: str) -> Path:
+    """``path`` when it is an existing regular file, else an InputError naming ``what``."""
+    try:
+        ok = path.is_file()
+    except (OSError, ValueError) as err:
+        raise InputError(f"{what} {path}: {getattr(err, 'strerror', None) or err}") from None
+    if not ok:
+        raise InputError(f"{what} {path}: no such file")
     return path
 
 
@@ -208,13 +226,21 @@ def finite_seconds(ctx: Any, param: Any, value: float | None) -> float | None:
     return value
 
 
-def check_spark_master_reachable(master: str, timeout: float = 3.0) -> None:
-    """For a ``spark://HOST:PORT[,HOST:PORT]`` master: an InputError unless one of the hosts
-    accepts a TCP connection within ``timeout`` seconds, so a wrong master is one line before a
-    JVM starts (Spark itself retries for a minute and prints Java stack traces). Other masters
-    (``local[*]``, ``yarn``, ``k8s://``) are left to Spark."""
+LOCAL_MASTER = re.compile(r"^local(\[(\*|[0-9]{1,4})(,[0-9]{1,4})?\])?$")
+
+
+def check_spark_master(master: str, timeout: float = 3.0) -> None:
+    """What Spark would only find out after starting a JVM (and printing Java stack traces), as
+    one line before it starts: ``local[0]`` (no threads), and for ``spark://HOST:PORT[,...]``
+    a master none of whose hosts accepts a TCP connection within ``timeout`` seconds (Spark
+    itself retries for a minute). Other masters (``yarn``, ``k8s://``) are left to Spark."""
     import socket
 
+    if master.startswith("local"):
+        m = LOCAL_MASTER.match(master)
+        if m is None or m.group(2) == "0":
+            raise InputError(f"--master {master!r}: expected local, local[*], local[N] or local[N,F] with N >= 1")
+        return
     if not master.startswith("spark://"):
         return
     hosts = master[len("spark://"):].split(",")

@@ -101,6 +101,8 @@ def read_counterexample(path: Path) -> tuple[dict[str, Any], list[StepRecord]]:
     if not isinstance(doc, dict) or not isinstance(doc.get("#meta"), dict) or doc["#meta"].get("kind") != KIND:
         raise CounterexampleError(f"{path}: not a kspec counterexample (#meta.kind is not {KIND!r})")
     meta = itf_to_json(doc["#meta"], f"{path}: #meta")
+    if not isinstance(meta, dict):
+        raise CounterexampleError(f"{path}: #meta is an ITF value, not an object")
     for key in ("protocol", "target", "config"):
         if key not in meta:
             raise CounterexampleError(f"{path}: #meta lacks {key!r}")
@@ -120,10 +122,15 @@ def read_counterexample(path: Path) -> tuple[dict[str, Any], list[StepRecord]]:
         if not isinstance(row, dict):
             raise CounterexampleError(f"{path}: states[{i}] is not an object")
         rec = itf_to_json({k: v for k, v in row.items() if k != "#meta"}, f"{path}: states[{i}]")
+        if not isinstance(rec, dict):
+            raise CounterexampleError(f"{path}: states[{i}] is an ITF value, not a step (an object of variables)")
         if not isinstance(rec.get("step"), int) or isinstance(rec.get("step"), bool):
             raise CounterexampleError(f"{path}: states[{i}].step is not an integer")
         if not isinstance(rec.get("action", ""), str):
             raise CounterexampleError(f"{path}: states[{i}].action is not a string")
+        node = rec.get("node")
+        if node is not None and (isinstance(node, bool) or not isinstance(node, int | str)):
+            raise CounterexampleError(f"{path}: states[{i}].node is not a node id (a number or a name)")
         if rec.get("input") is not None and not isinstance(rec["input"], dict):
             raise CounterexampleError(f"{path}: states[{i}].input is not an object")
         for key in ("model_outputs", "target_outputs"):

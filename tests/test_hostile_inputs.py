@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from kspec.conformance.clikit import InputError, check_spark_master_reachable
+from kspec.conformance.clikit import InputError, check_spark_master
 from kspec.conformance.counterexample import read_counterexample
 from kspec.conformance.machines.runner import run_conformance
 from kspec.conformance.targets.exec import DEFAULT_STARTUP_TIMEOUT, ExecTarget, harness_timeout, make_exec_target
@@ -253,10 +253,14 @@ def test_unreachable_spark_master_is_one_line() -> None:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     with pytest.raises(InputError, match="no Spark master answers"):
-        check_spark_master_reachable(f"spark://127.0.0.1:{port}")
+        check_spark_master(f"spark://127.0.0.1:{port}")
     with pytest.raises(InputError, match="not HOST:PORT"):
-        check_spark_master_reachable("spark://nohostport")
-    check_spark_master_reachable("local[*]")  # left to Spark
+        check_spark_master("spark://nohostport")
+    for bad in ("local[0]", "local[-1]", "local[x]", "localhost"):
+        with pytest.raises(InputError, match="--master"):
+            check_spark_master(bad)
+    for good in ("local", "local[*]", "local[2]", "local[2,3]", "yarn"):
+        check_spark_master(good)
 
 
 def test_reachable_spark_master_passes() -> None:
@@ -268,7 +272,7 @@ def test_reachable_spark_master_passes() -> None:
         port = server.getsockname()[1]
         accepted = threading.Thread(target=lambda: server.accept()[0].close(), daemon=True)
         accepted.start()
-        check_spark_master_reachable(f"spark://127.0.0.1:{port}")
+        check_spark_master(f"spark://127.0.0.1:{port}")
         accepted.join(5)
 
 

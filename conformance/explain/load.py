@@ -37,6 +37,11 @@ def load_trace(path: Path, violation: int = 0, trace_id: str | None = None) -> T
         raise InputError(f"{path}: {err}") from None
     except RecursionError:
         raise InputError(f"{path}: nested too deep") from None
+    except (AttributeError, KeyError, TypeError, ValueError, IndexError) as err:
+        # A document of the right outline with a value of the wrong shape somewhere inside:
+        # the file's fault, said in one line (the fuzz test finds the places to check first).
+        raise InputError(f"{path}: a value has the wrong shape for its format "
+                         f"({type(err).__name__}: {str(err)[:120]})") from None
 
 
 def _load_trace(path: Path, violation: int, trace_id: str | None) -> Trace:
@@ -80,12 +85,16 @@ def _load_trace(path: Path, violation: int, trace_id: str | None) -> Trace:
 
 def _from_itf(path: Path, doc: dict[str, Any]) -> Trace:
     meta = plain(doc.get("#meta") or {})
+    if not isinstance(meta, dict):
+        raise InputError(f"{path}: #meta is not an object")
     rows = doc["states"]
     states, actions = [], []
     for i, row in enumerate(rows):
         if not isinstance(row, dict):
             raise InputError(f"{path}: states[{i}] is not an object")
         rec = plain(row)
+        if not isinstance(rec, dict):
+            raise InputError(f"{path}: states[{i}] is an ITF value, not a state (an object of variables)")
         actions.append(rec.pop("action", None))
         states.append(rec)
     if not states:
