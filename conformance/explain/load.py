@@ -14,13 +14,15 @@ Formats, told apart by content, not by file name:
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import re
 from pathlib import Path
 from typing import Any
 
 from kspec.conformance.clikit import MAX_DEPTH, InputError, check_depth, parse_json_input, read_input_text
 from kspec.conformance.explain.trace import Arrow, Step, Trace
-from kspec.conformance.explain.values import _multiset_delta, diff, plain, short
+from kspec.conformance.explain.values import Change, _multiset_delta, diff, plain, short
 from kspec.conformance.traces.itf import ItfValueError
 
 ACTOR_KEYS = ("node", "replica", "instance", "cluster", "broker", "member")
@@ -141,7 +143,7 @@ def _state_trace(path: Path, fmt: str, protocol: str | None, title: str, meta: d
     steps = []
     for i in range(1, len(states)):
         step = _action_step(i, actions[i])
-        step.changes = [c for c in diff(_without_action(states[i - 1]), _without_action(states[i]))]
+        step.changes = _name_nodes(diff(_without_action(states[i - 1]), _without_action(states[i])), states[i])
         steps.append(step)
         for name in [step.actor, *[a.src for a in step.arrows], *[a.dst for a in step.arrows]]:
             if name is not None and name not in participants:
@@ -155,6 +157,22 @@ def _state_trace(path: Path, fmt: str, protocol: str | None, title: str, meta: d
             if "system" not in participants:
                 participants.insert(0, "system")
     return Trace(str(path), fmt, protocol, title, meta, participants, steps, initial=states[0])
+
+
+def _name_nodes(changes: list[Change], state: Any) -> list[Change]:
+    """Changes under ``nodes[k]`` named by the replica they belong to (``node 2.role.epoch``, as
+    everywhere else), not by the list position."""
+    nodes = state.get("nodes") if isinstance(state, dict) else None
+    if not isinstance(nodes, list):
+        return changes
+    ids = {k: n["id"] for k, n in enumerate(nodes) if isinstance(n, dict) and isinstance(n.get("id"), int | str)}
+    out = []
+    for c in changes:
+        m = re.match(r"^nodes\[(\d+)\]", c.path)
+        if m is not None and int(m.group(1)) in ids:
+            c = dataclasses.replace(c, path=f"{display(str(ids[int(m.group(1))]))}{c.path[m.end():]}")
+        out.append(c)
+    return out
 
 
 def _without_action(state: Any) -> Any:

@@ -46,11 +46,20 @@ def _short(value: Any) -> str:
         return "{" + inner + "}"
     if isinstance(value, list):
         return "[" + ", ".join(_short(v) for v in value) + "]"
+    if value is MISSING:
+        return "(missing)"
     if value is None:
         return "null"
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, str) and (value in AMBIGUOUS or value != value.strip()):
+        # "", null and missing must read differently (and a string that looks like one of them).
+        return '"' + value.replace('"', '\\"') + '"'
     return str(value)
+
+
+# Strings shown quoted: they would otherwise read as null, missing, a boolean or nothing.
+AMBIGUOUS = frozenset({"", "null", "(missing)", "true", "false", "none", "None"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,9 +75,9 @@ class Change:
 
     def text(self, limit: int = 160) -> str:
         """``path: before → after`` (or ``+added -removed`` for collections)."""
-        if self.before == MISSING:
-            return f"{self.path} = {short(self.after, limit)}"
-        if self.after == MISSING:
+        if self.before is MISSING:
+            return f"{self.path} = {short(self.after, limit)} (new)"
+        if self.after is MISSING:
             return f"{self.path} removed (was {short(self.before, limit)})"
         if self.added or self.removed:
             parts = [f"+{short(a, limit)}" for a in self.added] + [f"-{short(r, limit)}" for r in self.removed]
@@ -76,7 +85,14 @@ class Change:
         return f"{self.path}: {short(self.before, limit)} → {short(self.after, limit)}"
 
 
-MISSING = "(absent)"
+class _Missing:
+    """A key one side of a diff does not have (neither null nor "")."""
+
+    def __repr__(self) -> str:
+        return "(missing)"
+
+
+MISSING: Any = _Missing()
 
 
 def diff(before: Any, after: Any, path: str = "") -> list[Change]:
