@@ -71,6 +71,9 @@ def main() -> int:
                 print(f"case {n}: {kind} {data[:200]!r}", file=sys.stderr, flush=True)
             problems = check_file(kind, data, work)
             what = f"{kind} of {len(data)} bytes"
+        if (n + 1) % 5000 == 0:
+            print(f"progress: {n + 1} cases, {len(failures)} failures, {time.perf_counter() - started:.0f} s",
+                  file=sys.stderr, flush=True)
         if time.perf_counter() - began > 2.0:
             slow.append(f"case {n} ({what}): {time.perf_counter() - began:.1f} s")
         by_kind[kind] += 1

@@ -10,7 +10,7 @@ apt_install() {
   local sudo=""
   if [ "$(id -u)" != 0 ]; then sudo="sudo"; fi
   $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "$@"
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "$@" >/dev/null
 }
 
 # python3 -m venv needs Debian's python3-venv (ensurepip); Debian's own Python refuses
