@@ -1,7 +1,9 @@
 """Explorer throughput: distinct states per second for KRaft at two bound sizes and for the
-voter-set model (KIP-853) at its defaults.
+voter-set model (KIP-853) at its defaults; with ``--versus-tlc``, the parallel explorer against
+TLC ``-workers N`` on the same spec and bounds, in one run.
 
     python bench/explore_bench.py [--repeat N] [--only NAME ...]
+    nice -n 10 python bench/explore_bench.py --versus-tlc [--workers 2] [--bounds max_epoch=2 ...]
 
 Prints a Markdown table (bounds, distinct states, transitions, seconds, CPU seconds, states/s)
 for the record in docs/performance.md. Each configuration runs to completion; the best of N
@@ -12,6 +14,7 @@ wall seconds).
 from __future__ import annotations
 
 import argparse
+import os
 import platform
 import time
 
@@ -26,11 +29,57 @@ CONFIGS = [
 ]
 
 
+def versus_tlc(protocol: str, bounds: list[str], workers: int, timeout: float) -> None:
+    """The serial explorer, the parallel explorer (``workers`` processes) and TLC ``-workers
+    workers`` on the same spec and bounds, one after the other; TLC's distinct states must
+    equal the explorer's (``kspec tla check`` proves the sets equal; this compares counts)."""
+    from kspec.conformance.clikit import build_model, protocol_info
+    from kspec.model.core.parallel import explore_parallel
+    from kspec.tla.mappings import get_mapping
+    from kspec.tla.runner import run_tlc
+
+    info = protocol_info(protocol)
+    model, values = build_model(info, bounds)
+    print(f"{protocol} {' '.join(bounds) or '(defaults)'}: load {os.getloadavg()}", flush=True)
+    rows = []
+    cpu = time.process_time()
+    serial = explore(model)
+    rows.append(("kspec explore --workers 1", serial.distinct_states, serial.seconds, time.process_time() - cpu))
+    print(rows[-1], flush=True)
+    par = explore_parallel(build_model(info, bounds)[0], workers=workers)
+    rows.append((f"kspec explore --workers {workers}", par.distinct_states, par.seconds, None))
+    print(rows[-1], flush=True)
+    mapping = get_mapping(protocol)
+    tlc = run_tlc(mapping.spec_path(), config_text=mapping.config(values), check_deadlock=mapping.check_deadlock,
+                  workers=workers, timeout=timeout)
+    rows.append((f"TLC -workers {workers} (wall, JVM start included)", tlc.distinct_states, tlc.seconds, None))
+    rows.append((f"TLC -workers {workers} (its own 'Finished in')", tlc.distinct_states, tlc.tlc_seconds, None))
+    print(rows[-2:], flush=True)
+    assert serial.distinct_states == par.distinct_states == tlc.distinct_states, rows
+    print(f"load at the end {os.getloadavg()}")
+    print()
+    print("| run | distinct states | seconds |")
+    print("|---|---|---|")
+    for name, states, seconds, _ in rows:
+        print(f"| {name} | {states} | {seconds:.1f} |")
+    print(f"\nparallel over serial: {serial.seconds / par.seconds:.2f}x; "
+          f"parallel over TLC (wall): {tlc.seconds / par.seconds:.2f}x; "
+          f"over TLC's own time: {(tlc.tlc_seconds or 0) / par.seconds:.2f}x")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--only", nargs="*", default=None, help="only these configurations")
+    parser.add_argument("--versus-tlc", action="store_true")
+    parser.add_argument("--protocol", default="raft")
+    parser.add_argument("--bounds", nargs="*", default=[])
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--timeout", type=float, default=3600.0)
     args = parser.parse_args()
+    if args.versus_tlc:
+        versus_tlc(args.protocol, args.bounds, args.workers, args.timeout)
+        return
     print(f"python {platform.python_version()} on {platform.machine()}, {time.strftime('%Y-%m-%d')}")
     print()
     print("| config | bounds | distinct states | transitions | seconds | CPU seconds | states/s |")

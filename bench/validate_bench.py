@@ -1,27 +1,40 @@
-"""Trace validation throughput: single-process Python replay vs Spark local[2], same corpus.
+"""Trace validation throughput: the reference replay, the lean single-process loop and Spark,
+on the same corpus in one run; and peak memory of the single-process engine as the corpus grows.
 
-    python bench/validate_bench.py [--events 1000000] [--master local[2]] [--cache DIR]
+    nice -n 10 python bench/validate_bench.py [--events 1000000] [--master local[2]] [--cache DIR]
+        [--reference-events 100000] [--rss 1000000,4000000] [--no-spark]
 
 The corpus: raft traces simulated from the reference model and from the ``vote-twice``
 variant (so some traces violate), then replicated under fresh trace ids until it holds at least
 ``--events`` events (simulating a million events from scratch takes far longer than replaying
-them; the replicas are ordinary, independent traces to the validator). It is cached under
-``--cache`` (a temp dir by default). Reported: events/second for both engines, their ratio,
-and the per-event cost of the model's node step alone (decode excluded), measured over the
-base traces in this process.
+them; the replicas are ordinary, independent traces to the validator, and the replay's caches
+are far too small to remember one replica by the next). It is cached under ``--cache``.
+
+Reported, with the load average at the start and end:
+- the reference replay (``engine.judge_lines``: ``judge_events`` on parsed records, the
+  validator before the lean loop) on the first ``--reference-events``-sized corpus, and the
+  lean loop (``kspec.conformance.pipeline.local``, as ``kspec validate`` judges) on the same
+  file, in events per CPU second of this process (CPU seconds, not wall: the machine is shared);
+- the lean loop on the ``--events`` corpus, wall and CPU, then Spark ``--master`` on the same
+  file (wall, the JVM start excluded): their wall ratio is the scaling figure;
+- with ``--rss``, the peak RSS of a fresh process validating each corpus size.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from kspec.conformance.clikit import build_model, protocol_info
 from kspec.conformance.pipeline import summary
-from kspec.conformance.pipeline.local import run_local
+from kspec.conformance.pipeline.local import iter_local
 from kspec.conformance.pipeline.nodes import NodeReplay, decode_input
 from kspec.conformance.pipeline.records import parse_line
 from kspec.conformance.traces.writer import write_traces
@@ -47,15 +60,14 @@ def corpus(cache: Path, events: int) -> Path:
     if path.exists():
         return path
     base = base_corpus(cache)
+    ids = [json.loads(text)["trace"] for text in base]
     tmp = path.with_suffix(".tmp")
     written = 0
     with tmp.open("w") as f:
         copy = 0
         while written < events:
-            for text in base:
-                ev = json.loads(text)
-                ev["trace"] = f"{ev['trace']}-r{copy}"
-                f.write(json.dumps(ev) + "\n")
+            f.writelines(text.replace(f'"trace": "{tid}"', f'"trace": "{tid}-r{copy}"', 1) + "\n"
+                         for text, tid in zip(base, ids, strict=True))
             written += len(base)
             copy += 1
     tmp.rename(path)
@@ -63,7 +75,7 @@ def corpus(cache: Path, events: int) -> Path:
 
 
 def step_cost(cache: Path) -> tuple[float, int]:
-    """Seconds per event of the model's node step alone, over the base traces."""
+    """CPU seconds per event of the model's node step alone, over the base traces."""
     groups: dict[str, list] = {}
     for n, text in enumerate(base_corpus(cache), start=1):
         key, rec = parse_line("base", n, text)  # type: ignore[misc]
@@ -77,49 +89,187 @@ def step_cost(cache: Path) -> tuple[float, int]:
             value, _ = decode_input("raft", r.event)
             if r.event["node"] is not None:
                 inputs.append((r.event["node"], value))
-        started = time.perf_counter()
+        started = time.process_time()
         for node, value in inputs:
             replay.nodes[node], _ = replay.step_fn(replay.nodes[node], value)
-        total += time.perf_counter() - started
+        total += time.process_time() - started
         count += len(inputs)
     return total / count, count
+
+
+def load() -> str:
+    return os.getloadavg().__repr__()
+
+
+def single_process(path: Path, reference: bool = False) -> tuple[dict[str, Any], float, float]:
+    """(summary, wall seconds, CPU seconds) of the local engine on ``path``."""
+    from kspec.conformance.pipeline import engine
+
+    judge = engine.judge_lines_fast
+    if reference:
+        engine.judge_lines_fast = engine.judge_lines  # type: ignore[assignment]
+    try:
+        cpu, wall = time.process_time(), time.perf_counter()
+        acc = summary.empty()
+        for outcome in iter_local("raft", [str(path)], []):
+            summary.add(acc, outcome)
+        cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+    finally:
+        engine.judge_lines_fast = judge  # type: ignore[assignment]
+    return summary.finish(acc, protocol="raft", seconds=wall), wall, cpu
+
+
+def baseline_process(path: Path, rev: str, cache: Path) -> tuple[dict[str, Any], float]:
+    """(summary, CPU seconds) of the pipeline as it was at git revision ``rev`` (its modules
+    read with ``git show`` into a package of their own under ``cache``), on ``path``."""
+    import importlib
+
+    root = Path(__file__).resolve().parent.parent
+    name = "baseline_" + "".join(c for c in rev if c.isalnum())
+    pkg = cache / name
+    pkg.mkdir(exist_ok=True)
+    listing = subprocess.run(["git", "-C", str(root), "ls-tree", "--name-only", rev, "conformance/pipeline/"],
+                             capture_output=True, text=True, check=True).stdout.split()
+    for file in listing:
+        text = subprocess.run(["git", "-C", str(root), "show", f"{rev}:{file}"], capture_output=True, text=True,
+                              check=True).stdout
+        (pkg / Path(file).name).write_text(text.replace("kspec.conformance.pipeline.", f"{name}."))
+    sys.path.insert(0, str(cache))
+    old = importlib.import_module(f"{name}.local")
+    old_summary = importlib.import_module(f"{name}.summary")
+    cpu = time.process_time()
+    acc = old_summary.empty()
+    for outcome in old.run_local("raft", [str(path)], []):
+        old_summary.add(acc, outcome)
+    cpu = time.process_time() - cpu
+    return old_summary.finish(acc, protocol="raft", seconds=cpu), cpu
+
+
+def spark_task_cpu(spark: Any, path: Path) -> tuple[float, float]:
+    """(CPU seconds the Spark tasks spent judging ``path``'s splits, the same work's CPU
+    seconds in this process): how much the executors pay over one process for the same work."""
+    from kspec.conformance.pipeline.engine import SPLIT_BYTES, index_split, judge_split, make_plan
+    from kspec.conformance.pipeline.reader import Limits, plan_splits
+
+    limits = Limits()
+    splits = plan_splits([str(path)], SPLIT_BYTES)
+    sc = spark.sparkContext
+
+    def timed(split: Any) -> float:
+        started = time.process_time()
+        index_split(split, limits)
+        return time.process_time() - started
+
+    index_cpu = sum(sc.parallelize(splits, len(splits)).map(timed).collect())
+    plan = make_plan(splits, [index_split(s, limits) for s in splits])
+    started = time.process_time()
+    for s in splits:
+        for _ in judge_split("raft", s, plan.first_line[s.index], plan.spanning, limits):
+            pass
+    here = time.process_time() - started + sum(timed(s) for s in splits)
+
+    def judged(item: tuple[Any, int]) -> float:
+        started = time.process_time()
+        for _ in judge_split("raft", item[0], item[1], plan.spanning, limits):
+            pass
+        return time.process_time() - started
+
+    work = [(s, plan.first_line[s.index]) for s in splits]
+    return index_cpu + sum(sc.parallelize(work, len(work)).map(judged).collect()), here
+
+
+RSS_RUN = """
+import resource, sys
+from kspec.conformance.pipeline import summary
+from kspec.conformance.pipeline.local import iter_local
+acc = summary.empty()
+for outcome in iter_local("raft", [sys.argv[1]], []):
+    summary.add(acc, outcome)
+print(sum(acc["events"].values()), resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+"""
+
+
+def peak_rss(path: Path) -> tuple[int, int]:
+    """(events, peak RSS in KiB) of a fresh process validating ``path`` with the local engine."""
+    out = subprocess.run([sys.executable, "-c", RSS_RUN, str(path)], capture_output=True, text=True, check=True)
+    events, rss = out.stdout.split()
+    return int(events), int(rss)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--events", type=int, default=1_000_000)
+    parser.add_argument("--reference-events", type=int, default=100_000)
     parser.add_argument("--master", default="local[2]")
+    parser.add_argument("--no-spark", action="store_true")
+    parser.add_argument("--baseline", default=None, metavar="REV",
+                        help="also time the pipeline as it was at this git revision (e.g. c758e3e)")
+    parser.add_argument("--rss", default="", help="comma-separated corpus sizes for the peak-RSS runs")
     parser.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "kspec-validate-bench")
     args = parser.parse_args()
     args.cache.mkdir(parents=True, exist_ok=True)
+    report: dict[str, Any] = {"load_at_start": load(), "cpus": os.cpu_count()}
     started = time.perf_counter()
     path = corpus(args.cache, args.events)
-    print(f"corpus {path} ready in {time.perf_counter() - started:.1f}s")
+    ref_path = corpus(args.cache, args.reference_events)
+    print(f"corpora ready in {time.perf_counter() - started:.1f}s; load {load()}", flush=True)
     per_step, stepped = step_cost(args.cache)
-    print(f"model node step: {per_step * 1e6:.1f} us/event over {stepped} events")
+    report["model_step_us_per_event"] = round(per_step * 1e6, 1)
+    print(f"model node step: {per_step * 1e6:.1f} us/event over {stepped} events", flush=True)
 
-    started = time.perf_counter()
-    acc = summary.empty()
-    for outcome in run_local("raft", [str(path)], []):
-        summary.add(acc, outcome)
-    local_s = time.perf_counter() - started
-    local = summary.finish(acc, protocol="raft", seconds=local_s)
+    ref, _, ref_cpu = single_process(ref_path, reference=True)
+    lean, _, lean_cpu = single_process(ref_path)
+    assert (ref["violating"], ref["events"], ref["violations_by_property"]) == \
+        (lean["violating"], lean["events"], lean["violations_by_property"])
+    report |= {"reference_events": ref["events"],
+               "reference_events_per_cpu_second": round(ref["events"] / ref_cpu),
+               "lean_events_per_cpu_second": round(lean["events"] / lean_cpu),
+               "lean_over_reference": round(ref_cpu / lean_cpu, 2)}
+    print(f"reference replay: {ref['events']} events, {ref['events'] / ref_cpu:.0f} events/CPU-s; "
+          f"lean loop: {lean['events'] / lean_cpu:.0f} events/CPU-s ({ref_cpu / lean_cpu:.2f}x); load {load()}",
+          flush=True)
+
+    if args.baseline:
+        base, base_cpu = baseline_process(ref_path, args.baseline, args.cache)
+        assert (base["violating"], base["events"]) == (lean["violating"], lean["events"])
+        report |= {"baseline": args.baseline, "baseline_events_per_cpu_second": round(base["events"] / base_cpu),
+                   "lean_over_baseline": round(base_cpu / lean_cpu, 2)}
+        print(f"pipeline at {args.baseline}: {base['events'] / base_cpu:.0f} events/CPU-s; the lean loop is "
+              f"{base_cpu / lean_cpu:.2f}x faster; load {load()}", flush=True)
+
+    local, local_wall, local_cpu = single_process(path)
+    report |= {"events": local["events"], "traces": local["traces"], "violating": local["violating"],
+               "python_wall_s": round(local_wall, 1), "python_cpu_s": round(local_cpu, 1),
+               "python_events_per_second": round(local["events"] / local_wall),
+               "python_events_per_cpu_second": round(local["events"] / local_cpu)}
     print(f"python single process: {local['events']} events, {local['traces']} traces, "
-          f"{local['violating']} violating, {local_s:.1f}s, {local['events_per_second']:.0f} events/s")
+          f"{local['violating']} violating, {local_wall:.1f}s wall, {local_cpu:.1f}s CPU, "
+          f"{local['events'] / local_cpu:.0f} events/CPU-s; load {load()}", flush=True)
 
-    from kspec.conformance.pipeline.spark import run_spark, spark_session
+    if not args.no_spark:
+        from kspec.conformance.pipeline.spark import run_spark, spark_session
 
-    with spark_session(args.master) as spark:
-        acc, spark_s = run_spark(spark, "raft", [str(path)], [], None)
-    remote = summary.finish(acc, protocol="raft", seconds=spark_s)
-    print(f"spark {args.master}: {remote['events']} events, {remote['traces']} traces, "
-          f"{remote['violating']} violating, {spark_s:.1f}s, {remote['events_per_second']:.0f} events/s")
-    assert (remote["events"], remote["violating"]) == (local["events"], local["violating"])
-    print(json.dumps({"events": local["events"], "python_events_per_second": local["events_per_second"],
-                      "spark_master": args.master, "spark_events_per_second": remote["events_per_second"],
-                      "spark_over_python": round(remote["events_per_second"] / local["events_per_second"], 2),
-                      "model_step_us_per_event": round(per_step * 1e6, 1),
-                      "replay_us_per_event_python": round(1e6 / local["events_per_second"], 1)}))
+        with spark_session(args.master) as spark:
+            acc, spark_s = run_spark(spark, "raft", [str(path)], [], None)
+            tasks_cpu, here_cpu = spark_task_cpu(spark, ref_path)
+        report |= {"spark_task_cpu_s": round(tasks_cpu, 2), "same_work_in_process_cpu_s": round(here_cpu, 2)}
+        print(f"the {ref['events']}-event corpus's splits: {tasks_cpu:.2f} CPU-s in Spark tasks, {here_cpu:.2f} "
+              f"in this process", flush=True)
+        remote = summary.finish(acc, protocol="raft", seconds=spark_s)
+        assert (remote["events"], remote["violating"], remote["violations_by_property"]) == \
+            (local["events"], local["violating"], local["violations_by_property"])
+        report |= {"spark_master": args.master, "spark_wall_s": round(spark_s, 1),
+                   "spark_events_per_second": round(remote["events"] / spark_s),
+                   "spark_over_python_wall": round(local_wall / spark_s, 2)}
+        print(f"spark {args.master}: {remote['events']} events, {remote['violating']} violating, {spark_s:.1f}s, "
+              f"{remote['events'] / spark_s:.0f} events/s, {local_wall / spark_s:.2f}x one process; load {load()}",
+              flush=True)
+    for size in [int(s) for s in args.rss.split(",") if s]:
+        events, rss = peak_rss(corpus(args.cache, size))
+        report[f"peak_rss_kib_{size}"] = rss
+        print(f"peak RSS validating {events} events: {rss / 1024:.0f} MiB; load {load()}", flush=True)
+    report["load_at_end"] = load()
+    print(json.dumps(report))
 
 
 if __name__ == "__main__":

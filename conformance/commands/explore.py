@@ -16,8 +16,10 @@ from kspec.conformance.clikit import (
     progress_bar,
     protocol_info,
 )
+from kspec.conformance.liveness_render import liveness_json, print_liveness, run_liveness
 from kspec.conformance.render import render_trace, trace_json
-from kspec.model.core.explorer import ExploreResult, explore
+from kspec.model.core.explorer import ExploreResult
+from kspec.model.core.parallel import explore_parallel
 
 
 @cli.command("explore")
@@ -28,9 +30,13 @@ from kspec.model.core.explorer import ExploreResult, explore
 @click.option("--max-states", type=click.IntRange(min=1), default=None,
               help="Stop after this many distinct states (the result is then incomplete).")
 @click.option("--keep-going", is_flag=True, help="Do not stop at the first violation.")
+@click.option("--workers", type=click.IntRange(min=1), default=None,
+              help="Processes to explore with (default: every core); the same states either way.")
+@click.option("--liveness/--no-liveness", default=True,
+              help="Also check the liveness properties under fairness once faults stop (default on).")
 @json_option
 def explore_cmd(protocol: str, bounds: tuple[str, ...], variant: str | None, max_states: int | None,
-                keep_going: bool, as_json: bool) -> None:
+                keep_going: bool, workers: int | None, liveness: bool, as_json: bool) -> None:
     """Explore every state of PROTOCOL within BOUNDS (name=value, e.g. max_epoch=3).
 
     Exit 0 when every property holds and every witness is reached, 1 otherwise.
@@ -38,19 +44,23 @@ def explore_cmd(protocol: str, bounds: tuple[str, ...], variant: str | None, max
     info = protocol_info(protocol)
     model, _values = build_model(info, bounds, variant)
     with progress_bar(f"explore {protocol}", None, on_terminal() and not as_json) as update:
-        result = explore(
+        result = explore_parallel(
             model,
+            workers=workers,
             max_states=max_states,
             stop_on_violation=not keep_going,
             progress=lambda n, t, d: update(info=f"{n} states, {t} transitions, depth {d}"),
         )
+    live = run_liveness(info, model, max_states) if liveness else None
     if as_json:
-        emit_json(result_json(result, variant))
+        emit_json({**result_json(result, variant), **(liveness_json(live[0]) if live else {})})
     else:
         print_result(result, model, variant)
+        if live is not None:
+            print_liveness(*live)
     if max_states is not None and not result.complete and not result.violations:
         raise InputError(f"exploration stopped at --max-states {max_states} before it was complete")
-    raise click.exceptions.Exit(0 if result.ok else 1)
+    raise click.exceptions.Exit(0 if result.ok and (live is None or live[0].ok) else 1)
 
 
 def result_json(result: ExploreResult, variant: str | None) -> dict[str, Any]:

@@ -16,9 +16,11 @@ import click
 from kspec.conformance.cli import cli
 from kspec.conformance.clikit import InputError, emit_json, json_option, on_terminal, progress_bar, protocol_info
 from kspec.conformance.pipeline import summary
+from kspec.conformance.pipeline.engine import SPLIT_BYTES
 from kspec.conformance.pipeline.inputs import expand_inputs
 from kspec.conformance.pipeline.judge import EVENT_PROTOCOLS
 from kspec.conformance.pipeline.nodes import known_actions
+from kspec.conformance.pipeline.reader import MAX_LINE_BYTES, MAX_RATIO, MIN_EXPANDED_BYTES, Limits
 
 
 @cli.command("validate")
@@ -28,8 +30,16 @@ from kspec.conformance.pipeline.nodes import known_actions
               help="Spark master URL: local[N], local[*], spark://HOST:PORT, yarn, k8s://...")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Write verdicts.parquet, quarantine.parquet, coverage.parquet and summary.json here.")
+@click.option("--max-line-bytes", type=click.IntRange(min=1), default=MAX_LINE_BYTES, show_default=True,
+              help="A longer JSON Lines line is quarantined (its first bytes kept).")
+@click.option("--max-expanded-bytes", type=click.IntRange(min=1), default=MIN_EXPANDED_BYTES,
+              show_default=True, help="A .gz input may expand to this many bytes, or to "
+              f"{MAX_RATIO}x its size if more; past that the rest of it is quarantined (a gzip bomb).")
+@click.option("--split-bytes", type=click.IntRange(min=1), default=SPLIT_BYTES, show_default=True,
+              help="Bytes of a plain JSON Lines file one task reads (a .gz file is one task).")
 @json_option
-def validate_cmd(inputs: tuple[str, ...], protocol: str, master: str, out: Path | None, as_json: bool) -> None:
+def validate_cmd(inputs: tuple[str, ...], protocol: str, master: str, out: Path | None, max_line_bytes: int,
+                 max_expanded_bytes: int, split_bytes: int, as_json: bool) -> None:
     """Replay every trace in INPUTS (JSON Lines event traces or ITF state traces: files,
     directories or globs) through PROTOCOL's model on Spark, and report what was violated,
     what was quarantined and what was covered."""
@@ -51,7 +61,9 @@ def validate_cmd(inputs: tuple[str, ...], protocol: str, master: str, out: Path 
     with progress_bar(f"validate {protocol}", None, on_terminal() and not as_json) as update, \
             spark_session(master) as spark:
         acc, seconds = run_spark(spark, protocol, files.jsonl, files.itf, None if out is None else str(out.resolve()),
-                                 update=update, known_actions=known)
+                                 update=update, known_actions=known,
+                                 limits=Limits(max_line_bytes=max_line_bytes, min_expanded_bytes=max_expanded_bytes),
+                                 split_bytes=split_bytes)
     doc = summary.finish(acc, protocol=protocol, seconds=seconds, known_actions=known,
                          extra={"master": master, "inputs": len(files), "out": None if out is None else str(out)})
     if out is not None:

@@ -66,7 +66,8 @@ def _load_trace(path: Path, violation: int, trace_id: str | None) -> Trace:
     if isinstance(doc, dict) and isinstance(doc.get("states"), list):
         return _from_itf(path, doc)
     if isinstance(doc, dict) and isinstance(doc.get("violations"), list):
-        violations = doc["violations"]
+        # Liveness lassos (kspec explore --json) come after the safety violations.
+        violations = doc["violations"] + list((doc.get("liveness_counterexamples") or {}).values())
         if not violations:
             raise InputError(f"{path}: the run found no violation, so there is no counterexample to explain")
         if not 0 <= violation < len(violations):
@@ -134,7 +135,20 @@ def _from_model_trace(path: Path, violation: dict[str, Any], protocol: Any, vari
     if prop:
         trace.title += f" violates {prop}"
         _mark_failed(trace, f"property {prop} violated{_describe_property(protocol, prop)}")
+    _mark_lasso(trace, violation)
     return trace
+
+
+def _mark_lasso(trace: Trace, violation: dict[str, Any]) -> None:
+    """A liveness lasso: note where faults stop and draw the cycle's return (``loop_back`` is
+    the state the last step returns to, counted as the steps are)."""
+    stop, back = violation.get("faults_stop"), violation.get("loop_back")
+    if isinstance(stop, int) and 1 <= stop <= len(trace.steps):
+        trace.steps[stop - 1].notes.append("no fault after this step")
+    if isinstance(back, int) and trace.steps:
+        last = len(trace.steps)
+        cycle = "it stutters there forever" if back == last else f"steps {back + 1}-{last} repeat forever"
+        trace.steps[-1].notes.append(f"↺ back to step {back}: {cycle}")
 
 
 def _state_trace(path: Path, fmt: str, protocol: str | None, title: str, meta: dict[str, str],

@@ -17,6 +17,7 @@ from typing import Any
 from kspec.conformance.pipeline.classes import classes_of
 from kspec.conformance.pipeline.judge import Outcome, quarantine_row, verdict_row
 from kspec.conformance.pipeline.records import Record
+from kspec.conformance.pipeline.typed import check_value
 from kspec.conformance.traces.itf import to_itf
 from kspec.model.catalog import get_protocol
 from kspec.model.core.codec import DecodeError, decode
@@ -80,14 +81,13 @@ def judge_itf(protocol: str, file: str, text: str) -> Outcome:
         if not isinstance(row, dict) or "action" not in row:
             return _quarantine(file, text, f"state {i} has no action", trace, len(states))
         try:
-            actions.append(decode(from_itf(row["action"]), classes))
-        except DecodeError as err:
+            action = decode(from_itf(row["action"]), classes)
+        except (DecodeError, TypeError, ValueError, AttributeError) as err:
             return _quarantine(file, text, f"state {i}: undecodable action: {err}", trace, len(states))
-    props = model.properties()
-    invariants = [p for p in props if p.kind == "always"]
-    step_props = [p for p in props if p.kind == "always_step"]
-    witnesses = [p for p in props if p.kind == "sometimes"]
-    step_witnesses = [p for p in props if p.kind == "sometimes_step"]
+        bad = check_value(action)
+        if bad is not None:
+            return _quarantine(file, text, f"state {i}: badly typed action: {bad}", trace, len(states))
+        actions.append(action)
     counts: Counter[str] = Counter()
     feats: Counter[str] = Counter()
 
@@ -97,6 +97,22 @@ def judge_itf(protocol: str, file: str, text: str) -> Outcome:
         return Outcome(verdict_row(trace, status, len(states), file, 0, step, prop, action, detail), [],
                        dict(counts), dict(feats))
 
+    try:
+        return _replay(model, states, actions, verdict, counts, feats)
+    except (TypeError, ValueError, KeyError, AttributeError, IndexError) as err:
+        # A recorded state or action the model cannot even step through (a badly typed value
+        # the decoder let by): damage, not a crash of the run.
+        return _quarantine(file, text, f"the model cannot replay it: {type(err).__name__}: {err}", trace,
+                           len(states))
+
+
+def _replay(model: Any, states: list[Any], actions: list[Any], verdict: Any, counts: Counter[str],
+            feats: Counter[str]) -> Outcome:
+    props = model.properties()
+    invariants = [p for p in props if p.kind == "always"]
+    step_props = [p for p in props if p.kind == "always_step"]
+    witnesses = [p for p in props if p.kind == "sometimes"]
+    step_witnesses = [p for p in props if p.kind == "sometimes_step"]
     first = _state_of(states[0])
     state = next((s for s in model.init_states() if _canon(to_itf(s)) == first), None)
     if state is None:
@@ -121,6 +137,29 @@ def judge_itf(protocol: str, file: str, text: str) -> Outcome:
                 return verdict(i, p.name, action_name(actions[i]) if i else None, p.id)
         feats.update(p.name for p in witnesses if p.holds(state))
     return verdict()
+
+
+MAX_ITF_BYTES = 256 << 20  # an ITF file is one record, read whole
+
+
+def oversized_itf(file: str, size: int) -> Outcome:
+    """The outcome of an ITF file too large to read whole: one quarantined record."""
+    return _quarantine(file, "", f"ITF file larger than the limit of {MAX_ITF_BYTES} bytes ({size} bytes)")
+
+
+def split_itf(paths: list[str]) -> tuple[list[str], list[Outcome]]:
+    """(the ITF files small enough to read whole, the outcomes of the others)."""
+    import os
+
+    ok: list[str] = []
+    big: list[Outcome] = []
+    for path in paths:
+        size = os.path.getsize(path)
+        if size > MAX_ITF_BYTES:
+            big.append(oversized_itf(path, size))
+        else:
+            ok.append(path)
+    return ok, big
 
 
 def _quarantine(file: str, text: str, reason: str, trace: str | None = None, records: int = 1) -> Outcome:

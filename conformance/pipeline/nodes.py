@@ -11,12 +11,14 @@ over the nodes' observations are checked after every event, under the model's pr
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from kspec.conformance.pipeline.classes import classes_of
+from kspec.conformance.pipeline.typed import check_value
 from kspec.model.catalog import get_protocol
 from kspec.model.core.bag import Bag
 from kspec.model.core.codec import DecodeError, decode, encode
@@ -90,6 +92,7 @@ def input_classes(protocol: str) -> dict[str, type]:
     return classes_of(protocol)
 
 
+@functools.cache
 def known_actions(protocol: str) -> frozenset[str]:
     """The action names an event of ``protocol`` may carry (its node inputs and network faults)."""
     if protocol == "voters":
@@ -110,6 +113,11 @@ def decode_input(protocol: str, event: dict[str, Any]) -> tuple[Any, str | None]
         value = decode(event["input"], input_classes(protocol))
     except DecodeError as err:
         return None, f"undecodable input: {err}"
+    except (TypeError, ValueError, AttributeError) as err:  # e.g. a list where a dataclass's field is hashed
+        return None, f"undecodable input: {err}"
+    bad = check_value(value)
+    if bad is not None:
+        return None, f"badly typed input: {bad}"
     if action in NETWORK_ACTIONS:
         if event["node"] is not None:
             return None, f"network action {action} names node {event['node']!r}"

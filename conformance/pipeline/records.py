@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 # Fields every event record has; ``observation``, ``protocol`` and ``config`` are optional.
 REQUIRED_FIELDS = ("trace", "step", "node", "action", "input", "outputs")
@@ -41,30 +44,123 @@ class Record:
         return json.dumps(self.event, sort_keys=False)
 
 
-def parse_line(file: str, line: int, text: str) -> tuple[str, Record] | None:
-    """Parse one JSON Lines line into (group key, record); None for a blank line."""
-    if not text.strip():
+class _TraceOnly(msgspec.Struct):
+    trace: Any = None
+
+
+_trace_only = msgspec.json.Decoder(_TraceOnly)
+_any = msgspec.json.Decoder()
+
+
+def trace_key(file: str, line: int, raw: bytes, damage: str | None = None) -> str:
+    """The group key of a line: its trace id, or an orphan key when it cannot be read. Cheap
+    (the other fields are only scanned); :func:`parse_line` gives every line this same key, so
+    a first pass can find the traces that span splits without parsing events."""
+    if damage is None:
+        try:
+            trace = _trace_only.decode(raw).trace
+        except (msgspec.DecodeError, msgspec.ValidationError):
+            trace = None
+        if isinstance(trace, str) and trace:
+            return trace
+    return _damaged_key(file, line, raw) or orphan_key(file, line)
+
+
+def _damaged_key(file: str, line: int, raw: bytes) -> str | None:
+    m = _TRACE_RE.search(raw.decode("utf-8", "replace"))
+    if m:
+        try:
+            trace = json.loads(f'"{m.group(1)}"')
+        except ValueError:
+            return None
+        if isinstance(trace, str) and trace:
+            return trace
+    return None
+
+
+def parse_line(file: str, line: int, text: bytes | str, damage: str | None = None) -> tuple[str, Record] | None:
+    """Parse one JSON Lines line into (group key, record); None for a blank line. ``damage`` is
+    what the reader found wrong with the bytes (a CR, an oversized line, a gzip failure)."""
+    raw = text.encode("utf-8", "surrogateescape") if isinstance(text, str) else text
+    if damage is None and not raw.strip():
         return None
+    key = trace_key(file, line, raw, damage)
+    if damage is not None:
+        return _damaged(file, line, raw, damage, key)
     try:
-        event = json.loads(text)
-    except ValueError as err:
-        return _damaged(file, line, text, f"malformed JSON: {err.msg} at column {err.colno}")
+        event = _any.decode(raw)
+    except (msgspec.DecodeError, msgspec.ValidationError) as err:
+        return _damaged(file, line, raw, f"malformed JSON: {err}", key)
     if not isinstance(event, dict):
-        return _damaged(file, line, text, f"not a JSON object: {type(event).__name__}")
+        kind = _JSON_TYPES.get(type(event), type(event).__name__)
+        return _damaged(file, line, raw, f"not a JSON object: {kind}", key)
     trace = event.get("trace")
     if not isinstance(trace, str) or not trace:
-        return _damaged(file, line, text, "missing field 'trace'" if trace is None else "field 'trace' is not a string")
+        return _damaged(file, line, raw, "missing field 'trace'" if trace is None else "field 'trace' is not a string",
+                        key)
     missing = [f for f in REQUIRED_FIELDS if f not in event]
     if missing:
-        return trace, Record(file, line, trace, _step_of(event), None, f"missing field {missing[0]!r}", text)
+        return trace, Record(file, line, trace, _step_of(event), None, f"missing field {missing[0]!r}", _text(raw))
     step = event["step"]
     if not isinstance(step, int) or isinstance(step, bool) or step < 0:
-        return trace, Record(file, line, trace, None, None, f"bad step {step!r}", text)
-    if not isinstance(event["action"], str):
-        return trace, Record(file, line, trace, step, None, "field 'action' is not a string", text)
-    if not isinstance(event["outputs"], list):
-        return trace, Record(file, line, trace, step, None, "field 'outputs' is not a list", text)
+        return trace, Record(file, line, trace, None, None, f"bad step {step!r}", _text(raw))
+    bad = _bad_field(event)
+    if bad is not None:
+        return trace, Record(file, line, trace, step, None, bad, _text(raw))
     return trace, Record(file, line, trace, step, event)
+
+
+_JSON_TYPES = {list: "list", str: "str", int: "int", float: "float", bool: "bool", type(None): "NoneType"}
+
+
+def _is_id(value: Any) -> bool:
+    """A node id: an integer or a string (never a bool, a list or an object)."""
+    return type(value) is int or type(value) is str
+
+
+def _is_int(value: Any) -> bool:
+    return type(value) is int
+
+
+# The observation keys the replay reads, and the types they must have (TRACE-EVENTS).
+_OBSERVATION_TYPES: dict[str, tuple[str, Callable[[Any], bool]]] = {
+    "epoch": ("an integer", _is_int),
+    "high_watermark": ("an integer or null", lambda v: v is None or type(v) is int),
+    "role": ("a string", lambda v: type(v) is str),
+    "leader": ("a node id or null", lambda v: v is None or _is_id(v)),
+    "voted_for": ("a node id or null", lambda v: v is None or _is_id(v)),
+    "log": ("a list of [epoch, kind] entries",
+            lambda v: type(v) is list and all(type(e) is list and len(e) >= 1 and type(e[0]) is int for e in v)),
+}
+
+
+def _bad_field(event: dict[str, Any]) -> str | None:
+    """The first badly typed field of an event with every required field, or None."""
+    if type(event["action"]) is not str:
+        return "field 'action' is not a string"
+    node = event["node"]
+    if node is not None and not _is_id(node):
+        return f"field 'node' is not a node id (an integer, a string or null): {node!r}"
+    if type(event["input"]) is not dict:
+        return "field 'input' is not an object"
+    outputs = event["outputs"]
+    if type(outputs) is not list:
+        return "field 'outputs' is not a list"
+    for o in outputs:
+        if type(o) is not dict or type(o.get("type")) is not str:
+            return f"field 'outputs' holds {o!r}, not an object with a 'type'"
+    obs = event.get("observation")
+    if obs is not None:
+        if type(obs) is not dict:
+            return "field 'observation' is not an object"
+        for key, (what, ok) in _OBSERVATION_TYPES.items():
+            if key in obs and not ok(obs[key]):
+                return f"field 'observation.{key}' is not {what}: {obs[key]!r}"
+    return None
+
+
+def _text(raw: bytes) -> str:
+    return raw.decode("utf-8", "replace")
 
 
 def _step_of(event: dict[str, Any]) -> int | None:
@@ -72,17 +168,10 @@ def _step_of(event: dict[str, Any]) -> int | None:
     return step if isinstance(step, int) and not isinstance(step, bool) else None
 
 
-def _damaged(file: str, line: int, text: str, reason: str) -> tuple[str, Record]:
+def _damaged(file: str, line: int, raw: bytes, reason: str, key: str) -> tuple[str, Record]:
     """A damaged line: grouped with its trace when the trace id can still be read, else alone."""
-    m = _TRACE_RE.search(text)
-    if m:
-        try:
-            trace = json.loads(f'"{m.group(1)}"')
-        except ValueError:
-            trace = None
-        if trace:
-            return trace, Record(file, line, trace, None, None, reason, text)
-    return orphan_key(file, line), Record(file, line, None, None, None, reason, text)
+    trace = None if is_orphan(key) else key
+    return key, Record(file, line, trace, None, None, reason, _text(raw))
 
 
 def orphan_key(file: str, line: int) -> str:

@@ -1,12 +1,12 @@
-"""The Spark engine of ``kspec validate``: read, group by trace, replay in the executors.
+"""The Spark engine of ``kspec validate``: whole traces per task, no event crosses the JVM.
 
-JSON Lines files are read as text with their line numbers (``textFile().zipWithIndex()``), not
-with Spark's JSON reader, so that a malformed line is quarantined with its file and line
-instead of being dropped or nulled. Lines are parsed and keyed by trace id in the executors,
-grouped (``groupByKey``), and each group is judged by the pure model
-(:func:`kspec.conformance.pipeline.judge.judge_events`); ITF files are judged whole
-(``wholeTextFiles``). The per-trace outcomes are persisted once and feed the summary (a tree
-aggregate) and the Parquet outputs.
+JSON Lines files are cut into splits (``engine``); each task reads its split's bytes itself
+(the files must be readable at the same path on every executor), with line numbers from a
+first, cheap job, so a malformed line is quarantined with its file and line instead of being
+dropped or nulled by Spark's JSON reader. The traces a split holds whole are judged in its task
+by the pure model; only the lines of traces that span splits are shuffled (``groupByKey``).
+ITF files are judged whole (``wholeTextFiles``). The per-trace outcomes are persisted once and
+feed the summary (a tree aggregate: one small summary per partition) and the Parquet outputs.
 
 On a real cluster the executors need the ``kspec`` package: ship it with ``--py-files`` (a zip
 of the installed package) or ``--archives`` (a packed virtual environment), see
@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import re
+import socket
 import sys
 import threading
 from collections.abc import Callable, Iterator
@@ -25,9 +26,11 @@ from typing import Any
 
 from kspec.conformance.clikit import InputError
 from kspec.conformance.pipeline import summary
-from kspec.conformance.pipeline.itf_replay import judge_itf
-from kspec.conformance.pipeline.judge import Outcome, judge_events
-from kspec.conformance.pipeline.records import parse_line
+from kspec.conformance.pipeline.engine import SPLIT_BYTES, index_split, judge_split, make_plan
+from kspec.conformance.pipeline.fast import judge_lines_fast
+from kspec.conformance.pipeline.itf_replay import judge_itf, split_itf
+from kspec.conformance.pipeline.judge import Outcome
+from kspec.conformance.pipeline.reader import Limits, plan_splits
 
 MASTER_RE = re.compile(r"^(local(\[(\*|\d+)(,\d+)?\])?|local-cluster\[\d+,\d+,\d+\]|yarn|"
                        r"(spark|mesos|k8s)://\S+)$")
@@ -40,11 +43,27 @@ def check_master(master: str) -> None:
                          f"k8s://URL, mesos://URL)")
 
 
+def check_reachable(master: str) -> None:
+    """A standalone master that does not answer is an input error (Spark would retry for a
+    minute and then print its stack traces)."""
+    if master.startswith("spark://"):
+        for address in master[len("spark://"):].split(","):
+            host, _, port = address.rpartition(":")
+            if not host or not port.isdigit():
+                raise InputError(f"bad --master {master!r}: {address!r} is not HOST:PORT")
+            try:
+                socket.create_connection((host, int(port)), timeout=5).close()
+            except OSError as err:
+                raise InputError(f"cannot reach Spark master {address} (--master {master}): "
+                                 f"{err.strerror or err}") from None
+
+
 @contextmanager
 def spark_session(master: str, app: str = "kspec-validate", shuffle_partitions: int = 4,
                   driver_memory: str = "2g") -> Iterator[Any]:
     """A small SparkSession that is always stopped."""
     check_master(master)
+    check_reachable(master)
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
     from pyspark.sql import SparkSession
@@ -72,20 +91,28 @@ def _local_path(uri: str) -> str:
     return uri[len("file:"):] if uri.startswith("file:") else uri
 
 
-def _events_rdd(sc: Any, protocol: str, jsonl: list[str], partitions: int) -> Any:
-    """The outcome of every event trace (and orphan record) in the JSON Lines files."""
-    rdds = []
-    for path in jsonl:
-        def parse(pair: tuple[str, int], path: str = path) -> list[tuple[str, Any]]:
-            parsed = parse_line(path, pair[1] + 1, pair[0])
-            return [] if parsed is None else [parsed]
+def _events_rdd(sc: Any, protocol: str, jsonl: list[str], limits: Limits, split_bytes: int) -> tuple[Any, Any]:
+    """The outcome of every event trace (and orphan record) in the JSON Lines files: a first
+    job indexes the splits (line counts, trace ids), a second judges each split's own traces
+    in its task; only the lines of traces that span splits are shuffled, grouped and judged.
+    Returns (outcomes, the RDD to unpersist when done)."""
+    splits = plan_splits(jsonl, split_bytes)
+    indexes = sc.parallelize(splits, len(splits)).map(lambda s: index_split(s, limits)).collect()
+    plan = make_plan(splits, indexes)
+    spanning = sc.broadcast(plan.spanning)
+    work = [(s, plan.first_line[s.index]) for s in splits]
+    tagged = sc.parallelize(work, len(work)).flatMap(
+        lambda sf: judge_split(protocol, sf[0], sf[1], spanning.value, limits))
+    if not plan.spanning:
+        return tagged.map(lambda t: t[1]), None
+    from pyspark import StorageLevel
 
-        # One partition per block of the file (not Spark's default of at least two), so that a
-        # small file's zipWithIndex needs no extra job to count its partitions.
-        uri = "file://" + path if path.startswith("/") else path
-        rdds.append(sc.textFile(uri, minPartitions=1).zipWithIndex().flatMap(parse))
-    lines = rdds[0] if len(rdds) == 1 else sc.union(rdds)
-    return lines.groupByKey(numPartitions=partitions).map(lambda kv: judge_events(protocol, kv[0], kv[1]))
+    tagged.persist(StorageLevel.MEMORY_AND_DISK)
+    whole = tagged.filter(lambda t: t[0] == 0).map(lambda t: t[1])
+    spans = (tagged.filter(lambda t: t[0] == 1).map(lambda t: t[1])
+             .groupByKey(numPartitions=max(1, min(len(plan.spanning), sc.defaultParallelism)))
+             .map(lambda kv: judge_lines_fast(protocol, kv[0], kv[1])))
+    return sc.union([whole, spans]), tagged
 
 
 def _itf_rdd(sc: Any, protocol: str, itf: list[str], partitions: int) -> Any:
@@ -126,8 +153,8 @@ class _Progress:
 
 
 def run_spark(spark: Any, protocol: str, jsonl: list[str], itf: list[str], out: str | None,
-              update: Callable[..., None] | None = None, known_actions: list[str] | None = None
-              ) -> tuple[dict[str, Any], float]:
+              update: Callable[..., None] | None = None, known_actions: list[str] | None = None,
+              limits: Limits | None = None, split_bytes: int = SPLIT_BYTES) -> tuple[dict[str, Any], float]:
     """Judge every trace on ``spark``; write the Parquet outputs under ``out``; return the
     summary accumulator and the seconds the replay took."""
     import time
@@ -136,10 +163,15 @@ def run_spark(spark: Any, protocol: str, jsonl: list[str], itf: list[str], out: 
     partitions = max(2, sc.defaultParallelism * 2)
     started = time.perf_counter()
     parts = []
+    held = None
     if jsonl:
-        parts.append(_events_rdd(sc, protocol, jsonl, partitions))
+        events, held = _events_rdd(sc, protocol, jsonl, limits or Limits(), split_bytes)
+        parts.append(events)
+    itf, oversized = split_itf(itf)
     if itf:
         parts.append(_itf_rdd(sc, protocol, itf, partitions))
+    if oversized:
+        parts.append(sc.parallelize(oversized, 1))
     outcomes = parts[0] if len(parts) == 1 else sc.union(parts)
     from pyspark import StorageLevel
 
@@ -152,6 +184,8 @@ def run_spark(spark: Any, protocol: str, jsonl: list[str], itf: list[str], out: 
             write_outputs(spark, outcomes, acc, out, known_actions or [])
     finally:
         outcomes.unpersist()
+        if held is not None:
+            held.unpersist()
     return acc, seconds
 
 

@@ -137,6 +137,9 @@ class ProtocolInfo:
     summary: str = ""
     # Looser defaults for ``simulate``: random walks go deep, where exhaustive search cannot.
     simulation_bounds: Mapping[str, int | bool] = field(default_factory=dict)
+    # Liveness: the protocol's suffix once faults stop (``kspec.model.core.liveness.Suffix``),
+    # built from a model; None for a protocol without liveness properties.
+    liveness: Callable[[Any], Any] | None = None
 
 
 class BoundsError(ValueError):

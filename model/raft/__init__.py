@@ -58,6 +58,7 @@ PROTOCOL = ProtocolInfo(
     bounds=BOUNDS,
     variants=_LazyVariants(),
     summary="KRaft (KIP-595): elections, fetch with diverging-epoch truncation, high watermark, check-quorum",
+    liveness=lambda model: __import__("kspec.model.raft.liveness", fromlist=["x"]).make_suffix(model),
     simulation_bounds={"max_epoch": 8, "max_inflight": 8, "max_appends": 6, "max_crashes": 3, "max_fetches": 40,
                        "max_elections": 10, "max_duplicates": 2, "symmetry": False},
 )

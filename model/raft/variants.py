@@ -136,3 +136,6 @@ def _factory(step: StepFn) -> Callable[..., RaftModel]:
 
 
 VARIANTS: dict[str, Callable[..., RaftModel]] = {name: _factory(v.step) for name, v in CATALOGUE.items()}
+
+# The liveness variants (spec/raft.md §Liveness) live in their own module.
+VARIANTS.update(__import__("kspec.model.raft.liveness_variants", fromlist=["VARIANTS"]).VARIANTS)

@@ -22,6 +22,7 @@ PROTOCOL = ProtocolInfo(
         Bound("kafka_minor", LATEST_MINOR, "the Kafka 4.N release whose shard rules apply (spec/share.md, Versions)",
               minimum=0, maximum=LATEST_MINOR),
     ),
-    variants=dict(VARIANTS),
+    variants={**VARIANTS, **__import__("kspec.model.share.liveness", fromlist=["VARIANTS"]).VARIANTS},
+    liveness=lambda model: __import__("kspec.model.share.liveness", fromlist=["x"]).make_suffix(model),
     summary="KIP-932 share-group state persister: write/read/initialize/delete, snapshots, fencing, fail-over",
 )

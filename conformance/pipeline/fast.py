@@ -1,0 +1,301 @@
+"""The lean replay loop: the same verdicts as :func:`judge.judge_events` on a well-formed trace,
+at a fraction of the cost per event; anything unusual goes to ``judge_events`` itself.
+
+A trace takes the fast path when every line is a typed event (``msgspec`` decodes it straight
+into :class:`_Event`, leaving ``input``, ``outputs``, ``observation`` and ``config`` as raw
+bytes), its steps are exactly 0..n-1, its config builds a model, every input decodes and
+type-checks and names a known node. The raw bytes are then decoded through small bounded
+caches (a message is the output of one event and the input of the next; a node's observation
+repeats while it waits), and the model's outputs are compared as objects with the recorded
+outputs decoded once (exact round trips only; anything else is compared in JSON form exactly
+as ``NodeReplay.apply`` compares it). Differentially tested against ``judge_events``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import Counter
+from collections.abc import Callable, Iterable
+from typing import Any, NamedTuple
+
+import msgspec
+
+from kspec.conformance.pipeline.classes import classes_of
+from kspec.conformance.pipeline.judge import Outcome, judge_events, verdict_row
+from kspec.conformance.pipeline.nodes import (
+    NETWORK_ACTIONS,
+    NodeReplay,
+    TraceConfigError,
+    Violation,
+    _diff_obs,
+    _diff_outputs,
+    fast_encode,
+    features,
+    known_actions,
+    same_outputs,
+)
+from kspec.conformance.pipeline.records import _OBSERVATION_TYPES, is_orphan, parse_line
+from kspec.conformance.pipeline.typed import check_value
+from kspec.model.core.codec import DecodeError, decode, encode
+
+RawLine = tuple[int, bytes, "str | None"]
+_NONE = msgspec.Raw(b"")
+CACHE = 4096  # entries per cache: local reuse only (a cache this small never spans a replica)
+
+
+class _Event(msgspec.Struct):
+    trace: str
+    step: int
+    node: int | str | None
+    action: str
+    input: msgspec.Raw
+    outputs: msgspec.Raw
+    observation: msgspec.Raw = _NONE
+    protocol: str | msgspec.UnsetType = msgspec.UNSET
+    config: msgspec.Raw = _NONE
+
+
+_event = msgspec.json.Decoder(_Event)
+_any = msgspec.json.Decoder()
+_raw_list = msgspec.json.Decoder(list[msgspec.Raw])
+
+
+class _Value(NamedTuple):
+    """A raw JSON object, decoded once: the object (None when it does not decode or is badly
+    typed), whether it re-encodes to exactly the recorded JSON, and whether it is an object
+    with a string ``type`` at all."""
+
+    obj: Any
+    exact: bool
+    shaped: bool
+
+
+class _Caches:
+    """Raw bytes -> decoded value; cleared when full (bounded memory). Inputs and outputs share
+    one cache of JSON objects: the message one event outputs is the input of another."""
+
+    def __init__(self, protocol: str) -> None:
+        self.protocol = protocol
+        self.classes = classes_of(protocol)
+        self.known = known_actions(protocol)
+        self.values: dict[bytes, _Value] = {}
+        self.decoders: dict[type, Callable[[dict[str, Any]], tuple[Any, bool]]] = {}
+        self.observations: dict[bytes, tuple[Any, tuple[str, ...]]] = {}
+
+    def value(self, raw: bytes) -> _Value:
+        hit = self.values.get(raw)
+        if hit is None:
+            if len(self.values) >= CACHE:
+                self.values.clear()
+            data = _any.decode(raw)
+            if type(data) is not dict or type(data.get("type")) is not str:
+                hit = _Value(None, False, False)
+            else:
+                cls = self.classes.get(data["type"])
+                dec = None if cls is None else self.decoders.get(cls)
+                if dec is None and cls is not None:
+                    dec = self.decoders[cls] = _decoder(cls, self.classes)
+                try:
+                    obj, flat = dec(data) if dec is not None else (decode(data, self.classes), False)
+                except (DecodeError, TypeError, ValueError, AttributeError):
+                    obj, flat = None, False
+                if obj is not None and (not dataclasses.is_dataclass(obj) or check_value(obj) is not None):
+                    obj = None
+                # A flat object with exactly the fields' keys re-encodes to exactly the data.
+                exact = obj is not None and (flat or fast_encode(obj) == data)
+                hit = _Value(obj, exact, True)
+            self.values[raw] = hit
+        return hit
+
+    def input(self, action: str, node: Any, raw: bytes) -> Any:
+        """The decoded input, or None when ``decode_input`` would not accept it as it is."""
+        if action not in self.known:
+            return None
+        obj = self.value(raw).obj
+        if obj is None:
+            return None
+        if action in NETWORK_ACTIONS:
+            return obj if node is None else None
+        return obj if type(obj).__name__ == action else None
+
+    def outputs(self, raw: bytes) -> tuple[Any, ...] | bool | None:
+        """The recorded outputs as objects when each round-trips exactly; True when they are
+        well formed but must be compared in JSON form; False when they are not a list of
+        objects with a ``type`` (damage)."""
+        objects = []
+        exact = True
+        for item in _raw_list.decode(raw):
+            v = self.value(bytes(item))
+            if not v.shaped:
+                return False
+            exact = exact and v.exact
+            objects.append(v.obj)
+        return tuple(objects) if exact else True
+
+    def observation(self, raw: bytes) -> tuple[Any, tuple[str, ...]] | None:
+        """(the recorded observation, its coverage features), or None when it is badly typed."""
+        hit = self.observations.get(raw)
+        if hit is None:
+            if len(self.observations) >= CACHE:
+                self.observations.clear()
+            value = _any.decode(raw)
+            if value is not None:
+                if type(value) is not dict:
+                    return None
+                for key, (_, ok) in _OBSERVATION_TYPES.items():
+                    if key in value and not ok(value[key]):
+                        return None
+            hit = self.observations[raw] = (value, tuple(features(value)) if value is not None else ())
+        return hit
+
+
+def _decoder(cls: type, classes: dict[str, type]) -> Callable[[dict[str, Any]], tuple[Any, bool]]:
+    """``codec.decode`` for one class, compiled: (the object, whether the data was flat, with
+    exactly the class's keys). Nested values go through ``codec.decode`` itself."""
+    specs = []
+    for f in dataclasses.fields(cls):
+        optional = f.default is not dataclasses.MISSING or f.default_factory is not dataclasses.MISSING
+        specs.append((f.name, optional, "frozenset" in str(f.type)))
+    keys = len(specs) + 1
+    name = cls.__name__
+
+    def dec(data: dict[str, Any]) -> tuple[Any, bool]:
+        kwargs: dict[str, Any] = {}
+        flat = len(data) == keys
+        for field, optional, is_set in specs:
+            if field in data:
+                value = data[field]
+                kind = type(value)
+                if kind is list or kind is dict:
+                    flat = False
+                    value = decode(value, classes)
+                    if is_set and type(value) is tuple:
+                        value = frozenset(value)
+                kwargs[field] = value
+            elif optional:
+                flat = False
+            else:
+                raise DecodeError(f"{name} lacks field {field!r}")
+        try:
+            return cls(**kwargs), flat
+        except (TypeError, ValueError) as err:
+            raise DecodeError(f"bad {name}: {err}") from None
+
+    return dec
+
+
+_CACHES: dict[str, _Caches] = {}
+
+
+def judge_lines_fast(protocol: str, key: str, lines: Iterable[tuple[str, RawLine]]) -> Outcome:
+    """Judge one trace's raw lines: the lean loop when the trace is well formed, else
+    :func:`judge_events` on the parsed records (the reference, and the quarantine rules)."""
+    items = list(lines)
+    caches = _CACHES.get(protocol)
+    if caches is None:
+        caches = _CACHES[protocol] = _Caches(protocol)
+    if not is_orphan(key):
+        try:
+            outcome = _fast(protocol, key, items, caches)
+        except (msgspec.DecodeError, msgspec.ValidationError):
+            outcome = None
+        if outcome is not None:
+            return outcome
+    recs = []
+    for path, (n, raw, damage) in items:
+        parsed = parse_line(path, n, raw, damage)
+        if parsed is not None:
+            recs.append(parsed[1])
+    return judge_events(protocol, key, recs)
+
+
+def _fast(protocol: str, key: str, items: list[tuple[str, RawLine]], caches: _Caches) -> Outcome | None:
+    """The verdict, or None when the trace needs the reference path."""
+    events: list[tuple[str, int, _Event]] = []
+    for path, (n, raw, damage) in items:
+        if damage is not None:
+            return None
+        if not raw.strip():
+            continue
+        ev = _event.decode(raw)
+        if ev.trace != key or ev.step < 0 or (ev.protocol is not msgspec.UNSET and ev.protocol != protocol):
+            return None
+        events.append((path, n, ev))
+    if not events:
+        return None
+    events.sort(key=lambda e: (e[0], e[1]))
+    first_file, first_line = events[0][0], events[0][1]
+    by_step = sorted(events, key=lambda e: e[2].step)
+    if any(e[2].step != i for i, e in enumerate(by_step)):
+        return None
+    config_raw = by_step[0][2].config
+    if config_raw is _NONE or not bytes(config_raw):
+        return None
+    config = _any.decode(config_raw)
+    if config is None:
+        return None
+    try:
+        replay = NodeReplay(protocol, config)
+    except TraceConfigError:
+        return None
+    values = []
+    recorded = []
+    for _, _, ev in by_step:
+        value = caches.input(ev.action, ev.node, bytes(ev.input))
+        if value is None:
+            return None
+        if ev.action not in NETWORK_ACTIONS and ev.node not in replay.nodes:
+            return None
+        if ev.observation is not _NONE and caches.observation(bytes(ev.observation)) is None:
+            return None
+        outputs = caches.outputs(bytes(ev.outputs))
+        if outputs is False:
+            return None
+        values.append(value)
+        recorded.append(outputs)
+    return _replay(key, replay, by_step, values, recorded, caches, first_file, first_line)
+
+
+def _replay(key: str, replay: NodeReplay, by_step: list[tuple[str, int, _Event]], values: list[Any],
+            recorded_outputs: list[Any], caches: _Caches, file: str, line: int) -> Outcome:
+    """``NodeReplay.apply`` event by event, with the decoding cached and outputs compared as objects."""
+    actions: Counter[str] = Counter()
+    feats: Counter[str] = Counter()
+    nodes = replay.nodes
+    step_fn, observe = replay.step_fn, replay.observe
+    n = len(by_step)
+    for step in range(n):
+        ev = by_step[step][2]
+        action = ev.action
+        actions[action] += 1
+        if action in NETWORK_ACTIONS:
+            continue
+        node = ev.node
+        after, outputs = step_fn(nodes[node], values[step])
+        nodes[node] = after
+        raw_obs = observe(after)
+        recorded, rec_feats = caches.observation(bytes(ev.observation)) if ev.observation is not _NONE \
+            else (None, ())  # type: ignore[misc]
+        if recorded == raw_obs:
+            model_obs: Any = raw_obs
+            feats.update(rec_feats)
+        else:
+            model_obs = encode(raw_obs)
+            feats.update(features(model_obs))
+        obs = recorded if isinstance(recorded, dict) else model_obs
+        bad: Violation | None = replay._properties(node, action, obs)
+        if bad is None:
+            rec_objects = recorded_outputs[step]
+            if rec_objects is True or not (rec_objects == tuple(outputs) or
+                                           (len(rec_objects) == len(outputs) and
+                                            Counter(rec_objects) == Counter(outputs))):
+                rec_values = _any.decode(ev.outputs)
+                encoded = [fast_encode(o) for o in outputs]
+                if not same_outputs(rec_values, encoded):
+                    bad = Violation("Divergence:outputs", _diff_outputs(rec_values, encoded))
+            if bad is None and recorded is not None and recorded != model_obs:
+                bad = Violation("Divergence:observation", _diff_obs(recorded, model_obs))
+        if bad is not None:
+            return Outcome(verdict_row(key, "violating", n, file, line, step, bad.property, action, bad.detail),
+                           [], dict(actions), dict(feats))
+    return Outcome(verdict_row(key, "valid", n, file, line), [], dict(actions), dict(feats))

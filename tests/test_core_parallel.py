@@ -1,0 +1,59 @@
+"""The parallel explorer (``kspec.model.core.parallel``) against the serial one on small
+bounds: the same distinct states, transitions, depth and witnesses; a violating variant gives
+the serial result (its shortest trace); ``kspec explore --workers`` uses it."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from kspec.model.catalog import get_protocol
+from kspec.model.core.explorer import explore
+from kspec.model.core.parallel import explore_parallel
+
+
+def _key(result: Any) -> tuple[Any, ...]:
+    return (result.distinct_states, result.transitions, result.max_depth, result.witnesses, result.complete,
+            [(v.property, v.name, len(v.trace)) for v in result.violations])
+
+
+@pytest.mark.parametrize(("protocol", "bounds", "workers"), [
+    ("raft", {"max_epoch": 1, "max_crashes": 0, "max_appends": 0}, 2),
+    ("raft", {"max_epoch": 1, "max_crashes": 0, "max_appends": 0}, 3),
+    ("share", {}, 2),
+])
+def test_parallel_explorer_counts_what_the_serial_one_counts(protocol: str, bounds: dict[str, Any],
+                                                             workers: int) -> None:
+    info = get_protocol(protocol)
+    serial = explore(info.make(**bounds))
+    parallel = explore_parallel(info.make(**bounds), workers=workers)
+    assert serial.distinct_states > 100
+    assert _key(parallel) == _key(serial)
+
+
+def test_a_violating_variant_gives_the_serial_result() -> None:
+    from kspec.conformance.clikit import build_model
+
+    bounds = ["max_epoch=1", "max_crashes=0", "max_appends=0"]
+    serial = explore(build_model(get_protocol("raft"), bounds, "vote-twice")[0])
+    parallel = explore_parallel(build_model(get_protocol("raft"), bounds, "vote-twice")[0], workers=2)
+    assert serial.violations and _key(parallel) == _key(serial)
+
+
+def test_cli_workers_flag_gives_the_same_counts() -> None:
+    from click.testing import CliRunner
+
+    from kspec.conformance.cli import _load_commands, cli
+
+    _load_commands()
+    docs = []
+    for workers in ("1", "2"):
+        result = CliRunner().invoke(cli, ["explore", "raft", "max_epoch=1", "max_crashes=0", "max_appends=0",
+                                          "--workers", workers, "--json"])
+        assert result.exit_code in (0, 1), result.output
+        docs.append(json.loads(result.stdout))
+    keys = ("distinct_states", "transitions", "max_depth", "witnesses", "complete")
+    one, two = ({k: d[k] for k in keys} for d in docs)
+    assert one == two and one["distinct_states"] > 100
