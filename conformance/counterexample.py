@@ -14,12 +14,14 @@ unambiguously.
 
 from __future__ import annotations
 
+import hashlib
 import json
-import re
 from pathlib import Path
 from typing import Any
 
+from kspec.conformance.clikit import InputError, parse_json_input, read_input_text, safe_name
 from kspec.conformance.harness import StepRecord
+from kspec.conformance.traces.itf import ItfValueError, decode_value
 
 VARS = ["step", "action", "node", "input", "model_outputs", "target_outputs", "model_observation",
         "target_observation"]
@@ -40,21 +42,35 @@ def json_to_itf(value: Any) -> Any:
     return value
 
 
-def itf_to_json(value: Any) -> Any:
-    if isinstance(value, dict):
-        if value == {"#tup": []}:
-            return None
-        if "#bigint" in value:
-            return int(value["#bigint"])
-        return {k: itf_to_json(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [itf_to_json(v) for v in value]
-    return value
+def itf_to_json(value: Any, where: str = "$") -> Any:
+    """An ITF value of a counterexample as JSON; CounterexampleError naming the place when malformed."""
+    try:
+        return decode_value(value, where)
+    except ItfValueError as err:
+        raise CounterexampleError(str(err)) from None
 
 
-def default_path(out_dir: Path, protocol: str, target: str, seed: int) -> Path:
-    safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", target).strip("_")[:60] or "target"
-    return out_dir / f"{protocol}-{safe}-seed{seed}.itf.json"
+# Bounds on what a counterexample from elsewhere may ask for (docs/threat-model.md): a
+# configuration is a few small scalars (cluster sizes, flags, names), a run a few hundred steps.
+MAX_CONFIG_INT = 16
+MAX_CONFIG_KEYS = 32
+MAX_CONFIG_STR = 200
+MAX_STEPS = 100_000
+NAME_HASH_CHARS = 10
+
+
+def default_path(out_dir: Path, protocol: str, target: str, seed: int, meta: dict[str, Any] | None = None,
+                 steps: list[StepRecord] | None = None) -> Path:
+    """Where a counterexample goes in ``out_dir``: protocol, target, seed and a short hash of the
+    target's full name and the file's content, each name piece sanitised (no path separators, no
+    ``..``, bounded length), so every counterexample lands inside ``out_dir`` and two different
+    ones never overwrite each other."""
+    digest = hashlib.sha256(json.dumps(
+        {"protocol": protocol, "target": target, "seed": seed, "meta": meta,
+         "steps": [s.to_json() for s in steps or []]}, sort_keys=True, default=str).encode()).hexdigest()
+    name = (f"{safe_name(protocol, 20)}-{safe_name(target, 60)}-seed{safe_name(str(seed), 24)}"
+            f"-{digest[:NAME_HASH_CHARS]}.itf.json")
+    return out_dir / name
 
 
 def write_counterexample(path: Path, meta: dict[str, Any], steps: list[StepRecord]) -> Path:
@@ -75,26 +91,76 @@ def write_counterexample(path: Path, meta: dict[str, Any], steps: list[StepRecor
 
 
 def read_counterexample(path: Path) -> tuple[dict[str, Any], list[StepRecord]]:
-    """The ``#meta`` (as JSON) and the steps of a counterexample file."""
+    """The ``#meta`` (as JSON) and the steps of a counterexample file, checked: a file from
+    elsewhere gives a CounterexampleError naming the file and the place, never more work
+    than its size."""
     try:
-        doc = json.loads(Path(path).read_text())
-    except OSError as err:
-        raise CounterexampleError(f"{path}: cannot read ({err.strerror})") from None
-    except json.JSONDecodeError as err:
-        raise CounterexampleError(f"{path}: not JSON (line {err.lineno}, column {err.colno}: {err.msg})") from None
+        doc = parse_json_input(read_input_text(path), str(path))
+    except InputError as err:
+        raise CounterexampleError(str(err)) from None
     if not isinstance(doc, dict) or not isinstance(doc.get("#meta"), dict) or doc["#meta"].get("kind") != KIND:
         raise CounterexampleError(f"{path}: not a kspec counterexample (#meta.kind is not {KIND!r})")
-    meta = itf_to_json(doc["#meta"])
+    meta = itf_to_json(doc["#meta"], f"{path}: #meta")
+    if not isinstance(meta, dict):
+        raise CounterexampleError(f"{path}: #meta is an ITF value, not an object")
     for key in ("protocol", "target", "config"):
         if key not in meta:
             raise CounterexampleError(f"{path}: #meta lacks {key!r}")
+    for key in ("protocol", "target"):
+        if not isinstance(meta[key], str) or not meta[key]:
+            raise CounterexampleError(f"{path}: #meta.{key} is not a name")
+    check_config(meta["config"], f"{path}: #meta.config")
+    rows = doc.get("states")
+    if rows is None:
+        rows = []
+    if not isinstance(rows, list):
+        raise CounterexampleError(f"{path}: states is not a list")
+    if len(rows) > MAX_STEPS:
+        raise CounterexampleError(f"{path}: {len(rows)} states, more than the {MAX_STEPS} kspec replays")
     steps = []
-    for i, row in enumerate(doc.get("states") or []):
+    for i, row in enumerate(rows):
         if not isinstance(row, dict):
             raise CounterexampleError(f"{path}: states[{i}] is not an object")
-        rec = itf_to_json({k: v for k, v in row.items() if k != "#meta"})
-        try:
-            steps.append(StepRecord.from_json(rec))
-        except (KeyError, TypeError) as err:
-            raise CounterexampleError(f"{path}: states[{i}] lacks {err}") from None
+        rec = itf_to_json({k: v for k, v in row.items() if k != "#meta"}, f"{path}: states[{i}]")
+        if not isinstance(rec, dict):
+            raise CounterexampleError(f"{path}: states[{i}] is an ITF value, not a step (an object of variables)")
+        if not isinstance(rec.get("step"), int) or isinstance(rec.get("step"), bool):
+            raise CounterexampleError(f"{path}: states[{i}].step is not an integer")
+        if not isinstance(rec.get("action", ""), str):
+            raise CounterexampleError(f"{path}: states[{i}].action is not a string")
+        node = rec.get("node")
+        if node is not None and (isinstance(node, bool) or not isinstance(node, int | str)):
+            raise CounterexampleError(f"{path}: states[{i}].node is not a node id (a number or a name)")
+        if rec.get("input") is not None and not isinstance(rec["input"], dict):
+            raise CounterexampleError(f"{path}: states[{i}].input is not an object")
+        for key in ("model_outputs", "target_outputs"):
+            outs = rec.get(key)
+            if outs is not None and (not isinstance(outs, list) or not all(
+                    isinstance(o, dict) and isinstance(o.get("type"), str) for o in outs)):
+                raise CounterexampleError(f"{path}: states[{i}].{key} is not a list of outputs with a 'type'")
+        for key in ("model_observation", "target_observation"):
+            if rec.get(key) is not None and not isinstance(rec[key], dict):
+                raise CounterexampleError(f"{path}: states[{i}].{key} is not an object")
+        steps.append(StepRecord.from_json(rec))
     return meta, steps
+
+
+def check_config(config: Any, where: str) -> None:
+    """A recorded configuration: an object of at most ``MAX_CONFIG_KEYS`` scalars, integers within
+    [-1, MAX_CONFIG_INT], strings of at most ``MAX_CONFIG_STR`` characters; a number read from a
+    file never sizes a cluster beyond what kspec itself records."""
+    if not isinstance(config, dict):
+        raise CounterexampleError(f"{where} is not an object")
+    if len(config) > MAX_CONFIG_KEYS:
+        raise CounterexampleError(f"{where}: {len(config)} keys, more than {MAX_CONFIG_KEYS}")
+    for key, value in config.items():
+        if isinstance(value, bool) or value is None:
+            continue
+        if isinstance(value, int):
+            if not -1 <= value <= MAX_CONFIG_INT:
+                raise CounterexampleError(f"{where}.{key}: {value} is out of range (-1..{MAX_CONFIG_INT})")
+        elif isinstance(value, str):
+            if len(value) > MAX_CONFIG_STR:
+                raise CounterexampleError(f"{where}.{key}: a string longer than {MAX_CONFIG_STR} characters")
+        else:
+            raise CounterexampleError(f"{where}.{key}: not a number, string or boolean")

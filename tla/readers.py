@@ -65,9 +65,11 @@ class Trace:
 
 _VAR = re.compile(r"/\\ ([A-Za-z_][A-Za-z0-9_]*) = (.*)$")
 _BARE_VAR = re.compile(r"([A-Za-z_][A-Za-z0-9_]*) = (.*)$")
-_STATE_HEADER = re.compile(r"State (\d+):(?: (.*))?$")
-_BACK_TO = re.compile(r"Back to state (\d+)(?::.*)?$")
-_SIM_HEADER = re.compile(r"STATE_(\d+) ==\s*$")
+# State numbers of at most 9 digits: a longer one is not TLC's (and int() of thousands of
+# digits is refused by Python), so the line does not match and is reported as unexpected.
+_STATE_HEADER = re.compile(r"State (\d{1,9}):(?: (.*))?$")
+_BACK_TO = re.compile(r"Back to state (\d{1,9})(?::.*)?$")
+_SIM_HEADER = re.compile(r"STATE_(\d{1,9}) ==\s*$")
 _TRACE_STARTS = (
     "Error: The behavior up to this point is:",
     "Error: The following behavior constitutes a counter-example:",

@@ -116,10 +116,13 @@ class _ToPython(Transformer[Token, Any]):
     """Builds Python values while the LALR parser reduces (no parse tree in between)."""
 
     def integer(self, tok: Token) -> int:
-        return int(tok)
+        return _bounded_int(tok)
 
     def interval(self, lo: Token, hi: Token) -> frozenset[int]:
-        return frozenset(range(int(lo), int(hi) + 1))
+        a, b = _bounded_int(lo), _bounded_int(hi)
+        if b - a >= MAX_INTERVAL:
+            raise _TooBig(f"interval {a}..{b} has more than {MAX_INTERVAL} elements")
+        return frozenset(range(a, b + 1))
 
     def string(self, tok: Token) -> str:
         return _unescape(tok[1:-1])
@@ -156,6 +159,21 @@ class _ToPython(Transformer[Token, Any]):
 
     def function(self, *pairs: tuple[Any, Any]) -> FrozenDict:
         return _mapping(pairs, "function argument")
+
+
+# Bounds on what a value read from text may make the parser build (docs/threat-model.md).
+MAX_DIGITS = 60
+MAX_INTERVAL = 100_000
+
+
+class _TooBig(Exception):
+    """A number or interval beyond the bounds above (raised inside the parser)."""
+
+
+def _bounded_int(tok: str) -> int:
+    if len(tok.lstrip("-")) > MAX_DIGITS:
+        raise _TooBig(f"integer of {len(tok.lstrip('-'))} digits (at most {MAX_DIGITS})")
+    return int(tok)
 
 
 class _RepeatedKey(Exception):
@@ -208,7 +226,7 @@ def parse_value(text: str) -> Any:
         raise ValueSyntaxError(f"unexpected {str(err.token)!r}", text, None if pos is None else pos + 1) from None
     except UnexpectedInput as err:  # any other Lark input error
         raise ValueSyntaxError(str(err).splitlines()[0], text, None) from None
-    except (_RepeatedKey, VisitError) as err:  # a check inside the transformer
+    except (_RepeatedKey, _TooBig, VisitError) as err:  # a check inside the transformer
         raise ValueSyntaxError(str(getattr(err, "orig_exc", err)), text, None) from None
     if len(_CACHE) >= _CACHE_LIMIT:
         _CACHE.clear()

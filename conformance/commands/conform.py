@@ -13,7 +13,16 @@ from pathlib import Path
 import click
 
 from kspec.conformance.cli import cli
-from kspec.conformance.clikit import InputError, emit_json, json_option, on_terminal, progress_bar, protocol_info
+from kspec.conformance.clikit import (
+    InputError,
+    check_writable_dir,
+    emit_json,
+    finite_seconds,
+    json_option,
+    on_terminal,
+    progress_bar,
+    protocol_info,
+)
 from kspec.conformance.deviations import Deviation, DeviationError, accepted_names, catalogue, resolve_accepted
 from kspec.conformance.harness import DEFAULT_STEP_TIMEOUT
 from kspec.conformance.machines import PROTOCOLS
@@ -24,7 +33,9 @@ from kspec.conformance.machines.runner import (
     DEFAULT_STEPS,
     run_conformance,
 )
+from kspec.conformance.targets.exec import harness_timeout
 from kspec.conformance.targets.registry import UnknownTarget, resolve_target
+from kspec.conformance.timelimit import DEFAULT_TIME_LIMIT, TimeLimited
 
 
 def check_protocol(protocol: str) -> None:
@@ -123,7 +134,11 @@ def target_for(name: str, protocol: str, timeout: float) -> object:
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), default=DEFAULT_OUT, show_default=True,
               help="Directory for the counterexample file.")
 @click.option("--timeout", type=click.FloatRange(min=0.01), default=DEFAULT_STEP_TIMEOUT, show_default=True,
+              callback=finite_seconds,
               help="Seconds a target may take for one step before the run ends with verdict error.")
+@click.option("--time-limit", type=float, default=DEFAULT_TIME_LIMIT, show_default=True, callback=finite_seconds,
+              help="Seconds the whole run may take; then it ends with 'error: time limit' and the partial "
+                   "counterexample saved.")
 @click.option("--model-variant", "model_variants", multiple=True, metavar="NAME[+NAME]",
               help="Hold the target to a named broken variant of the model instead (voters; see "
                    "'kspec explore PROTOCOL --variant'), e.g. Kafka's own behaviour: "
@@ -144,25 +159,28 @@ def target_for(name: str, protocol: str, timeout: float) -> object:
                    "--examples, random walks for the rest.")
 @json_option
 def conform_cmd(protocol: str, target_name: str, examples: int, steps: int, seed: int, out: Path, timeout: float,
-                model_variants: tuple[str, ...], accepts: tuple[str, ...], settings: tuple[str, ...], minimal: bool,
-                cover: str, as_json: bool) -> None:
+                time_limit: float, model_variants: tuple[str, ...], accepts: tuple[str, ...],
+                settings: tuple[str, ...], minimal: bool, cover: str, as_json: bool) -> None:
     """Run PROTOCOL's model and the target side by side; report the first divergence, shrunk."""
     check_protocol(protocol)
     accepted = accepted_of(protocol, accepts)
     variant = model_variant_of(protocol, model_variants)
     variant = "+".join(dict.fromkeys(v for v in (*variant.split("+"), *(d.model_variant for d in accepted)) if v))
     fixed = settings_of(protocol, settings)
-    target = target_for(target_name, protocol, timeout)
+    check_writable_dir(out)  # before the run: a counterexample must not be lost at the end
+    limited = TimeLimited(target_for(target_name, protocol, timeout), time_limit)
+    target: object = limited
     if variant or fixed:
         target = _WithModelConfig(target, {**({"model_variant": variant} if variant else {}), **fixed})
     with progress_bar(f"conform {protocol} {target_name}", examples, on_terminal() and not as_json) as update:
         result = run_conformance(protocol, target, examples=examples, steps=steps, seed_value=seed, out_dir=out,
-                                 step_timeout=timeout + 5.0 if target_name.startswith("exec:") else timeout,
+                                 step_timeout=harness_timeout(timeout) if target_name.startswith("exec:") else timeout,
                                  progress=lambda k: update(completed=min(k, examples), info=f"{k} runs"),
                                  minimal=minimal, cover=cover, deviations=deviation_candidates(protocol, accepted))
     result.target = target_name
     doc = result.to_json()
     doc["target"] = target_name
+    doc["time_limit"] = {"seconds": time_limit, "reached": limited.expired}
     if variant:
         doc["model_variant"] = variant
     doc["accepted"] = [d.name for d in accepted]
@@ -195,6 +213,12 @@ def conform_cmd(protocol: str, target_name: str, examples: int, steps: int, seed
             click.echo(f"  counterexample: {result.counterexample}")
             click.echo(f"  replay: kspec replay {shlex.quote(str(result.counterexample))} "
                        f"--target {shlex.quote(target_name)}")
+    if result.verdict == "error" and limited.expired:
+        at = result.finding.step if result.finding else 0
+        saved = f" (partial counterexample: {result.counterexample})" if result.counterexample else ""
+        click.echo(f"kspec: error: time limit: {time_limit:g} s reached at step {at} after {result.examples} runs"
+                   + saved, err=True)
+        raise click.exceptions.Exit(2)
     if result.verdict == "error":
         assert result.finding is not None
         click.echo(f"kspec: error: target {target_name} failed at step {result.finding.step}: "

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import logging
 import os
 from pathlib import Path
 
 import click
 
 from kspec.conformance.cli import cli
-from kspec.conformance.clikit import InputError, emit_json, json_option
+from kspec.conformance.clikit import InputError, check_writable_dir, emit_json, existing_file, json_option
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -16,6 +17,21 @@ ROOT = Path(__file__).resolve().parents[2]
 @cli.group("docs")
 def docs_group() -> None:
     """The documentation site (mkdocs-material, pages generated from spec/ and the model)."""
+
+
+class _Collect(logging.Handler):
+    """Keeps mkdocs's warnings and errors (the first one explains a failed strict build)."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages.append(record.getMessage())
+
+    @property
+    def first(self) -> str:
+        return self.messages[0] if self.messages else ""
 
 
 @docs_group.command("build")
@@ -26,28 +42,37 @@ def docs_group() -> None:
 @json_option
 def build_cmd(out: Path | None, config_file: Path, as_json: bool) -> None:
     """Build the site strictly: any warning (a broken link, a missing page) fails the build."""
-    import logging
-
+    import yaml
     from mkdocs.commands.build import build
     from mkdocs.config import load_config
     from mkdocs.exceptions import Abort, ConfigurationError
 
-    if not config_file.exists():
-        raise InputError(f"{config_file}: no such mkdocs config")
-    options: dict[str, object] = {"config_file": str(config_file), "strict": True}
+    existing_file(config_file, "--config")
+    # Resolved before the chdir below, so a relative --config (or --out) means what the user typed.
+    options: dict[str, object] = {"config_file": str(config_file.resolve()), "strict": True}
     if out is not None:
-        options["site_dir"] = str(out.resolve())
+        options["site_dir"] = str(check_writable_dir(out.resolve()))
     cwd = os.getcwd()
     # Hooks and docs_dir are relative to the config file's folder.
     os.chdir(config_file.resolve().parent)
-    logging.getLogger("mkdocs").setLevel(logging.ERROR if as_json else logging.WARNING)
+    # Warnings stay on with --json: strict counts the warnings it sees, so hiding them would turn
+    # strict off. They are collected rather than printed, and the first one is the error's line.
+    logger = logging.getLogger("mkdocs")
+    seen = _Collect()
+    saved = logger.level, logger.propagate, list(logger.handlers)
+    logger.setLevel(logging.WARNING)
+    logger.handlers, logger.propagate = [seen], False
     try:
         config = load_config(**options)  # type: ignore[arg-type]
         build(config)
-    except (Abort, ConfigurationError) as err:
-        raise InputError(f"mkdocs build --strict of {config_file} failed: {str(err).strip().splitlines()[-1]}") \
+    except (Abort, ConfigurationError, OSError, ValueError, yaml.YAMLError) as err:
+        told = str(err).strip()
+        reason = seen.first or (told.splitlines()[-1] if told else type(err).__name__)
+        raise InputError(f"mkdocs build --strict of {config_file} failed: {' '.join(reason.split())[:300]}") \
             from None
     finally:
+        logger.setLevel(saved[0])
+        logger.propagate, logger.handlers = saved[1], saved[2]
         os.chdir(cwd)
     site = Path(config["site_dir"])
     files = sorted(str(p) for p in site.rglob("*") if p.is_file())

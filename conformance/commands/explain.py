@@ -29,8 +29,6 @@ def explain_cmd(file: Path, html_out: Path | None, violation: int, trace_id: str
     the lockstep comparison failed. Exit 0 when the trace explains a failure, 0 too for a trace
     that holds; 2 for a file that cannot be read.
     """
-    if not file.exists():
-        raise InputError(f"{file}: no such file")
     trace = load_trace(file, violation=violation, trace_id=trace_id)
     files: list[str] = []
     if html_out is not None:

@@ -12,18 +12,22 @@ from pathlib import Path
 import click
 
 from kspec.conformance.cli import cli
-from kspec.conformance.clikit import InputError, emit_json, json_option
+from kspec.conformance.clikit import InputError, emit_json, finite_seconds, json_option
 from kspec.conformance.commands.conform import check_protocol, target_for
 from kspec.conformance.counterexample import CounterexampleError, read_counterexample
 from kspec.conformance.harness import DEFAULT_STEP_TIMEOUT, replay_steps
 from kspec.conformance.machines import PROTOCOLS
+from kspec.conformance.targets.exec import harness_timeout
+from kspec.conformance.targets.registry import UntrustedTarget, recorded_target
 
 
 @cli.command("replay")
 @click.argument("file", type=click.Path(path_type=Path))
-@click.option("--target", "target_name", default=None, help="Target to replay against (default: the recorded one).")
+@click.option("--target", "target_name", default=None,
+              help="Target to replay against (default: the recorded one, only when it is built in: reference, "
+                   "mutant:NAME or a cached kafka:VERSION; a recorded exec: or python: target is never started).")
 @click.option("--timeout", type=click.FloatRange(min=0.01), default=DEFAULT_STEP_TIMEOUT, show_default=True,
-              help="Seconds a target may take for one step.")
+              callback=finite_seconds, help="Seconds a target may take for one step.")
 @json_option
 def replay_cmd(file: Path, target_name: str | None, timeout: float, as_json: bool) -> None:
     """Replay counterexample FILE against a target, step for step."""
@@ -32,21 +36,43 @@ def replay_cmd(file: Path, target_name: str | None, timeout: float, as_json: boo
     except CounterexampleError as err:
         raise InputError(str(err)) from None
     protocol = str(meta["protocol"])
-    check_protocol(protocol)
-    name = target_name or str(meta["target"])
-    target = target_for(name, protocol, timeout)
+    try:
+        check_protocol(protocol)
+    except InputError as err:
+        raise InputError(f"{file}: #meta.protocol: {err}") from None
+    if not steps:
+        raise InputError(f"{file}: the counterexample has no steps, so there is nothing to replay")
+    if target_name is None:
+        try:
+            name = recorded_target(str(meta["target"]), protocol, f"{file}: #meta.target")
+        except UntrustedTarget as err:
+            raise InputError(str(err)) from None
+    else:
+        name = target_name
     spec = PROTOCOLS[protocol]()
-    if not isinstance(meta.get("config"), dict):
-        raise InputError(f"{file}: #meta.config is not an object")
     try:
         driver = spec.driver(meta["config"])
-    except ValueError as err:  # e.g. an unknown level or model_variant
-        raise InputError(f"{file}: #meta.config: {err}") from None
+    except Exception as err:  # e.g. an unknown level or model_variant, a count the driver refuses
+        raise InputError(f"{file}: #meta.config: {type(err).__name__}: {err}") from None
+    nodes = set(driver.nodes())
+    for rec in steps:
+        if rec.input is not None and rec.node not in nodes:
+            raise InputError(f"{file}: step {rec.index}: node {rec.node!r} is not in the configuration "
+                             f"(nodes: {', '.join(map(str, sorted(nodes, key=str)))})")
+    recorded = meta.get("divergence")
+    if recorded is not None and not isinstance(recorded, dict):
+        raise InputError(f"{file}: #meta.divergence is not an object")
+    # Everything read from the file is checked: only now is a target started.
+    target = target_for(name, protocol, timeout)
     try:
-        result = replay_steps(driver, target, steps, timeout + 5.0 if name.startswith("exec:") else timeout)
+        result = replay_steps(driver, target, steps, harness_timeout(timeout) if name.startswith("exec:") else timeout)
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as err:
+        # The model side of a step is read from the file; a step this protocol's driver cannot
+        # take is the file's fault (a target's own exceptions are verdict error, not this).
+        raise InputError(f"{file}: a recorded step is not a {protocol} step "
+                         f"({type(err).__name__}: {str(err)[:120]})") from None
     finally:
         target.close()  # type: ignore[attr-defined]
-    recorded = meta.get("divergence")
     finding = result.finding
     verdict = "conforms" if finding is None else ("error" if finding.kind == "error" else "diverges")
     doc = {"file": str(file), "protocol": protocol, "target": name, "verdict": verdict, "steps": len(result.steps),

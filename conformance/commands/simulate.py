@@ -10,6 +10,7 @@ import click
 from kspec.conformance.cli import cli
 from kspec.conformance.clikit import (
     build_model,
+    check_writable_dir,
     emit_json,
     json_option,
     on_terminal,
@@ -41,6 +42,8 @@ def simulate_cmd(protocol: str, bounds: tuple[str, ...], seed: int, steps: int, 
     """
     info = protocol_info(protocol)
     model, _ = build_model(info, bounds, variant, simulation=True)
+    if out is not None:
+        check_writable_dir(out)  # before the walks, not after
     with progress_bar(f"simulate {protocol}", traces, on_terminal() and not as_json) as update:
         result = simulate(model, seed=seed, steps=steps, traces=traces,
                           stop_on_violation=not (keep_going or out is not None),

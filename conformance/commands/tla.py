@@ -15,8 +15,12 @@ from kspec.conformance.clikit import InputError, build_model, emit_json, json_op
 from kspec.model.catalog import PROTOCOL_MODULES
 from kspec.tla.check import CheckResult, MappingError, check_agreement
 from kspec.tla.mappings import NoMapping, get_mapping
+from kspec.tla.mappings.raft import FIXED_BOUNDS
 from kspec.tla.readers import TLCOutputError
 from kspec.tla.runner import TLCError
+
+# The specs that model some bounds at one value only (Voters.tla INSTANCEs KRaft.tla).
+FIXED_BOUNDS_OF = {"raft": FIXED_BOUNDS, "voters": FIXED_BOUNDS}
 
 
 @cli.group("tla")
@@ -43,6 +47,12 @@ def check_cmd(protocol: str, bounds: tuple[str, ...], timeout: float, workers: i
     except NoMapping as err:
         raise InputError(str(err)) from None
     info = protocol_info(protocol)
+    # A bound the spec models at one value only (KRaft.tla and Voters.tla have no SYMMETRY) is
+    # that value unless given, so the command works with its defaults; given otherwise, the
+    # mapping says in one line that the spec does not model it.
+    given = {b.partition("=")[0] for b in bounds}
+    bounds = (*bounds, *(f"{k}={str(v).lower()}" for k, v in FIXED_BOUNDS_OF.get(protocol, {}).items()
+                         if k not in given))
     model, values = build_model(info, bounds)
     try:
         result = check_agreement(mapping, model, values, timeout=timeout, workers=workers)

@@ -14,30 +14,52 @@ Formats, told apart by content, not by file name:
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import re
 from pathlib import Path
 from typing import Any
 
-from kspec.conformance.clikit import InputError
+from kspec.conformance.clikit import MAX_DEPTH, InputError, check_depth, parse_json_input, read_input_text
 from kspec.conformance.explain.trace import Arrow, Step, Trace
-from kspec.conformance.explain.values import _multiset_delta, diff, plain, short
+from kspec.conformance.explain.values import Change, _multiset_delta, diff, plain, short
+from kspec.conformance.traces.itf import ItfValueError
 
 ACTOR_KEYS = ("node", "replica", "instance", "cluster", "broker", "member")
 
 
 def load_trace(path: Path, violation: int = 0, trace_id: str | None = None) -> Trace:
-    """Read ``path`` in whichever format it is; raises InputError naming the file and place."""
+    """Read ``path`` in whichever format it is; raises InputError naming the file and place.
+
+    The file is untrusted (docs/threat-model.md): it is read bounded, and a value that is not
+    what its format says is an InputError naming the place, never an internal error."""
     try:
-        text = Path(path).read_text()
-    except OSError as err:
-        raise InputError(f"{path}: cannot read ({err.strerror})") from None
+        return _load_trace(path, violation, trace_id)
+    except ItfValueError as err:
+        raise InputError(f"{path}: {err}") from None
+    except RecursionError:
+        raise InputError(f"{path}: nested too deep") from None
+    except (AttributeError, KeyError, TypeError, ValueError, IndexError) as err:
+        # A document of the right outline with a value of the wrong shape somewhere inside:
+        # the file's fault, said in one line (the fuzz test finds the places to check first).
+        raise InputError(f"{path}: a value has the wrong shape for its format "
+                         f"({type(err).__name__}: {str(err)[:120]})") from None
+
+
+def _load_trace(path: Path, violation: int, trace_id: str | None) -> Trace:
+    text = read_input_text(path)
     try:
         doc = json.loads(text)
+    except RecursionError:
+        raise InputError(f"{path}: nested more than {MAX_DEPTH} levels deep") from None
     except json.JSONDecodeError as err:
         lines = [ln for ln in text.splitlines() if ln.strip()]
         if len(lines) > 1 and lines[0].lstrip().startswith("{"):
             return _from_events(path, lines, trace_id)
         raise InputError(f"{path}: not JSON (line {err.lineno}, column {err.colno}: {err.msg})") from None
+    except ValueError as err:  # an integer with more digits than Python converts
+        raise InputError(f"{path}: not JSON ({str(err).splitlines()[0][:120]})") from None
+    check_depth(doc, str(path))
     meta = doc.get("#meta") if isinstance(doc, dict) else None
     if isinstance(meta, dict) and meta.get("kind") == "kspec-counterexample":
         return _from_counterexample(path)
@@ -66,12 +88,16 @@ def load_trace(path: Path, violation: int = 0, trace_id: str | None = None) -> T
 
 def _from_itf(path: Path, doc: dict[str, Any]) -> Trace:
     meta = plain(doc.get("#meta") or {})
+    if not isinstance(meta, dict):
+        raise InputError(f"{path}: #meta is not an object")
     rows = doc["states"]
     states, actions = [], []
     for i, row in enumerate(rows):
         if not isinstance(row, dict):
             raise InputError(f"{path}: states[{i}] is not an object")
         rec = plain(row)
+        if not isinstance(rec, dict):
+            raise InputError(f"{path}: states[{i}] is an ITF value, not a state (an object of variables)")
         actions.append(rec.pop("action", None))
         states.append(rec)
     if not states:
@@ -131,7 +157,7 @@ def _state_trace(path: Path, fmt: str, protocol: str | None, title: str, meta: d
     steps = []
     for i in range(1, len(states)):
         step = _action_step(i, actions[i])
-        step.changes = [c for c in diff(_without_action(states[i - 1]), _without_action(states[i]))]
+        step.changes = _name_nodes(diff(_without_action(states[i - 1]), _without_action(states[i])), states[i])
         steps.append(step)
         for name in [step.actor, *[a.src for a in step.arrows], *[a.dst for a in step.arrows]]:
             if name is not None and name not in participants:
@@ -145,6 +171,22 @@ def _state_trace(path: Path, fmt: str, protocol: str | None, title: str, meta: d
             if "system" not in participants:
                 participants.insert(0, "system")
     return Trace(str(path), fmt, protocol, title, meta, participants, steps, initial=states[0])
+
+
+def _name_nodes(changes: list[Change], state: Any) -> list[Change]:
+    """Changes under ``nodes[k]`` named by the replica they belong to (``node 2.role.epoch``, as
+    everywhere else), not by the list position."""
+    nodes = state.get("nodes") if isinstance(state, dict) else None
+    if not isinstance(nodes, list):
+        return changes
+    ids = {k: n["id"] for k, n in enumerate(nodes) if isinstance(n, dict) and isinstance(n.get("id"), int | str)}
+    out = []
+    for c in changes:
+        m = re.match(r"^nodes\[(\d+)\]", c.path)
+        if m is not None and int(m.group(1)) in ids:
+            c = dataclasses.replace(c, path=f"{display(str(ids[int(m.group(1))]))}{c.path[m.end():]}")
+        out.append(c)
+    return out
 
 
 def _without_action(state: Any) -> Any:
@@ -274,10 +316,7 @@ def _from_counterexample(path: Path) -> Trace:
 def _from_events(path: Path, lines: list[str], trace_id: str | None) -> Trace:
     rows: list[dict[str, Any]] = []
     for n, line in enumerate(lines, 1):
-        try:
-            ev = json.loads(line)
-        except json.JSONDecodeError as err:
-            raise InputError(f"{path}: line {n} is not JSON ({err.msg})") from None
+        ev = parse_json_input(line, f"{path}: line {n}")
         if not isinstance(ev, dict) or "node" not in ev:
             raise InputError(f"{path}: line {n} is not an event (no 'node')")
         tid = ev.get("trace")

@@ -305,8 +305,11 @@ def _sample_actions(model: Any, seed: int = 7, walks: int = 4, steps: int = 60) 
 
 
 def _role_diagram(name: str, model: Any) -> list[str]:
-    """A mermaid state diagram: from a transition table where the model has one (KRaft's role
-    table), else the phases a ``phase`` field goes through in random walks."""
+    """A state diagram drawn as inline SVG at build time (no script, no CDN: the site works
+    offline): from a transition table where the model has one (KRaft's role table), else the
+    phases a ``phase`` field goes through in random walks."""
+    from kspec.conformance.explain.svg import state_diagram_svg
+
     table = None
     if name in ("raft", "voters"):
         from kspec.model.raft.node import TRANSITIONS
@@ -316,11 +319,12 @@ def _role_diagram(name: str, model: Any) -> list[str]:
         lines = ["## Role transitions", "",
                  "Drawn from `kspec.model.raft.node.TRANSITIONS`, the table the checked role constructors "
                  "enforce: a transition not listed raises an error naming from-role, to-role and arguments." +
-                 (" The voter-set model steps its replicas with the same node." if name == "voters" else ""), "",
-                 "```mermaid", "stateDiagram-v2", "    [*] --> unattached"]
-        for (src, dst), why in table.items():
-            lines.append(f"    {src} --> {dst}: {why.replace(':', ' -')}")
-        return [*lines, "```", ""]
+                 (" The voter-set model steps its replicas with the same node." if name == "voters" else ""), ""]
+        edges = [(src, dst, why) for (src, dst), why in table.items()]
+        svg = state_diagram_svg("unattached", edges, f"{name} role transitions")
+        rows = ["| from | to | when |", "|---|---|---|"] + [f"| {a} | {b} | {escape(w)} |" for a, b, w in edges]
+        return [*lines, '<div class="kspec-diagram" markdown="0" style="overflow-x:auto">', svg, "</div>", "",
+                *rows, ""]
     seen: Counter[tuple[str, str, str]] = Counter()
     rng = random.Random(3)
     state0 = model.init_states()[0]
@@ -339,11 +343,10 @@ def _role_diagram(name: str, model: Any) -> list[str]:
     if not seen:
         return []
     lines = ["## Phases", "", "The values of the state's `phase` field and the actions that move between them, "
-             "as observed in 20 random walks of the model.", "", "```mermaid", "stateDiagram-v2",
-             f"    [*] --> {state0.phase}"]
-    for (src, dst, act) in sorted({(s, d, a) for s, d, a in seen}):
-        lines.append(f"    {src} --> {dst}: {act}")
-    return [*lines, "```", ""]
+             "as observed in 20 random walks of the model.", ""]
+    edges = sorted({(str(s), str(d), a) for s, d, a in seen})
+    svg = state_diagram_svg(str(state0.phase), edges, f"{name} phases")
+    return [*lines, '<div class="kspec-diagram" markdown="0" style="overflow-x:auto">', svg, "</div>", ""]
 
 
 def _model_page(name: str, site: Site) -> str:

@@ -105,3 +105,54 @@ def _arrow(x: dict[str, int], src: str, dst: str, label: str, style: str, y: int
     body += (f'<text x="{(x1 + x2) / 2:.0f}" y="{ly - 5}" text-anchor="middle" fill="{colour}">'
              f"{escape(_clip(label, chars))}</text>")
     return f"<g>{title}{body}</g>"
+
+
+def state_diagram_svg(initial: str, edges: list[tuple[str, str, str]], title: str) -> str:
+    """A state diagram as inline SVG, drawn from a transition table: the states on a circle, one
+    arrow per (from, to, label), a self-loop as a small arc, the initial state ringed. No script,
+    no network: the docs site renders it offline."""
+    import math
+
+    states = list(dict.fromkeys([initial, *(s for e in edges for s in e[:2])]))
+    n = len(states)
+    radius = 90 + 45 * n
+    cx, cy = radius + 170, radius + 50
+    width, height = 2 * cx, 2 * cy
+    pos = {s: (cx + radius * math.cos(2 * math.pi * i / n - math.pi / 2),
+               cy + radius * math.sin(2 * math.pi * i / n - math.pi / 2)) for i, s in enumerate(states)}
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" class="kspec-states" width="{width:.0f}" height="{height:.0f}" '
+           f'viewBox="0 0 {width:.0f} {height:.0f}" font-family="ui-sans-serif, system-ui, sans-serif" font-size="11" '
+           f'role="img" aria-label="{escape(title)}">',
+           '<defs><marker id="state-head" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" '
+           'orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#1f2937"/></marker></defs>']
+    box_w, box_h = 110, 30
+    pairs = {(a, b) for a, b, _ in edges}
+    for src, dst, label in edges:
+        (x1, y1), (x2, y2) = pos[src], pos[dst]
+        if src == dst:
+            out.append(f'<path class="state-edge" d="M{x1 - 20:.0f},{y1 - box_h / 2:.0f} C{x1 - 40:.0f},{y1 - 70:.0f} '
+                       f'{x1 + 40:.0f},{y1 - 70:.0f} {x1 + 20:.0f},{y1 - box_h / 2:.0f}" fill="none" stroke="#1f2937" '
+                       'marker-end="url(#state-head)"/>')
+            out.append(f'<text x="{x1:.0f}" y="{y1 - 62:.0f}" text-anchor="middle">{escape(_clip(label, 40))}</text>')
+            continue
+        dx, dy = x2 - x1, y2 - y1
+        length = math.hypot(dx, dy) or 1.0
+        ux, uy = dx / length, dy / length
+        # Two-way pairs are drawn side by side, each shifted to its own right.
+        shift = 7 if (dst, src) in pairs else 0
+        ox, oy = -uy * shift, ux * shift
+        trim = 0.5 * min(box_w / max(abs(ux), 1e-6), box_h / max(abs(uy), 1e-6)) + 4
+        sx, sy = x1 + ux * trim + ox, y1 + uy * trim + oy
+        ex, ey = x2 - ux * trim + ox, y2 - uy * trim + oy
+        out.append(f'<line class="state-edge" x1="{sx:.0f}" y1="{sy:.0f}" x2="{ex:.0f}" y2="{ey:.0f}" stroke="#1f2937" '
+                   'marker-end="url(#state-head)"/>')
+        mx, my = (sx + ex) / 2 + ox * 2, (sy + ey) / 2 + oy * 2
+        out.append(f'<text x="{mx:.0f}" y="{my:.0f}" text-anchor="middle" fill="#334155">'
+                   f'<title>{escape(label)}</title>{escape(_clip(label, 28))}</text>')
+    for s, (x, y) in pos.items():
+        ring = ' stroke-width="3"' if s == initial else ""
+        out.append(f'<rect class="state" x="{x - box_w / 2:.0f}" y="{y - box_h / 2:.0f}" width="{box_w}" '
+                   f'height="{box_h}" rx="8" fill="#eff6ff" stroke="#2563eb"{ring}/>')
+        out.append(f'<text x="{x:.0f}" y="{y + 4:.0f}" text-anchor="middle" font-size="12">{escape(s)}</text>')
+    out.append("</svg>")
+    return "\n".join(out)

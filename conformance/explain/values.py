@@ -10,29 +10,21 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from kspec.conformance.traces.itf import decode_value
+
 
 def plain(value: Any) -> Any:
     """ITF and codec values as plain JSON: sets and bags become sorted lists, maps with
-    scalar keys become objects, ``{"#tup": []}`` becomes null."""
+    scalar keys become objects, ``{"#tup": []}`` becomes null. A malformed ITF value raises
+    ``ItfValueError`` naming its place."""
+    if isinstance(value, dict) and value.get("type") == "Bag" and set(value) == {"type", "items"} \
+            and isinstance(value["items"], list) and all(isinstance(p, list) and len(p) == 2 for p in value["items"]):
+        return [[plain(k), plain(v)] for k, v in value["items"]]
+    if isinstance(value, dict) and not any(k.startswith("#") for k in value):
+        return {k: plain(v) for k, v in value.items()}
     if isinstance(value, list):
         return [plain(v) for v in value]
-    if not isinstance(value, dict):
-        return value
-    if "#tup" in value:
-        items = [plain(v) for v in value["#tup"]]
-        return items if items else None
-    if "#bigint" in value:
-        return int(value["#bigint"])
-    if "#set" in value:
-        return sorted((plain(v) for v in value["#set"]), key=_sort_key)
-    if "#map" in value:
-        pairs = [(plain(k), plain(v)) for k, v in value["#map"]]
-        if all(isinstance(k, str | int | bool) for k, _ in pairs):
-            return {str(k): v for k, v in pairs}
-        return [[k, v] for k, v in pairs]
-    if value.get("type") == "Bag" and set(value) == {"type", "items"}:
-        return [[plain(k), plain(v)] for k, v in value["items"]]
-    return {k: plain(v) for k, v in value.items() if not k.startswith("#")}
+    return decode_value(value)
 
 
 def _sort_key(value: Any) -> str:
@@ -54,11 +46,20 @@ def _short(value: Any) -> str:
         return "{" + inner + "}"
     if isinstance(value, list):
         return "[" + ", ".join(_short(v) for v in value) + "]"
+    if value is MISSING:
+        return "(missing)"
     if value is None:
         return "null"
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, str) and (value in AMBIGUOUS or value != value.strip()):
+        # "", null and missing must read differently (and a string that looks like one of them).
+        return '"' + value.replace('"', '\\"') + '"'
     return str(value)
+
+
+# Strings shown quoted: they would otherwise read as null, missing, a boolean or nothing.
+AMBIGUOUS = frozenset({"", "null", "(missing)", "true", "false", "none", "None"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,9 +75,9 @@ class Change:
 
     def text(self, limit: int = 160) -> str:
         """``path: before → after`` (or ``+added -removed`` for collections)."""
-        if self.before == MISSING:
-            return f"{self.path} = {short(self.after, limit)}"
-        if self.after == MISSING:
+        if self.before is MISSING:
+            return f"{self.path} = {short(self.after, limit)} (new)"
+        if self.after is MISSING:
             return f"{self.path} removed (was {short(self.before, limit)})"
         if self.added or self.removed:
             parts = [f"+{short(a, limit)}" for a in self.added] + [f"-{short(r, limit)}" for r in self.removed]
@@ -84,7 +85,14 @@ class Change:
         return f"{self.path}: {short(self.before, limit)} → {short(self.after, limit)}"
 
 
-MISSING = "(absent)"
+class _Missing:
+    """A key one side of a diff does not have (neither null nor "")."""
+
+    def __repr__(self) -> str:
+        return "(missing)"
+
+
+MISSING: Any = _Missing()
 
 
 def diff(before: Any, after: Any, path: str = "") -> list[Change]:

@@ -425,6 +425,6 @@ def run_conformance(protocol: str, target: Target, *, examples: int = DEFAULT_EX
                     "property": finding.field if finding.kind == "property" else None,
                     "step": finding.step, "steps": len(result.steps), "examples": generated,
                     "deviation": deviation}
-            path = default_path(out_dir, protocol, result.target, seed_value)
+            path = default_path(out_dir, protocol, result.target, seed_value, meta, result.steps)
             result.counterexample = str(write_counterexample(path, meta, result.steps))
     return result

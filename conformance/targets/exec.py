@@ -266,6 +266,13 @@ class _Malformed(Exception):
     """An answer line that breaks ADAPTER-MALFORMED."""
 
 
+def harness_timeout(timeout: float, startup_timeout: float = DEFAULT_STARTUP_TIMEOUT) -> float:
+    """The harness's own per-call watchdog for an exec target: the target enforces ``timeout``
+    per request and ``startup_timeout`` for ``hello`` itself (with better messages), so the
+    harness waits past both; the first start, which includes the hello, must get its 30 s."""
+    return max(timeout, startup_timeout) + 5.0
+
+
 def make_exec_target(spec: str, protocol: str, timeout: float = DEFAULT_TIMEOUT) -> ExecTarget:
     """The target for ``--target exec:COMMAND`` (the ``exec:`` prefix is optional here).
 

@@ -6,9 +6,10 @@
 from __future__ import annotations
 
 import importlib
+import re
 from typing import Any
 
-from kspec.conformance.adapters.base import Target
+from kspec.conformance.adapters.base import Target, TargetError
 
 # The protocols with a conformance driver and a reference target.
 REFERENCE_PROTOCOLS = ("raft", "share", "voters", "mm2", "streams")
@@ -64,6 +65,57 @@ def list_targets() -> list[dict[str, Any]]:
                             ("voters", "KRaftControlRecordStateMachine over MockLog (log level), 3.8+"),
                             ("streams", "StreamsMetadataState fed as the assignor feeds it, 3.0+"))]
     return rows
+
+
+# Kafka releases a target may run, per protocol (docs/kafka-matrix.md): (first, last) minor
+# version, None for open-ended. A recorded ``kafka:VERSION`` outside this table is not used.
+KAFKA_RELEASES: dict[str, tuple[tuple[int, int], tuple[int, int] | None]] = {
+    "mm2": ((2, 4), None), "share": ((4, 0), (4, 3)), "raft": ((3, 7), (3, 9)),
+    "voters": ((3, 8), (4, 3)), "streams": ((3, 0), (4, 3))}
+RELEASE_RE = re.compile(r"^([0-9]{1,2})\.([0-9]{1,3})\.([0-9]{1,3})$")
+
+
+class UntrustedTarget(UnknownTarget):
+    """A target named by a file (a counterexample's ``#meta.target``) that kspec will not start
+    on the file's word: it could run code (``exec:``, ``python:``) or reach the network."""
+
+
+def recorded_target(name: str, protocol: str, where: str) -> str:
+    """``name``, read from a file at ``where``, when it is safe to start without the user naming
+    it: a built-in, inert target (``reference``, ``reference:LEVEL``, ``mutant:NAME``) or
+    ``kafka:VERSION`` for a release of the table whose jars are already cached (so nothing is
+    fetched because a file said so). Anything else raises :class:`UntrustedTarget` (one line,
+    showing the recorded value) telling the user to pass ``--target`` (docs/threat-model.md)."""
+    shown = name if len(name) <= 120 else name[:117] + "..."
+    refuse = f"{where} names target {shown!r}; kspec does not start a target a file names"
+    kind, _, rest = name.partition(":")
+    if name == "reference" or (kind == "reference" and rest in ("replica", "log")):
+        return name
+    if kind == "mutant":
+        from kspec.conformance.targets.mutants import CATALOGUE
+
+        if rest in CATALOGUE:
+            return name
+        raise UntrustedTarget(f"{refuse}: no such mutant; pass --target explicitly")
+    if kind == "kafka":
+        m = RELEASE_RE.match(rest)
+        span = KAFKA_RELEASES.get(protocol)
+        if m is None or span is None:
+            raise UntrustedTarget(f"{refuse}: not a Kafka release kspec runs for {protocol}; pass --target explicitly")
+        minor = (int(m.group(1)), int(m.group(2)))
+        first, last = span
+        if minor < first or (last is not None and minor > last):
+            raise UntrustedTarget(f"{refuse}: not a Kafka release kspec runs for {protocol}; pass --target explicitly")
+        from kspec.conformance.targets.kafka.artifacts import cache_root
+
+        if not (cache_root() / rest).is_dir():
+            raise UntrustedTarget(f"{refuse} whose jars are not cached (fetching them is your call): "
+                                  f"pass --target {name} explicitly")
+        return name
+    if kind in ("exec", "python"):
+        raise UntrustedTarget(f"{refuse}, because an {kind}: target runs code: pass --target explicitly "
+                              f"(e.g. --target reference, or the same target if you trust it)")
+    raise UntrustedTarget(f"{refuse}: pass --target explicitly")
 
 
 def resolve_target(name: str, protocol: str, timeout: float = 10.0) -> Target:
@@ -122,12 +174,14 @@ def _python_target(name: str, spec: str, protocol: str) -> Target:
         module = importlib.import_module(module_name)
     except ImportError as err:
         raise UnknownTarget(f"target {name!r}: cannot import {module_name!r} ({err})") from None
+    except (Exception, SystemExit) as err:
+        raise UnknownTarget(f"target {name!r}: importing {module_name!r} raised {type(err).__name__}: {err}") from None
     factory = getattr(module, attr, None)
     if factory is None:
         raise UnknownTarget(f"target {name!r}: module {module_name!r} has no {attr!r}")
     try:
         target = factory()
-    except Exception as err:
+    except (Exception, SystemExit) as err:
         raise UnknownTarget(f"target {name!r}: {attr}() raised {type(err).__name__}: {err}") from None
     if not callable(getattr(target, "start", None)):
         raise UnknownTarget(f"target {name!r}: {attr}() is not a target (it has no start(node, config))")
@@ -136,4 +190,53 @@ def _python_target(name: str, spec: str, protocol: str) -> Target:
         raise UnknownTarget(f"target {name!r} is a {declared} target, not {protocol}")
     if not getattr(target, "name", None):
         target.name = name
-    return target
+    return _NoExit(target)
+
+
+class _NoExit:
+    """A user's Python target whose ``sys.exit`` (SystemExit) is a target error, not kspec's exit
+    code: the run ends with verdict ``error`` naming the step. Everything else is the target's."""
+
+    def __init__(self, target: Any) -> None:
+        self._target = target
+
+    def __getattr__(self, attr: str) -> Any:
+        return getattr(self._target, attr)
+
+    def start(self, node: Any, config: Any) -> Any:
+        try:
+            return _NoExitInstance(self._target.start(node, config))
+        except SystemExit as err:
+            raise TargetError(f"called sys.exit({err.code!r}) in start") from None
+
+    def close(self) -> None:
+        close = getattr(self._target, "close", None)
+        if close is None:
+            return
+        try:
+            close()
+        except SystemExit as err:
+            raise TargetError(f"called sys.exit({err.code!r}) in close") from None
+
+
+class _NoExitInstance:
+    def __init__(self, instance: Any) -> None:
+        self._instance = instance
+
+    def __getattr__(self, attr: str) -> Any:
+        return getattr(self._instance, attr)
+
+    def step(self, inp: Any) -> Any:
+        try:
+            return self._instance.step(inp)
+        except SystemExit as err:
+            raise TargetError(f"called sys.exit({err.code!r})") from None
+
+    def close(self) -> None:
+        close = getattr(self._instance, "close", None)
+        if close is None:
+            return
+        try:
+            close()
+        except SystemExit as err:
+            raise TargetError(f"called sys.exit({err.code!r}) in close") from None

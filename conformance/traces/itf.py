@@ -10,6 +10,8 @@ kspec's own fields (protocol, seed, target, failed property) go in ``#meta``.
 from __future__ import annotations
 
 import dataclasses
+import json
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -64,3 +66,63 @@ def itf_document(states: Sequence[Any], meta: Mapping[str, Any], actions: Sequen
     return {"#meta": {"format": "ITF", "format-description": "https://apalache-mc.org/docs/adr/015adr-trace.html",
                       "source": "kspec", **meta},
             "vars": names, "states": rows}
+
+
+# -- reading ITF values (from files kspec did not necessarily write) ------------------------------------------
+
+BIGINT_DIGITS = 60  # a #bigint longer than this is refused (kspec writes none beyond 2^63)
+
+
+class ItfValueError(ValueError):
+    """An ITF value that is malformed; the message names where in the document it is."""
+
+
+def decode_value(value: Any, where: str = "$") -> Any:
+    """An ITF value as plain JSON, checked: ``{"#tup": []}`` is null, other tuples lists, sets
+    sorted lists, maps with scalar keys objects (else lists of pairs), ``#bigint`` an int of at
+    most ``BIGINT_DIGITS`` digits. Record fields starting with ``#`` (ITF's ``#meta``) are left
+    out. A malformed value raises :class:`ItfValueError` naming its place (``where``)."""
+    if isinstance(value, list):
+        return [decode_value(v, f"{where}[{i}]") for i, v in enumerate(value)]
+    if not isinstance(value, dict):
+        return value
+    if "#tup" in value:
+        items = value["#tup"]
+        if not isinstance(items, list):
+            raise ItfValueError(f"{where}: #tup is not a list")
+        decoded = [decode_value(v, f"{where}.#tup[{i}]") for i, v in enumerate(items)]
+        return decoded if decoded else None
+    if "#bigint" in value:
+        digits = value["#bigint"]
+        if not isinstance(digits, str) or not _BIGINT_RE.match(digits):
+            raise ItfValueError(f"{where}: #bigint {str(digits)[:40]!r} is not a decimal integer of at most "
+                                f"{BIGINT_DIGITS} digits")
+        return int(digits)
+    if "#set" in value:
+        items = value["#set"]
+        if not isinstance(items, list):
+            raise ItfValueError(f"{where}: #set is not a list")
+        return sorted((decode_value(v, f"{where}.#set[{i}]") for i, v in enumerate(items)), key=_sort_key)
+    if "#map" in value:
+        pairs = value["#map"]
+        if not isinstance(pairs, list):
+            raise ItfValueError(f"{where}: #map is not a list of [key, value] pairs")
+        decoded_pairs = []
+        for i, pair in enumerate(pairs):
+            if not isinstance(pair, list) or len(pair) != 2:
+                raise ItfValueError(f"{where}.#map[{i}]: not a [key, value] pair")
+            decoded_pairs.append((decode_value(pair[0], f"{where}.#map[{i}][0]"),
+                                  decode_value(pair[1], f"{where}.#map[{i}][1]")))
+        if all(isinstance(k, str | int | bool) for k, _ in decoded_pairs):
+            return {str(k): v for k, v in decoded_pairs}
+        return [[k, v] for k, v in decoded_pairs]
+    if "#unserializable" in value:
+        return str(value["#unserializable"])
+    return {k: decode_value(v, f"{where}.{k}") for k, v in value.items() if not k.startswith("#")}
+
+
+_BIGINT_RE = re.compile(rf"^-?[0-9]{{1,{BIGINT_DIGITS}}}$")
+
+
+def _sort_key(value: Any) -> str:
+    return json.dumps(value, sort_keys=True)

@@ -4,7 +4,8 @@ Usage: misbehaving_target.py MODE [--at N]. Every step before N answers a fixed 
 Modes (what happens at step N): good, exit (status 3, after a stderr line), hang, partial (half a
 line, then hang), malformed (a line that is not JSON), not-object, wrong-id, error (an error
 answer, then carries on), no-observation, spawn-hang (starts a grandchild, then hangs),
-version (hello answers version 2), linger (ignores close and EOF, never exits).
+version (hello answers version 2), linger (ignores close and EOF, never exits), slow-hello
+(answers hello after --hello-seconds, default 6, then behaves as good).
 """
 
 import json
@@ -31,6 +32,9 @@ while True:
     req = json.loads(line)
     rid = req["id"]
     if req["op"] == "hello":
+        if mode == "slow-hello":
+            hold = sys.argv.index("--hello-seconds") + 1 if "--hello-seconds" in sys.argv else 0
+            time.sleep(float(sys.argv[hold]) if hold else 6.0)
         answer({"id": rid, "version": 2 if mode == "version" else 1, "protocols": ["share"]})
     elif req["op"] == "start":
         answer({"id": rid, "outputs": [], "observation": {"node": req["node"], "steps": 0}})
@@ -43,7 +47,7 @@ while True:
     elif req["op"] == "step":
         steps += 1
         ok = {"id": rid, "outputs": [req["input"]], "observation": {"node": req["node"], "steps": steps}}
-        if steps != at or mode in ("good", "linger", "version"):
+        if steps != at or mode in ("good", "linger", "version", "slow-hello"):
             answer(ok)
         elif mode == "exit":
             print("boom: giving up on purpose", file=sys.stderr, flush=True)
