@@ -17,14 +17,13 @@ from __future__ import annotations
 
 import os
 import re
-import socket
 import sys
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from kspec.conformance.clikit import InputError
+from kspec.conformance.clikit import InputError, check_spark_master
 from kspec.conformance.pipeline import summary
 from kspec.conformance.pipeline.engine import SPLIT_BYTES, index_split, judge_split, make_plan
 from kspec.conformance.pipeline.fast import judge_lines_fast
@@ -43,27 +42,12 @@ def check_master(master: str) -> None:
                          f"k8s://URL, mesos://URL)")
 
 
-def check_reachable(master: str) -> None:
-    """A standalone master that does not answer is an input error (Spark would retry for a
-    minute and then print its stack traces)."""
-    if master.startswith("spark://"):
-        for address in master[len("spark://"):].split(","):
-            host, _, port = address.rpartition(":")
-            if not host or not port.isdigit():
-                raise InputError(f"bad --master {master!r}: {address!r} is not HOST:PORT")
-            try:
-                socket.create_connection((host, int(port)), timeout=5).close()
-            except OSError as err:
-                raise InputError(f"cannot reach Spark master {address} (--master {master}): "
-                                 f"{err.strerror or err}") from None
-
-
 @contextmanager
 def spark_session(master: str, app: str = "kspec-validate", shuffle_partitions: int = 4,
                   driver_memory: str = "2g") -> Iterator[Any]:
     """A small SparkSession that is always stopped."""
     check_master(master)
-    check_reachable(master)
+    check_spark_master(master)  # local[0], a standalone master that does not answer
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
     from pyspark.sql import SparkSession

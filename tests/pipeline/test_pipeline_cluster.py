@@ -107,4 +107,4 @@ def test_a_master_that_does_not_answer_is_a_one_line_error(tmp_path: Path) -> No
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 2, proc.stderr
     lines = proc.stderr.strip().splitlines()
-    assert len(lines) == 1 and "Traceback" not in proc.stderr and "cannot reach Spark master" in lines[0], proc.stderr
+    assert len(lines) == 1 and "Traceback" not in proc.stderr and "no Spark master answers" in lines[0], proc.stderr
