@@ -70,6 +70,8 @@ def lockstep(target: ExecTarget, configs: list[dict[str, Any]], steps: list[tupl
 
     An input of type Load without records gets the node's log (what the harness sends).
     """
+    # The Go target implements Kafka 4.3's share coordinator: model and target run that rule set.
+    configs = [{"kafka_version": "4.3.1", **c} for c in configs]
     models = [ModelNode(c) for c in configs]
     instances = [target.start(k, c) for k, c in enumerate(configs)]
     for k, inst in enumerate(instances):
@@ -129,8 +131,9 @@ def system_walk(model: ShareSystem, choose: Any, length: int) -> list[tuple[int,
     return steps
 
 
+# The Go target implements Kafka 4.3's share coordinator: the model runs that release's rule set.
 SYSTEM = ShareSystem(offsets=3, max_records=64, snapshot_every=1, max_leader_epoch=3, max_state_epoch=2,
-                     max_failovers=2)
+                     max_failovers=2, kafka_minor=3)
 SYSTEM_CONFIG = {"snapshot_limit": 1, "image": [["T", 0]]}
 
 

@@ -6,13 +6,17 @@ from __future__ import annotations
 
 from exec_go_build import build_go_share_target
 
+from kspec.conformance.commands.conform import _WithModelConfig
 from kspec.conformance.machines.runner import run_conformance
 from kspec.conformance.targets.registry import resolve_target
+
+# The Go share target implements Kafka 4.3's share coordinator (and refuses other rule sets).
+GO_RULES = {"kafka_version": "4.3"}
 
 
 def test_go_share_target_conforms_through_the_harness() -> None:
     binary = build_go_share_target()
-    target = resolve_target(f"exec:{binary}", "share")
+    target = _WithModelConfig(resolve_target(f"exec:{binary}", "share"), GO_RULES)
     result = run_conformance("share", target, examples=25, out_dir=None)
     assert result.finding is None, result.finding.line()
     assert result.verdict == "conforms"
@@ -21,7 +25,7 @@ def test_go_share_target_conforms_through_the_harness() -> None:
 
 def test_flawed_go_share_target_diverges_through_the_harness() -> None:
     binary = build_go_share_target()
-    target = resolve_target(f"exec:{binary} -flaw lower-count-wins", "share")
+    target = _WithModelConfig(resolve_target(f"exec:{binary} -flaw lower-count-wins", "share"), GO_RULES)
     result = run_conformance("share", target, examples=200, out_dir=None)
     assert result.verdict == "diverges"
     assert result.finding is not None

@@ -47,11 +47,11 @@ def assert_cli_equal_state_sets(protocol: str, bounds: Mapping[str, int | bool],
 def assert_symmetry_refused(protocol: str, config: Callable[[Mapping[str, int | bool]], str],
                             bounds: Mapping[str, int | bool], capsys: pytest.CaptureFixture[str]) -> None:
     """A spec without symmetry reduction (KRaft.tla, Voters.tla) refuses ``symmetry=true``:
-    ``config`` raises :class:`UnsupportedBounds`, and ``kspec tla check PROTOCOL`` (symmetry
-    on by default) exits 2 with one line on stderr naming ``symmetry=false``."""
+    ``config`` raises :class:`UnsupportedBounds`, and ``kspec tla check PROTOCOL symmetry=true``
+    exits 2 with one line on stderr naming ``symmetry=false`` (its default is symmetry=false)."""
     with pytest.raises(UnsupportedBounds, match="symmetry=false"):
         config({**bounds, "symmetry": True})
-    code, out, err = run_cli(["tla", "check", protocol, "max_epoch=1"], capsys)
+    code, out, err = run_cli(["tla", "check", protocol, "max_epoch=1", "symmetry=true"], capsys)
     assert code == 2 and out == ""
     assert len(err.strip().splitlines()) == 1 and "symmetry=false" in err, err
 
