@@ -77,8 +77,8 @@ func (s *server) start(id int64, raw json.RawMessage) (map[string]any, error) {
 			return nil, fmt.Errorf("config: %v", err)
 		}
 	}
-	// One release's rules: "4.3" and its patch releases ("4.3.1") are the same.
-	if v := cfg.KafkaVersion; v != nil && *v != kafkaVersion && !strings.HasPrefix(*v, kafkaVersion+".") {
+	// One rule set: 4.1 to 4.3 and their patch releases ("4.3.1") follow the same rules.
+	if v := cfg.KafkaVersion; v != nil && !followsSameRules(*v) {
 		return nil, fmt.Errorf("config.kafka_version %q: this target implements Kafka %s's share coordinator only",
 			*v, kafkaVersion)
 	}
@@ -259,4 +259,14 @@ func (r Record) check() error {
 		return fmt.Errorf("%s lacks snapshot_epoch, leader_epoch or start_offset", r.Type)
 	}
 	return nil
+}
+
+// followsSameRules reports whether release v (e.g. "4.2" or "4.3.1") follows this shard's rules.
+func followsSameRules(v string) bool {
+	for _, r := range sameRules {
+		if v == r || strings.HasPrefix(v, r+".") {
+			return true
+		}
+	}
+	return false
 }

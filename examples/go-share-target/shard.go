@@ -21,6 +21,10 @@ import (
 // kafkaVersion is the release whose rules this shard follows.
 const kafkaVersion = "4.3"
 
+// sameRules are the releases whose share coordinator rules are 4.3's (one rule set in the
+// model: 4.1 to 4.3; the conformance driver names a rule set by its first release).
+var sameRules = []string{"4.1", "4.2", "4.3"}
+
 const (
 	notSet              = -1
 	defaultStateEpoch   = 0

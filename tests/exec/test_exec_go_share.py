@@ -21,6 +21,7 @@ from kspec.model.core.codec import decode, encode
 from kspec.model.share import shard
 from kspec.model.share.records import SharePartitionKey, ShareSnapshot, ShareTombstone, ShareUpdate, StateBatch
 from kspec.model.share.system import Elect, Load, ShareSystem, SysState, Unload, request_of
+from kspec.model.share.versions import minor_of, rules_of
 
 CLASSES = (*shard.REQUEST_CLASSES, StateBatch, SharePartitionKey, ShareSnapshot, ShareUpdate, ShareTombstone)
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -39,7 +40,9 @@ class ModelNode:
     log: list[Any] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        self.state = shard.ShardState(snapshot_limit=self.config["snapshot_limit"], image=self._image())
+        self.rules = rules_of(minor_of(str(self.config.get("kafka_version", "4.3"))))
+        self.state = shard.ShardState(snapshot_limit=self.config["snapshot_limit"], image=self._image(),
+                                      rules=self.rules)
 
     def _image(self) -> frozenset[tuple[str, int]] | None:
         image = self.config["image"]
@@ -51,7 +54,7 @@ class ModelNode:
             outputs: list[Any] = []
         elif inp["type"] == "Load":
             self.log = list(decode(inp["records"], CLASSES))
-            self.state = shard.load(self.log, self.config["snapshot_limit"], self._image())
+            self.state = shard.load(self.log, self.config["snapshot_limit"], self._image(), self.rules)
             outputs = []
         else:
             self.state, outs = shard.step(self.state, decode(inp, CLASSES))
@@ -222,9 +225,10 @@ def test_spec_example_exchange_is_what_the_go_target_says(go_binary: Path) -> No
 
 
 def test_go_target_refuses_another_kafka_release(go_target: ExecTarget) -> None:
-    # It implements Kafka 4.3's rules (the model's default); a run at another release's is refused.
-    with pytest.raises(TargetError, match=r'config.kafka_version "4.1": this target implements Kafka 4.3'):
-        go_target.start(0, {**SYSTEM_CONFIG, "kafka_version": "4.1"})
+    # It implements Kafka 4.3's rules (the model's 4.1-4.3 rule set); another rule set is refused.
+    with pytest.raises(TargetError, match=r'config.kafka_version "4.4": this target implements Kafka 4.3'):
+        go_target.start(0, {**SYSTEM_CONFIG, "kafka_version": "4.4"})
+    go_target.start(0, {**SYSTEM_CONFIG, "kafka_version": "4.1"}).close()  # 4.1-4.3: one rule set
     inst = go_target.start(0, {**SYSTEM_CONFIG, "kafka_version": "4.3.1"})
     assert inst.initial_observation == {"active": True, "partitions": {}}
     inst.close()
