@@ -210,13 +210,18 @@ class _NoExit:
             raise TargetError(f"called sys.exit({err.code!r}) in start") from None
 
     def close(self) -> None:
-        close = getattr(self._target, "close", None)
-        if close is None:
-            return
-        try:
-            close()
-        except SystemExit as err:
-            raise TargetError(f"called sys.exit({err.code!r}) in close") from None
+        _close_without_exit(self._target)
+
+
+def _close_without_exit(obj: Any) -> None:
+    """``obj.close()`` if it has one, a ``sys.exit`` in it turned into a TargetError."""
+    close = getattr(obj, "close", None)
+    if close is None:
+        return
+    try:
+        close()
+    except SystemExit as err:
+        raise TargetError(f"called sys.exit({err.code!r}) in close") from None
 
 
 class _NoExitInstance:
@@ -233,10 +238,4 @@ class _NoExitInstance:
             raise TargetError(f"called sys.exit({err.code!r})") from None
 
     def close(self) -> None:
-        close = getattr(self._instance, "close", None)
-        if close is None:
-            return
-        try:
-            close()
-        except SystemExit as err:
-            raise TargetError(f"called sys.exit({err.code!r}) in close") from None
+        _close_without_exit(self._instance)
