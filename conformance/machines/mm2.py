@@ -89,7 +89,7 @@ USER_TOPICS = ("orders", "orders-internal")
 EXTRA_ALIASES = ("us.west", "us_west", "x_", "third-cluster")
 # The identity policy cannot keep these (spec/mm2.md §3): not checked on its runs.
 IDENTITY_BREAKS = frozenset({"MM2-INV-NO-CYCLE", "MM2-INV-NO-MERGE"})
-MAX_NAMES = 52  # names offered to the query category (7 calls each: at most 364 candidates)
+MAX_NAMES = 64  # names offered to the query category (7 calls each: at most 448 candidates)
 MAX_FORMAT_TOPICS = 30
 
 
@@ -109,7 +109,12 @@ def interesting_topics(sep: str) -> list[str]:
             f"{sep}{sep}orders", f"orders{sep}{sep}", sep * 2, f"A{sep}", f"{sep}A{sep}orders", f"A{sep}B{sep}orders",
             f"A{sep}heartbeats{sep}", "heartbeats" + sep,
             # non-ASCII (a policy that works on bytes or lower-cases differs) and very long
-            "ördérs", f"A{sep}ördérs", "топик", LONG_NAME, f"A{sep}{LONG_NAME}"]
+            "ördérs", f"A{sep}ördérs", "топик", LONG_NAME, f"A{sep}{LONG_NAME}",
+            # the empty name; one underscore where Kafka's internal prefix has two; case
+            # variants of the heartbeats name; MM2's suffixes without the separator before them
+            # (a suffix test that forgets it); an "mm2" name that is not MM2's
+            "", "_orders", f"A{sep}_orders", "Heartbeats", f"A{sep}HEARTBEATS", "mycheckpoints.internal",
+            f"mycheckpoints{sep}internal", f"mm2-orders{sep}internal", "mm2orders"]
 
 
 @dataclass(frozen=True, slots=True)

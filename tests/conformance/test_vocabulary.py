@@ -13,7 +13,7 @@ from kspec.conformance.machines import PROTOCOLS, config_key, guide
 from kspec.conformance.machines.mm2 import CONFIGS as MM2_CONFIGS
 from kspec.conformance.machines.mm2 import interesting_topics
 from kspec.conformance.machines.runner import DEFAULT_EXAMPLES, DEFAULT_STEPS, _guided_plans
-from kspec.conformance.machines.streams import KEYS
+from kspec.conformance.machines.streams import GLOBAL_STORE, JOINED, KEYS, SIDE_TOPIC, STORE, UNKNOWN_STORES, WIDE_KEYS
 from kspec.conformance.machines.voters import UNKNOWN_REPLICA, WRONG_DIRECTORY
 
 
@@ -48,17 +48,31 @@ def test_mm2_names_at_every_boundary_are_asked() -> None:
 
 
 def test_streams_keys_at_every_boundary_are_asked() -> None:
-    keys: set[str] = set()
+    keys: dict[str, set[str]] = {}
     kinds: set[str] = set()
     partitions: set[int] = set()
+    store_queries: set[str] = set()
+    counts: set[tuple[str, int]] = set()
+    standby_only = False
     for config, inp in _inputs("streams"):
         kinds.add(inp["type"])
         partitions.add(int(config["partitions"]))
         if inp["type"] == "MetadataForKey":
-            keys.add(inp["key"])
+            keys.setdefault(inp["store"], set()).add(inp["key"])
+        if inp["type"] == "AllMetadataForStore":
+            store_queries.add(inp["store"])
+        if inp["type"] == "RebalanceFinished":
+            a = inp["assignment"]
+            counts |= set(a["partitions"].items())
+            standby_only |= any(not a["active"][h] and a["standby"][h] for h in a["active"])
     assert kinds == {"RebalanceStarted", "RebalanceFinished", "MetadataForKey", "AllMetadata", "AllMetadataForStore"}
-    assert set(KEYS) <= keys  # empty, every murmur2 tail length, non-ASCII, long
-    assert {2, 3, 4} <= partitions
+    assert set(KEYS) <= keys[STORE]  # empty, every murmur2 tail length, non-ASCII, long
+    assert set(WIDE_KEYS) <= keys[JOINED]  # a store over two topics of different sizes
+    assert GLOBAL_STORE in keys and GLOBAL_STORE in store_queries
+    assert set(UNKNOWN_STORES) <= set(keys) and set(UNKNOWN_STORES) <= store_queries  # case, blanks, empty
+    assert {1, 2, 3, 4, 8} <= partitions  # partition counts at the edges
+    assert {(SIDE_TOPIC, 1), ("input", 1), ("input", 8)} <= counts
+    assert standby_only  # a member that holds standby tasks only
 
 
 def test_voters_requests_off_the_protocol_are_sent() -> None:
