@@ -218,6 +218,27 @@ class StoreNameNormalised(Metadata):
         return super().metadata_for_key(store, key)
 
 
+class RebalanceDropsStandbys(Metadata):
+    """Listener contract: a rebalance start is taken to invalidate the standby map ("standbys
+    are about to move"), so during a rebalance no standby is named, though Kafka answers from the
+    last assignment until the next one arrives."""
+
+    def rebalance_started(self) -> None:
+        if self.assignment is not None:
+            self.assignment = {**self.assignment, "standby": {h: [] for h in self.assignment.get("standby") or {}}}
+
+
+class GlobalStorePartitionZero(Metadata):
+    """A global store's key is answered with partition 0 (the only partition of its topic)
+    instead of -1 (unknown)."""
+
+    def metadata_for_key(self, store: str, key: str) -> dict[str, Any] | None:
+        out = super().metadata_for_key(store, key)
+        if out is not None and store in ((self.assignment or {}).get("global_stores") or []):
+            out = {**out, "partition": 0}
+        return out
+
+
 class Node:
     def __init__(self, metadata: Metadata) -> None:
         self.m = metadata
@@ -272,6 +293,8 @@ BUGS: dict[str, type[Metadata]] = {
     "global-store-busy-hosts-only": GlobalStoreOnBusyHostsOnly,
     "long-key-truncated": LongKeyTruncated,
     "store-name-normalised": StoreNameNormalised,
+    "rebalance-drops-standbys": RebalanceDropsStandbys,
+    "global-store-partition-zero": GlobalStorePartitionZero,
 }
 for _name, _cls in BUGS.items():
     globals()[_cls.__name__ + "Target"] = _target(_cls)

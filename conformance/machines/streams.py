@@ -9,6 +9,14 @@ answer is the observation ``{"result": ...}`` and must equal the model's
 (``kspec.model.streams.metadata``). The wire format is spec/adapter-protocol.md's streams
 section.
 
+Vocabulary (docs/adapter-guide.md, "What each driver sends"; tests/conformance/test_vocabulary.py
+shows each kind in a default run): the keys of ``KEYS`` (every partition, negative hashes, the
+empty key, every murmur2 tail length, multi-byte UTF-8, 300 bytes); three stores — the system
+model's ``counts`` over ``input``, ``joined`` over ``side`` and ``input`` (topics of different
+sizes, the narrower first) and the global ``global-config`` (``widen``); unknown store names
+that look like a real one (``UNKNOWN_STORES``); partition counts 1 to 4 and 8; a member with
+standby tasks only, a member with none.
+
 The assignment names every member the plan was made for, a member with no task with empty
 sets (STREAMS-RULE-EVERY-MEMBER); the configurations (3, 3, 1) and (2, 4, 0) have plans that
 leave a member without a task, so the lockstep reaches it.
