@@ -138,6 +138,14 @@ class FormatIdempotent(Policy):
         return super().format_remote_topic(source, topic)
 
 
+class Mm2DashPrefix(Policy):
+    """4.x's MM2-internal test written for MM2's own names (``mm2-offset-syncs``,
+    ``mm2-offsets``): the prefix checked is ``mm2-``, where Kafka checks ``mm2``."""
+
+    def is_mm2_internal_topic(self, topic: str) -> bool:
+        return (topic.startswith("mm2-") and topic.endswith(self.isep + "internal")) or self.is_checkpoints_topic(topic)
+
+
 CALLS = {
     "FormatRemoteTopic": ("format_remote_topic", ("source", "topic")),
     "TopicSource": ("topic_source", ("topic",)),
@@ -198,6 +206,7 @@ BUGS: dict[str, type[Policy]] = {
     "heartbeats-case-insensitive": HeartbeatsCaseInsensitive,
     "upstream-strips-separators": UpstreamStripsSeparators,
     "format-idempotent": FormatIdempotent,
+    "mm2-dash-prefix": Mm2DashPrefix,
 }
 for _name, _cls in BUGS.items():
     globals()[_cls.__name__ + "Target"] = _target(_cls)

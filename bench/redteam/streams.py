@@ -239,6 +239,21 @@ class GlobalStorePartitionZero(Metadata):
         return out
 
 
+class AssignmentMerged(Metadata):
+    """Listener contract: ``onChange`` is applied as an update of the maps it was given before
+    (``dict.update``), not a replacement, so a member that left the group stays listed with its
+    old partitions."""
+
+    def rebalance_finished(self, assignment: dict[str, Any]) -> None:
+        if self.assignment is None:
+            return super().rebalance_finished(assignment)
+        merged = dict(assignment)
+        for side in ("active", "standby"):
+            merged[side] = {**(self.assignment.get(side) or {}), **(assignment.get(side) or {})}
+        self.assignment = merged
+        return None
+
+
 class Node:
     def __init__(self, metadata: Metadata) -> None:
         self.m = metadata
@@ -295,6 +310,7 @@ BUGS: dict[str, type[Metadata]] = {
     "store-name-normalised": StoreNameNormalised,
     "rebalance-drops-standbys": RebalanceDropsStandbys,
     "global-store-partition-zero": GlobalStorePartitionZero,
+    "assignment-merged": AssignmentMerged,
 }
 for _name, _cls in BUGS.items():
     globals()[_cls.__name__ + "Target"] = _target(_cls)

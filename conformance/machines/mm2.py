@@ -12,7 +12,8 @@ model's policy of the run's configuration answers. The calls come from four cate
   chain, ``formatRemoteTopic``), so names grow hop by hop as in a real deployment;
 * ``query``: one-topic calls on interesting names (aliases with the separator, ``__x``,
   ``.x``, Connect-style ``-internal``/``.internal`` names, heartbeats look-alikes, names made
-  only of separators) and on every name the clusters hold now;
+  only of separators, the empty name, ``_x``, case variants, MM2 suffix and ``mm2`` prefix
+  look-alikes: ``interesting_topics``) and on every name the clusters hold now;
 * ``format``: ``formatRemoteTopic``, ``checkpointsTopic``, ``offsetSyncsTopic``,
   ``heartbeatsTopic`` over aliases, clean or not;
 * ``law``: the calls one law of spec/mm2.md (MM2-LAW-*) makes at one input.
@@ -114,7 +115,8 @@ def interesting_topics(sep: str) -> list[str]:
             # variants of the heartbeats name; MM2's suffixes without the separator before them
             # (a suffix test that forgets it); an "mm2" name that is not MM2's
             "", "_orders", f"A{sep}_orders", "Heartbeats", f"A{sep}HEARTBEATS", "mycheckpoints.internal",
-            f"mycheckpoints{sep}internal", f"mm2-orders{sep}internal", "mm2orders"]
+            f"mycheckpoints{sep}internal", f"mm2-orders{sep}internal", f"mm2orders{sep}internal",
+            "mm2orders.internal", "mm2orders"]
 
 
 @dataclass(frozen=True, slots=True)
