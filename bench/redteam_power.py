@@ -2,7 +2,7 @@
 the user-facing material only) run at the default budget, per seed: caught or escaped, runs to
 detection and the counterexample's length. Prints a Markdown table, then the escaped bugs.
 
-    nice -n 10 python bench/redteam_power.py [--seeds N] [--protocols raft mm2 ...] [--only BUG ...]
+    nice -n 10 python bench/redteam_power.py [--seeds N] [--first-seed S] [--protocols raft mm2 ...] [--only BUG ...]
 
 Each bug's module first proves its bug-free target conforms (``--no-correct`` skips that). A bug
 counts as caught at a seed when the run ends ``diverges``; ``error`` (the target crashed) is
@@ -34,12 +34,14 @@ def run(protocol: str, attr: str, seed: int) -> object:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--seeds", type=int, default=5, help="seeds 0..N-1")
+    ap.add_argument("--seeds", type=int, default=5, help="seeds FIRST..FIRST+N-1")
+    ap.add_argument("--first-seed", type=int, default=0)
     ap.add_argument("--protocols", nargs="*", default=list(PROTOCOLS))
     ap.add_argument("--only", nargs="*", default=None, help="bug names")
     ap.add_argument("--no-correct", action="store_true", help="skip the bug-free targets")
     args = ap.parse_args()
-    print(f"red-team bugs at the default budget, seeds 0-{args.seeds - 1}\n")
+    seeds = range(args.first_seed, args.first_seed + args.seeds)
+    print(f"red-team bugs at the default budget, seeds {seeds[0]}-{seeds[-1]}\n")
     print("| protocol | bug | caught | runs to detection (median, max) | counterexample steps (max) |")
     print("|---|---|---:|---:|---:|", flush=True)
     escaped: list[str] = []
@@ -56,7 +58,7 @@ def main() -> None:
             runs: list[int] = []
             lengths: list[int] = []
             errors = 0
-            for seed in range(args.seeds):
+            for seed in seeds:
                 r = run(protocol, attr, seed)
                 if r.verdict == "diverges" and r.first_runs is not None:
                     runs.append(r.first_runs)
