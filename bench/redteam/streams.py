@@ -1,5 +1,9 @@
 """Kafka Streams queryable-state metadata (``StreamsMetadataState``) with planted bugs, written
-from spec/streams.md and spec/adapter-protocol.md (streams) only: plain JSON in, plain JSON out."""
+from spec/streams.md and spec/adapter-protocol.md (streams) only: plain JSON in, plain JSON out.
+
+Dropped as equivalent after a run: ``standby-only-host-dropped`` (hosts from the active map's
+keys: every member is a key of both maps), ``initialized-sticky`` ("initialized" never cleared:
+an assignment without partitions never reaches a live instance, which is itself a member)."""
 
 from __future__ import annotations
 
@@ -254,6 +258,16 @@ class AssignmentMerged(Metadata):
         return None
 
 
+class ModuloBeforePositive(Metadata):
+    """``toPositive(hash % n)`` instead of ``toPositive(hash) % n``: a negative hash lands on
+    another partition."""
+
+    def partition_for(self, key: bytes, n: int) -> int:
+        h = murmur2(key)
+        java_remainder = -(abs(h) % n) if h < 0 else h % n  # Java's % keeps the dividend's sign
+        return java_remainder & 0x7FFFFFFF
+
+
 class Node:
     def __init__(self, metadata: Metadata) -> None:
         self.m = metadata
@@ -311,6 +325,7 @@ BUGS: dict[str, type[Metadata]] = {
     "rebalance-drops-standbys": RebalanceDropsStandbys,
     "global-store-partition-zero": GlobalStorePartitionZero,
     "assignment-merged": AssignmentMerged,
+    "modulo-before-positive": ModuloBeforePositive,
 }
 for _name, _cls in BUGS.items():
     globals()[_cls.__name__ + "Target"] = _target(_cls)
