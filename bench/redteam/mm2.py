@@ -146,6 +146,54 @@ class Mm2DashPrefix(Policy):
         return (topic.startswith("mm2-") and topic.endswith(self.isep + "internal")) or self.is_checkpoints_topic(topic)
 
 
+class IdentityPolicy(Policy):
+    """Kafka's IdentityReplicationPolicy as spec/mm2.md §1.2 describes it: topics that look like
+    heartbeats (ending with the heartbeats name) follow the default policy; the rest keep their
+    name, come from the configured ``source.cluster.alias`` and are their own upstream."""
+
+    def __init__(self, props: dict[str, str]) -> None:
+        super().__init__(props)
+        self.alias = props.get("source.cluster.alias")
+
+    def looks_like_heartbeat(self, topic: str) -> bool:
+        return topic.endswith(self.heartbeats_topic())
+
+    def format_remote_topic(self, source: str, topic: str) -> str:
+        return super().format_remote_topic(source, topic) if self.looks_like_heartbeat(topic) else topic
+
+    def topic_source(self, topic: str) -> str | None:
+        return super().topic_source(topic) if self.looks_like_heartbeat(topic) else self.alias
+
+    def upstream_topic(self, topic: str) -> str | None:
+        return super().upstream_topic(topic) if self.looks_like_heartbeat(topic) else topic
+
+
+class IdentityHeartbeatsExact(IdentityPolicy):
+    """Identity: only the exact heartbeats name is a heartbeat (``==`` for ``endswith``), so a
+    replicated ``A.heartbeats`` keeps its name on the next hop and the hop count is lost."""
+
+    def looks_like_heartbeat(self, topic: str) -> bool:
+        return topic == self.heartbeats_topic()
+
+
+class IdentityUpstreamNone(IdentityPolicy):
+    """Identity: ``upstreamTopic`` of a non-heartbeat topic is null ("it is not remote"), where
+    Kafka answers the topic itself."""
+
+    def upstream_topic(self, topic: str) -> str | None:
+        return super().upstream_topic(topic) if self.looks_like_heartbeat(topic) else None
+
+
+class IdentitySourceUnsetIsLocal(IdentityPolicy):
+    """Identity: without ``source.cluster.alias`` the policy falls back to the default reading of
+    the name (``A.orders`` comes from ``A``), where Kafka answers null."""
+
+    def topic_source(self, topic: str) -> str | None:
+        if self.alias is None:
+            return Policy.topic_source(self, topic)
+        return super().topic_source(topic)
+
+
 CALLS = {
     "FormatRemoteTopic": ("format_remote_topic", ("source", "topic")),
     "TopicSource": ("topic_source", ("topic",)),
@@ -178,12 +226,13 @@ class Node:
 class Target:
     protocol = "mm2"
     policy_class: type[Policy] = Policy
+    kind = "default"
 
     def __init__(self) -> None:
         self.name = f"python:redteam.mm2:{type(self).__name__}"
 
     def supports(self, config: dict[str, Any]) -> bool:
-        return config.get("policy", "default") == "default" and config.get("internal_rule", "4.x") == "4.x"
+        return config.get("policy", "default") == self.kind and config.get("internal_rule", "4.x") == "4.x"
 
     def start(self, node: str, config: dict[str, Any]) -> Node:
         return Node(self.policy_class({str(k): str(v) for k, v in (config.get("props") or {}).items()}))
@@ -193,10 +242,12 @@ class Target:
 
 
 def _target(cls: type[Policy]) -> type[Target]:
-    return type(cls.__name__ + "Target", (Target,), {"policy_class": cls})
+    kind = "identity" if issubclass(cls, IdentityPolicy) else "default"
+    return type(cls.__name__ + "Target", (Target,), {"policy_class": cls, "kind": kind})
 
 
 Correct = _target(Policy)
+CorrectIdentity = _target(IdentityPolicy)
 CORRECT = "Correct"
 BUGS: dict[str, type[Policy]] = {
     "regex-separator": RegexSeparator,
@@ -207,6 +258,9 @@ BUGS: dict[str, type[Policy]] = {
     "upstream-strips-separators": UpstreamStripsSeparators,
     "format-idempotent": FormatIdempotent,
     "mm2-dash-prefix": Mm2DashPrefix,
+    "identity-heartbeats-exact": IdentityHeartbeatsExact,
+    "identity-upstream-none": IdentityUpstreamNone,
+    "identity-source-unset-reads-name": IdentitySourceUnsetIsLocal,
 }
 for _name, _cls in BUGS.items():
     globals()[_cls.__name__ + "Target"] = _target(_cls)

@@ -8,17 +8,17 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from kspec.conformance.harness import JSON
+from kspec.conformance.harness import JSON, Event
 from kspec.conformance.machines import PROTOCOLS, config_key, guide
+from kspec.conformance.machines.mm2 import CLIENT_NODE, interesting_topics
 from kspec.conformance.machines.mm2 import CONFIGS as MM2_CONFIGS
-from kspec.conformance.machines.mm2 import interesting_topics
 from kspec.conformance.machines.runner import DEFAULT_EXAMPLES, DEFAULT_STEPS, _guided_plans
 from kspec.conformance.machines.streams import GLOBAL_STORE, JOINED, KEYS, SIDE_TOPIC, STORE, UNKNOWN_STORES, WIDE_KEYS
 from kspec.conformance.machines.voters import UNKNOWN_REPLICA, WRONG_DIRECTORY
 
 
-def _inputs(protocol: str, configs: list[dict[str, JSON]] | None = None) -> Iterator[tuple[dict[str, Any], JSON]]:
-    """(config, input) of every event the default run's guided paths feed."""
+def _events(protocol: str, configs: list[dict[str, JSON]] | None = None) -> Iterator[tuple[dict[str, Any], Event]]:
+    """(config, event) of every event the default run's guided paths feed."""
     spec = PROTOCOLS[protocol]()
     configs = configs or spec.configs
     for config, path in _guided_plans(spec, configs, frozenset(), DEFAULT_STEPS, DEFAULT_EXAMPLES // 2,
@@ -29,8 +29,14 @@ def _inputs(protocol: str, configs: list[dict[str, JSON]] | None = None) -> Iter
             after = driver.resolve(state, action)
             assert after is not None, (config_key(config), action)
             for ev in driver.events(state, action, after):
-                yield config, ev.input
+                yield config, ev
             state = after
+
+
+def _inputs(protocol: str, configs: list[dict[str, JSON]] | None = None) -> Iterator[tuple[dict[str, Any], JSON]]:
+    """(config, input) of every event the default run's guided paths feed."""
+    for config, ev in _events(protocol, configs):
+        yield config, ev.input
 
 
 def test_mm2_names_at_every_boundary_are_asked() -> None:
@@ -89,3 +95,14 @@ def test_voters_requests_off_the_protocol_are_sent() -> None:
     assert {"AddVoter", "RemoveVoter", "UpgradeKRaftVersion", "TakeSnapshot", "VoteRequest", "FetchRequest",
             "ElectionTimeout", "Crash", "Restart"} <= kinds
     assert odd == {"AddVoter unknown replica", "RemoveVoter unknown replica", "RemoveVoter wrong directory"}
+
+
+def test_mm2_client_policy_without_alias_is_asked() -> None:
+    # The identity policy as a client configures it (no source.cluster.alias): topicSource null.
+    config = next(c for c in MM2_CONFIGS if c["policy"] == "identity" and c["internal_rule"] == "4.x")
+    spec = PROTOCOLS["mm2"]()
+    driver = spec.driver(config)
+    assert "source.cluster.alias" not in driver.node_config(CLIENT_NODE)["props"]
+    client = {ev.input["type"] for _, ev in _events("mm2", [config]) if ev.node == CLIENT_NODE}
+    assert {"TopicSource", "UpstreamTopic", "OriginalTopic", "IsHeartbeatsTopic"} <= client
+
