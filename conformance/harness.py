@@ -20,6 +20,7 @@ recorded model side, without the model: it reports the first divergence, step fo
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import queue
 import signal
@@ -27,9 +28,13 @@ import threading
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
 
 from kspec.conformance.adapters.base import JSON, Instance, StepResult, Target, TargetError
+from kspec.conformance.driver import Driver, Event
+
+__all__ = ["DEFAULT_STEP_TIMEOUT", "JSON", "Divergence", "Driver", "Event", "Feeder", "Finding", "Lockstep",
+           "ReplayResult", "StepRecord", "TargetFailure", "replay_steps"]
 
 DEFAULT_STEP_TIMEOUT = 10.0
 
@@ -111,59 +116,6 @@ class TargetFailure(BaseException):
         self.finding = finding
 
 
-# ---------------------------------------------------------------------------- drivers
-
-
-@dataclass(frozen=True)
-class Event:
-    """The node-level event of one model action, with the model's side of it."""
-
-    node: Any
-    input: JSON
-    model_outputs: JSON
-    model_observation: JSON
-    # What gave the event within a composite action (a macro's model action), for the step label.
-    label: str | None = None
-
-
-class Driver(Protocol):
-    """One protocol's lockstep driver (see the module docstring)."""
-
-    protocol: str
-    config: dict[str, JSON]
-
-    def nodes(self) -> list[Any]: ...
-
-    def node_config(self, node: Any) -> dict[str, JSON]: ...
-
-    def init_state(self) -> Any: ...
-
-    categories: tuple[str, ...]
-
-    def candidates(self, state: Any) -> list[tuple[str, Any]]: ...
-
-    def resolve(self, state: Any, action: Any) -> Any | None: ...
-
-    def events(self, before: Any, action: Any, after: Any) -> list[Event]: ...
-
-    def describe(self, action: Any) -> str: ...
-
-    def model_violation(self, before: Any, action: Any, after: Any) -> str | None: ...
-
-    def observed_violation(self, node: Any, inp: JSON, observations: dict[Any, JSON],
-                           memory: dict[str, Any]) -> str | None: ...
-
-
-@runtime_checkable
-class UnorderedObservations(Protocol):
-    """A driver whose observations hold collections the spec does not order (a Java
-    ``Collection`` or ``Set`` answer): both sides are brought to one order before they are
-    compared, so a target is never held to an order the protocol leaves open. The recorded
-    observations stay as each side gave them."""
-
-    def canonical_observation(self, inp: JSON, observation: JSON) -> JSON: ...
-
-
 # ---------------------------------------------------------------------------- guarded target calls
 
 
@@ -224,12 +176,11 @@ def call_with_timeout(fn: Callable[[], Any], timeout: float, worker: _Worker | N
         signal.signal(signal.SIGALRM, previous)
 
 
-def check_result(result: Any) -> tuple[list[JSON], dict[str, JSON]]:
+def check_result(result: object) -> tuple[list[JSON], dict[str, JSON]]:
     """The outputs and observation of a StepResult, or TargetError naming what is malformed."""
-    outputs = getattr(result, "outputs", None)
-    observation = getattr(result, "observation", None)
-    if not isinstance(result, StepResult) and (outputs is None or observation is None):
+    if not isinstance(result, StepResult):
         raise TargetError(f"malformed step result: expected StepResult, got {type(result).__name__}")
+    outputs, observation = result.outputs, result.observation
     if not isinstance(outputs, list | tuple):
         raise TargetError(f"malformed outputs: expected a list, got {type(outputs).__name__}")
     for i, out in enumerate(outputs):
@@ -310,7 +261,7 @@ class Feeder:
     Shared by the lockstep run (the model side computed now) and replay (read from a file).
     """
 
-    def __init__(self, driver: Driver, target: Target, step_timeout: float = DEFAULT_STEP_TIMEOUT) -> None:
+    def __init__(self, driver: Driver[Any], target: Target, step_timeout: float = DEFAULT_STEP_TIMEOUT) -> None:
         self.driver = driver
         self.target = target
         self.step_timeout = step_timeout
@@ -326,7 +277,7 @@ class Feeder:
 
         self.order = rules_for(driver)
         for node in driver.nodes():
-            self.instances[node] = self._call(lambda n=node: target.start(n, driver.node_config(n)),
+            self.instances[node] = self._call(functools.partial(target.start, node, driver.node_config(node)),
                                               0, f"start of node {node}")
 
     @property
@@ -379,7 +330,7 @@ class Feeder:
 
     def compare(self, record: StepRecord) -> None:
         index = record.index
-        relevant = getattr(self.driver, "comparable", lambda out: out)
+        relevant = self.driver.comparable
         expected = Counter(_key(relevant(o)) for o in record.model_outputs or [])
         actual = Counter(_key(relevant(o)) for o in record.target_outputs or [])
         if expected != actual:
@@ -401,9 +352,8 @@ class Feeder:
             name, _, detail = violated.partition(": ")
             self._diverge(index, "property", name, detail or name)
         expected_obs, actual_obs = record.model_observation, record.target_observation
-        if isinstance(self.driver, UnorderedObservations):
-            expected_obs = self.driver.canonical_observation(record.input, expected_obs)
-            actual_obs = self.driver.canonical_observation(record.input, actual_obs)
+        expected_obs = self.driver.canonical_observation(record.input, expected_obs)
+        actual_obs = self.driver.canonical_observation(record.input, actual_obs)
         where = first_difference(expected_obs, actual_obs)
         if where is not None:
             self._diverge(index, "observation", "observation" + (f".{where}" if where else ""),
@@ -421,7 +371,7 @@ class Feeder:
 class Lockstep(Feeder):
     """A lockstep run: the model state, its enabled actions by category, the target fed in step."""
 
-    def __init__(self, driver: Driver, target: Target, step_timeout: float = DEFAULT_STEP_TIMEOUT) -> None:
+    def __init__(self, driver: Driver[Any], target: Target, step_timeout: float = DEFAULT_STEP_TIMEOUT) -> None:
         super().__init__(driver, target, step_timeout)
         self.state = driver.init_state()
         self._candidates: dict[str, list[Any]] | None = None
@@ -521,7 +471,7 @@ class ReplayResult:
     steps: list[StepRecord] = field(default_factory=list)
 
 
-def replay_steps(driver: Driver, target: Target, steps: list[StepRecord],
+def replay_steps(driver: Driver[Any], target: Target, steps: list[StepRecord],
                  step_timeout: float = DEFAULT_STEP_TIMEOUT) -> ReplayResult:
     """Feed the recorded inputs to fresh instances; stop at the first divergence or error."""
     feeder: Feeder | None = None

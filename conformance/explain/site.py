@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from kspec.model.catalog import PROTOCOL_MODULES, get_protocol
+from kspec.conformance.render import describe_action
 from kspec.model.core.codec import encode
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -240,7 +241,7 @@ def _doc(cls: type) -> str:
 
 
 def _fields_table(cls: type) -> list[str]:
-    fields = dataclasses.fields(cls)  # type: ignore[arg-type]
+    fields = dataclasses.fields(cls)
     if not fields:
         return ["_(no fields)_", ""]
     rows = ["| field | type | default |", "|---|---|---|"]
@@ -294,8 +295,7 @@ def _sample_actions(model: Any, seed: int = 7, walks: int = 4, steps: int = 60) 
             action, nxt = rng.choice(enabled)
             st = stats[type(action).__name__]
             if len(st.examples) < 2:
-                describe = getattr(model, "describe_action", None)
-                title = str(describe(action)) if describe else repr(action)
+                title = describe_action(model, action)
                 changes = [c.text(110) for c in diff(plain(encode(state)), plain(encode(nxt)))][:6]
                 st.examples.append((title, changes))
             state = nxt
@@ -376,7 +376,7 @@ def _model_page(name: str, site: Site) -> str:
     queue = [state_cls]
     while queue:
         cls = queue.pop()
-        for f in dataclasses.fields(cls):  # type: ignore[arg-type]
+        for f in dataclasses.fields(cls):
             for word in re.findall(r"[A-Za-z_]\w*", str(f.type)):
                 ref = classes.get(word)
                 if ref is not None and word not in shown:

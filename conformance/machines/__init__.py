@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, precondition, rule
 
 from kspec.conformance.adapters.base import Target
+from kspec.conformance.driver import Driver
 from kspec.conformance.harness import DEFAULT_STEP_TIMEOUT, JSON, Lockstep, TargetFailure
 
 CHOICE = st.integers(0, 255)
@@ -29,7 +30,7 @@ class ProtocolSpec:
     """A protocol the conformance suite drives: its driver factory and configurations."""
 
     name: str
-    driver: Callable[[dict[str, JSON]], Any]
+    driver: type[Driver[Any]]
     configs: list[dict[str, JSON]]
 
 
@@ -105,23 +106,23 @@ def attach(session: Lockstep, log: RunLog, config: dict[str, JSON]) -> None:
     session.on_input = cov.on_input
 
 
-def is_refusal(err: BaseException) -> bool:
+def is_refusal(err: TargetFailure) -> bool:
     """Whether a target failure happened at start, before any step (a refused configuration:
     a level it does not serve, a setting it does not implement)."""
-    finding = getattr(err, "finding", None)
-    return finding is not None and finding.kind == "error" and finding.step == 0 and finding.field == "target"
+    finding = err.finding
+    return finding.kind == "error" and finding.step == 0 and finding.field == "target"
 
 
 def unsupported_categories(target: Target) -> frozenset[str]:
     """The action categories ``target`` declares it does not implement (``target.unsupported``)."""
-    return frozenset(getattr(target, "unsupported", ()) or ())
+    return frozenset(target.unsupported)
 
 
 def target_configs(spec: ProtocolSpec, target: Target) -> list[dict[str, JSON]]:
     """The configurations a run of ``target`` draws from: a target that declares a ``level``
     (voters: ``replica`` or ``log``) is driven at that level, which the configuration (and so
     the counterexample file) records."""
-    level = getattr(target, "level", None)
+    level = target.level
     return spec.configs if level is None else [{**c, "level": level} for c in spec.configs]
 
 
@@ -130,10 +131,9 @@ def supported_configs(configs: list[dict[str, JSON]], target: Target) -> list[di
     keeps its own internal-topic rule, a user's policy class has one policy kind); all of them
     when it declares nothing or takes none, so that the target itself says why at start. A
     target's ``model_config`` is added to each (share: ``kafka:VERSION`` runs its release's rules)."""
-    fixed = dict(getattr(target, "model_config", None) or {})
+    fixed = dict(target.model_config)
     configs = [{**c, **fixed} for c in configs] if fixed else configs
-    supports = getattr(target, "supports", None)
-    kept = [c for c in configs if supports is None or supports(c)]
+    kept = [c for c in configs if target.supports(c)]
     return kept or configs
 
 
@@ -184,7 +184,7 @@ def lockstep_machine(spec: ProtocolSpec, target: Target, log: RunLog,
         attach(self.session, log, config)
         # A driver may open every run with forced steps no rule draws (voters: the quorum's
         # start-up); they are fed, checked and recorded like any other step.
-        for category in getattr(self.session.driver, "opening", ()):
+        for category in self.session.driver.opening:
             try:
                 self.session.apply(category, 0)
             except BaseException:
@@ -222,7 +222,7 @@ def lockstep_machine(spec: ProtocolSpec, target: Target, log: RunLog,
             self.session.close()
 
     probe = spec.driver(configs[0])
-    weights: dict[str, int] = getattr(probe, "weights", {})
+    weights = probe.weights
     namespace: dict[str, Any] = {"__init__": __init__, "start": start, "nothing_enabled": nothing_enabled,
                                  "teardown": teardown}
     for category in probe.categories:

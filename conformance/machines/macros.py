@@ -28,11 +28,11 @@ them one by one (``spec/adapter-protocol.md``: replay feeds recorded inputs, not
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from kspec.conformance.harness import Event
+from kspec.conformance.driver import Driver, Event
 from kspec.model.core.protocol import first_violated
 from kspec.model.raft.messages import (
     BeginQuorumEpochRequest,
@@ -45,7 +45,7 @@ from kspec.model.raft.messages import (
     VoteResponse,
 )
 from kspec.model.raft.state import Down, Follower, Leader
-from kspec.model.raft.system import Deliver, Fire
+from kspec.model.raft.system import Deliver, Fire, Raft
 
 # A campaign delivers at most this many vote messages (a pre-vote round and a vote round to
 # every voter and back); a replication makes at most this many passes over the followers.
@@ -85,7 +85,7 @@ class Depose:
 
 
 Macro = RoundTrip | Replicate | Campaign | Depose
-MACRO_TYPES: tuple[type, ...] = (RoundTrip, Replicate, Campaign, Depose)
+MACRO_TYPES = (RoundTrip, Replicate, Campaign, Depose)
 # The driver categories the macros come in (one per offered macro).
 CATEGORIES = ("round_trip", "replicate", "depose")
 
@@ -94,15 +94,20 @@ Actions = Callable[[Any], Iterable[Any]]  # state -> the model's actions
 Expansion = list[tuple[Any, Any]]  # (model action, state after it)
 
 
-class MacroSteps:
-    """Driver mixin: expansion of the macros (cached for the current state: the lockstep
-    resolves every enabled one) with the driver's ``model.actions`` and ``resolve``."""
+class MacroSteps(Driver[Any]):
+    """Base of the KRaft drivers (raft, voters): expansion of the macros (cached for the
+    current state: the lockstep resolves every enabled one) with the driver's ``model.actions``
+    and ``resolve``, and the guided runs' abstract state."""
 
     model: Any
-    resolve: Callable[[Any, Any], Any]
-    events: Callable[[Any, Any, Any], list[Event]]
-    describe: Callable[[Any], str]
     _expansions: tuple[Any, dict[Macro, Expansion | None]] = (None, {})
+
+    def guide_key(self, state: Any) -> Hashable:
+        """The KRaft system state without its ghost history (which only the properties read:
+        the same actions are enabled, so a path through representatives replays step for step)."""
+        if isinstance(state, Raft):
+            return replace(state, elected=frozenset(), votes=frozenset(), committed=frozenset())
+        return state  # type: ignore[no-any-return]
 
     def expand(self, state: Any, macro: Macro) -> Expansion | None:
         """The model actions ``macro`` takes from ``state``, each with the state after it."""
@@ -185,7 +190,7 @@ def expand(macro: Macro, state: Any, actions: Actions, resolve: Resolve) -> Expa
     return steps or None
 
 
-def _new_messages(before: Any, after: Any, kind: type | tuple[type, ...], *,
+def _new_messages(before: Any, after: Any, kind: type[Any] | tuple[type[Any], ...], *,
                   src: int | None = None, dst: int | None = None) -> list[Any]:
     """Messages of ``kind`` that ``after`` has more copies of than ``before`` (sorted by repr:
     the expansion must not depend on the network's iteration order)."""

@@ -216,7 +216,7 @@ def _replay_actions(spec: Any, target: Target, config: dict[str, Any], actions: 
     session = Lockstep(spec.driver(config), target, step_timeout)
     try:
         for category, action in actions:
-            if flatten and isinstance(action, macros.MACRO_TYPES):
+            if flatten and isinstance(action, macros.MACRO_TYPES) and isinstance(session.driver, macros.MacroSteps):
                 for sub, _after in session.driver.sub_steps(session.state, action):
                     if not session.take(session.category_of(sub) or "", sub):
                         return None
@@ -242,7 +242,7 @@ def _guided_plans(spec: Any, configs: list[dict[str, Any]], skipped: frozenset[s
     2's first path, ...), at most ``budget`` in all. A configuration's graph is explored when
     its first path is due (and registered with ``coverage``), so a shallow divergence in the
     first configuration is found before the others are explored."""
-    plans: list[list[guide.Step] | None] = [None] * len(configs)
+    plans: list[list[list[guide.Step]] | None] = [None] * len(configs)
     given = 0
     k = 0
     while given < budget:
@@ -382,7 +382,7 @@ def run_conformance(protocol: str, target: Target, *, examples: int = DEFAULT_EX
         failed = log.failed
         if verdict == "diverges" and minimal and finding is not None and failed is not None:
             shorter = minimise(protocol, target, dict(failed.driver.config), failed.taken, finding, step_timeout,
-                               forced=tuple(getattr(failed.driver, "opening", ())))
+                               forced=failed.driver.opening)
         if verdict == "diverges" and finding is not None and failed is not None and deviations:
             final = shorter if shorter is not None and shorter.finding is not None else failed
             assert final.finding is not None
@@ -406,7 +406,7 @@ def run_conformance(protocol: str, target: Target, *, examples: int = DEFAULT_EX
     generated = log.first_runs if log.first_runs is not None else log.runs_before + log.generated
     coverage.random_runs = max(0, generated - log.runs_before) if log.first_runs is None else max(
         0, log.first_runs - log.runs_before)
-    result = ConformResult(protocol, getattr(target, "name", "?"), verdict, generated, seconds, seed_value,
+    result = ConformResult(protocol, target.name or "?", verdict, generated, seconds, seed_value,
                            finding=finding, config=dict(log.config))
     result.first_found, result.first_steps, result.first_runs = log.first_found, log.first_steps, log.first_runs
     result.coverage = coverage
@@ -425,6 +425,6 @@ def run_conformance(protocol: str, target: Target, *, examples: int = DEFAULT_EX
                     "property": finding.field if finding.kind == "property" else None,
                     "step": finding.step, "steps": len(result.steps), "examples": generated,
                     "deviation": deviation}
-            path = default_path(out_dir, protocol, result.target, seed_value, meta, result.steps)
-            result.counterexample = str(write_counterexample(path, meta, result.steps))
+            file = default_path(out_dir, protocol, result.target, seed_value, meta, result.steps)
+            result.counterexample = str(write_counterexample(file, meta, result.steps))
     return result

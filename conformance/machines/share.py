@@ -15,7 +15,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from kspec.conformance.harness import JSON, Event
+from kspec.conformance.driver import Driver, Event
+from kspec.conformance.harness import JSON
 from kspec.model.core.codec import encode
 from kspec.model.core.protocol import first_violated
 from kspec.model.share.combiner import coalesce
@@ -43,7 +44,7 @@ BOUNDS: dict[str, int] = {"offsets": 2, "max_records": 10, "max_leader_epoch": 2
                           "max_failovers": 2}
 
 
-class ShareDriver:
+class ShareDriver(Driver[ShareSystem]):
     """Lockstep driver for ``share`` (see the module docstring)."""
 
     protocol = "share"

@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import importlib
 import re
+from collections.abc import Callable
 from typing import Any
 
-from kspec.conformance.adapters.base import Target, TargetError
+from kspec.conformance.adapters.base import JSON, Instance, StepResult, Target, TargetError, TargetWrapper
 
 # The protocols with a conformance driver and a reference target.
 REFERENCE_PROTOCOLS = ("raft", "share", "voters", "mm2", "streams")
@@ -176,48 +177,40 @@ def _python_target(name: str, spec: str, protocol: str) -> Target:
         raise UnknownTarget(f"target {name!r}: cannot import {module_name!r} ({err})") from None
     except (Exception, SystemExit) as err:
         raise UnknownTarget(f"target {name!r}: importing {module_name!r} raised {type(err).__name__}: {err}") from None
-    factory = getattr(module, attr, None)
+    factory = getattr(module, attr, None)  # a name the user gave, looked up in their module
     if factory is None:
         raise UnknownTarget(f"target {name!r}: module {module_name!r} has no {attr!r}")
     try:
         target = factory()
     except (Exception, SystemExit) as err:
         raise UnknownTarget(f"target {name!r}: {attr}() raised {type(err).__name__}: {err}") from None
-    if not callable(getattr(target, "start", None)):
-        raise UnknownTarget(f"target {name!r}: {attr}() is not a target (it has no start(node, config))")
-    declared = getattr(target, "protocol", protocol)
+    if not isinstance(target, Target):
+        raise UnknownTarget(f"target {name!r}: {attr}() is not a target (a kspec.conformance.adapters.base.Target "
+                            f"with start(node, config))")
+    declared = target.protocol or protocol
     if declared != protocol:
         raise UnknownTarget(f"target {name!r} is a {declared} target, not {protocol}")
-    if not getattr(target, "name", None):
+    if not target.name:
         target.name = name
     return _NoExit(target)
 
 
-class _NoExit:
+class _NoExit(TargetWrapper):
     """A user's Python target whose ``sys.exit`` (SystemExit) is a target error, not kspec's exit
     code: the run ends with verdict ``error`` naming the step. Everything else is the target's."""
 
-    def __init__(self, target: Any) -> None:
-        self._target = target
-
-    def __getattr__(self, attr: str) -> Any:
-        return getattr(self._target, attr)
-
-    def start(self, node: Any, config: Any) -> Any:
+    def start(self, node: Any, config: dict[str, JSON]) -> Instance:
         try:
-            return _NoExitInstance(self._target.start(node, config))
+            return _NoExitInstance(self.inner.start(node, config))
         except SystemExit as err:
             raise TargetError(f"called sys.exit({err.code!r}) in start") from None
 
     def close(self) -> None:
-        _close_without_exit(self._target)
+        _close_without_exit(self.inner.close)
 
 
-def _close_without_exit(obj: Any) -> None:
-    """``obj.close()`` if it has one, a ``sys.exit`` in it turned into a TargetError."""
-    close = getattr(obj, "close", None)
-    if close is None:
-        return
+def _close_without_exit(close: Callable[[], None]) -> None:
+    """``close()``, a ``sys.exit`` in it turned into a TargetError."""
     try:
         close()
     except SystemExit as err:
@@ -225,17 +218,14 @@ def _close_without_exit(obj: Any) -> None:
 
 
 class _NoExitInstance:
-    def __init__(self, instance: Any) -> None:
+    def __init__(self, instance: Instance) -> None:
         self._instance = instance
 
-    def __getattr__(self, attr: str) -> Any:
-        return getattr(self._instance, attr)
-
-    def step(self, inp: Any) -> Any:
+    def step(self, inp: JSON) -> StepResult:
         try:
             return self._instance.step(inp)
         except SystemExit as err:
             raise TargetError(f"called sys.exit({err.code!r})") from None
 
     def close(self) -> None:
-        _close_without_exit(self._instance)
+        _close_without_exit(self._instance.close)

@@ -32,7 +32,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from kspec.conformance.adapters.base import JSON, StepResult, TargetError
+from kspec.conformance.adapters.base import JSON, StepResult, Target, TargetError
 from kspec.conformance.targets.kafka import artifacts, jvm
 from kspec.model.share.shard import MESSAGE_OF, UNSUPPORTED_VERSION
 from kspec.model.share.versions import Rules, minor_of, rules_of
@@ -439,7 +439,7 @@ class ShareInstance:
             self.shard.shard.onUnloaded()
 
 
-class KafkaShareTarget:
+class KafkaShareTarget(Target):
     """The share target of one Kafka version (4.0.0 or later).
 
     ``model_config`` makes the lockstep run the model with this release's rules; ``unsupported``

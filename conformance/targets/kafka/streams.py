@@ -46,7 +46,7 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
-from kspec.conformance.adapters.base import JSON, StepResult, TargetError
+from kspec.conformance.adapters.base import JSON, StepResult, Target, TargetError
 from kspec.conformance.targets.kafka import artifacts, jvm
 from kspec.model.streams.metadata import host_text, parse_assignment
 from kspec.model.streams.system import TOPOLOGY
@@ -313,7 +313,7 @@ class StreamsInstance:
         self.states.clear()
 
 
-class KafkaStreamsTarget:
+class KafkaStreamsTarget(Target):
     """The streams target of one Kafka version: one node, Kafka's ``StreamsMetadataState``."""
 
     protocol = "streams"

@@ -48,7 +48,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kspec.conformance.adapters.base import JSON, StepResult, TargetError
+from kspec.conformance.adapters.base import JSON, StepResult, Target, TargetError
 from kspec.conformance.targets.kafka import artifacts, jvm
 
 # The raft target's artifact set (one Maven resolution, one cache directory for both).
@@ -427,7 +427,7 @@ def _java_error(err: BaseException) -> str:
     return f"{name}: {' '.join(text.split())}"[:400]
 
 
-class KafkaVotersTarget:
+class KafkaVotersTarget(Target):
     """The voters target of one Kafka version (3.8.0 or later), at the log level."""
 
     protocol = "voters"

@@ -18,7 +18,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from kspec.conformance.adapters.base import JSON, StepResult, TargetError
+from kspec.conformance.adapters.base import JSON, StepResult, Target, TargetError
 
 NOT_SET = -1
 NONE = "NONE"
@@ -334,7 +334,7 @@ class ShareInstance:
         pass
 
 
-class ShareTarget:
+class ShareTarget(Target):
     """A share target: one :class:`ShareShard` (or subclass) per coordinator partition."""
 
     protocol = "share"
