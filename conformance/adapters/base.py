@@ -12,8 +12,8 @@ JSON Lines (``spec/adapter-protocol.md``) are interchangeable.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Protocol
 

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import click
 
+from kspec.conformance.adapters.base import JSON, Target, TargetWrapper
 from kspec.conformance.cli import cli
 from kspec.conformance.clikit import (
     InputError,
@@ -24,7 +25,6 @@ from kspec.conformance.clikit import (
     protocol_info,
 )
 from kspec.conformance.deviations import Deviation, DeviationError, accepted_names, catalogue, resolve_accepted
-from kspec.conformance.adapters.base import JSON, Target, TargetWrapper
 from kspec.conformance.harness import DEFAULT_STEP_TIMEOUT
 from kspec.conformance.machines import PROTOCOLS
 from kspec.conformance.machines.runner import (

@@ -24,8 +24,8 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
-from kspec.model.catalog import PROTOCOL_MODULES, get_protocol
 from kspec.conformance.render import describe_action
+from kspec.model.catalog import PROTOCOL_MODULES, get_protocol
 from kspec.model.core.codec import encode
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -307,7 +307,8 @@ class Coverage:
         for table in (self.graphs, self.covered, self.reached):
             table.pop(config_key, None)
 
-    def on_step(self, driver: Driver[Any], config_key: str, before: Any, category: str, action: Any, after: Any) -> None:
+    def on_step(self, driver: Driver[Any], config_key: str, before: Any, category: str, action: Any,
+                after: Any) -> None:
         """Record one action of a session (Lockstep calls it before the action's events)."""
         self.categories[category] += 1
         g = self.graphs.get(config_key)

@@ -30,9 +30,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, TypeVar, cast
 
-from kspec.conformance.driver import Driver, Event
+from kspec.conformance.driver import Driver, Event, M
 from kspec.model.core.protocol import first_violated
 from kspec.model.raft.messages import (
     BeginQuorumEpochRequest,
@@ -89,17 +89,17 @@ MACRO_TYPES = (RoundTrip, Replicate, Campaign, Depose)
 # The driver categories the macros come in (one per offered macro).
 CATEGORIES = ("round_trip", "replicate", "depose")
 
+St = TypeVar("St")  # a system state (raft's Raft, voters' Voters)
 Resolve = Callable[[Any, Any], Any]  # (state, model action) -> state after, or None
 Actions = Callable[[Any], Iterable[Any]]  # state -> the model's actions
 Expansion = list[tuple[Any, Any]]  # (model action, state after it)
 
 
-class MacroSteps(Driver[Any]):
+class MacroSteps(Driver[M]):
     """Base of the KRaft drivers (raft, voters): expansion of the macros (cached for the
     current state: the lockstep resolves every enabled one) with the driver's ``model.actions``
     and ``resolve``, and the guided runs' abstract state."""
 
-    model: Any
     _expansions: tuple[Any, dict[Macro, Expansion | None]] = (None, {})
 
     def guide_key(self, state: Any) -> Hashable:
@@ -118,10 +118,10 @@ class MacroSteps(Driver[Any]):
             known[macro] = expand(macro, state, self.model.actions, self.resolve)
         return known[macro]
 
-    def resolve_macro(self, state: Any, macro: Macro) -> Any:
-        """The state after ``macro``, or None when it is not enabled."""
+    def resolve_macro(self, state: St, macro: Macro) -> St | None:
+        """The state after ``macro`` (a state of the same class), or None when it is not enabled."""
         found = self.expand(state, macro)
-        return None if found is None else found[-1][1]
+        return None if found is None else cast(St, found[-1][1])
 
     def sub_steps(self, state: Any, macro: Macro) -> Expansion:
         """The expansion as (model action, state after) pairs; empty when not enabled."""

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from kspec.conformance.adapters.base import JSON, StepResult
+from kspec.conformance.adapters.base import JSON, StepResult, Target
 from kspec.conformance.machines.runner import run_conformance
 from kspec.conformance.targets.reference.share import ShareTarget
 
 
-class Recording:
+class Recording(Target):
     """The reference share target, noting the kind of every input it is given."""
 
     protocol = "share"

@@ -122,6 +122,11 @@ def _answered_class() -> Any:
 class KafkaRaftNode:
     """One replica: a ``KafkaRaftClient`` over Kafka's test doubles (see the module docstring)."""
 
+    # Java objects, dropped (None) on close; the client's metrics exist once it has started.
+    metrics: Any = None
+    _draw: Any
+    _callbacks: list[Any]
+
     def __init__(self, java: _Java, node: int, voters: list[int]) -> None:
         self.java = java
         self.id = node
@@ -223,7 +228,7 @@ class KafkaRaftNode:
         j = self.java
         ctor = j.ctor
         names = [str(t.getName()).rsplit(".", 1)[-1] for t in ctor.getParameterTypes()]
-        if getattr(self, "metrics", None) is not None:
+        if self.metrics is not None:
             self.metrics.close()  # the crashed client's gauges go with it
         self.metrics = j.Metrics(self.time)
         expiration = j.MockExpiration(self.time)

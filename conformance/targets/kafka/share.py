@@ -372,7 +372,7 @@ class KafkaShareShard:
         p = next(iter(topic.partitions()))
         error = str(self.java.Errors.forCode(p.errorCode()).name())
         message = "" if p.errorMessage() is None else str(p.errorMessage())
-        out = {"type": RESPONSE_OF[kind], "topic_id": self.topics.name(topic.topicId()),
+        out: dict[str, Any] = {"type": RESPONSE_OF[kind], "topic_id": self.topics.name(topic.topicId()),
                "partition": int(p.partition()), "error": error, "message": message}
         if kind == "ReadRequest":
             out.update(state_epoch=int(p.stateEpoch()), start_offset=int(p.startOffset()),

@@ -444,7 +444,7 @@ class KafkaVotersTarget(Target):
     def supports(self, config: dict[str, JSON]) -> bool:
         """3.8 cannot load a bootstrap checkpoint (its history refuses offset -1): only the
         kraft.version-0 configurations (static voters)."""
-        return self.vt >= (3, 9) or int(config.get("kraft_version", 0) or 0) == 0  # type: ignore[arg-type]
+        return self.vt >= (3, 9) or int(config.get("kraft_version", 0) or 0) == 0
 
     def start(self, node: int, config: dict[str, JSON]) -> VotersLogInstance:
         asked = config.get("level", "replica")
