@@ -24,8 +24,9 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
+from kspec.conformance import protocols
 from kspec.conformance.render import describe_action
-from kspec.model.catalog import PROTOCOL_MODULES, get_protocol
+from kspec.model.catalog import get_protocol
 from kspec.model.core.codec import encode
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -63,7 +64,7 @@ def generate_pages(root: Path = ROOT) -> dict[str, str]:
         site.obligations = []
     site.pages["reference/proofs.md"] = _proofs_page(site)
     site.pages["reference/cli.md"] = cli_page()
-    for name in PROTOCOL_MODULES:
+    for name in protocols.names():
         base = f"protocols/{name}"
         site.pages[f"{base}/index.md"] = _model_page(name, site)
         site.pages[f"{base}/properties.md"] = _properties_page(name, site)
@@ -73,14 +74,14 @@ def generate_pages(root: Path = ROOT) -> dict[str, str]:
 
 def nav(pages: dict[str, str]) -> list[Any]:
     """The nav sections for the generated pages."""
-    protocols = [{name: [{"Model": f"protocols/{name}/index.md"}, {"Properties": f"protocols/{name}/properties.md"},
-                         {"Example traces": f"protocols/{name}/traces.md"}]} for name in PROTOCOL_MODULES]
+    sections = [{name: [{"Model": f"protocols/{name}/index.md"}, {"Properties": f"protocols/{name}/properties.md"},
+                        {"Example traces": f"protocols/{name}/traces.md"}]} for name in protocols.names()]
     specs = [{_title(p): p} for p in sorted(pages) if p.startswith("spec/")]
     tla = [{Path(p).stem: p} for p in sorted(pages) if p.startswith("tla/")]
     reference = [{"CLI": "reference/cli.md"}, {"Z3 proof obligations": "reference/proofs.md"}]
     if tla:
         reference.append({"TLA+ specs": tla})  # type: ignore[dict-item]
-    return [{"Protocols": protocols}, {"Specs": specs}, {"Reference": reference}]
+    return [{"Protocols": sections}, {"Specs": specs}, {"Reference": reference}]
 
 
 def _title(page: str) -> str:
@@ -208,10 +209,11 @@ def cli_page() -> str:
 
 def _package_classes(name: str) -> tuple[dict[str, type], dict[str, Any]]:
     """The dataclasses and the union aliases defined in a protocol's package."""
-    pkg = importlib.import_module(PROTOCOL_MODULES[name])
+    pkg = importlib.import_module(protocols.get(name).model)
     classes: dict[str, type] = {}
     unions: dict[str, Any] = {}
-    modules = [pkg] + [importlib.import_module(f"{pkg.__name__}.{m.name}") for m in pkgutil.iter_modules(pkg.__path__)]
+    path = pkg.__spec__.submodule_search_locations if pkg.__spec__ else None  # None: a one-module model
+    modules = [pkg] + [importlib.import_module(f"{pkg.__name__}.{m.name}") for m in pkgutil.iter_modules(path or [])]
     for mod in modules:
         for key, value in vars(mod).items():
             if isinstance(value, type) and dataclasses.is_dataclass(value):
@@ -355,11 +357,12 @@ def _model_page(name: str, site: Site) -> str:
     model = info.make()
     classes, unions = _package_classes(name)
     state_cls = type(model.init_states()[0])
-    spec = f"spec/{name}.md"
+    declared = protocols.get(name)
+    spec = declared.docs[0] if declared.docs else None
     lines = [f"# {name}", "", info.summary, "",
-             f"Spec: [{spec}]({_rel(page, spec)}) · properties: [properties](properties.md) · "
-             "example traces: [traces](traces.md) · model: "
-             f"`{PROTOCOL_MODULES[name]}`", ""]
+             (f"Spec: [{spec}]({_rel(page, spec)}) · " if spec else "")
+             + "properties: [properties](properties.md) · example traces: [traces](traces.md) · model: "
+             f"`{declared.model}`", ""]
     lines += _role_diagram(name, model)
     # The state: the system state class and every package dataclass its fields name.
     lines += ["## State", "", f"The system state is `{state_cls.__name__}`; below it, the classes its fields hold.", ""]

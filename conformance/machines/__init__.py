@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,6 +18,7 @@ from hypothesis import reject
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, precondition, rule
 
+from kspec.conformance import protocols
 from kspec.conformance.adapters.base import Target
 from kspec.conformance.driver import Driver
 from kspec.conformance.harness import DEFAULT_STEP_TIMEOUT, JSON, Lockstep, TargetFailure
@@ -34,38 +35,27 @@ class ProtocolSpec:
     configs: list[dict[str, JSON]]
 
 
-def _raft() -> ProtocolSpec:
-    from kspec.conformance.machines.raft import CONFIGS, RaftDriver
+class _Specs(Mapping[str, Callable[[], ProtocolSpec]]):
+    """The protocols with a conformance driver, as ``conformance/protocols.py`` declares them:
+    ``PROTOCOLS[name]()`` imports the driver and its configurations."""
 
-    return ProtocolSpec("raft", RaftDriver, CONFIGS)
+    def _names(self) -> list[str]:
+        return protocols.conformance_names()
 
+    def __getitem__(self, name: str) -> Callable[[], ProtocolSpec]:
+        if name not in self._names():
+            raise KeyError(name)
+        declared = protocols.get(name)
+        return lambda: ProtocolSpec(name, declared.driver_class(), declared.driver_configs())
 
-def _share() -> ProtocolSpec:
-    from kspec.conformance.machines.share import CONFIGS, ShareDriver
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names())
 
-    return ProtocolSpec("share", ShareDriver, CONFIGS)
-
-
-def _voters() -> ProtocolSpec:
-    from kspec.conformance.machines.voters import CONFIGS, VotersDriver
-
-    return ProtocolSpec("voters", VotersDriver, CONFIGS)
-
-
-def _streams() -> ProtocolSpec:
-    from kspec.conformance.machines.streams import CONFIGS, StreamsDriver
-
-    return ProtocolSpec("streams", StreamsDriver, CONFIGS)
+    def __len__(self) -> int:
+        return len(self._names())
 
 
-def _mm2() -> ProtocolSpec:
-    from kspec.conformance.machines.mm2 import CONFIGS, Mm2Driver
-
-    return ProtocolSpec("mm2", Mm2Driver, CONFIGS)
-
-
-PROTOCOLS: dict[str, Callable[[], ProtocolSpec]] = {"raft": _raft, "share": _share, "voters": _voters,
-                                                   "mm2": _mm2, "streams": _streams}
+PROTOCOLS: Mapping[str, Callable[[], ProtocolSpec]] = _Specs()
 
 
 @dataclass

@@ -15,8 +15,13 @@ from typing import Any, NamedTuple
 from kspec.conformance.pipeline.nodes import NodeReplay, TraceConfigError, decode_input, features
 from kspec.conformance.pipeline.records import Record, is_orphan
 
-# The protocols whose JSON Lines event traces can be replayed node by node.
-EVENT_PROTOCOLS = ("raft", "voters")
+
+def event_protocols() -> list[str]:
+    """The protocols whose JSON Lines event traces can be replayed node by node
+    (conformance/protocols.py: ``events``)."""
+    from kspec.conformance import protocols
+
+    return [p.name for p in protocols.protocols() if p.events]
 
 IN_QUARANTINED_TRACE = "in quarantined trace"
 
