@@ -66,8 +66,8 @@ class ConformanceProtocol:
     levels: tuple[str, ...] = ()
     # ``factory(name, cls)`` -> the target that runs a mutated class (the mutant catalogue).
     mutant_target: str | None = None
-    # Extra mutant entries (an iterable of kspec.conformance.targets.mutants.Mutant) a protocol
-    # outside the built-in catalogue brings.
+    # A zero-argument function giving the mutants (kspec.conformance.targets.mutants.Mutant) a
+    # protocol outside the built-in catalogue brings.
     mutants: str | None = None
     # ``factory(version)`` -> the kafka:VERSION target; the releases it runs (first, last or None).
     kafka: str | None = None
@@ -85,6 +85,10 @@ class ConformanceProtocol:
     trace_packages: tuple[str, ...] = ()
     # Deviations catalogue (conformance/deviations/<name>.toml) exists for it.
     deviations: bool = False
+    # The role transition table the docs draw: ``"module:attr"`` naming a mapping
+    # ``(from_role, to_role) -> when``, and the role a node starts in.
+    transitions: str | None = None
+    initial_role: str = ""
     extra: Mapping[str, str] = field(default_factory=dict)
 
     # -- what the references name ---------------------------------------------------------------
@@ -118,7 +122,16 @@ class ConformanceProtocol:
         return factory(name, cls)
 
     def extra_mutants(self) -> list[Mutant]:
-        return [] if self.mutants is None else list(load(self.mutants))
+        if self.mutants is None:
+            return []
+        found: Callable[[], Iterable[Mutant]] = load(self.mutants)
+        return list(found())
+
+    def transition_table(self) -> Mapping[tuple[str, str], str] | None:
+        if self.transitions is None:
+            return None
+        table: Mapping[tuple[str, str], str] = load(self.transitions)
+        return table
 
     def kafka_target(self, version: str) -> Target:
         if self.kafka is None:
@@ -138,7 +151,8 @@ BUILTIN: tuple[ConformanceProtocol, ...] = (
         kafka_doc="KafkaRaftClient over its test doubles, 3.7-3.9",
         tla="kspec.tla.mappings.raft",
         proofs=("kspec.model.proofs.raft_quorum", "kspec.model.proofs.raft_vote", "kspec.model.proofs.raft_hw"),
-        docs=("spec/raft.md",), events=True),
+        docs=("spec/raft.md",), events=True, transitions="kspec.model.raft.node:TRANSITIONS",
+        initial_role="unattached"),
     ConformanceProtocol(
         "voters", "kspec.model.voters", "KRaft voter changes (KIP-853)",
         driver="kspec.conformance.machines.voters:VotersDriver", configs="kspec.conformance.machines.voters:CONFIGS",
@@ -146,7 +160,8 @@ BUILTIN: tuple[ConformanceProtocol, ...] = (
         kafka="kspec.conformance.targets.kafka.voters:KafkaVotersTarget", kafka_releases=((3, 8), (4, 3)),
         kafka_doc="KRaftControlRecordStateMachine over MockLog (log level), 3.8+",
         tla="kspec.tla.mappings.voters", proofs=("kspec.model.proofs.voters_history",),
-        docs=("spec/voters.md",), events=True, trace_packages=("kspec.model.raft",), deviations=True),
+        docs=("spec/voters.md",), events=True, trace_packages=("kspec.model.raft",), deviations=True,
+        transitions="kspec.model.raft.node:TRANSITIONS", initial_role="unattached"),
     ConformanceProtocol(
         "share", "kspec.model.share", "share-group state coordinator (KIP-932)",
         driver="kspec.conformance.machines.share:ShareDriver", configs="kspec.conformance.machines.share:CONFIGS",

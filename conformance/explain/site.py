@@ -312,18 +312,16 @@ def _role_diagram(name: str, model: Any) -> list[str]:
     phases a ``phase`` field goes through in random walks."""
     from kspec.conformance.explain.svg import state_diagram_svg
 
-    table = None
-    if name in ("raft", "voters"):
-        from kspec.model.raft.node import TRANSITIONS
-
-        table = TRANSITIONS
+    declared = protocols.get(name)
+    table = declared.transition_table()
     if table is not None:
+        where = (declared.transitions or "").replace(":", ".")
         lines = ["## Role transitions", "",
-                 "Drawn from `kspec.model.raft.node.TRANSITIONS`, the table the checked role constructors "
+                 f"Drawn from `{where}`, the table the checked role constructors "
                  "enforce: a transition not listed raises an error naming from-role, to-role and arguments." +
                  (" The voter-set model steps its replicas with the same node." if name == "voters" else ""), ""]
         edges = [(src, dst, why) for (src, dst), why in table.items()]
-        svg = state_diagram_svg("unattached", edges, f"{name} role transitions")
+        svg = state_diagram_svg(declared.initial_role, edges, f"{name} role transitions")
         rows = ["| from | to | when |", "|---|---|---|"] + [f"| {a} | {b} | {escape(w)} |" for a, b, w in edges]
         return [*lines, '<div class="kspec-diagram" markdown="0" style="overflow-x:auto">', svg, "</div>", "",
                 *rows, ""]
