@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from lease_protocol.model import Acquire, Lease, LeaseModel, Release, Request, Write, accepted, observe
-
 from kspec.conformance.adapters.base import JSON
 from kspec.conformance.driver import Driver, Event
 from kspec.model.core.codec import encode
 from kspec.model.core.protocol import first_violated
+from lease_protocol.model import Acquire, Lease, LeaseModel, Release, Request, Write, accepted, observe
 
 CONFIGS: list[dict[str, JSON]] = [{"clients": 2, "max_epoch": 3}, {"clients": 3, "max_epoch": 2}]
 
