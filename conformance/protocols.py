@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from kspec.conformance.driver import Driver
     from kspec.conformance.targets.mutants import Mutant
 
-__all__ = ["ENTRY_POINT_GROUP", "ConformanceProtocol", "UnknownProtocol", "get", "load", "names", "protocols",
+__all__ = ["ENTRY_POINT_GROUP", "ConformanceProtocol", "UnknownProtocol", "find", "get", "load", "names", "protocols",
            "register"]
 
 ENTRY_POINT_GROUP = "kspec.protocols"
@@ -240,6 +240,12 @@ def protocols() -> list[ConformanceProtocol]:
 def names() -> list[str]:
     """Every protocol name."""
     return [p.name for p in protocols()]
+
+
+def find(name: str) -> ConformanceProtocol | None:
+    """The protocol called ``name``, or None."""
+    _ensure_loaded()
+    return _REGISTERED.get(name)
 
 
 def get(name: str) -> ConformanceProtocol:

@@ -143,6 +143,14 @@ def lockstep_machine(spec: ProtocolSpec, target: Target, log: RunLog,
     skipped = unsupported_categories(target)
     configs = supported_configs(target_configs(spec, target), target)
 
+    def failed(session: Lockstep) -> None:
+        """Keep the failing session; the first one's time, steps and run count are the report's."""
+        log.failed = session
+        if log.first_found is None:
+            log.first_found = time.perf_counter() - log.started
+            log.first_steps = len(session.steps)
+            log.first_runs = log.runs_before + log.generated
+
     def __init__(self: Any) -> None:
         RuleBasedStateMachine.__init__(self)
         self.session = None
@@ -178,11 +186,7 @@ def lockstep_machine(spec: ProtocolSpec, target: Target, log: RunLog,
             try:
                 self.session.apply(category, 0)
             except BaseException:
-                log.failed = self.session
-                if log.first_found is None:
-                    log.first_found = time.perf_counter() - log.started
-                    log.first_steps = len(self.session.steps)
-                    log.first_runs = log.runs_before + log.generated
+                failed(self.session)
                 raise
 
     def make_rule(category: str) -> Any:
@@ -191,11 +195,7 @@ def lockstep_machine(spec: ProtocolSpec, target: Target, log: RunLog,
             try:
                 self.session.apply(category, choice)
             except BaseException:
-                log.failed = self.session
-                if log.first_found is None:
-                    log.first_found = time.perf_counter() - log.started
-                    log.first_steps = len(self.session.steps)
-                    log.first_runs = log.runs_before + log.generated
+                failed(self.session)
                 raise
 
         run.__name__ = category

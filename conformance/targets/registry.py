@@ -12,7 +12,6 @@ from typing import Any
 
 from kspec.conformance import protocols
 from kspec.conformance.adapters.base import JSON, Instance, StepResult, Target, TargetError, TargetWrapper
-from kspec.model.catalog import UnknownProtocol
 
 
 class UnknownTarget(LookupError):
@@ -26,10 +25,7 @@ def reference_protocols() -> list[str]:
 
 def reference_target(protocol: str, level: str = "") -> Target:
     """The reference target of ``protocol``; ``level`` picks a driver level (voters: ``log``)."""
-    try:
-        declared = protocols.get(protocol)
-    except UnknownProtocol:
-        declared = None
+    declared = protocols.find(protocol)
     if declared is None or declared.reference is None:
         raise UnknownTarget(f"no reference target for protocol {protocol!r} (conformance covers: "
                             f"{', '.join(reference_protocols())})")
@@ -67,10 +63,8 @@ def list_targets() -> list[dict[str, Any]]:
 
 def kafka_releases(protocol: str) -> tuple[tuple[int, int], tuple[int, int] | None] | None:
     """The Kafka releases (first, last or None) a ``kafka:VERSION`` target of ``protocol`` runs."""
-    try:
-        return protocols.get(protocol).kafka_releases
-    except UnknownProtocol:
-        return None
+    declared = protocols.find(protocol)
+    return None if declared is None else declared.kafka_releases
 
 
 # Kafka releases a target may run, per protocol (docs/kafka-matrix.md), as

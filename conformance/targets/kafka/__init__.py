@@ -21,13 +21,9 @@ def make_kafka_target(version: str, protocol: str) -> Target:
     """The ``kafka:VERSION`` target of ``protocol`` (its ``kafka`` entry in conformance/protocols.py);
     TargetError (one line) when it cannot run."""
     from kspec.conformance import protocols
-    from kspec.model.catalog import UnknownProtocol
 
     covered = [p.name for p in protocols.protocols() if p.kafka is not None]
-    try:
-        declared = protocols.get(protocol)
-    except UnknownProtocol:
-        declared = None
+    declared = protocols.find(protocol)
     if declared is None or declared.kafka is None:
         raise TargetError(f"kafka:{version}: no Kafka target for protocol {protocol!r} "
                           f"(kafka targets cover: {', '.join(covered)})")
