@@ -182,7 +182,8 @@ BUILTIN: tuple[ConformanceProtocol, ...] = (
         configs="kspec.conformance.machines.streams:CONFIGS",
         reference=f"{_R}:streams_reference", mutant_target=f"{_R}:streams_mutant",
         kafka="kspec.conformance.targets.kafka.streams:KafkaStreamsTarget", kafka_releases=((3, 0), (4, 3)),
-        kafka_doc="StreamsMetadataState fed as the assignor feeds it, 3.0+", docs=("spec/streams.md",)),
+        kafka_doc="StreamsMetadataState fed as the assignor feeds it, 3.0+", docs=("spec/streams.md",),
+        transitions="kspec.model.streams.system:TRANSITIONS", initial_role="rebalancing"),
 )
 
 _REGISTERED: dict[str, ConformanceProtocol] = {}
