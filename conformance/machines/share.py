@@ -37,9 +37,9 @@ from kspec.model.share.system import (
     Load,
     Read,
     ShareSystem,
+    Summary,
     SysState,
     Unload,
-    Summary,
     Write,
     request_of,
 )

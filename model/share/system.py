@@ -37,15 +37,15 @@ from kspec.model.share.records import (
 )
 from kspec.model.share.shard import (
     FENCED_LEADER_EPOCH,
-    DeleteRequest,
-    ReadSummaryRequest,
     FENCED_STATE_EPOCH,
     INVALID_REQUEST,
     NONE,
     REFERENCE,
+    DeleteRequest,
     Flaws,
     InitializeRequest,
     ReadRequest,
+    ReadSummaryRequest,
     Request,
     ShardState,
     WriteRequest,
@@ -67,6 +67,7 @@ IMAGE = frozenset({(TOPIC, 0)})
 OTHER_PARTITION = SharePartitionKey(GROUP, TOPIC, 1)
 OTHER_GROUP = SharePartitionKey("h", TOPIC, 0)
 UNHOSTED = SharePartitionKey(GROUP, TOPIC, 2)
+NEGATIVE = SharePartitionKey(GROUP, TOPIC, -1)  # INVALID_REQUEST in every handler
 SIDE_KEYS = (OTHER_PARTITION, OTHER_GROUP)
 PROBE_IMAGE = frozenset({(TOPIC, 0), (TOPIC, 1)})
 
@@ -258,13 +259,15 @@ class ShareSystem:
 
         - ``epochs``: on the key, a write at the leader's epoch with a state epoch of -1, one below
           and one above the group coordinator's; a write with leader epoch -1 and one from a
-          leader not yet read (epoch + 1); reads with epoch + 1 and epoch - 1; initialize at the
-          group's state epoch again and at the one before (a stale group coordinator);
+          leader not yet read (epoch + 1); a write with start offset 0 (below the stored one
+          once a write moved it: an out-of-order write); reads with epoch + 1 and epoch - 1;
+          initialize at the group's state epoch again and at the one before (a stale group
+          coordinator);
         - ``delete``, ``summary``: DeleteShareGroupState, ReadShareGroupStateSummary (with the
           leader's epoch and with -1) on the key;
         - ``keys``: initialize, write, read, delete and read-summary of another partition of the
-          topic and of the same partition in another group, and initialize and write of a
-          partition the metadata image does not have.
+          topic and of the same partition in another group, initialize and write of a
+          partition the metadata image does not have, and every request for partition -1.
         Requests a release has no API for (SHARE-VER-INITIALIZE) are not sent to it.
         """
         le, ge, api = state.leader_epoch, state.group_state_epoch, self.rules.initialize
@@ -274,6 +277,7 @@ class ShareSystem:
                 yield "epochs", Write(le, start, batches, state_epoch=se)
         yield "epochs", Write(NOT_SET, start, batches)
         yield "epochs", Write(le + 1, start, batches)
+        yield "epochs", Write(le, 0, self.menu[-1][1])  # start 0: below the stored one once a write moved it
         yield "epochs", Read(le + 1)
         if le > 0:
             yield "epochs", Read(le - 1)
@@ -296,6 +300,12 @@ class ShareSystem:
         if api:
             yield "keys", Initialize(1, 0, key=UNHOSTED)
         yield "keys", Write(0, side_start, side_batches, state_epoch=1, key=UNHOSTED)
+        yield "keys", Write(0, side_start, side_batches, state_epoch=1, key=NEGATIVE)
+        yield "keys", Read(0, key=NEGATIVE)
+        if api:
+            yield "keys", Initialize(1, 0, key=NEGATIVE)
+            yield "keys", Delete(NEGATIVE)
+            yield "keys", Summary(0, NEGATIVE)
 
     def next_state(self, state: SysState, action: Action) -> SysState | None:
         if isinstance(action, Elect):
@@ -321,6 +331,8 @@ class ShareSystem:
                 assert request is not None and isinstance(request, WriteRequest)
                 nxt = replace(nxt, group_state_epoch=request.state_epoch)
             start = state.oracle_start if action.start_offset == NOT_SET else action.start_offset
+            if self.rules.write_start_monotone and state.shard.offset(KEY) is not None:
+                start = max(start, state.oracle_start)  # SHARE-RULE-WRITE-START-MONOTONE
             nxt = replace(nxt, oracle_start=start, oracle=combine_oracle(start, state.oracle, action.batches))
         elif isinstance(action, Read):
             if action.leader_epoch in (state.leader_epoch, NOT_SET):  # the current leader's (a probe is not)

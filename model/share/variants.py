@@ -65,6 +65,7 @@ DEVIATION_BREAKS: dict[str, frozenset[str]] = {
     "share-write-state-epoch-snapshot": frozenset({"leader_epoch_only_from_read", "state_epoch_recorded"}),
     "share-first-snapshot-after-limit-plus-one": frozenset({"snapshot_cadence"}),
     "share-read-fences-unset-leader-epoch": frozenset({"unset_read_not_fenced"}),
+    "share-write-start-offset-regresses": frozenset({"start_offset_never_backwards"}),
 }
 VARIANTS.update(DEVIATION_VARIANTS)
 
