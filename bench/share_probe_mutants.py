@@ -1,5 +1,5 @@
 """The share mutants that only the probe requests reach (conformance/machines/share.py:
-epochs, delete, summary, keys), at the default budget over seeds, and each again with the
+epochs, delete, summary, keys, batches), at the default budget over seeds, and each again with the
 probes off: a mutant the protocol actors alone also catch is not evidence for the probes.
 
     nice -n 10 python bench/share_probe_mutants.py [--seeds N] [--only NAME ...] [--no-baseline]
@@ -22,7 +22,8 @@ from kspec.conformance.targets.mutants import CATALOGUE
 PROBE_MUTANTS = ("share-delete-keeps-fences", "share-delete-without-tombstone", "share-replay-skips-tombstone",
                  "share-summary-leader-epoch-from-fence", "share-summary-records-leader-epoch",
                  "share-write-records-higher-state-epoch", "share-stale-initialize-accepted",
-                 "share-initialize-unknown-partition", "share-fences-ignore-group")
+                 "share-initialize-unknown-partition", "share-fences-ignore-group", "share-start-offset-regresses",
+                 "share-merge-ignores-count")
 
 
 def main() -> None:

@@ -7,11 +7,12 @@ epoch). The model runs with ``probes`` on (``ShareSystem.probe_actions``), so th
 sends what no well-behaved actor sends but a coordinator must answer: writes and reads with
 stale, equal, future and -1 epochs, initialize at an equal or older state epoch, deletes,
 read-summaries, and requests for other partitions, another group and a partition the metadata
-image lacks. Categories (one Hypothesis rule each): ``write``, ``read``, ``elect``,
-``initialize``, ``failover`` (the protocol's actors), ``epochs``, ``delete``, ``summary``,
-``keys`` (the probes). The vocabulary is listed in docs/adapter-guide.md ("The share driver's
-vocabulary"); a target lacking an API declares its category ``unsupported`` (Kafka 4.0:
-initialize, delete, summary), and the 4.0 model sends none of those requests anyway.
+image lacks, and writes of multi-offset batches. Categories (one Hypothesis rule each):
+``write``, ``read``, ``elect``, ``initialize``, ``failover`` (the protocol's actors), ``epochs``,
+``delete``, ``summary``, ``keys``, ``batches``, ``reorder`` (the probes). The vocabulary is listed in
+docs/adapter-guide.md ("The share driver's vocabulary"); a target lacking an API declares its
+category ``unsupported`` (Kafka 4.0: initialize, delete, summary), and the 4.0 model sends none
+of those requests anyway.
 
 ``kafka_version`` in the configuration ("4.0" … "4.4"; default the newest the model knows) runs
 the model with that Kafka release's rule set; ``model_variant`` (names joined by ``+``) runs a
@@ -44,7 +45,7 @@ from kspec.model.share.system import (
     request_of,
 )
 from kspec.model.share.variants import build, waived
-from kspec.model.share.versions import LATEST, minor_of
+from kspec.model.share.versions import LATEST, VERSIONS, minor_of
 
 # share.coordinator.snapshot.update.records.per.snapshot of the runs (Hypothesis draws one).
 CONFIGS: list[dict[str, JSON]] = [{"snapshot_every": 1}, {"snapshot_every": 0}, {"snapshot_every": 2}]
@@ -59,6 +60,9 @@ class ShareDriver:
     protocol = "share"
 
     takes_model_variant = True  # config["model_variant"]: variant names joined by "+" (deviations too)
+    # `kspec conform share --set kafka_version=4.3`: the release whose rule set a target that does
+    # not name one (an exec: or python: target) is held to; the default is the newest.
+    settable = {"kafka_version": tuple(f"4.{m}" for m in sorted(VERSIONS))}
 
     def __init__(self, config: dict[str, JSON], bounds: dict[str, int] | None = None) -> None:
         self.config = {**CONFIGS[0], "kafka_version": LATEST.version, **config}
@@ -85,7 +89,8 @@ class ShareDriver:
     def init_state(self) -> SysState:
         return self.model.init_states()[0]
 
-    categories = ("write", "read", "elect", "initialize", "failover", "epochs", "delete", "summary", "keys")
+    categories = ("write", "read", "elect", "initialize", "failover", "epochs", "delete", "summary", "keys",
+                  "batches", "reorder")
 
     def candidates(self, state: SysState) -> list[tuple[str, Any]]:
         probes = list(self.model.probe_actions(state)) if self.model.probes else []

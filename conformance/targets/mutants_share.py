@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kspec.conformance.targets.reference.share import NOT_SET, ShareShard
+from kspec.conformance.targets.reference.share import NOT_SET, ShareShard, combine
 
 
 class WriteMovesLeaderEpoch(ShareShard):
@@ -203,6 +203,38 @@ class FencesIgnoreGroup(ShareShard):
         return super().write_fenced(key, req)
 
 
+class StartOffsetRegresses(ShareShard):
+    """A write's start offset is taken as sent, so an out-of-order write from the share-partition
+    leader moves the start offset back and records below it are delivered again (Kafka up to
+    4.3.1; apache/kafka#23074)."""
+
+    def state_record(self, key: Any, leader_epoch: int, state_epoch: int, start_offset: int,
+                     batches: list[list[int]], from_read: bool = False) -> dict[str, Any]:
+        current = self.offsets.get(key)
+        if current is None or from_read or start_offset == NOT_SET or start_offset >= current["start_offset"]:
+            return super().state_record(key, leader_epoch, state_epoch, start_offset, batches, from_read)
+        if self.update_counts.get(key, 0) >= self.snapshot_limit:
+            return self.snapshot(key, current["snapshot_epoch"] + 1, current["state_epoch"], current["leader_epoch"],
+                                 start_offset, self.combine(start_offset, current["state_batches"], batches))
+        return self.update(key, current["snapshot_epoch"], current["leader_epoch"], start_offset,
+                           self.combine(start_offset, [], batches))
+
+
+class MergeIgnoresCount(ShareShard):
+    """The batch combiner merges adjacent offsets in the same delivery state whatever their
+    delivery counts (the count left out of the equality test), so a count is lost."""
+
+    @staticmethod
+    def combine(start_offset: int, current: list[list[int]], new: list[list[int]]) -> list[list[int]]:
+        out: list[list[int]] = []
+        for first, last, state, count in combine(start_offset, current, new):
+            if out and out[-1][1] == first - 1 and out[-1][2] == state:
+                out[-1][1] = last
+            else:
+                out.append([first, last, state, count])
+        return out
+
+
 # (name, class, bug class), in the order of mutants.CATALOGUE.
 SHARE_MUTANTS: tuple[tuple[str, type[ShareShard], str], ...] = (
     ("share-write-moves-leader-epoch", WriteMovesLeaderEpoch, "a write records what only a read may (KAFKA-19456)"),
@@ -222,4 +254,6 @@ SHARE_MUTANTS: tuple[tuple[str, type[ShareShard], str], ...] = (
     ("share-stale-initialize-accepted", StaleInitializeAccepted, "a missing fence on a new API"),
     ("share-initialize-unknown-partition", InitializeUnknownPartition, "metadata validation missing"),
     ("share-fences-ignore-group", FencesIgnoreGroup, "a map keyed without the group: state bleeds across keys"),
+    ("share-start-offset-regresses", StartOffsetRegresses, "an out-of-order request moves a position back"),
+    ("share-merge-ignores-count", MergeIgnoresCount, "a field left out of an equality test"),
 )

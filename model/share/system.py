@@ -25,6 +25,7 @@ from kspec.model.core.protocol import Property, always, always_step, sometimes
 from kspec.model.share.combiner import combine_oracle, per_offset
 from kspec.model.share.records import (
     ACKNOWLEDGED,
+    ARCHIVED,
     AVAILABLE,
     NOT_SET,
     STATE_NAMES,
@@ -70,6 +71,16 @@ UNHOSTED = SharePartitionKey(GROUP, TOPIC, 2)
 NEGATIVE = SharePartitionKey(GROUP, TOPIC, -1)  # INVALID_REQUEST in every handler
 SIDE_KEYS = (OTHER_PARTITION, OTHER_GROUP)
 PROBE_IMAGE = frozenset({(TOPIC, 0), (TOPIC, 1)})
+# Writes of more than one offset (probes): a range batch; adjacent offsets in the same delivery
+# state with different counts (they must not merge); a range overlapping the stored offsets with
+# a lower count (the higher count wins per offset) reaching past the offsets the menu writes; an
+# archived offset with a high count.
+BATCH_PROBES: tuple[tuple[StateBatch, ...], ...] = (
+    (StateBatch(0, 1, AVAILABLE, 1),),
+    (StateBatch(0, 0, AVAILABLE, 2), StateBatch(1, 1, AVAILABLE, 3)),
+    (StateBatch(1, 2, ACKNOWLEDGED, 1),),
+    (StateBatch(0, 0, ARCHIVED, 3),),
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -259,15 +270,18 @@ class ShareSystem:
 
         - ``epochs``: on the key, a write at the leader's epoch with a state epoch of -1, one below
           and one above the group coordinator's; a write with leader epoch -1 and one from a
-          leader not yet read (epoch + 1); a write with start offset 0 (below the stored one
-          once a write moved it: an out-of-order write); reads with epoch + 1 and epoch - 1;
+          leader not yet read (epoch + 1); reads with epoch + 1 and epoch - 1;
           initialize at the group's state epoch again and at the one before (a stale group
           coordinator);
+        - ``reorder``: once a write moved the stored start offset past 0, a write with start
+          offset 0 (an out-of-order write of the leader);
+        - ``batches``: writes by the current leader of multi-offset batches (BATCH_PROBES);
         - ``delete``, ``summary``: DeleteShareGroupState, ReadShareGroupStateSummary (with the
           leader's epoch and with -1) on the key;
         - ``keys``: initialize, write, read, delete and read-summary of another partition of the
-          topic and of the same partition in another group, initialize and write of a
-          partition the metadata image does not have, and every request for partition -1.
+          topic and of the same partition in another group, initialize, write, delete and
+          read-summary of a partition the metadata image does not have, and every request for
+          partition -1.
         Requests a release has no API for (SHARE-VER-INITIALIZE) are not sent to it.
         """
         le, ge, api = state.leader_epoch, state.group_state_epoch, self.rules.initialize
@@ -277,7 +291,10 @@ class ShareSystem:
                 yield "epochs", Write(le, start, batches, state_epoch=se)
         yield "epochs", Write(NOT_SET, start, batches)
         yield "epochs", Write(le + 1, start, batches)
-        yield "epochs", Write(le, 0, self.menu[-1][1])  # start 0: below the stored one once a write moved it
+        stored = state.shard.offset(KEY)
+        if stored is not None and stored.start_offset > 0:
+            # An out-of-order write: start 0 arrives after a write moved the start past it.
+            yield "reorder", Write(le, 0, self.menu[-1][1])
         yield "epochs", Read(le + 1)
         if le > 0:
             yield "epochs", Read(le - 1)
@@ -288,6 +305,8 @@ class ShareSystem:
             yield "delete", Delete()
             yield "summary", Summary(le)
             yield "summary", Summary(NOT_SET)
+        for probe in BATCH_PROBES:
+            yield "batches", Write(le, NOT_SET, probe)
         side_start, side_batches = self.menu[-1]
         for key in SIDE_KEYS:
             if api:
@@ -299,6 +318,8 @@ class ShareSystem:
                 yield "keys", Summary(0, key)
         if api:
             yield "keys", Initialize(1, 0, key=UNHOSTED)
+            yield "keys", Delete(UNHOSTED)
+            yield "keys", Summary(0, UNHOSTED)
         yield "keys", Write(0, side_start, side_batches, state_epoch=1, key=UNHOSTED)
         yield "keys", Write(0, side_start, side_batches, state_epoch=1, key=NEGATIVE)
         yield "keys", Read(0, key=NEGATIVE)
