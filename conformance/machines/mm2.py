@@ -37,10 +37,11 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, partial
 from typing import Any
 
-from kspec.conformance.harness import JSON, Event
+from kspec.conformance.driver import Driver, Event
+from kspec.conformance.harness import JSON
 from kspec.model.core.codec import DecodeError, decode, encode
 from kspec.model.core.protocol import first_violated
 from kspec.model.mm2 import laws as L
@@ -175,6 +176,10 @@ def _config_key(config: dict[str, JSON]) -> str:
     return json.dumps(config, sort_keys=True)
 
 
+def _recording(policy: ReplicationPolicy, log: list[tuple[str, Call, Answer]], alias: str) -> RecordingPolicy:
+    return RecordingPolicy(policy.for_flow(alias), alias, log)
+
+
 @cache
 def setup(config_key: str) -> Setup:
     """The configuration's fixed parts (computed once per configuration and process)."""
@@ -204,7 +209,7 @@ def setup(config_key: str) -> Setup:
                 if not law.precondition(inp):
                     continue
                 log: list[tuple[str, Call, Answer]] = []
-                law.check(lambda a, log=log: RecordingPolicy(policy.for_flow(a), a, log), inp)
+                law.check(partial(_recording, policy, log), inp)
                 if log and all(node in nodes for node, _, _ in log):
                     cases.append(LawCase(law, inp, tuple(log)))
     last: dict[tuple[str, str], list[int]] = {}
@@ -218,7 +223,7 @@ def setup(config_key: str) -> Setup:
 _CALLS: dict[tuple[str, tuple[str, ...]], list[tuple[str, Any]]] = {}
 
 
-class Mm2Driver:
+class Mm2Driver(Driver[Mm2System]):
     """Lockstep driver for ``mm2`` (see the module docstring)."""
 
     protocol = "mm2"

@@ -35,7 +35,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from kspec.conformance.harness import JSON, Event
+from kspec.conformance.driver import Driver, Event
+from kspec.conformance.harness import JSON
 from kspec.model.core.protocol import first_violated
 from kspec.model.streams import laws as L
 from kspec.model.streams.metadata import (
@@ -153,7 +154,7 @@ QueryAction = MetadataForKey | AllMetadata | AllMetadataForStore
 _PLANS: dict[tuple[tuple[int, int], frozenset[int]], list[tuple[str, Any]]] = {}
 
 
-class StreamsDriver:
+class StreamsDriver(Driver[StreamsSystem]):
     """Lockstep driver for ``streams`` (see the module docstring)."""
 
     protocol = "streams"
