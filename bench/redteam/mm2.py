@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from kspec.conformance.adapters.base import StepResult, TargetError
+from kspec.conformance.adapters.base import StepResult, Target, TargetError
 
 SEPARATOR = "replication.policy.separator"
 INTERNAL_SEPARATOR = "replication.policy.internal.topic.separator.enabled"
@@ -223,7 +223,7 @@ class Node:
         pass
 
 
-class Target:
+class PlainTarget(Target):
     protocol = "mm2"
     policy_class: type[Policy] = Policy
     kind = "default"
@@ -241,9 +241,9 @@ class Target:
         pass
 
 
-def _target(cls: type[Policy]) -> type[Target]:
+def _target(cls: type[Policy]) -> type[PlainTarget]:
     kind = "identity" if issubclass(cls, IdentityPolicy) else "default"
-    return type(cls.__name__ + "Target", (Target,), {"policy_class": cls, "kind": kind})
+    return type(cls.__name__ + "Target", (PlainTarget,), {"policy_class": cls, "kind": kind})
 
 
 Correct = _target(Policy)

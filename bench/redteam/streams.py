@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kspec.conformance.adapters.base import StepResult, TargetError
+from kspec.conformance.adapters.base import StepResult, Target, TargetError
 
 NOT_AVAILABLE = {"active": "unavailable:-1", "standbys": [], "partition": -1}
 
@@ -294,7 +294,7 @@ class Node:
         pass
 
 
-class Target:
+class PlainTarget(Target):
     protocol = "streams"
     metadata_class: type[Metadata] = Metadata
 
@@ -308,8 +308,8 @@ class Target:
         pass
 
 
-def _target(cls: type[Metadata]) -> type[Target]:
-    return type(cls.__name__ + "Target", (Target,), {"metadata_class": cls})
+def _target(cls: type[Metadata]) -> type[PlainTarget]:
+    return type(cls.__name__ + "Target", (PlainTarget,), {"metadata_class": cls})
 
 
 Correct = _target(Metadata)
