@@ -21,6 +21,7 @@ BENCH = Path(__file__).resolve().parents[2] / "bench"
 CAUGHT = [
     ("mm2", "regex-separator"),
     ("mm2", "empty-source-is-local"),
+    ("mm2", "identity-source-unset-reads-name"),  # the client's policy, no source.cluster.alias
     ("streams", "first-source-count"),  # a store over two topics of different sizes
     ("streams", "one-partition-unrouted"),  # a topic with one partition
     ("raft", "equal-epoch-vote-resets"),  # an equal epoch taken for a new one
