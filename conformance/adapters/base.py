@@ -103,3 +103,43 @@ class TargetWrapper(Target):
 
     def close(self) -> None:
         self.inner.close()
+
+
+class _DuckTarget(Target):
+    """A user's target written before the ``Target`` base existed (any object with
+    ``start(node, config)``, as the adapter guide of earlier releases showed): its optional
+    members are read once, here, at the boundary with code kspec does not type; inside kspec
+    it is a typed ``Target`` like any other."""
+
+    def __init__(self, user: Any) -> None:
+        self.user = user
+        self.name = str(getattr(user, "name", "") or "")
+        self.protocol = str(getattr(user, "protocol", "") or "")
+        self.unsupported = frozenset(getattr(user, "unsupported", ()) or ())
+        level = getattr(user, "level", None)
+        self.level = None if level is None else str(level)
+        self.model_config = dict(getattr(user, "model_config", None) or {})
+        self._supports = getattr(user, "supports", None)
+        self._close = getattr(user, "close", None)
+
+    def supports(self, config: dict[str, JSON]) -> bool:
+        return True if self._supports is None else bool(self._supports(config))
+
+    def start(self, node: Any, config: dict[str, JSON]) -> Instance:
+        started: Instance = self.user.start(node, config)
+        return started
+
+    def close(self) -> None:
+        if callable(self._close):
+            self._close()
+
+
+def as_target(obj: Any) -> Target:
+    """``obj`` as a typed :class:`Target`: itself when it subclasses ``Target``; otherwise any
+    object with ``start(node, config)`` (targets written before the base class existed keep
+    working), its optional members read once here."""
+    if isinstance(obj, Target):
+        return obj
+    if not callable(getattr(obj, "start", None)):
+        raise TypeError(f"{type(obj).__name__} is not a target: it has no start(node, config)")
+    return _DuckTarget(obj)

@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, Phase, Verbosity, seed, settings
 from hypothesis.errors import HypothesisException
 from hypothesis.stateful import run_state_machine_as_test
 
-from kspec.conformance.adapters.base import Target
+from kspec.conformance.adapters.base import Target, as_target
 from kspec.conformance.counterexample import default_path, write_counterexample
 from kspec.conformance.harness import DEFAULT_STEP_TIMEOUT, Divergence, Finding, Lockstep, StepRecord, TargetFailure
 from kspec.conformance.machines import (
@@ -187,6 +187,7 @@ def run_conformance(protocol: str, target: Target, *, examples: int = DEFAULT_EX
     first whose variant explains it (:func:`explained_by`) is named in the result."""
     if cover not in COVER_MODES:
         raise ValueError(f"cover must be one of {', '.join(COVER_MODES)}, not {cover!r}")
+    target = as_target(target)  # a user's object with start() is a Target too (public API)
     spec = PROTOCOLS[protocol]()
     coverage = guide.Coverage()
     log = RunLog(on_run=progress, coverage=coverage)

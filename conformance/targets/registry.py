@@ -11,7 +11,15 @@ from collections.abc import Callable
 from typing import Any
 
 from kspec.conformance import protocols
-from kspec.conformance.adapters.base import JSON, Instance, StepResult, Target, TargetError, TargetWrapper
+from kspec.conformance.adapters.base import (
+    JSON,
+    Instance,
+    StepResult,
+    Target,
+    TargetError,
+    TargetWrapper,
+    as_target,
+)
 
 
 class UnknownTarget(LookupError):
@@ -182,8 +190,10 @@ def _python_target(name: str, spec: str, protocol: str) -> Target:
     except (Exception, SystemExit) as err:
         raise UnknownTarget(f"target {name!r}: {attr}() raised {type(err).__name__}: {err}") from None
     if not isinstance(target, Target):
-        raise UnknownTarget(f"target {name!r}: {attr}() is not a target (a kspec.conformance.adapters.base.Target "
-                            f"with start(node, config))")
+        if not callable(getattr(target, "start", None)):
+            raise UnknownTarget(f"target {name!r}: {attr}() is not a target (a kspec.conformance.adapters.base.Target "
+                                f"with start(node, config))")
+        target = as_target(target)
     declared = target.protocol or protocol
     if declared != protocol:
         raise UnknownTarget(f"target {name!r} is a {declared} target, not {protocol}")
