@@ -72,9 +72,14 @@ def call_with_timeout(fn: Callable[[], Any], timeout: float, worker: _Worker | N
 
 def check_result(result: object) -> tuple[list[JSON], dict[str, JSON]]:
     """The outputs and observation of a StepResult, or TargetError naming what is malformed."""
-    if not isinstance(result, StepResult):
-        raise TargetError(f"malformed step result: expected StepResult, got {type(result).__name__}")
-    outputs, observation = result.outputs, result.observation
+    if isinstance(result, StepResult):
+        outputs, observation = result.outputs, result.observation
+    else:
+        # A user's own result type with the same two members (earlier guides allowed it): read
+        # at the boundary, where the target's code is not kspec's to type.
+        outputs, observation = getattr(result, "outputs", None), getattr(result, "observation", None)
+        if outputs is None or observation is None:
+            raise TargetError(f"malformed step result: expected StepResult, got {type(result).__name__}")
     if not isinstance(outputs, list | tuple):
         raise TargetError(f"malformed outputs: expected a list, got {type(outputs).__name__}")
     for i, out in enumerate(outputs):

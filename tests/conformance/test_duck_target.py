@@ -39,6 +39,21 @@ DUCK = textwrap.dedent('''
 
     class NotATarget:
         pass
+
+    class OwnResult:                       # a result type of its own, with the two members
+        def __init__(self, outputs, observation):
+            self.outputs, self.observation = outputs, observation
+
+    class OwnResultTarget(DuckTarget):
+        def start(self, node, config):
+            inst = self.inner.start(node, config)
+            class Own:
+                def step(self, inp):
+                    res = inst.step(inp)
+                    return OwnResult(res.outputs, res.observation)
+                def close(self):
+                    inst.close()
+            return Own()
 ''')
 
 
@@ -67,3 +82,8 @@ def test_an_object_without_start_is_refused(duck_module: str) -> None:
         resolve_target(f"python:{duck_module}:NotATarget", "mm2")
     with pytest.raises(TypeError, match="no start"):
         as_target(object())
+
+
+def test_own_result_type_with_outputs_and_observation_is_taken(duck_module: str) -> None:
+    module = __import__(duck_module)
+    assert run_conformance("mm2", module.OwnResultTarget(), examples=20, out_dir=None).verdict == "conforms"
