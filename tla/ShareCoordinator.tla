@@ -199,10 +199,12 @@ Loaded(l) == ReplayAllWith(EmptyShard, l, FALSE)
 (* generateShareStateRecord (the SHARE-RULE-RECORD rules).                        *)
 
 \* fromRead: the record of a read that brings a new leader epoch (SHARE-RULE-READ-LEADER-EPOCH).
-ShareStateRecord(s, k, le0, ste0, so, bs, seedBug, lw, fromRead) ==
+ShareStateRecord(s, k, le0, ste0, so0, bs, seedBug, lw, fromRead) ==
     IF ~Has(s.offsets, k)
-    THEN ShareSnapshot(k, 0, ste0, le0, so, CombineWith(so, <<>>, bs, lw))     \* SHARE-RULE-RECORD-FIRST-SNAPSHOT
+    THEN ShareSnapshot(k, 0, ste0, le0, so0, CombineWith(so0, <<>>, bs, lw))   \* SHARE-RULE-RECORD-FIRST-SNAPSHOT
     ELSE LET cur == s.offsets[k]
+             \* SHARE-RULE-WRITE-START-MONOTONE: a start offset below the stored one does not move it back.
+             so == IF so0 # NOT_SET /\ so0 < cur.start_offset THEN cur.start_offset ELSE so0
              count == IF Has(s.update_counts, k) THEN s.update_counts[k] ELSE 0
              \* SHARE-VER-WRITE-KEEPS-EPOCHS: from 4.2 a write carries the stored epochs.
              le == IF WriteKeepsEpochs THEN (IF fromRead /\ le0 # NOT_SET THEN le0 ELSE cur.leader_epoch) ELSE le0
@@ -256,7 +258,9 @@ Write(e, so, bs) ==
     \/ /\ shard.active
        /\ LET err == WriteError(shard, Key, e, leader_state_epoch)
               r == ShareStateRecord(shard, Key, e, leader_state_epoch, so, bs, SeedBug, LowerCountWins, FALSE)
-              start == IF so = NOT_SET THEN oracle_start ELSE so
+              asked == IF so = NOT_SET THEN oracle_start ELSE so
+              \* SHARE-RULE-WRITE-START-MONOTONE (the first write of 4.0 creates the state as asked)
+              start == IF Has(shard.offsets, Key) /\ asked < oracle_start THEN oracle_start ELSE asked
           IN IF err # NONE THEN Rejected(err)
              ELSE /\ shard' = ReplayWith(shard, r, LowerCountWins)
                   /\ log' = Append(log, r)

@@ -8,11 +8,12 @@ sends what no well-behaved actor sends but a coordinator must answer: writes and
 stale, equal, future and -1 epochs, initialize at an equal or older state epoch, deletes,
 read-summaries, and requests for other partitions, another group and a partition the metadata
 image lacks, and writes of multi-offset batches. Categories (one Hypothesis rule each):
-``write``, ``read``, ``elect``, ``initialize``, ``failover`` (the protocol's actors), ``epochs``,
-``delete``, ``summary``, ``keys``, ``batches``, ``reorder`` (the probes). The vocabulary is listed in
-docs/adapter-guide.md ("The share driver's vocabulary"); a target lacking an API declares its
-category ``unsupported`` (Kafka 4.0: initialize, delete, summary), and the 4.0 model sends none
-of those requests anyway.
+``write``, ``read``, ``elect``, ``initialize``, ``failover``, ``delete``, ``summary`` (requests
+of those kinds), ``epochs``, ``keys``, ``batches``, ``reorder`` (the probes' writes and reads).
+Every initialize, delete and read-summary is in the category of its kind, so a target lacking
+an API declares that category ``unsupported`` and never gets the request (Kafka 4.0:
+initialize, delete, summary; the 4.0 model sends none of them anyway). The vocabulary is listed
+in docs/adapter-guide.md ("The share driver's vocabulary").
 
 ``kafka_version`` in the configuration ("4.0" … "4.4"; default the newest the model knows) runs
 the model with that Kafka release's rule set; ``model_variant`` (names joined by ``+``) runs a

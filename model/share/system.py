@@ -266,22 +266,24 @@ class ShareSystem:
                 yield action
 
     def probe_actions(self, state: SysState) -> Iterator[tuple[str, Action]]:
-        """The requests beyond the protocol actors' (``probes``), each with its category:
+        """The requests beyond the protocol actors' (``probes``), each with its category. Every
+        initialize, delete and read-summary is in the category of its request kind (``initialize``,
+        ``delete``, ``summary``), so a target that declares one unsupported never gets it:
 
         - ``epochs``: on the key, a write at the leader's epoch with a state epoch of -1, one below
           and one above the group coordinator's; a write with leader epoch -1 and one from a
           leader not yet read (epoch + 1); reads with epoch + 1 and epoch - 1;
-          initialize at the group's state epoch again and at the one before (a stale group
-          coordinator);
+        - ``initialize``: initialize at the group's state epoch again and at the one before (a
+          stale group coordinator), and of the other keys below;
         - ``reorder``: once a write moved the stored start offset past 0, a write with start
           offset 0 (an out-of-order write of the leader);
         - ``batches``: writes by the current leader of multi-offset batches (BATCH_PROBES);
         - ``delete``, ``summary``: DeleteShareGroupState, ReadShareGroupStateSummary (with the
-          leader's epoch and with -1) on the key;
-        - ``keys``: initialize, write, read, delete and read-summary of another partition of the
-          topic and of the same partition in another group, initialize, write, delete and
-          read-summary of a partition the metadata image does not have, and every request for
-          partition -1.
+          leader's epoch and with -1) of the key and of the other keys below;
+        - ``keys``: writes and reads of another partition of the topic (``g:T:1``), of the same
+          partition in another group (``h:T:0``), of a partition the metadata image does not
+          have (``g:T:2``, a write) and of partition -1 (their initialize, delete and
+          read-summary are in those categories).
         Requests a release has no API for (SHARE-VER-INITIALIZE) are not sent to it.
         """
         le, ge, api = state.leader_epoch, state.group_state_epoch, self.rules.initialize
@@ -299,9 +301,9 @@ class ShareSystem:
         if le > 0:
             yield "epochs", Read(le - 1)
         if api:
-            yield "epochs", Initialize(ge, 0)
+            yield "initialize", Initialize(ge, 0)
             if ge > 0:
-                yield "epochs", Initialize(ge - 1, 0)
+                yield "initialize", Initialize(ge - 1, 0)
             yield "delete", Delete()
             yield "summary", Summary(le)
             yield "summary", Summary(NOT_SET)
@@ -310,23 +312,23 @@ class ShareSystem:
         side_start, side_batches = self.menu[-1]
         for key in SIDE_KEYS:
             if api:
-                yield "keys", Initialize(1, 0, key=key)
+                yield "initialize", Initialize(1, 0, key=key)
             yield "keys", Write(0, side_start, side_batches, state_epoch=1, key=key)
             yield "keys", Read(0, key=key)
             if api:
-                yield "keys", Delete(key)
-                yield "keys", Summary(0, key)
+                yield "delete", Delete(key)
+                yield "summary", Summary(0, key)
         if api:
-            yield "keys", Initialize(1, 0, key=UNHOSTED)
-            yield "keys", Delete(UNHOSTED)
-            yield "keys", Summary(0, UNHOSTED)
+            yield "initialize", Initialize(1, 0, key=UNHOSTED)
+            yield "delete", Delete(UNHOSTED)
+            yield "summary", Summary(0, UNHOSTED)
         yield "keys", Write(0, side_start, side_batches, state_epoch=1, key=UNHOSTED)
         yield "keys", Write(0, side_start, side_batches, state_epoch=1, key=NEGATIVE)
         yield "keys", Read(0, key=NEGATIVE)
         if api:
-            yield "keys", Initialize(1, 0, key=NEGATIVE)
-            yield "keys", Delete(NEGATIVE)
-            yield "keys", Summary(0, NEGATIVE)
+            yield "initialize", Initialize(1, 0, key=NEGATIVE)
+            yield "delete", Delete(NEGATIVE)
+            yield "summary", Summary(0, NEGATIVE)
 
     def next_state(self, state: SysState, action: Action) -> SysState | None:
         if isinstance(action, Elect):

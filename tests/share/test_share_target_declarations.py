@@ -61,14 +61,17 @@ class DeclaringTarget(Target):
         pass
 
 
-def test_unsupported_initialize_is_never_sent() -> None:
+def test_unsupported_request_kinds_are_never_sent() -> None:
     free = DeclaringTarget()
     assert run_conformance("share", free, examples=30, out_dir=None).verdict == "conforms"
-    assert "InitializeRequest" in free.seen  # drawn when nothing says otherwise
-    declared = DeclaringTarget(unsupported=frozenset({"initialize"}))
+    kinds = {"InitializeRequest", "DeleteRequest", "ReadSummaryRequest"}
+    assert kinds <= set(free.seen)  # drawn when nothing says otherwise
+    # A category names a request kind: no initialize, delete or read-summary of any key or epoch
+    # (the probes' included) reaches a target that declares them unsupported.
+    declared = DeclaringTarget(unsupported=frozenset({"initialize", "delete", "summary"}))
     result = run_conformance("share", declared, examples=30, out_dir=None)
     assert result.verdict == "conforms" and result.examples >= 30
-    assert "InitializeRequest" not in declared.seen and "WriteRequest" in declared.seen
+    assert not kinds & set(declared.seen) and "WriteRequest" in declared.seen
 
 
 def test_model_config_picks_the_release() -> None:
