@@ -72,6 +72,8 @@ def call_with_timeout(fn: Callable[[], Any], timeout: float, worker: _Worker | N
 
 def check_result(result: object) -> tuple[list[JSON], dict[str, JSON]]:
     """The outputs and observation of a StepResult, or TargetError naming what is malformed."""
+    outputs: object
+    observation: object
     if isinstance(result, StepResult):
         outputs, observation = result.outputs, result.observation
     else:
