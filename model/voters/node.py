@@ -124,6 +124,7 @@ class Rules:
     snapshot_has_voters: bool = True         # VOTERS-SNAP-CONTENT
     trim_before_snapshot_end: bool = True    # VOTERS-CTRL-TRIM (off: K1, trim at the end offset)
     truncate_moves_next_offset: bool = True  # VOTERS-CTRL-TRUNCATE (off: K2, nextOffset stays)
+    first_leader_writes_voters: bool = True  # VOTERS-RULE-FIRST-LEADER
 
 
 # ---------------------------------------------------------------- construction
@@ -163,10 +164,13 @@ def make_step(raft_step: RaftStep = raft_node.step, rules: Rules = Rules()) -> S
             case _:
                 stepped, raft_outputs = raft_step(node, inp)
                 after = cast(VoterNode, stepped)
-                outputs = raft_outputs
                 control = _follow_log(node, after, inp, raft_outputs, rules)
                 if control is not after.control:
                     after = replace(after, control=control)
+                if rules.first_leader_writes_voters and isinstance(after.role, Leader) and not isinstance(
+                        node.role, Leader):
+                    after, raft_outputs = _write_bootstrap_voters(after, raft_outputs, rules)
+                outputs = raft_outputs
         after = _sync_voters(after, rules)
         after, more = _maybe_resign(after)
         return after, outputs + more
@@ -197,6 +201,26 @@ def _follow_log(before: VoterNode, after: VoterNode, inp: VoterInput, outputs: t
             else:
                 control = replace(control, next_offset=next_offset)
     return control
+
+
+def _write_bootstrap_voters(node: VoterNode, outputs: tuple[Output, ...],
+                            rules: Rules) -> tuple[VoterNode, tuple[Output, ...]]:
+    """VOTERS-RULE-FIRST-LEADER: a new leader whose voter set came from the bootstrap
+    checkpoint (the history's last entry at offset -1) writes KRaftVersionRecord and that
+    VotersRecord to the log, in the batch of its LeaderChange, so that the set is replicated
+    (KIP-853; Kafka's ``LeaderState.appendStartOfEpochControlRecords``, KAFKA-16532)."""
+    control = node.control
+    last = control.voters.last_entry()
+    if last is None or last[0] != -1 or control.last_kraft_version() < 1:
+        return node, outputs
+    extra = (kraft_version_entry(node.epoch, control.last_kraft_version()), voters_entry(node.epoch, last[1]))
+    end = node.end_offset
+    merged = tuple(AppendLog(o.offset, o.entries + extra) if isinstance(o, AppendLog) and o.offset + len(o.entries)
+                   == end else o for o in outputs)
+    if merged == outputs:  # no LeaderChange appended at the log end: a batch of its own
+        merged = (*outputs, AppendLog(end, extra))
+    after = replace(node, log=node.log + extra, control=_read(control, end, extra, rules))
+    return _update_high_watermark(after), merged
 
 
 def _read(control: ControlState, offset: int, entries: tuple[Entry, ...], rules: Rules) -> ControlState:

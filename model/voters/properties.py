@@ -95,6 +95,21 @@ def history_offsets_increase(s: Any) -> bool:
     return True
 
 
+@always("VOTERS-INV-BOOTSTRAP-REPLICATED", "BootstrapVotersReplicated", witnessed_by=("BootstrapVotersCommitted",))
+def bootstrap_voters_replicated(s: Any) -> bool:
+    """VOTERS-RULE-FIRST-LEADER: a running replica with committed records never takes the voter
+    set in force at its high watermark from the bootstrap checkpoint (offset -1), which other
+    replicas may not have: a record of the log (or of a snapshot of it) holds it."""
+    for n in s.nodes:
+        hw = n.high_watermark
+        if isinstance(n.role, Down) or not hw:
+            continue
+        below = [o for o, _ in n.control.voters.entries if o < hw]
+        if below and below[-1] == -1:
+            return False
+    return True
+
+
 election_safety: Property[Any, Any] = Property(
     "VOTERS-INV-ELECTION-SAFETY", "ElectionSafety", "always", raft_props.election_safety.check,
                            "At most one leader is ever elected in an epoch, under reconfiguration.",
@@ -157,6 +172,13 @@ def snapshot_taken(s: Any) -> bool:
                for n in s.nodes)
 
 
+@sometimes("VOTERS-WIT-BOOTSTRAP-COMMITTED", "BootstrapVotersCommitted")
+def bootstrap_voters_committed(s: Any) -> bool:
+    """A VotersRecord holding the initial voters is committed (the first leader's copy of the
+    bootstrap checkpoint's set, or the upgrade's)."""
+    return any(e.kind == VOTERS and voter_ids(voters_of(e)) == s.initial_voters for _, e, _ in s.committed)
+
+
 @sometimes("VOTERS-WIT-UPGRADED", "KRaftVersionUpgraded")
 def kraft_version_upgraded(s: Any) -> bool:
     """The KRaftVersionRecord of the upgrade to kraft.version 1 is committed."""
@@ -168,9 +190,9 @@ def voters_properties(*, upgrade: bool) -> Sequence[Property[Any, Any]]:
     kraft.version 0."""
     props: list[Property[Any, Any]] = [
         consecutive_sets_differ_by_one, at_most_one_uncommitted, voters_from_log_end, control_state_rebuilds,
-        history_offsets_increase, election_safety, committed_agree, leader_completeness,
-        leader_elected, voter_added, added_voter_votes, voter_removed, removed_leader_resigns,
-        uncommitted_change_truncated, snapshot_taken,
+        history_offsets_increase, bootstrap_voters_replicated, election_safety, committed_agree,
+        leader_completeness, leader_elected, bootstrap_voters_committed, voter_added, added_voter_votes,
+        voter_removed, removed_leader_resigns, uncommitted_change_truncated, snapshot_taken,
     ]
     if upgrade:
         props.append(kraft_version_upgraded)

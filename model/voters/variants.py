@@ -28,6 +28,9 @@ CATALOGUE: dict[str, tuple[Rules, str, str, dict[str, Any]]] = {
     "snapshot-without-voters": (
         Rules(snapshot_has_voters=False), "ControlStateRebuilds",
         "a snapshot leaves out the VotersRecord in force at its offset", {}),
+    "first-leader-skips-voters": (
+        Rules(first_leader_writes_voters=False), "BootstrapVotersReplicated",
+        "a leader whose voter set came from the bootstrap checkpoint does not write it to the log", {}),
     # Kafka 3.8-4.4's own behaviour (spec/voters.md, Kafka deviations; docs/findings.md).
     "kafka-trim-at-snapshot-end": (
         Rules(trim_before_snapshot_end=False), "ControlStateRebuilds",

@@ -149,19 +149,21 @@ def test_consequence_trace_breaks_only_the_variant(name: str) -> None:
     wrong = [n for n in last.nodes if n.voters != _log_end_ids(n, last)]
     assert len(wrong) == 1, wrong
     if head["variant"] == K1:
-        # K1: replica 1 (leader of epoch 1, then follower of 2) snapshots at N = 2, its high
-        # watermark, while its own uncommitted RemoveVoter record sits at 2; the new leader's
-        # diverging epoch truncates it to 2: its voter set is EMPTY, its log says {1,2,3}.
+        # K1: replica 1 (leader of epoch 1, then follower of 2) snapshots at N = 4, its high
+        # watermark, while its own uncommitted RemoveVoter record sits at 4; the new leader's
+        # diverging epoch truncates it to 4: its voter set is EMPTY, its log says {1,2,3}
+        # (offsets 0-2: the first leader's LeaderChange, KRaftVersionRecord and copy of the
+        # bootstrap set, VOTERS-RULE-FIRST-LEADER; 3: the added voter).
         (n,) = wrong
-        assert n.voters == frozenset() and n.snapshot.end_offset == len(n.log) == 2
-        assert [e.kind for e in n.log] == ["leader_change", "voters"]
+        assert n.voters == frozenset() and n.snapshot.end_offset == len(n.log) == 4
+        assert [e.kind for e in n.log] == ["leader_change", "kraft_version", "voters", "voters"]
     else:
-        # K2: replica 1, removed by the new leader's VotersRecord at 2, read neither that record
-        # nor the LeaderChange at 1 (both below its stale nextOffset 3): it still counts itself
-        # a voter of {1,2,3}.
+        # K2: replica 1, removed by the new leader's VotersRecord at 4, read neither that record
+        # nor the LeaderChange at 3 (both below its stale nextOffset 5): it still counts itself
+        # a voter of {1,2,3}. (Offsets 0-2: the first leader's records, VOTERS-RULE-FIRST-LEADER.)
         (n,) = wrong
         assert n.id == 1 and n.voters == frozenset({1, 2, 3}) and _log_end_ids(n, last) == frozenset({2, 3})
-        assert n.control.next_offset == 3 == len(n.log)
+        assert n.control.next_offset == 5 == len(n.log)
 
 
 def _log_end_ids(n: Any, state: Any) -> frozenset[int]:
