@@ -282,6 +282,10 @@ class VotersDriver(macros.MacroSteps):
                         ("request", Ignored(n.id, RemoveVoter(UNKNOWN_REPLICA, directory_of(UNKNOWN_REPLICA))))]
                 out += [("request", Ignored(n.id, RemoveVoter(h, directory_of(h) + WRONG_DIRECTORY)))
                         for h in hosts[:1]]
+                # AddVoter naming a directory the host does not have: a voter's id under another
+                # directory (DUPLICATE_VOTER: ids are compared), a non-voter's (never caught up).
+                out += [("request", Ignored(n.id, AddVoter(h, directory_of(h) + WRONG_DIRECTORY)))
+                        for h in (hosts[0], hosts[-1])]
             out.append(("request", Ignored(n.id, UpgradeKRaftVersion())))
         out += macros.candidates(state)
         if not self.faults:

@@ -168,6 +168,7 @@ BROKEN_BOUNDS: dict[str, dict[str, int | bool]] = {
     "effect-on-commit": {"hosts": 3, "voters": 2, "max_fetches": 1, "max_elections": 1, "symmetry": False},
     "snapshot-without-voters": {"hosts": 3, "voters": 2, "max_fetches": 1, "max_elections": 1, "symmetry": False},
     "history-not-truncated": {"hosts": 3, "voters": 3, "max_fetches": 2, "max_elections": 1, "symmetry": False},
+    "first-leader-skips-voters": {"hosts": 3, "voters": 2, "max_fetches": 1, "max_elections": 1, "symmetry": False},
 }
 
 

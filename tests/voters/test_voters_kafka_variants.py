@@ -15,6 +15,7 @@ deviations K1 and K2; docs/findings.md).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -169,3 +170,22 @@ def test_consequence_trace_breaks_only_the_variant(name: str) -> None:
 def _log_end_ids(n: Any, state: Any) -> frozenset[int]:
     records = [e for e in n.log if e.kind == control.VOTERS]
     return voter_ids(control.voters_of(records[-1])) if records else state.initial_voters
+
+
+def test_k3_leader_outside_a_one_voter_set_never_fails_check_quorum() -> None:
+    """VOTERS-KAFKA-K3: leader 1 of {1,2} removes itself; its set is {2} and it is not in it. No
+    fetch from 2 since the check-quorum timer was reset: the protocol's leader resigns
+    (RAFT-RULE-CHECK-QUORUM over the set in force), Kafka's (``timeUntilCheckQuorumExpires``:
+    never with one voter) stays leader."""
+    from kspec.model.raft.messages import CheckQuorumTimeout
+    from kspec.model.raft.state import Leader, Resigned
+    from kspec.model.voters.node import RemoveVoter, make_step, step
+
+    started = make(hosts=3, voters=2, symmetry=False).init_states()[0]
+    leader, _ = step(started.node(1), RemoveVoter(1, 1))
+    assert leader.voters == frozenset({2}) and isinstance(leader.role, Leader)
+    leader = replace(leader, role=replace(leader.role, fetched=frozenset()))
+    resigned, outputs = step(leader, CheckQuorumTimeout())
+    assert isinstance(resigned.role, Resigned) and outputs
+    kafka = make_step(rules=rules_for("kafka-no-check-quorum-with-one-voter"))
+    assert kafka(leader, CheckQuorumTimeout()) == (leader, ())

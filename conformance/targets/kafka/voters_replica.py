@@ -237,6 +237,8 @@ class KafkaVoterReplica(kraft.KafkaRaftNode):
         else:
             data = jvm.jclass(j.version, f"{MSG}.RemoveRaftVoterRequestData")()
             data.setClusterId(CLUSTER_ID).setVoterId(replica).setVoterDirectoryId(self.values.uuid(directory))
+        if kind == "AddVoter":
+            self._free_connection(replica)
         req = self._request(data)
         outputs = self.outputs
         done: list[Any] = []
@@ -258,6 +260,19 @@ class KafkaVoterReplica(kraft.KafkaRaftNode):
         self.client.handle(req)
         self._settle()
         late[0] = True  # an answer after this step is the accepted request's (not compared)
+
+    def _free_connection(self, replica: int) -> None:
+        """Kafka keeps one request in flight per peer, and the ApiVersions to a voter being added
+        is refused (REQUEST_TIMED_OUT, "not ready") while another waits. With the adapter's
+        endless request timeout, a request the model's network never answers (a response the
+        model drops or ignores) would wait forever; in a cluster it times out. So a request
+        still awaited from ``replica`` is completed as a lost connection (BROKER_NOT_AVAILABLE),
+        as the raft target does for a Fetch at ``FetchDue``."""
+        stale = [r for (dst, _), r in self.reported.items() if dst == replica and self._expected(r)]
+        for r in stale:
+            self._fail(r)
+        if stale:
+            super()._settle()
 
     def _upgrade(self) -> None:
         """See the module docstring: no raft RPC; the state the controller would be told of."""
