@@ -35,6 +35,7 @@ and the voter-set history's entries, as the log-level target reads them.
 
 from __future__ import annotations
 
+import weakref
 from typing import Any
 
 from kspec.conformance.adapters.base import JSON, StepResult, TargetError
@@ -94,6 +95,37 @@ class KafkaVoterReplica(kraft.KafkaRaftNode):
             for v in self.voters:
                 servers.add(self._address(v))
         return servers
+
+    def _random(self) -> Any:
+        """As the raft target's ``MockableRandom``, except that a candidate's draw is always its
+        backoff's (the largest): with two initial voters the backoff's first bound,
+        ``2 << 0``, equals the number of bootstrap servers, which the raft target reads as a
+        bootstrap-server pick (and a zero backoff starts the next election inside the step)."""
+        import jpype
+
+        rnd = self.java.random_ctor.newInstance(self.java.boxed(1, "long"))
+        ref = weakref.ref(self)
+        voters, optional_int = len(self.voters), self.java.OptionalInt_
+
+        @jpype.JImplements("java.util.function.IntFunction")
+        class Draw:
+            @jpype.JOverride
+            def apply(self, bound: int) -> Any:
+                bound = int(bound)
+                node = ref()
+                quorum = getattr(node, "quorum", None) if node is not None else None
+                candidate = quorum is not None and bool(quorum.isCandidate())
+                if bound == kraft.ELECTION_TIMEOUT_MS:
+                    value = 0
+                elif bound == voters and not candidate:
+                    value = node._start_index() if node is not None else 0
+                else:
+                    value = bound - 1
+                return optional_int.of(value)
+
+        self._draw = Draw()
+        self.java.random_fn.set(rnd, self._draw)
+        return rnd
 
     def _boot(self) -> None:
         if not self._booted:
@@ -268,7 +300,10 @@ class KafkaVoterReplica(kraft.KafkaRaftNode):
         model drops or ignores) would wait forever; in a cluster it times out. So a request
         still awaited from ``replica`` is completed as a lost connection (BROKER_NOT_AVAILABLE),
         as the raft target does for a Fetch at ``FetchDue``."""
-        stale = [r for (dst, _), r in self.reported.items() if dst == replica and self._expected(r)]
+        if not self.quorum.isLeader():
+            return  # refused before any ApiVersions (NOT_LEADER_OR_FOLLOWER)
+        stale = [r for (dst, api), r in self.reported.items()
+                 if dst == replica and api == "BEGIN_QUORUM_EPOCH" and self._expected(r)]
         for r in stale:
             self._fail(r)
         if stale:
