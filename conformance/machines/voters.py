@@ -301,8 +301,15 @@ class VotersDriver(macros.MacroSteps):
         if isinstance(action, Ignored):
             node = state.node(action.node)
             after, outputs = self._step(node, action.input)  # type: ignore[arg-type]
-            refused = not outputs or isinstance(action.input, AddVoter | RemoveVoter | UpgradeKRaftVersion)
-            return state if after == node and refused else None
+            request = isinstance(action.input, AddVoter | RemoveVoter | UpgradeKRaftVersion)
+            if after == node and (request or not outputs):
+                return state
+            if self.variant and request:
+                # A request the reference refuses that a variant's model accepts (K4: a replica
+                # caught up once): taken as the variant's step, so that replaying a run under a
+                # catalogued deviation's variant (explained_by, --accept) can follow it.
+                return self.model._apply(state, action.node, action.input)
+            return None
         if isinstance(action, Fire) and isinstance(action.input, TakeSnapshot):
             # Any snapshot the replica would take (VOTERS-SNAP-TAKE), within the budget.
             if state.snapshots >= int(self.model.bounds["max_snapshots"]):
