@@ -26,7 +26,7 @@ from kspec.conformance.harness import replay_steps
 from kspec.conformance.machines import PROTOCOLS
 from kspec.conformance.machines.runner import DEFAULT_EXAMPLES, DEFAULT_STEPS, run_conformance
 from kspec.conformance.targets.mutants import CATALOGUE
-from kspec.conformance.targets.registry import REFERENCE_PROTOCOLS, reference_target
+from kspec.conformance.targets.registry import reference_protocols, reference_target
 
 
 def main() -> None:
@@ -42,7 +42,7 @@ def main() -> None:
     print("| target | protocol | verdict | first failing run (s) | total with shrinking (s) | runs "
           "| steps before shrinking | counterexample steps | divergence | replays |")
     print("|---|---|---|---:|---:|---:|---:|---:|---|---|")
-    peers = [(p, "") for p in REFERENCE_PROTOCOLS] + [("voters", "log")]
+    peers = [(p, "") for p in reference_protocols()] + [("voters", "log")]
     for protocol, level in peers:
         if args.protocol and protocol not in args.protocol:
             continue

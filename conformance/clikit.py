@@ -36,7 +36,10 @@ def emit_json(doc: Any) -> None:
 
 def protocol_info(name: str) -> ProtocolInfo:
     """Look a protocol up, as an input error when unknown."""
+    from kspec.conformance import protocols
+
     try:
+        protocols.get(name)  # every protocol kspec knows, plugins too (conformance/protocols.py)
         return get_protocol(name)
     except UnknownProtocol as err:
         raise InputError(str(err)) from None

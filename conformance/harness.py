@@ -20,288 +20,25 @@ recorded model side, without the model: it reports the first divergence, step fo
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
-import queue
-import signal
 import threading
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
 
-from kspec.conformance.adapters.base import JSON, Instance, StepResult, Target, TargetError
+from kspec.conformance.adapters.base import JSON, Instance, Target, TargetError
+from kspec.conformance.compare import _get, _key, _short, first_difference, order_violation
+from kspec.conformance.driver import Driver, Event
+from kspec.conformance.findings import Divergence, Finding, StepRecord, TargetFailure, norm
+from kspec.conformance.guard import _Worker, call_with_timeout, check_result
+
+__all__ = ["DEFAULT_STEP_TIMEOUT", "JSON", "Divergence", "Driver", "Event", "Feeder", "Finding", "Lockstep",
+           "ReplayResult", "StepRecord", "TargetFailure", "call_with_timeout", "check_result", "first_difference",
+           "norm", "order_violation", "replay_steps"]
 
 DEFAULT_STEP_TIMEOUT = 10.0
-
-
-def norm(value: Any) -> JSON:
-    """Plain JSON (tuples become lists, keys strings), so equal values compare equal."""
-    return json.loads(json.dumps(value, sort_keys=True))
-
-
-def _key(value: JSON) -> str:
-    return json.dumps(value, sort_keys=True)
-
-
-@dataclass
-class StepRecord:
-    """One step of a lockstep run, as the counterexample file stores it."""
-
-    index: int
-    action: str
-    node: Any = None
-    input: JSON = None
-    model_outputs: JSON = None
-    target_outputs: JSON = None
-    model_observation: JSON = None
-    target_observation: JSON = None
-
-    def to_json(self) -> dict[str, JSON]:
-        return {"step": self.index, "action": self.action, "node": self.node, "input": self.input,
-                "model_outputs": self.model_outputs, "target_outputs": self.target_outputs,
-                "model_observation": self.model_observation, "target_observation": self.target_observation}
-
-    @staticmethod
-    def from_json(doc: dict[str, JSON]) -> StepRecord:
-        return StepRecord(doc["step"], doc.get("action", ""), doc.get("node"), doc.get("input"),
-                          doc.get("model_outputs"), doc.get("target_outputs"), doc.get("model_observation"),
-                          doc.get("target_observation"))
-
-
-@dataclass
-class Finding:
-    """What ended a run: a divergence (outputs, observation, property) or a target error."""
-
-    kind: str  # "outputs" | "order" | "observation" | "property" | "error"
-    step: int
-    field: str
-    detail: str
-
-    def to_json(self) -> dict[str, JSON]:
-        return {"kind": self.kind, "step": self.step, "field": self.field, "detail": self.detail}
-
-    def same_as(self, other: dict[str, JSON] | Finding | None) -> bool:
-        """Same step, kind and field (the detail may quote values that differ in form)."""
-        if other is None:
-            return False
-        o = other.to_json() if isinstance(other, Finding) else other
-        return (self.step, self.kind, self.field) == (o.get("step"), o.get("kind"), o.get("field"))
-
-    def line(self) -> str:
-        return f"step {self.step}: {self.kind} {self.field}: {self.detail}"
-
-
-class Divergence(AssertionError):
-    """The target left the model's allowed behaviour. Hypothesis shrinks these."""
-
-    def __init__(self, finding: Finding) -> None:
-        super().__init__(finding.line())
-        self.finding = finding
-
-
-class TargetFailure(BaseException):
-    """The target crashed, hung or answered malformed output.
-
-    A BaseException on purpose: Hypothesis does not catch it, so a hanging target is not run
-    again hundreds of times while shrinking; the run stops at once with what it recorded.
-    """
-
-    def __init__(self, finding: Finding) -> None:
-        super().__init__(finding.line())
-        self.finding = finding
-
-
-# ---------------------------------------------------------------------------- drivers
-
-
-@dataclass(frozen=True)
-class Event:
-    """The node-level event of one model action, with the model's side of it."""
-
-    node: Any
-    input: JSON
-    model_outputs: JSON
-    model_observation: JSON
-    # What gave the event within a composite action (a macro's model action), for the step label.
-    label: str | None = None
-
-
-class Driver(Protocol):
-    """One protocol's lockstep driver (see the module docstring)."""
-
-    protocol: str
-    config: dict[str, JSON]
-
-    def nodes(self) -> list[Any]: ...
-
-    def node_config(self, node: Any) -> dict[str, JSON]: ...
-
-    def init_state(self) -> Any: ...
-
-    categories: tuple[str, ...]
-
-    def candidates(self, state: Any) -> list[tuple[str, Any]]: ...
-
-    def resolve(self, state: Any, action: Any) -> Any | None: ...
-
-    def events(self, before: Any, action: Any, after: Any) -> list[Event]: ...
-
-    def describe(self, action: Any) -> str: ...
-
-    def model_violation(self, before: Any, action: Any, after: Any) -> str | None: ...
-
-    def observed_violation(self, node: Any, inp: JSON, observations: dict[Any, JSON],
-                           memory: dict[str, Any]) -> str | None: ...
-
-
-@runtime_checkable
-class UnorderedObservations(Protocol):
-    """A driver whose observations hold collections the spec does not order (a Java
-    ``Collection`` or ``Set`` answer): both sides are brought to one order before they are
-    compared, so a target is never held to an order the protocol leaves open. The recorded
-    observations stay as each side gave them."""
-
-    def canonical_observation(self, inp: JSON, observation: JSON) -> JSON: ...
-
-
-# ---------------------------------------------------------------------------- guarded target calls
-
-
-class _Worker:
-    """A daemon thread that runs target calls, so a hanging call can be abandoned."""
-
-    def __init__(self) -> None:
-        self.jobs: queue.Queue[tuple[Callable[[], Any], queue.Queue[tuple[bool, Any]]]] = queue.Queue()
-        threading.Thread(target=self._run, daemon=True, name="kspec-target").start()
-
-    def _run(self) -> None:
-        while True:
-            fn, reply = self.jobs.get()
-            try:
-                reply.put((True, fn()))
-            except BaseException as err:
-                reply.put((False, err))
-
-    def call(self, fn: Callable[[], Any], timeout: float) -> Any:
-        reply: queue.Queue[tuple[bool, Any]] = queue.Queue()
-        self.jobs.put((fn, reply))
-        try:
-            ok, value = reply.get(timeout=timeout)
-        except queue.Empty:
-            raise TimeoutError(f"no answer within {timeout:g}s") from None
-        if not ok:
-            raise value
-        return value
-
-
-class _Alarm(BaseException):
-    """Raised in the main thread by SIGALRM when a target call overruns (a BaseException, so a
-    target's ``except Exception`` cannot swallow it)."""
-
-
-def _on_alarm(signum: int, frame: Any) -> None:
-    raise _Alarm()
-
-
-def call_with_timeout(fn: Callable[[], Any], timeout: float, worker: _Worker | None) -> Any:
-    """``fn()``, or TimeoutError after ``timeout`` seconds.
-
-    In the main thread an interval timer interrupts the call (cheap: no thread hand-off per
-    step); elsewhere the call runs on ``worker`` and is abandoned when it overruns.
-    """
-    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
-        if worker is None:
-            return fn()
-        return worker.call(fn, timeout)
-    previous = signal.signal(signal.SIGALRM, _on_alarm)
-    signal.setitimer(signal.ITIMER_REAL, timeout)
-    try:
-        return fn()
-    except _Alarm:
-        raise TimeoutError(f"no answer within {timeout:g}s") from None
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
-
-
-def check_result(result: Any) -> tuple[list[JSON], dict[str, JSON]]:
-    """The outputs and observation of a StepResult, or TargetError naming what is malformed."""
-    outputs = getattr(result, "outputs", None)
-    observation = getattr(result, "observation", None)
-    if not isinstance(result, StepResult) and (outputs is None or observation is None):
-        raise TargetError(f"malformed step result: expected StepResult, got {type(result).__name__}")
-    if not isinstance(outputs, list | tuple):
-        raise TargetError(f"malformed outputs: expected a list, got {type(outputs).__name__}")
-    for i, out in enumerate(outputs):
-        if not isinstance(out, dict) or not isinstance(out.get("type"), str):
-            raise TargetError(f"malformed output #{i}: expected an object with a 'type', got {out!r:.80}")
-    if not isinstance(observation, dict):
-        raise TargetError(f"malformed observation: expected an object, got {type(observation).__name__}")
-    try:
-        return norm(list(outputs)), norm(observation)
-    except (TypeError, ValueError) as err:
-        raise TargetError(f"malformed output: not JSON ({err})") from None
-
-
-def first_difference(expected: JSON, actual: JSON, path: str = "") -> str | None:
-    """The path of the first place two JSON values differ (``""`` for the roots), or None."""
-    if isinstance(expected, dict) and isinstance(actual, dict):
-        for k in sorted(set(expected) | set(actual)):
-            if k not in expected or k not in actual:
-                return f"{path}.{k}" if path else str(k)
-            sub = first_difference(expected[k], actual[k], f"{path}.{k}" if path else str(k))
-            if sub is not None:
-                return sub
-        return None
-    if expected != actual:
-        return path
-    return None
-
-
-def _short(value: JSON, limit: int = 160) -> str:
-    text = json.dumps(value, sort_keys=True)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-def _get(doc: JSON, path: str) -> JSON:
-    for part in path.split(".") if path else []:
-        if not isinstance(doc, dict):
-            return None
-        doc = doc.get(part)
-    return doc
-
-
-def order_violation(rules: Any, model: list[JSON], target: list[JSON],
-                    key: Callable[[JSON], str]) -> tuple[str, str] | None:
-    """``(field, detail)`` when ``target`` (the same multiset as ``model``) puts two outputs in
-    an order a rule forbids: the model emits ``a`` (type in a rule's ``before``) ahead of ``b``
-    (type in its ``after``) and the target emits ``b`` first. Equal outputs are matched in the
-    order each side emits them."""
-    if not rules or len(model) < 2:
-        return None
-    where: dict[str, list[int]] = {}
-    for j, out in enumerate(target):
-        where.setdefault(key(out), []).append(j)
-    used: Counter[str] = Counter()
-    pos: list[int] = []
-    for out in model:
-        k = key(out)
-        pos.append(where[k][used[k]])
-        used[k] += 1
-    for before, after, spec_id in rules:
-        for i, a in enumerate(model):
-            if a.get("type") not in before:
-                continue
-            for j in range(i + 1, len(model)):
-                b = model[j]
-                if b.get("type") in after and pos[i] > pos[j]:
-                    return (f"order.{a['type']}<{b['type']}",
-                            f"{spec_id}: the model emits {_short(a, 80)} before {_short(b, 80)}; "
-                            f"the target emitted them the other way round")
-    return None
-
-
-# ---------------------------------------------------------------------------- the session
 
 
 class Feeder:
@@ -310,7 +47,7 @@ class Feeder:
     Shared by the lockstep run (the model side computed now) and replay (read from a file).
     """
 
-    def __init__(self, driver: Driver, target: Target, step_timeout: float = DEFAULT_STEP_TIMEOUT) -> None:
+    def __init__(self, driver: Driver[Any], target: Target, step_timeout: float = DEFAULT_STEP_TIMEOUT) -> None:
         self.driver = driver
         self.target = target
         self.step_timeout = step_timeout
@@ -326,7 +63,7 @@ class Feeder:
 
         self.order = rules_for(driver)
         for node in driver.nodes():
-            self.instances[node] = self._call(lambda n=node: target.start(n, driver.node_config(n)),
+            self.instances[node] = self._call(functools.partial(target.start, node, driver.node_config(node)),
                                               0, f"start of node {node}")
 
     @property
@@ -379,7 +116,7 @@ class Feeder:
 
     def compare(self, record: StepRecord) -> None:
         index = record.index
-        relevant = getattr(self.driver, "comparable", lambda out: out)
+        relevant = self.driver.comparable
         expected = Counter(_key(relevant(o)) for o in record.model_outputs or [])
         actual = Counter(_key(relevant(o)) for o in record.target_outputs or [])
         if expected != actual:
@@ -401,9 +138,8 @@ class Feeder:
             name, _, detail = violated.partition(": ")
             self._diverge(index, "property", name, detail or name)
         expected_obs, actual_obs = record.model_observation, record.target_observation
-        if isinstance(self.driver, UnorderedObservations):
-            expected_obs = self.driver.canonical_observation(record.input, expected_obs)
-            actual_obs = self.driver.canonical_observation(record.input, actual_obs)
+        expected_obs = self.driver.canonical_observation(record.input, expected_obs)
+        actual_obs = self.driver.canonical_observation(record.input, actual_obs)
         where = first_difference(expected_obs, actual_obs)
         if where is not None:
             self._diverge(index, "observation", "observation" + (f".{where}" if where else ""),
@@ -421,7 +157,7 @@ class Feeder:
 class Lockstep(Feeder):
     """A lockstep run: the model state, its enabled actions by category, the target fed in step."""
 
-    def __init__(self, driver: Driver, target: Target, step_timeout: float = DEFAULT_STEP_TIMEOUT) -> None:
+    def __init__(self, driver: Driver[Any], target: Target, step_timeout: float = DEFAULT_STEP_TIMEOUT) -> None:
         super().__init__(driver, target, step_timeout)
         self.state = driver.init_state()
         self._candidates: dict[str, list[Any]] | None = None
@@ -521,7 +257,7 @@ class ReplayResult:
     steps: list[StepRecord] = field(default_factory=list)
 
 
-def replay_steps(driver: Driver, target: Target, steps: list[StepRecord],
+def replay_steps(driver: Driver[Any], target: Target, steps: list[StepRecord],
                  step_timeout: float = DEFAULT_STEP_TIMEOUT) -> ReplayResult:
     """Feed the recorded inputs to fresh instances; stop at the first divergence or error."""
     feeder: Feeder | None = None

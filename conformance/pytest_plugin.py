@@ -78,15 +78,16 @@ class KspecConformItem(pytest.Item):
 
 
 def _protocols_of(name: str, asked: list[str]) -> list[str]:
-    from kspec.conformance.targets.mutants import CATALOGUE
-    from kspec.conformance.targets.registry import REFERENCE_PROTOCOLS
+    from kspec.conformance.targets.mutants import catalogue
+    from kspec.conformance.targets.registry import reference_protocols
 
-    if name.startswith("mutant:") and name[len("mutant:"):] in CATALOGUE:
-        return [CATALOGUE[name[len("mutant:"):]].protocol]  # a mutant speaks one protocol
+    mutants = catalogue()
+    if name.startswith("mutant:") and name[len("mutant:"):] in mutants:
+        return [mutants[name[len("mutant:"):]].protocol]  # a mutant speaks one protocol
     if asked:
         return asked
     if name == "reference":
-        return list(REFERENCE_PROTOCOLS)
+        return reference_protocols()
     raise pytest.UsageError(f"--kspec-target {name!r}: give --kspec-protocol for this target")
 
 

@@ -7,18 +7,17 @@ from typing import Any
 
 from kspec.model.core.codec import encode
 from kspec.model.core.explorer import Step
+from kspec.model.core.protocol import DescribesActions, DescribesStates
 
 
-def describe_action(model: Any, action: Any) -> str:
+def describe_action(model: object, action: Any) -> str:
     """A one-line description of an action, using the model's describer when it has one."""
-    fn = getattr(model, "describe_action", None)
-    return str(fn(action)) if fn is not None else repr(action)
+    return model.describe_action(action) if isinstance(model, DescribesActions) else repr(action)
 
 
-def describe_state(model: Any, state: Any) -> str:
+def describe_state(model: object, state: Any) -> str:
     """A compact multi-line description of a state, using the model's describer when it has one."""
-    fn = getattr(model, "describe_state", None)
-    return str(fn(state)) if fn is not None else repr(state)
+    return model.describe_state(state) if isinstance(model, DescribesStates) else repr(state)
 
 
 def render_trace(trace: Sequence[Step], model: Any) -> str:

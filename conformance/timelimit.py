@@ -10,26 +10,24 @@ at most the limit plus one step's timeout.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any
 
-from kspec.conformance.adapters.base import TargetError
+from kspec.conformance.adapters.base import JSON, Instance, StepResult, Target, TargetError, TargetWrapper
 
 DEFAULT_TIME_LIMIT = 1800.0  # seconds; the slowest default-budget runs recorded take ~340 s
 
 
-class TimeLimited:
+class TimeLimited(TargetWrapper):
     """``target`` whose instances refuse to step once ``limit`` seconds have passed since this
     wrapper was made; ``expired`` then says so. Everything else is the target's."""
 
-    def __init__(self, target: Any, limit: float, clock: Any = time.monotonic) -> None:
-        self._target = target
+    def __init__(self, target: Target, limit: float, clock: Callable[[], float] = time.monotonic) -> None:
+        super().__init__(target)
         self.limit = limit
         self._clock = clock
         self._deadline = clock() + limit
         self.expired = False
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._target, name)
 
     def check(self) -> None:
         """A TargetError once the limit has passed."""
@@ -37,22 +35,19 @@ class TimeLimited:
             self.expired = True
             raise TargetError(f"time limit: {self.limit:g} s reached")
 
-    def start(self, node: Any, config: Any) -> Any:
+    def start(self, node: Any, config: dict[str, JSON]) -> Instance:
         self.check()
-        return _TimeLimitedInstance(self, self._target.start(node, config))
-
-    def close(self) -> None:
-        self._target.close()
+        return _TimeLimitedInstance(self, self.inner.start(node, config))
 
 
 class _TimeLimitedInstance:
-    def __init__(self, owner: TimeLimited, instance: Any) -> None:
+    def __init__(self, owner: TimeLimited, instance: Instance) -> None:
         self._owner = owner
         self._instance = instance
 
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._instance, name)
-
-    def step(self, inp: Any) -> Any:
+    def step(self, inp: JSON) -> StepResult:
         self._owner.check()
         return self._instance.step(inp)
+
+    def close(self) -> None:
+        self._instance.close()

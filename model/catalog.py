@@ -23,6 +23,20 @@ class UnknownProtocol(LookupError):
     """A protocol name kspec does not know, or one whose model is not there."""
 
 
+def register_model(name: str, module: str) -> None:
+    """Make the model package ``module`` (exposing ``PROTOCOL``) the model of protocol ``name``
+    (``kspec.conformance.protocols.register`` calls it for every protocol it declares)."""
+    known = PROTOCOL_MODULES.get(name)
+    if known is not None and known != module:
+        raise ValueError(f"protocol {name!r} already has the model {known!r}, not {module!r}")
+    PROTOCOL_MODULES[name] = module
+
+
+def unregister_model(name: str) -> None:
+    """Forget the model of a protocol registered in-process (tests)."""
+    PROTOCOL_MODULES.pop(name, None)
+
+
 def get_protocol(name: str) -> ProtocolInfo:
     """The protocol called ``name``; raises UnknownProtocol with a one-line reason."""
     module_name = PROTOCOL_MODULES.get(name)

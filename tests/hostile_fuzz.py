@@ -22,10 +22,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from kspec.conformance import protocols
 from kspec.conformance.cli import main
 from kspec.tla.readers import TLCOutputError, iter_error_traces, read_simulation_trace, read_state_dump
 
-PROTOCOLS = ["raft", "voters", "share", "mm2", "streams"]
+PROTOCOLS = [p.name for p in protocols.BUILTIN]  # the built-in protocols (conformance/protocols.py)
 
 TLC_ERROR = """TLC2 Version 2.19
 Error: Invariant NotAllDone is violated.

@@ -115,8 +115,9 @@ def test_unwritable_out_is_found_before_the_run(tmp_path: Path, capsys: pytest.C
                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     marker = tmp_path / "started"
     (tmp_path / "kspec_marker_target.py").write_text(textwrap.dedent(f"""
+        from kspec.conformance.adapters.base import Target as Base
         from kspec.conformance.targets.registry import reference_target
-        class Target:
+        class Target(Base):
             protocol = "raft"
             name = "marker"
             def __init__(self):
@@ -144,9 +145,10 @@ def test_unwritable_out_is_found_before_the_run(tmp_path: Path, capsys: pytest.C
 
 PY_TARGETS = textwrap.dedent("""
     import sys, time
+    from kspec.conformance.adapters.base import Target
     from kspec.conformance.targets.registry import reference_target
 
-    class _Wrapped:
+    class _Wrapped(Target):
         protocol = "raft"
         def __init__(self):
             self.inner = reference_target("raft")

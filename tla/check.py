@@ -75,7 +75,7 @@ def render_canonical(value: Hashable) -> str:
         return repr(value)
 
 
-def _canon(fn: Any, state: Any, side: str, mapping: TLAMapping) -> Hashable:
+def _canon(fn: Any, state: Any, side: str, mapping: TLAMapping[Any]) -> Hashable:
     try:
         out = fn(state)
         hash(out)
@@ -85,7 +85,7 @@ def _canon(fn: Any, state: Any, side: str, mapping: TLAMapping) -> Hashable:
     return out  # type: ignore[no-any-return]
 
 
-def run_tlc_for(mapping: TLAMapping, bounds: Mapping[str, int | bool], *, timeout: float = 600.0,
+def run_tlc_for(mapping: TLAMapping[Any], bounds: Mapping[str, int | bool], *, timeout: float = 600.0,
                 workers: int = 1) -> TLCResult:
     """TLC on the mapping's spec at ``bounds``, with every distinct state dumped."""
     result = run_tlc(mapping.spec_path(), config_text=mapping.config(bounds), dump=True,
@@ -97,7 +97,7 @@ def run_tlc_for(mapping: TLAMapping, bounds: Mapping[str, int | bool], *, timeou
     return result
 
 
-def check_agreement(mapping: TLAMapping, model: Model[Any, Any], bounds: Mapping[str, int | bool], *,
+def check_agreement(mapping: TLAMapping[Any], model: Model[Any, Any], bounds: Mapping[str, int | bool], *,
                     timeout: float = 600.0, workers: int = 1) -> CheckResult:
     """Compare TLC's distinct states with the model's at the same bounds."""
     started = time.perf_counter()

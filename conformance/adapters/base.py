@@ -12,7 +12,9 @@ JSON Lines (``spec/adapter-protocol.md``) are interchangeable.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any, Protocol
 
 JSON = Any
@@ -45,22 +47,59 @@ class Instance(Protocol):
         ...
 
 
-class Target(Protocol):
-    """A target implementation of one protocol: a factory of node instances."""
+class Target:
+    """A target implementation of one protocol: a factory of node instances.
 
-    name: str
-    protocol: str
-    # A target may also have ``unsupported``: the driver's action categories it does not
-    # implement (Kafka 4.0's share coordinator has no InitializeRequest, for instance). The
-    # lockstep machine then never chooses an action of those categories; by default every
-    # category is driven.
+    Subclass it and implement :meth:`start` (and :meth:`close` when there is something to
+    release). The optional capabilities below are typed members with defaults that declare
+    nothing; a target overrides the ones it has (as a class attribute, an instance attribute
+    or a property). The lockstep machine reads them directly, never by probing.
+    """
 
-    def start(self, node: int, config: dict[str, JSON]) -> Instance:
+    name: str = ""
+    protocol: str = ""
+    # The driver's action categories the target does not implement (Kafka 4.0's share
+    # coordinator has no InitializeRequest, for instance): the lockstep machine never chooses
+    # an action of those categories.
+    unsupported: frozenset[str] = frozenset()
+    # A driver level the target is driven at (voters: ``replica`` or ``log``); None: the default.
+    level: str | None = None
+    # Settings added to every configuration the run draws (share: ``kafka_version`` runs the
+    # model with this release's rules); the counterexample file records them.
+    model_config: Mapping[str, JSON] = MappingProxyType({})
+
+    def supports(self, config: dict[str, JSON]) -> bool:
+        """Whether the target takes this configuration (mm2: a Kafka release keeps its own
+        internal-topic rule); a run draws only configurations it takes."""
+        return True
+
+    def start(self, node: Any, config: dict[str, JSON]) -> Instance:
         """Start node ``node`` with the protocol's configuration (for raft: ``voters``,
         ``pre_vote``; for share: the shard's settings). The instance begins in the model's
         initial node state."""
-        ...
+        raise NotImplementedError(f"{type(self).__name__}.start")
 
     def close(self) -> None:
         """Stop every instance and release shared resources (a JVM, a child process)."""
-        ...
+
+
+class TargetWrapper(Target):
+    """A target that wraps another (a time limit, extra model settings, a user's code guarded):
+    every declared member is the inner target's unless the wrapper overrides it."""
+
+    def __init__(self, inner: Target) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.protocol = inner.protocol
+        self.unsupported = inner.unsupported
+        self.level = inner.level
+        self.model_config = inner.model_config
+
+    def supports(self, config: dict[str, JSON]) -> bool:
+        return self.inner.supports(config)
+
+    def start(self, node: Any, config: dict[str, JSON]) -> Instance:
+        return self.inner.start(node, config)
+
+    def close(self) -> None:
+        self.inner.close()

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import click
 
+from kspec.conformance.adapters.base import JSON, Target, TargetWrapper
 from kspec.conformance.cli import cli
 from kspec.conformance.clikit import (
     InputError,
@@ -52,7 +53,7 @@ def model_variant_of(protocol: str, names: tuple[str, ...]) -> str:
     parts = [n.strip() for v in names for n in v.replace(",", "+").split("+") if n.strip()]
     if not parts:
         return ""
-    if not getattr(PROTOCOLS[protocol]().driver, "takes_model_variant", False):
+    if not PROTOCOLS[protocol]().driver.takes_model_variant:
         raise InputError(f"--model-variant: the {protocol} conformance driver runs only the reference model")
     known = protocol_info(protocol).variants
     for name in parts:
@@ -68,7 +69,7 @@ def accepted_of(protocol: str, values: tuple[str, ...]) -> tuple[Deviation, ...]
         found = resolve_accepted(protocol, accepted_names(values))
     except DeviationError as err:
         raise InputError(str(err)) from None
-    if found and not getattr(PROTOCOLS[protocol]().driver, "takes_model_variant", False):
+    if found and not PROTOCOLS[protocol]().driver.takes_model_variant:
         raise InputError(f"--accept: the {protocol} conformance driver runs only the reference model")
     return found
 
@@ -76,7 +77,7 @@ def accepted_of(protocol: str, values: tuple[str, ...]) -> tuple[Deviation, ...]
 def deviation_candidates(protocol: str, accepted: tuple[Deviation, ...]) -> tuple[tuple[str, str], ...]:
     """The catalogued deviations a divergence may be named after: the protocol's, not accepted,
     for a driver that can run their model variants."""
-    if not getattr(PROTOCOLS[protocol]().driver, "takes_model_variant", False):
+    if not PROTOCOLS[protocol]().driver.takes_model_variant:
         return ()
     taken = {d.name for d in accepted}
     known = protocol_info(protocol).variants
@@ -87,7 +88,7 @@ def deviation_candidates(protocol: str, accepted: tuple[Deviation, ...]) -> tupl
 def settings_of(protocol: str, pairs: tuple[str, ...]) -> dict[str, str]:
     """``--set KEY=VALUE`` values as a configuration, checked against what the protocol's driver
     declares settable (``settable``: key -> allowed values); an InputError otherwise."""
-    settable: dict[str, tuple[str, ...]] = getattr(PROTOCOLS[protocol]().driver, "settable", {}) or {}
+    settable = PROTOCOLS[protocol]().driver.settable
     fixed: dict[str, str] = {}
     for pair in pairs:
         key, eq, value = pair.partition("=")
@@ -102,20 +103,17 @@ def settings_of(protocol: str, pairs: tuple[str, ...]) -> dict[str, str]:
     return fixed
 
 
-class _WithModelConfig:
+class _WithModelConfig(TargetWrapper):
     """``target`` whose runs draw their configurations with ``extra`` added (the
     ``model_config`` mechanism of ``kspec.conformance.machines``: a model variant, ``--set``
     values); everything else is the target's."""
 
-    def __init__(self, target: object, extra: dict[str, object]) -> None:
-        self._target = target
-        self.model_config = {**(getattr(target, "model_config", None) or {}), **extra}
-
-    def __getattr__(self, name: str) -> object:
-        return getattr(self._target, name)
+    def __init__(self, target: Target, extra: dict[str, JSON]) -> None:
+        super().__init__(target)
+        self.model_config = {**target.model_config, **extra}
 
 
-def target_for(name: str, protocol: str, timeout: float) -> object:
+def target_for(name: str, protocol: str, timeout: float) -> Target:
     try:
         return resolve_target(name, protocol, timeout)
     except UnknownTarget as err:
@@ -169,7 +167,7 @@ def conform_cmd(protocol: str, target_name: str, examples: int, steps: int, seed
     fixed = settings_of(protocol, settings)
     check_writable_dir(out)  # before the run: a counterexample must not be lost at the end
     limited = TimeLimited(target_for(target_name, protocol, timeout), time_limit)
-    target: object = limited
+    target: Target = limited
     if variant or fixed:
         target = _WithModelConfig(target, {**({"model_variant": variant} if variant else {}), **fixed})
     with progress_bar(f"conform {protocol} {target_name}", examples, on_terminal() and not as_json) as update:
@@ -181,7 +179,7 @@ def conform_cmd(protocol: str, target_name: str, examples: int, steps: int, seed
     doc = result.to_json()
     doc["target"] = target_name
     doc["time_limit"] = {"seconds": time_limit, "reached": limited.expired}
-    level = getattr(limited, "level", None)  # the driver level a target declares (voters: replica, log)
+    level = limited.level  # the driver level a target declares (voters: replica, log)
     if level is not None:
         doc["level"] = str(level)
     if variant:

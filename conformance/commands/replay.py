@@ -72,7 +72,7 @@ def replay_cmd(file: Path, target_name: str | None, timeout: float, as_json: boo
         raise InputError(f"{file}: a recorded step is not a {protocol} step "
                          f"({type(err).__name__}: {str(err)[:120]})") from None
     finally:
-        target.close()  # type: ignore[attr-defined]
+        target.close()
     finding = result.finding
     verdict = "conforms" if finding is None else ("error" if finding.kind == "error" else "diverges")
     doc = {"file": str(file), "protocol": protocol, "target": name, "verdict": verdict, "steps": len(result.steps),

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import click
 
+from kspec.conformance import protocols
 from kspec.conformance.cli import cli
 from kspec.conformance.clikit import InputError, build_model, emit_json, json_option, protocol_info
-from kspec.model.catalog import PROTOCOL_MODULES
 from kspec.tla.check import CheckResult, MappingError, check_agreement
 from kspec.tla.mappings import NoMapping, get_mapping
 from kspec.tla.mappings.raft import FIXED_BOUNDS
@@ -40,13 +40,11 @@ def check_cmd(protocol: str, bounds: tuple[str, ...], timeout: float, workers: i
 
     Exit 0 when the sets are equal, 1 when they differ, 2 when there is no mapping or TLC fails.
     """
-    if protocol not in PROTOCOL_MODULES:
-        protocol_info(protocol)  # an unknown protocol: a one-line error naming the known ones
+    info = protocol_info(protocol)  # an unknown protocol: a one-line error naming the known ones
     try:
-        mapping = get_mapping(protocol)
+        mapping = get_mapping(protocol, protocols.get(protocol).tla)
     except NoMapping as err:
         raise InputError(str(err)) from None
-    info = protocol_info(protocol)
     # A bound the spec models at one value only (KRaft.tla and Voters.tla have no SYMMETRY) is
     # that value unless given, so the command works with its defaults; given otherwise, the
     # mapping says in one line that the spec does not model it.

@@ -18,7 +18,7 @@ from kspec.conformance.clikit import InputError, emit_json, json_option, on_term
 from kspec.conformance.pipeline import summary
 from kspec.conformance.pipeline.engine import SPLIT_BYTES
 from kspec.conformance.pipeline.inputs import expand_inputs
-from kspec.conformance.pipeline.judge import EVENT_PROTOCOLS
+from kspec.conformance.pipeline.judge import event_protocols
 from kspec.conformance.pipeline.nodes import known_actions
 from kspec.conformance.pipeline.reader import MAX_LINE_BYTES, MAX_RATIO, MIN_EXPANDED_BYTES, Limits
 
@@ -45,9 +45,9 @@ def validate_cmd(inputs: tuple[str, ...], protocol: str, master: str, out: Path 
     what was quarantined and what was covered."""
     protocol_info(protocol)
     files = expand_inputs(inputs)
-    if files.jsonl and protocol not in EVENT_PROTOCOLS:
+    if files.jsonl and protocol not in event_protocols():
         raise InputError(f"JSON Lines event traces of {protocol} cannot be replayed node by node "
-                         f"(only {', '.join(EVENT_PROTOCOLS)}); validate its ITF traces (*.itf.json): "
+                         f"(only {', '.join(event_protocols())}); validate its ITF traces (*.itf.json): "
                          f"{files.jsonl[0]}")
     if out is not None:
         try:

@@ -235,7 +235,7 @@ def _action_step(index: int, action: Any) -> Step:
         return Step(index, short(action), None)
     kind = str(action.get("type", "action"))
     msg = action.get("message")
-    if _is_message(msg):
+    if isinstance(msg, dict) and _is_message(msg):
         style = {"Drop": "drop", "Duplicate": "duplicate"}.get(kind, "deliver")
         src, dst = str(msg["src"]), str(msg["dst"])
         title = f"{kind.lower()} {short(msg, 120)}"

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,7 +18,9 @@ from hypothesis import reject
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, precondition, rule
 
+from kspec.conformance import protocols
 from kspec.conformance.adapters.base import Target
+from kspec.conformance.driver import Driver
 from kspec.conformance.harness import DEFAULT_STEP_TIMEOUT, JSON, Lockstep, TargetFailure
 
 CHOICE = st.integers(0, 255)
@@ -29,42 +31,31 @@ class ProtocolSpec:
     """A protocol the conformance suite drives: its driver factory and configurations."""
 
     name: str
-    driver: Callable[[dict[str, JSON]], Any]
+    driver: type[Driver[Any]]
     configs: list[dict[str, JSON]]
 
 
-def _raft() -> ProtocolSpec:
-    from kspec.conformance.machines.raft import CONFIGS, RaftDriver
+class _Specs(Mapping[str, Callable[[], ProtocolSpec]]):
+    """The protocols with a conformance driver, as ``conformance/protocols.py`` declares them:
+    ``PROTOCOLS[name]()`` imports the driver and its configurations."""
 
-    return ProtocolSpec("raft", RaftDriver, CONFIGS)
+    def _names(self) -> list[str]:
+        return protocols.conformance_names()
 
+    def __getitem__(self, name: str) -> Callable[[], ProtocolSpec]:
+        if name not in self._names():
+            raise KeyError(name)
+        declared = protocols.get(name)
+        return lambda: ProtocolSpec(name, declared.driver_class(), declared.driver_configs())
 
-def _share() -> ProtocolSpec:
-    from kspec.conformance.machines.share import CONFIGS, ShareDriver
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names())
 
-    return ProtocolSpec("share", ShareDriver, CONFIGS)
-
-
-def _voters() -> ProtocolSpec:
-    from kspec.conformance.machines.voters import CONFIGS, VotersDriver
-
-    return ProtocolSpec("voters", VotersDriver, CONFIGS)
-
-
-def _streams() -> ProtocolSpec:
-    from kspec.conformance.machines.streams import CONFIGS, StreamsDriver
-
-    return ProtocolSpec("streams", StreamsDriver, CONFIGS)
+    def __len__(self) -> int:
+        return len(self._names())
 
 
-def _mm2() -> ProtocolSpec:
-    from kspec.conformance.machines.mm2 import CONFIGS, Mm2Driver
-
-    return ProtocolSpec("mm2", Mm2Driver, CONFIGS)
-
-
-PROTOCOLS: dict[str, Callable[[], ProtocolSpec]] = {"raft": _raft, "share": _share, "voters": _voters,
-                                                   "mm2": _mm2, "streams": _streams}
+PROTOCOLS: Mapping[str, Callable[[], ProtocolSpec]] = _Specs()
 
 
 @dataclass
@@ -105,23 +96,23 @@ def attach(session: Lockstep, log: RunLog, config: dict[str, JSON]) -> None:
     session.on_input = cov.on_input
 
 
-def is_refusal(err: BaseException) -> bool:
+def is_refusal(err: TargetFailure) -> bool:
     """Whether a target failure happened at start, before any step (a refused configuration:
     a level it does not serve, a setting it does not implement)."""
-    finding = getattr(err, "finding", None)
-    return finding is not None and finding.kind == "error" and finding.step == 0 and finding.field == "target"
+    finding = err.finding
+    return finding.kind == "error" and finding.step == 0 and finding.field == "target"
 
 
 def unsupported_categories(target: Target) -> frozenset[str]:
     """The action categories ``target`` declares it does not implement (``target.unsupported``)."""
-    return frozenset(getattr(target, "unsupported", ()) or ())
+    return frozenset(target.unsupported)
 
 
 def target_configs(spec: ProtocolSpec, target: Target) -> list[dict[str, JSON]]:
     """The configurations a run of ``target`` draws from: a target that declares a ``level``
     (voters: ``replica`` or ``log``) is driven at that level, which the configuration (and so
     the counterexample file) records."""
-    level = getattr(target, "level", None)
+    level = target.level
     return spec.configs if level is None else [{**c, "level": level} for c in spec.configs]
 
 
@@ -130,10 +121,9 @@ def supported_configs(configs: list[dict[str, JSON]], target: Target) -> list[di
     keeps its own internal-topic rule, a user's policy class has one policy kind); all of them
     when it declares nothing or takes none, so that the target itself says why at start. A
     target's ``model_config`` is added to each (share: ``kafka:VERSION`` runs its release's rules)."""
-    fixed = dict(getattr(target, "model_config", None) or {})
+    fixed = dict(target.model_config)
     configs = [{**c, **fixed} for c in configs] if fixed else configs
-    supports = getattr(target, "supports", None)
-    kept = [c for c in configs if supports is None or supports(c)]
+    kept = [c for c in configs if target.supports(c)]
     return kept or configs
 
 
@@ -152,6 +142,14 @@ def lockstep_machine(spec: ProtocolSpec, target: Target, log: RunLog,
 
     skipped = unsupported_categories(target)
     configs = supported_configs(target_configs(spec, target), target)
+
+    def failed(session: Lockstep) -> None:
+        """Keep the failing session; the first one's time, steps and run count are the report's."""
+        log.failed = session
+        if log.first_found is None:
+            log.first_found = time.perf_counter() - log.started
+            log.first_steps = len(session.steps)
+            log.first_runs = log.runs_before + log.generated
 
     def __init__(self: Any) -> None:
         RuleBasedStateMachine.__init__(self)
@@ -184,15 +182,11 @@ def lockstep_machine(spec: ProtocolSpec, target: Target, log: RunLog,
         attach(self.session, log, config)
         # A driver may open every run with forced steps no rule draws (voters: the quorum's
         # start-up); they are fed, checked and recorded like any other step.
-        for category in getattr(self.session.driver, "opening", ()):
+        for category in self.session.driver.opening:
             try:
                 self.session.apply(category, 0)
             except BaseException:
-                log.failed = self.session
-                if log.first_found is None:
-                    log.first_found = time.perf_counter() - log.started
-                    log.first_steps = len(self.session.steps)
-                    log.first_runs = log.runs_before + log.generated
+                failed(self.session)
                 raise
 
     def make_rule(category: str) -> Any:
@@ -201,11 +195,7 @@ def lockstep_machine(spec: ProtocolSpec, target: Target, log: RunLog,
             try:
                 self.session.apply(category, choice)
             except BaseException:
-                log.failed = self.session
-                if log.first_found is None:
-                    log.first_found = time.perf_counter() - log.started
-                    log.first_steps = len(self.session.steps)
-                    log.first_runs = log.runs_before + log.generated
+                failed(self.session)
                 raise
 
         run.__name__ = category
@@ -222,7 +212,7 @@ def lockstep_machine(spec: ProtocolSpec, target: Target, log: RunLog,
             self.session.close()
 
     probe = spec.driver(configs[0])
-    weights: dict[str, int] = getattr(probe, "weights", {})
+    weights = probe.weights
     namespace: dict[str, Any] = {"__init__": __init__, "start": start, "nothing_enabled": nothing_enabled,
                                  "teardown": teardown}
     for category in probe.categories:

@@ -36,33 +36,24 @@ import json
 import math
 from collections import Counter, deque
 from collections.abc import Hashable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
-from kspec.model.raft.system import Raft
+from kspec.conformance.driver import DEFAULT_GUIDE_DEPTH, DEFAULT_GUIDE_STATES, Driver
 
 Step = tuple[str, Any]  # (category, action), as Lockstep.take replays it
 
 # Abstract states explored per configuration (the drivers may change it: ``guide_states``),
 # spread over at most ``guide_depth`` levels: a level keeps the first states the breadth-first
-# order reaches (a beam), so the graph goes deep instead of wide.
-DEFAULT_GUIDE_STATES = 360
-DEFAULT_GUIDE_DEPTH = 12
+# order reaches (a beam), so the graph goes deep instead of wide (defaults: conformance/driver.py).
 # How far (in transitions) a path looks for its next uncovered transition before it ends.
 EXTEND_RADIUS = 2
 
 
-def abstract(driver: Any, state: Any) -> Hashable:
-    """The abstract state of ``state``: ``driver.guide_key``; else, for a KRaft system state
-    (raft, voters), the state without its ghost history (which only the properties read: the
-    same actions are enabled, so a path through representatives replays step for step); else
-    the state itself."""
-    key = getattr(driver, "guide_key", None)
-    if key is not None:
-        return key(state)  # type: ignore[no-any-return]
-    if isinstance(state, Raft):
-        return replace(state, elected=frozenset(), votes=frozenset(), committed=frozenset())
-    return state  # type: ignore[no-any-return]
+def abstract(driver: Driver[Any], state: Any) -> Hashable:
+    """The abstract state of ``state``: ``driver.guide_key(state)`` (the KRaft drivers leave
+    out the ghost history: ``machines/macros.py``)."""
+    return driver.guide_key(state)
 
 
 def _hashable(action: Any) -> Hashable:
@@ -118,15 +109,7 @@ class Graph:
         return Counter(k[0] if len(k) == 2 else k[1] for k in self.edges)  # type: ignore[arg-type, index]
 
 
-def _witness_props(driver: Any) -> list[Any]:
-    model = getattr(driver, "model", None)
-    props = getattr(model, "properties", None)
-    if props is None:
-        return []
-    return [p for p in props() if p.kind == "sometimes"]
-
-
-def explore(driver: Any, max_states: int = DEFAULT_GUIDE_STATES, skipped: frozenset[str] = frozenset(),
+def explore(driver: Driver[Any], max_states: int = DEFAULT_GUIDE_STATES, skipped: frozenset[str] = frozenset(),
             max_depth: int = DEFAULT_GUIDE_DEPTH) -> Graph:
     """Level by level over ``driver``'s graph (categories in ``skipped`` left out), at most
     ``max_depth`` levels of at most ``max_states // max_depth`` new states each. A level too
@@ -134,8 +117,8 @@ def explore(driver: Any, max_states: int = DEFAULT_GUIDE_STATES, skipped: frozen
     state's successors by category), so the beam keeps states of every kind of step, not only
     the first replica's."""
     width = max(1, max_states // max(1, max_depth))
-    g = Graph(stateless=frozenset(getattr(driver, "stateless", ()) or ()))
-    witnesses = _witness_props(driver)
+    g = Graph(stateless=frozenset(driver.stateless))
+    witnesses = driver.witnesses()
     g.witness_ids = tuple(p.id for p in witnesses)
     init = driver.init_state()
     g.states.append(init)
@@ -288,10 +271,10 @@ def plan(g: Graph, max_len: int, max_paths: int) -> list[list[Step]]:
 _GRAPHS: dict[str, Graph] = {}
 
 
-def graph_for(driver: Any, skipped: frozenset[str] = frozenset(), max_states: int | None = None) -> Graph:
+def graph_for(driver: Driver[Any], skipped: frozenset[str] = frozenset(), max_states: int | None = None) -> Graph:
     """The explored graph of ``driver``'s configuration (computed once per process)."""
-    limit = max_states if max_states is not None else int(getattr(driver, "guide_states", DEFAULT_GUIDE_STATES))
-    depth = int(getattr(driver, "guide_depth", DEFAULT_GUIDE_DEPTH))
+    limit = max_states if max_states is not None else driver.guide_states
+    depth = driver.guide_depth
     key = json.dumps([driver.protocol, driver.config, sorted(skipped), limit, depth], sort_keys=True, default=str)
     found = _GRAPHS.get(key)
     if found is None:
@@ -324,7 +307,8 @@ class Coverage:
         for table in (self.graphs, self.covered, self.reached):
             table.pop(config_key, None)
 
-    def on_step(self, driver: Any, config_key: str, before: Any, category: str, action: Any, after: Any) -> None:
+    def on_step(self, driver: Driver[Any], config_key: str, before: Any, category: str, action: Any,
+                after: Any) -> None:
         """Record one action of a session (Lockstep calls it before the action's events)."""
         self.categories[category] += 1
         g = self.graphs.get(config_key)

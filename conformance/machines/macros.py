@@ -28,11 +28,11 @@ them one by one (``spec/adapter-protocol.md``: replay feeds recorded inputs, not
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, TypeVar, cast
 
-from kspec.conformance.harness import Event
+from kspec.conformance.driver import Driver, Event, M
 from kspec.model.core.protocol import first_violated
 from kspec.model.raft.messages import (
     BeginQuorumEpochRequest,
@@ -45,7 +45,7 @@ from kspec.model.raft.messages import (
     VoteResponse,
 )
 from kspec.model.raft.state import Down, Follower, Leader
-from kspec.model.raft.system import Deliver, Fire
+from kspec.model.raft.system import Deliver, Fire, Raft
 
 # A campaign delivers at most this many vote messages (a pre-vote round and a vote round to
 # every voter and back); a replication makes at most this many passes over the followers.
@@ -85,24 +85,29 @@ class Depose:
 
 
 Macro = RoundTrip | Replicate | Campaign | Depose
-MACRO_TYPES: tuple[type, ...] = (RoundTrip, Replicate, Campaign, Depose)
+MACRO_TYPES = (RoundTrip, Replicate, Campaign, Depose)
 # The driver categories the macros come in (one per offered macro).
 CATEGORIES = ("round_trip", "replicate", "depose")
 
+St = TypeVar("St")  # a system state (raft's Raft, voters' Voters)
 Resolve = Callable[[Any, Any], Any]  # (state, model action) -> state after, or None
 Actions = Callable[[Any], Iterable[Any]]  # state -> the model's actions
 Expansion = list[tuple[Any, Any]]  # (model action, state after it)
 
 
-class MacroSteps:
-    """Driver mixin: expansion of the macros (cached for the current state: the lockstep
-    resolves every enabled one) with the driver's ``model.actions`` and ``resolve``."""
+class MacroSteps(Driver[M]):
+    """Base of the KRaft drivers (raft, voters): expansion of the macros (cached for the
+    current state: the lockstep resolves every enabled one) with the driver's ``model.actions``
+    and ``resolve``, and the guided runs' abstract state."""
 
-    model: Any
-    resolve: Callable[[Any, Any], Any]
-    events: Callable[[Any, Any, Any], list[Event]]
-    describe: Callable[[Any], str]
     _expansions: tuple[Any, dict[Macro, Expansion | None]] = (None, {})
+
+    def guide_key(self, state: Any) -> Hashable:
+        """The KRaft system state without its ghost history (which only the properties read:
+        the same actions are enabled, so a path through representatives replays step for step)."""
+        if isinstance(state, Raft):
+            return replace(state, elected=frozenset(), votes=frozenset(), committed=frozenset())
+        return state  # type: ignore[no-any-return]
 
     def expand(self, state: Any, macro: Macro) -> Expansion | None:
         """The model actions ``macro`` takes from ``state``, each with the state after it."""
@@ -113,10 +118,10 @@ class MacroSteps:
             known[macro] = expand(macro, state, self.model.actions, self.resolve)
         return known[macro]
 
-    def resolve_macro(self, state: Any, macro: Macro) -> Any:
-        """The state after ``macro``, or None when it is not enabled."""
+    def resolve_macro(self, state: St, macro: Macro) -> St | None:
+        """The state after ``macro`` (a state of the same class), or None when it is not enabled."""
         found = self.expand(state, macro)
-        return None if found is None else found[-1][1]
+        return None if found is None else cast(St, found[-1][1])
 
     def sub_steps(self, state: Any, macro: Macro) -> Expansion:
         """The expansion as (model action, state after) pairs; empty when not enabled."""
@@ -185,7 +190,7 @@ def expand(macro: Macro, state: Any, actions: Actions, resolve: Resolve) -> Expa
     return steps or None
 
 
-def _new_messages(before: Any, after: Any, kind: type | tuple[type, ...], *,
+def _new_messages(before: Any, after: Any, kind: type[Any] | tuple[type[Any], ...], *,
                   src: int | None = None, dst: int | None = None) -> list[Any]:
     """Messages of ``kind`` that ``after`` has more copies of than ``before`` (sorted by repr:
     the expansion must not depend on the network's iteration order)."""

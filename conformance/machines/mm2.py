@@ -2,9 +2,12 @@
 
 A target node is one configured policy, as the connectors of the flows from one cluster
 configure it (``source.cluster.alias`` = the node's alias, which only the identity policy
-reads). An input is one call (``kspec.model.mm2.calls``: ``{"type": "TopicSource", "topic":
-"A.orders"}``); the observation is the answer, ``{"result": ...}``, and must equal what the
-model's policy of the run's configuration answers. The calls come from four categories:
+reads), plus ``(client)``: the policy as MirrorClient / RemoteClusterUtils configure it, without
+``source.cluster.alias`` (the identity policy's ``topicSource`` is then null), asked the one-topic
+calls about interesting names and every name the clusters hold. An input is one call
+(``kspec.model.mm2.calls``: ``{"type": "TopicSource", "topic": "A.orders"}``); the observation
+is the answer, ``{"result": ...}``, and must equal what the model's policy of the run's
+configuration answers. The calls come from four categories:
 
 * ``sync`` / ``create``: the system model (``Mm2System``; clusters A B C, or ``us.east`` ...
   with separator ``_``) steps, and a sync is fed as the calls one ``refreshTopicPartitions``
@@ -12,7 +15,8 @@ model's policy of the run's configuration answers. The calls come from four cate
   chain, ``formatRemoteTopic``), so names grow hop by hop as in a real deployment;
 * ``query``: one-topic calls on interesting names (aliases with the separator, ``__x``,
   ``.x``, Connect-style ``-internal``/``.internal`` names, heartbeats look-alikes, names made
-  only of separators) and on every name the clusters hold now;
+  only of separators, the empty name, ``_x``, case variants, MM2 suffix and ``mm2`` prefix
+  look-alikes: ``interesting_topics``) and on every name the clusters hold now;
 * ``format``: ``formatRemoteTopic``, ``checkpointsTopic``, ``offsetSyncsTopic``,
   ``heartbeatsTopic`` over aliases, clean or not;
 * ``law``: the calls one law of spec/mm2.md (MM2-LAW-*) makes at one input.
@@ -33,10 +37,11 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, partial
 from typing import Any
 
-from kspec.conformance.harness import JSON, Event
+from kspec.conformance.driver import Driver, Event
+from kspec.conformance.harness import JSON
 from kspec.model.core.codec import DecodeError, decode, encode
 from kspec.model.core.protocol import first_violated
 from kspec.model.mm2 import laws as L
@@ -89,7 +94,12 @@ USER_TOPICS = ("orders", "orders-internal")
 EXTRA_ALIASES = ("us.west", "us_west", "x_", "third-cluster")
 # The identity policy cannot keep these (spec/mm2.md §3): not checked on its runs.
 IDENTITY_BREAKS = frozenset({"MM2-INV-NO-CYCLE", "MM2-INV-NO-MERGE"})
-MAX_NAMES = 52  # names offered to the query category (7 calls each: at most 364 candidates)
+# A policy as clients configure it (MirrorClient, RemoteClusterUtils): no source.cluster.alias.
+# The identity policy then answers topicSource with null (spec/mm2.md §1.2). Not an alias: it
+# formats nothing and is asked only the one-topic calls.
+CLIENT_NODE = "(client)"
+CLIENT_NAMES = 16  # interesting names the client is asked about, besides every name the clusters hold
+MAX_NAMES = 64  # names offered to the query category (7 calls each: at most 448 candidates)
 MAX_FORMAT_TOPICS = 30
 
 
@@ -109,7 +119,13 @@ def interesting_topics(sep: str) -> list[str]:
             f"{sep}{sep}orders", f"orders{sep}{sep}", sep * 2, f"A{sep}", f"{sep}A{sep}orders", f"A{sep}B{sep}orders",
             f"A{sep}heartbeats{sep}", "heartbeats" + sep,
             # non-ASCII (a policy that works on bytes or lower-cases differs) and very long
-            "ördérs", f"A{sep}ördérs", "топик", LONG_NAME, f"A{sep}{LONG_NAME}"]
+            "ördérs", f"A{sep}ördérs", "топик", LONG_NAME, f"A{sep}{LONG_NAME}",
+            # the empty name; one underscore where Kafka's internal prefix has two; case
+            # variants of the heartbeats name; MM2's suffixes without the separator before them
+            # (a suffix test that forgets it); an "mm2" name that is not MM2's
+            "", "_orders", f"A{sep}_orders", "Heartbeats", f"A{sep}HEARTBEATS", "mycheckpoints.internal",
+            f"mycheckpoints{sep}internal", f"mm2-orders{sep}internal", f"mm2orders{sep}internal",
+            "mm2orders.internal", "mm2orders"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,6 +176,10 @@ def _config_key(config: dict[str, JSON]) -> str:
     return json.dumps(config, sort_keys=True)
 
 
+def _recording(policy: ReplicationPolicy, log: list[tuple[str, Call, Answer]], alias: str) -> RecordingPolicy:
+    return RecordingPolicy(policy.for_flow(alias), alias, log)
+
+
 @cache
 def setup(config_key: str) -> Setup:
     """The configuration's fixed parts (computed once per configuration and process)."""
@@ -189,7 +209,7 @@ def setup(config_key: str) -> Setup:
                 if not law.precondition(inp):
                     continue
                 log: list[tuple[str, Call, Answer]] = []
-                law.check(lambda a, log=log: RecordingPolicy(policy.for_flow(a), a, log), inp)
+                law.check(partial(_recording, policy, log), inp)
                 if log and all(node in nodes for node, _, _ in log):
                     cases.append(LawCase(law, inp, tuple(log)))
     last: dict[tuple[str, str], list[int]] = {}
@@ -203,7 +223,7 @@ def setup(config_key: str) -> Setup:
 _CALLS: dict[tuple[str, tuple[str, ...]], list[tuple[str, Any]]] = {}
 
 
-class Mm2Driver:
+class Mm2Driver(Driver[Mm2System]):
     """Lockstep driver for ``mm2`` (see the module docstring)."""
 
     protocol = "mm2"
@@ -228,10 +248,10 @@ class Mm2Driver:
         self._key = _config_key(self.config)
 
     def nodes(self) -> list[str]:
-        return list(self.setup.nodes)
+        return [*self.setup.nodes, CLIENT_NODE]
 
     def node_config(self, node: str) -> dict[str, JSON]:
-        props = {**self.setup.props, "source.cluster.alias": node}
+        props = dict(self.setup.props) if node == CLIENT_NODE else {**self.setup.props, "source.cluster.alias": node}
         return {"policy": self.kind, "props": props, "internal_rule": self.config["internal_rule"]}
 
     def init_state(self) -> State:
@@ -259,6 +279,9 @@ class Mm2Driver:
         for k, name in enumerate(names[:MAX_NAMES]):
             node = clusters[k % len(clusters)]
             out.extend(("query", Query(node, q(name))) for q in TOPIC_QUERIES)
+        held = names[len(interesting_topics(self.sep)):]
+        for name in dict.fromkeys([*names[:CLIENT_NAMES], *held]):
+            out.extend(("query", Query(CLIENT_NODE, q(name))) for q in TOPIC_QUERIES)
         out.append(("format", Query(clusters[0], HeartbeatsTopic())))
         for alias in self.setup.nodes:
             out.append(("format", Query(alias, CheckpointsTopic(alias))))
@@ -290,7 +313,8 @@ class Mm2Driver:
                 replicate(fp, name, action.source, action.target)
             return [self._event(*entry) for entry in log]
         if isinstance(action, Query):
-            return [self._event(action.node, action.call, answer(self.setup.policy.for_flow(action.node), action.call))]
+            policy = self.setup.policy if action.node == CLIENT_NODE else self.setup.policy.for_flow(action.node)
+            return [self._event(action.node, action.call, answer(policy, action.call))]
         return [self._event(*entry) for entry in self.setup.cases[action.index].calls]
 
     def describe(self, action: Action) -> str:

@@ -10,9 +10,12 @@ do not (share). mm2 and streams answer in observations only: nothing to order.
 
 from __future__ import annotations
 
+from typing import Any
+
+from kspec.conformance.driver import Driver, OrderRule
 from kspec.model.raft.messages import MESSAGE_TYPES
 
-OrderRule = tuple[frozenset[str], frozenset[str], str]
+__all__ = ["ORDERS", "PERSIST_BEFORE_SEND", "SHARE_RECORDS_FIRST", "OrderRule", "rules_for"]
 
 _MESSAGES = frozenset(t.__name__ for t in MESSAGE_TYPES)
 
@@ -34,9 +37,8 @@ ORDERS: dict[str, tuple[OrderRule, ...]] = {
 }
 
 
-def rules_for(driver: object) -> tuple[OrderRule, ...]:
+def rules_for(driver: Driver[Any]) -> tuple[OrderRule, ...]:
     """The order rules of ``driver``: its own ``output_order``, else :data:`ORDERS` of its protocol."""
-    own = getattr(driver, "output_order", None)
-    if own is not None:
-        return tuple(own)
-    return ORDERS.get(str(getattr(driver, "protocol", "")), ())
+    if driver.output_order is not None:
+        return driver.output_order
+    return ORDERS.get(driver.protocol, ())

@@ -63,7 +63,7 @@ CONFIGS: list[dict[str, JSON]] = [
 # a fault of the network too: the followers' fetches did not arrive in time).
 FAULTS = frozenset({"network", "crash", "resign", "idle_timer"})
 
-BOUNDS: dict[str, int] = {"max_epoch": 3, "max_inflight": 6, "max_appends": 2, "max_crashes": 1,
+BOUNDS: dict[str, Any] = {"max_epoch": 3, "max_inflight": 6, "max_appends": 2, "max_crashes": 1,
                           "max_fetches": 8, "max_duplicates": 1, "max_elections": 4}
 
 # RAFT-OBS-ORDER: the output pairs the spec orders within one step, as data for the harness:
@@ -97,7 +97,7 @@ class IdleTimer:
     input: Input
 
 
-class RaftDriver(macros.MacroSteps):
+class RaftDriver(macros.MacroSteps[RaftModel]):
     """Lockstep driver for ``raft`` (see the module docstring)."""
 
     protocol = "raft"

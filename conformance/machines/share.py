@@ -3,7 +3,16 @@
 Write, Read and Initialize go to the shard as requests. Fail-over is two inputs: ``Unload``
 (the broker loses the coordinator partition) and ``Load`` with the records the model's log
 holds (a new shard replays them). ``Elect`` only changes the harness side (the next leader's
-epoch).
+epoch). The model runs with ``probes`` on (``ShareSystem.probe_actions``), so the driver also
+sends what no well-behaved actor sends but a coordinator must answer: writes and reads with
+stale, equal, future and -1 epochs, initialize at an equal or older state epoch, deletes,
+read-summaries, and requests for other partitions, another group and a partition the metadata
+image lacks, and writes of multi-offset batches. Categories (one Hypothesis rule each):
+``write``, ``read``, ``elect``, ``initialize``, ``failover`` (the protocol's actors), ``epochs``,
+``delete``, ``summary``, ``keys``, ``batches``, ``reorder`` (the probes). The vocabulary is listed in
+docs/adapter-guide.md ("The share driver's vocabulary"); a target lacking an API declares its
+category ``unsupported`` (Kafka 4.0: initialize, delete, summary), and the 4.0 model sends none
+of those requests anyway.
 
 ``kafka_version`` in the configuration ("4.0" … "4.4"; default the newest the model knows) runs
 the model with that Kafka release's rule set; ``model_variant`` (names joined by ``+``) runs a
@@ -15,40 +24,46 @@ from __future__ import annotations
 
 from typing import Any
 
-from kspec.conformance.harness import JSON, Event
+from kspec.conformance.driver import Driver, Event
+from kspec.conformance.harness import JSON
 from kspec.model.core.codec import encode
 from kspec.model.core.protocol import first_violated
 from kspec.model.share.combiner import coalesce
 from kspec.model.share.records import StateBatch
 from kspec.model.share.shard import observe, step_with
 from kspec.model.share.system import (
-    IMAGE,
     Action,
+    Delete,
     Elect,
+    Initialize,
     Load,
     Read,
     ShareSystem,
+    Summary,
     SysState,
     Unload,
     Write,
     request_of,
 )
 from kspec.model.share.variants import build, waived
-from kspec.model.share.versions import LATEST, minor_of
+from kspec.model.share.versions import LATEST, VERSIONS, minor_of
 
 # share.coordinator.snapshot.update.records.per.snapshot of the runs (Hypothesis draws one).
 CONFIGS: list[dict[str, JSON]] = [{"snapshot_every": 1}, {"snapshot_every": 0}, {"snapshot_every": 2}]
 
 BOUNDS: dict[str, int] = {"offsets": 2, "max_records": 10, "max_leader_epoch": 2, "max_state_epoch": 2,
-                          "max_failovers": 2}
+                          "max_failovers": 2, "probes": True}
 
 
-class ShareDriver:
+class ShareDriver(Driver[ShareSystem]):
     """Lockstep driver for ``share`` (see the module docstring)."""
 
     protocol = "share"
 
     takes_model_variant = True  # config["model_variant"]: variant names joined by "+" (deviations too)
+    # `kspec conform share --set kafka_version=4.3`: the release whose rule set a target that does
+    # not name one (an exec: or python: target) is held to; the default is the newest.
+    settable = {"kafka_version": tuple(f"4.{m}" for m in sorted(VERSIONS))}
 
     def __init__(self, config: dict[str, JSON], bounds: dict[str, int] | None = None) -> None:
         self.config = {**CONFIGS[0], "kafka_version": LATEST.version, **config}
@@ -69,17 +84,22 @@ class ShareDriver:
         return [0]  # the one coordinator shard
 
     def node_config(self, node: Any) -> dict[str, JSON]:
-        return {"snapshot_limit": self.model.snapshot_every, "image": sorted([t, p] for t, p in IMAGE),
+        return {"snapshot_limit": self.model.snapshot_every, "image": sorted([t, p] for t, p in self.model.image),
                 "kafka_version": self.model.rules.version}
 
     def init_state(self) -> SysState:
         return self.model.init_states()[0]
 
-    categories = ("write", "read", "elect", "initialize", "failover")
+    categories = ("write", "read", "elect", "initialize", "failover", "epochs", "delete", "summary", "keys",
+                  "batches", "reorder")
 
     def candidates(self, state: SysState) -> list[tuple[str, Any]]:
+        probes = list(self.model.probe_actions(state)) if self.model.probes else []
+        probe_set = {a for _, a in probes}
         out: list[tuple[str, Any]] = []
         for action in self.model.actions(state):
+            if action in probe_set:
+                continue
             if isinstance(action, Write):
                 out.append(("write", action))
             elif isinstance(action, Read):
@@ -88,9 +108,11 @@ class ShareDriver:
                 out.append(("failover", action))
             elif isinstance(action, Elect):
                 out.append(("elect", action))
-            else:
+            elif isinstance(action, Initialize):
                 out.append(("initialize", action))
-        return out
+            elif isinstance(action, Delete | Summary):  # only from probes; kept for a model without
+                out.append(("delete" if isinstance(action, Delete) else "summary", action))
+        return out + probes
 
     def resolve(self, state: SysState, action: Any) -> SysState | None:
         after = self.model.next_state(state, action)
@@ -160,7 +182,7 @@ class ShareDriver:
                            memory: dict[str, Any]) -> str | None:
         """Checks on the shard's observations alone: a reload gives back what the handlers kept
         (SHARE-INV-REPLAY-EQUALS-HANDLERS) and the epoch fences never move back
-        (SHARE-INV-EPOCHS-MONOTONE)."""
+        (SHARE-INV-EPOCHS-MONOTONE) while the key is stored (a delete forgets them)."""
         obs = observations[node]
         parts = obs.get("partitions") or {}
         kind = inp.get("type") if isinstance(inp, dict) else None
@@ -169,6 +191,8 @@ class ShareDriver:
         elif kind == "Load" and "before_unload" in memory and parts != memory["before_unload"]:
             return "SHARE-INV-REPLAY-EQUALS-HANDLERS: the reloaded shard differs from the one that was unloaded"
         fences: dict[str, tuple[Any, Any]] = memory.setdefault("fences", {})
+        for key in [k for k in fences if k not in parts]:
+            del fences[key]  # a delete forgets the key, fences too (SHARE-RULE-DELETE; the model judges it)
         for key, p in parts.items():
             now = (p.get("leader_epoch_fence"), p.get("state_epoch_fence"))
             old = fences.get(key)

@@ -9,6 +9,14 @@ answer is the observation ``{"result": ...}`` and must equal the model's
 (``kspec.model.streams.metadata``). The wire format is spec/adapter-protocol.md's streams
 section.
 
+Vocabulary (docs/adapter-guide.md, "What each driver sends"; tests/conformance/test_vocabulary.py
+shows each kind in a default run): the keys of ``KEYS`` (every partition, negative hashes, the
+empty key, every murmur2 tail length, multi-byte UTF-8, 300 bytes); three stores — the system
+model's ``counts`` over ``input``, ``joined`` over ``side`` and ``input`` (topics of different
+sizes, the narrower first) and the global ``global-config`` (``widen``); unknown store names
+that look like a real one (``UNKNOWN_STORES``); partition counts 1 to 4 and 8; a member with
+standby tasks only, a member with none.
+
 The assignment names every member the plan was made for, a member with no task with empty
 sets (STREAMS-RULE-EVERY-MEMBER); the configurations (3, 3, 1) and (2, 4, 0) have plans that
 leave a member without a task, so the lockstep reaches it.
@@ -27,11 +35,14 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from kspec.conformance.harness import JSON, Event
+from kspec.conformance.driver import Driver, Event
+from kspec.conformance.harness import JSON
 from kspec.model.core.protocol import first_violated
 from kspec.model.streams import laws as L
 from kspec.model.streams.metadata import (
     Assignment,
+    HostMap,
+    TopicPartition,
     Topology,
     all_metadata,
     all_metadata_for_store,
@@ -41,11 +52,13 @@ from kspec.model.streams.metadata import (
     parse_assignment,
     parse_key_metadata,
     parse_streams_metadata,
+    partitions_from_active,
     route,
     streams_metadata_json,
 )
 from kspec.model.streams.system import (
     REBALANCING,
+    SOURCE_TOPIC,
     STORE,
     Assign,
     Finish,
@@ -65,6 +78,10 @@ CONFIGS: list[dict[str, JSON]] = [
     # More members than tasks: some member always has none (STREAMS-RULE-EVERY-MEMBER).
     {"instances": 3, "partitions": 2, "standbys": 0},
     {"instances": 1, "partitions": 2, "standbys": 0},
+    # Partition counts at the edges: one partition (every key in partition 0, the side topic of
+    # ``joined`` has one too), and eight (the widest a one-instance plan keeps small).
+    {"instances": 2, "partitions": 1, "standbys": 1},
+    {"instances": 1, "partitions": 8, "standbys": 0},
 ]
 
 # Keys over every partition of 2, 3 and 4, and some whose murmur2 is negative (bob, grace,
@@ -75,6 +92,43 @@ KEYS = ("alice", "dave", "carol", "bob", "grace", "judy", "erin", "ivan",
         "", "k", "ke", "key", "key12", "key123", "key1234", "é", "日本語", "clé-ü", "k" * 300)
 # A store the topology does not have: the lookup answers null, allMetadataForStore nothing.
 UNKNOWN_STORE = "missing"
+# Store names a "friendly" lookup would confuse with a real one (case, blanks, a changelog
+# topic's name, the empty name): each is unknown.
+UNKNOWN_STORES = (UNKNOWN_STORE, "Counts", "counts ", "", "app-counts-changelog")
+
+# The topology the driver gives the instance besides the system model's ``counts`` over
+# ``input``: ``joined`` over two topics of different sizes, the narrower one first (``side``
+# has half the partitions of ``input``, rounded up: 1 of 1 or 2, 2 of 3 or 4, 4 of 8), as a
+# sub-topology reading a merge of both has one task per partition of the widest topic, task p
+# holding partition p of each topic that has one (Kafka's partition grouper); and a global
+# store. Keys are hashed modulo the widest source (STREAMS-RULE-KEY 4); a global store is on
+# every host (STREAMS-RULE-ALL-METADATA).
+JOINED = "joined"
+SIDE_TOPIC = "side"
+GLOBAL_STORE = "global-config"
+WIDE_TOPOLOGY = Topology(((STORE, (SOURCE_TOPIC,)), (JOINED, (SIDE_TOPIC, SOURCE_TOPIC))), frozenset({GLOBAL_STORE}))
+# Keys asked of ``joined`` and the global store (fewer than of ``counts``: the hashing is the same).
+WIDE_KEYS = ("alice", "dave", "carol", "bob", "", "k" * 300)
+
+
+def side_partitions(partitions: int) -> int:
+    return (partitions + 1) // 2
+
+
+def widen(assignment: Assignment, partitions: int) -> Assignment:
+    """The system model's assignment over :data:`WIDE_TOPOLOGY`: whoever holds ``input`` p
+    (actively or as a standby) holds ``side`` p too when ``side`` has a partition p; the counts
+    are again those of the active map (STREAMS-RULE-PARTITION-INFO)."""
+    narrow = side_partitions(partitions)
+
+    def grow(host_map: HostMap) -> HostMap:
+        return tuple((h, frozenset(tps | {TopicPartition(SIDE_TOPIC, tp.partition) for tp in tps
+                                          if tp.topic == SOURCE_TOPIC and tp.partition < narrow}))
+                     for h, tps in host_map)
+
+    active = grow(assignment.active)
+    return Assignment(WIDE_TOPOLOGY, active, grow(assignment.standby),
+                      partitions_from_active(active) if assignment.active else ())
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,7 +154,7 @@ QueryAction = MetadataForKey | AllMetadata | AllMetadataForStore
 _PLANS: dict[tuple[tuple[int, int], frozenset[int]], list[tuple[str, Any]]] = {}
 
 
-class StreamsDriver:
+class StreamsDriver(Driver[StreamsSystem]):
     """Lockstep driver for ``streams`` (see the module docstring)."""
 
     protocol = "streams"
@@ -118,7 +172,9 @@ class StreamsDriver:
         return [0]
 
     def node_config(self, node: Any) -> dict[str, JSON]:
-        return {}
+        # The instance's topology (a Kafka adapter builds it; a RebalanceFinished carries it too).
+        return {"stores": {name: list(topics) for name, topics in WIDE_TOPOLOGY.stores},
+                "global_stores": sorted(WIDE_TOPOLOGY.global_stores)}
 
     def init_state(self) -> State:
         return self.model.init_states()[0]
@@ -134,9 +190,11 @@ class StreamsDriver:
             out += _PLANS[key]
         out.append(("finish", Finish()))
         out += [("query", MetadataForKey(STORE, k)) for k in KEYS]
-        out.append(("query", MetadataForKey(UNKNOWN_STORE, KEYS[0])))
-        out += [("metadata", AllMetadata()), ("metadata", AllMetadataForStore(STORE)),
-                ("metadata", AllMetadataForStore(UNKNOWN_STORE))]
+        out += [("query", MetadataForKey(JOINED, k)) for k in WIDE_KEYS]
+        out.append(("query", MetadataForKey(GLOBAL_STORE, KEYS[0])))
+        out += [("query", MetadataForKey(s, KEYS[0])) for s in UNKNOWN_STORES]
+        out.append(("metadata", AllMetadata()))
+        out += [("metadata", AllMetadataForStore(s)) for s in (STORE, JOINED, GLOBAL_STORE, *UNKNOWN_STORES)]
         return out
 
     def resolve(self, state: State, action: Any) -> State | None:
@@ -145,7 +203,7 @@ class StreamsDriver:
         return self.model.next_state(state, action)
 
     def _metadata(self, state: State) -> Assignment:
-        return to_assignment(state.published)
+        return widen(to_assignment(state.published), self.model.partitions)
 
     def events(self, before: State, action: Any, after: State) -> list[Event]:
         if isinstance(action, Join | Leave):
@@ -193,7 +251,7 @@ class StreamsDriver:
                 memory.pop("assignment", None)
             memory.pop("all_metadata", None)
             return None
-        known: Assignment = memory.get("assignment") or Assignment(Topology(((STORE, ("input",)),)), ())
+        known: Assignment = memory.get("assignment") or Assignment(WIDE_TOPOLOGY, ())
         if kind == "AllMetadata":
             memory["all_metadata"] = result
             return self._every_member_law(known, result)

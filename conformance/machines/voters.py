@@ -100,7 +100,7 @@ SHAPE = ("hosts", "voters", "kraft_version", "pre_vote")
 # that order; faults almost always break the sequence up.
 FAULTS = frozenset({"network", "crash", "idle", "request"})
 
-BOUNDS: dict[str, int] = {"max_adds": 2, "max_removes": 2, "max_snapshots": 2, "max_epoch": 3,
+BOUNDS: dict[str, Any] = {"max_adds": 2, "max_removes": 2, "max_snapshots": 2, "max_epoch": 3,
                           "max_elections": 3, "max_fetches": 16, "max_appends": 1, "max_crashes": 1,
                           "max_inflight": 6, "max_duplicates": 0}
 
@@ -162,7 +162,7 @@ class _Setup:
 _SETUPS: dict[str, _Setup] = {}
 
 
-def _setup(config: dict[str, JSON], bounds: dict[str, int], variant: str = "") -> _Setup:
+def _setup(config: dict[str, JSON], bounds: dict[str, Any], variant: str = "") -> _Setup:
     """The model (of ``variant``'s rules, the reference's when empty), the formatted and the
     started state, and the start-up's node steps (cached: every run of a configuration starts
     the same way)."""
@@ -175,7 +175,7 @@ def _setup(config: dict[str, JSON], bounds: dict[str, int], variant: str = "") -
                         started=False, symmetry=False, rules=rules_for(variant), **bounds)
     formatted = model.init_states()[0]
     recorded: list[tuple[int, Input, tuple[Any, ...], VoterNode, VoterNode]] = []
-    inner = model._step
+    inner: Any = model._step
 
     def recording(node: Any, inp: Any) -> Any:
         after, outputs = inner(node, inp)
@@ -193,7 +193,7 @@ def _setup(config: dict[str, JSON], bounds: dict[str, int], variant: str = "") -
     return found
 
 
-class VotersDriver(macros.MacroSteps):
+class VotersDriver(macros.MacroSteps[VotersModel]):
     """Lockstep driver for ``voters`` (see the module docstring)."""
 
     protocol = "voters"
@@ -300,9 +300,9 @@ class VotersDriver(macros.MacroSteps):
             return self.resolve_macro(state, action)
         if isinstance(action, Ignored):
             node = state.node(action.node)
-            after, outputs = self._step(node, action.input)  # type: ignore[arg-type]
+            stepped, outputs = self._step(node, action.input)  # type: ignore[arg-type]
             request = isinstance(action.input, AddVoter | RemoveVoter | UpgradeKRaftVersion)
-            if after == node and (request or not outputs):
+            if stepped == node and (request or not outputs):
                 return state
             if self.variant and request:
                 # A request the reference refuses that a variant's model accepts (K4: a replica

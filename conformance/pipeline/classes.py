@@ -8,20 +8,20 @@ import functools
 import importlib
 import pkgutil
 
-from kspec.model.catalog import PROTOCOL_MODULES
-
-# Protocols whose traces also name another protocol's classes (voters runs on raft's).
-EXTRA_PACKAGES = {"voters": ("kspec.model.raft",)}
+from kspec.conformance import protocols
 
 
 @functools.cache
 def classes_of(protocol: str) -> dict[str, type]:
     """Every dataclass defined in or imported by the protocol's model modules, by class name."""
     table: dict[str, type] = {}
-    for package_name in (*EXTRA_PACKAGES.get(protocol, ()), PROTOCOL_MODULES[protocol]):
+    declared = protocols.get(protocol)
+    # A protocol's traces may also name another protocol's classes (voters runs on raft's).
+    for package_name in (*declared.trace_packages, declared.model):
         package = importlib.import_module(package_name)
         modules = [package]
-        for info in pkgutil.iter_modules(package.__path__, package_name + "."):
+        path = package.__spec__.submodule_search_locations if package.__spec__ else None
+        for info in pkgutil.iter_modules(path or [], package_name + "."):
             modules.append(importlib.import_module(info.name))
         for module in modules:
             for value in vars(module).values():

@@ -16,14 +16,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from kspec.conformance.pipeline.fast import judge_lines_fast
-from kspec.conformance.pipeline.judge import Outcome, judge_events
+from kspec.conformance.pipeline.judge import Outcome, RawLine
+from kspec.conformance.pipeline.judge import judge_lines as judge_lines  # the oracle, here since engines ran it
 from kspec.conformance.pipeline.reader import Limits, Split, plan_splits, read_split
-from kspec.conformance.pipeline.records import parse_line, trace_key
+from kspec.conformance.pipeline.records import trace_key
 
 SPLIT_BYTES = 16 << 20  # a task's share of a plain file: about 30,000 raft events
 
-# (1-based line number, raw bytes, the reader's damage or None): one line, not yet parsed
-RawLine = tuple[int, bytes, str | None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,17 +89,6 @@ def judge_split(protocol: str, split: Split, first_line: int, spanning: frozense
             groups[key].append((n, raw, damage))
     for key, lines in groups.items():
         yield 0, judge_lines_fast(protocol, key, ((split.file, line) for line in lines))
-
-
-def judge_lines(protocol: str, key: str, lines: Iterable[tuple[str, RawLine]]) -> Outcome:
-    """Parse one trace's raw lines (each with its file) and judge them with the reference
-    replay (``judge_events``): the oracle of ``fast.judge_lines_fast``, which the engines run."""
-    recs = []
-    for path, (n, raw, damage) in lines:
-        parsed = parse_line(path, n, raw, damage)
-        if parsed is not None:
-            recs.append(parsed[1])
-    return judge_events(protocol, key, recs)
 
 
 def run_plan_locally(protocol: str, jsonl: list[str], limits: Limits | None = None,

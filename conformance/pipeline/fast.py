@@ -21,7 +21,7 @@ from typing import Any, NamedTuple
 import msgspec
 
 from kspec.conformance.pipeline.classes import classes_of
-from kspec.conformance.pipeline.judge import Outcome, judge_events, verdict_row
+from kspec.conformance.pipeline.judge import Outcome, RawLine, judge_lines, verdict_row
 from kspec.conformance.pipeline.nodes import (
     NETWORK_ACTIONS,
     NodeReplay,
@@ -34,11 +34,10 @@ from kspec.conformance.pipeline.nodes import (
     known_actions,
     same_outputs,
 )
-from kspec.conformance.pipeline.records import _OBSERVATION_TYPES, is_orphan, parse_line
+from kspec.conformance.pipeline.records import _OBSERVATION_TYPES, is_orphan
 from kspec.conformance.pipeline.typed import check_value
 from kspec.model.core.codec import DecodeError, decode, encode
 
-RawLine = tuple[int, bytes, "str | None"]
 _NONE = msgspec.Raw(b"")
 CACHE = 4096  # entries per cache: local reuse only (a cache this small never spans a replica)
 
@@ -201,12 +200,7 @@ def judge_lines_fast(protocol: str, key: str, lines: Iterable[tuple[str, RawLine
             outcome = None
         if outcome is not None:
             return outcome
-    recs = []
-    for path, (n, raw, damage) in items:
-        parsed = parse_line(path, n, raw, damage)
-        if parsed is not None:
-            recs.append(parsed[1])
-    return judge_events(protocol, key, recs)
+    return judge_lines(protocol, key, items)
 
 
 def _fast(protocol: str, key: str, items: list[tuple[str, RawLine]], caches: _Caches) -> Outcome | None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
 from kspec.conformance.pipeline.classes import classes_of
@@ -62,11 +63,12 @@ def judge_itf(protocol: str, file: str, text: str) -> Outcome:
     ``protocol`` is quarantined whole, as one record."""
     try:
         doc = json.loads(text)
-    except ValueError as err:
+    except json.JSONDecodeError as err:
         return _quarantine(file, text, f"malformed JSON: {err.msg} at line {err.lineno}")
     if not isinstance(doc, dict) or not isinstance(doc.get("states"), list) or not doc["states"]:
         return _quarantine(file, text, "not an ITF trace (no 'states')")
-    meta = doc.get("#meta") if isinstance(doc.get("#meta"), dict) else {}
+    found = doc.get("#meta")
+    meta: dict[str, Any] = found if isinstance(found, dict) else {}
     trace = str(meta.get("trace_id") or file)
     states: list[Any] = doc["states"]
     if meta.get("protocol", protocol) != protocol:
@@ -106,7 +108,7 @@ def judge_itf(protocol: str, file: str, text: str) -> Outcome:
                            len(states))
 
 
-def _replay(model: Any, states: list[Any], actions: list[Any], verdict: Any, counts: Counter[str],
+def _replay(model: Any, states: list[Any], actions: list[Any], verdict: Callable[..., Outcome], counts: Counter[str],
             feats: Counter[str]) -> Outcome:
     props = model.properties()
     invariants = [p for p in props if p.kind == "always"]

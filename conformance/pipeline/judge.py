@@ -13,10 +13,15 @@ from collections.abc import Iterable
 from typing import Any, NamedTuple
 
 from kspec.conformance.pipeline.nodes import NodeReplay, TraceConfigError, decode_input, features
-from kspec.conformance.pipeline.records import Record, is_orphan
+from kspec.conformance.pipeline.records import Record, is_orphan, parse_line
 
-# The protocols whose JSON Lines event traces can be replayed node by node.
-EVENT_PROTOCOLS = ("raft", "voters")
+
+def event_protocols() -> list[str]:
+    """The protocols whose JSON Lines event traces can be replayed node by node
+    (conformance/protocols.py: ``events``)."""
+    from kspec.conformance import protocols
+
+    return [p.name for p in protocols.protocols() if p.events]
 
 IN_QUARANTINED_TRACE = "in quarantined trace"
 
@@ -39,6 +44,22 @@ def verdict_row(trace: str, status: str, events: int, file: str, line: int, step
 def quarantine_row(rec: Record, reason: str, primary: bool) -> dict[str, Any]:
     return {"file": rec.file, "line": rec.line, "trace": rec.trace, "step": rec.step, "reason": reason,
             "primary": primary, "record": rec.raw()}
+
+
+# (1-based line number, raw bytes, the reader's damage or None): one line, not yet parsed
+RawLine = tuple[int, bytes, "str | None"]
+
+
+def judge_lines(protocol: str, key: str, lines: Iterable[tuple[str, RawLine]]) -> Outcome:
+    """Parse one trace's raw lines (each with its file) and judge them with the reference
+    replay (``judge_events``): the oracle of ``fast.judge_lines_fast``, and its path for a trace
+    the fast path cannot take."""
+    recs = []
+    for path, (n, raw, damage) in lines:
+        parsed = parse_line(path, n, raw, damage)
+        if parsed is not None:
+            recs.append(parsed[1])
+    return judge_events(protocol, key, recs)
 
 
 def judge_events(protocol: str, key: str, records: Iterable[Record]) -> Outcome:

@@ -15,7 +15,7 @@ import functools
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from kspec.conformance.pipeline.classes import classes_of
 from kspec.conformance.pipeline.typed import check_value
@@ -81,7 +81,7 @@ def _observer(protocol: str) -> Callable[[Any], dict[str, object]]:
     if protocol == "voters":
         from kspec.model.voters.node import observe as voters_observe
 
-        return voters_observe  # type: ignore[return-value]
+        return voters_observe
     from kspec.model.raft.node import observe
 
     return observe
@@ -127,6 +127,13 @@ def decode_input(protocol: str, event: dict[str, Any]) -> tuple[Any, str | None]
     return value, None
 
 
+@runtime_checkable
+class NodeStepped(Protocol):
+    """A system model built over one node step function (raft, voters): events replay on it."""
+
+    _step: Callable[..., Any]
+
+
 class NodeReplay:
     """The replay state of one trace: every node's model state and the property history."""
 
@@ -140,6 +147,8 @@ class NodeReplay:
             raise TraceConfigError(f"bad config: {err}") from None
         init = model.init_states()[0]
         self.protocol = protocol
+        if not isinstance(model, NodeStepped):
+            raise TraceConfigError(f"the {protocol} model has no node step to replay events with")
         self.step_fn = model._step  # the model's node step (a variant's in a variant model)
         self.observe = _observer(protocol)
         self.nodes: dict[Any, Any] = {n.id: n for n in init.nodes}

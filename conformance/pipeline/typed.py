@@ -65,7 +65,7 @@ def _checker(hint: Any) -> Check:
         options = [_checker(a) for a in args]
 
         members = [a for a in args if isinstance(a, type) and dataclasses.is_dataclass(a)]
-        names = " | ".join(getattr(a, "__name__", repr(a)) for a in args)
+        shown = " | ".join(getattr(a, "__name__", repr(a)) for a in args)
 
         def union(v: Any) -> str | None:
             for option in options:
@@ -73,7 +73,7 @@ def _checker(hint: Any) -> Check:
                     return None
             if type(v) in members:  # the right class, a badly typed field inside it
                 return check_value(v)
-            return f"is not one of {names}: {v!r}"
+            return f"is not one of {shown}: {v!r}"
 
         return union
     if origin is tuple:

@@ -20,7 +20,7 @@ import shlex
 from collections.abc import Mapping, Sequence
 from typing import NoReturn
 
-from kspec.conformance.adapters.base import JSON, StepResult, TargetError
+from kspec.conformance.adapters.base import JSON, StepResult, Target, TargetError
 from kspec.conformance.targets.process import ChildExited, ChildTimeout, LineProcess
 
 ADAPTER_PROTOCOL_VERSION = 1
@@ -57,7 +57,7 @@ class ExecInstance:
         self.target._close_instance(self)
 
 
-class ExecTarget:
+class ExecTarget(Target):
     """A target implemented by a program speaking the stdio adapter protocol."""
 
     def __init__(self, command: Sequence[str] | str, protocol: str, *, timeout: float = DEFAULT_TIMEOUT,

@@ -24,7 +24,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from kspec.conformance.adapters.base import JSON, StepResult, TargetError
+from kspec.conformance.adapters.base import JSON, StepResult, Target, TargetError
 
 SEPARATOR_CONFIG = "replication.policy.separator"
 INTERNAL_TOPIC_SEPARATOR_ENABLED_CONFIG = "replication.policy.internal.topic.separator.enabled"
@@ -265,7 +265,7 @@ class PolicyInstance:
         pass
 
 
-class PolicyTarget:
+class PolicyTarget(Target):
     """Policy classes as an mm2 target. ``classes`` maps the configurations' policy kinds
     (``default``, ``identity``) to classes; a target without a kind does not take the runs
     configured with it (:meth:`supports`). Node config: ``{"policy": kind, "props": {Kafka

@@ -16,15 +16,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from kspec.conformance.adapters.base import Target
 from kspec.conformance.targets import mm2_policies as mm2
 from kspec.conformance.targets import streams_routers as streams
-from kspec.conformance.targets.mm2_policies import PolicyTarget
 from kspec.conformance.targets.mutants_raft import RAFT_MUTANTS
 from kspec.conformance.targets.mutants_share import SHARE_MUTANTS
-from kspec.conformance.targets.reference.raft import RaftReplica, RaftTarget
-from kspec.conformance.targets.reference.share import NOT_SET, ShareShard, ShareTarget
-from kspec.conformance.targets.reference.voters import ControlRecords, VoterReplica, VoterSet, voters_target
-from kspec.conformance.targets.streams_routers import RouterTarget
+from kspec.conformance.targets.reference.raft import RaftReplica
+from kspec.conformance.targets.reference.share import NOT_SET, ShareShard
+from kspec.conformance.targets.reference.voters import ControlRecords, VoterReplica, VoterSet
 
 # ------------------------------------------------------------------------------ raft
 
@@ -329,18 +328,12 @@ class Mutant:
     def doc(self) -> str:
         return " ".join((self.cls.__doc__ or "").split())
 
-    def target(self) -> Any:
-        full = f"mutant:{self.name}"
-        if self.protocol == "raft":
-            return RaftTarget(full, self.cls)
-        if self.protocol == "streams":
-            return RouterTarget(full, self.cls)
-        if self.protocol == "mm2":
-            # A user's policy class: one policy kind, the default one.
-            return PolicyTarget(full, {"default": self.cls})
-        if self.protocol == "voters":
-            return voters_target(full, self.cls)
-        return ShareTarget(full, self.cls)
+    def target(self) -> Target:
+        """The target running the mutated class, as its protocol wraps one (conformance/protocols.py:
+        ``mutant_target``); an unknown protocol is an error, never another protocol's target."""
+        from kspec.conformance import protocols
+
+        return protocols.get(self.protocol).target_of_mutant(f"mutant:{self.name}", self.cls)
 
 
 CATALOGUE: dict[str, Mutant] = {m.name: m for m in (
@@ -419,3 +412,19 @@ NOT_IN_CATALOGUE: dict[str, str] = {
                                    "and a random one give the same steps (a liveness issue only a timed "
                                    "model could show)",
 }
+
+
+def catalogue() -> dict[str, Mutant]:
+    """The built-in catalogue and the mutants the registered protocols bring
+    (conformance/protocols.py: ``mutants``); a name taken twice is an error."""
+    from kspec.conformance import protocols
+
+    found = dict(CATALOGUE)
+    for p in protocols.protocols():
+        for m in p.extra_mutants():
+            if m.name in found:
+                raise ValueError(f"mutant {m.name!r} of protocol {p.name!r} is already in the catalogue")
+            if m.protocol != p.name:
+                raise ValueError(f"mutant {m.name!r} brought by protocol {p.name!r} says it is a {m.protocol} mutant")
+            found[m.name] = m
+    return found

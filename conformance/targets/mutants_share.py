@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kspec.conformance.targets.reference.share import NOT_SET, ShareShard
+from kspec.conformance.targets.reference.share import NOT_SET, ShareShard, combine
 
 
 class WriteMovesLeaderEpoch(ShareShard):
@@ -81,6 +81,160 @@ class UnsetStartInSnapshot(ShareShard):
         return {**record, "start_offset": start_offset}
 
 
+# -- bugs only the probe requests reach (conformance/machines/share.py: epochs, delete, summary,
+# keys); each is the kind of slip a new handler or a new map gets.
+
+
+class DeleteKeepsFences(ShareShard):
+    """A delete's replay forgets the stored state but not the epoch fences and update count (one
+    of the four maps cleared, the others forgotten), so a re-initialized key is still fenced by
+    the deleted one's epochs."""
+
+    def replay(self, record: dict[str, Any]) -> None:
+        if record["type"] != "ShareTombstone":
+            super().replay(record)
+            return
+        k = record["key"]
+        self.offsets.pop((k["group_id"], k["topic_id"], k["partition"]), None)
+
+
+class DeleteWithoutTombstone(ShareShard):
+    """A delete drops the key from memory and appends no tombstone (the state changed outside
+    replay), so the delete is lost when a new shard loads the log: the state comes back."""
+
+    def on_DeleteRequest(self, key: tuple[str, str, int], req: dict[str, Any]) -> tuple[list[Any], dict[str, Any]]:
+        records, response = super().on_DeleteRequest(key, req)
+        for record in records:
+            self.replay(record)
+        return [], response
+
+
+class ReplaySkipsTombstone(ShareShard):
+    """Replay ignores a tombstone (a record with a null value taken for "nothing to do"): the
+    live shard forgets a deleted key, but a new shard loaded from the log resurrects it."""
+
+    loading = False
+
+    def step(self, inp: dict[str, Any]) -> list[dict[str, Any]]:
+        self.loading = inp.get("type") == "Load"
+        try:
+            return super().step(inp)
+        finally:
+            self.loading = False
+
+    def replay(self, record: dict[str, Any]) -> None:
+        if self.loading and record["type"] == "ShareTombstone":
+            return
+        super().replay(record)
+
+
+class SummaryLeaderEpochFromFence(ShareShard):
+    """ReadShareGroupStateSummary answers the leader-epoch fence (the highest epoch ever seen)
+    instead of the stored state's leader epoch, which initialize resets to 0."""
+
+    def on_ReadSummaryRequest(self, key: tuple[str, str, int], req: dict[str, Any]
+                              ) -> tuple[list[Any], dict[str, Any]]:
+        records, response = super().on_ReadSummaryRequest(key, req)
+        if response["error"] == "NONE" and key in self.leader_epochs:
+            response = {**response, "leader_epoch": self.leader_epochs[key]}
+        return records, response
+
+
+class SummaryRecordsLeaderEpoch(ShareShard):
+    """ReadShareGroupStateSummary was written from the read handler and records a new leader
+    epoch as a read does, so a summary fences the share-partition leader."""
+
+    def on_ReadSummaryRequest(self, key: tuple[str, str, int], req: dict[str, Any]
+                              ) -> tuple[list[Any], dict[str, Any]]:
+        records, response = super().on_ReadSummaryRequest(key, req)
+        if response["error"] == "NONE" and key in self.offsets:
+            records = self.read_records(key, req, {**response, "state_batches": []}, self.leader_epochs.get(key))
+        return records, response
+
+
+class WriteRecordsHigherStateEpoch(ShareShard):
+    """A write above the stored state epoch writes a snapshot holding it (KAFKA-19456's second
+    half, Kafka 4.1): a share-partition leader moves the state epoch only initialize may set."""
+
+    def state_record(self, key: Any, leader_epoch: int, state_epoch: int, start_offset: int,
+                     batches: list[list[int]], from_read: bool = False) -> dict[str, Any]:
+        current = self.offsets.get(key)
+        if current is None or from_read or state_epoch <= current["state_epoch"]:
+            return super().state_record(key, leader_epoch, state_epoch, start_offset, batches, from_read)
+        return self.limit_snapshot(key, current, current["leader_epoch"], state_epoch, start_offset, batches)
+
+
+class StaleInitializeAccepted(ShareShard):
+    """Initialize does not fence an older state epoch: a stale group coordinator's initialize
+    (after the group moved on) resets the state and its epoch backwards."""
+
+    def on_InitializeRequest(self, key: tuple[str, str, int], req: dict[str, Any]
+                             ) -> tuple[list[Any], dict[str, Any]]:
+        if not self.hosts(key):
+            return [], self.response(req, "UNKNOWN_TOPIC_OR_PARTITION",
+                                     "This server does not host this topic-partition.")
+        return [self.initialize_record(key, req)], self.response(req)
+
+
+class InitializeUnknownPartition(ShareShard):
+    """Initialize does not check the metadata image: state is created for a partition the
+    cluster does not have (and never deleted, since no share-partition leader exists for it)."""
+
+    def hosts(self, key: tuple[str, str, int]) -> bool:
+        return True
+
+
+class FencesIgnoreGroup(ShareShard):
+    """The leader-epoch fence is keyed by topic and partition only (the group id dropped from
+    the key): a read in one share group fences the share-partition leader of another."""
+
+    def read_records(self, key: Any, req: dict[str, Any], response: dict[str, Any],
+                     stored_leader: int | None) -> list[Any]:
+        return super().read_records(key, req, response, self._fence(key, stored_leader))
+
+    def _fence(self, key: Any, own: int | None) -> int | None:
+        shared = [e for k, e in self.leader_epochs.items() if k[1:] == key[1:]]
+        return max(shared) if shared else own
+
+    def write_fenced(self, key: tuple[str, str, int], req: dict[str, Any]) -> tuple[str, str] | None:
+        fence = self._fence(key, None)
+        if req["leader_epoch"] != NOT_SET and fence is not None and fence > req["leader_epoch"]:
+            return "FENCED_LEADER_EPOCH", "The leader epoch in the request is older than the epoch on the broker."
+        return super().write_fenced(key, req)
+
+
+class StartOffsetRegresses(ShareShard):
+    """A write's start offset is taken as sent, so an out-of-order write from the share-partition
+    leader moves the start offset back and records below it are delivered again (Kafka up to
+    4.3.1; apache/kafka#23074)."""
+
+    def state_record(self, key: Any, leader_epoch: int, state_epoch: int, start_offset: int,
+                     batches: list[list[int]], from_read: bool = False) -> dict[str, Any]:
+        current = self.offsets.get(key)
+        if current is None or from_read or start_offset == NOT_SET or start_offset >= current["start_offset"]:
+            return super().state_record(key, leader_epoch, state_epoch, start_offset, batches, from_read)
+        if self.update_counts.get(key, 0) >= self.snapshot_limit:
+            return self.snapshot(key, current["snapshot_epoch"] + 1, current["state_epoch"], current["leader_epoch"],
+                                 start_offset, self.combine(start_offset, current["state_batches"], batches))
+        return self.update(key, current["snapshot_epoch"], current["leader_epoch"], start_offset,
+                           self.combine(start_offset, [], batches))
+
+
+class MergeIgnoresCount(ShareShard):
+    """The batch combiner merges adjacent offsets in the same delivery state whatever their
+    delivery counts (the count left out of the equality test), so a count is lost."""
+
+    @staticmethod
+    def combine(start_offset: int, current: list[list[int]], new: list[list[int]]) -> list[list[int]]:
+        out: list[list[int]] = []
+        for first, last, state, count in combine(start_offset, current, new):
+            if out and out[-1][1] == first - 1 and out[-1][2] == state:
+                out[-1][1] = last
+            else:
+                out.append([first, last, state, count])
+        return out
+
+
 # (name, class, bug class), in the order of mutants.CATALOGUE.
 SHARE_MUTANTS: tuple[tuple[str, type[ShareShard], str], ...] = (
     ("share-write-moves-leader-epoch", WriteMovesLeaderEpoch, "a write records what only a read may (KAFKA-19456)"),
@@ -89,4 +243,17 @@ SHARE_MUTANTS: tuple[tuple[str, type[ShareShard], str], ...] = (
     ("share-negative-epoch-accepted", NegativeEpochAccepted, "a hardened check missing (KAFKA-20743)"),
     ("share-uninitialized-write-accepted", UninitializedWriteAccepted, "a precondition of an API not checked"),
     ("share-unset-start-in-snapshot", UnsetStartInSnapshot, "a -1 sentinel written through"),
+    ("share-delete-keeps-fences", DeleteKeepsFences, "a delete clears one map of four"),
+    ("share-delete-without-tombstone", DeleteWithoutTombstone,
+     "state changed outside replay: fail-over loses the delete"),
+    ("share-replay-skips-tombstone", ReplaySkipsTombstone, "a null record value ignored on load"),
+    ("share-summary-leader-epoch-from-fence", SummaryLeaderEpochFromFence, "a summary reads the wrong map"),
+    ("share-summary-records-leader-epoch", SummaryRecordsLeaderEpoch, "a read-only API with a side effect"),
+    ("share-write-records-higher-state-epoch", WriteRecordsHigherStateEpoch,
+     "a write sets what only initialize may (KAFKA-19456, 4.1)"),
+    ("share-stale-initialize-accepted", StaleInitializeAccepted, "a missing fence on a new API"),
+    ("share-initialize-unknown-partition", InitializeUnknownPartition, "metadata validation missing"),
+    ("share-fences-ignore-group", FencesIgnoreGroup, "a map keyed without the group: state bleeds across keys"),
+    ("share-start-offset-regresses", StartOffsetRegresses, "an out-of-order request moves a position back"),
+    ("share-merge-ignores-count", MergeIgnoresCount, "a field left out of an equality test"),
 )

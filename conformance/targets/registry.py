@@ -7,71 +7,68 @@ from __future__ import annotations
 
 import importlib
 import re
+from collections.abc import Callable
 from typing import Any
 
-from kspec.conformance.adapters.base import Target, TargetError
-
-# The protocols with a conformance driver and a reference target.
-REFERENCE_PROTOCOLS = ("raft", "share", "voters", "mm2", "streams")
+from kspec.conformance import protocols
+from kspec.conformance.adapters.base import JSON, Instance, StepResult, Target, TargetError, TargetWrapper
 
 
 class UnknownTarget(LookupError):
     """A target name that does not resolve; the message is one line naming it."""
 
 
+def reference_protocols() -> list[str]:
+    """The protocols with a conformance driver and a reference target (conformance/protocols.py)."""
+    return protocols.conformance_names()
+
+
 def reference_target(protocol: str, level: str = "") -> Target:
     """The reference target of ``protocol``; ``level`` picks a driver level (voters: ``log``)."""
-    if protocol == "voters" and level in ("", "replica", "log"):
-        from kspec.conformance.targets.reference.voters import VotersTarget
+    declared = protocols.find(protocol)
+    if declared is None or declared.reference is None:
+        raise UnknownTarget(f"no reference target for protocol {protocol!r} (conformance covers: "
+                            f"{', '.join(reference_protocols())})")
+    from kspec.conformance.targets.builtin import UnknownLevel
 
-        return VotersTarget("reference:log" if level == "log" else "reference", level=level or "replica")
-    if level:
-        raise UnknownTarget(f"reference:{level}: no such level for protocol {protocol!r} (voters has replica, log)")
-    if protocol == "raft":
-        from kspec.conformance.targets.reference.raft import RaftTarget
+    try:
+        return declared.reference_target("reference", level)
+    except UnknownLevel as err:
+        raise UnknownTarget(str(err)) from None
 
-        return RaftTarget("reference")
-    if protocol == "share":
-        from kspec.conformance.targets.reference.share import ShareTarget
 
-        return ShareTarget("reference")
-    if protocol == "mm2":
-        from kspec.conformance.targets.mm2_policies import PolicyTarget
-
-        return PolicyTarget("reference")
-    if protocol == "streams":
-        from kspec.conformance.targets.streams_routers import RouterTarget
-
-        return RouterTarget("reference")
-    raise UnknownTarget(f"no reference target for protocol {protocol!r} (conformance covers: "
-                        f"{', '.join(REFERENCE_PROTOCOLS)})")
+# The order ``kspec targets`` lists the Kafka targets in (the order they were added).
+_KAFKA_ORDER = ("mm2", "share", "raft", "voters", "streams")
 
 
 def list_targets() -> list[dict[str, Any]]:
     """Every named target: ``{name, protocol, kind, doc}`` (kind: reference, mutant, kafka)."""
-    from kspec.conformance.targets.mutants import CATALOGUE
+    from kspec.conformance.targets.mutants import catalogue
 
+    declared = [p for p in protocols.protocols() if p.has_conformance()]
     rows: list[dict[str, Any]] = [
-        {"name": "reference", "protocol": p, "kind": "reference",
-         "doc": f"an independent {p} implementation that conforms"} for p in REFERENCE_PROTOCOLS]
-    rows.append({"name": "reference:log", "protocol": "voters", "kind": "reference",
-                 "doc": "the reference control-record state machine alone, driven at the log level"})
+        {"name": "reference", "protocol": p.name, "kind": "reference",
+         "doc": f"an independent {p.name} implementation that conforms"} for p in declared]
+    rows += [{"name": f"reference:{level}", "protocol": p.name, "kind": "reference",
+              "doc": "the reference control-record state machine alone, driven at the log level"}
+             for p in declared for level in p.levels if level == "log"]
     rows += [{"name": f"mutant:{m.name}", "protocol": m.protocol, "kind": "mutant", "doc": m.doc}
-             for m in CATALOGUE.values()]
-    rows += [{"name": "kafka:VERSION", "protocol": p, "kind": "kafka",
-              "doc": f"Apache Kafka's own {cls} (jars from Maven, run through JPype)"}
-             for p, cls in (("mm2", "Default/IdentityReplicationPolicy"), ("share", "ShareCoordinatorShard, 4.0+"),
-                            ("raft", "KafkaRaftClient over its test doubles, 3.7-3.9"),
-                            ("voters", "KRaftControlRecordStateMachine over MockLog (log level), 3.8+"),
-                            ("streams", "StreamsMetadataState fed as the assignor feeds it, 3.0+"))]
+             for m in catalogue().values()]
+    kafka = sorted((p for p in declared if p.kafka is not None),
+                   key=lambda p: _KAFKA_ORDER.index(p.name) if p.name in _KAFKA_ORDER else len(_KAFKA_ORDER))
+    rows += [{"name": "kafka:VERSION", "protocol": p.name, "kind": "kafka",
+              "doc": f"Apache Kafka's own {p.kafka_doc} (jars from Maven, run through JPype)"} for p in kafka]
     return rows
 
 
-# Kafka releases a target may run, per protocol (docs/kafka-matrix.md): (first, last) minor
-# version, None for open-ended. A recorded ``kafka:VERSION`` outside this table is not used.
-KAFKA_RELEASES: dict[str, tuple[tuple[int, int], tuple[int, int] | None]] = {
-    "mm2": ((2, 4), None), "share": ((4, 0), (4, 3)), "raft": ((3, 7), (3, 9)),
-    "voters": ((3, 8), (4, 3)), "streams": ((3, 0), (4, 3))}
+def kafka_releases(protocol: str) -> tuple[tuple[int, int], tuple[int, int] | None] | None:
+    """The Kafka releases (first, last or None) a ``kafka:VERSION`` target of ``protocol`` runs."""
+    declared = protocols.find(protocol)
+    return None if declared is None else declared.kafka_releases
+
+
+# Kafka releases a target may run, per protocol (docs/kafka-matrix.md), as
+# conformance/protocols.py declares them: a recorded ``kafka:VERSION`` outside them is not used.
 RELEASE_RE = re.compile(r"^([0-9]{1,2})\.([0-9]{1,3})\.([0-9]{1,3})$")
 
 
@@ -92,14 +89,14 @@ def recorded_target(name: str, protocol: str, where: str) -> str:
     if name == "reference" or (kind == "reference" and rest in ("replica", "log")):
         return name
     if kind == "mutant":
-        from kspec.conformance.targets.mutants import CATALOGUE
+        from kspec.conformance.targets.mutants import catalogue
 
-        if rest in CATALOGUE:
+        if rest in catalogue():
             return name
         raise UntrustedTarget(f"{refuse}: no such mutant; pass --target explicitly")
     if kind == "kafka":
         m = RELEASE_RE.match(rest)
-        span = KAFKA_RELEASES.get(protocol)
+        span = kafka_releases(protocol)
         if m is None or span is None:
             raise UntrustedTarget(f"{refuse}: not a Kafka release kspec runs for {protocol}; pass --target explicitly")
         minor = (int(m.group(1)), int(m.group(2)))
@@ -126,11 +123,12 @@ def resolve_target(name: str, protocol: str, timeout: float = 10.0) -> Target:
     if kind == "reference":
         return reference_target(protocol, rest)
     if kind == "mutant":
-        from kspec.conformance.targets.mutants import CATALOGUE
+        from kspec.conformance.targets.mutants import catalogue
 
-        mutant = CATALOGUE.get(rest)
+        mutants = catalogue()
+        mutant = mutants.get(rest)
         if mutant is None:
-            known = ", ".join(n for n, m in CATALOGUE.items() if m.protocol == protocol)
+            known = ", ".join(n for n, m in mutants.items() if m.protocol == protocol)
             raise UnknownTarget(f"unknown mutant {rest!r} (for {protocol}: {known or 'none'})")
         if mutant.protocol != protocol:
             raise UnknownTarget(f"mutant {rest!r} is a {mutant.protocol} target, not {protocol}")
@@ -176,48 +174,40 @@ def _python_target(name: str, spec: str, protocol: str) -> Target:
         raise UnknownTarget(f"target {name!r}: cannot import {module_name!r} ({err})") from None
     except (Exception, SystemExit) as err:
         raise UnknownTarget(f"target {name!r}: importing {module_name!r} raised {type(err).__name__}: {err}") from None
-    factory = getattr(module, attr, None)
+    factory = getattr(module, attr, None)  # a name the user gave, looked up in their module
     if factory is None:
         raise UnknownTarget(f"target {name!r}: module {module_name!r} has no {attr!r}")
     try:
         target = factory()
     except (Exception, SystemExit) as err:
         raise UnknownTarget(f"target {name!r}: {attr}() raised {type(err).__name__}: {err}") from None
-    if not callable(getattr(target, "start", None)):
-        raise UnknownTarget(f"target {name!r}: {attr}() is not a target (it has no start(node, config))")
-    declared = getattr(target, "protocol", protocol)
+    if not isinstance(target, Target):
+        raise UnknownTarget(f"target {name!r}: {attr}() is not a target (a kspec.conformance.adapters.base.Target "
+                            f"with start(node, config))")
+    declared = target.protocol or protocol
     if declared != protocol:
         raise UnknownTarget(f"target {name!r} is a {declared} target, not {protocol}")
-    if not getattr(target, "name", None):
+    if not target.name:
         target.name = name
     return _NoExit(target)
 
 
-class _NoExit:
+class _NoExit(TargetWrapper):
     """A user's Python target whose ``sys.exit`` (SystemExit) is a target error, not kspec's exit
     code: the run ends with verdict ``error`` naming the step. Everything else is the target's."""
 
-    def __init__(self, target: Any) -> None:
-        self._target = target
-
-    def __getattr__(self, attr: str) -> Any:
-        return getattr(self._target, attr)
-
-    def start(self, node: Any, config: Any) -> Any:
+    def start(self, node: Any, config: dict[str, JSON]) -> Instance:
         try:
-            return _NoExitInstance(self._target.start(node, config))
+            return _NoExitInstance(self.inner.start(node, config))
         except SystemExit as err:
             raise TargetError(f"called sys.exit({err.code!r}) in start") from None
 
     def close(self) -> None:
-        _close_without_exit(self._target)
+        _close_without_exit(self.inner.close)
 
 
-def _close_without_exit(obj: Any) -> None:
-    """``obj.close()`` if it has one, a ``sys.exit`` in it turned into a TargetError."""
-    close = getattr(obj, "close", None)
-    if close is None:
-        return
+def _close_without_exit(close: Callable[[], None]) -> None:
+    """``close()``, a ``sys.exit`` in it turned into a TargetError."""
     try:
         close()
     except SystemExit as err:
@@ -225,17 +215,14 @@ def _close_without_exit(obj: Any) -> None:
 
 
 class _NoExitInstance:
-    def __init__(self, instance: Any) -> None:
+    def __init__(self, instance: Instance) -> None:
         self._instance = instance
 
-    def __getattr__(self, attr: str) -> Any:
-        return getattr(self._instance, attr)
-
-    def step(self, inp: Any) -> Any:
+    def step(self, inp: JSON) -> StepResult:
         try:
             return self._instance.step(inp)
         except SystemExit as err:
             raise TargetError(f"called sys.exit({err.code!r})") from None
 
     def close(self) -> None:
-        _close_without_exit(self._instance)
+        _close_without_exit(self._instance.close)

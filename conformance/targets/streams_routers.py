@@ -20,7 +20,7 @@ import struct
 from collections.abc import Mapping
 from typing import Any
 
-from kspec.conformance.adapters.base import JSON, StepResult, TargetError
+from kspec.conformance.adapters.base import JSON, StepResult, Target, TargetError
 from kspec.model.streams.metadata import (
     NOT_AVAILABLE,
     UNKNOWN_HOST,
@@ -35,7 +35,7 @@ from kspec.model.streams.metadata import (
 
 
 def _int32(x: int) -> int:
-    return struct.unpack("<i", struct.pack("<I", x & 0xFFFFFFFF))[0]
+    return int(struct.unpack("<i", struct.pack("<I", x & 0xFFFFFFFF))[0])
 
 
 def _ushr(x: int, n: int) -> int:
@@ -256,7 +256,7 @@ class RouterInstance:
         pass
 
 
-class RouterTarget:
+class RouterTarget(Target):
     """A router class as a streams target (one node)."""
 
     protocol = "streams"

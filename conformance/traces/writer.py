@@ -17,6 +17,7 @@ from kspec.conformance.traces.itf import itf_document
 from kspec.model.catalog import get_protocol
 from kspec.model.core.codec import encode
 from kspec.model.core.explorer import SimulationResult
+from kspec.model.core.protocol import HasEvents
 
 
 def trace_id(protocol: str, seed: int, k: int, variant: str | None = None) -> str:
@@ -39,10 +40,11 @@ def write_traces(out: Path, model: Any, result: SimulationResult, variant: str |
         raise InputError(f"cannot create output directory {out}: {err.strerror}") from None
     files: list[str] = []
     violated = {id(v.trace[-1]): v for v in result.violations}
-    events_of = getattr(model, "events_of", None)
-    reference = None
+    events_of = model.events_of if isinstance(model, HasEvents) else None
+    reference: HasEvents | None = None
     if variant is not None and events_of is not None:
-        reference = get_protocol(result.protocol).make(**result.bounds)
+        made = get_protocol(result.protocol).make(**result.bounds)
+        reference = made if isinstance(made, HasEvents) else None
     events_path = out / "events.jsonl"
     with events_path.open("w") as events:
         for k, trace in enumerate(result.traces):
@@ -57,7 +59,7 @@ def write_traces(out: Path, model: Any, result: SimulationResult, variant: str |
                         # The reference's own successor (an event may read the state after it);
                         # the reference may call the action disabled (a raft reboot that loses
                         # nothing), yet its node-level events still say what the nodes do.
-                        ref_after = reference.next_state(before.state, after.action) or after.state
+                        ref_after = made.next_state(before.state, after.action) or after.state
                         ref = [encode_event(ev) for ev in reference.events_of(before.state, after.action,
                                                                                ref_after)]
                         diverges_at = _first_difference(evs, ref, step)

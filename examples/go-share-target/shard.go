@@ -280,6 +280,9 @@ func (s *Shard) stateRecord(k Key, leader, stateEpoch, start int64, batches []St
 		leader = cur.LeaderEpoch
 	}
 	stateEpoch = cur.StateEpoch
+	if start != notSet && start < cur.StartOffset { // SHARE-RULE-WRITE-START-MONOTONE: an out-of-order write
+		start = cur.StartOffset
+	}
 	if s.updateCounts[k] >= s.snapshotLimit {
 		st := start
 		if st == notSet {

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kspec.conformance.adapters.base import StepResult, TargetError
+from kspec.conformance.adapters.base import StepResult, Target, TargetError
 
 SEPARATOR = "replication.policy.separator"
 INTERNAL_SEPARATOR = "replication.policy.internal.topic.separator.enabled"
@@ -128,7 +128,7 @@ class PolicyNode:
         pass
 
 
-class PolicyTarget:
+class PolicyTarget(Target):
     """The target: ``kspec conform mm2 --target python:mm2_target:PolicyTarget``."""
 
     name = "python:mm2_target:PolicyTarget"

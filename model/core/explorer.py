@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from kspec.model.core.protocol import Model, Property
+from kspec.model.core.protocol import Model, Property, Symmetric, WeighsActions
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,7 +171,7 @@ def _explore(
                     still.append(prop)
             pending_witnesses = still
 
-    canonical = getattr(model, "canonical", None)
+    canonical = model.canonical if isinstance(model, Symmetric) else None
     raw_seen: set[_Hashed] = set()
 
     def visit(state: Any, p: int, action: Any) -> int | None:
@@ -253,7 +253,7 @@ def reachable_states(model: Model[Any, Any], max_states: int | None = None) -> s
 
 
 def _reachable_states(model: Model[Any, Any], max_states: int | None) -> set[Any]:
-    canonical = getattr(model, "canonical", None) or (lambda s: s)
+    canonical: Callable[[Any], Any] = model.canonical if isinstance(model, Symmetric) else (lambda s: s)
     seen: set[Any] = set()
     queue: deque[Any] = deque()
     for init in model.init_states():
@@ -311,7 +311,7 @@ def simulate(
     inits = list(model.init_states())
     # A model may make the environment's faults rarer than progress (``action_weight``), so
     # that walks reach deep states instead of timing out over and over.
-    weight = getattr(model, "action_weight", None)
+    weight = model.action_weight if isinstance(model, WeighsActions) else None
     for k in range(traces):
         state = inits[rng.randrange(len(inits))]
         trace: list[Step] = [Step(None, state)]

@@ -31,7 +31,7 @@ from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, Literal, Protocol, TypeVar
 
-from kspec.model.core.protocol import Model
+from kspec.model.core.protocol import Model, Symmetric
 
 S = TypeVar("S")
 A = TypeVar("A")
@@ -409,7 +409,7 @@ def _check(model: Model[Any, Any], suffix: Suffix[Any, Any], only: Sequence[str]
     props = [p for p in props if p.applies(dict(model.bounds))]
 
     # 1. The fault phase: every state within the bounds, with a shortest trace to each.
-    canonical = getattr(model, "canonical", None)
+    canonical = model.canonical if isinstance(model, Symmetric) else None
     f_index: dict[_Key, int] = {}
     f_states: list[Any] = []
     f_parent: list[int] = []

@@ -27,7 +27,7 @@ from collections.abc import Callable, Collection
 from typing import Any
 
 from kspec.model.core.explorer import ExploreResult, _Hashed, _split, _without_cycle_collection, explore
-from kspec.model.core.protocol import Model
+from kspec.model.core.protocol import Model, Symmetric
 
 BATCH = 1024  # states per message between workers (pickled together, they share their common parts)
 _DONE = None  # end-of-round marker in an inbox
@@ -175,7 +175,7 @@ def _worker(model: Model[Any, Any], me: int, n: int, inboxes: list[Any], command
 
 def _work(model: Model[Any, Any], me: int, n: int, inboxes: list[Any], commands: Any, reports: Any) -> None:
     invariants, step_props, witnesses, step_witnesses = _split(model.properties())
-    canonical = getattr(model, "canonical", None)
+    canonical = model.canonical if isinstance(model, Symmetric) else None
     seen: set[_Hashed] = set()
     sent: set[_Hashed] = set()  # successors already sent to their owner (who stored or dropped them)
     frontier: list[Any] = []

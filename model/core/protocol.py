@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Generic, Literal, Protocol, TypeVar
+from typing import Any, Generic, Literal, Protocol, TypeVar, runtime_checkable
 
 S = TypeVar("S")
 A = TypeVar("A")
@@ -124,6 +124,45 @@ class Model(Protocol[S, A]):
     def properties(self) -> Sequence[Property[S, A]]:
         """Named ``always`` / ``always_step`` properties and ``sometimes`` witnesses."""
         ...
+
+
+# Optional capabilities of a model, each a typed protocol checked with ``isinstance`` (a model
+# has the member or not; raft and voters have ``canonical`` only with symmetry on).
+
+
+@runtime_checkable
+class Symmetric(Protocol):
+    """A model whose explorer keys states by their orbit's representative (TLC's SYMMETRY)."""
+
+    def canonical(self, state: Any) -> Any: ...
+
+
+@runtime_checkable
+class WeighsActions(Protocol):
+    """A model whose random walks take some actions more often (faults rarer than progress)."""
+
+    def action_weight(self, action: Any) -> int: ...
+
+
+@runtime_checkable
+class DescribesActions(Protocol):
+    """A model that names its actions in one line (traces, docs)."""
+
+    def describe_action(self, action: Any) -> str: ...
+
+
+@runtime_checkable
+class DescribesStates(Protocol):
+    """A model that shows a state in a few lines (traces)."""
+
+    def describe_state(self, state: Any) -> str: ...
+
+
+@runtime_checkable
+class HasEvents(Protocol):
+    """A model whose actions are node-level events (``events.jsonl`` for the pipeline)."""
+
+    def events_of(self, before: Any, action: Any, after: Any) -> Iterable[dict[str, Any]]: ...
 
 
 @dataclass(frozen=True, slots=True)

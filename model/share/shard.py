@@ -400,7 +400,8 @@ def share_state_record(state: ShardState, key: SharePartitionKey, leader_epoch: 
       offset (SHARE-RULE-RECORD-LIMIT-SNAPSHOT, SHARE-VER-STATE-EPOCH-SNAPSHOT);
     - otherwise a ShareUpdate with the same snapshot epoch and only the new batches
       (SHARE-RULE-RECORD-UPDATE); replay merges it into the current state.
-    From 4.2 a write's record keeps the stored leader and state epochs (SHARE-VER-WRITE-KEEPS-EPOCHS).
+    A write's record keeps the stored leader and state epochs (SHARE-RULE-WRITE-KEEPS-EPOCHS) and
+    never moves the start offset back (SHARE-RULE-WRITE-START-MONOTONE).
     ``seed_bug`` reproduces the code reviewed in seed 004: on the limit snapshot, when the start
     offset is given, only the new batches are kept.
     """
@@ -408,6 +409,10 @@ def share_state_record(state: ShardState, key: SharePartitionKey, leader_epoch: 
     if current is None:
         return ShareSnapshot(key, 0, state_epoch, leader_epoch, start_offset, combine(start_offset, (), batches))
     rules = state.rules
+    if rules.write_start_monotone and start_offset != NOT_SET and start_offset < current.start_offset:
+        # SHARE-RULE-WRITE-START-MONOTONE: a start offset below the stored one (an out-of-order
+        # write) does not move it back; the batches are combined and pruned at the stored one.
+        start_offset = current.start_offset
     if rules.write_keeps_epochs:
         leader_epoch = leader_epoch if from_read and leader_epoch != NOT_SET else current.leader_epoch
         state_epoch = current.state_epoch

@@ -25,6 +25,7 @@ from kspec.model.core.protocol import Property, always, always_step, sometimes
 from kspec.model.share.combiner import combine_oracle, per_offset
 from kspec.model.share.records import (
     ACKNOWLEDGED,
+    ARCHIVED,
     AVAILABLE,
     NOT_SET,
     STATE_NAMES,
@@ -41,9 +42,11 @@ from kspec.model.share.shard import (
     INVALID_REQUEST,
     NONE,
     REFERENCE,
+    DeleteRequest,
     Flaws,
     InitializeRequest,
     ReadRequest,
+    ReadSummaryRequest,
     Request,
     ShardState,
     WriteRequest,
@@ -60,15 +63,38 @@ GROUP = "g"
 TOPIC = "T"
 KEY = SharePartitionKey(GROUP, TOPIC, 0)
 IMAGE = frozenset({(TOPIC, 0)})
+# With probes: a second partition of the topic, a second group, and a partition (T, 2) that the
+# metadata image does not have (SHARE-RULE-VALIDATE-UNKNOWN-TOPIC).
+OTHER_PARTITION = SharePartitionKey(GROUP, TOPIC, 1)
+OTHER_GROUP = SharePartitionKey("h", TOPIC, 0)
+UNHOSTED = SharePartitionKey(GROUP, TOPIC, 2)
+NEGATIVE = SharePartitionKey(GROUP, TOPIC, -1)  # INVALID_REQUEST in every handler
+SIDE_KEYS = (OTHER_PARTITION, OTHER_GROUP)
+PROBE_IMAGE = frozenset({(TOPIC, 0), (TOPIC, 1)})
+# Writes of more than one offset (probes): a range batch; adjacent offsets in the same delivery
+# state with different counts (they must not merge); a range overlapping the stored offsets with
+# a lower count (the higher count wins per offset) reaching past the offsets the menu writes; an
+# archived offset with a high count.
+BATCH_PROBES: tuple[tuple[StateBatch, ...], ...] = (
+    (StateBatch(0, 1, AVAILABLE, 1),),
+    (StateBatch(0, 0, AVAILABLE, 2), StateBatch(1, 1, AVAILABLE, 3)),
+    (StateBatch(1, 2, ACKNOWLEDGED, 1),),
+    (StateBatch(0, 0, ARCHIVED, 3),),
+)
 
 
 @dataclass(frozen=True, slots=True)
 class Write:
-    """The leader of epoch ``leader_epoch`` persists ``batches`` with ``start_offset``."""
+    """The leader of epoch ``leader_epoch`` persists ``batches`` with ``start_offset``.
+
+    ``state_epoch`` None: the state epoch the leader read (a probe gives another one); ``key``:
+    the share-partition (a probe may name another)."""
 
     leader_epoch: int
     start_offset: int
     batches: tuple[StateBatch, ...]
+    state_epoch: int | None = None
+    key: SharePartitionKey = KEY
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +102,7 @@ class Read:
     """The current leader reads the state (recording its epoch when new)."""
 
     leader_epoch: int
+    key: SharePartitionKey = KEY
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,6 +116,23 @@ class Initialize:
 
     state_epoch: int
     start_offset: int
+    key: SharePartitionKey = KEY
+
+
+@dataclass(frozen=True, slots=True)
+class Delete:
+    """The group coordinator deletes the share-partition's state (DeleteShareGroupState, 4.1+:
+    the share group or the topic was deleted)."""
+
+    key: SharePartitionKey = KEY
+
+
+@dataclass(frozen=True, slots=True)
+class Summary:
+    """A ReadShareGroupStateSummary (4.1+: the group coordinator describing offsets)."""
+
+    leader_epoch: int
+    key: SharePartitionKey = KEY
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,7 +145,7 @@ class Load:
     """A new shard loads the coordinator partition by replaying its log (fail-over ends)."""
 
 
-Action = Write | Read | Elect | Initialize | Unload | Load
+Action = Write | Read | Elect | Initialize | Unload | Load | Delete | Summary
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,24 +163,40 @@ class SysState:
     last_error: str = NONE
 
 
+def key_of(action: Action) -> SharePartitionKey | None:
+    """The share-partition a request action is for (None: an environment action)."""
+    if isinstance(action, Write | Read | Initialize | Delete | Summary):
+        return action.key
+    return None
+
+
 def request_of(state: SysState, action: Action) -> Request | None:
     """The node-level request an action sends to the shard (None for environment actions)."""
     if isinstance(action, Write):
-        return WriteRequest(GROUP, TOPIC, 0, action.leader_epoch, state.leader_state_epoch, action.start_offset,
-                            action.batches)
+        k = action.key
+        state_epoch = state.leader_state_epoch if action.state_epoch is None else action.state_epoch
+        return WriteRequest(k.group_id, k.topic_id, k.partition, action.leader_epoch, state_epoch,
+                            action.start_offset, action.batches)
     if isinstance(action, Read):
-        return ReadRequest(GROUP, TOPIC, 0, action.leader_epoch)
+        return ReadRequest(action.key.group_id, action.key.topic_id, action.key.partition, action.leader_epoch)
     if isinstance(action, Initialize):
-        return InitializeRequest(GROUP, TOPIC, 0, action.state_epoch, action.start_offset)
+        k = action.key
+        return InitializeRequest(k.group_id, k.topic_id, k.partition, action.state_epoch, action.start_offset)
+    if isinstance(action, Delete):
+        return DeleteRequest(action.key.group_id, action.key.topic_id, action.key.partition)
+    if isinstance(action, Summary):
+        k = action.key
+        return ReadSummaryRequest(k.group_id, k.topic_id, k.partition, action.leader_epoch)
     return None
 
 
 @functools.lru_cache(maxsize=1 << 16)
-def loaded(log: tuple[Record, ...], snapshot_limit: int, rules: Rules) -> ShardState:
+def loaded(log: tuple[Record, ...], snapshot_limit: int, rules: Rules,
+           image: frozenset[tuple[str, int]] = IMAGE) -> ShardState:
     """:func:`load` of ``log``, memoised by prefix: the explorer replays many logs sharing prefixes."""
     if not log:
-        return load((), snapshot_limit, IMAGE, rules)
-    return replay(loaded(log[:-1], snapshot_limit, rules), log[-1])
+        return load((), snapshot_limit, image, rules)
+    return replay(loaded(log[:-1], snapshot_limit, rules, image), log[-1])
 
 
 def read_view(shard: ShardState) -> tuple[Any, ...]:
@@ -154,12 +214,16 @@ class ShareSystem:
 
     def __init__(self, offsets: int = 2, max_records: int = 4, snapshot_every: int = 1, max_leader_epoch: int = 1,
                  max_state_epoch: int = 2, max_failovers: int = 1, flaws: Flaws = REFERENCE,
-                 kafka_minor: int = LATEST_MINOR, deviations: tuple[str, ...] = ()) -> None:
+                 kafka_minor: int = LATEST_MINOR, deviations: tuple[str, ...] = (), probes: bool = False) -> None:
         self.bounds: dict[str, int | bool] = {
             "offsets": offsets, "max_records": max_records, "snapshot_every": snapshot_every,
             "max_leader_epoch": max_leader_epoch, "max_state_epoch": max_state_epoch,
             "max_failovers": max_failovers, "kafka_minor": kafka_minor,
         }
+        if probes:  # only when on: the TLA+ spec has no such constant (it models the protocol actors)
+            self.bounds["probes"] = True
+        self.probes = probes
+        self.image = PROBE_IMAGE if probes else IMAGE
         # The release's rule set, with the switches of the known deviations a variant allows.
         self.rules = with_deviations(rules_of(kafka_minor), deviations)
         self.offsets = offsets
@@ -179,7 +243,7 @@ class ShareSystem:
     # -- the Model protocol --------------------------------------------------------------------
 
     def init_states(self) -> Sequence[SysState]:
-        return (SysState(shard=ShardState(snapshot_limit=self.snapshot_every, image=IMAGE, rules=self.rules)),)
+        return (SysState(shard=ShardState(snapshot_limit=self.snapshot_every, image=self.image, rules=self.rules)),)
 
     def actions(self, state: SysState) -> Iterator[Action]:
         for start, batches in self.menu:
@@ -197,6 +261,72 @@ class ShareSystem:
             yield Unload()
         if not state.shard.active:
             yield Load()
+        if self.probes:
+            for _, action in self.probe_actions(state):
+                yield action
+
+    def probe_actions(self, state: SysState) -> Iterator[tuple[str, Action]]:
+        """The requests beyond the protocol actors' (``probes``), each with its category:
+
+        - ``epochs``: on the key, a write at the leader's epoch with a state epoch of -1, one below
+          and one above the group coordinator's; a write with leader epoch -1 and one from a
+          leader not yet read (epoch + 1); reads with epoch + 1 and epoch - 1;
+          initialize at the group's state epoch again and at the one before (a stale group
+          coordinator);
+        - ``reorder``: once a write moved the stored start offset past 0, a write with start
+          offset 0 (an out-of-order write of the leader);
+        - ``batches``: writes by the current leader of multi-offset batches (BATCH_PROBES);
+        - ``delete``, ``summary``: DeleteShareGroupState, ReadShareGroupStateSummary (with the
+          leader's epoch and with -1) on the key;
+        - ``keys``: initialize, write, read, delete and read-summary of another partition of the
+          topic and of the same partition in another group, initialize, write, delete and
+          read-summary of a partition the metadata image does not have, and every request for
+          partition -1.
+        Requests a release has no API for (SHARE-VER-INITIALIZE) are not sent to it.
+        """
+        le, ge, api = state.leader_epoch, state.group_state_epoch, self.rules.initialize
+        start, batches = self.menu[1] if len(self.menu) > 1 else self.menu[0]
+        for se in sorted({NOT_SET, ge - 1, ge + 1} - {state.leader_state_epoch}):
+            if se >= NOT_SET:
+                yield "epochs", Write(le, start, batches, state_epoch=se)
+        yield "epochs", Write(NOT_SET, start, batches)
+        yield "epochs", Write(le + 1, start, batches)
+        stored = state.shard.offset(KEY)
+        if stored is not None and stored.start_offset > 0:
+            # An out-of-order write: start 0 arrives after a write moved the start past it.
+            yield "reorder", Write(le, 0, self.menu[-1][1])
+        yield "epochs", Read(le + 1)
+        if le > 0:
+            yield "epochs", Read(le - 1)
+        if api:
+            yield "epochs", Initialize(ge, 0)
+            if ge > 0:
+                yield "epochs", Initialize(ge - 1, 0)
+            yield "delete", Delete()
+            yield "summary", Summary(le)
+            yield "summary", Summary(NOT_SET)
+        for probe in BATCH_PROBES:
+            yield "batches", Write(le, NOT_SET, probe)
+        side_start, side_batches = self.menu[-1]
+        for key in SIDE_KEYS:
+            if api:
+                yield "keys", Initialize(1, 0, key=key)
+            yield "keys", Write(0, side_start, side_batches, state_epoch=1, key=key)
+            yield "keys", Read(0, key=key)
+            if api:
+                yield "keys", Delete(key)
+                yield "keys", Summary(0, key)
+        if api:
+            yield "keys", Initialize(1, 0, key=UNHOSTED)
+            yield "keys", Delete(UNHOSTED)
+            yield "keys", Summary(0, UNHOSTED)
+        yield "keys", Write(0, side_start, side_batches, state_epoch=1, key=UNHOSTED)
+        yield "keys", Write(0, side_start, side_batches, state_epoch=1, key=NEGATIVE)
+        yield "keys", Read(0, key=NEGATIVE)
+        if api:
+            yield "keys", Initialize(1, 0, key=NEGATIVE)
+            yield "keys", Delete(NEGATIVE)
+            yield "keys", Summary(0, NEGATIVE)
 
     def next_state(self, state: SysState, action: Action) -> SysState | None:
         if isinstance(action, Elect):
@@ -204,7 +334,8 @@ class ShareSystem:
         if isinstance(action, Unload):
             return replace(state, shard=unload(state.shard), failovers=state.failovers + 1, last_error=NONE)
         if isinstance(action, Load):
-            return replace(state, shard=loaded(state.log, self.snapshot_every, self.rules), last_error=NONE)
+            return replace(state, shard=loaded(state.log, self.snapshot_every, self.rules, self.image),
+                           last_error=NONE)
         request = request_of(state, action)
         assert request is not None
         shard, outputs = step_with(state.shard, request, self.flaws)
@@ -212,22 +343,32 @@ class ShareSystem:
         response = outputs[-1]
         error = response_error(response) or NONE
         nxt = replace(state, shard=shard, log=state.log + records, last_error=error)
-        if error != NONE:
-            return nxt
+        if error != NONE or key_of(action) != KEY:
+            return nxt  # the reference (oracle) and the actors' epochs are the key's
         if isinstance(action, Write):
+            if state.shard.offset(KEY) is None and not self.rules.initialize:
+                # 4.0: the first write creates the state with its state epoch (no group coordinator
+                # initializes it), which is then the one every later write is fenced by.
+                assert request is not None and isinstance(request, WriteRequest)
+                nxt = replace(nxt, group_state_epoch=request.state_epoch)
             start = state.oracle_start if action.start_offset == NOT_SET else action.start_offset
+            if self.rules.write_start_monotone and state.shard.offset(KEY) is not None:
+                start = max(start, state.oracle_start)  # SHARE-RULE-WRITE-START-MONOTONE
             nxt = replace(nxt, oracle_start=start, oracle=combine_oracle(start, state.oracle, action.batches))
         elif isinstance(action, Read):
-            nxt = replace(nxt, leader_state_epoch=getattr(response, "state_epoch", state.leader_state_epoch))
+            if action.leader_epoch in (state.leader_epoch, NOT_SET):  # the current leader's (a probe is not)
+                nxt = replace(nxt, leader_state_epoch=getattr(response, "state_epoch", state.leader_state_epoch))
         elif isinstance(action, Initialize):
             nxt = replace(nxt, group_state_epoch=action.state_epoch, oracle_start=action.start_offset, oracle=())
+        elif isinstance(action, Delete):
+            nxt = replace(nxt, oracle_start=NOT_SET, oracle=())
         return nxt
 
     def within_bounds(self, state: SysState) -> bool:
         return len(state.log) < self.max_records
 
     def properties(self) -> Sequence[Property[Any, Any]]:
-        snapshot_every, rules = self.snapshot_every, self.rules
+        snapshot_every, rules, image = self.snapshot_every, self.rules, self.image
 
         @always("SHARE-INV-NO-LOSS", "no_loss")
         def no_loss(s: SysState) -> bool:
@@ -240,7 +381,7 @@ class ShareSystem:
         @always("SHARE-INV-REPLAY-EQUALS-HANDLERS", "replay_equals_handlers")
         def replay_equals(s: SysState) -> bool:
             """Replaying the log into a fresh shard gives the state the handlers kept."""
-            fresh = loaded(s.log, snapshot_every, rules)
+            fresh = loaded(s.log, snapshot_every, rules, image)
             return fresh == replace(s.shard, active=True)
 
         @always("SHARE-INV-STATE-EPOCH-RECORDED", "state_epoch_recorded")
@@ -258,11 +399,13 @@ class ShareSystem:
 
         @always_step("SHARE-INV-STALE-LEADER-FENCED", "stale_leader_fenced")
         def stale_fenced(before: SysState, action: Action, after: SysState) -> bool:
-            """A write from a leader epoch older than the recorded one is FENCED_LEADER_EPOCH."""
-            if not isinstance(action, Write) or not before.shard.active:
+            """A write from a leader epoch older than the recorded one is FENCED_LEADER_EPOCH
+            (-1 is "not set", and refused as INVALID_REQUEST from 4.4)."""
+            if not isinstance(action, Write) or not before.shard.active or action.leader_epoch == NOT_SET:
                 return True
-            fence = before.shard.leader_epoch(KEY)
-            return fence is None or action.leader_epoch >= fence or after.last_error == FENCED_LEADER_EPOCH
+            fence = before.shard.leader_epoch(action.key)
+            return (fence is None or action.leader_epoch >= fence
+                    or after.last_error in (FENCED_LEADER_EPOCH, INVALID_REQUEST))
 
         @always_step("SHARE-INV-EPOCHS-MONOTONE", "epochs_never_decrease")
         def monotone(before: SysState, action: Action, after: SysState) -> bool:
@@ -271,6 +414,8 @@ class ShareSystem:
             Initialize writes a snapshot with leader epoch 0 (SHARE-RULE-INITIALIZE-SNAPSHOT), so the
             stored leader epoch may drop there; the leader-epoch fence still may not.
             """
+            if isinstance(action, Delete) and after.last_error == NONE:
+                return True  # a delete forgets the key (SHARE-INV-DELETE-FORGETS)
             a, b = before.shard.offset(KEY), after.shard.offset(KEY)
             if a is not None and b is None:
                 return False
@@ -295,11 +440,14 @@ class ShareSystem:
         def leader_epoch_from_read(before: SysState, action: Action, after: SysState) -> bool:
             """A write never moves the leader-epoch fence or the stored leader epoch: only a read
             records a new leader (SHARE-RULE-WRITE-KEEPS-EPOCHS, KAFKA-19456)."""
-            a, b = before.shard.offset(KEY), after.shard.offset(KEY)
-            if not isinstance(action, Write) or a is None:
+            if not isinstance(action, Write):
+                return True
+            k = action.key
+            a, b = before.shard.offset(k), after.shard.offset(k)
+            if a is None:
                 return True  # 4.0: the first write creates the state (SHARE-RULE-RECORD-FIRST-SNAPSHOT)
             same_stored = b is None or a.leader_epoch == b.leader_epoch
-            return same_stored and before.shard.leader_epoch(KEY) == after.shard.leader_epoch(KEY)
+            return same_stored and before.shard.leader_epoch(k) == after.shard.leader_epoch(k)
 
         @always_step("SHARE-INV-UNSET-READ-NOT-FENCED", "unset_read_not_fenced")
         def unset_read(before: SysState, action: Action, after: SysState) -> bool:
@@ -313,7 +461,7 @@ class ShareSystem:
             """From 4.1, a write or read of a key with no stored state (never initialized, or
             deleted) is refused and appends nothing (SHARE-VER-UNINITIALIZED-REFUSED)."""
             if (not rules.uninitialized_refused or not isinstance(action, Write | Read) or not before.shard.active
-                    or before.shard.offset(KEY) is not None):
+                    or before.shard.offset(action.key) is not None):
                 return True
             return after.last_error == INVALID_REQUEST and after.log == before.log
 
@@ -339,10 +487,10 @@ class ShareSystem:
         def cadence(s: SysState) -> bool:
             """No more than ``snapshot_every`` ShareUpdates follow a ShareSnapshot in the log before
             the next snapshot (SHARE-RULE-SNAPSHOT-CADENCE)."""
-            run = 0
+            runs: dict[SharePartitionKey, int] = {}  # per key: the updates since its last snapshot
             for r in s.log:
-                run = run + 1 if isinstance(r, ShareUpdate) else 0
-                if run > snapshot_every:
+                runs[r.key] = runs.get(r.key, 0) + 1 if isinstance(r, ShareUpdate) else 0
+                if runs[r.key] > snapshot_every:
                     return False
             return True
 
@@ -379,21 +527,77 @@ class ShareSystem:
             off = s.shard.offset(KEY)
             return s.failovers > 0 and s.shard.active and off is not None and bool(off.state_batches)
 
-        return (no_loss, replay_equals, state_epoch_recorded, rejected, stale_fenced, monotone, failover_reads,
-                leader_epoch_from_read, unset_read, no_uninitialized, start_monotone, cadence, update_written,
-                limit_snapshot, fenced, failover, read_recorded, start_moved, refused)
+        protocol = (no_loss, replay_equals, state_epoch_recorded, rejected, stale_fenced, monotone, failover_reads,
+                    leader_epoch_from_read, unset_read, no_uninitialized, start_monotone, cadence, update_written,
+                    limit_snapshot, fenced, failover, read_recorded, start_moved, refused)
+        return (*protocol, *self._probe_properties()) if self.probes else protocol
+
+    def _probe_properties(self) -> tuple[Property[Any, Any], ...]:
+        """The properties only the probe requests can break, and their witnesses."""
+
+        @always_step("SHARE-INV-KEY-ISOLATION", "key_isolation")
+        def isolation(before: SysState, action: Action, after: SysState) -> bool:
+            """A request for one share-partition changes no other share-partition's stored state or
+            fences (SHARE-RULE-KEYS: the shard keeps one entry per key)."""
+            key = key_of(action)
+            return key is None or _others(before.shard, key) == _others(after.shard, key)
+
+        @always_step("SHARE-INV-DELETE-FORGETS", "delete_forgets")
+        def delete_forgets(before: SysState, action: Action, after: SysState) -> bool:
+            """A delete answered NONE leaves the key with no state and no fences, and appends a
+            tombstone exactly when the key had state (SHARE-RULE-DELETE)."""
+            if not isinstance(action, Delete) or after.last_error != NONE:
+                return True
+            k = action.key
+            gone = (after.shard.offset(k) is None and after.shard.leader_epoch(k) is None
+                    and after.shard.state_epoch(k) is None and after.shard.update_count(k) is None)
+            appended = after.log[len(before.log):]
+            had = before.shard.offset(k) is not None
+            return gone and appended == ((ShareTombstone(k),) if had else ())
+
+        @always_step("SHARE-INV-SUMMARY-READS-ONLY", "summary_changes_nothing")
+        def summary_only_reads(before: SysState, action: Action, after: SysState) -> bool:
+            """ReadShareGroupStateSummary appends nothing and changes no state, not even the
+            leader-epoch fence (SHARE-RULE-READ-SUMMARY)."""
+            return not isinstance(action, Summary) or (after.log == before.log and after.shard == before.shard)
+
+        @sometimes("SHARE-WIT-DELETE-WRITTEN", "delete_written")
+        def deleted(s: SysState) -> bool:
+            """A delete wrote a tombstone for the key, and the key was initialized again after it."""
+            at = [i for i, r in enumerate(s.log) if isinstance(r, ShareTombstone) and r.key == KEY]
+            return bool(at) and s.shard.offset(KEY) is not None
+
+        @sometimes("SHARE-WIT-DELETE-FAILOVER", "delete_survives_failover")
+        def delete_failover(s: SysState) -> bool:
+            """A new shard loaded a log holding a tombstone."""
+            return s.failovers > 0 and s.shard.active and any(isinstance(r, ShareTombstone) for r in s.log)
+
+        @sometimes("SHARE-WIT-KEYS", "several_keys_stored")
+        def keys(s: SysState) -> bool:
+            """The shard stores state for the key and another share-partition at once."""
+            return s.shard.offset(KEY) is not None and any(s.shard.offset(k) is not None for k in SIDE_KEYS)
+
+        deletes = (deleted, delete_failover) if self.rules.initialize else ()  # 4.0 has no delete
+        return (isolation, delete_forgets, summary_only_reads, *deletes, keys)
 
     # -- rendering and traces ------------------------------------------------------------------
 
     def describe_action(self, action: Action) -> str:
+        key = key_of(action)
+        on = "" if key is None or key == KEY else f" [{key.coordinator_key()}]"
         if isinstance(action, Write):
             bs = ", ".join(f"[{b.first_offset}..{b.last_offset}] {STATE_NAMES.get(b.delivery_state)} "
                            f"x{b.delivery_count}" for b in action.batches)
-            return f"leader@{action.leader_epoch} writes start={action.start_offset} {bs}"
+            se = "" if action.state_epoch is None else f" state_epoch={action.state_epoch}"
+            return f"leader@{action.leader_epoch} writes{se} start={action.start_offset} {bs}{on}"
         if isinstance(action, Read):
-            return f"leader@{action.leader_epoch} reads"
+            return f"leader@{action.leader_epoch} reads{on}"
         if isinstance(action, Initialize):
-            return f"group coordinator initializes state_epoch={action.state_epoch} start={action.start_offset}"
+            return f"group coordinator initializes state_epoch={action.state_epoch} start={action.start_offset}{on}"
+        if isinstance(action, Delete):
+            return f"group coordinator deletes the state{on}"
+        if isinstance(action, Summary):
+            return f"read-summary leader_epoch={action.leader_epoch}{on}"
         return type(action).__name__.lower()
 
     def describe_state(self, state: SysState) -> str:
@@ -421,6 +625,12 @@ class ShareSystem:
         elif isinstance(action, Unload | Load):
             yield {"node": "coordinator", "action": type(action).__name__.lower(), "input": None,
                    "outputs": [], "observation": observe(after.shard)}
+
+
+def _others(shard: ShardState, key: SharePartitionKey) -> tuple[Any, ...]:
+    """The shard's four maps without ``key``'s entries."""
+    return tuple(tuple(kv for kv in entries if kv[0] != key)
+                 for entries in (shard.offsets, shard.leader_epochs, shard.state_epochs, shard.update_counts))
 
 
 def make(**bounds: Any) -> ShareSystem:

@@ -42,6 +42,9 @@ class Rules:
     # share-read-fences-unset-leader-epoch (KAFKA-20694, up to 4.3.0): a read with leader epoch
     # -1 is fenced by any stored leader epoch.
     read_fences_unset: bool = False
+    # share-write-start-offset-regresses (apache/kafka#23074, up to 4.3.x): a write's start offset
+    # below the stored one moves the stored start offset back.
+    write_start_regresses: bool = False
 
     @property
     def version(self) -> str:
@@ -59,6 +62,10 @@ class Rules:
     @property
     def read_fence_skips_unset(self) -> bool:
         return not self.read_fences_unset
+
+    @property
+    def write_start_monotone(self) -> bool:
+        return not self.write_start_regresses
 
 
 RULE_SETS: dict[int, Rules] = {
@@ -79,6 +86,7 @@ DEVIATION_SWITCHES: dict[str, dict[str, bool]] = {
     "share-write-state-epoch-snapshot": {"write_records_epochs": True, "state_epoch_snapshot": True},
     "share-first-snapshot-after-limit-plus-one": {"update_count_from_zero": True},
     "share-read-fences-unset-leader-epoch": {"read_fences_unset": True},
+    "share-write-start-offset-regresses": {"write_start_regresses": True},
 }
 
 

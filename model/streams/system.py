@@ -103,6 +103,31 @@ class Query:
 
 Action = Join | Leave | Assign | Finish | Query
 
+# The rebalance phases as data: per action, the phases it is enabled in and the phase it leads
+# to (None: the phase stays). ``next_state`` follows it; the docs draw :data:`TRANSITIONS`
+# from it, and tests/streams check it against the step function over explored transitions.
+PHASE_RULES: dict[type, tuple[frozenset[str], str | None]] = {
+    Join: (frozenset({REBALANCING, RUNNING}), REBALANCING),
+    Leave: (frozenset({REBALANCING, RUNNING}), REBALANCING),
+    Assign: (frozenset({REBALANCING}), REBALANCING),  # only while no plan is pending
+    Finish: (frozenset({REBALANCING}), RUNNING),  # only once a plan is pending
+    Query: (frozenset({REBALANCING, RUNNING}), None),
+}
+WHY: dict[type, str] = {Join: "a member joins", Leave: "a member leaves", Assign: "the leader assigns a plan",
+                        Finish: "the rebalance finishes (the plan is published)", Query: "a query"}
+
+
+def _transitions() -> dict[tuple[str, str], str]:
+    """(phase before, phase after) -> the actions that take it, from :data:`PHASE_RULES`."""
+    table: dict[tuple[str, str], list[str]] = {}
+    for kind, (enabled_in, to) in PHASE_RULES.items():
+        for phase in sorted(enabled_in):
+            table.setdefault((phase, to or phase), []).append(WHY[kind])
+    return {edge: "; ".join(whys) for edge, whys in table.items()}
+
+
+TRANSITIONS = _transitions()
+
 Router = Callable[[Assignment, str, bytes], KeyQueryMetadata | None]
 
 
@@ -190,27 +215,31 @@ class StreamsSystem:
             yield Query(k)
 
     def next_state(self, state: State, action: Action) -> State | None:
+        enabled_in, to = PHASE_RULES[type(action)]
+        if state.phase not in enabled_in:
+            return None
+        phase = to or state.phase
         if isinstance(action, Join):
             if action.instance in state.members:
                 return None
-            return State(state.members | {action.instance}, REBALANCING, state.published)
+            return State(state.members | {action.instance}, phase, state.published)
         if isinstance(action, Leave):
             if action.instance not in state.members or len(state.members) == 1:
                 return None
-            return State(state.members - {action.instance}, REBALANCING, state.published)
+            return State(state.members - {action.instance}, phase, state.published)
         if isinstance(action, Assign):
-            if state.phase != REBALANCING or state.pending is not None:
+            if state.pending is not None:
                 return None
-            return State(state.members, REBALANCING, state.published, action.plan)
+            return State(state.members, phase, state.published, action.plan)
         if isinstance(action, Finish):
-            if state.phase != REBALANCING or state.pending is None:
+            if state.pending is None:
                 return None
-            return State(state.members, RUNNING, state.pending)
+            return State(state.members, phase, state.pending)
         result = self.router(self.host_maps(state.published), STORE, action.key.encode())
         answer = Answer(action.key, result)
         if answer == state.answer:
             return None
-        return State(state.members, state.phase, state.published, state.pending, answer)
+        return State(state.members, phase, state.published, state.pending, answer)
 
     def within_bounds(self, state: State) -> bool:
         return True

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from kspec.conformance.adapters.base import StepResult
+from kspec.conformance.adapters.base import StepResult, Target
 from kspec.conformance.targets.reference.raft import RaftInstance, RaftReplica, RaftTarget
 
 
@@ -71,7 +71,7 @@ class StartFails(RaftTarget):
         raise OSError("cannot start the replica")
 
 
-class ShareReference:
+class ShareReference(Target):
     """A share target declared in user code (python:module:Class resolves it)."""
 
     protocol = "share"

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from kspec.conformance.adapters.base import JSON, StepResult, TargetError
+from kspec.conformance.adapters.base import JSON, StepResult, Target, TargetError
 from kspec.conformance.harness import Lockstep, order_violation
 from kspec.conformance.machines import PROTOCOLS, RunLog, attach, config_key, guide
 from kspec.conformance.machines.ordering import PERSIST_BEFORE_SEND
@@ -85,7 +85,7 @@ def test_order_violation_is_a_partial_order() -> None:
     assert order_violation(rules, [persist, append, vote], [persist, vote, append], key) is None
 
 
-class _Reversing:
+class _Reversing(Target):
     """A reference target that emits each step's outputs last to first."""
 
     def __init__(self, protocol: str) -> None:
@@ -119,7 +119,7 @@ def test_outputs_in_the_wrong_order_diverge(tmp_path: Path) -> None:
 # ---------------------------------------------------------------------------- refusals
 
 
-class _RefusesPreVote:
+class _RefusesPreVote(Target):
     """The raft reference, refusing at start the configurations with pre-vote."""
 
     def __init__(self) -> None:

@@ -8,17 +8,17 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from kspec.conformance.harness import JSON
+from kspec.conformance.harness import JSON, Event
 from kspec.conformance.machines import PROTOCOLS, config_key, guide
+from kspec.conformance.machines.mm2 import CLIENT_NODE, interesting_topics
 from kspec.conformance.machines.mm2 import CONFIGS as MM2_CONFIGS
-from kspec.conformance.machines.mm2 import interesting_topics
 from kspec.conformance.machines.runner import DEFAULT_EXAMPLES, DEFAULT_STEPS, _guided_plans
-from kspec.conformance.machines.streams import KEYS
+from kspec.conformance.machines.streams import GLOBAL_STORE, JOINED, KEYS, SIDE_TOPIC, STORE, UNKNOWN_STORES, WIDE_KEYS
 from kspec.conformance.machines.voters import UNKNOWN_REPLICA, WRONG_DIRECTORY
 
 
-def _inputs(protocol: str, configs: list[dict[str, JSON]] | None = None) -> Iterator[tuple[dict[str, Any], JSON]]:
-    """(config, input) of every event the default run's guided paths feed."""
+def _events(protocol: str, configs: list[dict[str, JSON]] | None = None) -> Iterator[tuple[dict[str, Any], Event]]:
+    """(config, event) of every event the default run's guided paths feed."""
     spec = PROTOCOLS[protocol]()
     configs = configs or spec.configs
     for config, path in _guided_plans(spec, configs, frozenset(), DEFAULT_STEPS, DEFAULT_EXAMPLES // 2,
@@ -29,8 +29,14 @@ def _inputs(protocol: str, configs: list[dict[str, JSON]] | None = None) -> Iter
             after = driver.resolve(state, action)
             assert after is not None, (config_key(config), action)
             for ev in driver.events(state, action, after):
-                yield config, ev.input
+                yield config, ev
             state = after
+
+
+def _inputs(protocol: str, configs: list[dict[str, JSON]] | None = None) -> Iterator[tuple[dict[str, Any], JSON]]:
+    """(config, input) of every event the default run's guided paths feed."""
+    for config, ev in _events(protocol, configs):
+        yield config, ev.input
 
 
 def test_mm2_names_at_every_boundary_are_asked() -> None:
@@ -48,17 +54,31 @@ def test_mm2_names_at_every_boundary_are_asked() -> None:
 
 
 def test_streams_keys_at_every_boundary_are_asked() -> None:
-    keys: set[str] = set()
+    keys: dict[str, set[str]] = {}
     kinds: set[str] = set()
     partitions: set[int] = set()
+    store_queries: set[str] = set()
+    counts: set[tuple[str, int]] = set()
+    standby_only = False
     for config, inp in _inputs("streams"):
         kinds.add(inp["type"])
         partitions.add(int(config["partitions"]))
         if inp["type"] == "MetadataForKey":
-            keys.add(inp["key"])
+            keys.setdefault(inp["store"], set()).add(inp["key"])
+        if inp["type"] == "AllMetadataForStore":
+            store_queries.add(inp["store"])
+        if inp["type"] == "RebalanceFinished":
+            a = inp["assignment"]
+            counts |= set(a["partitions"].items())
+            standby_only |= any(not a["active"][h] and a["standby"][h] for h in a["active"])
     assert kinds == {"RebalanceStarted", "RebalanceFinished", "MetadataForKey", "AllMetadata", "AllMetadataForStore"}
-    assert set(KEYS) <= keys  # empty, every murmur2 tail length, non-ASCII, long
-    assert {2, 3, 4} <= partitions
+    assert set(KEYS) <= keys[STORE]  # empty, every murmur2 tail length, non-ASCII, long
+    assert set(WIDE_KEYS) <= keys[JOINED]  # a store over two topics of different sizes
+    assert GLOBAL_STORE in keys and GLOBAL_STORE in store_queries
+    assert set(UNKNOWN_STORES) <= set(keys) and set(UNKNOWN_STORES) <= store_queries  # case, blanks, empty
+    assert {1, 2, 3, 4, 8} <= partitions  # partition counts at the edges
+    assert {(SIDE_TOPIC, 1), ("input", 1), ("input", 8)} <= counts
+    assert standby_only  # a member that holds standby tasks only
 
 
 def test_voters_requests_off_the_protocol_are_sent() -> None:
@@ -75,3 +95,14 @@ def test_voters_requests_off_the_protocol_are_sent() -> None:
     assert {"AddVoter", "RemoveVoter", "UpgradeKRaftVersion", "TakeSnapshot", "VoteRequest", "FetchRequest",
             "ElectionTimeout", "Crash", "Restart"} <= kinds
     assert odd == {"AddVoter unknown replica", "RemoveVoter unknown replica", "RemoveVoter wrong directory"}
+
+
+def test_mm2_client_policy_without_alias_is_asked() -> None:
+    # The identity policy as a client configures it (no source.cluster.alias): topicSource null.
+    config = next(c for c in MM2_CONFIGS if c["policy"] == "identity" and c["internal_rule"] == "4.x")
+    spec = PROTOCOLS["mm2"]()
+    driver = spec.driver(config)
+    assert "source.cluster.alias" not in driver.node_config(CLIENT_NODE)["props"]
+    client = {ev.input["type"] for _, ev in _events("mm2", [config]) if ev.node == CLIENT_NODE}
+    assert {"TopicSource", "UpstreamTopic", "OriginalTopic", "IsHeartbeatsTopic"} <= client
+

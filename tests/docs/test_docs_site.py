@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from kspec.model.catalog import PROTOCOL_MODULES
+from kspec.conformance import protocols
 
 
 def test_docs_build_strict(tmp_path: Path) -> None:
@@ -17,7 +17,7 @@ def test_docs_build_strict(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr[-3000:]
     doc = json.loads(proc.stdout)
     site = Path(doc["site_dir"])
-    for name in PROTOCOL_MODULES:
+    for name in protocols.names():
         for page in ("index.html", "properties/index.html", "traces/index.html"):
             assert (site / "protocols" / name / page).exists(), f"{name}/{page} not built"
         traces = (site / "protocols" / name / "traces" / "index.html").read_text()

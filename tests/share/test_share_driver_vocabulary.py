@@ -1,16 +1,20 @@
 """Every input kind of the share driver's vocabulary (docs/adapter-guide.md, share) occurs in a
-default run (`kspec conform share`, seed 0, the default budget) against the reference target."""
+default run (`kspec conform share`, seed 0, the default budget) against the reference target.
+
+(A write to a partition the image lacks is UNKNOWN_TOPIC_OR_PARTITION only on 4.0: from 4.1 it is
+refused as uninitialized first, and initialize refuses such a partition, so a default (4.4) run
+answers it INVALID_REQUEST.)"""
 
 from __future__ import annotations
 
 from typing import Any
 
-from kspec.conformance.adapters.base import JSON, StepResult
+from kspec.conformance.adapters.base import JSON, StepResult, Target
 from kspec.conformance.machines.runner import run_conformance
 from kspec.conformance.targets.reference.share import ShareTarget
 
 
-class Recording:
+class Recording(Target):
     """The reference share target, noting the kind of every input it is given."""
 
     protocol = "share"
@@ -21,19 +25,27 @@ class Recording:
 
     def start(self, node: int, config: dict[str, JSON]) -> Any:
         inst = self.inner.start(node, config)
-        kinds, last_obs = self.kinds, [{}]
+        kinds, last_obs, deleted = self.kinds, [{}], set()
 
         class Instance:
             def step(self, inp: JSON) -> StepResult:
                 assert isinstance(inp, dict)
-                before = last_obs[0].get("partitions", {}).get("g:T:0") if last_obs[0] else None
+                key = (f"{inp.get('group_id')}:{inp.get('topic_id')}:{inp.get('partition')}" if "group_id" in inp
+                       else "g:T:0")  # Unload / Load: the key's state
+                before = last_obs[0].get("partitions", {}).get(key) if last_obs[0] else None
                 kinds.update(kinds_of(inp, before))
+                if key in deleted and inp.get("type") != "DeleteRequest":
+                    kinds.add(f"{inp.get('type')} after a delete")
+                if inp.get("type") == "Load" and any(r.get("type") == "ShareTombstone" for r in inp["records"]):
+                    kinds.add("Load of a log holding a tombstone")
                 result: StepResult = inst.step(inp)
                 last_obs[0] = result.observation
                 kinds.update(f"answer {o.get('type')} {o.get('error')}" for o in result.outputs
                              if isinstance(o, dict) and "error" in o)
                 kinds.update(f"record {o.get('type')}" for o in result.outputs
                              if isinstance(o, dict) and "key" in o)
+                if any(isinstance(o, dict) and o.get("type") == "ShareTombstone" for o in result.outputs):
+                    deleted.add(key)
                 return result
 
             def close(self) -> None:
@@ -50,8 +62,9 @@ def kinds_of(inp: dict[str, Any], stored: Any) -> set[str]:
     out = {kind}
     offset = stored.get("offset") if isinstance(stored, dict) else None
     fence = stored.get("leader_epoch_fence") if isinstance(stored, dict) else None
-    if kind == "InitializeRequest":
-        out.add("InitializeRequest on a " + ("new" if offset is None else "stored") + " key")
+    state_fence = stored.get("state_epoch_fence") if isinstance(stored, dict) else None
+    if kind in ("InitializeRequest", "DeleteRequest", "ReadSummaryRequest"):
+        out.add(f"{kind} on a " + ("new" if offset is None else "stored") + " key")
     if kind in ("WriteRequest", "ReadRequest") and "leader_epoch" in inp:
         e = int(inp["leader_epoch"])
         if e == -1:
@@ -59,16 +72,47 @@ def kinds_of(inp: dict[str, Any], stored: Any) -> set[str]:
         elif isinstance(fence, int):
             out.add(f"{kind} leader epoch " + ("below" if e < fence else "at" if e == fence else "above")
                     + " the fence")
+    if kind in ("WriteRequest", "InitializeRequest") and "state_epoch" in inp:
+        e = int(inp["state_epoch"])
+        if e == -1:
+            out.add(f"{kind} state epoch -1")
+        elif isinstance(state_fence, int):
+            out.add(f"{kind} state epoch " + ("below" if e < state_fence else "at" if e == state_fence else "above")
+                    + " the fence")
+    group, partition = inp.get("group_id"), inp.get("partition")
+    if kind.endswith("Request"):
+        out.add(f"{kind} for " + ("partition -1" if partition == -1 else "a partition not in the image"
+                                  if partition == 2 else "another group" if group != "g"
+                                  else "another partition" if partition == 1 else "the key"))
     if kind == "WriteRequest" and int(inp.get("start_offset", -1)) != -1:
         out.add("WriteRequest moving the start offset")
+        if isinstance(offset, dict) and int(inp["start_offset"]) < int(offset["start_offset"]):
+            out.add("WriteRequest with a start offset below the stored one")
     if kind == "Load" and offset is not None:
         out.add("Load of a key with state")
     return out
 
 
+REQUESTS = ("WriteRequest", "ReadRequest", "InitializeRequest", "DeleteRequest", "ReadSummaryRequest")
 VOCABULARY = {
-    "WriteRequest", "ReadRequest", "InitializeRequest", "Unload", "Load",
+    "WriteRequest", "ReadRequest", "InitializeRequest", "Unload", "Load", "DeleteRequest", "ReadSummaryRequest",
     "InitializeRequest on a new key", "InitializeRequest on a stored key",
+    "DeleteRequest on a new key", "DeleteRequest on a stored key",
+    "ReadSummaryRequest on a new key", "ReadSummaryRequest on a stored key",
+    "WriteRequest state epoch -1", "WriteRequest state epoch below the fence", "WriteRequest state epoch at the fence",
+    "WriteRequest state epoch above the fence", "WriteRequest leader epoch -1",
+    "InitializeRequest state epoch below the fence", "InitializeRequest state epoch at the fence",
+    "InitializeRequest state epoch above the fence",
+    "ReadRequest leader epoch below the fence", "WriteRequest with a start offset below the stored one",
+    *(f"{r} for {where}" for r in REQUESTS for where in ("the key", "another partition", "another group",
+                                                          "partition -1")),
+    "WriteRequest for a partition not in the image", "InitializeRequest for a partition not in the image",
+    *(f"{r} after a delete" for r in REQUESTS if r != "DeleteRequest"),
+    "Load of a log holding a tombstone", "record ShareTombstone",
+    "answer DeleteResponse NONE", "answer ReadSummaryResponse NONE", "answer InitializeResponse FENCED_STATE_EPOCH",
+    "answer InitializeResponse UNKNOWN_TOPIC_OR_PARTITION", "answer DeleteResponse INVALID_REQUEST",
+    "answer ReadSummaryResponse INVALID_REQUEST", "answer ReadSummaryResponse UNKNOWN_TOPIC_OR_PARTITION",
+    "answer DeleteResponse COORDINATOR_NOT_AVAILABLE", "answer ReadSummaryResponse COORDINATOR_NOT_AVAILABLE",
     "WriteRequest leader epoch below the fence", "WriteRequest leader epoch at the fence",
     "WriteRequest leader epoch above the fence", "WriteRequest moving the start offset",
     "ReadRequest leader epoch -1", "ReadRequest leader epoch at the fence", "ReadRequest leader epoch above the fence",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kspec.conformance.adapters.base import JSON, StepResult
+from kspec.conformance.adapters.base import JSON, StepResult, Target
 from kspec.conformance.machines.runner import run_conformance
 from kspec.model.core.codec import decode, encode
 from kspec.model.share import shard
@@ -43,7 +43,7 @@ class ModelShard:
         pass
 
 
-class DeclaringTarget:
+class DeclaringTarget(Target):
     protocol = "share"
 
     def __init__(self, **declared: Any) -> None:

@@ -5,28 +5,33 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 import tla_toy_model as toy
 from cli_run import run_cli
 
-from kspec.model import catalog
+from kspec.conformance import protocols
 from kspec.tla.mappings import NoMapping, TLAMapping, get_mapping
 from kspec.tla.runner import JAR_ENV
 
 
 @pytest.fixture
-def toy_protocols(monkeypatch: pytest.MonkeyPatch) -> None:
+def toy_protocols(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """Register the Tokens twin (and its broken variant) as protocols with TLA+ mappings."""
     broken = type(sys)("tla_toy_broken")
     broken.PROTOCOL = toy.BROKEN_PROTOCOL  # type: ignore[attr-defined]
     broken.MAPPING = toy.BROKEN_MAPPING  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "tla_toy_broken", broken)
-    monkeypatch.setitem(catalog.PROTOCOL_MODULES, "toy", "tla_toy_model")
-    monkeypatch.setitem(catalog.PROTOCOL_MODULES, "toybroken", "tla_toy_broken")
     monkeypatch.setitem(sys.modules, "kspec.tla.mappings.toy", toy)
     monkeypatch.setitem(sys.modules, "kspec.tla.mappings.toybroken", broken)
+    protocols.register(protocols.ConformanceProtocol("toy", "tla_toy_model", tla="kspec.tla.mappings.toy"))
+    protocols.register(protocols.ConformanceProtocol("toybroken", "tla_toy_broken",
+                                                     tla="kspec.tla.mappings.toybroken"))
+    yield
+    protocols.unregister("toy")
+    protocols.unregister("toybroken")
 
 
 

@@ -87,11 +87,12 @@ class TLAMapping(Generic[S]):
                 "====\n")
 
 
-def get_mapping(protocol: str) -> TLAMapping[Any]:
-    """The mapping of ``protocol``; raises :class:`NoMapping` with a one-line reason."""
+def get_mapping(protocol: str, module_name: str | None = None) -> TLAMapping[Any]:
+    """The mapping of ``protocol`` (in ``module_name``, by default ``kspec.tla.mappings.<protocol>``);
+    raises :class:`NoMapping` with a one-line reason."""
     if not protocol.isidentifier():
         raise NoMapping(f"{protocol!r} is not a protocol name")
-    module_name = f"{__name__}.{protocol}"
+    module_name = module_name or f"{__name__}.{protocol}"
     try:
         module = importlib.import_module(module_name)
     except ModuleNotFoundError as err:

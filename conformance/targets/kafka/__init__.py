@@ -15,43 +15,17 @@ One Kafka version per process (JPype cannot restart a JVM); see ``jvm``. Jars ar
 
 from __future__ import annotations
 
-from typing import Any
-
-from kspec.conformance.adapters.base import TargetError
-
-PROTOCOLS = ("mm2", "share", "raft", "voters", "streams")
+from kspec.conformance.adapters.base import Target, TargetError
 
 
-def make_kafka_target(version: str, protocol: str) -> Any:
-    """The ``kafka:VERSION`` target of ``protocol``; TargetError (one line) when it cannot run."""
-    if protocol == "mm2":
-        from kspec.conformance.targets.kafka.mm2 import KafkaMm2Target
+def make_kafka_target(version: str, protocol: str) -> Target:
+    """The ``kafka:VERSION`` target of ``protocol`` (its ``kafka`` entry in conformance/protocols.py);
+    TargetError (one line) when it cannot run."""
+    from kspec.conformance import protocols
 
-        return KafkaMm2Target(version)
-    if protocol == "share":
-        from kspec.conformance.targets.kafka.share import KafkaShareTarget
-
-        return KafkaShareTarget(version)
-    if protocol == "raft":
-        from kspec.conformance.targets.kafka.raft import KafkaRaftTarget
-
-        return KafkaRaftTarget(version)
-    if protocol == "voters":
-        # kafka:VERSION is the replica level (KafkaRaftClient), kafka:VERSION:log the log level.
-        release, _, level = version.partition(":")
-        if level == "log":
-            from kspec.conformance.targets.kafka.voters import KafkaVotersTarget
-
-            return KafkaVotersTarget(release)
-        if level in ("", "replica"):
-            from kspec.conformance.targets.kafka.voters_replica import KafkaVotersReplicaTarget
-
-            return KafkaVotersReplicaTarget(release)
-        raise TargetError(f"kafka:{version}: no voters level {level!r} (kafka:VERSION is the replica level, "
-                          "kafka:VERSION:log the log level)")
-    if protocol == "streams":
-        from kspec.conformance.targets.kafka.streams import KafkaStreamsTarget
-
-        return KafkaStreamsTarget(version)
-    raise TargetError(f"kafka:{version}: no Kafka target for protocol {protocol!r} "
-                      f"(kafka targets cover: {', '.join(PROTOCOLS)})")
+    covered = [p.name for p in protocols.protocols() if p.kafka is not None]
+    declared = protocols.find(protocol)
+    if declared is None or declared.kafka is None:
+        raise TargetError(f"kafka:{version}: no Kafka target for protocol {protocol!r} "
+                          f"(kafka targets cover: {', '.join(covered)})")
+    return declared.kafka_target(version)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import Any
 
 from kspec.conformance.adapters.base import TargetError
 
@@ -65,7 +66,7 @@ def ensure(version: str, jars: list[Path]) -> None:
     _classpath.extend(paths)
 
 
-def jclass(version: str, name: str) -> object:
+def jclass(version: str, name: str) -> Any:  # a JPype class: its members are the Java class's, known at run time
     """The Java class ``name``; TargetError naming the version when this Kafka does not have it."""
     import jpype
 

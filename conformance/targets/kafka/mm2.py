@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from kspec.conformance.adapters.base import JSON, StepResult, TargetError
+from kspec.conformance.adapters.base import JSON, StepResult, Target, TargetError
 from kspec.conformance.targets.kafka import artifacts, jvm
 from kspec.conformance.targets.mm2_policies import call_args
 from kspec.model.mm2.policy import internal_rule_for
@@ -106,7 +106,7 @@ class KafkaPolicy:
         return bool(self.call("is_internal_topic", topic))
 
 
-class KafkaMm2Target:
+class KafkaMm2Target(Target):
     """The mm2 target of one Kafka version: a factory of configured Kafka policies.
 
     ``policy(kind, props)`` builds one; ``policy_for(kind, separator)`` is the

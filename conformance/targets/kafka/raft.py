@@ -48,7 +48,7 @@ from __future__ import annotations
 import weakref
 from typing import Any
 
-from kspec.conformance.adapters.base import JSON, StepResult, TargetError
+from kspec.conformance.adapters.base import JSON, StepResult, Target, TargetError
 from kspec.conformance.targets.kafka import artifacts, jvm
 from kspec.conformance.targets.kafka.raft_java import RAFT
 from kspec.conformance.targets.kafka.raft_java import Java as _Java
@@ -121,6 +121,11 @@ def _answered_class() -> Any:
 
 class KafkaRaftNode:
     """One replica: a ``KafkaRaftClient`` over Kafka's test doubles (see the module docstring)."""
+
+    # Java objects, dropped (None) on close; the client's metrics exist once it has started.
+    metrics: Any = None
+    _draw: Any
+    _callbacks: list[Any]
 
     def __init__(self, java: _Java, node: int, voters: list[int]) -> None:
         self.java = java
@@ -223,7 +228,7 @@ class KafkaRaftNode:
         j = self.java
         ctor = j.ctor
         names = [str(t.getName()).rsplit(".", 1)[-1] for t in ctor.getParameterTypes()]
-        if getattr(self, "metrics", None) is not None:
+        if self.metrics is not None:
             self.metrics.close()  # the crashed client's gauges go with it
         self.metrics = j.Metrics(self.time)
         expiration = j.MockExpiration(self.time)
@@ -648,7 +653,7 @@ class KafkaRaftNode:
         self.store_proxy = None
 
 
-class KafkaRaftTarget:
+class KafkaRaftTarget(Target):
     """``kafka:VERSION`` for raft: one :class:`KafkaRaftNode` per replica."""
 
     protocol = "raft"
@@ -661,12 +666,9 @@ class KafkaRaftTarget:
         self.version = version
         self.name = f"kafka:{version}"
         self.java = _Java(version, vt)
-
-    @property
-    def model_config(self) -> dict[str, JSON]:
-        """The release's rule set (spec/raft.md, "Rule sets"): kip-595 before 4.0, kip-996 from
-        4.0 (pre-vote always on). A release picks its rules by its version and nothing else."""
-        return dict(rule_set_for(self.version).bounds)
+        # The release's rule set (spec/raft.md, "Rule sets"): kip-595 before 4.0, kip-996 from
+        # 4.0 (pre-vote always on). A release picks its rules by its version and nothing else.
+        self.model_config = dict(rule_set_for(version).bounds)
 
     def supports(self, config: dict[str, JSON]) -> bool:
         """The cluster shapes this Kafka can be compared on: those of the release's own rule

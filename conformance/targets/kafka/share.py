@@ -14,8 +14,8 @@ around a shard and no more.
   record the shard's handlers wrote replayed in order (fail-over); the input's records (the
   model's log) only when this adapter has written none (a replayed counterexample).
 - A request Kafka 4.0 has no API for (initialize, delete, read-summary) gets UNSUPPORTED_VERSION,
-  as a 4.0 broker's ApiVersions tells a client; the target also declares the ``initialize``
-  category unsupported, so the lockstep never draws it.
+  as a 4.0 broker's ApiVersions tells a client; the target also declares the ``initialize``,
+  ``delete`` and ``summary`` categories unsupported, so the lockstep never draws them.
 
 The model runs with this version's rules (``model_config``: ``kafka_version``; spec/share.md,
 "Versions"). From 4.2 the shard takes a ``CoordinatorMetadataImage`` (Kafka's KRaft wrapper of
@@ -32,7 +32,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from kspec.conformance.adapters.base import JSON, StepResult, TargetError
+from kspec.conformance.adapters.base import JSON, StepResult, Target, TargetError
 from kspec.conformance.targets.kafka import artifacts, jvm
 from kspec.model.share.shard import MESSAGE_OF, UNSUPPORTED_VERSION
 from kspec.model.share.versions import Rules, minor_of, rules_of
@@ -372,7 +372,7 @@ class KafkaShareShard:
         p = next(iter(topic.partitions()))
         error = str(self.java.Errors.forCode(p.errorCode()).name())
         message = "" if p.errorMessage() is None else str(p.errorMessage())
-        out = {"type": RESPONSE_OF[kind], "topic_id": self.topics.name(topic.topicId()),
+        out: dict[str, Any] = {"type": RESPONSE_OF[kind], "topic_id": self.topics.name(topic.topicId()),
                "partition": int(p.partition()), "error": error, "message": message}
         if kind == "ReadRequest":
             out.update(state_epoch=int(p.stateEpoch()), start_offset=int(p.startOffset()),
@@ -439,11 +439,12 @@ class ShareInstance:
             self.shard.shard.onUnloaded()
 
 
-class KafkaShareTarget:
+class KafkaShareTarget(Target):
     """The share target of one Kafka version (4.0.0 or later).
 
     ``model_config`` makes the lockstep run the model with this release's rules; ``unsupported``
-    leaves out the initialize category on 4.0, which has no InitializeShareGroupState.
+    leaves out the initialize, delete and summary categories on 4.0, which has no
+    InitializeShareGroupState, DeleteShareGroupState or ReadShareGroupStateSummary.
     """
 
     protocol = "share"
@@ -458,7 +459,9 @@ class KafkaShareTarget:
         except ValueError as err:
             raise TargetError(f"kafka:{version}: {err}") from None
         self.model_config: dict[str, JSON] = {"kafka_version": self.rules.version}
-        self.unsupported = frozenset() if self.rules.initialize else frozenset({"initialize"})
+        # Kafka 4.0's shard has no initializeState, deleteState or readStateSummary (the methods
+        # and their request classes arrive in 4.1): the driver's categories for them are not drawn.
+        self.unsupported = frozenset() if self.rules.initialize else frozenset({"initialize", "delete", "summary"})
         jvm.check(version)
         jvm.ensure(version, jars if jars is not None else artifacts.resolve(version, ARTIFACTS))
         self.java = _Java(version)

@@ -46,7 +46,7 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
-from kspec.conformance.adapters.base import JSON, StepResult, TargetError
+from kspec.conformance.adapters.base import JSON, StepResult, Target, TargetError
 from kspec.conformance.targets.kafka import artifacts, jvm
 from kspec.model.streams.metadata import host_text, parse_assignment
 from kspec.model.streams.system import TOPOLOGY
@@ -134,7 +134,7 @@ class _Java:
         # The shapes that changed between releases (see the module docstring).
         metadata = c(version, f"{INTERNALS}.TopologyMetadata")
         self.TopologyMetadata: Any = metadata
-        self.ctor_args = ("metadata", "host", "log")
+        self.ctor_args: tuple[str, ...] = ("metadata", "host", "log")
         for args, types in ((("metadata", "host", "log"), (metadata, self.HostInfo, self.LogContext)),
                             (("metadata", "host"), (metadata, self.HostInfo)),
                             (("builder", "host"), (itb, self.HostInfo))):
@@ -186,7 +186,7 @@ class _Java:
         for store, topics in stores:
             if not topics:
                 continue  # a store no source topic feeds: Kafka answers as for an unknown store
-            merged = None
+            merged: Any = None
             for t in topics:
                 if t not in streams:
                     streams[t] = builder.stream(t)
@@ -227,9 +227,9 @@ def _tps(tps: Any) -> list[list[str | int]]:
 def metadata_json(m: Any) -> dict[str, JSON]:
     """A Kafka ``StreamsMetadata`` as the wire's JSON."""
     return {"host": _host(m.hostInfo()), "stores": sorted(str(s) for s in m.stateStoreNames()),
-            "partitions": _tps(m.topicPartitions()),  # type: ignore[dict-item]
+            "partitions": _tps(m.topicPartitions()),
             "standby_stores": sorted(str(s) for s in m.standbyStateStoreNames()),
-            "standby_partitions": _tps(m.standbyTopicPartitions())}  # type: ignore[dict-item]
+            "standby_partitions": _tps(m.standbyTopicPartitions())}
 
 
 def key_json(k: Any) -> JSON:
@@ -313,7 +313,7 @@ class StreamsInstance:
         self.states.clear()
 
 
-class KafkaStreamsTarget:
+class KafkaStreamsTarget(Target):
     """The streams target of one Kafka version: one node, Kafka's ``StreamsMetadataState``."""
 
     protocol = "streams"

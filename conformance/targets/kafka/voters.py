@@ -48,7 +48,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kspec.conformance.adapters.base import JSON, StepResult, TargetError
+from kspec.conformance.adapters.base import JSON, StepResult, Target, TargetError
 from kspec.conformance.targets.kafka import artifacts, jvm
 
 # The raft target's artifact set (one Maven resolution, one cache directory for both).
@@ -427,7 +427,7 @@ def _java_error(err: BaseException) -> str:
     return f"{name}: {' '.join(text.split())}"[:400]
 
 
-class KafkaVotersTarget:
+class KafkaVotersTarget(Target):
     """The voters target of one Kafka version (3.8.0 or later), at the log level."""
 
     protocol = "voters"
@@ -444,7 +444,7 @@ class KafkaVotersTarget:
     def supports(self, config: dict[str, JSON]) -> bool:
         """3.8 cannot load a bootstrap checkpoint (its history refuses offset -1): only the
         kraft.version-0 configurations (static voters)."""
-        return self.vt >= (3, 9) or int(config.get("kraft_version", 0) or 0) == 0  # type: ignore[arg-type]
+        return self.vt >= (3, 9) or int(config.get("kraft_version", 0) or 0) == 0
 
     def start(self, node: int, config: dict[str, JSON]) -> VotersLogInstance:
         asked = config.get("level", "replica")

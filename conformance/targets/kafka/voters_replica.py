@@ -38,7 +38,7 @@ from __future__ import annotations
 import weakref
 from typing import Any
 
-from kspec.conformance.adapters.base import JSON, StepResult, TargetError
+from kspec.conformance.adapters.base import JSON, StepResult, Target, TargetError
 from kspec.conformance.targets.kafka import artifacts, jvm
 from kspec.conformance.targets.kafka import raft as kraft
 from kspec.conformance.targets.kafka.raft_java import MSG, RAFT
@@ -420,11 +420,11 @@ class KafkaVoterReplica(kraft.KafkaRaftNode):
     _last_control: dict[str, JSON] = {}
 
 
-class KafkaVotersReplicaTarget:
+class KafkaVotersReplicaTarget(Target):
     """The voters target of one Kafka version (3.9.0 or later), at the replica level."""
 
     protocol = "voters"
-    level = "replica"
+    level: str | None = "replica"
 
     def __init__(self, version: str) -> None:
         vt = artifacts.supported_version(version, "voters", MIN_VERSION, "the replica level drives KIP-853's "
@@ -439,11 +439,8 @@ class KafkaVotersReplicaTarget:
         f = jvm.jclass(version, f"{RAFT}.KafkaRaftClient").class_.getDeclaredField("partitionState")
         f.setAccessible(True)
         self.values = _Voters(self.java, _LogJava(version, vt), f)
-
-    @property
-    def model_config(self) -> dict[str, JSON]:
-        """The release's raft rule set (pre-vote from 4.0, spec/raft.md "Rule sets")."""
-        return dict(rule_set_for(self.version).bounds)
+        # The release's raft rule set (pre-vote from 4.0, spec/raft.md "Rule sets").
+        self.model_config = dict(rule_set_for(version).bounds)
 
     def supports(self, config: dict[str, JSON]) -> bool:
         """The release's raft rule set, with a bootstrap checkpoint (kraft.version 1) and more
@@ -469,3 +466,17 @@ class KafkaVotersReplicaTarget:
 
     def close(self) -> None:
         """Nothing to release: the JVM lives as long as the process (JPype cannot restart it)."""
+
+
+def make_voters_target(version: str) -> Target:
+    """``kafka:VERSION`` for voters: the replica level, or the log level as ``kafka:VERSION:log``
+    (``conformance/targets/kafka/voters.py``); TargetError (one line) for another level."""
+    release, _, level = version.partition(":")
+    if level == "log":
+        from kspec.conformance.targets.kafka.voters import KafkaVotersTarget
+
+        return KafkaVotersTarget(release)
+    if level in ("", "replica"):
+        return KafkaVotersReplicaTarget(release)
+    raise TargetError(f"kafka:{version}: no voters level {level!r} (kafka:VERSION is the replica level, "
+                      "kafka:VERSION:log the log level)")

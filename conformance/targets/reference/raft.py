@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kspec.conformance.adapters.base import JSON, StepResult, TargetError
+from kspec.conformance.adapters.base import JSON, StepResult, Target, TargetError
 
 NONE = "NONE"
 FENCED = "FENCED_LEADER_EPOCH"
@@ -327,7 +327,7 @@ class RaftReplica:
             self.become_voted(req["epoch"], req["src"])
             return True
         if self.role == "voted":
-            return self.voted_for == req["src"]
+            return bool(self.voted_for == req["src"])
         if self.role == "prospective" and self.pre_vote:
             # prospectiveAddVotedState: the file gets the vote, the role stays prospective
             if self.voted_for is None and self.leader is None:
@@ -335,7 +335,7 @@ class RaftReplica:
                 assert self.prior is not None
                 self.prior = (self.prior[0], req["src"], self.prior[2])
                 return True
-            return self.voted_for == req["src"]
+            return bool(self.voted_for == req["src"])
         return False
 
     def on_BeginQuorumEpochRequest(self, req: dict[str, Any]) -> None:
@@ -543,7 +543,7 @@ class RaftInstance:
         pass
 
 
-class RaftTarget:
+class RaftTarget(Target):
     """A raft target: one :class:`RaftReplica` (or subclass) per node."""
 
     protocol = "raft"

@@ -18,7 +18,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from kspec.conformance.adapters.base import JSON, StepResult, TargetError
+from kspec.conformance.adapters.base import JSON, StepResult, Target, TargetError
 
 NOT_SET = -1
 NONE = "NONE"
@@ -149,13 +149,16 @@ class ShareShard:
     def state_record(self, key: tuple[str, str, int], leader_epoch: int, state_epoch: int, start_offset: int,
                      batches: list[list[int]], from_read: bool = False) -> dict[str, Any]:
         """A ShareSnapshot for a new key or once the update count reaches the limit, else a ShareUpdate.
-        The record keeps the stored epochs, but for a read's new leader epoch."""
+        The record keeps the stored epochs, but for a read's new leader epoch, and the higher of the
+        stored and the request's start offset."""
         current = self.offsets.get(key)
         if current is None:
             return self.snapshot(key, 0, state_epoch, leader_epoch, start_offset,
                                  self.combine(start_offset, [], batches))
         leader_epoch = leader_epoch if from_read and leader_epoch != NOT_SET else current["leader_epoch"]
         state_epoch = current["state_epoch"]
+        if start_offset != NOT_SET and start_offset < current["start_offset"]:
+            start_offset = current["start_offset"]  # an out-of-order write never moves the start back
         if self.update_counts.get(key, 0) >= self.snapshot_limit:
             return self.limit_snapshot(key, current, leader_epoch, state_epoch, start_offset, batches)
         return self.update(key, current["snapshot_epoch"], leader_epoch, start_offset,
@@ -334,7 +337,7 @@ class ShareInstance:
         pass
 
 
-class ShareTarget:
+class ShareTarget(Target):
     """A share target: one :class:`ShareShard` (or subclass) per coordinator partition."""
 
     protocol = "share"

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kspec.conformance.adapters.base import JSON, StepResult, TargetError
+from kspec.conformance.adapters.base import JSON, StepResult, Target, TargetError
 from kspec.conformance.targets.reference.raft import RaftReplica
 
 Key = tuple[int, int]  # (replica id, directory id)
@@ -352,7 +352,7 @@ class LogInstance:
         pass
 
 
-class VotersTarget:
+class VotersTarget(Target):
     """A voters target: ``kspec conform`` drives it at ``level``; it serves every level in
     ``serves`` (a replica-level run gets a :class:`VoterReplica` per node, a log-level run a
     :class:`ControlRecords` per node), so a counterexample of either level replays on it."""
@@ -384,7 +384,7 @@ class VotersTarget:
         pass
 
 
-def voters_target(name: str, cls: type) -> VotersTarget:
+def voters_target(name: str, cls: type[VoterReplica] | type[ControlRecords]) -> VotersTarget:
     """The target of a replica class (replica level) or a control-record class (log level)."""
     if issubclass(cls, ControlRecords):
         return VotersTarget(name, control_class=cls, level="log")

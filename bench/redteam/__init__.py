@@ -1,0 +1,12 @@
+"""Red-team targets: plain ``python:`` implementations of each protocol with realistic bugs
+planted, written from the user-facing material only (README, docs/, spec/*.md, examples/), as
+the people outside the project who measured kspec wrote theirs. One module per protocol; each
+module's ``BUGS`` maps a bug's name to its target class (``python:redteam.PROTO:Class`` with
+``bench/`` on ``PYTHONPATH``) and ``CORRECT`` names the bug-free target, which must conform.
+``bench/redteam_power.py`` runs every bug at the default budget over seeds.
+
+raft, voters and share subclass the project's independent reference replicas
+(``conformance/targets/reference``: plain dicts, no model code) and re-implement one method
+with the bug; mm2 and streams are written from scratch (``redteam.mm2`` reuses the example
+policy of ``examples/python-mm2-target``, itself written from the adapter spec alone).
+"""

@@ -1,0 +1,85 @@
+"""Red-team power: the planted bugs of ``bench/redteam/`` (buggy ``python:`` targets written from
+the user-facing material only) run at the default budget, per seed: caught or escaped, runs to
+detection and the counterexample's length. Prints a Markdown table, then the escaped bugs.
+
+    nice -n 10 python bench/redteam_power.py [--seeds N] [--first-seed S] [--protocols raft mm2 ...] [--only BUG ...]
+
+Each bug's module first proves its bug-free target conforms (``--no-correct`` skips that). A bug
+counts as caught at a seed when the run ends ``diverges``; ``error`` (the target crashed) is
+listed apart. Exit 1 when some bug escaped at some seed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import statistics
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from kspec.conformance.machines import guide
+from kspec.conformance.machines.runner import run_conformance
+from kspec.conformance.targets.registry import resolve_target
+
+PROTOCOLS = ("raft", "voters", "share", "mm2", "streams")
+
+
+def run(protocol: str, attr: str, seed: int) -> object:
+    guide._GRAPHS.clear()  # as a fresh ``kspec conform`` process would
+    target = resolve_target(f"python:redteam.{protocol}:{attr}", protocol)
+    return run_conformance(protocol, target, seed_value=seed, out_dir=None)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seeds", type=int, default=5, help="seeds FIRST..FIRST+N-1")
+    ap.add_argument("--first-seed", type=int, default=0)
+    ap.add_argument("--protocols", nargs="*", default=list(PROTOCOLS))
+    ap.add_argument("--only", nargs="*", default=None, help="bug names")
+    ap.add_argument("--no-correct", action="store_true", help="skip the bug-free targets")
+    args = ap.parse_args()
+    seeds = range(args.first_seed, args.first_seed + args.seeds)
+    print(f"red-team bugs at the default budget, seeds {seeds[0]}-{seeds[-1]}\n")
+    print("| protocol | bug | caught | runs to detection (median, max) | counterexample steps (max) |")
+    print("|---|---|---:|---:|---:|", flush=True)
+    escaped: list[str] = []
+    total = caught_total = 0
+    for protocol in args.protocols:
+        module = importlib.import_module(f"redteam.{protocol}")
+        if not args.no_correct and not args.only:
+            r = run(protocol, module.CORRECT, 0)
+            if r.verdict != "conforms":
+                print(f"| {protocol} | (bug-free target) | {r.verdict}: {r.finding} | | |", flush=True)
+        for bug, attr in module.TARGETS.items():
+            if args.only and bug not in args.only:
+                continue
+            runs: list[int] = []
+            lengths: list[int] = []
+            errors = 0
+            for seed in seeds:
+                r = run(protocol, attr, seed)
+                if r.verdict == "diverges" and r.first_runs is not None:
+                    runs.append(r.first_runs)
+                    lengths.append(len(r.steps))
+                elif r.verdict == "error":
+                    errors += 1
+            total += 1
+            caught = f"{len(runs)}/{args.seeds}" + (f" ({errors} error)" if errors else "")
+            if runs:
+                caught_total += len(runs) == args.seeds
+                print(f"| {protocol} | {bug} | {caught} | {statistics.median(runs):g}, {max(runs)} | "
+                      f"{max(lengths)} |", flush=True)
+            else:
+                print(f"| {protocol} | {bug} | {caught} | - | - |", flush=True)
+            if len(runs) < args.seeds:
+                escaped.append(f"{protocol}:{bug} ({args.seeds - len(runs)}/{args.seeds} seeds)")
+    print(f"\ncaught at every seed: {caught_total}/{total}; escaped at some seed: {len(escaped)}")
+    for e in escaped:
+        print(f"  escaped {e}")
+    sys.exit(1 if escaped else 0)
+
+
+if __name__ == "__main__":
+    main()

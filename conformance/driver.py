@@ -1,0 +1,130 @@
+"""The driver interface: what the lockstep harness, the guided runs and the CLI know of a protocol.
+
+A *driver* knows one protocol: its configurations, the model's enabled actions in a state, the
+node-level event an action gives (which node, which input, the model's outputs and the model's
+observation after it), and the safety checks that can be evaluated on observations alone.
+
+:class:`Driver` is the base every protocol's driver subclasses: the abstract methods are what
+each must provide, and every optional capability is a typed member with a default that
+declares nothing (no weights, no forced opening, the protocol's own output order ...). A
+driver overrides the ones it has; the harness, the lockstep machine (``machines/__init__.py``),
+the guided runs (``machines/guide.py``) and ``kspec conform`` read them directly.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Hashable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar, Generic, TypeVar
+
+from kspec.conformance.adapters.base import JSON
+from kspec.model.core.protocol import Model, Property
+
+M = TypeVar("M", bound=Model[Any, Any])
+
+# A partial order on a step's output types (machines/ordering.py): (before, after, spec ID).
+OrderRule = tuple[frozenset[str], frozenset[str], str]
+
+# Abstract states a guided run explores per configuration (``guide_states``), spread over at
+# most ``guide_depth`` levels (machines/guide.py).
+DEFAULT_GUIDE_STATES = 360
+DEFAULT_GUIDE_DEPTH = 12
+
+
+@dataclass(frozen=True)
+class Event:
+    """The node-level event of one model action, with the model's side of it."""
+
+    node: Any
+    input: JSON
+    model_outputs: JSON
+    model_observation: JSON
+    # What gave the event within a composite action (a macro's model action), for the step label.
+    label: str | None = None
+
+
+class Driver(ABC, Generic[M]):
+    """One protocol's lockstep driver (see the module docstring)."""
+
+    protocol: ClassVar[str]
+    config: dict[str, JSON]
+    model: M
+    # The action categories, one lockstep rule each (a class attribute or set per configuration).
+    categories: tuple[str, ...]
+
+    # -- optional capabilities (defaults declare nothing) ----------------------------------------
+    # Rules per category: a category of weight w gets w rules, so Hypothesis draws it w times as often.
+    weights: ClassVar[Mapping[str, int]] = {}
+    # Categories forced at the start of every run, in order (voters: the quorum's start-up).
+    opening: ClassVar[tuple[str, ...]] = ()
+    # Categories whose answers do not depend on the state (mm2's policy calls): a guided run
+    # counts such a transition once, not per state.
+    stateless: ClassVar[tuple[str, ...]] = ()
+    guide_states: ClassVar[int] = DEFAULT_GUIDE_STATES
+    guide_depth: ClassVar[int] = DEFAULT_GUIDE_DEPTH
+    # Whether config["model_variant"] runs a model variant (--model-variant, --accept NAME).
+    takes_model_variant: ClassVar[bool] = False
+    # Configuration keys ``kspec conform --set KEY=VALUE`` may set, with their allowed values.
+    settable: ClassVar[Mapping[str, tuple[str, ...]]] = {}
+    # The order the spec imposes on a step's outputs; None: the protocol's entry in
+    # machines/ordering.py ORDERS.
+    output_order: ClassVar[tuple[OrderRule, ...] | None] = None
+
+    def __init__(self, config: dict[str, JSON]) -> None:
+        self.config = config
+
+    @abstractmethod
+    def nodes(self) -> list[Any]:
+        """The nodes of the configuration, one target instance each."""
+
+    @abstractmethod
+    def node_config(self, node: Any) -> dict[str, JSON]:
+        """The configuration a target instance of ``node`` starts with."""
+
+    @abstractmethod
+    def init_state(self) -> Any:
+        """The model's initial state."""
+
+    @abstractmethod
+    def candidates(self, state: Any) -> list[tuple[str, Any]]:
+        """``(category, action)`` pairs worth trying in ``state`` (``resolve`` decides)."""
+
+    @abstractmethod
+    def resolve(self, state: Any, action: Any) -> Any | None:
+        """The state after ``action``, or None when the model does not enable it (within bounds)."""
+
+    @abstractmethod
+    def events(self, before: Any, action: Any, after: Any) -> list[Event]:
+        """The node-level events of ``action``, with the model's outputs and observations."""
+
+    @abstractmethod
+    def describe(self, action: Any) -> str:
+        """One line naming ``action`` (the step label of a counterexample)."""
+
+    @abstractmethod
+    def model_violation(self, before: Any, action: Any, after: Any) -> str | None:
+        """A property the model itself breaks on this step (a kspec bug), or None."""
+
+    @abstractmethod
+    def observed_violation(self, node: Any, inp: JSON, observations: dict[Any, JSON],
+                           memory: dict[str, Any]) -> str | None:
+        """``"NAME: detail"`` of a safety property the targets' observations break, or None."""
+
+    def comparable(self, output: JSON) -> JSON:
+        """The part of an output the comparison holds a target to (default: all of it)."""
+        return output
+
+    def canonical_observation(self, inp: JSON, observation: JSON) -> JSON:
+        """The observation with collections the spec does not order brought to one order
+        (a Java ``Collection`` or ``Set`` answer); both sides are compared so. Default: as is."""
+        return observation
+
+    def guide_key(self, state: Any) -> Hashable:
+        """The abstract state a guided run's graph is built over (it must keep everything that
+        decides which actions are enabled); default: the state itself."""
+        return state  # type: ignore[no-any-return]
+
+    def witnesses(self) -> Sequence[Property[Any, Any]]:
+        """The model's ``sometimes`` witnesses, which guided runs plan paths to."""
+        return [p for p in self.model.properties() if p.kind == "sometimes"]

@@ -1,0 +1,264 @@
+"""The one place that lists the protocols kspec knows, and everything each one brings.
+
+Each protocol declares itself once, as a :class:`ConformanceProtocol`: its model package, its
+conformance driver and configurations, its reference target, how a mutated class becomes a
+target (the mutant catalogue), its Kafka glue and releases, its TLA+ mapping, its Z3
+obligations, its docs pages, and whether its traces carry node-level events. The CLI, the docs
+generator, the target resolver (``targets/registry.py``), the Kafka targets, the pipeline, the
+pytest plugin and the tests' parametrisation read :func:`protocols` / :func:`get`.
+
+References to code are ``"module:attribute"`` strings, imported only when used, so a command
+about one protocol does not import the others (nor JPype).
+
+Third-party protocols register through the entry-point group ``kspec.protocols``: each entry
+point names a ``ConformanceProtocol`` (or a zero-argument function returning one or a list of
+them). :func:`register` adds one in-process (tests). An unknown name is always an error
+(:class:`UnknownProtocol`), never a fallback.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from kspec.model import catalog
+from kspec.model.catalog import UnknownProtocol
+
+if TYPE_CHECKING:
+    from kspec.conformance.adapters.base import Target
+    from kspec.conformance.driver import Driver
+    from kspec.conformance.targets.mutants import Mutant
+
+__all__ = ["ENTRY_POINT_GROUP", "ConformanceProtocol", "UnknownProtocol", "find", "get", "load", "names", "protocols",
+           "register"]
+
+ENTRY_POINT_GROUP = "kspec.protocols"
+
+Release = tuple[int, int]  # a Kafka minor version
+
+
+def load(ref: str) -> Any:
+    """The attribute ``ref`` (``"package.module:attribute"``) names."""
+    module_name, _, attr = ref.partition(":")
+    value: Any = importlib.import_module(module_name)
+    for part in attr.split(".") if attr else []:
+        value = getattr(value, part)  # a declared reference, not a capability probe
+    return value
+
+
+@dataclass(frozen=True)
+class ConformanceProtocol:
+    """Everything kspec knows of one protocol (see the module docstring)."""
+
+    name: str
+    # The model package: it exposes PROTOCOL, a kspec.model.core.protocol.ProtocolInfo
+    # (model, explorer bounds, broken variants, liveness).
+    model: str
+    summary: str = ""
+    # The lockstep driver class (a kspec.conformance.driver.Driver) and its configurations.
+    driver: str | None = None
+    configs: str | None = None
+    # ``factory(name, level)`` -> the reference target; ``levels``: the driver levels it serves
+    # beyond the default one (voters: ``log``), each named ``reference:LEVEL``.
+    reference: str | None = None
+    levels: tuple[str, ...] = ()
+    # ``factory(name, cls)`` -> the target that runs a mutated class (the mutant catalogue).
+    mutant_target: str | None = None
+    # A zero-argument function giving the mutants (kspec.conformance.targets.mutants.Mutant) a
+    # protocol outside the built-in catalogue brings.
+    mutants: str | None = None
+    # ``factory(version)`` -> the kafka:VERSION target; the releases it runs (first, last or None).
+    kafka: str | None = None
+    kafka_releases: tuple[Release, Release | None] | None = None
+    kafka_doc: str = ""
+    # The TLA+ mapping module (a module with MAPPING, kspec.tla.mappings.TLAMapping), if any.
+    tla: str | None = None
+    # The Z3 obligation modules (kspec.model.proofs) that prove this protocol's lemmas.
+    proofs: tuple[str, ...] = ()
+    # Hand-written docs pages (paths under docs/); the generated ones come from the model.
+    docs: tuple[str, ...] = ()
+    # Whether traces carry node-level events (events.jsonl) the pipeline replays per node.
+    events: bool = False
+    # Model packages whose classes its traces may also hold (voters' traces hold raft's).
+    trace_packages: tuple[str, ...] = ()
+    # Deviations catalogue (conformance/deviations/<name>.toml) exists for it.
+    deviations: bool = False
+    # The role transition table the docs draw: ``"module:attr"`` naming a mapping
+    # ``(from_role, to_role) -> when``, and the role a node starts in.
+    transitions: str | None = None
+    initial_role: str = ""
+    extra: Mapping[str, str] = field(default_factory=dict)
+
+    # -- what the references name ---------------------------------------------------------------
+
+    def has_conformance(self) -> bool:
+        """Whether ``kspec conform`` drives it (a driver and a reference target)."""
+        return self.driver is not None and self.reference is not None
+
+    def driver_class(self) -> type[Driver[Any]]:
+        if self.driver is None:
+            raise UnknownProtocol(f"no conformance suite for protocol {self.name!r} yet")
+        cls: type[Driver[Any]] = load(self.driver)
+        return cls
+
+    def driver_configs(self) -> list[dict[str, Any]]:
+        if self.configs is None:
+            raise UnknownProtocol(f"no conformance suite for protocol {self.name!r} yet")
+        configs: list[dict[str, Any]] = load(self.configs)
+        return configs
+
+    def reference_target(self, name: str = "reference", level: str = "") -> Target:
+        if self.reference is None:
+            raise UnknownProtocol(f"no reference target for protocol {self.name!r}")
+        factory: Callable[[str, str], Target] = load(self.reference)
+        return factory(name, level)
+
+    def target_of_mutant(self, name: str, cls: type) -> Target:
+        if self.mutant_target is None:
+            raise UnknownProtocol(f"protocol {self.name!r} takes no mutants")
+        factory: Callable[[str, type], Target] = load(self.mutant_target)
+        return factory(name, cls)
+
+    def extra_mutants(self) -> list[Mutant]:
+        if self.mutants is None:
+            return []
+        found: Callable[[], Iterable[Mutant]] = load(self.mutants)
+        return list(found())
+
+    def transition_table(self) -> Mapping[tuple[str, str], str] | None:
+        if self.transitions is None:
+            return None
+        table: Mapping[tuple[str, str], str] = load(self.transitions)
+        return table
+
+    def kafka_target(self, version: str) -> Target:
+        if self.kafka is None:
+            raise UnknownProtocol(f"no Kafka target for protocol {self.name!r}")
+        factory: Callable[[str], Target] = load(self.kafka)
+        return factory(version)
+
+
+_R = "kspec.conformance.targets.builtin"
+
+BUILTIN: tuple[ConformanceProtocol, ...] = (
+    ConformanceProtocol(
+        "raft", "kspec.model.raft", "KRaft leader election and log replication (KIP-595, KIP-996)",
+        driver="kspec.conformance.machines.raft:RaftDriver", configs="kspec.conformance.machines.raft:CONFIGS",
+        reference=f"{_R}:raft_reference", mutant_target=f"{_R}:raft_mutant",
+        kafka="kspec.conformance.targets.kafka.raft:KafkaRaftTarget", kafka_releases=((3, 7), (3, 9)),
+        kafka_doc="KafkaRaftClient over its test doubles, 3.7-3.9",
+        tla="kspec.tla.mappings.raft",
+        proofs=("kspec.model.proofs.raft_quorum", "kspec.model.proofs.raft_vote", "kspec.model.proofs.raft_hw"),
+        docs=("spec/raft.md",), events=True, transitions="kspec.model.raft.node:TRANSITIONS",
+        initial_role="unattached"),
+    ConformanceProtocol(
+        "voters", "kspec.model.voters", "KRaft voter changes (KIP-853)",
+        driver="kspec.conformance.machines.voters:VotersDriver", configs="kspec.conformance.machines.voters:CONFIGS",
+        reference=f"{_R}:voters_reference", levels=("replica", "log"), mutant_target=f"{_R}:voters_mutant",
+        kafka="kspec.conformance.targets.kafka.voters_replica:make_voters_target", kafka_releases=((3, 8), (4, 3)),
+        kafka_doc="KafkaRaftClient replicas, AddRaftVoter/RemoveRaftVoter (replica level), 3.9+; "
+                  "kafka:VERSION:log: KRaftControlRecordStateMachine over MockLog (log level), 3.8+",
+        tla="kspec.tla.mappings.voters", proofs=("kspec.model.proofs.voters_history",),
+        docs=("spec/voters.md",), events=True, trace_packages=("kspec.model.raft",), deviations=True,
+        transitions="kspec.model.raft.node:TRANSITIONS", initial_role="unattached"),
+    ConformanceProtocol(
+        "share", "kspec.model.share", "share-group state coordinator (KIP-932)",
+        driver="kspec.conformance.machines.share:ShareDriver", configs="kspec.conformance.machines.share:CONFIGS",
+        reference=f"{_R}:share_reference", mutant_target=f"{_R}:share_mutant",
+        kafka="kspec.conformance.targets.kafka.share:KafkaShareTarget", kafka_releases=((4, 0), (4, 3)),
+        kafka_doc="ShareCoordinatorShard, 4.0+",
+        tla="kspec.tla.mappings.share", proofs=("kspec.model.proofs.share_combiner",),
+        docs=("spec/share.md",), deviations=True),
+    ConformanceProtocol(
+        "mm2", "kspec.model.mm2", "MirrorMaker 2 replication policy",
+        driver="kspec.conformance.machines.mm2:Mm2Driver", configs="kspec.conformance.machines.mm2:CONFIGS",
+        reference=f"{_R}:mm2_reference", mutant_target=f"{_R}:mm2_mutant",
+        kafka="kspec.conformance.targets.kafka.mm2:KafkaMm2Target", kafka_releases=((2, 4), None),
+        kafka_doc="Default/IdentityReplicationPolicy", docs=("spec/mm2.md",)),
+    ConformanceProtocol(
+        "streams", "kspec.model.streams", "Kafka Streams metadata and interactive-query routing",
+        driver="kspec.conformance.machines.streams:StreamsDriver",
+        configs="kspec.conformance.machines.streams:CONFIGS",
+        reference=f"{_R}:streams_reference", mutant_target=f"{_R}:streams_mutant",
+        kafka="kspec.conformance.targets.kafka.streams:KafkaStreamsTarget", kafka_releases=((3, 0), (4, 3)),
+        kafka_doc="StreamsMetadataState fed as the assignor feeds it, 3.0+", docs=("spec/streams.md",),
+        transitions="kspec.model.streams.system:TRANSITIONS", initial_role="rebalancing"),
+)
+
+_REGISTERED: dict[str, ConformanceProtocol] = {}
+_PLUGINS_LOADED = False
+
+
+def register(protocol: ConformanceProtocol) -> ConformanceProtocol:
+    """Add ``protocol`` (its model too, to ``kspec.model.catalog``); a name already taken by
+    another declaration is an error."""
+    known = _REGISTERED.get(protocol.name)
+    if known is not None and known != protocol:
+        raise ValueError(f"protocol {protocol.name!r} is declared twice ({known.model}, {protocol.model})")
+    _REGISTERED[protocol.name] = protocol
+    catalog.register_model(protocol.name, protocol.model)
+    return protocol
+
+
+def unregister(name: str) -> None:
+    """Remove a protocol registered in-process (tests)."""
+    _REGISTERED.pop(name, None)
+    catalog.unregister_model(name)
+
+
+def _entry_point_protocols() -> Iterator[ConformanceProtocol]:
+    from importlib.metadata import entry_points
+
+    for ep in entry_points(group=ENTRY_POINT_GROUP):
+        value = ep.load()
+        found = value() if callable(value) and not isinstance(value, ConformanceProtocol) else value
+        items: Iterable[Any] = [found] if isinstance(found, ConformanceProtocol) else found
+        for item in items:
+            if not isinstance(item, ConformanceProtocol):
+                raise TypeError(f"entry point {ep.name!r} ({ep.value}) gives {type(item).__name__}, "
+                                "not a ConformanceProtocol")
+            yield item
+
+
+def _ensure_loaded() -> None:
+    global _PLUGINS_LOADED
+    if not _REGISTERED:
+        for p in BUILTIN:
+            register(p)
+    if not _PLUGINS_LOADED:
+        _PLUGINS_LOADED = True
+        for p in _entry_point_protocols():
+            register(p)
+
+
+def protocols() -> list[ConformanceProtocol]:
+    """Every protocol, built-in ones first, in declaration order."""
+    _ensure_loaded()
+    return list(_REGISTERED.values())
+
+
+def names() -> list[str]:
+    """Every protocol name."""
+    return [p.name for p in protocols()]
+
+
+def find(name: str) -> ConformanceProtocol | None:
+    """The protocol called ``name``, or None."""
+    _ensure_loaded()
+    return _REGISTERED.get(name)
+
+
+def get(name: str) -> ConformanceProtocol:
+    """The protocol called ``name``; :class:`UnknownProtocol` (one line) otherwise."""
+    _ensure_loaded()
+    found = _REGISTERED.get(name)
+    if found is None:
+        raise UnknownProtocol(f"unknown protocol {name!r} (one of: {', '.join(_REGISTERED)})")
+    return found
+
+
+def conformance_names() -> list[str]:
+    """The protocols ``kspec conform`` drives."""
+    return [p.name for p in protocols() if p.has_conformance()]

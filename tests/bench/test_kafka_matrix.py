@@ -1,0 +1,58 @@
+"""bench/kafka_matrix.py renders what the runs say: catalogued divergences by name, anything else
+flagged, and its exit status says whether every run is explained."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture()
+def matrix():  # type: ignore[no-untyped-def]
+    spec = importlib.util.spec_from_file_location("kafka_matrix", ROOT / "bench" / "kafka_matrix.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _write(d: Path, name: str, run: dict[str, object]) -> None:
+    d.mkdir(parents=True, exist_ok=True)
+    (d / name).write_text(json.dumps(run), encoding="utf-8")
+
+
+def test_every_protocol_has_releases(matrix) -> None:  # type: ignore[no-untyped-def]
+    assert set(matrix.RELEASES) == {"raft", "voters", "share", "mm2", "streams"}
+    for versions in matrix.RELEASES.values():
+        assert versions == sorted(versions, key=matrix._vkey)
+
+
+def test_named_divergence_rendered_and_unnamed_flagged(matrix, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    name = next(iter(matrix.catalogue("share")))
+    d = tmp_path / "runs"
+    _write(d, "4.0.0-seed0.json", {"version": "4.0.0", "seed": 0, "verdict": "diverges", "deviation": name,
+                                   "steps": 7, "examples": 12, "divergence": {"step": 7, "kind": "output",
+                                                                              "field": "errors", "detail": "x|y"}})
+    _write(d, "4.0.0-accept.json", {"version": "4.0.0", "seed": 0, "verdict": "conforms", "examples": 300,
+                                    "accepted": [name], "accept_run": True})
+    _write(d, "4.4.0-seed0.json", {"version": "4.4.0", "seed": 0, "verdict": "diverges", "deviation": None,
+                                   "steps": 3, "divergence": {"step": 3, "kind": "output", "field": "f",
+                                                              "detail": "d"}})
+    text = matrix.render("share", matrix.load_runs(d))
+    row_400 = next(ln for ln in text.splitlines() if ln.startswith("| 4.0.0 "))
+    assert f"`{name}`" in row_400 and "conforms (300) with " + name in row_400
+    assert "x\\|y" in row_400  # a pipe in a detail does not break the table
+    row_440 = next(ln for ln in text.splitlines() if ln.startswith("| 4.4.0 "))
+    assert "**not catalogued**" in row_440
+    assert "not a clean verdict (error, timeout or a divergence not catalogued): 1." in text
+    doc = tmp_path / "matrix.md"
+    doc.write_text("# m\n", encoding="utf-8")
+    matrix.write_section("share", text, doc)
+    matrix.write_section("share", text, doc)  # idempotent: the block is replaced, not appended
+    assert doc.read_text(encoding="utf-8").count("<!-- BEGIN GENERATED share -->") == 1
+    assert matrix.unexplained({"verdict": "error"}, {}) and not matrix.unexplained({"verdict": "conforms"}, {})
