@@ -137,15 +137,16 @@ class KafkaVoterReplica(kraft.KafkaRaftNode):
 
     def _write_bootstrap(self) -> None:
         """The checkpoint ``0-0`` of ``kafka-storage format --initial-controllers``."""
-        lj, j = self.values.lj, self.java
+        lj, j, bootstrap = self.values.lj, self.java, self.bootstrap
+        assert bootstrap is not None
         writer = self.inner_log.createNewSnapshotUnchecked(lj.OffsetAndEpoch(0, 0)).get()
-        flat = [int(x) for pair in sorted(self.bootstrap["voters"]) for x in pair]
+        flat = [int(x) for pair in sorted(bootstrap["voters"]) for x in pair]
         voter_set = j.Optional.of(lj.VoterSet.fromVotersRecord(voters_record(j, flat)))
         builder = lj.SnapshotBuilder().setLastContainedLogTimestamp(0).setTime(lj.Time.SYSTEM)
         builder = (builder.setMaxBatchSizeBytes(8192) if hasattr(builder, "setMaxBatchSizeBytes")
                    else builder.setMaxBatchSize(8192))
         snap = (builder.setMemoryPool(lj.MemoryPool.NONE).setRawSnapshotWriter(writer)
-                .setKraftVersion(lj.kraft_version_value(int(self.bootstrap["kraft_version"])))
+                .setKraftVersion(lj.kraft_version_value(int(bootstrap["kraft_version"])))
                 .setVoterSet(voter_set).build(j.serde))
         try:
             snap.freeze()
@@ -448,8 +449,8 @@ class KafkaVotersReplicaTarget(Target):
         (RAFT-RULE-LONE-VOTER) while the voters model's formatted lone voter waits for its
         election timer (VOTERS-MODEL-START), so that opening cannot be compared yet."""
         wanted = dict(rule_set_for(self.version).bounds)
-        bootstrapped = int(config.get("kraft_version", 1) or 0) == 1  # type: ignore[arg-type]
-        several = int(config.get("voters", 3) or 0) > 1  # type: ignore[arg-type]
+        bootstrapped = int(config.get("kraft_version", 1) or 0) == 1
+        several = int(config.get("voters", 3) or 0) > 1
         return bootstrapped and several and all(config.get(k) == v for k, v in wanted.items())
 
     def start(self, node: int, config: dict[str, JSON]) -> KafkaVoterReplica:
