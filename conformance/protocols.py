@@ -157,8 +157,9 @@ BUILTIN: tuple[ConformanceProtocol, ...] = (
         "voters", "kspec.model.voters", "KRaft voter changes (KIP-853)",
         driver="kspec.conformance.machines.voters:VotersDriver", configs="kspec.conformance.machines.voters:CONFIGS",
         reference=f"{_R}:voters_reference", levels=("replica", "log"), mutant_target=f"{_R}:voters_mutant",
-        kafka="kspec.conformance.targets.kafka.voters:KafkaVotersTarget", kafka_releases=((3, 8), (4, 3)),
-        kafka_doc="KRaftControlRecordStateMachine over MockLog (log level), 3.8+",
+        kafka="kspec.conformance.targets.kafka.voters_replica:make_voters_target", kafka_releases=((3, 8), (4, 3)),
+        kafka_doc="KafkaRaftClient replicas, AddRaftVoter/RemoveRaftVoter (replica level), 3.9+; "
+                  "kafka:VERSION:log: KRaftControlRecordStateMachine over MockLog (log level), 3.8+",
         tla="kspec.tla.mappings.voters", proofs=("kspec.model.proofs.voters_history",),
         docs=("spec/voters.md",), events=True, trace_packages=("kspec.model.raft",), deviations=True,
         transitions="kspec.model.raft.node:TRANSITIONS", initial_role="unattached"),

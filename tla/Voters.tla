@@ -42,6 +42,7 @@ CONSTANTS
     EffectOnCommit,          \* flaw of effect-on-commit: a voter set takes effect once committed
     HistoryNotTruncated,     \* flaw of history-not-truncated: no VOTERS-CTRL-TRUNCATE
     SnapshotWithoutVoters,   \* flaw of snapshot-without-voters: a snapshot without its VotersRecord
+    FirstLeaderSkipsVoters,  \* flaw of first-leader-skips-voters: no VOTERS-RULE-FIRST-LEADER
     Nil                      \* a model value: Python's None
 
 VARIABLES
@@ -433,6 +434,16 @@ TakeSnapshot(n) ==
        ELSE LET snap == SnapshotAt(n.control, hw)
             IN [n EXCEPT !.snapshot = snap, !.control = TrimTo(n.control, snap)]
 
+\* VOTERS-RULE-FIRST-LEADER (_write_bootstrap_voters): a new leader whose voter set came from the
+\* bootstrap checkpoint (the history's last entry at -1) writes KRaftVersionRecord and that
+\* VotersRecord after its LeaderChange.
+FirstLeader(i, n) ==
+    IF FirstLeaderSkipsVoters \/ n.control.voters = <<>> \/ Last(n.control.voters)[1] # -1
+       \/ LastKRaftVersion(n.control) < 1
+    THEN n
+    ELSE UpdateHighWatermark(i, AppendControl(n, <<KRaftVersionEntry(n.epoch, LastKRaftVersion(n.control)),
+                                                   VotersEntry(n.epoch, Last(n.control.voters)[2])>>))
+
 ReconfigTypes == {"AddVoter", "RemoveVoter", "UpgradeKRaftVersion"}
 
 \* make_step: replica i in state n takes input m; the new replica and the messages it sends.
@@ -440,7 +451,8 @@ VStep(i, n, m) ==
     LET r == CASE m.type \in ReconfigTypes -> Result(Reconfigure(i, n, m), {})
                [] m.type = "TakeSnapshot" -> Result(TakeSnapshot(n), {})
                [] OTHER -> LET s == RaftStep(i, n, m)
-                           IN Result([s.node EXCEPT !.control = FollowLog(n, s.node, m)], s.out)
+                               f == [s.node EXCEPT !.control = FollowLog(n, s.node, m)]
+                           IN Result(IF f.role = "leader" /\ n.role # "leader" THEN FirstLeader(i, f) ELSE f, s.out)
         a == SyncVoters(i, r.node)
         b == MaybeResign(i, a)
     IN Result(b.node, r.out \cup b.out)
@@ -554,8 +566,10 @@ RemoveVoter(r, d) == [type |-> "RemoveVoter", replica |-> r, directory |-> d]
 \* VOTERS-MODEL-SNAPSHOT: a snapshot only when it would hold a control record of the log.
 SnapshotWorthTaking(n) ==
     /\ n.high_watermark # Nil
-    /\ LET start == IF n.snapshot = Nil THEN 0 ELSE n.snapshot.end_offset
-       IN \E k \in start + 1 .. Min(n.high_watermark, Len(n.log)) : IsControl(n.log[k])
+    /\ n.high_watermark > 0
+    /\ (n.snapshot # Nil => n.high_watermark > n.snapshot.end_offset)
+    /\ <<KRaftVersionAt(n.control, n.high_watermark - 1), VoterSetAt(n.control, n.high_watermark - 1)>>
+       # IF n.snapshot = Nil THEN <<0, Nil>> ELSE <<n.snapshot.kraft_version, n.snapshot.voters>>
 
 \* The reconfiguration and snapshot inputs VotersModel.actions offers replica i, within budget.
 VoterInputs(i, n) ==
@@ -652,6 +666,15 @@ HistoryOffsetsIncrease ==
     \A i \in Replica : /\ OffsetsIncrease(nodes[i].control.voters, nodes[i].control.next_offset)
                       /\ OffsetsIncrease(nodes[i].control.kraft_versions, nodes[i].control.next_offset)
 
+\* VOTERS-INV-BOOTSTRAP-REPLICATED
+BootstrapVotersReplicated ==
+    \A i \in Replica :
+        LET n == nodes[i]
+        IN \/ n.role = "down" \/ n.high_watermark = Nil \/ n.high_watermark = 0
+           \/ \A k \in 1 .. Len(n.control.voters) : n.control.voters[k][1] # -1
+           \/ \E k \in 1 .. Len(n.control.voters) : 0 <= n.control.voters[k][1]
+                                                  /\ n.control.voters[k][1] < n.high_watermark
+
 \* VOTERS-INV-ELECTION-SAFETY
 ElectionSafety == K!ElectionSafety
 
@@ -680,6 +703,9 @@ VoterRemoved == \E c \in committed : c[2].kind = "voters" /\ InitialVoters \ Ids
 SnapshotTaken == \E i \in Replica : nodes[i].snapshot # Nil /\ nodes[i].snapshot.end_offset > 0
                                     /\ nodes[i].snapshot.voters # Nil
 
+\* VOTERS-WIT-BOOTSTRAP-COMMITTED
+BootstrapVotersCommitted == \E c \in committed : c[2].kind = "voters" /\ Ids(VotersOf(c[2])) = InitialVoters
+
 \* VOTERS-WIT-UPGRADED
 KRaftVersionUpgraded == \E c \in committed : c[2].kind = "kraft_version"
 
@@ -693,6 +719,7 @@ NotAddedVoterVotes == ~AddedVoterVotes
 NotVoterRemoved == ~VoterRemoved
 NotSnapshotTaken == ~SnapshotTaken
 NotKRaftVersionUpgraded == ~KRaftVersionUpgraded
+NotBootstrapVotersCommitted == ~BootstrapVotersCommitted
 NeverRemovedLeaderResigns == [][~RemovedLeaderResigns]_vars
 
 =============================================================================

@@ -179,6 +179,9 @@ def conform_cmd(protocol: str, target_name: str, examples: int, steps: int, seed
     doc = result.to_json()
     doc["target"] = target_name
     doc["time_limit"] = {"seconds": time_limit, "reached": limited.expired}
+    level = limited.level  # the driver level a target declares (voters: replica, log)
+    if level is not None:
+        doc["level"] = str(level)
     if variant:
         doc["model_variant"] = variant
     doc["accepted"] = [d.name for d in accepted]
@@ -188,6 +191,7 @@ def conform_cmd(protocol: str, target_name: str, examples: int, steps: int, seed
         emit_json(doc)
     else:
         click.echo(f"conform {protocol} --target {target_name}"
+                   + (f" ({level} level)" if level is not None else "")
                    + (f" --model-variant {variant}" if variant else "") + f": {result.verdict} "
                    f"({result.examples} runs, seed {seed}, {result.seconds:.2f}s)")
         for dev in accepted:

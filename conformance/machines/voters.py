@@ -282,6 +282,10 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
                         ("request", Ignored(n.id, RemoveVoter(UNKNOWN_REPLICA, directory_of(UNKNOWN_REPLICA))))]
                 out += [("request", Ignored(n.id, RemoveVoter(h, directory_of(h) + WRONG_DIRECTORY)))
                         for h in hosts[:1]]
+                # AddVoter naming a directory the host does not have: a voter's id under another
+                # directory (DUPLICATE_VOTER: ids are compared), a non-voter's (never caught up).
+                out += [("request", Ignored(n.id, AddVoter(h, directory_of(h) + WRONG_DIRECTORY)))
+                        for h in (hosts[0], hosts[-1])]
             out.append(("request", Ignored(n.id, UpgradeKRaftVersion())))
         out += macros.candidates(state)
         if not self.faults:
@@ -297,8 +301,15 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
         if isinstance(action, Ignored):
             node = state.node(action.node)
             stepped, outputs = self._step(node, action.input)  # type: ignore[arg-type]
-            refused = not outputs or isinstance(action.input, AddVoter | RemoveVoter | UpgradeKRaftVersion)
-            return state if stepped == node and refused else None
+            request = isinstance(action.input, AddVoter | RemoveVoter | UpgradeKRaftVersion)
+            if stepped == node and (request or not outputs):
+                return state
+            if self.variant and request:
+                # A request the reference refuses that a variant's model accepts (K4: a replica
+                # caught up once): taken as the variant's step, so that replaying a run under a
+                # catalogued deviation's variant (explained_by, --accept) can follow it.
+                return self.model._apply(state, action.node, action.input)
+            return None
         if isinstance(action, Fire) and isinstance(action.input, TakeSnapshot):
             # Any snapshot the replica would take (VOTERS-SNAP-TAKE), within the budget.
             if state.snapshots >= int(self.model.bounds["max_snapshots"]):

@@ -269,6 +269,14 @@ class RemovedLeaderStays(VoterReplica):
         pass
 
 
+class FirstLeaderSkipsVoters(VoterReplica):
+    """A leader whose voter set came from the bootstrap checkpoint writes only its LeaderChange,
+    not the KRaftVersionRecord and VotersRecord (VOTERS-RULE-FIRST-LEADER missing)."""
+
+    def become_leader(self) -> None:
+        RaftReplica.become_leader(self)
+
+
 class TruncateKeepsEntryAtEnd(ControlRecords):
     """Log level: a truncation to offset N keeps the history entry at N (off by one: only the
     entries after N go; VOTERS-HIST-TRUNCATE-NEW)."""
@@ -382,6 +390,8 @@ CATALOGUE: dict[str, Mutant] = {m.name: m for m in (
     Mutant("voters-removed-leader-stays", "voters", RemovedLeaderStays, "missing step-down after self-removal",
            note="needs the leader's removal committed by the remaining voters: the driver's replicate "
                 "macro (conformance/machines/macros.py) does that in one step"),
+    Mutant("voters-first-leader-skips-voters", "voters", FirstLeaderSkipsVoters,
+           "bootstrap configuration never written to the log"),
     Mutant("voters-log-truncate-keeps-entry-at-end", "voters", TruncateKeepsEntryAtEnd,
            "off-by-one in a truncation bound",
            note="needs a VotersRecord truncated away (a leader change before it replicates): the driver's "

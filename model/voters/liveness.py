@@ -15,10 +15,10 @@ from kspec.model.core.evolve import evolve as replace
 from kspec.model.core.liveness import LivenessProperty
 from kspec.model.raft import node as raft_node
 from kspec.model.raft.liveness import RaftSuffix
-from kspec.model.raft.messages import FetchRequest, FetchResponse, Input, Output
+from kspec.model.raft.messages import Entry, FetchRequest, FetchResponse, Input, Output
 from kspec.model.raft.state import Leader, Node
 from kspec.model.raft.system import Action, Raft
-from kspec.model.voters.control import VOTERS
+from kspec.model.voters.control import KRAFT_VERSION, VOTERS
 from kspec.model.voters.system import Voters, VotersModel
 
 
@@ -59,14 +59,22 @@ def make_suffix(model: VotersModel) -> VotersSuffix:
 RaftStep = Callable[[Node, Input], tuple[Node, tuple[Output, ...]]]
 
 
+def _is_change(log: tuple[Entry, ...], offset: int) -> bool:
+    """Whether the VotersRecord at ``offset`` of ``log`` is a reconfiguration's: not one written
+    right after a KRaftVersionRecord (the first leader's copy of the bootstrap set,
+    VOTERS-RULE-FIRST-LEADER, or the upgrade's), which the variants leave alone so that the
+    quorum still starts."""
+    return log[offset].kind == VOTERS and not (offset > 0 and log[offset - 1].kind == KRAFT_VERSION)
+
+
 def hw_stops_at_voters_record(node: Node, inp: Input) -> tuple[Node, tuple[Output, ...]]:
     """The leader never moves its high watermark past an uncommitted VotersRecord (it waits
     for a majority of a voter set that cannot form)."""
     after, outputs = raft_node.step(node, inp)
     if isinstance(after.role, Leader) and after.high_watermark is not None:
         before_hw = node.high_watermark if isinstance(node.role, Leader) else None
-        for o, e in enumerate(after.log):
-            if e.kind == VOTERS and o >= (before_hw or 0) and after.high_watermark > o:
+        for o in range(len(after.log)):
+            if _is_change(after.log, o) and o >= (before_hw or 0) and after.high_watermark > o:
                 after = replace(after, high_watermark=before_hw)
                 break
     return after, outputs
@@ -83,7 +91,7 @@ def leader_withholds_voters_record(node: Node, inp: Input) -> tuple[Node, tuple[
             if isinstance(out, FetchResponse) and out.entries:
                 keep = []
                 for k, e in enumerate(out.entries):
-                    if e.kind == VOTERS and out.offset + k >= hw:
+                    if _is_change(after.log, out.offset + k) and out.offset + k >= hw:
                         break
                     keep.append(e)
                 out = replace(out, entries=tuple(keep))
@@ -95,8 +103,10 @@ def leader_withholds_voters_record(node: Node, inp: Input) -> tuple[Node, tuple[
 def follower_drops_voters_record(node: Node, inp: Input) -> tuple[Node, tuple[Output, ...]]:
     """A follower ignores a fetch response carrying a VotersRecord (it fails to apply it and
     retries from the same offset forever)."""
-    if isinstance(inp, FetchResponse) and any(e.kind == VOTERS for e in inp.entries):
-        return node, ()
+    if isinstance(inp, FetchResponse) and inp.entries:
+        log = node.log[:inp.offset] + inp.entries
+        if any(_is_change(log, inp.offset + k) for k in range(len(inp.entries))):
+            return node, ()
     return raft_node.step(node, inp)
 
 

@@ -17,7 +17,18 @@ from typing import Literal, cast
 
 from kspec.model.core.evolve import evolve as replace
 from kspec.model.raft import node as raft_node
-from kspec.model.raft.messages import AppendLog, EndQuorumEpochRequest, Entry, Input, Output, Restart, TruncateLog
+from kspec.model.raft.messages import (
+    AppendLog,
+    CheckQuorumTimeout,
+    EndQuorumEpochRequest,
+    Entry,
+    FetchRequest,
+    FetchResponse,
+    Input,
+    Output,
+    Restart,
+    TruncateLog,
+)
 from kspec.model.raft.rules import majority_end_offset, next_high_watermark
 from kspec.model.raft.state import Down, Leader, Node
 from kspec.model.voters.control import (
@@ -51,6 +62,10 @@ class VoterNode(Node):
     control: ControlState = _NO_CONTROL
     snapshot: Snapshot | None = None
     static: VoterSet = frozenset()
+    # Only under the K4 variant (Rules.add_caught_up_now off, Kafka's LeaderState.ReplicaState):
+    # per replica (id, the leader's end offset at its last fetch, caught up at some fetch) in the
+    # current leader epoch. Always () under the spec's rules.
+    fetch_marks: tuple[tuple[int, int, bool], ...] = ()
 
     @property
     def kraft_version(self) -> int:
@@ -124,6 +139,9 @@ class Rules:
     snapshot_has_voters: bool = True         # VOTERS-SNAP-CONTENT
     trim_before_snapshot_end: bool = True    # VOTERS-CTRL-TRIM (off: K1, trim at the end offset)
     truncate_moves_next_offset: bool = True  # VOTERS-CTRL-TRUNCATE (off: K2, nextOffset stays)
+    first_leader_writes_voters: bool = True  # VOTERS-RULE-FIRST-LEADER
+    add_caught_up_now: bool = True           # VOTERS-RULE-ADD step 7 (off: K4, caught up once)
+    check_quorum_one_voter: bool = True      # RAFT check-quorum over the set (off: K3, never with one voter)
 
 
 # ---------------------------------------------------------------- construction
@@ -160,13 +178,22 @@ def make_step(raft_step: RaftStep = raft_node.step, rules: Rules = Rules()) -> S
                 after, outputs = _reconfigure(node, inp, rules)
             case TakeSnapshot():
                 after, outputs = _take_snapshot(node, rules)
+            case CheckQuorumTimeout() if not rules.check_quorum_one_voter and len(node.voters) == 1:
+                # K3: Kafka's timeUntilCheckQuorumExpires never expires with one voter, even a
+                # voter that is not the leader.
+                after, outputs = node, ()
             case _:
                 stepped, raft_outputs = raft_step(node, inp)
                 after = cast(VoterNode, stepped)
-                outputs = raft_outputs
                 control = _follow_log(node, after, inp, raft_outputs, rules)
                 if control is not after.control:
                     after = replace(after, control=control)
+                if rules.first_leader_writes_voters and isinstance(after.role, Leader) and not isinstance(
+                        node.role, Leader):
+                    after, raft_outputs = _write_bootstrap_voters(after, raft_outputs, rules)
+                if not rules.add_caught_up_now:
+                    after = _mark_fetch(node, after, inp, raft_outputs)
+                outputs = raft_outputs
         after = _sync_voters(after, rules)
         after, more = _maybe_resign(after)
         return after, outputs + more
@@ -197,6 +224,43 @@ def _follow_log(before: VoterNode, after: VoterNode, inp: VoterInput, outputs: t
             else:
                 control = replace(control, next_offset=next_offset)
     return control
+
+
+def _write_bootstrap_voters(node: VoterNode, outputs: tuple[Output, ...],
+                            rules: Rules) -> tuple[VoterNode, tuple[Output, ...]]:
+    """VOTERS-RULE-FIRST-LEADER: a new leader whose voter set came from the bootstrap
+    checkpoint (the history's last entry at offset -1) writes KRaftVersionRecord and that
+    VotersRecord to the log, in the batch of its LeaderChange, so that the set is replicated
+    (KIP-853; Kafka's ``LeaderState.appendStartOfEpochControlRecords``, KAFKA-16532)."""
+    control = node.control
+    last = control.voters.last_entry()
+    if last is None or last[0] != -1 or control.last_kraft_version() < 1:
+        return node, outputs
+    extra = (kraft_version_entry(node.epoch, control.last_kraft_version()), voters_entry(node.epoch, last[1]))
+    end = node.end_offset
+    merged = tuple(AppendLog(o.offset, o.entries + extra) if isinstance(o, AppendLog) and o.offset + len(o.entries)
+                   == end else o for o in outputs)
+    if merged == outputs:  # no LeaderChange appended at the log end: a batch of its own
+        merged = (*outputs, AppendLog(end, extra))
+    after = replace(node, log=node.log + extra, control=_read(control, end, extra, rules))
+    return _update_high_watermark(after), merged
+
+
+def _mark_fetch(before: VoterNode, after: VoterNode, inp: VoterInput, outputs: tuple[Output, ...]) -> VoterNode:
+    """K4 (Kafka's ``LeaderState.ReplicaState.updateFollowerState``): a valid fetch marks its
+    replica caught up when it reached the leader's log end, or the log end the leader had at
+    the replica's previous fetch; a new leadership starts with no marks."""
+    if not isinstance(after.role, Leader):
+        return after if not after.fetch_marks else replace(after, fetch_marks=())
+    marks = {r: (end, caught) for r, end, caught in after.fetch_marks} if isinstance(before.role, Leader) else {}
+    if isinstance(inp, FetchRequest) and any(isinstance(o, FetchResponse) and o.error == "NONE" and o.diverging
+                                             is None for o in outputs):
+        leader_end = before.end_offset
+        prev_end, caught = marks.get(inp.src, (0, False))
+        caught = caught or inp.fetch_offset >= leader_end or (prev_end > 0 and inp.fetch_offset >= prev_end)
+        marks[inp.src] = (leader_end, caught)
+    fetch_marks = tuple(sorted((r, end, caught) for r, (end, caught) in marks.items()))
+    return after if fetch_marks == after.fetch_marks else replace(after, fetch_marks=fetch_marks)
 
 
 def _read(control: ControlState, offset: int, entries: tuple[Entry, ...], rules: Rules) -> ControlState:
@@ -285,13 +349,24 @@ def _reconfigure(node: VoterNode, inp: AddVoter | RemoveVoter | UpgradeKRaftVers
     if isinstance(inp, AddVoter):
         if inp.replica in voter_ids(current):
             return node, _reject(name, replica, "DUPLICATE_VOTER")
-        if role.end_offset_of(inp.replica) != node.end_offset:
-            # The new voter must have caught up to the leader's log end.
+        if not _caught_up(node, inp.replica, inp.directory, rules):
             return node, _reject(name, replica, "REQUEST_TIMED_OUT")
         return _append(node, (voters_entry(node.epoch, current | {key}),), rules)
     if key not in current or len(current) == 1:
         return node, _reject(name, replica, "VOTER_NOT_FOUND")
     return _append(node, (voters_entry(node.epoch, current - {key}),), rules)
+
+
+def _caught_up(node: VoterNode, replica: int, directory: int, rules: Rules) -> bool:
+    """VOTERS-RULE-ADD step 7: the new voter's fetch offset is the leader's log end (KIP-853);
+    under K4, it was caught up at some fetch of this leadership (Kafka's isReplicaCaughtUp)."""
+    role = node.role
+    assert isinstance(role, Leader)
+    if directory != directory_of(replica):
+        return False  # no replica (id, directory) fetches: each host has one directory (VOTERS-MODEL-DIRS)
+    if rules.add_caught_up_now:
+        return role.end_offset_of(replica) == node.end_offset
+    return any(r == replica and caught for r, _, caught in node.fetch_marks)
 
 
 def _append(node: VoterNode, entries: tuple[Entry, ...], rules: Rules) -> tuple[VoterNode, tuple[VoterOutput, ...]]:

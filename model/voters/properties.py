@@ -11,12 +11,13 @@ from itertools import pairwise
 from typing import Any
 
 from kspec.model.core.memo import by_identity
-from kspec.model.core.protocol import Property, always, sometimes, sometimes_step
+from kspec.model.core.protocol import Property, always, always_step, sometimes, sometimes_step
 from kspec.model.raft import properties as raft_props
 from kspec.model.raft.messages import FetchResponse
 from kspec.model.raft.state import Down, Leader, Resigned
 from kspec.model.voters.control import KRAFT_VERSION, VOTERS, rebuild, view, voters_of
 from kspec.model.voters.history import voter_ids
+from kspec.model.voters.node import AddVoter
 
 
 def _voter_records(log: Any) -> list[tuple[int, Any]]:
@@ -95,6 +96,35 @@ def history_offsets_increase(s: Any) -> bool:
     return True
 
 
+@always("VOTERS-INV-BOOTSTRAP-REPLICATED", "BootstrapVotersReplicated", witnessed_by=("BootstrapVotersCommitted",))
+def bootstrap_voters_replicated(s: Any) -> bool:
+    """VOTERS-RULE-FIRST-LEADER: a running replica with committed records never takes the voter
+    set in force at its high watermark from the bootstrap checkpoint (offset -1), which other
+    replicas may not have: a record of the log (or of a snapshot of it) holds it."""
+    for n in s.nodes:
+        hw = n.high_watermark
+        if isinstance(n.role, Down) or not hw:
+            continue
+        below = [o for o, _ in n.control.voters.entries if o < hw]
+        if below and below[-1] == -1:
+            return False
+    return True
+
+
+@always_step("VOTERS-STEP-ADD-CAUGHT-UP", "AddedVoterCaughtUp", witnessed_by=("VoterAdded",))
+def added_voter_caught_up(before: Any, action: Any, after: Any) -> bool:
+    """VOTERS-RULE-ADD step 7: a leader appends the VotersRecord adding a replica only while that
+    replica's fetch offset, as the leader knows it, is the leader's log end (KIP-853: "wait for
+    the fetch offset of the replica to catch up to the log end offset of the leader")."""
+    inp = getattr(action, "input", None)
+    if not isinstance(inp, AddVoter):
+        return True
+    b, a = before.node(action.node), after.node(action.node)
+    if len(a.log) == len(b.log) or not isinstance(b.role, Leader):
+        return True
+    return bool(b.role.end_offset_of(inp.replica) == b.end_offset)
+
+
 election_safety: Property[Any, Any] = Property(
     "VOTERS-INV-ELECTION-SAFETY", "ElectionSafety", "always", raft_props.election_safety.check,
                            "At most one leader is ever elected in an epoch, under reconfiguration.",
@@ -157,6 +187,13 @@ def snapshot_taken(s: Any) -> bool:
                for n in s.nodes)
 
 
+@sometimes("VOTERS-WIT-BOOTSTRAP-COMMITTED", "BootstrapVotersCommitted")
+def bootstrap_voters_committed(s: Any) -> bool:
+    """A VotersRecord holding the initial voters is committed (the first leader's copy of the
+    bootstrap checkpoint's set, or the upgrade's)."""
+    return any(e.kind == VOTERS and voter_ids(voters_of(e)) == s.initial_voters for _, e, _ in s.committed)
+
+
 @sometimes("VOTERS-WIT-UPGRADED", "KRaftVersionUpgraded")
 def kraft_version_upgraded(s: Any) -> bool:
     """The KRaftVersionRecord of the upgrade to kraft.version 1 is committed."""
@@ -168,9 +205,9 @@ def voters_properties(*, upgrade: bool) -> Sequence[Property[Any, Any]]:
     kraft.version 0."""
     props: list[Property[Any, Any]] = [
         consecutive_sets_differ_by_one, at_most_one_uncommitted, voters_from_log_end, control_state_rebuilds,
-        history_offsets_increase, election_safety, committed_agree, leader_completeness,
-        leader_elected, voter_added, added_voter_votes, voter_removed, removed_leader_resigns,
-        uncommitted_change_truncated, snapshot_taken,
+        history_offsets_increase, bootstrap_voters_replicated, added_voter_caught_up, election_safety, committed_agree,
+        leader_completeness, leader_elected, bootstrap_voters_committed, voter_added, added_voter_votes,
+        voter_removed, removed_leader_resigns, uncommitted_change_truncated, snapshot_taken,
     ]
     if upgrade:
         props.append(kraft_version_upgraded)

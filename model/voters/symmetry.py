@@ -65,8 +65,9 @@ def _node(p: Perm, n: Any) -> Any:
     snap = n.snapshot
     if snap is not None and snap.voters is not None:
         snap = replace(snap, voters=_set_m(p, pk, snap.voters))
+    marks = tuple(sorted((p.get(r, r), e, c) for r, e, c in n.fetch_marks)) if n.fetch_marks else ()
     return replace(m, log=_entries_m(p, pk, n.log), control=_control_m(p, pk, n.control), snapshot=snap,
-                   static=_set_m(p, pk, n.static))
+                   static=_set_m(p, pk, n.static), fetch_marks=marks)
 
 
 _node_m = memo_by_identity(_node)

@@ -20,7 +20,6 @@ from kspec.model.raft.messages import CheckQuorumTimeout, ElectionTimeout, Fetch
 from kspec.model.raft.state import Down, Leader
 from kspec.model.raft.system import Action, Deliver, Fire, Raft, RaftModel, describe_state
 from kspec.model.voters import node as vnode
-from kspec.model.voters.control import KRAFT_VERSION, VOTERS
 from kspec.model.voters.history import voter_ids
 from kspec.model.voters.node import (
     AddVoter,
@@ -202,12 +201,14 @@ class VotersModel(RaftModel):
 
 def _snapshot_worth_taking(n: object) -> bool:
     """VOTERS-MODEL-SNAPSHOT: the system model spends its snapshot budget only on a snapshot
-    that would contain a control record appended to the log (a VotersRecord or a
-    KRaftVersionRecord past the latest snapshot, below the high watermark). A snapshot of data
-    and LeaderChange records alone carries the control records of the snapshot before it."""
+    whose control records (the kraft.version and the voter set in force at its last offset,
+    below the high watermark) differ from those of the replica's latest snapshot (kraft.version
+    0 and no voters without one). A snapshot that carries the same ones as the snapshot before
+    it (of data and LeaderChange records, or of the first leader's copy of the bootstrap set,
+    VOTERS-RULE-FIRST-LEADER) changes no answer of the control state."""
     assert isinstance(n, VoterNode)
     hw = n.high_watermark
-    if hw is None:
+    if hw is None or hw <= 0 or (n.snapshot is not None and hw <= n.snapshot.end_offset):
         return False
-    start = 0 if n.snapshot is None else n.snapshot.end_offset
-    return any(e.kind in (VOTERS, KRAFT_VERSION) for e in n.log[start:hw])
+    before = (0, None) if n.snapshot is None else (n.snapshot.kraft_version, n.snapshot.voters)
+    return (n.control.kraft_version_at(hw - 1), n.control.voter_set_at(hw - 1)) != before

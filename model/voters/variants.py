@@ -28,6 +28,9 @@ CATALOGUE: dict[str, tuple[Rules, str, str, dict[str, Any]]] = {
     "snapshot-without-voters": (
         Rules(snapshot_has_voters=False), "ControlStateRebuilds",
         "a snapshot leaves out the VotersRecord in force at its offset", {}),
+    "first-leader-skips-voters": (
+        Rules(first_leader_writes_voters=False), "BootstrapVotersReplicated",
+        "a leader whose voter set came from the bootstrap checkpoint does not write it to the log", {}),
     # Kafka 3.8-4.4's own behaviour (spec/voters.md, Kafka deviations; docs/findings.md).
     "kafka-trim-at-snapshot-end": (
         Rules(trim_before_snapshot_end=False), "ControlStateRebuilds",
@@ -36,6 +39,14 @@ CATALOGUE: dict[str, tuple[Rules, str, str, dict[str, Any]]] = {
     "kafka-truncate-keeps-next-offset": (
         Rules(truncate_moves_next_offset=False), "ControlStateRebuilds",
         "K2: a truncation leaves nextOffset, so records appended again below it are never read", {}),
+    "kafka-no-check-quorum-with-one-voter": (
+        Rules(check_quorum_one_voter=False), "",
+        "K3: a leader whose voter set has one voter never resigns on check-quorum, even when that voter "
+        "is not the leader", {}),
+    "kafka-add-voter-caught-up-once": (
+        Rules(add_caught_up_now=False), "AddedVoterCaughtUp",
+        "K4: AddVoter accepts a replica that reached the leader's log end at some fetch of the epoch, "
+        "not one whose fetch offset is the log end now", {"max_appends": 1}),
 }
 
 

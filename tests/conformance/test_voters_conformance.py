@@ -27,7 +27,8 @@ from kspec.conformance.targets.registry import reference_target, resolve_target
 
 DATA = Path(__file__).parent / "testdata" / "voters"
 # Caught within a few dozen runs at seed 0: run from scratch here.
-QUICK = ["voters-change-on-commit", "voters-snapshot-without-voters", "voters-log-restart-ignores-snapshot"]
+QUICK = ["voters-change-on-commit", "voters-snapshot-without-voters", "voters-log-restart-ignores-snapshot",
+         "voters-first-leader-skips-voters"]
 STORED = sorted(p.name for p in DATA.glob("*.itf.json"))
 
 
@@ -96,8 +97,12 @@ def test_log_level_events_follow_the_model() -> None:
     (category, opening), = driver.candidates(start)
     events = driver.events(start, opening, driver.resolve(start, opening))
     assert category == "opening" and {e.input["type"] for e in events} == {"Append"}
+    # The first leader's batch: LeaderChange, then the bootstrap set (VOTERS-RULE-FIRST-LEADER).
     assert events[0].input == {"type": "Append", "base_offset": 0,
-                               "entries": [{"epoch": 1, "record": {"type": "LeaderChange"}}]}
+                               "entries": [{"epoch": 1, "record": {"type": "LeaderChange"}},
+                                           {"epoch": 1, "record": {"type": "KRaftVersion", "version": 1}},
+                                           {"epoch": 1, "record": {"type": "Voters",
+                                                                   "voters": [[1, 1], [2, 2], [3, 3]]}}]}
     assert all(e.model_observation["voters"] == [[1, 1], [2, 2], [3, 3]] for e in events)
     assert driver.node_config(4) == {"level": "log", "static_voters": [], "pre_vote": False,
                                      "bootstrap": {"kraft_version": 1, "voters": [[1, 1], [2, 2], [3, 3]]}}

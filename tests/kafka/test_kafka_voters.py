@@ -432,7 +432,7 @@ def test_errors_are_one_line_naming_the_step(report: dict[str, Any]) -> None:
 
 
 def test_conform_runs_to_a_verdict(tmp_path: Path) -> None:
-    done = subprocess.run(["kspec", "conform", "voters", "--target", f"kafka:{VERSION}", "--examples", "20",
+    done = subprocess.run(["kspec", "conform", "voters", "--target", f"kafka:{VERSION}:log", "--examples", "20",
                            "--seed", "0", "--json", "--out", str(tmp_path)],
                           capture_output=True, text=True, timeout=600, check=False)
     doc = json.loads(done.stdout)
@@ -445,7 +445,7 @@ def test_conform_runs_to_a_verdict(tmp_path: Path) -> None:
 
 
 def _conform(tmp_path: Path, variant: str, examples: int) -> dict[str, Any]:
-    done = subprocess.run(["kspec", "conform", "voters", "--target", f"kafka:{VERSION}", "--model-variant", variant,
+    done = subprocess.run(["kspec", "conform", "voters", "--target", f"kafka:{VERSION}:log", "--model-variant", variant,
                            "--examples", str(examples), "--seed", "0", "--json", "--out", str(tmp_path)],
                           capture_output=True, text=True, timeout=600, check=False)
     doc = dict(json.loads(done.stdout))
@@ -476,7 +476,7 @@ def test_k2_variant_alone_still_diverges_on_k1(tmp_path: Path) -> None:
 
 
 def test_unknown_model_variant_is_one_line_exit_2() -> None:
-    done = subprocess.run(["kspec", "conform", "voters", "--target", f"kafka:{VERSION}", "--model-variant",
+    done = subprocess.run(["kspec", "conform", "voters", "--target", f"kafka:{VERSION}:log", "--model-variant",
                            "kafka-trim-at-snapshot-end+K3"], capture_output=True, text=True, timeout=120, check=False)
     err = [ln for ln in done.stderr.splitlines() if ln.strip()]
     assert done.returncode == 2 and len(err) == 1, done.stderr

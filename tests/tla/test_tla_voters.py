@@ -168,6 +168,7 @@ BROKEN_BOUNDS: dict[str, dict[str, int | bool]] = {
     "effect-on-commit": {"hosts": 3, "voters": 2, "max_fetches": 1, "max_elections": 1, "symmetry": False},
     "snapshot-without-voters": {"hosts": 3, "voters": 2, "max_fetches": 1, "max_elections": 1, "symmetry": False},
     "history-not-truncated": {"hosts": 3, "voters": 3, "max_fetches": 2, "max_elections": 1, "symmetry": False},
+    "first-leader-skips-voters": {"hosts": 3, "voters": 2, "max_fetches": 1, "max_elections": 1, "symmetry": False},
 }
 
 
@@ -175,13 +176,17 @@ BROKEN_BOUNDS: dict[str, dict[str, int | bool]] = {
 def test_flaw_flag_and_variant_violate_the_same_property(name: str) -> None:
     bounds = BROKEN_BOUNDS[name]
     broken = tlc(config_for(bounds, name))
-    assert broken.violation is not None and broken.violation.trace is not None
-    assert broken.violation.kind == "invariant"
+    assert broken.violation is not None and broken.violation.kind == "invariant"
 
     variant = VARIANTS[name](**bounds)
     found = explore(variant)
     violated = {v.name for v in found.violations}
     assert CATALOGUE[name][1] in violated and broken.violation.name in violated, (broken.violation.name, violated)
+    if broken.violation.trace is None:
+        # An initial state violates it (first-leader-skips-voters: the started quorum): TLC
+        # prints no behaviour, and the explorer's trace is the initial state alone.
+        assert len(found.violations[0].trace) == 1
+        return
     # TLC's counterexample is a shortest behaviour of the Python variant, ending where the
     # property fails, and not a behaviour of the reference model.
     assert_counterexample_replays(MAPPING, broken, variant, len(found.violations[0].trace), make(**bounds))

@@ -15,6 +15,7 @@ deviations K1 and K2; docs/findings.md).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -149,21 +150,42 @@ def test_consequence_trace_breaks_only_the_variant(name: str) -> None:
     wrong = [n for n in last.nodes if n.voters != _log_end_ids(n, last)]
     assert len(wrong) == 1, wrong
     if head["variant"] == K1:
-        # K1: replica 1 (leader of epoch 1, then follower of 2) snapshots at N = 2, its high
-        # watermark, while its own uncommitted RemoveVoter record sits at 2; the new leader's
-        # diverging epoch truncates it to 2: its voter set is EMPTY, its log says {1,2,3}.
+        # K1: replica 1 (leader of epoch 1, then follower of 2) snapshots at N = 4, its high
+        # watermark, while its own uncommitted RemoveVoter record sits at 4; the new leader's
+        # diverging epoch truncates it to 4: its voter set is EMPTY, its log says {1,2,3}
+        # (offsets 0-2: the first leader's LeaderChange, KRaftVersionRecord and copy of the
+        # bootstrap set, VOTERS-RULE-FIRST-LEADER; 3: the added voter).
         (n,) = wrong
-        assert n.voters == frozenset() and n.snapshot.end_offset == len(n.log) == 2
-        assert [e.kind for e in n.log] == ["leader_change", "voters"]
+        assert n.voters == frozenset() and n.snapshot.end_offset == len(n.log) == 4
+        assert [e.kind for e in n.log] == ["leader_change", "kraft_version", "voters", "voters"]
     else:
-        # K2: replica 1, removed by the new leader's VotersRecord at 2, read neither that record
-        # nor the LeaderChange at 1 (both below its stale nextOffset 3): it still counts itself
-        # a voter of {1,2,3}.
+        # K2: replica 1, removed by the new leader's VotersRecord at 4, read neither that record
+        # nor the LeaderChange at 3 (both below its stale nextOffset 5): it still counts itself
+        # a voter of {1,2,3}. (Offsets 0-2: the first leader's records, VOTERS-RULE-FIRST-LEADER.)
         (n,) = wrong
         assert n.id == 1 and n.voters == frozenset({1, 2, 3}) and _log_end_ids(n, last) == frozenset({2, 3})
-        assert n.control.next_offset == 3 == len(n.log)
+        assert n.control.next_offset == 5 == len(n.log)
 
 
 def _log_end_ids(n: Any, state: Any) -> frozenset[int]:
     records = [e for e in n.log if e.kind == control.VOTERS]
     return voter_ids(control.voters_of(records[-1])) if records else state.initial_voters
+
+
+def test_k3_leader_outside_a_one_voter_set_never_fails_check_quorum() -> None:
+    """VOTERS-KAFKA-K3: leader 1 of {1,2} removes itself; its set is {2} and it is not in it. No
+    fetch from 2 since the check-quorum timer was reset: the protocol's leader resigns
+    (RAFT-RULE-CHECK-QUORUM over the set in force), Kafka's (``timeUntilCheckQuorumExpires``:
+    never with one voter) stays leader."""
+    from kspec.model.raft.messages import CheckQuorumTimeout
+    from kspec.model.raft.state import Leader, Resigned
+    from kspec.model.voters.node import RemoveVoter, make_step, step
+
+    started = make(hosts=3, voters=2, symmetry=False).init_states()[0]
+    leader, _ = step(started.node(1), RemoveVoter(1, 1))
+    assert leader.voters == frozenset({2}) and isinstance(leader.role, Leader)
+    leader = replace(leader, role=replace(leader.role, fetched=frozenset()))
+    resigned, outputs = step(leader, CheckQuorumTimeout())
+    assert isinstance(resigned.role, Resigned) and outputs
+    kafka = make_step(rules=rules_for("kafka-no-check-quorum-with-one-voter"))
+    assert kafka(leader, CheckQuorumTimeout()) == (leader, ())

@@ -32,7 +32,7 @@ V3 = frozenset({(1, 1), (2, 2), (3, 3)})
 
 
 WITNESSES = ["LeaderElected", "VoterAdded", "AddedVoterVotes", "VoterRemoved", "RemovedLeaderResigns",
-             "UncommittedChangeTruncated", "SnapshotTaken"]
+             "UncommittedChangeTruncated", "SnapshotTaken", "BootstrapVotersCommitted"]
 
 
 def test_defaults_hold_every_property_and_reach_every_witness() -> None:
@@ -45,8 +45,11 @@ def test_defaults_hold_every_property_and_reach_every_witness() -> None:
     assert [w for w in WITNESSES if not result.witnesses[w]] == []
 
 
-@pytest.mark.parametrize("variant", sorted(CATALOGUE))
+@pytest.mark.parametrize("variant", sorted(v for v, (_, prop, _, _) in CATALOGUE.items() if prop))
 def test_variant_caught_with_short_trace(variant: str) -> None:
+    """Every variant with a property is caught by exploration (K3's has none: a leader that
+    never resigns breaks no safety property; test_voters_kafka_variants holds it at the node
+    level)."""
     _, prop, _, bounds = CATALOGUE[variant]
     result = explore(PROTOCOL.variants[variant](**bounds))
     names = [v.name for v in result.violations]

@@ -51,14 +51,15 @@ VARIANT_FLAGS = {
     "effect-on-commit": "EffectOnCommit",
     "history-not-truncated": "HistoryNotTruncated",
     "snapshot-without-voters": "SnapshotWithoutVoters",
+    "first-leader-skips-voters": "FirstLeaderSkipsVoters",
 }
 
 INVARIANTS = ("ConsecutiveVoterSetsDifferByOne", "AtMostOneUncommittedChange", "VotersFromLogEnd",
-              "ControlStateRebuilds", "HistoryOffsetsIncrease", "ElectionSafety", "CommittedLogsAgree",
-              "LeaderCompleteness")
+              "ControlStateRebuilds", "HistoryOffsetsIncrease", "BootstrapVotersReplicated", "ElectionSafety",
+              "CommittedLogsAgree", "LeaderCompleteness")
 # The state witnesses the spec defines (TLC reaches one by violating ``Not<name>``).
 WITNESSES = ("LeaderElected", "VoterAdded", "AddedVoterVotes", "VoterRemoved", "SnapshotTaken",
-             "KRaftVersionUpgraded")
+             "KRaftVersionUpgraded", "BootstrapVotersCommitted")
 DEFAULT_BOUNDS: dict[str, int | bool] = {**{b.name: b.default for b in BOUNDS}, "reboot": True,
                                          "symmetry": False}
 VARIABLES = (*RAFT_VARIABLES, "adds", "removes", "snapshots", "upgrades")

@@ -3,8 +3,9 @@
 - mm2: ``DefaultReplicationPolicy`` / ``IdentityReplicationPolicy`` (connect-mirror-client);
 - share: ``ShareCoordinatorShard`` (kafka-share-coordinator, Kafka 4.0 and later);
 - raft: ``KafkaRaftClient`` per replica over Kafka's own raft test doubles (kafka-raft, 3.7-3.9).
-- voters: ``KRaftControlRecordStateMachine`` over ``VoterSetHistory`` and Kafka's ``MockLog`` (the
-  voters log level; kafka-raft, 3.8 and later).
+- voters: ``KafkaRaftClient`` per replica with AddRaftVoter/RemoveRaftVoter (the replica level,
+  ``kafka:VERSION``; kafka-raft 3.9 and later), or ``KRaftControlRecordStateMachine`` over
+  ``VoterSetHistory`` and Kafka's ``MockLog`` (the log level, ``kafka:VERSION:log``; 3.8 and later).
 - streams: ``StreamsMetadataState`` fed as ``StreamsPartitionAssignor.onAssignment`` feeds it
   (kafka-streams, 3.0 and later).
 

@@ -262,13 +262,13 @@ class KafkaRaftNode:
             elif name == "OptionalInt":
                 args.append(local)
             elif name == "Uuid":
-                args.append(j.Uuid.randomUuid())  # the local directory id
+                args.append(self.directory_id())
             elif name == "LogContext":
                 args.append(j.LogContext(f"[kspec replica {self.id}] "))
             elif name == "Random":
                 args.append(self.random)
             elif name == "Collection":
-                args.append(j.ArrayList())  # no bootstrap servers: the voters are static
+                args.append(self.bootstrap_servers())
             elif name == "Endpoints":
                 args.append(self._endpoints(self.id) if self.is_voter else
                             jvm.jclass(j.version, f"{RAFT}.Endpoints").empty())
@@ -280,6 +280,15 @@ class KafkaRaftNode:
                 raise TargetError(f"kafka:{j.version}: KafkaRaftClient constructor parameter {name} is unknown "
                                   "to the adapter")
         return ctor.newInstance(*args)
+
+    def bootstrap_servers(self) -> Any:
+        """``controller.quorum.bootstrap.servers``: none, the voters are static (the voters
+        replica level, formatted with a bootstrap checkpoint, names the initial voters)."""
+        return self.java.ArrayList()
+
+    def directory_id(self) -> Any:
+        """The local directory id: random (the voters replica level names it after the host)."""
+        return self.java.Uuid.randomUuid()
 
     def _kraft_versions(self) -> Any:
         """The kraft.version range this replica supports: 3.9's ``Features.KRAFT_VERSION``

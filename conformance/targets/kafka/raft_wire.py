@@ -21,6 +21,52 @@ RESPONSE_OF = {"VOTE": "VoteResponse", "BEGIN_QUORUM_EPOCH": "BeginQuorumEpochRe
                "END_QUORUM_EPOCH": "EndQuorumEpochResponse", "FETCH": "FetchResponse"}
 
 
+# KIP-853 control records (the voters replica level): a model directory id d is the Uuid
+# (DIRECTORY_UUID_HIGH, d) (as the voters log level, voters.KSPEC_UUID_HIGH) and replica r listens
+# on localhost:PORT_BASE+r (as the raft target's addresses).
+DIRECTORY_UUID_HIGH = 0x6B73706563
+PORT_BASE = 9990
+
+
+def _control_utils(java: _Java) -> Any:
+    try:
+        return jvm.jclass(java.version, "org.apache.kafka.common.record.ControlRecordUtils")
+    except TargetError:
+        return jvm.jclass(java.version, "org.apache.kafka.common.record.internal.ControlRecordUtils")
+
+
+def voters_record(java: _Java, payload: list[int]) -> Any:
+    """The ``VotersRecord`` of a model voters payload ``[id1, dir1, id2, dir2, ...]``: each voter
+    with its directory Uuid, one endpoint on the replica's listener and kraft.version 0-1."""
+    def msg(name: str) -> Any:
+        return jvm.jclass(java.version, f"{MSG}.{name}")
+
+    record = msg("VotersRecord")().setVersion(java.jpype.JShort(0))
+    for k in range(0, len(payload), 2):
+        replica, directory = int(payload[k]), int(payload[k + 1])
+        endpoints = msg("VotersRecord$EndpointCollection")()
+        endpoints.add(msg("VotersRecord$Endpoint")().setName(java.listener.value()).setHost("localhost")
+                      .setPort(PORT_BASE + replica))
+        feature = msg("VotersRecord$KRaftVersionFeature")().setMinSupportedVersion(java.jpype.JShort(0)) \
+            .setMaxSupportedVersion(java.jpype.JShort(1))
+        record.voters().add(msg("VotersRecord$Voter")().setVoterId(replica)
+                            .setVoterDirectoryId(java.Uuid(DIRECTORY_UUID_HIGH, directory))
+                            .setEndpoints(endpoints).setKRaftVersionFeature(feature))
+    return record
+
+
+def _voters_payload(java: _Java, record: Any) -> list[int]:
+    """A VotersRecord as a model payload: ids and directories sorted (directory -1 for a Uuid
+    kspec did not make)."""
+    msg = _control_utils(java).deserializeVotersRecord(record)
+    pairs = []
+    for voter in msg.voters():
+        u = voter.voterDirectoryId()
+        high, low = int(u.getMostSignificantBits()), int(u.getLeastSignificantBits())
+        pairs.append((int(voter.voterId()), low if high == DIRECTORY_UUID_HIGH else -1))
+    return [x for p in sorted(pairs) for x in p]
+
+
 def encode_payload(payload: list[int]) -> str:
     """A record value for a model payload: JSON, so never empty (3.8+ refuses an empty record)."""
     return json.dumps([int(p) for p in payload])
@@ -130,6 +176,10 @@ def entries_of(java: _Java, records: Any) -> list[tuple[int, dict[str, Any]]]:
             if control:
                 kind = str(java.ControlRecordType.parse(record.key()).toString()).lower()
                 payload: list[int] = []
+                if kind == "kraft_voters":  # KIP-853 (the voters replica level)
+                    kind, payload = "voters", _voters_payload(java, record)
+                elif kind == "kraft_version":
+                    payload = [int(_control_utils(java).deserializeKRaftVersionRecord(record).kRaftVersion())]
             else:
                 kind = "data"
                 value = record.value()
@@ -152,6 +202,14 @@ def records_of(java: _Java, offset: int, entries: list[dict[str, Any]]) -> Any:
             msg = java.LeaderChangeMessage().setLeaderId(-1)
             parts.append(java.MemoryRecords.withLeaderChangeMessage(
                 at, 0, int(e["epoch"]), java.ByteBuffer.allocate(256), msg))
+        elif e["kind"] == "voters":
+            parts.append(java.MemoryRecords.withVotersRecord(
+                at, 0, int(e["epoch"]), java.ByteBuffer.allocate(1024), voters_record(java, list(e["payload"]))))
+        elif e["kind"] == "kraft_version":
+            kv = jvm.jclass(java.version, f"{MSG}.KRaftVersionRecord")().setVersion(java.jpype.JShort(0)) \
+                .setKRaftVersion(java.jpype.JShort(int(e["payload"][0])))
+            parts.append(java.MemoryRecords.withKRaftVersionRecord(
+                at, 0, int(e["epoch"]), java.ByteBuffer.allocate(256), kv))
         else:
             value = encode_payload(e.get("payload") or []).encode()
             rec = java.SimpleRecord(java.jpype.JArray(java.jpype.JByte)([b if b < 128 else b - 256 for b in value]))

@@ -207,6 +207,22 @@ class VoterReplica(RaftReplica):
         self.resign_if_removed()
         return self.out
 
+    def become_leader(self) -> None:
+        """VOTERS-RULE-FIRST-LEADER: a leader whose voter set came from the bootstrap checkpoint
+        writes KRaftVersionRecord and that VotersRecord in the batch of its LeaderChange."""
+        start = self.end_offset
+        super().become_leader()
+        history = self.control.voter_history
+        if not history or history[-1][0] != -1 or self.control.kraft_version() < 1:
+            return
+        extra = [_entry(self.epoch, "kraft_version", [self.control.kraft_version()]),
+                 _entry(self.epoch, "voters", [x for k in sorted(history[-1][1]) for x in k])]
+        for out in self.out:
+            if out["type"] == "AppendLog" and out["offset"] == start:
+                out["entries"] = [*out["entries"], *extra]
+        self.log.extend(extra)
+        self.update_high_watermark()
+
     def follow_log(self, outputs: list[dict[str, Any]]) -> None:
         """Feed the log changes of this step to the control-record state machine."""
         for out in outputs:
@@ -273,7 +289,8 @@ class VoterReplica(RaftReplica):
         if request == "add_voter":
             if key[0] in _ids(current):
                 return self.reject(request, replica, "DUPLICATE_VOTER")
-            if self.end_offsets.get(key[0]) != self.end_offset:
+            if key[1] != key[0] or self.end_offsets.get(key[0]) != self.end_offset:
+                # (a host's one directory is its id: no other (id, directory) ever fetched)
                 return self.reject(request, replica, "REQUEST_TIMED_OUT")  # not caught up yet
             new = current | {key}
         else:

@@ -1,0 +1,483 @@
+"""``kafka:VERSION`` for voters at the **replica** level: Kafka's own ``KafkaRaftClient`` per
+replica (kafka-raft 3.9 and later, KIP-853), driven as the raft target drives it
+(``kspec.conformance.targets.kafka.raft``: Kafka's test doubles, timers as clock jumps, Fetch
+held until ``FetchDue``) plus the voter-set inputs (spec/adapter-protocol.md, section voters):
+
+- **start**: with a bootstrap configuration (kraft.version 1) the replica's ``MockLog`` gets the
+  bootstrap checkpoint ``0-0`` that ``kafka-storage format --initial-controllers`` writes
+  (KRaftVersionRecord(1) and the initial VotersRecord, written by Kafka's
+  ``RecordsSnapshotWriter``) and the client starts with no static voters; without, the static
+  voters are ``controller.quorum.voters``. Every replica's directory id is
+  ``Uuid(KSPEC, host id)`` (VOTERS-MODEL-DIRS) and it listens on ``localhost:9990+id``; the
+  VotersRecords the adapter builds use that endpoint and kraft.version support 0-1, as the
+  model's hosts all support kraft.version 1.
+- **AddVoter(replica, directory)** is an ``AddRaftVoter`` request (the replica's endpoint as its
+  listener) handed to this replica; **RemoveVoter** a ``RemoveRaftVoter`` request. Kafka's
+  leader asks the new voter for its ``ApiVersions``: the adapter answers at once with
+  kraft.version 0-1 (the model does not model that round trip, VOTERS-MODEL-…). A request
+  Kafka answers inside the step with an error is the output ``ReconfigRejected(request,
+  replica, error)``. The answer to an accepted request comes when its VotersRecord commits
+  (or the leader steps down): the model emits no such reply, so the adapter does not report
+  answers that come after the step (not compared; spec/voters.md §7).
+- **UpgradeKRaftVersion**: in a kraft.version-1 cluster the model refuses or ignores it; Kafka
+  has no raft RPC for it (``kafka-features`` goes through the controller's
+  ``UpdateFeatures``), so the adapter answers from Kafka's own state what the controller would
+  be told: ``NOT_LEADER_OR_FOLLOWER`` at a non-leader, ``REQUEST_TIMED_OUT`` before the high
+  watermark is known, nothing once the finalized kraft.version is 1. kraft.version-0
+  configurations (the upgrade itself) are not supported yet (``supports``).
+- **TakeSnapshot** is ``KafkaRaftClient.createSnapshot`` at the high watermark (only forward),
+  frozen at once; output ``SnapshotWritten`` read back with Kafka's ``RecordsSnapshotReader``.
+
+Observation: the raft target's (role, epoch, election, log, high watermark) plus the client's
+control-record state machine (``partitionState``): ``lastKraftVersion()``, ``lastVoterSet()``
+and the voter-set history's entries, as the log-level target reads them.
+"""
+
+from __future__ import annotations
+
+import weakref
+from typing import Any
+
+from kspec.conformance.adapters.base import JSON, StepResult, Target, TargetError
+from kspec.conformance.targets.kafka import artifacts, jvm
+from kspec.conformance.targets.kafka import raft as kraft
+from kspec.conformance.targets.kafka.raft_java import MSG, RAFT
+from kspec.conformance.targets.kafka.raft_java import Java as _RaftJava
+from kspec.conformance.targets.kafka.raft_wire import (
+    CLUSTER_ID,
+    DIRECTORY_UUID_HIGH,
+    PORT_BASE,
+    _api_name,
+    _first_partition,
+    voters_record,
+)
+from kspec.conformance.targets.kafka.voters import _Java as _LogJava
+from kspec.conformance.targets.kafka.voters import _java_error, _offset
+from kspec.model.raft.rule_sets import rule_set_for
+
+MIN_VERSION = (3, 9)
+
+REQUESTS = {"AddVoter": ("add_voter", "ADD_RAFT_VOTER"), "RemoveVoter": ("remove_voter", "REMOVE_RAFT_VOTER")}
+
+
+class _Voters:
+    """What the replicas of one version share: the log-level classes (snapshots, the history's
+    private fields) and ``KafkaRaftClient.partitionState`` (by reflection)."""
+
+    def __init__(self, java: _RaftJava, log_java: _LogJava, partition_state: Any) -> None:
+        self.java, self.lj, self.partition_state = java, log_java, partition_state
+
+    def uuid(self, directory: int) -> Any:
+        return self.java.Uuid(DIRECTORY_UUID_HIGH, int(directory))
+
+
+class KafkaVoterReplica(kraft.KafkaRaftNode):
+    """One replica: the raft target's ``KafkaRaftClient`` with a bootstrap checkpoint or static
+    voters, its directory id, and the reconfiguration requests (the module docstring)."""
+
+    def __init__(self, java: _RaftJava, values: _Voters, node: int, config: dict[str, Any]) -> None:
+        self.values = values
+        self.bootstrap = config.get("bootstrap")
+        self.static = [list(p) for p in config.get("static_voters") or []]
+        initial = self.bootstrap["voters"] if self.bootstrap else self.static
+        self._booted = False
+        self._late = False  # whether answers to inbound requests are still reported
+        super().__init__(java, node, [int(r) for r, _ in initial])
+
+    # -------------------------------------------------------------- construction
+
+    def directory_id(self) -> Any:
+        return self.values.uuid(self.id)
+
+    def bootstrap_servers(self) -> Any:
+        servers = self.java.ArrayList()
+        if not self.static:  # formatted with --initial-controllers: bootstrap from the initial voters
+            for v in self.voters:
+                servers.add(self._address(v))
+        return servers
+
+    def _random(self) -> Any:
+        """As the raft target's ``MockableRandom``, except that a candidate's draw is always its
+        backoff's (the largest): with two initial voters the backoff's first bound,
+        ``2 << 0``, equals the number of bootstrap servers, which the raft target reads as a
+        bootstrap-server pick (and a zero backoff starts the next election inside the step)."""
+        import jpype
+
+        rnd = self.java.random_ctor.newInstance(self.java.boxed(1, "long"))
+        ref = weakref.ref(self)
+        voters, optional_int = len(self.voters), self.java.OptionalInt_
+
+        @jpype.JImplements("java.util.function.IntFunction")
+        class Draw:
+            @jpype.JOverride
+            def apply(self, bound: int) -> Any:
+                bound = int(bound)
+                node = ref()
+                quorum = getattr(node, "quorum", None) if node is not None else None
+                candidate = quorum is not None and bool(quorum.isCandidate())
+                if bound == kraft.ELECTION_TIMEOUT_MS:
+                    value = 0
+                elif bound == voters and not candidate:
+                    value = node._start_index() if node is not None else 0
+                else:
+                    value = bound - 1
+                return optional_int.of(value)
+
+        self._draw = Draw()
+        self.java.random_fn.set(rnd, self._draw)
+        return rnd
+
+    def _boot(self) -> None:
+        if not self._booted:
+            self._booted = True
+            self.is_voter = True  # every host listens (an observer may be added)
+            if self.bootstrap is not None:
+                self._write_bootstrap()
+        super()._boot()
+
+    def _write_bootstrap(self) -> None:
+        """The checkpoint ``0-0`` of ``kafka-storage format --initial-controllers``."""
+        lj, j, bootstrap = self.values.lj, self.java, self.bootstrap
+        assert bootstrap is not None
+        writer = self.inner_log.createNewSnapshotUnchecked(lj.OffsetAndEpoch(0, 0)).get()
+        flat = [int(x) for pair in sorted(bootstrap["voters"]) for x in pair]
+        voter_set = j.Optional.of(lj.VoterSet.fromVotersRecord(voters_record(j, flat)))
+        builder = lj.SnapshotBuilder().setLastContainedLogTimestamp(0).setTime(lj.Time.SYSTEM)
+        builder = (builder.setMaxBatchSizeBytes(8192) if hasattr(builder, "setMaxBatchSizeBytes")
+                   else builder.setMaxBatchSize(8192))
+        snap = (builder.setMemoryPool(lj.MemoryPool.NONE).setRawSnapshotWriter(writer)
+                .setKraftVersion(lj.kraft_version_value(int(bootstrap["kraft_version"])))
+                .setVoterSet(voter_set).build(j.serde))
+        try:
+            snap.freeze()
+        finally:
+            snap.close()
+
+    def _initialize(self) -> None:
+        """``initialize`` with the static voters (none after a bootstrap checkpoint)."""
+        voters = self.voters
+        self.voters = [int(r) for r, _ in self.static]
+        try:
+            super()._initialize()
+        finally:
+            self.voters = voters
+
+    def _settle(self) -> None:
+        """As the raft target's, then one more poll: a record Kafka's leader appends while it
+        handles a response (the VotersRecord after the ApiVersions answer) waits in its batch
+        accumulator for the next poll, which the raft target's quiet test does not wait for."""
+        for _ in range(kraft.MAX_POLLS):
+            super()._settle()
+            end = _offset(self.inner_log.endOffset())
+            self.client.poll()
+            sent = list(self.channel.drainSendQueue())
+            for req in sent:
+                self._sent(req)
+            if not sent and self.queue.isEmpty() and _offset(self.inner_log.endOffset()) == end:
+                return
+        raise TargetError(f"replica {self.id}: KafkaRaftClient did not settle")
+
+    # -------------------------------------------------------------- requests
+
+    def _leader_endpoints(self, data: Any) -> None:
+        """What a KIP-853 peer sends besides the model's fields: the leader's endpoint
+        (``LeaderEndpoints`` of Begin/EndQuorumEpoch requests, ``NodeEndpoints`` of the
+        responses naming a leader), so a replica whose voter set lacks the leader can reach it."""
+        j = self.java
+        cls = str(data.getClass().getName())
+        if not (hasattr(data, "topics") or hasattr(data, "responses")):
+            return  # AddRaftVoter, RemoveRaftVoter, ApiVersions: no partitions
+        part = _first_partition(data)
+        if part is None:
+            return
+        leader = int(part.currentLeader().leaderId()) if hasattr(part, "currentLeader") else (
+            int(part.leaderId()) if hasattr(part, "leaderId") else -1)
+        if leader < 0:
+            return
+        if cls.endswith("RequestData") and hasattr(data, "leaderEndpoints"):
+            ep = jvm.jclass(j.version, f"{cls}$LeaderEndpoint")()
+            ep.setName(j.listener.value()).setHost("localhost").setPort(PORT_BASE + leader)
+            data.leaderEndpoints().add(ep)
+        elif cls.endswith("ResponseData") and hasattr(data, "nodeEndpoints"):
+            ep = jvm.jclass(j.version, f"{cls}$NodeEndpoint")()
+            ep.setNodeId(leader).setHost("localhost").setPort(PORT_BASE + leader)
+            data.nodeEndpoints().add(ep)
+
+    def _response(self, correlation: int, data: Any, source: Any) -> Any:
+        self._leader_endpoints(data)
+        return super()._response(correlation, data, source)
+
+    def _request(self, data: Any) -> Any:
+        """A Fetch names the fetching replica's directory (Kafka's leader tracks replicas by
+        key; AddVoter needs the key's fetch state)."""
+        self._leader_endpoints(data)
+        if _api_name(self.java, data) == "FETCH":  # FetchPartition.ReplicaDirectoryId (v17, KIP-853)
+            replica = int(data.replicaState().replicaId())
+            for topic in data.topics():
+                for part in topic.partitions():
+                    part.setReplicaDirectoryId(self.values.uuid(replica))
+        return super()._request(data)
+
+    @staticmethod
+    def _peer(node: Any) -> int:
+        """A destination's replica id: a bootstrap server (``controller.quorum.bootstrap.servers``)
+        has a negative id; its port says which replica it is."""
+        ident = int(node.id())
+        return ident if ident >= 0 else int(node.port()) - PORT_BASE
+
+    def _start_index(self) -> int:
+        """As the raft target's, over bootstrap servers named by port."""
+        if self._pick is None or self.client is None:
+            return 0
+        order = [self._peer(v) for v in self.java.f_voters.get(self.java.f_requests.get(self.client))]
+        return order.index(self._pick) % len(order) if self._pick in order else 0
+
+    def _successors(self, leader: int) -> list[int]:
+        """As the raft target's (this replica last, so its fetch timer stays positive); with no
+        other voter to put first (two voters, or a changed set), the old leader goes first."""
+        out = super()._successors(leader)
+        return out if len(out) > 1 else [leader, *out]
+
+    def _sent(self, req: Any) -> None:
+        """A Fetch to a bootstrap server is held under the replica it names; Kafka's
+        ApiVersions to a voter being added is answered at once (kraft.version 0-1)."""
+        api = _api_name(self.java, req.data())
+        if api == "FETCH":
+            self.held[self._peer(req.destination())] = req
+            return
+        if api == "API_VERSIONS":
+            j = self.java
+            data = jvm.jclass(j.version, f"{MSG}.ApiVersionsResponseData")()
+            key = jvm.jclass(j.version, f"{MSG}.ApiVersionsResponseData$SupportedFeatureKey")()
+            key.setName("kraft.version").setMinVersion(j.jpype.JShort(0)).setMaxVersion(j.jpype.JShort(1))
+            data.supportedFeatures().add(key)
+            req.completion.complete(self._response(req.correlationId(), data, req))
+            return
+        super()._sent(req)
+
+    def _reconfig(self, inp: dict[str, Any]) -> None:
+        j, kind = self.java, str(inp["type"])
+        name, _ = REQUESTS[kind]
+        replica, directory = int(inp["replica"]), int(inp["directory"])
+        if kind == "AddVoter":
+            data = jvm.jclass(j.version, f"{MSG}.AddRaftVoterRequestData")()
+            listeners = data.listeners()
+            listener = jvm.jclass(j.version, f"{MSG}.AddRaftVoterRequestData$Listener")()
+            listener.setName(j.listener.value()).setHost("localhost").setPort(PORT_BASE + replica)
+            listeners.add(listener)
+            data.setClusterId(CLUSTER_ID).setTimeoutMs(kraft.REQUEST_TIMEOUT_MS).setVoterId(replica) \
+                .setVoterDirectoryId(self.values.uuid(directory))
+        else:
+            data = jvm.jclass(j.version, f"{MSG}.RemoveRaftVoterRequestData")()
+            data.setClusterId(CLUSTER_ID).setVoterId(replica).setVoterDirectoryId(self.values.uuid(directory))
+        if kind == "AddVoter":
+            self._free_connection(replica)
+        req = self._request(data)
+        outputs = self.outputs
+        done: list[Any] = []
+
+        @j.jpype.JImplements("java.util.function.BiConsumer")
+        class Answered:
+            @j.jpype.JOverride
+            def accept(self, resp: Any, error: Any) -> None:
+                done.append(resp)
+                if resp is not None and not late[0]:
+                    code = str(j.Errors.forCode(resp.data().errorCode()).name())
+                    if code != "NONE":
+                        outputs.append({"type": "ReconfigRejected", "request": name, "replica": replica,
+                                        "error": code})
+
+        late = [False]
+        self._callbacks.append(Answered())
+        req.completion.whenComplete(self._callbacks[-1])
+        self.client.handle(req)
+        self._settle()
+        late[0] = True  # an answer after this step is the accepted request's (not compared)
+
+    def _free_connection(self, replica: int) -> None:
+        """Kafka keeps one request in flight per peer, and the ApiVersions to a voter being added
+        is refused (REQUEST_TIMED_OUT, "not ready") while another waits. With the adapter's
+        endless request timeout, a request the model's network never answers (a response the
+        model drops or ignores) would wait forever; in a cluster it times out. So a request
+        still awaited from ``replica`` is completed as a lost connection (BROKER_NOT_AVAILABLE),
+        as the raft target does for a Fetch at ``FetchDue``."""
+        if not self.quorum.isLeader():
+            return  # refused before any ApiVersions (NOT_LEADER_OR_FOLLOWER)
+        stale = [r for (dst, api), r in self.reported.items()
+                 if dst == replica and api == "BEGIN_QUORUM_EPOCH" and self._expected(r)]
+        for r in stale:
+            self._fail(r)
+        if stale:
+            super()._settle()
+
+    def _upgrade(self) -> None:
+        """See the module docstring: no raft RPC; the state the controller would be told of."""
+        q = self.quorum
+        if not q.isLeader():
+            self.outputs.append({"type": "ReconfigRejected", "request": "upgrade", "replica": self.id,
+                                 "error": "NOT_LEADER_OR_FOLLOWER"})
+        elif not self.client.highWatermark().isPresent():
+            self.outputs.append({"type": "ReconfigRejected", "request": "upgrade", "replica": self.id,
+                                 "error": "REQUEST_TIMED_OUT"})
+        elif self._kraft_version() < 1:
+            raise TargetError("UpgradeKRaftVersion at kraft.version 0 is not driven yet at the replica level")
+
+    def _snapshot(self) -> None:
+        """``createSnapshot`` at the high watermark, only forward (VOTERS-SNAP-TAKE)."""
+        lj = self.values.lj
+        opt = self.client.highWatermark()
+        if not opt.isPresent():
+            return
+        hw = int(opt.getAsLong())
+        latest = self.inner_log.latestSnapshotId()
+        last_end = _offset(latest.get()) if latest.isPresent() else 0
+        if hw <= 0 or hw <= last_end:
+            return
+        entries = self.log_entries()
+        snapshot_id = lj.OffsetAndEpoch(hw, int(entries[hw - 1]["epoch"]))
+        writer = self.client.createSnapshot(snapshot_id, 0)
+        if not writer.isPresent():
+            raise TargetError(f"replica {self.id}: createSnapshot({hw}) made no writer")
+        w = writer.get()
+        try:
+            w.freeze()
+        finally:
+            w.close()
+        self.outputs.append({"type": "SnapshotWritten", "snapshot": self._read_snapshot(snapshot_id)})
+
+    def _read_snapshot(self, snapshot_id: Any) -> dict[str, JSON]:
+        lj = self.values.lj
+        raw = self.inner_log.readSnapshot(snapshot_id).get()
+        kraft_version, voters = 0, None
+        takes_context = any(str(m.getName()) == "of" and m.getParameterCount() == 6
+                            for m in lj.SnapshotReader.class_.getMethods())
+        reader = lj.SnapshotReader.of(raw, lj.serde, lj.BufferSupplier.NO_CACHING, 8192, True,
+                                      *([lj.log_context] if takes_context else []))
+        try:
+            while reader.hasNext():
+                for record in reader.next().controlRecords():
+                    kind = str(record.type().toString())
+                    if kind == "KRAFT_VERSION":
+                        kraft_version = int(record.message().kRaftVersion())
+                    elif kind == "KRAFT_VOTERS":
+                        voters = lj.pairs(lj.VoterSet.fromVotersRecord(record.message()))
+        finally:
+            reader.close()
+        return {"type": "Snapshot", "end_offset": _offset(snapshot_id), "kraft_version": kraft_version,
+                "voters": voters}
+
+    # -------------------------------------------------------------- the step
+
+    def step(self, inp: JSON) -> StepResult:
+        if not isinstance(inp, dict):
+            raise TargetError(f"voters input must be an object, got {inp!r}")
+        kind = inp.get("type")
+        try:
+            if kind in REQUESTS or kind in ("UpgradeKRaftVersion", "TakeSnapshot"):
+                before_log = self.log_entries()
+                self.outputs, self.inbound, self._callbacks = [], [], []
+                if not self.down:
+                    if kind in REQUESTS:
+                        self._reconfig(inp)
+                    elif kind == "UpgradeKRaftVersion":
+                        self._upgrade()
+                    else:
+                        self._snapshot()
+                return StepResult(self._effects(before_log) + self.outputs, self.observation())
+            if kind == "Crash" and not self.down:
+                # Kafka's observers do not flush what they fetch (KafkaRaftClient.appendAsFollower
+                # flushes at voters only), and the protocol lets an observer lose it; the model's
+                # crash loses nothing, so the adapter flushes first (what is lost is not modelled).
+                self.inner_log.flush(False)
+            return super().step(inp)
+        except TargetError:
+            raise
+        except Exception as err:  # a Java exception: one line naming the step
+            raise TargetError(f"kafka:{self.java.version} voters: {kind} threw {_java_error(err)}") from None
+
+    # -------------------------------------------------------------- observation
+
+    def _state_machine(self) -> Any:
+        return self.values.partition_state.get(self.client)
+
+    def _kraft_version(self) -> int:
+        return int(self.values.lj.kraft_version_int(self._state_machine().lastKraftVersion()))
+
+    def observation(self) -> dict[str, JSON]:
+        out = super().observation()
+        if self.down or self.client is None:
+            out.update(self._last_control)
+            return out
+        lj = self.values.lj
+        sm = self._state_machine()
+        tree = lj.f_map.get(lj.f_voters.get(lj.f_history.get(sm)))
+        control = {"kraft_version": int(lj.kraft_version_int(sm.lastKraftVersion())),
+                   "voters": lj.pairs(sm.lastVoterSet()),
+                   "history": [[int(e.getKey()), lj.pairs(e.getValue())] for e in tree.entrySet()]}
+        self._last_control = control
+        out.update(control)
+        return out
+
+    _last_control: dict[str, JSON] = {}
+
+
+class KafkaVotersReplicaTarget(Target):
+    """The voters target of one Kafka version (3.9.0 or later), at the replica level."""
+
+    protocol = "voters"
+    level: str | None = "replica"
+
+    def __init__(self, version: str) -> None:
+        vt = artifacts.supported_version(version, "voters", MIN_VERSION, "the replica level drives KIP-853's "
+                                         "AddRaftVoter/RemoveRaftVoter and bootstrap checkpoint, Kafka 3.9.0+")
+        kraft.check_supported(version)
+        jvm.check(version)
+        jars = artifacts.resolve(version, kraft.ARTIFACTS)
+        jvm.ensure(version, jars)
+        self.version = version
+        self.name = f"kafka:{version}"
+        self.java = _RaftJava(version, vt)
+        f = jvm.jclass(version, f"{RAFT}.KafkaRaftClient").class_.getDeclaredField("partitionState")
+        f.setAccessible(True)
+        self.values = _Voters(self.java, _LogJava(version, vt), f)
+        # The release's raft rule set (pre-vote from 4.0, spec/raft.md "Rule sets").
+        self.model_config = dict(rule_set_for(version).bounds)
+
+    def supports(self, config: dict[str, JSON]) -> bool:
+        """The release's raft rule set, with a bootstrap checkpoint (kraft.version 1) and more
+        than one initial voter: Kafka's lone voter elects itself inside ``initialize()``
+        (RAFT-RULE-LONE-VOTER) while the voters model's formatted lone voter waits for its
+        election timer (VOTERS-MODEL-START), so that opening cannot be compared yet."""
+        wanted = dict(rule_set_for(self.version).bounds)
+        bootstrapped = int(config.get("kraft_version", 1) or 0) == 1
+        several = int(config.get("voters", 3) or 0) > 1
+        return bootstrapped and several and all(config.get(k) == v for k, v in wanted.items())
+
+    def start(self, node: int, config: dict[str, JSON]) -> KafkaVoterReplica:
+        asked = config.get("level", "replica")
+        if asked != self.level:
+            raise TargetError(f"{self.name} serves the voters replica level (KafkaRaftClient); the run drives the "
+                              f"{asked} level (kafka:{self.version}:log is the log level)")
+        try:
+            return KafkaVoterReplica(self.java, self.values, int(node), dict(config))
+        except TargetError:
+            raise
+        except Exception as err:
+            raise TargetError(f"{self.name} voters: start of replica {node} threw {_java_error(err)}") from None
+
+    def close(self) -> None:
+        """Nothing to release: the JVM lives as long as the process (JPype cannot restart it)."""
+
+
+def make_voters_target(version: str) -> Target:
+    """``kafka:VERSION`` for voters: the replica level, or the log level as ``kafka:VERSION:log``
+    (``conformance/targets/kafka/voters.py``); TargetError (one line) for another level."""
+    release, _, level = version.partition(":")
+    if level == "log":
+        from kspec.conformance.targets.kafka.voters import KafkaVotersTarget
+
+        return KafkaVotersTarget(release)
+    if level in ("", "replica"):
+        return KafkaVotersReplicaTarget(release)
+    raise TargetError(f"kafka:{version}: no voters level {level!r} (kafka:VERSION is the replica level, "
+                      "kafka:VERSION:log the log level)")

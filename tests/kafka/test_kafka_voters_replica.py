@@ -1,0 +1,62 @@
+"""Kafka's ``KafkaRaftClient`` replicas (``kafka:VERSION``, voters, replica level) against the model.
+
+Each run is a ``kspec conform`` child process (one Kafka version per JVM): with the catalogued
+deviations accepted (K1-K4, spec/voters.md §12) a short run conforms; without, a run reaches a
+verdict and any divergence is one the catalogue names. ``$KSPEC_KAFKA_TEST_VERSION`` picks the
+release (3.9 or later; default 3.9.1).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from kspec.conformance.deviations import catalogue
+
+ACCEPT = ("voters-add-voter-caught-up-once,voters-trim-at-snapshot-end,voters-truncate-keeps-next-offset,"
+          "voters-no-check-quorum-with-one-voter")
+
+
+def _pick_version() -> str:
+    env = os.environ.get("KSPEC_KAFKA_TEST_VERSION", "")
+    parts = env.split(".")
+    if len(parts) >= 2 and parts[0].isdigit() and parts[1].isdigit() and (int(parts[0]), int(parts[1])) >= (3, 9):
+        return env
+    return "3.9.1"
+
+
+VERSION = _pick_version()
+
+
+def _conform(tmp_path: Path, *extra: str, examples: int = 8) -> dict[str, Any]:
+    done = subprocess.run(["kspec", "conform", "voters", "--target", f"kafka:{VERSION}", "--examples", str(examples),
+                           "--seed", "0", "--json", "--out", str(tmp_path), *extra],
+                          capture_output=True, text=True, timeout=900, check=False)
+    doc = dict(json.loads(done.stdout))
+    assert done.returncode == {"conforms": 0, "diverges": 1}.get(doc["verdict"]), (done.returncode, done.stderr[-2000:])
+    assert doc["level"] == "replica", doc
+    return doc
+
+
+def test_replica_level_conforms_with_the_catalogued_deviations(tmp_path: Path) -> None:
+    doc = _conform(tmp_path, "--accept", ACCEPT)
+    assert doc["verdict"] == "conforms", doc["divergence"]
+    assert sorted(doc["accepted"]) == sorted(ACCEPT.split(","))
+    inputs = doc["coverage"]["inputs"]
+    assert inputs.get("AddVoter") and inputs.get("RemoveVoter"), inputs
+
+
+def test_replica_level_divergence_is_a_catalogued_one(tmp_path: Path) -> None:
+    doc = _conform(tmp_path, examples=20)
+    if doc["verdict"] == "diverges":
+        assert doc["deviation"] in catalogue("voters"), doc["divergence"]
+
+
+def test_log_level_is_named_and_refuses_the_replica_level() -> None:
+    done = subprocess.run(["kspec", "conform", "voters", "--target", f"kafka:{VERSION}:loggy", "--json"],
+                          capture_output=True, text=True, timeout=120, check=False)
+    err = [ln for ln in done.stderr.splitlines() if ln.strip()]
+    assert done.returncode == 2 and len(err) == 1 and "no voters level 'loggy'" in err[0], done.stderr
