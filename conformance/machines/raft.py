@@ -33,18 +33,32 @@ from kspec.model.core.protocol import first_violated
 from kspec.model.raft import node as node_mod
 from kspec.model.raft.messages import (
     BackoffExpired,
+    BeginQuorumEpochRequest,
     CheckQuorumTimeout,
     ClientAppend,
     Crash,
     ElectionTimeout,
+    EndQuorumEpochRequest,
     FetchDue,
+    FetchRequest,
     FetchTimeout,
     Input,
+    Request,
     Restart,
+    VoteRequest,
 )
 from kspec.model.raft.properties import raft_properties
-from kspec.model.raft.state import Down
-from kspec.model.raft.system import Deliver, Drop, Duplicate, Fire, Raft, RaftModel, describe_action
+from kspec.model.raft.state import Down, Node
+from kspec.model.raft.system import (
+    Deliver,
+    Drop,
+    Duplicate,
+    Fire,
+    Raft,
+    RaftModel,
+    describe_action,
+    describe_message,
+)
 
 # Cluster shapes a run starts from (Hypothesis draws one; shrinking prefers the first).
 CONFIGS: list[dict[str, JSON]] = [
@@ -78,6 +92,68 @@ ORDERED_OUTPUTS: tuple[tuple[str, str], ...] = (
 
 IDLE_TIMERS: tuple[Input, ...] = (ElectionTimeout(), FetchTimeout(), CheckQuorumTimeout(), BackoffExpired())
 
+# A replica id no replica of the cluster has (RAFT-DRIVE-UNKNOWN-ID): a request from it is one
+# from a replica the receiver has never heard of.
+UNKNOWN_REPLICA = 9
+
+
+def injected_requests(state: Raft, node: Node, observers: frozenset[int]) -> list[Request]:
+    """The requests no replica of the run has in flight that the driver delivers to ``node``
+    (RAFT-DRIVE-INJECT): each request kind at a stale, equal and future epoch, from a voter,
+    an observer and a replica id no one knows, whatever ``node``'s role. What they must do
+    is the model's ``step``, as for any delivery.
+
+    They stay within what a non-Byzantine cluster can send (spec/raft.md, RAFT-DRIVE-INJECT):
+    a BeginQuorumEpoch or EndQuorumEpoch names as leader only a replica the run elected in that
+    epoch, or carries an epoch below the receiver's (which any former leader may still have in
+    flight); a vote request's last epoch is below its epoch (Kafka answers INVALID_REQUEST
+    otherwise, a malformed request); a fetch carries its sender's own log position. The sender
+    no longer awaits the answer, so it is not put in flight (RAFT-MODEL-IGNORED-RESPONSES).
+    """
+    out: list[Request] = []
+    me = node.id
+    voters = sorted(v for v in node.voters if v != me)
+    senders = [*voters[:1], *sorted(o for o in observers if o != me)[:1], UNKNOWN_REPLICA]
+    epochs = [e for e in (node.epoch - 1, node.epoch, node.epoch + 1) if e >= 0]
+    for e in epochs:
+        for src in senders:
+            if e >= 1:
+                last, end = (node.last_epoch, node.end_offset) if node.last_epoch < e else (e - 1, 0)
+                out.append(VoteRequest(src, me, e, last, end, False, True))
+                if node.pre_vote:
+                    out.append(VoteRequest(src, me, e, last, end, True, True))
+            if src == UNKNOWN_REPLICA:
+                offset, last_fetched = 0, 0
+            else:
+                sender = state.node(src)
+                offset, last_fetched = sender.end_offset, sender.last_epoch
+            out.append(FetchRequest(src, me, e, offset, last_fetched, True))
+        if e < node.epoch and voters:
+            out.append(BeginQuorumEpochRequest(voters[0], me, e, True))
+            out.append(EndQuorumEpochRequest(voters[0], me, e, (), True))
+    for e, leader in sorted(state.elected):
+        if leader != me and e >= node.epoch:
+            out.append(BeginQuorumEpochRequest(leader, me, e, True))
+            out.append(EndQuorumEpochRequest(leader, me, e, (), True))
+    return out
+
+
+def input_cell(node: Node, inp: Input) -> tuple[str, str]:
+    """The (role, input kind) cell of the coverage matrix one node-level input falls in
+    (RAFT-DRIVE-MATRIX): the receiver's role before the input (``observer`` prefixed for a
+    non-voter) and the input's kind, a message's marked ``<``, ``=`` or ``>`` by its epoch
+    against the receiver's, a pre-vote as ``PreVote...``."""
+    role = node.role_name if node.is_voter or isinstance(node.role, Down) else f"observer {node.role_name}"
+    kind = type(inp).__name__
+    if isinstance(inp, VoteRequest) and inp.pre_vote:
+        kind = "PreVoteRequest"
+    elif kind == "VoteResponse" and getattr(inp, "pre_vote", False):
+        kind = "PreVoteResponse"
+    epoch = getattr(inp, "epoch", None)
+    if isinstance(epoch, int) and not isinstance(node.role, Down):
+        kind += "<" if epoch < node.epoch else "=" if epoch == node.epoch else ">"
+    return role, kind
+
 
 def wire(value: JSON) -> JSON:
     """Encoded model inputs or outputs as a replica sees them: a request's ``orphaned`` is the
@@ -87,6 +163,14 @@ def wire(value: JSON) -> JSON:
     if isinstance(value, dict) and "orphaned" in value and str(value.get("type", "")).endswith("Request"):
         return {k: v for k, v in value.items() if k != "orphaned"}
     return value
+
+
+@dataclass(frozen=True)
+class Inject:
+    """A request delivered to its destination that no replica has in flight (see
+    :func:`injected_requests`)."""
+
+    message: Request
 
 
 @dataclass(frozen=True)
@@ -133,13 +217,16 @@ class RaftDriver(macros.MacroSteps):
         return self.model.init_states()[0]
 
     # (not "idle": that is the lockstep machine's own rule for a state where nothing is enabled)
-    categories = ("deliver", "fetch", "timer", "client", "resign", "network", "crash", "idle_timer",
+    categories = ("deliver", "fetch", "timer", "client", "resign", "network", "crash", "idle_timer", "inject",
                   *macros.CATEGORIES)
     # Deliveries and fetches carry the protocol; most random walks that reach deep states
     # deliver and fetch a lot. Several rules per category also make it rare that swarm testing
     # switches a whole category off (each rule is off with the run's probability p).
     # The macros (conformance/machines/macros.py) take a replication, an election or a lost
     # uncommitted suffix in one step.
+    # Injected requests (about 20 a replica a state) are left to the random runs: in the guided
+    # graph they would fill every level's beam with states one request away from the last.
+    unguided = ("inject",)
     weights = {"deliver": 5, "fetch": 3, "timer": 2, "client": 2, "resign": 2, "replicate": 2, "depose": 2}
 
     def candidates(self, state: Raft) -> list[tuple[str, Any]]:
@@ -161,9 +248,15 @@ class RaftDriver(macros.MacroSteps):
                 out.append(("resign", action))
             else:
                 out.append(("timer", action))  # the timers that start or back off an election
+        observers = frozenset(self.model.replica_ids) - self.model.voter_ids
         for n in state.nodes:
             if not isinstance(n.role, Down):
                 out += [("idle_timer", IdleTimer(n.id, timer)) for timer in IDLE_TIMERS]
+                # RAFT-DRIVE-IDLE: a fetch due to a voter it does not fetch from, an append
+                # at a replica that does not lead: nothing may happen.
+                out += [("idle_timer", IdleTimer(n.id, inp))
+                        for inp in (ClientAppend(), *(FetchDue(v) for v in sorted(self.model.voter_ids)))]
+                out += [("inject", Inject(m)) for m in injected_requests(state, n, observers)]
         out += macros.candidates(state)
         if not self.config["faults"]:
             out = [(category, action) for category, action in out if category not in FAULTS]
@@ -177,6 +270,11 @@ class RaftDriver(macros.MacroSteps):
             return state if after_node == node and not outputs else None
         if isinstance(action, macros.MACRO_TYPES):
             return self.resolve_macro(state, action)
+        if isinstance(action, Inject):
+            if isinstance(state.node(action.message.dst).role, Down):
+                return None
+            injected = self.model._apply(state, action.message.dst, action.message)
+            return injected if injected is not None and self.model.within_bounds(injected) else None
         after = self.model.next_state(state, action)
         if after is None and type(action).__name__ == "Reboot":
             after = self._quiet_reboot(state, action.node)
@@ -202,6 +300,8 @@ class RaftDriver(macros.MacroSteps):
         pairs: list[tuple[int, Input]]
         if isinstance(action, IdleTimer):
             pairs = [(action.node, action.input)]
+        elif isinstance(action, Inject):
+            pairs = [(action.message.dst, action.message)]
         elif isinstance(action, Deliver):
             pairs = [(action.message.dst, action.message)]
         elif isinstance(action, Fire):
@@ -226,9 +326,37 @@ class RaftDriver(macros.MacroSteps):
             return {k: v for k, v in output.items() if k != "preferred"}
         return output
 
+    def input_cells(self, before: Raft, action: Any) -> list[tuple[str, str]]:
+        """The coverage-matrix cells of ``action``'s node-level inputs (RAFT-DRIVE-MATRIX)."""
+        if isinstance(action, macros.MACRO_TYPES):
+            cells: list[tuple[str, str]] = []
+            for sub, after in self.sub_steps(before, action):
+                cells += self.input_cells(before, sub)
+                before = after
+            return cells
+        pairs: list[tuple[int, Input]]
+        if isinstance(action, IdleTimer):
+            pairs = [(action.node, action.input)]
+        elif isinstance(action, Inject | Deliver):
+            pairs = [(action.message.dst, action.message)]
+        elif isinstance(action, Fire):
+            pairs = [(action.node, action.input)]
+        elif type(action).__name__ == "Reboot":
+            pairs = [(action.node, Crash()), (action.node, Restart())]
+        else:
+            return []
+        nodes = {n.id: n for n in before.nodes}
+        found = []
+        for replica, inp in pairs:
+            found.append(input_cell(nodes[replica], inp))
+            nodes[replica], _ = node_mod.step(nodes[replica], inp)
+        return found
+
     def describe(self, action: Any) -> str:
         if isinstance(action, IdleTimer):
             return f"replica {action.node}: {type(action.input).__name__} (nothing due)"
+        if isinstance(action, Inject):
+            return f"inject {describe_message(action.message)}"
         if isinstance(action, macros.MACRO_TYPES):
             return macros.describe(action)
         return describe_action(action)
