@@ -62,15 +62,20 @@ from kspec.model.raft.system import (
 
 # Cluster shapes a run starts from (Hypothesis draws one; shrinking prefers the first).
 CONFIGS: list[dict[str, JSON]] = [
-    {"voters": 3, "observers": 0, "pre_vote": False, "faults": True},
-    {"voters": 3, "observers": 0, "pre_vote": False, "faults": False},
-    {"voters": 3, "observers": 1, "pre_vote": False, "faults": True},
-    {"voters": 3, "observers": 0, "pre_vote": True, "faults": True},
-    {"voters": 1, "observers": 0, "pre_vote": False, "faults": True},
+    {"voters": 3, "observers": 0, "pre_vote": False, "kip853": False, "faults": True},
+    {"voters": 3, "observers": 0, "pre_vote": False, "kip853": False, "faults": False},
+    {"voters": 3, "observers": 1, "pre_vote": False, "kip853": False, "faults": True},
+    {"voters": 3, "observers": 0, "pre_vote": True, "kip853": True, "faults": True},
+    {"voters": 1, "observers": 0, "pre_vote": False, "kip853": False, "faults": True},
     # The kip-996 rule set (Kafka 4.0+) in the shapes kip-595 has: a kafka:4.x target takes
-    # every shape with pre_vote (model_config), the reference both rule sets.
-    {"voters": 3, "observers": 0, "pre_vote": True, "faults": False},
-    {"voters": 3, "observers": 1, "pre_vote": True, "faults": True},
+    # every shape with pre_vote (model_config), the reference every rule set.
+    {"voters": 3, "observers": 0, "pre_vote": True, "kip853": True, "faults": False},
+    {"voters": 3, "observers": 1, "pre_vote": True, "kip853": True, "faults": True},
+    # The kip-853 rule set (Kafka 3.8 and 3.9): KIP-595's elections with KIP-853's open vote.
+    {"voters": 3, "observers": 0, "pre_vote": False, "kip853": True, "faults": True},
+    {"voters": 3, "observers": 0, "pre_vote": False, "kip853": True, "faults": False},
+    {"voters": 3, "observers": 1, "pre_vote": False, "kip853": True, "faults": True},
+    {"voters": 1, "observers": 0, "pre_vote": False, "kip853": True, "faults": True},
 ]
 
 # The categories a run without faults never draws (and the check-quorum resignation, which is
@@ -202,7 +207,8 @@ class RaftDriver(macros.MacroSteps):
                                  " one at a time)")
             extra["step"] = VARIANTS[self.variant].step
         self.model = RaftModel(voters=int(self.config["voters"]), observers=int(self.config["observers"]),
-                               pre_vote=bool(self.config["pre_vote"]), **{**BOUNDS, **(bounds or {})}, **extra)
+                               pre_vote=bool(self.config["pre_vote"]), kip853=bool(self.config.get("kip853")),
+                               **{**BOUNDS, **(bounds or {})}, **extra)
         props = raft_properties()
         self._always = [p for p in props if p.kind == "always"]
         self._always_step = [p for p in props if p.kind == "always_step"]
@@ -211,7 +217,8 @@ class RaftDriver(macros.MacroSteps):
         return list(self.model.replica_ids)
 
     def node_config(self, node: int) -> dict[str, JSON]:
-        return {"voters": sorted(self.model.voter_ids), "pre_vote": self.model.pre_vote}
+        return {"voters": sorted(self.model.voter_ids), "pre_vote": self.model.pre_vote,
+                "kip853": self.model.kip853}
 
     def init_state(self) -> Raft:
         return self.model.init_states()[0]
@@ -252,10 +259,9 @@ class RaftDriver(macros.MacroSteps):
         for n in state.nodes:
             if not isinstance(n.role, Down):
                 out += [("idle_timer", IdleTimer(n.id, timer)) for timer in IDLE_TIMERS]
-                # RAFT-DRIVE-IDLE: a fetch due to a voter it does not fetch from, an append
-                # at a replica that does not lead: nothing may happen.
-                out += [("idle_timer", IdleTimer(n.id, inp))
-                        for inp in (ClientAppend(), *(FetchDue(v) for v in sorted(self.model.voter_ids)))]
+                # RAFT-DRIVE-IDLE: a client append at a replica that does not lead changes nothing.
+                # (No idle FetchDue: it is the adapters' cue to let a fetch out, not a timer.)
+                out.append(("idle_timer", IdleTimer(n.id, ClientAppend())))
                 out += [("inject", Inject(m)) for m in injected_requests(state, n, observers)]
         out += macros.candidates(state)
         if not self.config["faults"]:

@@ -134,7 +134,7 @@ def to_voted(node: Node, epoch: int, candidate: int) -> Node:
     """RAFT-TRANS-VOTED: grant the vote of ``epoch`` to ``candidate``. Under KIP-996 a prospective
     that loses its pre-vote keeps the vote it had, its own included (RAFT-KIP996-LOSS)."""
     own_vote_kept = node.pre_vote and isinstance(node.role, Prospective) and epoch == node.epoch
-    if ((candidate == node.id and not own_vote_kept) or not node.is_voter or candidate not in node.voters
+    if ((candidate == node.id and not own_vote_kept) or not _may_vote(node, candidate)
             or epoch < node.epoch or (epoch == node.epoch and not isinstance(node.role, Unattached | Prospective))):
         raise IllegalTransition(node, "voted", epoch=epoch, candidate=candidate)
     _check(node, "voted", epoch=epoch, candidate=candidate)
@@ -158,7 +158,7 @@ def prospective_add_vote(node: Node, candidate: int) -> Node:
     vote of its epoch and stays prospective (Kafka 4.0+ ``prospectiveAddVotedState``)."""
     role = node.role
     if (not isinstance(role, Prospective) or role.prior.voted_for is not None or role.prior.leader is not None
-            or candidate == node.id or candidate not in node.voters):
+            or candidate == node.id or not _may_vote(node, candidate)):
         raise IllegalTransition(node, "prospective", candidate=candidate)
     _check(node, "prospective", candidate=candidate)
     return replace(node, role=replace(role, prior=replace(role.prior, voted_for=candidate)))
@@ -203,6 +203,20 @@ def to_resigned(node: Node) -> Node:
 
 
 # ---------------------------------------------------------------- helpers
+
+
+def _may_vote(node: Node, candidate: int) -> bool:
+    """Whether this replica may vote for ``candidate`` at all: KIP-853 lets any replica vote for
+    any replica (RAFT-KIP853-OPEN-VOTE); before it only a voter votes, and only for a voter."""
+    return node.open_votes or (node.is_voter and candidate in node.voters)
+
+
+def _voter_only_refused(node: Node, sender: int) -> bool:
+    """RAFT-RULE-VOTER-ONLY (rule set kip-595, Kafka's ``validateVoterOnlyRequest`` to 3.7): a
+    Vote, BeginQuorumEpoch or EndQuorumEpoch of the receiver's epoch or later from a replica
+    that is not a voter, or at a replica that is not one, is answered INCONSISTENT_VOTER_SET
+    and changes nothing."""
+    return node.voter_only and not (node.is_voter and sender in node.voters)
 
 
 def _others(node: Node) -> list[int]:
@@ -412,13 +426,16 @@ def _on_vote_request(node: Node, req: VoteRequest) -> Step:
     if req.epoch < node.epoch:
         return node, (VoteResponse(node.id, req.src, node.epoch, False, _leader_hint(node), False,
                                    "FENCED_LEADER_EPOCH"),)
+    if _voter_only_refused(node, req.src):
+        return node, (VoteResponse(node.id, req.src, node.epoch, False, _leader_hint(node), False,
+                                   "INCONSISTENT_VOTER_SET"),)
     before = node
     if req.epoch > node.epoch:
         node = to_unattached(node, req.epoch)
     up_to_date = log_up_to_date(req.last_epoch, req.end_offset, node.last_epoch, node.end_offset)
     role = node.role
     granted = False
-    if node.is_voter and req.src in node.voters and up_to_date:
+    if _may_vote(node, req.src) and up_to_date:
         if isinstance(role, Unattached):
             granted = True
             node = to_voted(node, req.epoch, req.src)
@@ -450,7 +467,7 @@ def _on_pre_vote_request(node: Node, req: VoteRequest) -> Step:
     role = node.role
     allowed = (isinstance(role, Unattached | Voted | Prospective | Candidate | Resigned)
                or (isinstance(role, Follower) and not role.fetched))
-    granted = node.is_voter and req.src in node.voters and up_to_date and allowed
+    granted = _may_vote(node, req.src) and up_to_date and allowed
     return node, (*_persist(before, node),
                   VoteResponse(node.id, req.src, node.epoch, granted, _leader_hint(node), True))
 
@@ -460,6 +477,9 @@ def _on_begin_epoch(node: Node, req: BeginQuorumEpochRequest) -> Step:
     if req.epoch < node.epoch:
         return node, (BeginQuorumEpochResponse(node.id, req.src, node.epoch, _leader_hint(node),
                                                "FENCED_LEADER_EPOCH"),)
+    if _voter_only_refused(node, req.src):
+        return node, (BeginQuorumEpochResponse(node.id, req.src, node.epoch, _leader_hint(node),
+                                               "INCONSISTENT_VOTER_SET"),)
     before = node
     # At an equal epoch only a replica that knows no leader follows the sender (Kafka's
     # maybeTransition: ``!quorum.hasLeader()``).
@@ -475,6 +495,9 @@ def _on_end_epoch(node: Node, req: EndQuorumEpochRequest) -> Step:
     if req.epoch < node.epoch:
         return node, (EndQuorumEpochResponse(node.id, req.src, node.epoch, _leader_hint(node),
                                              "FENCED_LEADER_EPOCH"),)
+    if _voter_only_refused(node, req.src):
+        return node, (EndQuorumEpochResponse(node.id, req.src, node.epoch, _leader_hint(node),
+                                             "INCONSISTENT_VOTER_SET"),)
     before = node
     node = _observe_epoch(node, req.epoch, req.src)
     if (req.epoch == node.epoch and req.src != node.id and req.src in node.voters
@@ -679,7 +702,9 @@ def _on_fetch_due(node: Node, to: int) -> Step:
     role = node.role
     if isinstance(role, Follower) and to == role.leader:
         return node, (FetchRequest(node.id, to, node.epoch, node.end_offset, node.last_epoch),)
-    if isinstance(role, Unattached) and not node.is_voter and to in node.voters:
+    if isinstance(role, Unattached | Voted) and not node.is_voter and to in node.voters:
+        # An observer without a leader asks any voter; one that voted (KIP-853 lets it) is
+        # still an observer (RAFT-KIP853-OPEN-VOTE).
         return node, (FetchRequest(node.id, to, node.epoch, node.end_offset, node.last_epoch),)
     return node, ()
 
@@ -701,7 +726,7 @@ def enabled_inputs(node: Node) -> list[Input]:
     match role:
         case Down():
             return out
-        case Unattached() if not node.is_voter:
+        case Unattached() | Voted() if not node.is_voter:
             out += [FetchDue(v) for v in sorted(node.voters)]
         case Unattached() | Voted() | Resigned() | Prospective():
             out.append(ElectionTimeout())
@@ -720,9 +745,12 @@ def enabled_inputs(node: Node) -> list[Input]:
     return out
 
 
-def new_node(node_id: int, voters: frozenset[int], pre_vote: bool = False) -> Node:
-    """A replica's first start: epoch 0, empty log, unattached."""
-    return Node(node_id, voters, (), Unattached(0), None, pre_vote)
+def new_node(node_id: int, voters: frozenset[int], pre_vote: bool = False, kip853: bool | None = None) -> Node:
+    """A replica's first start: epoch 0, empty log, unattached. ``kip853`` picks the rules for
+    requests between non-voters: KIP-595's voter-only checks (False), KIP-853's open vote
+    (True), or neither (None: the voter-set model, where only voters vote)."""
+    return Node(node_id, voters, (), Unattached(0), None, pre_vote, voter_only=kip853 is False,
+                open_votes=kip853 is True)
 
 
 def observe(node: Node) -> dict[str, object]:
