@@ -48,7 +48,7 @@ from kspec.model.raft.messages import (
     VoteRequest,
 )
 from kspec.model.raft.properties import raft_properties
-from kspec.model.raft.state import Down, Node
+from kspec.model.raft.state import Candidate, Down, Node, Prospective, end_offset_for_epoch
 from kspec.model.raft.system import (
     Deliver,
     Drop,
@@ -122,16 +122,17 @@ def injected_requests(state: Raft, node: Node, observers: frozenset[int]) -> lis
     epochs = [e for e in (node.epoch - 1, node.epoch, node.epoch + 1) if e >= 0]
     for e in epochs:
         for src in senders:
-            if e >= 1:
-                last, end = (node.last_epoch, node.end_offset) if node.last_epoch < e else (e - 1, 0)
-                out.append(VoteRequest(src, me, e, last, end, False, True))
+            vote = _injected_vote(state, node, src, e)
+            if vote is not None:
+                out.append(vote)
                 if node.pre_vote:
-                    out.append(VoteRequest(src, me, e, last, end, True, True))
+                    out.append(replace(vote, pre_vote=True))
             if src == UNKNOWN_REPLICA:
-                offset, last_fetched = 0, 0
+                last_fetched, offset = 0, 0
             else:
-                sender = state.node(src)
-                offset, last_fetched = sender.end_offset, sender.last_epoch
+                # the sender's log as far as epoch e: a fetch of epoch e it sent, or could have
+                # (a last fetched epoch above the fetch's epoch is malformed: INVALID_REQUEST)
+                last_fetched, offset = end_offset_for_epoch(state.node(src).log, e)
             out.append(FetchRequest(src, me, e, offset, last_fetched, True))
         if e < node.epoch and voters:
             out.append(BeginQuorumEpochRequest(voters[0], me, e, True))
@@ -141,6 +142,21 @@ def injected_requests(state: Raft, node: Node, observers: frozenset[int]) -> lis
             out.append(BeginQuorumEpochRequest(leader, me, e, True))
             out.append(EndQuorumEpochRequest(leader, me, e, (), True))
     return out
+
+
+def _injected_vote(state: Raft, node: Node, src: int, epoch: int) -> VoteRequest | None:
+    """A vote request of ``epoch`` from ``src`` that ``src`` sent or may yet send: its own log
+    position, below the epoch (Kafka answers INVALID_REQUEST otherwise), and ``src`` not past
+    ``epoch`` without having stood in it. A replica id no one has (RAFT-DRIVE-UNKNOWN-ID) may
+    claim any log: its vote counts at no candidate; the receiver's own is used."""
+    if src == UNKNOWN_REPLICA:
+        last, end = (node.last_epoch, node.end_offset) if node.last_epoch < epoch else (epoch - 1, 0)
+        return VoteRequest(src, node.id, epoch, last, end, False, True) if epoch >= 1 else None
+    sender = state.node(src)
+    stood = isinstance(sender.role, Candidate | Prospective) and sender.epoch == epoch
+    if sender.last_epoch >= epoch or (sender.epoch >= epoch and not stood):
+        return None
+    return VoteRequest(src, node.id, epoch, sender.last_epoch, sender.end_offset, False, True)
 
 
 def input_cell(node: Node, inp: Input) -> tuple[str, str]:
@@ -306,9 +322,7 @@ class RaftDriver(macros.MacroSteps):
         pairs: list[tuple[int, Input]]
         if isinstance(action, IdleTimer):
             pairs = [(action.node, action.input)]
-        elif isinstance(action, Inject):
-            pairs = [(action.message.dst, action.message)]
-        elif isinstance(action, Deliver):
+        elif isinstance(action, Inject | Deliver):
             pairs = [(action.message.dst, action.message)]
         elif isinstance(action, Fire):
             pairs = [(action.node, action.input)]

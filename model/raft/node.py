@@ -10,6 +10,9 @@ Rule IDs refer to ``spec/raft.md``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from kspec.model.core.evolve import evolve as replace
 from kspec.model.raft.messages import (
     AppendLog,
@@ -327,16 +330,16 @@ def _step(node: Node, inp: Input) -> Step:
             return replace(node, role=Down(election_of(node)), high_watermark=None), ()
         case Restart():
             return node, ()
-        case VoteRequest():
-            return _timer_kept(node, *_on_vote_request(node, inp))
-        case BeginQuorumEpochRequest():
-            return _on_begin_epoch(node, inp)
-        case EndQuorumEpochRequest():
-            return _timer_kept(node, *_on_end_epoch(node, inp))
-        case FetchRequest():
-            return _on_fetch_request(node, inp)
-        case VoteResponse() | BeginQuorumEpochResponse() | EndQuorumEpochResponse() | FetchResponse():
-            return _timer_kept(node, *_on_response(node, inp))
+        case (VoteRequest() | BeginQuorumEpochRequest() | EndQuorumEpochRequest() | FetchRequest()
+              | VoteResponse() | BeginQuorumEpochResponse() | EndQuorumEpochResponse() | FetchResponse()):
+            # The cross-role rules first, once for every role (as etcd's raft.go Step): a stale
+            # epoch is fenced, a voter-only request from or at a non-voter refused, a higher
+            # epoch moves the replica on; then the message's handler for the role it is in.
+            fenced = _fenced(node, inp)
+            if fenced is not None:
+                return fenced
+            moved = _higher_epoch(node, inp)
+            return _timer_kept(node, *HANDLERS[type(inp)](node, moved, inp))
         case ElectionTimeout():
             return _on_election_timeout(node)
         case BackoffExpired():
@@ -354,6 +357,61 @@ def _step(node: Node, inp: Input) -> Step:
         case ClientAppend(payload=payload):
             return _on_client_append(node, payload)
     raise TypeError(f"not a KRaft input: {inp!r}")
+
+
+def _fenced(node: Node, msg: Message) -> Step | None:
+    """The cross-role rules that answer a message without a handler, or None.
+
+    RAFT-RULE-STALE-EPOCH: a request of a lower epoch is answered FENCED_LEADER_EPOCH with the
+    receiver's epoch and leader, a response of a lower epoch is ignored. RAFT-RULE-VOTER-ONLY
+    (kip-595): a Vote, BeginQuorumEpoch or EndQuorumEpoch from or at a non-voter is answered
+    INCONSISTENT_VOTER_SET; a pre-vote is never voter-only (KIP-996 came after KIP-853)."""
+    hint = _leader_hint(node)
+    if msg.epoch < node.epoch:
+        match msg:
+            case VoteRequest(pre_vote=pre_vote):
+                return node, (VoteResponse(node.id, msg.src, node.epoch, False, hint, pre_vote, "FENCED_LEADER_EPOCH"),)
+            case BeginQuorumEpochRequest():
+                return node, (BeginQuorumEpochResponse(node.id, msg.src, node.epoch, hint, "FENCED_LEADER_EPOCH"),)
+            case EndQuorumEpochRequest():
+                return node, (EndQuorumEpochResponse(node.id, msg.src, node.epoch, hint, "FENCED_LEADER_EPOCH"),)
+            case FetchRequest():
+                return _fetch_error(node, msg, "FENCED_LEADER_EPOCH")
+        return node, ()
+    if not _voter_only_refused(node, msg.src):
+        return None
+    match msg:
+        case VoteRequest(pre_vote=False):
+            return node, (VoteResponse(node.id, msg.src, node.epoch, False, hint, False, "INCONSISTENT_VOTER_SET"),)
+        case BeginQuorumEpochRequest():
+            return node, (BeginQuorumEpochResponse(node.id, msg.src, node.epoch, hint, "INCONSISTENT_VOTER_SET"),)
+        case EndQuorumEpochRequest():
+            return node, (EndQuorumEpochResponse(node.id, msg.src, node.epoch, hint, "INCONSISTENT_VOTER_SET"),)
+    return None
+
+
+def _higher_epoch(node: Node, msg: Message) -> Node:
+    """RAFT-RULE-HIGHER-EPOCH, once for every role: a message of a higher epoch moves the
+    replica to it, as the follower of the leader the message names (a BeginQuorumEpoch's or
+    EndQuorumEpoch's sender, a response's leader), else unattached (a vote or pre-vote, a
+    response naming no leader). A Fetch names no leader and moves nothing: it is answered
+    UNKNOWN_LEADER_EPOCH (RAFT-RULE-FETCH)."""
+    if msg.epoch <= node.epoch:
+        return node
+    match msg:
+        case VoteRequest():
+            return to_unattached(node, msg.epoch)
+        case BeginQuorumEpochRequest(src=src):
+            # a leader's own announcement never reaches it from a later epoch it does not know
+            return to_follower(node, msg.epoch, src) if src != node.id else node
+        case EndQuorumEpochRequest(src=src):
+            return _observe_epoch(node, msg.epoch, src)
+        case FetchRequest():
+            return node
+        case VoteResponse(leader=leader) | BeginQuorumEpochResponse(leader=leader) \
+                | EndQuorumEpochResponse(leader=leader) | FetchResponse(leader=leader):
+            return _observe_epoch(node, msg.epoch, leader)
+    raise TypeError(f"not a KRaft message: {msg!r}")
 
 
 def _timer_kept(before: Node, after: Node, outputs: tuple[Output, ...]) -> Step:
@@ -418,20 +476,11 @@ def _end_epoch_requests(node: Node, preferred: tuple[int, ...] = ()) -> tuple[Ou
     return tuple(EndQuorumEpochRequest(node.id, v, node.epoch, preferred) for v in _others(node))
 
 
-def _on_vote_request(node: Node, req: VoteRequest) -> Step:
+def _on_vote_request(before: Node, node: Node, req: VoteRequest) -> Step:
     """RAFT-RULE-VOTE-GRANT: grant at most one vote per epoch, to a candidate whose log is at
     least as up to date; a pre-vote never changes the receiver's state (KIP-996)."""
     if req.pre_vote:
-        return _on_pre_vote_request(node, req)
-    if req.epoch < node.epoch:
-        return node, (VoteResponse(node.id, req.src, node.epoch, False, _leader_hint(node), False,
-                                   "FENCED_LEADER_EPOCH"),)
-    if _voter_only_refused(node, req.src):
-        return node, (VoteResponse(node.id, req.src, node.epoch, False, _leader_hint(node), False,
-                                   "INCONSISTENT_VOTER_SET"),)
-    before = node
-    if req.epoch > node.epoch:
-        node = to_unattached(node, req.epoch)
+        return _on_pre_vote_request(before, node, req)
     up_to_date = log_up_to_date(req.last_epoch, req.end_offset, node.last_epoch, node.end_offset)
     role = node.role
     granted = False
@@ -450,19 +499,13 @@ def _on_vote_request(node: Node, req: VoteRequest) -> Step:
     return node, outputs
 
 
-def _on_pre_vote_request(node: Node, req: VoteRequest) -> Step:
+def _on_pre_vote_request(before: Node, node: Node, req: VoteRequest) -> Step:
     """RAFT-KIP996-PRE-VOTE-GRANT (Kafka 4.0+ ``handleVoteRequest`` with ``preVote``): a pre-vote
     of a lower epoch is fenced; one of a higher epoch first moves the receiver to that epoch
     (unattached, persisted) as any request does; then the receiver grants when the sender's log
     is up to date and its role allows: unattached, voted, prospective, candidate and resigned
     replicas do, a follower only until it has fetched from its leader, a leader never. A grant
     changes no state: the receiver does not vote."""
-    if req.epoch < node.epoch:
-        return node, (VoteResponse(node.id, req.src, node.epoch, False, _leader_hint(node), True,
-                                   "FENCED_LEADER_EPOCH"),)
-    before = node
-    if req.epoch > node.epoch:
-        node = to_unattached(node, req.epoch)
     up_to_date = log_up_to_date(req.last_epoch, req.end_offset, node.last_epoch, node.end_offset)
     role = node.role
     allowed = (isinstance(role, Unattached | Voted | Prospective | Candidate | Resigned)
@@ -472,34 +515,20 @@ def _on_pre_vote_request(node: Node, req: VoteRequest) -> Step:
                   VoteResponse(node.id, req.src, node.epoch, granted, _leader_hint(node), True))
 
 
-def _on_begin_epoch(node: Node, req: BeginQuorumEpochRequest) -> Step:
-    """RAFT-RULE-BEGIN-EPOCH: a leader of an equal or higher epoch is followed."""
-    if req.epoch < node.epoch:
-        return node, (BeginQuorumEpochResponse(node.id, req.src, node.epoch, _leader_hint(node),
-                                               "FENCED_LEADER_EPOCH"),)
-    if _voter_only_refused(node, req.src):
-        return node, (BeginQuorumEpochResponse(node.id, req.src, node.epoch, _leader_hint(node),
-                                               "INCONSISTENT_VOTER_SET"),)
-    before = node
+def _on_begin_epoch(before: Node, node: Node, req: BeginQuorumEpochRequest) -> Step:
+    """RAFT-RULE-BEGIN-EPOCH: a leader of an equal or higher epoch is followed (a higher one
+    by RAFT-RULE-HIGHER-EPOCH already)."""
     # At an equal epoch only a replica that knows no leader follows the sender (Kafka's
     # maybeTransition: ``!quorum.hasLeader()``).
-    if req.src != node.id and (req.epoch > node.epoch or _leader_hint(node) is None):
+    if req.src != node.id and req.epoch == node.epoch and _leader_hint(node) is None:
         node = to_follower(node, req.epoch, req.src)
     return node, (*_persist(before, node),
                   BeginQuorumEpochResponse(node.id, req.src, node.epoch, _leader_hint(node)))
 
 
-def _on_end_epoch(node: Node, req: EndQuorumEpochRequest) -> Step:
+def _on_end_epoch(before: Node, node: Node, req: EndQuorumEpochRequest) -> Step:
     """RAFT-RULE-END-EPOCH: a resigning leader's notice. In Kafka it shortens the recipient's
     fetch timeout; with time abstracted into timer events that changes no state."""
-    if req.epoch < node.epoch:
-        return node, (EndQuorumEpochResponse(node.id, req.src, node.epoch, _leader_hint(node),
-                                             "FENCED_LEADER_EPOCH"),)
-    if _voter_only_refused(node, req.src):
-        return node, (EndQuorumEpochResponse(node.id, req.src, node.epoch, _leader_hint(node),
-                                             "INCONSISTENT_VOTER_SET"),)
-    before = node
-    node = _observe_epoch(node, req.epoch, req.src)
     if (req.epoch == node.epoch and req.src != node.id and req.src in node.voters
             and isinstance(node.role, Unattached | Voted | Candidate | Prospective) and _leader_hint(node) is None):
         # Kafka's maybeTransition: a replica without a leader in this epoch follows the sender.
@@ -512,13 +541,11 @@ def _fetch_error(node: Node, req: FetchRequest, error: ErrorCode) -> Step:
     return node, (FetchResponse(node.id, req.src, node.epoch, _leader_hint(node), error, req.fetch_offset),)
 
 
-def _on_fetch_request(node: Node, req: FetchRequest) -> Step:
+def _on_fetch_request(before: Node, node: Node, req: FetchRequest) -> Step:
     """RAFT-RULE-FETCH: only the leader of the request's epoch serves a fetch. A fetch whose
     (offset, last fetched epoch) is not in the leader's log gets the diverging epoch; a valid
     one updates the replica's end offset, the check-quorum set and the high watermark."""
     role = node.role
-    if req.epoch < node.epoch:
-        return _fetch_error(node, req, "FENCED_LEADER_EPOCH")
     if req.epoch > node.epoch:
         return _fetch_error(node, req, "UNKNOWN_LEADER_EPOCH")
     if not isinstance(role, Leader):
@@ -540,17 +567,13 @@ def _on_fetch_request(node: Node, req: FetchRequest) -> Step:
                                 node.high_watermark),)
 
 
-def _on_response(node: Node, resp: Message) -> Step:
-    """RAFT-RULE-RESPONSE: a response from a higher epoch moves the replica on; a response
-    from a lower epoch is stale and ignored; a response naming the leader of our epoch makes
-    a replica without a leader follow it."""
+def _on_response(before: Node, node: Node, resp: Message) -> Step:
+    """RAFT-RULE-RESPONSE: a response from a higher epoch moves the replica on and is done
+    (RAFT-RULE-HIGHER-EPOCH; a stale one was ignored by RAFT-RULE-STALE-EPOCH); a response
+    naming the leader of our epoch makes a replica without a leader follow it."""
     assert isinstance(resp, VoteResponse | BeginQuorumEpochResponse | EndQuorumEpochResponse | FetchResponse)
-    before = node
-    if resp.epoch > node.epoch:
-        node = _observe_epoch(node, resp.epoch, resp.leader)
+    if node.epoch > before.epoch:
         return node, _persist(before, node)
-    if resp.epoch < node.epoch:
-        return node, ()
     role = node.role
     if (resp.leader is not None and resp.leader != node.id and _leader_hint(node) is None
             and isinstance(role, Unattached | Voted | Candidate | Prospective)):
@@ -716,6 +739,16 @@ def _on_client_append(node: Node, payload: tuple[int, ...]) -> Step:
     entry = Entry(node.epoch, "data", payload)
     after = _update_high_watermark(replace(node, log=(*node.log, entry)))
     return after, (AppendLog(node.end_offset, (entry,)),)
+
+
+# The role handlers of each message kind, after the cross-role rules (``_fenced``,
+# ``_higher_epoch``): each takes the replica before the step, the replica after the cross-role
+# rules, and the message.
+HANDLERS: dict[type, Callable[[Node, Node, Any], Step]] = {
+    VoteRequest: _on_vote_request, BeginQuorumEpochRequest: _on_begin_epoch, EndQuorumEpochRequest: _on_end_epoch,
+    FetchRequest: _on_fetch_request, VoteResponse: _on_response, BeginQuorumEpochResponse: _on_response,
+    EndQuorumEpochResponse: _on_response, FetchResponse: _on_response,
+}
 
 
 def enabled_inputs(node: Node) -> list[Input]:
