@@ -344,6 +344,8 @@ class RaftDriver(macros.MacroSteps):
         is allowed (Kafka names them by fetch offset; the model may name none)."""
         if isinstance(output, dict) and output.get("type") == "EndQuorumEpochRequest":
             return {k: v for k, v in output.items() if k != "preferred"}
+        if isinstance(output, dict) and output.get("type") == "Halt":
+            return {k: v for k, v in output.items() if k != "message"}  # RAFT-OBS-EXCEPTION: the class
         return output
 
     def input_cells(self, before: Raft, action: Any) -> list[tuple[str, str]]:

@@ -544,7 +544,7 @@ class KafkaRaftNode:
             # legal input that makes Kafka throw is a divergence naming the exception, not an
             # adapter error; the replica is down from here on.
             cls = str(err.getClass().getName())
-            self.outputs.append({"type": "Exception", "exception": cls, "message": str(err.getMessage())})
+            self.outputs.append({"type": "Halt", "exception": cls, "message": str(err.getMessage())})
             self.client, self.down = None, True
             self.inner_log.reopen()
             return StepResult(self._effects(before_log) + self.outputs, self.observation())
