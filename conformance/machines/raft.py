@@ -71,9 +71,12 @@ CONFIGS: list[dict[str, JSON]] = [
     # every shape with pre_vote (model_config), the reference every rule set.
     {"voters": 3, "observers": 0, "pre_vote": True, "kip853": True, "faults": False},
     {"voters": 3, "observers": 1, "pre_vote": True, "kip853": True, "faults": True},
-    # The kip-853 rule set (Kafka 3.8 and 3.9): KIP-595's elections with KIP-853's open vote.
+    # The kip-853 rule set (Kafka 3.8 and 3.9): KIP-595's elections with KIP-853's open vote,
+    # which only an observer (or an injected request from one) meets, so an observer even
+    # without faults (it is also the fault-free observer shape: a leader's high watermark must
+    # not count it).
     {"voters": 3, "observers": 0, "pre_vote": False, "kip853": True, "faults": True},
-    {"voters": 3, "observers": 0, "pre_vote": False, "kip853": True, "faults": False},
+    {"voters": 3, "observers": 1, "pre_vote": False, "kip853": True, "faults": False},
     {"voters": 3, "observers": 1, "pre_vote": False, "kip853": True, "faults": True},
     {"voters": 1, "observers": 0, "pre_vote": False, "kip853": True, "faults": True},
 ]
@@ -212,16 +215,18 @@ class RaftDriver(macros.MacroSteps):
     takes_model_variant = True
 
     def __init__(self, config: dict[str, JSON], bounds: dict[str, int] | None = None) -> None:
-        from kspec.model.raft.variants import CATALOGUE as VARIANTS
+        from kspec.model.raft.variants import CATALOGUE, DEVIATIONS
+
+        variants = {**CATALOGUE, **DEVIATIONS}
 
         self.config = {**CONFIGS[0], **config}
         self.variant = str(self.config.get("model_variant") or "")
         extra: dict[str, Any] = {}
         if self.variant:
-            if "+" in self.variant or self.variant not in VARIANTS:
-                raise ValueError(f"raft: unknown model variant {self.variant!r} (one of {', '.join(sorted(VARIANTS))};"
+            if "+" in self.variant or self.variant not in variants:
+                raise ValueError(f"raft: unknown model variant {self.variant!r} (one of {', '.join(sorted(variants))};"
                                  " one at a time)")
-            extra["step"] = VARIANTS[self.variant].step
+            extra["step"] = variants[self.variant].step
         self.model = RaftModel(voters=int(self.config["voters"]), observers=int(self.config["observers"]),
                                pre_vote=bool(self.config["pre_vote"]), kip853=bool(self.config.get("kip853")),
                                **{**BOUNDS, **(bounds or {})}, **extra)
@@ -250,7 +255,7 @@ class RaftDriver(macros.MacroSteps):
     # Injected requests (about 20 a replica a state) are left to the random runs: in the guided
     # graph they would fill every level's beam with states one request away from the last.
     unguided = ("inject",)
-    weights = {"deliver": 5, "fetch": 3, "timer": 2, "client": 2, "resign": 2, "replicate": 2, "depose": 2}
+    weights = {"inject": 2, "deliver": 5, "fetch": 3, "timer": 2, "client": 2, "resign": 2, "replicate": 2, "depose": 2}
 
     def candidates(self, state: Raft) -> list[tuple[str, Any]]:
         """The model's actions by category (cheap: :meth:`resolve` checks them), then the
@@ -288,7 +293,7 @@ class RaftDriver(macros.MacroSteps):
         """The state after ``action``, or None when the model does not enable it within bounds."""
         if isinstance(action, IdleTimer):
             node = state.node(action.node)
-            after_node, outputs = node_mod.step(node, action.input)
+            after_node, outputs = self.model._step(node, action.input)
             return state if after_node == node and not outputs else None
         if isinstance(action, macros.MACRO_TYPES):
             return self.resolve_macro(state, action)
@@ -333,7 +338,7 @@ class RaftDriver(macros.MacroSteps):
         nodes = {n.id: n for n in before.nodes}
         out = []
         for replica, inp in pairs:
-            nodes[replica], outputs = node_mod.step(nodes[replica], inp)
+            nodes[replica], outputs = self.model._step(nodes[replica], inp)
             out.append(Event(replica, wire(encode(inp)), wire(encode(outputs)), node_mod.observe(nodes[replica])))
         return out
 
@@ -371,7 +376,7 @@ class RaftDriver(macros.MacroSteps):
         found = []
         for replica, inp in pairs:
             found.append(input_cell(nodes[replica], inp))
-            nodes[replica], _ = node_mod.step(nodes[replica], inp)
+            nodes[replica], _ = self.model._step(nodes[replica], inp)
         return found
 
     def describe(self, action: Any) -> str:
