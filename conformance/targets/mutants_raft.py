@@ -108,7 +108,8 @@ RAFT_MUTANTS: tuple[tuple[str, type, str, bool, str], ...] = (
     ("raft-votes-for-non-voter", VotesForNonVoter, "missing sender check on a voter-only request (KIP-595)",
      True, ""),
     ("raft-observer-ignores-begin-epoch", ObserverIgnoresBeginEpoch,
-     "a request handled by voters only (KIP-853 reaches observers)", True, ""),
+     "a request handled by voters only (KIP-853 reaches observers)", False,
+     "caught at seed 0 with the default budget after 302 runs (469 s at load ~15): kept out of the CI run"),
     ("raft-follower-takes-client-append", FollowerTakesClientAppend, "a leader-only input accepted elsewhere",
      True, ""),
 )
