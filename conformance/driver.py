@@ -63,6 +63,9 @@ class Driver(ABC, Generic[M]):
     stateless: ClassVar[tuple[str, ...]] = ()
     guide_states: ClassVar[int] = DEFAULT_GUIDE_STATES
     guide_depth: ClassVar[int] = DEFAULT_GUIDE_DEPTH
+    # Categories a guided run leaves to the random runs (many actions per state that lead nowhere
+    # deeper, as raft's injected requests): the guide's graph stays as deep as without them.
+    unguided: ClassVar[tuple[str, ...]] = ()
     # Whether config["model_variant"] runs a model variant (--model-variant, --accept NAME).
     takes_model_variant: ClassVar[bool] = False
     # Configuration keys ``kspec conform --set KEY=VALUE`` may set, with their allowed values.
@@ -124,6 +127,11 @@ class Driver(ABC, Generic[M]):
         """The abstract state a guided run's graph is built over (it must keep everything that
         decides which actions are enabled); default: the state itself."""
         return state  # type: ignore[no-any-return]
+
+    def input_cells(self, before: Any, action: Any) -> list[tuple[str, str]]:
+        """The (role, input kind) cells of the coverage matrix this action exercises (raft: the
+        receiver's role and the request or timer); default: none, the protocol has no matrix."""
+        return []
 
     def witnesses(self) -> Sequence[Property[Any, Any]]:
         """The model's ``sometimes`` witnesses, which guided runs plan paths to."""

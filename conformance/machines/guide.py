@@ -274,6 +274,9 @@ _GRAPHS: dict[str, Graph] = {}
 def graph_for(driver: Driver[Any], skipped: frozenset[str] = frozenset(), max_states: int | None = None) -> Graph:
     """The explored graph of ``driver``'s configuration (computed once per process)."""
     limit = max_states if max_states is not None else driver.guide_states
+    # Categories a driver leaves to the random runs (Driver.unguided): the graph stays as deep
+    # as without them.
+    skipped = skipped | frozenset(driver.unguided)
     depth = driver.guide_depth
     key = json.dumps([driver.protocol, driver.config, sorted(skipped), limit, depth], sort_keys=True, default=str)
     found = _GRAPHS.get(key)
@@ -294,6 +297,8 @@ class Coverage:
         self.reached: dict[str, set[str]] = {}
         self.inputs: Counter[str] = Counter()
         self.categories: Counter[str] = Counter()
+        # (role, input kind) -> inputs fed, for drivers that name cells (``input_cells``).
+        self.cells: Counter[tuple[str, str]] = Counter()
         self.guided_runs = 0
         self.random_runs = 0
 
@@ -311,6 +316,7 @@ class Coverage:
                 after: Any) -> None:
         """Record one action of a session (Lockstep calls it before the action's events)."""
         self.categories[category] += 1
+        self.cells.update(driver.input_cells(before, action))
         g = self.graphs.get(config_key)
         if g is None:
             return
@@ -337,7 +343,26 @@ class Coverage:
                 "witnesses_reached": wreached, "witnesses_total": wtotal,
                 "graph_states": sum(len(g.states) for g in self.graphs.values()),
                 "guided_runs": self.guided_runs, "random_runs": self.random_runs,
-                "inputs": dict(sorted(self.inputs.items())), "categories": dict(sorted(self.categories.items()))}
+                "inputs": dict(sorted(self.inputs.items())), "categories": dict(sorted(self.categories.items())),
+                **({"matrix": self.matrix()} if self.cells else {})}
+
+    def matrix(self) -> dict[str, dict[str, int]]:
+        """Inputs fed per receiver role and input kind: ``{role: {kind: count}}``."""
+        out: dict[str, dict[str, int]] = {}
+        for (role, kind), n in sorted(self.cells.items()):
+            out.setdefault(role, {})[kind] = n
+        return out
+
+    def matrix_lines(self) -> list[str]:
+        """The role x input-kind matrix as text: one row per role, one column per input kind
+        (``.`` where none was fed)."""
+        table = self.matrix()
+        kinds = sorted({k for row in table.values() for k in row})
+        width = max((len(r) for r in table), default=4)
+        lines = [f"role x input ({len(self.cells)} cells): " + " | ".join(kinds)]
+        for role, row in table.items():
+            lines.append(f"  {role:<{width}}  " + " ".join(f"{kind}:{row[kind]}" for kind in kinds if kind in row))
+        return lines
 
     def line(self) -> str:
         doc = self.to_json()
@@ -345,4 +370,5 @@ class Coverage:
         kinds = ", ".join(f"{k} {v}" for k, v in doc["inputs"].items())
         return (f"coverage: {doc['edges_covered']}/{doc['edges_total']} transitions ({pct:.0f}%) of "
                 f"{doc['graph_states']} explored states, {doc['witnesses_reached']}/{doc['witnesses_total']} "
-                f"witnesses; {doc['guided_runs']} guided + {doc['random_runs']} random runs; inputs: {kinds}")
+                f"witnesses; {doc['guided_runs']} guided + {doc['random_runs']} random runs; inputs: {kinds}"
+                + "".join("\n  " + row for row in (self.matrix_lines() if self.cells else [])))

@@ -33,30 +33,52 @@ from kspec.model.core.protocol import first_violated
 from kspec.model.raft import node as node_mod
 from kspec.model.raft.messages import (
     BackoffExpired,
+    BeginQuorumEpochRequest,
     CheckQuorumTimeout,
     ClientAppend,
     Crash,
     ElectionTimeout,
+    EndQuorumEpochRequest,
     FetchDue,
+    FetchRequest,
     FetchTimeout,
     Input,
+    Request,
     Restart,
+    VoteRequest,
 )
 from kspec.model.raft.properties import raft_properties
-from kspec.model.raft.state import Down
-from kspec.model.raft.system import Deliver, Drop, Duplicate, Fire, Raft, RaftModel, describe_action
+from kspec.model.raft.state import Candidate, Down, Node, Prospective, end_offset_for_epoch
+from kspec.model.raft.system import (
+    Deliver,
+    Drop,
+    Duplicate,
+    Fire,
+    Raft,
+    RaftModel,
+    describe_action,
+    describe_message,
+)
 
 # Cluster shapes a run starts from (Hypothesis draws one; shrinking prefers the first).
 CONFIGS: list[dict[str, JSON]] = [
-    {"voters": 3, "observers": 0, "pre_vote": False, "faults": True},
-    {"voters": 3, "observers": 0, "pre_vote": False, "faults": False},
-    {"voters": 3, "observers": 1, "pre_vote": False, "faults": True},
-    {"voters": 3, "observers": 0, "pre_vote": True, "faults": True},
-    {"voters": 1, "observers": 0, "pre_vote": False, "faults": True},
+    {"voters": 3, "observers": 0, "pre_vote": False, "kip853": False, "faults": True},
+    {"voters": 3, "observers": 0, "pre_vote": False, "kip853": False, "faults": False},
+    {"voters": 3, "observers": 1, "pre_vote": False, "kip853": False, "faults": True},
+    {"voters": 3, "observers": 0, "pre_vote": True, "kip853": True, "faults": True},
+    {"voters": 1, "observers": 0, "pre_vote": False, "kip853": False, "faults": True},
     # The kip-996 rule set (Kafka 4.0+) in the shapes kip-595 has: a kafka:4.x target takes
-    # every shape with pre_vote (model_config), the reference both rule sets.
-    {"voters": 3, "observers": 0, "pre_vote": True, "faults": False},
-    {"voters": 3, "observers": 1, "pre_vote": True, "faults": True},
+    # every shape with pre_vote (model_config), the reference every rule set.
+    {"voters": 3, "observers": 0, "pre_vote": True, "kip853": True, "faults": False},
+    {"voters": 3, "observers": 1, "pre_vote": True, "kip853": True, "faults": True},
+    # The kip-853 rule set (Kafka 3.8 and 3.9): KIP-595's elections with KIP-853's open vote,
+    # which only an observer (or an injected request from one) meets, so an observer even
+    # without faults (it is also the fault-free observer shape: a leader's high watermark must
+    # not count it).
+    {"voters": 3, "observers": 0, "pre_vote": False, "kip853": True, "faults": True},
+    {"voters": 3, "observers": 1, "pre_vote": False, "kip853": True, "faults": False},
+    {"voters": 3, "observers": 1, "pre_vote": False, "kip853": True, "faults": True},
+    {"voters": 1, "observers": 0, "pre_vote": False, "kip853": True, "faults": True},
 ]
 
 # The categories a run without faults never draws (and the check-quorum resignation, which is
@@ -78,6 +100,84 @@ ORDERED_OUTPUTS: tuple[tuple[str, str], ...] = (
 
 IDLE_TIMERS: tuple[Input, ...] = (ElectionTimeout(), FetchTimeout(), CheckQuorumTimeout(), BackoffExpired())
 
+# A replica id no replica of the cluster has (RAFT-DRIVE-UNKNOWN-ID): a request from it is one
+# from a replica the receiver has never heard of.
+UNKNOWN_REPLICA = 9
+
+
+def injected_requests(state: Raft, node: Node, observers: frozenset[int]) -> list[Request]:
+    """The requests no replica of the run has in flight that the driver delivers to ``node``
+    (RAFT-DRIVE-INJECT): each request kind at a stale, equal and future epoch, from a voter,
+    an observer and a replica id no one knows, whatever ``node``'s role. What they must do
+    is the model's ``step``, as for any delivery.
+
+    They stay within what a non-Byzantine cluster can send (spec/raft.md, RAFT-DRIVE-INJECT):
+    a BeginQuorumEpoch or EndQuorumEpoch names as leader only a replica the run elected in that
+    epoch, or carries an epoch below the receiver's (which any former leader may still have in
+    flight); a vote request's last epoch is below its epoch (Kafka answers INVALID_REQUEST
+    otherwise, a malformed request); a fetch carries its sender's own log position. The sender
+    no longer awaits the answer, so it is not put in flight (RAFT-MODEL-IGNORED-RESPONSES).
+    """
+    out: list[Request] = []
+    me = node.id
+    voters = sorted(v for v in node.voters if v != me)
+    senders = [*voters[:1], *sorted(o for o in observers if o != me)[:1], UNKNOWN_REPLICA]
+    epochs = [e for e in (node.epoch - 1, node.epoch, node.epoch + 1) if e >= 0]
+    for e in epochs:
+        for src in senders:
+            vote = _injected_vote(state, node, src, e)
+            if vote is not None:
+                out.append(vote)
+                if node.pre_vote:
+                    out.append(replace(vote, pre_vote=True))
+            if src == UNKNOWN_REPLICA:
+                last_fetched, offset = 0, 0
+            else:
+                # the sender's log as far as epoch e: a fetch of epoch e it sent, or could have
+                # (a last fetched epoch above the fetch's epoch is malformed: INVALID_REQUEST)
+                last_fetched, offset = end_offset_for_epoch(state.node(src).log, e)
+            out.append(FetchRequest(src, me, e, offset, last_fetched, True))
+        if e < node.epoch and voters:
+            out.append(BeginQuorumEpochRequest(voters[0], me, e, True))
+            out.append(EndQuorumEpochRequest(voters[0], me, e, (), True))
+    for e, leader in sorted(state.elected):
+        if leader != me and e >= node.epoch:
+            out.append(BeginQuorumEpochRequest(leader, me, e, True))
+            out.append(EndQuorumEpochRequest(leader, me, e, (), True))
+    return out
+
+
+def _injected_vote(state: Raft, node: Node, src: int, epoch: int) -> VoteRequest | None:
+    """A vote request of ``epoch`` from ``src`` that ``src`` sent or may yet send: its own log
+    position, below the epoch (Kafka answers INVALID_REQUEST otherwise), and ``src`` not past
+    ``epoch`` without having stood in it. A replica id no one has (RAFT-DRIVE-UNKNOWN-ID) may
+    claim any log: its vote counts at no candidate; the receiver's own is used."""
+    if src == UNKNOWN_REPLICA:
+        last, end = (node.last_epoch, node.end_offset) if node.last_epoch < epoch else (epoch - 1, 0)
+        return VoteRequest(src, node.id, epoch, last, end, False, True) if epoch >= 1 else None
+    sender = state.node(src)
+    stood = isinstance(sender.role, Candidate | Prospective) and sender.epoch == epoch
+    if sender.last_epoch >= epoch or (sender.epoch >= epoch and not stood):
+        return None
+    return VoteRequest(src, node.id, epoch, sender.last_epoch, sender.end_offset, False, True)
+
+
+def input_cell(node: Node, inp: Input) -> tuple[str, str]:
+    """The (role, input kind) cell of the coverage matrix one node-level input falls in
+    (RAFT-DRIVE-MATRIX): the receiver's role before the input (``observer`` prefixed for a
+    non-voter) and the input's kind, a message's marked ``<``, ``=`` or ``>`` by its epoch
+    against the receiver's, a pre-vote as ``PreVote...``."""
+    role = node.role_name if node.is_voter or isinstance(node.role, Down) else f"observer {node.role_name}"
+    kind = type(inp).__name__
+    if isinstance(inp, VoteRequest) and inp.pre_vote:
+        kind = "PreVoteRequest"
+    elif kind == "VoteResponse" and getattr(inp, "pre_vote", False):
+        kind = "PreVoteResponse"
+    epoch = getattr(inp, "epoch", None)
+    if isinstance(epoch, int) and not isinstance(node.role, Down):
+        kind += "<" if epoch < node.epoch else "=" if epoch == node.epoch else ">"
+    return role, kind
+
 
 def wire(value: JSON) -> JSON:
     """Encoded model inputs or outputs as a replica sees them: a request's ``orphaned`` is the
@@ -87,6 +187,14 @@ def wire(value: JSON) -> JSON:
     if isinstance(value, dict) and "orphaned" in value and str(value.get("type", "")).endswith("Request"):
         return {k: v for k, v in value.items() if k != "orphaned"}
     return value
+
+
+@dataclass(frozen=True)
+class Inject:
+    """A request delivered to its destination that no replica has in flight (see
+    :func:`injected_requests`)."""
+
+    message: Request
 
 
 @dataclass(frozen=True)
@@ -107,18 +215,21 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
     takes_model_variant = True
 
     def __init__(self, config: dict[str, JSON], bounds: dict[str, int] | None = None) -> None:
-        from kspec.model.raft.variants import CATALOGUE as VARIANTS
+        from kspec.model.raft.variants import CATALOGUE, DEVIATIONS
+
+        variants = {**CATALOGUE, **DEVIATIONS}
 
         self.config = {**CONFIGS[0], **config}
         self.variant = str(self.config.get("model_variant") or "")
         extra: dict[str, Any] = {}
         if self.variant:
-            if "+" in self.variant or self.variant not in VARIANTS:
-                raise ValueError(f"raft: unknown model variant {self.variant!r} (one of {', '.join(sorted(VARIANTS))};"
+            if "+" in self.variant or self.variant not in variants:
+                raise ValueError(f"raft: unknown model variant {self.variant!r} (one of {', '.join(sorted(variants))};"
                                  " one at a time)")
-            extra["step"] = VARIANTS[self.variant].step
+            extra["step"] = variants[self.variant].step
         self.model = RaftModel(voters=int(self.config["voters"]), observers=int(self.config["observers"]),
-                               pre_vote=bool(self.config["pre_vote"]), **{**BOUNDS, **(bounds or {})}, **extra)
+                               pre_vote=bool(self.config["pre_vote"]), kip853=bool(self.config.get("kip853")),
+                               **{**BOUNDS, **(bounds or {})}, **extra)
         props = raft_properties()
         self._always = [p for p in props if p.kind == "always"]
         self._always_step = [p for p in props if p.kind == "always_step"]
@@ -127,20 +238,24 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
         return list(self.model.replica_ids)
 
     def node_config(self, node: int) -> dict[str, JSON]:
-        return {"voters": sorted(self.model.voter_ids), "pre_vote": self.model.pre_vote}
+        return {"voters": sorted(self.model.voter_ids), "pre_vote": self.model.pre_vote,
+                "kip853": self.model.kip853}
 
     def init_state(self) -> Raft:
         return self.model.init_states()[0]
 
     # (not "idle": that is the lockstep machine's own rule for a state where nothing is enabled)
-    categories = ("deliver", "fetch", "timer", "client", "resign", "network", "crash", "idle_timer",
+    categories = ("deliver", "fetch", "timer", "client", "resign", "network", "crash", "idle_timer", "inject",
                   *macros.CATEGORIES)
     # Deliveries and fetches carry the protocol; most random walks that reach deep states
     # deliver and fetch a lot. Several rules per category also make it rare that swarm testing
     # switches a whole category off (each rule is off with the run's probability p).
     # The macros (conformance/machines/macros.py) take a replication, an election or a lost
     # uncommitted suffix in one step.
-    weights = {"deliver": 5, "fetch": 3, "timer": 2, "client": 2, "resign": 2, "replicate": 2, "depose": 2}
+    # Injected requests (about 20 a replica a state) are left to the random runs: in the guided
+    # graph they would fill every level's beam with states one request away from the last.
+    unguided = ("inject",)
+    weights = {"inject": 2, "deliver": 5, "fetch": 3, "timer": 2, "client": 2, "resign": 2, "replicate": 2, "depose": 2}
 
     def candidates(self, state: Raft) -> list[tuple[str, Any]]:
         """The model's actions by category (cheap: :meth:`resolve` checks them), then the
@@ -161,9 +276,14 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
                 out.append(("resign", action))
             else:
                 out.append(("timer", action))  # the timers that start or back off an election
+        observers = frozenset(self.model.replica_ids) - self.model.voter_ids
         for n in state.nodes:
             if not isinstance(n.role, Down):
                 out += [("idle_timer", IdleTimer(n.id, timer)) for timer in IDLE_TIMERS]
+                # RAFT-DRIVE-IDLE: a client append at a replica that does not lead changes nothing.
+                # (No idle FetchDue: it is the adapters' cue to let a fetch out, not a timer.)
+                out.append(("idle_timer", IdleTimer(n.id, ClientAppend())))
+                out += [("inject", Inject(m)) for m in injected_requests(state, n, observers)]
         out += macros.candidates(state)
         if not self.config["faults"]:
             out = [(category, action) for category, action in out if category not in FAULTS]
@@ -173,11 +293,23 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
         """The state after ``action``, or None when the model does not enable it within bounds."""
         if isinstance(action, IdleTimer):
             node = state.node(action.node)
-            after_node, outputs = node_mod.step(node, action.input)
+            after_node, outputs = self.model._step(node, action.input)
             return state if after_node == node and not outputs else None
         if isinstance(action, macros.MACRO_TYPES):
             return self.resolve_macro(state, action)
+        if isinstance(action, Inject):
+            if isinstance(state.node(action.message.dst).role, Down):
+                return None
+            injected = self.model._apply(state, action.message.dst, action.message)
+            return injected if injected is not None and self.model.within_bounds(injected) else None
         after = self.model.next_state(state, action)
+        if after is None and self.variant and isinstance(action, Fire):
+            # An input the correct model acts on and a deviation's variant ignores (3.8's voted
+            # observer sends no fetch): a step that changes nothing, so a run the correct model
+            # took replays under the variant (runner.explained_by) instead of stopping there.
+            node = state.node(action.node)
+            if self.model._step(node, action.input) == (node, ()):
+                return state
         if after is None and type(action).__name__ == "Reboot":
             after = self._quiet_reboot(state, action.node)
         if after is None or not self.model.within_bounds(after):
@@ -202,7 +334,7 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
         pairs: list[tuple[int, Input]]
         if isinstance(action, IdleTimer):
             pairs = [(action.node, action.input)]
-        elif isinstance(action, Deliver):
+        elif isinstance(action, Inject | Deliver):
             pairs = [(action.message.dst, action.message)]
         elif isinstance(action, Fire):
             pairs = [(action.node, action.input)]
@@ -213,7 +345,7 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
         nodes = {n.id: n for n in before.nodes}
         out = []
         for replica, inp in pairs:
-            nodes[replica], outputs = node_mod.step(nodes[replica], inp)
+            nodes[replica], outputs = self.model._step(nodes[replica], inp)
             out.append(Event(replica, wire(encode(inp)), wire(encode(outputs)), node_mod.observe(nodes[replica])))
         return out
 
@@ -224,11 +356,41 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
         is allowed (Kafka names them by fetch offset; the model may name none)."""
         if isinstance(output, dict) and output.get("type") == "EndQuorumEpochRequest":
             return {k: v for k, v in output.items() if k != "preferred"}
+        if isinstance(output, dict) and output.get("type") == "Halt":
+            return {k: v for k, v in output.items() if k != "message"}  # RAFT-OBS-EXCEPTION: the class
         return output
+
+    def input_cells(self, before: Raft, action: Any) -> list[tuple[str, str]]:
+        """The coverage-matrix cells of ``action``'s node-level inputs (RAFT-DRIVE-MATRIX)."""
+        if isinstance(action, macros.MACRO_TYPES):
+            cells: list[tuple[str, str]] = []
+            for sub, after in self.sub_steps(before, action):
+                cells += self.input_cells(before, sub)
+                before = after
+            return cells
+        pairs: list[tuple[int, Input]]
+        if isinstance(action, IdleTimer):
+            pairs = [(action.node, action.input)]
+        elif isinstance(action, Inject | Deliver):
+            pairs = [(action.message.dst, action.message)]
+        elif isinstance(action, Fire):
+            pairs = [(action.node, action.input)]
+        elif type(action).__name__ == "Reboot":
+            pairs = [(action.node, Crash()), (action.node, Restart())]
+        else:
+            return []
+        nodes = {n.id: n for n in before.nodes}
+        found = []
+        for replica, inp in pairs:
+            found.append(input_cell(nodes[replica], inp))
+            nodes[replica], _ = self.model._step(nodes[replica], inp)
+        return found
 
     def describe(self, action: Any) -> str:
         if isinstance(action, IdleTimer):
             return f"replica {action.node}: {type(action.input).__name__} (nothing due)"
+        if isinstance(action, Inject):
+            return f"inject {describe_message(action.message)}"
         if isinstance(action, macros.MACRO_TYPES):
             return macros.describe(action)
         return describe_action(action)

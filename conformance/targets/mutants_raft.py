@@ -1,4 +1,5 @@
-"""Raft mutants for the kip-996 rule set and the timer rule (issue #17), one bug each.
+"""Raft mutants for the kip-996 and kip-853 rule sets, the timer rule and the driver's injected
+and idle inputs (issue #17), one bug each.
 
 Each subclasses the reference replica (``conformance/targets/reference/raft.py``) and is
 registered in the catalogue by ``conformance/targets/mutants.py`` (``RAFT_MUTANTS``). Each is
@@ -55,6 +56,42 @@ class ProspectiveRefusesVotes(RaftReplica):
         return super().grant_vote(req, up_to_date)
 
 
+class VotesForNonVoter(RaftReplica):
+    """A KIP-595 replica that handles a vote from a replica outside its voter set as any vote
+    (no ``validateVoterOnlyRequest``): it moves to the request's epoch before refusing.
+    RAFT-RULE-VOTER-ONLY; only injected requests (RAFT-DRIVE-INJECT) come from non-voters."""
+
+    def refuse_non_voter(self, req: dict[str, Any]) -> bool:
+        if req["type"] == "VoteRequest":
+            return False
+        return super().refuse_non_voter(req)
+
+
+class ObserverIgnoresBeginEpoch(RaftReplica):
+    """An observer (KIP-853) that answers BeginQuorumEpoch but does not follow the leader it
+    names: it only learns leaders from fetch responses. RAFT-KIP853-OPEN-VOTE; only injected
+    requests reach observers with BeginQuorumEpoch."""
+
+    def on_BeginQuorumEpochRequest(self, req: dict[str, Any]) -> None:
+        if self.open_votes and not self.is_voter and req["epoch"] >= self.epoch:
+            self.send("BeginQuorumEpochResponse", req["src"], epoch=self.epoch, leader=self.leader, error="NONE")
+            return
+        super().on_BeginQuorumEpochRequest(req)
+
+
+class FollowerTakesClientAppend(RaftReplica):
+    """A follower appends a client's record to its own log instead of refusing it (Kafka
+    throws NotLeaderException). RAFT-DRIVE-IDLE; the model fires ClientAppend only at leaders."""
+
+    def on_ClientAppend(self, inp: dict[str, Any]) -> None:
+        if self.role == "follower":
+            record = {"type": "Entry", "epoch": self.epoch, "kind": "data", "payload": list(inp.get("payload") or [])}
+            self.out.append({"type": "AppendLog", "offset": self.end_offset, "entries": [record]})
+            self.log.append(record)
+            return
+        super().on_ClientAppend(inp)
+
+
 # (name, class, bug class, caught at the default budget, note): mutants.py makes Mutants of them.
 RAFT_MUTANTS: tuple[tuple[str, type, str, bool, str], ...] = (
     ("raft-follower-pre-votes-after-fetch", FollowerPreVotesAfterFetch,
@@ -68,4 +105,11 @@ RAFT_MUTANTS: tuple[tuple[str, type, str, bool, str], ...] = (
      "of the CI run, measured by bench/conformance_sweep.py"),
     ("raft-prospective-refuses-votes", ProspectiveRefusesVotes, "a role that may vote never does (KIP-996)",
      False, "caught at seed 0 with the default budget after 1695 runs (138 s): kept out of the CI run"),
+    ("raft-votes-for-non-voter", VotesForNonVoter, "missing sender check on a voter-only request (KIP-595)",
+     True, ""),
+    ("raft-observer-ignores-begin-epoch", ObserverIgnoresBeginEpoch,
+     "a request handled by voters only (KIP-853 reaches observers)", False,
+     "caught at seed 0 with the default budget after 302 runs (469 s at load ~15): kept out of the CI run"),
+    ("raft-follower-takes-client-append", FollowerTakesClientAppend, "a leader-only input accepted elsewhere",
+     True, ""),
 )

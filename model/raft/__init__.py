@@ -20,6 +20,8 @@ BOUNDS: tuple[Bound, ...] = (
     Bound("reboot", True, "a crash is followed at once by the restart (else the replica stays down a while)"),
     Bound("symmetry", True, "explore one state per orbit of voter renamings (no effect with observers)"),
     Bound("pre_vote", False, "pre-vote (KIP-996)"),
+    Bound("kip853", False, "KIP-853's open vote instead of KIP-595's voter-only requests (no effect unless a "
+          "non-voter votes or is asked to)"),
 )
 
 

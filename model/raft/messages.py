@@ -9,7 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-ErrorCode = Literal["NONE", "FENCED_LEADER_EPOCH", "UNKNOWN_LEADER_EPOCH", "NOT_LEADER_OR_FOLLOWER"]
+ErrorCode = Literal["NONE", "FENCED_LEADER_EPOCH", "UNKNOWN_LEADER_EPOCH", "NOT_LEADER_OR_FOLLOWER",
+                    "INCONSISTENT_VOTER_SET"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -223,7 +224,17 @@ class TruncateLog:
     offset: int
 
 
-Effect = PersistElection | AppendLog | TruncateLog
+@dataclass(frozen=True, slots=True)
+class Halt:
+    """The replica stops on an exception in its event loop (RAFT-OBS-EXCEPTION): no rule of the
+    protocol produces it; a catalogued deviation's model variant may. ``exception`` is the class
+    name; ``message`` is not compared."""
+
+    exception: str
+    message: str = ""
+
+
+Effect = PersistElection | AppendLog | TruncateLog | Halt
 Output = Message | Effect
 
-EFFECT_TYPES: tuple[type, ...] = (PersistElection, AppendLog, TruncateLog)
+EFFECT_TYPES: tuple[type, ...] = (PersistElection, AppendLog, TruncateLog, Halt)

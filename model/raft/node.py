@@ -10,6 +10,9 @@ Rule IDs refer to ``spec/raft.md``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from kspec.model.core.evolve import evolve as replace
 from kspec.model.raft.messages import (
     AppendLog,
@@ -134,7 +137,7 @@ def to_voted(node: Node, epoch: int, candidate: int) -> Node:
     """RAFT-TRANS-VOTED: grant the vote of ``epoch`` to ``candidate``. Under KIP-996 a prospective
     that loses its pre-vote keeps the vote it had, its own included (RAFT-KIP996-LOSS)."""
     own_vote_kept = node.pre_vote and isinstance(node.role, Prospective) and epoch == node.epoch
-    if ((candidate == node.id and not own_vote_kept) or not node.is_voter or candidate not in node.voters
+    if ((candidate == node.id and not own_vote_kept) or not _may_vote(node, candidate)
             or epoch < node.epoch or (epoch == node.epoch and not isinstance(node.role, Unattached | Prospective))):
         raise IllegalTransition(node, "voted", epoch=epoch, candidate=candidate)
     _check(node, "voted", epoch=epoch, candidate=candidate)
@@ -158,7 +161,7 @@ def prospective_add_vote(node: Node, candidate: int) -> Node:
     vote of its epoch and stays prospective (Kafka 4.0+ ``prospectiveAddVotedState``)."""
     role = node.role
     if (not isinstance(role, Prospective) or role.prior.voted_for is not None or role.prior.leader is not None
-            or candidate == node.id or candidate not in node.voters):
+            or candidate == node.id or not _may_vote(node, candidate)):
         raise IllegalTransition(node, "prospective", candidate=candidate)
     _check(node, "prospective", candidate=candidate)
     return replace(node, role=replace(role, prior=replace(role.prior, voted_for=candidate)))
@@ -203,6 +206,20 @@ def to_resigned(node: Node) -> Node:
 
 
 # ---------------------------------------------------------------- helpers
+
+
+def _may_vote(node: Node, candidate: int) -> bool:
+    """Whether this replica may vote for ``candidate`` at all: KIP-853 lets any replica vote for
+    any replica (RAFT-KIP853-OPEN-VOTE); before it only a voter votes, and only for a voter."""
+    return node.open_votes or (node.is_voter and candidate in node.voters)
+
+
+def _voter_only_refused(node: Node, sender: int) -> bool:
+    """RAFT-RULE-VOTER-ONLY (rule set kip-595, Kafka's ``validateVoterOnlyRequest`` to 3.7): a
+    Vote, BeginQuorumEpoch or EndQuorumEpoch of the receiver's epoch or later from a replica
+    that is not a voter, or at a replica that is not one, is answered INCONSISTENT_VOTER_SET
+    and changes nothing."""
+    return node.voter_only and not (node.is_voter and sender in node.voters)
 
 
 def _others(node: Node) -> list[int]:
@@ -313,16 +330,16 @@ def _step(node: Node, inp: Input) -> Step:
             return replace(node, role=Down(election_of(node)), high_watermark=None), ()
         case Restart():
             return node, ()
-        case VoteRequest():
-            return _timer_kept(node, *_on_vote_request(node, inp))
-        case BeginQuorumEpochRequest():
-            return _on_begin_epoch(node, inp)
-        case EndQuorumEpochRequest():
-            return _timer_kept(node, *_on_end_epoch(node, inp))
-        case FetchRequest():
-            return _on_fetch_request(node, inp)
-        case VoteResponse() | BeginQuorumEpochResponse() | EndQuorumEpochResponse() | FetchResponse():
-            return _timer_kept(node, *_on_response(node, inp))
+        case (VoteRequest() | BeginQuorumEpochRequest() | EndQuorumEpochRequest() | FetchRequest()
+              | VoteResponse() | BeginQuorumEpochResponse() | EndQuorumEpochResponse() | FetchResponse()):
+            # The cross-role rules first, once for every role (as etcd's raft.go Step): a stale
+            # epoch is fenced, a voter-only request from or at a non-voter refused, a higher
+            # epoch moves the replica on; then the message's handler for the role it is in.
+            fenced = _fenced(node, inp)
+            if fenced is not None:
+                return fenced
+            moved = _higher_epoch(node, inp)
+            return _timer_kept(node, *HANDLERS[type(inp)](node, moved, inp))
         case ElectionTimeout():
             return _on_election_timeout(node)
         case BackoffExpired():
@@ -340,6 +357,61 @@ def _step(node: Node, inp: Input) -> Step:
         case ClientAppend(payload=payload):
             return _on_client_append(node, payload)
     raise TypeError(f"not a KRaft input: {inp!r}")
+
+
+def _fenced(node: Node, msg: Message) -> Step | None:
+    """The cross-role rules that answer a message without a handler, or None.
+
+    RAFT-RULE-STALE-EPOCH: a request of a lower epoch is answered FENCED_LEADER_EPOCH with the
+    receiver's epoch and leader, a response of a lower epoch is ignored. RAFT-RULE-VOTER-ONLY
+    (kip-595): a Vote, BeginQuorumEpoch or EndQuorumEpoch from or at a non-voter is answered
+    INCONSISTENT_VOTER_SET; a pre-vote is never voter-only (KIP-996 came after KIP-853)."""
+    hint = _leader_hint(node)
+    if msg.epoch < node.epoch:
+        match msg:
+            case VoteRequest(pre_vote=pre_vote):
+                return node, (VoteResponse(node.id, msg.src, node.epoch, False, hint, pre_vote, "FENCED_LEADER_EPOCH"),)
+            case BeginQuorumEpochRequest():
+                return node, (BeginQuorumEpochResponse(node.id, msg.src, node.epoch, hint, "FENCED_LEADER_EPOCH"),)
+            case EndQuorumEpochRequest():
+                return node, (EndQuorumEpochResponse(node.id, msg.src, node.epoch, hint, "FENCED_LEADER_EPOCH"),)
+            case FetchRequest():
+                return _fetch_error(node, msg, "FENCED_LEADER_EPOCH")
+        return node, ()
+    if not _voter_only_refused(node, msg.src):
+        return None
+    match msg:
+        case VoteRequest(pre_vote=False):
+            return node, (VoteResponse(node.id, msg.src, node.epoch, False, hint, False, "INCONSISTENT_VOTER_SET"),)
+        case BeginQuorumEpochRequest():
+            return node, (BeginQuorumEpochResponse(node.id, msg.src, node.epoch, hint, "INCONSISTENT_VOTER_SET"),)
+        case EndQuorumEpochRequest():
+            return node, (EndQuorumEpochResponse(node.id, msg.src, node.epoch, hint, "INCONSISTENT_VOTER_SET"),)
+    return None
+
+
+def _higher_epoch(node: Node, msg: Message) -> Node:
+    """RAFT-RULE-HIGHER-EPOCH, once for every role: a message of a higher epoch moves the
+    replica to it, as the follower of the leader the message names (a BeginQuorumEpoch's or
+    EndQuorumEpoch's sender, a response's leader), else unattached (a vote or pre-vote, a
+    response naming no leader). A Fetch names no leader and moves nothing: it is answered
+    UNKNOWN_LEADER_EPOCH (RAFT-RULE-FETCH)."""
+    if msg.epoch <= node.epoch:
+        return node
+    match msg:
+        case VoteRequest():
+            return to_unattached(node, msg.epoch)
+        case BeginQuorumEpochRequest(src=src):
+            # a leader's own announcement never reaches it from a later epoch it does not know
+            return to_follower(node, msg.epoch, src) if src != node.id else node
+        case EndQuorumEpochRequest(src=src):
+            return _observe_epoch(node, msg.epoch, src)
+        case FetchRequest():
+            return node
+        case VoteResponse(leader=leader) | BeginQuorumEpochResponse(leader=leader) \
+                | EndQuorumEpochResponse(leader=leader) | FetchResponse(leader=leader):
+            return _observe_epoch(node, msg.epoch, leader)
+    raise TypeError(f"not a KRaft message: {msg!r}")
 
 
 def _timer_kept(before: Node, after: Node, outputs: tuple[Output, ...]) -> Step:
@@ -404,21 +476,15 @@ def _end_epoch_requests(node: Node, preferred: tuple[int, ...] = ()) -> tuple[Ou
     return tuple(EndQuorumEpochRequest(node.id, v, node.epoch, preferred) for v in _others(node))
 
 
-def _on_vote_request(node: Node, req: VoteRequest) -> Step:
+def _on_vote_request(before: Node, node: Node, req: VoteRequest) -> Step:
     """RAFT-RULE-VOTE-GRANT: grant at most one vote per epoch, to a candidate whose log is at
     least as up to date; a pre-vote never changes the receiver's state (KIP-996)."""
     if req.pre_vote:
-        return _on_pre_vote_request(node, req)
-    if req.epoch < node.epoch:
-        return node, (VoteResponse(node.id, req.src, node.epoch, False, _leader_hint(node), False,
-                                   "FENCED_LEADER_EPOCH"),)
-    before = node
-    if req.epoch > node.epoch:
-        node = to_unattached(node, req.epoch)
+        return _on_pre_vote_request(before, node, req)
     up_to_date = log_up_to_date(req.last_epoch, req.end_offset, node.last_epoch, node.end_offset)
     role = node.role
     granted = False
-    if node.is_voter and req.src in node.voters and up_to_date:
+    if _may_vote(node, req.src) and up_to_date:
         if isinstance(role, Unattached):
             granted = True
             node = to_voted(node, req.epoch, req.src)
@@ -433,50 +499,36 @@ def _on_vote_request(node: Node, req: VoteRequest) -> Step:
     return node, outputs
 
 
-def _on_pre_vote_request(node: Node, req: VoteRequest) -> Step:
+def _on_pre_vote_request(before: Node, node: Node, req: VoteRequest) -> Step:
     """RAFT-KIP996-PRE-VOTE-GRANT (Kafka 4.0+ ``handleVoteRequest`` with ``preVote``): a pre-vote
     of a lower epoch is fenced; one of a higher epoch first moves the receiver to that epoch
     (unattached, persisted) as any request does; then the receiver grants when the sender's log
     is up to date and its role allows: unattached, voted, prospective, candidate and resigned
     replicas do, a follower only until it has fetched from its leader, a leader never. A grant
     changes no state: the receiver does not vote."""
-    if req.epoch < node.epoch:
-        return node, (VoteResponse(node.id, req.src, node.epoch, False, _leader_hint(node), True,
-                                   "FENCED_LEADER_EPOCH"),)
-    before = node
-    if req.epoch > node.epoch:
-        node = to_unattached(node, req.epoch)
     up_to_date = log_up_to_date(req.last_epoch, req.end_offset, node.last_epoch, node.end_offset)
     role = node.role
     allowed = (isinstance(role, Unattached | Voted | Prospective | Candidate | Resigned)
                or (isinstance(role, Follower) and not role.fetched))
-    granted = node.is_voter and req.src in node.voters and up_to_date and allowed
+    granted = _may_vote(node, req.src) and up_to_date and allowed
     return node, (*_persist(before, node),
                   VoteResponse(node.id, req.src, node.epoch, granted, _leader_hint(node), True))
 
 
-def _on_begin_epoch(node: Node, req: BeginQuorumEpochRequest) -> Step:
-    """RAFT-RULE-BEGIN-EPOCH: a leader of an equal or higher epoch is followed."""
-    if req.epoch < node.epoch:
-        return node, (BeginQuorumEpochResponse(node.id, req.src, node.epoch, _leader_hint(node),
-                                               "FENCED_LEADER_EPOCH"),)
-    before = node
+def _on_begin_epoch(before: Node, node: Node, req: BeginQuorumEpochRequest) -> Step:
+    """RAFT-RULE-BEGIN-EPOCH: a leader of an equal or higher epoch is followed (a higher one
+    by RAFT-RULE-HIGHER-EPOCH already)."""
     # At an equal epoch only a replica that knows no leader follows the sender (Kafka's
     # maybeTransition: ``!quorum.hasLeader()``).
-    if req.src != node.id and (req.epoch > node.epoch or _leader_hint(node) is None):
+    if req.src != node.id and req.epoch == node.epoch and _leader_hint(node) is None:
         node = to_follower(node, req.epoch, req.src)
     return node, (*_persist(before, node),
                   BeginQuorumEpochResponse(node.id, req.src, node.epoch, _leader_hint(node)))
 
 
-def _on_end_epoch(node: Node, req: EndQuorumEpochRequest) -> Step:
+def _on_end_epoch(before: Node, node: Node, req: EndQuorumEpochRequest) -> Step:
     """RAFT-RULE-END-EPOCH: a resigning leader's notice. In Kafka it shortens the recipient's
     fetch timeout; with time abstracted into timer events that changes no state."""
-    if req.epoch < node.epoch:
-        return node, (EndQuorumEpochResponse(node.id, req.src, node.epoch, _leader_hint(node),
-                                             "FENCED_LEADER_EPOCH"),)
-    before = node
-    node = _observe_epoch(node, req.epoch, req.src)
     if (req.epoch == node.epoch and req.src != node.id and req.src in node.voters
             and isinstance(node.role, Unattached | Voted | Candidate | Prospective) and _leader_hint(node) is None):
         # Kafka's maybeTransition: a replica without a leader in this epoch follows the sender.
@@ -489,13 +541,11 @@ def _fetch_error(node: Node, req: FetchRequest, error: ErrorCode) -> Step:
     return node, (FetchResponse(node.id, req.src, node.epoch, _leader_hint(node), error, req.fetch_offset),)
 
 
-def _on_fetch_request(node: Node, req: FetchRequest) -> Step:
+def _on_fetch_request(before: Node, node: Node, req: FetchRequest) -> Step:
     """RAFT-RULE-FETCH: only the leader of the request's epoch serves a fetch. A fetch whose
     (offset, last fetched epoch) is not in the leader's log gets the diverging epoch; a valid
     one updates the replica's end offset, the check-quorum set and the high watermark."""
     role = node.role
-    if req.epoch < node.epoch:
-        return _fetch_error(node, req, "FENCED_LEADER_EPOCH")
     if req.epoch > node.epoch:
         return _fetch_error(node, req, "UNKNOWN_LEADER_EPOCH")
     if not isinstance(role, Leader):
@@ -517,17 +567,13 @@ def _on_fetch_request(node: Node, req: FetchRequest) -> Step:
                                 node.high_watermark),)
 
 
-def _on_response(node: Node, resp: Message) -> Step:
-    """RAFT-RULE-RESPONSE: a response from a higher epoch moves the replica on; a response
-    from a lower epoch is stale and ignored; a response naming the leader of our epoch makes
-    a replica without a leader follow it."""
+def _on_response(before: Node, node: Node, resp: Message) -> Step:
+    """RAFT-RULE-RESPONSE: a response from a higher epoch moves the replica on and is done
+    (RAFT-RULE-HIGHER-EPOCH; a stale one was ignored by RAFT-RULE-STALE-EPOCH); a response
+    naming the leader of our epoch makes a replica without a leader follow it."""
     assert isinstance(resp, VoteResponse | BeginQuorumEpochResponse | EndQuorumEpochResponse | FetchResponse)
-    before = node
-    if resp.epoch > node.epoch:
-        node = _observe_epoch(node, resp.epoch, resp.leader)
+    if node.epoch > before.epoch:
         return node, _persist(before, node)
-    if resp.epoch < node.epoch:
-        return node, ()
     role = node.role
     if (resp.leader is not None and resp.leader != node.id and _leader_hint(node) is None
             and isinstance(role, Unattached | Voted | Candidate | Prospective)):
@@ -679,7 +725,9 @@ def _on_fetch_due(node: Node, to: int) -> Step:
     role = node.role
     if isinstance(role, Follower) and to == role.leader:
         return node, (FetchRequest(node.id, to, node.epoch, node.end_offset, node.last_epoch),)
-    if isinstance(role, Unattached) and not node.is_voter and to in node.voters:
+    if isinstance(role, Unattached | Voted) and not node.is_voter and to in node.voters:
+        # An observer without a leader asks any voter; one that voted (KIP-853 lets it) is
+        # still an observer (RAFT-KIP853-OPEN-VOTE).
         return node, (FetchRequest(node.id, to, node.epoch, node.end_offset, node.last_epoch),)
     return node, ()
 
@@ -693,6 +741,16 @@ def _on_client_append(node: Node, payload: tuple[int, ...]) -> Step:
     return after, (AppendLog(node.end_offset, (entry,)),)
 
 
+# The role handlers of each message kind, after the cross-role rules (``_fenced``,
+# ``_higher_epoch``): each takes the replica before the step, the replica after the cross-role
+# rules, and the message.
+HANDLERS: dict[type, Callable[[Node, Node, Any], Step]] = {
+    VoteRequest: _on_vote_request, BeginQuorumEpochRequest: _on_begin_epoch, EndQuorumEpochRequest: _on_end_epoch,
+    FetchRequest: _on_fetch_request, VoteResponse: _on_response, BeginQuorumEpochResponse: _on_response,
+    EndQuorumEpochResponse: _on_response, FetchResponse: _on_response,
+}
+
+
 def enabled_inputs(node: Node) -> list[Input]:
     """The timer and client inputs that can change this replica now (not messages, crash or
     restart, which the system model adds): what a harness may fire."""
@@ -701,7 +759,7 @@ def enabled_inputs(node: Node) -> list[Input]:
     match role:
         case Down():
             return out
-        case Unattached() if not node.is_voter:
+        case Unattached() | Voted() if not node.is_voter:
             out += [FetchDue(v) for v in sorted(node.voters)]
         case Unattached() | Voted() | Resigned() | Prospective():
             out.append(ElectionTimeout())
@@ -720,9 +778,12 @@ def enabled_inputs(node: Node) -> list[Input]:
     return out
 
 
-def new_node(node_id: int, voters: frozenset[int], pre_vote: bool = False) -> Node:
-    """A replica's first start: epoch 0, empty log, unattached."""
-    return Node(node_id, voters, (), Unattached(0), None, pre_vote)
+def new_node(node_id: int, voters: frozenset[int], pre_vote: bool = False, kip853: bool | None = None) -> Node:
+    """A replica's first start: epoch 0, empty log, unattached. ``kip853`` picks the rules for
+    requests between non-voters: KIP-595's voter-only checks (False), KIP-853's open vote
+    (True), or neither (None: the voter-set model, where only voters vote)."""
+    return Node(node_id, voters, (), Unattached(0), None, pre_vote, voter_only=kip853 is False,
+                open_votes=kip853 is True)
 
 
 def observe(node: Node) -> dict[str, object]:

@@ -24,11 +24,15 @@ class RuleSet:
 
 
 RULE_SETS: tuple[RuleSet, ...] = (
-    RuleSet("kip-595", "KIP-595", (3, 0), (("pre_vote", False),),
-            "elections without pre-vote: a timed-out voter becomes a candidate at once"),
-    RuleSet("kip-996", "KIP-996", (4, 0), (("pre_vote", True),),
-            "pre-vote always on: only a prospective that won its pre-vote becomes a candidate "
-            "(spec/raft.md, Rule sets)"),
+    RuleSet("kip-595", "KIP-595", (3, 0), (("pre_vote", False), ("kip853", False)),
+            "elections without pre-vote: a timed-out voter becomes a candidate at once; Vote, "
+            "BeginQuorumEpoch and EndQuorumEpoch are voter-only requests"),
+    RuleSet("kip-853", "KIP-853", (3, 8), (("pre_vote", False), ("kip853", True)),
+            "KIP-595's elections, but any replica handles a vote from any replica (the voter set may be "
+            "stale) and BeginQuorumEpoch and EndQuorumEpoch reach observers too (spec/raft.md, Rule sets)"),
+    RuleSet("kip-996", "KIP-996", (4, 0), (("pre_vote", True), ("kip853", True)),
+            "pre-vote always on: only a prospective that won its pre-vote becomes a candidate; "
+            "KIP-853's open vote (spec/raft.md, Rule sets)"),
 )
 
 BY_NAME: dict[str, RuleSet] = {r.name: r for r in RULE_SETS}
@@ -52,6 +56,9 @@ def rule_set_for(version: str) -> RuleSet:
     return chosen
 
 
-def rule_set_of(pre_vote: bool) -> RuleSet:
-    """The rule set the model's ``pre_vote`` bound selects."""
-    return BY_NAME["kip-996" if pre_vote else "kip-595"]
+def rule_set_of(pre_vote: bool, kip853: bool = False) -> RuleSet:
+    """The rule set the model's ``pre_vote`` and ``kip853`` bounds select (pre-vote implies
+    KIP-853's vote rules: Kafka shipped KIP-996 after KIP-853)."""
+    if pre_vote:
+        return BY_NAME["kip-996"]
+    return BY_NAME["kip-853" if kip853 else "kip-595"]

@@ -144,6 +144,14 @@ class Node:
     role: Role
     high_watermark: int | None = None
     pre_vote: bool = False
+    # KIP-595's voter-only requests (rule set kip-595): Vote, BeginQuorumEpoch and
+    # EndQuorumEpoch from a non-voter, or at a replica that is not a voter, are answered
+    # INCONSISTENT_VOTER_SET and change nothing (RAFT-RULE-VOTER-ONLY).
+    voter_only: bool = False
+    # KIP-853's relaxed vote (rule sets kip-853 and kip-996): any replica handles a vote from
+    # any replica and grants it by its role alone (RAFT-KIP853-OPEN-VOTE). With neither flag
+    # (the voter-set model) only voters grant votes, and only to voters.
+    open_votes: bool = False
 
     @property
     def epoch(self) -> int:

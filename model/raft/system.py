@@ -117,16 +117,17 @@ class RaftModel:
     def __init__(self, *, voters: int = 3, observers: int = 0, max_epoch: int = 2, max_appends: int = 1,
                  max_crashes: int = 1, max_inflight: int = 2, max_duplicates: int = 0, max_fetches: int = 2,
                  max_elections: int = 2, reboot: bool = True, symmetry: bool = True, pre_vote: bool = False,
-                 step: StepFn | None = None) -> None:
+                 kip853: bool = False, step: StepFn | None = None) -> None:
         self.bounds: dict[str, int | bool] = {
             "voters": voters, "observers": observers, "max_epoch": max_epoch, "max_appends": max_appends,
             "max_crashes": max_crashes, "max_inflight": max_inflight, "max_duplicates": max_duplicates,
             "max_fetches": max_fetches, "max_elections": max_elections, "reboot": reboot,
-            "symmetry": symmetry, "pre_vote": pre_vote,
+            "symmetry": symmetry, "pre_vote": pre_vote, "kip853": kip853,
         }
         self.voter_ids = frozenset(range(1, voters + 1))
         self.replica_ids = tuple(range(1, voters + observers + 1))
         self.pre_vote = pre_vote
+        self.kip853 = kip853
         self._step: StepFn = step or node_mod.step
         from kspec.model.raft.properties import raft_properties
 
@@ -140,7 +141,7 @@ class RaftModel:
     # ------------------------------------------------------------ Model protocol
 
     def init_states(self) -> Sequence[Raft]:
-        state = Raft(tuple(node_mod.new_node(i, self.voter_ids, self.pre_vote) for i in self.replica_ids))
+        state = Raft(tuple(node_mod.new_node(i, self.voter_ids, self.pre_vote, self.kip853) for i in self.replica_ids))
         for n in state.nodes:
             # Kafka's initialize() at the first start: a lone voter elects itself at once
             # (RAFT-RULE-LONE-VOTER). It has no one to send to; its effects are in the node.

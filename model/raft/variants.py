@@ -15,7 +15,10 @@ from kspec.model.core.evolve import evolve as replace
 from kspec.model.raft import node as node_mod
 from kspec.model.raft.messages import (
     CheckQuorumTimeout,
+    ElectionTimeout,
+    FetchDue,
     FetchResponse,
+    Halt,
     Input,
     Output,
     Restart,
@@ -23,7 +26,7 @@ from kspec.model.raft.messages import (
     VoteResponse,
 )
 from kspec.model.raft.rules import majority_end_offset
-from kspec.model.raft.state import Down, Election, Leader, Node, Unattached, Voted
+from kspec.model.raft.state import Down, Election, Leader, Node, Unattached, Voted, election_of
 from kspec.model.raft.system import RaftModel
 
 StepFn = Callable[[Node, Input], tuple[Node, tuple[Output, ...]]]
@@ -102,6 +105,21 @@ def ignores_diverging_epoch(node: Node, inp: Input) -> tuple[Node, tuple[Output,
     return node_mod.step(node, inp)
 
 
+def kafka_observer_voted_stands(node: Node, inp: Input) -> tuple[Node, tuple[Output, ...]]:
+    """Kafka 3.8 (KAFKA-17067, fixed in 3.9.0): an observer that voted (KIP-853 lets it) is in
+    ``VotedState``, which behaves as a voter's: it sends no fetch, and when its election timer
+    expires ``pollVoted`` calls ``transitionToCandidate``, which throws IllegalStateException
+    for an observer, and the replica stops (RAFT-OBS-EXCEPTION). The protocol keeps an observer
+    an observer (RAFT-KIP853-OPEN-VOTE)."""
+    if not node.is_voter and isinstance(node.role, Voted):
+        if isinstance(inp, FetchDue):
+            return node, ()
+        if isinstance(inp, ElectionTimeout):
+            return replace(node, role=Down(election_of(node)), high_watermark=None), (
+                Halt("java.lang.IllegalStateException"),)
+    return node_mod.step(node, inp)
+
+
 @dataclass(frozen=True, slots=True)
 class Variant:
     """A broken variant: its step function, the property it breaks, the bounds that show it,
@@ -128,6 +146,14 @@ CATALOGUE: dict[str, Variant] = {
 }
 
 
+# Kafka releases' catalogued deviations (conformance/deviations/raft.toml): variants that allow
+# what a release does, so that ``kspec conform --accept NAME`` holds it to the rest of the
+# protocol. They break no property; they are not in CATALOGUE's property tests.
+DEVIATIONS: dict[str, Variant] = {
+    "kafka-observer-voted-stands": Variant(kafka_observer_voted_stands, ""),
+}
+
+
 def _factory(step: StepFn) -> Callable[..., RaftModel]:
     def make(**bounds: Any) -> RaftModel:
         return RaftModel(step=step, **bounds)
@@ -135,7 +161,9 @@ def _factory(step: StepFn) -> Callable[..., RaftModel]:
     return make
 
 
-VARIANTS: dict[str, Callable[..., RaftModel]] = {name: _factory(v.step) for name, v in CATALOGUE.items()}
+VARIANTS: dict[str, Callable[..., RaftModel]] = {
+    name: _factory(v.step) for name, v in {**CATALOGUE, **DEVIATIONS}.items()
+}
 
 # The liveness variants (spec/raft.md §Liveness) live in their own module.
 VARIANTS.update(__import__("kspec.model.raft.liveness_variants", fromlist=["VARIANTS"]).VARIANTS)

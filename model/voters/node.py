@@ -155,9 +155,9 @@ def new_voter_node(node_id: int, initial_voters: VoterSet, *, bootstrap: bool, p
         snap = Snapshot(0, 1, initial_voters)
         control = load_snapshot(frozenset(), snap)
         return VoterNode(node_id, voter_ids(initial_voters), (), raft_node.new_node(node_id, frozenset()).role,
-                         None, pre_vote, control, snap, frozenset())
+                         None, pre_vote, control=control, snapshot=snap, static=frozenset())
     return VoterNode(node_id, voter_ids(initial_voters), (), raft_node.new_node(node_id, frozenset()).role,
-                     None, pre_vote, initial(initial_voters), None, initial_voters)
+                     None, pre_vote, control=initial(initial_voters), snapshot=None, static=initial_voters)
 
 
 def directory_of(replica: int) -> int:

@@ -2,7 +2,7 @@
 
 Commands (one replica set per file, created with ``new``):
 
-    new id=1 voters=1,2,3 [pre_vote]          a replica's first start
+    new id=1 voters=1,2,3 [pre_vote] [kip853=true|false]   a replica's first start
     recv id=1 VoteRequest src=2 epoch=1 ...   deliver a message (fields as name=value)
     fire id=1 ElectionTimeout                 a timer, FetchDue to=2, ClientAppend, Crash, Restart
     state id=1                                show the replica
@@ -83,7 +83,10 @@ class Cluster:
     def run(self, case: Case) -> str:
         if case.command == "new":
             voters = frozenset(int(x) for x in case.arg("voters").split(","))
-            node = new_node(int(case.arg("id")), voters, case.has("pre_vote"))
+            # kip853=false: KIP-595's voter-only requests; kip853=true: KIP-853's open vote;
+            # absent: neither (the voter-set model's replica)
+            kip853 = next((a.partition("=")[2] == "true" for a in case.args if a.startswith("kip853=")), None)
+            node = new_node(int(case.arg("id")), voters, case.has("pre_vote"), kip853)
             self.nodes[node.id] = node
             return self.show(node)
         replica = int(case.arg("id"))

@@ -8,12 +8,13 @@ from kspec.model.raft.rule_sets import BY_NAME, parse_version, rule_set_for, rul
 
 
 @pytest.mark.parametrize(("version", "name"), [
-    ("3.3.2", "kip-595"), ("3.7.2", "kip-595"), ("3.9.1", "kip-595"),
+    ("3.3.2", "kip-595"), ("3.7.2", "kip-595"), ("3.8.1", "kip-853"), ("3.9.1", "kip-853"),
     ("4.0.0", "kip-996"), ("4.0.2", "kip-996"), ("4.3.1", "kip-996"), ("4.4.0", "kip-996"),
 ])
 def test_each_release_line_gets_the_rule_set_of_its_kips(version: str, name: str) -> None:
     assert rule_set_for(version).name == name
-    assert rule_set_of(dict(rule_set_for(version).bounds)["pre_vote"] is True).name == name
+    bounds = dict(rule_set_for(version).bounds)
+    assert rule_set_of(bounds["pre_vote"] is True, bounds["kip853"] is True).name == name
 
 
 def test_a_rule_set_is_named_after_its_kip() -> None:

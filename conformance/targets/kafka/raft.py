@@ -426,7 +426,13 @@ class KafkaRaftNode:
         """Advance the clock to the deadline of the Kafka timer ``kind`` names, if Kafka's state runs it."""
         q, now = self.quorum, int(self.time.milliseconds())
         remaining: int | None = None
-        if kind == "ElectionTimeout" and q.isVoter():
+        if kind == "ElectionTimeout" and not q.isVoter() and self._voted():
+            # An observer that voted (KIP-853 lets it) keeps an election timer; when it expires
+            # the observer must stay an observer (3.8's VotedState stands for election:
+            # KAFKA-17067).
+            state = q.votedStateOrThrow() if hasattr(q, "isVoted") and q.isVoted() else q.unattachedStateOrThrow()
+            remaining = int(state.remainingElectionTimeMs(now))
+        elif kind == "ElectionTimeout" and q.isVoter():
             if q.isUnattached():
                 remaining = int(q.unattachedStateOrThrow().remainingElectionTimeMs(now))
             elif hasattr(q, "isVoted") and q.isVoted():
@@ -450,6 +456,17 @@ class KafkaRaftNode:
             remaining = None if left >= 2**62 else left
         if remaining is not None:
             self.time.sleep(max(remaining, 0))
+
+    def _voted(self) -> bool:
+        """Whether the replica is in the model's voted role (3.8 ``VotedState``; 3.9+ an
+        unattached state with a voted key)."""
+        q = self.quorum
+        if hasattr(q, "isVoted") and q.isVoted():
+            return True
+        if q.isUnattached():
+            state = q.unattachedStateOrThrow()
+            return hasattr(state, "votedKey") and bool(state.votedKey().isPresent())
+        return False
 
     def _candidate_lost(self) -> bool:
         """The model's ``backing_off``: to 4.0 the candidate's backoff, from 4.1 (no backoff
@@ -529,9 +546,27 @@ class KafkaRaftNode:
     # -------------------------------------------------------------- the step
 
     def step(self, inp: JSON) -> StepResult:
-        kind = inp["type"]
+        import jpype
+
         before_log = self.log_entries()
         self.outputs, self.inbound, self._callbacks = [], [], []
+        try:
+            self._dispatch(inp)
+        except jpype.JException as err:
+            # RAFT-OBS-EXCEPTION: Kafka's raft thread throws; the broker's fault handler stops the
+            # process (KafkaRaftClientDriver). That is an output no protocol rule allows, so a
+            # legal input that makes Kafka throw is a divergence naming the exception, not an
+            # adapter error; the replica is down from here on.
+            cls = str(err.getClass().getName())
+            self.outputs.append({"type": "Halt", "exception": cls, "message": str(err.getMessage())})
+            self.client, self.down = None, True
+            self.inner_log.reopen()
+            return StepResult(self._effects(before_log) + self.outputs, self.observation())
+        outputs = self._effects(before_log) + self.outputs
+        return StepResult(outputs, self.observation())
+
+    def _dispatch(self, inp: JSON) -> None:
+        kind = inp["type"]
         if self.down:
             if kind == "Restart":
                 self.down = False
@@ -564,8 +599,6 @@ class KafkaRaftNode:
             self._settle()
         else:
             raise TargetError(f"unknown input type {kind!r}")
-        outputs = self._effects(before_log) + self.outputs
-        return StepResult(outputs, self.observation())
 
     def _on_write(self) -> None:
         """Kafka wrote the quorum-state file: an output if the election state changed (Kafka

@@ -33,10 +33,15 @@ def _entry(epoch: int, kind: str, payload: list[int] | None = None) -> dict[str,
 class RaftReplica:
     """One KRaft replica. ``step(input) -> outputs``; ``observation()`` for the harness."""
 
-    def __init__(self, node_id: int, voters: list[int], pre_vote: bool = False) -> None:
+    def __init__(self, node_id: int, voters: list[int], pre_vote: bool = False, kip853: bool | None = None) -> None:
         self.id = node_id
         self.voters = sorted(voters)
         self.pre_vote = pre_vote
+        # KIP-595 (kip853 False): Vote, BeginQuorumEpoch and EndQuorumEpoch are voter-only
+        # requests (validateVoterOnlyRequest to 3.7). KIP-853 (True, 3.8+): any replica takes a
+        # vote from any replica. None: only voters vote, for voters, with no error.
+        self.voter_only = kip853 is False
+        self.open_votes = kip853 is True
         # quorum-state file (persisted): epoch, voted-for, leader
         self.epoch = 0
         self.voted_for: int | None = None
@@ -74,6 +79,18 @@ class RaftReplica:
 
     def others(self) -> list[int]:
         return [v for v in self.voters if v != self.id]
+
+    def may_vote(self, candidate: int) -> bool:
+        return self.open_votes or (self.is_voter and candidate in self.voters)
+
+    def refuse_non_voter(self, req: dict[str, Any]) -> bool:
+        """A voter-only request a KIP-595 replica refuses: answered INCONSISTENT_VOTER_SET."""
+        if not self.voter_only or (self.is_voter and req["src"] in self.voters):
+            return False
+        kind = req["type"].replace("Request", "Response")
+        extra = {"granted": False, "pre_vote": bool(req.get("pre_vote"))} if kind == "VoteResponse" else {}
+        self.send(kind, req["src"], epoch=self.epoch, **extra, leader=self.leader, error="INCONSISTENT_VOTER_SET")
+        return True
 
     def majority(self, members: set[int]) -> bool:
         return len(members & set(self.voters)) >= len(self.voters) // 2 + 1
@@ -294,6 +311,8 @@ class RaftReplica:
             self.send("VoteResponse", req["src"], epoch=self.epoch, granted=False, leader=self.leader,
                       pre_vote=False, error=FENCED)
             return
+        if self.refuse_non_voter(req):
+            return
         if req["epoch"] > self.epoch:
             self.become_unattached(req["epoch"])
         granted = self.grant_vote(req, up_to_date)
@@ -316,12 +335,12 @@ class RaftReplica:
             allowed = not self.has_fetched
         else:
             allowed = self.role in ("unattached", "voted", "prospective", "candidate", "resigned")
-        granted = self.is_voter and req["src"] in self.voters and up_to_date and allowed
+        granted = self.may_vote(req["src"]) and up_to_date and allowed
         self.send("VoteResponse", req["src"], epoch=self.epoch, granted=granted, leader=self.leader,
                   pre_vote=True, error=NONE)
 
     def grant_vote(self, req: dict[str, Any], up_to_date: bool) -> bool:
-        if not (self.is_voter and req["src"] in self.voters and up_to_date):
+        if not (self.may_vote(req["src"]) and up_to_date):
             return False
         if self.role == "unattached":
             self.become_voted(req["epoch"], req["src"])
@@ -342,6 +361,8 @@ class RaftReplica:
         if req["epoch"] < self.epoch:
             self.send("BeginQuorumEpochResponse", req["src"], epoch=self.epoch, leader=self.leader, error=FENCED)
             return
+        if self.refuse_non_voter(req):
+            return
         if req["src"] != self.id and (req["epoch"] > self.epoch or self.leader is None):
             self.become_follower(req["epoch"], req["src"])
         self.persist()
@@ -350,6 +371,8 @@ class RaftReplica:
     def on_EndQuorumEpochRequest(self, req: dict[str, Any]) -> None:
         if req["epoch"] < self.epoch:
             self.send("EndQuorumEpochResponse", req["src"], epoch=self.epoch, leader=self.leader, error=FENCED)
+            return
+        if self.refuse_non_voter(req):
             return
         self.observe_epoch(req["epoch"], req["src"])
         if (req["epoch"] == self.epoch and req["src"] != self.id and req["src"] in self.voters
@@ -504,7 +527,7 @@ class RaftReplica:
     def on_FetchDue(self, inp: dict[str, Any]) -> None:
         to = inp["to"]
         if (self.role == "follower" and to == self.leader) or (
-                self.role == "unattached" and not self.is_voter and to in self.voters):
+                self.role in ("unattached", "voted") and not self.is_voter and to in self.voters):
             self.send("FetchRequest", to, epoch=self.epoch, fetch_offset=self.end_offset,
                       last_fetched_epoch=self.last_epoch)
 
@@ -553,7 +576,9 @@ class RaftTarget(Target):
         self.replica_class = replica_class
 
     def start(self, node: int, config: dict[str, JSON]) -> RaftInstance:
-        replica = self.replica_class(node, list(config["voters"]), bool(config.get("pre_vote", False)))
+        kip853 = config.get("kip853")
+        replica = self.replica_class(node, list(config["voters"]), bool(config.get("pre_vote", False)),
+                                     None if kip853 is None else bool(kip853))
         replica.initialize()  # what it would write or send at start: nothing the harness compares
         return RaftInstance(replica)
 

@@ -1,0 +1,84 @@
+"""The raft driver drives more than a correct cluster sends (spec/raft.md, RAFT-DRIVE): injected
+requests of every kind at stale, equal and future epochs, from voters, observers and an unknown
+replica id, at every role; their coverage is a role x input-kind matrix in the report."""
+
+from __future__ import annotations
+
+from kspec.conformance.machines.raft import UNKNOWN_REPLICA, RaftDriver, injected_requests, input_cell
+from kspec.conformance.machines.runner import run_conformance
+from kspec.conformance.targets.reference.raft import RaftTarget
+from kspec.model.raft.messages import (
+    BeginQuorumEpochRequest,
+    ElectionTimeout,
+    EndQuorumEpochRequest,
+    FetchRequest,
+    VoteRequest,
+    VoteResponse,
+)
+from kspec.model.raft.node import step
+from kspec.model.raft.system import Deliver, Fire
+
+
+def _elect(driver: RaftDriver) -> object:
+    """Replica 1 wins epoch 1 (kip-595, three voters and an observer)."""
+    state = driver.init_state()
+    state = driver.model.next_state(state, Fire(1, ElectionTimeout()))
+    for dst in (2, 3):
+        vote = next(m for m in state.network.distinct() if isinstance(m, VoteRequest) and m.dst == dst)
+        state = driver.model.next_state(state, Deliver(vote))
+    answer = next(m for m in state.network.distinct() if m.dst == 1)
+    return driver.model.next_state(state, Deliver(answer))
+
+
+def test_injected_requests_span_kinds_epochs_and_senders() -> None:
+    driver = RaftDriver({"voters": 3, "observers": 1, "pre_vote": False, "kip853": False, "faults": True})
+    state = _elect(driver)
+    assert state.node(1).role_name == "leader" and state.node(1).epoch == 1
+    observers = frozenset({4})
+    follower = state.node(2)
+    injected = injected_requests(state, follower, observers)
+    shapes = {(type(m).__name__, m.epoch - follower.epoch, m.src) for m in injected}
+    assert {("FetchRequest", d, s) for d in (-1, 0, 1) for s in (1, 4, UNKNOWN_REPLICA)} <= shapes
+    assert ("VoteRequest", 1, UNKNOWN_REPLICA) in shapes and ("VoteRequest", 1, 4) in shapes
+    # leader claims only from the elected leader, or stale
+    claims = [m for m in injected_requests(state, follower, observers)
+              if isinstance(m, BeginQuorumEpochRequest | EndQuorumEpochRequest)]
+    assert claims and all(m.epoch < follower.epoch or (m.epoch, m.src) in state.elected for m in claims)
+    # every injected fetch is well formed: its last fetched epoch is not above its epoch
+    assert all(m.last_fetched_epoch <= m.epoch for m in injected_requests(state, follower, observers)
+               if isinstance(m, FetchRequest))
+    # an injected request's answer is not put in flight (its sender does not await it)
+    assert all(m.orphaned for m in injected_requests(state, follower, observers))
+
+
+def test_input_cell_names_role_and_epoch_relation() -> None:
+    driver = RaftDriver({"voters": 3, "observers": 1, "pre_vote": True, "kip853": True, "faults": True})
+    state = driver.init_state()
+    observer, voter = state.node(4), state.node(1)
+    assert input_cell(observer, VoteRequest(9, 4, 1, 0, 0)) == ("observer unattached", "VoteRequest>")
+    assert input_cell(voter, VoteRequest(2, 1, 0, 0, 0, True)) == ("unattached", "PreVoteRequest=")
+    assert input_cell(voter, ElectionTimeout()) == ("unattached", "ElectionTimeout")
+
+
+def test_observer_votes_only_under_kip853() -> None:
+    for kip853, granted in ((False, False), (True, True)):
+        driver = RaftDriver({"voters": 3, "observers": 1, "pre_vote": False, "kip853": kip853, "faults": True})
+        observer = driver.init_state().node(4)
+        after, outputs = step(observer, VoteRequest(2, 4, 1, 0, 0))
+        answer = outputs[-1]
+        assert isinstance(answer, VoteResponse) and answer.granted is granted
+        assert (after.epoch, answer.error) == ((1, "NONE") if kip853 else (0, "INCONSISTENT_VOTER_SET"))
+
+
+def test_conform_report_has_the_role_input_matrix() -> None:
+    result = run_conformance("raft", RaftTarget(), examples=24, seed_value=0, out_dir=None, cover="random")
+    assert result.verdict == "conforms", result.finding and result.finding.line()
+    assert result.coverage is not None
+    doc = result.coverage.to_json()
+    matrix = doc["matrix"]
+    assert {"unattached", "leader", "follower"} <= set(matrix)
+    injected = {kind for row in matrix.values() for kind in row
+                if kind.rstrip("<=>") in ("VoteRequest", "FetchRequest", "BeginQuorumEpochRequest")}
+    assert {"VoteRequest<", "VoteRequest=", "VoteRequest>", "FetchRequest<", "FetchRequest=",
+            "FetchRequest>", "BeginQuorumEpochRequest<"} <= injected
+    assert "role x input" in result.coverage.line()
