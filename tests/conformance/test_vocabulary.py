@@ -94,7 +94,8 @@ def test_voters_requests_off_the_protocol_are_sent() -> None:
                 odd.add(f"{inp['type']} wrong directory")
     assert {"AddVoter", "RemoveVoter", "UpgradeKRaftVersion", "TakeSnapshot", "VoteRequest", "FetchRequest",
             "ElectionTimeout", "Crash", "Restart"} <= kinds
-    assert odd == {"AddVoter unknown replica", "RemoveVoter unknown replica", "RemoveVoter wrong directory"}
+    assert odd == {"AddVoter unknown replica", "RemoveVoter unknown replica", "RemoveVoter wrong directory",
+                   "AddVoter wrong directory"}
 
 
 def test_mm2_client_policy_without_alias_is_asked() -> None:

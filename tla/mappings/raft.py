@@ -80,7 +80,8 @@ def flagged_constants(spec: str, bounds: Mapping[str, int | bool], variant: str 
     bound in FIXED_BOUNDS at another value, or a variant with no flag."""
     merged = {**defaults, **bounds}
     for name, only in FIXED_BOUNDS.items():
-        if merged[name] != only:
+        # A bound the model does not have (voters has no kip853: it is KIP-853) is not fixed.
+        if name in defaults and merged[name] != only:
             raise UnsupportedBounds(f"{spec} models {name}={str(only).lower()} only (got {merged[name]})")
     out: dict[str, Any] = {c: (bool(merged[b]) if isinstance(defaults[b], bool) else int(merged[b]))
                            for b, c in constant_of_bound.items()}
