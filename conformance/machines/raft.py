@@ -331,17 +331,7 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
         drop or a duplication."""
         if isinstance(action, macros.MACRO_TYPES):
             return self.macro_events(before, action)
-        pairs: list[tuple[int, Input]]
-        if isinstance(action, IdleTimer):
-            pairs = [(action.node, action.input)]
-        elif isinstance(action, Inject | Deliver):
-            pairs = [(action.message.dst, action.message)]
-        elif isinstance(action, Fire):
-            pairs = [(action.node, action.input)]
-        elif type(action).__name__ == "Reboot":
-            pairs = [(action.node, Crash()), (action.node, Restart())]
-        else:
-            pairs = []
+        pairs = node_inputs(action)
         nodes = {n.id: n for n in before.nodes}
         out = []
         for replica, inp in pairs:
@@ -368,16 +358,8 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
                 cells += self.input_cells(before, sub)
                 before = after
             return cells
-        pairs: list[tuple[int, Input]]
-        if isinstance(action, IdleTimer):
-            pairs = [(action.node, action.input)]
-        elif isinstance(action, Inject | Deliver):
-            pairs = [(action.message.dst, action.message)]
-        elif isinstance(action, Fire):
-            pairs = [(action.node, action.input)]
-        elif type(action).__name__ == "Reboot":
-            pairs = [(action.node, Crash()), (action.node, Restart())]
-        else:
+        pairs = node_inputs(action)
+        if not pairs:
             return []
         nodes = {n.id: n for n in before.nodes}
         found = []
@@ -425,3 +407,15 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
                     return (f"RAFT-INV-COMMITTED-UNIQUE: replicas {node} and {other} disagree below their "
                             f"high watermarks ({hw}, {ohw})")
         return None
+
+
+def node_inputs(action: Any) -> list[tuple[int, Input]]:
+    """The (replica, node-level input) pairs a non-macro action applies: one for a delivery, an
+    injected request or a fired input, Crash then Restart for a reboot, none otherwise."""
+    if isinstance(action, IdleTimer | Fire):
+        return [(action.node, action.input)]
+    if isinstance(action, Inject | Deliver):
+        return [(action.message.dst, action.message)]
+    if type(action).__name__ == "Reboot":
+        return [(action.node, Crash()), (action.node, Restart())]
+    return []
