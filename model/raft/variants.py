@@ -151,6 +151,9 @@ CATALOGUE: dict[str, Variant] = {
 # protocol. They break no property; they are not in CATALOGUE's property tests.
 DEVIATIONS: dict[str, Variant] = {
     "kafka-observer-voted-stands": Variant(kafka_observer_voted_stands, ""),
+    # Kafka 3.3-3.6 (KAFKA-15489, fixed in 3.7.0): the leader has no check-quorum timer, so it
+    # never resigns when a majority stops fetching; KIP-595's leader progress timeout says it must.
+    "kafka-no-check-quorum": Variant(never_resigns, ""),
 }
 
 

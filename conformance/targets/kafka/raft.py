@@ -52,6 +52,7 @@ from kspec.conformance.adapters.base import JSON, StepResult, Target, TargetErro
 from kspec.conformance.targets.kafka import artifacts, jvm
 from kspec.conformance.targets.kafka.raft_java import RAFT
 from kspec.conformance.targets.kafka.raft_java import Java as _Java
+from kspec.conformance.targets.kafka.raft_releases import line_of
 from kspec.conformance.targets.kafka.raft_wire import (
     API,
     CLUSTER_ID,
@@ -73,8 +74,6 @@ from kspec.conformance.targets.kafka.raft_wire import (
 from kspec.model.raft.rule_sets import rule_set_for
 
 ARTIFACTS = ["kafka-raft", "kafka-raft@test", "kafka-clients@test"]
-MIN_VERSION = (3, 7)
-MAX_VERSION = (5, 0)  # exclusive: the release lines raft_java.py knows
 
 ELECTION_TIMEOUT_MS = 1000
 FETCH_TIMEOUT_MS = 2000
@@ -84,13 +83,9 @@ MAX_POLLS = 16
 
 
 def check_supported(version: str) -> tuple[int, int]:
-    """The version's (major, minor), or a one-line TargetError below 3.7."""
-    vt = artifacts.supported_version(version, "raft", MIN_VERSION,
-                                     "the KafkaRaftClient adapter needs Kafka 3.7.0 or later")
-    if vt >= MAX_VERSION:
-        raise TargetError(f"kafka:{version}: not supported for raft (the adapter knows the release lines "
-                          "3.7-3.9 and 4.x)")
-    return vt
+    """The version's (major, minor), or a one-line TargetError naming the KRaft lines the
+    adapter knows (``raft_releases.LINES``)."""
+    return line_of(version).line
 
 
 _ANSWERED: list[Any] = []
@@ -451,7 +446,7 @@ class KafkaRaftNode:
                 remaining = int(cand.remainingElectionTimeMs(now))
         elif kind == "FetchTimeout" and q.isFollower() and q.isVoter():
             remaining = int(q.followerStateOrThrow().remainingFetchTimeMs(now))
-        elif kind == "CheckQuorumTimeout" and q.isLeader():
+        elif kind == "CheckQuorumTimeout" and q.isLeader() and self.java.line.check_quorum:
             left = int(q.leaderStateOrThrow().timeUntilCheckQuorumExpires(now))
             remaining = None if left >= 2**62 else left
         if remaining is not None:
@@ -500,7 +495,9 @@ class KafkaRaftNode:
         voted = None
         if es.hasVoted():
             voted = int(es.votedId()) if hasattr(es, "votedId") else int(es.votedKey().id())
-        return (int(epoch), voted, _leader(int(es.leaderIdOrSentinel())))
+        if not es.hasLeader():
+            return (int(epoch), voted, None)
+        return (int(epoch), voted, _leader(int(es.leaderId())))  # 3.3-3.4 have no leaderIdOrSentinel
 
     def log_entries(self) -> list[dict[str, Any]]:
         end = _offset(self.inner_log.endOffset())

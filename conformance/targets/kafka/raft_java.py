@@ -21,6 +21,7 @@ from typing import Any
 
 from kspec.conformance.adapters.base import TargetError
 from kspec.conformance.targets.kafka import jvm
+from kspec.conformance.targets.kafka.raft_releases import line_of
 
 RAFT = "org.apache.kafka.raft"
 MSG = "org.apache.kafka.common.message"
@@ -38,6 +39,7 @@ class Java:
         self.jpype = jpype
         self.version = version
         self.vt = vt
+        self.line = line_of(version)  # the release line's glue (raft_releases)
         self.Client = c(f"{RAFT}.KafkaRaftClient")
         self.MockLog = c(f"{RAFT}.MockLog")
         self.MockStore = c(f"{RAFT}.MockQuorumStateStore")

@@ -271,9 +271,13 @@ def build_request(java: _Java, msg: dict[str, Any]) -> Any:
                     fetchOffset=int(msg["fetch_offset"]), lastFetchedEpoch=int(msg["last_fetched_epoch"]))
         topic = _set(_nested(java, "FetchRequest", "FetchTopic")(), topic=java.tp.topic(), topicId=java.topic_id,
                      partitions=_jlist(java, [part]))
-        state = _set(_nested(java, "FetchRequest", "ReplicaState")(), replicaId=src)
-        return _set(java.data["FetchRequest"](), clusterId=CLUSTER_ID, replicaState=state, maxWaitMs=0,
-                    maxBytes=8 * 1024 * 1024, topics=_jlist(java, [topic]))
+        data = _set(java.data["FetchRequest"](), clusterId=CLUSTER_ID, maxWaitMs=0, maxBytes=8 * 1024 * 1024,
+                    topics=_jlist(java, [topic]))
+        try:
+            state = _set(_nested(java, "FetchRequest", "ReplicaState")(), replicaId=src)
+        except TargetError:  # before 3.5 (KIP-903): the replica id is the request's own field
+            return _set(data, replicaId=src)
+        return _set(data, replicaState=state)
     raise TargetError(f"not a request: {kind!r}")
 
 
