@@ -49,10 +49,10 @@ import weakref
 from typing import Any
 
 from kspec.conformance.adapters.base import JSON, StepResult, Target, TargetError
-from kspec.conformance.targets.kafka import artifacts, jvm
+from kspec.conformance.targets.kafka import jvm
 from kspec.conformance.targets.kafka.raft_java import RAFT
 from kspec.conformance.targets.kafka.raft_java import Java as _Java
-from kspec.conformance.targets.kafka.raft_releases import line_of
+from kspec.conformance.targets.kafka.raft_releases import line_of, resolve_jars
 from kspec.conformance.targets.kafka.raft_wire import (
     API,
     CLUSTER_ID,
@@ -691,7 +691,7 @@ class KafkaRaftTarget(Target):
     def __init__(self, version: str) -> None:
         vt = check_supported(version)
         jvm.check(version)
-        jars = artifacts.resolve(version, ARTIFACTS)
+        jars = resolve_jars(version, ARTIFACTS)
         jvm.ensure(version, jars)
         self.version = version
         self.name = f"kafka:{version}"

@@ -25,6 +25,7 @@ Columns:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 from kspec.conformance.adapters.base import TargetError
 from kspec.conformance.targets.kafka import artifacts
@@ -82,3 +83,19 @@ def line_of(version: str) -> ReleaseLine:
     if found is None:
         raise TargetError(f"kafka:{version}: not supported for raft: the KRaft lines are {supported_lines()}")
     return found
+
+
+def resolve_jars(version: str, wanted: list[str]) -> list[Path]:
+    """The jars of ``wanted`` at ``version``; when Maven serves no test jar for the release, the
+    test doubles compiled from the line's ``test_sources`` release (``test_doubles``)."""
+    line = line_of(version)
+    try:
+        return artifacts.resolve(version, wanted)
+    except TargetError as err:
+        if not any("@test" in a for a in wanted) or ":jar:test:" not in str(err):
+            raise
+        if line.test_sources == version:
+            raise
+    from kspec.conformance.targets.kafka import test_doubles
+
+    return test_doubles.build(version, wanted, line.test_sources)
