@@ -119,7 +119,8 @@ class KafkaRaftNode:
 
     # Java objects, dropped (None) on close; the client's metrics exist once it has started.
     metrics: Any = None
-    _draw: Any
+    _draw_proxy: Any
+    _draw_voters = 0
     _callbacks: list[Any]
 
     def __init__(self, java: _Java, node: int, voters: list[int]) -> None:
@@ -153,33 +154,37 @@ class KafkaRaftNode:
     # -------------------------------------------------------------- construction
 
     def _random(self) -> Any:
-        """A ``MockableRandom`` whose draws the adapter fixes: no election jitter, the largest
-        election backoff (never 0), and the voter the adapter picks for a bootstrap fetch."""
+        """A ``MockableRandom`` whose draws the adapter fixes: each ``nextInt(bound)`` is
+        :meth:`_draw`'s answer."""
         import jpype
 
         rnd = self.java.random_ctor.newInstance(self.java.boxed(1, "long"))
         # A weak reference: a Java proxy holding its Python object strongly would make a cycle
         # across the JPype boundary that neither garbage collector can free.
         ref = weakref.ref(self)
-        voters, optional_int = len(self.voters), self.java.OptionalInt_
+        optional_int = self.java.OptionalInt_
+        self._draw_voters = len(self.voters)  # the voters Kafka was started with
 
         @jpype.JImplements("java.util.function.IntFunction")
         class Draw:
             @jpype.JOverride
             def apply(self, bound: int) -> Any:
-                bound = int(bound)
                 node = ref()
-                if bound == ELECTION_TIMEOUT_MS:
-                    value = 0
-                elif bound == voters:
-                    value = node._start_index() if node is not None else 0
-                else:
-                    value = bound - 1
-                return optional_int.of(value)
+                return optional_int.of(node._draw(int(bound)) if node is not None else max(int(bound) - 1, 0))
 
-        self._draw = Draw()
-        self.java.random_fn.set(rnd, self._draw)
+        self._draw_proxy = Draw()
+        self.java.random_fn.set(rnd, self._draw_proxy)
         return rnd
+
+    def _draw(self, bound: int) -> int:
+        """What ``MockableRandom.nextInt(bound)`` answers (a subclass may override it): no
+        election jitter, the largest election backoff (never 0), and for a draw over the voters
+        the one the adapter picks for a bootstrap fetch."""
+        if bound == ELECTION_TIMEOUT_MS:
+            return 0
+        if bound == self._draw_voters:
+            return self._start_index()
+        return bound - 1
 
     def _start_index(self) -> int:
         """``RequestManager.findReadyVoter`` takes the last ready voter from a random start, so
@@ -678,7 +683,7 @@ class KafkaRaftNode:
         if self.metrics is not None:
             self.metrics.close()
         self.client = self.quorum = self.requests = self.channel = self.queue = self.random = None
-        self.metrics = self.time = self.log = self.inner_log = self.store = self._draw = None
+        self.metrics = self.time = self.log = self.inner_log = self.store = self._draw_proxy = None
         self.reported, self.held, self.inbound, self._callbacks = {}, {}, [], []
         self.store_proxy = None
 

@@ -35,7 +35,6 @@ and the voter-set history's entries, as the log-level target reads them.
 
 from __future__ import annotations
 
-import weakref
 from typing import Any
 
 from kspec.conformance.adapters.base import JSON, StepResult, Target, TargetError
@@ -96,36 +95,15 @@ class KafkaVoterReplica(kraft.KafkaRaftNode):
                 servers.add(self._address(v))
         return servers
 
-    def _random(self) -> Any:
-        """As the raft target's ``MockableRandom``, except that a candidate's draw is always its
-        backoff's (the largest): with two initial voters the backoff's first bound,
-        ``2 << 0``, equals the number of bootstrap servers, which the raft target reads as a
-        bootstrap-server pick (and a zero backoff starts the next election inside the step)."""
-        import jpype
-
-        rnd = self.java.random_ctor.newInstance(self.java.boxed(1, "long"))
-        ref = weakref.ref(self)
-        voters, optional_int = len(self.voters), self.java.OptionalInt_
-
-        @jpype.JImplements("java.util.function.IntFunction")
-        class Draw:
-            @jpype.JOverride
-            def apply(self, bound: int) -> Any:
-                bound = int(bound)
-                node = ref()
-                quorum = getattr(node, "quorum", None) if node is not None else None
-                candidate = quorum is not None and bool(quorum.isCandidate())
-                if bound == kraft.ELECTION_TIMEOUT_MS:
-                    value = 0
-                elif bound == voters and not candidate:
-                    value = node._start_index() if node is not None else 0
-                else:
-                    value = bound - 1
-                return optional_int.of(value)
-
-        self._draw = Draw()
-        self.java.random_fn.set(rnd, self._draw)
-        return rnd
+    def _draw(self, bound: int) -> int:
+        """As the raft target's draw, except that a candidate's draw is always its backoff's (the
+        largest): with two initial voters the backoff's first bound, ``2 << 0``, equals the
+        number of bootstrap servers, which the raft target reads as a bootstrap-server pick (and
+        a zero backoff starts the next election inside the step)."""
+        quorum = getattr(self, "quorum", None)
+        if bound == self._draw_voters and quorum is not None and bool(quorum.isCandidate()):
+            return bound - 1
+        return super()._draw(bound)
 
     def _boot(self) -> None:
         if not self._booted:
