@@ -1,6 +1,6 @@
 """Kafka's own KafkaRaftClient (``kafka:VERSION``, raft) in lockstep with the model.
 
-The version is KSPEC_KAFKA_TEST_VERSION when it is one the raft adapter drives (3.7-4.x), else
+The version is KSPEC_KAFKA_TEST_VERSION when it is one the raft adapter drives (3.3-4.x), else
 3.9.1; the kip-996 scenarios (pre-vote, the prospective state) also run on 4.0.2. JPype runs
 one Kafka version per process and the other kafka tests default to 4.x, so
 the JVM work runs in a child process: this file run as a script (``python test_kafka_raft.py
@@ -35,7 +35,7 @@ def _pick_version() -> str:
     env = os.environ.get("KSPEC_KAFKA_TEST_VERSION", "")
     parts = env.split(".")
     if len(parts) >= 2 and parts[1].isdigit() and (
-            (parts[0] == "3" and 7 <= int(parts[1]) <= 9) or parts[0] == "4"):
+            (parts[0] == "3" and 3 <= int(parts[1]) <= 9) or parts[0] == "4"):
         return env
     return "3.9.1"
 
@@ -194,15 +194,16 @@ def report4() -> dict[str, Any]:
     return child_report(HERE, VERSION_4X, "raft")
 
 
-def test_versions_below_3_7_and_from_5_0_are_one_line_errors() -> None:
+def test_versions_outside_the_kraft_lines_are_one_line_errors() -> None:
     from kspec.conformance.targets.kafka.raft import check_supported
 
-    with pytest.raises(TargetError, match=r"^kafka:3\.6\.2: not supported for raft"):
-        check_supported("3.6.2")
+    with pytest.raises(TargetError, match=r"^kafka:3\.2\.3: not supported for raft"):
+        check_supported("3.2.3")
     with pytest.raises(TargetError, match=r"^kafka:5\.0\.0: not supported for raft"):
         check_supported("5.0.0")
     with pytest.raises(TargetError, match="not a Kafka version"):
         check_supported("three.seven")
+    assert check_supported("3.3.2") == (3, 3)
     assert check_supported("3.7.2") == (3, 7)
     assert check_supported("4.0.2") == (4, 0)
 
@@ -234,11 +235,11 @@ def test_a_timed_out_candidate_made_unattached_stands_again_at_once(report: dict
 
 
 def test_cli_names_the_version_in_one_line() -> None:
-    done = subprocess.run(["kspec", "conform", "raft", "--target", "kafka:3.6.2", "--json"], capture_output=True,
+    done = subprocess.run(["kspec", "conform", "raft", "--target", "kafka:2.8.0", "--json"], capture_output=True,
                           text=True, timeout=120, check=False)
     assert done.returncode == 2
     err = [ln for ln in done.stderr.splitlines() if ln.strip()]
-    assert len(err) == 1 and "kafka:3.6.2: not supported for raft" in err[0], done.stderr
+    assert len(err) == 1 and "kafka:2.8.0: not supported for raft: the KRaft lines are 3.3-4.4" in err[0], done.stderr
 
 
 @pytest.mark.parametrize("name", sorted(SCENARIOS))
