@@ -27,7 +27,7 @@ from kafka_child import child_report
 from kspec.conformance.adapters.base import TargetError
 
 HERE = Path(__file__).resolve()
-NEW_LINES = ["3.3.2", "3.4.1", "3.5.2", "3.6.2", "4.2.2"]
+NEW_LINES = ["3.3.2", "3.4.1", "3.5.2", "3.6.2", "4.2.2", "4.4.0"]
 
 
 def child(version: str) -> dict[str, Any]:

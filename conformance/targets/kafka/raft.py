@@ -49,7 +49,7 @@ import weakref
 from typing import Any
 
 from kspec.conformance.adapters.base import JSON, StepResult, Target, TargetError
-from kspec.conformance.targets.kafka import jvm
+from kspec.conformance.targets.kafka import jvm, raft_io
 from kspec.conformance.targets.kafka.raft_java import RAFT
 from kspec.conformance.targets.kafka.raft_java import Java as _Java
 from kspec.conformance.targets.kafka.raft_releases import line_of, resolve_jars
@@ -202,7 +202,7 @@ class KafkaRaftNode:
         start or a restart: the log and the store are the durable part) and poll it quiet."""
         j = self.java
         self.channel = self._channel()
-        self.queue = j.MockQueue()
+        self.queue = raft_io.queue() if j.line.futures else j.MockQueue()
         self.random = self._random()
         self.client = self._construct()
         self._initialize()
@@ -215,6 +215,8 @@ class KafkaRaftNode:
 
     def _channel(self) -> Any:
         j = self.java
+        if j.line.futures:  # 4.4: the adapter's own channel (raft_io, KAFKA-20714)
+            return raft_io.channel(j)
         try:
             return j.MockChannel()
         except TypeError:  # 3.7: the channel knows the destination ids
@@ -401,7 +403,7 @@ class KafkaRaftNode:
         j = self.java
         api = j.ApiKeys.forId(req.data().apiKey())
         data = j.RaftUtil.errorResponse(api, j.Errors.BROKER_NOT_AVAILABLE)
-        req.completion.complete(self._response(req.correlationId(), data, req))
+        self._complete(req, self._response(req.correlationId(), data, req))
 
     def _fetch_due(self, to: int) -> None:
         """Report Kafka's Fetch to ``to`` (see the module docstring)."""
@@ -584,8 +586,11 @@ class KafkaRaftNode:
             data = build_request(self.java, inp)
             req = self._request(data)
             self.inbound.append((req, inp))
-            self._report_when_answered(req, inp)
-            self.client.handle(req)
+            if self.java.line.futures:  # 4.4: handle returns the completion (KAFKA-20714)
+                self._report_when_answered(self.client.handle(req), inp)
+            else:
+                self._report_when_answered(req.completion, inp)
+                self.client.handle(req)
             self._settle()
         elif kind.endswith("Response"):
             self._deliver(inp)
@@ -615,12 +620,19 @@ class KafkaRaftNode:
         else:
             self.outputs.append(write)
 
-    def _report_when_answered(self, req: Any, msg: dict[str, Any]) -> None:
+    def _complete(self, req: Any, response: Any) -> None:
+        """Complete the outbound request ``req`` with ``response`` (as Kafka's network channel)."""
+        if self.java.line.futures:
+            raft_io.complete(self.channel, req, response)
+        else:
+            req.completion.complete(response)
+
+    def _report_when_answered(self, completion: Any, msg: dict[str, Any]) -> None:
         """The response to an inbound request becomes an output when Kafka completes it, so a
         write of the quorum state before it (a vote) shows before it."""
         callback = _answered_class()(self, msg)
         self._callbacks.append(callback)
-        req.completion.whenComplete(callback)
+        completion.whenComplete(callback)
 
     def _request_epoch(self, req: Any) -> int:
         return int(request_json(self.java, self.id, _dst(req), req.data())["epoch"])
@@ -641,7 +653,7 @@ class KafkaRaftNode:
         data = build_response(j, msg)
         req = self.reported.get((src, api))
         if req is not None and answers(self._request_epoch(req), msg):
-            req.completion.complete(self._response(req.correlationId(), data, req))
+            self._complete(req, self._response(req.correlationId(), data, req))
         else:
             self.queue.add(self._response(-1, data, src))  # nothing asked: Kafka ignores it
 

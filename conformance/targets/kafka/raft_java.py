@@ -43,8 +43,9 @@ class Java:
         self.Client = c(f"{RAFT}.KafkaRaftClient")
         self.MockLog = c(f"{RAFT}.MockLog")
         self.MockStore = c(f"{RAFT}.MockQuorumStateStore")
-        self.MockChannel = c(f"{RAFT}.MockNetworkChannel")
-        self.MockQueue = c(f"{RAFT}.MockMessageQueue")
+        # 4.4 (KAFKA-20714): the adapter's own channel and queue (raft_io), none of Kafka's
+        self.MockChannel = None if self.line.futures else c(f"{RAFT}.MockNetworkChannel")
+        self.MockQueue = None if self.line.futures else c(f"{RAFT}.MockMessageQueue")
         self.MockExpiration = c(f"{RAFT}.MockExpirationService")
         self.MockTime = c("org.apache.kafka.common.utils.MockTime")
         try:
@@ -68,7 +69,10 @@ class Java:
         self.LogFetchInfo = c(f"{RAFT}.LogFetchInfo")
         self.StringSerde = c(f"{RAFT}.internals.StringSerde")
         self.MemoryPool = c("org.apache.kafka.common.memory.MemoryPool")
-        self.LogContext = c("org.apache.kafka.common.utils.LogContext")
+        try:
+            self.LogContext = c("org.apache.kafka.common.utils.LogContext")
+        except TargetError:  # 4.4 moved it to internals
+            self.LogContext = c("org.apache.kafka.common.utils.internals.LogContext")
         self.TopicPartition = c("org.apache.kafka.common.TopicPartition")
         self.Uuid = c("org.apache.kafka.common.Uuid")
         self.Errors = c("org.apache.kafka.common.protocol.Errors")
@@ -131,10 +135,12 @@ class Java:
                                     for k in self.ResponseInbound.class_.getConstructors()
                                     for t in k.getParameterTypes())
         self.request_with_listener = any(k.getParameterCount() == 5 for k in self.Inbound.class_.getConstructors())
-        channel = self.MockChannel.class_
-        self.listener = (self.MockChannel.LISTENER_NAME if any(str(f.getName()) == "LISTENER_NAME"
-                                                               for f in channel.getFields())
-                         else c("org.apache.kafka.common.network.ListenerName").normalised("CONTROLLER"))
+        listener_name = c("org.apache.kafka.common.network.ListenerName")
+        if self.MockChannel is not None and any(str(f.getName()) == "LISTENER_NAME"
+                                                for f in self.MockChannel.class_.getFields()):
+            self.listener = self.MockChannel.LISTENER_NAME
+        else:
+            self.listener = listener_name.normalised("CONTROLLER")
         self.has_prepare = any(str(m.getName()) == "prepareAppend" for m in self.Client.class_.getMethods())
         quorum_config = c(f"{RAFT}.QuorumConfig").class_ if vt >= (3, 8) else None
         self.quorum_config_from_props = quorum_config is not None and all(

@@ -17,6 +17,11 @@ Columns:
   timeout, implemented by KAFKA-15489 in 3.7.0). Without it, the adapter has no Kafka timer to
   fire at ``CheckQuorumTimeout``: the input is idle, and the model's resignation shows as the
   catalogued deviation ``raft-leader-never-resigns``.
+- ``futures``: KAFKA-20714 (4.4) moved request completion out of the messages:
+  ``NetworkChannel.send``, ``RaftMessageQueue.add`` and ``KafkaRaftClient.handle`` return a
+  ``CompletionStage``. Kafka's 4.3 ``MockNetworkChannel`` and ``MockMessageQueue`` no longer fit
+  and 4.4 publishes no test jar, so the adapter's own channel and queue (``raft_io``, which do
+  what those doubles do: hold what was sent, hand messages over in order) stand in for them.
 - ``test_sources``: the release whose published test sources (``kafka-raft``,
   ``kafka-clients``, classifier ``test-sources``) are compiled against this release's own jars
   when Maven serves no test jar for a release of the line (4.2.2, 4.4.0): ``test_doubles``.
@@ -41,6 +46,7 @@ class ReleaseLine:
     initialize: int
     check_quorum: bool
     test_sources: str
+    futures: bool = False
 
     @property
     def name(self) -> str:
@@ -60,7 +66,7 @@ LINES: tuple[ReleaseLine, ...] = (
     # 4.2.2 and 4.4.0: Maven serves the main jars but no test jar (nor test sources).
     ReleaseLine((4, 2), "4.2.2", "QuorumConfig(AbstractConfig)", 4, True, "4.2.1"),
     ReleaseLine((4, 3), "4.3.1", "QuorumConfig(AbstractConfig)", 4, True, "4.3.1"),
-    ReleaseLine((4, 4), "4.4.0", "QuorumConfig(AbstractConfig)", 4, True, "4.3.1"),
+    ReleaseLine((4, 4), "4.4.0", "QuorumConfig(AbstractConfig)", 4, True, "4.3.1", futures=True),
 )
 BY_LINE: dict[tuple[int, int], ReleaseLine] = {r.line: r for r in LINES}
 
@@ -98,4 +104,5 @@ def resolve_jars(version: str, wanted: list[str]) -> list[Path]:
             raise
     from kspec.conformance.targets.kafka import test_doubles
 
-    return test_doubles.build(version, wanted, line.test_sources)
+    roots = tuple(r for r in test_doubles.ROOTS if not (line.futures and r in test_doubles.CHANNEL_AND_QUEUE))
+    return test_doubles.build(version, wanted, line.test_sources, roots=roots)

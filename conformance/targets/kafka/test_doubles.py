@@ -17,6 +17,7 @@ came from.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import zipfile
@@ -36,6 +37,8 @@ ROOTS = (
     "org/apache/kafka/raft/MockableRandom.java",
     "org/apache/kafka/common/utils/MockTime.java",
 )
+# 4.4's request completion (KAFKA-20714) does not fit 4.3's channel and queue (raft_releases).
+CHANNEL_AND_QUEUE = ("org/apache/kafka/raft/MockNetworkChannel.java", "org/apache/kafka/raft/MockMessageQueue.java")
 # Kafka's test sources reach a JUnit test class for a constant (MockNetworkChannel's listener
 # name is VoterSetTest's), so JUnit is on the compile class path; nothing of it runs.
 JUNIT = ("org.junit.jupiter", ("junit-jupiter-api", "junit-jupiter-params"), "5.11.4")
@@ -70,10 +73,44 @@ def _dep(group: str, name: str, version: str, classifier: str = "") -> str:
             f"<version>{version}</version>{extra}</dependency>")
 
 
-def build(version: str, wanted: list[str], donor: str, *, root: Path | None = None,
-          timeout: float = artifacts.DEFAULT_TIMEOUT) -> list[Path]:
-    """The jars of ``wanted`` at ``version``, the ``@test`` ones replaced by the doubles compiled
-    from ``donor``'s test sources against ``version``'s main jars (see the module docstring)."""
+def relocate(sources: Path, jars: list[Path]) -> int:
+    """Rewrite the donor sources' imports of Kafka classes that this release moved to another
+    package (4.4: ``common.utils.LogContext`` to ``common.utils.internals``): an import naming a
+    class found neither in the sources nor in the jars becomes the one class of that simple name
+    the jars have. Returns how many imports changed; nothing else of the sources is touched."""
+    present: set[str] = set()
+    by_simple: dict[str, list[str]] = {}
+    for jar in jars:
+        with zipfile.ZipFile(jar) as z:
+            for entry in z.namelist():
+                if entry.startswith("org/apache/kafka/") and entry.endswith(".class") and "$" not in entry:
+                    fqn = entry[:-6].replace("/", ".")
+                    present.add(fqn)
+                    by_simple.setdefault(fqn.rsplit(".", 1)[1], []).append(fqn)
+    changed = 0
+    for src in sources.rglob("*.java"):
+        text = src.read_text(encoding="utf-8")
+        new = re.sub(r"^import (org\.apache\.kafka\.[\w.]+\.)(\w+);$",
+                     lambda m: _moved(m, sources, present, by_simple), text, flags=re.M)
+        if new != text:
+            changed += sum(a != b for a, b in zip(text.splitlines(), new.splitlines(), strict=False))
+            src.write_text(new, encoding="utf-8")
+    return changed
+
+
+def _moved(m: re.Match[str], sources: Path, present: set[str], by_simple: dict[str, list[str]]) -> str:
+    fqn = m.group(1) + m.group(2)
+    if fqn in present or (sources / (fqn.replace(".", "/") + ".java")).is_file():
+        return m.group(0)
+    found = by_simple.get(m.group(2), [])
+    return f"import {found[0]};" if len(found) == 1 else m.group(0)
+
+
+def build(version: str, wanted: list[str], donor: str, *, roots: tuple[str, ...] = ROOTS,
+          root: Path | None = None, timeout: float = artifacts.DEFAULT_TIMEOUT) -> list[Path]:
+    """The jars of ``wanted`` at ``version``, the ``@test`` ones replaced by the doubles
+    (``roots`` and what they use) compiled from ``donor``'s test sources against ``version``'s
+    main jars (see the module docstring)."""
     hit = artifacts.cached(version, wanted, root)
     if hit is not None:
         return hit
@@ -95,14 +132,15 @@ def build(version: str, wanted: list[str], donor: str, *, root: Path | None = No
             if jar.name.endswith("-test-sources.jar"):
                 with zipfile.ZipFile(jar) as z:
                     z.extractall(sources)
-        missing = [r for r in ROOTS if not (sources / r).is_file()]
+        missing = [r for r in roots if not (sources / r).is_file()]
         if missing:
             raise TargetError(f"kafka:{version}: {donor}'s test sources have no {missing[0]}")
+        relocated = relocate(sources, main_jars)
         compile_cp = [str(j) for j in main_jars] + [str(j) for j in fetched
                                                     if not j.name.startswith("kafka-")]
         classes = scratch / "classes"
         cmd = ["javac", "-nowarn", "-proc:none", "-implicit:class", "-encoding", "UTF-8", "-d", str(classes),
-               "-sourcepath", str(sources), "-cp", os.pathsep.join(compile_cp), *[str(sources / r) for r in ROOTS]]
+               "-sourcepath", str(sources), "-cp", os.pathsep.join(compile_cp), *[str(sources / r) for r in roots]]
         done = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL,
                               check=False)
         if done.returncode != 0:
@@ -118,7 +156,8 @@ def build(version: str, wanted: list[str], donor: str, *, root: Path | None = No
             for cls in sorted(classes.rglob("*.class")):
                 z.write(cls, cls.relative_to(classes).as_posix())
         (out / "SOURCE").write_text(f"{JAR}: Kafka's test doubles compiled by javac from the {donor} test sources "
-                                    f"of kafka-raft and kafka-clients against the {version} jars\n")
+                                    f"of kafka-raft and kafka-clients against the {version} jars ({relocated} imports "
+                                    "of classes the release moved rewritten)\n")
         names = sorted(p.name for p in out.glob("*.jar"))
         (out / artifacts.MANIFEST).write_text("\n".join(names) + "\n")
         if target.exists():
