@@ -2,7 +2,8 @@
 
 - mm2: ``DefaultReplicationPolicy`` / ``IdentityReplicationPolicy`` (connect-mirror-client);
 - share: ``ShareCoordinatorShard`` (kafka-share-coordinator, Kafka 4.0 and later);
-- raft: ``KafkaRaftClient`` per replica over Kafka's own raft test doubles (kafka-raft, 3.7-3.9).
+- raft: ``KafkaRaftClient`` per replica over Kafka's own raft test doubles (kafka-raft, the KRaft
+  lines 3.3-4.4, one row each in ``raft_releases``).
 - voters: ``KafkaRaftClient`` per replica with AddRaftVoter/RemoveRaftVoter (the replica level,
   ``kafka:VERSION``; kafka-raft 3.9 and later), or ``KRaftControlRecordStateMachine`` over
   ``VoterSetHistory`` and Kafka's ``MockLog`` (the log level, ``kafka:VERSION:log``; 3.8 and later).

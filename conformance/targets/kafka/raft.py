@@ -1,4 +1,4 @@
-"""``kafka:VERSION`` for raft: Kafka's own ``KafkaRaftClient`` (kafka-raft, 3.7 and later), one
+"""``kafka:VERSION`` for raft: Kafka's own ``KafkaRaftClient`` (kafka-raft, 3.3-4.4: ``raft_releases``), one
 client per replica, driven with Kafka's own test doubles the way ``RaftClientTestContext`` drives
 it: ``MockLog``, ``MockQuorumStateStore``, ``MockNetworkChannel``, ``MockMessageQueue``,
 ``MockTime``, ``MockExpirationService`` and ``MockableRandom`` (the kafka-raft and kafka-clients
