@@ -44,8 +44,8 @@ class Java:
         self.MockLog = c(f"{RAFT}.MockLog")
         self.MockStore = c(f"{RAFT}.MockQuorumStateStore")
         # 4.4 (KAFKA-20714): the adapter's own channel and queue (raft_io), none of Kafka's
-        self.MockChannel = None if self.line.futures else c(f"{RAFT}.MockNetworkChannel")
-        self.MockQueue = None if self.line.futures else c(f"{RAFT}.MockMessageQueue")
+        self.MockChannel: Any = None if self.line.futures else c(f"{RAFT}.MockNetworkChannel")
+        self.MockQueue: Any = None if self.line.futures else c(f"{RAFT}.MockMessageQueue")
         self.MockExpiration = c(f"{RAFT}.MockExpirationService")
         self.MockTime = c("org.apache.kafka.common.utils.MockTime")
         try:
