@@ -119,6 +119,8 @@ class KafkaRaftNode:
 
     # Java objects, dropped (None) on close; the client's metrics exist once it has started.
     metrics: Any = None
+    channel: Any = None
+    queue: Any = None
     _draw_proxy: Any
     _draw_voters = 0
     _callbacks: list[Any]
@@ -201,6 +203,7 @@ class KafkaRaftNode:
         """Build and initialize a client over this replica's log and quorum-state store (a
         start or a restart: the log and the store are the durable part) and poll it quiet."""
         j = self.java
+        raft_io.release(self.channel, self.queue)  # a restart: the crashed client's (4.4)
         self.channel = self._channel()
         self.queue = raft_io.queue() if j.line.futures else j.MockQueue()
         self.random = self._random()
@@ -694,6 +697,7 @@ class KafkaRaftNode:
         and the leader's 8 MB batch buffer, which soon fill a 256 MB heap otherwise."""
         if self.metrics is not None:
             self.metrics.close()
+        raft_io.release(self.channel, self.queue)
         self.client = self.quorum = self.requests = self.channel = self.queue = self.random = None
         self.metrics = self.time = self.log = self.inner_log = self.store = self._draw_proxy = None
         self.reported, self.held, self.inbound, self._callbacks = {}, {}, [], []

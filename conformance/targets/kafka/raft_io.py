@@ -115,6 +115,21 @@ def queue() -> Any:
     return _classes()["Queue"]()
 
 
+def release(*objects: Any) -> None:
+    """Empty the channels and queues among ``objects`` (others are left alone). Each holds Java
+    futures whose callbacks reach the client, and the client holds the proxy that reaches back
+    to the Python object: a cycle across the JPype boundary that neither garbage collector
+    frees, which keeps every dropped client's 8 MB batch buffer (a 256 MB heap is full after
+    some 40 runs). Emptying them cuts the cycle."""
+    if not _CLASSES:
+        return
+    for obj in objects:
+        if isinstance(obj, _CLASSES["Channel"]):
+            obj.sent, obj.awaiting = [], {}
+        elif isinstance(obj, _CLASSES["Queue"]):
+            obj.entries.clear()
+
+
 def complete(chan: Any, request: Any, response: Any) -> None:
     """Complete the future of ``request`` (drained from ``chan``) with ``response``."""
     fut = chan.awaiting.pop(int(request.correlationId()), None)
