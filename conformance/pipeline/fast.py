@@ -21,7 +21,7 @@ from typing import Any, NamedTuple
 import msgspec
 
 from kspec.conformance.pipeline.classes import classes_of
-from kspec.conformance.pipeline.judge import Outcome, RawLine, judge_lines, verdict_row
+from kspec.conformance.pipeline.judge import Outcome, RawLine, failed_trace, judge_lines, verdict_row
 from kspec.conformance.pipeline.nodes import (
     NETWORK_ACTIONS,
     NodeReplay,
@@ -196,11 +196,14 @@ def judge_lines_fast(protocol: str, key: str, lines: Iterable[tuple[str, RawLine
     if not is_orphan(key):
         try:
             outcome = _fast(protocol, key, items, caches)
-        except (msgspec.DecodeError, msgspec.ValidationError):
+        except Exception:  # anything unusual is the reference path's to judge
             outcome = None
         if outcome is not None:
             return outcome
-    return judge_lines(protocol, key, items)
+    try:
+        return judge_lines(protocol, key, items)
+    except Exception as err:  # one trace never ends the run (TRACE-QUARANTINE)
+        return failed_trace(key, items, err)
 
 
 def _fast(protocol: str, key: str, items: list[tuple[str, RawLine]], caches: _Caches) -> Outcome | None:

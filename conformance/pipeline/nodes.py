@@ -33,6 +33,26 @@ class TraceConfigError(ValueError):
     """A trace whose ``config`` does not build a model: the trace is quarantined."""
 
 
+# Bounds that say how many nodes a model builds (raft: voters + observers; voters: hosts), and
+# the most a trace's config (or an ITF trace's bounds) may ask for: a config is input, and
+# ``voters: 100000000`` would otherwise allocate until the process dies. KRaft clusters have a
+# handful of controllers and rarely more than a thousand brokers (raft observers).
+NODE_COUNT_BOUNDS = ("voters", "observers", "hosts")
+MAX_NODES = 1024  # (building 1024 voters-protocol hosts takes about 5 CPU seconds: init is quadratic)
+
+
+def check_node_counts(config: dict[str, Any]) -> None:
+    """Raise :class:`TraceConfigError` when ``config`` asks for more than ``MAX_NODES`` nodes."""
+    def count(key: str) -> int:
+        value = config.get(key)
+        return max(value, 0) if type(value) is int else 0
+
+    if max(count("hosts"), count("voters") + count("observers")) > MAX_NODES:
+        shown = {k: config[k] for k in NODE_COUNT_BOUNDS if k in config}
+        text = ", ".join(f"{k}={str(v)[:30]}" for k, v in shown.items())
+        raise TraceConfigError(f"{text} asks for more than {MAX_NODES} nodes")
+
+
 @dataclass(frozen=True, slots=True)
 class Violation:
     """Where a replay first failed: the property (or divergence) name and a one-line detail."""
@@ -142,10 +162,11 @@ class NodeReplay:
         if not isinstance(config, dict):
             raise TraceConfigError("config is not an object")
         try:
+            check_node_counts(config)
             model = info.make(**config)
-        except (TypeError, ValueError) as err:
+            init = model.init_states()[0]
+        except (TypeError, ValueError, ArithmeticError, IndexError, KeyError) as err:
             raise TraceConfigError(f"bad config: {err}") from None
-        init = model.init_states()[0]
         self.protocol = protocol
         if not isinstance(model, NodeStepped):
             raise TraceConfigError(f"the {protocol} model has no node step to replay events with")
