@@ -19,7 +19,7 @@ from kspec.conformance.pipeline.fast import judge_lines_fast
 from kspec.conformance.pipeline.judge import Outcome, RawLine
 from kspec.conformance.pipeline.judge import judge_lines as judge_lines  # the oracle, here since engines ran it
 from kspec.conformance.pipeline.reader import Limits, Split, plan_splits, read_split
-from kspec.conformance.pipeline.records import trace_key
+from kspec.conformance.pipeline.records import is_orphan, trace_key
 
 SPLIT_BYTES = 16 << 20  # a task's share of a plain file: about 30,000 raft events
 
@@ -44,7 +44,7 @@ def index_split(split: Split, limits: Limits) -> SplitIndex:
             continue
         key = trace_key(split.file, n, raw, damage)
         traces.add(key)
-    return SplitIndex(split.index, n, frozenset(k for k in traces if not k.startswith("\x00")))
+    return SplitIndex(split.index, n, frozenset(k for k in traces if not is_orphan(k)))
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,7 +21,7 @@ from typing import Any, NamedTuple
 import msgspec
 
 from kspec.conformance.pipeline.classes import classes_of
-from kspec.conformance.pipeline.judge import Outcome, RawLine, judge_lines, verdict_row
+from kspec.conformance.pipeline.judge import Outcome, RawLine, failed_trace, judge_lines, verdict_row
 from kspec.conformance.pipeline.nodes import (
     NETWORK_ACTIONS,
     NodeReplay,
@@ -80,6 +80,7 @@ class _Caches:
         self.values: dict[bytes, _Value] = {}
         self.decoders: dict[type, Callable[[dict[str, Any]], tuple[Any, bool]]] = {}
         self.observations: dict[bytes, tuple[Any, tuple[str, ...]]] = {}
+        self.output_lists: dict[bytes, tuple[Any, ...] | bool] = {}
 
     def value(self, raw: bytes) -> _Value:
         hit = self.values.get(raw)
@@ -120,7 +121,16 @@ class _Caches:
     def outputs(self, raw: bytes) -> tuple[Any, ...] | bool | None:
         """The recorded outputs as objects when each round-trips exactly; True when they are
         well formed but must be compared in JSON form; False when they are not a list of
-        objects with a ``type`` (damage)."""
+        objects with a ``type`` (damage). Whole lists repeat (``[]``, the same response to the
+        same request), so they are cached as they are before their items are."""
+        hit = self.output_lists.get(raw)
+        if hit is None:
+            if len(self.output_lists) >= CACHE:
+                self.output_lists.clear()
+            hit = self.output_lists[raw] = self._outputs(raw)
+        return hit
+
+    def _outputs(self, raw: bytes) -> tuple[Any, ...] | bool:
         objects = []
         exact = True
         for item in _raw_list.decode(raw):
@@ -196,11 +206,14 @@ def judge_lines_fast(protocol: str, key: str, lines: Iterable[tuple[str, RawLine
     if not is_orphan(key):
         try:
             outcome = _fast(protocol, key, items, caches)
-        except (msgspec.DecodeError, msgspec.ValidationError):
+        except Exception:  # anything unusual is the reference path's to judge
             outcome = None
         if outcome is not None:
             return outcome
-    return judge_lines(protocol, key, items)
+    try:
+        return judge_lines(protocol, key, items)
+    except Exception as err:  # one trace never ends the run (TRACE-QUARANTINE)
+        return failed_trace(key, items, err)
 
 
 def _fast(protocol: str, key: str, items: list[tuple[str, RawLine]], caches: _Caches) -> Outcome | None:
@@ -234,27 +247,37 @@ def _fast(protocol: str, key: str, items: list[tuple[str, RawLine]], caches: _Ca
         return None
     values = []
     recorded = []
+    observed = []
     for _, _, ev in by_step:
         value = caches.input(ev.action, ev.node, bytes(ev.input))
         if value is None:
             return None
         if ev.action not in NETWORK_ACTIONS and ev.node not in replay.nodes:
             return None
-        if ev.observation is not _NONE and caches.observation(bytes(ev.observation)) is None:
+        observation = caches.observation(bytes(ev.observation)) if ev.observation is not _NONE else _NO_OBSERVATION
+        if observation is None:
             return None
         outputs = caches.outputs(bytes(ev.outputs))
         if outputs is False:
             return None
         values.append(value)
         recorded.append(outputs)
-    return _replay(key, replay, by_step, values, recorded, caches, first_file, first_line)
+        observed.append(observation)
+    return _replay(key, replay, by_step, values, recorded, observed, first_file, first_line)
+
+
+_NO_OBSERVATION: tuple[Any, tuple[str, ...]] = (None, ())
 
 
 def _replay(key: str, replay: NodeReplay, by_step: list[tuple[str, int, _Event]], values: list[Any],
-            recorded_outputs: list[Any], caches: _Caches, file: str, line: int) -> Outcome:
-    """``NodeReplay.apply`` event by event, with the decoding cached and outputs compared as objects."""
+            recorded_outputs: list[Any], observed: list[tuple[Any, tuple[str, ...]]], file: str,
+            line: int) -> Outcome:
+    """``NodeReplay.apply`` event by event, with the decoding done (and cached) beforehand and
+    outputs compared as objects. Coverage features are counted per distinct recorded
+    observation (a node's observation repeats while it waits) and expanded at the end."""
     actions: Counter[str] = Counter()
     feats: Counter[str] = Counter()
+    seen_feats: dict[tuple[str, ...], int] = {}
     nodes = replay.nodes
     step_fn, observe = replay.step_fn, replay.observe
     n = len(by_step)
@@ -268,11 +291,10 @@ def _replay(key: str, replay: NodeReplay, by_step: list[tuple[str, int, _Event]]
         after, outputs = step_fn(nodes[node], values[step])
         nodes[node] = after
         raw_obs = observe(after)
-        recorded, rec_feats = caches.observation(bytes(ev.observation)) if ev.observation is not _NONE \
-            else (None, ())  # type: ignore[misc]
+        recorded, rec_feats = observed[step]
         if recorded == raw_obs:
             model_obs: Any = raw_obs
-            feats.update(rec_feats)
+            seen_feats[rec_feats] = seen_feats.get(rec_feats, 0) + 1
         else:
             model_obs = encode(raw_obs)
             feats.update(features(model_obs))
@@ -291,5 +313,12 @@ def _replay(key: str, replay: NodeReplay, by_step: list[tuple[str, int, _Event]]
                 bad = Violation("Divergence:observation", _diff_obs(recorded, model_obs))
         if bad is not None:
             return Outcome(verdict_row(key, "violating", n, file, line, step, bad.property, action, bad.detail),
-                           [], dict(actions), dict(feats))
-    return Outcome(verdict_row(key, "valid", n, file, line), [], dict(actions), dict(feats))
+                           [], dict(actions), _features(feats, seen_feats))
+    return Outcome(verdict_row(key, "valid", n, file, line), [], dict(actions), _features(feats, seen_feats))
+
+
+def _features(feats: Counter[str], seen: dict[tuple[str, ...], int]) -> dict[str, int]:
+    for names, count in seen.items():
+        for name in names:
+            feats[name] += count
+    return dict(feats)

@@ -43,21 +43,24 @@ def _walk_error(err: OSError) -> None:
 def expand_inputs(args: list[str] | tuple[str, ...]) -> Inputs:
     """Files as given (``.json`` / ``.itf.json`` are ITF, anything else JSON Lines);
     directories searched recursively for ``*.jsonl``, ``*.ndjson``, ``*.json``; globs
-    expanded. A missing file, an empty glob or an unreadable directory is an input error."""
+    expanded. A missing file, an empty glob or an unreadable directory is an input error; a
+    file found in a directory that turns out unreadable (a dangling link, a FIFO) is passed on,
+    for the reader to quarantine."""
     out = Inputs()
     seen: set[str] = set()
 
-    def add(path: Path) -> None:
+    def add(path: Path, found: bool = False) -> None:
         resolved = str(path.resolve())
         if resolved in seen:
             return
         seen.add(resolved)
-        if not os.access(resolved, os.R_OK):
+        if not found and not os.access(resolved, os.R_OK):
             raise InputError(f"cannot read input file {path}")
         (out.itf if is_itf(resolved) else out.jsonl).append(resolved)
 
     for arg in args:
-        if glob.has_magic(arg) and not Path(arg).exists():
+        matched = glob.has_magic(arg) and not Path(arg).exists()
+        if matched:
             matches = sorted(glob.glob(arg, recursive=True))
             if not matches:
                 raise InputError(f"input {arg!r} matches no file")
@@ -71,11 +74,13 @@ def expand_inputs(args: list[str] | tuple[str, ...]) -> Inputs:
                 files = _trace_files(path)
                 if not files and len(paths) == 1:
                     raise InputError(f"directory {path} holds no trace files (*.jsonl, *.ndjson, *.json)")
-                for f in files:
-                    add(f)
-            elif path.is_file():
-                add(path)
-            elif len(paths) == 1:
+                for f in files:  # one found unreadable (a dangling link...) is quarantined, not fatal
+                    add(f, found=True)
+            elif path.is_file() or matched:  # a glob's match that is no file is quarantined, not lost
+                add(path, found=matched)
+            elif path.exists():
+                raise InputError(f"input {arg} is not a regular file or a directory")
+            else:
                 raise InputError(f"input {arg} does not exist")
     if not len(out):
         raise InputError("no trace files among the inputs")

@@ -17,6 +17,7 @@ from typing import Any
 
 from kspec.conformance.pipeline.classes import classes_of
 from kspec.conformance.pipeline.judge import Outcome, quarantine_row, verdict_row
+from kspec.conformance.pipeline.nodes import check_node_counts
 from kspec.conformance.pipeline.records import Record
 from kspec.conformance.pipeline.typed import check_value
 from kspec.conformance.traces.itf import to_itf
@@ -60,11 +61,22 @@ def action_name(action: Any) -> str:
 
 def judge_itf(protocol: str, file: str, text: str) -> Outcome:
     """Judge one ITF file (one trace). A file that cannot be read as a kspec ITF trace of
-    ``protocol`` is quarantined whole, as one record."""
+    ``protocol`` is quarantined whole, as one record; so is one the validator fails on."""
+    try:
+        return _judge_itf(protocol, file, text)
+    except Exception as err:  # one trace never ends the run (TRACE-QUARANTINE)
+        return _quarantine(file, text, f"the validator failed on this trace: {type(err).__name__}: {str(err)[:200]}")
+
+
+def _judge_itf(protocol: str, file: str, text: str) -> Outcome:
     try:
         doc = json.loads(text)
     except json.JSONDecodeError as err:
         return _quarantine(file, text, f"malformed JSON: {err.msg} at line {err.lineno}")
+    except ValueError as err:  # an integer of more digits than Python converts
+        return _quarantine(file, text, f"malformed JSON: {err}")
+    except RecursionError:
+        return _quarantine(file, text, "malformed JSON: nested too deeply")
     if not isinstance(doc, dict) or not isinstance(doc.get("states"), list) or not doc["states"]:
         return _quarantine(file, text, "not an ITF trace (no 'states')")
     found = doc.get("#meta")
@@ -73,9 +85,12 @@ def judge_itf(protocol: str, file: str, text: str) -> Outcome:
     states: list[Any] = doc["states"]
     if meta.get("protocol", protocol) != protocol:
         return _quarantine(file, text, f"protocol {meta.get('protocol')!r} is not {protocol!r}", trace, len(states))
+    bounds = meta.get("bounds") or {}
     try:
-        model = get_protocol(protocol).make(**(meta.get("bounds") or {}))
-    except (TypeError, ValueError) as err:
+        if isinstance(bounds, dict):
+            check_node_counts(bounds)
+        model = get_protocol(protocol).make(**bounds)
+    except (TypeError, ValueError, ArithmeticError) as err:
         return _quarantine(file, text, f"bad bounds: {err}", trace, len(states))
     classes = classes_of(protocol)
     actions: list[Any] = [None]
@@ -149,14 +164,29 @@ def oversized_itf(file: str, size: int) -> Outcome:
     return _quarantine(file, "", f"ITF file larger than the limit of {MAX_ITF_BYTES} bytes ({size} bytes)")
 
 
+def unreadable_itf(file: str, err: OSError | None = None) -> Outcome:
+    """The outcome of an ITF path that is no regular file (``err`` None) or cannot be read."""
+    reason = "not a regular file" if err is None else f"unreadable file: {err.strerror or err}"
+    return _quarantine(file, "", reason)
+
+
 def split_itf(paths: list[str]) -> tuple[list[str], list[Outcome]]:
-    """(the ITF files small enough to read whole, the outcomes of the others)."""
+    """(the regular ITF files small enough to read whole, the outcomes of the others)."""
     import os
+    import stat
 
     ok: list[str] = []
     big: list[Outcome] = []
     for path in paths:
-        size = os.path.getsize(path)
+        try:
+            info = os.stat(path)
+        except OSError as err:  # gone, or a dangling link
+            big.append(unreadable_itf(path, err))
+            continue
+        if not stat.S_ISREG(info.st_mode):  # a directory, a FIFO (reading it could block forever)
+            big.append(unreadable_itf(path))
+            continue
+        size = info.st_size
         if size > MAX_ITF_BYTES:
             big.append(oversized_itf(path, size))
         else:

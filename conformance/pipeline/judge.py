@@ -62,6 +62,22 @@ def judge_lines(protocol: str, key: str, lines: Iterable[tuple[str, RawLine]]) -
     return judge_events(protocol, key, recs)
 
 
+def failed_trace(key: str, lines: list[tuple[str, RawLine]], err: BaseException) -> Outcome:
+    """The outcome of a trace the validator itself failed on (a kspec bug, or an input that
+    exhausts memory or recursion): quarantined whole, every line with its place, the error
+    named in the reason, so that the run goes on and nothing is lost."""
+    reason = f"the validator failed on this trace: {type(err).__name__}: {str(err)[:200]}"
+    trace = None if is_orphan(key) else key
+    recs = sorted((Record(path, n, trace, None, None, reason, raw.decode("utf-8", "replace"))
+                   for path, (n, raw, damage) in lines if damage is not None or raw.strip()),
+                  key=lambda r: (r.file, r.line))
+    if not recs:
+        recs = [Record("", 0, trace, None, None, reason, "")]
+    q = [quarantine_row(r, reason if i == 0 else f"{IN_QUARANTINED_TRACE}: {reason}", i == 0)
+         for i, r in enumerate(recs)]
+    return Outcome(verdict_row(key, "quarantined", len(recs), recs[0].file, recs[0].line, detail=reason), q, {}, {})
+
+
 def judge_events(protocol: str, key: str, records: Iterable[Record]) -> Outcome:
     """Judge the event records of one trace (or one orphan record)."""
     recs = sorted(records, key=lambda r: (r.file, r.line))

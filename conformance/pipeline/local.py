@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from kspec.conformance.pipeline.engine import SPLIT_BYTES, run_plan_locally
-from kspec.conformance.pipeline.itf_replay import judge_itf, split_itf
+from kspec.conformance.pipeline.itf_replay import judge_itf, split_itf, unreadable_itf
 from kspec.conformance.pipeline.judge import Outcome
 from kspec.conformance.pipeline.reader import Limits
 
@@ -19,7 +19,12 @@ def iter_local(protocol: str, jsonl: list[str], itf: list[str], limits: Limits |
     itf, oversized = split_itf(itf)
     yield from oversized
     for path in itf:
-        yield judge_itf(protocol, path, Path(path).read_text(encoding="utf-8", errors="replace"))
+        try:
+            text = Path(path).read_text(encoding="utf-8", errors="replace")
+        except OSError as err:  # it went away since split_itf looked
+            yield unreadable_itf(path, err)
+            continue
+        yield judge_itf(protocol, path, text)
 
 
 def run_local(protocol: str, jsonl: list[str], itf: list[str], limits: Limits | None = None,

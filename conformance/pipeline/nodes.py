@@ -33,6 +33,26 @@ class TraceConfigError(ValueError):
     """A trace whose ``config`` does not build a model: the trace is quarantined."""
 
 
+# Bounds that say how many nodes a model builds (raft: voters + observers; voters: hosts), and
+# the most a trace's config (or an ITF trace's bounds) may ask for: a config is input, and
+# ``voters: 100000000`` would otherwise allocate until the process dies. KRaft clusters have a
+# handful of controllers and rarely more than a thousand brokers (raft observers).
+NODE_COUNT_BOUNDS = ("voters", "observers", "hosts")
+MAX_NODES = 1024  # (building 1024 voters-protocol hosts takes about 5 CPU seconds: init is quadratic)
+
+
+def check_node_counts(config: dict[str, Any]) -> None:
+    """Raise :class:`TraceConfigError` when ``config`` asks for more than ``MAX_NODES`` nodes."""
+    def count(key: str) -> int:
+        value = config.get(key)
+        return max(value, 0) if type(value) is int else 0
+
+    if max(count("hosts"), count("voters") + count("observers")) > MAX_NODES:
+        shown = {k: config[k] for k in NODE_COUNT_BOUNDS if k in config}
+        text = ", ".join(f"{k}={str(v)[:30]}" for k, v in shown.items())
+        raise TraceConfigError(f"{text} asks for more than {MAX_NODES} nodes")
+
+
 @dataclass(frozen=True, slots=True)
 class Violation:
     """Where a replay first failed: the property (or divergence) name and a one-line detail."""
@@ -142,10 +162,11 @@ class NodeReplay:
         if not isinstance(config, dict):
             raise TraceConfigError("config is not an object")
         try:
+            check_node_counts(config)
             model = info.make(**config)
-        except (TypeError, ValueError) as err:
+            init = model.init_states()[0]
+        except (TypeError, ValueError, ArithmeticError, IndexError, KeyError) as err:
             raise TraceConfigError(f"bad config: {err}") from None
-        init = model.init_states()[0]
         self.protocol = protocol
         if not isinstance(model, NodeStepped):
             raise TraceConfigError(f"the {protocol} model has no node step to replay events with")
@@ -158,6 +179,14 @@ class NodeReplay:
         self.elected: dict[int, Any] = {}
         self.votes: dict[tuple[Any, int], Any] = {}
         self.committed: dict[int, tuple[Any, int]] = {}  # offset -> (entry, lowest epoch it was committed in)
+        self.committed_order: list[int] = []  # the offsets of ``committed`` in the order they were added
+        # Incremental checks (a log grows; re-checking every committed offset on every event is
+        # quadratic in a trace's length): per node, how far its log was checked against the
+        # committed entries, and against which log; per leader, for which epoch, how many
+        # committed offsets, and which log. A check resumes there when the log still starts
+        # with the checked one (the skipped offsets hold the same entries, which passed).
+        self.agreed: dict[Any, tuple[int, list[Any]]] = {}
+        self.complete: dict[Any, tuple[int, int, list[Any]]] = {}
 
     def has_node(self, node: Any) -> bool:
         return node in self.nodes
@@ -210,13 +239,21 @@ class NodeReplay:
                                          f"in epoch {epoch}")
         log = obs["log"]
         if hw:
-            for offset in range(min(hw, len(log))):
+            upto = min(hw, len(log))
+            start = 0
+            agreed = self.agreed.get(node)
+            if agreed is not None and agreed[0] <= upto and \
+                    (agreed[1] is log or log[:agreed[0]] == agreed[1][:agreed[0]]):
+                start = agreed[0]
+            for offset in range(start, upto):
                 entry = tuple(log[offset])
                 seen = self.committed.get(offset)
                 if seen is None:
                     self.committed[offset] = (entry, epoch)
+                    self.committed_order.append(offset)
                 elif seen[0] != entry:
                     return Violation("CommittedLogsAgree", f"offset {offset}: {list(seen[0])} and {list(entry)}")
+            self.agreed[node] = (upto, log)
             if self.check_durable:
                 prefix = log[:hw]
                 holders = sum(1 for v in self.voters if self.latest[v]["log"][:hw] == prefix)
@@ -224,10 +261,19 @@ class NodeReplay:
                     return Violation("HighWatermarkDurable", f"node {node} high watermark {hw} held by "
                                                              f"{holders} of {len(self.voters)} voters")
         if obs["role"] == "leader":
-            for offset, (entry, committed_in) in self.committed.items():
+            order = self.committed_order
+            start = 0
+            complete = self.complete.get(node)
+            if complete is not None and complete[0] == epoch and \
+                    (complete[2] is log or log[:len(complete[2])] == complete[2]):
+                start = complete[1]
+            for k in range(start, len(order)):
+                offset = order[k]
+                entry, committed_in = self.committed[offset]
                 if committed_in < epoch and (offset >= len(log) or tuple(log[offset]) != entry):
                     return Violation("LeaderCompleteness", f"leader {node} of epoch {epoch} lacks committed "
                                                            f"offset {offset}")
+            self.complete[node] = (epoch, len(order), log)
         return None
 
 

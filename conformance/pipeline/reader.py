@@ -6,15 +6,18 @@ A split owns the lines that *start* in its byte range ``[start, end)`` (Hadoop's
 splits of a file read every line exactly once. Lines end at ``\\n`` only; a line that still
 holds a ``\\r`` (a CRLF line end, or a bare CR used as a line end) is damage, as is a line longer
 than ``Limits.max_line_bytes`` (its first bytes are kept for the quarantine output, the rest is
-skipped without being held). A gzip file is read member after member; a corrupt or truncated
-member, or an expansion past ``Limits.expanded_limit`` (a gzip bomb), ends the file with one
-damaged line that names the limit or the error (the partial line before it, if any, is that
-line). Pure and picklable: this runs in Spark executors.
+skipped without being held), and one that is not UTF-8. A path that is no regular file (a
+directory, a FIFO, a dangling link) or cannot be read is one damaged line. A gzip file is read
+member after member; a corrupt or truncated member, or an expansion past
+``Limits.expanded_limit`` (a gzip bomb), ends the file with one damaged line that names the
+limit or the error (the partial line before it, if any, is that line). Pure and picklable:
+this runs in Spark executors.
 """
 
 from __future__ import annotations
 
 import os
+import stat
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -59,7 +62,10 @@ def plan_splits(files: list[str], split_bytes: int) -> list[Split]:
         if path.endswith(".gz"):
             splits.append(Split(len(splits), path, 0, -1))
             continue
-        size = os.path.getsize(path)
+        try:
+            size = os.path.getsize(path)
+        except OSError:  # gone, or a dangling link: its one split reports it (read_split)
+            size = 0
         start = 0
         while True:
             end = min(size, start + split_bytes)
@@ -77,12 +83,26 @@ Line = tuple[bytes, str | None]
 def read_split(split: Split, limits: Limits) -> Iterator[Line]:
     """Every line the split owns, in order, with its damage (None when the bytes are a line)."""
     try:
+        mode = os.stat(split.file).st_mode
+        if not stat.S_ISREG(mode):  # a directory, a FIFO (opening it could block forever), a device
+            yield b"", f"not a regular file ({_file_kind(mode)})"
+            return
         if split.end < 0:
             yield from _gzip_lines(split.file, limits)
         else:
             yield from _plain_lines(split, limits)
     except OSError as err:  # the file went away or became unreadable mid-run
         yield b"", f"unreadable file: {err.strerror or err}"
+
+
+def _file_kind(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "a device"
 
 
 def _plain_lines(split: Split, limits: Limits) -> Iterator[Line]:
@@ -213,6 +233,11 @@ def _split_lines(chunks: Iterator[bytes], max_line: int, pos: int,
 
 
 def _checked(raw: bytes) -> Line:
+    if not raw.isascii():
+        try:
+            raw.decode("utf-8")
+        except UnicodeDecodeError as err:
+            return raw, f"invalid UTF-8 at byte {err.start} of the line"
     if b"\r" in raw:
         if raw.endswith(b"\r") and b"\r" not in raw[:-1]:
             return raw, "CRLF line end (lines must end in LF alone)"

@@ -59,8 +59,8 @@ def trace_key(file: str, line: int, raw: bytes, damage: str | None = None) -> st
     if damage is None:
         try:
             trace = _trace_only.decode(raw).trace
-        except (msgspec.DecodeError, msgspec.ValidationError):
-            trace = None
+        except (msgspec.DecodeError, msgspec.ValidationError, ValueError, RecursionError):
+            trace = None  # (ValueError: invalid UTF-8; RecursionError: nested too deeply)
         if isinstance(trace, str) and trace:
             return trace
     return _damaged_key(file, line, raw) or orphan_key(file, line)
@@ -91,6 +91,10 @@ def parse_line(file: str, line: int, text: bytes | str, damage: str | None = Non
         event = _any.decode(raw)
     except (msgspec.DecodeError, msgspec.ValidationError) as err:
         return _damaged(file, line, raw, f"malformed JSON: {err}", key)
+    except UnicodeDecodeError as err:  # the reader checks UTF-8; a caller may not have
+        return _damaged(file, line, raw, f"invalid UTF-8 at byte {err.start} of the line", key)
+    except RecursionError:
+        return _damaged(file, line, raw, "malformed JSON: nested too deeply", key)
     if not isinstance(event, dict):
         kind = _JSON_TYPES.get(type(event), type(event).__name__)
         return _damaged(file, line, raw, f"not a JSON object: {kind}", key)

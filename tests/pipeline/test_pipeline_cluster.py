@@ -84,10 +84,15 @@ def test_validate_on_a_standalone_cluster_gives_the_local_verdicts(cluster: str,
     simulate_into(tmp_path / "ref", None, 51, 4, steps=40)
     simulate_into(tmp_path / "bad", "quorum-state-lost", 32, 4, steps=60)
     files = [str(tmp_path / d / "events.jsonl") for d in ("ref", "bad")]
-    proc = subprocess.run([sys.executable, "-m", "kspec.conformance.cli", "validate", *files, "--protocol", "raft",
-                           "--master", cluster, "--split-bytes", "30000", "--json"],
-                          capture_output=True, text=True, timeout=600,
-                          env={**os.environ, "SPARK_LOCAL_IP": "127.0.0.1"})
+    try:
+        proc = subprocess.run([sys.executable, "-m", "kspec.conformance.cli", "validate", *files, "--protocol",
+                               "raft", "--master", cluster, "--split-bytes", "30000", "--json"],
+                              capture_output=True, text=True, timeout=600,
+                              env={**os.environ, "SPARK_LOCAL_IP": "127.0.0.1"})
+    except subprocess.TimeoutExpired as err:  # (the fixture's finally stops the cluster)
+        tail = (err.stderr or b"")[-2000:]
+        pytest.fail(f"kspec validate --master {cluster} did not finish in 600 s (no executor? see the worker "
+                    f"log); its stderr ends: {tail!r}")
     assert proc.returncode in (0, 1), proc.stderr[-3000:]
     doc = json.loads(proc.stdout)
     assert doc["master"] == cluster

@@ -1,13 +1,17 @@
 """A corpus planted with every kind of damage the pipeline's readers must survive (badly typed
-records, CR and CRLF line ends, an oversized line, a truncated and a corrupt gzip member, a
-gzip bomb) validates to the end, locally and on Spark, with each damaged record quarantined
-with its file, line and reason, and input = valid + violating + quarantined exactly. The
-splits are small so that traces span splits (and one trace spans files)."""
+records, a missing field, numbers past any integer type, a config asking for a hundred million
+nodes, JSON nested past the recursion limit, invalid UTF-8, CR and CRLF line ends, an oversized
+line, a truncated and a corrupt gzip member, a gzip bomb, empty files, a FIFO and a dangling
+link where files were expected) validates to the end, locally and on Spark (``local[*]``, the
+default), with each damaged record quarantined with its file, line and reason, and input =
+valid + violating + quarantined exactly. The splits are small so that traces span splits (and
+one trace spans files)."""
 
 from __future__ import annotations
 
 import gzip
 import json
+import os
 import random
 import subprocess
 import sys
@@ -24,7 +28,7 @@ from kspec.conformance.pipeline.inputs import expand_inputs
 from kspec.conformance.pipeline.local import iter_local
 from kspec.conformance.pipeline.reader import Limits, plan_splits, read_split
 
-MAX_LINE = 4096
+MAX_LINE = 8192
 MAX_EXPANDED = 8 << 20
 SPLIT = 20_000
 LIMITS = Limits(max_line_bytes=MAX_LINE, min_expanded_bytes=MAX_EXPANDED)
@@ -36,6 +40,7 @@ class Damaged:
     damaged: dict[tuple[str, int], str] = field(default_factory=dict)  # (file, line) -> reason prefix
     records: int = 0  # every record the validator must account for
     spanning_trace: str = ""
+    violating_trace: str = ""
 
 
 def _lines(path: Path) -> list[str]:
@@ -45,7 +50,7 @@ def _lines(path: Path) -> list[str]:
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory: pytest.TempPathFactory) -> Damaged:
     base = tmp_path_factory.mktemp("damage")
-    simulate_into(base / "a", None, 41, 9, steps=40)
+    simulate_into(base / "a", None, 41, 14, steps=40)
     simulate_into(base / "b", None, 42, 4, steps=40)
     simulate_into(base / "c", None, 44, 4, steps=40)
     root = base / "corpus"
@@ -83,6 +88,33 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Damaged:
     i = by_trace[traces[5]][3]
     out[i] = json.dumps({**events[i], "padding": "x" * (2 * MAX_LINE)}).encode()
     c.damaged[("typed", i + 1)] = f"line longer than {MAX_LINE} bytes"
+    # A missing field; numbers no integer or float type holds; a config that would build a
+    # hundred million nodes; nesting past the decoder's recursion limit; invalid UTF-8.
+    i = by_trace[traces[7]][4]
+    out[i] = json.dumps({k: v for k, v in events[i].items() if k != "outputs"}).encode()
+    c.damaged[("typed", i + 1)] = "missing field 'outputs'"
+    i = event_with(lambda e: "epoch" in e["input"], traces[8])
+    out[i] = json.dumps(events[i]).encode().replace(b'"epoch": ', b'"epoch": ' + b"9" * 5000, 1)
+    c.damaged[("typed", i + 1)] = "malformed JSON: Integer value out of range"
+    # A big integer that is still a number is judged, not quarantined: here it makes the trace
+    # violate (the recorded outputs answer another epoch).
+    c.violating_trace = traces[13]
+    i = event_with(lambda e: "epoch" in e["input"], traces[13])
+    out[i] = json.dumps(events[i]).encode().replace(b'"epoch": ', b'"epoch": ' + b"9" * 30, 1)
+    i = event_with(lambda e: e.get("observation"), traces[9])
+    out[i] = json.dumps({**events[i], "observation": {**events[i]["observation"], "high_watermark": 1e308}})\
+        .encode().replace(b"1e+308", b"1e400")
+    c.damaged[("typed", i + 1)] = "malformed JSON: Number out of range"
+    i = by_trace[traces[10]][0]
+    assert "config" in events[i]
+    out[i] = json.dumps({**events[i], "config": {**events[i]["config"], "voters": 100_000_000}}).encode()
+    c.damaged[("typed", i + 1)] = "bad config: voters=100000000"
+    i = by_trace[traces[11]][3]
+    out[i] = json.dumps(events[i]).encode()[:-1] + b', "extra": ' + b"[" * 1100 + b"]" * 1100 + b"}"
+    c.damaged[("typed", i + 1)] = "malformed JSON: nested too deeply"
+    i = by_trace[traces[12]][3]
+    out[i] = json.dumps(events[i]).encode()[:-1] + b', "extra": "caf\xc3\x28"}'
+    c.damaged[("typed", i + 1)] = "invalid UTF-8 at byte"
     # One undamaged trace spans two files: its second half moves to another file.
     c.spanning_trace = traces[6]
     moved = by_trace[traces[6]][len(by_trace[traces[6]]) // 2:]
@@ -119,6 +151,18 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Damaged:
     (root / "bomb.jsonl.gz").write_bytes(gzip.compress(b"\0" * (64 << 20), 9))
     c.damaged[(str(root / "bomb.jsonl.gz"), 1)] = "gzip expands past"
     c.records += 1
+    # Empty files hold no record; a FIFO (opening it would block) and a dangling link where
+    # files were expected are one quarantined record each.
+    (root / "empty.jsonl").write_bytes(b"")
+    (root / "empty.jsonl.gz").write_bytes(b"")
+    (root / "empty-member.jsonl.gz").write_bytes(gzip.compress(b""))
+    os.mkfifo(root / "fifo.jsonl")
+    c.damaged[(str(root / "fifo.jsonl"), 1)] = "not a regular file (a FIFO)"
+    (root / "gone.jsonl").symlink_to(base / "nowhere.jsonl")
+    c.damaged[(str(base / "nowhere.jsonl"), 1)] = "unreadable file: No such file"  # (inputs are resolved)
+    (root / "gone.itf.json").symlink_to(base / "nowhere.itf.json")
+    c.damaged[(str(base / "nowhere.itf.json"), 0)] = "unreadable file: No such file"
+    c.records += 3
     return c
 
 
@@ -165,27 +209,57 @@ def test_every_damaged_record_is_quarantined_with_its_place_and_reason(corpus: D
     assert doc["events"] == sum(doc["events_by_status"].values()) == corpus.records
     assert doc["quarantined_records"] == doc["events_by_status"]["quarantined"]
     assert doc["traces"] == doc["valid"] + doc["violating"] + doc["quarantined"]
-    assert doc["valid"] > 0 and doc["violating"] == 0
+    assert doc["valid"] > 0 and doc["violating"] == 1
+    assert [o.verdict["trace"] for o in outcomes if o.verdict["status"] == "violating"] == [corpus.violating_trace]
     spanning = [o.verdict for o in outcomes if o.verdict["trace"] == corpus.spanning_trace]
     assert len(spanning) == 1 and spanning[0]["status"] == "valid"
 
 
-def test_spark_gives_the_same_summary(corpus: Damaged) -> None:
+def test_spark_gives_the_same_summary_and_quarantine(corpus: Damaged, tmp_path: Path) -> None:
     from click.testing import CliRunner
 
     from kspec.conformance.cli import _load_commands, cli
+    from kspec.conformance.pipeline.spark import spark_session
 
     _load_commands()
-    result = CliRunner().invoke(cli, ["validate", str(corpus.root), "--protocol", "raft", "--master", "local[2]",
+    out = tmp_path / "out"
+    result = CliRunner().invoke(cli, ["validate", str(corpus.root), "--protocol", "raft", "--out", str(out),
                                       "--max-line-bytes", str(MAX_LINE), "--max-expanded-bytes", str(MAX_EXPANDED),
                                       "--split-bytes", str(SPLIT), "--json"])
     assert result.exit_code == 1, result.output
     doc = json.loads(result.stdout)
+    assert doc["master"] == "local[*]"
     local, _ = _local(corpus)
     doc["coverage"].pop("actions_not_covered")  # the CLI knows every action; the local summary here does not
     local["coverage"].pop("actions_not_covered")
     ignore = ("seconds", "events_per_second", "master", "inputs", "out")
     assert {k: v for k, v in doc.items() if k not in ignore} == {k: v for k, v in local.items() if k not in ignore}
+    # The quarantine output Spark wrote: every damaged record with its file, line and reason.
+    with spark_session("local[1]") as spark:
+        rows = [r.asDict() for r in spark.read.parquet(str(out / "quarantine.parquet")).collect()]
+    primary = {(q["file"], q["line"]): q["reason"] for q in rows if q["primary"]}
+    assert set(primary) == set(corpus.damaged), (sorted(primary), sorted(corpus.damaged))
+    for pos, reason in primary.items():
+        assert reason.startswith(corpus.damaged[pos]), (pos, reason)
+    assert len(rows) == doc["events_by_status"]["quarantined"]
+
+
+def test_a_directory_or_fifo_where_a_file_was_expected_is_one_quarantined_record(tmp_path: Path) -> None:
+    simulate_into(tmp_path / "ok", None, 45, 1, steps=10)
+    (tmp_path / "dir.jsonl").mkdir()
+    (tmp_path / "dir.jsonl.gz").mkdir()
+    (tmp_path / "dir.itf.json").mkdir()
+    os.mkfifo(tmp_path / "fifo.jsonl.gz")
+    jsonl = [str(tmp_path / n) for n in ("dir.jsonl", "dir.jsonl.gz", "fifo.jsonl.gz", "missing.jsonl")]
+    itf = [str(tmp_path / "dir.itf.json"), str(tmp_path / "missing.itf.json")]
+    outcomes = list(iter_local("raft", [*jsonl, str(tmp_path / "ok" / "events.jsonl")], itf))
+    bad = {o.verdict["file"]: o.quarantine[0]["reason"] for o in outcomes if o.verdict["status"] == "quarantined"}
+    assert bad == {jsonl[0]: "not a regular file (a directory)", jsonl[1]: "not a regular file (a directory)",
+                   jsonl[2]: "not a regular file (a FIFO)",
+                   jsonl[3]: "unreadable file: No such file or directory",
+                   itf[0]: "not a regular file", itf[1]: "unreadable file: No such file or directory"}
+    assert all(o.verdict["events"] == 1 for o in outcomes if o.verdict["status"] == "quarantined")
+    assert sum(o.verdict["status"] == "valid" for o in outcomes) == 1
 
 
 BOMB_RUN = """

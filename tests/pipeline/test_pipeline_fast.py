@@ -72,3 +72,48 @@ def test_fast_loop_compares_outputs_as_multisets_and_reads_extra_keys_like_the_r
                 edited2[i] = (path, (n, json.dumps(ev).encode(), damage))
                 break
         assert fast.judge_lines_fast("raft", key, edited2) == judge_lines("raft", key, edited2)
+
+
+HOSTILE = ([1], "7", 10**30, -1, 1e300, None, True, {}, "")
+
+
+def _paths(value: object, prefix: tuple[object, ...] = ()) -> list[tuple[object, ...]]:
+    out = [prefix]
+    if isinstance(value, dict):
+        for k, v in value.items():
+            out += _paths(v, (*prefix, k))
+    elif isinstance(value, list):
+        for k, v in enumerate(value):
+            out += _paths(v, (*prefix, k))
+    return out
+
+
+def test_every_field_of_an_event_set_to_a_hostile_value_is_judged_the_same_and_never_crashes(
+        tmp_path: Path) -> None:
+    """Each field of the config event and of a later event, in turn, set to a list, a string, a
+    huge or negative number, a float, null, a bool, an object, an empty string: the lean loop and
+    the reference give the same outcome, and neither fails (no "validator failed" quarantine: that
+    would be a kspec bug caught by the last-resort guard)."""
+    import json
+
+    from pipeline_corpus import simulate_into
+
+    simulate_into(tmp_path, None, 41, 1, steps=30)
+    lines = (tmp_path / "events.jsonl").read_bytes().splitlines()
+    events = [json.loads(t) for t in lines]
+    key = events[0]["trace"]
+    cases = 0
+    for pos in (0, len(events) // 2):
+        for path in _paths(events[pos])[1:]:
+            for hostile in HOSTILE:
+                ev = json.loads(lines[pos])
+                cur = ev
+                for k in path[:-1]:
+                    cur = cur[k]  # type: ignore[index]
+                cur[path[-1]] = hostile  # type: ignore[index]
+                items = [("f", (i + 1, json.dumps(ev).encode() if i == pos else t, None)) for i, t in enumerate(lines)]
+                got, want = fast.judge_lines_fast("raft", key, items), judge_lines("raft", key, items)
+                assert got == want, (pos, path, hostile)
+                assert "validator failed" not in str(got.verdict["detail"]), (pos, path, hostile, got.verdict)
+                cases += 1
+    assert cases > 300
