@@ -150,14 +150,17 @@ class Rules:
 def new_voter_node(node_id: int, initial_voters: VoterSet, *, bootstrap: bool, pre_vote: bool = False) -> VoterNode:
     """A replica's first start. With ``bootstrap`` (kraft.version 1) it was formatted with a
     bootstrap checkpoint holding KRaftVersionRecord(1) and the initial VotersRecord at offset -1
-    and has no static voters; without (kraft.version 0) the initial voters are static."""
+    and has no static voters; without (kraft.version 0) the initial voters are static. Votes
+    are KIP-853's: any replica handles a vote from any replica (VOTERS-RULE-OPEN-VOTE, raft's
+    RAFT-KIP853-OPEN-VOTE); a candidate counts only its voters' grants."""
     if bootstrap:
         snap = Snapshot(0, 1, initial_voters)
         control = load_snapshot(frozenset(), snap)
         return VoterNode(node_id, voter_ids(initial_voters), (), raft_node.new_node(node_id, frozenset()).role,
-                         None, pre_vote, control=control, snapshot=snap, static=frozenset())
+                         None, pre_vote, open_votes=True, control=control, snapshot=snap, static=frozenset())
     return VoterNode(node_id, voter_ids(initial_voters), (), raft_node.new_node(node_id, frozenset()).role,
-                     None, pre_vote, control=initial(initial_voters), snapshot=None, static=initial_voters)
+                     None, pre_vote, open_votes=True, control=initial(initial_voters), snapshot=None,
+                     static=initial_voters)
 
 
 def directory_of(replica: int) -> int:
@@ -183,6 +186,10 @@ def make_step(raft_step: RaftStep = raft_node.step, rules: Rules = Rules()) -> S
                 # voter that is not the leader.
                 after, outputs = node, ()
             case _:
+                if isinstance(inp, Restart) and isinstance(node.role, Down):
+                    # Kafka reads the snapshot and the log before QuorumState.initialize, which
+                    # decides with that voter set (VOTERS-CTRL-REBUILD, RAFT-KIP853-LEADER-UNREACHABLE).
+                    node = _sync_voters(replace(node, control=rebuild(node.static, node.snapshot, node.log)), rules)
                 stepped, raft_outputs = raft_step(node, inp)
                 after = cast(VoterNode, stepped)
                 control = _follow_log(node, after, inp, raft_outputs, rules)

@@ -182,7 +182,8 @@ class VoterReplica(RaftReplica):
         bootstrap = config.get("bootstrap")
         self.control = control_class(static, bootstrap)
         initial = _voter_set(bootstrap["voters"]) if bootstrap else static
-        super().__init__(node_id, _ids(initial), bool(config.get("pre_vote", False)))
+        # KIP-853's open vote: any replica takes a vote from any replica
+        super().__init__(node_id, _ids(initial), bool(config.get("pre_vote", False)), kip853=True)
         self.voter_set = initial
 
     def step(self, inp: dict[str, Any]) -> list[dict[str, Any]]:
