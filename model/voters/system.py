@@ -76,7 +76,7 @@ class VotersModel(RaftModel):
 
             # The initial voters are interchangeable (VOTERS-MODEL-SYMMETRY).
             self.canonical = make_canonical(frozenset(self.voter_ids))
-        self._props = voters_properties(upgrade=kraft_version == 0)
+        self._props = voters_properties(upgrade=kraft_version == 0, crashes=int(self.bounds["max_crashes"]) > 0)
 
     def init_states(self) -> Sequence[Voters]:
         initial = frozenset((v, directory_of(v)) for v in sorted(self.voter_ids))

@@ -59,7 +59,7 @@ INVARIANTS = ("ConsecutiveVoterSetsDifferByOne", "AtMostOneUncommittedChange", "
               "CommittedLogsAgree", "LeaderCompleteness")
 # The state witnesses the spec defines (TLC reaches one by violating ``Not<name>``).
 WITNESSES = ("LeaderElected", "VoterAdded", "AddedVoterVotes", "VoterRemoved", "SnapshotTaken",
-             "KRaftVersionUpgraded", "BootstrapVotersCommitted")
+             "KRaftVersionUpgraded", "BootstrapVotersCommitted", "VoteAcrossSets", "LeaderUnreachable")
 DEFAULT_BOUNDS: dict[str, int | bool] = {**{b.name: b.default for b in BOUNDS}, "reboot": True,
                                          "symmetry": False}
 VARIABLES = (*RAFT_VARIABLES, "adds", "removes", "snapshots", "upgrades")
