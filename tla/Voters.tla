@@ -505,8 +505,13 @@ CatchUpFrom(S, h) == IF h > NumHosts THEN S ELSE CatchUpFrom(CatchUp(S, h, 3), h
 
 StartUp(S) == CatchUpFrom(Drain(Apply(S, 1, K!Input("ElectionTimeout"))), 2)
 
-Formatted == [nodes |-> [i \in Replica |-> NewVoterNode], network |-> EmptyBag, elected |-> {}, votes |-> {},
-              committed |-> {}]
+\* VOTERS-MODEL-LONE-VOTER (RAFT-RULE-LONE-VOTER at the first start): a lone voter is elected
+\* in Kafka's initialize(), the voters step's restart from the empty election state.
+Formatted0 == [nodes |-> [i \in Replica |-> NewVoterNode], network |-> EmptyBag, elected |-> {}, votes |-> {},
+               committed |-> {}]
+Formatted == IF NumVoters = 1
+             THEN Apply([Formatted0 EXCEPT !.nodes[1] = K!ToDown(1, @)], 1, K!Input("Restart"))
+             ELSE Formatted0
 
 Init ==
     /\ LET S == IF Started THEN StartUp(Formatted) ELSE Formatted

@@ -416,7 +416,11 @@ CATALOGUE: dict[str, Mutant] = {m.name: m for m in (
                 "macro (conformance/machines/macros.py) does that in one step"),
     Mutant("voters-first-leader-skips-voters", "voters", FirstLeaderSkipsVoters,
            "bootstrap configuration never written to the log"),
-    Mutant("voters-voter-only-votes", "voters", VoterOnlyVotes, "rule of an older protocol version kept"),
+    Mutant("voters-voter-only-votes", "voters", VoterOnlyVotes, "rule of an older protocol version kept",
+           default_budget=False,
+           note="caught at seed 0 after 278 runs (about 5 minutes on the shared machine): a vote across voter "
+                "sets needs a change replicated to some replicas and an election before the rest; the stored "
+                "counterexample (tests/conformance/testdata/voters/voter-only-votes.itf.json) replays it"),
     Mutant("voters-restart-follows-unreachable-leader", "voters", RestartFollowsUnreachableLeader,
            "peer assumed reachable after a restart",
            note="needs a replica to restart while its leader is outside its voter set (a leader that removed "

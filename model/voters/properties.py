@@ -215,15 +215,18 @@ def kraft_version_upgraded(s: Any) -> bool:
     return any(e.kind == KRAFT_VERSION for _, e, _ in s.committed)
 
 
-def voters_properties(*, upgrade: bool, crashes: bool = False) -> Sequence[Property[Any, Any]]:
+def voters_properties(*, upgrade: bool, crashes: bool = False, open_vote: bool = True) -> Sequence[Property[Any, Any]]:
     """Every voter-set property, invariants first; the upgrade witness when the model starts at
-    kraft.version 0, the unreachable-leader witness when replicas may crash."""
+    kraft.version 0, the unreachable-leader witness when replicas may crash, the open-vote witness
+    when a vote across sets is reachable (``open_vote``, VotersModel decides)."""
     props: list[Property[Any, Any]] = [
         consecutive_sets_differ_by_one, at_most_one_uncommitted, voters_from_log_end, control_state_rebuilds,
         history_offsets_increase, bootstrap_voters_replicated, added_voter_caught_up, election_safety, committed_agree,
         leader_completeness, leader_elected, bootstrap_voters_committed, voter_added, added_voter_votes,
-        voter_removed, removed_leader_resigns, uncommitted_change_truncated, snapshot_taken, vote_across_sets,
+        voter_removed, removed_leader_resigns, uncommitted_change_truncated, snapshot_taken,
     ]
+    if open_vote:
+        props.append(vote_across_sets)
     if upgrade:
         props.append(kraft_version_upgraded)
     if crashes:

@@ -75,7 +75,7 @@ def test_tla_check_voters_equal_state_sets(capsys: pytest.CaptureFixture[str]) -
     assert_cli_equal_state_sets("voters", SMALL, len(states), capsys)
     # Not trivial states: an added voter and a removal commit, a snapshot holds a voter set.
     props = {p.name: p for p in model.properties()}
-    for witness in ("VoterAdded", "VoterRemoved", "SnapshotTaken", "AddedVoterVotes"):
+    for witness in ("VoterAdded", "VoterRemoved", "SnapshotTaken", "AddedVoterVotes", "VoteAcrossSets"):
         assert any(props[witness].check(s) for s in states), witness
 
 

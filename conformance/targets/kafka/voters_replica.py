@@ -444,14 +444,12 @@ class KafkaVotersReplicaTarget(Target):
         self.model_config = dict(rule_set_for(version).bounds)
 
     def supports(self, config: dict[str, JSON]) -> bool:
-        """The release's raft rule set, with a bootstrap checkpoint (kraft.version 1) and more
-        than one initial voter: Kafka's lone voter elects itself inside ``initialize()``
-        (RAFT-RULE-LONE-VOTER) while the voters model's formatted lone voter waits for its
-        election timer (VOTERS-MODEL-START), so that opening cannot be compared yet."""
+        """The release's raft rule set, with a bootstrap checkpoint (kraft.version 1). A lone
+        initial voter elects itself inside ``initialize()``, as the model's does at its first
+        start (VOTERS-MODEL-LONE-VOTER)."""
         wanted = dict(rule_set_for(self.version).bounds)
         bootstrapped = int(config.get("kraft_version", 1) or 0) == 1
-        several = int(config.get("voters", 3) or 0) > 1
-        return bootstrapped and several and all(config.get(k) == v for k, v in wanted.items())
+        return bootstrapped and all(config.get(k) == v for k, v in wanted.items())
 
     def start(self, node: int, config: dict[str, JSON]) -> KafkaVoterReplica:
         asked = config.get("level", "replica")
