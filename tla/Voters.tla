@@ -43,6 +43,7 @@ CONSTANTS
     HistoryNotTruncated,     \* flaw of history-not-truncated: no VOTERS-CTRL-TRUNCATE
     SnapshotWithoutVoters,   \* flaw of snapshot-without-voters: a snapshot without its VotersRecord
     FirstLeaderSkipsVoters,  \* flaw of first-leader-skips-voters: no VOTERS-RULE-FIRST-LEADER
+    NoCheckQuorumWithOneVoter, \* Kafka's K3 (kafka-no-check-quorum-with-one-voter): no check-quorum over one voter
     Nil                      \* a model value: Python's None
 
 VARIABLES
@@ -326,7 +327,9 @@ OnElectionTimeout(i, n) ==
 
 \* RAFT-RULE-CHECK-QUORUM
 OnCheckQuorumTimeout(i, n) ==
-    IF n.role # "leader" \/ IsQuorum(n.fetched \cup {i}, n.voters) THEN Result(n, {})
+    IF n.role # "leader" \/ IsQuorum(n.fetched \cup {i}, n.voters)
+       \/ (NoCheckQuorumWithOneVoter /\ Cardinality(n.voters) = 1)  \* VOTERS-KAFKA-K3
+    THEN Result(n, {})
     ELSE LET a == K!ToResigned(n) IN Result(a, EndQuorumEpochRequests(i, a))
 
 OnFetchDue(i, n, to) ==
