@@ -299,6 +299,8 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
                 # directory (DUPLICATE_VOTER: ids are compared), a non-voter's (never caught up).
                 out += [("request", Ignored(n.id, AddVoter(h, directory_of(h) + WRONG_DIRECTORY)))
                         for h in (hosts[0], hosts[-1])]
+                # AddVoter with no endpoint for the cluster's listener (VOTERS-RULE-ADD-ENDPOINT).
+                out.append(("request", Ignored(n.id, AddVoter(hosts[-1], directory_of(hosts[-1]), endpoint=False))))
             out.append(("request", Ignored(n.id, UpgradeKRaftVersion())))
         out += macros.candidates(state)
         if not self.faults:

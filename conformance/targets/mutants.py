@@ -232,6 +232,14 @@ class HistoryNotTruncated(VoterReplica):
                 super().follow_log([out])
 
 
+class AddVoterWithoutEndpoint(VoterReplica):
+    """The leader takes an AddVoter whose listeners have no endpoint for the cluster's listener
+    as if it had one (VOTERS-RULE-ADD-ENDPOINT missing: a voter nobody can reach)."""
+
+    def reconfigure(self, inp: dict[str, Any]) -> None:
+        super().reconfigure({**inp, "endpoint": True})
+
+
 class TwoChangesInFlight(VoterReplica):
     """The leader accepts an AddVoter or RemoveVoter while the previous VotersRecord is still
     uncommitted (VOTERS-RULE-ONE-CHANGE missing)."""
@@ -416,6 +424,7 @@ CATALOGUE: dict[str, Mutant] = {m.name: m for m in (
                 "macro (conformance/machines/macros.py) does that in one step"),
     Mutant("voters-first-leader-skips-voters", "voters", FirstLeaderSkipsVoters,
            "bootstrap configuration never written to the log"),
+    Mutant("voters-add-voter-without-endpoint", "voters", AddVoterWithoutEndpoint, "missing input validation"),
     Mutant("voters-voter-only-votes", "voters", VoterOnlyVotes, "rule of an older protocol version kept",
            default_budget=False,
            note="caught at seed 0 after 278 runs (about 5 minutes on the shared machine): a vote across voter "

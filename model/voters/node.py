@@ -47,7 +47,7 @@ from kspec.model.voters.control import (
 from kspec.model.voters.history import VoterSet, voter_ids
 
 ReconfigError = Literal["NONE", "NOT_LEADER_OR_FOLLOWER", "REQUEST_TIMED_OUT", "UNSUPPORTED_VERSION",
-                        "DUPLICATE_VOTER", "VOTER_NOT_FOUND"]
+                        "DUPLICATE_VOTER", "VOTER_NOT_FOUND", "INVALID_REQUEST"]
 
 
 _NO_CONTROL = initial(frozenset())
@@ -77,10 +77,13 @@ class VoterNode(Node):
 
 @dataclass(frozen=True, slots=True)
 class AddVoter:
-    """A client asks the leader to add replica ``(replica, directory)`` (AddRaftVoter)."""
+    """A client asks the leader to add replica ``(replica, directory)`` (AddRaftVoter).
+    ``endpoint``: the request's listeners include one for the cluster's (controller) listener;
+    without it the leader cannot reach the new voter (VOTERS-RULE-ADD-ENDPOINT)."""
 
     replica: int
     directory: int
+    endpoint: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -335,6 +338,10 @@ def _reconfigure(node: VoterNode, inp: AddVoter | RemoveVoter | UpgradeKRaftVers
     role = node.role
     if not isinstance(role, Leader):
         return node, _reject(name, replica, "NOT_LEADER_OR_FOLLOWER")
+    if isinstance(inp, AddVoter) and not inp.endpoint:
+        # VOTERS-RULE-ADD-ENDPOINT: checked before the handler's rules (KafkaRaftClient.
+        # handleAddVoterRequest: no address for the default listener -> INVALID_REQUEST).
+        return node, _reject(name, replica, "INVALID_REQUEST")
     hw = node.high_watermark
     if hw is None:
         # The leader has not committed in its epoch: earlier changes may not be fenced yet.

@@ -263,7 +263,10 @@ class KafkaVoterReplica(kraft.KafkaRaftNode):
             data = jvm.jclass(j.version, f"{MSG}.AddRaftVoterRequestData")()
             listeners = data.listeners()
             listener = jvm.jclass(j.version, f"{MSG}.AddRaftVoterRequestData$Listener")()
-            listener.setName(j.listener.value()).setHost("localhost").setPort(PORT_BASE + replica)
+            # Without an endpoint (the request's "endpoint": false) the only listener is one the
+            # cluster does not use (VOTERS-RULE-ADD-ENDPOINT).
+            name_ = j.listener.value() if inp.get("endpoint", True) else "KSPEC_OTHER"
+            listener.setName(name_).setHost("localhost").setPort(PORT_BASE + replica)
             listeners.add(listener)
             data.setClusterId(CLUSTER_ID).setTimeoutMs(kraft.REQUEST_TIMEOUT_MS).setVoterId(replica) \
                 .setVoterDirectoryId(self.values.uuid(directory))

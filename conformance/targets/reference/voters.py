@@ -282,6 +282,8 @@ class VoterReplica(RaftReplica):
         replica = inp.get("replica", self.id)
         if self.role != "leader":
             return self.reject(request, replica, "NOT_LEADER_OR_FOLLOWER")
+        if request == "add_voter" and not inp.get("endpoint", True):
+            return self.reject(request, replica, "INVALID_REQUEST")  # no address to reach it at
         if self.high_watermark is None:
             return self.reject(request, replica, "REQUEST_TIMED_OUT")
         current = self.control.voters_now()
