@@ -148,8 +148,8 @@ NewNode == [role |-> "unattached", epoch |-> 0, voted_for |-> Nil, leader |-> Ni
 \* RAFT-STATE-PERSISTED: the election state a replica has persisted in its role.
 Election(e, votedFor, leader) == [epoch |-> e, voted_for |-> votedFor, leader |-> leader]
 ElectionOf(i, n) ==
-    CASE n.role = "unattached" -> Election(n.epoch, Nil, Nil)
-      [] n.role = "voted" -> Election(n.epoch, n.voted_for, Nil)
+    CASE n.role = "unattached" -> Election(n.epoch, Nil, n.leader)
+      [] n.role = "voted" -> Election(n.epoch, n.voted_for, n.leader)
       [] n.role = "candidate" -> Election(n.epoch, i, Nil)
       [] n.role \in {"leader", "resigned"} -> Election(n.epoch, Nil, i)
       [] n.role = "follower" -> Election(n.epoch, n.voted_for, n.leader)
@@ -157,6 +157,14 @@ ElectionOf(i, n) ==
       [] n.role = "prospective" -> n.prior
 
 LeaderHint(i, n) == ElectionOf(i, n).leader
+
+\* RAFT-KIP853-LEADER-UNREACHABLE (Voters.tla only; Nil in KRaft's states): the leader an
+\* unattached or voted replica knows without its endpoint; a prospective's leader field holds
+\* the one it came from (Prospective.unreachable).
+UnreachableLeader(n) == IF n.role \in {"unattached", "voted"} THEN n.leader ELSE Nil
+\* Kafka's maybeTransition: a message naming the epoch's leader is followed by a replica that
+\* knows no leader, or knows one without its endpoint.
+FollowsNamedLeader(i, n) == LeaderHint(i, n) = Nil \/ UnreachableLeader(n) # Nil
 
 \* The checked constructors of node.py (the role transitions of RAFT-TRANS-*).
 ToUnattached(n, e) == SetRole(n, "unattached", e, Nil, Nil)
@@ -168,7 +176,7 @@ ToCandidate(i, n) == [SetRole(n, "candidate", n.epoch + 1, Nil, Nil) EXCEPT !.gr
 ToLeader(n) == [SetRole(n, "leader", n.epoch, Nil, Nil) EXCEPT !.epoch_start = Len(n.log), !.high_watermark = Nil]
 \* Kafka's ResignedState has no high watermark (RAFT-TRANS-HW-CARRIED).
 ToResigned(n) == [SetRole(n, "resigned", n.epoch, Nil, Nil) EXCEPT !.high_watermark = Nil]
-ToProspective(i, n) == [SetRole(n, "prospective", n.epoch, Nil, Nil) EXCEPT !.prior = ElectionOf(i, n),
+ToProspective(i, n) == [SetRole(n, "prospective", n.epoch, Nil, UnreachableLeader(n)) EXCEPT !.prior = ElectionOf(i, n),
                                                                           !.granted = {i}]
 ToDown(i, n) == LET el == ElectionOf(i, n)
                 IN [SetRole(n, "down", el.epoch, el.voted_for, el.leader) EXCEPT !.high_watermark = Nil]
@@ -212,7 +220,9 @@ StartElection(i, n) ==
 \* RAFT-KIP996-LOSS: a prospective that loses its pre-vote (or times out) follows the leader it
 \* knew, else keeps its vote (its own included) unattached in its epoch.
 Restore(i, n, prior) ==
-    IF prior.leader # Nil /\ prior.leader # i THEN ToFollower(i, n, prior.epoch, prior.leader)
+    IF n.role = "prospective" /\ n.leader # Nil  \* RAFT-KIP853-LEADER-UNREACHABLE: still unreachable
+    THEN SetRole(n, IF prior.voted_for # Nil THEN "voted" ELSE "unattached", prior.epoch, prior.voted_for, prior.leader)
+    ELSE IF prior.leader # Nil /\ prior.leader # i THEN ToFollower(i, n, prior.epoch, prior.leader)
     ELSE IF prior.voted_for # Nil THEN ToVoted(n, prior.epoch, prior.voted_for)
     ELSE ToUnattached(n, prior.epoch)
 
@@ -280,7 +290,7 @@ OnVoteRequest(i, n0, r) ==
 OnBeginQuorumEpoch(i, n, r) ==
     IF r.epoch < n.epoch
     THEN Result(n, {BeginQuorumEpochResponse(i, r.src, n.epoch, LeaderHint(i, n), "FENCED_LEADER_EPOCH")})
-    ELSE LET a == IF r.src # i /\ (r.epoch > n.epoch \/ LeaderHint(i, n) = Nil)
+    ELSE LET a == IF r.src # i /\ (r.epoch > n.epoch \/ FollowsNamedLeader(i, n))
                   THEN ToFollower(i, n, r.epoch, r.src) ELSE n
          IN Result(a, {BeginQuorumEpochResponse(i, r.src, a.epoch, LeaderHint(i, a), "NONE")})
 
@@ -290,7 +300,7 @@ OnEndQuorumEpoch(i, n, r) ==
     THEN Result(n, {EndQuorumEpochResponse(i, r.src, n.epoch, LeaderHint(i, n), "FENCED_LEADER_EPOCH")})
     ELSE LET a == ObserveEpoch(i, n, r.epoch, r.src)
              b == IF r.epoch = a.epoch /\ r.src # i /\ r.src \in Voters
-                     /\ a.role \in {"unattached", "voted", "candidate", "prospective"} /\ LeaderHint(i, a) = Nil
+                     /\ a.role \in {"unattached", "voted", "candidate", "prospective"} /\ FollowsNamedLeader(i, a)
                   THEN ToFollower(i, a, r.epoch, r.src) ELSE a
          IN Result(b, {EndQuorumEpochResponse(i, r.src, b.epoch, LeaderHint(i, b), "NONE")})
 
@@ -360,7 +370,7 @@ OnFetchResponse(i, n0, r) ==
 OnResponse(i, n, r) ==
     IF r.epoch > n.epoch THEN Result(ObserveEpoch(i, n, r.epoch, r.leader), {})
     ELSE IF r.epoch < n.epoch THEN Result(n, {})
-    ELSE IF r.leader # Nil /\ r.leader # i /\ LeaderHint(i, n) = Nil
+    ELSE IF r.leader # Nil /\ r.leader # i /\ FollowsNamedLeader(i, n)
             /\ n.role \in {"unattached", "voted", "candidate", "prospective"}
     THEN LET a == ToFollower(i, n, r.epoch, r.leader)
          IN IF r.type = "FetchResponse" THEN OnFetchResponse(i, a, r) ELSE Result(a, {})

@@ -43,6 +43,7 @@ CONSTANTS
     HistoryNotTruncated,     \* flaw of history-not-truncated: no VOTERS-CTRL-TRUNCATE
     SnapshotWithoutVoters,   \* flaw of snapshot-without-voters: a snapshot without its VotersRecord
     FirstLeaderSkipsVoters,  \* flaw of first-leader-skips-voters: no VOTERS-RULE-FIRST-LEADER
+    NoCheckQuorumWithOneVoter, \* Kafka's K3 (kafka-no-check-quorum-with-one-voter): no check-quorum over one voter
     Nil                      \* a model value: Python's None
 
 VARIABLES
@@ -208,6 +209,9 @@ Restart(i, n) ==
         a == CASE e.epoch < K!LastEpoch(n.log) -> K!ToUnattached(n, K!LastEpoch(n.log))
                [] e.leader = i -> K!SetRole(n, "resigned", e.epoch, Nil, Nil)
                [] e.voted_for = i -> [K!SetRole(n, "candidate", e.epoch, Nil, Nil) EXCEPT !.granted = {i}]
+               \* RAFT-KIP853-LEADER-UNREACHABLE: no endpoint for a leader outside the set
+               [] e.leader # Nil /\ e.leader \notin n.voters ->
+                      K!SetRole(n, IF e.voted_for # Nil THEN "voted" ELSE "unattached", e.epoch, e.voted_for, e.leader)
                [] e.leader # Nil -> K!SetRole(n, "follower", e.epoch, e.voted_for, e.leader)
                [] e.voted_for # Nil -> K!ToVoted(n, e.epoch, e.voted_for)
                [] OTHER -> K!ToUnattached(n, e.epoch)
@@ -224,8 +228,7 @@ OnPreVoteRequest(i, n, r) ==
     IF r.epoch < n.epoch
     THEN Result(n, {K!VoteResponse(i, r.src, n.epoch, FALSE, K!LeaderHint(i, n), TRUE, "FENCED_LEADER_EPOCH")})
     ELSE LET a == IF r.epoch > n.epoch THEN K!ToUnattached(n, r.epoch) ELSE n
-             granted == i \in a.voters /\ r.src \in a.voters
-                        /\ K!LogUpToDate(r.last_epoch, r.end_offset, K!LastEpoch(a.log), Len(a.log))
+             granted == K!LogUpToDate(r.last_epoch, r.end_offset, K!LastEpoch(a.log), Len(a.log))
                         /\ (a.role \in {"unattached", "voted", "prospective", "candidate", "resigned"}
                             \/ (a.role = "follower" /\ ~a.has_fetched))
          IN Result(a, {K!VoteResponse(i, r.src, a.epoch, granted, K!LeaderHint(i, a), TRUE, "NONE")})
@@ -235,9 +238,8 @@ OnVoteRequest(i, n, r) ==
     ELSE IF r.epoch < n.epoch
     THEN Result(n, {K!VoteResponse(i, r.src, n.epoch, FALSE, K!LeaderHint(i, n), FALSE, "FENCED_LEADER_EPOCH")})
     ELSE LET a == IF r.epoch > n.epoch THEN K!ToUnattached(n, r.epoch) ELSE n
-             ok == i \in a.voters /\ r.src \in a.voters
-                   /\ K!LogUpToDate(r.last_epoch, r.end_offset, K!LastEpoch(a.log), Len(a.log))
-             grant == ok /\ a.role = "unattached"
+             ok == K!LogUpToDate(r.last_epoch, r.end_offset, K!LastEpoch(a.log), Len(a.log))
+             grant == ok /\ a.role = "unattached" /\ a.leader = Nil
              \* RAFT-KIP996-PROSPECTIVE-VOTES
              pgrant == ok /\ PreVote /\ a.role = "prospective" /\ a.prior.voted_for = Nil /\ a.prior.leader = Nil
              granted == grant \/ pgrant \/ (ok /\ a.role = "voted" /\ a.voted_for = r.src)
@@ -252,7 +254,7 @@ OnEndQuorumEpoch(i, n, r) ==
     THEN Result(n, {K!EndQuorumEpochResponse(i, r.src, n.epoch, K!LeaderHint(i, n), "FENCED_LEADER_EPOCH")})
     ELSE LET a == K!ObserveEpoch(i, n, r.epoch, r.src)
              b == IF r.epoch = a.epoch /\ r.src # i /\ r.src \in a.voters
-                     /\ a.role \in {"unattached", "voted", "candidate", "prospective"} /\ K!LeaderHint(i, a) = Nil
+                     /\ a.role \in {"unattached", "voted", "candidate", "prospective"} /\ K!FollowsNamedLeader(i, a)
                   THEN K!ToFollower(i, a, r.epoch, r.src) ELSE a
          IN Result(b, {K!EndQuorumEpochResponse(i, r.src, b.epoch, K!LeaderHint(i, b), "NONE")})
 
@@ -300,7 +302,7 @@ OnPreVoteResponse(i, n, r) ==
 OnResponse(i, n, r) ==
     IF r.epoch > n.epoch THEN Result(K!ObserveEpoch(i, n, r.epoch, r.leader), {})
     ELSE IF r.epoch < n.epoch THEN Result(n, {})
-    ELSE IF r.leader # Nil /\ r.leader # i /\ K!LeaderHint(i, n) = Nil
+    ELSE IF r.leader # Nil /\ r.leader # i /\ K!FollowsNamedLeader(i, n)
             /\ n.role \in {"unattached", "voted", "candidate", "prospective"}
     THEN LET a == K!ToFollower(i, n, r.epoch, r.leader)
          IN IF r.type = "FetchResponse" THEN K!OnFetchResponse(i, a, r) ELSE Result(a, {})
@@ -325,11 +327,14 @@ OnElectionTimeout(i, n) ==
 
 \* RAFT-RULE-CHECK-QUORUM
 OnCheckQuorumTimeout(i, n) ==
-    IF n.role # "leader" \/ IsQuorum(n.fetched \cup {i}, n.voters) THEN Result(n, {})
+    IF n.role # "leader" \/ IsQuorum(n.fetched \cup {i}, n.voters)
+       \/ (NoCheckQuorumWithOneVoter /\ Cardinality(n.voters) = 1)  \* VOTERS-KAFKA-K3
+    THEN Result(n, {})
     ELSE LET a == K!ToResigned(n) IN Result(a, EndQuorumEpochRequests(i, a))
 
 OnFetchDue(i, n, to) ==
-    IF (n.role = "follower" /\ to = n.leader) \/ (n.role = "unattached" /\ i \notin n.voters /\ to \in n.voters)
+    IF (n.role = "follower" /\ to = n.leader)
+       \/ (n.role \in {"unattached", "voted"} /\ i \notin n.voters /\ to \in n.voters)  \* an observer that voted (RAFT-KIP853-OPEN-VOTE)
     THEN Result(n, {K!FetchRequest(i, to, n.epoch, Len(n.log), K!LastEpoch(n.log))})
     ELSE Result(n, {})
 
@@ -365,7 +370,7 @@ RaftStep(i, n, m) ==
 \* node.enabled_inputs over the replica's voters.
 EnabledInputs(i, n) ==
     CASE n.role = "down" -> {}
-      [] n.role = "unattached" /\ i \notin n.voters -> {K!FetchDue(v) : v \in n.voters}
+      [] n.role \in {"unattached", "voted"} /\ i \notin n.voters -> {K!FetchDue(v) : v \in n.voters}
       [] n.role \in {"unattached", "voted", "resigned", "prospective"} -> {K!Input("ElectionTimeout")}
       [] n.role = "candidate" -> IF n.backing_off THEN {K!Input("BackoffExpired")} ELSE {K!Input("ElectionTimeout")}
       [] n.role = "follower" -> {K!FetchDue(n.leader)} \cup (IF i \in n.voters THEN {K!Input("FetchTimeout")} ELSE {})
@@ -503,8 +508,13 @@ CatchUpFrom(S, h) == IF h > NumHosts THEN S ELSE CatchUpFrom(CatchUp(S, h, 3), h
 
 StartUp(S) == CatchUpFrom(Drain(Apply(S, 1, K!Input("ElectionTimeout"))), 2)
 
-Formatted == [nodes |-> [i \in Replica |-> NewVoterNode], network |-> EmptyBag, elected |-> {}, votes |-> {},
-              committed |-> {}]
+\* VOTERS-MODEL-LONE-VOTER (RAFT-RULE-LONE-VOTER at the first start): a lone voter is elected
+\* in Kafka's initialize(), the voters step's restart from the empty election state.
+Formatted0 == [nodes |-> [i \in Replica |-> NewVoterNode], network |-> EmptyBag, elected |-> {}, votes |-> {},
+               committed |-> {}]
+Formatted == IF NumVoters = 1
+             THEN Apply([Formatted0 EXCEPT !.nodes[1] = K!ToDown(1, @)], 1, K!Input("Restart"))
+             ELSE Formatted0
 
 Init ==
     /\ LET S == IF Started THEN StartUp(Formatted) ELSE Formatted
@@ -706,6 +716,13 @@ SnapshotTaken == \E i \in Replica : nodes[i].snapshot # Nil /\ nodes[i].snapshot
 \* VOTERS-WIT-BOOTSTRAP-COMMITTED
 BootstrapVotersCommitted == \E c \in committed : c[2].kind = "voters" /\ Ids(VotersOf(c[2])) = InitialVoters
 
+\* VOTERS-WIT-OPEN-VOTE
+VoteAcrossSets == \E i \in Replica : nodes[i].role = "voted"
+                                     /\ (i \notin nodes[i].voters \/ nodes[i].voted_for \notin nodes[i].voters)
+
+\* VOTERS-WIT-LEADER-UNREACHABLE
+LeaderUnreachable == \E i \in Replica : nodes[i].role \in {"unattached", "voted"} /\ nodes[i].leader # Nil
+
 \* VOTERS-WIT-UPGRADED
 KRaftVersionUpgraded == \E c \in committed : c[2].kind = "kraft_version"
 
@@ -719,6 +736,8 @@ NotAddedVoterVotes == ~AddedVoterVotes
 NotVoterRemoved == ~VoterRemoved
 NotSnapshotTaken == ~SnapshotTaken
 NotKRaftVersionUpgraded == ~KRaftVersionUpgraded
+NotVoteAcrossSets == ~VoteAcrossSets
+NotLeaderUnreachable == ~LeaderUnreachable
 NotBootstrapVotersCommitted == ~BootstrapVotersCommitted
 NeverRemovedLeaderResigns == [][~RemovedLeaderResigns]_vars
 

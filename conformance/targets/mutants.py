@@ -232,6 +232,14 @@ class HistoryNotTruncated(VoterReplica):
                 super().follow_log([out])
 
 
+class AddVoterWithoutEndpoint(VoterReplica):
+    """The leader takes an AddVoter whose listeners have no endpoint for the cluster's listener
+    as if it had one (VOTERS-RULE-ADD-ENDPOINT missing: a voter nobody can reach)."""
+
+    def reconfigure(self, inp: dict[str, Any]) -> None:
+        super().reconfigure({**inp, "endpoint": True})
+
+
 class TwoChangesInFlight(VoterReplica):
     """The leader accepts an AddVoter or RemoveVoter while the previous VotersRecord is still
     uncommitted (VOTERS-RULE-ONE-CHANGE missing)."""
@@ -275,6 +283,30 @@ class FirstLeaderSkipsVoters(VoterReplica):
 
     def become_leader(self) -> None:
         RaftReplica.become_leader(self)
+
+
+class VoterOnlyVotes(VoterReplica):
+    """Only voters vote, and only for voters (KIP-595's rule kept under KIP-853; breaks
+    VOTERS-RULE-OPEN-VOTE): a replica outside its own voter set, or asked by a candidate outside
+    it, refuses the vote."""
+
+    def may_vote(self, candidate: int) -> bool:
+        return self.is_voter and candidate in self.voters
+
+
+class RestartFollowsUnreachableLeader(VoterReplica):
+    """A restarted replica follows its persisted leader even when that leader is outside its
+    voter set, whose endpoint it cannot know (VOTERS-RULE-LEADER-UNREACHABLE broken)."""
+
+    def on_restart(self) -> None:
+        voters = self.voters
+        epoch, _, leader = self.election()
+        if leader is not None and leader != self.id and epoch >= self.last_epoch:
+            self.voters = sorted({*voters, leader})  # as if the leader's endpoint were known
+        try:
+            super().on_restart()
+        finally:
+            self.voters = voters
 
 
 class TruncateKeepsEntryAtEnd(ControlRecords):
@@ -392,6 +424,16 @@ CATALOGUE: dict[str, Mutant] = {m.name: m for m in (
                 "macro (conformance/machines/macros.py) does that in one step"),
     Mutant("voters-first-leader-skips-voters", "voters", FirstLeaderSkipsVoters,
            "bootstrap configuration never written to the log"),
+    Mutant("voters-add-voter-without-endpoint", "voters", AddVoterWithoutEndpoint, "missing input validation"),
+    Mutant("voters-voter-only-votes", "voters", VoterOnlyVotes, "rule of an older protocol version kept",
+           default_budget=False,
+           note="caught at seed 0 after 278 runs (about 5 minutes on the shared machine): a vote across voter "
+                "sets needs a change replicated to some replicas and an election before the rest; the stored "
+                "counterexample (tests/conformance/testdata/voters/voter-only-votes.itf.json) replays it"),
+    Mutant("voters-restart-follows-unreachable-leader", "voters", RestartFollowsUnreachableLeader,
+           "peer assumed reachable after a restart",
+           note="needs a replica to restart while its leader is outside its voter set (a leader that removed "
+                "itself, or a voter set truncated on a depose)"),
     Mutant("voters-log-truncate-keeps-entry-at-end", "voters", TruncateKeepsEntryAtEnd,
            "off-by-one in a truncation bound",
            note="needs a VotersRecord truncated away (a leader change before it replicates): the driver's "

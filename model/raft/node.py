@@ -42,6 +42,7 @@ from kspec.model.raft.messages import (
 )
 from kspec.model.raft.rules import is_quorum, log_up_to_date, majority_end_offset, next_high_watermark
 from kspec.model.raft.state import (
+    ROLE_NAMES,
     Candidate,
     Down,
     Election,
@@ -172,7 +173,8 @@ def to_prospective(node: Node) -> Node:
     if not node.is_voter or not node.pre_vote:
         raise IllegalTransition(node, "prospective")
     _check(node, "prospective")
-    return replace(node, role=Prospective(node.epoch, election_of(node), granted=frozenset({node.id})))
+    return replace(node, role=Prospective(node.epoch, election_of(node), granted=frozenset({node.id}),
+                                          unreachable=_unreachable_leader(node) is not None))
 
 
 def to_candidate(node: Node) -> Node:
@@ -228,6 +230,21 @@ def _others(node: Node) -> list[int]:
 
 def _leader_hint(node: Node) -> int | None:
     return election_of(node).leader
+
+
+def _unreachable_leader(node: Node) -> int | None:
+    """RAFT-KIP853-LEADER-UNREACHABLE: the leader an unattached (or voted) replica knows without
+    its endpoint, else None."""
+    role = node.role
+    return role.leader if isinstance(role, Unattached | Voted) else None
+
+
+def _follows_named_leader(node: Node) -> bool:
+    """Whether a message naming the leader of the replica's epoch makes it that leader's
+    follower: when it knows no leader, or knows one without its endpoint (Kafka's
+    ``maybeTransition``: ``!quorum.hasLeader() || leaderEndpoints.size() >
+    quorum.leaderEndpoints().size()``; every message naming a leader carries its endpoint)."""
+    return _leader_hint(node) is None or _unreachable_leader(node) is not None
 
 
 def _vote_requests(node: Node, epoch: int, pre_vote: bool) -> tuple[Output, ...]:
@@ -443,6 +460,12 @@ def restart(node: Node) -> Step:
         new_role = Resigned(e.epoch)
     elif e.voted_for == node.id:
         new_role = Candidate(e.epoch, granted=frozenset({node.id}))
+    elif e.leader is not None and e.leader not in node.voters:
+        # RAFT-KIP853-LEADER-UNREACHABLE: the leader's endpoint comes from the voter set; one
+        # outside it cannot be fetched from, so the replica is unattached and keeps the leader
+        # (and, under KIP-996, the vote) until a message from or naming it brings the endpoint
+        # (Kafka 3.9+ QuorumState.initialize, UnattachedState's documented case).
+        new_role = Voted(e.epoch, e.voted_for, e.leader) if e.voted_for is not None else Unattached(e.epoch, e.leader)
     elif e.leader is not None:
         # Kafka 4.0+ persists the vote with the leader and restores both (RAFT-KIP996-VOTE-KEPT).
         new_role = Follower(e.epoch, e.leader, e.voted_for)
@@ -485,7 +508,9 @@ def _on_vote_request(before: Node, node: Node, req: VoteRequest) -> Step:
     role = node.role
     granted = False
     if _may_vote(node, req.src) and up_to_date:
-        if isinstance(role, Unattached):
+        if isinstance(role, Unattached) and role.leader is None:
+            # (an unattached replica that knows its epoch's leader refuses as a follower does,
+            # RAFT-KIP853-LEADER-UNREACHABLE)
             granted = True
             node = to_voted(node, req.epoch, req.src)
         elif isinstance(role, Voted):
@@ -520,7 +545,7 @@ def _on_begin_epoch(before: Node, node: Node, req: BeginQuorumEpochRequest) -> S
     by RAFT-RULE-HIGHER-EPOCH already)."""
     # At an equal epoch only a replica that knows no leader follows the sender (Kafka's
     # maybeTransition: ``!quorum.hasLeader()``).
-    if req.src != node.id and req.epoch == node.epoch and _leader_hint(node) is None:
+    if req.src != node.id and req.epoch == node.epoch and _follows_named_leader(node):
         node = to_follower(node, req.epoch, req.src)
     return node, (*_persist(before, node),
                   BeginQuorumEpochResponse(node.id, req.src, node.epoch, _leader_hint(node)))
@@ -530,7 +555,7 @@ def _on_end_epoch(before: Node, node: Node, req: EndQuorumEpochRequest) -> Step:
     """RAFT-RULE-END-EPOCH: a resigning leader's notice. In Kafka it shortens the recipient's
     fetch timeout; with time abstracted into timer events that changes no state."""
     if (req.epoch == node.epoch and req.src != node.id and req.src in node.voters
-            and isinstance(node.role, Unattached | Voted | Candidate | Prospective) and _leader_hint(node) is None):
+            and isinstance(node.role, Unattached | Voted | Candidate | Prospective) and _follows_named_leader(node)):
         # Kafka's maybeTransition: a replica without a leader in this epoch follows the sender.
         node = to_follower(node, req.epoch, req.src)
     return node, (*_persist(before, node),
@@ -575,7 +600,7 @@ def _on_response(before: Node, node: Node, resp: Message) -> Step:
     if node.epoch > before.epoch:
         return node, _persist(before, node)
     role = node.role
-    if (resp.leader is not None and resp.leader != node.id and _leader_hint(node) is None
+    if (resp.leader is not None and resp.leader != node.id and _follows_named_leader(node)
             and isinstance(role, Unattached | Voted | Candidate | Prospective)):
         node = to_follower(node, resp.epoch, resp.leader)
         if isinstance(resp, FetchResponse):
@@ -626,15 +651,21 @@ def _on_pre_vote_response(node: Node, resp: VoteResponse) -> Step:
     if is_quorum(role.granted, node.voters):
         return _become_candidate(node)
     if not is_quorum(node.voters - role.rejected, node.voters):
-        return _restore(node, role.prior), ()
+        return _restore(node, role.prior, role.unreachable), ()
     return node, ()
 
 
-def _restore(node: Node, prior: Election) -> Node:
+def _restore(node: Node, prior: Election, unreachable: bool = False) -> Node:
     """RAFT-KIP996-LOSS: a prospective that loses (a majority rejects, or its election timer
     expires) follows the leader it knew, else is unattached in its epoch with the vote it had
     (Kafka 4.0+ ``prospectiveTransitionAfterElectionLoss``; ``transitionToUnattached`` keeps the
-    voted key within the epoch, the replica's own vote of a lost candidacy included)."""
+    voted key within the epoch, the replica's own vote of a lost candidacy included). A leader
+    it knew without an endpoint is kept, unattached (RAFT-KIP853-LEADER-UNREACHABLE)."""
+    if unreachable and prior.leader is not None:
+        role: Role = (Voted(prior.epoch, prior.voted_for, prior.leader) if prior.voted_for is not None
+                      else Unattached(prior.epoch, prior.leader))
+        _check(node, ROLE_NAMES[type(role)], epoch=prior.epoch)
+        return replace(node, role=role)
     if prior.leader is not None and prior.leader != node.id:
         return to_follower(node, prior.epoch, prior.leader)
     if prior.voted_for is not None:
@@ -698,7 +729,7 @@ def _on_election_timeout(node: Node) -> Step:
             return _start_election(node)
         return replace(node, role=replace(role, backing_off=True, timed_out=True)), ()
     if isinstance(role, Prospective):
-        after = _restore(node, role.prior)
+        after = _restore(node, role.prior, role.unreachable)
         if isinstance(after.role, Follower):
             return after, ()
         # RAFT-KIP996-TIMEOUT: Kafka's transitionToUnattached gives the unattached state the

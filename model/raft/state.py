@@ -22,9 +22,15 @@ class Election:
 
 @dataclass(frozen=True, slots=True)
 class Unattached:
-    """Knows the epoch but neither a leader nor a vote of its own (RAFT-ROLE-UNATTACHED)."""
+    """Knows the epoch but neither a leader nor a vote of its own (RAFT-ROLE-UNATTACHED).
+
+    KIP-853: ``leader`` is a leader of ``epoch`` whose endpoint the replica does not know (it
+    restarted with a persisted leader outside its voter set, RAFT-KIP853-LEADER-UNREACHABLE):
+    kept in the election state and named in responses, but not fetched from. Always None
+    without a dynamic voter set."""
 
     epoch: int
+    leader: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,17 +44,20 @@ class Voted:
 
     epoch: int
     voted_for: int
+    leader: int | None = None  # as Unattached.leader (KIP-996 keeps the vote with the leader)
 
 
 @dataclass(frozen=True, slots=True)
 class Prospective:
     """Pre-vote (KIP-996): asks for pre-votes for ``epoch + 1`` without bumping the epoch
-    (RAFT-ROLE-PROSPECTIVE). ``prior`` is the election state it returns to if it loses."""
+    (RAFT-ROLE-PROSPECTIVE). ``prior`` is the election state it returns to if it loses;
+    ``unreachable`` that its leader was one without a known endpoint (Unattached.leader)."""
 
     epoch: int
     prior: Election
     granted: frozenset[int] = frozenset()
     rejected: frozenset[int] = frozenset()
+    unreachable: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,10 +187,10 @@ def election_of(node: Node) -> Election:
     """The election state a replica has persisted in its current role (RAFT-STATE-PERSISTED)."""
     role = node.role
     match role:
-        case Unattached(epoch=e):
-            return Election(e)
-        case Voted(epoch=e, voted_for=v):
-            return Election(e, voted_for=v)
+        case Unattached(epoch=e, leader=leader):
+            return Election(e, leader=leader)
+        case Voted(epoch=e, voted_for=v, leader=leader):
+            return Election(e, voted_for=v, leader=leader)
         case Prospective(prior=prior):
             return prior
         case Candidate(epoch=e):

@@ -56,10 +56,10 @@ def _election(p: Perm, e: Election) -> Election:
 
 def _role(p: Perm, r: Role) -> Role:
     match r:
-        case Unattached():
-            return r
-        case Voted(epoch=e, voted_for=v):
-            return Voted(e, p.get(v, v))
+        case Unattached(leader=leader):
+            return r if leader is None else replace(r, leader=p.get(leader, leader))
+        case Voted(epoch=e, voted_for=v, leader=leader):
+            return Voted(e, p.get(v, v), _id(p, leader))
         case Candidate():
             return replace(r, granted=_ids(p, r.granted), rejected=_ids(p, r.rejected))
         case Prospective():

@@ -47,7 +47,7 @@ from kspec.model.voters.control import (
 from kspec.model.voters.history import VoterSet, voter_ids
 
 ReconfigError = Literal["NONE", "NOT_LEADER_OR_FOLLOWER", "REQUEST_TIMED_OUT", "UNSUPPORTED_VERSION",
-                        "DUPLICATE_VOTER", "VOTER_NOT_FOUND"]
+                        "DUPLICATE_VOTER", "VOTER_NOT_FOUND", "INVALID_REQUEST"]
 
 
 _NO_CONTROL = initial(frozenset())
@@ -77,10 +77,13 @@ class VoterNode(Node):
 
 @dataclass(frozen=True, slots=True)
 class AddVoter:
-    """A client asks the leader to add replica ``(replica, directory)`` (AddRaftVoter)."""
+    """A client asks the leader to add replica ``(replica, directory)`` (AddRaftVoter).
+    ``endpoint``: the request's listeners include one for the cluster's (controller) listener;
+    without it the leader cannot reach the new voter (VOTERS-RULE-ADD-ENDPOINT)."""
 
     replica: int
     directory: int
+    endpoint: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,14 +153,17 @@ class Rules:
 def new_voter_node(node_id: int, initial_voters: VoterSet, *, bootstrap: bool, pre_vote: bool = False) -> VoterNode:
     """A replica's first start. With ``bootstrap`` (kraft.version 1) it was formatted with a
     bootstrap checkpoint holding KRaftVersionRecord(1) and the initial VotersRecord at offset -1
-    and has no static voters; without (kraft.version 0) the initial voters are static."""
+    and has no static voters; without (kraft.version 0) the initial voters are static. Votes
+    are KIP-853's: any replica handles a vote from any replica (VOTERS-RULE-OPEN-VOTE, raft's
+    RAFT-KIP853-OPEN-VOTE); a candidate counts only its voters' grants."""
     if bootstrap:
         snap = Snapshot(0, 1, initial_voters)
         control = load_snapshot(frozenset(), snap)
         return VoterNode(node_id, voter_ids(initial_voters), (), raft_node.new_node(node_id, frozenset()).role,
-                         None, pre_vote, control=control, snapshot=snap, static=frozenset())
+                         None, pre_vote, open_votes=True, control=control, snapshot=snap, static=frozenset())
     return VoterNode(node_id, voter_ids(initial_voters), (), raft_node.new_node(node_id, frozenset()).role,
-                     None, pre_vote, control=initial(initial_voters), snapshot=None, static=initial_voters)
+                     None, pre_vote, open_votes=True, control=initial(initial_voters), snapshot=None,
+                     static=initial_voters)
 
 
 def directory_of(replica: int) -> int:
@@ -183,6 +189,10 @@ def make_step(raft_step: RaftStep = raft_node.step, rules: Rules = Rules()) -> S
                 # voter that is not the leader.
                 after, outputs = node, ()
             case _:
+                if isinstance(inp, Restart) and isinstance(node.role, Down):
+                    # Kafka reads the snapshot and the log before QuorumState.initialize, which
+                    # decides with that voter set (VOTERS-CTRL-REBUILD, RAFT-KIP853-LEADER-UNREACHABLE).
+                    node = _sync_voters(replace(node, control=rebuild(node.static, node.snapshot, node.log)), rules)
                 stepped, raft_outputs = raft_step(node, inp)
                 after = cast(VoterNode, stepped)
                 control = _follow_log(node, after, inp, raft_outputs, rules)
@@ -328,6 +338,10 @@ def _reconfigure(node: VoterNode, inp: AddVoter | RemoveVoter | UpgradeKRaftVers
     role = node.role
     if not isinstance(role, Leader):
         return node, _reject(name, replica, "NOT_LEADER_OR_FOLLOWER")
+    if isinstance(inp, AddVoter) and not inp.endpoint:
+        # VOTERS-RULE-ADD-ENDPOINT: checked before the handler's rules (KafkaRaftClient.
+        # handleAddVoterRequest: no address for the default listener -> INVALID_REQUEST).
+        return node, _reject(name, replica, "INVALID_REQUEST")
     hw = node.high_watermark
     if hw is None:
         # The leader has not committed in its epoch: earlier changes may not be fenced yet.

@@ -14,7 +14,7 @@ from kspec.model.core.memo import by_identity
 from kspec.model.core.protocol import Property, always, always_step, sometimes, sometimes_step
 from kspec.model.raft import properties as raft_props
 from kspec.model.raft.messages import FetchResponse
-from kspec.model.raft.state import Down, Leader, Resigned
+from kspec.model.raft.state import Down, Leader, Resigned, Unattached, Voted
 from kspec.model.voters.control import KRAFT_VERSION, VOTERS, rebuild, view, voters_of
 from kspec.model.voters.history import voter_ids
 from kspec.model.voters.node import AddVoter
@@ -194,21 +194,41 @@ def bootstrap_voters_committed(s: Any) -> bool:
     return any(e.kind == VOTERS and voter_ids(voters_of(e)) == s.initial_voters for _, e, _ in s.committed)
 
 
+@sometimes("VOTERS-WIT-OPEN-VOTE", "VoteAcrossSets")
+def vote_across_sets(s: Any) -> bool:
+    """A replica has voted while outside its own voter set, or for a candidate outside it
+    (VOTERS-RULE-OPEN-VOTE: the replicas' sets differ while a change replicates)."""
+    return any(isinstance(n.role, Voted) and (n.id not in n.voters or n.role.voted_for not in n.voters)
+               for n in s.nodes)
+
+
+@sometimes("VOTERS-WIT-LEADER-UNREACHABLE", "LeaderUnreachable")
+def leader_unreachable(s: Any) -> bool:
+    """A restarted replica is unattached (or voted) knowing its epoch's leader, which is outside
+    its voter set (VOTERS-RULE-LEADER-UNREACHABLE; only with crashes)."""
+    return any(isinstance(n.role, Unattached | Voted) and n.role.leader is not None for n in s.nodes)
+
+
 @sometimes("VOTERS-WIT-UPGRADED", "KRaftVersionUpgraded")
 def kraft_version_upgraded(s: Any) -> bool:
     """The KRaftVersionRecord of the upgrade to kraft.version 1 is committed."""
     return any(e.kind == KRAFT_VERSION for _, e, _ in s.committed)
 
 
-def voters_properties(*, upgrade: bool) -> Sequence[Property[Any, Any]]:
+def voters_properties(*, upgrade: bool, crashes: bool = False, open_vote: bool = True) -> Sequence[Property[Any, Any]]:
     """Every voter-set property, invariants first; the upgrade witness when the model starts at
-    kraft.version 0."""
+    kraft.version 0, the unreachable-leader witness when replicas may crash, the open-vote witness
+    when a vote across sets is reachable (``open_vote``, VotersModel decides)."""
     props: list[Property[Any, Any]] = [
         consecutive_sets_differ_by_one, at_most_one_uncommitted, voters_from_log_end, control_state_rebuilds,
         history_offsets_increase, bootstrap_voters_replicated, added_voter_caught_up, election_safety, committed_agree,
         leader_completeness, leader_elected, bootstrap_voters_committed, voter_added, added_voter_votes,
         voter_removed, removed_leader_resigns, uncommitted_change_truncated, snapshot_taken,
     ]
+    if open_vote:
+        props.append(vote_across_sets)
     if upgrade:
         props.append(kraft_version_upgraded)
+    if crashes:
+        props.append(leader_unreachable)
     return tuple(props)

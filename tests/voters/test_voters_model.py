@@ -10,8 +10,16 @@ from dataclasses import replace
 import pytest
 
 from kspec.model.core.explorer import explore, reachable_states, simulate
-from kspec.model.raft.messages import ElectionTimeout, FetchResponse, TruncateLog
-from kspec.model.raft.state import Follower, Leader
+from kspec.model.raft.messages import (
+    BeginQuorumEpochRequest,
+    ElectionTimeout,
+    FetchResponse,
+    Restart,
+    TruncateLog,
+    VoteRequest,
+    VoteResponse,
+)
+from kspec.model.raft.state import Down, Election, Follower, Leader, Unattached, Voted
 from kspec.model.voters import PROTOCOL
 from kspec.model.voters.control import handle_records, voters_entry
 from kspec.model.voters.node import (
@@ -187,3 +195,46 @@ def test_simulate_is_deterministic() -> None:
     a = simulate(PROTOCOL.make(), seed=7, steps=60, traces=3)
     b = simulate(PROTOCOL.make(), seed=7, steps=60, traces=3)
     assert a.violations == [] and a.steps == b.steps and a.traces == b.traces
+
+
+def test_add_voter_without_endpoint_is_invalid_at_the_leader_only() -> None:
+    """VOTERS-RULE-ADD-ENDPOINT: after the leadership check, before the handler's rules."""
+    n = new_voter_node(1, V3, bootstrap=True)
+    _, out = step(n, AddVoter(4, 4, endpoint=False))
+    assert out == (ReconfigRejected("add_voter", 4, "NOT_LEADER_OR_FOLLOWER"),)
+    leader = replace(n, role=Leader(1, 0), log=(), high_watermark=None)
+    _, out = step(leader, AddVoter(4, 4, endpoint=False))
+    assert out == (ReconfigRejected("add_voter", 4, "INVALID_REQUEST"),)
+
+
+def test_open_vote_across_voter_sets() -> None:
+    """VOTERS-RULE-OPEN-VOTE: a replica grants a vote to a candidate outside its voter set, and
+    a replica outside its own set votes too (KIP-853)."""
+    n = new_voter_node(3, frozenset({(1, 1), (2, 2)}), bootstrap=True)  # an observer of {1, 2}
+    after, out = step(n, VoteRequest(4, 3, 1, 0, 0))
+    assert isinstance(after.role, Voted) and after.role.voted_for == 4
+    assert any(isinstance(o, VoteResponse) and o.granted for o in out)
+
+
+def test_restart_with_leader_outside_the_set_is_unattached_with_that_leader() -> None:
+    """VOTERS-RULE-LEADER-UNREACHABLE: Kafka's QuorumState.initialize; the leader is kept, no
+    vote of its epoch is granted, and the leader's BeginQuorumEpoch makes it a follower."""
+    n = new_voter_node(2, frozenset({(2, 2), (3, 3)}), bootstrap=True)
+    down = replace(n, role=Down(Election(1, leader=1)))
+    up, _ = step(down, Restart())
+    assert up.role == Unattached(1, leader=1) and observe(up)["leader"] == 1
+    refused, out = step(up, VoteRequest(3, 2, 1, 0, 0))
+    assert refused.role == up.role and not any(isinstance(o, VoteResponse) and o.granted for o in out)
+    followed, _ = step(up, BeginQuorumEpochRequest(1, 2, 1))
+    assert isinstance(followed.role, Follower) and followed.role.leader == 1
+    # A leader inside the set is followed at once, as before.
+    inside, _ = step(replace(down, role=Down(Election(1, leader=3))), Restart())
+    assert isinstance(inside.role, Follower) and inside.role.leader == 3
+
+
+def test_lone_voter_is_elected_at_its_first_start() -> None:
+    """VOTERS-MODEL-LONE-VOTER: Kafka's initialize() elects a lone voter, which writes the
+    bootstrap set as a first leader."""
+    formatted = PROTOCOL.make(hosts=2, voters=1, started=False).init_states()[0]
+    lone = formatted.node(1)
+    assert isinstance(lone.role, Leader) and [e.kind for e in lone.log] == ["leader_change", "kraft_version", "voters"]

@@ -33,7 +33,7 @@ from typing import Any
 
 from kspec.model.raft import BOUNDS
 from kspec.model.raft.messages import Entry, Message
-from kspec.model.raft.state import Candidate, Down, Election, Follower, Leader, Node, Prospective, Voted
+from kspec.model.raft.state import Candidate, Down, Election, Follower, Leader, Node, Prospective, Unattached, Voted
 from kspec.model.raft.system import Raft
 from kspec.tla.mappings import ReplayError as ReplayError  # re-exported for the tests and callers
 from kspec.tla.mappings import TLAMapping, cfg_text
@@ -152,8 +152,10 @@ def node_value(n: Node) -> FrozenDict:
         "high_watermark": _opt(n.high_watermark),
     }
     match role:
-        case Voted(voted_for=v):
-            rec["voted_for"] = v
+        case Unattached(leader=leader):
+            rec["leader"] = _opt(leader)  # RAFT-KIP853-LEADER-UNREACHABLE (voters only)
+        case Voted(voted_for=v, leader=leader):
+            rec.update(voted_for=v, leader=_opt(leader))
         case Follower(leader=leader, voted_for=v, fetched=f):
             rec.update(leader=leader, voted_for=_opt(v), has_fetched=f)
         case Candidate():
@@ -162,7 +164,8 @@ def node_value(n: Node) -> FrozenDict:
         case Leader():
             rec.update(epoch_start=role.epoch_start, end_offsets=frozenset(role.end_offsets), fetched=role.fetched)
         case Prospective():
-            rec.update(granted=role.granted, rejected=role.rejected, prior=election_value(role.prior))
+            rec.update(granted=role.granted, rejected=role.rejected, prior=election_value(role.prior),
+                       leader=_opt(role.prior.leader) if role.unreachable else NIL)
         case Down(election=e):
             rec.update(voted_for=_opt(e.voted_for), leader=_opt(e.leader))
     return FrozenDict(rec)

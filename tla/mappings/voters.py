@@ -52,6 +52,9 @@ VARIANT_FLAGS = {
     "history-not-truncated": "HistoryNotTruncated",
     "snapshot-without-voters": "SnapshotWithoutVoters",
     "first-leader-skips-voters": "FirstLeaderSkipsVoters",
+    # Kafka's own behaviour (spec/voters.md §12): breaks no safety property, so its test is
+    # agreement of the broken spec's states with the variant's, not a shared violation.
+    "kafka-no-check-quorum-with-one-voter": "NoCheckQuorumWithOneVoter",
 }
 
 INVARIANTS = ("ConsecutiveVoterSetsDifferByOne", "AtMostOneUncommittedChange", "VotersFromLogEnd",
@@ -59,7 +62,7 @@ INVARIANTS = ("ConsecutiveVoterSetsDifferByOne", "AtMostOneUncommittedChange", "
               "CommittedLogsAgree", "LeaderCompleteness")
 # The state witnesses the spec defines (TLC reaches one by violating ``Not<name>``).
 WITNESSES = ("LeaderElected", "VoterAdded", "AddedVoterVotes", "VoterRemoved", "SnapshotTaken",
-             "KRaftVersionUpgraded", "BootstrapVotersCommitted")
+             "KRaftVersionUpgraded", "BootstrapVotersCommitted", "VoteAcrossSets", "LeaderUnreachable")
 DEFAULT_BOUNDS: dict[str, int | bool] = {**{b.name: b.default for b in BOUNDS}, "reboot": True,
                                          "symmetry": False}
 VARIABLES = (*RAFT_VARIABLES, "adds", "removes", "snapshots", "upgrades")

@@ -241,7 +241,10 @@ class KafkaVoterReplica(kraft.KafkaRaftNode):
             data = jvm.jclass(j.version, f"{MSG}.AddRaftVoterRequestData")()
             listeners = data.listeners()
             listener = jvm.jclass(j.version, f"{MSG}.AddRaftVoterRequestData$Listener")()
-            listener.setName(j.listener.value()).setHost("localhost").setPort(PORT_BASE + replica)
+            # Without an endpoint (the request's "endpoint": false) the only listener is one the
+            # cluster does not use (VOTERS-RULE-ADD-ENDPOINT).
+            name_ = j.listener.value() if inp.get("endpoint", True) else "KSPEC_OTHER"
+            listener.setName(name_).setHost("localhost").setPort(PORT_BASE + replica)
             listeners.add(listener)
             data.setClusterId(CLUSTER_ID).setTimeoutMs(kraft.REQUEST_TIMEOUT_MS).setVoterId(replica) \
                 .setVoterDirectoryId(self.values.uuid(directory))
@@ -422,14 +425,12 @@ class KafkaVotersReplicaTarget(Target):
         self.model_config = dict(rule_set_for(version).bounds)
 
     def supports(self, config: dict[str, JSON]) -> bool:
-        """The release's raft rule set, with a bootstrap checkpoint (kraft.version 1) and more
-        than one initial voter: Kafka's lone voter elects itself inside ``initialize()``
-        (RAFT-RULE-LONE-VOTER) while the voters model's formatted lone voter waits for its
-        election timer (VOTERS-MODEL-START), so that opening cannot be compared yet."""
+        """The release's raft rule set, with a bootstrap checkpoint (kraft.version 1). A lone
+        initial voter elects itself inside ``initialize()``, as the model's does at its first
+        start (VOTERS-MODEL-LONE-VOTER)."""
         wanted = dict(rule_set_for(self.version).bounds)
         bootstrapped = int(config.get("kraft_version", 1) or 0) == 1
-        several = int(config.get("voters", 3) or 0) > 1
-        return bootstrapped and several and all(config.get(k) == v for k, v in wanted.items())
+        return bootstrapped and all(config.get(k) == v for k, v in wanted.items())
 
     def start(self, node: int, config: dict[str, JSON]) -> KafkaVoterReplica:
         asked = config.get("level", "replica")

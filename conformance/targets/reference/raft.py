@@ -56,6 +56,7 @@ class RaftReplica:
         self.backing_off = False
         self.timed_out = False  # a candidate backing off because its election timer expired
         self.prior: tuple[int, int | None, int | None] | None = None  # prospective: election to go back to
+        self.prior_unreachable = False  # prospective: its prior leader had no known endpoint
         self.epoch_start = 0
         self.end_offsets: dict[int, int] = {}
         self.fetched: set[int] = set()
@@ -153,10 +154,17 @@ class RaftReplica:
             return
         self.request_votes(self.epoch, pre_vote=False)
 
+    def leader_unreachable(self) -> bool:
+        """KIP-853: an unattached (or voted) replica that knows its epoch's leader but not the
+        leader's endpoint (restarted with a leader outside its voter set)."""
+        return self.role in ("unattached", "voted") and self.leader is not None
+
     def become_prospective(self) -> None:
         prior = self.election()
+        unreachable = self.leader_unreachable()
         self._reset_role_state()
         self.role, self.prior, self.granted = "prospective", prior, {self.id}
+        self.prior_unreachable = unreachable
 
     def become_leader(self) -> None:
         self._reset_role_state()
@@ -183,7 +191,12 @@ class RaftReplica:
     def go_back(self, prior: tuple[int, int | None, int | None]) -> None:
         """A lost pre-vote: return to the election state the replica had before."""
         epoch, voted_for, leader = prior
-        if leader is not None and leader != self.id:
+        if leader is not None and self.prior_unreachable:
+            # still no endpoint for that leader: unattached with it, the vote kept
+            self._reset_role_state()
+            self.role = "voted" if voted_for is not None else "unattached"
+            self.epoch, self.voted_for, self.leader = epoch, voted_for, leader
+        elif leader is not None and leader != self.id:
             self.become_follower(epoch, leader)
         elif voted_for is not None:
             # transitionToUnattached keeps the voted key in the same epoch, even its own
@@ -284,6 +297,9 @@ class RaftReplica:
         elif voted_for == self.id:
             self.role, self.granted = "candidate", {self.id}
             self.request_votes(self.epoch, pre_vote=False)
+        elif leader is not None and leader not in self.voters:
+            # the leader's endpoint is in the voter set only: unattached, the leader (and vote) kept
+            self.role = "voted" if voted_for is not None else "unattached"
         elif leader is not None:
             self.role = "follower"
         elif voted_for is not None:
@@ -342,7 +358,7 @@ class RaftReplica:
     def grant_vote(self, req: dict[str, Any], up_to_date: bool) -> bool:
         if not (self.may_vote(req["src"]) and up_to_date):
             return False
-        if self.role == "unattached":
+        if self.role == "unattached" and self.leader is None:
             self.become_voted(req["epoch"], req["src"])
             return True
         if self.role == "voted":
@@ -363,7 +379,7 @@ class RaftReplica:
             return
         if self.refuse_non_voter(req):
             return
-        if req["src"] != self.id and (req["epoch"] > self.epoch or self.leader is None):
+        if req["src"] != self.id and (req["epoch"] > self.epoch or self.leader is None or self.leader_unreachable()):
             self.become_follower(req["epoch"], req["src"])
         self.persist()
         self.send("BeginQuorumEpochResponse", req["src"], epoch=self.epoch, leader=self.leader, error=NONE)
@@ -376,7 +392,8 @@ class RaftReplica:
             return
         self.observe_epoch(req["epoch"], req["src"])
         if (req["epoch"] == self.epoch and req["src"] != self.id and req["src"] in self.voters
-                and self.role in _LEADERLESS and self.leader is None):
+                and self.role in _LEADERLESS
+                and (self.leader is None or self.leader_unreachable())):
             self.become_follower(req["epoch"], req["src"])  # a replica without a leader follows the sender
         self.persist()
         self.send("EndQuorumEpochResponse", req["src"], epoch=self.epoch, leader=self.leader, error=NONE)
@@ -422,7 +439,8 @@ class RaftReplica:
         if resp["epoch"] < self.epoch:
             return
         leader = resp.get("leader")
-        if leader is not None and leader != self.id and self.role in _LEADERLESS and self.leader is None:
+        if leader is not None and leader != self.id and self.role in _LEADERLESS and (
+                self.leader is None or self.leader_unreachable()):
             self.become_follower(resp["epoch"], leader)
             if resp["type"] == "FetchResponse":
                 self.on_fetch_response(resp)  # discovered the leader: take its records at once

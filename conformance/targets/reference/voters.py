@@ -182,8 +182,18 @@ class VoterReplica(RaftReplica):
         bootstrap = config.get("bootstrap")
         self.control = control_class(static, bootstrap)
         initial = _voter_set(bootstrap["voters"]) if bootstrap else static
-        super().__init__(node_id, _ids(initial), bool(config.get("pre_vote", False)))
+        # KIP-853's open vote: any replica takes a vote from any replica
+        super().__init__(node_id, _ids(initial), bool(config.get("pre_vote", False)), kip853=True)
         self.voter_set = initial
+
+    def start(self) -> None:
+        """The first start: ``KafkaRaftClient.initialize()`` elects a lone voter at once (as a
+        first leader it writes the bootstrap set); what it writes then is not compared."""
+        self.out = []
+        self.initialize()
+        self.follow_log(self.out)
+        self.use_voters(self.current_voters())
+        self.out = []
 
     def step(self, inp: dict[str, Any]) -> list[dict[str, Any]]:
         kind = inp["type"]
@@ -272,6 +282,8 @@ class VoterReplica(RaftReplica):
         replica = inp.get("replica", self.id)
         if self.role != "leader":
             return self.reject(request, replica, "NOT_LEADER_OR_FOLLOWER")
+        if request == "add_voter" and not inp.get("endpoint", True):
+            return self.reject(request, replica, "INVALID_REQUEST")  # no address to reach it at
         if self.high_watermark is None:
             return self.reject(request, replica, "REQUEST_TIMED_OUT")
         current = self.control.voters_now()
@@ -378,7 +390,9 @@ class VotersTarget(Target):
         if asked == "log":
             bootstrap = config.get("bootstrap")
             return LogInstance(self.control_class(_voter_set(config.get("static_voters") or []), bootstrap))
-        return ReplicaInstance(self.replica_class(node, config, self.control_class))
+        replica = self.replica_class(node, config, self.control_class)
+        replica.start()
+        return ReplicaInstance(replica)
 
     def close(self) -> None:
         pass
