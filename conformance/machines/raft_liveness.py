@@ -44,7 +44,14 @@ from kspec.conformance.harness import DEFAULT_STEP_TIMEOUT, Divergence, Lockstep
 from kspec.model.core.bag import Bag
 from kspec.model.core.evolve import evolve as replace
 from kspec.model.raft.liveness import RAFT_LIVENESS, RaftSuffix, stable_leader, starts_election
-from kspec.model.raft.messages import BackoffExpired, ElectionTimeout, FetchDue, FetchTimeout, Restart
+from kspec.model.raft.messages import (
+    BackoffExpired,
+    CheckQuorumTimeout,
+    ElectionTimeout,
+    FetchDue,
+    FetchTimeout,
+    Restart,
+)
 from kspec.model.raft.state import Candidate, Down, Follower, Leader, Prospective
 from kspec.model.raft.system import Deliver, Fire, Raft
 
@@ -66,6 +73,8 @@ BOUND_MS = ROUNDS * ROUND_MS
 STAY_MS = 2 * ROUND_MS
 # How long a suffix without a stable leader runs: the stuck and livelock verdicts need time past the bound.
 HORIZON_MS = 2 * BOUND_MS
+# Steps a suffix may take (a timer that keeps expiring at once would stop the clock).
+MAX_SUFFIX_STEPS = 5000
 ELECTION_STARTERS = (ElectionTimeout, FetchTimeout, BackoffExpired)
 
 
@@ -208,24 +217,43 @@ class TimedSuffix:
 
     # ------------------------------------------------------------------ the fault phase's end
 
-    def split(self) -> None:
+    def lost(self) -> None:
+        """RAFT-LIVE-LOST-START: as the split, but the fault phase ends by losing every message
+        in flight, so every replica that stood waits for its own timer (the one a target may
+        never have scheduled)."""
+        self.split(deliver=False)
+        for _ in range(10_000):
+            drops = [a for a in self.model.actions(self.s.state) if type(a).__name__ == "Drop"]
+            if not drops:
+                return
+            after = self.model.next_state(self.s.state, drops[0])
+            if after is None:
+                return
+            self.s._step(drops[0], after, "liveness")
+
+    def split(self, deliver: bool = True) -> None:
         """RAFT-LIVE-SPLIT-START: every voter's election-starting timer fires in one instant
-        (on the instances' clocks too), then the votes are delivered together."""
+        (on the instances' clocks too), a leader's check-quorum timer first (its followers have
+        just stood, so it resigns), then the votes are delivered together."""
         self.settle()
-        state = self.s.state
-        insts = self.timed()
-        for n in state.nodes:
-            if isinstance(n.role, Down) or n.id not in n.voters:
-                continue
-            for inp in (ElectionTimeout(), FetchTimeout(), BackoffExpired()):
-                fire = Fire(n.id, inp)
-                if self.suffix.next_state(self.s.state, fire) is not None:
-                    left = insts[n.id].timers().get(type(inp).__name__)
+        stood: set[int] = set()
+        for _ in range(3):  # followers stand; the leader resigns; the resigned leader stands
+            for n in self.s.state.nodes:
+                if isinstance(n.role, Down) or n.id not in n.voters or n.id in stood:
+                    continue
+                for inp in (ElectionTimeout(), FetchTimeout(), BackoffExpired(), CheckQuorumTimeout()):
+                    fire = Fire(n.id, inp)
+                    if self.suffix.next_state(self.s.state, fire) is None:
+                        continue
+                    left = self.timed()[n.id].timers().get(type(inp).__name__)
                     if left:
-                        insts[n.id].elapse(left)
+                        self.timed()[n.id].elapse(left)
                     self.take(fire)
+                    if not isinstance(inp, CheckQuorumTimeout):
+                        stood.add(n.id)
                     break
-        self.settle()
+        if deliver:
+            self.settle()
 
     # ------------------------------------------------------------------ the suffix
 
@@ -253,7 +281,11 @@ class TimedSuffix:
     def _run(self) -> None:
         self._roles(self.s.state)
         stable_at: int | None = None
+        first = len(self.s.steps)
         while True:
+            if len(self.s.steps) - first > MAX_SUFFIX_STEPS:
+                raise _Violated(f"{MAX_SUFFIX_STEPS} steps after the last fault within {self.now} ms and no stable "
+                                "leader: timers that expire at once, over and over")
             self.settle()
             self.heartbeat()
             state = self.s.state
@@ -313,16 +345,23 @@ class TimedSuffix:
             dt = min(r for r, _ in left)
             if stable_at is not None:
                 dt = min(dt, ELECTION_TIMEOUT_MS // 2)
+            elif self.now + dt > BOUND_MS:
+                # the next thing to happen comes after the bound: judge at that instant
+                self._check_stuck(self.now + dt)
+                self._violate("EventuallyStableLeader", f"no stable leader {BOUND_MS} ms ({ROUNDS} election "
+                              f"rounds of {ROUND_MS} ms) after the last fault; {self.out.elections} elections "
+                              f"started, the next timer expires at {self.now + dt} ms")
             self.elapse(dt)
             for r, t in left:  # every timer due now fires before any delivery (a tie: together)
                 if r == dt:
                     self.take(t)
 
-    def _check_stuck(self) -> None:
+    def _check_stuck(self, now: int | None = None) -> None:
+        now = self.now if now is None else now
         for (node, role), since in self.since.items():
-            if self.now - since > BOUND_MS:
+            if now - since > BOUND_MS:
                 name = "NotStuckCandidate" if role == "candidate" else "NotStuckProspective"
-                self._violate(name, f"replica {node} is {role} for {self.now - since} ms after the last fault "
+                self._violate(name, f"replica {node} is {role} for {now - since} ms after the last fault "
                               f"(bound {BOUND_MS} ms)")
 
 
@@ -399,22 +438,28 @@ def _prefix(session: Lockstep, rng: random.Random, steps: int) -> None:
         session.apply(rng.choice(live), rng.randrange(1 << 16))
 
 
-def check_suffix(session: Lockstep, *, prefix: int, split: bool, rng: random.Random) -> SuffixOutcome | None:
-    """One fault phase of ``prefix`` random steps in ``session``, then the timed suffix; None
-    when the target's instances report no timers."""
+# How a suffix's fault phase ends, in turn: a symmetric split, every vote lost, or as it was.
+STARTS = ("split", "lost", "as-is")
+
+
+def check_suffix(session: Lockstep, *, prefix: int, start: str, rng: random.Random) -> SuffixOutcome | None:
+    """One fault phase of ``prefix`` random steps in ``session`` ending as ``start`` says (one
+    of ``STARTS``), then the timed suffix; None when the target's instances report no timers."""
     if not all(isinstance(i, TimedInstance) for i in session.instances.values()):
         return None
     _prefix(session, rng, prefix)
     suffix = TimedSuffix(session)
-    if split:
+    if start == "split":
         suffix.split()
+    elif start == "lost":
+        suffix.lost()
     return suffix.run()
 
 
-def check_liveness(spec: Any, target: Target, configs: list[dict[str, Any]], *, seed: int = 0, runs: int = 2,
+def check_liveness(spec: Any, target: Target, configs: list[dict[str, Any]], *, seed: int = 0, runs: int = len(STARTS),
                    prefix: int = 12, step_timeout: float = DEFAULT_STEP_TIMEOUT) -> LivenessReport:
     """The liveness verdicts of ``target``: ``runs`` suffixes per configuration with more than
-    one voter, alternately after a symmetric split and after the fault phase as it ended.
+    one voter, their fault phases ending in turn as ``STARTS`` says.
     Stops at the first violation (its session is the counterexample). A divergence or error
     inside a suffix is a safety finding: ``error``, with the session's steps."""
     report = LivenessReport()
@@ -426,7 +471,7 @@ def check_liveness(spec: Any, target: Target, configs: list[dict[str, Any]], *, 
             session: Lockstep | None = None
             try:
                 session = Lockstep(spec.driver(config), target, step_timeout)
-                out = check_suffix(session, prefix=prefix, split=k % 2 == 0, rng=rng)
+                out = check_suffix(session, prefix=prefix, start=STARTS[k % len(STARTS)], rng=rng)
             except (Divergence, TargetFailure) as err:
                 report.error, report.config = err, dict(config)
                 report.steps = session.steps if session is not None else []
@@ -438,7 +483,7 @@ def check_liveness(spec: Any, target: Target, configs: list[dict[str, Any]], *, 
                 report.reason = "the target's instances report no timers (no TimedInstance)"
                 return report
             report.merge(out)
-            if k % 2 == 0 and out.verdicts.get("EventuallyStableLeader") == "holds":
+            if STARTS[k % len(STARTS)] == "split" and out.verdicts.get("EventuallyStableLeader") == "holds":
                 report.witnesses["split_resolved"] += 1
             if "violated" in out.verdicts.values():
                 report.violation, report.config = out, dict(config)

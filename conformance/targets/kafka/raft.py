@@ -45,6 +45,7 @@ proxy that reads on until the log end.
 
 from __future__ import annotations
 
+import random
 import weakref
 from typing import Any
 
@@ -78,7 +79,9 @@ MAX_VERSION = (5, 0)  # exclusive: the release lines raft_java.py knows
 
 ELECTION_TIMEOUT_MS = 1000
 FETCH_TIMEOUT_MS = 2000
-ELECTION_BACKOFF_MAX_MS = 100
+# Kafka's default quorum.election.backoff.max.ms: the timed liveness suffixes draw the backoff
+# from Kafka's own range (RAFT-LIVE-TIMED); the lockstep runs never see its length.
+ELECTION_BACKOFF_MAX_MS = 1000
 REQUEST_TIMEOUT_MS = 1_000_000_000
 MAX_POLLS = 16
 
@@ -150,6 +153,9 @@ class KafkaRaftNode:
         self.down = False
         self.client: Any = None
         self._pick: int | None = None  # the voter an observer's next bootstrap fetch goes to
+        # Kafka's random draws of the election timeout and backoff: pinned (None) in the lockstep
+        # runs; drawn from this source once the driver runs the clock (RAFT-LIVE-TIMED).
+        self.jitter: random.Random | None = None
         self.inbound: list[tuple[Any, dict[str, Any]]] = []
         self.outputs: list[dict[str, Any]] = []
         self._boot()
@@ -174,10 +180,15 @@ class KafkaRaftNode:
             def apply(self, bound: int) -> Any:
                 bound = int(bound)
                 node = ref()
-                if bound == ELECTION_TIMEOUT_MS:
-                    value = 0
-                elif bound == voters:
+                jitter = node.jitter if node is not None else None
+                if bound == voters:
                     value = node._start_index() if node is not None else 0
+                elif bound == ELECTION_TIMEOUT_MS:
+                    value = 0 if jitter is None else jitter.randrange(bound)
+                elif jitter is not None and bound > 1:
+                    # the election backoff's factor (RETRY_BACKOFF_BASE_MS times it), never 0: a zero
+                    # backoff would start the next election inside the step that lost this one
+                    value = jitter.randrange(1, bound)
                 else:
                     value = bound - 1
                 return optional_int.of(value)
@@ -424,6 +435,30 @@ class KafkaRaftNode:
 
     def _timer(self, kind: str) -> None:
         """Advance the clock to the deadline of the Kafka timer ``kind`` names, if Kafka's state runs it."""
+        remaining = self._remaining(kind)
+        if remaining is not None:
+            self.time.sleep(max(remaining, 0))
+
+    def timers(self) -> dict[str, int]:
+        """The Kafka timers the replica's state runs, by the model input that ends each, with
+        the milliseconds left (TimedInstance). From the first call on, Kafka draws its election
+        timeouts and backoffs at random (seeded by the replica id)."""
+        if self.jitter is None:
+            self.jitter = random.Random(self.id)
+        if self.down or self.client is None:
+            return {}
+        found = {}
+        for kind in ("ElectionTimeout", "BackoffExpired", "FetchTimeout", "CheckQuorumTimeout"):
+            left = self._remaining(kind)
+            if left is not None:
+                found[kind] = max(left, 0)
+        return found
+
+    def elapse(self, ms: int) -> None:
+        self.time.sleep(ms)
+
+    def _remaining(self, kind: str) -> int | None:
+        """The milliseconds left on the Kafka timer ``kind`` names, if Kafka's state runs it."""
         q, now = self.quorum, int(self.time.milliseconds())
         remaining: int | None = None
         if kind == "ElectionTimeout" and not q.isVoter() and self._voted():
@@ -454,8 +489,7 @@ class KafkaRaftNode:
         elif kind == "CheckQuorumTimeout" and q.isLeader():
             left = int(q.leaderStateOrThrow().timeUntilCheckQuorumExpires(now))
             remaining = None if left >= 2**62 else left
-        if remaining is not None:
-            self.time.sleep(max(remaining, 0))
+        return remaining
 
     def _voted(self) -> bool:
         """Whether the replica is in the model's voted role (3.8 ``VotedState``; 3.9+ an

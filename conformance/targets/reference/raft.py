@@ -631,6 +631,8 @@ class RaftInstance:
             kept = False  # a successful fetch restarts the fetch timer
         if kept and isinstance(inp, dict) and kind == "CheckQuorumTimeout" and inp.get("type") == "FetchRequest":
             kept = False  # a follower fetched: the leader's check-quorum timer restarts
+        if kept and isinstance(inp, dict) and inp.get("type") == kind:
+            kept = False  # the timer expired and the role stays (a prospective starting again): a new one
         if kept:
             return
         before = self._armed[1] if self._armed is not None else None
