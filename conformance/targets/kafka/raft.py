@@ -456,6 +456,15 @@ class KafkaRaftNode:
 
     def elapse(self, ms: int) -> None:
         self.time.sleep(ms)
+        # A 4.x follower sends UpdateRaftVoter (KIP-853's voters protocol, not raft's) once its
+        # update-voter period expires: the period restarts whenever time passes, as the request
+        # timeout of 10^9 ms keeps Kafka from resending (RAFT-LIVE-TIMED).
+        q = self.quorum
+        if not self.down and q is not None and q.isFollower():
+            state = q.followerStateOrThrow()
+            for reset in ("resetUpdateVoterPeriod", "resetUpdateVoterSetPeriod"):  # 3.9, 4.x
+                if hasattr(state, reset):
+                    getattr(state, reset)(self.time.milliseconds())
 
     def _remaining(self, kind: str) -> int | None:
         """The milliseconds left on the Kafka timer ``kind`` names, if Kafka's state runs it."""
