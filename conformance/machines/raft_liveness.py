@@ -300,6 +300,9 @@ class TimedSuffix:
                               "after it was reached, without a fault")
                 stable_at = None
             if stable_at is not None and self.now - stable_at >= STAY_MS:
+                if self.late:
+                    self._violate("NoElectionLivelock", f"{self.late} elections started more than {BOUND_MS} ms "
+                                  f"after the last fault ({self.out.elections} in all)")
                 self._hold(*NAMES)
                 return
             if stable_at is None and self.now > BOUND_MS:

@@ -104,8 +104,9 @@ LIVENESS_MUTANTS: tuple[tuple[str, type, str, bool, str], ...] = (
      False, _NOTE),
 )
 
-# The liveness properties each mutant breaks (the model's names), as the timed suffixes at seed 0
-# find them; tests/conformance/test_raft_liveness_conformance.py holds the check to it.
+# The liveness properties each mutant breaks (the model's names) at seeds 0-2; the timed
+# suffixes may find more (a too-long prospective timer that expires past the bound starts a late
+# election at some seeds); tests/conformance/test_raft_liveness_conformance.py holds the check to it.
 BREAKS: dict[str, tuple[str, ...]] = {
     "raft-backoff-without-jitter": ("EventuallyStableLeader", "NoElectionLivelock", "NotStuckCandidate"),
     "raft-backoff-saturates": ("EventuallyStableLeader", "NoElectionLivelock", "NotStuckCandidate"),
@@ -113,5 +114,5 @@ BREAKS: dict[str, tuple[str, ...]] = {
     "raft-candidate-never-retries": ("EventuallyStableLeader", "NotStuckCandidate"),
     "raft-candidate-no-election-timer": ("EventuallyStableLeader", "NotStuckCandidate"),
     "raft-prospective-no-timer": ("EventuallyStableLeader", "NotStuckProspective"),
-    "raft-prospective-timer-too-long": ("EventuallyStableLeader", "NoElectionLivelock", "NotStuckProspective"),
+    "raft-prospective-timer-too-long": ("EventuallyStableLeader", "NotStuckProspective"),
 }
