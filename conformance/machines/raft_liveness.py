@@ -105,7 +105,7 @@ class LivenessReport:
                                                                "prospective": 0, "split_resolved": 0})
     reason: str = ""  # why not checked
     violation: SuffixOutcome | None = None
-    error: Exception | None = None  # a divergence or target error inside a suffix (a safety finding)
+    error: Divergence | TargetFailure | None = None  # a divergence or target error inside a suffix (a safety finding)
     config: dict[str, Any] = field(default_factory=dict)
     steps: list[StepRecord] = field(default_factory=list)
 
@@ -138,7 +138,7 @@ class TimedSuffix:
 
     def __init__(self, session: Lockstep) -> None:
         self.s = session
-        self.model = session.driver.model  # type: ignore[attr-defined]
+        self.model = session.driver.model
         self.suffix = RaftSuffix(self.model)
         self.now = 0
         self.seen: dict[Any, int] = {}
