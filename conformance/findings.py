@@ -45,7 +45,7 @@ class StepRecord:
 class Finding:
     """What ended a run: a divergence (outputs, observation, property) or a target error."""
 
-    kind: str  # "outputs" | "order" | "observation" | "property" | "error"
+    kind: str  # "outputs" | "order" | "observation" | "property" | "liveness" | "error"
     step: int
     field: str
     detail: str

@@ -13,7 +13,15 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from kspec.conformance.adapters.base import JSON, Instance, StepResult, Target, TargetError, TargetWrapper
+from kspec.conformance.adapters.base import (
+    JSON,
+    Instance,
+    StepResult,
+    Target,
+    TargetError,
+    TargetWrapper,
+    TimedInstance,
+)
 
 DEFAULT_TIME_LIMIT = 1800.0  # seconds; the slowest default-budget runs recorded take ~340 s
 
@@ -37,7 +45,10 @@ class TimeLimited(TargetWrapper):
 
     def start(self, node: Any, config: dict[str, JSON]) -> Instance:
         self.check()
-        return _TimeLimitedInstance(self, self.inner.start(node, config))
+        inner = self.inner.start(node, config)
+        if isinstance(inner, TimedInstance):  # the timers stay visible (raft liveness)
+            return _TimedTimeLimitedInstance(self, inner)
+        return _TimeLimitedInstance(self, inner)
 
 
 class _TimeLimitedInstance:
@@ -51,3 +62,15 @@ class _TimeLimitedInstance:
 
     def close(self) -> None:
         self._instance.close()
+
+
+class _TimedTimeLimitedInstance(_TimeLimitedInstance):
+    def __init__(self, owner: TimeLimited, instance: Any) -> None:
+        super().__init__(owner, instance)
+        self._timed: TimedInstance = instance
+
+    def timers(self) -> dict[str, int]:
+        return self._timed.timers()
+
+    def elapse(self, ms: int) -> None:
+        self._timed.elapse(ms)

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 JSON = Any
 
@@ -44,6 +44,24 @@ class Instance(Protocol):
 
     def close(self) -> None:
         """Release the node's resources."""
+        ...
+
+
+@runtime_checkable
+class TimedInstance(Protocol):
+    """An instance whose timers have durations (raft's bounded liveness, RAFT-LIVE-TIMED): the
+    driver runs one clock for every instance, fires the timer whose deadline comes first, and
+    judges whether the target's election timeouts and backoffs let a leader be elected.
+
+    ``timers`` names each running timer by the model input that ends it (``ElectionTimeout``,
+    ``BackoffExpired``, ``FetchTimeout``, ``CheckQuorumTimeout``) with the milliseconds left on
+    the instance's clock; ``elapse`` lets ``ms`` pass on that clock without acting on it (the
+    next ``step`` of the expiring timer's input does)."""
+
+    def timers(self) -> dict[str, int]:
+        ...
+
+    def elapse(self, ms: int) -> None:
         ...
 
 

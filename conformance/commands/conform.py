@@ -155,10 +155,14 @@ def target_for(name: str, protocol: str, timeout: float) -> Target:
               help="transitions: model-guided paths that take the explored transitions and reach the "
                    "witnesses; random: Hypothesis's random walks; mixed: guided paths for up to half of "
                    "--examples, random walks for the rest.")
+@click.option("--liveness/--no-liveness", default=True, show_default=True,
+              help="raft: when the runs conform, check the liveness properties on timed fault-free suffixes "
+                   "(spec/raft.md §Liveness, RAFT-LIVE-TIMED); a target whose instances report no timers is "
+                   "not checked.")
 @json_option
 def conform_cmd(protocol: str, target_name: str, examples: int, steps: int, seed: int, out: Path, timeout: float,
                 time_limit: float, model_variants: tuple[str, ...], accepts: tuple[str, ...],
-                settings: tuple[str, ...], minimal: bool, cover: str, as_json: bool) -> None:
+                settings: tuple[str, ...], minimal: bool, cover: str, liveness: bool, as_json: bool) -> None:
     """Run PROTOCOL's model and the target side by side; report the first divergence, shrunk."""
     check_protocol(protocol)
     accepted = accepted_of(protocol, accepts)
@@ -174,7 +178,8 @@ def conform_cmd(protocol: str, target_name: str, examples: int, steps: int, seed
         result = run_conformance(protocol, target, examples=examples, steps=steps, seed_value=seed, out_dir=out,
                                  step_timeout=harness_timeout(timeout) if target_name.startswith("exec:") else timeout,
                                  progress=lambda k: update(completed=min(k, examples), info=f"{k} runs"),
-                                 minimal=minimal, cover=cover, deviations=deviation_candidates(protocol, accepted))
+                                 minimal=minimal, cover=cover, deviations=deviation_candidates(protocol, accepted),
+                                 liveness=liveness)
     result.target = target_name
     doc = result.to_json()
     doc["target"] = target_name
@@ -207,6 +212,8 @@ def conform_cmd(protocol: str, target_name: str, examples: int, steps: int, seed
                 click.echo(f"    {rec.index:>3}. {rec.action}")
         if result.coverage is not None:
             click.echo(f"  {result.coverage.line()}")
+        if result.liveness is not None:
+            click.echo(f"  {result.liveness.line()}")
         skipped = result.unsupported + len(result.refused)
         if skipped:
             click.echo(f"  configurations skipped: {result.unsupported} not supported, {len(result.refused)} refused"

@@ -87,6 +87,11 @@ def replay_cmd(file: Path, target_name: str | None, timeout: float, as_json: boo
         if recorded:
             click.echo(f"  recorded: step {recorded.get('step')}: {recorded.get('kind')} {recorded.get('field')} "
                        f"({'reproduced' if doc['reproduced'] else 'NOT reproduced'})")
+        if recorded and recorded.get("kind") == "liveness":
+            # RAFT-LIVE-TIMED: the steps are lockstep steps; what makes them a violation is the
+            # target's timer durations, which only `kspec conform` (its timed suffixes) judges.
+            click.echo("  a liveness finding depends on the target's timer durations: replay checks that its "
+                       "steps still conform; `kspec conform` judges liveness again")
     if verdict == "error":
         assert finding is not None
         click.echo(f"kspec: error: target {name} failed at step {finding.step}: {finding.detail}", err=True)

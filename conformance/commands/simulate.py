@@ -33,9 +33,12 @@ from kspec.model.core.explorer import simulate
 @click.option("--variant", "--mutant", "variant", default=None,
               help="Simulate a named deliberately broken variant of the model.")
 @click.option("--keep-going", is_flag=True, help="Do not stop at the first violating trace.")
+@click.option("--liveness-within", "within", type=click.IntRange(min=0), default=60, show_default=True,
+              help="Bounded liveness: after each trace the faults stop and a fair random walk of twice this "
+                   "many steps must satisfy each liveness property within this many (0: not checked).")
 @json_option
 def simulate_cmd(protocol: str, bounds: tuple[str, ...], seed: int, steps: int, traces: int, out: Path | None,
-                 variant: str | None, keep_going: bool, as_json: bool) -> None:
+                 variant: str | None, keep_going: bool, within: int, as_json: bool) -> None:
     """Random walks through PROTOCOL within BOUNDS (name=value), checking every property.
 
     Exit 0 when no property is violated, 1 otherwise.
@@ -51,6 +54,7 @@ def simulate_cmd(protocol: str, bounds: tuple[str, ...], seed: int, steps: int, 
     files: list[str] = []
     if out is not None:
         files = write_traces(out, model, result, variant=variant)
+    live, live_bad = _bounded_liveness(info, model, result, seed, within)
     doc: dict[str, Any] = {
         "protocol": protocol,
         "variant": variant,
@@ -64,6 +68,9 @@ def simulate_cmd(protocol: str, bounds: tuple[str, ...], seed: int, steps: int, 
             for v in result.violations
         ],
         "witnesses": result.witnesses,
+        "liveness": live,
+        "liveness_within": within,
+        "liveness_violations": live_bad,
         "files": files,
     }
     if as_json:
@@ -75,11 +82,43 @@ def simulate_cmd(protocol: str, bounds: tuple[str, ...], seed: int, steps: int, 
         click.echo(f"  witnesses reached: {', '.join(reached) or 'none'}")
         if files:
             click.echo(f"  wrote {len(files)} files to {out}")
-        if not result.violations:
+        if live:
+            click.echo(f"  liveness within {within} steps after the last fault: "
+                       + ", ".join(f"{n} {v}" for n, v in live.items()))
+            for name, bad in live_bad.items():
+                click.echo(f"  VIOLATED {bad['property']} ({name}) after trace {bad['trace']}: {bad['detail']}")
+                for k, line in enumerate(bad["suffix"][-12:], max(1, len(bad["suffix"]) - 11)):
+                    click.echo(f"    +{k}. {line}")
+        if not result.violations and not live_bad:
             click.echo("no property violated")
         for v in result.violations[:1]:
             click.echo(f"VIOLATED {v.property} ({v.name}) after {len(v.trace) - 1} steps")
             click.echo(render_trace(v.trace, model))
         if len(result.violations) > 1:
             click.echo(f"  and {len(result.violations) - 1} more violating traces")
-    raise click.exceptions.Exit(1 if result.violations else 0)
+    raise click.exceptions.Exit(1 if result.violations or live_bad else 0)
+
+
+def _bounded_liveness(info: Any, model: Any, result: Any, seed: int,
+                      within: int) -> tuple[dict[str, str], dict[str, dict[str, Any]]]:
+    """Bounded liveness after every trace (``kspec.model.core.bounded_liveness``): the
+    verdicts by property name, and the first violation of each (trace, detail, suffix)."""
+    if not within or info.liveness is None:
+        return {}, {}
+    import random
+
+    from kspec.model.core.bounded_liveness import bounded_walk, merge
+
+    suffix = info.liveness(model)
+    ids = {p.name: p.id for p in suffix.properties()}
+    verdicts: dict[str, str] = {p.name: "not-checked" for p in suffix.properties()}
+    bad: dict[str, dict[str, Any]] = {}
+    rng = random.Random(seed)
+    for k, trace in enumerate(result.traces):
+        walk = bounded_walk(suffix, trace[-1].state, rng, within, applies=model.bounds)
+        merge(verdicts, walk.verdicts)
+        for name, why in walk.detail.items():
+            if walk.verdicts[name] == "violated" and name not in bad:
+                bad[name] = {"property": ids[name], "trace": k, "detail": why,
+                             "suffix": [suffix.describe_action(a) for a, _ in walk.steps]}
+    return verdicts, bad

@@ -307,9 +307,12 @@ def _from_counterexample(path: Path) -> Trace:
             trace.failure = f"property {prop} violated at {where}{about}: {div.get('detail')}"
         elif kind == "error":
             trace.failure = f"target error at {where}: {div.get('detail')}"
+        elif kind == "liveness":
+            trace.failure = f"liveness property {div.get('field')} violated at {where}: {div.get('detail')}"
         else:
             trace.failure = f"lockstep {kind} divergence at {where} in {div.get('field')}: {div.get('detail')}"
         trace.failed_step = fail_at if isinstance(fail_at, int) else None
+    _mark_lasso(trace, meta)  # a liveness counterexample: where faults stop, the cycle's return
     return trace
 
 

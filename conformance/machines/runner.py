@@ -66,6 +66,7 @@ class ConformResult:
     refused: dict[str, str] = field(default_factory=dict)  # configuration -> the target's refusal
     unsupported: int = 0  # configurations the target's supports() declined
     deviation: str | None = None  # the catalogued deviation that explains the divergence, if one does
+    liveness: Any = None  # raft_liveness.LivenessReport (raft only; None: not run)
 
     def to_json(self) -> dict[str, Any]:
         return {"protocol": self.protocol, "target": self.target, "verdict": self.verdict,
@@ -76,6 +77,8 @@ class ConformResult:
                 "runs_to_detection": self.first_runs if self.finding is not None and self.verdict == "diverges"
                 else None,
                 "cover": self.cover,
+                **({"liveness": self.liveness.to_json(), "liveness_witnesses": dict(self.liveness.witnesses),
+                    "liveness_suffixes": self.liveness.suffixes} if self.liveness is not None else {}),
                 "coverage": self.coverage.to_json() if self.coverage is not None else None,
                 "configurations": {"unsupported": self.unsupported, "refused": len(self.refused),
                                    "refusals": [{"config": json.loads(k), "reason": v}
@@ -172,11 +175,33 @@ def _run_path(spec: Any, target: Target, config: dict[str, Any], path: list[guid
     return session
 
 
+def _liveness_finding(live: Any) -> Finding | None:
+    """The finding a liveness check ends with: a violated property (kind ``liveness``, field
+    its name, the detail led by its spec ID), or the divergence a suffix met."""
+    if live.error is not None:
+        found: Finding = live.error.finding
+        return found
+    if live.violation is None:
+        return None
+    from kspec.conformance.machines.raft_liveness import IDS
+
+    name = next(n for n, v in live.violation.verdicts.items() if v == "violated")
+    cycle = ""
+    back = live.violation.loop_back
+    if back is not None and back >= len(live.steps):
+        cycle = f"; it stays at step {back} forever"
+    elif back is not None:
+        cycle = f"; steps {back + 1}-{len(live.steps)} repeat, epochs aside"
+    return Finding("liveness", len(live.steps), name,
+                   f"{IDS[name]}: {live.violation.detail[name]} (faults stop after step "
+                   f"{live.violation.faults_stop}{cycle})")
+
+
 def run_conformance(protocol: str, target: Target, *, examples: int = DEFAULT_EXAMPLES,
                     steps: int = DEFAULT_STEPS, seed_value: int = 0, out_dir: Path | None = DEFAULT_OUT,
                     step_timeout: float = DEFAULT_STEP_TIMEOUT, progress: Any = None,
                     shrink: bool = True, minimal: bool = True, cover: str = "mixed",
-                    deviations: tuple[tuple[str, str], ...] = ()) -> ConformResult:
+                    deviations: tuple[tuple[str, str], ...] = (), liveness: bool = True) -> ConformResult:
     """Hold ``target`` to the model of ``protocol``; write a counterexample into ``out_dir``.
 
     ``cover``: ``transitions`` runs only model-guided paths (conformance/machines/guide.py),
@@ -184,7 +209,11 @@ def run_conformance(protocol: str, target: Target, *, examples: int = DEFAULT_EX
     default) the guided paths first, up to half of ``examples``, then random walks for the rest.
 
     ``deviations`` are (name, model variant) pairs of catalogued deviations: on a divergence, the
-    first whose variant explains it (:func:`explained_by`) is named in the result."""
+    first whose variant explains it (:func:`explained_by`) is named in the result.
+
+    ``liveness`` (raft): when the runs conform, the timed fault-free suffixes of
+    ``conformance/machines/raft_liveness.py`` judge the liveness properties; a violation is a
+    ``liveness`` divergence whose counterexample shows the repeating cycle."""
     if cover not in COVER_MODES:
         raise ValueError(f"cover must be one of {', '.join(COVER_MODES)}, not {cover!r}")
     target = as_target(target)  # a user's object with start() is a Target too (public API)
@@ -193,6 +222,9 @@ def run_conformance(protocol: str, target: Target, *, examples: int = DEFAULT_EX
     log = RunLog(on_run=progress, coverage=coverage)
     started = time.perf_counter()
     verdict, finding, shorter, deviation = "conforms", None, None, None
+    live: Any = None
+    live_steps: list[StepRecord] | None = None
+    live_config: dict[str, Any] = {}
     all_configs = target_configs(spec, target)
     configs = supported_configs(all_configs, target)
     unsupported = len(all_configs) - len(configs) if len(configs) < len(all_configs) else 0
@@ -243,6 +275,16 @@ def run_conformance(protocol: str, target: Target, *, examples: int = DEFAULT_EX
                 verdict = "error"
                 finding = Finding("error", 0, "hypothesis", f"{type(err).__name__}: {str(err).splitlines()[0]}")
         coverage.guided_runs = log.runs_before
+        if verdict == "conforms" and liveness and protocol == "raft" and configs:
+            from kspec.conformance.machines import raft_liveness
+
+            live = raft_liveness.check_liveness(spec, target, [c for c in configs if config_key(c) not in log.refused],
+                                                seed=seed_value, step_timeout=step_timeout)
+            live_finding = _liveness_finding(live)
+            if live_finding is not None:
+                verdict = "error" if live_finding.kind == "error" else "diverges"
+                finding = live_finding
+                live_steps, live_config = live.steps, live.config
         failed = log.failed
         if verdict == "diverges" and minimal and finding is not None and failed is not None:
             shorter = minimise(protocol, target, dict(failed.driver.config), failed.taken, finding, step_timeout,
@@ -278,13 +320,20 @@ def run_conformance(protocol: str, target: Target, *, examples: int = DEFAULT_EX
     result.refused = dict(log.refused)
     result.unsupported = unsupported
     result.deviation = deviation
+    result.liveness = live
     if finding is not None:
         # A target that failed to start leaves no session: the file then has no steps.
         result.steps = session.steps if session is not None else []
         if session is not None:
             result.config = dict(session.driver.config)
+        lasso: dict[str, Any] = {}
+        if live_steps is not None:
+            result.steps, result.config = live_steps, dict(live_config)
+            if live.violation is not None:
+                lasso = {"liveness": live.to_json(), "faults_stop": live.violation.faults_stop,
+                         "loop_back": live.violation.loop_back}
         if out_dir is not None:
-            meta = {"protocol": protocol, "target": result.target, "seed": seed_value, "verdict": verdict,
+            meta = {**lasso, "protocol": protocol, "target": result.target, "seed": seed_value, "verdict": verdict,
                     "config": result.config, "divergence": finding.to_json(),
                     "property": finding.field if finding.kind == "property" else None,
                     "step": finding.step, "steps": len(result.steps), "examples": generated,

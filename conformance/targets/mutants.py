@@ -4,11 +4,10 @@ Every mutant subclasses a reference target and overrides one method with one bug
 conformance suite must catch each within its default budget, and its counterexample must
 replay to the same divergence (``tests/conformance``, ``bench/conformance_bench.py``).
 
-Not in the catalogue: *an election backoff without jitter*. The model abstracts time into
-timer events (``BackoffExpired`` means "the backoff elapsed", whatever its length), so a
-backoff that is always the same length behaves exactly like a random one at this level; it
-can only show up as a liveness problem (split votes repeating) under a timed model, which
-kspec does not have. The catalogue says so instead of faking a mutant for it.
+The lockstep runs abstract time into timer events (``BackoffExpired`` means "the backoff
+elapsed", whatever its length), so an election backoff without jitter conforms step for step;
+the raft liveness mutants (``mutants_liveness.py``: no jitter, a saturating backoff, a timer
+never scheduled) are caught by the timed suffix of ``conformance/machines/raft_liveness.py``.
 """
 
 from __future__ import annotations
@@ -19,6 +18,7 @@ from typing import Any
 from kspec.conformance.adapters.base import Target
 from kspec.conformance.targets import mm2_policies as mm2
 from kspec.conformance.targets import streams_routers as streams
+from kspec.conformance.targets.mutants_liveness import LIVENESS_MUTANTS
 from kspec.conformance.targets.mutants_raft import RAFT_MUTANTS
 from kspec.conformance.targets.mutants_share import SHARE_MUTANTS
 from kspec.conformance.targets.reference.raft import RaftReplica
@@ -384,7 +384,7 @@ CATALOGUE: dict[str, Mutant] = {m.name: m for m in (
     Mutant("raft-pre-vote-changes-state", "raft", PreVoteChangesState, "pre-vote treated as a vote (KIP-996)"),
     Mutant("raft-silent-resign", "raft", SilentResign, "missing notification message"),
     *(Mutant(name, "raft", cls, bug, default_budget=caught, note=note)
-      for name, cls, bug, caught, note in RAFT_MUTANTS),
+      for name, cls, bug, caught, note in RAFT_MUTANTS + LIVENESS_MUTANTS),
     Mutant("share-new-batches-only", "share", NewBatchesOnly, "state lost on snapshot (seed 004)"),
     Mutant("share-update-drops-state-epoch", "share", UpdateDropsStateEpoch, "field missing from a record type"),
     Mutant("share-read-epoch-not-persisted", "share", ReadEpochNotPersisted, "fence not persisted"),
@@ -449,11 +449,7 @@ from kspec.conformance.targets.mutants_power import ENTRIES as _POWER  # noqa: E
 
 CATALOGUE.update({n: Mutant(n, p, c, b) for n, p, c, b in _POWER})
 
-NOT_IN_CATALOGUE: dict[str, str] = {
-    "raft-backoff-without-jitter": "not observable: time is abstracted into timer events, so a fixed backoff "
-                                   "and a random one give the same steps (a liveness issue only a timed "
-                                   "model could show)",
-}
+NOT_IN_CATALOGUE: dict[str, str] = {}
 
 
 def catalogue() -> dict[str, Mutant]:

@@ -45,6 +45,7 @@ proxy that reads on until the log end.
 
 from __future__ import annotations
 
+import random
 import weakref
 from typing import Any
 
@@ -77,7 +78,9 @@ ARTIFACTS = ["kafka-raft", "kafka-raft@test", "kafka-clients@test"]
 
 ELECTION_TIMEOUT_MS = 1000
 FETCH_TIMEOUT_MS = 2000
-ELECTION_BACKOFF_MAX_MS = 100
+# Kafka's default quorum.election.backoff.max.ms: the timed liveness suffixes draw the backoff
+# from Kafka's own range (RAFT-LIVE-TIMED); the lockstep runs never see its length.
+ELECTION_BACKOFF_MAX_MS = 1000
 REQUEST_TIMEOUT_MS = 1_000_000_000
 MAX_POLLS = 16
 
@@ -148,6 +151,9 @@ class KafkaRaftNode:
         self.down = False
         self.client: Any = None
         self._pick: int | None = None  # the voter an observer's next bootstrap fetch goes to
+        # Kafka's random draws of the election timeout and backoff: pinned (None) in the lockstep
+        # runs; drawn from this source once the driver runs the clock (RAFT-LIVE-TIMED).
+        self.jitter: random.Random | None = None
         self.inbound: list[tuple[Any, dict[str, Any]]] = []
         self.outputs: list[dict[str, Any]] = []
         self._boot()
@@ -182,10 +188,15 @@ class KafkaRaftNode:
         """What ``MockableRandom.nextInt(bound)`` answers (a subclass may override it): no
         election jitter, the largest election backoff (never 0), and for a draw over the voters
         the one the adapter picks for a bootstrap fetch."""
-        if bound == ELECTION_TIMEOUT_MS:
-            return 0
         if bound == self._draw_voters:
             return self._start_index()
+        jitter = self.jitter
+        if bound == ELECTION_TIMEOUT_MS:
+            return 0 if jitter is None else jitter.randrange(bound)
+        if jitter is not None and bound > 1:
+            # the election backoff's factor (RETRY_BACKOFF_BASE_MS times it), never 0: a zero
+            # backoff would start the next election inside the step that lost this one
+            return jitter.randrange(1, bound)
         return bound - 1
 
     def _start_index(self) -> int:
@@ -429,6 +440,39 @@ class KafkaRaftNode:
 
     def _timer(self, kind: str) -> None:
         """Advance the clock to the deadline of the Kafka timer ``kind`` names, if Kafka's state runs it."""
+        remaining = self._remaining(kind)
+        if remaining is not None:
+            self.time.sleep(max(remaining, 0))
+
+    def timers(self) -> dict[str, int]:
+        """The Kafka timers the replica's state runs, by the model input that ends each, with
+        the milliseconds left (TimedInstance). From the first call on, Kafka draws its election
+        timeouts and backoffs at random (seeded by the replica id)."""
+        if self.jitter is None:
+            self.jitter = random.Random(self.id)
+        if self.down or self.client is None:
+            return {}
+        found = {}
+        for kind in ("ElectionTimeout", "BackoffExpired", "FetchTimeout", "CheckQuorumTimeout"):
+            left = self._remaining(kind)
+            if left is not None:
+                found[kind] = max(left, 0)
+        return found
+
+    def elapse(self, ms: int) -> None:
+        self.time.sleep(ms)
+        # A 4.x follower sends UpdateRaftVoter (KIP-853's voters protocol, not raft's) once its
+        # update-voter period expires: the period restarts whenever time passes, as the request
+        # timeout of 10^9 ms keeps Kafka from resending (RAFT-LIVE-TIMED).
+        q = self.quorum
+        if not self.down and q is not None and q.isFollower():
+            state = q.followerStateOrThrow()
+            for reset in ("resetUpdateVoterPeriod", "resetUpdateVoterSetPeriod"):  # 3.9, 4.x
+                if hasattr(state, reset):
+                    getattr(state, reset)(self.time.milliseconds())
+
+    def _remaining(self, kind: str) -> int | None:
+        """The milliseconds left on the Kafka timer ``kind`` names, if Kafka's state runs it."""
         q, now = self.quorum, int(self.time.milliseconds())
         remaining: int | None = None
         if kind == "ElectionTimeout" and not q.isVoter() and self._voted():
@@ -459,8 +503,7 @@ class KafkaRaftNode:
         elif kind == "CheckQuorumTimeout" and q.isLeader() and self.java.line.check_quorum:
             left = int(q.leaderStateOrThrow().timeUntilCheckQuorumExpires(now))
             remaining = None if left >= 2**62 else left
-        if remaining is not None:
-            self.time.sleep(max(remaining, 0))
+        return remaining
 
     def _voted(self) -> bool:
         """Whether the replica is in the model's voted role (3.8 ``VotedState``; 3.9+ an

@@ -13,6 +13,7 @@ watermark and the leader's bookkeeping do not.
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 from kspec.conformance.adapters.base import JSON, StepResult, Target, TargetError
@@ -21,6 +22,18 @@ NONE = "NONE"
 FENCED = "FENCED_LEADER_EPOCH"
 UNKNOWN_EPOCH = "UNKNOWN_LEADER_EPOCH"
 NOT_LEADER = "NOT_LEADER_OR_FOLLOWER"
+
+# Kafka's defaults (QuorumConfig): quorum.election.timeout.ms, quorum.election.backoff.max.ms,
+# quorum.fetch.timeout.ms; KafkaRaftClient.RETRY_BACKOFF_BASE_MS; the check-quorum timer is
+# 1.5 fetch timeouts (LeaderState).
+ELECTION_TIMEOUT_MS = 1000
+ELECTION_BACKOFF_MAX_MS = 1000
+FETCH_TIMEOUT_MS = 2000
+RETRY_BACKOFF_BASE_MS = 100
+CHECK_QUORUM_MS = FETCH_TIMEOUT_MS * 3 // 2
+
+# The roles whose election timer a move to a higher epoch as unattached keeps.
+_TIMER_KEPT_FROM = ("unattached", "voted", "candidate", "prospective")
 
 # Roles whose election state is "no leader known": they follow a leader they hear of.
 _LEADERLESS = ("unattached", "voted", "candidate", "prospective")
@@ -63,6 +76,9 @@ class RaftReplica:
         self.has_fetched = False  # follower (KIP-996): fetched from its leader since it became follower
         self.out: list[dict[str, Any]] = []
         self._written = self.election()
+        # timing (RAFT-LIVE-TIMED): elections lost in a row, and the replica's own random source
+        self.retries = 0
+        self.rng = random.Random(node_id)
 
     # ------------------------------------------------------------------ helpers
 
@@ -126,6 +142,41 @@ class RaftReplica:
         self.granted, self.rejected, self.backing_off, self.prior = set(), set(), False, None
         self.timed_out = False
         self.end_offsets, self.fetched, self.has_fetched = {}, set(), False
+
+    # ------------------------------------------------------------------ timers
+
+    def timer_kind(self) -> str | None:
+        """The timer the replica's role runs, named by the model input that ends it."""
+        if self.role == "down":
+            return None
+        if self.role == "leader":
+            return "CheckQuorumTimeout"
+        if not self.is_voter:
+            return None
+        if self.role == "follower":
+            return "FetchTimeout"
+        if self.role == "candidate" and self.backing_off:
+            return "BackoffExpired"
+        return "ElectionTimeout"
+
+    def timer_ms(self, kind: str) -> int:
+        if kind == "ElectionTimeout":
+            return self.election_timeout_ms()
+        if kind == "BackoffExpired":
+            return self.election_backoff_ms(self.retries)
+        if kind == "FetchTimeout":
+            return FETCH_TIMEOUT_MS
+        return CHECK_QUORUM_MS
+
+    def election_timeout_ms(self) -> int:
+        """QuorumState.randomElectionTimeoutMs: the timeout plus up to as much again."""
+        return ELECTION_TIMEOUT_MS + self.rng.randrange(ELECTION_TIMEOUT_MS)
+
+    def election_backoff_ms(self, retries: int) -> int:
+        """KafkaRaftClient.binaryExponentialElectionBackoffMs: a random multiple of the base,
+        below 2^retries, capped."""
+        return min(RETRY_BACKOFF_BASE_MS * self.rng.randrange(2 << min(20, max(retries, 1) - 1)),
+                   ELECTION_BACKOFF_MAX_MS)
 
     # ------------------------------------------------------------------ transitions
 
@@ -571,14 +622,61 @@ class RaftReplica:
 
 
 class RaftInstance:
-    """The adapter: a replica behind the node-level interface."""
+    """The adapter: a replica behind the node-level interface, with Kafka's timers (a
+    ``TimedInstance``): the timer a role runs is armed when the replica enters the role, with
+    the replica's draw for it (RAFT-LIVE-TIMED)."""
 
     def __init__(self, replica: RaftReplica) -> None:
         self.replica = replica
+        self.now = 0
+        self.deadline: dict[str, int] = {}
+        self.election_at: int | None = None
+        self._armed: tuple[Any, ...] | None = None
+        self._arm(None)
 
     def step(self, inp: JSON) -> StepResult:
         outputs = self.replica.step(inp)
+        self._arm(inp)
         return StepResult(outputs, self.replica.observation())
+
+    def _arm(self, inp: JSON) -> None:
+        r = self.replica
+        kind = r.timer_kind()
+        signature = (kind, r.role, r.epoch, r.backing_off, r.leader)
+        kept = signature == self._armed
+        if kept and isinstance(inp, dict) and kind == "FetchTimeout" and inp.get("type") == "FetchResponse" \
+                and inp.get("error") == NONE:
+            kept = False  # a successful fetch restarts the fetch timer
+        if kept and isinstance(inp, dict) and kind == "CheckQuorumTimeout" and inp.get("type") == "FetchRequest":
+            kept = False  # a follower fetched: the leader's check-quorum timer restarts
+        if kept and isinstance(inp, dict) and inp.get("type") == kind:
+            kept = False  # the timer expired and the role stays (a prospective starting again): a new one
+        if kept:
+            return
+        before = self._armed[1] if self._armed is not None else None
+        self._armed = signature
+        if r.role not in ("candidate", "prospective"):
+            r.retries = 0
+        if kind == "ElectionTimeout":
+            # QuorumState.transitionToUnattached keeps the election timer of an unattached,
+            # voted (3.9+: unattached with a voted key), candidate or prospective replica that
+            # moves to a higher epoch (RAFT-RULE-TIMER-KEPT): a candidate that cannot win must not
+            # keep the others from timing out by raising the epoch.
+            if not (r.role == "unattached" and before in _TIMER_KEPT_FROM and self.election_at is not None):
+                self.election_at = self.now + r.timer_ms(kind)
+            self.deadline = {kind: self.election_at}
+        elif kind == "BackoffExpired":
+            r.retries += 1
+            self.deadline = {kind: self.now + r.timer_ms(kind)}  # the election timer keeps running
+        else:
+            self.election_at = None
+            self.deadline = {} if kind is None else {kind: self.now + r.timer_ms(kind)}
+
+    def timers(self) -> dict[str, int]:
+        return {kind: max(0, at - self.now) for kind, at in self.deadline.items()}
+
+    def elapse(self, ms: int) -> None:
+        self.now += ms
 
     def close(self) -> None:
         pass

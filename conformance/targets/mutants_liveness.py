@@ -1,0 +1,118 @@
+"""Raft liveness mutants (issue #20): each conforms step for step, since the lockstep runs
+abstract time into timer events, and each keeps a leader from being elected once the faults
+stop. Only the timed suffix of ``conformance/machines/raft_liveness.py`` sees them.
+
+Each subclasses the reference replica (``conformance/targets/reference/raft.py``), whose
+instances report their timers (a ``TimedInstance``); ``conformance/targets/mutants.py``
+registers them (``LIVENESS_MUTANTS``).
+"""
+
+from __future__ import annotations
+
+from kspec.conformance.targets.reference.raft import (
+    ELECTION_BACKOFF_MAX_MS,
+    ELECTION_TIMEOUT_MS,
+    RETRY_BACKOFF_BASE_MS,
+    RaftReplica,
+)
+
+
+class BackoffWithoutJitter(RaftReplica):
+    """Every lost election backs off exactly ``quorum.election.backoff.max.ms``: candidates
+    that lost in the same instant retry in the same instant, split the vote again, forever."""
+
+    def election_backoff_ms(self, retries: int) -> int:
+        return ELECTION_BACKOFF_MAX_MS
+
+
+class BackoffSaturates(RaftReplica):
+    """A binary exponential backoff without the random factor (``base * 2^retries``, capped):
+    it grows, but every candidate's grows the same, so the split repeats."""
+
+    def election_backoff_ms(self, retries: int) -> int:
+        return min(RETRY_BACKOFF_BASE_MS << min(20, retries), ELECTION_BACKOFF_MAX_MS)
+
+
+class NoJitter(RaftReplica):
+    """Neither the election timeout nor the backoff is random (a replica set configured or
+    written without jitter): the timers of replicas that start together stay together."""
+
+    def election_timeout_ms(self) -> int:
+        return ELECTION_TIMEOUT_MS
+
+    def election_backoff_ms(self, retries: int) -> int:
+        return ELECTION_BACKOFF_MAX_MS
+
+
+class CandidateNeverRetries(RaftReplica):
+    """A candidate that lost its election runs no backoff timer (it was never scheduled): it
+    waits for a BackoffExpired that never comes, a candidate forever."""
+
+    def timer_kind(self) -> str | None:
+        if self.role == "candidate" and self.backing_off:
+            return None
+        return super().timer_kind()
+
+
+class CandidateNoElectionTimer(RaftReplica):
+    """A candidate runs no election timer (only the backoff after a lost election): a candidate
+    whose vote requests were lost waits for answers that never come."""
+
+    def timer_kind(self) -> str | None:
+        if self.role == "candidate" and not self.backing_off:
+            return None
+        return super().timer_kind()
+
+
+class ProspectiveTimerTooLong(RaftReplica):
+    """A prospective replica's election timer is armed in seconds where Kafka means
+    milliseconds (a thousand times too long): a prospective whose pre-votes were lost waits
+    minutes before it starts again."""
+
+    def timer_ms(self, kind: str) -> int:
+        if kind == "ElectionTimeout" and self.role == "prospective":
+            return 1000 * super().timer_ms(kind)
+        return super().timer_ms(kind)
+
+
+class ProspectiveNoTimer(RaftReplica):
+    """A prospective replica (KIP-996) runs no election timer: when its pre-vote is not
+    decided it waits forever instead of starting again."""
+
+    def timer_kind(self) -> str | None:
+        if self.role == "prospective":
+            return None
+        return super().timer_kind()
+
+
+# (name, class, bug class, caught at the default budget, note): mutants.py makes Mutants of them.
+# Each is caught at the default budget, after the safety runs (which it passes); the CI run of
+# the whole catalogue leaves them out, since the safety runs take minutes and cannot see them:
+# tests/conformance/test_raft_liveness_conformance.py runs their liveness check alone.
+_NOTE = ("caught by the timed liveness suffixes (seconds) after the default budget's safety runs (minutes), which "
+         "it passes: tested by the liveness check alone")
+LIVENESS_MUTANTS: tuple[tuple[str, type, str, bool, str], ...] = (
+    ("raft-backoff-without-jitter", BackoffWithoutJitter, "a retry backoff without jitter (liveness)", False, _NOTE),
+    ("raft-backoff-saturates", BackoffSaturates, "an exponential backoff without a random factor (liveness)", False,
+     _NOTE),
+    ("raft-no-jitter", NoJitter, "timeouts and backoff without randomisation (liveness)", False, _NOTE),
+    ("raft-candidate-never-retries", CandidateNeverRetries, "a timer never scheduled (liveness)", False, _NOTE),
+    ("raft-candidate-no-election-timer", CandidateNoElectionTimer, "a timer never scheduled (liveness)", False,
+     _NOTE),
+    ("raft-prospective-no-timer", ProspectiveNoTimer, "a timer never scheduled (KIP-996, liveness)", False, _NOTE),
+    ("raft-prospective-timer-too-long", ProspectiveTimerTooLong, "a timer in the wrong unit (KIP-996, liveness)",
+     False, _NOTE),
+)
+
+# The liveness properties each mutant breaks (the model's names) at seeds 0-2; the timed
+# suffixes may find more (a too-long prospective timer that expires past the bound starts a late
+# election at some seeds); tests/conformance/test_raft_liveness_conformance.py holds the check to it.
+BREAKS: dict[str, tuple[str, ...]] = {
+    "raft-backoff-without-jitter": ("EventuallyStableLeader", "NoElectionLivelock", "NotStuckCandidate"),
+    "raft-backoff-saturates": ("EventuallyStableLeader", "NoElectionLivelock", "NotStuckCandidate"),
+    "raft-no-jitter": ("EventuallyStableLeader", "NoElectionLivelock", "NotStuckCandidate"),
+    "raft-candidate-never-retries": ("EventuallyStableLeader", "NotStuckCandidate"),
+    "raft-candidate-no-election-timer": ("EventuallyStableLeader", "NotStuckCandidate"),
+    "raft-prospective-no-timer": ("EventuallyStableLeader", "NotStuckProspective"),
+    "raft-prospective-timer-too-long": ("EventuallyStableLeader", "NotStuckProspective"),
+}
