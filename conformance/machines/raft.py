@@ -31,6 +31,7 @@ from kspec.conformance.machines import macros
 from kspec.model.core.codec import encode
 from kspec.model.core.protocol import first_violated
 from kspec.model.raft import node as node_mod
+from kspec.model.raft.listener import ListenerRules
 from kspec.model.raft.messages import (
     BackoffExpired,
     BeginQuorumEpochRequest,
@@ -221,12 +222,21 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
 
         self.config = {**CONFIGS[0], **config}
         self.variant = str(self.config.get("model_variant") or "")
-        extra: dict[str, Any] = {}
+        # The model predicts the state machine's callbacks too (RAFT-OBS-LISTENER).
+        extra: dict[str, Any] = {"listener": ListenerRules()}
         if self.variant:
-            if "+" in self.variant or self.variant not in variants:
+            # Several deviations at once ("a+b", as --accept of several asks) compose when at
+            # most one of them changes the replica's step; the listener rules of each apply.
+            names = self.variant.split("+")
+            unknown = [n for n in names if n not in variants]
+            steps = [variants[n].step for n in names if variants[n].step is not node_mod.step]
+            if unknown or len(steps) > 1:
                 raise ValueError(f"raft: unknown model variant {self.variant!r} (one of {', '.join(sorted(variants))};"
-                                 " one at a time)")
-            extra["step"] = variants[self.variant].step
+                                 " several only when at most one changes the step)")
+            if steps:
+                extra["step"] = steps[0]
+            told = any(variants[n].listener is not None and variants[n].listener.resigned_told for n in names)
+            extra["listener"] = ListenerRules(resigned_told=told)
         self.model = RaftModel(voters=int(self.config["voters"]), observers=int(self.config["observers"]),
                                pre_vote=bool(self.config["pre_vote"]), kip853=bool(self.config.get("kip853")),
                                **{**BOUNDS, **(bounds or {})}, **extra)
@@ -238,8 +248,10 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
         return list(self.model.replica_ids)
 
     def node_config(self, node: int) -> dict[str, JSON]:
+        # "listener": the target registers a listener on each replica and reports its callbacks
+        # as outputs (RAFT-OBS-LISTENER).
         return {"voters": sorted(self.model.voter_ids), "pre_vote": self.model.pre_vote,
-                "kip853": self.model.kip853}
+                "kip853": self.model.kip853, "listener": True}
 
     def init_state(self) -> Raft:
         return self.model.init_states()[0]

@@ -92,6 +92,55 @@ class FollowerTakesClientAppend(RaftReplica):
         super().on_ClientAppend(inp)
 
 
+class ResignedToldLeader(RaftReplica):
+    """The listener of a resigned replica is told that the replica leads its epoch (Kafka 3.7
+    and 3.8, KAFKA-17333: a former leader restarts as resigned and its state machine acts as
+    the active controller). RAFT-OBS-LISTENER-LEADER; only a listener observation sees it."""
+
+    def notify_listener(self) -> None:
+        super().notify_listener()
+        if self.listening and self.role == "resigned" and self.listener_told != (self.epoch, self.id):
+            self.out.append({"type": "HandleLeaderChange", "epoch": self.epoch, "leader": self.id})
+            self.listener_told = (self.epoch, self.id)
+
+
+class LeaderToldBeforeCatchUp(RaftReplica):
+    """A new leader's listener is told it leads at once, before it has read the committed log
+    up to the epoch start (Kafka before KAFKA-15345, with an empty log): the state machine
+    writes before it has seen the committed state. RAFT-OBS-LISTENER-LEADER."""
+
+    def notify_listener(self) -> None:
+        if self.listening and self.role == "leader" and self.listener_told != (self.epoch, self.id):
+            self.out.append({"type": "HandleLeaderChange", "epoch": self.epoch, "leader": self.id})
+            self.listener_told = (self.epoch, self.id)
+        super().notify_listener()
+
+
+class CommitsPastHighWatermark(RaftReplica):
+    """A follower hands its listener every record it appends, committed or not (reads with
+    uncommitted isolation): a record a later leader truncates has been applied.
+    RAFT-OBS-LISTENER-COMMIT."""
+
+    def notify_listener(self) -> None:
+        if self.listening and self.role == "follower" and self.end_offset > self.listener_next:
+            entries = [[e["epoch"], e["kind"]] for e in self.log[self.listener_next:]]
+            self.out.append({"type": "HandleCommit", "offset": self.listener_next, "entries": entries})
+            self.listener_next = self.end_offset
+        super().notify_listener()
+
+
+class RestartNotToldLeader(RaftReplica):
+    """The listener is told a leader only when the replica changes state: a replica that
+    restarts into the follower of a leader it had persisted never tells its new listener who
+    leads (KAFKA-16286's shape: a listener registered after the transition is never told).
+    RAFT-OBS-LISTENER-LEADER."""
+
+    def on_restart(self) -> None:
+        super().on_restart()
+        if self.role == "follower":
+            self.listener_told = (self.epoch, self.leader)
+
+
 # (name, class, bug class, caught at the default budget, note): mutants.py makes Mutants of them.
 RAFT_MUTANTS: tuple[tuple[str, type, str, bool, str], ...] = (
     ("raft-follower-pre-votes-after-fetch", FollowerPreVotesAfterFetch,
@@ -112,4 +161,11 @@ RAFT_MUTANTS: tuple[tuple[str, type, str, bool, str], ...] = (
      "caught at seed 0 with the default budget after 302 runs (469 s at load ~15): kept out of the CI run"),
     ("raft-follower-takes-client-append", FollowerTakesClientAppend, "a leader-only input accepted elsewhere",
      True, ""),
+    ("raft-listener-resigned-told-leader", ResignedToldLeader, "state machine told a role it does not hold "
+     "(KAFKA-17333)", True, ""),
+    ("raft-listener-leader-before-catch-up", LeaderToldBeforeCatchUp, "state machine told of leadership "
+     "before it read the committed log (KAFKA-15345)", True, ""),
+    ("raft-listener-commits-past-hw", CommitsPastHighWatermark, "uncommitted records applied", True, ""),
+    ("raft-listener-restart-not-told-leader", RestartNotToldLeader, "notification only on a transition "
+     "(KAFKA-16286)", True, ""),
 )

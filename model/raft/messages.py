@@ -234,7 +234,40 @@ class Halt:
     message: str = ""
 
 
-Effect = PersistElection | AppendLog | TruncateLog | Halt
+# Callbacks to the replica's state machine (Kafka's ``RaftClient.Listener``, spec/raft.md
+# RAFT-OBS-LISTENER): outputs too, predicted by ``model/raft/listener.py``.
+
+
+@dataclass(frozen=True, slots=True)
+class HandleCommit:
+    """``Listener.handleCommit``: the committed records from ``offset`` on, each as its
+    ``(epoch, kind)`` (one step's batches merged: how Kafka groups records into batches and
+    readers is not part of the contract; their offsets and order are)."""
+
+    offset: int
+    entries: tuple[tuple[int, str], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class HandleLeaderChange:
+    """``Listener.handleLeaderChange(LeaderAndEpoch)``: the epoch and its leader (``None``:
+    no leader known, Kafka's empty ``OptionalInt``)."""
+
+    epoch: int
+    leader: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class HandleLoadSnapshot:
+    """``Listener.handleLoadSnapshot``: never predicted (the model has no snapshots and its log
+    starts at offset 0), so a target that calls it diverges."""
+
+    offset: int
+
+
+Notification = HandleCommit | HandleLeaderChange | HandleLoadSnapshot
+Effect = PersistElection | AppendLog | TruncateLog | Halt | Notification
 Output = Message | Effect
 
-EFFECT_TYPES: tuple[type, ...] = (PersistElection, AppendLog, TruncateLog, Halt)
+EFFECT_TYPES: tuple[type, ...] = (PersistElection, AppendLog, TruncateLog, Halt, HandleCommit, HandleLeaderChange,
+                                  HandleLoadSnapshot)

@@ -140,6 +140,18 @@ ROLE_NAMES: dict[type, str] = {
 
 
 @dataclass(frozen=True, slots=True)
+class Listener:
+    """What the replica's state machine has been told (Kafka's ``ListenerContext``): the
+    offset it reads next and the last ``LeaderAndEpoch`` it was given (``(0, None)`` is
+    Kafka's ``LeaderAndEpoch.UNKNOWN``). Volatile: a restart registers a new listener
+    (RAFT-OBS-LISTENER)."""
+
+    next_offset: int = 0
+    told_epoch: int = 0
+    told_leader: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Node:
     """One KRaft replica: its static configuration, its log, its role and high watermark.
 
@@ -161,6 +173,9 @@ class Node:
     # any replica and grants it by its role alone (RAFT-KIP853-OPEN-VOTE). With neither flag
     # (the voter-set model) only voters grant votes, and only to voters.
     open_votes: bool = False
+    # The state machine's listener (RAFT-OBS-LISTENER), or None where the model runs without
+    # one (the explorer, TLA+ and the voter-set model: it never changes what the protocol does).
+    listener: Listener | None = None
 
     @property
     def epoch(self) -> int:

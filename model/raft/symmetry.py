@@ -75,7 +75,10 @@ def _role(p: Perm, r: Role) -> Role:
 
 
 def _node(p: Perm, n: Node) -> Node:
-    return replace(n, id=p.get(n.id, n.id), voters=_ids(p, n.voters), role=_role(p, n.role))
+    listener = n.listener
+    if listener is not None and listener.told_leader is not None:
+        listener = replace(listener, told_leader=p.get(listener.told_leader, listener.told_leader))
+    return replace(n, id=p.get(n.id, n.id), voters=_ids(p, n.voters), role=_role(p, n.role), listener=listener)
 
 
 def _message(p: Perm, m: Message) -> Message:

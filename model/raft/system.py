@@ -38,7 +38,8 @@ from kspec.model.raft.messages import (
     VoteRequest,
     VoteResponse,
 )
-from kspec.model.raft.state import Down, Leader, Node, election_of
+from kspec.model.raft.listener import ListenerRules, listening, notify
+from kspec.model.raft.state import Down, Leader, Listener, Node, election_of
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,7 +118,7 @@ class RaftModel:
     def __init__(self, *, voters: int = 3, observers: int = 0, max_epoch: int = 2, max_appends: int = 1,
                  max_crashes: int = 1, max_inflight: int = 2, max_duplicates: int = 0, max_fetches: int = 2,
                  max_elections: int = 2, reboot: bool = True, symmetry: bool = True, pre_vote: bool = False,
-                 kip853: bool = False, step: StepFn | None = None) -> None:
+                 kip853: bool = False, step: StepFn | None = None, listener: ListenerRules | None = None) -> None:
         self.bounds: dict[str, int | bool] = {
             "voters": voters, "observers": observers, "max_epoch": max_epoch, "max_appends": max_appends,
             "max_crashes": max_crashes, "max_inflight": max_inflight, "max_duplicates": max_duplicates,
@@ -129,6 +130,11 @@ class RaftModel:
         self.pre_vote = pre_vote
         self.kip853 = kip853
         self._step: StepFn = step or node_mod.step
+        # The state machine's listener (RAFT-OBS-LISTENER): the conformance driver runs the model
+        # with one, to predict the callbacks; the explorer and TLA+ without (it changes no rule).
+        self.listener = listener
+        if listener is not None:
+            self._step = listening(self._step, listener)
         from kspec.model.raft.properties import raft_properties
 
         self._properties = raft_properties()
@@ -142,10 +148,15 @@ class RaftModel:
 
     def init_states(self) -> Sequence[Raft]:
         state = Raft(tuple(node_mod.new_node(i, self.voter_ids, self.pre_vote, self.kip853) for i in self.replica_ids))
+        if self.listener is not None:
+            state = replace(state, nodes=tuple(replace(n, listener=Listener()) for n in state.nodes))
         for n in state.nodes:
             # Kafka's initialize() at the first start: a lone voter elects itself at once
             # (RAFT-RULE-LONE-VOTER). It has no one to send to; its effects are in the node.
             started, _ = node_mod.initialize(n)
+            if self.listener is not None:
+                # what the listener is told at the first start is no step either
+                started, _ = notify(started, self.listener)
             if started != n:
                 nodes = list(state.nodes)
                 nodes[n.id - 1] = started

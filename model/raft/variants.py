@@ -13,6 +13,7 @@ from typing import Any
 
 from kspec.model.core.evolve import evolve as replace
 from kspec.model.raft import node as node_mod
+from kspec.model.raft.listener import ListenerRules
 from kspec.model.raft.messages import (
     CheckQuorumTimeout,
     ElectionTimeout,
@@ -129,6 +130,9 @@ class Variant:
     breaks: str
     bounds: dict[str, Any] = field(default_factory=dict)
     keep_going: bool = False
+    # The listener layer's rules under this variant (RAFT-OBS-LISTENER), for a deviation of
+    # what a release tells its state machine; None: the protocol's.
+    listener: ListenerRules | None = None
 
 
 CATALOGUE: dict[str, Variant] = {
@@ -154,6 +158,10 @@ DEVIATIONS: dict[str, Variant] = {
     # Kafka 3.3-3.6 (KAFKA-15489, fixed in 3.7.0): the leader has no check-quorum timer, so it
     # never resigns when a majority stops fetching; KIP-595's leader progress timeout says it must.
     "kafka-no-check-quorum": Variant(never_resigns, ""),
+    # Kafka 3.7 and 3.8 (KAFKA-17333, fixed in 3.9.0): a resigned replica's listener is told
+    # that the replica leads its epoch (after a restart of a former leader, or a leader that
+    # resigned before its listener caught up); the protocol's steps are unchanged.
+    "kafka-resigned-told-leader": Variant(node_mod.step, "", listener=ListenerRules(resigned_told=True)),
 }
 
 

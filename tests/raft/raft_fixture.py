@@ -2,7 +2,9 @@
 
 Commands (one replica set per file, created with ``new``):
 
-    new id=1 voters=1,2,3 [pre_vote] [kip853=true|false]   a replica's first start
+    new id=1 voters=1,2,3 [pre_vote] [kip853=true|false] [listener] [resigned_told]
+                                              a replica's first start (with a listener:
+                                              RAFT-OBS-LISTENER; resigned_told: KAFKA-17333)
     recv id=1 VoteRequest src=2 epoch=1 ...   deliver a message (fields as name=value)
     fire id=1 ElectionTimeout                 a timer, FetchDue to=2, ClientAppend, Crash, Restart
     state id=1                                show the replica
@@ -19,8 +21,9 @@ from typing import Any
 from datadriven import Case
 
 from kspec.model.raft import messages as msgs
+from kspec.model.raft.listener import ListenerRules, listening, notify
 from kspec.model.raft.node import IllegalTransition, new_node, step
-from kspec.model.raft.state import Node, election_of
+from kspec.model.raft.state import Listener, Node, election_of
 from kspec.model.raft.system import describe_message, describe_node
 
 CLASSES = {c.__name__: c for c in msgs.INPUT_TYPES}
@@ -71,6 +74,10 @@ def show_output(o: Any) -> str:
             return f"append offset={off} [{' '.join(f'{x.kind}@{x.epoch}' for x in es)}]"
         case msgs.TruncateLog(offset=off):
             return f"truncate to={off}"
+        case msgs.HandleCommit(offset=off, entries=es):
+            return f"listener commit offset={off} [{' '.join(f'{k}@{e}' for e, k in es)}]"
+        case msgs.HandleLeaderChange(epoch=e, leader=l):
+            return f"listener leader epoch={e} leader={l}"
     return "send " + describe_message(o)
 
 
@@ -79,6 +86,7 @@ class Cluster:
 
     def __init__(self) -> None:
         self.nodes: dict[int, Node] = {}
+        self.rules: dict[int, ListenerRules] = {}
 
     def run(self, case: Case) -> str:
         if case.command == "new":
@@ -87,6 +95,9 @@ class Cluster:
             # absent: neither (the voter-set model's replica)
             kip853 = next((a.partition("=")[2] == "true" for a in case.args if a.startswith("kip853=")), None)
             node = new_node(int(case.arg("id")), voters, case.has("pre_vote"), kip853)
+            if case.has("listener"):
+                self.rules[node.id] = ListenerRules(resigned_told=case.has("resigned_told"))
+                node, _ = notify(dataclasses.replace(node, listener=Listener()), self.rules[node.id])
             self.nodes[node.id] = node
             return self.show(node)
         replica = int(case.arg("id"))
@@ -98,7 +109,8 @@ class Cluster:
         name = next(a for a in case.args if "=" not in a)
         inp = build_input(name, [a for a in case.args if "=" in a], replica)
         try:
-            after, outputs = step(node, inp)
+            stepper = listening(step, self.rules[replica]) if replica in self.rules else step
+            after, outputs = stepper(node, inp)
         except IllegalTransition as err:
             return f"error: {err}"
         self.nodes[replica] = after

@@ -117,6 +117,80 @@ def _answered_class() -> Any:
     return _ANSWERED[0]
 
 
+_LISTENER: list[Any] = []
+
+
+def _listener_class(java: _Java) -> Any:
+    """One ``RaftClient.Listener`` proxy class per process (as :func:`_answered_class`): the
+    state machine kspec registers on each client, whose callbacks are outputs
+    (RAFT-OBS-LISTENER). It reads each ``BatchReader`` to its end and closes it, as a state
+    machine must for Kafka to send it more."""
+    if not _LISTENER:
+        import jpype
+
+        interface = jvm.jclass(java.version, f"{RAFT}.RaftClient$Listener")
+        # 4.3 added handleLoadBootstrap (the bootstrap checkpoint, which these replicas do not have)
+        bootstrap = any(str(m.getName()) == "handleLoadBootstrap" for m in interface.class_.getMethods())
+
+        @jpype.JImplements(f"{RAFT}.RaftClient$Listener")
+        class Listener:
+            def __init__(self, node: Any) -> None:
+                self.node = weakref.ref(node)
+
+            @jpype.JOverride
+            def handleCommit(self, reader: Any) -> None:
+                entries: list[list[Any]] = []
+                base: int | None = None
+                try:
+                    while reader.hasNext():
+                        batch = reader.next()
+                        if base is None:
+                            base = int(batch.baseOffset())
+                        controls = list(batch.controlRecords()) if hasattr(batch, "controlRecords") else []
+                        kinds = [str(c.type()).lower() for c in controls] or \
+                            ["data"] * (int(batch.lastOffset()) - int(batch.baseOffset()) + 1)
+                        entries += [[int(batch.epoch()), k] for k in kinds]
+                finally:
+                    reader.close()
+                node = self.node()
+                if node is not None:
+                    offset = int(reader.baseOffset()) if base is None else base
+                    node.listened({"type": "HandleCommit", "offset": offset, "entries": entries})
+
+            @jpype.JOverride
+            def handleLoadSnapshot(self, reader: Any) -> None:
+                node = self.node()
+                offset = int(reader.snapshotId().offset())
+                reader.close()
+                if node is not None:
+                    node.listened({"type": "HandleLoadSnapshot", "offset": offset})
+
+            if bootstrap:
+                @jpype.JOverride
+                def handleLoadBootstrap(self, reader: Any) -> None:
+                    node = self.node()
+                    reader.close()
+                    if node is not None:  # never due: no bootstrap checkpoint (RAFT-OBS-LISTENER-SNAPSHOT)
+                        node.listened({"type": "HandleLoadBootstrap"})
+
+            @jpype.JOverride
+            def handleLeaderChange(self, leader: Any) -> None:
+                node = self.node()
+                if node is not None:
+                    lid = leader.leaderId()
+                    node.listened({"type": "HandleLeaderChange", "epoch": int(leader.epoch()),
+                                   "leader": int(lid.getAsInt()) if lid.isPresent() else None})
+
+            @jpype.JOverride
+            def beginShutdown(self) -> None:
+                node = self.node()
+                if node is not None:  # the model never shuts a replica down gracefully
+                    node.listened({"type": "BeginShutdown"})
+
+        _LISTENER.append(Listener)
+    return _LISTENER[0]
+
+
 class KafkaRaftNode:
     """One replica: a ``KafkaRaftClient`` over Kafka's test doubles (see the module docstring)."""
 
@@ -128,8 +202,10 @@ class KafkaRaftNode:
     _draw_voters = 0
     _callbacks: list[Any]
 
-    def __init__(self, java: _Java, node: int, voters: list[int]) -> None:
+    def __init__(self, java: _Java, node: int, voters: list[int], listening: bool = False) -> None:
         self.java = java
+        self.listening = listening
+        self.listener: Any = None
         self.id = node
         self.voters = sorted(int(v) for v in voters)
         self.is_voter = node in self.voters
@@ -220,6 +296,11 @@ class KafkaRaftNode:
         self.random = self._random()
         self.client = self._construct()
         self._initialize()
+        if self.listening:
+            # a state machine registers after initialize, as the broker's does (a new one at
+            # every restart: it reads from offset 0 and knows no leader yet)
+            self.listener = _listener_class(j)(self)
+            self.client.register(self.listener)
         self.quorum = j.f_quorum.get(self.client)
         self.requests = j.f_requests.get(self.client)
         self.reported: dict[tuple[int, str], Any] = {}  # (dst, api) -> the latest reported request
@@ -387,12 +468,31 @@ class KafkaRaftNode:
                 return
         raise TargetError(f"replica {self.id}: KafkaRaftClient did not settle within {MAX_POLLS} polls")
 
-    def _signature(self) -> tuple[int, int]:
-        """Which state object the quorum is in (a new one at every transition)."""
+    def _signature(self) -> tuple[int, int, int]:
+        """Which state object the quorum is in (a new one at every transition), and how many
+        outputs there are (a listener told something may be told more at the next poll)."""
         q = self.quorum
         if q is None:
-            return (0, 0)
-        return (int(self.java.System.identityHashCode(self.java.f_state.get(q))), int(q.epoch()))
+            return (0, 0, len(self.outputs))
+        return (int(self.java.System.identityHashCode(self.java.f_state.get(q))), int(q.epoch()), len(self.outputs))
+
+    def listened(self, note: dict[str, Any]) -> None:
+        """A listener callback (RAFT-OBS-LISTENER) as an output. Within one step, records
+        delivered in several readers are one HandleCommit when contiguous (how Kafka batches
+        them is no part of the contract), and a leaderless LeaderAndEpoch that another
+        notification follows in the same step is dropped: the step is atomic in the model, and
+        which intermediate states a poll of Kafka's event loop ends in is not the protocol's
+        (RAFT-OBS-LISTENER-STEP)."""
+        notes = [o for o in self.outputs if str(o.get("type", "")).startswith("Handle")]
+        last = notes[-1] if notes else None
+        if (note["type"] == "HandleCommit" and last is not None and last["type"] == "HandleCommit"
+                and last["offset"] + len(last["entries"]) == note["offset"]):
+            last["entries"] = last["entries"] + note["entries"]
+            return
+        if note["type"] == "HandleLeaderChange" and last is not None and last["type"] == "HandleLeaderChange" \
+                and last["leader"] is None and note["epoch"] >= last["epoch"]:
+            self.outputs.remove(last)
+        self.outputs.append(note)
 
     def _sent(self, req: Any) -> None:
         """A request Kafka sent: a Fetch is held until FetchDue, anything else is an output."""
@@ -661,10 +761,12 @@ class KafkaRaftNode:
             return
         self._written = now
         write = {"type": "PersistElection", "epoch": now[0], "voted_for": now[1], "leader": now[2]}
-        if self.outputs and self.outputs[-1]["type"] == "PersistElection":
-            self.outputs[-1] = write  # nothing left between the two writes (RAFT-OBS-PERSIST)
-        else:
-            self.outputs.append(write)
+        # nothing left between the two writes (RAFT-OBS-PERSIST); a listener callback is told
+        # the local state machine, not a peer, so it does not separate them
+        sent = [k for k, o in enumerate(self.outputs) if not str(o.get("type", "")).startswith("Handle")]
+        if sent and self.outputs[sent[-1]]["type"] == "PersistElection":
+            del self.outputs[sent[-1]]
+        self.outputs.append(write)
 
     def _complete(self, req: Any, response: Any) -> None:
         """Complete the outbound request ``req`` with ``response`` (as Kafka's network channel)."""
@@ -744,7 +846,7 @@ class KafkaRaftNode:
         self.client = self.quorum = self.requests = self.channel = self.queue = self.random = None
         self.metrics = self.time = self.log = self.inner_log = self.store = self._draw_proxy = None
         self.reported, self.held, self.inbound, self._callbacks = {}, {}, [], []
-        self.store_proxy = None
+        self.store_proxy = self.listener = None
 
 
 class KafkaRaftTarget(Target):
@@ -773,7 +875,7 @@ class KafkaRaftTarget(Target):
         return all(config.get(k) == v for k, v in wanted.items())
 
     def start(self, node: int, config: dict[str, JSON]) -> KafkaRaftNode:
-        return KafkaRaftNode(self.java, int(node), [int(v) for v in config["voters"]])
+        return KafkaRaftNode(self.java, int(node), [int(v) for v in config["voters"]], bool(config.get("listener")))
 
     def close(self) -> None:
         pass

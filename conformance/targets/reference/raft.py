@@ -79,6 +79,11 @@ class RaftReplica:
         # timing (RAFT-LIVE-TIMED): elections lost in a row, and the replica's own random source
         self.retries = 0
         self.rng = random.Random(node_id)
+        # The state machine's listener (spec/raft.md RAFT-OBS-LISTENER), when the driver asks for
+        # one: the offset it reads next and the last (epoch, leader) it was told.
+        self.listening = False
+        self.listener_next = 0
+        self.listener_told: tuple[int, int | None] = (0, None)
 
     # ------------------------------------------------------------------ helpers
 
@@ -300,7 +305,9 @@ class RaftReplica:
         if self.role == "down":
             if kind == "Restart":
                 self.on_restart()
-            return self._coalesced()
+            self._coalesced()
+            self.notify_listener()
+            return self.out
         handler = getattr(self, "on_" + kind, None)
         if handler is None:
             raise TargetError(f"unknown input type {kind!r}")
@@ -313,7 +320,31 @@ class RaftReplica:
             # (transitionToUnattached: remainingElectionTimeMs), so the next election starts now.
             self.start_election()
             self.persist()
-        return self._coalesced()
+        self._coalesced()
+        self.notify_listener()
+        return self.out
+
+    def notify_listener(self) -> None:
+        """Tell the listener what is due (RAFT-OBS-LISTENER): the committed records it has not
+        read, then the leader and epoch if they are news. A leader is announced only once the
+        listener has read past its epoch start; a resigned replica never."""
+        if not self.listening:
+            return
+        if self.role == "down":
+            self.listener_next, self.listener_told = 0, (0, None)  # the restart registers a new one
+            return
+        hw = self.high_watermark
+        if hw is not None and hw > self.listener_next:
+            entries = [[e["epoch"], e["kind"]] for e in self.log[self.listener_next:hw]]
+            self.out.append({"type": "HandleCommit", "offset": self.listener_next, "entries": entries})
+            self.listener_next = hw
+        if self.role == "resigned" or (self.role == "leader" and self.listener_next <= self.epoch_start):
+            return
+        news = (self.epoch, self.id if self.role == "leader" else self.leader)
+        told = self.listener_told
+        if news != told and (news[0] > told[0] or (news[0] == told[0] and news[1] is not None and told[1] is None)):
+            self.out.append({"type": "HandleLeaderChange", "epoch": news[0], "leader": news[1]})
+            self.listener_told = news
 
     def _coalesced(self) -> list[dict[str, Any]]:
         """Writes of the quorum-state file with nothing sent between them are one output, the
@@ -695,7 +726,9 @@ class RaftTarget(Target):
         kip853 = config.get("kip853")
         replica = self.replica_class(node, list(config["voters"]), bool(config.get("pre_vote", False)),
                                      None if kip853 is None else bool(kip853))
+        replica.listening = bool(config.get("listener"))
         replica.initialize()  # what it would write or send at start: nothing the harness compares
+        replica.notify_listener()
         return RaftInstance(replica)
 
     def close(self) -> None:

@@ -1,0 +1,105 @@
+"""The state machine's listener: what a replica tells the layer above it (spec/raft.md,
+RAFT-OBS-LISTENER).
+
+Kafka's ``RaftClient.Listener`` is told committed records (``handleCommit``), each change of
+leader and epoch (``handleLeaderChange``) and snapshots to load (``handleLoadSnapshot``). What
+it is told is a function of the replica's states, not a rule of the protocol between
+replicas, so it is a layer around any step function (:func:`listening`): after each step it
+compares the replica's high watermark and leader with what the listener was last told and
+emits the notifications that are due, in Kafka's order (``pollListeners``: commits first, then
+the leader change). The protocol's states and messages are the same with or without it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from kspec.model.core.evolve import evolve as replace
+from kspec.model.raft.messages import HandleCommit, HandleLeaderChange, Input, Output
+from kspec.model.raft.state import Down, Leader, Listener, Node, Resigned, election_of
+
+StepFn = Callable[[Node, Input], tuple[Node, tuple[Output, ...]]]
+
+
+@dataclass(frozen=True, slots=True)
+class ListenerRules:
+    """The listener layer's rules. ``resigned_told`` is a catalogued deviation, not a rule:
+    Kafka 3.7 and 3.8 tell a resigned replica's listener that it leads its epoch
+    (KAFKA-17333, ``raft-resigned-told-leader``)."""
+
+    resigned_told: bool = False
+
+
+def leader_and_epoch(node: Node, rules: ListenerRules = ListenerRules()) -> tuple[int, int | None] | None:
+    """The ``LeaderAndEpoch`` a listener of ``node`` may be told now, or None when it must not
+    be told anything (RAFT-OBS-LISTENER-LEADER):
+
+    - a leader only once its listener has read past its epoch start offset (its LeaderChange
+      record and everything before it is committed and delivered: Kafka's
+      ``maybeFireLeaderChange(leaderAndEpoch, epochStartOffset)``, KAFKA-15345);
+    - a resigned replica never: it leads no epoch any more, and any write it would make fails
+      (KAFKA-17333);
+    - any other role: its epoch and the leader it knows (a prospective's known leader too)."""
+    role = node.role
+    listener = node.listener
+    if isinstance(role, Down) or listener is None:
+        return None
+    if isinstance(role, Leader):
+        return (role.epoch, node.id) if listener.next_offset > role.epoch_start else None
+    if isinstance(role, Resigned):
+        return (role.epoch, node.id) if rules.resigned_told else None
+    return (role.epoch, election_of(node).leader)
+
+
+def _should_tell(told: Listener, epoch: int, leader: int | None) -> bool:
+    """Kafka's ``shouldFireLeaderChange``: a later epoch, or a leader in the epoch told
+    without one. Never an earlier epoch, never the same twice, never "no leader" after a
+    leader in one epoch (RAFT-OBS-LISTENER-LEADER)."""
+    if (epoch, leader) == (told.told_epoch, told.told_leader):
+        return False
+    if epoch > told.told_epoch:
+        return True
+    return epoch == told.told_epoch and leader is not None and told.told_leader is None
+
+
+def notify(node: Node, rules: ListenerRules = ListenerRules()) -> tuple[Node, tuple[Output, ...]]:
+    """The notifications due at ``node`` after a step, and the node with its listener updated.
+
+    RAFT-OBS-LISTENER-COMMIT: records below the high watermark not yet delivered are delivered,
+    once, in offset order, never past the high watermark. RAFT-OBS-LISTENER-LEADER: then the
+    leader and epoch, if it is news. A down replica's listener is gone: the restart registers a
+    fresh one, which reads from offset 0 (the model has no snapshots) and knows no leader."""
+    listener = node.listener
+    if listener is None:
+        return node, ()
+    if isinstance(node.role, Down):
+        return (node, ()) if listener == Listener() else (replace(node, listener=Listener()), ())
+    out: list[Output] = []
+    hw = node.high_watermark
+    if hw is not None and hw > listener.next_offset:
+        out.append(HandleCommit(listener.next_offset,
+                                tuple((e.epoch, e.kind) for e in node.log[listener.next_offset:hw])))
+        listener = replace(listener, next_offset=hw)
+        node = replace(node, listener=listener)
+    news = leader_and_epoch(node, rules)
+    if news is not None and _should_tell(listener, *news):
+        out.append(HandleLeaderChange(*news))
+        node = replace(node, listener=replace(listener, told_epoch=news[0], told_leader=news[1]))
+    return node, tuple(out)
+
+
+def listening(step: StepFn, rules: ListenerRules = ListenerRules()) -> StepFn:
+    """``step`` with the listener layer around it: the step's outputs, then the notifications
+    due after it (a replica without a listener is stepped as before)."""
+
+    def stepped(node: Node, inp: Input) -> tuple[Node, tuple[Output, ...]]:
+        after, outputs = step(node, inp)
+        if node.listener is None:
+            return after, outputs
+        if after.listener is None:  # a step function that rebuilt the node keeps the listener
+            after = replace(after, listener=node.listener)
+        after, told = notify(after, rules)
+        return after, outputs + told
+
+    return stepped

@@ -1,0 +1,71 @@
+"""The state machine's listener (spec/raft.md RAFT-OBS-LISTENER): the model's predictions, the
+catalogued Kafka deviation KAFKA-17333 and the mutants only a listener observation catches.
+The scenario rules themselves are in testdata/listener.txt."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from kspec.conformance.deviations import catalogue
+from kspec.conformance.machines.runner import run_conformance
+from kspec.conformance.targets.mutants import CATALOGUE as MUTANTS
+from kspec.model.core.codec import encode
+from kspec.model.raft.listener import ListenerRules, listening
+from kspec.model.raft.messages import CheckQuorumTimeout, ElectionTimeout, HandleLeaderChange, VoteResponse
+from kspec.model.raft.node import new_node, step
+from kspec.model.raft.state import Listener
+from kspec.model.raft.system import RaftModel
+
+ROOT = Path(__file__).resolve().parents[2]
+RESIGNED = catalogue("raft")["raft-resigned-told-leader"]
+
+
+def _resign_early(rules: ListenerRules) -> list[tuple[object, ...]]:
+    """Replica 1 wins epoch 1 and resigns before any fetch: its listener has read nothing."""
+    from kspec.model.core.evolve import evolve as replace
+
+    node = replace(new_node(1, frozenset({1, 2, 3}), False, True), listener=Listener())
+    stepper = listening(step, rules)
+    outs = []
+    for inp in (ElectionTimeout(), VoteResponse(2, 1, 1, True, None), CheckQuorumTimeout()):
+        node, outputs = stepper(node, inp)
+        outs.append(outputs)
+    return outs
+
+
+def test_resigned_leader_is_never_told_it_leads() -> None:
+    outs = _resign_early(ListenerRules())
+    assert outs[0][-1] == HandleLeaderChange(1, None)  # a candidate: its epoch, no leader
+    assert not any(isinstance(o, HandleLeaderChange) for o in outs[1])  # not caught up yet
+    assert not any(isinstance(o, HandleLeaderChange) for o in outs[2])  # resigned: never
+
+
+def test_kafka_3_8_counterexample_is_the_deviation() -> None:
+    """The catalogued counterexample (kafka:3.8.1, seed 0) is what the deviation's rules
+    predict and what the protocol's do not."""
+    assert RESIGNED.counterexample is not None
+    doc = json.loads((ROOT / RESIGNED.counterexample).read_text())
+    last = doc["states"][-1]
+    told = [o for o in last["target_outputs"] if o["type"] == "HandleLeaderChange"]
+    assert told == [{"type": "HandleLeaderChange", "epoch": 1, "leader": 1}]
+    assert last["action"] == "replica 1: CheckQuorumTimeout"
+    deviant = [encode(o) for o in _resign_early(ListenerRules(resigned_told=True))[2]
+               if isinstance(o, HandleLeaderChange)]
+    assert [{k: (None if v == {"#tup": []} else v) for k, v in o.items()} for o in told] == \
+        [{k: v for k, v in o.items()} for o in deviant]
+
+
+def test_lone_voter_starts_told() -> None:
+    """The first start is no step: a lone voter's listener has read its LeaderChange record and
+    been told it leads before the run begins (both sides discard what start-up tells)."""
+    state = RaftModel(voters=1, listener=ListenerRules()).init_states()[0]
+    assert state.node(1).listener == Listener(1, 1, 1)
+
+
+def test_mutant_is_named_after_the_deviation(tmp_path: Path) -> None:
+    """The KAFKA-17333 mutant diverges at once, and the divergence names the deviation."""
+    result = run_conformance("raft", MUTANTS["raft-listener-resigned-told-leader"].target(), seed_value=0,
+                             out_dir=tmp_path, deviations=((RESIGNED.name, RESIGNED.model_variant),))
+    assert result.verdict == "diverges"
+    assert result.deviation == RESIGNED.name, result.finding
