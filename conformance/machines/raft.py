@@ -235,7 +235,7 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
                                  " several only when at most one changes the step)")
             if steps:
                 extra["step"] = steps[0]
-            told = any(variants[n].listener is not None and variants[n].listener.resigned_told for n in names)
+            told = any(rules.resigned_told for n in names if (rules := variants[n].listener) is not None)
             extra["listener"] = ListenerRules(resigned_told=told)
         self.model = RaftModel(voters=int(self.config["voters"]), observers=int(self.config["observers"]),
                                pre_vote=bool(self.config["pre_vote"]), kip853=bool(self.config.get("kip853")),

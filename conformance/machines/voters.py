@@ -280,7 +280,7 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
             for h in hosts if isinstance(n.role, Leader) else hosts[-1:]:
                 out += [("request", Ignored(n.id, AddVoter(h, directory_of(h)))),
                         ("request", Ignored(n.id, RemoveVoter(h, directory_of(h))))]
-            if isinstance(n.role, Leader) and _change_pending(n):
+            if isinstance(n, VoterNode) and isinstance(n.role, Leader) and _change_pending(n):
                 # A second change while one is uncommitted (VOTERS-RULE-ONE-CHANGE), the upgrade's
                 # VotersRecord included: its own category, so that a run tries it in the few
                 # steps before the change commits (a leader that checks only later records, or
