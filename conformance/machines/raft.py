@@ -222,8 +222,12 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
 
         self.config = {**CONFIGS[0], **config}
         self.variant = str(self.config.get("model_variant") or "")
-        # The model predicts the state machine's callbacks too (RAFT-OBS-LISTENER).
-        extra: dict[str, Any] = {"listener": ListenerRules()}
+        # The model predicts the state machine's callbacks too (RAFT-OBS-LISTENER) when the
+        # target reports them: it declares "listener" in its model_config (the reference and
+        # kafka:V do). A target written to the adapter API without a listener is not held to
+        # callbacks it was never asked for; the report says the contract was not observed.
+        self.listening = bool(self.config.get("listener", False))
+        extra: dict[str, Any] = {"listener": ListenerRules() if self.listening else None}
         if self.variant:
             # Several deviations at once ("a+b", as --accept of several asks) compose when at
             # most one of them changes the replica's step; the listener rules of each apply.
@@ -236,7 +240,8 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
             if steps:
                 extra["step"] = steps[0]
             told = any(rules.resigned_told for n in names if (rules := variants[n].listener) is not None)
-            extra["listener"] = ListenerRules(resigned_told=told)
+            if self.listening:
+                extra["listener"] = ListenerRules(resigned_told=told)
         self.model = RaftModel(voters=int(self.config["voters"]), observers=int(self.config["observers"]),
                                pre_vote=bool(self.config["pre_vote"]), kip853=bool(self.config.get("kip853")),
                                **{**BOUNDS, **(bounds or {})}, **extra)
@@ -251,7 +256,7 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
         # "listener": the target registers a listener on each replica and reports its callbacks
         # as outputs (RAFT-OBS-LISTENER).
         return {"voters": sorted(self.model.voter_ids), "pre_vote": self.model.pre_vote,
-                "kip853": self.model.kip853, "listener": True}
+                "kip853": self.model.kip853, "listener": self.listening}
 
     def init_state(self) -> Raft:
         return self.model.init_states()[0]

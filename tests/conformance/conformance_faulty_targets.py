@@ -51,7 +51,9 @@ class _Target(RaftTarget):
         super().__init__(f"python:conformance_faulty_targets:{type(self).__name__}")
 
     def start(self, node: int, config: dict[str, Any]) -> RaftInstance:
-        return self.instance_class(RaftReplica(node, list(config["voters"]), bool(config.get("pre_vote"))))
+        replica = RaftReplica(node, list(config["voters"]), bool(config.get("pre_vote")))
+        replica.listening = bool(config.get("listener"))  # the reference's listener, as declared
+        return self.instance_class(replica)
 
 
 class RaisingTarget(_Target):

@@ -864,7 +864,8 @@ class KafkaRaftTarget(Target):
         self.java = _Java(version, vt)
         # The release's rule set (spec/raft.md, "Rule sets"): kip-595 before 4.0, kip-996 from
         # 4.0 (pre-vote always on). A release picks its rules by its version and nothing else.
-        self.model_config = dict(rule_set_for(version).bounds)
+        # the release's rule set, and a real RaftClient.Listener on each replica (RAFT-OBS-LISTENER)
+        self.model_config = {**dict(rule_set_for(version).bounds), "listener": True}
 
     def supports(self, config: dict[str, JSON]) -> bool:
         """The cluster shapes this Kafka can be compared on: those of the release's own rule

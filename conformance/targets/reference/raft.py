@@ -14,6 +14,8 @@ watermark and the leader's bookkeeping do not.
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Any
 
 from kspec.conformance.adapters.base import JSON, StepResult, Target, TargetError
@@ -717,6 +719,8 @@ class RaftTarget(Target):
     """A raft target: one :class:`RaftReplica` (or subclass) per node."""
 
     protocol = "raft"
+    # It reports its listener's callbacks (RAFT-OBS-LISTENER), so the run holds it to them.
+    model_config: Mapping[str, JSON] = MappingProxyType({"listener": True})
 
     def __init__(self, name: str = "reference", replica_class: type[RaftReplica] = RaftReplica) -> None:
         self.name = name
