@@ -11,7 +11,7 @@ Rule IDs refer to ``spec/raft.md``.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 from kspec.model.core.evolve import evolve as replace
 from kspec.model.raft.messages import (
@@ -58,6 +58,9 @@ from kspec.model.raft.state import (
 )
 
 Step = tuple[Node, tuple[Output, ...]]
+# A node of the raft model or of a model built on it (the voters node): a rule over the raft
+# fields keeps the caller's class.
+N = TypeVar("N", bound=Node)
 
 # The role transition table (from-role, to-role), as data: the checked constructors refuse
 # any pair not listed, and the docs draw the role diagram from it. Kafka's QuorumState
@@ -264,12 +267,14 @@ def _become_leader(node: Node) -> Step:
     after = replace(after, log=(*after.log, record))
     outputs: list[Output] = [*_persist(node, after), AppendLog(node.end_offset, (record,))]
     outputs += [BeginQuorumEpochRequest(node.id, v, after.epoch) for v in _others(node)]
-    return _update_high_watermark(after), tuple(outputs)
+    return update_high_watermark(after), tuple(outputs)
 
 
-def _update_high_watermark(node: Node) -> Node:
+def update_high_watermark(node: N) -> N:
     """RAFT-RULE-HW: the leader's high watermark is the offset a majority of voters hold,
-    once that passes the epoch start offset, and never moves back."""
+    once that passes the epoch start offset, and never moves back. ``node.voters`` is the
+    voter set in force, so the voters node (KIP-853), which keeps it in step with its log,
+    uses this same rule; a leader that is not a voter does not count itself."""
     role = node.role
     assert isinstance(role, Leader)
     offsets = dict(role.end_offsets)
@@ -561,7 +566,7 @@ def _on_fetch_request(before: Node, node: Node, req: FetchRequest) -> Step:
         fetched = new_role.fetched | {req.src}
         # Kafka resets the check-quorum timer as soon as a majority has fetched.
         new_role = replace(new_role, fetched=frozenset() if is_quorum(fetched | {node.id}, node.voters) else fetched)
-    node = _update_high_watermark(replace(node, role=new_role))
+    node = update_high_watermark(replace(node, role=new_role))
     entries = node.log[req.fetch_offset:]
     return node, (FetchResponse(node.id, req.src, node.epoch, node.id, "NONE", req.fetch_offset, entries,
                                 node.high_watermark),)
@@ -737,7 +742,7 @@ def _on_client_append(node: Node, payload: tuple[int, ...]) -> Step:
     if not isinstance(node.role, Leader):
         return node, ()
     entry = Entry(node.epoch, "data", payload)
-    after = _update_high_watermark(replace(node, log=(*node.log, entry)))
+    after = update_high_watermark(replace(node, log=(*node.log, entry)))
     return after, (AppendLog(node.end_offset, (entry,)),)
 
 
