@@ -371,28 +371,28 @@ def _fenced(node: Node, msg: Message) -> Step | None:
     receiver's epoch and leader, a response of a lower epoch is ignored. RAFT-RULE-VOTER-ONLY
     (kip-595): a Vote, BeginQuorumEpoch or EndQuorumEpoch from or at a non-voter is answered
     INCONSISTENT_VOTER_SET; a pre-vote is never voter-only (KIP-996 came after KIP-853)."""
-    hint = _leader_hint(node)
     if msg.epoch < node.epoch:
-        match msg:
-            case VoteRequest(pre_vote=pre_vote):
-                return node, (VoteResponse(node.id, msg.src, node.epoch, False, hint, pre_vote, "FENCED_LEADER_EPOCH"),)
-            case BeginQuorumEpochRequest():
-                return node, (BeginQuorumEpochResponse(node.id, msg.src, node.epoch, hint, "FENCED_LEADER_EPOCH"),)
-            case EndQuorumEpochRequest():
-                return node, (EndQuorumEpochResponse(node.id, msg.src, node.epoch, hint, "FENCED_LEADER_EPOCH"),)
-            case FetchRequest():
-                return _fetch_error(node, msg, "FENCED_LEADER_EPOCH")
-        return node, ()
-    if not _voter_only_refused(node, msg.src):
+        if isinstance(msg, FetchRequest):
+            return _fetch_error(node, msg, "FENCED_LEADER_EPOCH")
+        return node, _refusal(node, msg, "FENCED_LEADER_EPOCH")
+    if not _voter_only_refused(node, msg.src) or (isinstance(msg, VoteRequest) and msg.pre_vote):
         return None
+    refusal = _refusal(node, msg, "INCONSISTENT_VOTER_SET")
+    return (node, refusal) if refusal else None
+
+
+def _refusal(node: Node, msg: Any, error: ErrorCode) -> tuple[Output, ...]:
+    """The answer of a Vote, BeginQuorumEpoch or EndQuorumEpoch request refused with ``error``
+    (the receiver's epoch and leader hint); nothing for any other message."""
+    hint = _leader_hint(node)
     match msg:
-        case VoteRequest(pre_vote=False):
-            return node, (VoteResponse(node.id, msg.src, node.epoch, False, hint, False, "INCONSISTENT_VOTER_SET"),)
+        case VoteRequest(pre_vote=pre_vote):
+            return (VoteResponse(node.id, msg.src, node.epoch, False, hint, pre_vote, error),)
         case BeginQuorumEpochRequest():
-            return node, (BeginQuorumEpochResponse(node.id, msg.src, node.epoch, hint, "INCONSISTENT_VOTER_SET"),)
+            return (BeginQuorumEpochResponse(node.id, msg.src, node.epoch, hint, error),)
         case EndQuorumEpochRequest():
-            return node, (EndQuorumEpochResponse(node.id, msg.src, node.epoch, hint, "INCONSISTENT_VOTER_SET"),)
-    return None
+            return (EndQuorumEpochResponse(node.id, msg.src, node.epoch, hint, error),)
+    return ()
 
 
 def _higher_epoch(node: Node, msg: Message) -> Node:
