@@ -89,6 +89,8 @@ class ConformanceProtocol:
     # ``(from_role, to_role) -> when``, and the role a node starts in.
     transitions: str | None = None
     initial_role: str = ""
+    # What the drawn table is, for the docs ("" : the role table the checked constructors enforce).
+    transitions_note: str = ""
     extra: Mapping[str, str] = field(default_factory=dict)
 
     # -- what the references name ---------------------------------------------------------------
@@ -170,7 +172,10 @@ BUILTIN: tuple[ConformanceProtocol, ...] = (
         kafka="kspec.conformance.targets.kafka.share:KafkaShareTarget", kafka_releases=((4, 0), (4, 3)),
         kafka_doc="ShareCoordinatorShard, 4.0+",
         tla="kspec.tla.mappings.share", proofs=("kspec.model.proofs.share_combiner",),
-        docs=("spec/share.md",), deviations=True),
+        docs=("spec/share.md",), deviations=True, transitions="kspec.model.share.shard:TRANSITIONS",
+        initial_role="loaded", transitions_note="the shard's rules (``SHARD_RULES``: per shard kind and request "
+        "kind, the handler or the error), which the step function dispatches through; loaded-4.0 is a Kafka 4.0 "
+        "shard, which has no initialize, delete or read-summary API"),
     ConformanceProtocol(
         "mm2", "kspec.model.mm2", "MirrorMaker 2 replication policy",
         driver="kspec.conformance.machines.mm2:Mm2Driver", configs="kspec.conformance.machines.mm2:CONFIGS",

@@ -134,9 +134,10 @@ def _role_diagram(name: str, model: Any) -> list[str]:
     table = declared.transition_table()
     if table is not None:
         where = (declared.transitions or "").replace(":", ".")
+        what = declared.transitions_note or ("the table the checked role constructors enforce: a transition "
+                                             "not listed raises an error naming from-role, to-role and arguments")
         lines = ["## Role transitions", "",
-                 f"Drawn from `{where}`, the table the checked role constructors "
-                 "enforce: a transition not listed raises an error naming from-role, to-role and arguments." +
+                 f"Drawn from `{where}`, {what}." +
                  (" The voter-set model steps its replicas with the same node." if name == "voters" else ""), ""]
         edges = [(src, dst, why) for (src, dst), why in table.items()]
         svg = state_diagram_svg(declared.initial_role, edges, f"{name} role transitions")

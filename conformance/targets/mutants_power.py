@@ -88,27 +88,14 @@ class EmptyKeyUnroutedRouter(ReferenceRouter):
 
 
 def _tail_bug(data: bytes) -> int:
-    from kspec.conformance.targets.streams_routers import _int32, _ushr
+    from kspec.conformance.targets.streams_routers import MURMUR_M, _int32, murmur2_blocks, murmur2_finish
 
-    length = len(data)
-    m = _int32(0x5BD1E995)
-    h = _int32(_int32(0x9747B28C) ^ length)
-    for i in range(length // 4):
-        b = data[i * 4:i * 4 + 4]
-        k = _int32(b[0] + (b[1] << 8) + (b[2] << 16) + (b[3] << 24))
-        k = _int32(k * m)
-        k = _int32(k ^ _ushr(k, 24))
-        k = _int32(k * m)
-        h = _int32(h * m)
-        h = _int32(h ^ k)
-    tail = length & ~3
+    h = murmur2_blocks(data)
+    tail = len(data) & ~3
     h = _int32(h ^ (data[tail + 1] << 8))  # case 3 missing: straight to case 2
     h = _int32(h ^ data[tail])
-    h = _int32(h * m)
-    h = _int32(h ^ _ushr(h, 13))
-    h = _int32(h * m)
-    h = _int32(h ^ _ushr(h, 15))
-    return h
+    h = _int32(h * MURMUR_M)
+    return murmur2_finish(h)
 
 
 class MurmurTailRouter(ReferenceRouter):

@@ -42,10 +42,14 @@ def _ushr(x: int, n: int) -> int:
     return (x & 0xFFFFFFFF) >> n
 
 
-def java_murmur2(data: bytes) -> int:
-    """Kafka's ``Utils.murmur2``, transcribed statement by statement with int32 wrapping."""
+MURMUR_M = _int32(0x5BD1E995)
+
+
+def murmur2_blocks(data: bytes) -> int:
+    """Kafka's ``Utils.murmur2`` up to its tail switch: the hash over the whole 4-byte blocks
+    (shared with the tail-switch mutant, which differs only after this)."""
     length = len(data)
-    m = _int32(0x5BD1E995)
+    m = MURMUR_M
     h = _int32(_int32(0x9747B28C) ^ length)
     for i in range(length // 4):
         b = data[i * 4:i * 4 + 4]
@@ -55,6 +59,21 @@ def java_murmur2(data: bytes) -> int:
         k = _int32(k * m)
         h = _int32(h * m)
         h = _int32(h ^ k)
+    return h
+
+
+def murmur2_finish(h: int) -> int:
+    """``Utils.murmur2``'s final mix, after the tail."""
+    h = _int32(h ^ _ushr(h, 13))
+    h = _int32(h * MURMUR_M)
+    return _int32(h ^ _ushr(h, 15))
+
+
+def java_murmur2(data: bytes) -> int:
+    """Kafka's ``Utils.murmur2``, transcribed statement by statement with int32 wrapping."""
+    length = len(data)
+    m = MURMUR_M
+    h = murmur2_blocks(data)
     tail = length & ~3
     rest = length % 4
     if rest >= 3:
@@ -64,10 +83,7 @@ def java_murmur2(data: bytes) -> int:
     if rest >= 1:
         h = _int32(h ^ data[tail])
         h = _int32(h * m)
-    h = _int32(h ^ _ushr(h, 13))
-    h = _int32(h * m)
-    h = _int32(h ^ _ushr(h, 15))
-    return h
+    return murmur2_finish(h)
 
 
 class ReferenceRouter:

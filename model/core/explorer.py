@@ -63,10 +63,16 @@ class ExploreResult:
         return not self.violations and all(self.witnesses.values())
 
 
-class _Hashed:
-    """A state with its hash computed once: the models' frozen dataclasses recompute theirs
-    (recursively) on every set or dict operation, which the explorer does several times per
-    state."""
+# ---------------------------------------------------------------- the search's public parts
+# The serial explorer, the parallel one (parallel.py) and the liveness check (liveness.py)
+# search the same way: states keyed by their hash, computed once, the cycle collector paused,
+# properties split by kind. These are those shared parts.
+
+
+class Hashed:
+    """A state (or any value) with its hash computed once: the models' frozen dataclasses
+    recompute theirs (recursively) on every set or dict operation, which a search does several
+    times per state."""
 
     __slots__ = ("hash", "value")
 
@@ -78,11 +84,11 @@ class _Hashed:
         return self.hash
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, _Hashed) and self.hash == other.hash and self.value == other.value
+        return isinstance(other, Hashed) and self.hash == other.hash and self.value == other.value
 
 
 @contextmanager
-def _without_cycle_collection() -> Iterator[None]:
+def without_cycle_collection() -> Iterator[None]:
     """Pause Python's cycle collector. An exploration keeps every state it stores (acyclic,
     frozen values; garbage is freed by reference counting), and the collector's full passes
     over that growing heap cost about a seventh of the run; it resumes afterwards."""
@@ -95,7 +101,8 @@ def _without_cycle_collection() -> Iterator[None]:
             gc.enable()
 
 
-def _split(props: Sequence[Property[Any, Any]]) -> tuple[list[Any], list[Any], list[Any], list[Any]]:
+def split_properties(props: Sequence[Property[Any, Any]]) -> tuple[list[Any], list[Any], list[Any], list[Any]]:
+    """A model's properties by kind: (always, always_step, sometimes, sometimes_step)."""
     inv = [p for p in props if p.kind == "always"]
     step = [p for p in props if p.kind == "always_step"]
     wit = [p for p in props if p.kind == "sometimes"]
@@ -117,7 +124,7 @@ def explore(
     It stops at the first violation (``stop_on_violation``), or, with ``stop_on``, at the
     first violation of one of the properties named there.
     """
-    with _without_cycle_collection():
+    with without_cycle_collection():
         return _explore(model, max_states=max_states, stop_on_violation=stop_on_violation,
                         keep_witness_traces=keep_witness_traces, progress=progress, stop_on=stop_on)
 
@@ -132,7 +139,7 @@ def _explore(
     stop_on: Collection[str] | None,
 ) -> ExploreResult:
     started = time.perf_counter()
-    invariants, step_props, witnesses, step_witnesses = _split(model.properties())
+    invariants, step_props, witnesses, step_witnesses = split_properties(model.properties())
     result = ExploreResult(protocol=model.name, bounds=dict(model.bounds))
     result.witnesses = {p.name: False for p in witnesses + step_witnesses}
     result.witness_ids = {p.name: p.id for p in witnesses + step_witnesses}
@@ -140,7 +147,7 @@ def _explore(
     pending_witnesses = list(witnesses)
     violated: set[str] = set()
 
-    index: dict[_Hashed, int] = {}
+    index: dict[Hashed, int] = {}
     states: list[Any] = []
     parent: list[int] = []
     via: list[Any] = []
@@ -172,13 +179,13 @@ def _explore(
             pending_witnesses = still
 
     canonical = model.canonical if isinstance(model, Symmetric) else None
-    raw_seen: set[_Hashed] = set()
+    raw_seen: set[Hashed] = set()
 
     def visit(state: Any, p: int, action: Any) -> int | None:
         """Record a new state. A state outside the bounds is checked but neither stored nor
         expanded (TLC's CONSTRAINT: it is not counted among the distinct states either).
         With symmetry, states are keyed by their orbit's representative (TLC's SYMMETRY)."""
-        raw = _Hashed(state)
+        raw = Hashed(state)
         if canonical is None:
             key = raw
         else:
@@ -188,7 +195,7 @@ def _explore(
             if len(raw_seen) == seen:
                 return None
             rep = canonical(state)
-            key = raw if rep is state else _Hashed(rep)
+            key = raw if rep is state else Hashed(rep)
         if key in index:
             return None
         if not model.within_bounds(state):
@@ -248,7 +255,7 @@ def _explore(
 def reachable_states(model: Model[Any, Any], max_states: int | None = None) -> set[Any]:
     """The set of distinct reachable states within bounds (for comparison with TLC); with
     symmetry, one representative per orbit."""
-    with _without_cycle_collection():
+    with without_cycle_collection():
         return _reachable_states(model, max_states)
 
 
@@ -305,7 +312,7 @@ def simulate(
     """
     started = time.perf_counter()
     rng = random.Random(seed)
-    invariants, step_props, witnesses, step_witnesses = _split(model.properties())
+    invariants, step_props, witnesses, step_witnesses = split_properties(model.properties())
     result = SimulationResult(protocol=model.name, bounds=dict(model.bounds), seed=seed)
     result.witnesses = {p.name: False for p in witnesses + step_witnesses}
     inits = list(model.init_states())

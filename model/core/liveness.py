@@ -31,6 +31,7 @@ from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, Literal, Protocol, TypeVar
 
+from kspec.model.core.explorer import Hashed, without_cycle_collection
 from kspec.model.core.protocol import Model, Symmetric
 
 S = TypeVar("S")
@@ -369,33 +370,12 @@ def fair_cycle(g: Graph, comp: Sequence[int], start: int, must_visit: Iterable[i
 # ---------------------------------------------------------------- the check
 
 
-class _Key:
-    __slots__ = ("hash", "value")
-
-    def __init__(self, value: Any) -> None:
-        self.value = value
-        self.hash = hash(value)
-
-    def __hash__(self) -> int:
-        return self.hash
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, _Key) and self.hash == other.hash and self.value == other.value
-
-
 def check_liveness(model: Model[Any, Any], suffix: Suffix[Any, Any], *,
                    only: Sequence[str] | None = None, max_states: int | None = None) -> LivenessResult:
     """Check ``suffix``'s liveness properties from every state ``model`` reaches within its
     bounds (faults may stop at any of them). ``only`` limits the properties by name."""
-    import gc
-
-    enabled_gc = gc.isenabled()
-    gc.disable()
-    try:
+    with without_cycle_collection():
         return _check(model, suffix, only, max_states)
-    finally:
-        if enabled_gc:
-            gc.enable()
 
 
 def _check(model: Model[Any, Any], suffix: Suffix[Any, Any], only: Sequence[str] | None,
@@ -410,14 +390,14 @@ def _check(model: Model[Any, Any], suffix: Suffix[Any, Any], only: Sequence[str]
 
     # 1. The fault phase: every state within the bounds, with a shortest trace to each.
     canonical = model.canonical if isinstance(model, Symmetric) else None
-    f_index: dict[_Key, int] = {}
+    f_index: dict[Hashed, int] = {}
     f_states: list[Any] = []
     f_parent: list[int] = []
     f_via: list[Any] = []
     queue: deque[int] = deque()
 
     def f_visit(state: Any, p: int, action: Any) -> None:
-        key = _Key(state if canonical is None else canonical(state))
+        key = Hashed(state if canonical is None else canonical(state))
         if key in f_index or not model.within_bounds(state):
             return
         f_index[key] = len(f_states)
@@ -441,14 +421,14 @@ def _check(model: Model[Any, Any], suffix: Suffix[Any, Any], only: Sequence[str]
     result.fault_states = len(f_states)
 
     # 2. The suffix graph, from every fault-phase state.
-    index: dict[_Key, int] = {}
+    index: dict[Hashed, int] = {}
     states: list[Any] = []
     entry: list[int] = []  # the fault-phase state a suffix state was first entered from (-1: none)
     parent: list[int] = []  # BFS tree inside the suffix
     parent_edge: list[int] = []
     edges: list[list[tuple[int, int]]] = []
     enabled: list[frozenset[int]] = []
-    labels: dict[_Key, int] = {}
+    labels: dict[Hashed, int] = {}
     label_actions: list[Any] = []
     label_class: list[int] = []
     classes: dict[Hashable, int] = {}
@@ -456,7 +436,7 @@ def _check(model: Model[Any, Any], suffix: Suffix[Any, Any], only: Sequence[str]
     s_queue: deque[int] = deque()
 
     def s_add(state: Any, from_fault: int, p: int, edge: int) -> int:
-        key = _Key(suffix.canonical(state))
+        key = Hashed(suffix.canonical(state))
         found = index.get(key)
         if found is not None:
             return found
@@ -472,7 +452,7 @@ def _check(model: Model[Any, Any], suffix: Suffix[Any, Any], only: Sequence[str]
         return i
 
     def label_of(action: Any) -> int:
-        key = _Key(action)
+        key = Hashed(action)
         found = labels.get(key)
         if found is not None:
             return found
@@ -611,10 +591,10 @@ class _Concrete:
         self.state = state
 
     def to(self, target: Any, hint: Any) -> LassoStep:
-        key = _Key(target)
+        key = Hashed(target)
         for a in (hint, *self.suffix.actions(self.state)):
             nxt = self.suffix.next_state(self.state, a)
-            if nxt is not None and _Key(self.suffix.canonical(nxt)) == key:
+            if nxt is not None and Hashed(self.suffix.canonical(nxt)) == key:
                 self.state = nxt
                 return LassoStep(a, nxt)
         raise AssertionError(f"no step of the concrete state reaches {target!r}")

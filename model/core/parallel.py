@@ -26,7 +26,7 @@ import time
 from collections.abc import Callable, Collection
 from typing import Any
 
-from kspec.model.core.explorer import ExploreResult, _Hashed, _split, _without_cycle_collection, explore
+from kspec.model.core.explorer import ExploreResult, Hashed, explore, split_properties, without_cycle_collection
 from kspec.model.core.protocol import Model, Symmetric
 
 BATCH = 1024  # states per message between workers (pickled together, they share their common parts)
@@ -105,7 +105,7 @@ def _run(model: Model[Any, Any], n: int, progress: Callable[[int, int, int], Non
     for p in procs:
         p.start()
     result = ExploreResult(protocol=model.name, bounds=dict(model.bounds))
-    _, _, witnesses, step_witnesses = _split(model.properties())
+    _, _, witnesses, step_witnesses = split_properties(model.properties())
     result.witnesses = {p.name: False for p in witnesses + step_witnesses}
     result.witness_ids = {p.name: p.id for p in witnesses + step_witnesses}
     try:
@@ -166,7 +166,7 @@ def _report(reports: Any, procs: list[Any]) -> dict[str, Any]:
 
 def _worker(model: Model[Any, Any], me: int, n: int, inboxes: list[Any], commands: Any, reports: Any) -> None:
     try:
-        with _without_cycle_collection():
+        with without_cycle_collection():
             _work(model, me, n, inboxes, commands, reports)
     except BaseException as err:  # report, do not hang the others
         reports.put({"error": f"{type(err).__name__}: {err}"})
@@ -174,10 +174,10 @@ def _worker(model: Model[Any, Any], me: int, n: int, inboxes: list[Any], command
 
 
 def _work(model: Model[Any, Any], me: int, n: int, inboxes: list[Any], commands: Any, reports: Any) -> None:
-    invariants, step_props, witnesses, step_witnesses = _split(model.properties())
+    invariants, step_props, witnesses, step_witnesses = split_properties(model.properties())
     canonical = model.canonical if isinstance(model, Symmetric) else None
-    seen: set[_Hashed] = set()
-    sent: set[_Hashed] = set()  # successors already sent to their owner (who stored or dropped them)
+    seen: set[Hashed] = set()
+    sent: set[Hashed] = set()  # successors already sent to their owner (who stored or dropped them)
     frontier: list[Any] = []
     nxt_frontier: list[Any] = []
     pending_w = list(witnesses)
@@ -186,10 +186,10 @@ def _work(model: Model[Any, Any], me: int, n: int, inboxes: list[Any], commands:
     violated: set[str] = set()
     first = True
 
-    def key_of(state: Any) -> _Hashed:
-        return _Hashed(state if canonical is None else canonical(state))
+    def key_of(state: Any) -> Hashed:
+        return Hashed(state if canonical is None else canonical(state))
 
-    def take(state: Any, key: _Hashed) -> int:
+    def take(state: Any, key: Hashed) -> int:
         """A successor (or initial state) this worker owns: 1 when it is new and stored."""
         nonlocal pending_w
         if key in seen:
@@ -265,7 +265,7 @@ def _work(model: Model[Any, Any], me: int, n: int, inboxes: list[Any], commands:
                 done += 1
                 continue
             for h, succ, rep in pickle.loads(batch):
-                key = _Hashed.__new__(_Hashed)  # the sender hashed it already
+                key = Hashed.__new__(Hashed)  # the sender hashed it already
                 key.hash, key.value = h, (succ if rep is None else rep)
                 new += take(succ, key)
         reports.put({"new": new, "transitions": transitions, "violated": set(violated), "witnesses": set(reached)})

@@ -11,7 +11,7 @@ Rule IDs refer to ``spec/raft.md``.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 from kspec.model.core.evolve import evolve as replace
 from kspec.model.raft.messages import (
@@ -59,6 +59,9 @@ from kspec.model.raft.state import (
 )
 
 Step = tuple[Node, tuple[Output, ...]]
+# A node of the raft model or of a model built on it (the voters node): a rule over the raft
+# fields keeps the caller's class.
+N = TypeVar("N", bound=Node)
 
 # The role transition table (from-role, to-role), as data: the checked constructors refuse
 # any pair not listed, and the docs draw the role diagram from it. Kafka's QuorumState
@@ -281,12 +284,14 @@ def _become_leader(node: Node) -> Step:
     after = replace(after, log=(*after.log, record))
     outputs: list[Output] = [*_persist(node, after), AppendLog(node.end_offset, (record,))]
     outputs += [BeginQuorumEpochRequest(node.id, v, after.epoch) for v in _others(node)]
-    return _update_high_watermark(after), tuple(outputs)
+    return update_high_watermark(after), tuple(outputs)
 
 
-def _update_high_watermark(node: Node) -> Node:
+def update_high_watermark(node: N) -> N:
     """RAFT-RULE-HW: the leader's high watermark is the offset a majority of voters hold,
-    once that passes the epoch start offset, and never moves back."""
+    once that passes the epoch start offset, and never moves back. ``node.voters`` is the
+    voter set in force, so the voters node (KIP-853), which keeps it in step with its log,
+    uses this same rule; a leader that is not a voter does not count itself."""
     role = node.role
     assert isinstance(role, Leader)
     offsets = dict(role.end_offsets)
@@ -383,28 +388,28 @@ def _fenced(node: Node, msg: Message) -> Step | None:
     receiver's epoch and leader, a response of a lower epoch is ignored. RAFT-RULE-VOTER-ONLY
     (kip-595): a Vote, BeginQuorumEpoch or EndQuorumEpoch from or at a non-voter is answered
     INCONSISTENT_VOTER_SET; a pre-vote is never voter-only (KIP-996 came after KIP-853)."""
-    hint = _leader_hint(node)
     if msg.epoch < node.epoch:
-        match msg:
-            case VoteRequest(pre_vote=pre_vote):
-                return node, (VoteResponse(node.id, msg.src, node.epoch, False, hint, pre_vote, "FENCED_LEADER_EPOCH"),)
-            case BeginQuorumEpochRequest():
-                return node, (BeginQuorumEpochResponse(node.id, msg.src, node.epoch, hint, "FENCED_LEADER_EPOCH"),)
-            case EndQuorumEpochRequest():
-                return node, (EndQuorumEpochResponse(node.id, msg.src, node.epoch, hint, "FENCED_LEADER_EPOCH"),)
-            case FetchRequest():
-                return _fetch_error(node, msg, "FENCED_LEADER_EPOCH")
-        return node, ()
-    if not _voter_only_refused(node, msg.src):
+        if isinstance(msg, FetchRequest):
+            return _fetch_error(node, msg, "FENCED_LEADER_EPOCH")
+        return node, _refusal(node, msg, "FENCED_LEADER_EPOCH")
+    if not _voter_only_refused(node, msg.src) or (isinstance(msg, VoteRequest) and msg.pre_vote):
         return None
+    refusal = _refusal(node, msg, "INCONSISTENT_VOTER_SET")
+    return (node, refusal) if refusal else None
+
+
+def _refusal(node: Node, msg: Any, error: ErrorCode) -> tuple[Output, ...]:
+    """The answer of a Vote, BeginQuorumEpoch or EndQuorumEpoch request refused with ``error``
+    (the receiver's epoch and leader hint); nothing for any other message."""
+    hint = _leader_hint(node)
     match msg:
-        case VoteRequest(pre_vote=False):
-            return node, (VoteResponse(node.id, msg.src, node.epoch, False, hint, False, "INCONSISTENT_VOTER_SET"),)
+        case VoteRequest(pre_vote=pre_vote):
+            return (VoteResponse(node.id, msg.src, node.epoch, False, hint, pre_vote, error),)
         case BeginQuorumEpochRequest():
-            return node, (BeginQuorumEpochResponse(node.id, msg.src, node.epoch, hint, "INCONSISTENT_VOTER_SET"),)
+            return (BeginQuorumEpochResponse(node.id, msg.src, node.epoch, hint, error),)
         case EndQuorumEpochRequest():
-            return node, (EndQuorumEpochResponse(node.id, msg.src, node.epoch, hint, "INCONSISTENT_VOTER_SET"),)
-    return None
+            return (EndQuorumEpochResponse(node.id, msg.src, node.epoch, hint, error),)
+    return ()
 
 
 def _higher_epoch(node: Node, msg: Message) -> Node:
@@ -586,7 +591,7 @@ def _on_fetch_request(before: Node, node: Node, req: FetchRequest) -> Step:
         fetched = new_role.fetched | {req.src}
         # Kafka resets the check-quorum timer as soon as a majority has fetched.
         new_role = replace(new_role, fetched=frozenset() if is_quorum(fetched | {node.id}, node.voters) else fetched)
-    node = _update_high_watermark(replace(node, role=new_role))
+    node = update_high_watermark(replace(node, role=new_role))
     entries = node.log[req.fetch_offset:]
     return node, (FetchResponse(node.id, req.src, node.epoch, node.id, "NONE", req.fetch_offset, entries,
                                 node.high_watermark),)
@@ -768,7 +773,7 @@ def _on_client_append(node: Node, payload: tuple[int, ...]) -> Step:
     if not isinstance(node.role, Leader):
         return node, ()
     entry = Entry(node.epoch, "data", payload)
-    after = _update_high_watermark(replace(node, log=(*node.log, entry)))
+    after = update_high_watermark(replace(node, log=(*node.log, entry)))
     return after, (AppendLog(node.end_offset, (entry,)),)
 
 

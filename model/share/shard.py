@@ -456,26 +456,70 @@ def step_with(state: ShardState, request: Request, flaws: Flaws) -> tuple[ShardS
     if flaws.lower_count_wins:
         from kspec.model.share.variants import combine_lower_count_wins
         combine = combine_lower_count_wins
-    records: tuple[Record, ...]
-    response: Response
-    if not state.active:
-        return state, (_unavailable(request),)
-    if not state.rules.initialize and isinstance(request, InitializeRequest | DeleteRequest | ReadSummaryRequest):
-        # SHARE-VER-INITIALIZE: Kafka 4.0 has no such API.
-        return state, (_unavailable(request, UNSUPPORTED_VERSION),)
-    if isinstance(request, WriteRequest):
-        records, response = _write(state, request, flaws, combine)
-    elif isinstance(request, ReadRequest):
-        records, response = _read(state, request, combine)
-    elif isinstance(request, InitializeRequest):
-        records, response = _initialize(state, request, flaws)
-    elif isinstance(request, DeleteRequest):
-        records, response = _delete(state, request)
-    else:
-        records, response = (), _read_summary(state, request)
+    rule = SHARD_RULES[(shard_kind(state), type(request))]
+    if rule in (COORDINATOR_NOT_AVAILABLE, UNSUPPORTED_VERSION):
+        return state, (_unavailable(request, rule),)
+    records, response = _HANDLERS[rule](state, request, flaws, combine)
     for r in records:
         state = replay_with(state, r, combine)
     return state, (*records, response)
+
+
+# ---------------------------------------------------------------- the shard's rules as data
+
+UNLOADED, LOADED_4_0, LOADED = "unloaded", "loaded-4.0", "loaded"
+REQUEST_KINDS: tuple[type, ...] = (WriteRequest, ReadRequest, InitializeRequest, DeleteRequest, ReadSummaryRequest)
+
+
+def shard_kind(state: ShardState) -> str:
+    """What a request meets: a shard not loaded here, a loaded 4.0 shard (which has no
+    initialize, delete or read-summary API: SHARE-VER-INITIALIZE), or a loaded shard."""
+    if not state.active:
+        return UNLOADED
+    return LOADED if state.rules.initialize else LOADED_4_0
+
+
+# Per (shard kind, request kind): the handler that answers it, or the error every such request
+# gets. :func:`step_with` dispatches through this table (a pair not listed is a KeyError, never
+# a fallback); the docs draw :data:`TRANSITIONS` from it and tests/share check it against the
+# explored transitions (every row taken, no other pair met).
+SHARD_RULES: dict[tuple[str, type], str] = {
+    **{(UNLOADED, kind): COORDINATOR_NOT_AVAILABLE for kind in REQUEST_KINDS},  # SHARE-RULE-COORDINATOR-NOT-AVAILABLE
+    (LOADED_4_0, WriteRequest): "write",
+    (LOADED_4_0, ReadRequest): "read",
+    **{(LOADED_4_0, kind): UNSUPPORTED_VERSION for kind in REQUEST_KINDS[2:]},  # SHARE-VER-INITIALIZE
+    (LOADED, WriteRequest): "write",
+    (LOADED, ReadRequest): "read",
+    (LOADED, InitializeRequest): "initialize",
+    (LOADED, DeleteRequest): "delete",
+    (LOADED, ReadSummaryRequest): "read_summary",
+}
+
+Handler = Any  # (state, request, flaws, combine) -> (records, response)
+_HANDLERS: dict[str, Handler] = {
+    "write": lambda st, req, flaws, combine: _write(st, req, flaws, combine),
+    "read": lambda st, req, flaws, combine: _read(st, req, combine),
+    "initialize": lambda st, req, flaws, combine: _initialize(st, req, flaws),
+    "delete": lambda st, req, flaws, combine: _delete(st, req),
+    "read_summary": lambda st, req, flaws, combine: ((), _read_summary(st, req)),
+}
+
+
+def _transitions() -> dict[tuple[str, str], str]:
+    """(shard kind, shard kind) -> what takes it: the requests a kind answers (a request never
+    changes the kind) and the coordinator's load and unload, which the system model drives."""
+    table: dict[tuple[str, str], list[str]] = {}
+    for (kind, request), rule in SHARD_RULES.items():
+        name = request.__name__.removesuffix("Request")
+        how = f"{name}: {rule}" if rule in (COORDINATOR_NOT_AVAILABLE, UNSUPPORTED_VERSION) else name
+        table.setdefault((kind, kind), []).append(how)
+    for loaded in (LOADED_4_0, LOADED):
+        table[(loaded, UNLOADED)] = ["the coordinator partition is unloaded (failover)"]
+        table[(UNLOADED, loaded)] = ["it is loaded again (replay of the log)"]
+    return {edge: "; ".join(whys) for edge, whys in table.items()}
+
+
+TRANSITIONS = _transitions()
 
 
 def _unavailable(request: Request, err: str = COORDINATOR_NOT_AVAILABLE) -> Response:

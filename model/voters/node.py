@@ -29,7 +29,6 @@ from kspec.model.raft.messages import (
     Restart,
     TruncateLog,
 )
-from kspec.model.raft.rules import majority_end_offset, next_high_watermark
 from kspec.model.raft.state import Down, Leader, Node
 from kspec.model.voters.control import (
     ControlState,
@@ -253,7 +252,7 @@ def _write_bootstrap_voters(node: VoterNode, outputs: tuple[Output, ...],
     if merged == outputs:  # no LeaderChange appended at the log end: a batch of its own
         merged = (*outputs, AppendLog(end, extra))
     after = replace(node, log=node.log + extra, control=_read(control, end, extra, rules))
-    return _update_high_watermark(after), merged
+    return raft_node.update_high_watermark(after), merged
 
 
 def _mark_fetch(before: VoterNode, after: VoterNode, inp: VoterInput, outputs: tuple[Output, ...]) -> VoterNode:
@@ -289,7 +288,7 @@ def _sync_voters(node: VoterNode, rules: Rules) -> VoterNode:
         return node
     node = replace(node, voters=ids)
     if isinstance(node.role, Leader):
-        node = _update_high_watermark(node)
+        node = raft_node.update_high_watermark(node)
     return node
 
 
@@ -301,16 +300,6 @@ def _committed_voter_set(node: VoterNode) -> VoterSet:
         if offset < hw:
             found = voters
     return found if found is not None else node.control.voters.static
-
-
-def _update_high_watermark(node: VoterNode) -> VoterNode:
-    """RAFT-RULE-HW over the leader's current voter set (the leader counts only if a voter)."""
-    role = node.role
-    assert isinstance(role, Leader)
-    offsets = dict(role.end_offsets)
-    offsets[node.id] = node.end_offset
-    majority = majority_end_offset(offsets, node.voters)
-    return replace(node, high_watermark=next_high_watermark(node.high_watermark, majority, role.epoch_start))
 
 
 def _maybe_resign(node: VoterNode) -> tuple[VoterNode, tuple[VoterOutput, ...]]:

@@ -74,3 +74,79 @@ def jclass(version: str, name: str) -> Any:  # a JPype class: its members are th
         return jpype.JClass(name)
     except Exception as err:
         raise TargetError(f"kafka:{version}: class {name} not found ({type(err).__name__})") from None
+
+
+class JavaClasses:
+    """The Kafka classes of one version a target's glue looks up once, through JPype.
+
+    Each target's class table (raft, voters, share, streams) subclasses this and fills itself
+    in its constructor; the lookups they share live here: a class by name, the first of the
+    names a class has had across releases, whether a class has a method, a private member made
+    accessible, and the do-nothing ``ExternalKRaftMetrics`` the 4.x raft classes need.
+    """
+
+    def __init__(self, version: str) -> None:
+        import jpype
+
+        self.jpype: Any = jpype
+        self.version = version
+
+    def c(self, name: str) -> Any:
+        """The Java class ``name``; TargetError naming the version when this Kafka lacks it."""
+        return jclass(self.version, name)
+
+    def first(self, *names: str) -> Any:
+        """The first of ``names`` this Kafka has (a class renamed or moved between releases);
+        TargetError naming the last when it has none."""
+        for name in names[:-1]:
+            try:
+                return jclass(self.version, name)
+            except TargetError:
+                continue
+        return jclass(self.version, names[-1])
+
+    def record(self, name: str) -> Any:
+        """A record class: ``common.record`` to 4.2, ``common.record.internal`` from 4.3."""
+        return self.first(f"org.apache.kafka.common.record.{name}", f"org.apache.kafka.common.record.internal.{name}")
+
+    def log_context_class(self) -> Any:
+        """``LogContext``: ``common.utils`` to 4.3, ``common.utils.internals`` from 4.4."""
+        return self.first("org.apache.kafka.common.utils.LogContext",
+                          "org.apache.kafka.common.utils.internals.LogContext")
+
+    @staticmethod
+    def has_method(cls: Any, name: str, params: int | None = None) -> bool:
+        """Whether the Java class ``cls`` has a public method ``name`` (taking ``params`` arguments)."""
+        return any(str(m.getName()) == name and (params is None or m.getParameterCount() == params)
+                   for m in cls.class_.getMethods())
+
+    @staticmethod
+    def accessible(member: Any) -> Any:
+        """A private field, method or constructor, made accessible for reflection."""
+        member.setAccessible(True)
+        return member
+
+    def field(self, cls: Any, name: str, missing_ok: bool = False) -> Any:
+        """The private field ``name`` of ``cls`` (a Java class or its name), made accessible;
+        None when missing and ``missing_ok``, else TargetError naming class and field."""
+        cls = self.c(cls) if isinstance(cls, str) else cls
+        try:
+            f = cls.class_.getDeclaredField(name)
+        except Exception:
+            if missing_ok:
+                return None
+            raise TargetError(f"kafka:{self.version}: {cls.class_.getName()} has no field {name}") from None
+        return self.accessible(f)
+
+    def no_external_metrics(self) -> Any:
+        """A do-nothing ``ExternalKRaftMetrics`` (4.0+): the broker's metric of ignored static
+        voters, which no target observes."""
+        jpype = self.jpype
+
+        @jpype.JImplements("org.apache.kafka.raft.ExternalKRaftMetrics")
+        class _NoExternalMetrics:
+            @jpype.JOverride
+            def setIgnoredStaticVoters(self, ignored: Any) -> None:
+                """Not observed."""
+
+        return _NoExternalMetrics()

@@ -59,17 +59,13 @@ MAPS = {"offsets": "shareStateMap", "leader": "leaderEpochMap", "state": "stateE
         "count": "snapshotUpdateCount"}
 
 
-class _Java:
+class _Java(jvm.JavaClasses):
     """The Kafka classes the adapter uses, looked up once."""
 
     def __init__(self, version: str) -> None:
-        import jpype
-
-        def c(name: str) -> Any:
-            return jvm.jclass(version, name)
-
-        self.jpype = jpype
-        self.version = version
+        super().__init__(version)
+        jpype = self.jpype
+        c = self.c
         self.Shard = c(f"{PKG}.ShareCoordinatorShard")
         self.Builder = c(f"{PKG}.ShareCoordinatorShard$Builder")
         self.Config = c(f"{PKG}.ShareCoordinatorConfig")
@@ -80,18 +76,15 @@ class _Java:
         self.PersisterStateBatch = c("org.apache.kafka.server.share.persister.PersisterStateBatch")
         self.AbstractConfig = c("org.apache.kafka.common.config.AbstractConfig")
         self.SnapshotRegistry = c("org.apache.kafka.timeline.SnapshotRegistry")
-        try:
-            self.LogContext = c("org.apache.kafka.common.utils.LogContext")
-        except TargetError:  # 4.4 moved it to an internals package
-            self.LogContext = c("org.apache.kafka.common.utils.internals.LogContext")
+        self.LogContext = self.log_context_class()
         self.TopicPartition = c("org.apache.kafka.common.TopicPartition")
         self.Uuid = c("org.apache.kafka.common.Uuid")
         self.Errors = c("org.apache.kafka.common.protocol.Errors")
         self.MetadataDelta = c("org.apache.kafka.image.MetadataDelta")
         self.MetadataImage = c("org.apache.kafka.image.MetadataImage")
         try:
-            self.MetadataDeltaBuilder: Any = jpype.JClass("org.apache.kafka.image.MetadataDelta$Builder")
-        except Exception:  # before 4.3: the public constructor MetadataDelta(image)
+            self.MetadataDeltaBuilder: Any = c("org.apache.kafka.image.MetadataDelta$Builder")
+        except TargetError:  # before 4.3: the public constructor MetadataDelta(image)
             self.MetadataDeltaBuilder = None
         self.MetadataProvenance = c("org.apache.kafka.image.MetadataProvenance")
         self.TopicRecord = c("org.apache.kafka.common.metadata.TopicRecord")
@@ -102,9 +95,8 @@ class _Java:
         self.Short = jpype.JShort
         self.Byte = jpype.JByte
         self.Long = jpype.JLong
-        self.has_initialize = any(str(m.getName()) == "initializeState" for m in self.Shard.class_.getMethods())
-        update_helper = ("newShareUpdateRecord" if any(str(m.getName()) == "newShareUpdateRecord"
-                                                       for m in self.Helpers.class_.getMethods())
+        self.has_initialize = self.has_method(self.Shard, "initializeState")
+        update_helper = ("newShareUpdateRecord" if self.has_method(self.Helpers, "newShareUpdateRecord")
                          else "newShareSnapshotUpdateRecord")
         self.new_update_record = getattr(self.Helpers, update_helper)
         # 4.2+: the shard sees the metadata through CoordinatorMetadataImage / -Delta.
@@ -115,16 +107,12 @@ class _Java:
         if self.wrap_image:
             self.KRaftImage = c(f"{runtime}.KRaftCoordinatorMetadataImage")
             self.KRaftDelta = c(f"{runtime}.KRaftCoordinatorMetadataDelta")
-        self.has_metadata_update = any(str(m.getName()) == "onMetadataUpdate" for m in self.Shard.class_.getMethods())
+        self.has_metadata_update = self.has_method(self.Shard, "onMetadataUpdate")
 
         self.WriteBatch = c(f"{MSG}.WriteShareGroupStateRequestData$StateBatch")
         self._requests: dict[str, tuple[str, Any, Any, Any]] = {}
         # The shard's private timeline maps, read for the observation (reflection, once).
-        self.fields: dict[str, Any] = {}
-        for name, field in MAPS.items():
-            f = self.Shard.class_.getDeclaredField(field)
-            f.setAccessible(True)
-            self.fields[name] = f
+        self.fields: dict[str, Any] = {name: self.field(self.Shard, field) for name, field in MAPS.items()}
 
     def request_classes(self, kind: str) -> tuple[str, Any, Any, Any]:
         """(shard method, request data class, topic data class, partition data class) of ``kind``."""
@@ -133,9 +121,8 @@ class _Java:
             if kind != "WriteRequest" and kind != "ReadRequest" and not self.has_initialize:
                 raise TargetError(f"kafka:{self.version}: ShareCoordinatorShard has no {method} "
                                   f"({kind} needs Kafka 4.1 or later)")
-            self._requests[kind] = (method, jvm.jclass(self.version, f"{MSG}.{data}"),
-                                    jvm.jclass(self.version, f"{MSG}.{data}${topic}"),
-                                    jvm.jclass(self.version, f"{MSG}.{data}${part}"))
+            self._requests[kind] = (method, self.c(f"{MSG}.{data}"), self.c(f"{MSG}.{data}${topic}"),
+                                    self.c(f"{MSG}.{data}${part}"))
         return self._requests[kind]
 
 

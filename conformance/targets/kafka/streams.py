@@ -84,21 +84,19 @@ def _topology_of(config: Mapping[str, Any]) -> tuple[tuple[tuple[str, tuple[str,
     return tuple(sorted(pairs)), tuple(sorted(str(g) for g in globals_))
 
 
-class _Java:
+class _Java(jvm.JavaClasses):
     """The Kafka classes and the version's shapes, looked up once."""
 
     def __init__(self, version: str) -> None:
-        import jpype
-
-        self.version = version
-        c = jvm.jclass
-        self._Thread: Any = c(version, "java.lang.Thread")
+        super().__init__(version)
+        c = self.c
+        self._Thread: Any = c("java.lang.Thread")
         # When another artifact set started the JVM, kafka-streams sits on JPype's dynamic class
         # path, which Kafka's ConfigDef does not search: it loads a class-valued default
         # (StreamsConfig's exception handlers) through the thread's context class loader.
-        self.loader: Any = c(version, "org.apache.kafka.streams.KeyQueryMetadata").class_.getClassLoader()
+        self.loader: Any = c("org.apache.kafka.streams.KeyQueryMetadata").class_.getClassLoader()
         with self.context_loader():
-            self._lookup(version, c, jpype)
+            self._lookup(version)
 
     @contextmanager
     def context_loader(self) -> Iterator[None]:
@@ -111,28 +109,29 @@ class _Java:
         finally:
             thread.setContextClassLoader(before)
 
-    def _lookup(self, version: str, c: Any, jpype: Any) -> None:
-        self.StreamsBuilder: Any = c(version, "org.apache.kafka.streams.StreamsBuilder")
-        self.Materialized: Any = c(version, "org.apache.kafka.streams.kstream.Materialized")
-        self.StreamsConfig: Any = c(version, "org.apache.kafka.streams.StreamsConfig")
-        self.Topology: Any = c(version, "org.apache.kafka.streams.Topology")
-        self.HostInfo: Any = c(version, "org.apache.kafka.streams.state.HostInfo")
-        self.LogContext: Any = c(version, "org.apache.kafka.common.utils.LogContext")
-        self.TopicPartition: Any = c(version, "org.apache.kafka.common.TopicPartition")
-        self.Cluster: Any = c(version, "org.apache.kafka.common.Cluster")
-        self.State: Any = c(version, f"{INTERNALS}.StreamsMetadataState")
-        self.Properties: Any = c(version, "java.util.Properties")
-        self.HashMap: Any = c(version, "java.util.HashMap")
-        self.HashSet: Any = c(version, "java.util.HashSet")
-        self.serializer: Any = c(version, "org.apache.kafka.common.serialization.StringSerializer")()
+    def _lookup(self, version: str) -> None:
+        c, jpype = self.c, self.jpype
+        self.StreamsBuilder: Any = c("org.apache.kafka.streams.StreamsBuilder")
+        self.Materialized: Any = c("org.apache.kafka.streams.kstream.Materialized")
+        self.StreamsConfig: Any = c("org.apache.kafka.streams.StreamsConfig")
+        self.Topology: Any = c("org.apache.kafka.streams.Topology")
+        self.HostInfo: Any = c("org.apache.kafka.streams.state.HostInfo")
+        self.LogContext: Any = self.log_context_class()
+        self.TopicPartition: Any = c("org.apache.kafka.common.TopicPartition")
+        self.Cluster: Any = c("org.apache.kafka.common.Cluster")
+        self.State: Any = c(f"{INTERNALS}.StreamsMetadataState")
+        self.Properties: Any = c("java.util.Properties")
+        self.HashMap: Any = c("java.util.HashMap")
+        self.HashSet: Any = c("java.util.HashSet")
+        self.serializer: Any = c("org.apache.kafka.common.serialization.StringSerializer")()
         self.JString = jpype.JString
-        jmap: Any = c(version, "java.util.Map").class_
-        itb: Any = c(version, f"{INTERNALS}.InternalTopologyBuilder")
-        self._builder_field = self._accessible(self.Topology.class_.getDeclaredField("internalTopologyBuilder"))
-        assignor: Any = c(version, f"{INTERNALS}.StreamsPartitionAssignor")
-        self.partition_info = self._accessible(assignor.class_.getDeclaredMethod("getTopicPartitionInfo", jmap))
+        jmap: Any = c("java.util.Map").class_
+        itb: Any = c(f"{INTERNALS}.InternalTopologyBuilder")
+        self._builder_field = self.accessible(self.Topology.class_.getDeclaredField("internalTopologyBuilder"))
+        assignor: Any = c(f"{INTERNALS}.StreamsPartitionAssignor")
+        self.partition_info = self.accessible(assignor.class_.getDeclaredMethod("getTopicPartitionInfo", jmap))
         # The shapes that changed between releases (see the module docstring).
-        metadata = c(version, f"{INTERNALS}.TopologyMetadata")
+        metadata = c(f"{INTERNALS}.TopologyMetadata")
         self.TopologyMetadata: Any = metadata
         self.ctor_args: tuple[str, ...] = ("metadata", "host", "log")
         for args, types in ((("metadata", "host", "log"), (metadata, self.HostInfo, self.LogContext)),
@@ -147,21 +146,16 @@ class _Java:
         else:
             raise TargetError(f"kafka:{version}: StreamsMetadataState has no constructor this adapter knows")
         try:
-            self.on_change = self._accessible(self.State.class_.getDeclaredMethod("onChange", jmap, jmap, jmap))
+            self.on_change = self.accessible(self.State.class_.getDeclaredMethod("onChange", jmap, jmap, jmap))
             self.change_takes_cluster = False
         except Exception:
-            self.on_change = self._accessible(self.State.class_.getDeclaredMethod(
+            self.on_change = self.accessible(self.State.class_.getDeclaredMethod(
                 "onChange", jmap, jmap, self.Cluster.class_))
             self.change_takes_cluster = True
         prefix = "" if hasattr(self.State, "keyQueryMetadataForKey") else "get"
         self.m_key = "keyQueryMetadataForKey" if not prefix else "getKeyQueryMetadataForKey"
         self.m_all = "allMetadata" if not prefix else "getAllMetadata"
         self.m_store = "allMetadataForStore" if not prefix else "getAllMetadataForStore"
-
-    @staticmethod
-    def _accessible(member: Any) -> Any:
-        member.setAccessible(True)
-        return member
 
     def host(self, text: str) -> Any:
         """``HostInfo.buildFromEndpoint``: how Kafka parses ``application.server`` endpoints."""

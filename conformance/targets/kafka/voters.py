@@ -68,26 +68,20 @@ def check_supported(version: str) -> tuple[int, int]:
                                        "VoterSetHistory ship from Kafka 3.8.0, KIP-853")
 
 
-class _Java:
+class _Java(jvm.JavaClasses):
     """The Kafka classes the adapter uses, looked up once, and the version's construction rules."""
 
     def __init__(self, version: str, vt: tuple[int, int]) -> None:
-        import jpype
-
-        def c(name: str) -> Any:
-            return jvm.jclass(version, name)
-
-        self.jpype = jpype
-        self.version = version
+        super().__init__(version)
+        jpype = self.jpype
+        c = self.c
         self.vt = vt
         self.SM = c(f"{RAFT}.internals.KRaftControlRecordStateMachine")
         internals = vt < (3, 9)  # 3.8: VoterSet in raft.internals
         self.VoterSet = c(f"{RAFT}.internals.VoterSet" if internals else f"{RAFT}.VoterSet")
         self.MockLog = c(f"{RAFT}.MockLog")
-        try:  # raft.OffsetAndEpoch to 4.0, server.common.OffsetAndEpoch from 4.1
-            self.OffsetAndEpoch = jpype.JClass(f"{RAFT}.OffsetAndEpoch")
-        except Exception:
-            self.OffsetAndEpoch = c("org.apache.kafka.server.common.OffsetAndEpoch")
+        # raft.OffsetAndEpoch to 4.0, server.common.OffsetAndEpoch from 4.1
+        self.OffsetAndEpoch = self.first(f"{RAFT}.OffsetAndEpoch", "org.apache.kafka.server.common.OffsetAndEpoch")
         self.LogOffsetMetadata = c(f"{RAFT}.LogOffsetMetadata")
         self.StringSerde = c(f"{RAFT}.internals.StringSerde")
         self.SnapshotBuilder = c("org.apache.kafka.snapshot.RecordsSnapshotWriter$Builder")
@@ -100,21 +94,14 @@ class _Java:
         self.VersionFeature = c(f"{MSG}.VotersRecord$KRaftVersionFeature")
         self.KRaftVersionRecord = c(f"{MSG}.KRaftVersionRecord")
         self.LeaderChangeMessage = c(f"{MSG}.LeaderChangeMessage")
-
-        def record(name: str) -> Any:  # common.record to 4.2, common.record.internal from 4.3
-            try:
-                return jpype.JClass(f"org.apache.kafka.common.record.{name}")
-            except Exception:
-                return c(f"org.apache.kafka.common.record.internal.{name}")
-
-        self.ControlRecordUtils = record("ControlRecordUtils")
-        self.MemoryRecords = record("MemoryRecords")
-        self.SimpleRecord = record("SimpleRecord")
+        self.ControlRecordUtils = self.record("ControlRecordUtils")
+        self.MemoryRecords = self.record("MemoryRecords")
+        self.SimpleRecord = self.record("SimpleRecord")
         self.Compression = c("org.apache.kafka.common.compress.Compression").NONE
         self.BufferSupplier = c("org.apache.kafka.common.utils.BufferSupplier")
         self.MemoryPool = c("org.apache.kafka.common.memory.MemoryPool")
         self.Time = c("org.apache.kafka.common.utils.Time")
-        self.LogContext = c("org.apache.kafka.common.utils.LogContext")
+        self.LogContext = self.log_context_class()
         self.TopicPartition = c("org.apache.kafka.common.TopicPartition")
         self.Uuid = c("org.apache.kafka.common.Uuid")
         self.ByteBuffer = c("java.nio.ByteBuffer")
@@ -134,29 +121,15 @@ class _Java:
         if self.with_metrics:
             self.Metrics = c("org.apache.kafka.common.metrics.Metrics")
             self.RaftMetrics = c(f"{RAFT}.internals.KafkaRaftMetrics")
-
-            @jpype.JImplements(f"{RAFT}.ExternalKRaftMetrics")
-            class _NoExternalMetrics:
-                @jpype.JOverride
-                def setIgnoredStaticVoters(self, ignored: Any) -> None:
-                    """The broker's metric of ignored static voters: not observed."""
-
-            self.external_metrics = _NoExternalMetrics()
-        self.follower_epoch = any(m.getParameterCount() == 2 for m in self.MockLog.class_.getMethods()
-                                  if str(m.getName()) == "appendAsFollower")
+            self.external_metrics = self.no_external_metrics()
+        self.follower_epoch = self.has_method(self.MockLog, "appendAsFollower", 2)
+        # 4.1 added a LogContext argument to ``RecordsSnapshotReader.of``.
+        self.reader_takes_context = self.has_method(self.SnapshotReader, "of", 6)
         # The voter-set history's entries, for the observation (private fields, reflection once).
-        self.f_history = self._field(self.SM, "voterSetHistory")
-        self.f_voters = self._field(c(f"{RAFT}.internals.VoterSetHistory"), "votersHistory")
-        self.f_map = self._field(c(f"{RAFT}.internals.TreeMapLogHistory"), "history")
-        self.f_next = self._field(self.SM, "nextOffset")
-
-    def _field(self, cls: Any, name: str) -> Any:
-        try:
-            f = cls.class_.getDeclaredField(name)
-        except Exception:
-            raise TargetError(f"kafka:{self.version}: {cls.class_.getName()} has no field {name}") from None
-        f.setAccessible(True)
-        return f
+        self.f_history = self.field(self.SM, "voterSetHistory")
+        self.f_voters = self.field(f"{RAFT}.internals.VoterSetHistory", "votersHistory")
+        self.f_map = self.field(f"{RAFT}.internals.TreeMapLogHistory", "history")
+        self.f_next = self.field(self.SM, "nextOffset")
 
     # -------------------------------------------------------------- values
 
@@ -332,7 +305,7 @@ class KafkaControlLog:
         raw = self.log.readSnapshot(snapshot_id).get()
         kraft_version, voters = 0, None
         reader = j.SnapshotReader.of(raw, j.serde, j.BufferSupplier.NO_CACHING, MAX_BATCH_BYTES, True,
-                                     *([j.log_context] if _reader_takes_context(j) else []))
+                                     *([j.log_context] if j.reader_takes_context else []))
         try:
             while reader.hasNext():
                 batch = reader.next()
@@ -369,17 +342,6 @@ def _offset(value: Any) -> int:
     record accessor later (``offset()``)."""
     o = value.offset
     return int(o() if callable(o) else o)
-
-
-_READER_CONTEXT: dict[str, bool] = {}
-
-
-def _reader_takes_context(j: _Java) -> bool:
-    """4.1 added a LogContext argument to ``RecordsSnapshotReader.of``."""
-    if j.version not in _READER_CONTEXT:
-        _READER_CONTEXT[j.version] = any(str(m.getName()) == "of" and m.getParameterCount() == 6
-                                         for m in j.SnapshotReader.class_.getMethods())
-    return _READER_CONTEXT[j.version]
 
 
 class VotersLogInstance:

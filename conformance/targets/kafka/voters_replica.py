@@ -330,10 +330,8 @@ class KafkaVoterReplica(kraft.KafkaRaftNode):
         lj = self.values.lj
         raw = self.inner_log.readSnapshot(snapshot_id).get()
         kraft_version, voters = 0, None
-        takes_context = any(str(m.getName()) == "of" and m.getParameterCount() == 6
-                            for m in lj.SnapshotReader.class_.getMethods())
         reader = lj.SnapshotReader.of(raw, lj.serde, lj.BufferSupplier.NO_CACHING, 8192, True,
-                                      *([lj.log_context] if takes_context else []))
+                                      *([lj.log_context] if lj.reader_takes_context else []))
         try:
             while reader.hasNext():
                 for record in reader.next().controlRecords():
@@ -418,9 +416,8 @@ class KafkaVotersReplicaTarget(Target):
         self.version = version
         self.name = f"kafka:{version}"
         self.java = _RaftJava(version, vt)
-        f = jvm.jclass(version, f"{RAFT}.KafkaRaftClient").class_.getDeclaredField("partitionState")
-        f.setAccessible(True)
-        self.values = _Voters(self.java, _LogJava(version, vt), f)
+        self.values = _Voters(self.java, _LogJava(version, vt),
+                              self.java.field(f"{RAFT}.KafkaRaftClient", "partitionState"))
         # The release's raft rule set (pre-vote from 4.0, spec/raft.md "Rule sets").
         self.model_config = dict(rule_set_for(version).bounds)
 
