@@ -466,8 +466,8 @@ def check_suffix(session: Lockstep, *, prefix: int, start: str, rng: random.Rand
 
 def check_liveness(spec: Any, target: Target, configs: list[dict[str, Any]], *, seed: int = 0, runs: int = len(STARTS),
                    prefix: int = 12, step_timeout: float = DEFAULT_STEP_TIMEOUT) -> LivenessReport:
-    """The liveness verdicts of ``target``: ``runs`` suffixes per configuration with more than
-    one voter, their fault phases ending in turn as ``STARTS`` says.
+    """The liveness verdicts of ``target``: ``runs`` suffixes per cluster shape with more than
+    one voter (:func:`shapes`), their fault phases ending in turn as ``STARTS`` says.
     Stops at the first violation (its session is the counterexample). A divergence or error
     inside a suffix is a safety finding: ``error``, with the session's steps."""
     report = LivenessReport()
@@ -480,11 +480,22 @@ def check_liveness(spec: Any, target: Target, configs: list[dict[str, Any]], *, 
     return report
 
 
-def _check_all(report: LivenessReport, spec: Any, target: Target, configs: list[dict[str, Any]],
-               rng: random.Random, runs: int, prefix: int, step_timeout: float) -> None:
+def shapes(configs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One configuration per cluster shape with more than one voter (``faults`` only shapes the
+    random fault phase: the one with faults is kept, its fault phases are richer)."""
+    chosen: dict[tuple[Any, ...], dict[str, Any]] = {}
     for config in configs:
         if int(config.get("voters", 1)) < 2:
             continue
+        key = tuple(sorted((k, repr(v)) for k, v in config.items() if k != "faults"))
+        if key not in chosen or (config.get("faults") and not chosen[key].get("faults")):
+            chosen[key] = config
+    return list(chosen.values())
+
+
+def _check_all(report: LivenessReport, spec: Any, target: Target, configs: list[dict[str, Any]],
+               rng: random.Random, runs: int, prefix: int, step_timeout: float) -> None:
+    for config in shapes(configs):
         for k in range(runs):
             session: Lockstep | None = None
             try:
