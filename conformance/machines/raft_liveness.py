@@ -35,6 +35,7 @@ remaining timers repeat, the repeating cycle is marked (``loop_back``).
 from __future__ import annotations
 
 import random
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field, fields, is_dataclass
 from typing import Any
@@ -105,6 +106,8 @@ class LivenessReport:
                                                                "prospective": 0, "split_resolved": 0})
     reason: str = ""  # why not checked
     violation: SuffixOutcome | None = None
+    seconds: float = 0.0  # wall time of the check
+    cpu_seconds: float = 0.0  # the process's CPU time in it (an in-process JVM's threads included)
     error: Divergence | TargetFailure | None = None  # a divergence or target error inside a suffix (a safety finding)
     config: dict[str, Any] = field(default_factory=dict)
     steps: list[StepRecord] = field(default_factory=list)
@@ -463,15 +466,36 @@ def check_suffix(session: Lockstep, *, prefix: int, start: str, rng: random.Rand
 
 def check_liveness(spec: Any, target: Target, configs: list[dict[str, Any]], *, seed: int = 0, runs: int = len(STARTS),
                    prefix: int = 12, step_timeout: float = DEFAULT_STEP_TIMEOUT) -> LivenessReport:
-    """The liveness verdicts of ``target``: ``runs`` suffixes per configuration with more than
-    one voter, their fault phases ending in turn as ``STARTS`` says.
+    """The liveness verdicts of ``target``: ``runs`` suffixes per cluster shape with more than
+    one voter (:func:`shapes`), their fault phases ending in turn as ``STARTS`` says.
     Stops at the first violation (its session is the counterexample). A divergence or error
     inside a suffix is a safety finding: ``error``, with the session's steps."""
     report = LivenessReport()
-    rng = random.Random(seed)
+    started, cpu = time.perf_counter(), time.process_time()
+    try:
+        _check_all(report, spec, target, configs, random.Random(seed), runs, prefix, step_timeout)
+    finally:
+        report.seconds = time.perf_counter() - started
+        report.cpu_seconds = time.process_time() - cpu
+    return report
+
+
+def shapes(configs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One configuration per cluster shape with more than one voter (``faults`` only shapes the
+    random fault phase: the one with faults is kept, its fault phases are richer)."""
+    chosen: dict[tuple[Any, ...], dict[str, Any]] = {}
     for config in configs:
         if int(config.get("voters", 1)) < 2:
             continue
+        key = tuple(sorted((k, repr(v)) for k, v in config.items() if k != "faults"))
+        if key not in chosen or (config.get("faults") and not chosen[key].get("faults")):
+            chosen[key] = config
+    return list(chosen.values())
+
+
+def _check_all(report: LivenessReport, spec: Any, target: Target, configs: list[dict[str, Any]],
+               rng: random.Random, runs: int, prefix: int, step_timeout: float) -> None:
+    for config in shapes(configs):
         for k in range(runs):
             session: Lockstep | None = None
             try:
@@ -480,13 +504,13 @@ def check_liveness(spec: Any, target: Target, configs: list[dict[str, Any]], *, 
             except (Divergence, TargetFailure) as err:
                 report.error, report.config = err, dict(config)
                 report.steps = session.steps if session is not None else []
-                return report
+                return
             finally:
                 if session is not None:
                     session.close()
             if out is None:
                 report.reason = "the target's instances report no timers (no TimedInstance)"
-                return report
+                return
             report.merge(out)
             if STARTS[k % len(STARTS)] == "split" and out.verdicts.get("EventuallyStableLeader") == "holds":
                 report.witnesses["split_resolved"] += 1
@@ -494,8 +518,7 @@ def check_liveness(spec: Any, target: Target, configs: list[dict[str, Any]], *, 
                 report.violation, report.config = out, dict(config)
                 # The steps up to the end of the first repeating cycle show it all.
                 report.steps = session.steps[:out.loop_end] if out.loop_end else session.steps
-                return report
-    return report
+                return
 
 
 def violated(report: LivenessReport) -> Iterator[str]:

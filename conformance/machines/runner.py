@@ -78,7 +78,9 @@ class ConformResult:
                 else None,
                 "cover": self.cover,
                 **({"liveness": self.liveness.to_json(), "liveness_witnesses": dict(self.liveness.witnesses),
-                    "liveness_suffixes": self.liveness.suffixes} if self.liveness is not None else {}),
+                    "liveness_suffixes": self.liveness.suffixes,
+                    "liveness_seconds": round(self.liveness.seconds, 3),
+                    "liveness_cpu_seconds": round(self.liveness.cpu_seconds, 3)} if self.liveness is not None else {}),
                 "coverage": self.coverage.to_json() if self.coverage is not None else None,
                 "configurations": {"unsupported": self.unsupported, "refused": len(self.refused),
                                    "refusals": [{"config": json.loads(k), "reason": v}

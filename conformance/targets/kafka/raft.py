@@ -230,6 +230,9 @@ class KafkaRaftNode:
         # Kafka's random draws of the election timeout and backoff: pinned (None) in the lockstep
         # runs; drawn from this source once the driver runs the clock (RAFT-LIVE-TIMED).
         self.jitter: random.Random | None = None
+        # True keeps the draws pinned in the timed suffixes too: Kafka as a release without
+        # jitter would be (tests/kafka/test_kafka_raft_liveness.py: 3.9 then livelocks).
+        self.pinned_draws = False
         self.inbound: list[tuple[Any, dict[str, Any]]] = []
         self.outputs: list[dict[str, Any]] = []
         self._boot()
@@ -548,7 +551,7 @@ class KafkaRaftNode:
         """The Kafka timers the replica's state runs, by the model input that ends each, with
         the milliseconds left (TimedInstance). From the first call on, Kafka draws its election
         timeouts and backoffs at random (seeded by the replica id)."""
-        if self.jitter is None:
+        if self.jitter is None and not self.pinned_draws:
             self.jitter = random.Random(self.id)
         if self.down or self.client is None:
             return {}
