@@ -367,6 +367,9 @@ def _fenced(node: Node, msg: Message) -> Step | None:
     (kip-595): a Vote, BeginQuorumEpoch or EndQuorumEpoch from or at a non-voter is answered
     INCONSISTENT_VOTER_SET; a pre-vote is never voter-only (KIP-996 came after KIP-853)."""
     hint = _leader_hint(node)
+    invalid = _malformed(node, msg)
+    if invalid is not None:
+        return invalid
     if msg.epoch < node.epoch:
         match msg:
             case VoteRequest(pre_vote=pre_vote):
@@ -378,6 +381,16 @@ def _fenced(node: Node, msg: Message) -> Step | None:
             case FetchRequest():
                 return _fetch_error(node, msg, "FENCED_LEADER_EPOCH")
         return node, ()
+    if msg.src < 0:
+        # RAFT-RULE-INVALID-REQUEST: a voter-only request names its sender; a negative id
+        # (Kafka's -1, "no replica") is malformed once the epoch is not stale
+        match msg:
+            case VoteRequest(pre_vote=False):
+                return node, (VoteResponse(node.id, msg.src, node.epoch, False, hint, False, "INVALID_REQUEST"),)
+            case BeginQuorumEpochRequest():
+                return node, (BeginQuorumEpochResponse(node.id, msg.src, node.epoch, hint, "INVALID_REQUEST"),)
+            case EndQuorumEpochRequest():
+                return node, (EndQuorumEpochResponse(node.id, msg.src, node.epoch, hint, "INVALID_REQUEST"),)
     if not _voter_only_refused(node, msg.src):
         return None
     match msg:
@@ -387,6 +400,23 @@ def _fenced(node: Node, msg: Message) -> Step | None:
             return node, (BeginQuorumEpochResponse(node.id, msg.src, node.epoch, hint, "INCONSISTENT_VOTER_SET"),)
         case EndQuorumEpochRequest():
             return node, (EndQuorumEpochResponse(node.id, msg.src, node.epoch, hint, "INCONSISTENT_VOTER_SET"),)
+    return None
+
+
+def _malformed(node: Node, msg: Message) -> Step | None:
+    """RAFT-RULE-INVALID-REQUEST: a request whose positions contradict its epoch is answered
+    INVALID_REQUEST with the receiver's epoch and leader, before any epoch check, and changes
+    nothing (Kafka ``handleVoteRequest``, ``handleFetchRequest``): a vote whose last epoch is
+    not below its epoch, or negative; a fetch whose last fetched epoch is above its epoch, or
+    whose offset or last fetched epoch is negative. (A pre-vote carries the prospective's own
+    epoch, which its last epoch may equal; the model leaves its malformed forms out.)"""
+    hint = _leader_hint(node)
+    match msg:
+        case VoteRequest(pre_vote=False) if msg.end_offset < 0 or msg.last_epoch < 0 or msg.last_epoch >= msg.epoch:
+            return node, (VoteResponse(node.id, msg.src, node.epoch, False, hint, False, "INVALID_REQUEST"),)
+        case FetchRequest() if (msg.fetch_offset < 0 or msg.last_fetched_epoch < 0
+                                or msg.last_fetched_epoch > msg.epoch):
+            return _fetch_error(node, msg, "INVALID_REQUEST")
     return None
 
 
