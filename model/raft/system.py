@@ -16,6 +16,7 @@ from kspec.model.core.bag import Bag
 from kspec.model.core.evolve import evolve as replace
 from kspec.model.core.protocol import Property
 from kspec.model.raft import node as node_mod
+from kspec.model.raft.listener import ListenerRules, listening, notify
 from kspec.model.raft.messages import (
     MESSAGE_TYPES,
     BackoffExpired,
@@ -38,7 +39,6 @@ from kspec.model.raft.messages import (
     VoteRequest,
     VoteResponse,
 )
-from kspec.model.raft.listener import ListenerRules, listening, notify
 from kspec.model.raft.state import Down, Leader, Listener, Node, election_of
 
 
