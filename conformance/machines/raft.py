@@ -104,6 +104,8 @@ IDLE_TIMERS: tuple[Input, ...] = (ElectionTimeout(), FetchTimeout(), CheckQuorum
 # A replica id no replica of the cluster has (RAFT-DRIVE-UNKNOWN-ID): a request from it is one
 # from a replica the receiver has never heard of.
 UNKNOWN_REPLICA = 9
+# Kafka's "no replica" sentinel (-1) as a sender id (RAFT-DRIVE-SENTINEL).
+NO_REPLICA = -1
 
 
 def injected_requests(state: Raft, node: Node, observers: frozenset[int]) -> list[Request]:
@@ -145,6 +147,28 @@ def injected_requests(state: Raft, node: Node, observers: frozenset[int]) -> lis
         if leader != me and e >= node.epoch:
             out.append(BeginQuorumEpochRequest(leader, me, e, True))
             out.append(EndQuorumEpochRequest(leader, me, e, (), True))
+    out += malformed_requests(state, node)
+    return out
+
+
+def malformed_requests(state: Raft, node: Node) -> list[Request]:
+    """Malformed requests (RAFT-RULE-INVALID-REQUEST) at the receiver's epoch and one above:
+    a vote whose last epoch is not below its epoch, a fetch whose last fetched epoch is above
+    its epoch, and the voter-only requests from replica id -1 (RAFT-DRIVE-SENTINEL). Kafka
+    answers each INVALID_REQUEST and changes nothing."""
+    me = node.id
+    voters = sorted(v for v in node.voters if v != me)
+    out: list[Request] = []
+    for e in (node.epoch, node.epoch + 1):
+        if voters:
+            src = voters[0]
+            last, end = state.node(src).last_epoch, state.node(src).end_offset
+            out.append(VoteRequest(src, me, e, max(last, e), end, False, True))
+            out.append(FetchRequest(src, me, e, end, e + 1, True))
+        if e >= 1:
+            out.append(VoteRequest(NO_REPLICA, me, e, 0, 0, False, True))
+        out.append(BeginQuorumEpochRequest(NO_REPLICA, me, e, True))
+        out.append(EndQuorumEpochRequest(NO_REPLICA, me, e, (), True))
     return out
 
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 ErrorCode = Literal["NONE", "FENCED_LEADER_EPOCH", "UNKNOWN_LEADER_EPOCH", "NOT_LEADER_OR_FOLLOWER",
-                    "INCONSISTENT_VOTER_SET"]
+                    "INCONSISTENT_VOTER_SET", "INVALID_REQUEST"]
 
 
 @dataclass(frozen=True, slots=True)

@@ -388,11 +388,21 @@ def _fenced(node: Node, msg: Message) -> Step | None:
     receiver's epoch and leader, a response of a lower epoch is ignored. RAFT-RULE-VOTER-ONLY
     (kip-595): a Vote, BeginQuorumEpoch or EndQuorumEpoch from or at a non-voter is answered
     INCONSISTENT_VOTER_SET; a pre-vote is never voter-only (KIP-996 came after KIP-853)."""
+    invalid = _malformed(node, msg)
+    if invalid is not None:
+        return invalid
     if msg.epoch < node.epoch:
         if isinstance(msg, FetchRequest):
             return _fetch_error(node, msg, "FENCED_LEADER_EPOCH")
         return node, _refusal(node, msg, "FENCED_LEADER_EPOCH")
-    if not _voter_only_refused(node, msg.src) or (isinstance(msg, VoteRequest) and msg.pre_vote):
+    pre_vote = isinstance(msg, VoteRequest) and msg.pre_vote
+    if msg.src < 0 and not pre_vote:
+        # RAFT-RULE-INVALID-REQUEST: a voter-only request names its sender; a negative id
+        # (Kafka's -1, "no replica") is malformed once the epoch is not stale
+        invalid_sender = _refusal(node, msg, "INVALID_REQUEST")
+        if invalid_sender:
+            return node, invalid_sender
+    if not _voter_only_refused(node, msg.src) or pre_vote:
         return None
     refusal = _refusal(node, msg, "INCONSISTENT_VOTER_SET")
     return (node, refusal) if refusal else None
@@ -410,6 +420,23 @@ def _refusal(node: Node, msg: Any, error: ErrorCode) -> tuple[Output, ...]:
         case EndQuorumEpochRequest():
             return (EndQuorumEpochResponse(node.id, msg.src, node.epoch, hint, error),)
     return ()
+
+
+def _malformed(node: Node, msg: Message) -> Step | None:
+    """RAFT-RULE-INVALID-REQUEST: a request whose positions contradict its epoch is answered
+    INVALID_REQUEST with the receiver's epoch and leader, before any epoch check, and changes
+    nothing (Kafka ``handleVoteRequest``, ``handleFetchRequest``): a vote whose last epoch is
+    not below its epoch, or negative; a fetch whose last fetched epoch is above its epoch, or
+    whose offset or last fetched epoch is negative. (A pre-vote carries the prospective's own
+    epoch, which its last epoch may equal; the model leaves its malformed forms out.)"""
+    hint = _leader_hint(node)
+    match msg:
+        case VoteRequest(pre_vote=False) if msg.end_offset < 0 or msg.last_epoch < 0 or msg.last_epoch >= msg.epoch:
+            return node, (VoteResponse(node.id, msg.src, node.epoch, False, hint, False, "INVALID_REQUEST"),)
+        case FetchRequest() if (msg.fetch_offset < 0 or msg.last_fetched_epoch < 0
+                                or msg.last_fetched_epoch > msg.epoch):
+            return _fetch_error(node, msg, "INVALID_REQUEST")
+    return None
 
 
 def _higher_epoch(node: Node, msg: Message) -> Node:

@@ -4,7 +4,13 @@ replica id, at every role; their coverage is a role x input-kind matrix in the r
 
 from __future__ import annotations
 
-from kspec.conformance.machines.raft import UNKNOWN_REPLICA, RaftDriver, injected_requests, input_cell
+from kspec.conformance.machines.raft import (
+    UNKNOWN_REPLICA,
+    RaftDriver,
+    injected_requests,
+    input_cell,
+    malformed_requests,
+)
 from kspec.conformance.machines.runner import run_conformance
 from kspec.conformance.targets.reference.raft import RaftTarget
 from kspec.model.raft.messages import (
@@ -40,13 +46,20 @@ def test_injected_requests_span_kinds_epochs_and_senders() -> None:
     shapes = {(type(m).__name__, m.epoch - follower.epoch, m.src) for m in injected}
     assert {("FetchRequest", d, s) for d in (-1, 0, 1) for s in (1, 4, UNKNOWN_REPLICA)} <= shapes
     assert ("VoteRequest", 1, UNKNOWN_REPLICA) in shapes and ("VoteRequest", 1, 4) in shapes
+    malformed = malformed_requests(state, follower)
+    well_formed = [m for m in injected if m not in malformed]
     # leader claims only from the elected leader, or stale
-    claims = [m for m in injected_requests(state, follower, observers)
-              if isinstance(m, BeginQuorumEpochRequest | EndQuorumEpochRequest)]
+    claims = [m for m in well_formed if isinstance(m, BeginQuorumEpochRequest | EndQuorumEpochRequest)]
     assert claims and all(m.epoch < follower.epoch or (m.epoch, m.src) in state.elected for m in claims)
-    # every injected fetch is well formed: its last fetched epoch is not above its epoch
-    assert all(m.last_fetched_epoch <= m.epoch for m in injected_requests(state, follower, observers)
-               if isinstance(m, FetchRequest))
+    # every well-formed injected fetch: its last fetched epoch is not above its epoch
+    assert all(m.last_fetched_epoch <= m.epoch for m in well_formed if isinstance(m, FetchRequest))
+    # the malformed ones (RAFT-RULE-INVALID-REQUEST, RAFT-DRIVE-SENTINEL) are injected too, and the
+    # model answers each INVALID_REQUEST without changing the replica
+    assert malformed and all(m in injected for m in malformed)
+    assert {m.src for m in malformed} >= {-1}
+    for m in malformed:
+        after, outputs = step(follower, m)
+        assert after == follower and [getattr(o, "error", None) for o in outputs] == ["INVALID_REQUEST"], m
     # an injected request's answer is not put in flight (its sender does not await it)
     assert all(m.orphaned for m in injected_requests(state, follower, observers))
 

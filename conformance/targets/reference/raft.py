@@ -109,10 +109,13 @@ class RaftReplica:
 
     def refuse_non_voter(self, req: dict[str, Any]) -> bool:
         """A voter-only request a KIP-595 replica refuses: answered INCONSISTENT_VOTER_SET."""
-        if not self.voter_only or (self.is_voter and req["src"] in self.voters):
-            return False
         kind = req["type"].replace("Request", "Response")
         extra = {"granted": False, "pre_vote": bool(req.get("pre_vote"))} if kind == "VoteResponse" else {}
+        if req["src"] < 0:  # Kafka's -1, no replica: malformed (INVALID_REQUEST)
+            self.send(kind, req["src"], epoch=self.epoch, **extra, leader=self.leader, error="INVALID_REQUEST")
+            return True
+        if not self.voter_only or (self.is_voter and req["src"] in self.voters):
+            return False
         self.send(kind, req["src"], epoch=self.epoch, **extra, leader=self.leader, error="INCONSISTENT_VOTER_SET")
         return True
 
@@ -407,6 +410,10 @@ class RaftReplica:
         if req.get("pre_vote"):
             self.on_pre_vote_request(req)
             return
+        if req["end_offset"] < 0 or req["last_epoch"] < 0 or req["last_epoch"] >= req["epoch"]:
+            self.send("VoteResponse", req["src"], epoch=self.epoch, granted=False, leader=self.leader,
+                      pre_vote=False, error="INVALID_REQUEST")  # malformed, before any epoch check
+            return
         if req["epoch"] < self.epoch:
             self.send("VoteResponse", req["src"], epoch=self.epoch, granted=False, leader=self.leader,
                       pre_vote=False, error=FENCED)
@@ -487,6 +494,9 @@ class RaftReplica:
                   offset=req["fetch_offset"], entries=[], high_watermark=None, diverging=None)
 
     def on_FetchRequest(self, req: dict[str, Any]) -> None:
+        if req["fetch_offset"] < 0 or req["last_fetched_epoch"] < 0 or req["last_fetched_epoch"] > req["epoch"]:
+            self.fetch_error(req, "INVALID_REQUEST")  # malformed, before any epoch check
+            return
         if req["epoch"] < self.epoch:
             return self.fetch_error(req, FENCED)
         if req["epoch"] > self.epoch:
