@@ -42,6 +42,7 @@ from kspec.model.raft.messages import (
     FetchResponse,
     FetchTimeout,
     Restart,
+    VoteRequest,
 )
 from kspec.model.raft.rules import is_quorum
 from kspec.model.raft.state import Candidate, Down, Follower, Leader, Prospective
@@ -160,7 +161,13 @@ def shift_amount(state: Raft) -> int:
     acc = [lo, lo + 1]
     _min_epochs(state.nodes, acc)
     _min_epochs(state.network, acc)
-    return int(max(0, min(acc[0], acc[1] - 1)))
+    by = min(acc[0], acc[1] - 1)
+    for msg in state.network.distinct():
+        # A vote's last epoch stays below its epoch (RAFT-RULE-INVALID-REQUEST): a last epoch
+        # of 0 ("empty log") is not lowered, so its epoch may not reach 0.
+        if isinstance(msg, VoteRequest) and not msg.pre_vote and msg.last_epoch == 0:
+            by = min(by, msg.epoch - 1)
+    return int(max(0, by))
 
 
 def shift_epochs(state: Raft) -> Raft:

@@ -58,8 +58,10 @@ def quorum_state_lost(node: Node, inp: Input) -> tuple[Node, tuple[Output, ...]]
 
 def vote_ignores_log(node: Node, inp: Input) -> tuple[Node, tuple[Output, ...]]:
     """Votes are granted without checking that the candidate's log is up to date."""
-    if isinstance(inp, VoteRequest):
-        inp = replace(inp, last_epoch=10**6)
+    if isinstance(inp, VoteRequest) and inp.epoch > 0:
+        # the longest log a well-formed request can claim (its last epoch below its epoch,
+        # RAFT-RULE-INVALID-REQUEST): every voter's log is at most that
+        inp = replace(inp, last_epoch=inp.epoch - 1, end_offset=10**6)
     return node_mod.step(node, inp)
 
 

@@ -54,12 +54,12 @@ def test_new_release_line_starts_and_steps(version: str) -> None:
     report = child_report(HERE, version, "raft")
     election = report["election"]
     if version.startswith("4."):
-        assert report["model_config"] == {"pre_vote": True, "kip853": True}
+        assert report["model_config"] == {"pre_vote": True, "kip853": True, "listener": True}
         assert "kspec-test-doubles.jar" in report["jars"], report["jars"]
         assert election["observation"]["role"] == "prospective", election
         assert election["observation"]["epoch"] == 0, election
         return
-    assert report["model_config"] == {"pre_vote": False, "kip853": False}
+    assert report["model_config"] == {"pre_vote": False, "kip853": False, "listener": True}
     assert election["observation"]["role"] == "candidate" and election["observation"]["epoch"] == 1, election
     kinds = [o["type"] for o in election["outputs"]]
     assert kinds == ["PersistElection", "VoteRequest", "VoteRequest"], kinds
