@@ -430,7 +430,7 @@ def _mapped(value: Any, rank: dict[int, int]) -> Any:
     return replace(value, **changes) if changes else value
 
 
-_EPOCH_FIELDS = frozenset({"epoch", "last_epoch", "last_fetched_epoch"})
+_EPOCH_FIELDS = frozenset({"epoch", "last_epoch", "last_fetched_epoch", "told_epoch"})  # told_epoch: the listener's
 
 
 # ---------------------------------------------------------------------- the check

@@ -36,7 +36,8 @@ def cases(draw: st.DrawFn) -> tuple[Node, VoteRequest]:
     voted_for = draw(st.none() | st.integers(0, N - 1))
     role = Unattached(epoch) if voted_for is None else Voted(epoch, voted_for)
     node = Node(me, voters, draw(logs(epoch)), role)
-    request_log = draw(logs(epoch - 1))  # a well-formed request: its last epoch below its epoch (RAFT-RULE-INVALID-REQUEST)
+    # a well-formed request: its last epoch below its epoch (RAFT-RULE-INVALID-REQUEST)
+    request_log = draw(logs(epoch - 1))
     request = VoteRequest(candidate, me, epoch, request_log[-1].epoch if request_log else 0, len(request_log))
     return node, request
 
