@@ -49,7 +49,7 @@ def test_explore_violation_terminal(explored: Path) -> None:
     failed = [ln for ln in lines if "FAILED HERE" in ln]
     assert len(failed) == 1 and failed[0].startswith("step 2")
     # The reboot's state diff shows the epoch going back, which is the bug the variant plants.
-    assert any("Candidate(epoch=1" in ln and "Unattached(epoch=0)" in ln for ln in lines)
+    assert any("Candidate(epoch=1" in ln and "Unattached(epoch=0" in ln for ln in lines)
 
 
 def test_explore_violation_json(explored: Path) -> None:
