@@ -134,7 +134,13 @@ def explained_by(spec: Any, target: Target, config: dict[str, Any], actions: lis
     explains the divergence. False when the variant's model does not enable an action of the run
     (it cannot tell) or the target fails."""
     joined = "+".join(v for v in (str(config.get("model_variant") or ""), variant) if v)
-    session = Lockstep(spec.driver({**config, "model_variant": joined}), target, step_timeout)
+    try:
+        driver = spec.driver({**config, "model_variant": joined})
+    except ValueError:
+        # the accepted deviations' variants and this one do not compose (raft: more than one
+        # changes the replica's step), so the model cannot say whether this one explains it
+        return False
+    session = Lockstep(driver, target, step_timeout)
     try:
         for category, action in actions:
             if not session.take(category, action):

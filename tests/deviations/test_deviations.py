@@ -112,3 +112,19 @@ def test_cli_lists_the_catalogue(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _err = run_cli(["deviations", "voters", "--json"], capsys)
     assert code == 0
     assert [d["name"] for d in json.loads(out)] == list(catalogue("voters"))
+
+
+def test_naming_skips_a_deviation_that_does_not_compose_with_the_accepted_one() -> None:
+    # kafka:3.6.2 --accept raft-leader-never-resigns: naming a later divergence tries each other
+    # deviation on top of the accepted one; two raft variants that both change the step do not
+    # compose, which is "cannot tell", never an internal error.
+    from kspec.conformance.findings import Finding
+    from kspec.conformance.machines import PROTOCOLS
+    from kspec.conformance.machines.minimise import explained_by
+    from kspec.conformance.targets.registry import reference_target
+
+    config = {"voters": 3, "observers": 1, "pre_vote": False, "kip853": False, "faults": True,
+              "model_variant": "kafka-no-check-quorum"}
+    finding = Finding("outputs", 1, "outputs", "a divergence")
+    assert not explained_by(PROTOCOLS["raft"](), reference_target("raft"), config, [], finding,
+                            "kafka-observer-voted-stands")
