@@ -59,7 +59,7 @@ def test_new_release_line_starts_and_steps(version: str) -> None:
         assert election["observation"]["role"] == "prospective", election
         assert election["observation"]["epoch"] == 0, election
         return
-    assert report["model_config"] == {"pre_vote": False, "kip853": False, "listener": True}
+    assert report["model_config"] == {"pre_vote": False, "kip853": False, "listener": False}
     assert election["observation"]["role"] == "candidate" and election["observation"]["epoch"] == 1, election
     kinds = [o["type"] for o in election["outputs"]]
     assert kinds == ["PersistElection", "VoteRequest", "VoteRequest"], kinds
