@@ -51,13 +51,19 @@ def explore_cmd(protocol: str, bounds: tuple[str, ...], variant: str | None, max
             stop_on_violation=not keep_going,
             progress=lambda n, t, d: update(info=f"{n} states, {t} transitions, depth {d}"),
         )
-    live = run_liveness(info, model, max_states) if liveness else None
+    # Like TLC, a run that stopped at a safety violation reports that violation and checks no
+    # liveness (that check explores the whole graph again, minutes at the default bounds);
+    # --keep-going checks both.
+    stopped = bool(result.violations) and not keep_going
+    live = run_liveness(info, model, max_states) if liveness and not stopped else None
     if as_json:
         emit_json({**result_json(result, variant), **(liveness_json(live[0]) if live else {})})
     else:
         print_result(result, model, variant)
         if live is not None:
             print_liveness(*live)
+        elif liveness and stopped and info.liveness is not None:
+            click.echo("liveness not checked: a safety property is violated (--keep-going checks it too)")
     if max_states is not None and not result.complete and not result.violations:
         raise InputError(f"exploration stopped at --max-states {max_states} before it was complete")
     raise click.exceptions.Exit(0 if result.ok and (live is None or live[0].ok) else 1)
