@@ -7,9 +7,11 @@ epoch). The model runs with ``probes`` on (``ShareSystem.probe_actions``), so th
 sends what no well-behaved actor sends but a coordinator must answer: writes and reads with
 stale, equal, future and -1 epochs, initialize at an equal or older state epoch, deletes,
 read-summaries, and requests for other partitions, another group and a partition the metadata
-image lacks, and writes of multi-offset batches. Categories (one Hypothesis rule each):
-``write``, ``read``, ``elect``, ``initialize``, ``failover``, ``delete``, ``summary`` (requests
-of those kinds), ``epochs``, ``keys``, ``batches``, ``reorder`` (the probes' writes and reads).
+image lacks, writes of multi-offset batches, and a topic deleted while state is stored for it
+(``{"type": "MetadataUpdate", "image": [...]}``, SHARE-RULE-METADATA-UPDATE). Categories (one
+Hypothesis rule each): ``write``, ``read``, ``elect``, ``initialize``, ``failover``, ``delete``,
+``summary`` (requests of those kinds), ``epochs``, ``keys``, ``batches``, ``reorder`` (the probes'
+writes and reads), ``image`` (the metadata update).
 Every initialize, delete and read-summary is in the category of its kind, so a target lacking
 an API declares that category ``unsupported`` and never gets the request (Kafka 4.0:
 initialize, delete, summary; the 4.0 model sends none of them anyway). The vocabulary is listed
@@ -35,6 +37,7 @@ from kspec.model.share.shard import observe, step_with
 from kspec.model.share.system import (
     Action,
     Delete,
+    DeleteTopic,
     Elect,
     Initialize,
     Load,
@@ -92,7 +95,7 @@ class ShareDriver(Driver[ShareSystem]):
         return self.model.init_states()[0]
 
     categories = ("write", "read", "elect", "initialize", "failover", "epochs", "delete", "summary", "keys",
-                  "batches", "reorder")
+                  "batches", "reorder", "image")
 
     def candidates(self, state: SysState) -> list[tuple[str, Any]]:
         probes = list(self.model.probe_actions(state)) if self.model.probes else []
@@ -127,6 +130,9 @@ class ShareDriver(Driver[ShareSystem]):
             return [Event(0, {"type": "Unload"}, [], obs)]
         if isinstance(action, Load):
             return [Event(0, {"type": "Load", "records": encode(before.log)}, [], obs)]
+        if isinstance(action, DeleteTopic):
+            image = after.shard.image or frozenset()
+            return [Event(0, {"type": "MetadataUpdate", "image": sorted([t, p] for t, p in image)}, [], obs)]
         request = request_of(before, action)
         if request is None:
             return []

@@ -114,6 +114,7 @@ func (s *server) step(id int64, raw json.RawMessage) ([]any, map[string]any, err
 	var head struct {
 		Type    string    `json:"type"`
 		Records *[]Record `json:"records"`
+		Image   *[][2]any `json:"image"`
 	}
 	if err := json.Unmarshal(raw, &head); err != nil {
 		return nil, nil, fmt.Errorf("input: %v", err)
@@ -134,6 +135,15 @@ func (s *server) step(id int64, raw json.RawMessage) ([]any, map[string]any, err
 			}
 		}
 		n.shard = n.load(s.flaws, log)
+	case "MetadataUpdate":
+		// SHARE-RULE-METADATA-UPDATE: requests are validated against the new image from now on
+		// (and a later Load starts from it); stored state stays.
+		image, err := parseImage(head.Image)
+		if err != nil {
+			return nil, nil, fmt.Errorf("MetadataUpdate: %v", err)
+		}
+		n.image = image
+		n.shard.image = image
 	default:
 		if _, known := responseType[head.Type]; !known {
 			return nil, nil, fmt.Errorf("unsupported input type %q", head.Type)

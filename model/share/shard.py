@@ -332,6 +332,17 @@ def unload(state: ShardState) -> ShardState:
     return replace(state, active=False)
 
 
+def update_image(state: ShardState, image: frozenset[tuple[str, int]] | None) -> ShardState:
+    """SHARE-RULE-METADATA-UPDATE: a new metadata image replaces the one requests are validated
+    against (``onNewMetadataImage``, from 4.3 ``onMetadataUpdate``); stored state is untouched."""
+    return replace(state, image=image)
+
+
+def without_topic(image: frozenset[tuple[str, int]] | None, topic: str) -> frozenset[tuple[str, int]] | None:
+    """``image`` after ``topic`` is deleted (every partition of it gone)."""
+    return None if image is None else frozenset(tp for tp in image if tp[0] != topic)
+
+
 # --- validation (SHARE-RULE-VALIDATE-*) -------------------------------------------------------
 
 

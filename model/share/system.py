@@ -56,6 +56,8 @@ from kspec.model.share.shard import (
     response_error,
     step_with,
     unload,
+    update_image,
+    without_topic,
 )
 from kspec.model.share.versions import LATEST_MINOR, Rules, rules_of, with_deviations
 
@@ -69,8 +71,12 @@ OTHER_PARTITION = SharePartitionKey(GROUP, TOPIC, 1)
 OTHER_GROUP = SharePartitionKey("h", TOPIC, 0)
 UNHOSTED = SharePartitionKey(GROUP, TOPIC, 2)
 NEGATIVE = SharePartitionKey(GROUP, TOPIC, -1)  # INVALID_REQUEST in every handler
-SIDE_KEYS = (OTHER_PARTITION, OTHER_GROUP)
-PROBE_IMAGE = frozenset({(TOPIC, 0), (TOPIC, 1)})
+# With probes: a second topic, which the probes may delete (SHARE-RULE-METADATA-UPDATE). Its
+# stored state outlives the topic, and every request for it is then UNKNOWN_TOPIC_OR_PARTITION.
+DOOMED_TOPIC = "U"
+DOOMED = SharePartitionKey(GROUP, DOOMED_TOPIC, 0)
+SIDE_KEYS = (OTHER_PARTITION, OTHER_GROUP, DOOMED)
+PROBE_IMAGE = frozenset({(TOPIC, 0), (TOPIC, 1), (DOOMED_TOPIC, 0)})
 # Writes of more than one offset (probes): a range batch; adjacent offsets in the same delivery
 # state with different counts (they must not merge); a range overlapping the stored offsets with
 # a lower count (the higher count wins per offset) reaching past the offsets the menu writes; an
@@ -136,6 +142,14 @@ class Summary:
 
 
 @dataclass(frozen=True, slots=True)
+class DeleteTopic:
+    """The topic is deleted: the metadata image the shard sees next lacks its partitions
+    (``onNewMetadataImage``, from 4.3 ``onMetadataUpdate``). Its stored state stays."""
+
+    topic: str
+
+
+@dataclass(frozen=True, slots=True)
 class Unload:
     """The broker hosting the coordinator partition loses it (fail-over begins)."""
 
@@ -145,7 +159,7 @@ class Load:
     """A new shard loads the coordinator partition by replaying its log (fail-over ends)."""
 
 
-Action = Write | Read | Elect | Initialize | Unload | Load | Delete | Summary
+Action = Write | Read | Elect | Initialize | Unload | Load | Delete | Summary | DeleteTopic
 
 
 @dataclass(frozen=True, slots=True)
@@ -283,7 +297,9 @@ class ShareSystem:
         - ``keys``: writes and reads of another partition of the topic (``g:T:1``), of the same
           partition in another group (``h:T:0``), of a partition the metadata image does not
           have (``g:T:2``, a write) and of partition -1 (their initialize, delete and
-          read-summary are in those categories).
+          read-summary are in those categories);
+        - ``image``: topic ``U`` deleted from the metadata image (``DeleteTopic``), then, while
+          ``g:U:0``'s state is still stored, its leader's read and write (both must fail).
         Requests a release has no API for (SHARE-VER-INITIALIZE) are not sent to it.
         """
         le, ge, api = state.leader_epoch, state.group_state_epoch, self.rules.initialize
@@ -322,6 +338,12 @@ class ShareSystem:
             yield "initialize", Initialize(1, 0, key=UNHOSTED)
             yield "delete", Delete(UNHOSTED)
             yield "summary", Summary(0, UNHOSTED)
+        if state.shard.image is not None and any(t == DOOMED_TOPIC for t, _ in state.shard.image):
+            yield "image", DeleteTopic(DOOMED_TOPIC)
+        elif state.shard.offset(DOOMED) is not None:
+            # The deleted topic's state is still stored: its leader's requests must now fail.
+            yield "image", Read(0, key=DOOMED)
+            yield "image", Write(0, side_start, side_batches, state_epoch=1, key=DOOMED)
         yield "keys", Write(0, side_start, side_batches, state_epoch=1, key=UNHOSTED)
         yield "keys", Write(0, side_start, side_batches, state_epoch=1, key=NEGATIVE)
         yield "keys", Read(0, key=NEGATIVE)
@@ -336,7 +358,11 @@ class ShareSystem:
         if isinstance(action, Unload):
             return replace(state, shard=unload(state.shard), failovers=state.failovers + 1, last_error=NONE)
         if isinstance(action, Load):
-            return replace(state, shard=loaded(state.log, self.snapshot_every, self.rules, self.image),
+            # The new shard gets the image as it is now (a topic deleted meanwhile stays deleted).
+            return replace(state, shard=loaded(state.log, self.snapshot_every, self.rules, state.shard.image),
+                           last_error=NONE)
+        if isinstance(action, DeleteTopic):
+            return replace(state, shard=update_image(state.shard, without_topic(state.shard.image, action.topic)),
                            last_error=NONE)
         request = request_of(state, action)
         assert request is not None
@@ -370,7 +396,7 @@ class ShareSystem:
         return len(state.log) < self.max_records
 
     def properties(self) -> Sequence[Property[Any, Any]]:
-        snapshot_every, rules, image = self.snapshot_every, self.rules, self.image
+        snapshot_every, rules = self.snapshot_every, self.rules
 
         @always("SHARE-INV-NO-LOSS", "no_loss")
         def no_loss(s: SysState) -> bool:
@@ -383,7 +409,7 @@ class ShareSystem:
         @always("SHARE-INV-REPLAY-EQUALS-HANDLERS", "replay_equals_handlers")
         def replay_equals(s: SysState) -> bool:
             """Replaying the log into a fresh shard gives the state the handlers kept."""
-            fresh = loaded(s.log, snapshot_every, rules, image)
+            fresh = loaded(s.log, snapshot_every, rules, s.shard.image)
             return fresh == replace(s.shard, active=True)
 
         @always("SHARE-INV-STATE-EPOCH-RECORDED", "state_epoch_recorded")
@@ -395,7 +421,7 @@ class ShareSystem:
         @always_step("SHARE-INV-REJECTED-NO-CHANGE", "rejected_changes_nothing")
         def rejected(before: SysState, action: Action, after: SysState) -> bool:
             """A fenced or rejected request appends nothing and changes no stored state."""
-            if after.last_error == NONE or isinstance(action, Elect | Unload | Load):
+            if after.last_error == NONE or isinstance(action, Elect | Unload | Load | DeleteTopic):
                 return True
             return after.log == before.log and after.shard == before.shard
 
@@ -600,6 +626,8 @@ class ShareSystem:
             return f"group coordinator deletes the state{on}"
         if isinstance(action, Summary):
             return f"read-summary leader_epoch={action.leader_epoch}{on}"
+        if isinstance(action, DeleteTopic):
+            return f"topic {action.topic} is deleted (metadata update)"
         return type(action).__name__.lower()
 
     def describe_state(self, state: SysState) -> str:

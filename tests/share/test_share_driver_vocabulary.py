@@ -25,7 +25,7 @@ class Recording(Target):
 
     def start(self, node: int, config: dict[str, JSON]) -> Any:
         inst = self.inner.start(node, config)
-        kinds, last_obs, deleted = self.kinds, [{}], set()
+        kinds, last_obs, deleted, gone = self.kinds, [{}], set(), set()
 
         class Instance:
             def step(self, inp: JSON) -> StepResult:
@@ -36,6 +36,10 @@ class Recording(Target):
                 kinds.update(kinds_of(inp, before))
                 if key in deleted and inp.get("type") != "DeleteRequest":
                     kinds.add(f"{inp.get('type')} after a delete")
+                if inp.get("type") == "MetadataUpdate":
+                    gone.update({"U"} - {t for t, _ in inp["image"]})
+                if inp.get("topic_id") in gone and isinstance(before, dict) and before.get("offset") is not None:
+                    kinds.add(f"{inp.get('type')} for a deleted topic's stored key")
                 if inp.get("type") == "Load" and any(r.get("type") == "ShareTombstone" for r in inp["records"]):
                     kinds.add("Load of a log holding a tombstone")
                 result: StepResult = inst.step(inp)
@@ -82,7 +86,8 @@ def kinds_of(inp: dict[str, Any], stored: Any) -> set[str]:
     group, partition = inp.get("group_id"), inp.get("partition")
     if kind.endswith("Request"):
         out.add(f"{kind} for " + ("partition -1" if partition == -1 else "a partition not in the image"
-                                  if partition == 2 else "another group" if group != "g"
+                                  if partition == 2 else "another topic" if inp.get("topic_id") == "U"
+                                  else "another group" if group != "g"
                                   else "another partition" if partition == 1 else "the key"))
     if kind == "WriteRequest" and int(inp.get("start_offset", -1)) != -1:
         out.add("WriteRequest moving the start offset")
@@ -117,6 +122,9 @@ VOCABULARY = {
     "WriteRequest leader epoch above the fence", "WriteRequest moving the start offset",
     "ReadRequest leader epoch -1", "ReadRequest leader epoch at the fence", "ReadRequest leader epoch above the fence",
     "Load of a key with state",
+    "MetadataUpdate", "ReadRequest for a deleted topic's stored key", "WriteRequest for a deleted topic's stored key",
+    "answer ReadResponse UNKNOWN_TOPIC_OR_PARTITION", "answer WriteResponse UNKNOWN_TOPIC_OR_PARTITION",
+    *(f"{r} for another topic" for r in REQUESTS),
     "record ShareSnapshot", "record ShareUpdate",
     "answer WriteResponse NONE", "answer WriteResponse FENCED_LEADER_EPOCH", "answer WriteResponse FENCED_STATE_EPOCH",
     "answer WriteResponse INVALID_REQUEST", "answer ReadResponse COORDINATOR_NOT_AVAILABLE",

@@ -33,6 +33,9 @@ class ModelShard:
             self.state = shard.unload(self.state)
         elif inp["type"] == "Load":
             self.state = shard.load(self.log, self.limit, self.image, self.state.rules)
+        elif inp["type"] == "MetadataUpdate":
+            self.image = frozenset((str(t), int(p)) for t, p in inp["image"])  # type: ignore[union-attr,misc]
+            self.state = shard.update_image(self.state, self.image)
         else:
             self.state, outs = shard.step(self.state, decode(inp, CLASSES))
             self.log += [o for o in outs if isinstance(o, ShareSnapshot | ShareUpdate | ShareTombstone)]

@@ -209,17 +209,31 @@ class KafkaShareShard:
         self.next_offset = 0
         self.log = []
         image = j.MetadataImage.EMPTY if self.image is None else self.image
-        delta = self._delta(image)
         if j.wrap_image:
-            image, delta = j.KRaftImage(image), j.KRaftDelta(delta)
+            image = j.KRaftImage(image)
         # onLoaded gets the image (EMPTY when there is none): 4.2+ keeps it, earlier releases
         # take it from onNewMetadataImage.
         self.shard.onLoaded(image)
         if self.image is not None:
-            if j.has_metadata_update:
-                self.shard.onMetadataUpdate(delta, image)
-            else:
-                self.shard.onNewMetadataImage(image, delta)
+            self._publish(self.image)
+
+    def _publish(self, image: Any) -> None:
+        """Hand the shard a new metadata image, as the runtime does on every metadata update."""
+        j = self.java
+        delta = self._delta(image)
+        if j.wrap_image:
+            image, delta = j.KRaftImage(image), j.KRaftDelta(delta)
+        if j.has_metadata_update:
+            self.shard.onMetadataUpdate(delta, image)
+        else:
+            self.shard.onNewMetadataImage(image, delta)
+
+    def update_image(self, image: list[list[Any]]) -> None:
+        """``MetadataUpdate``: the image changes (a topic deleted); an unloaded shard gets it at
+        its next Load."""
+        self.image = self._image(image)
+        if self.active:
+            self._publish(self.image)
 
     # -------------------------------------------------------------- records
 
@@ -285,6 +299,9 @@ class KafkaShareShard:
         if kind == "Unload":
             self.shard.onUnloaded()
             self.active = False
+            return []
+        if kind == "MetadataUpdate":
+            self.update_image(inp.get("image") or [])
             return []
         if kind == "Load":
             # Fail-over replays the partition's log: the records this shard's handlers wrote

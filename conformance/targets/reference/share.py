@@ -184,6 +184,9 @@ class ShareShard:
             for record in inp["records"]:
                 self.replay(record)
             return []
+        if kind == "MetadataUpdate":  # SHARE-RULE-METADATA-UPDATE: validate against the new image
+            self.image = {(t, p) for t, p in inp["image"]}
+            return []
         if kind not in RESPONSE_OF:
             raise TargetError(f"unknown input type {kind!r}")
         if not self.active:
