@@ -93,6 +93,10 @@ class ReadUnsetEpochWrites(ShareShard):
     """A -1 sentinel taken as a value: a read with leader epoch -1 (not set) differs from the
     stored epoch, so it writes a record "recording" the new leader epoch."""
 
+    # From 4.4 a read with -1 is refused before this code runs (SHARE-VER-NEGATIVE-EPOCHS-REFUSED),
+    # so the bug can only show in a shard of the 4.1-4.3 rules: this one implements 4.3's.
+    kafka_version = "4.3"
+
     def read_records(self, key: Key, req: dict[str, Any], response: dict[str, Any],
                      stored_leader: int | None) -> list[Any]:
         if stored_leader == req["leader_epoch"]:
