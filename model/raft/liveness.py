@@ -31,6 +31,7 @@ from kspec.model.core.bag import Bag
 from kspec.model.core.evolve import evolve as replace
 from kspec.model.core.liveness import LivenessProperty
 from kspec.model.raft import node as node_mod
+from kspec.model.raft.epochs import map_epochs
 from kspec.model.raft.messages import (
     BackoffExpired,
     CheckQuorumTimeout,
@@ -118,32 +119,12 @@ def _min_epochs(value: Any, acc: list[int]) -> None:
             _min_epochs(v, acc)
 
 
+# Replica and message epochs, and the log epochs a message or a state names.
+_SHIFTED = frozenset({"epoch"}) | _LOG_EPOCH_FIELDS
+
+
 def _shift(value: Any, by: int) -> Any:
-    if isinstance(value, Entry):
-        return replace(value, epoch=value.epoch - by) if value.epoch else value
-    if isinstance(value, tuple):
-        return tuple(_shift(v, by) for v in value)
-    if isinstance(value, frozenset):
-        return frozenset(_shift(v, by) for v in value)
-    if isinstance(value, Bag):
-        return Bag(frozenset((_shift(m, by), c) for m, c in value.items))
-    if not is_dataclass(value) or isinstance(value, type):
-        return value
-    changes: dict[str, Any] = {}
-    for f in fields(value):
-        v = getattr(value, f.name)
-        new: Any
-        if f.name == "epoch" and isinstance(v, int):
-            new = v - by
-        elif f.name in _LOG_EPOCH_FIELDS and isinstance(v, int):
-            new = v - by if v else v
-        elif f.name == "diverging" and v is not None:
-            new = (v[0] - by if v[0] else 0, v[1])
-        else:
-            new = _shift(v, by)
-        if new is not v and new != v:
-            changes[f.name] = new
-    return replace(value, **changes) if changes else value
+    return map_epochs(value, lambda e: e - by, _SHIFTED)
 
 
 def shift_amount(state: Raft) -> int:
