@@ -39,15 +39,13 @@ from kspec.model.raft.messages import (
     ElectionTimeout,
     Entry,
     FetchDue,
-    FetchRequest,
-    FetchResponse,
     FetchTimeout,
     Restart,
     VoteRequest,
 )
 from kspec.model.raft.rules import is_quorum
 from kspec.model.raft.state import Candidate, Down, Follower, Leader, Prospective
-from kspec.model.raft.system import Action, Deliver, Fire, Raft, RaftModel, describe_action
+from kspec.model.raft.system import Action, Deliver, Fire, Raft, RaftModel, describe_action, fetch_in_flight
 
 # Timer orders after faults stop: ``solo`` (randomised timeouts and backoff: a timer expires
 # alone, after everything in flight is delivered); ``lockstep`` (no randomisation: besides the
@@ -230,7 +228,7 @@ class RaftSuffix:
             for inp in node_mod.enabled_inputs(n):
                 if isinstance(inp, ClientAppend):
                     continue
-                if isinstance(inp, FetchDue) and _fetch_in_flight(state, n.id):
+                if isinstance(inp, FetchDue) and fetch_in_flight(state, n.id):
                     continue
                 if isinstance(inp, FetchTimeout) and (_leads(state, n.role) or _fetch_informs(state, n.role)):
                     continue
@@ -256,14 +254,6 @@ class RaftSuffix:
         if isinstance(action, Together):
             return "together: " + "; ".join(describe_action(f) for f in action.fires)
         return str(self.model.describe_action(action))
-
-
-def _fetch_in_flight(state: Raft, replica: int) -> bool:
-    for m in state.network.distinct():
-        if (isinstance(m, FetchRequest) and m.src == replica and not m.orphaned) or (
-                isinstance(m, FetchResponse) and m.dst == replica):
-            return True
-    return False
 
 
 def _leads(state: Raft, role: Any) -> bool:
