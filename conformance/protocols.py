@@ -91,6 +91,12 @@ class ConformanceProtocol:
     initial_role: str = ""
     # What the drawn table is, for the docs ("" : the role table the checked constructors enforce).
     transitions_note: str = ""
+    # A rule table the docs draw as a matrix (a protocol without roles: mm2's sync rules):
+    # ``"module:attr"`` naming a mapping ``row -> outcome per column``, the columns' names, and
+    # what the table is, for the docs.
+    rules: str | None = None
+    rules_columns: str | None = None
+    rules_note: str = ""
     extra: Mapping[str, str] = field(default_factory=dict)
 
     # -- what the references name ---------------------------------------------------------------
@@ -134,6 +140,14 @@ class ConformanceProtocol:
             return None
         table: Mapping[tuple[str, str], str] = load(self.transitions)
         return table
+
+    def rule_table(self) -> tuple[tuple[str, ...], Mapping[str, tuple[str, ...]]] | None:
+        """The columns and the rows of the rule table the docs draw as a matrix, if any."""
+        if self.rules is None or self.rules_columns is None:
+            return None
+        columns: tuple[str, ...] = tuple(load(self.rules_columns))
+        rows: Mapping[str, tuple[str, ...]] = load(self.rules)
+        return columns, rows
 
     def kafka_target(self, version: str) -> Target:
         if self.kafka is None:
@@ -181,7 +195,10 @@ BUILTIN: tuple[ConformanceProtocol, ...] = (
         driver="kspec.conformance.machines.mm2:Mm2Driver", configs="kspec.conformance.machines.mm2:CONFIGS",
         reference=f"{_R}:mm2_reference", mutant_target=f"{_R}:mm2_mutant",
         kafka="kspec.conformance.targets.kafka.mm2:KafkaMm2Target", kafka_releases=((2, 4), None),
-        kafka_doc="Default/IdentityReplicationPolicy", docs=("spec/mm2.md",)),
+        kafka_doc="Default/IdentityReplicationPolicy", docs=("spec/mm2.md",),
+        rules="kspec.model.mm2.system:REPLICATION_RULES", rules_columns="kspec.model.mm2.system:POLICY_COLUMNS",
+        rules_note="what one flow's sync (`replicate`: `shouldReplicateTopic`, then `formatRemoteTopic`) "
+        "does with a topic on the flow's source, by the topic's class and the policy with its internal-topic rule"),
     ConformanceProtocol(
         "streams", "kspec.model.streams", "Kafka Streams metadata and interactive-query routing",
         driver="kspec.conformance.machines.streams:StreamsDriver",

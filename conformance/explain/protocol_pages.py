@@ -168,6 +168,20 @@ def _role_diagram(name: str, model: Any) -> list[str]:
     return [*lines, '<div class="kspec-diagram" markdown="0" style="overflow-x:auto">', svg, "</div>", ""]
 
 
+def _rules_matrix(name: str) -> list[str]:
+    """The protocol's rule table (rows by columns), where it declares one."""
+    declared = protocols.get(name)
+    found = declared.rule_table()
+    if found is None:
+        return []
+    columns, rows = found
+    where = (declared.rules or "").replace(":", ".")
+    lines = ["## Rules", "", f"Drawn from `{where}`: {declared.rules_note}.", "",
+             "| | " + " | ".join(columns) + " |", "|---|" + "---|" * len(columns)]
+    lines += [f"| {row} | " + " | ".join(escape(o) for o in outcomes) + " |" for row, outcomes in rows.items()]
+    return [*lines, ""]
+
+
 def _model_page(name: str, site: Site) -> str:
     page = f"protocols/{name}/index.md"
     info = get_protocol(name)
@@ -181,6 +195,7 @@ def _model_page(name: str, site: Site) -> str:
              + "properties: [properties](properties.md) · example traces: [traces](traces.md) · model: "
              f"`{declared.model}`", ""]
     lines += _role_diagram(name, model)
+    lines += _rules_matrix(name)
     # The state: the system state class and every package dataclass its fields name.
     lines += ["## State", "", f"The system state is `{state_cls.__name__}`; below it, the classes its fields hold.", ""]
     lines += _class_block(state_cls, page, site)

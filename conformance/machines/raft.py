@@ -23,6 +23,7 @@ short exchanges in one step, fed to the target as their node-level inputs.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -230,6 +231,34 @@ class IdleTimer:
     input: Input
 
 
+def by_category(actions: Iterable[Any], of_input: Callable[[Input], str | None]) -> list[tuple[str, Any]]:
+    """The system actions by driver category, as the raft and voters drivers sort them: a
+    delivery ``deliver``, a drop or duplicate ``network``, a crash, restart or reboot ``crash``,
+    and a timer or request fired at a replica what ``of_input`` says of its input (None: left
+    out)."""
+    out: list[tuple[str, Any]] = []
+    for action in actions:
+        if isinstance(action, Deliver):
+            out.append(("deliver", action))
+        elif isinstance(action, Drop | Duplicate):
+            out.append(("network", action))
+        elif not isinstance(action, Fire) or isinstance(action.input, Crash | Restart):
+            out.append(("crash", action))  # crash, restart, reboot
+        elif (category := of_input(action.input)) is not None:
+            out.append((category, action))
+    return out
+
+
+def _input_category(inp: Input) -> str:
+    if isinstance(inp, ClientAppend):
+        return "client"
+    if isinstance(inp, FetchDue):
+        return "fetch"
+    if isinstance(inp, CheckQuorumTimeout):
+        return "resign"
+    return "timer"  # the timers that start or back off an election
+
+
 class RaftDriver(macros.MacroSteps[RaftModel]):
     """Lockstep driver for ``raft`` (see the module docstring)."""
 
@@ -301,22 +330,7 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
     def candidates(self, state: Raft) -> list[tuple[str, Any]]:
         """The model's actions by category (cheap: :meth:`resolve` checks them), then the
         idle timers of the live replicas; without ``faults``, none of the FAULTS categories."""
-        out: list[tuple[str, Any]] = []
-        for action in self.model.actions(state):
-            if isinstance(action, Deliver):
-                out.append(("deliver", action))
-            elif isinstance(action, Drop | Duplicate):
-                out.append(("network", action))
-            elif not isinstance(action, Fire) or isinstance(action.input, Crash | Restart):
-                out.append(("crash", action))  # crash, restart, reboot
-            elif isinstance(action.input, ClientAppend):
-                out.append(("client", action))
-            elif isinstance(action.input, FetchDue):
-                out.append(("fetch", action))
-            elif isinstance(action.input, CheckQuorumTimeout):
-                out.append(("resign", action))
-            else:
-                out.append(("timer", action))  # the timers that start or back off an election
+        out = by_category(self.model.actions(state), _input_category)
         observers = frozenset(self.model.replica_ids) - self.model.voter_ids
         for n in state.nodes:
             if not isinstance(n.role, Down):

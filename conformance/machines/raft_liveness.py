@@ -44,6 +44,7 @@ from kspec.conformance.adapters.base import Target, TimedInstance
 from kspec.conformance.harness import DEFAULT_STEP_TIMEOUT, Divergence, Lockstep, StepRecord, TargetFailure
 from kspec.model.core.bag import Bag
 from kspec.model.core.evolve import evolve as replace
+from kspec.model.raft.epochs import map_epochs
 from kspec.model.raft.liveness import RAFT_LIVENESS, RaftSuffix, stable_leader, starts_election
 from kspec.model.raft.messages import (
     BackoffExpired,
@@ -382,7 +383,8 @@ def epoch_ranks(state: Raft) -> Raft:
     _epochs(state.network, found.add)
     rank = {e: k + 1 for k, e in enumerate(sorted(found - {0}))}
     rank[0] = 0
-    return replace(state, nodes=_mapped(state.nodes, rank), network=_mapped(state.network, rank))
+    return replace(state, nodes=map_epochs(state.nodes, rank.__getitem__, _EPOCH_FIELDS),
+                   network=map_epochs(state.network, rank.__getitem__, _EPOCH_FIELDS))
 
 
 def _epochs(value: Any, add: Any) -> None:
@@ -404,30 +406,6 @@ def _epochs(value: Any, add: Any) -> None:
             add(v[0])
         else:
             _epochs(v, add)
-
-
-def _mapped(value: Any, rank: dict[int, int]) -> Any:
-    if isinstance(value, tuple):
-        return tuple(_mapped(v, rank) for v in value)
-    if isinstance(value, frozenset):
-        return frozenset(_mapped(v, rank) for v in value)
-    if isinstance(value, Bag):
-        return Bag(frozenset((_mapped(m, rank), c) for m, c in value.items))
-    if not is_dataclass(value) or isinstance(value, type):
-        return value
-    changes: dict[str, Any] = {}
-    for f in fields(value):
-        v = getattr(value, f.name)
-        new: Any
-        if f.name in _EPOCH_FIELDS and isinstance(v, int):
-            new = rank[v]
-        elif f.name == "diverging" and v is not None:
-            new = (rank[v[0]], v[1])
-        else:
-            new = _mapped(v, rank)
-        if new is not v and new != v:
-            changes[f.name] = new
-    return replace(value, **changes) if changes else value
 
 
 _EPOCH_FIELDS = frozenset({"epoch", "last_epoch", "last_fetched_epoch", "told_epoch"})  # told_epoch: the listener's

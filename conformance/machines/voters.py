@@ -40,13 +40,13 @@ from typing import Any
 
 from kspec.conformance.harness import JSON, Event
 from kspec.conformance.machines import macros
-from kspec.conformance.machines.raft import IDLE_TIMERS, RaftDriver, wire
+from kspec.conformance.machines.raft import IDLE_TIMERS, RaftDriver, by_category, wire
 from kspec.model.core.codec import encode
 from kspec.model.core.protocol import first_violated
 from kspec.model.raft import node as raft_node
 from kspec.model.raft.messages import AppendLog, ClientAppend, Crash, FetchDue, Input, Restart, TruncateLog
 from kspec.model.raft.state import Down, Leader
-from kspec.model.raft.system import Deliver, Drop, Duplicate, Fire, Reboot, describe_action
+from kspec.model.raft.system import Deliver, Fire, Reboot, describe_action
 from kspec.model.voters.control import (
     KRAFT_VERSION,
     VOTERS,
@@ -198,6 +198,18 @@ def _setup(config: dict[str, JSON], bounds: dict[str, Any], variant: str = "") -
     return found
 
 
+def _input_category(inp: Input) -> str | None:
+    if isinstance(inp, TakeSnapshot):
+        return None  # offered at every replica (VotersDriver.candidates)
+    if isinstance(inp, AddVoter | RemoveVoter | UpgradeKRaftVersion):
+        return "reconfig"  # accepted by the leader
+    if isinstance(inp, ClientAppend):
+        return "client"
+    if isinstance(inp, FetchDue):
+        return "fetch"
+    return "timer"  # election, fetch, check-quorum, backoff timers
+
+
 class VotersDriver(macros.MacroSteps[VotersModel]):
     """Lockstep driver for ``voters`` (see the module docstring)."""
 
@@ -249,24 +261,7 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
         and (replica level) the ignored timers and refused requests of the live replicas."""
         if isinstance(state, Formatted):
             return [("opening", StartUp())]
-        out: list[tuple[str, Any]] = []
-        for action in self.model.actions(state):
-            if isinstance(action, Deliver):
-                out.append(("deliver", action))
-            elif isinstance(action, Drop | Duplicate):
-                out.append(("network", action))
-            elif not isinstance(action, Fire) or isinstance(action.input, Crash | Restart):
-                out.append(("crash", action))
-            elif isinstance(action.input, TakeSnapshot):
-                continue  # offered below, at every replica
-            elif isinstance(action.input, AddVoter | RemoveVoter | UpgradeKRaftVersion):
-                out.append(("reconfig", action))  # accepted by the leader
-            elif isinstance(action.input, ClientAppend):
-                out.append(("client", action))
-            elif isinstance(action.input, FetchDue):
-                out.append(("fetch", action))
-            else:
-                out.append(("timer", action))  # election, fetch, check-quorum, backoff timers
+        out = by_category(self.model.actions(state), _input_category)
         hosts = self.model.replica_ids
         for n in state.nodes:
             if isinstance(n.role, Down):

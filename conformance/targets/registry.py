@@ -45,10 +45,6 @@ def reference_target(protocol: str, level: str = "") -> Target:
         raise UnknownTarget(str(err)) from None
 
 
-# The order ``kspec targets`` lists the Kafka targets in (the order they were added).
-_KAFKA_ORDER = ("mm2", "share", "raft", "voters", "streams")
-
-
 def list_targets() -> list[dict[str, Any]]:
     """Every named target: ``{name, protocol, kind, doc}`` (kind: reference, mutant, kafka)."""
     from kspec.conformance.targets.mutants import catalogue
@@ -62,8 +58,8 @@ def list_targets() -> list[dict[str, Any]]:
              for p in declared for level in p.levels if level == "log"]
     rows += [{"name": f"mutant:{m.name}", "protocol": m.protocol, "kind": "mutant", "doc": m.doc}
              for m in catalogue().values()]
-    kafka = sorted((p for p in declared if p.kafka is not None),
-                   key=lambda p: _KAFKA_ORDER.index(p.name) if p.name in _KAFKA_ORDER else len(_KAFKA_ORDER))
+    # In the registry's order, as every other listing.
+    kafka = [p for p in declared if p.kafka is not None]
     rows += [{"name": "kafka:VERSION", "protocol": p.name, "kind": "kafka",
               "doc": f"Apache Kafka's own {p.kafka_doc} (jars from Maven, run through JPype)"} for p in kafka]
     return rows

@@ -34,7 +34,14 @@ from itertools import pairwise
 from typing import Any
 
 from kspec.model.core.protocol import Property, always, sometimes
-from kspec.model.mm2.policy import PolicyLike, ReplicationPolicy, is_cycle, replication_hops, upstream_clusters
+from kspec.model.mm2.policy import (
+    IdentityReplicationPolicy,
+    PolicyLike,
+    ReplicationPolicy,
+    is_cycle,
+    replication_hops,
+    upstream_clusters,
+)
 
 USER = "user"
 HEARTBEATS = "heartbeats"
@@ -114,6 +121,60 @@ def replicate(fp: PolicyLike, name: str, source: str, target: str) -> str | Refu
     if is_cycle(fp, name, target):
         return Refused.CYCLE
     return fp.format_remote_topic(source, name)
+
+
+# -- the rules of one flow's sync, as data --------------------------------------------------
+#
+# What ``replicate`` does with a topic on the flow's source, by the topic's class (its ground
+# truth: what it started as, and whether it came from elsewhere or from the flow's target) and
+# the policy (Kafka's two, under each internal-topic rule). ``tests/mm2/test_mm2_rules_table.py``
+# holds every reachable sync to this table; the docs draw it.
+PREFIXED = "copied as <source><separator><name>"
+KEPT = "copied under its own name"
+REFUSED_INTERNAL = "refused: internal"
+REFUSED_CYCLE = "refused: cycle"
+NEVER = "never on a source (refused where it started)"
+
+POLICY_COLUMNS = ("default 4.x", "default 3.x", "identity 4.x", "identity 3.x")
+
+# name class -> the outcome per POLICY_COLUMNS column. "local": created on the flow's source;
+# "remote": replicated there from another cluster; "returning": the flow's target is on its
+# path, so copying it would close a cycle. "connect-internal" is a user topic named like
+# Connect's internal ones (``*-internal``, ``*.internal``), internal under the 3.x rule only.
+REPLICATION_RULES: dict[str, tuple[str, str, str, str]] = {
+    "user local": (PREFIXED, PREFIXED, KEPT, KEPT),
+    "user remote": (PREFIXED, PREFIXED, KEPT, KEPT),
+    # Identity names carry no path, so it cannot see the cycle (MM2-LAW-CYCLE-DETECTABLE).
+    "user returning": (REFUSED_CYCLE, REFUSED_CYCLE, KEPT, KEPT),
+    "connect-internal local": (PREFIXED, REFUSED_INTERNAL, KEPT, REFUSED_INTERNAL),
+    "connect-internal remote": (PREFIXED, NEVER, KEPT, NEVER),
+    "connect-internal returning": (REFUSED_CYCLE, NEVER, KEPT, NEVER),
+    # Identity handles heartbeats as the default policy does.
+    "heartbeats local": (PREFIXED, PREFIXED, PREFIXED, PREFIXED),
+    "heartbeats remote": (PREFIXED, PREFIXED, PREFIXED, PREFIXED),
+    "heartbeats returning": (REFUSED_CYCLE, REFUSED_CYCLE, REFUSED_CYCLE, REFUSED_CYCLE),
+    "checkpoints": (REFUSED_INTERNAL,) * 4,
+    "offset-syncs": (REFUSED_INTERNAL,) * 4,
+    "kafka-internal": (REFUSED_INTERNAL,) * 4,
+}
+
+
+def name_class(replica: Replica, target: str) -> str:
+    """The :data:`REPLICATION_RULES` row of ``replica`` (on a flow's source) for the flow to
+    ``target``, from its ground truth."""
+    if replica.kind in INTERNAL_KINDS:
+        return replica.kind
+    kind = replica.kind
+    if kind == USER and replica.origin.endswith(("-internal", ".internal")):
+        kind = "connect-internal"
+    where = "returning" if target in replica.path else "remote" if len(replica.path) > 1 else "local"
+    return f"{kind} {where}"
+
+
+def policy_column(policy: ReplicationPolicy) -> str:
+    """The :data:`POLICY_COLUMNS` column of Kafka's policy ``policy``."""
+    kind = "identity" if isinstance(policy, IdentityReplicationPolicy) else "default"
+    return f"{kind} {policy.internal_rule}"
 
 
 class Mm2System:

@@ -31,6 +31,7 @@ from kspec.model.core.bag import Bag
 from kspec.model.core.evolve import evolve as replace
 from kspec.model.core.liveness import LivenessProperty
 from kspec.model.raft import node as node_mod
+from kspec.model.raft.epochs import map_epochs
 from kspec.model.raft.messages import (
     BackoffExpired,
     CheckQuorumTimeout,
@@ -38,15 +39,13 @@ from kspec.model.raft.messages import (
     ElectionTimeout,
     Entry,
     FetchDue,
-    FetchRequest,
-    FetchResponse,
     FetchTimeout,
     Restart,
     VoteRequest,
 )
 from kspec.model.raft.rules import is_quorum
 from kspec.model.raft.state import Candidate, Down, Follower, Leader, Prospective
-from kspec.model.raft.system import Action, Deliver, Fire, Raft, RaftModel, describe_action
+from kspec.model.raft.system import Action, Deliver, Fire, Raft, RaftModel, describe_action, fetch_in_flight
 
 # Timer orders after faults stop: ``solo`` (randomised timeouts and backoff: a timer expires
 # alone, after everything in flight is delivered); ``lockstep`` (no randomisation: besides the
@@ -118,32 +117,12 @@ def _min_epochs(value: Any, acc: list[int]) -> None:
             _min_epochs(v, acc)
 
 
+# Replica and message epochs, and the log epochs a message or a state names.
+_SHIFTED = frozenset({"epoch"}) | _LOG_EPOCH_FIELDS
+
+
 def _shift(value: Any, by: int) -> Any:
-    if isinstance(value, Entry):
-        return replace(value, epoch=value.epoch - by) if value.epoch else value
-    if isinstance(value, tuple):
-        return tuple(_shift(v, by) for v in value)
-    if isinstance(value, frozenset):
-        return frozenset(_shift(v, by) for v in value)
-    if isinstance(value, Bag):
-        return Bag(frozenset((_shift(m, by), c) for m, c in value.items))
-    if not is_dataclass(value) or isinstance(value, type):
-        return value
-    changes: dict[str, Any] = {}
-    for f in fields(value):
-        v = getattr(value, f.name)
-        new: Any
-        if f.name == "epoch" and isinstance(v, int):
-            new = v - by
-        elif f.name in _LOG_EPOCH_FIELDS and isinstance(v, int):
-            new = v - by if v else v
-        elif f.name == "diverging" and v is not None:
-            new = (v[0] - by if v[0] else 0, v[1])
-        else:
-            new = _shift(v, by)
-        if new is not v and new != v:
-            changes[f.name] = new
-    return replace(value, **changes) if changes else value
+    return map_epochs(value, lambda e: e - by, _SHIFTED)
 
 
 def shift_amount(state: Raft) -> int:
@@ -249,7 +228,7 @@ class RaftSuffix:
             for inp in node_mod.enabled_inputs(n):
                 if isinstance(inp, ClientAppend):
                     continue
-                if isinstance(inp, FetchDue) and _fetch_in_flight(state, n.id):
+                if isinstance(inp, FetchDue) and fetch_in_flight(state, n.id):
                     continue
                 if isinstance(inp, FetchTimeout) and (_leads(state, n.role) or _fetch_informs(state, n.role)):
                     continue
@@ -275,14 +254,6 @@ class RaftSuffix:
         if isinstance(action, Together):
             return "together: " + "; ".join(describe_action(f) for f in action.fires)
         return str(self.model.describe_action(action))
-
-
-def _fetch_in_flight(state: Raft, replica: int) -> bool:
-    for m in state.network.distinct():
-        if (isinstance(m, FetchRequest) and m.src == replica and not m.orphaned) or (
-                isinstance(m, FetchResponse) and m.dst == replica):
-            return True
-    return False
 
 
 def _leads(state: Raft, role: Any) -> bool:

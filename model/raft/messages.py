@@ -64,14 +64,20 @@ class BeginQuorumEpochRequest:
 
 
 @dataclass(frozen=True, slots=True)
-class BeginQuorumEpochResponse:
-    """The answer to BeginQuorumEpoch (RAFT-MSG-BEGIN-EPOCH)."""
+class _LeaderAnswer:
+    """What the answers to BeginQuorumEpoch, EndQuorumEpoch and Fetch carry first: the
+    responder's epoch and leader, and an error."""
 
     src: int
     dst: int
     epoch: int
     leader: int | None
     error: ErrorCode = "NONE"
+
+
+@dataclass(frozen=True, slots=True)
+class BeginQuorumEpochResponse(_LeaderAnswer):
+    """The answer to BeginQuorumEpoch (RAFT-MSG-BEGIN-EPOCH)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,14 +92,8 @@ class EndQuorumEpochRequest:
 
 
 @dataclass(frozen=True, slots=True)
-class EndQuorumEpochResponse:
+class EndQuorumEpochResponse(_LeaderAnswer):
     """The answer to EndQuorumEpoch (RAFT-MSG-END-EPOCH)."""
-
-    src: int
-    dst: int
-    epoch: int
-    leader: int | None
-    error: ErrorCode = "NONE"
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,16 +109,11 @@ class FetchRequest:
 
 
 @dataclass(frozen=True, slots=True)
-class FetchResponse:
+class FetchResponse(_LeaderAnswer):
     """The leader's answer: records from ``offset`` and its high watermark, or a diverging
     epoch ``(epoch, end_offset)`` to truncate to, or an error with the responder's view of
     the epoch and leader (RAFT-MSG-FETCH)."""
 
-    src: int
-    dst: int
-    epoch: int
-    leader: int | None
-    error: ErrorCode = "NONE"
     offset: int = 0
     entries: tuple[Entry, ...] = ()
     high_watermark: int | None = None

@@ -187,7 +187,7 @@ class RaftModel:
                     # Kafka keeps one fetch in flight per replica: the next one waits for the
                     # reply (or for the request to be lost).
                     if fetching is None:
-                        fetching = _fetch_in_flight(state, n.id)
+                        fetching = fetch_in_flight(state, n.id)
                     if fetching:
                         continue
                 yield Fire(n.id, inp)
@@ -386,7 +386,9 @@ REQUEST_TYPES = (VoteRequest, BeginQuorumEpochRequest, EndQuorumEpochRequest, Fe
 RESPONSE_TYPES = (VoteResponse, BeginQuorumEpochResponse, EndQuorumEpochResponse, FetchResponse)
 
 
-def _fetch_in_flight(state: Raft, replica: int) -> bool:
+def fetch_in_flight(state: Raft, replica: int) -> bool:
+    """Whether ``replica`` has a fetch out (a request it still expects an answer to) or an
+    answer on its way to it."""
     for m in state.network.distinct():
         if (isinstance(m, FetchRequest) and m.src == replica and not m.orphaned) or (
                 isinstance(m, FetchResponse) and m.dst == replica):

@@ -189,7 +189,9 @@ Request = WriteRequest | ReadRequest | InitializeRequest | DeleteRequest | ReadS
 
 
 @dataclass(frozen=True, slots=True)
-class WriteResponse:
+class _ResponseHead:
+    """What every response carries first: the partition it answers, its error and message."""
+
     topic_id: str | None
     partition: int
     error: str = NONE
@@ -197,38 +199,29 @@ class WriteResponse:
 
 
 @dataclass(frozen=True, slots=True)
-class ReadResponse:
-    topic_id: str | None
-    partition: int
-    error: str = NONE
-    message: str = ""
+class WriteResponse(_ResponseHead):
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class ReadResponse(_ResponseHead):
     state_epoch: int = DEFAULT_STATE_EPOCH
     start_offset: int = UNINITIALIZED_START_OFFSET
     state_batches: tuple[StateBatch, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
-class InitializeResponse:
-    topic_id: str | None
-    partition: int
-    error: str = NONE
-    message: str = ""
+class InitializeResponse(_ResponseHead):
+    pass
 
 
 @dataclass(frozen=True, slots=True)
-class DeleteResponse:
-    topic_id: str | None
-    partition: int
-    error: str = NONE
-    message: str = ""
+class DeleteResponse(_ResponseHead):
+    pass
 
 
 @dataclass(frozen=True, slots=True)
-class ReadSummaryResponse:
-    topic_id: str | None
-    partition: int
-    error: str = NONE
-    message: str = ""
+class ReadSummaryResponse(_ResponseHead):
     state_epoch: int = DEFAULT_STATE_EPOCH
     leader_epoch: int = 0  # PartitionFactory.DEFAULT_LEADER_EPOCH
     start_offset: int = UNINITIALIZED_START_OFFSET

@@ -10,6 +10,7 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -79,12 +80,17 @@ def test_an_entry_point_registers_it_for_the_cli(tmp_path: Path) -> None:
     (dist / "entry_points.txt").write_text(f"[{protocols.ENTRY_POINT_GROUP}]\nlease = lease_protocol:DECLARATION\n")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(TESTS)])}
 
-    def kspec(*args: str) -> dict[str, object]:
+    def kspec(*args: str) -> Any:
         proc = subprocess.run([sys.executable, "-m", "kspec.conformance.cli", *args, "--json"], env=env,
                               capture_output=True, text=True, timeout=300, cwd=tmp_path)
         assert proc.returncode in (0, 1), proc.stderr[-2000:]
-        doc: dict[str, object] = json.loads(proc.stdout)
-        return doc
+        return json.loads(proc.stdout)
+
+    listed = {(row["name"], row["kind"]) for row in kspec("targets") if row["protocol"] == "lease"}
+    assert listed == {("reference", "reference"), ("mutant:lease-write-without-lease", "mutant")}, listed
+    conforms = kspec("conform", "lease", "--target", "reference", "--examples", "20", "--seed", "0",
+                     "--out", str(tmp_path / "out"))
+    assert conforms["verdict"] == "conforms", conforms
 
     explored = kspec("explore", "lease")
     assert explored["protocol"] == "lease" and explored["complete"] and not explored["violations"], explored

@@ -20,3 +20,33 @@ def child_report(script: Path, version: str, protocol: str) -> dict[str, Any]:
     assert done.returncode == 0 and lines, (f"kafka:{version} {protocol} child failed (exit {done.returncode}): "
                                            f"{(done.stderr or done.stdout).strip().splitlines()[-3:]}")
     return dict(json.loads(lines[-1]))
+
+
+def apply_action(session: Any, text: str) -> None:
+    """Apply the enabled model action whose description starts with ``text``."""
+    driver = session.driver
+    for _category, action in driver.candidates(session.state):
+        if driver.describe(action).startswith(text):
+            after = driver.resolve(session.state, action)
+            if after is not None:
+                session._step(action, after)
+                return
+    names = sorted({driver.describe(a) for _, a in driver.candidates(session.state)})
+    raise AssertionError(f"no enabled action {text!r}; enabled: {names}")
+
+
+def run_script(driver: Any, target: Any, script: list[str]) -> tuple[Any, dict[str, Any] | None]:
+    """Drive ``target`` in lockstep with ``driver`` through the actions ``script`` names (see
+    :func:`apply_action`); the closed session (its ``steps``) and the divergence or failure, if any."""
+    from kspec.conformance.harness import Divergence, Lockstep, TargetFailure
+
+    session = Lockstep(driver, target)
+    finding = None
+    try:
+        for text in script:
+            apply_action(session, text)
+    except (Divergence, TargetFailure) as err:
+        finding = err.finding.to_json()
+    finally:
+        session.close()
+    return session, finding

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from kafka_child import child_report
+from kafka_child import child_report, run_script
 
 from kspec.conformance.adapters.base import TargetError
 
@@ -97,32 +97,10 @@ SCENARIOS: dict[str, tuple[dict[str, Any], list[str]]] = {
 # ---------------------------------------------------------------------------- the child process
 
 
-def _apply(session: Any, text: str) -> None:
-    """Apply the enabled model action whose description starts with ``text``."""
-    driver = session.driver
-    for _category, action in driver.candidates(session.state):
-        if driver.describe(action).startswith(text):
-            after = driver.resolve(session.state, action)
-            if after is not None:
-                session._step(action, after)
-                return
-    names = sorted({driver.describe(a) for _, a in driver.candidates(session.state)})
-    raise AssertionError(f"no enabled action {text!r}; enabled: {names}")
-
-
 def _scenario(target: Any, config: dict[str, Any], script: list[str]) -> dict[str, Any]:
-    from kspec.conformance.harness import Divergence, Lockstep, TargetFailure
     from kspec.conformance.machines.raft import RaftDriver
 
-    session = Lockstep(RaftDriver(config), target)
-    finding = None
-    try:
-        for text in script:
-            _apply(session, text)
-    except (Divergence, TargetFailure) as err:
-        finding = err.finding.to_json()
-    finally:
-        session.close()
+    session, finding = run_script(RaftDriver(config), target, script)
     trace = [{"action": st.action, "node": st.node, "outputs": st.target_outputs,
               "observation": st.target_observation} for st in session.steps]
     return {"steps": len(session.steps), "finding": finding, "trace": trace}

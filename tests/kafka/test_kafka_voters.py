@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from kafka_child import child_report
+from kafka_child import child_report, run_script
 
 from kspec.conformance.adapters.base import TargetError
 from kspec.conformance.counterexample import read_counterexample
@@ -179,32 +179,10 @@ def _kafka_log(target: Any, config: dict[str, Any], inputs: list[dict[str, Any]]
     return out
 
 
-def _apply(session: Any, text: str) -> None:
-    """Apply the enabled model action whose description starts with ``text``."""
-    driver = session.driver
-    for _category, action in driver.candidates(session.state):
-        if driver.describe(action).startswith(text):
-            after = driver.resolve(session.state, action)
-            if after is not None:
-                session._step(action, after)
-                return
-    names = sorted({driver.describe(a) for _, a in driver.candidates(session.state)})
-    raise AssertionError(f"no enabled action {text!r}; enabled: {names}")
-
-
 def _scenario(target: Any, config: dict[str, Any], script: list[str]) -> dict[str, Any]:
-    from kspec.conformance.harness import Divergence, Lockstep, TargetFailure
     from kspec.conformance.machines.voters import VotersDriver
 
-    session = Lockstep(VotersDriver({**config, "level": "log"}), target)
-    finding = None
-    try:
-        for text in script:
-            _apply(session, text)
-    except (Divergence, TargetFailure) as err:
-        finding = err.finding.to_json()
-    finally:
-        session.close()
+    session, finding = run_script(VotersDriver({**config, "level": "log"}), target, script)
     return {"steps": len(session.steps), "finding": finding,
             "inputs": [st.input for st in session.steps if isinstance(st.input, dict)]}
 
