@@ -264,7 +264,8 @@ def test_response_to_a_request_of_an_earlier_state_is_ignored(report: dict[str, 
 
 def test_conform_runs_to_a_verdict() -> None:
     done = subprocess.run(["kspec", "conform", "raft", "--target", f"kafka:{VERSION}", "--examples", "6",
-                           "--steps", "12", "--seed", "3", "--json", "--no-liveness", "--out", "/tmp/kspec-test-kafka-raft"],
+                           "--steps", "12", "--seed", "3", "--json", "--no-liveness",
+                           "--out", "/tmp/kspec-test-kafka-raft"],
                           capture_output=True, text=True, timeout=600, check=False)
     doc = json.loads(done.stdout)
     assert doc["verdict"] in ("conforms", "diverges"), doc
