@@ -51,8 +51,9 @@ class Replica:
         self.out: list[dict[str, Any]] = []
         if self.voters == [self.id]:
             self.lone_voter_elects()
-            self.out = []  # what start writes is not an output
-            self.listener_next, self.told = 0, (0, None)
+            if self.listener:
+                self.tell_listener()
+            self.out = []  # what start writes (and tells its listener) is not an output
 
     # ---- small helpers ----
 
@@ -359,11 +360,8 @@ class Replica:
         src, pre = req["src"], bool(req.get("pre_vote"))
         ok = self.up_to_date(req["last_epoch"], req["end_offset"])
         granted = False
-        if pre:
-            if self.role == "follower":
-                granted = ok and not self.fetched_from_leader
-            else:
-                granted = ok and self.role != "leader"
+        if pre:  # RAFT-KIP996-PRE-VOTE-GRANT
+            granted = ok and self.role != "leader" and not (self.role == "follower" and self.fetched_from_leader)
         elif ok and (self.kip853 or (src in self.voters and self.is_voter)):
             if self.role == "unattached" and self.leader is None:
                 granted = True
@@ -462,7 +460,7 @@ class Replica:
 
     def lose_pre_vote(self) -> None:
         """RAFT-KIP996-LOSS: follow the leader it knew, else unattached with the vote it had."""
-        e, v, ldr = self.prior
+        e, _, ldr = self.prior
         if ldr is not None:
             self.to_follower(e, ldr)
         else:
@@ -543,11 +541,9 @@ class Replica:
 
     def on_FetchDue(self, inp: dict[str, Any]) -> None:
         to = inp["to"]
-        if self.role == "follower" and to == self.leader:
-            pass
-        elif not self.is_voter and self.role in ("unattached", "voted") and to in self.voters:
-            pass
-        else:
+        follower = self.role == "follower" and to == self.leader
+        observer = not self.is_voter and self.role in ("unattached", "voted") and to in self.voters
+        if not (follower or observer):
             return
         self.send("FetchRequest", to, epoch=self.epoch, fetch_offset=self.end, last_fetched_epoch=self.last_epoch)
 
@@ -610,6 +606,9 @@ class Correct(Target):
     drawn at the default bounds), and refuses at start a configuration key it does not know."""
 
     protocol = "raft"
+    # Hold the replica to the listener contract too (RAFT-OBS-LISTENER): without this setting
+    # the driver never asks a python: target for listener callbacks.
+    model_config = {"listener": True}
     replica: type[Replica] = Replica
     KNOWN = frozenset({"voters", "pre_vote", "kip853", "listener"})
 
