@@ -156,6 +156,8 @@ class Replica:
                 self.voted_for if self.role == "voted" else (self.id if self.role == "candidate" else None))
         if self.pre_vote and self.role == "follower" and epoch == self.epoch:
             vote = self.voted_for
+        if self.bug("follower-forgets-vote-kip996"):
+            vote = None  # KIP-595's rule: a known leader clears the vote
         self.role, self.epoch, self.leader, self.voted_for = "follower", epoch, leader, vote
         self._clear_role_fields()
         self.persist_if_changed(before)
@@ -550,7 +552,12 @@ class Replica:
     def on_ClientAppend(self, inp: dict[str, Any]) -> None:
         if self.role != "leader":
             return
-        self.append([(self.epoch, "data", list(inp.get("payload", [])))])
+        payload = list(inp.get("payload", []))
+        if self.bug("empty-append-ignored") and not payload:
+            return
+        if self.bug("payload-signed-bytes"):
+            payload = [b - 256 if b > 127 else b for b in payload]  # a Java byte[] port
+        self.append([(self.epoch, "data", payload)])
         self.update_hw()
 
     # ---- the listener (RAFT-OBS-LISTENER) ----
@@ -641,6 +648,7 @@ BUGS = {
     "diverging-takes-hw": "a follower takes the HW of a diverging FetchResponse, uncapped",
     "truncate-epoch-strict": "truncation looks for the largest epoch strictly below the diverging one",
     "prospective-loss-forgets-vote": "a prospective that loses its pre-vote comes back unattached without its vote",
+    "follower-forgets-vote-kip996": "kip-996: a voter following the leader it voted for forgets the vote",
     # outputs in the wrong order
     "vote-sent-before-persist": "the VoteResponse granting a vote leaves before the vote is persisted",
     "candidate-sends-before-persist": "a candidate sends its VoteRequests before persisting its candidacy",
@@ -650,7 +658,9 @@ BUGS = {
     "resigned-serves-fetch": "a resigned leader keeps answering fetches",
     "check-quorum-counts-any-fetcher": "check-quorum counts fetches from observers and unknown ids",
     "observer-votes-kip595": "under kip-595 an observer handles a voter's Vote instead of INCONSISTENT_VOTER_SET",
-    # rare configurations
+    # rare configurations and values
+    "empty-append-ignored": "a client append with an empty payload is dropped",
+    "payload-signed-bytes": "payload bytes above 127 come back negative (a Java byte[] port)",
     "majority-even-off-by-one": "a majority of n voters is (n + 1) // 2: wrong for 2 and 4 voters",
     "lone-voter-stays-resigned": "a lone voter restarting as resigned does not elect itself again",
     # the listener contract
