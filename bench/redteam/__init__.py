@@ -9,4 +9,7 @@ raft, voters and share subclass the project's independent reference replicas
 (``conformance/targets/reference``: plain dicts, no model code) and re-implement one method
 with the bug; mm2 and streams are written from scratch (``redteam.mm2`` reuses the example
 policy of ``examples/python-mm2-target``, itself written from the adapter spec alone).
+``raft_scratch`` (session 7) is a whole KRaft replica written from scratch (spec/raft.md and the
+adapter docs; no reference or model code), its bugs switched on by subclasses;
+``bench/redteam_power.py`` runs it beside ``raft`` (``--modules raft_scratch``).
 """
