@@ -60,6 +60,7 @@ from kspec.model.voters.control import (
 )
 from kspec.model.voters.history import VoterSet
 from kspec.model.voters.node import (
+    NO_DIRECTORY,
     AddVoter,
     RemoveVoter,
     Rules,
@@ -328,6 +329,13 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
                 # directory (DUPLICATE_VOTER: ids are compared), a non-voter's (never caught up).
                 out += [("request", Ignored(n.id, AddVoter(h, directory_of(h) + WRONG_DIRECTORY)))
                         for h in (hosts[0], hosts[-1])]
+                # No replica key (VOTERS-RULE-KEY-VALID): a negative id (-1, the "none" of
+                # Kafka's ids), or no directory id (Uuid.ZERO_UUID), for a voter and a non-voter.
+                out += [("request", Ignored(n.id, AddVoter(-1, directory_of(hosts[-1])))),
+                        ("request", Ignored(n.id, AddVoter(hosts[-1], NO_DIRECTORY))),
+                        ("request", Ignored(n.id, AddVoter(hosts[0], NO_DIRECTORY))),
+                        ("request", Ignored(n.id, RemoveVoter(-1, directory_of(hosts[0])))),
+                        ("request", Ignored(n.id, RemoveVoter(hosts[0], NO_DIRECTORY)))]
                 # AddVoter with no endpoint for the cluster's listener (VOTERS-RULE-ADD-ENDPOINT).
                 out.append(("request", Ignored(n.id, AddVoter(hosts[-1], directory_of(hosts[-1]), endpoint=False))))
             out.append(("request", Ignored(n.id, UpgradeKRaftVersion())))

@@ -287,6 +287,8 @@ class VoterReplica(RaftReplica):
         replica = inp.get("replica", self.id)
         if self.role != "leader":
             return self.reject(request, replica, "NOT_LEADER_OR_FOLLOWER")
+        if request != "upgrade" and not self.valid_key(inp):
+            return self.reject(request, replica, "INVALID_REQUEST")
         if request == "add_voter" and not inp.get("endpoint", True):
             return self.reject(request, replica, "INVALID_REQUEST")  # no address to reach it at
         if self.high_watermark is None:
@@ -316,6 +318,11 @@ class VoterReplica(RaftReplica):
             new = current - {key}
         self.leader_append([_entry(self.epoch, "voters", [x for k in sorted(new) for x in k])])
         return None
+
+    @staticmethod
+    def valid_key(inp: dict[str, Any]) -> bool:
+        """A request names a replica key: an id of 0 or more and a directory id (-1 is none)."""
+        return bool(inp["replica"] >= 0 and inp["directory"] != -1)
 
     def snapshot(self) -> None:
         hw = self.high_watermark
