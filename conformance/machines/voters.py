@@ -39,9 +39,10 @@ from itertools import pairwise
 from typing import Any
 
 from kspec.conformance.harness import JSON, Event
-from kspec.conformance.machines import macros
+from kspec.conformance.machines import macros, voters_log
 from kspec.conformance.machines.raft import IDLE_TIMERS, RaftDriver, by_category, wire
 from kspec.model.core.codec import encode
+from kspec.model.core.evolve import evolve
 from kspec.model.core.protocol import first_violated
 from kspec.model.raft import node as raft_node
 from kspec.model.raft.messages import AppendLog, ClientAppend, Crash, FetchDue, Input, Restart, TruncateLog
@@ -59,6 +60,7 @@ from kspec.model.voters.control import (
 )
 from kspec.model.voters.history import VoterSet
 from kspec.model.voters.node import (
+    NO_DIRECTORY,
     AddVoter,
     RemoveVoter,
     Rules,
@@ -128,6 +130,14 @@ def log_record(kind: str, payload: tuple[int, ...]) -> dict[str, JSON]:
     if kind == KRAFT_VERSION:
         return {"type": "KRaftVersion", "version": payload[0]}
     return {"type": "LeaderChange" if kind == "leader_change" else "Data"}
+
+
+@dataclass(frozen=True, slots=True)
+class WithFreeLog(Voters):
+    """The log level's state: the system's, plus the free log (``voters_log``), a log the
+    driver writes alone. The model's steps keep the field (they copy states with ``evolve``)."""
+
+    free: voters_log.FreeLog | None = None
 
 
 @dataclass(frozen=True)
@@ -233,18 +243,22 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
         self._always_step = [p for p in props if p.kind == "always_step"]
         # Inputs the log level cannot see (no log change) are not offered there.
         self.categories = ("deliver", "fetch", "timer", "reconfig", "snapshot", "client", "network", "crash",
-                           *MACRO_CATEGORIES) + (("idle", "request", "pending") if self.level == "replica" else ())
+                           *MACRO_CATEGORIES) + (("idle", "request", "pending") if self.level == "replica"
+                                                 else voters_log.CATEGORIES)
 
-    weights = {"deliver": 4, "timer": 2, "reconfig": 3, "fetch": 2, "replicate": 3, "depose": 3, "pending": 3}
+    weights = {"deliver": 4, "timer": 2, "reconfig": 3, "fetch": 2, "replicate": 3, "depose": 3, "pending": 3,
+               "free_voters": 2}
+    unguided = voters_log.CATEGORIES  # the free log's actions lead the cluster's graph nowhere
     guide_states = 240  # guided runs (guide.py): a voters state costs several raft steps to expand
     opening = ("opening",)  # the start-up, forced at the start of every run
 
     # ------------------------------------------------------------------ configuration
 
     def nodes(self) -> list[int]:
-        return list(self.model.replica_ids)
+        return list(self.model.replica_ids) + ([voters_log.FREE_LOG] if self.level == "log" else [])
 
     def node_config(self, node: int) -> dict[str, JSON]:
+        """Every replica's, and the free log's (log level), configuration: as formatted."""
         initial = frozenset((v, directory_of(v)) for v in sorted(self.model.voter_ids))
         bootstrap = self.model.kraft_version >= 1
         return {"level": self.level, "static_voters": [] if bootstrap else pairs(initial),
@@ -252,7 +266,23 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
                 "pre_vote": self.model.pre_vote}
 
     def init_state(self) -> Formatted:
-        return Formatted(self._setup.started)
+        started = self._setup.started
+        if self.level == "log":
+            initial = frozenset((v, directory_of(v)) for v in sorted(self.model.voter_ids))
+            bootstrap = self.model.kraft_version >= 1
+            free = voters_log.start(frozenset() if bootstrap else initial, initial if bootstrap else None)
+            started = WithFreeLog(**{f: getattr(started, f) for f in Voters.__dataclass_fields__}, free=free)
+        return Formatted(started)
+
+    def guide_key(self, state: Any) -> Any:
+        """The system state without the free log (guided runs leave the free log alone)."""
+        return evolve(state, free=None) if isinstance(state, WithFreeLog) else state
+
+    def input_cells(self, before: Any, action: Any) -> list[tuple[str, str]]:
+        """The free log's actions by kind (a VotersRecord by how its set relates to the last)."""
+        if isinstance(action, voters_log.FREE_TYPES) and isinstance(before, WithFreeLog) and before.free:
+            return voters_log.cells(before.free, action)
+        return []
 
     # ------------------------------------------------------------------ actions
 
@@ -294,10 +324,19 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
                 # directory (DUPLICATE_VOTER: ids are compared), a non-voter's (never caught up).
                 out += [("request", Ignored(n.id, AddVoter(h, directory_of(h) + WRONG_DIRECTORY)))
                         for h in (hosts[0], hosts[-1])]
+                # No replica key (VOTERS-RULE-KEY-VALID): a negative id (-1, the "none" of
+                # Kafka's ids), or no directory id (Uuid.ZERO_UUID), for a voter and a non-voter.
+                out += [("request", Ignored(n.id, AddVoter(-1, directory_of(hosts[-1])))),
+                        ("request", Ignored(n.id, AddVoter(hosts[-1], NO_DIRECTORY))),
+                        ("request", Ignored(n.id, AddVoter(hosts[0], NO_DIRECTORY))),
+                        ("request", Ignored(n.id, RemoveVoter(-1, directory_of(hosts[0])))),
+                        ("request", Ignored(n.id, RemoveVoter(hosts[0], NO_DIRECTORY)))]
                 # AddVoter with no endpoint for the cluster's listener (VOTERS-RULE-ADD-ENDPOINT).
                 out.append(("request", Ignored(n.id, AddVoter(hosts[-1], directory_of(hosts[-1]), endpoint=False))))
             out.append(("request", Ignored(n.id, UpgradeKRaftVersion())))
         out += macros.candidates(state)
+        if isinstance(state, WithFreeLog) and state.free is not None:
+            out += voters_log.candidates(state.free)
         if not self.faults:
             out = [(category, action) for category, action in out if category not in FAULTS]
         return out
@@ -308,6 +347,11 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
             return state.state if isinstance(action, StartUp) else None
         if isinstance(action, macros.MACRO_TYPES):
             return self.resolve_macro(state, action)
+        if isinstance(action, voters_log.FREE_TYPES):
+            free = state.free if isinstance(state, WithFreeLog) else None
+            if free is None or all(a != action for _, a in voters_log.candidates(free)):
+                return None
+            return evolve(state, free=voters_log.step(free, action, self.rules)[0])
         if isinstance(action, Ignored):
             node = state.node(action.node)
             stepped, outputs = self._step(node, action.input)  # type: ignore[arg-type]
@@ -380,6 +424,9 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
         (log level), each with the model's outputs and observation after it."""
         if isinstance(action, macros.MACRO_TYPES):
             return self.macro_events(before, action)
+        if isinstance(action, voters_log.FREE_TYPES):
+            free, inp, outputs = voters_log.step(before.free, action, self.rules)
+            return [Event(voters_log.FREE_LOG, inp, outputs, control_observation(free.control))]
         out: list[Event] = []
         for replica, inp, outputs, node_before, node_after in self._node_steps(before, action):
             if self.level == "replica":
@@ -396,6 +443,8 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
             return "start-up: replica 1 elected, every host caught up (VOTERS-MODEL-START)"
         if isinstance(action, macros.MACRO_TYPES):
             return macros.describe(action)
+        if isinstance(action, voters_log.FREE_TYPES):
+            return f"free log (node {voters_log.FREE_LOG}): {action}"
         if isinstance(action, Ignored):
             inp = action.input
             what = type(inp).__name__ + (f"({inp.replica})" if hasattr(inp, "replica") else "")
@@ -405,8 +454,8 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
     # ------------------------------------------------------------------ checks
 
     def model_violation(self, before: Any, action: Any, after: Any) -> str | None:
-        if isinstance(action, Ignored | StartUp) or self.variant:
-            return None  # a broken variant breaks properties on purpose
+        if isinstance(action, (Ignored, StartUp, *voters_log.FREE_TYPES)) or self.variant:
+            return None  # a broken variant breaks properties on purpose; the free log has none
         if isinstance(action, macros.MACRO_TYPES):
             return self.violated_within(before, action, self._always + self._always_step)
         return first_violated(self._always + self._always_step, before, action, after)
@@ -429,7 +478,9 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
         last: dict[Any, JSON] = memory.setdefault("last", {})
         previous, last[node] = last.get(node), obs
         static = self.node_config(node)["static_voters"]
-        return (_history_violation(node, obs, ends.get(node, 0), static)
+        if kind == "Read":
+            return None  # answers only (compared with the model's); the observation is as before
+        return (_history_violation(node, obs, ends.get(node, 0), static, node != voters_log.FREE_LOG)
                 or (_rebuild_violation(node, previous, obs) if kind == "Restart" and previous is not None else None)
                 or (_raft_violation(node, observations, memory) if self.level == "replica" else None))
 
@@ -494,7 +545,9 @@ def _at(history: list[tuple[int, frozenset[tuple[int, int]]]], offset: int) -> f
     return found
 
 
-def _history_violation(node: Any, obs: JSON, end: int, static: JSON) -> str | None:
+def _history_violation(node: Any, obs: JSON, end: int, static: JSON, from_leaders: bool = True) -> str | None:
+    """VOTERS-INV-HISTORY-ORDER and -CURRENT-SET; VOTERS-INV-ONE-VOTER-DIFF only for a log that
+    correct leaders wrote (``from_leaders``: not the free log's, whose sets are any)."""
     try:
         history = _sets(obs.get("history"))
         voters = frozenset((int(r), int(d)) for r, d in obs.get("voters") or [])
@@ -504,7 +557,7 @@ def _history_violation(node: Any, obs: JSON, end: int, static: JSON) -> str | No
     if any(a >= b for a, b in pairwise(offsets)) or (offsets and (offsets[0] < -1 or offsets[-1] >= end)):
         return (f"VOTERS-INV-HISTORY-ORDER: replica {node}'s history offsets {offsets} do not strictly increase "
                 f"within [-1, {end})")
-    for (o1, a), (o2, b) in pairwise(history):
+    for (o1, a), (o2, b) in pairwise(history if from_leaders else []):
         if len(a - b) > 1 or len(b - a) > 1:
             return (f"VOTERS-INV-ONE-VOTER-DIFF: replica {node}'s voter sets at {o1} and {o2} differ by more "
                     f"than one voter")

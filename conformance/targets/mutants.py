@@ -240,6 +240,16 @@ class AddVoterWithoutEndpoint(VoterReplica):
         super().reconfigure({**inp, "endpoint": True})
 
 
+class AddVoterWithoutKey(VoterReplica):
+    """The leader hands an AddVoter or RemoveVoter to its handlers without checking that it
+    names a replica key (VOTERS-RULE-KEY-VALID missing): a negative id or a missing directory
+    id is answered as if it were a key (not caught up, not a voter) instead of INVALID_REQUEST."""
+
+    @staticmethod
+    def valid_key(inp: dict[str, Any]) -> bool:
+        return True
+
+
 class TwoChangesInFlight(VoterReplica):
     """The leader accepts an AddVoter or RemoveVoter while the previous VotersRecord is still
     uncommitted (VOTERS-RULE-ONE-CHANGE missing)."""
@@ -425,6 +435,7 @@ CATALOGUE: dict[str, Mutant] = {m.name: m for m in (
     Mutant("voters-first-leader-skips-voters", "voters", FirstLeaderSkipsVoters,
            "bootstrap configuration never written to the log"),
     Mutant("voters-add-voter-without-endpoint", "voters", AddVoterWithoutEndpoint, "missing input validation"),
+    Mutant("voters-add-voter-without-key", "voters", AddVoterWithoutKey, "missing input validation"),
     Mutant("voters-voter-only-votes", "voters", VoterOnlyVotes, "rule of an older protocol version kept",
            default_budget=False,
            note="caught at seed 0 after 278 runs (about 5 minutes on the shared machine): a vote across voter "

@@ -26,8 +26,7 @@ BOOTSTRAP_OFFSET = -1
 
 
 class HistoryError(ValueError):
-    """What Kafka's history throws as IllegalArgumentException (VOTERS-HIST-ADD-ORDER,
-    VOTERS-HIST-ADD-OVERLAP)."""
+    """What Kafka's history throws as IllegalArgumentException (VOTERS-HIST-ADD-ORDER)."""
 
 
 def voter_ids(voters: VoterSet) -> frozenset[int]:
@@ -105,14 +104,10 @@ class VoterSetHistory:
         return self.history.entries
 
     def add_at(self, offset: int, voters: VoterSet) -> VoterSetHistory:
-        """VOTERS-HIST-ADD-OVERLAP then VOTERS-HIST-ADD-ORDER. When the last voter set came from
-        the replicated log (offset >= 0), the new one must have an overlapping majority with it;
-        the static and bootstrap sets are exempt (they come from configuration)."""
-        last = self.history.last_entry()
-        if last is not None and last[0] >= 0 and not has_overlapping_majority(last[1], voters):
-            raise HistoryError(
-                f"Last voter set {_show(last[1])} doesn't have an overlapping majority with the new voter set "
-                f"{_show(voters)}")
+        """VOTERS-HIST-ADD-ORDER. Any voter set is taken, whether or not it has an overlapping
+        majority with the last one (VOTERS-HIST-ADD-OVERLAP: Kafka 3.9.1 and 4.0+ log it and add
+        it, KAFKA-17973, for disaster recovery; 3.8 and 3.9.0 threw, VOTERS-KAFKA-K5): the rule
+        that consecutive sets overlap is the leader's (VOTERS-RULE-OVERLAP), not the reader's."""
         return VoterSetHistory(self.static, self.history.add_at(offset, voters))
 
     def value_at_or_before(self, offset: int) -> VoterSet | None:
@@ -141,10 +136,6 @@ class VoterSetHistory:
     def clear(self) -> VoterSetHistory:
         """Remove every entry; the static set remains."""
         return VoterSetHistory(self.static, self.history.clear())
-
-
-def _show(voters: VoterSet) -> str:
-    return "{" + ",".join(f"{r}:{d}" for r, d in sorted(voters)) + "}"
 
 
 def oracle_value_at_or_before(pairs: list[tuple[int, VoterSet]], offset: int) -> VoterSet | None:

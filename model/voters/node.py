@@ -165,6 +165,10 @@ def new_voter_node(node_id: int, initial_voters: VoterSet, *, bootstrap: bool, p
                      static=initial_voters)
 
 
+# A request's directory id when it names none (Kafka's Uuid.ZERO_UUID, ReplicaKey.NO_DIRECTORY_ID).
+NO_DIRECTORY = -1
+
+
 def directory_of(replica: int) -> int:
     """The model gives each host one log directory whose id is the host id (VOTERS-MODEL-DIRS)."""
     return replica
@@ -327,6 +331,11 @@ def _reconfigure(node: VoterNode, inp: AddVoter | RemoveVoter | UpgradeKRaftVers
     role = node.role
     if not isinstance(role, Leader):
         return node, _reject(name, replica, "NOT_LEADER_OR_FOLLOWER")
+    if isinstance(inp, AddVoter | RemoveVoter) and (inp.replica < 0 or inp.directory == NO_DIRECTORY):
+        # VOTERS-RULE-KEY-VALID: a replica key with a negative id or no directory id is no voter
+        # (KafkaRaftClient.handleAdd/RemoveVoterRequest: RaftUtil.add/removeVoterRequestVoterKey
+        # empty, or directoryId() empty -> INVALID_REQUEST), checked before the endpoint.
+        return node, _reject(name, replica, "INVALID_REQUEST")
     if isinstance(inp, AddVoter) and not inp.endpoint:
         # VOTERS-RULE-ADD-ENDPOINT: checked before the handler's rules (KafkaRaftClient.
         # handleAddVoterRequest: no address for the default listener -> INVALID_REQUEST).

@@ -18,9 +18,9 @@ import pytest
 from kspec.conformance.cli import main
 from kspec.conformance.counterexample import read_counterexample
 from kspec.conformance.harness import replay_steps
-from kspec.conformance.machines import PROTOCOLS
+from kspec.conformance.machines import PROTOCOLS, voters_log
 from kspec.conformance.machines.runner import run_conformance
-from kspec.conformance.machines.voters import VotersDriver, _history_violation, _rebuild_violation
+from kspec.conformance.machines.voters import StartUp, VotersDriver, _history_violation, _rebuild_violation
 from kspec.conformance.targets.mutants import CATALOGUE
 from kspec.conformance.targets.reference.voters import VotersTarget
 from kspec.conformance.targets.registry import reference_target, resolve_target
@@ -109,6 +109,33 @@ def test_log_level_events_follow_the_model() -> None:
                                      "bootstrap": {"kraft_version": 1, "voters": [[1, 1], [2, 2], [3, 3]]}}
 
 
+def test_free_log_follows_the_control_state() -> None:
+    """The free log (node 0, log level) takes a VotersRecord sharing no voter with the last one
+    (VOTERS-HIST-ADD-OVERLAP: the reader does not check overlap) and answers reads at every
+    offset, refusing the next offset (VOTERS-CTRL-READ)."""
+    driver = VotersDriver({"level": "log"})
+    assert voters_log.FREE_LOG in driver.nodes() and voters_log.FREE_LOG not in VotersDriver({}).nodes()
+    state = driver.resolve(driver.init_state(), StartUp())
+    disjoint = [a for c, a in driver.candidates(state) if c == "free_voters"
+                and driver.input_cells(state, a) == [("free log", "Voters:disjoint")]]
+    assert disjoint, driver.candidates(state)
+    after = driver.resolve(state, disjoint[0])
+    (event,) = driver.events(state, disjoint[0], after)
+    assert event.node == voters_log.FREE_LOG and event.input["type"] == "Append"
+    assert event.model_observation["voters"] == [[4, 4], [5, 5], [6, 6]]
+    assert event.model_observation["history"] == [[-1, [[1, 1], [2, 2], [3, 3]]], [0, [[4, 4], [5, 5], [6, 6]]]]
+    reads = {a.offset: a for c, a in driver.candidates(after) if c == "free_read"}
+    assert sorted(reads) == [-1, 0, 1]
+    answers = [driver.events(after, reads[o], after)[0].model_outputs for o in (-1, 0, 1)]
+    assert answers == [[{"type": "ReadAt", "offset": -1, "kraft_version": 1, "voters": [[1, 1], [2, 2], [3, 3]]}],
+                       [{"type": "ReadAt", "offset": 0, "kraft_version": 1, "voters": [[4, 4], [5, 5], [6, 6]]}],
+                       [{"type": "ReadRefused", "offset": 1}]]
+    # the free log's history may jump; the cluster's replicas' may not
+    jump = {"voters": [[4, 4]], "history": [[-1, [[1, 1], [2, 2]]], [0, [[4, 4]]]]}
+    assert _history_violation(voters_log.FREE_LOG, jump, 1, [], False) is None
+    assert "ONE-VOTER-DIFF" in (_history_violation(1, jump, 1, []) or "")
+
+
 def test_observation_checks_name_the_rule() -> None:
     ok = {"voters": [[1, 1], [2, 2]], "history": [[-1, [[1, 1]]], [3, [[1, 1], [2, 2]]]]}
     assert _history_violation(1, ok, 4, []) is None
@@ -138,8 +165,15 @@ def test_cli_targets_conform_replay(capsys: pytest.CaptureFixture[str], tmp_path
     names = {r["name"] for r in json.loads(out)}
     assert code == 0 and {"reference", "reference:log", "mutant:voters-history-not-truncated"} <= names
     code, out, _ = _cli(capsys, "conform", "voters", "--target", "reference:log", "--examples", "15",
-                        "--out", str(tmp_path), "--json")
-    assert code == 0 and json.loads(out)["verdict"] == "conforms"
+                        "--seed", "0", "--out", str(tmp_path), "--json")
+    doc = json.loads(out)
+    assert code == 0 and doc["verdict"] == "conforms"
+    # Issue #18: the free log writes consecutive VotersRecords sharing no voter, and reads at
+    # every offset (refused past the next offset); the run's coverage matrix counts them (the
+    # default run at seed 0, 363 runs, counts 260 disjoint pairs; these 15 runs are its first).
+    free = doc["coverage"]["matrix"]["free log"]
+    assert free["Voters:disjoint"] > 0 and free["Voters:no-majority"] > 0
+    assert free["Read"] > 0 and free["Read:refused"] > 0 and free["Truncate"] > 0 and free["Snapshot"] > 0
     code, out, _ = _cli(capsys, "conform", "voters", "--target", "mutant:voters-log-restart-ignores-snapshot",
                         "--out", str(tmp_path), "--json")
     doc = json.loads(out)

@@ -96,6 +96,18 @@ K2 = (STATIC, [
 ])
 
 
+# The free log's cases (issue #18): consecutive VotersRecords sharing no voter, then reads at
+# every offset (VOTERS-HIST-ADD-OVERLAP, VOTERS-CTRL-READ; 3.8 and 3.9.0 throw: K5).
+DISJOINT = (STATIC, [
+    {"type": "Append", "base_offset": 0, "entries": [_entry(1, LC), _entry(1, {"type": "KRaftVersion", "version": 1}),
+                                                      _entry(1, _voters(V3))]},
+    {"type": "Append", "base_offset": 3, "entries": [_entry(1, _voters([[4, 4], [5, 5]]))]},
+    *({"type": "Read", "offset": o} for o in (-1, 0, 2, 3, 4)),
+    {"type": "Restart"},
+    {"type": "Read", "offset": 3},
+])
+
+
 def _k1(config: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """K1: a snapshot whose end offset holds the newest VotersRecord, then a truncation to it."""
     first = [_entry(1, LC)] if config["bootstrap"] else [_entry(1, LC), _entry(1, {"type": "KRaftVersion",
@@ -163,6 +175,10 @@ def _model_log(config: dict[str, Any], inputs: list[dict[str, Any]]) -> list[dic
             outputs = [{"type": "SnapshotWritten", "snapshot": {
                 "type": "Snapshot", "end_offset": snap.end_offset, "kraft_version": snap.kraft_version,
                 "voters": None if snap.voters is None else [list(k) for k in sorted(snap.voters)]}}]
+        elif inp["type"] == "Read":
+            from kspec.conformance.machines.voters_log import read_answer
+
+            outputs = [read_answer(state, inp["offset"])]
         else:
             state = control.rebuild(static, snap, tuple(log))
         out.append({"outputs": outputs, "observation": control_observation(state)})
@@ -275,6 +291,8 @@ def child(version: str) -> dict[str, Any]:
     doc["k2"] = {"kafka": _kafka_log(target, *K2), "model": _model_log(*K2)}
     doc["k1k2"] = {"kafka": _kafka_log(target, *K1K2), "model": _model_log(*K1K2)} if new else None
     doc["fixture"] = _fixture_on_kafka(target)
+    disjoint: Any = _error(lambda: doc.__setitem__("disjoint_kafka", _kafka_log(target, *DISJOINT)))
+    doc["disjoint"] = {"kafka": doc.pop("disjoint_kafka", None), "error": disjoint, "model": _model_log(*DISJOINT)}
     doc["supports"] = {str(k): target.supports({"kraft_version": k}) for k in (0, 1)}
     doc["bootstrap_start"] = _error(lambda: target.start(1, BOOTSTRAP).step(
         {"type": "Append", "base_offset": 0, "entries": [_entry(1, LC)]}))
@@ -365,6 +383,21 @@ def test_k1_then_k2_leaves_an_empty_voter_set(report: dict[str, Any]) -> None:
     assert model[4]["observation"]["voters"] == V4, model[4]
     assert kafka[3]["observation"]["voters"] == [] and kafka[4]["observation"] == {
         "kraft_version": 1, "voters": [], "history": []}, kafka
+
+
+def test_disjoint_voter_sets_and_reads_at_every_offset(report: dict[str, Any]) -> None:
+    """VOTERS-HIST-ADD-OVERLAP and VOTERS-CTRL-READ: from 3.9.1 (KAFKA-17973) Kafka's history takes
+    a VotersRecord sharing no voter with the last one and answers every read as the model does
+    (refusing the next offset); 3.8 and 3.9.0 throw on the record (VOTERS-KAFKA-K5)."""
+    case = report["disjoint"]
+    numbers = tuple(int(x) for x in re.findall(r"\d+", report["version"])[:3])
+    if numbers < (3, 9, 1):
+        assert case["kafka"] is None and "IllegalArgumentException: Last voter set" in (case["error"] or ""), case
+        return
+    assert case["error"] is None and case["kafka"] == case["model"], case
+    answers = [o for step in case["model"] for o in step["outputs"]]
+    assert {"type": "ReadRefused", "offset": 4} in answers
+    assert {"type": "ReadAt", "offset": 3, "kraft_version": 1, "voters": [[4, 4], [5, 5]]} in answers
 
 
 def test_variant_fixture_is_what_kafka_answers(report: dict[str, Any]) -> None:

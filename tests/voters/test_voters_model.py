@@ -23,6 +23,7 @@ from kspec.model.raft.state import Down, Election, Follower, Leader, Unattached,
 from kspec.model.voters import PROTOCOL
 from kspec.model.voters.control import handle_records, voters_entry
 from kspec.model.voters.node import (
+    NO_DIRECTORY,
     AddVoter,
     ReconfigRejected,
     RemoveVoter,
@@ -205,6 +206,21 @@ def test_add_voter_without_endpoint_is_invalid_at_the_leader_only() -> None:
     leader = replace(n, role=Leader(1, 0), log=(), high_watermark=None)
     _, out = step(leader, AddVoter(4, 4, endpoint=False))
     assert out == (ReconfigRejected("add_voter", 4, "INVALID_REQUEST"),)
+
+
+def test_request_without_a_replica_key_is_invalid_at_the_leader_only() -> None:
+    """VOTERS-RULE-KEY-VALID: a negative id or no directory id (NO_DIRECTORY) is INVALID_REQUEST
+    after the leadership check, before the endpoint check and the handlers' rules (a voter's id
+    without a directory is not DUPLICATE_VOTER, nor VOTER_NOT_FOUND)."""
+    n = new_voter_node(1, V3, bootstrap=True)
+    _, out = step(n, AddVoter(-1, 4))
+    assert out == (ReconfigRejected("add_voter", -1, "NOT_LEADER_OR_FOLLOWER"),)
+    leader = replace(n, role=Leader(1, 0), log=(), high_watermark=None)
+    for inp, name in [(AddVoter(-1, 4), "add_voter"), (AddVoter(4, NO_DIRECTORY, endpoint=False), "add_voter"),
+                      (AddVoter(1, NO_DIRECTORY), "add_voter"), (RemoveVoter(-1, 1), "remove_voter"),
+                      (RemoveVoter(2, NO_DIRECTORY), "remove_voter")]:
+        _, out = step(leader, inp)
+        assert out == (ReconfigRejected(name, inp.replica, "INVALID_REQUEST"),), inp
 
 
 def test_open_vote_across_voter_sets() -> None:

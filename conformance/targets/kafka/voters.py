@@ -320,6 +320,20 @@ class KafkaControlLog:
         return {"type": "Snapshot", "end_offset": _offset(snapshot_id), "kraft_version": kraft_version,
                 "voters": voters}
 
+    def read_at(self, offset: int) -> dict[str, JSON]:
+        """``voterSetAtOffset`` and ``kraftVersionAtOffset``; ReadRefused when they throw (an
+        offset at or past ``nextOffset``: IllegalArgumentException)."""
+        j = self.java
+        try:
+            voters = self.sm.voterSetAtOffset(offset)
+            version = self.sm.kraftVersionAtOffset(offset)
+        except Exception as err:
+            if "IllegalArgumentException" not in _java_error(err):
+                raise
+            return {"type": "ReadRefused", "offset": offset}
+        return {"type": "ReadAt", "offset": offset, "kraft_version": j.kraft_version_int(version),
+                "voters": j.pairs(voters.get()) if voters.isPresent() else None}
+
     def restart(self) -> None:
         self.log.reopen()
         self.sm = self._fresh()
@@ -365,6 +379,8 @@ class VotersLogInstance:
                 outputs.append(self.control.snapshot(int(inp["end_offset"])))
             elif kind == "Restart":
                 self.control.restart()
+            elif kind == "Read":
+                outputs.append(self.control.read_at(int(inp["offset"])))
             else:
                 raise TargetError(f"kafka:{self.java.version} voters (log level): unknown input {kind!r}")
             return StepResult(outputs, self.control.observation())

@@ -67,6 +67,9 @@ class _Voters:
         self.java, self.lj, self.partition_state = java, log_java, partition_state
 
     def uuid(self, directory: int) -> Any:
+        """A model directory id as a Uuid; -1 (the model's NO_DIRECTORY) is Uuid.ZERO_UUID."""
+        if int(directory) == -1:
+            return self.java.Uuid.ZERO_UUID
         return self.java.Uuid(DIRECTORY_UUID_HIGH, int(directory))
 
 

@@ -84,10 +84,8 @@ class ControlRecords:
 
     def add_voters(self, offset: int, voters: VoterSet) -> None:
         if self.voter_history:
-            last_offset, last = self.voter_history[-1]
-            # Sets from the replicated log must keep an overlapping majority (not the bootstrap).
-            if last_offset >= 0 and (len(last - voters) > 1 or len(voters - last) > 1):
-                raise TargetError(f"voter set {_show(voters)} at {offset} does not overlap {_show(last)}")
+            # Any set follows any other: overlap is the leader's rule, not the reader's (KAFKA-17973).
+            last_offset = self.voter_history[-1][0]
             if offset <= last_offset:
                 raise TargetError(f"voter set at {offset} is not after the last one at {last_offset}")
         self.voter_history.append((offset, voters))
@@ -137,6 +135,13 @@ class ControlRecords:
                 break
             found = v
         return found
+
+    def read_at(self, offset: int) -> dict[str, JSON]:
+        """What the history answers at ``offset``; nothing at or past the next offset to read."""
+        if offset >= self.next_offset:
+            return {"type": "ReadRefused", "offset": offset}
+        return {"type": "ReadAt", "offset": offset, "kraft_version": self.value_at(self.version_history, offset) or 0,
+                "voters": _show(self.value_at(self.voter_history, offset))}
 
     def voters_now(self) -> VoterSet:
         """The voter set in force at the log end (the static one when the log has none)."""
@@ -282,6 +287,8 @@ class VoterReplica(RaftReplica):
         replica = inp.get("replica", self.id)
         if self.role != "leader":
             return self.reject(request, replica, "NOT_LEADER_OR_FOLLOWER")
+        if request != "upgrade" and not self.valid_key(inp):
+            return self.reject(request, replica, "INVALID_REQUEST")
         if request == "add_voter" and not inp.get("endpoint", True):
             return self.reject(request, replica, "INVALID_REQUEST")  # no address to reach it at
         if self.high_watermark is None:
@@ -311,6 +318,11 @@ class VoterReplica(RaftReplica):
             new = current - {key}
         self.leader_append([_entry(self.epoch, "voters", [x for k in sorted(new) for x in k])])
         return None
+
+    @staticmethod
+    def valid_key(inp: dict[str, Any]) -> bool:
+        """A request names a replica key: an id of 0 or more and a directory id (-1 is none)."""
+        return bool(inp["replica"] >= 0 and inp["directory"] != -1)
 
     def snapshot(self) -> None:
         hw = self.high_watermark
@@ -356,6 +368,8 @@ class LogInstance:
             outputs.append({"type": "SnapshotWritten", "snapshot": self.control.snapshot_json()})
         elif kind == "Restart":
             self.control.restart()
+        elif kind == "Read":
+            outputs.append(self.control.read_at(int(inp["offset"])))
         else:
             raise TargetError(f"unknown log-level input {kind!r}")
         return StepResult(outputs, self.control.observation())

@@ -1,0 +1,218 @@
+"""The free log: arbitrary log changes for the voters driver's log level (issue #18, item 3).
+
+The log level's replicas are fed the log changes of the model's replicas, so every
+VotersRecord they read is one a correct leader wrote: each set differs from the one before by
+at most one voter. The history a replica keeps must answer for any log, though: a cluster
+recovered by hand, or one of KAFKA-17973's disaster-recovery voter sets, has consecutive sets
+without an overlapping majority, and a replica reads its history at any offset below its next
+offset (``voterSetAtOffset``, ``kraftVersionAtOffset``). So the log level has one more target
+instance, node :data:`FREE_LOG`, not a replica of the cluster: its log is written by the driver
+alone, one record per batch — VotersRecords of any set (sharing no voter with the last, losing
+two voters, a voter under another directory), KRaftVersionRecords of either version,
+LeaderChange and data records — truncated at any offset at or above its high watermark,
+snapshotted at any offset past its latest snapshot, restarted, and read at every offset from
+the bootstrap offset to one past the next offset (refused there, VOTERS-CTRL-READ).
+
+The model's answer is the control-record state machine of ``kspec.model.voters.control`` under
+the run's rules (a Kafka variant's K1/K2 apply here as at the replicas). The inputs are those
+of the log level (``Append``, ``Truncate``, ``Snapshot``, ``Restart``) plus ``Read``
+(``spec/adapter-protocol.md``, section voters); :func:`cells` names each action's kind for the
+run's coverage matrix, so a run shows how many consecutive VotersRecords shared no voter.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from kspec.conformance.adapters.base import JSON
+from kspec.model.core.codec import encode
+from kspec.model.raft.messages import Entry
+from kspec.model.voters.control import (
+    KRAFT_VERSION,
+    VOTERS,
+    ControlState,
+    Snapshot,
+    handle_records,
+    initial,
+    load_snapshot,
+    read_log,
+    rebuild,
+    take_snapshot,
+    trim_to,
+    truncate_to,
+    voters_entry,
+)
+from kspec.model.voters.history import VoterSet, voter_ids
+from kspec.model.voters.node import Rules, SnapshotWritten
+
+# The free log's node id: no host has it (hosts are 1..n).
+FREE_LOG = 0
+# Replica ids its VotersRecords draw from (more than any configuration's hosts, so a set can
+# share no voter with the last one), and how far off a replaced disk's directory is.
+IDS = range(1, 7)
+OTHER_DIRECTORY = 100
+# Bounds: records in the log (one per Append), snapshots taken.
+MAX_RECORDS = 10
+MAX_SNAPSHOTS = 3
+ROLE = "free log"
+
+
+@dataclass(frozen=True, slots=True)
+class FreeLog:
+    """The free log's state: its records, latest snapshot and control state, the offset no
+    truncation goes below (its high watermark: a snapshot moves it), the epoch its records are
+    written in (a truncation starts a new one, as a new leader's would) and snapshots taken."""
+
+    static: VoterSet
+    log: tuple[Entry, ...]
+    snapshot: Snapshot | None
+    control: ControlState
+    floor: int = 0
+    epoch: int = 1
+    snapshots: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class FreeAppend:
+    """Append one record (an ``Entry``) at the log end."""
+
+    entry: Entry
+
+
+@dataclass(frozen=True, slots=True)
+class FreeTruncate:
+    offset: int
+
+
+@dataclass(frozen=True, slots=True)
+class FreeSnapshot:
+    end_offset: int
+
+
+@dataclass(frozen=True, slots=True)
+class FreeRestart:
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class FreeRead:
+    offset: int
+
+
+FreeAction = FreeAppend | FreeTruncate | FreeSnapshot | FreeRestart | FreeRead
+FREE_TYPES = (FreeAppend, FreeTruncate, FreeSnapshot, FreeRestart, FreeRead)
+CATEGORIES = ("free_voters", "free_record", "free_read", "free_log")
+
+
+def start(static: VoterSet, bootstrap: VoterSet | None) -> FreeLog:
+    """A formatted replica: the bootstrap checkpoint (kraft.version 1, ``bootstrap``) or the
+    static set alone, as the cluster's replicas start (``VotersDriver.node_config``)."""
+    if bootstrap is not None:
+        snap = Snapshot(0, 1, bootstrap)
+        return FreeLog(frozenset(), (), snap, load_snapshot(frozenset(), snap))
+    return FreeLog(static, (), None, initial(static))
+
+
+def _voter_sets(last: VoterSet) -> list[VoterSet]:
+    """VotersRecords worth writing after ``last``: one sharing no voter with it, one that drops
+    two voters (or adds two), one voter added, and one voter's disk replaced (VOTERS-KEY)."""
+    ids = voter_ids(last)
+    fresh = [i for i in IDS if i not in ids]
+    out = [frozenset((i, i) for i in fresh[:3])]
+    kept = sorted(last)
+    out.append(frozenset(kept[2:]) if len(kept) >= 3 else last | frozenset((i, i) for i in fresh[:2]))
+    out.append(last | frozenset((i, i) for i in fresh[:1]))
+    if kept:
+        r, d = kept[0]
+        out.append((last - {(r, d)}) | {(r, d + OTHER_DIRECTORY if d < OTHER_DIRECTORY else r)})
+    return [s for s in dict.fromkeys(out) if s]
+
+
+def candidates(free: FreeLog) -> list[tuple[str, FreeAction]]:
+    """``(category, action)``: VotersRecords (``free_voters``), other records (``free_record``),
+    reads at every offset from -1 to one past the next offset (``free_read``), truncations,
+    snapshots and a restart (``free_log``)."""
+    out: list[tuple[str, FreeAction]] = []
+    end = len(free.log)
+    if end < MAX_RECORDS:
+        out += [("free_voters", FreeAppend(voters_entry(free.epoch, s)))
+                for s in _voter_sets(free.control.last_voter_set())]
+        out += [("free_record", FreeAppend(Entry(free.epoch, KRAFT_VERSION, (v,)))) for v in (1, 0)]
+        out += [("free_record", FreeAppend(Entry(free.epoch, kind, ()))) for kind in ("leader_change", "data")]
+    out += [("free_read", FreeRead(o)) for o in range(-1, free.control.next_offset + 1)]
+    out += [("free_log", FreeTruncate(o)) for o in range(free.floor, end)]
+    last_snapshot = 0 if free.snapshot is None else free.snapshot.end_offset
+    if free.snapshots < MAX_SNAPSHOTS:
+        out += [("free_log", FreeSnapshot(n)) for n in range(max(1, last_snapshot + 1), end + 1)]
+    out.append(("free_log", FreeRestart()))
+    return out
+
+
+def step(free: FreeLog, action: FreeAction, rules: Rules) -> tuple[FreeLog, JSON, JSON]:
+    """The state after ``action``, with the log-level input and the model's outputs."""
+    k2 = not rules.truncate_moves_next_offset
+    control = free.control
+    match action:
+        case FreeAppend(entry=e):
+            base = len(free.log)
+            control = read_log(control, base, (e,)) if k2 else handle_records(control, base, (e,))
+            record = _record(e)
+            return (replace(free, log=(*free.log, e), control=control),
+                    {"type": "Append", "base_offset": base, "entries": [{"epoch": e.epoch, "record": record}]}, [])
+        case FreeTruncate(offset=o):
+            return (replace(free, log=free.log[:o], control=truncate_to(control, o, keep_next_offset=k2),
+                            epoch=free.epoch + 1), {"type": "Truncate", "offset": o}, [])
+        case FreeSnapshot(end_offset=n):
+            snap = take_snapshot(control, n)
+            control = trim_to(control, snap, at_end_offset=not rules.trim_before_snapshot_end)
+            return (replace(free, snapshot=snap, control=control, floor=max(free.floor, n),
+                            snapshots=free.snapshots + 1),
+                    {"type": "Snapshot", "end_offset": n}, encode([SnapshotWritten(snap)]))
+        case FreeRestart():
+            return (replace(free, control=rebuild(free.static, free.snapshot, free.log)), {"type": "Restart"}, [])
+        case FreeRead(offset=o):
+            return free, {"type": "Read", "offset": o}, [read_answer(control, o)]
+    raise AssertionError(action)
+
+
+def read_answer(control: ControlState, offset: int) -> JSON:
+    """VOTERS-CTRL-READ: the kraft.version and voter set in force at ``offset``
+    (``kraftVersionAtOffset``, ``voterSetAtOffset``: the floor entry, no voter set when none),
+    refused at or past the next offset."""
+    if offset >= control.next_offset:
+        return {"type": "ReadRefused", "offset": offset}
+    voters = control.voter_set_at(offset)
+    return {"type": "ReadAt", "offset": offset, "kraft_version": control.kraft_version_at(offset),
+            "voters": None if voters is None else [list(k) for k in sorted(voters)]}
+
+
+def _record(e: Entry) -> dict[str, JSON]:
+    if e.kind == VOTERS:
+        p = e.payload
+        return {"type": "Voters", "voters": [[p[i], p[i + 1]] for i in range(0, len(p), 2)]}
+    if e.kind == KRAFT_VERSION:
+        return {"type": "KRaftVersion", "version": e.payload[0]}
+    return {"type": "LeaderChange" if e.kind == "leader_change" else "Data"}
+
+
+def cells(free: FreeLog, action: FreeAction) -> list[tuple[str, str]]:
+    """The coverage cell of ``action``: a VotersRecord by how its set relates to the one in
+    force before it (``disjoint``: no voter id shared; ``no-majority``: more than one replica
+    key left or joined; ``one-change``: at most one each way), the other kinds by name."""
+    match action:
+        case FreeAppend(entry=e) if e.kind == VOTERS:
+            last = free.control.last_voter_set()
+            new = frozenset((e.payload[i], e.payload[i + 1]) for i in range(0, len(e.payload), 2))
+            if not voter_ids(last) & voter_ids(new):
+                kind = "disjoint"
+            elif len(last - new) > 1 or len(new - last) > 1:
+                kind = "no-majority"
+            else:
+                kind = "one-change"
+            return [(ROLE, f"Voters:{kind}")]
+        case FreeAppend(entry=e):
+            return [(ROLE, str(_record(e)["type"]))]
+        case FreeRead(offset=o):
+            return [(ROLE, "Read" if o < free.control.next_offset else "Read:refused")]
+        case _:
+            return [(ROLE, type(action).__name__.removeprefix("Free"))]
