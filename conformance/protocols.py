@@ -178,7 +178,9 @@ BUILTIN: tuple[ConformanceProtocol, ...] = (
                   "kafka:VERSION:log: KRaftControlRecordStateMachine over MockLog (log level), 3.8+",
         tla="kspec.tla.mappings.voters", proofs=("kspec.model.proofs.voters_history",),
         docs=("spec/voters.md",), events=True, trace_packages=("kspec.model.raft",), deviations=True,
-        transitions="kspec.model.raft.node:TRANSITIONS", initial_role="unattached"),
+        transitions="kspec.model.raft.node:TRANSITIONS", initial_role="unattached",
+        transitions_note="the table the checked role constructors enforce: a transition not listed raises an "
+        "error naming from-role, to-role and arguments. The voter-set model steps its replicas with the same node"),
     ConformanceProtocol(
         "share", "kspec.model.share", "share-group state coordinator (KIP-932)",
         driver="kspec.conformance.machines.share:ShareDriver", configs="kspec.conformance.machines.share:CONFIGS",

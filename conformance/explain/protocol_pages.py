@@ -137,8 +137,7 @@ def _role_diagram(name: str, model: Any) -> list[str]:
         what = declared.transitions_note or ("the table the checked role constructors enforce: a transition "
                                              "not listed raises an error naming from-role, to-role and arguments")
         lines = ["## Role transitions", "",
-                 f"Drawn from `{where}`, {what}." +
-                 (" The voter-set model steps its replicas with the same node." if name == "voters" else ""), ""]
+                 f"Drawn from `{where}`, {what}.", ""]
         edges = [(src, dst, why) for (src, dst), why in table.items()]
         svg = state_diagram_svg(declared.initial_role, edges, f"{name} role transitions")
         rows = ["| from | to | when |", "|---|---|---|"] + [f"| {a} | {b} | {escape(w)} |" for a, b, w in edges]

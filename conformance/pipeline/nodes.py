@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
@@ -149,9 +149,11 @@ def decode_input(protocol: str, event: dict[str, Any]) -> tuple[Any, str | None]
 
 @runtime_checkable
 class NodeStepped(Protocol):
-    """A system model built over one node step function (raft, voters): events replay on it."""
+    """A system model built over one node step function (raft, voters): events replay on it,
+    and its voter set in force at the start decides which majorities the checks count."""
 
     _step: Callable[..., Any]
+    voter_ids: Collection[int]
 
 
 class NodeReplay:
@@ -173,7 +175,7 @@ class NodeReplay:
         self.step_fn = model._step  # the model's node step (a variant's in a variant model)
         self.observe = _observer(protocol)
         self.nodes: dict[Any, Any] = {n.id: n for n in init.nodes}
-        self.voters = frozenset(getattr(model, "voter_ids", ()))
+        self.voters = frozenset(model.voter_ids)
         self.check_durable = protocol == "raft"  # a fixed voter set: majorities are known
         self.latest: dict[Any, dict[str, Any]] = {i: encode(self.observe(n)) for i, n in self.nodes.items()}
         self.elected: dict[int, Any] = {}
