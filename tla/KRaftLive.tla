@@ -235,7 +235,7 @@ NoElectionLivelock == <>[][~StartsElection]_lvars
 \* RAFT-LIVE-NOT-STUCK-CANDIDATE
 NotStuckCandidate == \A i \in Replica : (live /\ nodes[i].role = "candidate") ~> (nodes[i].role # "candidate" \/ Escaped)
 
-\* RAFT-LIVE-NOT-STUCK-PROSPECTIVE (pre-vote)
+\* RAFT-LIVE-NOT-STUCK-PROSPECTIVE
 NotStuckProspective ==
     \A i \in Replica : (live /\ nodes[i].role = "prospective") ~> (nodes[i].role # "prospective" \/ Escaped)
 
