@@ -36,6 +36,7 @@ CONSTANTS
     VoteTwice,       \* flaw of the variant vote-twice: a voter that voted may vote again
     CandidateCountsRejections,  \* flaw of candidate-counts-rejections: a rejection counts as a grant
     VoteIgnoresLog,  \* flaw of vote-ignores-log: a vote is granted whatever the candidate's log
+    LiveFlaw,        \* the liveness variant whose step flaw is on (model/raft/liveness_variants.py); "none"
     Nil              \* a model value: Python's None
 
 VARIABLES
@@ -426,7 +427,7 @@ TimerKept(i, n, r) ==
     ELSE r
 
 \* node.step: replica i in state n takes input m (a message or a timer/environment input).
-Step(i, n, m0) ==
+RefStep(i, n, m0) ==
     LET m == Flawed(m0) IN
         IF n.role = "down" THEN IF m.type = "Restart" THEN Restart(i, n) ELSE Result(n, {})
         ELSE CASE m.type = "Crash" -> Result(ToDown(i, n), {})
@@ -444,6 +445,21 @@ Step(i, n, m0) ==
                [] m.type = "CheckQuorumTimeout" -> OnCheckQuorumTimeout(i, n)
                [] m.type = "FetchDue" -> OnFetchDue(i, n, m.to)
                [] m.type = "ClientAppend" -> OnClientAppend(i, n)
+
+\* The step flaws of the liveness variants (model/raft/liveness_variants.py, by name): each
+\* wraps the reference step as the Python variant wraps node.step.
+Step(i, n, m) ==
+    CASE LiveFlaw = "none" -> RefStep(i, n, m)
+      [] LiveFlaw = "candidate-never-retries" /\ n.role = "candidate" /\ m.type = "BackoffExpired"
+             -> Result(n, {})
+      [] LiveFlaw \in {"prospective-ignores-timeout", "prospective-never-gives-up"} /\ n.role = "prospective"
+             /\ m.type = "ElectionTimeout" -> Result(n, {})
+      [] LiveFlaw = "prospective-never-gives-up" /\ n.role = "prospective" /\ m.type = "VoteResponse"
+             /\ m.pre_vote /\ ~m.granted -> Result([n EXCEPT !.rejected = {}], {})
+      [] LiveFlaw = "rejects-pre-votes" /\ m.type = "VoteRequest" /\ m.pre_vote
+             -> LET r == RefStep(i, n, m)
+                IN Result(r.node, {IF x.type = "VoteResponse" THEN [x EXCEPT !.granted = FALSE] ELSE x : x \in r.out})
+      [] OTHER -> RefStep(i, n, m)
 
 \* node.enabled_inputs: the timer and client inputs that may change replica i now.
 EnabledInputs(i, n) ==

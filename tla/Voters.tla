@@ -54,7 +54,8 @@ VARIABLES
     upgrades      \* kraft.version upgrades so far
 
 K == INSTANCE KRaft WITH NumObservers <- NumHosts - NumVoters, VoteTwice <- FALSE,
-                         CandidateCountsRejections <- FALSE, VoteIgnoresLog <- FALSE
+                         CandidateCountsRejections <- FALSE, VoteIgnoresLog <- FALSE,
+                         LiveFlaw <- "none"
 
 vars == <<nodes, network, appends, crashes, duplicates, fetches, elections, elected, votes, committed,
           adds, removes, snapshots, upgrades>>

@@ -14,6 +14,7 @@ from kspec.conformance import protocols
 from kspec.conformance.cli import cli
 from kspec.conformance.clikit import InputError, build_model, emit_json, json_option, protocol_info
 from kspec.tla.check import CheckResult, MappingError, check_agreement
+from kspec.tla.liveness import LivenessAgreement, check_liveness_agreement
 from kspec.tla.mappings import TLA_DIR, NoMapping, get_mapping
 from kspec.tla.mappings.raft import CONSTANT_OF_BOUND, FIXED_BOUNDS
 from kspec.tla.readers import TLCOutputError
@@ -53,13 +54,19 @@ def tla_group() -> None:
 @click.option("--timeout", type=click.FloatRange(min=1), default=600.0, show_default=True,
               help="Seconds TLC may run before it is stopped (then exit 2).")
 @click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True, help="TLC worker threads.")
+@click.option("--liveness/--no-liveness", default=True, show_default=True,
+              help="raft: also compare TLC's liveness verdicts (tla/KRaftLive.tla) with the explorer's.")
 @json_option
-def check_cmd(protocol: str, bounds: tuple[str, ...], timeout: float, workers: int, as_json: bool) -> None:
+def check_cmd(protocol: str, bounds: tuple[str, ...], timeout: float, workers: int, liveness: bool,
+              as_json: bool) -> None:
     """Compare TLC's distinct states of PROTOCOL's spec with the model's, at BOUNDS (name=value).
 
-    A bound not named is the one of the spec's shipped TLC config (raft: tla/KRaft.cfg).
+    A bound not named is the one of the spec's shipped TLC config (raft: tla/KRaft.cfg). For
+    raft, TLC's verdict on each liveness property (tla/KRaftLive.tla) is compared with the
+    explorer's at the same bounds, by name.
 
-    Exit 0 when the sets are equal, 1 when they differ, 2 when there is no mapping or TLC fails.
+    Exit 0 when the sets are equal (and the liveness verdicts agree), 1 when not, 2 when there
+    is no mapping or TLC fails.
     """
     info = protocol_info(protocol)  # an unknown protocol: a one-line error naming the known ones
     try:
@@ -75,15 +82,32 @@ def check_cmd(protocol: str, bounds: tuple[str, ...], timeout: float, workers: i
     unset = {**shipped_bounds(protocol), **FIXED_BOUNDS_OF.get(protocol, {})}
     bounds = (*bounds, *(f"{k}={str(v).lower()}" for k, v in unset.items() if k not in given))
     model, values = build_model(info, bounds)
+    live: LivenessAgreement | None = None
     try:
         result = check_agreement(mapping, model, values, timeout=timeout, workers=workers)
+        if liveness and protocol == "raft":
+            live = check_liveness_agreement(values, timeout=timeout, workers=workers)
     except (TLCError, TLCOutputError, MappingError) as err:
         raise InputError(f"tla check {protocol}: {err}") from None
     if as_json:
-        emit_json(result.as_json())
+        emit_json({**result.as_json(), **({"liveness": live.as_json()} if live is not None else {})})
     else:
         print_result(result)
-    raise click.exceptions.Exit(0 if result.equal else 1)
+        if live is not None:
+            print_liveness(live)
+    raise click.exceptions.Exit(0 if result.equal and (live is None or live.agree) else 1)
+
+
+def print_liveness(live: LivenessAgreement) -> None:
+    """The liveness verdicts, side by side."""
+    click.echo(f"liveness (tla/KRaftLive.tla): TLC {live.tlc_distinct_states} distinct states, {live.tlc_runs} "
+               f"run(s) in {live.tlc_seconds:.2f}s; explorer {live.explorer_states} states in "
+               f"{live.explorer_seconds:.2f}s")
+    for name, verdict in live.explorer.items():
+        tlc = live.tlc[name]
+        mark = "agree" if tlc == verdict else "DISAGREE"
+        click.echo(f"  {name}: explorer {verdict}, TLC {tlc} ({mark})")
+    click.echo("the liveness verdicts agree" if live.agree else "the liveness verdicts differ")
 
 
 def print_result(result: CheckResult) -> None:

@@ -71,7 +71,8 @@ def test_tla_check_raft_equal_state_sets(capsys: pytest.CaptureFixture[str]) -> 
     model = make(**SMALL)
     inside = [s for s in reachable_states(model) if model.within_bounds(s)]
     assert len(inside) > 1000
-    assert_cli_equal_state_sets("raft", SMALL, len(inside), capsys)
+    # Liveness is compared at smaller bounds in test_tla_raft_liveness.py.
+    assert_cli_equal_state_sets("raft", SMALL, len(inside), capsys, "--no-liveness")
     # The bounds reach a reboot and a leader (the comparison is not over trivial states).
     assert any(s.crashes for s in inside) and any(s.elected for s in inside)
 

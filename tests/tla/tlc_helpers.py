@@ -32,11 +32,11 @@ def tlc_on(spec: Path, *, timeout: float = 120) -> Callable[..., TLCResult]:
 
 
 def assert_cli_equal_state_sets(protocol: str, bounds: Mapping[str, int | bool], states: int,
-                                capsys: pytest.CaptureFixture[str]) -> None:
-    """``kspec tla check PROTOCOL BOUNDS --json`` exits 0 with equal sets of ``states`` distinct
-    states on both sides and no TLC violation."""
+                                capsys: pytest.CaptureFixture[str], *options: str) -> None:
+    """``kspec tla check PROTOCOL BOUNDS [OPTIONS] --json`` exits 0 with equal sets of ``states``
+    distinct states on both sides and no TLC violation."""
     args = [f"{k}={str(v).lower()}" for k, v in bounds.items()]
-    code, out, err = run_cli(["tla", "check", protocol, *args, "--json"], capsys)
+    code, out, err = run_cli(["tla", "check", protocol, *args, *options, "--json"], capsys)
     assert code == 0, err
     doc = json.loads(out)
     assert doc["equal"] is True and doc["only_in_tlc"] == doc["only_in_model"] == 0
