@@ -870,11 +870,11 @@ class KafkaRaftTarget(Target):
         self.java = _Java(version, vt)
         # The release's rule set (spec/raft.md, "Rule sets"): kip-595 before 4.0, kip-996 from
         # 4.0 (pre-vote always on). A release picks its rules by its version and nothing else.
-        # A real RaftClient.Listener on each replica (RAFT-OBS-LISTENER) from 3.7, where the
-        # adapter's listener glue is checked; on 3.3-3.6 a restarted replica's new listener is
-        # not told the current epoch as the model expects, and whether that is Kafka's or the
-        # adapter's doing is not settled yet, so those lines are not held to the listener.
-        self.model_config = {**dict(rule_set_for(version).bounds), "listener": vt >= (3, 7)}
+        # A real RaftClient.Listener on each replica (RAFT-OBS-LISTENER), every release: 3.3-3.7.0
+        # tell a restarted replica's new listener nothing until its next transition, which is
+        # Kafka's (KAFKA-16286, pollListeners applies registrations only), catalogued as
+        # raft-new-listener-untold, not the adapter's (it registers after initialize as the broker).
+        self.model_config = {**dict(rule_set_for(version).bounds), "listener": True}
 
     def supports(self, config: dict[str, JSON]) -> bool:
         """The cluster shapes this Kafka can be compared on: those of the release's own rule
