@@ -422,15 +422,13 @@ class KafkaVotersReplicaTarget(Target):
         self.model_config = dict(rule_set_for(version).bounds)
 
     def supports(self, config: dict[str, JSON]) -> bool:
-        """The release's raft rule set, with a bootstrap checkpoint (kraft.version 1), and more
-        than one initial voter. A lone initial voter elects itself inside ``initialize()``, as
-        the model's does at its first start (VOTERS-MODEL-LONE-VOTER), but a 3.9.1 run in that
-        shape (hosts 3, voters 1) diverged on an observer's fetch target that is not analysed
-        yet: until it is, the shape is left out rather than risk a false alarm."""
+        """The release's raft rule set, with a bootstrap checkpoint (kraft.version 1). A lone
+        initial voter elects itself inside ``initialize()``, as the model's does at its first
+        start (VOTERS-MODEL-LONE-VOTER); its observers ask the one bootstrap server, replica 1,
+        whatever voters are added later, as the model's (VOTERS-RULE-OBSERVER-BOOTSTRAP)."""
         wanted = dict(rule_set_for(self.version).bounds)
         bootstrapped = int(config.get("kraft_version", 1) or 0) == 1
-        several = int(config.get("voters", 2) or 0) > 1
-        return bootstrapped and several and all(config.get(k) == v for k, v in wanted.items())
+        return bootstrapped and all(config.get(k) == v for k, v in wanted.items())
 
     def start(self, node: int, config: dict[str, JSON]) -> KafkaVoterReplica:
         asked = config.get("level", "replica")
