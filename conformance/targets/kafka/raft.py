@@ -130,7 +130,10 @@ def _listener_class(java: _Java) -> Any:
 
         interface = jvm.jclass(java.version, f"{RAFT}.RaftClient$Listener")
         # 4.3 added handleLoadBootstrap (the bootstrap checkpoint, which these replicas do not have)
-        bootstrap = any(str(m.getName()) == "handleLoadBootstrap" for m in interface.class_.getMethods())
+        names = {str(m.getName()) for m in interface.class_.getMethods()}
+        bootstrap = "handleLoadBootstrap" in names
+        # 3.3-3.5 name handleLoadSnapshot handleSnapshot (renamed in 3.6); same contract
+        old_snapshot = "handleSnapshot" in names
 
         @jpype.JImplements(f"{RAFT}.RaftClient$Listener")
         class Listener:
@@ -157,13 +160,21 @@ def _listener_class(java: _Java) -> Any:
                     offset = int(reader.baseOffset()) if base is None else base
                     node.listened({"type": "HandleCommit", "offset": offset, "entries": entries})
 
-            @jpype.JOverride
-            def handleLoadSnapshot(self, reader: Any) -> None:
+            def _load_snapshot(self, reader: Any) -> None:
                 node = self.node()
                 offset = int(reader.snapshotId().offset())
                 reader.close()
                 if node is not None:
                     node.listened({"type": "HandleLoadSnapshot", "offset": offset})
+
+            if old_snapshot:
+                @jpype.JOverride
+                def handleSnapshot(self, reader: Any) -> None:
+                    self._load_snapshot(reader)
+            else:
+                @jpype.JOverride
+                def handleLoadSnapshot(self, reader: Any) -> None:
+                    self._load_snapshot(reader)
 
             if bootstrap:
                 @jpype.JOverride
