@@ -98,7 +98,9 @@ class _Java(jvm.JavaClasses):
         self.MemoryRecords = self.record("MemoryRecords")
         self.SimpleRecord = self.record("SimpleRecord")
         self.Compression = c("org.apache.kafka.common.compress.Compression").NONE
-        self.BufferSupplier = c("org.apache.kafka.common.utils.BufferSupplier")
+        # common.utils to 4.3, common.utils.internals from 4.4 (as LogContext)
+        self.BufferSupplier = self.first("org.apache.kafka.common.utils.BufferSupplier",
+                                         "org.apache.kafka.common.utils.internals.BufferSupplier")
         self.MemoryPool = c("org.apache.kafka.common.memory.MemoryPool")
         self.Time = c("org.apache.kafka.common.utils.Time")
         self.LogContext = self.log_context_class()
