@@ -229,7 +229,7 @@ class KafkaVoterReplica(kraft.KafkaRaftNode):
             key = jvm.jclass(j.version, f"{MSG}.ApiVersionsResponseData$SupportedFeatureKey")()
             key.setName("kraft.version").setMinVersion(j.jpype.JShort(0)).setMaxVersion(j.jpype.JShort(1))
             data.supportedFeatures().add(key)
-            req.completion.complete(self._response(req.correlationId(), data, req))
+            self._complete(req, self._response(req.correlationId(), data, req))
             return
         super()._sent(req)
 
@@ -270,8 +270,11 @@ class KafkaVoterReplica(kraft.KafkaRaftNode):
 
         late = [False]
         self._callbacks.append(Answered())
-        req.completion.whenComplete(self._callbacks[-1])
-        self.client.handle(req)
+        if self.java.line.futures:  # 4.4: handle returns the completion (KAFKA-20714), as raft's
+            self.client.handle(req).whenComplete(self._callbacks[-1])
+        else:
+            req.completion.whenComplete(self._callbacks[-1])
+            self.client.handle(req)
         self._settle()
         late[0] = True  # an answer after this step is the accepted request's (not compared)
 
