@@ -335,7 +335,8 @@ OnCheckQuorumTimeout(i, n) ==
 
 OnFetchDue(i, n, to) ==
     IF (n.role = "follower" /\ to = n.leader)
-       \/ (n.role \in {"unattached", "voted"} /\ i \notin n.voters /\ to \in n.voters)  \* an observer that voted (RAFT-KIP853-OPEN-VOTE)
+       \/ (n.role \in {"unattached", "voted"} /\ i \notin n.voters /\ to \in InitialVoters)  \* an observer that voted (RAFT-KIP853-OPEN-VOTE)
+    \* VOTERS-RULE-OBSERVER-BOOTSTRAP: an observer without a leader asks a bootstrap server (the initial voters)
     THEN Result(n, {K!FetchRequest(i, to, n.epoch, Len(n.log), K!LastEpoch(n.log))})
     ELSE Result(n, {})
 
@@ -371,7 +372,8 @@ RaftStep(i, n, m) ==
 \* node.enabled_inputs over the replica's voters.
 EnabledInputs(i, n) ==
     CASE n.role = "down" -> {}
-      [] n.role \in {"unattached", "voted"} /\ i \notin n.voters -> {K!FetchDue(v) : v \in n.voters}
+      [] n.role \in {"unattached", "voted"} /\ i \notin n.voters  \* VOTERS-RULE-OBSERVER-BOOTSTRAP
+            -> {K!FetchDue(v) : v \in IF n.voters = {} THEN {} ELSE InitialVoters}
       [] n.role \in {"unattached", "voted", "resigned", "prospective"} -> {K!Input("ElectionTimeout")}
       [] n.role = "candidate" -> IF n.backing_off THEN {K!Input("BackoffExpired")} ELSE {K!Input("ElectionTimeout")}
       [] n.role = "follower" -> {K!FetchDue(n.leader)} \cup (IF i \in n.voters THEN {K!Input("FetchTimeout")} ELSE {})

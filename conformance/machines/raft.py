@@ -292,9 +292,10 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
                                  " several only when at most one changes the step)")
             if steps:
                 extra["step"] = steps[0]
-            told = any(rules.resigned_told for n in names if (rules := variants[n].listener) is not None)
+            rules = [r for n in names if (r := variants[n].listener) is not None]
             if self.listening:
-                extra["listener"] = ListenerRules(resigned_told=told)
+                extra["listener"] = ListenerRules(resigned_told=any(r.resigned_told for r in rules),
+                                                  told_at_transition=any(r.told_at_transition for r in rules))
         self.model = RaftModel(voters=int(self.config["voters"]), observers=int(self.config["observers"]),
                                pre_vote=bool(self.config["pre_vote"]), kip853=bool(self.config.get("kip853")),
                                **{**BOUNDS, **(bounds or {})}, **extra)

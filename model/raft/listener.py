@@ -24,11 +24,18 @@ StepFn = Callable[[Node, Input], tuple[Node, tuple[Output, ...]]]
 
 @dataclass(frozen=True, slots=True)
 class ListenerRules:
-    """The listener layer's rules. ``resigned_told`` is a catalogued deviation, not a rule:
-    Kafka 3.7 and 3.8 tell a resigned replica's listener that it leads its epoch
-    (KAFKA-17333, ``raft-resigned-told-leader``)."""
+    """The listener layer's rules. Both flags are catalogued deviations, not rules:
+
+    - ``resigned_told``: Kafka 3.7 and 3.8 tell a resigned replica's listener that it leads
+      its epoch (KAFKA-17333, ``raft-resigned-told-leader``);
+    - ``told_at_transition``: Kafka 3.3-3.7.0 tell a listener the leader and epoch only when
+      the replica changes state (``transitionTo*``) or leads (``pollLeader``), never at its
+      registration, so a listener registered after ``initialize()`` of a non-leader (every
+      restart) is told nothing until the next transition (KAFKA-16286,
+      ``raft-new-listener-untold``)."""
 
     resigned_told: bool = False
+    told_at_transition: bool = False
 
 
 def leader_and_epoch(node: Node, rules: ListenerRules = ListenerRules()) -> tuple[int, int | None] | None:
@@ -63,8 +70,20 @@ def _should_tell(told: Listener, epoch: int, leader: int | None) -> bool:
     return epoch == told.told_epoch and leader is not None and told.told_leader is None
 
 
-def notify(node: Node, rules: ListenerRules = ListenerRules()) -> tuple[Node, tuple[Output, ...]]:
+def transitioned(before: Node, after: Node) -> bool:
+    """Whether a step changed the replica's state as Kafka's ``transitionTo*`` do (role,
+    epoch or persisted election); a restart is not one: the new listener registers after it."""
+    if isinstance(before.role, Down) or isinstance(after.role, Down):
+        return False
+    return (type(before.role), before.role.epoch, election_of(before)) != \
+        (type(after.role), after.role.epoch, election_of(after))
+
+
+def notify(node: Node, rules: ListenerRules = ListenerRules(),
+           transition: bool = True) -> tuple[Node, tuple[Output, ...]]:
     """The notifications due at ``node`` after a step, and the node with its listener updated.
+    ``transition``: whether the step was a state transition (only ``told_at_transition``
+    reads it).
 
     RAFT-OBS-LISTENER-COMMIT: records below the high watermark not yet delivered are delivered,
     once, in offset order, never past the high watermark. RAFT-OBS-LISTENER-LEADER: then the
@@ -83,6 +102,8 @@ def notify(node: Node, rules: ListenerRules = ListenerRules()) -> tuple[Node, tu
         listener = replace(listener, next_offset=hw)
         node = replace(node, listener=listener)
     news = leader_and_epoch(node, rules)
+    if rules.told_at_transition and not transition and not isinstance(node.role, Leader):
+        news = None  # Kafka fires only in transitionTo* and pollLeader: a new listener waits
     if news is not None and _should_tell(listener, *news):
         out.append(HandleLeaderChange(*news))
         node = replace(node, listener=replace(listener, told_epoch=news[0], told_leader=news[1]))
@@ -99,7 +120,7 @@ def listening(step: StepFn, rules: ListenerRules = ListenerRules()) -> StepFn:
             return after, outputs
         if after.listener is None:  # a step function that rebuilt the node keeps the listener
             after = replace(after, listener=node.listener)
-        after, told = notify(after, rules)
+        after, told = notify(after, rules, transitioned(node, after))
         return after, outputs + told
 
     return stepped

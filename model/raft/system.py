@@ -155,8 +155,9 @@ class RaftModel:
             # (RAFT-RULE-LONE-VOTER). It has no one to send to; its effects are in the node.
             started, _ = node_mod.initialize(n)
             if self.listener is not None:
-                # what the listener is told at the first start is no step either
-                started, _ = notify(started, self.listener)
+                # what the listener is told at the first start is no step either (it registers
+                # after initialize(): no transition it would hear of)
+                started, _ = notify(started, self.listener, transition=False)
             if started != n:
                 nodes = list(state.nodes)
                 nodes[n.id - 1] = started

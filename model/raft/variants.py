@@ -164,6 +164,10 @@ DEVIATIONS: dict[str, Variant] = {
     # that the replica leads its epoch (after a restart of a former leader, or a leader that
     # resigned before its listener caught up); the protocol's steps are unchanged.
     "kafka-resigned-told-leader": Variant(node_mod.step, "", listener=ListenerRules(resigned_told=True)),
+    # Kafka 3.3-3.7.0 (KAFKA-16286, fixed in 3.7.1 and 3.8.0): a listener is told the leader and
+    # epoch only at a state transition or while leading, never when it registers, so a restarted
+    # non-leader's new listener is told nothing until the replica's next transition.
+    "kafka-new-listener-untold": Variant(node_mod.step, "", listener=ListenerRules(told_at_transition=True)),
 }
 
 

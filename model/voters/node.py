@@ -22,6 +22,7 @@ from kspec.model.raft.messages import (
     CheckQuorumTimeout,
     EndQuorumEpochRequest,
     Entry,
+    FetchDue,
     FetchRequest,
     FetchResponse,
     Input,
@@ -29,7 +30,7 @@ from kspec.model.raft.messages import (
     Restart,
     TruncateLog,
 )
-from kspec.model.raft.state import Down, Leader, Node
+from kspec.model.raft.state import Down, Leader, Node, Unattached, Voted
 from kspec.model.voters.control import (
     ControlState,
     Snapshot,
@@ -65,6 +66,10 @@ class VoterNode(Node):
     # per replica (id, the leader's end offset at its last fetch, caught up at some fetch) in the
     # current leader epoch. Always () under the spec's rules.
     fetch_marks: tuple[tuple[int, int, bool], ...] = ()
+    # controller.quorum.bootstrap.servers (VOTERS-RULE-OBSERVER-BOOTSTRAP): the replicas an
+    # observer without a leader asks. Configuration, so fixed: the initial voters (the
+    # --initial-controllers a cluster was formatted with, or controller.quorum.voters).
+    bootstrap_servers: frozenset[int] = frozenset()
 
     @property
     def kraft_version(self) -> int:
@@ -159,10 +164,11 @@ def new_voter_node(node_id: int, initial_voters: VoterSet, *, bootstrap: bool, p
         snap = Snapshot(0, 1, initial_voters)
         control = load_snapshot(frozenset(), snap)
         return VoterNode(node_id, voter_ids(initial_voters), (), raft_node.new_node(node_id, frozenset()).role,
-                         None, pre_vote, open_votes=True, control=control, snapshot=snap, static=frozenset())
+                         None, pre_vote, open_votes=True, control=control, snapshot=snap, static=frozenset(),
+                         bootstrap_servers=voter_ids(initial_voters))
     return VoterNode(node_id, voter_ids(initial_voters), (), raft_node.new_node(node_id, frozenset()).role,
                      None, pre_vote, open_votes=True, control=initial(initial_voters), snapshot=None,
-                     static=initial_voters)
+                     static=initial_voters, bootstrap_servers=voter_ids(initial_voters))
 
 
 # A request's directory id when it names none (Kafka's Uuid.ZERO_UUID, ReplicaKey.NO_DIRECTORY_ID).
@@ -187,6 +193,13 @@ def make_step(raft_step: RaftStep = raft_node.step, rules: Rules = Rules()) -> S
                 after, outputs = _reconfigure(node, inp, rules)
             case TakeSnapshot():
                 after, outputs = _take_snapshot(node, rules)
+            case FetchDue(to=to) if seeks_leader(node):
+                # VOTERS-RULE-OBSERVER-BOOTSTRAP: an observer without a leader asks a bootstrap
+                # server (KIP-853; Kafka's maybeSendAnyVoterFetch, findReadyBootstrapServer),
+                # not a voter of the set in force: the set changes, the configuration does not.
+                after = node
+                outputs = (FetchRequest(node.id, to, node.epoch, node.end_offset, node.last_epoch),) \
+                    if to in node.bootstrap_servers else ()
             case CheckQuorumTimeout() if not rules.check_quorum_one_voter and len(node.voters) == 1:
                 # K3: Kafka's timeUntilCheckQuorumExpires never expires with one voter, even a
                 # voter that is not the leader.
@@ -216,6 +229,12 @@ def make_step(raft_step: RaftStep = raft_node.step, rules: Rules = Rules()) -> S
 
 step = make_step()
 """Kafka's rules: the node-level step the conformance suite drives."""
+
+
+def seeks_leader(node: Node) -> bool:
+    """An observer without a leader (unattached, or voted: KIP-853 lets it vote): it fetches
+    from a bootstrap server (VOTERS-RULE-OBSERVER-BOOTSTRAP)."""
+    return isinstance(node, VoterNode) and not node.is_voter and isinstance(node.role, Unattached | Voted)
 
 
 def _follow_log(before: VoterNode, after: VoterNode, inp: VoterInput, outputs: tuple[Output, ...],

@@ -67,7 +67,8 @@ def _node(p: Perm, n: Any) -> Any:
         snap = replace(snap, voters=_set_m(p, pk, snap.voters))
     marks = tuple(sorted((p.get(r, r), e, c) for r, e, c in n.fetch_marks)) if n.fetch_marks else ()
     return replace(m, log=_entries_m(p, pk, n.log), control=_control_m(p, pk, n.control), snapshot=snap,
-                   static=_set_m(p, pk, n.static), fetch_marks=marks)
+                   static=_set_m(p, pk, n.static), fetch_marks=marks,
+                   bootstrap_servers=frozenset(p.get(r, r) for r in n.bootstrap_servers))
 
 
 _node_m = memo_by_identity(_node)

@@ -146,9 +146,20 @@ class VotersModel(RaftModel):
         assert isinstance(state, Voters)
         b = self.bounds
         spent = state.elections >= int(b["max_elections"])
+        asked: set[int] = set()
         for act in super().actions(state):
             if spent and isinstance(act, Fire) and isinstance(act.input, CheckQuorumTimeout):
                 continue  # VOTERS-MODEL-ELECTIONS
+            if isinstance(act, Fire) and isinstance(act.input, FetchDue):
+                n = state.node(act.node)
+                if vnode.seeks_leader(n):
+                    # VOTERS-RULE-OBSERVER-BOOTSTRAP: raft offers the voters (its bootstrap
+                    # servers are its static voters); here the configured servers, once each
+                    if act.node not in asked:
+                        asked.add(act.node)
+                        assert isinstance(n, VoterNode)
+                        yield from (Fire(act.node, FetchDue(b)) for b in sorted(n.bootstrap_servers))
+                    continue
             yield act
         for n in state.nodes:
             if isinstance(n.role, Down):

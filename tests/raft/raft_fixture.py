@@ -2,9 +2,10 @@
 
 Commands (one replica set per file, created with ``new``):
 
-    new id=1 voters=1,2,3 [pre_vote] [kip853=true|false] [listener] [resigned_told]
+    new id=1 voters=1,2,3 [pre_vote] [kip853=true|false] [listener] [resigned_told] [told_at_transition]
                                               a replica's first start (with a listener:
-                                              RAFT-OBS-LISTENER; resigned_told: KAFKA-17333)
+                                              RAFT-OBS-LISTENER; resigned_told: KAFKA-17333;
+                                              told_at_transition: KAFKA-16286)
     recv id=1 VoteRequest src=2 epoch=1 ...   deliver a message (fields as name=value)
     fire id=1 ElectionTimeout                 a timer, FetchDue to=2, ClientAppend, Crash, Restart
     state id=1                                show the replica
@@ -96,8 +97,10 @@ class Cluster:
             kip853 = next((a.partition("=")[2] == "true" for a in case.args if a.startswith("kip853=")), None)
             node = new_node(int(case.arg("id")), voters, case.has("pre_vote"), kip853)
             if case.has("listener"):
-                self.rules[node.id] = ListenerRules(resigned_told=case.has("resigned_told"))
-                node, _ = notify(dataclasses.replace(node, listener=Listener()), self.rules[node.id])
+                self.rules[node.id] = ListenerRules(resigned_told=case.has("resigned_told"),
+                                                    told_at_transition=case.has("told_at_transition"))
+                node, _ = notify(dataclasses.replace(node, listener=Listener()), self.rules[node.id],
+                                 transition=False)
             self.nodes[node.id] = node
             return self.show(node)
         replica = int(case.arg("id"))

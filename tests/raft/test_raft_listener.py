@@ -69,3 +69,30 @@ def test_mutant_is_named_after_the_deviation(tmp_path: Path) -> None:
                              out_dir=tmp_path, deviations=((RESIGNED.name, RESIGNED.model_variant),))
     assert result.verdict == "diverges"
     assert result.deviation == RESIGNED.name, result.finding
+
+
+def test_kafka_3_6_counterexample_is_the_new_listener_deviation() -> None:
+    """raft-new-listener-untold (KAFKA-16286): the catalogued kafka:3.6.2 counterexample (seed
+    0, --accept raft-leader-never-resigns) is what the deviation's rules predict and not what
+    the protocol's do: a candidate crashes and restarts; its new listener is told (1, none) by
+    the protocol and nothing by Kafka 3.6 until the next transition."""
+    from kspec.model.core.evolve import evolve as replace
+    from kspec.model.raft.messages import Crash, Restart
+
+    untold = catalogue("raft")["raft-new-listener-untold"]
+    assert untold.counterexample is not None and untold.kafka_issue == "KAFKA-16286"
+    doc = json.loads((ROOT / untold.counterexample).read_text())
+    last = doc["states"][-1]
+    assert last["action"].endswith("Restart]")
+    assert not [o for o in last["target_outputs"] if o["type"] == "HandleLeaderChange"]
+
+    def restart_told(rules: ListenerRules) -> list[object]:
+        node = replace(new_node(2, frozenset({1, 2, 3}), False, False), listener=Listener())
+        stepper = listening(step, rules)
+        for inp in (ElectionTimeout(), Crash()):
+            node, _ = stepper(node, inp)
+        node, outputs = stepper(node, Restart())
+        return [o for o in outputs if isinstance(o, HandleLeaderChange)]
+
+    assert restart_told(ListenerRules()) == [HandleLeaderChange(1, None)]
+    assert restart_told(ListenerRules(told_at_transition=True)) == []

@@ -254,3 +254,27 @@ def test_lone_voter_is_elected_at_its_first_start() -> None:
     formatted = PROTOCOL.make(hosts=2, voters=1, started=False).init_states()[0]
     lone = formatted.node(1)
     assert isinstance(lone.role, Leader) and [e.kind for e in lone.log] == ["leader_change", "kraft_version", "voters"]
+
+
+def test_observer_without_leader_asks_a_bootstrap_server() -> None:
+    """VOTERS-RULE-OBSERVER-BOOTSTRAP: an observer without a leader fetches from a server of
+    controller.quorum.bootstrap.servers (the initial voters), not from the set in force: after
+    voter 2 is added, replica 3 still asks replica 1 only (Kafka's maybeSendAnyVoterFetch)."""
+    from kspec.model.raft.messages import FetchDue, FetchRequest
+    from kspec.model.raft.system import Fire
+
+    n = new_voter_node(3, frozenset({(1, 1)}), bootstrap=True)
+    grown = replace(n, voters=frozenset({1, 2}))
+    assert isinstance(grown.role, Unattached) and grown.bootstrap_servers == {1}
+    assert step(grown, FetchDue(2))[1] == ()
+    assert step(grown, FetchDue(1))[1] == (FetchRequest(3, 1, 0, 0, 0),)
+    # A removed bootstrap server is still asked.
+    gone = replace(n, voters=frozenset({2}))
+    assert step(gone, FetchDue(1))[1] == (FetchRequest(3, 1, 0, 0, 0),)
+    # The system offers the bootstrap servers as targets, once each.
+    model = PROTOCOL.make(hosts=3, voters=1, started=False)
+    s = model.init_states()[0]
+    s = replace(s, nodes=tuple(replace(x, voters=frozenset({1, 2})) if x.id == 3 else x for x in s.nodes))
+    targets = [a.input.to for a in model.actions(s) if isinstance(a, Fire) and a.node == 3
+               and isinstance(a.input, FetchDue)]
+    assert targets == [1]

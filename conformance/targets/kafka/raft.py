@@ -130,7 +130,10 @@ def _listener_class(java: _Java) -> Any:
 
         interface = jvm.jclass(java.version, f"{RAFT}.RaftClient$Listener")
         # 4.3 added handleLoadBootstrap (the bootstrap checkpoint, which these replicas do not have)
-        bootstrap = any(str(m.getName()) == "handleLoadBootstrap" for m in interface.class_.getMethods())
+        names = {str(m.getName()) for m in interface.class_.getMethods()}
+        bootstrap = "handleLoadBootstrap" in names
+        # 3.3-3.5 name handleLoadSnapshot handleSnapshot (renamed in 3.6); same contract
+        old_snapshot = "handleSnapshot" in names
 
         @jpype.JImplements(f"{RAFT}.RaftClient$Listener")
         class Listener:
@@ -157,13 +160,21 @@ def _listener_class(java: _Java) -> Any:
                     offset = int(reader.baseOffset()) if base is None else base
                     node.listened({"type": "HandleCommit", "offset": offset, "entries": entries})
 
-            @jpype.JOverride
-            def handleLoadSnapshot(self, reader: Any) -> None:
+            def _load_snapshot(self, reader: Any) -> None:
                 node = self.node()
                 offset = int(reader.snapshotId().offset())
                 reader.close()
                 if node is not None:
                     node.listened({"type": "HandleLoadSnapshot", "offset": offset})
+
+            if old_snapshot:
+                @jpype.JOverride
+                def handleSnapshot(self, reader: Any) -> None:
+                    self._load_snapshot(reader)
+            else:
+                @jpype.JOverride
+                def handleLoadSnapshot(self, reader: Any) -> None:
+                    self._load_snapshot(reader)
 
             if bootstrap:
                 @jpype.JOverride
@@ -870,11 +881,15 @@ class KafkaRaftTarget(Target):
         self.java = _Java(version, vt)
         # The release's rule set (spec/raft.md, "Rule sets"): kip-595 before 4.0, kip-996 from
         # 4.0 (pre-vote always on). A release picks its rules by its version and nothing else.
-        # A real RaftClient.Listener on each replica (RAFT-OBS-LISTENER) from 3.7, where the
-        # adapter's listener glue is checked; on 3.3-3.6 a restarted replica's new listener is
-        # not told the current epoch as the model expects, and whether that is Kafka's or the
-        # adapter's doing is not settled yet, so those lines are not held to the listener.
-        self.model_config = {**dict(rule_set_for(version).bounds), "listener": vt >= (3, 7)}
+        # A real RaftClient.Listener on each replica (RAFT-OBS-LISTENER) from 3.6. 3.6-3.7.0 tell a
+        # restarted replica's new listener nothing until its next transition: Kafka's doing
+        # (KAFKA-16286, pollListeners applies registrations only), catalogued as
+        # raft-new-listener-untold, not the adapter's (it registers after initialize, as the
+        # broker does). 3.3-3.5 are not held to the listener yet: they predate KAFKA-15345 (3.6.0),
+        # so a leader with an empty log is told it leads at once (seed 0 diverges at step 3 on
+        # HandleLeaderChange(1, 1)) and handleCommit carries no control records; which of that
+        # the 3.5 javadoc forbids is not settled, and an unsettled rule is no divergence.
+        self.model_config = {**dict(rule_set_for(version).bounds), "listener": vt >= (3, 6)}
 
     def supports(self, config: dict[str, JSON]) -> bool:
         """The cluster shapes this Kafka can be compared on: those of the release's own rule

@@ -98,7 +98,9 @@ class _Java(jvm.JavaClasses):
         self.MemoryRecords = self.record("MemoryRecords")
         self.SimpleRecord = self.record("SimpleRecord")
         self.Compression = c("org.apache.kafka.common.compress.Compression").NONE
-        self.BufferSupplier = c("org.apache.kafka.common.utils.BufferSupplier")
+        # common.utils to 4.3, common.utils.internals from 4.4 (as LogContext)
+        self.BufferSupplier = self.first("org.apache.kafka.common.utils.BufferSupplier",
+                                         "org.apache.kafka.common.utils.internals.BufferSupplier")
         self.MemoryPool = c("org.apache.kafka.common.memory.MemoryPool")
         self.Time = c("org.apache.kafka.common.utils.Time")
         self.LogContext = self.log_context_class()
@@ -112,12 +114,15 @@ class _Java(jvm.JavaClasses):
         self.log_context = self.LogContext()
         self.serde = self.StringSerde()
         self.tp = self.TopicPartition("__cluster_metadata", 0)
-        # The constructor: 6 arguments to 3.9, plus (KafkaRaftMetrics, ExternalKRaftMetrics) from 4.0.
+        # The constructor: 6 arguments to 3.9, plus (KafkaRaftMetrics, ExternalKRaftMetrics) from 4.0;
+        # 4.2.2 dropped the BufferSupplier (7).
         ctors = list(self.SM.class_.getConstructors())
-        if len(ctors) != 1 or ctors[0].getParameterCount() not in (6, 8):
+        if len(ctors) != 1 or ctors[0].getParameterCount() not in (6, 7, 8):
             raise TargetError(f"kafka:{version}: KRaftControlRecordStateMachine has an unknown constructor "
                               f"({', '.join(str(k) for k in ctors)})")
-        self.with_metrics = ctors[0].getParameterCount() == 8
+        types = [str(t.getName()) for t in ctors[0].getParameterTypes()]
+        self.with_buffer_supplier = any(t.endswith(".BufferSupplier") for t in types)
+        self.with_metrics = ctors[0].getParameterCount() + (0 if self.with_buffer_supplier else 1) == 8
         if self.with_metrics:
             self.Metrics = c("org.apache.kafka.common.metrics.Metrics")
             self.RaftMetrics = c(f"{RAFT}.internals.KafkaRaftMetrics")
@@ -173,7 +178,8 @@ class _Java(jvm.JavaClasses):
         return int(value) if self.KRaftVersion is None else int(value.featureLevel())
 
     def new_state_machine(self, static: Any, log: Any) -> Any:
-        args = [static, log, self.serde, self.BufferSupplier.NO_CACHING, MAX_BATCH_BYTES, self.log_context]
+        args = [static, log, self.serde, *([self.BufferSupplier.NO_CACHING] if self.with_buffer_supplier else []),
+                MAX_BATCH_BYTES, self.log_context]
         if self.with_metrics:
             args += [self.RaftMetrics(self.Metrics(), "raft"), self.external_metrics]
         return self.SM(*args)
