@@ -45,7 +45,7 @@ from kspec.model.raft.messages import (
     VoteResponse,
 )
 from kspec.model.raft.state import Down, Follower, Leader
-from kspec.model.raft.system import Deliver, Fire, Raft
+from kspec.model.raft.system import Deliver, Fire, Raft, describe_message
 
 # A campaign delivers at most this many vote messages (a pre-vote round and a vote round to
 # every voter and back); a replication makes at most this many passes over the followers.
@@ -84,8 +84,46 @@ class Depose:
     successor: int
 
 
-Macro = RoundTrip | Replicate | Campaign | Depose
-MACRO_TYPES = (RoundTrip, Replicate, Campaign, Depose)
+@dataclass(frozen=True)
+class CatchUp:
+    """Replica ``node`` alone fetches until its log and high watermark stop moving (an observer
+    without a leader first asks the voters in turn until one names the leader): one replica
+    ahead of the others, as a fast follower or an observer is while the voters lag."""
+
+    node: int
+
+
+@dataclass(frozen=True)
+class Reclaim:
+    """Voter ``successor``, which lacks some of ``leader``'s entries, wins an election; then
+    ``leader``, still holding them, wins the next one back (a voter that has nothing of the
+    successor's epoch votes for it) and ``successor`` fetches from it: the follower now holds
+    fewer entries of the diverging epoch than the leader (Raft's figure 8)."""
+
+    leader: int
+    successor: int
+
+
+@dataclass(frozen=True)
+class Redeliver:
+    """A copy of ``message`` (a response its destination has already taken) arriving again:
+    not a macro, the second half of :class:`DeliverTwice`, which the raft driver resolves."""
+
+    message: Any
+
+
+@dataclass(frozen=True)
+class DeliverTwice:
+    """Response ``message`` is delivered, then a copy of it on the wire arrives too (a duplicate
+    or a retry). Offered only where the replica's step on the copy changes nothing: a response
+    counts once (a candidate's votes are a set, Raft's ``votesGranted``; Kafka ignores a
+    response it no longer expects, RAFT-MODEL-IGNORED-RESPONSES), so a target must ignore it."""
+
+    message: Any
+
+
+Macro = RoundTrip | Replicate | Campaign | Depose | CatchUp | Reclaim | DeliverTwice
+MACRO_TYPES = (RoundTrip, Replicate, Campaign, Depose, CatchUp, Reclaim, DeliverTwice)
 # The driver categories the macros come in (one per offered macro).
 CATEGORIES = ("round_trip", "replicate", "depose")
 
@@ -165,6 +203,34 @@ def candidates(state: Any) -> list[tuple[str, Macro]]:
     return out
 
 
+# The categories of the raft driver's own macros (:func:`raft_candidates`).
+RAFT_CATEGORIES = ("catch_up", "redeliver")
+
+
+def raft_candidates(state: Any) -> list[tuple[str, Macro]]:
+    """The macros only the raft driver offers: while some replica leads, a catch-up for every
+    other live replica that follows a leader or is an observer without one (one replica ahead
+    of the rest: a fast follower, an observer ahead of lagging voters), and a reclaim for every
+    leader and voter following it whose log is shorter (a follower left with fewer entries of
+    the diverging epoch than its leader, the case a truncation that forgets its own end misses)."""
+    nodes = [n for n in state.nodes if not isinstance(n.role, Down)]
+    # every response in flight, delivered twice (the driver's resolve decides whether the copy
+    # changes nothing, else the macro is not enabled)
+    out: list[tuple[str, Macro]] = [("redeliver", DeliverTwice(m)) for m in sorted(state.network.distinct(), key=repr)
+                                    if type(m).__name__.endswith("Response")]
+    leaders = [n for n in nodes if isinstance(n.role, Leader)]
+    if not leaders:
+        return out
+    out += [
+        ("catch_up", CatchUp(n.id)) for n in nodes
+        if isinstance(n.role, Follower) or (not n.is_voter and not isinstance(n.role, Leader))]
+    for leader in leaders:
+        out += [("depose", Reclaim(leader.id, n.id)) for n in nodes
+                if isinstance(n.role, Follower) and n.role.leader == leader.id and n.is_voter
+                and len(n.log) < len(leader.log)]
+    return out
+
+
 def describe(macro: Macro) -> str:
     """One line naming the macro."""
     if isinstance(macro, RoundTrip):
@@ -173,6 +239,12 @@ def describe(macro: Macro) -> str:
         return f"replica {macro.leader}: replicate to its followers"
     if isinstance(macro, Depose):
         return f"replica {macro.successor} deposes replica {macro.leader}"
+    if isinstance(macro, CatchUp):
+        return f"replica {macro.node}: catch up alone"
+    if isinstance(macro, DeliverTwice):
+        return f"deliver {describe_message(macro.message)} twice"
+    if isinstance(macro, Reclaim):
+        return f"replica {macro.successor} deposes replica {macro.leader}, which wins back"
     return f"replica {macro.node}: campaign"
 
 
@@ -185,6 +257,16 @@ def expand(macro: Macro, state: Any, actions: Actions, resolve: Resolve) -> Expa
         steps = _replicate(macro.leader, state, actions, resolve)
     elif isinstance(macro, Depose):
         steps = _depose(macro.leader, macro.successor, state, actions, resolve)
+    elif isinstance(macro, CatchUp):
+        steps = _catch_up(macro.node, state, actions, resolve)
+    elif isinstance(macro, DeliverTwice):
+        steps = _deliver(macro.message, state, resolve)
+        if steps:
+            steps += [(Redeliver(macro.message), after) for after in [resolve(steps[-1][1], Redeliver(macro.message))]
+                      if after is not None]
+            steps = steps if len(steps) == 2 else []
+    elif isinstance(macro, Reclaim):
+        steps = _reclaim(macro.leader, macro.successor, state, actions, resolve)
     else:
         steps = _campaign(macro.node, state, actions, resolve)
     return steps or None
@@ -200,9 +282,11 @@ def _new_messages(before: Any, after: Any, kind: type[Any] | tuple[type[Any], ..
     return sorted(found, key=repr)
 
 
-def _fire(node: int, kinds: tuple[type, ...], state: Any, actions: Actions, resolve: Resolve) -> Expansion:
+def _fire(node: int, kinds: tuple[type, ...], state: Any, actions: Actions, resolve: Resolve,
+          to: int | None = None) -> Expansion:
     for action in actions(state):
-        if isinstance(action, Fire) and action.node == node and isinstance(action.input, kinds):
+        if (isinstance(action, Fire) and action.node == node and isinstance(action.input, kinds)
+                and (to is None or getattr(action.input, "to", None) == to)):
             after = resolve(state, action)
             if after is not None:
                 return [(action, after)]
@@ -214,8 +298,8 @@ def _deliver(message: Any, state: Any, resolve: Resolve) -> Expansion:
     return [] if after is None else [(Deliver(message), after)]
 
 
-def _round_trip(node: int, state: Any, actions: Actions, resolve: Resolve) -> Expansion:
-    steps = _fire(node, (FetchDue,), state, actions, resolve)
+def _round_trip(node: int, state: Any, actions: Actions, resolve: Resolve, to: int | None = None) -> Expansion:
+    steps = _fire(node, (FetchDue,), state, actions, resolve, to)
     if not steps:
         return []
     fired = steps[-1][1]
@@ -281,6 +365,54 @@ def _depose(leader: int, successor: int, state: Any, actions: Actions, resolve: 
     # The old leader learnt of the new epoch (BeginQuorumEpoch) and now fetches from it.
     for _ in range(2):
         trip = _round_trip(leader, steps[-1][1], actions, resolve)
+        if not trip:
+            break
+        steps += trip
+    return steps
+
+
+MAX_CATCH_UP_TRIPS = 4
+
+
+def _catch_up(node: int, state: Any, actions: Actions, resolve: Resolve) -> Expansion:
+    steps: Expansion = []
+    current = state
+    if not isinstance(current.node(node).role, Follower):
+        # an observer without a leader asks each voter until an answer names the leader
+        for voter in sorted(current.node(node).voters):
+            trip = _round_trip(node, current, actions, resolve, to=voter)
+            if trip:
+                steps += trip
+                current = trip[-1][1]
+            if isinstance(current.node(node).role, Follower):
+                break
+        if not isinstance(current.node(node).role, Follower):
+            return []
+    for _ in range(MAX_CATCH_UP_TRIPS):
+        before = _progress(current)
+        trip = _round_trip(node, current, actions, resolve)
+        if not trip:
+            break
+        steps += trip
+        current = trip[-1][1]
+        if _progress(current) == before:
+            break
+    return steps
+
+
+def _reclaim(leader: int, successor: int, state: Any, actions: Actions, resolve: Resolve) -> Expansion:
+    old, new = state.node(leader), state.node(successor)
+    if not isinstance(old.role, Leader) or len(new.log) >= len(old.log):
+        return []
+    steps = _campaign(successor, state, actions, resolve)
+    if not steps or not isinstance(steps[-1][1].node(successor).role, Leader):
+        return []
+    back = _campaign(leader, steps[-1][1], actions, resolve)
+    if not back or not isinstance(back[-1][1].node(leader).role, Leader):
+        return []  # no voter left that lacks the successor's epoch: not a reclaim
+    steps += back
+    for _ in range(2):
+        trip = _round_trip(successor, steps[-1][1], actions, resolve)
         if not trip:
             break
         steps += trip

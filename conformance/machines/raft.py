@@ -81,11 +81,17 @@ CONFIGS: list[dict[str, JSON]] = [
     {"voters": 3, "observers": 1, "pre_vote": False, "kip853": True, "faults": False},
     {"voters": 3, "observers": 1, "pre_vote": False, "kip853": True, "faults": True},
     {"voters": 1, "observers": 0, "pre_vote": False, "kip853": True, "faults": True},
+    # Five voters, one shape per rule set: a majority of three is the first quorum where a
+    # candidate or leader that counts one replica twice (a duplicated vote, a fetch counted
+    # per request) is wrong; with three voters the leader and any one other are a majority.
+    {"voters": 5, "observers": 0, "pre_vote": False, "kip853": False, "faults": True},
+    {"voters": 5, "observers": 0, "pre_vote": False, "kip853": True, "faults": True},
+    {"voters": 5, "observers": 0, "pre_vote": True, "kip853": True, "faults": True},
 ]
 
 # The categories a run without faults never draws (and the check-quorum resignation, which is
 # a fault of the network too: the followers' fetches did not arrive in time).
-FAULTS = frozenset({"network", "crash", "resign", "idle_timer"})
+FAULTS = frozenset({"network", "crash", "resign", "idle_timer", "redeliver"})
 
 BOUNDS: dict[str, Any] = {"max_epoch": 3, "max_inflight": 6, "max_appends": 2, "max_crashes": 1,
                           "max_fetches": 8, "max_duplicates": 1, "max_elections": 4}
@@ -154,9 +160,11 @@ def injected_requests(state: Raft, node: Node, observers: frozenset[int]) -> lis
 
 def malformed_requests(state: Raft, node: Node) -> list[Request]:
     """Malformed requests (RAFT-RULE-INVALID-REQUEST) at the receiver's epoch and one above:
-    a vote whose last epoch is not below its epoch, a fetch whose last fetched epoch is above
+    a vote whose last epoch is not below its epoch (with pre-vote, a pre-vote whose last epoch
+    is above its epoch: RAFT-KIP996-PRE-VOTE-INVALID), a fetch whose last fetched epoch is above
     its epoch, and the voter-only requests from replica id -1 (RAFT-DRIVE-SENTINEL). Kafka
-    answers each INVALID_REQUEST and changes nothing."""
+    answers each INVALID_REQUEST and changes nothing. Also a fetch from replica id -1, which is
+    not malformed (a consumer's: RAFT-RULE-FETCH-NO-REPLICA)."""
     me = node.id
     voters = sorted(v for v in node.voters if v != me)
     out: list[Request] = []
@@ -166,8 +174,16 @@ def malformed_requests(state: Raft, node: Node) -> list[Request]:
             last, end = state.node(src).last_epoch, state.node(src).end_offset
             out.append(VoteRequest(src, me, e, max(last, e), end, False, True))
             out.append(FetchRequest(src, me, e, end, e + 1, True))
+            if node.pre_vote:
+                # RAFT-KIP996-PRE-VOTE-INVALID: a pre-vote whose last epoch is above its epoch
+                out.append(VoteRequest(src, me, e, e + 1, end, True, True))
         if e >= 1:
             out.append(VoteRequest(NO_REPLICA, me, e, 0, 0, False, True))
+        # RAFT-RULE-FETCH-NO-REPLICA: a fetch from replica id -1 (a consumer's) is well-formed:
+        # from the start of the log, and at the receiver's own log end
+        out.append(FetchRequest(NO_REPLICA, me, e, 0, 0, True))
+        if node.end_offset:
+            out.append(FetchRequest(NO_REPLICA, me, e, node.end_offset, node.last_epoch, True))
         out.append(BeginQuorumEpochRequest(NO_REPLICA, me, e, True))
         out.append(EndQuorumEpochRequest(NO_REPLICA, me, e, (), True))
     return out
@@ -317,7 +333,7 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
 
     # (not "idle": that is the lockstep machine's own rule for a state where nothing is enabled)
     categories = ("deliver", "fetch", "timer", "client", "resign", "network", "crash", "idle_timer", "inject",
-                  *macros.CATEGORIES)
+                  *macros.CATEGORIES, *macros.RAFT_CATEGORIES)
     # Deliveries and fetches carry the protocol; most random walks that reach deep states
     # deliver and fetch a lot. Several rules per category also make it rare that swarm testing
     # switches a whole category off (each rule is off with the run's probability p).
@@ -326,7 +342,10 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
     # Injected requests (about 20 a replica a state) are left to the random runs: in the guided
     # graph they would fill every level's beam with states one request away from the last.
     unguided = ("inject",)
-    weights = {"inject": 2, "deliver": 5, "fetch": 3, "timer": 2, "client": 2, "resign": 2, "replicate": 2, "depose": 2}
+    # A response delivered twice (macros.DeliverTwice) is its own category, not one network
+    # fault among the drops and copies of every message: a run with faults meets it often.
+    weights = {"inject": 2, "deliver": 5, "fetch": 3, "timer": 2, "client": 2, "resign": 2, "replicate": 2, "depose": 2,
+               "redeliver": 2}
 
     def candidates(self, state: Raft) -> list[tuple[str, Any]]:
         """The model's actions by category (cheap: :meth:`resolve` checks them), then the
@@ -341,15 +360,21 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
                 out.append(("idle_timer", IdleTimer(n.id, ClientAppend())))
                 out += [("inject", Inject(m)) for m in injected_requests(state, n, observers)]
         out += macros.candidates(state)
+        out += macros.raft_candidates(state)
         if not self.config["faults"]:
             out = [(category, action) for category, action in out if category not in FAULTS]
         return out
 
     def resolve(self, state: Raft, action: Any) -> Raft | None:
         """The state after ``action``, or None when the model does not enable it within bounds."""
-        if isinstance(action, IdleTimer):
-            node = state.node(action.node)
-            after_node, outputs = self.model._step(node, action.input)
+        if isinstance(action, IdleTimer | macros.Redeliver):
+            # a timer that is not due, or a copy of a response already taken: enabled only
+            # where the replica's step changes nothing (it is ignored)
+            replica, inp = node_inputs(action)[0]
+            node = state.node(replica)
+            if isinstance(node.role, Down):
+                return None
+            after_node, outputs = self.model._step(node, inp)
             return state if after_node == node and not outputs else None
         if isinstance(action, macros.MACRO_TYPES):
             return self.resolve_macro(state, action)
@@ -429,12 +454,14 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
             return f"replica {action.node}: {type(action.input).__name__} (nothing due)"
         if isinstance(action, Inject):
             return f"inject {describe_message(action.message)}"
+        if isinstance(action, macros.Redeliver):
+            return f"deliver a copy of {describe_message(action.message)} again"
         if isinstance(action, macros.MACRO_TYPES):
             return macros.describe(action)
         return describe_action(action)
 
     def model_violation(self, before: Raft, action: Any, after: Raft) -> str | None:
-        if isinstance(action, IdleTimer):
+        if isinstance(action, IdleTimer | macros.Redeliver):
             return None
         if isinstance(action, macros.MACRO_TYPES):
             return self.violated_within(before, action, self._always + self._always_step)
@@ -470,7 +497,7 @@ def node_inputs(action: Any) -> list[tuple[int, Input]]:
     injected request or a fired input, Crash then Restart for a reboot, none otherwise."""
     if isinstance(action, IdleTimer | Fire):
         return [(action.node, action.input)]
-    if isinstance(action, Inject | Deliver):
+    if isinstance(action, Inject | Deliver | macros.Redeliver):
         return [(action.message.dst, action.message)]
     if type(action).__name__ == "Reboot":
         return [(action.node, Crash()), (action.node, Restart())]

@@ -153,6 +153,30 @@ class MalformedVoteCounted(RaftReplica):
         super().on_VoteRequest(req)
 
 
+class MalformedPreVoteGranted(RaftReplica):
+    """A pre-vote is not validated: one whose last epoch is above its epoch (a malformed or
+    forged one) is handled as a well-formed pre-vote and may be granted (Kafka 4.0+ answers
+    INVALID_REQUEST). RAFT-KIP996-PRE-VOTE-INVALID; only the driver's malformed requests
+    (RAFT-DRIVE-INJECT) carry one."""
+
+    def on_pre_vote_request(self, req: dict[str, Any]) -> None:
+        if req["last_epoch"] > req["epoch"] >= 0:
+            req = {**req, "last_epoch": req["epoch"]}
+        super().on_pre_vote_request(req)
+
+
+class SentinelFetchRefused(RaftReplica):
+    """A fetch from replica id -1 is refused as malformed (INVALID_REQUEST), as the voter-only
+    requests from -1 are; Kafka's leader serves it (a consumer's fetch) and records no replica
+    position. RAFT-RULE-FETCH-NO-REPLICA, RAFT-DRIVE-SENTINEL."""
+
+    def on_FetchRequest(self, req: dict[str, Any]) -> None:
+        if req["src"] < 0:
+            self.fetch_error(req, "INVALID_REQUEST")
+            return
+        super().on_FetchRequest(req)
+
+
 class SentinelLeaderFollowed(RaftReplica):
     """A BeginQuorumEpoch from replica id -1 is taken as a leader's announcement: the replica
     follows "-1" (Kafka answers INVALID_REQUEST). RAFT-RULE-INVALID-REQUEST, RAFT-DRIVE-SENTINEL."""
@@ -193,6 +217,10 @@ RAFT_MUTANTS: tuple[tuple[str, type, str, bool, str], ...] = (
     ("raft-malformed-vote-counted", MalformedVoteCounted, "request validation missing", False,
      "caught at seed 0 with the default budget at the first random run (153 runs, 157 s at load ~15; "
      "injected requests are left to the random runs): kept out of the CI run"),
+    ("raft-malformed-pre-vote-granted", MalformedPreVoteGranted, "request validation missing (KIP-996)", False,
+     "only the pre-vote shapes' injected requests (random runs) carry one: kept out of the CI run"),
+    ("raft-sentinel-fetch-refused", SentinelFetchRefused, "-1 sentinel refused where it is allowed", False,
+     "only the driver's injected requests (random runs) carry one: kept out of the CI run"),
     ("raft-sentinel-leader-followed", SentinelLeaderFollowed, "-1 sentinel taken as an id", False,
      "caught at seed 0 with the default budget after 162 runs (135 s at load ~15): kept out of the CI run"),
 )

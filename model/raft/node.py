@@ -427,12 +427,16 @@ def _malformed(node: Node, msg: Message) -> Step | None:
     INVALID_REQUEST with the receiver's epoch and leader, before any epoch check, and changes
     nothing (Kafka ``handleVoteRequest``, ``handleFetchRequest``): a vote whose last epoch is
     not below its epoch, or negative; a fetch whose last fetched epoch is above its epoch, or
-    whose offset or last fetched epoch is negative. (A pre-vote carries the prospective's own
-    epoch, which its last epoch may equal; the model leaves its malformed forms out.)"""
+    whose offset or last fetched epoch is negative. A pre-vote carries the prospective's own
+    epoch, which its last epoch may equal: one is malformed when its last epoch is above its
+    epoch, or negative (RAFT-KIP996-PRE-VOTE-INVALID, Kafka 4.0+ ``handleVoteRequest``:
+    ``preVote ? lastEpoch > replicaEpoch : lastEpoch >= replicaEpoch``)."""
     hint = _leader_hint(node)
     match msg:
         case VoteRequest(pre_vote=False) if msg.end_offset < 0 or msg.last_epoch < 0 or msg.last_epoch >= msg.epoch:
             return node, (VoteResponse(node.id, msg.src, node.epoch, False, hint, False, "INVALID_REQUEST"),)
+        case VoteRequest(pre_vote=True) if msg.end_offset < 0 or msg.last_epoch < 0 or msg.last_epoch > msg.epoch:
+            return node, (VoteResponse(node.id, msg.src, node.epoch, False, hint, True, "INVALID_REQUEST"),)
         case FetchRequest() if (msg.fetch_offset < 0 or msg.last_fetched_epoch < 0
                                 or msg.last_fetched_epoch > msg.epoch):
             return _fetch_error(node, msg, "INVALID_REQUEST")
@@ -613,6 +617,12 @@ def _on_fetch_request(before: Node, node: Node, req: FetchRequest) -> Step:
     if not valid:
         return node, (FetchResponse(node.id, req.src, node.epoch, node.id, "NONE", req.fetch_offset,
                                     (), node.high_watermark, (epoch_found, end)),)
+    if req.src < 0:
+        # RAFT-RULE-FETCH-NO-REPLICA: replica id -1 is a fetch from outside the quorum (a
+        # consumer): served, but it is no replica's position (Kafka's updateReplicaState ignores
+        # a negative id), so neither the high watermark nor check-quorum hears of it.
+        return node, (FetchResponse(node.id, req.src, node.epoch, node.id, "NONE", req.fetch_offset,
+                                    node.log[req.fetch_offset:], node.high_watermark),)
     new_role = _with_end_offset(role, req.src, req.fetch_offset)
     if req.src in node.voters:
         fetched = new_role.fetched | {req.src}

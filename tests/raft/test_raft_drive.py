@@ -57,9 +57,18 @@ def test_injected_requests_span_kinds_epochs_and_senders() -> None:
     # model answers each INVALID_REQUEST without changing the replica
     assert malformed and all(m in injected for m in malformed)
     assert {m.src for m in malformed} >= {-1}
+    consumer = [m for m in malformed if isinstance(m, FetchRequest) and m.src < 0]
+    assert consumer  # a fetch from replica -1 is well-formed (RAFT-RULE-FETCH-NO-REPLICA) ...
     for m in malformed:
         after, outputs = step(follower, m)
-        assert after == follower and [getattr(o, "error", None) for o in outputs] == ["INVALID_REQUEST"], m
+        wanted = "NOT_LEADER_OR_FOLLOWER" if m in consumer and m.epoch == follower.epoch else "INVALID_REQUEST"
+        if m in consumer and m.epoch > follower.epoch:
+            wanted = "UNKNOWN_LEADER_EPOCH"
+        assert after == follower and [getattr(o, "error", None) for o in outputs] == [wanted], m
+    # ... and the leader serves it without recording a position for replica -1
+    leader = state.node(1)
+    served, outputs = step(leader, FetchRequest(-1, 1, 1, 0, 0, True))
+    assert served == leader and [getattr(o, "error", None) for o in outputs] == ["NONE"]
     # an injected request's answer is not put in flight (its sender does not await it)
     assert all(m.orphaned for m in injected_requests(state, follower, observers))
 

@@ -430,6 +430,10 @@ class RaftReplica:
     def on_pre_vote_request(self, req: dict[str, Any]) -> None:
         """Kafka 4.0+ handleVoteRequest(preVote=true): fenced below our epoch; a higher epoch
         moves us there first; then canGrantVote of the state we are in. No vote is cast."""
+        if req["end_offset"] < 0 or req["last_epoch"] < 0 or req["last_epoch"] > req["epoch"]:
+            self.send("VoteResponse", req["src"], epoch=self.epoch, granted=False, leader=self.leader,
+                      pre_vote=True, error="INVALID_REQUEST")  # malformed, before any epoch check
+            return
         if req["epoch"] < self.epoch:
             self.send("VoteResponse", req["src"], epoch=self.epoch, granted=False, leader=self.leader,
                       pre_vote=True, error=FENCED)
@@ -511,7 +515,8 @@ class RaftReplica:
             self.send("FetchResponse", req["src"], epoch=self.epoch, leader=self.id, error=NONE, offset=offset,
                       entries=[], high_watermark=self.high_watermark, diverging=[found, end])
             return None
-        self.on_valid_fetch(req["src"], offset)
+        if req["src"] >= 0:  # replica id -1 (a consumer) is no replica's position
+            self.on_valid_fetch(req["src"], offset)
         self.send("FetchResponse", req["src"], epoch=self.epoch, leader=self.id, error=NONE, offset=offset,
                   entries=[dict(e) for e in self.log[offset:]], high_watermark=self.high_watermark, diverging=None)
         return None
