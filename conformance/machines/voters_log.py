@@ -137,7 +137,11 @@ def candidates(free: FreeLog) -> list[tuple[str, FreeAction]]:
     if end < MAX_RECORDS:
         out += [("free_voters", FreeAppend(voters_entry(free.epoch, s)))
                 for s in _voter_sets(free.control.last_voter_set())]
-        out += [("free_record", FreeAppend(Entry(free.epoch, KRAFT_VERSION, (v,)))) for v in (1, 0)]
+        # kraft.version is never downgraded (KIP-853): a KRaftVersion record at or above the one in
+        # force. Below it, Kafka's snapshot writer throws on the voter set (IllegalStateException)
+        # instead of answering, which is outside the log level's contract.
+        current = free.control.last_kraft_version()
+        out += [("free_record", FreeAppend(Entry(free.epoch, KRAFT_VERSION, (v,)))) for v in (1, 0) if v >= current]
         out += [("free_record", FreeAppend(Entry(free.epoch, kind, ()))) for kind in ("leader_change", "data")]
     out += [("free_read", FreeRead(o)) for o in range(-1, free.control.next_offset + 1)]
     out += [("free_log", FreeTruncate(o)) for o in range(free.floor, end)]

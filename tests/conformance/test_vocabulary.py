@@ -15,6 +15,7 @@ from kspec.conformance.machines.mm2 import CONFIGS as MM2_CONFIGS
 from kspec.conformance.machines.runner import DEFAULT_EXAMPLES, DEFAULT_STEPS, _guided_plans
 from kspec.conformance.machines.streams import GLOBAL_STORE, JOINED, KEYS, SIDE_TOPIC, STORE, UNKNOWN_STORES, WIDE_KEYS
 from kspec.conformance.machines.voters import UNKNOWN_REPLICA, WRONG_DIRECTORY
+from kspec.model.voters.node import NO_DIRECTORY
 
 
 def _events(protocol: str, configs: list[dict[str, JSON]] | None = None) -> Iterator[tuple[dict[str, Any], Event]]:
@@ -89,13 +90,18 @@ def test_voters_requests_off_the_protocol_are_sent() -> None:
         if inp["type"] in ("AddVoter", "RemoveVoter"):
             if inp["replica"] == UNKNOWN_REPLICA:
                 odd.add(f"{inp['type']} unknown replica")
+            elif inp["replica"] < 0:
+                odd.add(f"{inp['type']} negative id")  # VOTERS-RULE-KEY-VALID
+            elif inp["directory"] == NO_DIRECTORY:
+                odd.add(f"{inp['type']} no directory")  # VOTERS-RULE-KEY-VALID
             elif inp["directory"] != inp["replica"]:
                 assert inp["directory"] == inp["replica"] + WRONG_DIRECTORY
                 odd.add(f"{inp['type']} wrong directory")
     assert {"AddVoter", "RemoveVoter", "UpgradeKRaftVersion", "TakeSnapshot", "VoteRequest", "FetchRequest",
             "ElectionTimeout", "Crash", "Restart"} <= kinds
     assert odd == {"AddVoter unknown replica", "RemoveVoter unknown replica", "RemoveVoter wrong directory",
-                   "AddVoter wrong directory"}
+                   "AddVoter wrong directory", "AddVoter negative id", "RemoveVoter negative id",
+                   "AddVoter no directory", "RemoveVoter no directory"}
 
 
 def test_mm2_client_policy_without_alias_is_asked() -> None:
