@@ -10,15 +10,15 @@ from kspec.model.share import PROTOCOL
 from kspec.model.share.liveness import LIVENESS_VARIANTS, VARIANTS, make_suffix
 
 DEFAULTS = {b.name: b.default for b in PROTOCOL.bounds}
-# One offset and a shorter log keep each exploration to seconds (the default bounds take over a
-# minute each); every variant is still caught there. The default bounds are checked once, below.
+# One offset and a shorter log keep each exploration to seconds (the default bounds take minutes
+# each: `kspec explore share` checks them, bench/ and docs/performance.md record it); every
+# variant is still caught there.
 SMALL = {**DEFAULTS, "offsets": 1, "max_records": 4}
 
 
-@pytest.mark.parametrize(("bounds", "minor"), [(DEFAULTS, DEFAULTS["kafka_minor"]), (SMALL, 0)],
-                         ids=["default-bounds", "small-4.0"])
-def test_model_answers_every_write_and_the_property_is_witnessed(bounds: dict[str, int], minor: int) -> None:
-    model = PROTOCOL.make(**{**bounds, "kafka_minor": minor})
+@pytest.mark.parametrize("minor", [0, DEFAULTS["kafka_minor"]])
+def test_model_answers_every_write_and_the_property_is_witnessed(minor: int) -> None:
+    model = PROTOCOL.make(**{**SMALL, "kafka_minor": minor})
     result = check_liveness(model, make_suffix(model))
     assert result.verdicts == {"WriteEventuallyAnswered": "holds"}
     assert result.witnesses == {"WriteEventuallyAnswered": True}
