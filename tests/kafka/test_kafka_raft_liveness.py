@@ -38,7 +38,9 @@ def _child(pinned: bool) -> dict[str, object]:
     target = Pinned(target_for(f"kafka:{VERSION}", "raft", 30.0))
     config = {"voters": 3, "observers": 0, "pre_vote": False, "kip853": False, "faults": True}
     try:
-        report = check_liveness(spec, target, [config], seed=0)
+        # No random fault phase: the split starts from replicas alike (a fault phase can leave
+        # one at a higher epoch, and then the split is not symmetric and resolves by itself).
+        report = check_liveness(spec, target, [config], seed=0, prefix=0)
     finally:
         target.inner.close()
     out = report.violation

@@ -59,7 +59,9 @@ def test_new_release_line_starts_and_steps(version: str) -> None:
         assert election["observation"]["role"] == "prospective", election
         assert election["observation"]["epoch"] == 0, election
         return
-    assert report["model_config"] == {"pre_vote": False, "kip853": False, "listener": False}
+    # Held to the listener from 3.6 (raft-new-listener-untold catalogues 3.6's difference); 3.3-3.5
+    # not yet (KAFKA-15345's behaviour is not settled: spec/raft.md).
+    assert report["model_config"] == {"pre_vote": False, "kip853": False, "listener": version >= "3.6"}
     assert election["observation"]["role"] == "candidate" and election["observation"]["epoch"] == 1, election
     kinds = [o["type"] for o in election["outputs"]]
     assert kinds == ["PersistElection", "VoteRequest", "VoteRequest"], kinds

@@ -190,6 +190,19 @@ class VoterReplica(RaftReplica):
         # KIP-853's open vote: any replica takes a vote from any replica
         super().__init__(node_id, _ids(initial), bool(config.get("pre_vote", False)), kip853=True)
         self.voter_set = initial
+        # controller.quorum.bootstrap.servers: configuration, the initial voters
+        # (VOTERS-RULE-OBSERVER-BOOTSTRAP).
+        self.bootstrap_servers = set(_ids(initial))
+
+    def on_FetchDue(self, inp: dict[str, Any]) -> None:
+        """VOTERS-RULE-OBSERVER-BOOTSTRAP: an observer without a leader asks a bootstrap server
+        (Kafka's maybeSendAnyVoterFetch), not a voter of the set in force."""
+        if self.role in ("unattached", "voted") and not self.is_voter:
+            if inp["to"] in self.bootstrap_servers:
+                self.send("FetchRequest", inp["to"], epoch=self.epoch, fetch_offset=self.end_offset,
+                          last_fetched_epoch=self.last_epoch)
+            return
+        super().on_FetchDue(inp)
 
     def start(self) -> None:
         """The first start: ``KafkaRaftClient.initialize()`` elects a lone voter at once (as a
