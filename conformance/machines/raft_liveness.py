@@ -37,12 +37,11 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field, fields, is_dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from kspec.conformance.adapters.base import Target, TimedInstance
 from kspec.conformance.harness import DEFAULT_STEP_TIMEOUT, Divergence, Lockstep, StepRecord, TargetFailure
-from kspec.model.core.bag import Bag
 from kspec.model.core.evolve import evolve as replace
 from kspec.model.raft.epochs import map_epochs
 from kspec.model.raft.liveness import RAFT_LIVENESS, RaftSuffix, stable_leader, starts_election
@@ -379,33 +378,18 @@ def epoch_ranks(state: Raft) -> Raft:
     replaced by its rank among them: an election round that repeats with every epoch one
     higher gives the same key (the cycle shown in a counterexample, RAFT-LIVE-TIMED-CYCLE)."""
     found: set[int] = set()
-    _epochs(state.nodes, found.add)
-    _epochs(state.network, found.add)
+
+    def collect(epoch: int) -> int:
+        found.add(epoch)
+        return epoch
+
+    # The same walk that renumbers them finds them (a map that changes nothing).
+    map_epochs(state.nodes, collect, _EPOCH_FIELDS)
+    map_epochs(state.network, collect, _EPOCH_FIELDS)
     rank = {e: k + 1 for k, e in enumerate(sorted(found - {0}))}
     rank[0] = 0
     return replace(state, nodes=map_epochs(state.nodes, rank.__getitem__, _EPOCH_FIELDS),
                    network=map_epochs(state.network, rank.__getitem__, _EPOCH_FIELDS))
-
-
-def _epochs(value: Any, add: Any) -> None:
-    if isinstance(value, tuple | frozenset):
-        for v in value:
-            _epochs(v, add)
-        return
-    if isinstance(value, Bag):
-        for m, _ in value.items:
-            _epochs(m, add)
-        return
-    if not is_dataclass(value) or isinstance(value, type):
-        return
-    for f in fields(value):
-        v = getattr(value, f.name)
-        if f.name in _EPOCH_FIELDS and isinstance(v, int):
-            add(v)
-        elif f.name == "diverging" and v is not None:
-            add(v[0])
-        else:
-            _epochs(v, add)
 
 
 _EPOCH_FIELDS = frozenset({"epoch", "last_epoch", "last_fetched_epoch", "told_epoch"})  # told_epoch: the listener's
