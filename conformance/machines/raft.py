@@ -81,12 +81,14 @@ CONFIGS: list[dict[str, JSON]] = [
     {"voters": 3, "observers": 1, "pre_vote": False, "kip853": True, "faults": False},
     {"voters": 3, "observers": 1, "pre_vote": False, "kip853": True, "faults": True},
     {"voters": 1, "observers": 0, "pre_vote": False, "kip853": True, "faults": True},
-    # Five voters, one shape per rule set: a majority of three is the first quorum where a
-    # candidate or leader that counts one replica twice (a duplicated vote, a fetch counted
-    # per request) is wrong; with three voters the leader and any one other are a majority.
-    {"voters": 5, "observers": 0, "pre_vote": False, "kip853": False, "faults": True},
+    # Four and five voters, one shape per rule set: a majority of three is the first quorum
+    # where a candidate or leader that counts one replica twice (a duplicated vote, a fetch
+    # counted per request) is wrong (with three voters the leader and any one other are a
+    # majority), and an even voter count is where a majority computed as (n+1)//2 instead of
+    # n//2+1 is wrong.
+    {"voters": 4, "observers": 0, "pre_vote": False, "kip853": False, "faults": True},
     {"voters": 5, "observers": 0, "pre_vote": False, "kip853": True, "faults": True},
-    {"voters": 5, "observers": 0, "pre_vote": True, "kip853": True, "faults": True},
+    {"voters": 4, "observers": 0, "pre_vote": True, "kip853": True, "faults": True},
 ]
 
 # The categories a run without faults never draws (and the check-quorum resignation, which is

@@ -209,6 +209,7 @@ class KafkaRaftNode:
     metrics: Any = None
     channel: Any = None
     queue: Any = None
+    quorum: Any = None  # QuorumState, once the client is built
     _draw_proxy: Any
     _draw_voters = 0
     _callbacks: list[Any]
@@ -277,8 +278,13 @@ class KafkaRaftNode:
     def _draw(self, bound: int) -> int:
         """What ``MockableRandom.nextInt(bound)`` answers (a subclass may override it): no
         election jitter, the largest election backoff (never 0), and for a draw over the voters
-        the one the adapter picks for a bootstrap fetch."""
-        if bound == self._draw_voters:
+        the one the adapter picks for a bootstrap fetch. A candidate's draw is always its
+        backoff's: Kafka draws the backoff factor as ``nextInt(2 << min(20, retries - 1))``
+        (``KafkaRaftClient.binaryExponentialElectionBackoffMs``, 3.9.1 line 943) and a voter to
+        fetch from as ``nextInt(voters.size())`` (``RequestManager.findReadyVoter``), which only
+        an observer or a follower draws; the bounds meet when the voter count is a power of two
+        (4 voters, second election: bound 4), and read as a pick the backoff came out 0."""
+        if bound == self._draw_voters and not self._candidate():
             return self._start_index()
         jitter = self.jitter
         if bound == ELECTION_TIMEOUT_MS:
@@ -288,6 +294,10 @@ class KafkaRaftNode:
             # backoff would start the next election inside the step that lost this one
             return jitter.randrange(1, bound)
         return bound - 1
+
+    def _candidate(self) -> bool:
+        """Kafka's quorum state is a candidate's (False before the client is built)."""
+        return self.quorum is not None and bool(self.quorum.isCandidate())
 
     def _start_index(self) -> int:
         """``RequestManager.findReadyVoter`` takes the last ready voter from a random start, so

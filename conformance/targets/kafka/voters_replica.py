@@ -98,16 +98,6 @@ class KafkaVoterReplica(kraft.KafkaRaftNode):
                 servers.add(self._address(v))
         return servers
 
-    def _draw(self, bound: int) -> int:
-        """As the raft target's draw, except that a candidate's draw is always its backoff's (the
-        largest): with two initial voters the backoff's first bound, ``2 << 0``, equals the
-        number of bootstrap servers, which the raft target reads as a bootstrap-server pick (and
-        a zero backoff starts the next election inside the step)."""
-        quorum = getattr(self, "quorum", None)
-        if bound == self._draw_voters and quorum is not None and bool(quorum.isCandidate()):
-            return bound - 1
-        return super()._draw(bound)
-
     def _boot(self) -> None:
         if not self._booted:
             self._booted = True
