@@ -51,12 +51,13 @@ from typing import Any
 
 from kspec.conformance.adapters.base import JSON, StepResult, Target, TargetError
 from kspec.conformance.targets.kafka import jvm, raft_io
-from kspec.conformance.targets.kafka.raft_java import RAFT
+from kspec.conformance.targets.kafka.raft_client import ClientBuild
 from kspec.conformance.targets.kafka.raft_java import Java as _Java
+from kspec.conformance.targets.kafka.raft_listener import answered_class, listener_class
 from kspec.conformance.targets.kafka.raft_releases import line_of, resolve_jars
+from kspec.conformance.targets.kafka.raft_timers import Timers
 from kspec.conformance.targets.kafka.raft_wire import (
     API,
-    CLUSTER_ID,
     _api_name,
     _dst,
     _jlist,
@@ -70,18 +71,11 @@ from kspec.conformance.targets.kafka.raft_wire import (
     make_log_proxy,
     make_store_proxy,
     request_json,
-    response_json,
 )
 from kspec.model.raft.rule_sets import rule_set_for
 
 ARTIFACTS = ["kafka-raft", "kafka-raft@test", "kafka-clients@test"]
 
-ELECTION_TIMEOUT_MS = 1000
-FETCH_TIMEOUT_MS = 2000
-# Kafka's default quorum.election.backoff.max.ms: the timed liveness suffixes draw the backoff
-# from Kafka's own range (RAFT-LIVE-TIMED); the lockstep runs never see its length.
-ELECTION_BACKOFF_MAX_MS = 1000
-REQUEST_TIMEOUT_MS = 1_000_000_000
 MAX_POLLS = 16
 
 
@@ -91,127 +85,17 @@ def check_supported(version: str) -> tuple[int, int]:
     return line_of(version).line
 
 
-_ANSWERED: list[Any] = []
-
-
-def _answered_class() -> Any:
-    """One ``BiConsumer`` proxy class per process (a JPype proxy class made per call would
-    pile up in the JVM): it appends the answer to its replica's outputs when Kafka completes
-    an inbound request."""
-    if not _ANSWERED:
-        import jpype
-
-        @jpype.JImplements("java.util.function.BiConsumer")
-        class Answered:
-            def __init__(self, node: Any, msg: dict[str, Any]) -> None:
-                self.node, self.msg = weakref.ref(node), msg
-
-            @jpype.JOverride
-            def accept(self, resp: Any, error: Any) -> None:
-                node = self.node()
-                if resp is not None and node is not None:
-                    node.outputs.append(response_json(node.java, node.id, int(self.msg["src"]), resp.data(),
-                                                      self.msg))
-
-        _ANSWERED.append(Answered)
-    return _ANSWERED[0]
-
-
-_LISTENER: list[Any] = []
-
-
-def _listener_class(java: _Java) -> Any:
-    """One ``RaftClient.Listener`` proxy class per process (as :func:`_answered_class`): the
-    state machine kspec registers on each client, whose callbacks are outputs
-    (RAFT-OBS-LISTENER). It reads each ``BatchReader`` to its end and closes it, as a state
-    machine must for Kafka to send it more."""
-    if not _LISTENER:
-        import jpype
-
-        interface = jvm.jclass(java.version, f"{RAFT}.RaftClient$Listener")
-        # 4.3 added handleLoadBootstrap (the bootstrap checkpoint, which these replicas do not have)
-        names = {str(m.getName()) for m in interface.class_.getMethods()}
-        bootstrap = "handleLoadBootstrap" in names
-        # 3.3-3.5 name handleLoadSnapshot handleSnapshot (renamed in 3.6); same contract
-        old_snapshot = "handleSnapshot" in names
-
-        @jpype.JImplements(f"{RAFT}.RaftClient$Listener")
-        class Listener:
-            def __init__(self, node: Any) -> None:
-                self.node = weakref.ref(node)
-
-            @jpype.JOverride
-            def handleCommit(self, reader: Any) -> None:
-                entries: list[list[Any]] = []
-                base: int | None = None
-                try:
-                    while reader.hasNext():
-                        batch = reader.next()
-                        if base is None:
-                            base = int(batch.baseOffset())
-                        controls = list(batch.controlRecords()) if hasattr(batch, "controlRecords") else []
-                        kinds = [str(c.type()).lower() for c in controls] or \
-                            ["data"] * (int(batch.lastOffset()) - int(batch.baseOffset()) + 1)
-                        entries += [[int(batch.epoch()), k] for k in kinds]
-                finally:
-                    reader.close()
-                node = self.node()
-                if node is not None:
-                    offset = int(reader.baseOffset()) if base is None else base
-                    node.listened({"type": "HandleCommit", "offset": offset, "entries": entries})
-
-            def _load_snapshot(self, reader: Any) -> None:
-                node = self.node()
-                offset = int(reader.snapshotId().offset())
-                reader.close()
-                if node is not None:
-                    node.listened({"type": "HandleLoadSnapshot", "offset": offset})
-
-            if old_snapshot:
-                @jpype.JOverride
-                def handleSnapshot(self, reader: Any) -> None:
-                    self._load_snapshot(reader)
-            else:
-                @jpype.JOverride
-                def handleLoadSnapshot(self, reader: Any) -> None:
-                    self._load_snapshot(reader)
-
-            if bootstrap:
-                @jpype.JOverride
-                def handleLoadBootstrap(self, reader: Any) -> None:
-                    node = self.node()
-                    reader.close()
-                    if node is not None:  # never due: no bootstrap checkpoint (RAFT-OBS-LISTENER-SNAPSHOT)
-                        node.listened({"type": "HandleLoadBootstrap"})
-
-            @jpype.JOverride
-            def handleLeaderChange(self, leader: Any) -> None:
-                node = self.node()
-                if node is not None:
-                    lid = leader.leaderId()
-                    node.listened({"type": "HandleLeaderChange", "epoch": int(leader.epoch()),
-                                   "leader": int(lid.getAsInt()) if lid.isPresent() else None})
-
-            @jpype.JOverride
-            def beginShutdown(self) -> None:
-                node = self.node()
-                if node is not None:  # the model never shuts a replica down gracefully
-                    node.listened({"type": "BeginShutdown"})
-
-        _LISTENER.append(Listener)
-    return _LISTENER[0]
-
-
-class KafkaRaftNode:
-    """One replica: a ``KafkaRaftClient`` over Kafka's test doubles (see the module docstring)."""
+class KafkaRaftNode(ClientBuild, Timers):
+    """One replica: a ``KafkaRaftClient`` over Kafka's test doubles (see the module docstring).
+    How the client is built for the release is :class:`ClientBuild`'s (``raft_client``); its
+    timers and random draws are :class:`Timers`' (``raft_timers``); the messages' translation is
+    ``raft_wire``'s; this class runs the event loop and reads the state back."""
 
     # Java objects, dropped (None) on close; the client's metrics exist once it has started.
     metrics: Any = None
     channel: Any = None
     queue: Any = None
     quorum: Any = None  # QuorumState, once the client is built
-    _draw_proxy: Any
-    _draw_voters = 0
     _callbacks: list[Any]
 
     def __init__(self, java: _Java, node: int, voters: list[int], listening: bool = False) -> None:
@@ -250,65 +134,7 @@ class KafkaRaftNode:
         self._boot()
         self.outputs = []  # what a replica does while it starts is no step of the model
 
-    # -------------------------------------------------------------- construction
-
-    def _random(self) -> Any:
-        """A ``MockableRandom`` whose draws the adapter fixes: each ``nextInt(bound)`` is
-        :meth:`_draw`'s answer."""
-        import jpype
-
-        rnd = self.java.random_ctor.newInstance(self.java.boxed(1, "long"))
-        # A weak reference: a Java proxy holding its Python object strongly would make a cycle
-        # across the JPype boundary that neither garbage collector can free.
-        ref = weakref.ref(self)
-        optional_int = self.java.OptionalInt_
-        self._draw_voters = len(self.voters)  # the voters Kafka was started with
-
-        @jpype.JImplements("java.util.function.IntFunction")
-        class Draw:
-            @jpype.JOverride
-            def apply(self, bound: int) -> Any:
-                node = ref()
-                return optional_int.of(node._draw(int(bound)) if node is not None else max(int(bound) - 1, 0))
-
-        self._draw_proxy = Draw()
-        self.java.random_fn.set(rnd, self._draw_proxy)
-        return rnd
-
-    def _draw(self, bound: int) -> int:
-        """What ``MockableRandom.nextInt(bound)`` answers (a subclass may override it): no
-        election jitter, the largest election backoff (never 0), and for a draw over the voters
-        the one the adapter picks for a bootstrap fetch. A candidate's draw is always its
-        backoff's: Kafka draws the backoff factor as ``nextInt(2 << min(20, retries - 1))``
-        (``KafkaRaftClient.binaryExponentialElectionBackoffMs``, 3.9.1 line 943) and a voter to
-        fetch from as ``nextInt(voters.size())`` (``RequestManager.findReadyVoter``), which only
-        an observer or a follower draws; the bounds meet when the voter count is a power of two
-        (4 voters, second election: bound 4), and read as a pick the backoff came out 0."""
-        if bound == self._draw_voters and not self._candidate():
-            return self._start_index()
-        jitter = self.jitter
-        if bound == ELECTION_TIMEOUT_MS:
-            return 0 if jitter is None else jitter.randrange(bound)
-        if jitter is not None and bound > 1:
-            # the election backoff's factor (RETRY_BACKOFF_BASE_MS times it), never 0: a zero
-            # backoff would start the next election inside the step that lost this one
-            return jitter.randrange(1, bound)
-        return bound - 1
-
-    def _candidate(self) -> bool:
-        """Kafka's quorum state is a candidate's (False before the client is built)."""
-        return self.quorum is not None and bool(self.quorum.isCandidate())
-
-    def _start_index(self) -> int:
-        """``RequestManager.findReadyVoter`` takes the last ready voter from a random start, so
-        starting one past the wanted voter picks it when every voter is ready."""
-        if self._pick is None or self.client is None:
-            return 0
-        order = [v if isinstance(v, int) else int(v.id())
-                 for v in self.java.f_voters.get(self.java.f_requests.get(self.client))]
-        if self._pick not in order:
-            return 0
-        return (order.index(self._pick) + (1 if self.java.pick_last else 0)) % len(order)
+    # -------------------------------------------------------------- start
 
     def _boot(self) -> None:
         """Build and initialize a client over this replica's log and quorum-state store (a
@@ -323,7 +149,7 @@ class KafkaRaftNode:
         if self.listening:
             # a state machine registers after initialize, as the broker's does (a new one at
             # every restart: it reads from offset 0 and knows no leader yet)
-            self.listener = _listener_class(j)(self)
+            self.listener = listener_class(j)(self)
             self.client.register(self.listener)
         self.quorum = j.f_quorum.get(self.client)
         self.requests = j.f_requests.get(self.client)
@@ -331,150 +157,6 @@ class KafkaRaftNode:
         self.held: dict[int, Any] = {}  # dst -> a Fetch Kafka sent that the model has not sent yet
         self._pick = None
         self._settle()
-
-    def _channel(self) -> Any:
-        j = self.java
-        if j.line.futures:  # 4.4: the adapter's own channel (raft_io, KAFKA-20714)
-            return raft_io.channel(j)
-        try:
-            return j.MockChannel()
-        except TypeError:  # 3.7: the channel knows the destination ids
-            ids = j.jpype.JClass("java.util.HashSet")()
-            for v in self.voters:
-                ids.add(j.Integer.valueOf(v))
-            return j.MockChannel(ids)
-
-    def _construct(self) -> Any:
-        """KafkaRaftClient's package-private constructor, argument by argument for the version."""
-        j = self.java
-        ctor = j.ctor
-        names = [str(t.getName()).rsplit(".", 1)[-1] for t in ctor.getParameterTypes()]
-        if self.metrics is not None:
-            self.metrics.close()  # the crashed client's gauges go with it
-        self.metrics = j.Metrics(self.time)
-        expiration = j.MockExpiration(self.time)
-        local = j.OptionalInt.of(self.id)
-        args: list[Any] = []
-        for name in names:
-            if name == "RecordSerde":
-                args.append(j.serde)
-            elif name == "NetworkChannel":
-                args.append(self.channel)
-            elif name == "RaftMessageQueue":
-                args.append(self.queue)
-            elif name in ("ReplicatedLog", "RaftLog"):
-                args.append(self.log)
-            elif name == "QuorumStateStore":
-                args.append(self.store_proxy)
-            elif name == "MemoryPool":
-                args.append(j.MemoryPool.NONE)
-            elif name == "Time":
-                args.append(self.time)
-            elif name == "Metrics":
-                args.append(self.metrics)
-            elif name == "ExpirationService":
-                args.append(expiration)
-            elif name == "int":
-                args.append(j.boxed(0, "int"))  # fetchMaxWaitMs, the only int: answer at once
-            elif name == "boolean":
-                args.append(j.boxed(False, "bool"))  # alwaysFlush
-            elif name == "String":
-                args.append(j.jpype.JString(CLUSTER_ID))
-            elif name == "OptionalInt":
-                args.append(local)
-            elif name == "Uuid":
-                args.append(self.directory_id())
-            elif name == "LogContext":
-                args.append(j.LogContext(f"[kspec replica {self.id}] "))
-            elif name == "Random":
-                args.append(self.random)
-            elif name == "Collection":
-                args.append(self.bootstrap_servers())
-            elif name == "Endpoints":
-                args.append(self._endpoints(self.id) if self.is_voter else
-                            jvm.jclass(j.version, f"{RAFT}.Endpoints").empty())
-            elif name == "SupportedVersionRange":
-                args.append(self._kraft_versions())
-            elif name in ("RaftConfig", "QuorumConfig"):
-                args.append(self._config(name))
-            else:
-                raise TargetError(f"kafka:{j.version}: KafkaRaftClient constructor parameter {name} is unknown "
-                                  "to the adapter")
-        return ctor.newInstance(*args)
-
-    def bootstrap_servers(self) -> Any:
-        """``controller.quorum.bootstrap.servers``: none, the voters are static (the voters
-        replica level, formatted with a bootstrap checkpoint, names the initial voters)."""
-        return self.java.ArrayList()
-
-    def directory_id(self) -> Any:
-        """The local directory id: random (the voters replica level names it after the host)."""
-        return self.java.Uuid.randomUuid()
-
-    def _kraft_versions(self) -> Any:
-        """The kraft.version range this replica supports: 3.9's ``Features.KRAFT_VERSION``
-        (0-1); 4.0 dropped that enum, so from 4.0 the same range is built directly."""
-        j = self.java
-        try:
-            features = jvm.jclass(j.version, "org.apache.kafka.server.common.Features")
-            return features.KRAFT_VERSION.supportedVersionRange()
-        except TargetError:
-            svr = jvm.jclass(j.version, "org.apache.kafka.common.feature.SupportedVersionRange")
-            return svr(j.jpype.JShort(0), j.jpype.JShort(1))
-
-    def _address(self, node: int) -> Any:
-        return self.java.InetSocketAddress.createUnresolved("localhost", 9990 + node)
-
-    def _endpoints(self, node: int) -> Any:
-        j = self.java
-        endpoints = jvm.jclass(j.version, f"{RAFT}.Endpoints")
-        m = j.HashMap()
-        m.put(j.listener, self._address(node))
-        return endpoints.fromInetSocketAddresses(m)
-
-    def _config(self, name: str) -> Any:
-        j = self.java
-        if j.quorum_config_from_props:  # 4.0+: QuorumConfig(AbstractConfig) only
-            cls = jvm.jclass(j.version, f"{RAFT}.QuorumConfig")
-            props = j.HashMap()
-            for key, value in ((cls.QUORUM_REQUEST_TIMEOUT_MS_CONFIG, REQUEST_TIMEOUT_MS),
-                               (cls.QUORUM_RETRY_BACKOFF_MS_CONFIG, 0),
-                               (cls.QUORUM_ELECTION_TIMEOUT_MS_CONFIG, ELECTION_TIMEOUT_MS),
-                               (cls.QUORUM_ELECTION_BACKOFF_MAX_MS_CONFIG, ELECTION_BACKOFF_MAX_MS),
-                               (cls.QUORUM_FETCH_TIMEOUT_MS_CONFIG, FETCH_TIMEOUT_MS),
-                               (cls.QUORUM_LINGER_MS_CONFIG, 0)):
-                props.put(key, j.jpype.JString(str(value)))
-            abstract = jvm.jclass(j.version, "org.apache.kafka.common.config.AbstractConfig")
-            return cls(abstract(cls.CONFIG_DEF, props, False))
-        if name == "RaftConfig":  # 3.7: the voters' addresses are part of the config
-            cls = jvm.jclass(j.version, f"{RAFT}.RaftConfig")
-            spec = jvm.jclass(j.version, f"{RAFT}.RaftConfig$InetAddressSpec")
-            voters = j.HashMap()
-            for v in self.voters:
-                voters.put(j.Integer.valueOf(v), spec(self._address(v)))
-            return cls(voters, REQUEST_TIMEOUT_MS, 0, ELECTION_TIMEOUT_MS, ELECTION_BACKOFF_MAX_MS,
-                       FETCH_TIMEOUT_MS, 0)
-        cls = jvm.jclass(j.version, f"{RAFT}.QuorumConfig")
-        return cls(REQUEST_TIMEOUT_MS, 0, ELECTION_TIMEOUT_MS, ELECTION_BACKOFF_MAX_MS, FETCH_TIMEOUT_MS, 0)
-
-    def _initialize(self) -> None:
-        j = self.java
-        methods = [m for m in j.Client.class_.getMethods() if str(m.getName()) == "initialize"]
-        count = methods[0].getParameterCount() if methods else 0
-        if count == 0:
-            self.client.initialize()
-            return
-        voters = j.HashMap()
-        for v in self.voters:
-            voters.put(j.Integer.valueOf(v), self._address(v))
-        if count == 3:
-            self.client.initialize(voters, self.store_proxy, self.metrics)
-            return
-        if count == 4:  # 4.0+: and the broker's external KRaft metrics (a no-op here)
-            self.client.initialize(voters, self.store_proxy, self.metrics, j.external_metrics)
-            return
-        raise TargetError(f"kafka:{j.version}: KafkaRaftClient.initialize takes {count} arguments; "
-                          "the adapter knows 0 (3.7), 3 (3.8, 3.9) and 4 (4.x)")
 
     # -------------------------------------------------------------- the event loop
 
@@ -564,92 +246,6 @@ class KafkaRaftNode:
                 self._fail(r)
             self._pick = to
             self._settle()
-
-    def _timer(self, kind: str) -> None:
-        """Advance the clock to the deadline of the Kafka timer ``kind`` names, if Kafka's state runs it."""
-        remaining = self._remaining(kind)
-        if remaining is not None:
-            self.time.sleep(max(remaining, 0))
-
-    def timers(self) -> dict[str, int]:
-        """The Kafka timers the replica's state runs, by the model input that ends each, with
-        the milliseconds left (TimedInstance). From the first call on, Kafka draws its election
-        timeouts and backoffs at random (seeded by the replica id)."""
-        if self.jitter is None and not self.pinned_draws:
-            self.jitter = random.Random(self.id)
-        if self.down or self.client is None:
-            return {}
-        found = {}
-        for kind in ("ElectionTimeout", "BackoffExpired", "FetchTimeout", "CheckQuorumTimeout"):
-            left = self._remaining(kind)
-            if left is not None:
-                found[kind] = max(left, 0)
-        return found
-
-    def elapse(self, ms: int) -> None:
-        self.time.sleep(ms)
-        # A 4.x follower sends UpdateRaftVoter (KIP-853's voters protocol, not raft's) once its
-        # update-voter period expires: the period restarts whenever time passes, as the request
-        # timeout of 10^9 ms keeps Kafka from resending (RAFT-LIVE-TIMED).
-        q = self.quorum
-        if not self.down and q is not None and q.isFollower():
-            state = q.followerStateOrThrow()
-            for reset in ("resetUpdateVoterPeriod", "resetUpdateVoterSetPeriod"):  # 3.9, 4.x
-                if hasattr(state, reset):
-                    getattr(state, reset)(self.time.milliseconds())
-
-    def _remaining(self, kind: str) -> int | None:
-        """The milliseconds left on the Kafka timer ``kind`` names, if Kafka's state runs it."""
-        q, now = self.quorum, int(self.time.milliseconds())
-        remaining: int | None = None
-        if kind == "ElectionTimeout" and not q.isVoter() and self._voted():
-            # An observer that voted (KIP-853 lets it) keeps an election timer; when it expires
-            # the observer must stay an observer (3.8's VotedState stands for election:
-            # KAFKA-17067).
-            state = q.votedStateOrThrow() if hasattr(q, "isVoted") and q.isVoted() else q.unattachedStateOrThrow()
-            remaining = int(state.remainingElectionTimeMs(now))
-        elif kind == "ElectionTimeout" and q.isVoter():
-            if q.isUnattached():
-                remaining = int(q.unattachedStateOrThrow().remainingElectionTimeMs(now))
-            elif hasattr(q, "isVoted") and q.isVoted():
-                remaining = int(q.votedStateOrThrow().remainingElectionTimeMs(now))
-            elif q.isResigned():
-                remaining = int(q.resignedStateOrThrow().remainingElectionTimeMs(now))
-            elif q.isCandidate() and not self._candidate_lost():
-                remaining = int(q.candidateStateOrThrow().remainingElectionTimeMs(now))
-            elif hasattr(q, "isProspective") and q.isProspective():
-                remaining = int(q.prospectiveStateOrThrow().remainingElectionTimeMs(now))
-        elif kind == "BackoffExpired" and q.isCandidate() and self._candidate_lost():
-            cand = q.candidateStateOrThrow()
-            if self.java.candidate_backoff:
-                remaining = int(cand.remainingBackoffMs(now))
-            else:  # 4.1+: a lost candidate waits for its election timer, the model's backoff
-                remaining = int(cand.remainingElectionTimeMs(now))
-        elif kind == "FetchTimeout" and q.isFollower() and q.isVoter():
-            remaining = int(q.followerStateOrThrow().remainingFetchTimeMs(now))
-        elif kind == "CheckQuorumTimeout" and q.isLeader() and self.java.line.check_quorum:
-            left = int(q.leaderStateOrThrow().timeUntilCheckQuorumExpires(now))
-            remaining = None if left >= 2**62 else left
-        return remaining
-
-    def _voted(self) -> bool:
-        """Whether the replica is in the model's voted role (3.8 ``VotedState``; 3.9+ an
-        unattached state with a voted key)."""
-        q = self.quorum
-        if hasattr(q, "isVoted") and q.isVoted():
-            return True
-        if q.isUnattached():
-            state = q.unattachedStateOrThrow()
-            return hasattr(state, "votedKey") and bool(state.votedKey().isPresent())
-        return False
-
-    def _candidate_lost(self) -> bool:
-        """The model's ``backing_off``: to 4.0 the candidate's backoff, from 4.1 (no backoff
-        state; a candidate a majority rejected waits for its election timer) its rejection."""
-        cand = self.quorum.candidateStateOrThrow()
-        if self.java.candidate_backoff:
-            return bool(cand.isBackingOff())
-        return bool(cand.epochElection().isVoteRejected())
 
     def _append(self, payload: list[int]) -> None:
         j = self.java
@@ -805,7 +401,7 @@ class KafkaRaftNode:
     def _report_when_answered(self, completion: Any, msg: dict[str, Any]) -> None:
         """The response to an inbound request becomes an output when Kafka completes it, so a
         write of the quorum state before it (a vote) shows before it."""
-        callback = _answered_class()(self, msg)
+        callback = answered_class()(self, msg)
         self._callbacks.append(callback)
         completion.whenComplete(callback)
 

@@ -40,6 +40,7 @@ from typing import Any
 from kspec.conformance.adapters.base import JSON, StepResult, Target, TargetError
 from kspec.conformance.targets.kafka import artifacts, jvm
 from kspec.conformance.targets.kafka import raft as kraft
+from kspec.conformance.targets.kafka.raft_client import REQUEST_TIMEOUT_MS
 from kspec.conformance.targets.kafka.raft_java import MSG, RAFT
 from kspec.conformance.targets.kafka.raft_java import Java as _RaftJava
 from kspec.conformance.targets.kafka.raft_wire import (
@@ -239,7 +240,7 @@ class KafkaVoterReplica(kraft.KafkaRaftNode):
             name_ = j.listener.value() if inp.get("endpoint", True) else "KSPEC_OTHER"
             listener.setName(name_).setHost("localhost").setPort(PORT_BASE + replica)
             listeners.add(listener)
-            data.setClusterId(CLUSTER_ID).setTimeoutMs(kraft.REQUEST_TIMEOUT_MS).setVoterId(replica) \
+            data.setClusterId(CLUSTER_ID).setTimeoutMs(REQUEST_TIMEOUT_MS).setVoterId(replica) \
                 .setVoterDirectoryId(self.values.uuid(directory))
         else:
             data = jvm.jclass(j.version, f"{MSG}.RemoveRaftVoterRequestData")()
