@@ -297,8 +297,11 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
         # target reports them: it declares "listener" in its model_config (the reference and
         # kafka:V do). A target written to the adapter API without a listener is not held to
         # callbacks it was never asked for; the report says the contract was not observed.
+        # "listener": "data" is Kafka 3.3-3.5's listener API (handleCommit carries data records
+        # only: ListenerRules.data_only), chosen by the target's release.
         self.listening = bool(self.config.get("listener", False))
-        extra: dict[str, Any] = {"listener": ListenerRules() if self.listening else None}
+        data_only = self.config.get("listener") == "data"
+        extra: dict[str, Any] = {"listener": ListenerRules(data_only=data_only) if self.listening else None}
         if self.variant:
             # Several deviations at once ("a+b", as --accept of several asks) compose when at
             # most one of them changes the replica's step; the listener rules of each apply.
@@ -312,8 +315,11 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
                 extra["step"] = steps[0]
             rules = [r for n in names if (r := variants[n].listener) is not None]
             if self.listening:
-                extra["listener"] = ListenerRules(resigned_told=any(r.resigned_told for r in rules),
-                                                  told_at_transition=any(r.told_at_transition for r in rules))
+                extra["listener"] = ListenerRules(
+                    resigned_told=any(r.resigned_told for r in rules),
+                    told_at_transition=any(r.told_at_transition for r in rules),
+                    leader_told_at_epoch_start=any(r.leader_told_at_epoch_start for r in rules),
+                    data_only=data_only)
         self.model = RaftModel(voters=int(self.config["voters"]), observers=int(self.config["observers"]),
                                pre_vote=bool(self.config["pre_vote"]), kip853=bool(self.config.get("kip853")),
                                **{**BOUNDS, **(bounds or {})}, **extra)

@@ -24,18 +24,29 @@ StepFn = Callable[[Node, Input], tuple[Node, tuple[Output, ...]]]
 
 @dataclass(frozen=True, slots=True)
 class ListenerRules:
-    """The listener layer's rules. Both flags are catalogued deviations, not rules:
+    """The listener layer's rules. ``data_only`` is the listener API of Kafka 3.3-3.5, a rule
+    chosen by the release; the other flags are catalogued deviations, not rules:
 
+    - ``data_only``: Kafka 3.3-3.5's ``handleCommit`` carries the committed data records only
+      (their ``RecordsBatchReader`` skips control batches; KAFKA-15345 added control records to
+      the 3.6 API as a feature), so a HandleCommit names the committed range's start and its
+      data records (none when it holds none: Kafka still calls ``handleCommit``);
     - ``resigned_told``: Kafka 3.7 and 3.8 tell a resigned replica's listener that it leads
       its epoch (KAFKA-17333, ``raft-resigned-told-leader``);
     - ``told_at_transition``: Kafka 3.3-3.7.0 tell a listener the leader and epoch only when
       the replica changes state (``transitionTo*``) or leads (``pollLeader``), never at its
       registration, so a listener registered after ``initialize()`` of a non-leader (every
       restart) is told nothing until the next transition (KAFKA-16286,
-      ``raft-new-listener-untold``)."""
+      ``raft-new-listener-untold``);
+    - ``leader_told_at_epoch_start``: Kafka 3.3-3.5 tell a leader it leads once its listener
+      has read *to* its epoch start offset (``nextOffset() >= epochStartOffset``), so before its
+      LeaderChange record is committed (a leader of an empty log at once); KAFKA-15345 (3.6.0)
+      waits until it has read *past* it (``raft-leader-told-before-epoch-commits``)."""
 
     resigned_told: bool = False
     told_at_transition: bool = False
+    leader_told_at_epoch_start: bool = False
+    data_only: bool = False
 
 
 def leader_and_epoch(node: Node, rules: ListenerRules = ListenerRules()) -> tuple[int, int | None] | None:
@@ -53,7 +64,9 @@ def leader_and_epoch(node: Node, rules: ListenerRules = ListenerRules()) -> tupl
     if isinstance(role, Down) or listener is None:
         return None
     if isinstance(role, Leader):
-        return (role.epoch, node.id) if listener.next_offset > role.epoch_start else None
+        caught_up = listener.next_offset >= role.epoch_start if rules.leader_told_at_epoch_start \
+            else listener.next_offset > role.epoch_start
+        return (role.epoch, node.id) if caught_up else None
     if isinstance(role, Resigned):
         return (role.epoch, node.id) if rules.resigned_told else None
     return (role.epoch, election_of(node).leader)
@@ -97,8 +110,10 @@ def notify(node: Node, rules: ListenerRules = ListenerRules(),
     out: list[Output] = []
     hw = node.high_watermark
     if hw is not None and hw > listener.next_offset:
-        out.append(HandleCommit(listener.next_offset,
-                                tuple((e.epoch, e.kind) for e in node.log[listener.next_offset:hw])))
+        committed = node.log[listener.next_offset:hw]
+        if rules.data_only:  # Kafka 3.3-3.5's API: data records only
+            committed = tuple(e for e in committed if e.kind == "data")
+        out.append(HandleCommit(listener.next_offset, tuple((e.epoch, e.kind) for e in committed)))
         listener = replace(listener, next_offset=hw)
         node = replace(node, listener=listener)
     news = leader_and_epoch(node, rules)

@@ -168,6 +168,11 @@ DEVIATIONS: dict[str, Variant] = {
     # epoch only at a state transition or while leading, never when it registers, so a restarted
     # non-leader's new listener is told nothing until the replica's next transition.
     "kafka-new-listener-untold": Variant(node_mod.step, "", listener=ListenerRules(told_at_transition=True)),
+    # Kafka 3.3-3.5 (KAFKA-15345, fixed in 3.6.0): a leader's listener is told it leads once it
+    # has read to the epoch start offset, before the epoch's LeaderChange record is committed
+    # (at once for a leader of an empty log); the protocol's steps are unchanged.
+    "kafka-leader-told-at-epoch-start": Variant(node_mod.step, "",
+                                                listener=ListenerRules(leader_told_at_epoch_start=True)),
 }
 
 

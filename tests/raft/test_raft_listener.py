@@ -96,3 +96,67 @@ def test_kafka_3_6_counterexample_is_the_new_listener_deviation() -> None:
 
     assert restart_told(ListenerRules()) == [HandleLeaderChange(1, None)]
     assert restart_told(ListenerRules(told_at_transition=True)) == []
+
+
+def _elected_with_record(rules: ListenerRules) -> list[tuple[object, ...]]:
+    """Replica 1 wins epoch 1 (empty log), appends a record, 2 fetches everything: the HW
+    covers its LeaderChange record and the record."""
+    from kspec.model.core.evolve import evolve as replace
+    from kspec.model.raft.messages import ClientAppend, FetchRequest
+
+    node = replace(new_node(1, frozenset({1, 2, 3}), False, False), listener=Listener())
+    stepper = listening(step, rules)
+    outs = []
+    for inp in (ElectionTimeout(), VoteResponse(2, 1, 1, True, None), ClientAppend((7,)),
+                FetchRequest(2, 1, 1, 2, 1)):
+        node, outputs = stepper(node, inp)
+        outs.append(outputs)
+    return outs
+
+
+def test_leader_told_at_epoch_start_is_the_kafka_15345_deviation() -> None:
+    """RAFT-OBS-LISTENER-LEADER: a leader is told it leads only once its LeaderChange record is
+    committed and delivered; Kafka 3.3-3.5 tell it as soon as its listener read *to* the epoch
+    start, at once for an empty log (raft-leader-told-before-epoch-commits)."""
+    from kspec.model.raft.variants import DEVIATIONS
+
+    protocol = _elected_with_record(ListenerRules())
+    assert not [o for o in protocol[1] if isinstance(o, HandleLeaderChange)]
+    assert HandleLeaderChange(1, 1) in protocol[3]
+    kafka = _elected_with_record(ListenerRules(leader_told_at_epoch_start=True))
+    assert [o for o in kafka[1] if isinstance(o, HandleLeaderChange)] == [HandleLeaderChange(1, 1)]
+    entry = catalogue("raft")["raft-leader-told-before-epoch-commits"]
+    assert entry.kafka_issue == "KAFKA-15345" and entry.fixed_in == "3.6.0"
+    assert DEVIATIONS[entry.model_variant].listener == ListenerRules(leader_told_at_epoch_start=True)
+    # the catalogued kafka:3.3.2 counterexample (seed 0): told at the winning VoteResponse
+    assert entry.counterexample is not None
+    last = json.loads((ROOT / entry.counterexample).read_text())["states"][-1]
+    assert last["action"].startswith("deliver VoteResponse 2->1")
+    told = [o for o in last["target_outputs"] if o["type"] == "HandleLeaderChange"]
+    assert told == [{"type": "HandleLeaderChange", "epoch": 1, "leader": 1}]
+
+
+def test_data_only_listener_api_leaves_control_records_out() -> None:
+    """Kafka 3.3-3.5's listener API (ListenerRules.data_only): HandleCommit names the committed
+    range's start and its data records only; 3.6+ deliver the LeaderChange record too."""
+    from kspec.model.raft.messages import HandleCommit
+
+    def commits(rules: ListenerRules) -> list[object]:
+        return [o for outs in _elected_with_record(rules) for o in outs if isinstance(o, HandleCommit)]
+
+    assert commits(ListenerRules()) == [HandleCommit(0, ((1, "leader_change"), (1, "data")))]
+    assert commits(ListenerRules(data_only=True)) == [HandleCommit(0, ((1, "data"),))]
+
+
+def test_kafka_3_3_to_3_5_declare_the_data_only_listener() -> None:
+    """The driver takes "listener": "data" (the kafka:3.3-3.5 model_config) as the data-only
+    listener API, and still tells the target to register a listener."""
+    from kspec.conformance.machines.raft import RaftDriver
+
+    driver = RaftDriver({"voters": 3, "observers": 0, "pre_vote": False, "kip853": False, "listener": "data"})
+    assert driver.model.listener == ListenerRules(data_only=True)
+    assert driver.node_config(1)["listener"] is True
+    both = RaftDriver({"voters": 3, "observers": 0, "pre_vote": False, "kip853": False, "listener": "data",
+                       "model_variant": "kafka-leader-told-at-epoch-start+kafka-new-listener-untold"})
+    assert both.model.listener == ListenerRules(told_at_transition=True, leader_told_at_epoch_start=True,
+                                                data_only=True)

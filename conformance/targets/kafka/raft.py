@@ -120,6 +120,7 @@ class KafkaRaftNode(ClientBuild, Timers):
 
         self.store_proxy = make_store_proxy(java, self.store, wrote)
         self._written: tuple[int, int | None, int | None] = (0, None, None)
+        self._commit_end: int | None = None  # where this step's last HandleCommit's range ends
         self.down = False
         self.client: Any = None
         self._pick: int | None = None  # the voter an observer's next bootstrap fetch goes to
@@ -182,19 +183,23 @@ class KafkaRaftNode(ClientBuild, Timers):
             return (0, 0, len(self.outputs))
         return (int(self.java.System.identityHashCode(self.java.f_state.get(q))), int(q.epoch()), len(self.outputs))
 
-    def listened(self, note: dict[str, Any]) -> None:
+    def listened(self, note: dict[str, Any], end: int | None = None) -> None:
         """A listener callback (RAFT-OBS-LISTENER) as an output. Within one step, records
         delivered in several readers are one HandleCommit when contiguous (how Kafka batches
         them is no part of the contract), and a leaderless LeaderAndEpoch that another
         notification follows in the same step is dropped: the step is atomic in the model, and
         which intermediate states a poll of Kafka's event loop ends in is not the protocol's
-        (RAFT-OBS-LISTENER-STEP)."""
+        (RAFT-OBS-LISTENER-STEP). ``end``: where a HandleCommit's range ends when its entries do
+        not say (3.3-3.5 leave control records out)."""
         notes = [o for o in self.outputs if str(o.get("type", "")).startswith("Handle")]
         last = notes[-1] if notes else None
-        if (note["type"] == "HandleCommit" and last is not None and last["type"] == "HandleCommit"
-                and last["offset"] + len(last["entries"]) == note["offset"]):
-            last["entries"] = last["entries"] + note["entries"]
-            return
+        if note["type"] == "HandleCommit":
+            ends = note["offset"] + len(note["entries"]) if end is None else end
+            if last is not None and last["type"] == "HandleCommit" and self._commit_end == note["offset"]:
+                last["entries"] = last["entries"] + note["entries"]
+                self._commit_end = ends
+                return
+            self._commit_end = ends
         if note["type"] == "HandleLeaderChange":
             # (a commit delivered in between does not matter: the listener is told commits and
             # leaders in Kafka's order within the step, which the model does not order)
@@ -487,15 +492,15 @@ class KafkaRaftTarget(Target):
         self.java = _Java(version, vt)
         # The release's rule set (spec/raft.md, "Rule sets"): kip-595 before 4.0, kip-996 from
         # 4.0 (pre-vote always on). A release picks its rules by its version and nothing else.
-        # A real RaftClient.Listener on each replica (RAFT-OBS-LISTENER) from 3.6. 3.6-3.7.0 tell a
+        # A real RaftClient.Listener on each replica (RAFT-OBS-LISTENER). 3.3-3.7.0 tell a
         # restarted replica's new listener nothing until its next transition: Kafka's doing
         # (KAFKA-16286, pollListeners applies registrations only), catalogued as
         # raft-new-listener-untold, not the adapter's (it registers after initialize, as the
-        # broker does). 3.3-3.5 are not held to the listener yet: they predate KAFKA-15345 (3.6.0),
-        # so a leader with an empty log is told it leads at once (seed 0 diverges at step 3 on
-        # HandleLeaderChange(1, 1)) and handleCommit carries no control records; which of that
-        # the 3.5 javadoc forbids is not settled, and an unsettled rule is no divergence.
-        self.model_config = {**dict(rule_set_for(version).bounds), "listener": vt >= (3, 6)}
+        # broker does). 3.3-3.5 predate KAFKA-15345 (3.6.0): their handleCommit carries data
+        # records only, the listener API of those releases ("data": ListenerRules.data_only), and
+        # a leader is told it leads once its listener reached the epoch start, before the epoch
+        # is committed, a bug the javadoc already ruled out (raft-leader-told-before-epoch-commits).
+        self.model_config = {**dict(rule_set_for(version).bounds), "listener": True if vt >= (3, 6) else "data"}
 
     def supports(self, config: dict[str, JSON]) -> bool:
         """The cluster shapes this Kafka can be compared on: those of the release's own rule

@@ -58,6 +58,8 @@ def listener_class(java: _Java) -> Any:
         bootstrap = "handleLoadBootstrap" in names
         # 3.3-3.5 name handleLoadSnapshot handleSnapshot (renamed in 3.6); same contract
         old_snapshot = "handleSnapshot" in names
+        # 3.3-3.5's handleCommit carries data records only (their listener API, KAFKA-15345)
+        data_only = java.vt < (3, 6)
 
         @jpype.JImplements(f"{RAFT}.RaftClient$Listener")
         class Listener:
@@ -80,7 +82,17 @@ def listener_class(java: _Java) -> Any:
                 finally:
                     reader.close()
                 node = self.node()
-                if node is not None:
+                if node is None:
+                    return
+                if data_only:
+                    # 3.3-3.5 skip control batches (ListenerRules.data_only): the note names the
+                    # committed range's start, and where it ends (read once the reader is closed)
+                    # lets contiguous ranges of one step merge across the skipped records
+                    last = reader.lastOffset()
+                    offset = int(reader.baseOffset())
+                    end = int(last.getAsLong()) + 1 if last.isPresent() else offset
+                    node.listened({"type": "HandleCommit", "offset": offset, "entries": entries}, end)
+                else:
                     offset = int(reader.baseOffset()) if base is None else base
                     node.listened({"type": "HandleCommit", "offset": offset, "entries": entries})
 
