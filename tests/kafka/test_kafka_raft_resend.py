@@ -1,0 +1,71 @@
+"""What each KRaft release line does about resending BeginQuorumEpoch (spec/raft.md D-RESEND),
+on Kafka's own classes, so that the plan there (a ``ResendDue`` input and its adapter glue per
+line) rests on observed behaviour and a release that changes it fails here:
+
+- 3.3-3.8 send BeginQuorumEpoch again to a voter that has not acknowledged the leader as soon
+  as its connection is ready: the adapter completing the outstanding request as a lost
+  connection does (BROKER_NOT_AVAILABLE, retry backoff 0) makes the next poll resend it, to that
+  voter only; time passing sends nothing;
+- 3.9+ (KAFKA-16536) send it as a heartbeat every fetch timeout / 2 (``beginQuorumEpochTimer``)
+  to every other voter whose connection is ready: a lost connection alone sends nothing (the
+  timer was reset at election), half the fetch timeout later the ready voter gets it again; the
+  voter whose request is still awaited (request timeout 10^9 ms) does not.
+
+The leader stays leader throughout (half the fetch timeout is below check-quorum's 1.5 x).
+Each version runs in a child process (this file as a script prints one JSON document)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from kafka_child import child_report
+
+HERE = Path(__file__).resolve()
+
+
+def child(version: str) -> dict[str, Any]:
+    from kspec.conformance.targets.kafka.raft import KafkaRaftTarget
+    from kspec.conformance.targets.kafka.raft_client import FETCH_TIMEOUT_MS
+
+    target = KafkaRaftTarget(version)
+    node = target.start(1, {"voters": [1, 2, 3]})
+    node.step({"type": "ElectionTimeout"})
+    elected = node.step({"type": "VoteResponse", "src": 2, "dst": 1, "epoch": 1, "granted": True, "leader": None,
+                         "pre_vote": False, "error": "NONE"})
+
+    def begins(outputs: list[dict[str, Any]]) -> list[int]:
+        return sorted(int(o["dst"]) for o in outputs if o["type"] == "BeginQuorumEpochRequest")
+
+    out: dict[str, Any] = {"elected": begins(elected.outputs), "role": elected.observation["role"]}
+    node.outputs = []
+    node._fail(node.reported[(2, "BEGIN_QUORUM_EPOCH")])
+    node._settle()
+    out["after_lost"] = begins(node.outputs)
+    node.outputs = []
+    node.time.sleep(FETCH_TIMEOUT_MS // 2)
+    node._settle()
+    out["after_half_fetch_timeout"] = begins(node.outputs)
+    out["role_after"] = node.observation()["role"]
+    node.close()
+    return out
+
+
+@pytest.mark.parametrize("version", ["3.3.2", "3.8.1", "3.9.1"])
+def test_begin_quorum_epoch_resend_by_line(version: str) -> None:
+    report = child_report(HERE, version, "raft")
+    assert report["role"] == "leader" and report["elected"] == [2, 3], report
+    if version < "3.9":
+        assert report["after_lost"] == [2], report  # resent at once, to the voter that lost it
+        assert report["after_half_fetch_timeout"] == [], report  # no heartbeat
+    else:
+        assert report["after_lost"] == [], report  # the heartbeat timer decides
+        assert report["after_half_fetch_timeout"] == [2], report  # 3's request is still awaited
+    assert report["role_after"] == "leader", report
+
+
+if __name__ == "__main__":
+    print(json.dumps(child(sys.argv[1])))
