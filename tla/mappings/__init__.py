@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Hashable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
@@ -57,6 +57,25 @@ class TLAMapping(Generic[S]):
     check_deadlock: bool = False
     doc: str = ""
     variables: tuple[str, ...] = ()
+    # Bounds the spec models at one value only (KRaft.tla has no SYMMETRY), with that value: a
+    # check that does not name one runs at it, so the command works with its defaults.
+    fixed_bounds: Mapping[str, int | bool] = field(default_factory=dict)
+    # The shipped TLC config (under tla/, the one ``tlc`` on the spec checks) and the spec's
+    # CONSTANT of each model bound: a check with no bounds named runs at the config's values.
+    shipped_config: str = ""
+    constant_of_bound: Mapping[str, str] = field(default_factory=dict)
+
+    def shipped_bounds(self) -> dict[str, int | bool]:
+        """The bounds of the shipped TLC config, by bound name ({} when there is none)."""
+        if not self.shipped_config:
+            return {}
+        bound_of = {c: b for b, c in self.constant_of_bound.items()}
+        out: dict[str, int | bool] = {}
+        for line in (TLA_DIR / self.shipped_config).read_text(encoding="utf-8").splitlines():
+            name, eq, value = (part.strip() for part in line.partition("="))
+            if eq and name in bound_of:
+                out[bound_of[name]] = value == "TRUE" if value in ("TRUE", "FALSE") else int(value)
+        return out
 
     def spec_path(self) -> Path:
         """The spec file (a relative ``spec`` is under the ``tla/`` folder)."""
