@@ -145,25 +145,16 @@ def cfg_text(
     """A TLC .cfg: ``constants`` maps each CONSTANT to a Python value (a :class:`ModelValue`
     or a set of them becomes model values); ``model_values`` names constants bound to
     themselves (``p1 = p1``)."""
-    lines: list[str] = []
+    def section(keyword: str, names: Iterable[str]) -> list[str]:  # a keyword over indented lines, if any
+        listed = [f"  {name}" for name in names]
+        return [keyword, *listed] if listed else []
+
     items = [f"{name} = {_constant(v)}" for name, v in (constants or {}).items()]
     items += [f"{name} = {name}" for name in model_values]
-    if items:
-        lines.append("CONSTANTS")
-        lines += [f"  {item}" for item in items]
-    lines += [f"INIT {init}", f"NEXT {next}"]
-    invs = list(invariants)
-    if invs:
-        lines.append("INVARIANTS")
-        lines += [f"  {name}" for name in invs]
-    if constraint:
-        lines.append(f"CONSTRAINT {constraint}")
-    props = list(properties)
-    if props:
-        lines.append("PROPERTIES")
-        lines += [f"  {name}" for name in props]
-    if symmetry:
-        lines.append(f"SYMMETRY {symmetry}")
+    lines = [*section("CONSTANTS", items), f"INIT {init}", f"NEXT {next}", *section("INVARIANTS", invariants)]
+    lines += [f"CONSTRAINT {constraint}"] if constraint else []
+    lines += section("PROPERTIES", properties)
+    lines += [f"SYMMETRY {symmetry}"] if symmetry else []
     return "\n".join(lines) + "\n"
 
 
