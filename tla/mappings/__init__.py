@@ -23,12 +23,12 @@ over the states within the model's bounds.
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
+from kspec.model.core.declared import declared
 from kspec.tla.values import FrozenDict, format_value
 
 TLA_DIR = Path(__file__).resolve().parent.parent
@@ -112,15 +112,10 @@ def get_mapping(protocol: str, module_name: str | None = None) -> TLAMapping[Any
     if not protocol.isidentifier():
         raise NoMapping(f"{protocol!r} is not a protocol name")
     module_name = module_name or f"{__name__}.{protocol}"
-    try:
-        module = importlib.import_module(module_name)
-    except ModuleNotFoundError as err:
-        if err.name is not None and module_name.startswith(err.name):
-            raise NoMapping(f"protocol {protocol!r} has no TLA+ mapping yet ({module_name})") from None
-        raise
-    mapping = getattr(module, "MAPPING", None)
-    if not isinstance(mapping, TLAMapping):
-        raise NoMapping(f"{module_name} has no MAPPING (a kspec.tla.mappings.TLAMapping)")
+    mapping: TLAMapping[Any] = declared(
+        module_name, "MAPPING", TLAMapping, NoMapping,
+        absent=f"protocol {protocol!r} has no TLA+ mapping yet ({module_name})",
+        wrong=f"{module_name} has no MAPPING (a kspec.tla.mappings.TLAMapping)")
     return mapping
 
 
