@@ -70,9 +70,9 @@ class Driver(ABC, Generic[M]):
     takes_model_variant: ClassVar[bool] = False
     # Configuration keys ``kspec conform --set KEY=VALUE`` may set, with their allowed values.
     settable: ClassVar[Mapping[str, tuple[str, ...]]] = {}
-    # The order the spec imposes on a step's outputs; None: the protocol's entry in
-    # machines/ordering.py ORDERS.
-    output_order: ClassVar[tuple[OrderRule, ...] | None] = None
+    # The order the spec imposes on a step's outputs (rules in machines/ordering.py); () : none,
+    # outputs are compared as a multiset only (mm2 and streams answer in observations).
+    output_order: ClassVar[tuple[OrderRule, ...]] = ()
 
     def __init__(self, config: dict[str, JSON]) -> None:
         self.config = config

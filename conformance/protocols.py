@@ -3,9 +3,10 @@
 Each protocol declares itself once, as a :class:`ConformanceProtocol`: its model package, its
 conformance driver and configurations, its reference target, how a mutated class becomes a
 target (the mutant catalogue), its Kafka glue and releases, its TLA+ mapping, its Z3
-obligations, its docs pages, and whether its traces carry node-level events. The CLI, the docs
-generator, the target resolver (``targets/registry.py``), the Kafka targets, the pipeline, the
-pytest plugin and the tests' parametrisation read :func:`protocols` / :func:`get`.
+obligations, its docs pages, how its node-level events replay, and its liveness checks. The
+CLI, the docs generator, the target resolver (``targets/registry.py``), the Kafka targets, the
+pipeline, the pytest plugin and the tests' parametrisation read :func:`protocols` / :func:`get`;
+none of them asks for a protocol by name (``if name == "raft"``): what differs is declared here.
 
 References to code are ``"module:attribute"`` strings, imported only when used, so a command
 about one protocol does not import the others (nor JPype).
@@ -31,12 +32,26 @@ if TYPE_CHECKING:
     from kspec.conformance.driver import Driver
     from kspec.conformance.targets.mutants import Mutant
 
-__all__ = ["ENTRY_POINT_GROUP", "ConformanceProtocol", "UnknownProtocol", "find", "get", "load", "names", "protocols",
-           "register"]
+__all__ = ["ENTRY_POINT_GROUP", "ConformanceProtocol", "NodeEvents", "UnknownProtocol", "find", "get", "load", "names",
+           "protocols", "register"]
 
 ENTRY_POINT_GROUP = "kspec.protocols"
 
 Release = tuple[int, int]  # a Kafka minor version
+
+
+@dataclass(frozen=True)
+class NodeEvents:
+    """How the pipeline replays a protocol's node-level events (events.jsonl), node by node."""
+
+    # ``"module:attr"`` naming ``observe(node) -> dict``: the observation an event must record.
+    observe: str
+    # ``"module:attr"`` references, each naming a tuple of the node input classes an event may
+    # carry (voters: raft's inputs and the voter-change ones).
+    inputs: tuple[str, ...]
+    # Whether the voter set is fixed by the trace's config, so that a majority is known and
+    # HighWatermarkDurable can be judged on the observations (raft; not voters, whose set moves).
+    fixed_voters: bool = False
 
 
 def load(ref: str) -> Any:
@@ -79,8 +94,8 @@ class ConformanceProtocol:
     proofs: tuple[str, ...] = ()
     # Hand-written docs pages (paths under docs/); the generated ones come from the model.
     docs: tuple[str, ...] = ()
-    # Whether traces carry node-level events (events.jsonl) the pipeline replays per node.
-    events: bool = False
+    # How the pipeline replays its node-level events (events.jsonl); None: its traces carry none.
+    events: NodeEvents | None = None
     # Model packages whose classes its traces may also hold (voters' traces hold raft's).
     trace_packages: tuple[str, ...] = ()
     # Deviations catalogue (conformance/deviations/<name>.toml) exists for it.
@@ -97,6 +112,13 @@ class ConformanceProtocol:
     rules: str | None = None
     rules_columns: str | None = None
     rules_note: str = ""
+    # The timed liveness check ``kspec conform`` runs once the runs conform: a module (raft:
+    # ``kspec.conformance.machines.raft_liveness``) with ``check_liveness(spec, target, configs, *,
+    # seed, step_timeout)`` and ``IDS`` (property name -> spec ID). None: no such check.
+    conform_liveness: str | None = None
+    # The TLC liveness agreement ``kspec tla check`` runs besides the state-set agreement:
+    # ``"module:attr"`` naming ``check(bounds, *, timeout, workers)``. None: no such check.
+    tla_liveness: str | None = None
     extra: Mapping[str, str] = field(default_factory=dict)
 
     # -- what the references name ---------------------------------------------------------------
@@ -149,6 +171,20 @@ class ConformanceProtocol:
         rows: Mapping[str, tuple[str, ...]] = load(self.rules)
         return columns, rows
 
+    def event_observer(self) -> Callable[[Any], dict[str, object]]:
+        """The node observation its events record (:attr:`events`)."""
+        observe: Callable[[Any], dict[str, object]] = load(self._events().observe)
+        return observe
+
+    def event_inputs(self) -> tuple[type, ...]:
+        """The node input classes its events may carry (:attr:`events`)."""
+        return tuple(cls for ref in self._events().inputs for cls in load(ref))
+
+    def _events(self) -> NodeEvents:
+        if self.events is None:
+            raise UnknownProtocol(f"protocol {self.name!r} records no node-level events")
+        return self.events
+
     def kafka_target(self, version: str) -> Target:
         if self.kafka is None:
             raise UnknownProtocol(f"no Kafka target for protocol {self.name!r}")
@@ -167,8 +203,11 @@ BUILTIN: tuple[ConformanceProtocol, ...] = (
         kafka_doc="KafkaRaftClient over its test doubles, the KRaft lines 3.3-4.4 (raft_releases.py)",
         tla="kspec.tla.mappings.raft",
         proofs=("kspec.model.proofs.raft_quorum", "kspec.model.proofs.raft_vote", "kspec.model.proofs.raft_hw"),
-        docs=("spec/raft.md",), events=True, transitions="kspec.model.raft.node:TRANSITIONS",
-        initial_role="unattached"),
+        docs=("spec/raft.md",), transitions="kspec.model.raft.node:TRANSITIONS", initial_role="unattached",
+        events=NodeEvents("kspec.model.raft.node:observe", ("kspec.model.raft.messages:INPUT_TYPES",),
+                          fixed_voters=True),
+        conform_liveness="kspec.conformance.machines.raft_liveness",
+        tla_liveness="kspec.tla.liveness:check_liveness_agreement"),
     ConformanceProtocol(
         "voters", "kspec.model.voters", "KRaft voter changes (KIP-853)",
         driver="kspec.conformance.machines.voters:VotersDriver", configs="kspec.conformance.machines.voters:CONFIGS",
@@ -177,7 +216,9 @@ BUILTIN: tuple[ConformanceProtocol, ...] = (
         kafka_doc="KafkaRaftClient replicas, AddRaftVoter/RemoveRaftVoter (replica level), 3.9+; "
                   "kafka:VERSION:log: KRaftControlRecordStateMachine over MockLog (log level), 3.8+",
         tla="kspec.tla.mappings.voters", proofs=("kspec.model.proofs.voters_history",),
-        docs=("spec/voters.md",), events=True, trace_packages=("kspec.model.raft",), deviations=True,
+        docs=("spec/voters.md",), trace_packages=("kspec.model.raft",), deviations=True,
+        events=NodeEvents("kspec.model.voters.node:observe", ("kspec.model.raft.messages:INPUT_TYPES",
+                                                               "kspec.model.voters.node:VOTER_INPUT_TYPES")),
         transitions="kspec.model.raft.node:TRANSITIONS", initial_role="unattached",
         transitions_note="the table the checked role constructors enforce: a transition not listed raises an "
         "error naming from-role, to-role and arguments. The voter-set model steps its replicas with the same node"),

@@ -6,8 +6,7 @@ They are imported lazily so a command about one protocol does not pay for the ot
 
 from __future__ import annotations
 
-import importlib
-
+from kspec.model.core.declared import declared
 from kspec.model.core.protocol import ProtocolInfo
 
 PROTOCOL_MODULES: dict[str, str] = {
@@ -42,16 +41,8 @@ def get_protocol(name: str) -> ProtocolInfo:
     module_name = PROTOCOL_MODULES.get(name)
     if module_name is None:
         raise UnknownProtocol(f"unknown protocol {name!r} (one of: {', '.join(PROTOCOL_MODULES)})")
-    try:
-        module = importlib.import_module(module_name)
-    except ModuleNotFoundError as err:
-        if err.name is not None and module_name.startswith(err.name):
-            raise UnknownProtocol(f"protocol {name!r} has no model in this version of kspec") from None
-        raise
-    info = getattr(module, "PROTOCOL", None)
-    if not isinstance(info, ProtocolInfo):
-        raise UnknownProtocol(f"protocol {name!r} has no model in this version of kspec")
-    return info
+    missing = f"protocol {name!r} has no model in this version of kspec"
+    return declared(module_name, "PROTOCOL", ProtocolInfo, UnknownProtocol, absent=missing, wrong=missing)
 
 
 def available_protocols() -> list[str]:

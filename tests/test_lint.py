@@ -35,3 +35,14 @@ def test_model_never_imports_conformance_tla_or_hypothesis() -> None:
     bad = re.compile(r"^\s*(from|import)\s+(kspec\.conformance|kspec\.tla|hypothesis)\b", re.M)
     offenders = [str(p.relative_to(ROOT)) for p in (ROOT / "model").rglob("*.py") if bad.search(p.read_text())]
     assert not offenders, offenders
+
+
+def test_no_code_asks_for_a_protocol_by_name() -> None:
+    # What differs between protocols is declared on their registry entry (conformance/protocols.py:
+    # NodeEvents, conform_liveness, tla_liveness; the TLA+ mapping's fixed_bounds/shipped_config;
+    # a driver's output_order), so that a new protocol never needs an `if protocol == "raft"` branch.
+    bad = re.compile(r"\bprotocol\s*(==|!=)\s*[\"']|\bprotocol\s+(not\s+)?in\s+[(\[{][\"']")
+    offenders = [f"{p.relative_to(ROOT)}:{n}" for root in ("model", "conformance", "tla")
+                 for p in sorted((ROOT / root).rglob("*.py")) if p.name != "protocols.py"
+                 for n, line in enumerate(p.read_text().splitlines(), 1) if bad.search(line)]
+    assert not offenders, offenders

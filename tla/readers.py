@@ -144,6 +144,17 @@ def _skip_blank(lines: _Lines, i: int) -> int:
     return i
 
 
+def _numbered_block(lines: _Lines, i: int, number: str, count: int, name: str,
+                    expected: frozenset[str] | None) -> tuple[dict[str, Any], int]:
+    """The variables under the header of state ``number`` at line ``i``, which must be state
+    ``count + 1`` (``name`` writes a state number as the format does), and the line after them."""
+    if int(number) != count + 1:
+        raise lines.fail(i, f"expected {name.format(count + 1)}")
+    if i + 1 >= len(lines):
+        raise lines.fail(i + 1, f"{name.format(number)} has no variables (truncated?)")
+    return _read_block(lines, i + 1, expected)
+
+
 def read_state_dump(text: str, source: str = "<state dump>") -> list[dict[str, Any]]:
     """The states of a ``-dump`` file (``State N:`` followed by a block), in file order."""
     lines = _Lines(text, source)
@@ -154,11 +165,7 @@ def read_state_dump(text: str, source: str = "<state dump>") -> list[dict[str, A
         m = _STATE_HEADER.match(lines[i])
         if m is None or m.group(2):
             raise lines.fail(i, "expected 'State N:'")
-        if int(m.group(1)) != len(states) + 1:
-            raise lines.fail(i, f"expected state {len(states) + 1}")
-        if i + 1 >= len(lines):
-            raise lines.fail(i + 1, f"state {m.group(1)} has no variables (truncated?)")
-        state, i = _read_block(lines, i + 1, expected)
+        state, i = _numbered_block(lines, i, m.group(1), len(states), "state {}", expected)
         expected = frozenset(state)
         states.append(state)
         if i < len(lines) and lines[i].strip():
@@ -251,11 +258,7 @@ def read_simulation_trace(text: str, source: str = "<simulation trace>") -> Trac
         m = _SIM_HEADER.match(line)
         if m is None:
             raise lines.fail(i, "expected 'STATE_N ==' or '===='")
-        if int(m.group(1)) != len(states) + 1:
-            raise lines.fail(i, f"expected STATE_{len(states) + 1}")
-        if i + 1 >= len(lines):
-            raise lines.fail(i + 1, f"STATE_{m.group(1)} has no variables (truncated?)")
-        values, i = _read_block(lines, i + 1, expected)
+        values, i = _numbered_block(lines, i, m.group(1), len(states), "STATE_{}", expected)
         expected = frozenset(values)
         states.append(TraceState(len(states) + 1, "", values))
     if not states:

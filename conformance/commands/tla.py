@@ -8,39 +8,23 @@ no mapping or TLC fails.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import click
 
 from kspec.conformance import protocols
 from kspec.conformance.cli import cli
 from kspec.conformance.clikit import InputError, build_model, emit_json, json_option, protocol_info
 from kspec.tla.check import CheckResult, MappingError, check_agreement
-from kspec.tla.liveness import LivenessAgreement, check_liveness_agreement
-from kspec.tla.mappings import TLA_DIR, NoMapping, get_mapping
-from kspec.tla.mappings.raft import CONSTANT_OF_BOUND, FIXED_BOUNDS
+from kspec.tla.liveness import LivenessAgreement
+from kspec.tla.mappings import NoMapping, get_mapping
 from kspec.tla.readers import TLCOutputError
 from kspec.tla.runner import TLCError
-
-# The specs that model some bounds at one value only (Voters.tla INSTANCEs KRaft.tla).
-# Voters has no kip853 bound: the voter-set model is KIP-853 itself.
-FIXED_BOUNDS_OF = {"raft": FIXED_BOUNDS, "voters": {k: v for k, v in FIXED_BOUNDS.items() if k != "kip853"}}
-# The specs whose shipped config (the one ``tlc KRaft.tla`` checks) gives the bounds a check
-# with none named runs at: the explorer's own defaults are larger than TLC finishes in the
-# default timeout (raft at max_epoch=2, max_appends=1, max_crashes=1: over 600 s).
-SHIPPED_CFG_OF = {"raft": ("KRaft.cfg", CONSTANT_OF_BOUND)}
 
 
 def shipped_bounds(protocol: str) -> dict[str, int | bool]:
     """The bounds of the protocol's shipped TLC config, by bound name ({} when it has none)."""
-    if protocol not in SHIPPED_CFG_OF:
-        return {}
-    cfg, constant_of_bound = SHIPPED_CFG_OF[protocol]
-    bound_of = {c: b for b, c in constant_of_bound.items()}
-    out: dict[str, int | bool] = {}
-    for line in (TLA_DIR / cfg).read_text(encoding="utf-8").splitlines():
-        name, eq, value = (part.strip() for part in line.partition("="))
-        if eq and name in bound_of:
-            out[bound_of[name]] = value == "TRUE" if value in ("TRUE", "FALSE") else int(value)
-    return out
+    return get_mapping(protocol, protocols.get(protocol).tla).shipped_bounds()
 
 
 @cli.group("tla")
@@ -79,13 +63,15 @@ def check_cmd(protocol: str, bounds: tuple[str, ...], timeout: float, workers: i
     given = {b.partition("=")[0] for b in bounds}
     # A bound not given is the spec's shipped config's (then the fixed ones), so the command
     # with no bounds checks what ``tlc`` on the shipped config checks.
-    unset = {**shipped_bounds(protocol), **FIXED_BOUNDS_OF.get(protocol, {})}
+    unset = {**mapping.shipped_bounds(), **mapping.fixed_bounds}
     bounds = (*bounds, *(f"{k}={str(v).lower()}" for k, v in unset.items() if k not in given))
     model, values = build_model(info, bounds)
     live: LivenessAgreement | None = None
     try:
         result = check_agreement(mapping, model, values, timeout=timeout, workers=workers)
-        if liveness and protocol == "raft":
+        declared = protocols.get(protocol).tla_liveness  # ConformanceProtocol.tla_liveness
+        if liveness and declared is not None:
+            check_liveness_agreement: Callable[..., LivenessAgreement] = protocols.load(declared)
             live = check_liveness_agreement(values, timeout=timeout, workers=workers)
     except (TLCError, TLCOutputError, MappingError) as err:
         raise InputError(f"tla check {protocol}: {err}") from None

@@ -129,18 +129,17 @@ def diff(before: Any, after: Any, path: str = "") -> list[Change]:
 
 
 def _multiset_delta(before: list[Any], after: list[Any]) -> tuple[list[Any], list[Any]]:
-    left = [_sort_key(v) for v in before]
-    added = []
-    for key, value in zip((_sort_key(v) for v in after), after, strict=True):
+    return _minus(after, before), _minus(before, after)
+
+
+def _minus(these: list[Any], those: list[Any]) -> list[Any]:
+    """The elements of ``these`` left once each of ``those`` has taken away one equal element."""
+    left = [_sort_key(v) for v in those]
+    out = []
+    for value in these:
+        key = _sort_key(value)
         if key in left:
             left.remove(key)
         else:
-            added.append(value)
-    keys_after = [_sort_key(v) for v in after]
-    removed = []
-    for key, value in zip((_sort_key(v) for v in before), before, strict=True):
-        if key in keys_after:
-            keys_after.remove(key)
-        else:
-            removed.append(value)
-    return added, removed
+            out.append(value)
+    return out

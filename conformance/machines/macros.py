@@ -33,6 +33,7 @@ from dataclasses import dataclass, replace
 from typing import Any, TypeVar, cast
 
 from kspec.conformance.driver import Driver, Event, M
+from kspec.conformance.machines import ordering
 from kspec.model.core.protocol import first_violated
 from kspec.model.raft.messages import (
     BeginQuorumEpochRequest,
@@ -139,6 +140,7 @@ class MacroSteps(Driver[M]):
     and ``resolve``, and the guided runs' abstract state."""
 
     _expansions: tuple[Any, dict[Macro, Expansion | None]] = (None, {})
+    output_order = (ordering.PERSIST_BEFORE_SEND,)  # RAFT-STATE-PERSIST-BEFORE-SEND
 
     def guide_key(self, state: Any) -> Hashable:
         """The KRaft system state without its ghost history (which only the properties read:

@@ -4,8 +4,8 @@ A rule ``(before, after, spec_id)`` says: when the model emits an output whose t
 ``before`` ahead of one whose type is in ``after`` in the same step, the target must emit them
 in that order too. Outputs no rule relates may come in any order (the harness compares a
 step's outputs as a multiset first, then these pairs: ``Feeder.compare``). A driver declares
-its rules as ``output_order``; :data:`ORDERS` holds the ones declared here for drivers that
-do not (share). mm2 and streams answer in observations only: nothing to order.
+its rules as ``output_order`` (the KRaft drivers' base ``macros.MacroSteps``: persist before
+send; share: records first). mm2 and streams answer in observations only: nothing to order.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import Any
 from kspec.conformance.driver import Driver, OrderRule
 from kspec.model.raft.messages import MESSAGE_TYPES
 
-__all__ = ["ORDERS", "PERSIST_BEFORE_SEND", "SHARE_RECORDS_FIRST", "OrderRule", "rules_for"]
+__all__ = ["PERSIST_BEFORE_SEND", "SHARE_RECORDS_FIRST", "OrderRule", "rules_for"]
 
 _MESSAGES = frozenset(t.__name__ for t in MESSAGE_TYPES)
 
@@ -30,15 +30,6 @@ SHARE_RECORDS_FIRST: OrderRule = (frozenset({"ShareSnapshot", "ShareUpdate", "Sh
                                              "ReadSummaryResponse"}),
                                   "ADAPTER-SHARE-RECORDS-FIRST")
 
-ORDERS: dict[str, tuple[OrderRule, ...]] = {
-    "raft": (PERSIST_BEFORE_SEND,),
-    "voters": (PERSIST_BEFORE_SEND,),
-    "share": (SHARE_RECORDS_FIRST,),
-}
-
-
 def rules_for(driver: Driver[Any]) -> tuple[OrderRule, ...]:
-    """The order rules of ``driver``: its own ``output_order``, else :data:`ORDERS` of its protocol."""
-    if driver.output_order is not None:
-        return driver.output_order
-    return ORDERS.get(driver.protocol, ())
+    """The order rules ``driver`` declares (``output_order``)."""
+    return driver.output_order

@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 import json
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -19,6 +19,7 @@ from hypothesis import HealthCheck, Phase, Verbosity, seed, settings
 from hypothesis.errors import HypothesisException
 from hypothesis.stateful import run_state_machine_as_test
 
+from kspec.conformance import protocols
 from kspec.conformance.adapters.base import Target, as_target
 from kspec.conformance.counterexample import default_path, write_counterexample
 from kspec.conformance.harness import DEFAULT_STEP_TIMEOUT, Divergence, Finding, Lockstep, StepRecord, TargetFailure
@@ -177,16 +178,14 @@ def _run_path(spec: Any, target: Target, config: dict[str, Any], path: list[guid
     return session
 
 
-def _liveness_finding(live: Any) -> Finding | None:
+def _liveness_finding(live: Any, ids: Mapping[str, str]) -> Finding | None:
     """The finding a liveness check ends with: a violated property (kind ``liveness``, field
-    its name, the detail led by its spec ID), or the divergence a suffix met."""
+    its name, the detail led by its spec ID in ``ids``), or the divergence a suffix met."""
     if live.error is not None:
         found: Finding = live.error.finding
         return found
     if live.violation is None:
         return None
-    from kspec.conformance.machines.raft_liveness import IDS
-
     name = next(n for n, v in live.violation.verdicts.items() if v == "violated")
     cycle = ""
     back = live.violation.loop_back
@@ -195,7 +194,7 @@ def _liveness_finding(live: Any) -> Finding | None:
     elif back is not None:
         cycle = f"; steps {back + 1}-{len(live.steps)} repeat, epochs aside"
     return Finding("liveness", len(live.steps), name,
-                   f"{IDS[name]}: {live.violation.detail[name]} (faults stop after step "
+                   f"{ids[name]}: {live.violation.detail[name]} (faults stop after step "
                    f"{live.violation.faults_stop}{cycle})")
 
 
@@ -213,8 +212,9 @@ def run_conformance(protocol: str, target: Target, *, examples: int = DEFAULT_EX
     ``deviations`` are (name, model variant) pairs of catalogued deviations: on a divergence, the
     first whose variant explains it (:func:`explained_by`) is named in the result.
 
-    ``liveness`` (raft): when the runs conform, the timed fault-free suffixes of
-    ``conformance/machines/raft_liveness.py`` judge the liveness properties; a violation is a
+    ``liveness``: when the runs conform, the protocol's declared timed liveness check
+    (``ConformanceProtocol.conform_liveness``; raft: the fault-free suffixes of
+    ``conformance/machines/raft_liveness.py``) judges the liveness properties; a violation is a
     ``liveness`` divergence whose counterexample shows the repeating cycle."""
     if cover not in COVER_MODES:
         raise ValueError(f"cover must be one of {', '.join(COVER_MODES)}, not {cover!r}")
@@ -277,12 +277,12 @@ def run_conformance(protocol: str, target: Target, *, examples: int = DEFAULT_EX
                 verdict = "error"
                 finding = Finding("error", 0, "hypothesis", f"{type(err).__name__}: {str(err).splitlines()[0]}")
         coverage.guided_runs = log.runs_before
-        if verdict == "conforms" and liveness and protocol == "raft" and configs:
-            from kspec.conformance.machines import raft_liveness
-
-            live = raft_liveness.check_liveness(spec, target, [c for c in configs if config_key(c) not in log.refused],
-                                                seed=seed_value, step_timeout=step_timeout)
-            live_finding = _liveness_finding(live)
+        checker = protocols.get(protocol).conform_liveness
+        if verdict == "conforms" and liveness and checker is not None and configs:
+            timed = protocols.load(checker)  # the declared module (ConformanceProtocol.conform_liveness)
+            live = timed.check_liveness(spec, target, [c for c in configs if config_key(c) not in log.refused],
+                                        seed=seed_value, step_timeout=step_timeout)
+            live_finding = _liveness_finding(live, timed.IDS)
             if live_finding is not None:
                 verdict = "error" if live_finding.kind == "error" else "diverges"
                 finding = live_finding

@@ -29,6 +29,7 @@ from typing import Any
 
 from kspec.conformance.driver import Driver, Event
 from kspec.conformance.harness import JSON
+from kspec.conformance.machines.ordering import SHARE_RECORDS_FIRST
 from kspec.model.core.codec import encode
 from kspec.model.core.protocol import first_violated
 from kspec.model.share.combiner import coalesce
@@ -63,6 +64,7 @@ class ShareDriver(Driver[ShareSystem]):
     """Lockstep driver for ``share`` (see the module docstring)."""
 
     protocol = "share"
+    output_order = (SHARE_RECORDS_FIRST,)  # ADAPTER-SHARE-RECORDS-FIRST
 
     takes_model_variant = True  # config["model_variant"]: variant names joined by "+" (deviations too)
     # `kspec conform share --set kafka_version=4.3`: the release whose rule set a target that does

@@ -17,6 +17,7 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
+from kspec.conformance import protocols
 from kspec.conformance.pipeline.classes import classes_of
 from kspec.conformance.pipeline.typed import check_value
 from kspec.model.catalog import get_protocol
@@ -97,16 +98,6 @@ def _canon_outputs(outputs: list[Any]) -> list[str]:
     return sorted(_canon(o) for o in outputs)
 
 
-def _observer(protocol: str) -> Callable[[Any], dict[str, object]]:
-    if protocol == "voters":
-        from kspec.model.voters.node import observe as voters_observe
-
-        return voters_observe
-    from kspec.model.raft.node import observe
-
-    return observe
-
-
 def input_classes(protocol: str) -> dict[str, type]:
     """The classes an event's input may name."""
     return classes_of(protocol)
@@ -115,13 +106,7 @@ def input_classes(protocol: str) -> dict[str, type]:
 @functools.cache
 def known_actions(protocol: str) -> frozenset[str]:
     """The action names an event of ``protocol`` may carry (its node inputs and network faults)."""
-    if protocol == "voters":
-        from kspec.model.voters.node import VOTER_INPUT_TYPES
-    else:
-        VOTER_INPUT_TYPES = ()
-    from kspec.model.raft.messages import INPUT_TYPES
-
-    return frozenset(t.__name__ for t in (*INPUT_TYPES, *VOTER_INPUT_TYPES)) | NETWORK_ACTIONS
+    return frozenset(t.__name__ for t in protocols.get(protocol).event_inputs()) | NETWORK_ACTIONS
 
 
 def decode_input(protocol: str, event: dict[str, Any]) -> tuple[Any, str | None]:
@@ -173,10 +158,12 @@ class NodeReplay:
         if not isinstance(model, NodeStepped):
             raise TraceConfigError(f"the {protocol} model has no node step to replay events with")
         self.step_fn = model._step  # the model's node step (a variant's in a variant model)
-        self.observe = _observer(protocol)
+        declared = protocols.get(protocol)
+        self.observe = declared.event_observer()
         self.nodes: dict[Any, Any] = {n.id: n for n in init.nodes}
         self.voters = frozenset(model.voter_ids)
-        self.check_durable = protocol == "raft"  # a fixed voter set: majorities are known
+        # a voter set fixed by the config: majorities are known (NodeEvents.fixed_voters)
+        self.check_durable = declared.events is not None and declared.events.fixed_voters
         self.latest: dict[Any, dict[str, Any]] = {i: encode(self.observe(n)) for i, n in self.nodes.items()}
         self.elected: dict[int, Any] = {}
         self.votes: dict[tuple[Any, int], Any] = {}

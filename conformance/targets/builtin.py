@@ -7,6 +7,7 @@ runs a mutated class of the reference (the mutant catalogue, ``targets/mutants.p
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from kspec.conformance.adapters.base import Target
@@ -21,17 +22,34 @@ def _no_level(protocol: str, level: str) -> None:
         raise UnknownLevel(f"reference:{level}: no such level for protocol {protocol!r} (voters has replica, log)")
 
 
-def raft_reference(name: str, level: str = "") -> Target:
-    from kspec.conformance.targets.reference.raft import RaftTarget
+class _Factories:
+    """The reference and mutant factories of a protocol whose target class takes ``(name)`` and
+    ``(name, mutated_class)`` (raft, share, streams); the class is imported on first use."""
 
-    _no_level("raft", level)
-    return RaftTarget(name)
+    def __init__(self, protocol: str, target_class: str) -> None:
+        self.protocol = protocol
+        self.target_class = target_class  # "module:attribute"
+
+    def _cls(self) -> Callable[..., Target]:
+        from kspec.conformance.protocols import load
+
+        cls: Callable[..., Target] = load(self.target_class)
+        return cls
+
+    def reference(self, name: str, level: str = "") -> Target:
+        _no_level(self.protocol, level)
+        return self._cls()(name)
+
+    def mutant(self, name: str, cls: type[Any]) -> Target:
+        return self._cls()(name, cls)
 
 
-def raft_mutant(name: str, cls: type[Any]) -> Target:
-    from kspec.conformance.targets.reference.raft import RaftTarget
-
-    return RaftTarget(name, cls)
+_raft = _Factories("raft", "kspec.conformance.targets.reference.raft:RaftTarget")
+raft_reference, raft_mutant = _raft.reference, _raft.mutant
+_share = _Factories("share", "kspec.conformance.targets.reference.share:ShareTarget")
+share_reference, share_mutant = _share.reference, _share.mutant
+_streams = _Factories("streams", "kspec.conformance.targets.streams_routers:RouterTarget")
+streams_reference, streams_mutant = _streams.reference, _streams.mutant
 
 
 def voters_reference(name: str, level: str = "") -> Target:
@@ -48,19 +66,6 @@ def voters_mutant(name: str, cls: type[Any]) -> Target:
     return voters_target(name, cls)
 
 
-def share_reference(name: str, level: str = "") -> Target:
-    from kspec.conformance.targets.reference.share import ShareTarget
-
-    _no_level("share", level)
-    return ShareTarget(name)
-
-
-def share_mutant(name: str, cls: type[Any]) -> Target:
-    from kspec.conformance.targets.reference.share import ShareTarget
-
-    return ShareTarget(name, cls)
-
-
 def mm2_reference(name: str, level: str = "") -> Target:
     from kspec.conformance.targets.mm2_policies import PolicyTarget
 
@@ -73,16 +78,3 @@ def mm2_mutant(name: str, cls: type[Any]) -> Target:
 
     # A user's policy class: one policy kind, the default one.
     return PolicyTarget(name, {"default": cls})
-
-
-def streams_reference(name: str, level: str = "") -> Target:
-    from kspec.conformance.targets.streams_routers import RouterTarget
-
-    _no_level("streams", level)
-    return RouterTarget(name)
-
-
-def streams_mutant(name: str, cls: type[Any]) -> Target:
-    from kspec.conformance.targets.streams_routers import RouterTarget
-
-    return RouterTarget(name, cls)

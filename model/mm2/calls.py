@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 from kspec.model.mm2.policy import PolicyLike
 
@@ -114,6 +115,9 @@ def answer(policy: PolicyLike, call: Call) -> Answer:
     raise TypeError(f"not a ReplicationPolicy call: {call!r}")
 
 
+T = TypeVar("T")
+
+
 class Unanswered(LookupError):
     """A :class:`AnsweringPolicy` was asked a call it has no answer for."""
 
@@ -126,9 +130,9 @@ class _Dispatch:
 
     # An answer of the wrong type (a target's null where a string is promised) cannot be fed
     # to the code asking: it is reported as unanswered, and the answer itself as a divergence.
-    def _str(self, call: Call) -> str:
+    def _answer(self, call: Call, kind: type[T]) -> T:
         result = self._ask(call)
-        if not isinstance(result, str):
+        if not isinstance(result, kind):
             raise Unanswered(call)
         return result
 
@@ -138,14 +142,8 @@ class _Dispatch:
             raise Unanswered(call)
         return result
 
-    def _bool(self, call: Call) -> bool:
-        result = self._ask(call)
-        if not isinstance(result, bool):
-            raise Unanswered(call)
-        return result
-
     def format_remote_topic(self, source_cluster_alias: str, topic: str) -> str:
-        return self._str(FormatRemoteTopic(source_cluster_alias, topic))
+        return self._answer(FormatRemoteTopic(source_cluster_alias, topic), str)
 
     def topic_source(self, topic: str) -> str | None:
         return self._opt(TopicSource(topic))
@@ -154,28 +152,28 @@ class _Dispatch:
         return self._opt(UpstreamTopic(topic))
 
     def original_topic(self, topic: str) -> str:
-        return self._str(OriginalTopic(topic))
+        return self._answer(OriginalTopic(topic), str)
 
     def heartbeats_topic(self) -> str:
-        return self._str(HeartbeatsTopic())
+        return self._answer(HeartbeatsTopic(), str)
 
     def offset_syncs_topic(self, cluster_alias: str) -> str:
-        return self._str(OffsetSyncsTopic(cluster_alias))
+        return self._answer(OffsetSyncsTopic(cluster_alias), str)
 
     def checkpoints_topic(self, cluster_alias: str) -> str:
-        return self._str(CheckpointsTopic(cluster_alias))
+        return self._answer(CheckpointsTopic(cluster_alias), str)
 
     def is_heartbeats_topic(self, topic: str) -> bool:
-        return self._bool(IsHeartbeatsTopic(topic))
+        return self._answer(IsHeartbeatsTopic(topic), bool)
 
     def is_checkpoints_topic(self, topic: str) -> bool:
-        return self._bool(IsCheckpointsTopic(topic))
+        return self._answer(IsCheckpointsTopic(topic), bool)
 
     def is_mm2_internal_topic(self, topic: str) -> bool:
-        return self._bool(IsMM2InternalTopic(topic))
+        return self._answer(IsMM2InternalTopic(topic), bool)
 
     def is_internal_topic(self, topic: str) -> bool:
-        return self._bool(IsInternalTopic(topic))
+        return self._answer(IsInternalTopic(topic), bool)
 
 
 class RecordingPolicy(_Dispatch):

@@ -660,17 +660,25 @@ def _on_response(before: Node, node: Node, resp: Message) -> Step:
     return node, ()
 
 
+_Ballot = TypeVar("_Ballot", Candidate, Prospective)
+
+
+def _tally(node: Node, role: _Ballot, resp: VoteResponse) -> tuple[Node, _Ballot]:
+    """Count one answer to a (pre-)vote request: ``resp.src`` granted or rejected."""
+    if resp.granted:
+        role = replace(role, granted=role.granted | {resp.src})
+    else:
+        role = replace(role, rejected=role.rejected | {resp.src})
+    return replace(node, role=role), role
+
+
 def _on_vote_response(node: Node, resp: VoteResponse) -> Step:
     """RAFT-RULE-CANDIDATE: a majority of grants makes the candidate leader; once a majority
     can no longer grant, it backs off (RAFT-RULE-BACKOFF)."""
     role = node.role
     if not isinstance(role, Candidate) or resp.src not in node.voters:
         return node, ()
-    if resp.granted:
-        role = replace(role, granted=role.granted | {resp.src})
-    else:
-        role = replace(role, rejected=role.rejected | {resp.src})
-    node = replace(node, role=role)
+    node, role = _tally(node, role, resp)
     if resp.granted and is_quorum(role.granted, node.voters):
         return _become_leader(node)
     if not is_quorum(node.voters - role.rejected, node.voters):
@@ -685,11 +693,7 @@ def _on_pre_vote_response(node: Node, resp: VoteResponse) -> Step:
     assert isinstance(role, Prospective)
     if resp.src not in node.voters:
         return node, ()
-    if resp.granted:
-        role = replace(role, granted=role.granted | {resp.src})
-    else:
-        role = replace(role, rejected=role.rejected | {resp.src})
-    node = replace(node, role=role)
+    node, role = _tally(node, role, resp)
     if is_quorum(role.granted, node.voters):
         return _become_candidate(node)
     if not is_quorum(node.voters - role.rejected, node.voters):

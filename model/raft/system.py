@@ -106,6 +106,14 @@ class Raft:
 
 # The timer expiries that start (or back off) an election; ``max_elections`` bounds them.
 ELECTION_TIMERS = (ElectionTimeout, FetchTimeout, BackoffExpired)
+# The inputs a run may fire only so often, as data: (input classes, the Raft field that counts
+# them, the bound on that count).
+COUNTED_INPUTS: tuple[tuple[tuple[type, ...], str, str], ...] = (
+    ((Crash,), "crashes", "max_crashes"),
+    ((ClientAppend,), "appends", "max_appends"),
+    ((FetchDue,), "fetches", "max_fetches"),
+    (ELECTION_TIMERS, "elections", "max_elections"),
+)
 
 StepFn = Callable[[Node, Input], tuple[Node, tuple[Output, ...]]]
 
@@ -213,22 +221,12 @@ class RaftModel:
                     return None
                 return replace(state, network=state.network.add(msg), duplicates=state.duplicates + 1)
             case Fire(node=replica, input=inp):
-                if isinstance(inp, Crash):
-                    if state.crashes >= int(self.bounds["max_crashes"]):
-                        return None
-                    state = replace(state, crashes=state.crashes + 1)
-                if isinstance(inp, ClientAppend):
-                    if state.appends >= int(self.bounds["max_appends"]):
-                        return None
-                    state = replace(state, appends=state.appends + 1)
-                if isinstance(inp, FetchDue):
-                    if state.fetches >= int(self.bounds["max_fetches"]):
-                        return None
-                    state = replace(state, fetches=state.fetches + 1)
-                if isinstance(inp, ELECTION_TIMERS):
-                    if state.elections >= int(self.bounds["max_elections"]):
-                        return None
-                    state = replace(state, elections=state.elections + 1)
+                for kinds, counter, bound in COUNTED_INPUTS:
+                    if isinstance(inp, kinds):
+                        used: int = getattr(state, counter)  # a field COUNTED_INPUTS names
+                        if used >= int(self.bounds[bound]):
+                            return None
+                        state = replace(state, **{counter: used + 1})
                 return self._apply(state, replica, inp)
             case Reboot(node=replica):
                 if state.crashes >= int(self.bounds["max_crashes"]) or isinstance(state.node(replica).role, Down):

@@ -17,6 +17,7 @@ from kspec.model.streams.metadata import (
     UNKNOWN_HOST,
     Assignment,
     HostInfo,
+    HostMap,
     KeyQueryMetadata,
     StreamsMetadata,
     TopicPartition,
@@ -100,22 +101,26 @@ def _active_owns(router: Router, q: Query) -> bool:
     return m is not None and q.store in m.state_store_names and bool(_matching(q, r.partition) & m.topic_partitions)
 
 
+def _holders(q: Query, assigned: HostMap) -> frozenset[HostInfo]:
+    """The hosts ``assigned`` (active or standby tasks) a partition of the key's store."""
+    expected = _expected_partition(q)
+    if expected is None:
+        return frozenset()
+    return frozenset(host for host, tps in assigned if _matching(q, expected) & tps)
+
+
 def _active_found(router: Router, q: Query) -> bool:
     r = _answer(router, q)
     if r is None:
         return False
-    expected = _expected_partition(q)
-    owners = {host for host, tps in q.assignment.active if expected is not None and _matching(q, expected) & tps}
+    owners = _holders(q, q.assignment.active)
     return (r.active_host in owners) if owners else r.active_host == UNKNOWN_HOST
 
 
 def _standbys(router: Router, q: Query) -> bool:
     r = _answer(router, q)
-    if r is None:
-        return False
-    expected = _expected_partition(q)
-    hosts = {host for host, tps in q.assignment.standby if expected is not None and _matching(q, expected) & tps}
-    return r.standby_hosts == frozenset(hosts) and r.active_host not in r.standby_hosts
+    return r is not None and r.standby_hosts == _holders(q, q.assignment.standby) and \
+        r.active_host not in r.standby_hosts
 
 
 def _hosts_in_store_metadata(router: Router, q: Query) -> bool:

@@ -23,12 +23,12 @@ over the states within the model's bounds.
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Hashable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
+from kspec.model.core.declared import declared
 from kspec.tla.values import FrozenDict, format_value
 
 TLA_DIR = Path(__file__).resolve().parent.parent
@@ -57,6 +57,25 @@ class TLAMapping(Generic[S]):
     check_deadlock: bool = False
     doc: str = ""
     variables: tuple[str, ...] = ()
+    # Bounds the spec models at one value only (KRaft.tla has no SYMMETRY), with that value: a
+    # check that does not name one runs at it, so the command works with its defaults.
+    fixed_bounds: Mapping[str, int | bool] = field(default_factory=dict)
+    # The shipped TLC config (under tla/, the one ``tlc`` on the spec checks) and the spec's
+    # CONSTANT of each model bound: a check with no bounds named runs at the config's values.
+    shipped_config: str = ""
+    constant_of_bound: Mapping[str, str] = field(default_factory=dict)
+
+    def shipped_bounds(self) -> dict[str, int | bool]:
+        """The bounds of the shipped TLC config, by bound name ({} when there is none)."""
+        if not self.shipped_config:
+            return {}
+        bound_of = {c: b for b, c in self.constant_of_bound.items()}
+        out: dict[str, int | bool] = {}
+        for line in (TLA_DIR / self.shipped_config).read_text(encoding="utf-8").splitlines():
+            name, eq, value = (part.strip() for part in line.partition("="))
+            if eq and name in bound_of:
+                out[bound_of[name]] = value == "TRUE" if value in ("TRUE", "FALSE") else int(value)
+        return out
 
     def spec_path(self) -> Path:
         """The spec file (a relative ``spec`` is under the ``tla/`` folder)."""
@@ -93,15 +112,10 @@ def get_mapping(protocol: str, module_name: str | None = None) -> TLAMapping[Any
     if not protocol.isidentifier():
         raise NoMapping(f"{protocol!r} is not a protocol name")
     module_name = module_name or f"{__name__}.{protocol}"
-    try:
-        module = importlib.import_module(module_name)
-    except ModuleNotFoundError as err:
-        if err.name is not None and module_name.startswith(err.name):
-            raise NoMapping(f"protocol {protocol!r} has no TLA+ mapping yet ({module_name})") from None
-        raise
-    mapping = getattr(module, "MAPPING", None)
-    if not isinstance(mapping, TLAMapping):
-        raise NoMapping(f"{module_name} has no MAPPING (a kspec.tla.mappings.TLAMapping)")
+    mapping: TLAMapping[Any] = declared(
+        module_name, "MAPPING", TLAMapping, NoMapping,
+        absent=f"protocol {protocol!r} has no TLA+ mapping yet ({module_name})",
+        wrong=f"{module_name} has no MAPPING (a kspec.tla.mappings.TLAMapping)")
     return mapping
 
 
@@ -126,25 +140,16 @@ def cfg_text(
     """A TLC .cfg: ``constants`` maps each CONSTANT to a Python value (a :class:`ModelValue`
     or a set of them becomes model values); ``model_values`` names constants bound to
     themselves (``p1 = p1``)."""
-    lines: list[str] = []
+    def section(keyword: str, names: Iterable[str]) -> list[str]:  # a keyword over indented lines, if any
+        listed = [f"  {name}" for name in names]
+        return [keyword, *listed] if listed else []
+
     items = [f"{name} = {_constant(v)}" for name, v in (constants or {}).items()]
     items += [f"{name} = {name}" for name in model_values]
-    if items:
-        lines.append("CONSTANTS")
-        lines += [f"  {item}" for item in items]
-    lines += [f"INIT {init}", f"NEXT {next}"]
-    invs = list(invariants)
-    if invs:
-        lines.append("INVARIANTS")
-        lines += [f"  {name}" for name in invs]
-    if constraint:
-        lines.append(f"CONSTRAINT {constraint}")
-    props = list(properties)
-    if props:
-        lines.append("PROPERTIES")
-        lines += [f"  {name}" for name in props]
-    if symmetry:
-        lines.append(f"SYMMETRY {symmetry}")
+    lines = [*section("CONSTANTS", items), f"INIT {init}", f"NEXT {next}", *section("INVARIANTS", invariants)]
+    lines += [f"CONSTRAINT {constraint}"] if constraint else []
+    lines += section("PROPERTIES", properties)
+    lines += [f"SYMMETRY {symmetry}"] if symmetry else []
     return "\n".join(lines) + "\n"
 
 

@@ -197,7 +197,8 @@ def from_model(s: Raft) -> FrozenDict:
 
 
 MAPPING = TLAMapping(
-    "raft", SPEC, config, from_model, variables=VARIABLES,
+    "raft", SPEC, config, from_model, variables=VARIABLES, fixed_bounds=FIXED_BOUNDS,
+    shipped_config="KRaft.cfg", constant_of_bound=CONSTANT_OF_BOUND,
     doc="Raft fields are the spec's variables; a replica is one record with every role's fields, "
         "messages are records with a type, the network a bag, None the model value Nil.",
 )

@@ -29,6 +29,7 @@ from kspec.model.voters.node import VoterNode
 from kspec.model.voters.system import Voters
 from kspec.tla.mappings import ReplayError as ReplayError  # re-exported for the tests and callers
 from kspec.tla.mappings import TLAMapping, cfg_text
+from kspec.tla.mappings.raft import FIXED_BOUNDS as RAFT_FIXED_BOUNDS
 from kspec.tla.mappings.raft import NIL, flagged_constants, node_value, raft_variables
 from kspec.tla.mappings.raft import VARIABLES as RAFT_VARIABLES
 from kspec.tla.mappings.raft import UnsupportedBounds as UnsupportedBounds  # re-exported for the tests
@@ -127,8 +128,11 @@ def from_model(s: Voters) -> FrozenDict:
     })
 
 
+# Voters.tla INSTANCEs KRaft.tla, so it fixes raft's bounds but kip853: the voter-set model is KIP-853 itself.
+FIXED_BOUNDS: dict[str, int | bool] = {k: v for k, v in RAFT_FIXED_BOUNDS.items() if k != "kip853"}
+
 MAPPING = TLAMapping(
-    "voters", SPEC, config, from_model, variables=VARIABLES,
+    "voters", SPEC, config, from_model, variables=VARIABLES, fixed_bounds=FIXED_BOUNDS,
     doc="Raft's mapping (Voters.tla INSTANCEs KRaft.tla) plus each replica's voters, control state "
         "(histories as <<offset, value>> sequences), snapshot and static set, and the reconfiguration counters.",
 )

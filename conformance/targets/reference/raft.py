@@ -410,33 +410,18 @@ class RaftReplica:
         if req.get("pre_vote"):
             self.on_pre_vote_request(req)
             return
-        if req["end_offset"] < 0 or req["last_epoch"] < 0 or req["last_epoch"] >= req["epoch"]:
-            self.send("VoteResponse", req["src"], epoch=self.epoch, granted=False, leader=self.leader,
-                      pre_vote=False, error="INVALID_REQUEST")  # malformed, before any epoch check
-            return
-        if req["epoch"] < self.epoch:
-            self.send("VoteResponse", req["src"], epoch=self.epoch, granted=False, leader=self.leader,
-                      pre_vote=False, error=FENCED)
-            return
-        if self.refuse_non_voter(req):
+        if self.refuse_vote(req, pre_vote=False) or self.refuse_non_voter(req):
             return
         if req["epoch"] > self.epoch:
             self.become_unattached(req["epoch"])
         granted = self.grant_vote(req, up_to_date)
         self.persist()
-        self.send("VoteResponse", req["src"], epoch=self.epoch, granted=granted, leader=self.leader,
-                  pre_vote=False, error=NONE)
+        self.answer_vote(req, granted, pre_vote=False, error=NONE)
 
     def on_pre_vote_request(self, req: dict[str, Any]) -> None:
         """Kafka 4.0+ handleVoteRequest(preVote=true): fenced below our epoch; a higher epoch
         moves us there first; then canGrantVote of the state we are in. No vote is cast."""
-        if req["end_offset"] < 0 or req["last_epoch"] < 0 or req["last_epoch"] > req["epoch"]:
-            self.send("VoteResponse", req["src"], epoch=self.epoch, granted=False, leader=self.leader,
-                      pre_vote=True, error="INVALID_REQUEST")  # malformed, before any epoch check
-            return
-        if req["epoch"] < self.epoch:
-            self.send("VoteResponse", req["src"], epoch=self.epoch, granted=False, leader=self.leader,
-                      pre_vote=True, error=FENCED)
+        if self.refuse_vote(req, pre_vote=True):
             return
         if req["epoch"] > self.epoch:
             self.become_unattached(req["epoch"])
@@ -447,8 +432,25 @@ class RaftReplica:
         else:
             allowed = self.role in ("unattached", "voted", "prospective", "candidate", "resigned")
         granted = self.may_vote(req["src"]) and up_to_date and allowed
+        self.answer_vote(req, granted, pre_vote=True, error=NONE)
+
+    def refuse_vote(self, req: dict[str, Any], pre_vote: bool) -> bool:
+        """Answer a malformed (before any epoch check) or stale-epoch (pre-)vote request with its
+        error; True when it did. A candidate's log ends in an epoch below the one it stands in (it
+        bumped its epoch); a prospective's may end in the epoch it asks in (it has not)."""
+        log_too_new = req["last_epoch"] > req["epoch"] if pre_vote else req["last_epoch"] >= req["epoch"]
+        if req["end_offset"] < 0 or req["last_epoch"] < 0 or log_too_new:
+            error = "INVALID_REQUEST"
+        elif req["epoch"] < self.epoch:
+            error = FENCED
+        else:
+            return False
+        self.answer_vote(req, False, pre_vote=pre_vote, error=error)
+        return True
+
+    def answer_vote(self, req: dict[str, Any], granted: bool, *, pre_vote: bool, error: str) -> None:
         self.send("VoteResponse", req["src"], epoch=self.epoch, granted=granted, leader=self.leader,
-                  pre_vote=True, error=NONE)
+                  pre_vote=pre_vote, error=error)
 
     def grant_vote(self, req: dict[str, Any], up_to_date: bool) -> bool:
         if not (self.may_vote(req["src"]) and up_to_date):
