@@ -85,6 +85,25 @@ class ProspectiveNoTimer(RaftReplica):
         return super().timer_kind()
 
 
+class ProspectiveFromFollowerNoTimer(RaftReplica):
+    """A follower whose fetch timeout makes it prospective (KIP-996's pollFollower path) arms no
+    election timer for the new state: only the unattached path (pollUnattached) arms one. When
+    its pre-vote is not decided it waits forever. (A timer not renewed when a prospective starts
+    again on its own expiry was tried and escapes: with every voter answering, a restarted
+    pre-vote at 3 or 5 voters is always decided, spec/raft.md RAFT-LIVE-TIMED.)"""
+
+    came_from: str | None = None
+
+    def become_prospective(self) -> None:
+        self.came_from = self.role
+        super().become_prospective()
+
+    def timer_kind(self) -> str | None:
+        if self.role == "prospective" and self.came_from == "follower":
+            return None
+        return super().timer_kind()
+
+
 # (name, class, bug class, caught at the default budget, note): mutants.py makes Mutants of them.
 # Each is caught at the default budget, after the safety runs (which it passes); the CI run of
 # the whole catalogue leaves them out, since the safety runs take minutes and cannot see them:
@@ -100,6 +119,8 @@ LIVENESS_MUTANTS: tuple[tuple[str, type, str, bool, str], ...] = (
     ("raft-candidate-no-election-timer", CandidateNoElectionTimer, "a timer never scheduled (liveness)", False,
      _NOTE),
     ("raft-prospective-no-timer", ProspectiveNoTimer, "a timer never scheduled (KIP-996, liveness)", False, _NOTE),
+    ("raft-prospective-from-follower-no-timer", ProspectiveFromFollowerNoTimer,
+     "a timer armed on one transition path only (KIP-996, liveness)", False, _NOTE),
     ("raft-prospective-timer-too-long", ProspectiveTimerTooLong, "a timer in the wrong unit (KIP-996, liveness)",
      False, _NOTE),
 )
@@ -115,4 +136,5 @@ BREAKS: dict[str, tuple[str, ...]] = {
     "raft-candidate-no-election-timer": ("EventuallyStableLeader", "NotStuckCandidate"),
     "raft-prospective-no-timer": ("EventuallyStableLeader", "NotStuckProspective"),
     "raft-prospective-timer-too-long": ("EventuallyStableLeader", "NotStuckProspective"),
+    "raft-prospective-from-follower-no-timer": ("EventuallyStableLeader", "NotStuckProspective"),
 }
