@@ -9,12 +9,15 @@ registers them (``LIVENESS_MUTANTS``).
 
 from __future__ import annotations
 
+from typing import Any
+
 from kspec.conformance.targets.reference.raft import (
     ELECTION_BACKOFF_MAX_MS,
     ELECTION_TIMEOUT_MS,
     RETRY_BACKOFF_BASE_MS,
     RaftReplica,
 )
+from kspec.conformance.targets.reference.share import NOT_AVAILABLE, ShareShard
 
 
 class BackoffWithoutJitter(RaftReplica):
@@ -138,3 +141,52 @@ BREAKS: dict[str, tuple[str, ...]] = {
     "raft-prospective-timer-too-long": ("EventuallyStableLeader", "NotStuckProspective"),
     "raft-prospective-from-follower-no-timer": ("EventuallyStableLeader", "NotStuckProspective"),
 }
+
+
+# ------------------------------------------------------------------------------ share (KIP-932)
+# WriteEventuallyAnswered (SHARE-LIVE-WRITE-ANSWERS): a leader retries a retriable answer
+# (COORDINATOR_NOT_AVAILABLE) and stops at any other. The share coordinator answers in the step
+# that receives the request, so a bug that keeps a leader retrying forever is an answer the
+# lockstep compares: each mirrors a liveness variant of model/share/liveness.py and is caught by
+# the safety runs at the first retriable answer where the model's is final (or a success).
+
+
+class ShareLoadNeverCompletes(ShareShard):
+    """A new shard never finishes loading the coordinator partition (its replay fails and it
+    stays inactive): every write is answered COORDINATOR_NOT_AVAILABLE, retried forever
+    (the variant load-never-completes)."""
+
+    def step(self, inp: dict[str, Any]) -> list[dict[str, Any]]:
+        out = super().step(inp)
+        if inp.get("type") == "Load":
+            self.active = False
+        return out
+
+
+class ShareUninitializedWriteRetriable(ShareShard):
+    """A write to a share-partition the group coordinator has not initialized is answered
+    COORDINATOR_NOT_AVAILABLE (retriable) instead of INVALID_REQUEST: the leader retries forever
+    (the variant uninitialized-write-retriable)."""
+
+    def on_WriteRequest(self, key: Any, req: dict[str, Any]) -> tuple[list[Any], dict[str, Any]]:
+        if key not in self.offsets:
+            return [], self.response(req, *NOT_AVAILABLE)
+        return super().on_WriteRequest(key, req)
+
+
+class ShareFencedWriteRetriable(ShareShard):
+    """A fenced write (an older leader or state epoch) is answered COORDINATOR_NOT_AVAILABLE:
+    the stale leader retries forever instead of learning it is fenced (the variant
+    fenced-write-retriable)."""
+
+    def write_fenced(self, key: Any, req: dict[str, Any]) -> tuple[str, str] | None:
+        return NOT_AVAILABLE if super().write_fenced(key, req) is not None else None
+
+
+# (name, class, bug class): mutants.py registers them as share mutants (caught at the default budget).
+SHARE_LIVENESS_MUTANTS: tuple[tuple[str, type[ShareShard], str], ...] = (
+    ("share-load-never-completes", ShareLoadNeverCompletes, "a load that never finishes (liveness)"),
+    ("share-uninitialized-write-retriable", ShareUninitializedWriteRetriable,
+     "a final error answered as retriable (liveness)"),
+    ("share-fenced-write-retriable", ShareFencedWriteRetriable, "a fence answered as retriable (liveness)"),
+)
