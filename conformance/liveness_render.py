@@ -38,6 +38,16 @@ def run_liveness(info: ProtocolInfo, model: Model[Any, Any],
     return check_liveness(model, suffix, max_states=max_states), suffix
 
 
+def unchecked_json(info: ProtocolInfo, model: Model[Any, Any]) -> dict[str, Any]:
+    """The liveness keys of ``kspec explore --json`` when nothing was checked (``--no-liveness``,
+    or a safety violation stopped the run): every property the protocol declares is
+    ``not-checked``; a protocol that declares none reports ``{}``."""
+    if info.liveness is None:
+        return {"liveness": {}, "liveness_ids": {}}
+    props = info.liveness(model).properties()
+    return {"liveness": {p.name: "not-checked" for p in props}, "liveness_ids": {p.name: p.id for p in props}}
+
+
 def liveness_json(result: LivenessResult) -> dict[str, Any]:
     """The liveness keys of ``kspec explore --json``."""
     return {

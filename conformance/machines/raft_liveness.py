@@ -102,6 +102,7 @@ class LivenessReport:
     """The liveness verdicts of a conformance run (``--json`` ``liveness``)."""
 
     verdicts: dict[str, str] = field(default_factory=lambda: dict.fromkeys(NAMES, "not-checked"))
+    ids: dict[str, str] = field(default_factory=lambda: dict(IDS))
     suffixes: int = 0
     witnesses: dict[str, int] = field(default_factory=lambda: {"elections_after_faults": 0, "candidate": 0,
                                                                "prospective": 0, "split_resolved": 0})

@@ -66,7 +66,7 @@ class ConformResult:
     refused: dict[str, str] = field(default_factory=dict)  # configuration -> the target's refusal
     unsupported: int = 0  # configurations the target's supports() declined
     deviation: str | None = None  # the catalogued deviation that explains the divergence, if one does
-    liveness: Any = None  # raft_liveness.LivenessReport (raft only; None: not run)
+    liveness: Any = None  # raft_liveness.LivenessReport / voters_liveness.ReconfigReport (None: not run)
 
     def to_json(self) -> dict[str, Any]:
         return {"protocol": self.protocol, "target": self.target, "verdict": self.verdict,
@@ -185,8 +185,6 @@ def _liveness_finding(live: Any) -> Finding | None:
         return found
     if live.violation is None:
         return None
-    from kspec.conformance.machines.raft_liveness import IDS
-
     name = next(n for n, v in live.violation.verdicts.items() if v == "violated")
     cycle = ""
     back = live.violation.loop_back
@@ -195,7 +193,7 @@ def _liveness_finding(live: Any) -> Finding | None:
     elif back is not None:
         cycle = f"; steps {back + 1}-{len(live.steps)} repeat, epochs aside"
     return Finding("liveness", len(live.steps), name,
-                   f"{IDS[name]}: {live.violation.detail[name]} (faults stop after step "
+                   f"{live.ids[name]}: {live.violation.detail[name]} (faults stop after step "
                    f"{live.violation.faults_stop}{cycle})")
 
 
@@ -213,9 +211,11 @@ def run_conformance(protocol: str, target: Target, *, examples: int = DEFAULT_EX
     ``deviations`` are (name, model variant) pairs of catalogued deviations: on a divergence, the
     first whose variant explains it (:func:`explained_by`) is named in the result.
 
-    ``liveness`` (raft): when the runs conform, the timed fault-free suffixes of
-    ``conformance/machines/raft_liveness.py`` judge the liveness properties; a violation is a
-    ``liveness`` divergence whose counterexample shows the repeating cycle."""
+    ``liveness`` (raft, voters): when the runs conform, the timed fault-free suffixes of
+    ``conformance/machines/raft_liveness.py`` (raft) or the fair fault-free suffixes of
+    ``conformance/machines/voters_liveness.py`` (voters: every accepted change completes) judge
+    the liveness properties; a violation is a ``liveness`` divergence whose counterexample
+    shows the repeating cycle (raft) or the stuck change (voters)."""
     if cover not in COVER_MODES:
         raise ValueError(f"cover must be one of {', '.join(COVER_MODES)}, not {cover!r}")
     target = as_target(target)  # a user's object with start() is a Target too (public API)
@@ -277,11 +277,12 @@ def run_conformance(protocol: str, target: Target, *, examples: int = DEFAULT_EX
                 verdict = "error"
                 finding = Finding("error", 0, "hypothesis", f"{type(err).__name__}: {str(err).splitlines()[0]}")
         coverage.guided_runs = log.runs_before
-        if verdict == "conforms" and liveness and protocol == "raft" and configs:
-            from kspec.conformance.machines import raft_liveness
+        if verdict == "conforms" and liveness and protocol in ("raft", "voters") and configs:
+            from kspec.conformance.machines import raft_liveness, voters_liveness
 
-            live = raft_liveness.check_liveness(spec, target, [c for c in configs if config_key(c) not in log.refused],
-                                                seed=seed_value, step_timeout=step_timeout)
+            checker = raft_liveness.check_liveness if protocol == "raft" else voters_liveness.check_liveness
+            live = checker(spec, target, [c for c in configs if config_key(c) not in log.refused],
+                           seed=seed_value, step_timeout=step_timeout)
             live_finding = _liveness_finding(live)
             if live_finding is not None:
                 verdict = "error" if live_finding.kind == "error" else "diverges"

@@ -18,6 +18,7 @@ from kspec.conformance.targets.reference.raft import (
     RaftReplica,
 )
 from kspec.conformance.targets.reference.share import NOT_AVAILABLE, ShareShard
+from kspec.conformance.targets.reference.voters import VoterReplica
 
 
 class BackoffWithoutJitter(RaftReplica):
@@ -189,4 +190,69 @@ SHARE_LIVENESS_MUTANTS: tuple[tuple[str, type[ShareShard], str], ...] = (
     ("share-uninitialized-write-retriable", ShareUninitializedWriteRetriable,
      "a final error answered as retriable (liveness)"),
     ("share-fenced-write-retriable", ShareFencedWriteRetriable, "a fence answered as retriable (liveness)"),
+)
+
+
+# ------------------------------------------------------------------------------ voters (KIP-853)
+# ReconfigurationCompletes (VOTERS-LIVE-RECONFIG-COMPLETES): an accepted AddVoter/RemoveVoter
+# commits or is truncated away once faults stop. Each mirrors a liveness variant of
+# model/voters/liveness.py; the leader's high watermark, what it sends and what a follower keeps
+# are observed step by step, so the lockstep catches each where the model commits the change
+# (in the safety runs, or in the fault-free suffix that drives every change to its end,
+# conformance/machines/voters_liveness.py).
+
+
+def _is_change(log: list[dict[str, Any]], offset: int) -> bool:
+    """A reconfiguration's VotersRecord: not the copy a first leader writes after its
+    KRaftVersionRecord (VOTERS-RULE-FIRST-LEADER), which the quorum needs to start."""
+    return log[offset].get("kind") == "voters" and not (offset > 0 and log[offset - 1].get("kind") == "kraft_version")
+
+
+class VotersHwStopsAtVotersRecord(VoterReplica):
+    """The leader never moves its high watermark past an uncommitted VotersRecord (it waits for
+    a majority of a voter set that cannot form): the change never commits (the variant
+    hw-stops-at-voters-record)."""
+
+    def update_high_watermark(self) -> None:
+        before = self.high_watermark
+        super().update_high_watermark()
+        after = self.high_watermark
+        if after is not None and any(_is_change(self.log, o) for o in range(before or 0, min(after, len(self.log)))):
+            self.high_watermark = before
+
+
+class VotersLeaderWithholdsVotersRecord(VoterReplica):
+    """The leader sends fetching followers the records before an uncommitted VotersRecord only,
+    so the record never reaches a majority (the variant leader-withholds-voters-record)."""
+
+    def send(self, kind: str, dst: int, **fields: Any) -> None:
+        if kind == "FetchResponse" and self.role == "leader" and fields.get("entries"):
+            hw, offset, kept = self.high_watermark or 0, int(fields["offset"]), []
+            for k, e in enumerate(fields["entries"]):
+                if _is_change(self.log, offset + k) and offset + k >= hw:
+                    break
+                kept.append(e)
+            fields = {**fields, "entries": kept}
+        super().send(kind, dst, **fields)
+
+
+class VotersFollowerDropsVotersRecord(VoterReplica):
+    """A follower ignores a fetch response that carries a VotersRecord (it fails to apply it and
+    fetches from the same offset again, forever: the variant follower-drops-voters-record)."""
+
+    def step(self, inp: dict[str, Any]) -> list[dict[str, Any]]:
+        if inp.get("type") == "FetchResponse" and inp.get("entries") and self.role != "leader":
+            log = self.log[:inp["offset"]] + list(inp["entries"])
+            if any(_is_change(log, inp["offset"] + k) for k in range(len(inp["entries"]))):
+                self.out = []
+                return self.out
+        return super().step(inp)
+
+
+# (name, class, bug class): mutants.py registers them as voters mutants.
+VOTERS_LIVENESS_MUTANTS: tuple[tuple[str, type[VoterReplica], str], ...] = (
+    ("voters-hw-stops-at-voters-record", VotersHwStopsAtVotersRecord, "commit rule that waits forever (liveness)"),
+    ("voters-leader-withholds-voters-record", VotersLeaderWithholdsVotersRecord,
+     "record withheld from replication (liveness)"),
+    ("voters-follower-drops-voters-record", VotersFollowerDropsVotersRecord, "record never applied (liveness)"),
 )
