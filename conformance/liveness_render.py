@@ -57,6 +57,7 @@ def liveness_json(result: LivenessResult) -> dict[str, Any]:
         "liveness_stats": {"fault_states": result.fault_states, "suffix_states": result.suffix_states,
                            "suffix_edges": result.suffix_edges, "escapes": result.escapes,
                            "fair_components": result.fair_components, "seconds": round(result.seconds, 3),
+                           "cpu_seconds": round(result.cpu_seconds, 3),
                            "complete": result.complete},
         "liveness_counterexamples": {
             name: {"property": result.ids[name], "name": name, "key": None if cx.key is None else str(cx.key),
