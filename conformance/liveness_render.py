@@ -38,6 +38,16 @@ def run_liveness(info: ProtocolInfo, model: Model[Any, Any],
     return check_liveness(model, suffix, max_states=max_states), suffix
 
 
+def unchecked_json(info: ProtocolInfo, model: Model[Any, Any]) -> dict[str, Any]:
+    """The liveness keys of ``kspec explore --json`` when nothing was checked (``--no-liveness``,
+    or a safety violation stopped the run): every property the protocol declares is
+    ``not-checked``; a protocol that declares none reports ``{}``."""
+    if info.liveness is None:
+        return {"liveness": {}, "liveness_ids": {}}
+    props = info.liveness(model).properties()
+    return {"liveness": {p.name: "not-checked" for p in props}, "liveness_ids": {p.name: p.id for p in props}}
+
+
 def liveness_json(result: LivenessResult) -> dict[str, Any]:
     """The liveness keys of ``kspec explore --json``."""
     return {
@@ -47,6 +57,7 @@ def liveness_json(result: LivenessResult) -> dict[str, Any]:
         "liveness_stats": {"fault_states": result.fault_states, "suffix_states": result.suffix_states,
                            "suffix_edges": result.suffix_edges, "escapes": result.escapes,
                            "fair_components": result.fair_components, "seconds": round(result.seconds, 3),
+                           "cpu_seconds": round(result.cpu_seconds, 3),
                            "complete": result.complete},
         "liveness_counterexamples": {
             name: {"property": result.ids[name], "name": name, "key": None if cx.key is None else str(cx.key),

@@ -221,7 +221,8 @@ BUILTIN: tuple[ConformanceProtocol, ...] = (
                                                                "kspec.model.voters.node:VOTER_INPUT_TYPES")),
         transitions="kspec.model.raft.node:TRANSITIONS", initial_role="unattached",
         transitions_note="the table the checked role constructors enforce: a transition not listed raises an "
-        "error naming from-role, to-role and arguments. The voter-set model steps its replicas with the same node"),
+        "error naming from-role, to-role and arguments. The voter-set model steps its replicas with the same node",
+        conform_liveness="kspec.conformance.machines.voters_liveness"),
     ConformanceProtocol(
         "share", "kspec.model.share", "share-group state coordinator (KIP-932)",
         driver="kspec.conformance.machines.share:ShareDriver", configs="kspec.conformance.machines.share:CONFIGS",

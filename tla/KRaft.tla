@@ -456,6 +456,11 @@ Step(i, n, m) ==
              /\ m.type = "ElectionTimeout" -> Result(n, {})
       [] LiveFlaw = "prospective-never-gives-up" /\ n.role = "prospective" /\ m.type = "VoteResponse"
              /\ m.pre_vote /\ ~m.granted -> Result([n EXCEPT !.rejected = {}], {})
+      [] LiveFlaw = "restores-into-prospective" /\ n.role = "prospective"
+             /\ (m.type = "ElectionTimeout"
+                 \/ (m.type = "VoteResponse" /\ ~(m.leader # Nil /\ m.epoch = n.epoch)))
+             /\ LET r == RefStep(i, n, m) IN r.node.role \notin {"prospective", "candidate"} /\ r.node.epoch = n.epoch
+             -> Result([n EXCEPT !.granted = {i}, !.rejected = {}], {})
       [] LiveFlaw = "rejects-pre-votes" /\ m.type = "VoteRequest" /\ m.pre_vote
              -> LET r == RefStep(i, n, m)
                 IN Result(r.node, {IF x.type = "VoteResponse" THEN [x EXCEPT !.granted = FALSE] ELSE x : x \in r.out})

@@ -28,9 +28,9 @@ from kspec.tla.values import format_value
 
 LIVE_SPEC = "KRaftLive.tla"
 # The liveness variants whose step flaw KRaft.tla's LiveFlaw copies (the others are timer
-# orders, KRaftLive.tla's TimerOrder); restores-into-prospective has neither yet.
+# orders, KRaftLive.tla's TimerOrder): every variant of the catalogue has one or the other.
 STEP_FLAWS = frozenset({"candidate-never-retries", "prospective-ignores-timeout", "prospective-never-gives-up",
-                        "rejects-pre-votes"})
+                        "restores-into-prospective", "rejects-pre-votes"})
 
 
 def supported(variant: str) -> bool:

@@ -158,7 +158,8 @@ def target_for(name: str, protocol: str, timeout: float) -> Target:
 @click.option("--liveness/--no-liveness", default=True, show_default=True,
               help="raft: when the runs conform, check the liveness properties on timed fault-free suffixes "
                    "(spec/raft.md §Liveness, RAFT-LIVE-TIMED); a target whose instances report no timers is "
-                   "not checked.")
+                   "not checked. voters (replica level): every accepted AddVoter/RemoveVoter completes on "
+                   "fair fault-free suffixes (spec/voters.md §Liveness).")
 @json_option
 def conform_cmd(protocol: str, target_name: str, examples: int, steps: int, seed: int, out: Path, timeout: float,
                 time_limit: float, model_variants: tuple[str, ...], accepts: tuple[str, ...],

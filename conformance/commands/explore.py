@@ -16,7 +16,7 @@ from kspec.conformance.clikit import (
     progress_bar,
     protocol_info,
 )
-from kspec.conformance.liveness_render import liveness_json, print_liveness, run_liveness
+from kspec.conformance.liveness_render import liveness_json, print_liveness, run_liveness, unchecked_json
 from kspec.conformance.render import render_trace, trace_json
 from kspec.model.core.explorer import ExploreResult
 from kspec.model.core.parallel import explore_parallel
@@ -57,7 +57,8 @@ def explore_cmd(protocol: str, bounds: tuple[str, ...], variant: str | None, max
     stopped = bool(result.violations) and not keep_going
     live = run_liveness(info, model, max_states) if liveness and not stopped else None
     if as_json:
-        emit_json({**result_json(result, variant), **(liveness_json(live[0]) if live else {})})
+        emit_json({**result_json(result, variant),
+                   **(liveness_json(live[0]) if live else unchecked_json(info, model))})
     else:
         print_result(result, model, variant)
         if live is not None:

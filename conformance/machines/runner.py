@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 import json
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -67,7 +67,7 @@ class ConformResult:
     refused: dict[str, str] = field(default_factory=dict)  # configuration -> the target's refusal
     unsupported: int = 0  # configurations the target's supports() declined
     deviation: str | None = None  # the catalogued deviation that explains the divergence, if one does
-    liveness: Any = None  # raft_liveness.LivenessReport (raft only; None: not run)
+    liveness: Any = None  # raft_liveness.LivenessReport / voters_liveness.ReconfigReport (None: not run)
 
     def to_json(self) -> dict[str, Any]:
         return {"protocol": self.protocol, "target": self.target, "verdict": self.verdict,
@@ -178,9 +178,9 @@ def _run_path(spec: Any, target: Target, config: dict[str, Any], path: list[guid
     return session
 
 
-def _liveness_finding(live: Any, ids: Mapping[str, str]) -> Finding | None:
+def _liveness_finding(live: Any) -> Finding | None:
     """The finding a liveness check ends with: a violated property (kind ``liveness``, field
-    its name, the detail led by its spec ID in ``ids``), or the divergence a suffix met."""
+    its name, the detail led by its spec ID in the report's ``ids``), or the divergence a suffix met."""
     if live.error is not None:
         found: Finding = live.error.finding
         return found
@@ -194,7 +194,7 @@ def _liveness_finding(live: Any, ids: Mapping[str, str]) -> Finding | None:
     elif back is not None:
         cycle = f"; steps {back + 1}-{len(live.steps)} repeat, epochs aside"
     return Finding("liveness", len(live.steps), name,
-                   f"{ids[name]}: {live.violation.detail[name]} (faults stop after step "
+                   f"{live.ids[name]}: {live.violation.detail[name]} (faults stop after step "
                    f"{live.violation.faults_stop}{cycle})")
 
 
@@ -212,10 +212,12 @@ def run_conformance(protocol: str, target: Target, *, examples: int = DEFAULT_EX
     ``deviations`` are (name, model variant) pairs of catalogued deviations: on a divergence, the
     first whose variant explains it (:func:`explained_by`) is named in the result.
 
-    ``liveness``: when the runs conform, the protocol's declared timed liveness check
-    (``ConformanceProtocol.conform_liveness``; raft: the fault-free suffixes of
-    ``conformance/machines/raft_liveness.py``) judges the liveness properties; a violation is a
-    ``liveness`` divergence whose counterexample shows the repeating cycle."""
+    ``liveness``: when the runs conform, the protocol's declared fault-free liveness check
+    (``ConformanceProtocol.conform_liveness``: raft, the timed suffixes of
+    ``conformance/machines/raft_liveness.py``; voters, the fair suffixes of
+    ``conformance/machines/voters_liveness.py``: every accepted change completes) judges the
+    liveness properties; a violation is a ``liveness`` divergence whose counterexample shows the
+    repeating cycle (raft) or the stuck change (voters)."""
     if cover not in COVER_MODES:
         raise ValueError(f"cover must be one of {', '.join(COVER_MODES)}, not {cover!r}")
     target = as_target(target)  # a user's object with start() is a Target too (public API)
@@ -282,7 +284,7 @@ def run_conformance(protocol: str, target: Target, *, examples: int = DEFAULT_EX
             timed = protocols.load(checker)  # the declared module (ConformanceProtocol.conform_liveness)
             live = timed.check_liveness(spec, target, [c for c in configs if config_key(c) not in log.refused],
                                         seed=seed_value, step_timeout=step_timeout)
-            live_finding = _liveness_finding(live, timed.IDS)
+            live_finding = _liveness_finding(live)
             if live_finding is not None:
                 verdict = "error" if live_finding.kind == "error" else "diverges"
                 finding = live_finding

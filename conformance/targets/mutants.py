@@ -18,7 +18,11 @@ from typing import Any
 from kspec.conformance.adapters.base import Target
 from kspec.conformance.targets import mm2_policies as mm2
 from kspec.conformance.targets import streams_routers as streams
-from kspec.conformance.targets.mutants_liveness import LIVENESS_MUTANTS
+from kspec.conformance.targets.mutants_liveness import (
+    LIVENESS_MUTANTS,
+    SHARE_LIVENESS_MUTANTS,
+    VOTERS_LIVENESS_MUTANTS,
+)
 from kspec.conformance.targets.mutants_raft import RAFT_MUTANTS
 from kspec.conformance.targets.mutants_share import SHARE_MUTANTS
 from kspec.conformance.targets.reference.raft import RaftReplica
@@ -401,7 +405,7 @@ CATALOGUE: dict[str, Mutant] = {m.name: m for m in (
     Mutant("share-lower-count-wins", "share", LowerCountWins, "inverted merge priority"),
     Mutant("share-unfenced-leader", "share", UnfencedLeader, "missing epoch fence"),
     Mutant("share-load-skips-updates", "share", LoadSkipsUpdates, "replay differs from the handlers"),
-    *(Mutant(name, "share", cls, bug) for name, cls, bug in SHARE_MUTANTS),
+    *(Mutant(name, "share", cls, bug) for name, cls, bug in SHARE_MUTANTS + SHARE_LIVENESS_MUTANTS),
     # mm2: user ReplicationPolicy classes (conformance/targets/mm2_policies.py, spec/mm2.md §5).
     Mutant("mm2-upstream-self", "mm2", mm2.UpstreamSelfPolicy, "inverse function returns its argument"),
     Mutant("mm2-internal-replicable", "mm2", mm2.InternalReplicablePolicy, "internal topics not recognised"),
@@ -429,6 +433,7 @@ CATALOGUE: dict[str, Mutant] = {m.name: m for m in (
     Mutant("voters-two-changes-in-flight", "voters", TwoChangesInFlight, "missing one-at-a-time guard"),
     Mutant("voters-change-on-commit", "voters", ChangeOnCommit, "configuration used from commit, not append"),
     Mutant("voters-snapshot-without-voters", "voters", SnapshotWithoutVoters, "field missing from a snapshot"),
+    *(Mutant(name, "voters", cls, bug) for name, cls, bug in VOTERS_LIVENESS_MUTANTS),
     Mutant("voters-removed-leader-stays", "voters", RemovedLeaderStays, "missing step-down after self-removal",
            note="needs the leader's removal committed by the remaining voters: the driver's replicate "
                 "macro (conformance/machines/macros.py) does that in one step"),
