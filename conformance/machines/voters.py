@@ -69,6 +69,7 @@ from kspec.model.voters.node import (
     UpgradeKRaftVersion,
     VoterNode,
     directory_of,
+    seeks_leader,
 )
 from kspec.model.voters.system import Voters, VotersModel
 from kspec.model.voters.variants import rules_for
@@ -300,6 +301,14 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
             if self.level != "replica":
                 continue
             out += [("idle", Ignored(n.id, timer)) for timer in IDLE_TIMERS]
+            if isinstance(n, VoterNode) and seeks_leader(n):
+                # An observer without a leader asks a bootstrap server, and only one
+                # (VOTERS-RULE-OBSERVER-BOOTSTRAP): its fetch timer firing with any other host
+                # as the pick is answered with no Fetch. The model offers the bootstrap servers;
+                # after AddVoter a voter outside them is where a replica that confuses the two
+                # lists sends.
+                out += [("fetch", Ignored(n.id, FetchDue(h))) for h in hosts
+                        if h != n.id and h not in n.bootstrap_servers]
             # Refused requests: every one at a leader; one of each kind elsewhere
             # (NOT_LEADER_OR_FOLLOWER).
             for h in hosts if isinstance(n.role, Leader) else hosts[-1:]:

@@ -319,6 +319,17 @@ class RestartFollowsUnreachableLeader(VoterReplica):
             self.voters = voters
 
 
+class ObserverFetchesVoter(VoterReplica):
+    """An observer that knows no leader fetches from a voter of the set in force, not from a
+    bootstrap server (VOTERS-RULE-OBSERVER-BOOTSTRAP broken: the static quorum's rule, where the
+    two lists are the same, kept under KIP-853). After AddVoter it asks a voter that is not in
+    ``controller.quorum.bootstrap.servers``; after RemoveVoter it no longer asks a bootstrap
+    server that left the set."""
+
+    def on_FetchDue(self, inp: dict[str, Any]) -> None:
+        RaftReplica.on_FetchDue(self, inp)
+
+
 class TruncateKeepsEntryAtEnd(ControlRecords):
     """Log level: a truncation to offset N keeps the history entry at N (off by one: only the
     entries after N go; VOTERS-HIST-TRUNCATE-NEW)."""
@@ -445,6 +456,10 @@ CATALOGUE: dict[str, Mutant] = {m.name: m for m in (
            "peer assumed reachable after a restart",
            note="needs a replica to restart while its leader is outside its voter set (a leader that removed "
                 "itself, or a voter set truncated on a depose)"),
+    Mutant("voters-observer-fetches-voter", "voters", ObserverFetchesVoter,
+           "configuration list confused with the live membership",
+           note="needs an observer without a leader after a voter change (a restart, or an epoch learnt "
+                "without its leader): the driver offers such an observer a Fetch to every host"),
     Mutant("voters-log-truncate-keeps-entry-at-end", "voters", TruncateKeepsEntryAtEnd,
            "off-by-one in a truncation bound",
            note="needs a VotersRecord truncated away (a leader change before it replicates): the driver's "
