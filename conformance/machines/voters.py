@@ -66,6 +66,7 @@ from kspec.model.voters.node import (
     Rules,
     SnapshotWritten,
     TakeSnapshot,
+    UpdateVoter,
     UpgradeKRaftVersion,
     VoterNode,
     directory_of,
@@ -243,8 +244,8 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
         self._always = [p for p in props if p.kind == "always"]
         self._always_step = [p for p in props if p.kind == "always_step"]
         # Inputs the log level cannot see (no log change) are not offered there.
-        self.categories = ("deliver", "fetch", "timer", "reconfig", "snapshot", "client", "network", "crash",
-                           *MACRO_CATEGORIES) + (("idle", "request", "pending") if self.level == "replica"
+        self.categories = ("deliver", "fetch", "timer", "reconfig", "update", "snapshot", "client", "network",
+                           "crash", *MACRO_CATEGORIES) + (("idle", "request", "pending") if self.level == "replica"
                                                  else voters_log.CATEGORIES)
 
     weights = {"deliver": 4, "timer": 2, "reconfig": 3, "fetch": 2, "replicate": 3, "depose": 3, "pending": 3,
@@ -298,6 +299,8 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
             if isinstance(n.role, Down):
                 continue
             out.append(("snapshot", Fire(n.id, TakeSnapshot())))  # type: ignore[arg-type]
+            if isinstance(n, VoterNode) and isinstance(n.role, Leader):
+                out += [("update", Fire(n.id, u)) for u in _updates(n)]  # type: ignore[arg-type]
             if self.level != "replica":
                 continue
             out += [("idle", Ignored(n.id, timer)) for timer in IDLE_TIMERS]
@@ -343,6 +346,11 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
                 # AddVoter with no endpoint for the cluster's listener (VOTERS-RULE-ADD-ENDPOINT).
                 out.append(("request", Ignored(n.id, AddVoter(hosts[-1], directory_of(hosts[-1]), endpoint=False))))
             out.append(("request", Ignored(n.id, UpgradeKRaftVersion())))
+            if isinstance(n, VoterNode):
+                out += [("request", Ignored(n.id, u)) for u in _bad_updates(n, hosts)]
+                if isinstance(n.role, Leader) and _change_pending(n):
+                    v = min(n.voters)
+                    out.append(("pending", Ignored(n.id, UpdateVoter(v, directory_of(v), n.epoch))))
         out += macros.candidates(state)
         if isinstance(state, WithFreeLog) and state.free is not None:
             out += voters_log.candidates(state.free)
@@ -364,7 +372,7 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
         if isinstance(action, Ignored):
             node = state.node(action.node)
             stepped, outputs = self._step(node, action.input)  # type: ignore[arg-type]
-            request = isinstance(action.input, AddVoter | RemoveVoter | UpgradeKRaftVersion)
+            request = isinstance(action.input, AddVoter | RemoveVoter | UpgradeKRaftVersion | UpdateVoter)
             if stepped == node and (request or not outputs):
                 return state
             if self.variant and request:
@@ -373,6 +381,13 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
                 # catalogued deviation's variant (explained_by, --accept) can follow it.
                 return self.model._apply(state, action.node, action.input)
             return None
+        if isinstance(action, Fire) and isinstance(action.input, UpdateVoter):
+            # An accepted update (VOTERS-RULE-UPDATE) at the node level: the system model has no
+            # action for it; a refused one is offered as a request (Ignored).
+            after = self.model._apply(state, action.node, action.input)
+            if after is None or after.node(action.node) == state.node(action.node):
+                return None
+            return after if self.model.within_bounds(after) else None
         if isinstance(action, Fire) and isinstance(action.input, TakeSnapshot):
             # Any snapshot the replica would take (VOTERS-SNAP-TAKE), within the budget.
             if state.snapshots >= int(self.model.bounds["max_snapshots"]):
@@ -492,6 +507,43 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
         return (_history_violation(node, obs, ends.get(node, 0), static, node != voters_log.FREE_LOG)
                 or (_rebuild_violation(node, previous, obs) if kind == "Restart" and previous is not None else None)
                 or (_raft_violation(node, observations, memory) if self.level == "replica" else None))
+
+
+def _updates(leader: VoterNode) -> list[UpdateVoter]:
+    """UpdateVoter requests the leader accepts while no change is uncommitted (VOTERS-RULE-UPDATE):
+    each voter's own, and for the lowest voter the listener shapes no check refuses (two under the
+    cluster's name, an empty host, port 0) and a range that supports only kraft.version 1."""
+    voters = sorted(leader.voters)
+    if not voters or leader.high_watermark is None or _change_pending(leader):
+        return []
+    e, v = leader.epoch, voters[0]
+    out = [UpdateVoter(r, directory_of(r), e) for r in voters]
+    out += [UpdateVoter(v, directory_of(v), e, listeners=shape) for shape in ("duplicate", "empty-host", "port-0")]
+    out.append(UpdateVoter(v, directory_of(v), e, min_version=1, max_version=1))
+    return out
+
+
+def _bad_updates(node: VoterNode, hosts: tuple[int, ...] | list[int]) -> list[UpdateVoter]:
+    """UpdateVoter requests every replica refuses (VOTERS-RULE-UPDATE-INPUT): a stale and a future
+    leader epoch; at a non-leader its own epoch (NOT_LEADER_OR_FOLLOWER); at the leader no replica
+    key, an unknown replica, a non-voter, a voter under another directory, no address on the
+    cluster's listener, a version range that is none or leaves out the finalized version."""
+    voters = sorted(node.voters) or [hosts[0]]
+    v, e = voters[0], node.epoch
+    out = [UpdateVoter(v, directory_of(v), e - 1), UpdateVoter(v, directory_of(v), e + 1)]
+    if not isinstance(node.role, Leader):
+        return [*out, UpdateVoter(v, directory_of(v), e)]
+    outsiders = [h for h in hosts if h not in node.voters][:1]
+    out += [UpdateVoter(-1, directory_of(v), e), UpdateVoter(v, NO_DIRECTORY, e),
+            UpdateVoter(UNKNOWN_REPLICA, directory_of(UNKNOWN_REPLICA), e),
+            UpdateVoter(v, directory_of(v) + WRONG_DIRECTORY, e),
+            *(UpdateVoter(h, directory_of(h), e) for h in outsiders),
+            UpdateVoter(v, directory_of(v), e, listeners="other"), UpdateVoter(v, directory_of(v), e, listeners="none"),
+            UpdateVoter(v, directory_of(v), e, min_version=1, max_version=0),
+            UpdateVoter(v, directory_of(v), e, min_version=-1, max_version=1),
+            UpdateVoter(v, directory_of(v), e, min_version=0, max_version=0),
+            UpdateVoter(v, directory_of(v), e, min_version=2, max_version=3)]
+    return out
 
 
 def _change_pending(node: VoterNode) -> bool:

@@ -116,12 +116,12 @@ def input_classes(protocol: str) -> dict[str, type]:
 def known_actions(protocol: str) -> frozenset[str]:
     """The action names an event of ``protocol`` may carry (its node inputs and network faults)."""
     if protocol == "voters":
-        from kspec.model.voters.node import VOTER_INPUT_TYPES
+        from kspec.model.voters.node import NODE_INPUT_TYPES, VOTER_INPUT_TYPES
     else:
-        VOTER_INPUT_TYPES = ()
+        VOTER_INPUT_TYPES = NODE_INPUT_TYPES = ()
     from kspec.model.raft.messages import INPUT_TYPES
 
-    return frozenset(t.__name__ for t in (*INPUT_TYPES, *VOTER_INPUT_TYPES)) | NETWORK_ACTIONS
+    return frozenset(t.__name__ for t in (*INPUT_TYPES, *VOTER_INPUT_TYPES, *NODE_INPUT_TYPES)) | NETWORK_ACTIONS
 
 
 def decode_input(protocol: str, event: dict[str, Any]) -> tuple[Any, str | None]:
