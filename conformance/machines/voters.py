@@ -300,7 +300,7 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
                 continue
             out.append(("snapshot", Fire(n.id, TakeSnapshot())))  # type: ignore[arg-type]
             if isinstance(n, VoterNode) and isinstance(n.role, Leader):
-                out += [("update", Fire(n.id, u)) for u in _updates(n)]  # type: ignore[arg-type]
+                out += [("update", Fire(n.id, u)) for u in _updates(n, self.rules)]  # type: ignore[arg-type]
             if self.level != "replica":
                 continue
             out += [("idle", Ignored(n.id, timer)) for timer in IDLE_TIMERS]
@@ -353,7 +353,7 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
                     out.append(("pending", Ignored(n.id, UpdateVoter(v, directory_of(v), n.epoch))))
         out += macros.candidates(state)
         if isinstance(state, WithFreeLog) and state.free is not None:
-            out += voters_log.candidates(state.free)
+            out += voters_log.candidates(state.free, self.rules)
         if not self.faults:
             out = [(category, action) for category, action in out if category not in FAULTS]
         return out
@@ -509,11 +509,12 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
                 or (_raft_violation(node, observations, memory) if self.level == "replica" else None))
 
 
-def _updates(leader: VoterNode) -> list[UpdateVoter]:
+def _updates(leader: VoterNode, rules: Rules) -> list[UpdateVoter]:
     """UpdateVoter requests the leader accepts while no change is uncommitted (VOTERS-RULE-UPDATE):
     each voter's own, and for the lowest voter the listener shapes no check refuses (two under the
-    cluster's name, an empty host, port 0) and a range that supports only kraft.version 1."""
-    voters = sorted(leader.voters)
+    cluster's name, an empty host, port 0) and a range that supports only kraft.version 1. Under
+    K6 (``rules.update_names_leader`` off) none names the leader itself: the release throws."""
+    voters = [v for v in sorted(leader.voters) if rules.update_names_leader or v != leader.id]
     if not voters or leader.high_watermark is None or _change_pending(leader):
         return []
     e, v = leader.epoch, voters[0]

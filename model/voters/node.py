@@ -177,6 +177,10 @@ class Rules:
     first_leader_writes_voters: bool = True  # VOTERS-RULE-FIRST-LEADER
     add_caught_up_now: bool = True           # VOTERS-RULE-ADD step 7 (off: K4, caught up once)
     check_quorum_one_voter: bool = True      # RAFT check-quorum over the set (off: K3, never with one voter)
+    # The last two are inputs a release cannot take at all (it throws): off, the model's step is
+    # the same, and the conformance driver does not give that input (spec/voters.md K5, K6).
+    update_names_leader: bool = True         # VOTERS-RULE-UPDATE (off: K6, never for the leader itself)
+    history_takes_any_set: bool = True       # VOTERS-HIST-ADD-OVERLAP (off: K5, overlapping sets only)
 
 
 # ---------------------------------------------------------------- construction
@@ -399,7 +403,7 @@ def _reconfigure(node: VoterNode, inp: AddVoter | RemoveVoter | UpgradeKRaftVers
             return node, ()  # already finalized: nothing to write
         # The upgrade writes KRaftVersionRecord(1) and the current voters in one batch.
         voters = frozenset((v, directory_of(v)) for v in voter_ids(control.last_voter_set()))
-        return _append(node, (kraft_version_entry(node.epoch, 1), voters_entry(node.epoch, voters)), rules)
+        return _append_same_set(node, (kraft_version_entry(node.epoch, 1), voters_entry(node.epoch, voters)), rules)
     if control.last_kraft_version() < 1:
         return node, _reject(name, replica, "UNSUPPORTED_VERSION")
     last = control.voters.last_entry()
@@ -452,7 +456,7 @@ def _update_voter(node: VoterNode, inp: UpdateVoter, rules: Rules) -> tuple[Vote
     current = control.last_voter_set()
     if (inp.replica, inp.directory) not in current:
         return node, (reject(name, replica, "VOTER_NOT_FOUND"),)  # VoterSet.updateVoter: same id and directory
-    return _append(node, (voters_entry(node.epoch, current),), rules)
+    return _append_same_set(node, (voters_entry(node.epoch, current),), rules)
 
 
 def _caught_up(node: VoterNode, replica: int, directory: int, rules: Rules) -> bool:
@@ -472,6 +476,15 @@ def _append(node: VoterNode, entries: tuple[Entry, ...], rules: Rules) -> tuple[
     offset = node.end_offset
     after = replace(node, log=node.log + entries, control=_read(node.control, offset, entries, rules))
     return after, (AppendLog(offset, entries),)
+
+
+def _append_same_set(node: VoterNode, entries: tuple[Entry, ...],
+                     rules: Rules) -> tuple[VoterNode, tuple[VoterOutput, ...]]:
+    """An append that keeps the voter set (UpdateVoter, the upgrade): the high watermark moves
+    as for any append, so a lone voter commits it at once. (A change of the set moves it once the
+    new set is in force, ``_sync_voters``.)"""
+    after, outputs = _append(node, entries, rules)
+    return raft_node.update_high_watermark(after), outputs
 
 
 def _take_snapshot(node: VoterNode, rules: Rules) -> tuple[VoterNode, tuple[VoterOutput, ...]]:

@@ -315,6 +315,7 @@ class VoterReplica(RaftReplica):
                 # one batch: kraft.version 1 and the current voters (a host's directory is its id)
                 voters = [x for r in _ids(current) for x in (r, r)]
                 self.leader_append([_entry(self.epoch, "kraft_version", [1]), _entry(self.epoch, "voters", voters)])
+                self.update_high_watermark()  # the set stays: a lone voter commits it at once
             return None
         if self.control.kraft_version() < 1:
             return self.reject(request, replica, "UNSUPPORTED_VERSION")
@@ -359,6 +360,7 @@ class VoterReplica(RaftReplica):
         if (replica, inp["directory"]) not in current:
             return reject("VOTER_NOT_FOUND")
         self.leader_append([_entry(self.epoch, "voters", [x for k in sorted(current) for x in k])])
+        self.update_high_watermark()  # the set stays: a lone voter commits it at once
         return None
 
     @staticmethod
