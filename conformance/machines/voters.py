@@ -62,6 +62,7 @@ from kspec.model.voters.history import VoterSet
 from kspec.model.voters.node import (
     NO_DIRECTORY,
     AddVoter,
+    ReconfigRejected,
     RemoveVoter,
     Rules,
     SnapshotWritten,
@@ -281,9 +282,25 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
         return evolve(state, free=None) if isinstance(state, WithFreeLog) else state
 
     def input_cells(self, before: Any, action: Any) -> list[tuple[str, str]]:
-        """The free log's actions by kind (a VotersRecord by how its set relates to the last)."""
+        """The free log's actions by kind (a VotersRecord by how its set relates to the last);
+        at the replica level, a leaderless observer's fetch by where it goes
+        (VOTERS-RULE-OBSERVER-BOOTSTRAP) and a reconfiguration request by its answer (role x
+        request and error code: VOTERS-RULE-ADD, -REMOVE, -UPDATE, -KEY-VALID)."""
         if isinstance(action, voters_log.FREE_TYPES) and isinstance(before, WithFreeLog) and before.free:
             return voters_log.cells(before.free, action)
+        if not isinstance(action, Ignored | Fire) or not isinstance(before, Voters):
+            return []
+        node, inp = before.node(action.node), action.input
+        if not isinstance(node, VoterNode):
+            return []
+        if isinstance(inp, FetchDue) and seeks_leader(node):
+            where = ("bootstrap voter" if inp.to in node.voters else "removed bootstrap server") \
+                if inp.to in node.bootstrap_servers else ("added voter" if inp.to in node.voters else "other host")
+            return [("observer without leader", f"fetch to {where}")]
+        if isinstance(inp, AddVoter | RemoveVoter | UpdateVoter):
+            _, outputs = self._step(node, inp)
+            answer = next((o.error for o in outputs if isinstance(o, ReconfigRejected)), "accepted")
+            return [(type(node.role).__name__.lower(), f"{type(inp).__name__} {answer}")]
         return []
 
     # ------------------------------------------------------------------ actions
