@@ -218,7 +218,8 @@ BUILTIN: tuple[ConformanceProtocol, ...] = (
         tla="kspec.tla.mappings.voters", proofs=("kspec.model.proofs.voters_history",),
         docs=("spec/voters.md",), trace_packages=("kspec.model.raft",), deviations=True,
         events=NodeEvents("kspec.model.voters.node:observe", ("kspec.model.raft.messages:INPUT_TYPES",
-                                                               "kspec.model.voters.node:VOTER_INPUT_TYPES")),
+                                                               "kspec.model.voters.node:VOTER_INPUT_TYPES",
+                                                               "kspec.model.voters.node:NODE_INPUT_TYPES")),
         transitions="kspec.model.raft.node:TRANSITIONS", initial_role="unattached",
         transitions_note="the table the checked role constructors enforce: a transition not listed raises an "
         "error naming from-role, to-role and arguments. The voter-set model steps its replicas with the same node",

@@ -425,8 +425,9 @@ Reconfigure(i, n, m) ==
     IN IF n.role # "leader" \/ hw = Nil THEN n
        ELSE IF m.type = "UpgradeKRaftVersion"
        THEN IF LastKRaftVersion(c) >= 1 THEN n
-            ELSE AppendControl(n, <<KRaftVersionEntry(n.epoch, 1),
-                                    VotersEntry(n.epoch, {<<v, DirectoryOf(v)>> : v \in Ids(current)})>>)
+            \* the set stays (_append_same_set): a lone voter commits the upgrade at once
+            ELSE UpdateHighWatermark(i, AppendControl(n, <<KRaftVersionEntry(n.epoch, 1),
+                                    VotersEntry(n.epoch, {<<v, DirectoryOf(v)>> : v \in Ids(current)})>>))
        ELSE IF LastKRaftVersion(c) < 1 THEN n
        ELSE IF ~TwoChangesInFlight /\ (c.voters = <<>> \/ Last(c.voters)[1] >= hw) THEN n
        ELSE IF m.type = "AddVoter"

@@ -32,7 +32,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 NAME = re.compile(r"^[a-z0-9][a-z0-9-]{0,79}$")
 REQUIRED = ("name", "spec_id", "summary", "releases", "model_variant")
-OPTIONAL = ("fixed_in", "kafka_issue", "counterexample")
+OPTIONAL = ("fixed_in", "kafka_issue", "counterexample", "target_error")
 MAX_ACCEPT_FILE = 1 << 20  # an --accept @FILE is a list of names; a bigger file is not one
 
 
@@ -53,11 +53,16 @@ class Deviation:
     fixed_in: str | None = None
     kafka_issue: str | None = None
     counterexample: str | None = None
+    # A regular expression over a target failure's detail: a release that throws on an input
+    # the protocol allows fails the run instead of answering; a failure matching it is this
+    # deviation (a divergence, not an error verdict). Its model variant leaves that input out.
+    target_error: str | None = None
 
     def to_json(self) -> dict[str, object]:
         return {"name": self.name, "protocol": self.protocol, "spec_id": self.spec_id, "summary": self.summary,
                 "releases": list(self.releases), "model_variant": self.model_variant, "fixed_in": self.fixed_in,
-                "kafka_issue": self.kafka_issue, "counterexample": self.counterexample}
+                "kafka_issue": self.kafka_issue, "counterexample": self.counterexample,
+                "target_error": self.target_error}
 
     def line(self) -> str:
         """One line for reports: name, spec ID, Kafka issue."""
@@ -82,10 +87,16 @@ def _entry(protocol: str, path: Path, index: int, raw: object) -> Deviation:
                 raise DeviationError(f"{where}: releases is not a list of version strings")
         elif value is not None and not isinstance(value, str):
             raise DeviationError(f"{where}: {key} is not a string")
+    if raw.get("target_error") is not None:
+        try:
+            re.compile(raw["target_error"])
+        except re.error as err:
+            raise DeviationError(f"{where}: target_error is not a regular expression ({err})") from None
     if not NAME.match(raw["name"]):
         raise DeviationError(f"{where}: name {raw['name']!r} is not kebab-case (a-z, 0-9, -)")
     return Deviation(raw["name"], protocol, raw["spec_id"], raw["summary"], tuple(raw["releases"]),
-                     raw["model_variant"], raw.get("fixed_in"), raw.get("kafka_issue"), raw.get("counterexample"))
+                     raw["model_variant"], raw.get("fixed_in"), raw.get("kafka_issue"), raw.get("counterexample"),
+                     raw.get("target_error"))
 
 
 @cache
@@ -154,6 +165,17 @@ def resolve_accepted(protocol: str, names: list[str] | tuple[str, ...]) -> tuple
             listing = ", ".join(known) or "none catalogued"
             raise DeviationError(f"--accept: unknown {protocol} deviation {name[:80]!r} (known: {listing})")
     return tuple(found)
+
+
+def failure_deviation(protocol: str, detail: str, names: list[str] | tuple[str, ...]) -> str | None:
+    """The first of ``names`` (catalogued deviations of ``protocol``) whose ``target_error``
+    matches a target failure's ``detail``: the release threw where the protocol answers."""
+    known = catalogue(protocol)
+    for name in names:
+        dev = known.get(name)
+        if dev is not None and dev.target_error and re.search(dev.target_error, detail):
+            return name
+    return None
 
 
 def observed_on(protocol: str, version: str) -> list[Deviation]:

@@ -22,6 +22,7 @@ from hypothesis.stateful import run_state_machine_as_test
 from kspec.conformance import protocols
 from kspec.conformance.adapters.base import Target, as_target
 from kspec.conformance.counterexample import default_path, write_counterexample
+from kspec.conformance.deviations import failure_deviation
 from kspec.conformance.harness import DEFAULT_STEP_TIMEOUT, Divergence, Finding, Lockstep, StepRecord, TargetFailure
 from kspec.conformance.machines import (
     PROTOCOLS,
@@ -301,6 +302,12 @@ def run_conformance(protocol: str, target: Target, *, examples: int = DEFAULT_EX
                                 step_timeout):
                     deviation = name
                     break
+        if verdict == "error" and finding is not None and finding.kind == "error" and deviations:
+            # A release that throws where the protocol answers (a catalogued target_error): a
+            # named divergence, not an error of the run.
+            named = failure_deviation(protocol, finding.detail, [name for name, _ in deviations])
+            if named is not None:
+                verdict, deviation = "diverges", named
     finally:
         with contextlib.suppress(Exception):  # a target that cannot close must not hide the verdict
             target.close()

@@ -62,13 +62,16 @@ from kspec.model.voters.history import VoterSet
 from kspec.model.voters.node import (
     NO_DIRECTORY,
     AddVoter,
+    ReconfigRejected,
     RemoveVoter,
     Rules,
     SnapshotWritten,
     TakeSnapshot,
+    UpdateVoter,
     UpgradeKRaftVersion,
     VoterNode,
     directory_of,
+    seeks_leader,
 )
 from kspec.model.voters.system import Voters, VotersModel
 from kspec.model.voters.variants import rules_for
@@ -242,8 +245,8 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
         self._always = [p for p in props if p.kind == "always"]
         self._always_step = [p for p in props if p.kind == "always_step"]
         # Inputs the log level cannot see (no log change) are not offered there.
-        self.categories = ("deliver", "fetch", "timer", "reconfig", "snapshot", "client", "network", "crash",
-                           *MACRO_CATEGORIES) + (("idle", "request", "pending") if self.level == "replica"
+        self.categories = ("deliver", "fetch", "timer", "reconfig", "update", "snapshot", "client", "network",
+                           "crash", *MACRO_CATEGORIES) + (("idle", "request", "pending") if self.level == "replica"
                                                  else voters_log.CATEGORIES)
 
     weights = {"deliver": 4, "timer": 2, "reconfig": 3, "fetch": 2, "replicate": 3, "depose": 3, "pending": 3,
@@ -279,9 +282,25 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
         return evolve(state, free=None) if isinstance(state, WithFreeLog) else state
 
     def input_cells(self, before: Any, action: Any) -> list[tuple[str, str]]:
-        """The free log's actions by kind (a VotersRecord by how its set relates to the last)."""
+        """The free log's actions by kind (a VotersRecord by how its set relates to the last);
+        at the replica level, a leaderless observer's fetch by where it goes
+        (VOTERS-RULE-OBSERVER-BOOTSTRAP) and a reconfiguration request by its answer (role x
+        request and error code: VOTERS-RULE-ADD, -REMOVE, -UPDATE, -KEY-VALID)."""
         if isinstance(action, voters_log.FREE_TYPES) and isinstance(before, WithFreeLog) and before.free:
             return voters_log.cells(before.free, action)
+        if not isinstance(action, Ignored | Fire) or not isinstance(before, Voters):
+            return []
+        node, inp = before.node(action.node), action.input
+        if not isinstance(node, VoterNode):
+            return []
+        if isinstance(inp, FetchDue) and seeks_leader(node):
+            where = ("bootstrap voter" if inp.to in node.voters else "removed bootstrap server") \
+                if inp.to in node.bootstrap_servers else ("added voter" if inp.to in node.voters else "other host")
+            return [("observer without leader", f"fetch to {where}")]
+        if isinstance(inp, AddVoter | RemoveVoter | UpdateVoter):
+            _, outputs = self._step(node, inp)
+            answer = next((o.error for o in outputs if isinstance(o, ReconfigRejected)), "accepted")
+            return [(type(node.role).__name__.lower(), f"{type(inp).__name__} {answer}")]
         return []
 
     # ------------------------------------------------------------------ actions
@@ -297,9 +316,19 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
             if isinstance(n.role, Down):
                 continue
             out.append(("snapshot", Fire(n.id, TakeSnapshot())))  # type: ignore[arg-type]
+            if isinstance(n, VoterNode) and isinstance(n.role, Leader):
+                out += [("update", Fire(n.id, u)) for u in _updates(n, self.rules)]  # type: ignore[arg-type]
             if self.level != "replica":
                 continue
             out += [("idle", Ignored(n.id, timer)) for timer in IDLE_TIMERS]
+            if isinstance(n, VoterNode) and seeks_leader(n):
+                # An observer without a leader asks a bootstrap server, and only one
+                # (VOTERS-RULE-OBSERVER-BOOTSTRAP): its fetch timer firing with any other host
+                # as the pick is answered with no Fetch. The model offers the bootstrap servers;
+                # after AddVoter a voter outside them is where a replica that confuses the two
+                # lists sends.
+                out += [("fetch", Ignored(n.id, FetchDue(h))) for h in hosts
+                        if h != n.id and h not in n.bootstrap_servers]
             # Refused requests: every one at a leader; one of each kind elsewhere
             # (NOT_LEADER_OR_FOLLOWER).
             for h in hosts if isinstance(n.role, Leader) else hosts[-1:]:
@@ -334,9 +363,14 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
                 # AddVoter with no endpoint for the cluster's listener (VOTERS-RULE-ADD-ENDPOINT).
                 out.append(("request", Ignored(n.id, AddVoter(hosts[-1], directory_of(hosts[-1]), endpoint=False))))
             out.append(("request", Ignored(n.id, UpgradeKRaftVersion())))
+            if isinstance(n, VoterNode):
+                out += [("request", Ignored(n.id, u)) for u in _bad_updates(n, hosts)]
+                if isinstance(n.role, Leader) and _change_pending(n):
+                    v = min(n.voters)
+                    out.append(("pending", Ignored(n.id, UpdateVoter(v, directory_of(v), n.epoch))))
         out += macros.candidates(state)
         if isinstance(state, WithFreeLog) and state.free is not None:
-            out += voters_log.candidates(state.free)
+            out += voters_log.candidates(state.free, self.rules)
         if not self.faults:
             out = [(category, action) for category, action in out if category not in FAULTS]
         return out
@@ -355,7 +389,7 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
         if isinstance(action, Ignored):
             node = state.node(action.node)
             stepped, outputs = self._step(node, action.input)  # type: ignore[arg-type]
-            request = isinstance(action.input, AddVoter | RemoveVoter | UpgradeKRaftVersion)
+            request = isinstance(action.input, AddVoter | RemoveVoter | UpgradeKRaftVersion | UpdateVoter)
             if stepped == node and (request or not outputs):
                 return state
             if self.variant and request:
@@ -364,6 +398,13 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
                 # catalogued deviation's variant (explained_by, --accept) can follow it.
                 return self.model._apply(state, action.node, action.input)
             return None
+        if isinstance(action, Fire) and isinstance(action.input, UpdateVoter):
+            # An accepted update (VOTERS-RULE-UPDATE) at the node level: the system model has no
+            # action for it; a refused one is offered as a request (Ignored).
+            after = self.model._apply(state, action.node, action.input)
+            if after is None or after.node(action.node) == state.node(action.node):
+                return None
+            return after if self.model.within_bounds(after) else None
         if isinstance(action, Fire) and isinstance(action.input, TakeSnapshot):
             # Any snapshot the replica would take (VOTERS-SNAP-TAKE), within the budget.
             if state.snapshots >= int(self.model.bounds["max_snapshots"]):
@@ -483,6 +524,44 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
         return (_history_violation(node, obs, ends.get(node, 0), static, node != voters_log.FREE_LOG)
                 or (_rebuild_violation(node, previous, obs) if kind == "Restart" and previous is not None else None)
                 or (_raft_violation(node, observations, memory) if self.level == "replica" else None))
+
+
+def _updates(leader: VoterNode, rules: Rules) -> list[UpdateVoter]:
+    """UpdateVoter requests the leader accepts while no change is uncommitted (VOTERS-RULE-UPDATE):
+    each voter's own, and for the lowest voter the listener shapes no check refuses (two under the
+    cluster's name, an empty host, port 0) and a range that supports only kraft.version 1. Under
+    K6 (``rules.update_names_leader`` off) none names the leader itself: the release throws."""
+    voters = [v for v in sorted(leader.voters) if rules.update_names_leader or v != leader.id]
+    if not voters or leader.high_watermark is None or _change_pending(leader):
+        return []
+    e, v = leader.epoch, voters[0]
+    out = [UpdateVoter(r, directory_of(r), e) for r in voters]
+    out += [UpdateVoter(v, directory_of(v), e, listeners=shape) for shape in ("duplicate", "empty-host", "port-0")]
+    out.append(UpdateVoter(v, directory_of(v), e, min_version=1, max_version=1))
+    return out
+
+
+def _bad_updates(node: VoterNode, hosts: tuple[int, ...] | list[int]) -> list[UpdateVoter]:
+    """UpdateVoter requests every replica refuses (VOTERS-RULE-UPDATE-INPUT): a stale and a future
+    leader epoch; at a non-leader its own epoch (NOT_LEADER_OR_FOLLOWER); at the leader no replica
+    key, an unknown replica, a non-voter, a voter under another directory, no address on the
+    cluster's listener, a version range that is none or leaves out the finalized version."""
+    voters = sorted(node.voters) or [hosts[0]]
+    v, e = voters[0], node.epoch
+    out = [UpdateVoter(v, directory_of(v), e - 1), UpdateVoter(v, directory_of(v), e + 1)]
+    if not isinstance(node.role, Leader):
+        return [*out, UpdateVoter(v, directory_of(v), e)]
+    outsiders = [h for h in hosts if h not in node.voters][:1]
+    out += [UpdateVoter(-1, directory_of(v), e), UpdateVoter(v, NO_DIRECTORY, e),
+            UpdateVoter(UNKNOWN_REPLICA, directory_of(UNKNOWN_REPLICA), e),
+            UpdateVoter(v, directory_of(v) + WRONG_DIRECTORY, e),
+            *(UpdateVoter(h, directory_of(h), e) for h in outsiders),
+            UpdateVoter(v, directory_of(v), e, listeners="other"), UpdateVoter(v, directory_of(v), e, listeners="none"),
+            UpdateVoter(v, directory_of(v), e, min_version=1, max_version=0),
+            UpdateVoter(v, directory_of(v), e, min_version=-1, max_version=1),
+            UpdateVoter(v, directory_of(v), e, min_version=0, max_version=0),
+            UpdateVoter(v, directory_of(v), e, min_version=2, max_version=3)]
+    return out
 
 
 def _change_pending(node: VoterNode) -> bool:

@@ -128,15 +128,25 @@ def _voter_sets(last: VoterSet) -> list[VoterSet]:
     return [s for s in dict.fromkeys(out) if s]
 
 
-def candidates(free: FreeLog) -> list[tuple[str, FreeAction]]:
+def overlapping_majority(a: VoterSet, b: VoterSet) -> bool:
+    """Kafka's ``VoterSet.hasOverlappingMajority``: at most one replica key leaves and at most one
+    joins (VOTERS-RULE-OVERLAP)."""
+    return len(a - b) <= 1 and len(b - a) <= 1
+
+
+def candidates(free: FreeLog, rules: Rules | None = None) -> list[tuple[str, FreeAction]]:
     """``(category, action)``: VotersRecords (``free_voters``), other records (``free_record``),
     reads at every offset from -1 to one past the next offset (``free_read``), truncations,
-    snapshots and a restart (``free_log``)."""
+    snapshots and a restart (``free_log``). Under K5 (``rules.history_takes_any_set`` off) only
+    VotersRecords with an overlapping majority with the history's last set: 3.8 and 3.9.0 throw
+    on the others (VOTERS-KAFKA-K5)."""
     out: list[tuple[str, FreeAction]] = []
     end = len(free.log)
     if end < MAX_RECORDS:
+        last = free.control.voters.last_entry()
         out += [("free_voters", FreeAppend(voters_entry(free.epoch, s)))
-                for s in _voter_sets(free.control.last_voter_set())]
+                for s in _voter_sets(free.control.last_voter_set())
+                if rules is None or rules.history_takes_any_set or last is None or overlapping_majority(last[1], s)]
         # kraft.version is never downgraded (KIP-853): a KRaftVersion record at or above the one in
         # force. Below it, Kafka's snapshot writer throws on the voter set (IllegalStateException)
         # instead of answering, which is outside the log level's contract.

@@ -27,7 +27,7 @@ from kspec.conformance.targets.mutants_raft import RAFT_MUTANTS
 from kspec.conformance.targets.mutants_share import SHARE_MUTANTS
 from kspec.conformance.targets.reference.raft import RaftReplica
 from kspec.conformance.targets.reference.share import NOT_SET, ShareShard
-from kspec.conformance.targets.reference.voters import ControlRecords, VoterReplica, VoterSet
+from kspec.conformance.targets.reference.voters import ControlRecords, VoterReplica, VoterSet, _entry
 
 # ------------------------------------------------------------------------------ raft
 
@@ -323,6 +323,57 @@ class RestartFollowsUnreachableLeader(VoterReplica):
             self.voters = voters
 
 
+class ObserverFetchesVoter(VoterReplica):
+    """An observer that knows no leader fetches from a voter of the set in force, not from a
+    bootstrap server (VOTERS-RULE-OBSERVER-BOOTSTRAP broken: the static quorum's rule, where the
+    two lists are the same, kept under KIP-853). After AddVoter it asks a voter that is not in
+    ``controller.quorum.bootstrap.servers``; after RemoveVoter it no longer asks a bootstrap
+    server that left the set."""
+
+    def on_FetchDue(self, inp: dict[str, Any]) -> None:
+        RaftReplica.on_FetchDue(self, inp)
+
+
+class UpdateIgnoresDirectory(VoterReplica):
+    """UpdateVoter finds the voter by id alone and writes the request's replica key: a request
+    naming a voter under another directory id replaces the voter's directory (VOTERS-RULE-UPDATE:
+    Kafka's VoterSet.updateVoter needs the same id and directory, else VOTER_NOT_FOUND)."""
+
+    def update_voter(self, inp: dict[str, Any]) -> None:
+        if self.role == "leader" and inp["epoch"] == self.epoch and not self.change_pending():
+            current = self.control.voters_now()
+            for rid, directory in current:
+                if rid == inp["replica"] and directory != inp["directory"] and inp["directory"] >= 0:
+                    new = (current - {(rid, directory)}) | {(rid, inp["directory"])}
+                    self.leader_append([_entry(self.epoch, "voters", [x for k in sorted(new) for x in k])])
+                    return
+        super().update_voter(inp)
+
+
+class UpdateSkipsEpochCheck(VoterReplica):
+    """UpdateVoter's leader epoch is not checked (validateLeaderOnlyRequest left out): a leader
+    takes a request for a stale or a future epoch, and any other replica answers
+    NOT_LEADER_OR_FOLLOWER instead of FENCED_LEADER_EPOCH or UNKNOWN_LEADER_EPOCH
+    (VOTERS-RULE-UPDATE-INPUT)."""
+
+    def update_voter(self, inp: dict[str, Any]) -> None:
+        super().update_voter({**inp, "epoch": self.epoch})
+
+
+class UpdateWhilePending(VoterReplica):
+    """UpdateVoter does not wait for an uncommitted VotersRecord (an update taken as harmless
+    because it changes no majority): it writes a second uncommitted VotersRecord
+    (VOTERS-RULE-UPDATE, VOTERS-RULE-ONE-CHANGE)."""
+
+    def update_voter(self, inp: dict[str, Any]) -> None:
+        pending = self.change_pending
+        self.change_pending = lambda: False  # type: ignore[method-assign]
+        try:
+            super().update_voter(inp)
+        finally:
+            self.change_pending = pending  # type: ignore[method-assign]
+
+
 class TruncateKeepsEntryAtEnd(ControlRecords):
     """Log level: a truncation to offset N keeps the history entry at N (off by one: only the
     entries after N go; VOTERS-HIST-TRUNCATE-NEW)."""
@@ -450,6 +501,14 @@ CATALOGUE: dict[str, Mutant] = {m.name: m for m in (
            "peer assumed reachable after a restart",
            note="needs a replica to restart while its leader is outside its voter set (a leader that removed "
                 "itself, or a voter set truncated on a depose)"),
+    Mutant("voters-observer-fetches-voter", "voters", ObserverFetchesVoter,
+           "configuration list confused with the live membership",
+           note="needs an observer without a leader after a voter change (a restart, or an epoch learnt "
+                "without its leader): the driver offers such an observer a Fetch to every host"),
+    Mutant("voters-update-ignores-directory", "voters", UpdateIgnoresDirectory,
+           "off-protocol input: a voter named with the wrong directory"),
+    Mutant("voters-update-skips-epoch-check", "voters", UpdateSkipsEpochCheck, "missing epoch fence"),
+    Mutant("voters-update-while-pending", "voters", UpdateWhilePending, "missing one-at-a-time guard"),
     Mutant("voters-log-truncate-keeps-entry-at-end", "voters", TruncateKeepsEntryAtEnd,
            "off-by-one in a truncation bound",
            note="needs a VotersRecord truncated away (a leader change before it replicates): the driver's "

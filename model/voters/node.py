@@ -47,7 +47,17 @@ from kspec.model.voters.control import (
 from kspec.model.voters.history import VoterSet, voter_ids
 
 ReconfigError = Literal["NONE", "NOT_LEADER_OR_FOLLOWER", "REQUEST_TIMED_OUT", "UNSUPPORTED_VERSION",
-                        "DUPLICATE_VOTER", "VOTER_NOT_FOUND", "INVALID_REQUEST"]
+                        "DUPLICATE_VOTER", "VOTER_NOT_FOUND", "INVALID_REQUEST", "FENCED_LEADER_EPOCH",
+                        "UNKNOWN_LEADER_EPOCH"]
+
+# The listeners an UpdateVoter names (VOTERS-RULE-UPDATE-INPUT): "default", one listener under
+# the cluster's (controller) name; "other", one under another name; "none", no listener;
+# "duplicate", two under the cluster's name; "empty-host" and "port-0", the cluster's listener at
+# an empty host or at port 0. The first two with "none" decide the answer: only "other" and
+# "none" leave the leader without an address for the voter. (A port of -1 or 65536 is not
+# expressible: the field is a uint16 on the wire, and Kafka's generated setter refuses it.)
+Listeners = Literal["default", "other", "none", "duplicate", "empty-host", "port-0"]
+LISTENERS: tuple[Listeners, ...] = ("default", "other", "none", "duplicate", "empty-host", "port-0")
 
 
 _NO_CONTROL = initial(frozenset())
@@ -99,6 +109,21 @@ class RemoveVoter:
 
 
 @dataclass(frozen=True, slots=True)
+class UpdateVoter:
+    """Voter ``(replica, directory)`` asks the leader of ``epoch`` to record its endpoints and
+    supported kraft.version range ``[min_version, max_version]`` (UpdateRaftVoter, KIP-853;
+    Kafka 3.9+ followers send it on their own). The model keeps no endpoints: an accepted
+    update writes a VotersRecord with the same replica keys (VOTERS-RULE-UPDATE)."""
+
+    replica: int
+    directory: int
+    epoch: int
+    listeners: Listeners = "default"
+    min_version: int = 0
+    max_version: int = 1
+
+
+@dataclass(frozen=True, slots=True)
 class UpgradeKRaftVersion:
     """The operator finalizes kraft.version 1 (``kafka-features upgrade``) at the leader."""
 
@@ -126,9 +151,12 @@ class SnapshotWritten:
     snapshot: Snapshot
 
 
-VoterInput = Input | AddVoter | RemoveVoter | UpgradeKRaftVersion | TakeSnapshot
+VoterInput = Input | AddVoter | RemoveVoter | UpgradeKRaftVersion | TakeSnapshot | UpdateVoter
 VoterOutput = Output | ReconfigRejected | SnapshotWritten
 VOTER_INPUT_TYPES: tuple[type, ...] = (AddVoter, RemoveVoter, UpgradeKRaftVersion, TakeSnapshot)
+# Inputs only the node level (the conformance driver) gives: the system model has no action for
+# them (an accepted UpdateVoter changes no voter set; spec/voters.md VOTERS-RULE-UPDATE).
+NODE_INPUT_TYPES: tuple[type, ...] = (UpdateVoter,)
 VOTER_OUTPUT_TYPES: tuple[type, ...] = (ReconfigRejected, SnapshotWritten)
 
 RaftStep = Callable[[Node, Input], tuple[Node, tuple[Output, ...]]]
@@ -149,6 +177,10 @@ class Rules:
     first_leader_writes_voters: bool = True  # VOTERS-RULE-FIRST-LEADER
     add_caught_up_now: bool = True           # VOTERS-RULE-ADD step 7 (off: K4, caught up once)
     check_quorum_one_voter: bool = True      # RAFT check-quorum over the set (off: K3, never with one voter)
+    # The last two are inputs a release cannot take at all (it throws): off, the model's step is
+    # the same, and the conformance driver does not give that input (spec/voters.md K5, K6).
+    update_names_leader: bool = True         # VOTERS-RULE-UPDATE (off: K6, never for the leader itself)
+    history_takes_any_set: bool = True       # VOTERS-HIST-ADD-OVERLAP (off: K5, overlapping sets only)
 
 
 # ---------------------------------------------------------------- construction
@@ -191,6 +223,8 @@ def make_step(raft_step: RaftStep = raft_node.step, rules: Rules = Rules()) -> S
         match inp:
             case AddVoter() | RemoveVoter() | UpgradeKRaftVersion():
                 after, outputs = _reconfigure(node, inp, rules)
+            case UpdateVoter():
+                after, outputs = _update_voter(node, inp, rules)
             case TakeSnapshot():
                 after, outputs = _take_snapshot(node, rules)
             case FetchDue(to=to) if seeks_leader(node):
@@ -369,7 +403,7 @@ def _reconfigure(node: VoterNode, inp: AddVoter | RemoveVoter | UpgradeKRaftVers
             return node, ()  # already finalized: nothing to write
         # The upgrade writes KRaftVersionRecord(1) and the current voters in one batch.
         voters = frozenset((v, directory_of(v)) for v in voter_ids(control.last_voter_set()))
-        return _append(node, (kraft_version_entry(node.epoch, 1), voters_entry(node.epoch, voters)), rules)
+        return _append_same_set(node, (kraft_version_entry(node.epoch, 1), voters_entry(node.epoch, voters)), rules)
     if control.last_kraft_version() < 1:
         return node, _reject(name, replica, "UNSUPPORTED_VERSION")
     last = control.voters.last_entry()
@@ -386,6 +420,43 @@ def _reconfigure(node: VoterNode, inp: AddVoter | RemoveVoter | UpgradeKRaftVers
     if key not in current or len(current) == 1:
         return node, _reject(name, replica, "VOTER_NOT_FOUND")
     return _append(node, (voters_entry(node.epoch, current - {key}),), rules)
+
+
+def _update_voter(node: VoterNode, inp: UpdateVoter, rules: Rules) -> tuple[VoterNode, tuple[VoterOutput, ...]]:
+    """VOTERS-RULE-UPDATE: KafkaRaftClient.handleUpdateVoterRequest's checks, then
+    UpdateVoterHandler's, in Kafka's order (3.9-4.4 at kraft.version 1); an accepted update is
+    answered at once (NONE, not an output) and appends the VotersRecord."""
+    reject = ReconfigRejected
+    name, replica = "update_voter", inp.replica
+    # validateLeaderOnlyRequest: the request's leader epoch first, then the role.
+    if inp.epoch < node.epoch:
+        return node, (reject(name, replica, "FENCED_LEADER_EPOCH"),)
+    if inp.epoch > node.epoch:
+        return node, (reject(name, replica, "UNKNOWN_LEADER_EPOCH"),)
+    if not isinstance(node.role, Leader):
+        return node, (reject(name, replica, "NOT_LEADER_OR_FOLLOWER"),)
+    if inp.replica < 0 or inp.directory == NO_DIRECTORY:
+        return node, (reject(name, replica, "INVALID_REQUEST"),)  # no replica key (VOTERS-RULE-KEY-VALID)
+    if inp.listeners in ("other", "none"):
+        return node, (reject(name, replica, "INVALID_REQUEST"),)  # no address on the cluster's listener
+    if inp.min_version < 0 or inp.max_version < 0 or inp.max_version < inp.min_version:
+        return node, (reject(name, replica, "INVALID_REQUEST"),)  # not a version range
+    hw = node.high_watermark
+    if hw is None:
+        return node, (reject(name, replica, "REQUEST_TIMED_OUT"),)
+    control = node.control
+    finalized = control.last_kraft_version()
+    if finalized < 1:
+        return node, (reject(name, replica, "UNSUPPORTED_VERSION"),)
+    last = control.voters.last_entry()
+    if rules.one_change_at_a_time and (last is None or last[0] >= hw):
+        return node, (reject(name, replica, "REQUEST_TIMED_OUT"),)
+    if not inp.min_version <= finalized <= inp.max_version:
+        return node, (reject(name, replica, "INVALID_REQUEST"),)  # would not support the finalized version
+    current = control.last_voter_set()
+    if (inp.replica, inp.directory) not in current:
+        return node, (reject(name, replica, "VOTER_NOT_FOUND"),)  # VoterSet.updateVoter: same id and directory
+    return _append_same_set(node, (voters_entry(node.epoch, current),), rules)
 
 
 def _caught_up(node: VoterNode, replica: int, directory: int, rules: Rules) -> bool:
@@ -405,6 +476,15 @@ def _append(node: VoterNode, entries: tuple[Entry, ...], rules: Rules) -> tuple[
     offset = node.end_offset
     after = replace(node, log=node.log + entries, control=_read(node.control, offset, entries, rules))
     return after, (AppendLog(offset, entries),)
+
+
+def _append_same_set(node: VoterNode, entries: tuple[Entry, ...],
+                     rules: Rules) -> tuple[VoterNode, tuple[VoterOutput, ...]]:
+    """An append that keeps the voter set (UpdateVoter, the upgrade): the high watermark moves
+    as for any append, so a lone voter commits it at once. (A change of the set moves it once the
+    new set is in force, ``_sync_voters``.)"""
+    after, outputs = _append(node, entries, rules)
+    return raft_node.update_high_watermark(after), outputs
 
 
 def _take_snapshot(node: VoterNode, rules: Rules) -> tuple[VoterNode, tuple[VoterOutput, ...]]:

@@ -47,6 +47,16 @@ CATALOGUE: dict[str, tuple[Rules, str, str, dict[str, Any]]] = {
         Rules(add_caught_up_now=False), "AddedVoterCaughtUp",
         "K4: AddVoter accepts a replica that reached the leader's log end at some fetch of the epoch, "
         "not one whose fetch offset is the log end now", {"max_appends": 1}),
+    # A release that throws on an input (spec/voters.md K5, K6): the variant leaves that input out
+    # of the conformance driver's runs; the model's step is the reference's.
+    "kafka-history-refuses-disjoint": (
+        Rules(history_takes_any_set=False), "",
+        "K5: the voter-set history throws on a VotersRecord without an overlapping majority with the "
+        "last set (3.8, 3.9.0); the log level's free log writes none", {}),
+    "kafka-update-self-crashes": (
+        Rules(update_names_leader=False), "",
+        "K6: an accepted UpdateVoter naming the leader itself throws in the leader's poll (4.1+); the "
+        "replica level sends none", {}),
 }
 
 

@@ -87,7 +87,8 @@ def test_stored_counterexample_replays(file: str) -> None:
 def test_stored_counterexamples_cover_the_slow_mutants() -> None:
     stored = {read_counterexample(DATA / f)[0]["target"].removeprefix("mutant:") for f in STORED}
     assert {"voters-history-not-truncated", "voters-two-changes-in-flight", "voters-removed-leader-stays",
-            "voters-voter-only-votes", "voters-restart-follows-unreachable-leader"} <= stored
+            "voters-voter-only-votes", "voters-restart-follows-unreachable-leader",
+            "voters-observer-fetches-voter"} <= stored
 
 
 def test_log_level_events_follow_the_model() -> None:

@@ -55,6 +55,24 @@ def test_replica_level_divergence_is_a_catalogued_one(tmp_path: Path) -> None:
         assert doc["deviation"] in catalogue("voters"), doc["divergence"]
 
 
+K6_TRACE = Path(__file__).resolve().parents[1] / "voters" / "testdata" / "kafka_k6_update_self.itf.json"
+
+
+def test_k6_update_naming_the_leader_throws_from_4_1() -> None:
+    """VOTERS-KAFKA-K6: the stored run (start-up, then leader 1 takes UpdateVoter(1)) replays
+    through 4.0.2, which appends and answers; 4.4.0 throws in the leader's poll, and the run
+    reports it as the catalogued deviation's target error (the first 4.x release of each side)."""
+    for version, thrown in (("4.0.2", False), ("4.4.0", True)):
+        done = subprocess.run(["kspec", "replay", str(K6_TRACE), "--target", f"kafka:{version}"],
+                              capture_output=True, text=True, timeout=600, check=False)
+        if thrown:
+            assert "from the leader itself" in done.stdout + done.stderr, (version, done.stdout[-1500:])
+            dev = catalogue("voters")["voters-update-self-crashes-leader"]
+            assert dev.target_error and dev.target_error in done.stdout + done.stderr
+        else:
+            assert "conforms after 31 of 31 steps" in done.stdout, (version, done.stdout[-1500:], done.stderr[-800:])
+
+
 def test_log_level_is_named_and_refuses_the_replica_level() -> None:
     done = subprocess.run(["kspec", "conform", "voters", "--target", f"kafka:{VERSION}:loggy", "--json"],
                           capture_output=True, text=True, timeout=120, check=False)

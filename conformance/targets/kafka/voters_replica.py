@@ -19,6 +19,10 @@ held until ``FetchDue``) plus the voter-set inputs (spec/adapter-protocol.md, se
   replica, error)``. The answer to an accepted request comes when its VotersRecord commits
   (or the leader steps down): the model emits no such reply, so the adapter does not report
   answers that come after the step (not compared; spec/voters.md §7).
+- **UpdateVoter(replica, directory, epoch, listeners, min_version, max_version)** is an
+  ``UpdateRaftVoter`` request with that current leader epoch, the listener shape the input names
+  (``LISTENER_SHAPES``) and that kraft.version range; Kafka answers it in the step (an accepted
+  one with NONE, not reported).
 - **UpgradeKRaftVersion**: in a kraft.version-1 cluster the model refuses or ignores it; Kafka
   has no raft RPC for it (``kafka-features`` goes through the controller's
   ``UpdateFeatures``), so the adapter answers from Kafka's own state what the controller would
@@ -57,7 +61,18 @@ from kspec.model.raft.rule_sets import rule_set_for
 
 MIN_VERSION = (3, 9)
 
-REQUESTS = {"AddVoter": ("add_voter", "ADD_RAFT_VOTER"), "RemoveVoter": ("remove_voter", "REMOVE_RAFT_VOTER")}
+REQUESTS = {"AddVoter": ("add_voter", "ADD_RAFT_VOTER"), "RemoveVoter": ("remove_voter", "REMOVE_RAFT_VOTER"),
+            "UpdateVoter": ("update_voter", "UPDATE_RAFT_VOTER")}
+# An UpdateVoter's listener shapes (model/voters/node.py Listeners) as (name, host, port offset)
+# entries; None is the cluster's listener name, the port is PORT_BASE + replica + offset, or 0.
+LISTENER_SHAPES: dict[str, list[tuple[str | None, str, int | None]]] = {
+    "default": [(None, "localhost", 0)],
+    "other": [("KSPEC_OTHER", "localhost", 0)],
+    "none": [],
+    "duplicate": [(None, "localhost", 100), (None, "localhost", 0)],
+    "empty-host": [(None, "", 0)],
+    "port-0": [(None, "localhost", None)],
+}
 
 
 class _Voters:
@@ -241,6 +256,17 @@ class KafkaVoterReplica(kraft.KafkaRaftNode):
             listener.setName(name_).setHost("localhost").setPort(PORT_BASE + replica)
             listeners.add(listener)
             data.setClusterId(CLUSTER_ID).setTimeoutMs(REQUEST_TIMEOUT_MS).setVoterId(replica) \
+                .setVoterDirectoryId(self.values.uuid(directory))
+        elif kind == "UpdateVoter":
+            data = jvm.jclass(j.version, f"{MSG}.UpdateRaftVoterRequestData")()
+            for lname, host, offset in LISTENER_SHAPES[str(inp.get("listeners", "default"))]:
+                listener = jvm.jclass(j.version, f"{MSG}.UpdateRaftVoterRequestData$Listener")()
+                listener.setName(lname or j.listener.value()).setHost(host) \
+                    .setPort(0 if offset is None else PORT_BASE + replica + offset)
+                data.listeners().add(listener)
+            data.kRaftVersionFeature().setMinSupportedVersion(j.jpype.JShort(int(inp.get("min_version", 0)))) \
+                .setMaxSupportedVersion(j.jpype.JShort(int(inp.get("max_version", 1))))
+            data.setClusterId(CLUSTER_ID).setCurrentLeaderEpoch(int(inp["epoch"])).setVoterId(replica) \
                 .setVoterDirectoryId(self.values.uuid(directory))
         else:
             data = jvm.jclass(j.version, f"{MSG}.RemoveRaftVoterRequestData")()

@@ -218,6 +218,9 @@ class VoterReplica(RaftReplica):
         if kind in ("AddVoter", "RemoveVoter", "UpgradeKRaftVersion"):
             self.out = []
             self.reconfigure(inp)
+        elif kind == "UpdateVoter":
+            self.out = []
+            self.update_voter(inp)
         elif kind == "TakeSnapshot":
             self.out = []
             self.snapshot()
@@ -312,6 +315,7 @@ class VoterReplica(RaftReplica):
                 # one batch: kraft.version 1 and the current voters (a host's directory is its id)
                 voters = [x for r in _ids(current) for x in (r, r)]
                 self.leader_append([_entry(self.epoch, "kraft_version", [1]), _entry(self.epoch, "voters", voters)])
+                self.update_high_watermark()  # the set stays: a lone voter commits it at once
             return None
         if self.control.kraft_version() < 1:
             return self.reject(request, replica, "UNSUPPORTED_VERSION")
@@ -330,6 +334,33 @@ class VoterReplica(RaftReplica):
                 return self.reject(request, replica, "VOTER_NOT_FOUND")
             new = current - {key}
         self.leader_append([_entry(self.epoch, "voters", [x for k in sorted(new) for x in k])])
+        return None
+
+    def update_voter(self, inp: dict[str, Any]) -> None:
+        """UpdateRaftVoter: the leader-only checks (epoch, then role), the request's own, then
+        the handler's; accepted, the same voter set is written again (endpoints not kept)."""
+        replica, epoch = inp["replica"], inp["epoch"]
+        reject = lambda error: self.reject("update_voter", replica, error)
+        if epoch != self.epoch:
+            return reject("FENCED_LEADER_EPOCH" if epoch < self.epoch else "UNKNOWN_LEADER_EPOCH")
+        if self.role != "leader":
+            return reject("NOT_LEADER_OR_FOLLOWER")
+        low, high = inp.get("min_version", 0), inp.get("max_version", 1)
+        if not self.valid_key(inp) or inp.get("listeners", "default") in ("other", "none") or not 0 <= low <= high:
+            return reject("INVALID_REQUEST")
+        if self.high_watermark is None:
+            return reject("REQUEST_TIMED_OUT")
+        if self.control.kraft_version() < 1:
+            return reject("UNSUPPORTED_VERSION")
+        if self.change_pending():
+            return reject("REQUEST_TIMED_OUT")
+        if not low <= self.control.kraft_version() <= high:
+            return reject("INVALID_REQUEST")
+        current = self.control.voters_now()
+        if (replica, inp["directory"]) not in current:
+            return reject("VOTER_NOT_FOUND")
+        self.leader_append([_entry(self.epoch, "voters", [x for k in sorted(current) for x in k])])
+        self.update_high_watermark()  # the set stays: a lone voter commits it at once
         return None
 
     @staticmethod
