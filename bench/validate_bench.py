@@ -74,6 +74,41 @@ def corpus(cache: Path, events: int) -> Path:
     return path
 
 
+# The diverse corpus's shapes: (variant, bounds), each simulated under seeds of its own; longer
+# logs and more elections than the bench corpus's defaults, so that fewer states repeat.
+DIVERSE_SHAPES: tuple[tuple[str | None, tuple[str, ...]], ...] = (
+    (None, ("max_appends=20", "max_fetches=200", "max_elections=20", "max_epoch=12")),
+    (None, ("voters=5", "max_appends=12", "max_fetches=120", "max_elections=16")),
+    (None, ("pre_vote=true", "observers=1", "max_appends=12", "max_fetches=120", "max_elections=16")),
+    (None, ("kip853=true", "observers=2", "max_appends=12", "max_fetches=120")),
+    ("vote-twice", ("max_appends=12", "max_fetches=120", "max_elections=16")),
+)
+
+
+def diverse_corpus(cache: Path, events: int) -> Path:
+    """A corpus of at least ``events`` events in which every trace is simulated afresh (no
+    replicas): the shapes above in turn, 20 traces of up to 2,000 steps per seed, until the
+    corpus is large enough. The honest corpus for anything that remembers across traces."""
+    path = cache / f"diverse-{events}.jsonl"
+    if path.exists():
+        return path
+    tmp = path.with_suffix(".tmp")
+    written, seed = 0, 1000
+    with tmp.open("w") as f:
+        while written < events:
+            variant, bounds = DIVERSE_SHAPES[seed % len(DIVERSE_SHAPES)]
+            model, _ = build_model(protocol_info("raft"), bounds, variant, simulation=True)
+            result = simulate(model, seed=seed, steps=2000, traces=20, stop_on_violation=False)
+            with tempfile.TemporaryDirectory() as out:
+                write_traces(Path(out), model, result, variant=variant)
+                lines = (Path(out) / "events.jsonl").read_text().splitlines()
+            f.writelines(text.replace('"trace": "', f'"trace": "d{seed}-', 1) + "\n" for text in lines)
+            written += len(lines)
+            seed += 1
+    tmp.rename(path)
+    return path
+
+
 def step_cost(cache: Path) -> tuple[float, int]:
     """CPU seconds per event of the model's node step alone, over the base traces."""
     groups: dict[str, list] = {}

@@ -81,6 +81,7 @@ class _Caches:
         self.decoders: dict[type, Callable[[dict[str, Any]], tuple[Any, bool]]] = {}
         self.observations: dict[bytes, tuple[Any, tuple[str, ...]]] = {}
         self.output_lists: dict[bytes, tuple[Any, ...] | bool] = {}
+        self.templates: dict[bytes, _Template] = {}
 
     def value(self, raw: bytes) -> _Value:
         hit = self.values.get(raw)
@@ -107,6 +108,23 @@ class _Caches:
             self.values[raw] = hit
         return hit
 
+    def template(self, config_raw: bytes) -> _Template | None:
+        """The replay template of a trace's config (its exact bytes), or None when the config
+        does not build a model."""
+        hit = self.templates.get(config_raw)
+        if hit is None:
+            config = _any.decode(config_raw)
+            if config is None:
+                return None
+            try:
+                replay = NodeReplay(self.protocol, config)
+            except TraceConfigError:
+                return None
+            if len(self.templates) >= TEMPLATES:
+                self.templates.clear()
+            hit = self.templates[config_raw] = _Template(replay)
+        return hit
+
     def input(self, action: str, node: Any, raw: bytes) -> Any:
         """The decoded input, or None when ``decode_input`` would not accept it as it is."""
         if action not in self.known:
@@ -118,7 +136,7 @@ class _Caches:
             return obj if node is None else None
         return obj if type(obj).__name__ == action else None
 
-    def outputs(self, raw: bytes) -> tuple[Any, ...] | bool | None:
+    def outputs(self, raw: bytes) -> tuple[Any, ...] | bool:
         """The recorded outputs as objects when each round-trips exactly; True when they are
         well formed but must be compared in JSON form; False when they are not a list of
         objects with a ``type`` (damage). Whole lists repeat (``[]``, the same response to the
@@ -238,83 +256,153 @@ def _fast(protocol: str, key: str, items: list[tuple[str, RawLine]], caches: _Ca
     config_raw = by_step[0][2].config
     if config_raw is _NONE or not bytes(config_raw):
         return None
-    config = _any.decode(config_raw)
-    if config is None:
+    template = caches.template(bytes(config_raw))
+    if template is None:
         return None
-    try:
-        replay = NodeReplay(protocol, config)
-    except TraceConfigError:
-        return None
-    values = []
-    recorded = []
-    observed = []
-    for _, _, ev in by_step:
-        value = caches.input(ev.action, ev.node, bytes(ev.input))
-        if value is None:
-            return None
-        if ev.action not in NETWORK_ACTIONS and ev.node not in replay.nodes:
-            return None
-        observation = caches.observation(bytes(ev.observation)) if ev.observation is not _NONE else _NO_OBSERVATION
-        if observation is None:
-            return None
-        outputs = caches.outputs(bytes(ev.outputs))
-        if outputs is False:
-            return None
-        values.append(value)
-        recorded.append(outputs)
-        observed.append(observation)
-    return _replay(key, replay, by_step, values, recorded, observed, first_file, first_line)
+    return _replay(key, template, by_step, caches, first_file, first_line)
 
 
-_NO_OBSERVATION: tuple[Any, tuple[str, ...]] = (None, ())
+class _Template:
+    """What every trace with one ``config`` (its exact bytes) shares: a replay in its initial
+    state to copy, and the memo of the node step. A step's result depends only on the node's
+    state and the input (the model's step is a pure function), so a node state reached again
+    with the same action and input bytes (a node that waits, the opening moves every trace makes, a trace
+    that repeats another) reuses the step, its observation, and the recorded outputs and
+    observation bytes found equal to them before. Keys hold the state's identity: states are
+    the memo's own objects (the initial ones, then the memo's results), kept alive by it."""
+
+    __slots__ = ("memo", "replay")
+
+    def __init__(self, replay: NodeReplay) -> None:
+        self.replay = replay
+        self.memo: dict[tuple[int, str, bytes], _Step] = {}
 
 
-def _replay(key: str, replay: NodeReplay, by_step: list[tuple[str, int, _Event]], values: list[Any],
-            recorded_outputs: list[Any], observed: list[tuple[Any, tuple[str, ...]]], file: str,
-            line: int) -> Outcome:
-    """``NodeReplay.apply`` event by event, with the decoding done (and cached) beforehand and
-    outputs compared as objects. Coverage features are counted per distinct recorded
-    observation (a node's observation repeats while it waits) and expanded at the end."""
-    actions: Counter[str] = Counter()
-    feats: Counter[str] = Counter()
-    seen_feats: dict[tuple[str, ...], int] = {}
+class _Step:
+    """One memoised node step: the state before and after, the model's outputs and
+    observation, and the recorded bytes already found equal to them (None until then)."""
+
+    __slots__ = ("after", "before", "model_feats", "model_obs", "obs", "obs_feats", "obs_raw", "out_raw", "outputs",
+                 "raw_obs")
+
+    def __init__(self, before: Any, after: Any, outputs: tuple[Any, ...], raw_obs: Any) -> None:
+        self.before, self.after, self.outputs, self.raw_obs = before, after, outputs, raw_obs
+        self.model_obs: Any = None  # ``encode(raw_obs)``, made when first needed
+        self.model_feats: tuple[str, ...] = ()
+        self.out_raw: bytes | None = None
+        self.obs_raw: bytes | None = None
+        self.obs: Any = None  # the recorded observation of ``obs_raw``, decoded, and its features
+        self.obs_feats: tuple[str, ...] = ()
+
+
+MEMO = 1 << 15  # memoised steps per config; cleared when full (bounded memory)
+TEMPLATES = 64  # configs remembered
+
+
+def _well_formed(caches: _Caches, ev: _Event, nodes: dict[Any, Any]) -> bool:
+    """What the lean loop asks of an event before replaying it (``judge_events`` would not
+    quarantine it): its input decodes to its action's class and names a known node, its
+    observation and outputs are well typed."""
+    if caches.input(ev.action, ev.node, bytes(ev.input)) is None:
+        return False
+    if ev.action not in NETWORK_ACTIONS and ev.node not in nodes:
+        return False
+    if ev.observation is not _NONE and caches.observation(bytes(ev.observation)) is None:
+        return False
+    return caches.outputs(bytes(ev.outputs)) is not False
+
+
+def _replay(key: str, template: _Template, by_step: list[tuple[str, int, _Event]], caches: _Caches, file: str,
+            line: int) -> Outcome | None:
+    """``NodeReplay.apply`` event by event over memoised steps, with outputs compared as
+    objects (or as the bytes found equal before). Coverage features are counted per distinct
+    observation and expanded at the end. None when an event is not well formed (every event
+    is looked at, also after a violation: such a trace is the reference path's)."""
+    replay = template.replay.fresh()
+    memo = template.memo
     nodes = replay.nodes
     step_fn, observe = replay.step_fn, replay.observe
+    properties = replay._properties
+    actions: Counter[str] = Counter()
+    seen_feats: dict[tuple[str, ...], int] = {}
     n = len(by_step)
     for step in range(n):
         ev = by_step[step][2]
         action = ev.action
         actions[action] += 1
         if action in NETWORK_ACTIONS:
+            if not _well_formed(caches, ev, nodes):
+                return None
             continue
         node = ev.node
-        after, outputs = step_fn(nodes[node], values[step])
-        nodes[node] = after
-        raw_obs = observe(after)
-        recorded, rec_feats = observed[step]
-        if recorded == raw_obs:
-            model_obs: Any = raw_obs
+        before = nodes.get(node)
+        if before is None:
+            return None
+        inp = bytes(ev.input)
+        entry = memo.get((id(before), action, inp))
+        if entry is None or entry.before is not before:
+            value = caches.input(action, node, inp)
+            if value is None:
+                return None
+            after, outputs = step_fn(before, value)
+            entry = _Step(before, after, tuple(outputs), observe(after))
+            if len(memo) >= MEMO:
+                memo.clear()
+            memo[(id(before), action, inp)] = entry
+        nodes[node] = entry.after
+        # The recorded observation: the bytes found equal to the model's before, or decoded.
+        recorded: Any = None
+        rec_feats: tuple[str, ...] = ()
+        obs_raw: bytes | None = None
+        verified = False
+        if ev.observation is not _NONE:
+            obs_raw = bytes(ev.observation)
+            if obs_raw == entry.obs_raw:
+                recorded, rec_feats, verified = entry.obs, entry.obs_feats, True
+            else:
+                observation = caches.observation(obs_raw)
+                if observation is None:
+                    return None
+                recorded, rec_feats = observation
+        model_obs: Any
+        if verified or recorded == entry.raw_obs:
+            model_obs = recorded if verified else entry.raw_obs  # (verified: found equal before)
             seen_feats[rec_feats] = seen_feats.get(rec_feats, 0) + 1
         else:
-            model_obs = encode(raw_obs)
-            feats.update(features(model_obs))
+            if entry.model_obs is None:
+                entry.model_obs = encode(entry.raw_obs)
+                entry.model_feats = tuple(features(entry.model_obs))
+            model_obs = entry.model_obs
+            seen_feats[entry.model_feats] = seen_feats.get(entry.model_feats, 0) + 1
         obs = recorded if isinstance(recorded, dict) else model_obs
-        bad: Violation | None = replay._properties(node, action, obs)
+        bad: Violation | None = properties(node, action, obs)
         if bad is None:
-            rec_objects = recorded_outputs[step]
-            if rec_objects is True or not (rec_objects == tuple(outputs) or
-                                           (len(rec_objects) == len(outputs) and
-                                            Counter(rec_objects) == Counter(outputs))):
-                rec_values = _any.decode(ev.outputs)
-                encoded = [fast_encode(o) for o in outputs]
-                if not same_outputs(rec_values, encoded):
-                    bad = Violation("Divergence:outputs", _diff_outputs(rec_values, encoded))
+            out_raw = bytes(ev.outputs)
+            if out_raw != entry.out_raw:
+                rec_objects = caches.outputs(out_raw)
+                if rec_objects is False:
+                    return None
+                model_outputs = entry.outputs
+                if rec_objects is True or not (rec_objects == model_outputs or
+                                               (len(rec_objects) == len(model_outputs) and
+                                                Counter(rec_objects) == Counter(model_outputs))):
+                    rec_values = _any.decode(out_raw)
+                    encoded = [fast_encode(o) for o in model_outputs]
+                    if not same_outputs(rec_values, encoded):
+                        bad = Violation("Divergence:outputs", _diff_outputs(rec_values, encoded))
+                if bad is None:
+                    entry.out_raw = out_raw
             if bad is None and recorded is not None and recorded != model_obs:
                 bad = Violation("Divergence:observation", _diff_obs(recorded, model_obs))
+            if bad is None and obs_raw is not None and isinstance(recorded, dict):
+                entry.obs_raw, entry.obs, entry.obs_feats = obs_raw, recorded, rec_feats
         if bad is not None:
+            # The reference path takes any trace with an event it would not replay, also after this one.
+            if not all(_well_formed(caches, e[2], nodes) for e in by_step[step + 1:]):
+                return None
             return Outcome(verdict_row(key, "violating", n, file, line, step, bad.property, action, bad.detail),
-                           [], dict(actions), _features(feats, seen_feats))
-    return Outcome(verdict_row(key, "valid", n, file, line), [], dict(actions), _features(feats, seen_feats))
+                           [], dict(actions), _features(Counter(), seen_feats))
+    return Outcome(verdict_row(key, "valid", n, file, line), [], dict(actions), _features(Counter(), seen_feats))
 
 
 def _features(feats: Counter[str], seen: dict[tuple[str, ...], int]) -> dict[str, int]:

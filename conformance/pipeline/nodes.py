@@ -190,6 +190,19 @@ class NodeReplay:
         self.agreed: dict[Any, tuple[int, list[Any]]] = {}
         self.complete: dict[Any, tuple[int, int, list[Any]]] = {}
 
+    def fresh(self) -> NodeReplay:
+        """A replay of the same config in its initial state (as a new ``NodeReplay(protocol,
+        config)``, without building the model again): the initial node states and
+        observations are shared, the history is new. Call it on a replay not yet applied to."""
+        new = object.__new__(NodeReplay)
+        new.protocol, new.step_fn, new.observe = self.protocol, self.step_fn, self.observe
+        new.nodes = dict(self.nodes)
+        new.voters, new.check_durable = self.voters, self.check_durable
+        new.latest = dict(self.latest)
+        new.elected, new.votes, new.committed, new.committed_order = {}, {}, {}, []
+        new.agreed, new.complete = {}, {}
+        return new
+
     def has_node(self, node: Any) -> bool:
         return node in self.nodes
 
