@@ -325,6 +325,7 @@ def _replay(key: str, template: _Template, by_step: list[tuple[str, int, _Event]
     properties = replay._properties
     actions: Counter[str] = Counter()
     seen_feats: dict[tuple[str, ...], int] = {}
+    observed: dict[Any, _Step] = {}  # per node, the step that gave its state
     n = len(by_step)
     for step in range(n):
         ev = by_step[step][2]
@@ -345,11 +346,15 @@ def _replay(key: str, template: _Template, by_step: list[tuple[str, int, _Event]
             if value is None:
                 return None
             after, outputs = step_fn(before, value)
-            entry = _Step(before, after, tuple(outputs), observe(after))
+            # A step that leaves the node as it was (an ignored message) leaves its observation.
+            last = observed.get(node)
+            raw_obs = last.raw_obs if last is not None and last.after is after else observe(after)
+            entry = _Step(before, after, tuple(outputs), raw_obs)
             if len(memo) >= MEMO:
                 memo.clear()
             memo[(id(before), action, inp)] = entry
         nodes[node] = entry.after
+        observed[node] = entry
         # The recorded observation: the bytes found equal to the model's before, or decoded.
         recorded: Any = None
         rec_feats: tuple[str, ...] = ()
