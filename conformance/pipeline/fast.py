@@ -14,6 +14,7 @@ as ``NodeReplay.apply`` compares it). Differentially tested against ``judge_even
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections import Counter
 from collections.abc import Callable, Iterable
 from typing import Any, NamedTuple
@@ -124,6 +125,15 @@ class _Caches:
                 self.templates.clear()
             hit = self.templates[config_raw] = _Template(replay)
         return hit
+
+    def remember(self, raw: bytes, obj: Any) -> None:
+        """``raw`` is known to be the JSON of ``obj`` as ``codec.encode`` gives it: what
+        :meth:`value` would find, unless the object is not one ``decode`` builds by that name
+        or fails the type checks (then the bytes are decoded when asked for)."""
+        if raw not in self.values and self.classes.get(type(obj).__name__) is type(obj) and check_value(obj) is None:
+            if len(self.values) >= CACHE:
+                self.values.clear()
+            self.values[raw] = _Value(obj, True, True)
 
     def input(self, action: str, node: Any, raw: bytes) -> Any:
         """The decoded input, or None when ``decode_input`` would not accept it as it is."""
@@ -283,7 +293,7 @@ class _Step:
     observation, and the recorded bytes already found equal to them (None until then)."""
 
     __slots__ = ("after", "before", "model_feats", "model_obs", "obs", "obs_feats", "obs_raw", "out_raw", "outputs",
-                 "raw_obs")
+                 "raw_obs", "written")
 
     def __init__(self, before: Any, after: Any, outputs: tuple[Any, ...], raw_obs: Any) -> None:
         self.before, self.after, self.outputs, self.raw_obs = before, after, outputs, raw_obs
@@ -293,6 +303,27 @@ class _Step:
         self.obs_raw: bytes | None = None
         self.obs: Any = None  # the recorded observation of ``obs_raw``, decoded, and its features
         self.obs_feats: tuple[str, ...] = ()
+        self.written = False  # the two below were tried: recorded bytes are checked against them once
+
+    def model_observation(self) -> tuple[Any, tuple[str, ...]]:
+        """``encode(raw_obs)`` and its coverage features."""
+        if self.model_obs is None:
+            self.model_obs = encode(self.raw_obs)
+            self.model_feats = tuple(features(self.model_obs))
+        return self.model_obs, self.model_feats
+
+    def as_written(self, out_raw: bytes, caches: _Caches) -> None:
+        """Take the recorded outputs as found equal to the model's when they are the bytes the
+        trace writer (``conformance/traces/writer.py``: ``json.dumps`` of ``codec.encode``)
+        writes for them, without decoding them; and remember each output's bytes as the
+        model's object, for the event that takes the message as its input. (Observations
+        are decoded: their bytes repeat while a node waits, so their cache mostly hits.)"""
+        self.written = True
+        items = [json.dumps(fast_encode(o)).encode() for o in self.outputs]
+        if b"[" + b", ".join(items) + b"]" == out_raw:
+            self.out_raw = out_raw
+            for item, obj in zip(items, self.outputs, strict=True):
+                caches.remember(item, obj)
 
 
 MEMO = 1 << 15  # memoised steps per config; cleared when full (bounded memory)
@@ -355,6 +386,8 @@ def _replay(key: str, template: _Template, by_step: list[tuple[str, int, _Event]
             memo[(id(before), action, inp)] = entry
         nodes[node] = entry.after
         observed[node] = entry
+        if not entry.written:  # a new step: are the recorded outputs the model's, as the writer writes them?
+            entry.as_written(bytes(ev.outputs), caches)
         # The recorded observation: the bytes found equal to the model's before, or decoded.
         recorded: Any = None
         rec_feats: tuple[str, ...] = ()
@@ -374,11 +407,8 @@ def _replay(key: str, template: _Template, by_step: list[tuple[str, int, _Event]
             model_obs = recorded if verified else entry.raw_obs  # (verified: found equal before)
             seen_feats[rec_feats] = seen_feats.get(rec_feats, 0) + 1
         else:
-            if entry.model_obs is None:
-                entry.model_obs = encode(entry.raw_obs)
-                entry.model_feats = tuple(features(entry.model_obs))
-            model_obs = entry.model_obs
-            seen_feats[entry.model_feats] = seen_feats.get(entry.model_feats, 0) + 1
+            model_obs, model_feats = entry.model_observation()
+            seen_feats[model_feats] = seen_feats.get(model_feats, 0) + 1
         obs = recorded if isinstance(recorded, dict) else model_obs
         bad: Violation | None = properties(node, action, obs)
         if bad is None:

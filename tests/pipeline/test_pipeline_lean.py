@@ -55,6 +55,15 @@ def test_memoised_steps_give_the_reference_outcome_cold_warm_and_when_cleared(
     for key, lines in groups.items():  # a third time: nothing new to remember
         fast.judge_lines_fast("raft", key, lines)
     assert [len(t.memo) for t in templates] == sizes
+    # The messages taken from the model's outputs as their written bytes (``_Caches.remember``)
+    # are what decoding those bytes gives: the same object, the same class, exact and shaped.
+    caches = fast._CACHES["raft"]
+    remembered = [(raw, v) for raw, v in caches.values.items()]
+    assert len(remembered) > 50
+    decoder = fast._Caches("raft")
+    for raw, v in remembered:
+        again = decoder.value(raw)
+        assert again == v and type(again.obj) is type(v.obj), raw
     _fresh_caches(monkeypatch)
     monkeypatch.setattr(fast, "MEMO", 3)  # cleared every few steps: entries vanish mid-trace
     for key, lines in groups.items():
