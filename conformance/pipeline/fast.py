@@ -38,6 +38,7 @@ from kspec.conformance.pipeline.nodes import (
 from kspec.conformance.pipeline.records import _OBSERVATION_TYPES, is_orphan
 from kspec.conformance.pipeline.typed import check_value
 from kspec.model.core.codec import DecodeError, decode, encode
+from kspec.model.core.explorer import without_cycle_collection
 
 _NONE = msgspec.Raw(b"")
 CACHE = 4096  # entries per cache: local reuse only (a cache this small never spans a replica)
@@ -233,7 +234,11 @@ def judge_lines_fast(protocol: str, key: str, lines: Iterable[tuple[str, RawLine
         caches = _CACHES[protocol] = _Caches(protocol)
     if not is_orphan(key):
         try:
-            outcome = _fast(protocol, key, items, caches)
+            # The memo and caches keep many small objects alive, which makes the cycle
+            # collector's passes long; the replay makes no cycles (frozen values, freed by
+            # reference counting), so the collector waits until the trace is judged.
+            with without_cycle_collection():
+                outcome = _fast(protocol, key, items, caches)
         except Exception:  # anything unusual is the reference path's to judge
             outcome = None
         if outcome is not None:
