@@ -2,7 +2,7 @@
 on the same corpus in one run; and peak memory of the single-process engine as the corpus grows.
 
     nice -n 10 python bench/validate_bench.py [--events 1000000] [--master local[2]] [--cache DIR]
-        [--reference-events 100000] [--rss 1000000,4000000] [--no-spark]
+        [--reference-events 100000] [--rss 1000000,4000000] [--no-spark] [--diverse 100000] [--baseline REV]
 
 The corpus: raft traces simulated from the reference model and from the ``vote-twice``
 variant (so some traces violate), then replicated under fresh trace ids until it holds at least
@@ -10,11 +10,17 @@ variant (so some traces violate), then replicated under fresh trace ids until it
 them; the replicas are ordinary, independent traces to the validator, and the replay's caches
 are far too small to remember one replica by the next). It is cached under ``--cache``.
 
+The replicas repeat every node state and message of the base traces, which flatters anything
+that remembers across traces (the lean loop memoises node steps): ``--diverse N`` adds a corpus
+of N events in which every trace is simulated afresh, under five shapes (``DIVERSE_SHAPES``).
+
 Reported, with the load average at the start and end:
 - the reference replay (``engine.judge_lines``: ``judge_events`` on parsed records, the
-  validator before the lean loop) on the first ``--reference-events``-sized corpus, and the
-  lean loop (``kspec.conformance.pipeline.local``, as ``kspec validate`` judges) on the same
-  file, in events per CPU second of this process (CPU seconds, not wall: the machine is shared);
+  validator before the lean loop) on the first ``--reference-events``-sized corpus (and the
+  diverse corpus), and the lean loop (``kspec.conformance.pipeline.local``, as ``kspec
+  validate`` judges) on the same file, in events per CPU second of this process (CPU seconds,
+  not wall: the machine is shared), each run with cold caches; with ``--baseline REV`` the
+  pipeline as it was at that revision too, between two runs of the lean loop;
 - the lean loop on the ``--events`` corpus, wall and CPU, then Spark ``--master`` on the same
   file (wall, the JVM start excluded): their wall ratio is the scaling figure;
 - with ``--rss``, the peak RSS of a fresh process validating each corpus size.
@@ -74,6 +80,41 @@ def corpus(cache: Path, events: int) -> Path:
     return path
 
 
+# The diverse corpus's shapes: (variant, bounds), each simulated under seeds of its own; longer
+# logs and more elections than the bench corpus's defaults, so that fewer states repeat.
+DIVERSE_SHAPES: tuple[tuple[str | None, tuple[str, ...]], ...] = (
+    (None, ("max_appends=20", "max_fetches=200", "max_elections=20", "max_epoch=12")),
+    (None, ("voters=5", "max_appends=12", "max_fetches=120", "max_elections=16")),
+    (None, ("pre_vote=true", "observers=1", "max_appends=12", "max_fetches=120", "max_elections=16")),
+    (None, ("kip853=true", "observers=2", "max_appends=12", "max_fetches=120")),
+    ("vote-twice", ("max_appends=12", "max_fetches=120", "max_elections=16")),
+)
+
+
+def diverse_corpus(cache: Path, events: int) -> Path:
+    """A corpus of at least ``events`` events in which every trace is simulated afresh (no
+    replicas): the shapes above in turn, 20 traces of up to 2,000 steps per seed, until the
+    corpus is large enough. The honest corpus for anything that remembers across traces."""
+    path = cache / f"diverse-{events}.jsonl"
+    if path.exists():
+        return path
+    tmp = path.with_suffix(".tmp")
+    written, seed = 0, 1000
+    with tmp.open("w") as f:
+        while written < events:
+            variant, bounds = DIVERSE_SHAPES[seed % len(DIVERSE_SHAPES)]
+            model, _ = build_model(protocol_info("raft"), bounds, variant, simulation=True)
+            result = simulate(model, seed=seed, steps=2000, traces=20, stop_on_violation=False)
+            with tempfile.TemporaryDirectory() as out:
+                write_traces(Path(out), model, result, variant=variant)
+                lines = (Path(out) / "events.jsonl").read_text().splitlines()
+            f.writelines(text.replace('"trace": "', f'"trace": "d{seed}-', 1) + "\n" for text in lines)
+            written += len(lines)
+            seed += 1
+    tmp.rename(path)
+    return path
+
+
 def step_cost(cache: Path) -> tuple[float, int]:
     """CPU seconds per event of the model's node step alone, over the base traces."""
     groups: dict[str, list] = {}
@@ -97,15 +138,48 @@ def step_cost(cache: Path) -> tuple[float, int]:
     return total / count, count
 
 
+def compare_engines(path: Path, baseline: str | None, cache: Path) -> dict[str, Any]:
+    """The reference replay, the pipeline at git revision ``baseline`` (when given) and the
+    lean loop on ``path``, one after the other in this process (each with cold caches), with
+    the same verdicts: events per CPU second of each, and the ratios."""
+    ref, _, ref_cpu = single_process(path, reference=True)
+    lean, _, lean_cpu = single_process(path)
+    assert (ref["violating"], ref["events"], ref["violations_by_property"]) == \
+        (lean["violating"], lean["events"], lean["violations_by_property"])
+    out: dict[str, Any] = {"corpus": path.name, "events": ref["events"], "traces": ref["traces"],
+                           "violating": ref["violating"], "load_at_start": load(),
+                           "reference_events_per_cpu_second": round(ref["events"] / ref_cpu),
+                           "lean_events_per_cpu_second": round(lean["events"] / lean_cpu),
+                           "lean_over_reference": round(ref_cpu / lean_cpu, 2)}
+    print(f"{path.name}: {ref['events']} events; reference replay {ref['events'] / ref_cpu:.0f} events/CPU-s; "
+          f"lean loop {lean['events'] / lean_cpu:.0f} events/CPU-s ({ref_cpu / lean_cpu:.2f}x); load {load()}",
+          flush=True)
+    if baseline:
+        base, base_cpu = baseline_process(path, baseline, cache)
+        assert (base["violating"], base["events"], base["violations_by_property"]) == \
+            (lean["violating"], lean["events"], lean["violations_by_property"])
+        again, _, again_cpu = single_process(path)  # the lean loop again, after the baseline
+        out |= {"baseline": baseline, "baseline_events_per_cpu_second": round(base["events"] / base_cpu),
+                "lean_again_events_per_cpu_second": round(again["events"] / again_cpu),
+                "lean_over_baseline": round(base_cpu / lean_cpu, 2),
+                "lean_again_over_baseline": round(base_cpu / again_cpu, 2)}
+        print(f"{path.name}: pipeline at {baseline} {base['events'] / base_cpu:.0f} events/CPU-s; the lean loop "
+              f"{base_cpu / lean_cpu:.2f}x (before it) and {base_cpu / again_cpu:.2f}x (after it) faster; "
+              f"load {load()}", flush=True)
+    out["load_at_end"] = load()
+    return out
+
+
 def load() -> str:
     return os.getloadavg().__repr__()
 
 
 def single_process(path: Path, reference: bool = False) -> tuple[dict[str, Any], float, float]:
     """(summary, wall seconds, CPU seconds) of the local engine on ``path``."""
-    from kspec.conformance.pipeline import engine
+    from kspec.conformance.pipeline import engine, fast
 
     judge = engine.judge_lines_fast
+    fast._CACHES.clear()  # cold: nothing remembered from an earlier run
     if reference:
         engine.judge_lines_fast = engine.judge_lines  # type: ignore[assignment]
     try:
@@ -204,6 +278,8 @@ def main() -> None:
     parser.add_argument("--no-spark", action="store_true")
     parser.add_argument("--baseline", default=None, metavar="REV",
                         help="also time the pipeline as it was at this git revision (e.g. c758e3e)")
+    parser.add_argument("--diverse", type=int, default=0, metavar="EVENTS",
+                        help="also compare the engines on a corpus of this many events simulated afresh (no replicas)")
     parser.add_argument("--rss", default="", help="comma-separated corpus sizes for the peak-RSS runs")
     parser.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "kspec-validate-bench")
     args = parser.parse_args()
@@ -217,25 +293,11 @@ def main() -> None:
     report["model_step_us_per_event"] = round(per_step * 1e6, 1)
     print(f"model node step: {per_step * 1e6:.1f} us/event over {stepped} events", flush=True)
 
-    ref, _, ref_cpu = single_process(ref_path, reference=True)
-    lean, _, lean_cpu = single_process(ref_path)
-    assert (ref["violating"], ref["events"], ref["violations_by_property"]) == \
-        (lean["violating"], lean["events"], lean["violations_by_property"])
-    report |= {"reference_events": ref["events"],
-               "reference_events_per_cpu_second": round(ref["events"] / ref_cpu),
-               "lean_events_per_cpu_second": round(lean["events"] / lean_cpu),
-               "lean_over_reference": round(ref_cpu / lean_cpu, 2)}
-    print(f"reference replay: {ref['events']} events, {ref['events'] / ref_cpu:.0f} events/CPU-s; "
-          f"lean loop: {lean['events'] / lean_cpu:.0f} events/CPU-s ({ref_cpu / lean_cpu:.2f}x); load {load()}",
-          flush=True)
-
-    if args.baseline:
-        base, base_cpu = baseline_process(ref_path, args.baseline, args.cache)
-        assert (base["violating"], base["events"]) == (lean["violating"], lean["events"])
-        report |= {"baseline": args.baseline, "baseline_events_per_cpu_second": round(base["events"] / base_cpu),
-                   "lean_over_baseline": round(base_cpu / lean_cpu, 2)}
-        print(f"pipeline at {args.baseline}: {base['events'] / base_cpu:.0f} events/CPU-s; the lean loop is "
-              f"{base_cpu / lean_cpu:.2f}x faster; load {load()}", flush=True)
+    corpora = [("bench", ref_path)]
+    if args.diverse:
+        corpora.append(("diverse", diverse_corpus(args.cache, args.diverse)))
+    for name, sample in corpora:
+        report[name] = compare_engines(sample, args.baseline, args.cache)
 
     local, local_wall, local_cpu = single_process(path)
     report |= {"events": local["events"], "traces": local["traces"], "violating": local["violating"],
@@ -253,7 +315,7 @@ def main() -> None:
             acc, spark_s = run_spark(spark, "raft", [str(path)], [], None)
             tasks_cpu, here_cpu = spark_task_cpu(spark, ref_path)
         report |= {"spark_task_cpu_s": round(tasks_cpu, 2), "same_work_in_process_cpu_s": round(here_cpu, 2)}
-        print(f"the {ref['events']}-event corpus's splits: {tasks_cpu:.2f} CPU-s in Spark tasks, {here_cpu:.2f} "
+        print(f"the {ref_path.name} corpus's splits: {tasks_cpu:.2f} CPU-s in Spark tasks, {here_cpu:.2f} "
               f"in this process", flush=True)
         remote = summary.finish(acc, protocol="raft", seconds=spark_s)
         assert (remote["events"], remote["violating"], remote["violations_by_property"]) == \

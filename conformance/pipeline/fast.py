@@ -14,6 +14,7 @@ as ``NodeReplay.apply`` compares it). Differentially tested against ``judge_even
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections import Counter
 from collections.abc import Callable, Iterable
 from typing import Any, NamedTuple
@@ -37,6 +38,7 @@ from kspec.conformance.pipeline.nodes import (
 from kspec.conformance.pipeline.records import _OBSERVATION_TYPES, is_orphan
 from kspec.conformance.pipeline.typed import check_value
 from kspec.model.core.codec import DecodeError, decode, encode
+from kspec.model.core.explorer import without_cycle_collection
 
 _NONE = msgspec.Raw(b"")
 CACHE = 4096  # entries per cache: local reuse only (a cache this small never spans a replica)
@@ -81,6 +83,7 @@ class _Caches:
         self.decoders: dict[type, Callable[[dict[str, Any]], tuple[Any, bool]]] = {}
         self.observations: dict[bytes, tuple[Any, tuple[str, ...]]] = {}
         self.output_lists: dict[bytes, tuple[Any, ...] | bool] = {}
+        self.templates: dict[bytes, _Template] = {}
 
     def value(self, raw: bytes) -> _Value:
         hit = self.values.get(raw)
@@ -107,6 +110,32 @@ class _Caches:
             self.values[raw] = hit
         return hit
 
+    def template(self, config_raw: bytes) -> _Template | None:
+        """The replay template of a trace's config (its exact bytes), or None when the config
+        does not build a model."""
+        hit = self.templates.get(config_raw)
+        if hit is None:
+            config = _any.decode(config_raw)
+            if config is None:
+                return None
+            try:
+                replay = NodeReplay(self.protocol, config)
+            except TraceConfigError:
+                return None
+            if len(self.templates) >= TEMPLATES:
+                self.templates.clear()
+            hit = self.templates[config_raw] = _Template(replay)
+        return hit
+
+    def remember(self, raw: bytes, obj: Any) -> None:
+        """``raw`` is known to be the JSON of ``obj`` as ``codec.encode`` gives it: what
+        :meth:`value` would find, unless the object is not one ``decode`` builds by that name
+        or fails the type checks (then the bytes are decoded when asked for)."""
+        if raw not in self.values and self.classes.get(type(obj).__name__) is type(obj) and check_value(obj) is None:
+            if len(self.values) >= CACHE:
+                self.values.clear()
+            self.values[raw] = _Value(obj, True, True)
+
     def input(self, action: str, node: Any, raw: bytes) -> Any:
         """The decoded input, or None when ``decode_input`` would not accept it as it is."""
         if action not in self.known:
@@ -118,7 +147,7 @@ class _Caches:
             return obj if node is None else None
         return obj if type(obj).__name__ == action else None
 
-    def outputs(self, raw: bytes) -> tuple[Any, ...] | bool | None:
+    def outputs(self, raw: bytes) -> tuple[Any, ...] | bool:
         """The recorded outputs as objects when each round-trips exactly; True when they are
         well formed but must be compared in JSON form; False when they are not a list of
         objects with a ``type`` (damage). Whole lists repeat (``[]``, the same response to the
@@ -205,7 +234,11 @@ def judge_lines_fast(protocol: str, key: str, lines: Iterable[tuple[str, RawLine
         caches = _CACHES[protocol] = _Caches(protocol)
     if not is_orphan(key):
         try:
-            outcome = _fast(protocol, key, items, caches)
+            # The memo and caches keep many small objects alive, which makes the cycle
+            # collector's passes long; the replay makes no cycles (frozen values, freed by
+            # reference counting), so the collector waits until the trace is judged.
+            with without_cycle_collection():
+                outcome = _fast(protocol, key, items, caches)
         except Exception:  # anything unusual is the reference path's to judge
             outcome = None
         if outcome is not None:
@@ -238,83 +271,178 @@ def _fast(protocol: str, key: str, items: list[tuple[str, RawLine]], caches: _Ca
     config_raw = by_step[0][2].config
     if config_raw is _NONE or not bytes(config_raw):
         return None
-    config = _any.decode(config_raw)
-    if config is None:
+    template = caches.template(bytes(config_raw))
+    if template is None:
         return None
-    try:
-        replay = NodeReplay(protocol, config)
-    except TraceConfigError:
-        return None
-    values = []
-    recorded = []
-    observed = []
-    for _, _, ev in by_step:
-        value = caches.input(ev.action, ev.node, bytes(ev.input))
-        if value is None:
-            return None
-        if ev.action not in NETWORK_ACTIONS and ev.node not in replay.nodes:
-            return None
-        observation = caches.observation(bytes(ev.observation)) if ev.observation is not _NONE else _NO_OBSERVATION
-        if observation is None:
-            return None
-        outputs = caches.outputs(bytes(ev.outputs))
-        if outputs is False:
-            return None
-        values.append(value)
-        recorded.append(outputs)
-        observed.append(observation)
-    return _replay(key, replay, by_step, values, recorded, observed, first_file, first_line)
+    return _replay(key, template, by_step, caches, first_file, first_line)
 
 
-_NO_OBSERVATION: tuple[Any, tuple[str, ...]] = (None, ())
+class _Template:
+    """What every trace with one ``config`` (its exact bytes) shares: a replay in its initial
+    state to copy, and the memo of the node step. A step's result depends only on the node's
+    state and the input (the model's step is a pure function), so a node state reached again
+    with the same action and input bytes (a node that waits, the opening moves every trace makes, a trace
+    that repeats another) reuses the step, its observation, and the recorded outputs and
+    observation bytes found equal to them before. Keys hold the state's identity: states are
+    the memo's own objects (the initial ones, then the memo's results), kept alive by it."""
+
+    __slots__ = ("memo", "replay")
+
+    def __init__(self, replay: NodeReplay) -> None:
+        self.replay = replay
+        self.memo: dict[tuple[int, str, bytes], _Step] = {}
 
 
-def _replay(key: str, replay: NodeReplay, by_step: list[tuple[str, int, _Event]], values: list[Any],
-            recorded_outputs: list[Any], observed: list[tuple[Any, tuple[str, ...]]], file: str,
-            line: int) -> Outcome:
-    """``NodeReplay.apply`` event by event, with the decoding done (and cached) beforehand and
-    outputs compared as objects. Coverage features are counted per distinct recorded
-    observation (a node's observation repeats while it waits) and expanded at the end."""
-    actions: Counter[str] = Counter()
-    feats: Counter[str] = Counter()
-    seen_feats: dict[tuple[str, ...], int] = {}
+class _Step:
+    """One memoised node step: the state before and after, the model's outputs and
+    observation, and the recorded bytes already found equal to them (None until then)."""
+
+    __slots__ = ("after", "before", "model_feats", "model_obs", "obs", "obs_feats", "obs_raw", "out_raw", "outputs",
+                 "raw_obs", "written")
+
+    def __init__(self, before: Any, after: Any, outputs: tuple[Any, ...], raw_obs: Any) -> None:
+        self.before, self.after, self.outputs, self.raw_obs = before, after, outputs, raw_obs
+        self.model_obs: Any = None  # ``encode(raw_obs)``, made when first needed
+        self.model_feats: tuple[str, ...] = ()
+        self.out_raw: bytes | None = None
+        self.obs_raw: bytes | None = None
+        self.obs: Any = None  # the recorded observation of ``obs_raw``, decoded, and its features
+        self.obs_feats: tuple[str, ...] = ()
+        self.written = False  # the two below were tried: recorded bytes are checked against them once
+
+    def model_observation(self) -> tuple[Any, tuple[str, ...]]:
+        """``encode(raw_obs)`` and its coverage features."""
+        if self.model_obs is None:
+            self.model_obs = encode(self.raw_obs)
+            self.model_feats = tuple(features(self.model_obs))
+        return self.model_obs, self.model_feats
+
+    def as_written(self, out_raw: bytes, caches: _Caches) -> None:
+        """Take the recorded outputs as found equal to the model's when they are the bytes the
+        trace writer (``conformance/traces/writer.py``: ``json.dumps`` of ``codec.encode``)
+        writes for them, without decoding them; and remember each output's bytes as the
+        model's object, for the event that takes the message as its input. (Observations
+        are decoded: their bytes repeat while a node waits, so their cache mostly hits.)"""
+        self.written = True
+        items = [json.dumps(fast_encode(o)).encode() for o in self.outputs]
+        if b"[" + b", ".join(items) + b"]" == out_raw:
+            self.out_raw = out_raw
+            for item, obj in zip(items, self.outputs, strict=True):
+                caches.remember(item, obj)
+
+
+MEMO = 1 << 15  # memoised steps per config; cleared when full (bounded memory)
+TEMPLATES = 64  # configs remembered
+
+
+def _well_formed(caches: _Caches, ev: _Event, nodes: dict[Any, Any]) -> bool:
+    """What the lean loop asks of an event before replaying it (``judge_events`` would not
+    quarantine it): its input decodes to its action's class and names a known node, its
+    observation and outputs are well typed."""
+    if caches.input(ev.action, ev.node, bytes(ev.input)) is None:
+        return False
+    if ev.action not in NETWORK_ACTIONS and ev.node not in nodes:
+        return False
+    if ev.observation is not _NONE and caches.observation(bytes(ev.observation)) is None:
+        return False
+    return caches.outputs(bytes(ev.outputs)) is not False
+
+
+def _replay(key: str, template: _Template, by_step: list[tuple[str, int, _Event]], caches: _Caches, file: str,
+            line: int) -> Outcome | None:
+    """``NodeReplay.apply`` event by event over memoised steps, with outputs compared as
+    objects (or as the bytes found equal before). Coverage features are counted per distinct
+    observation and expanded at the end. None when an event is not well formed (every event
+    is looked at, also after a violation: such a trace is the reference path's)."""
+    replay = template.replay.fresh()
+    memo = template.memo
     nodes = replay.nodes
     step_fn, observe = replay.step_fn, replay.observe
+    properties = replay._properties
+    actions: Counter[str] = Counter()
+    seen_feats: dict[tuple[str, ...], int] = {}
+    observed: dict[Any, _Step] = {}  # per node, the step that gave its state
     n = len(by_step)
     for step in range(n):
         ev = by_step[step][2]
         action = ev.action
         actions[action] += 1
         if action in NETWORK_ACTIONS:
+            if not _well_formed(caches, ev, nodes):
+                return None
             continue
         node = ev.node
-        after, outputs = step_fn(nodes[node], values[step])
-        nodes[node] = after
-        raw_obs = observe(after)
-        recorded, rec_feats = observed[step]
-        if recorded == raw_obs:
-            model_obs: Any = raw_obs
+        before = nodes.get(node)
+        if before is None:
+            return None
+        inp = bytes(ev.input)
+        entry = memo.get((id(before), action, inp))
+        if entry is None or entry.before is not before:
+            value = caches.input(action, node, inp)
+            if value is None:
+                return None
+            after, outputs = step_fn(before, value)
+            # A step that leaves the node as it was (an ignored message) leaves its observation.
+            last = observed.get(node)
+            raw_obs = last.raw_obs if last is not None and last.after is after else observe(after)
+            entry = _Step(before, after, tuple(outputs), raw_obs)
+            if len(memo) >= MEMO:
+                memo.clear()
+            memo[(id(before), action, inp)] = entry
+        nodes[node] = entry.after
+        observed[node] = entry
+        if not entry.written:  # a new step: are the recorded outputs the model's, as the writer writes them?
+            entry.as_written(bytes(ev.outputs), caches)
+        # The recorded observation: the bytes found equal to the model's before, or decoded.
+        recorded: Any = None
+        rec_feats: tuple[str, ...] = ()
+        obs_raw: bytes | None = None
+        verified = False
+        if ev.observation is not _NONE:
+            obs_raw = bytes(ev.observation)
+            if obs_raw == entry.obs_raw:
+                recorded, rec_feats, verified = entry.obs, entry.obs_feats, True
+            else:
+                observation = caches.observation(obs_raw)
+                if observation is None:
+                    return None
+                recorded, rec_feats = observation
+        model_obs: Any
+        if verified or recorded == entry.raw_obs:
+            model_obs = recorded if verified else entry.raw_obs  # (verified: found equal before)
             seen_feats[rec_feats] = seen_feats.get(rec_feats, 0) + 1
         else:
-            model_obs = encode(raw_obs)
-            feats.update(features(model_obs))
+            model_obs, model_feats = entry.model_observation()
+            seen_feats[model_feats] = seen_feats.get(model_feats, 0) + 1
         obs = recorded if isinstance(recorded, dict) else model_obs
-        bad: Violation | None = replay._properties(node, action, obs)
+        bad: Violation | None = properties(node, action, obs)
         if bad is None:
-            rec_objects = recorded_outputs[step]
-            if rec_objects is True or not (rec_objects == tuple(outputs) or
-                                           (len(rec_objects) == len(outputs) and
-                                            Counter(rec_objects) == Counter(outputs))):
-                rec_values = _any.decode(ev.outputs)
-                encoded = [fast_encode(o) for o in outputs]
-                if not same_outputs(rec_values, encoded):
-                    bad = Violation("Divergence:outputs", _diff_outputs(rec_values, encoded))
+            out_raw = bytes(ev.outputs)
+            if out_raw != entry.out_raw:
+                rec_objects = caches.outputs(out_raw)
+                if rec_objects is False:
+                    return None
+                model_outputs = entry.outputs
+                if rec_objects is True or not (rec_objects == model_outputs or
+                                               (len(rec_objects) == len(model_outputs) and
+                                                Counter(rec_objects) == Counter(model_outputs))):
+                    rec_values = _any.decode(out_raw)
+                    encoded = [fast_encode(o) for o in model_outputs]
+                    if not same_outputs(rec_values, encoded):
+                        bad = Violation("Divergence:outputs", _diff_outputs(rec_values, encoded))
+                if bad is None:
+                    entry.out_raw = out_raw
             if bad is None and recorded is not None and recorded != model_obs:
                 bad = Violation("Divergence:observation", _diff_obs(recorded, model_obs))
+            if bad is None and obs_raw is not None and isinstance(recorded, dict):
+                entry.obs_raw, entry.obs, entry.obs_feats = obs_raw, recorded, rec_feats
         if bad is not None:
+            # The reference path takes any trace with an event it would not replay, also after this one.
+            if not all(_well_formed(caches, e[2], nodes) for e in by_step[step + 1:]):
+                return None
             return Outcome(verdict_row(key, "violating", n, file, line, step, bad.property, action, bad.detail),
-                           [], dict(actions), _features(feats, seen_feats))
-    return Outcome(verdict_row(key, "valid", n, file, line), [], dict(actions), _features(feats, seen_feats))
+                           [], dict(actions), _features(Counter(), seen_feats))
+    return Outcome(verdict_row(key, "valid", n, file, line), [], dict(actions), _features(Counter(), seen_feats))
 
 
 def _features(feats: Counter[str], seen: dict[tuple[str, ...], int]) -> dict[str, int]:

@@ -177,6 +177,19 @@ class NodeReplay:
         self.agreed: dict[Any, tuple[int, list[Any]]] = {}
         self.complete: dict[Any, tuple[int, int, list[Any]]] = {}
 
+    def fresh(self) -> NodeReplay:
+        """A replay of the same config in its initial state (as a new ``NodeReplay(protocol,
+        config)``, without building the model again): the initial node states and
+        observations are shared, the history is new. Call it on a replay not yet applied to."""
+        new = object.__new__(NodeReplay)
+        new.protocol, new.step_fn, new.observe = self.protocol, self.step_fn, self.observe
+        new.nodes = dict(self.nodes)
+        new.voters, new.check_durable = self.voters, self.check_durable
+        new.latest = dict(self.latest)
+        new.elected, new.votes, new.committed, new.committed_order = {}, {}, {}, []
+        new.agreed, new.complete = {}, {}
+        return new
+
     def has_node(self, node: Any) -> bool:
         return node in self.nodes
 
@@ -214,6 +227,16 @@ class NodeReplay:
     def _check(self, node: Any, action: str, obs: dict[str, Any]) -> Violation | None:
         prev = self.latest[node]
         self.latest[node] = obs
+        if obs is prev:
+            # The node's observation is the one it had (the same object: a node that waits):
+            # everything below that reads only this node's observation passed for it already
+            # and would find nothing new; what other nodes' observations decide is checked again.
+            log, hw = obs["log"], obs.get("high_watermark")
+            if hw and self.check_durable:
+                bad = self._durable(node, log, hw)
+                if bad is not None:
+                    return bad
+            return self._complete(node, obs["epoch"], log) if obs["role"] == "leader" else None
         epoch = obs["epoch"]
         if epoch < prev["epoch"]:
             return Violation("EpochMonotonic", f"node {node} epoch {prev['epoch']} -> {epoch}")
@@ -244,25 +267,42 @@ class NodeReplay:
                     return Violation("CommittedLogsAgree", f"offset {offset}: {list(seen[0])} and {list(entry)}")
             self.agreed[node] = (upto, log)
             if self.check_durable:
-                prefix = log[:hw]
-                holders = sum(1 for v in self.voters if self.latest[v]["log"][:hw] == prefix)
-                if len(prefix) < hw or holders < len(self.voters) // 2 + 1:
-                    return Violation("HighWatermarkDurable", f"node {node} high watermark {hw} held by "
-                                                             f"{holders} of {len(self.voters)} voters")
+                bad = self._durable(node, log, hw)
+                if bad is not None:
+                    return bad
         if obs["role"] == "leader":
-            order = self.committed_order
-            start = 0
-            complete = self.complete.get(node)
-            if complete is not None and complete[0] == epoch and \
-                    (complete[2] is log or log[:len(complete[2])] == complete[2]):
-                start = complete[1]
-            for k in range(start, len(order)):
-                offset = order[k]
-                entry, committed_in = self.committed[offset]
-                if committed_in < epoch and (offset >= len(log) or tuple(log[offset]) != entry):
-                    return Violation("LeaderCompleteness", f"leader {node} of epoch {epoch} lacks committed "
-                                                           f"offset {offset}")
-            self.complete[node] = (epoch, len(order), log)
+            return self._complete(node, epoch, log)
+        return None
+
+    def _durable(self, node: Any, log: list[Any], hw: int) -> Violation | None:
+        """HighWatermarkDurable: a majority of the voters hold the log up to ``hw``."""
+        prefix = log[:hw]
+        latest = self.latest
+        holders = 0
+        for v in self.voters:
+            other = latest[v]["log"]
+            if other is log or other[:hw] == prefix:
+                holders += 1
+        if len(prefix) < hw or holders < len(self.voters) // 2 + 1:
+            return Violation("HighWatermarkDurable", f"node {node} high watermark {hw} held by "
+                                                     f"{holders} of {len(self.voters)} voters")
+        return None
+
+    def _complete(self, node: Any, epoch: int, log: list[Any]) -> Violation | None:
+        """LeaderCompleteness: a leader holds every entry committed in an earlier epoch."""
+        order = self.committed_order
+        start = 0
+        complete = self.complete.get(node)
+        if complete is not None and complete[0] == epoch and \
+                (complete[2] is log or log[:len(complete[2])] == complete[2]):
+            start = complete[1]
+        for k in range(start, len(order)):
+            offset = order[k]
+            entry, committed_in = self.committed[offset]
+            if committed_in < epoch and (offset >= len(log) or tuple(log[offset]) != entry):
+                return Violation("LeaderCompleteness", f"leader {node} of epoch {epoch} lacks committed "
+                                                       f"offset {offset}")
+        self.complete[node] = (epoch, len(order), log)
         return None
 
 

@@ -205,6 +205,15 @@ def _split_lines(chunks: Iterator[bytes], max_line: int, pos: int,
         else:
             data = data + block if data else block
         at = 0
+        if data.isascii() and b"\r" not in data:  # every line in it is clean (_checked): split at once
+            parts = data.split(b"\n")
+            parts.pop()  # the unterminated rest
+            for part in parts:
+                if len(part) > max_line:
+                    yield off + at, (part[:KEEP], _oversized(len(part), max_line))
+                else:
+                    yield off + at, (part, None)
+                at += len(part) + 1
         while True:
             nl = data.find(b"\n", at)
             if nl < 0:

@@ -83,7 +83,14 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 def test_validate_on_a_standalone_cluster_gives_the_local_verdicts(cluster: str, tmp_path: Path) -> None:
     simulate_into(tmp_path / "ref", None, 51, 4, steps=40)
     simulate_into(tmp_path / "bad", "quorum-state-lost", 32, 4, steps=60)
-    files = [str(tmp_path / d / "events.jsonl") for d in ("ref", "bad")]
+    # Damage of several kinds in a third file: a badly typed record, a CRLF line end, a
+    # truncated line whose trace id is still readable, and a line that is not JSON at all.
+    lines = (tmp_path / "ref" / "events.jsonl").read_bytes().splitlines()
+    other = (tmp_path / "bad" / "events.jsonl").read_bytes().splitlines()
+    damaged = [lines[0].replace(b'"node": ', b'"node": [1], "x": ', 1), lines[1] + b"\r", other[0][:60], b"}{"]
+    (tmp_path / "damaged.jsonl").write_bytes(b"\n".join(damaged) + b"\n")
+    files = [str(tmp_path / d / "events.jsonl") for d in ("ref", "bad")] + [str(tmp_path / "damaged.jsonl")]
+    records = sum(1 for f in files for line in Path(f).read_bytes().splitlines() if line.strip())
     try:
         proc = subprocess.run([sys.executable, "-m", "kspec.conformance.cli", "validate", *files, "--protocol",
                                "raft", "--master", cluster, "--split-bytes", "30000", "--json"],
@@ -100,9 +107,15 @@ def test_validate_on_a_standalone_cluster_gives_the_local_verdicts(cluster: str,
     for outcome in iter_local("raft", files, [], split_bytes=30000):
         summary.add(acc, outcome)
     local = summary.finish(acc, protocol="raft", seconds=1.0)
-    for key in ("traces", "events", "valid", "violating", "quarantined", "violations_by_property", "events_by_status"):
+    for key in ("traces", "events", "valid", "violating", "quarantined", "violations_by_property", "events_by_status",
+                "quarantined_records", "quarantine_by_reason"):
         assert doc[key] == local[key], key
-    assert doc["violating"] > 0 and doc["valid"] > 0
+    for key in ("actions", "features"):  # (actions_not_covered needs the CLI's list of known actions)
+        assert doc["coverage"][key] == local["coverage"][key], key
+    assert doc["violating"] > 0 and doc["valid"] > 0 and doc["quarantined"] >= 3
+    # Exact accounting: every record is in a valid, violating or quarantined trace.
+    assert doc["events"] == sum(doc["events_by_status"].values()) == records
+    assert set(doc["quarantine_by_reason"]) == {"CRLF line end", "field", "malformed JSON"}, doc["quarantine_by_reason"]
 
 
 def test_a_master_that_does_not_answer_is_a_one_line_error(tmp_path: Path) -> None:
