@@ -12,4 +12,7 @@ policy of ``examples/python-mm2-target``, itself written from the adapter spec a
 ``raft_scratch`` (session 7) is a whole KRaft replica written from scratch (spec/raft.md and the
 adapter docs; no reference or model code), its bugs switched on by subclasses;
 ``bench/redteam_power.py`` runs it beside ``raft`` (``--modules raft_scratch``).
+Session 8 did the same for the other protocols: ``share_scratch`` (a whole shard) and
+``voters_scratch`` (the log-level control-record state machine) from scratch, and
+``mm2_scratch`` / ``streams_scratch``, new bug sets over session 5's from-scratch baselines.
 """

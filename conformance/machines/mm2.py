@@ -118,8 +118,13 @@ def interesting_topics(sep: str) -> list[str]:
             # separators doubled at the ends, alone twice, an alias with nothing after it
             f"{sep}{sep}orders", f"orders{sep}{sep}", sep * 2, f"A{sep}", f"{sep}A{sep}orders", f"A{sep}B{sep}orders",
             f"A{sep}heartbeats{sep}", "heartbeats" + sep,
+            # four hops (the system model's syncs make three): an originalTopic that caps its
+            # walk at a hop count instead of stopping at a local name or a fixed point differs
+            f"A{sep}B{sep}C{sep}A{sep}orders", f"A{sep}B{sep}C{sep}A{sep}B{sep}heartbeats",
             # non-ASCII (a policy that works on bytes or lower-cases differs) and very long
             "ördérs", f"A{sep}ördérs", "топик", LONG_NAME, f"A{sep}{LONG_NAME}",
+            # a non-ASCII source (a policy that cuts at byte offsets, not characters, differs)
+            f"ördérs{sep}orders", f"топик{sep}B{sep}orders",
             # the empty name; one underscore where Kafka's internal prefix has two; case
             # variants of the heartbeats name; MM2's suffixes without the separator before them
             # (a suffix test that forgets it); an "mm2" name that is not MM2's
@@ -289,6 +294,8 @@ class Mm2Driver(Driver[Mm2System]):
         for topic in names[:MAX_FORMAT_TOPICS]:
             for alias in self.setup.nodes:
                 out.append(("format", Query(alias, FormatRemoteTopic(alias, topic))))
+        # The empty alias (MM2 validates no alias): Kafka prepends the separator all the same.
+        out.append(("format", Query(clusters[0], FormatRemoteTopic("", "orders"))))
         out.extend(("law", CheckLaw(k)) for k in range(len(self.setup.cases)))
         return out
 

@@ -72,6 +72,39 @@ class TwoHopOriginalPolicy(DefaultPolicy):
         return topic
 
 
+class ThreeHopOriginalPolicy(DefaultPolicy):
+    """originalTopic unwraps at most three prefixes (the system model's longest chain): a name
+    four hops from its origin keeps one alias. Rare vocabulary: only the driver's four-hop names
+    (red team, session 8) carry four prefixes."""
+
+    def original_topic(self, topic: str) -> str:
+        for _ in range(3):
+            upstream = self.upstream_topic(topic)
+            if upstream is None or upstream == topic:
+                return topic
+            topic = upstream
+        return topic
+
+
+class ByteOffsetsPolicy(DefaultPolicy):
+    """upstreamTopic cuts at the source's length in UTF-8 bytes (a port that mixes byte and
+    character offsets): right for ASCII sources, wrong for ``ördérs.orders``. Rare vocabulary:
+    only the driver's names with a non-ASCII first piece (red team, session 8)."""
+
+    def upstream_topic(self, topic: str) -> str | None:
+        source = self.topic_source(topic)
+        return None if source is None else topic[len(source.encode("utf-8")) + len(self.separator):]
+
+
+class EmptyAliasLocalPolicy(DefaultPolicy):
+    """formatRemoteTopic with an empty alias returns the topic unchanged (a guard against a
+    missing alias), where Kafka prepends the separator. Rare vocabulary: only the driver's
+    ``FormatRemoteTopic('', 'orders')`` (red team, session 8)."""
+
+    def format_remote_topic(self, source_cluster_alias: str, topic: str) -> str:
+        return topic if not source_cluster_alias else super().format_remote_topic(source_cluster_alias, topic)
+
+
 # ------------------------------------------------------------------------------ streams
 
 
@@ -226,6 +259,9 @@ ENTRIES: tuple[tuple[str, str, type, str], ...] = (
     ("mm2-ascii-names", "mm2", AsciiNamesPolicy, "rare vocabulary: non-ASCII names"),
     ("mm2-caps-name-length", "mm2", CapsNameLengthPolicy, "rare vocabulary: very long names"),
     ("mm2-two-hop-original", "mm2", TwoHopOriginalPolicy, "deep: a loop bounded too tightly"),
+    ("mm2-three-hop-original", "mm2", ThreeHopOriginalPolicy, "rare vocabulary: four hops"),
+    ("mm2-byte-offsets", "mm2", ByteOffsetsPolicy, "rare vocabulary: a non-ASCII source"),
+    ("mm2-empty-alias-local", "mm2", EmptyAliasLocalPolicy, "rare vocabulary: the empty alias"),
     ("streams-empty-key-unrouted", "streams", EmptyKeyUnroutedRouter, "rare vocabulary: the empty key"),
     ("streams-murmur-tail", "streams", MurmurTailRouter, "rare vocabulary: keys of length 3 mod 4"),
     ("streams-hashes-characters", "streams", HashesCharactersRouter, "rare vocabulary: non-ASCII keys"),

@@ -30,3 +30,15 @@ def test_scratch_raft_conforms_and_two_bugs_are_caught(tmp_path: Path, monkeypat
     told = run("LeaderToldBeforeCaughtUp", tmp_path, 12)
     assert told.verdict == "diverges" and told.finding is not None
     assert "HandleLeaderChange" in told.finding.line(), told.finding.line()
+
+
+# Session 8's from-scratch targets of the other protocols: each baseline conforms at a small
+# budget (the bugs are measured by bench/redteam_power.py, docs/performance.md).
+@pytest.mark.parametrize(("protocol", "module"), [("share", "share_scratch"), ("voters", "voters_scratch"),
+                                                  ("mm2", "mm2_scratch"), ("streams", "streams_scratch")])
+def test_scratch_baseline_conforms(protocol: str, module: str, tmp_path: Path,
+                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.syspath_prepend(str(BENCH))
+    target = resolve_target(f"python:redteam.{module}:Correct", protocol)
+    result = run_conformance(protocol, target, examples=12, out_dir=tmp_path)
+    assert result.verdict == "conforms", result.finding and result.finding.line()
