@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from kspec.model import catalog
 from kspec.model.catalog import UnknownProtocol
+from kspec.model.proofs.catalog import register_obligations
 
 if TYPE_CHECKING:
     from kspec.conformance.adapters.base import Target
@@ -90,7 +91,8 @@ class ConformanceProtocol:
     kafka_doc: str = ""
     # The TLA+ mapping module (a module with MAPPING, kspec.tla.mappings.TLAMapping), if any.
     tla: str | None = None
-    # The Z3 obligation modules (kspec.model.proofs) that prove this protocol's lemmas.
+    # The Z3 obligation modules (each with an OBLIGATIONS tuple) that prove this protocol's
+    # lemmas; registering the protocol adds them to ``kspec prove`` and the proofs page.
     proofs: tuple[str, ...] = ()
     # Hand-written docs pages (paths under docs/); the generated ones come from the model.
     docs: tuple[str, ...] = ()
@@ -266,6 +268,8 @@ def register(protocol: ConformanceProtocol) -> ConformanceProtocol:
         raise ValueError(f"protocol {protocol.name!r} is declared twice ({known.model}, {protocol.model})")
     _REGISTERED[protocol.name] = protocol
     catalog.register_model(protocol.name, protocol.model)
+    for module in protocol.proofs:
+        register_obligations(module)
     return protocol
 
 

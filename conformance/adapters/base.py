@@ -47,6 +47,28 @@ class Instance(Protocol):
         ...
 
 
+class SteppingNode(Protocol):
+    """An in-process node that answers an input with its outputs and shows its observation."""
+
+    def step(self, inp: dict[str, Any]) -> list[dict[str, Any]]: ...
+
+    def observation(self) -> dict[str, JSON]: ...
+
+
+class NodeInstance:
+    """The :class:`Instance` of a :class:`SteppingNode` (a Python target's replica or shard):
+    each input's outputs with the observation after it; nothing to release."""
+
+    def __init__(self, node: SteppingNode) -> None:
+        self.node = node
+
+    def step(self, inp: JSON) -> StepResult:
+        return StepResult(self.node.step(inp), self.node.observation())
+
+    def close(self) -> None:
+        pass
+
+
 @runtime_checkable
 class TimedInstance(Protocol):
     """An instance whose timers have durations (raft's bounded liveness, RAFT-LIVE-TIMED): the

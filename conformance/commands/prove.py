@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import click
 
+from kspec.conformance import protocols
 from kspec.conformance.cli import cli
 from kspec.conformance.clikit import InputError, emit_json, json_option, on_terminal, progress_bar
 from kspec.model.proofs import (
@@ -57,6 +58,7 @@ def prove_cmd(ids: tuple[str, ...], timeout: float, list_only: bool, as_json: bo
 
 
 def _select(ids: tuple[str, ...]) -> list[Obligation]:
+    protocols.protocols()  # every declared protocol's obligation modules are registered
     if not ids:
         return list(all_obligations())
     chosen: list[Obligation] = []

@@ -10,7 +10,6 @@ import random
 import re
 import types
 import typing
-from collections import Counter
 from dataclasses import dataclass, field
 from html import escape
 from pathlib import Path
@@ -124,10 +123,9 @@ def _sample_actions(model: Any, seed: int = 7, walks: int = 4, steps: int = 60) 
     return stats
 
 
-def _role_diagram(name: str, model: Any) -> list[str]:
+def _role_diagram(name: str) -> list[str]:
     """A state diagram drawn as inline SVG at build time (no script, no CDN: the site works
-    offline): from a transition table where the model has one (KRaft's role table), else the
-    phases a ``phase`` field goes through in random walks."""
+    offline), from the transition table the protocol declares (``transitions``), if any."""
     from kspec.conformance.explain.svg import state_diagram_svg
 
     declared = protocols.get(name)
@@ -143,28 +141,7 @@ def _role_diagram(name: str, model: Any) -> list[str]:
         rows = ["| from | to | when |", "|---|---|---|"] + [f"| {a} | {b} | {escape(w)} |" for a, b, w in edges]
         return [*lines, '<div class="kspec-diagram" markdown="0" style="overflow-x:auto">', svg, "</div>", "",
                 *rows, ""]
-    seen: Counter[tuple[str, str, str]] = Counter()
-    rng = random.Random(3)
-    state0 = model.init_states()[0]
-    if not hasattr(state0, "phase"):
-        return []
-    for _ in range(20):
-        state = state0
-        for _ in range(40):
-            options = [(a, n) for a in model.actions(state) if (n := model.next_state(state, a)) is not None]
-            if not options:
-                break
-            action, nxt = rng.choice(options)
-            if nxt.phase != state.phase or type(action).__name__ in ("Join", "Leave", "Assign"):
-                seen[(state.phase, nxt.phase, type(action).__name__)] += 1
-            state = nxt
-    if not seen:
-        return []
-    lines = ["## Phases", "", "The values of the state's `phase` field and the actions that move between them, "
-             "as observed in 20 random walks of the model.", ""]
-    edges = sorted({(str(s), str(d), a) for s, d, a in seen})
-    svg = state_diagram_svg(str(state0.phase), edges, f"{name} phases")
-    return [*lines, '<div class="kspec-diagram" markdown="0" style="overflow-x:auto">', svg, "</div>", ""]
+    return []  # no role table declared (mm2 declares a rule table instead: _rules_matrix)
 
 
 def _rules_matrix(name: str) -> list[str]:
@@ -193,7 +170,7 @@ def _model_page(name: str, site: Site) -> str:
              (f"Spec: [{spec}]({_rel(page, spec)}) · " if spec else "")
              + "properties: [properties](properties.md) · example traces: [traces](traces.md) · model: "
              f"`{declared.model}`", ""]
-    lines += _role_diagram(name, model)
+    lines += _role_diagram(name)
     lines += _rules_matrix(name)
     # The state: the system state class and every package dataclass its fields name.
     lines += ["## State", "", f"The system state is `{state_cls.__name__}`; below it, the classes its fields hold.", ""]

@@ -48,6 +48,7 @@ def generate_pages(root: Path = ROOT) -> dict[str, str]:
     try:
         from kspec.model.proofs import all_obligations
 
+        protocols.protocols()  # every declared protocol's obligation modules are registered
         site.obligations = list(all_obligations())
     except ImportError:
         site.obligations = []

@@ -58,7 +58,7 @@ from kspec.model.voters.control import (
     trim_to,
     truncate_to,
 )
-from kspec.model.voters.history import VoterSet
+from kspec.model.voters.history import LogHistory, VoterSet
 from kspec.model.voters.node import (
     NO_DIRECTORY,
     AddVoter,
@@ -616,12 +616,7 @@ def _sets(history: JSON) -> list[tuple[int, frozenset[tuple[int, int]]]]:
 
 
 def _at(history: list[tuple[int, frozenset[tuple[int, int]]]], offset: int) -> frozenset[tuple[int, int]] | None:
-    found = None
-    for o, v in history:
-        if o > offset:
-            break
-        found = v
-    return found
+    return LogHistory(tuple(history)).value_at_or_before(offset)  # VOTERS-HIST-AT, the model's own floor
 
 
 def _history_violation(node: Any, obs: JSON, end: int, static: JSON, from_leaders: bool = True) -> str | None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from kspec.model.core import laws as core_laws
 from kspec.model.mm2.policy import INTERNAL_RULE_3X, INTERNAL_RULE_4X, PolicyLike, is_cycle, original_topic_chain
 
 PolicyFor = Callable[[str], PolicyLike]
@@ -60,19 +61,11 @@ def _not_internal_shaped(topic: str) -> bool:
 
 
 @dataclass(frozen=True, slots=True)
-class Law:
-    """A named law: ``precondition(input)`` and ``check(policy_for, input)``."""
+class Law(core_laws.Law[PolicyFor, LawInput]):
+    """A law of the replication policy: ``check(policy_for, input)`` where ``precondition(input)``;
+    ``identity_meets``: whether the identity policy meets it too."""
 
-    id: str
-    name: str
-    doc: str
-    check: Callable[[PolicyFor, LawInput], bool]
-    precondition: Callable[[LawInput], bool]
     identity_meets: bool = True
-
-    def holds(self, policy_for: PolicyFor, inp: LawInput) -> bool:
-        """True when the precondition fails or the law holds at ``inp``."""
-        return not self.precondition(inp) or self.check(policy_for, inp)
 
 
 def _remote_ok(i: LawInput) -> bool:

@@ -6,15 +6,24 @@ import importlib
 
 from kspec.model.proofs.obligation import Obligation
 
-# Modules holding an ``OBLIGATIONS`` tuple. The share combiner's obligations need the share
-# model, which may be absent from a checkout; a missing model leaves its obligations out.
-OBLIGATION_MODULES = (
+# Modules holding an ``OBLIGATIONS`` tuple, in report order: the built-in ones (so that the
+# model layer alone, which never imports conformance/, finds them), then those a protocol
+# declares in ``kspec.conformance.protocols`` (``proofs``), added by :func:`register_obligations`
+# as it registers the protocol. The share combiner's obligations need the share model, which
+# may be absent from a checkout; a missing model leaves its obligations out.
+OBLIGATION_MODULES: list[str] = [
     "kspec.model.proofs.raft_quorum",
     "kspec.model.proofs.raft_vote",
     "kspec.model.proofs.raft_hw",
     "kspec.model.proofs.share_combiner",
     "kspec.model.proofs.voters_history",
-)
+]
+
+
+def register_obligations(module: str) -> None:
+    """Add a module holding an ``OBLIGATIONS`` tuple (once; after the ones known already)."""
+    if module not in OBLIGATION_MODULES:
+        OBLIGATION_MODULES.append(module)
 
 
 class UnknownObligation(LookupError):

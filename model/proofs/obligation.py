@@ -27,6 +27,7 @@ DEFAULT_TIMEOUT_SECONDS = 20.0
 # network in majority_end_offset takes Z3's default solver 10 s at 7 replicas and this pipeline
 # a third of a second. Obligations full of if-then-else terms add "elim-term-ite".
 DEFAULT_TACTICS = ("simplify", "solve-eqs", "smt")
+ITE_TACTICS = ("simplify", "solve-eqs", "elim-term-ite", "smt")  # share_combiner, voters_history
 
 
 @dataclass(frozen=True, slots=True)

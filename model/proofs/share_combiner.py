@@ -23,7 +23,7 @@ from typing import Any
 import z3  # type: ignore[import-untyped]  # z3-solver ships no type information
 
 from kspec.model.proofs import encode_raft as enc
-from kspec.model.proofs.obligation import Obligation, Query, Replay
+from kspec.model.proofs.obligation import ITE_TACTICS, Obligation, Query, Replay
 from kspec.model.share.combiner import combine, combine_new_only
 from kspec.model.share.records import ARCHIVED, AVAILABLE, StateBatch
 
@@ -293,7 +293,6 @@ def _query(kind: str) -> Query:
 
 _BOUNDS = (f"up to {MAX_BATCHES} current and {MAX_BATCHES} new batches, offsets 0..{OFFSETS - 1}, "
            f"start offset -1..{OFFSETS}, states 0..4, counts any Int >= 0")
-_TACTICS = ("simplify", "solve-eqs", "elim-term-ite", "smt")
 
 COMBINE_SHAPE = Obligation(
     id="SHARE-PROOF-COMBINE-SHAPE",
@@ -305,7 +304,7 @@ COMBINE_SHAPE = Obligation(
     rules=("SHARE-RULE-COMBINE-PRUNE", "SHARE-RULE-COMBINE-CLIP", "SHARE-RULE-COMBINE-MERGE"),
     bounds=_BOUNDS,
     build=lambda: _query("shape"),
-    tactics=_TACTICS,
+    tactics=ITE_TACTICS,
 )
 
 COMBINE_COUNTS = Obligation(
@@ -318,7 +317,7 @@ COMBINE_COUNTS = Obligation(
     rules=("SHARE-RULE-COMBINE-PRIORITY", "SHARE-RULE-COMBINE-PRUNE"),
     bounds=_BOUNDS,
     build=lambda: _query("counts"),
-    tactics=_TACTICS,
+    tactics=ITE_TACTICS,
 )
 
 COMBINE_NOTHING_INVENTED = Obligation(
@@ -330,7 +329,7 @@ COMBINE_NOTHING_INVENTED = Obligation(
     rules=("SHARE-RULE-COMBINE-PRIORITY", "SHARE-RULE-COMBINE-PRUNE", "SHARE-RULE-COMBINE-CLIP"),
     bounds=_BOUNDS,
     build=lambda: _query("invented"),
-    tactics=_TACTICS,
+    tactics=ITE_TACTICS,
 )
 
 COMBINE_NEW_ONLY = Obligation(
@@ -343,7 +342,7 @@ COMBINE_NEW_ONLY = Obligation(
     rules=("SHARE-RULE-COMBINE-PRIORITY",),
     bounds=_BOUNDS,
     build=lambda: _query("new_only"),
-    tactics=_TACTICS,
+    tactics=ITE_TACTICS,
 )
 
 OBLIGATIONS = (COMBINE_SHAPE, COMBINE_COUNTS, COMBINE_NOTHING_INVENTED, COMBINE_NEW_ONLY)

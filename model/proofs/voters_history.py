@@ -31,7 +31,7 @@ from typing import Any, Literal
 
 import z3  # type: ignore[import-untyped]  # z3-solver ships no type information
 
-from kspec.model.proofs.obligation import Obligation, Query, Replay
+from kspec.model.proofs.obligation import ITE_TACTICS, Obligation, Query, Replay
 from kspec.model.voters.history import (
     BOOTSTRAP_OFFSET,
     HistoryError,
@@ -389,7 +389,6 @@ def replay(kind: Kind, cex: dict[str, Any]) -> Replay:
 
 _BOUNDS = (f"histories built by add_at with up to {MAX_ENTRIES} entries at offsets {BOOTSTRAP_OFFSET}..{MAX_OFFSET}, "
            f"non-empty voter sets and any static set over {WIDTH} replica keys; truncation and lookup offsets any Int")
-_TACTICS = ("simplify", "solve-eqs", "elim-term-ite", "smt")
 
 HISTORY_TRUNCATE = Obligation(
     id="VOTERS-PROOF-HISTORY-TRUNCATE",
@@ -402,7 +401,7 @@ HISTORY_TRUNCATE = Obligation(
     rules=("VOTERS-HIST-TRUNCATE-NEW", "VOTERS-HIST-AT", "VOTERS-HIST-LAST", "VOTERS-CTRL-TRUNCATE"),
     bounds=_BOUNDS,
     build=lambda: _query("new"),
-    tactics=_TACTICS,
+    tactics=ITE_TACTICS,
 )
 
 HISTORY_TRIM = Obligation(
@@ -415,7 +414,7 @@ HISTORY_TRIM = Obligation(
     rules=("VOTERS-HIST-TRUNCATE-OLD", "VOTERS-HIST-AT", "VOTERS-HIST-LAST", "VOTERS-CTRL-TRIM"),
     bounds=_BOUNDS,
     build=lambda: _query("old"),
-    tactics=_TACTICS,
+    tactics=ITE_TACTICS,
 )
 
 HISTORY_TRUNCATE_OFF_BY_ONE = Obligation(
@@ -429,7 +428,7 @@ HISTORY_TRUNCATE_OFF_BY_ONE = Obligation(
     rules=("VOTERS-HIST-TRUNCATE-NEW", "VOTERS-CTRL-TRUNCATE"),
     bounds=_BOUNDS,
     build=lambda: _query("off_by_one"),
-    tactics=_TACTICS,
+    tactics=ITE_TACTICS,
 )
 
 OBLIGATIONS = (HISTORY_TRUNCATE, HISTORY_TRIM, HISTORY_TRUNCATE_OFF_BY_ONE)

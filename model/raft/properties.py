@@ -142,10 +142,15 @@ def high_watermark_advances(before: Any, action: Any, after: Any) -> bool:
 @sometimes_step("RAFT-WIT-TRUNCATION", "FollowerTruncates")
 def follower_truncates(before: Any, action: Any, after: Any) -> bool:
     """A follower truncates its log on a diverging epoch in a fetch response."""
-    msg = getattr(action, "message", None)
-    if not isinstance(msg, FetchResponse) or msg.diverging is None:
-        return False
-    return len(after.node(msg.dst).log) < len(before.node(msg.dst).log)
+    msg = diverging_response(action)
+    return msg is not None and len(after.node(msg.dst).log) < len(before.node(msg.dst).log)
+
+
+def diverging_response(action: Any) -> FetchResponse | None:
+    """The fetch response with a diverging epoch that ``action`` delivers, if any (the step
+    where a replica may truncate its log)."""
+    msg = getattr(action, "message", None)  # a Deliver's message; other actions have none
+    return msg if isinstance(msg, FetchResponse) and msg.diverging is not None else None
 
 
 @sometimes_step("RAFT-WIT-CHECK-QUORUM-RESIGN", "LeaderResignsCheckQuorum")

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+from kspec.model.core import laws as core_laws
 from kspec.model.streams.metadata import (
     NOT_AVAILABLE,
     UNKNOWN_HOST,
@@ -146,17 +147,8 @@ def _not_available(router: Router, q: Query) -> bool:
 
 
 @dataclass(frozen=True, slots=True)
-class Law:
-    """A named law with its precondition."""
-
-    id: str
-    name: str
-    doc: str
-    check: Callable[[Router, Query], bool]
-    precondition: Callable[[Query], bool]
-
-    def holds(self, router: Router, q: Query) -> bool:
-        return not self.precondition(q) or self.check(router, q)
+class Law(core_laws.Law[Router, Query]):
+    """A law of interactive-query routing: ``check(router, query)`` where ``precondition(query)``."""
 
 
 LAWS: tuple[Law, ...] = (

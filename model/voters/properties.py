@@ -13,7 +13,6 @@ from typing import Any
 from kspec.model.core.memo import by_identity
 from kspec.model.core.protocol import Property, always, always_step, sometimes, sometimes_step
 from kspec.model.raft import properties as raft_props
-from kspec.model.raft.messages import FetchResponse
 from kspec.model.raft.state import Down, Leader, Resigned, Unattached, Voted
 from kspec.model.voters.control import KRAFT_VERSION, VOTERS, rebuild, view, voters_of
 from kspec.model.voters.history import voter_ids
@@ -173,8 +172,8 @@ def removed_leader_resigns(before: Any, action: Any, after: Any) -> bool:
 @sometimes_step("VOTERS-WIT-UNCOMMITTED-TRUNCATED", "UncommittedChangeTruncated")
 def uncommitted_change_truncated(before: Any, action: Any, after: Any) -> bool:
     """A replica truncates a VotersRecord away on a diverging epoch."""
-    msg = getattr(action, "message", None)
-    if not isinstance(msg, FetchResponse) or msg.diverging is None:
+    msg = raft_props.diverging_response(action)
+    if msg is None:
         return False
     b, a = before.node(msg.dst), after.node(msg.dst)
     return any(o >= len(a.log) for o, _ in _voter_records(b.log))

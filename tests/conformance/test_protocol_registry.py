@@ -3,6 +3,9 @@ of protocols agree with it, and an unknown name is an error everywhere (never a 
 
 from __future__ import annotations
 
+import sys
+import types
+
 import pytest
 
 from kspec.conformance import protocols
@@ -65,3 +68,22 @@ def test_a_protocol_is_declared_once() -> None:
         protocols.register(clash)
     assert protocols.get("raft") is raft
     assert set(catalogue()) >= set(CATALOGUE)
+
+
+def test_declared_proofs_reach_kspec_prove(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A protocol's `proofs` are its only listing: registering it adds them to the catalogue that
+    # `kspec prove` and the proofs page read (no second list to edit).
+    from kspec.model.proofs import all_obligations, raft_quorum
+    from kspec.model.proofs import catalog as proofs_catalog
+
+    monkeypatch.setattr(proofs_catalog, "OBLIGATION_MODULES", list(proofs_catalog.OBLIGATION_MODULES))
+    module = types.ModuleType("toy_proofs")
+    module.OBLIGATIONS = raft_quorum.OBLIGATIONS[:1]  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "toy_proofs", module)
+    before = len(all_obligations())
+    protocols.register(protocols.ConformanceProtocol("toyproofs", "kspec.model.raft", proofs=("toy_proofs",)))
+    try:
+        assert "toy_proofs" in proofs_catalog.OBLIGATION_MODULES
+        assert len(all_obligations()) == before + 1
+    finally:
+        protocols.unregister("toyproofs")

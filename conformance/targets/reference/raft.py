@@ -470,11 +470,17 @@ class RaftReplica:
             return bool(self.voted_for == req["src"])
         return False
 
-    def on_BeginQuorumEpochRequest(self, req: dict[str, Any]) -> None:
+    def refuse_epoch_request(self, req: dict[str, Any]) -> bool:
+        """A Begin/EndQuorumEpoch request this replica answers with an error: below its epoch
+        (FENCED), else one a KIP-595 replica refuses from a non-voter; True when it did."""
         if req["epoch"] < self.epoch:
-            self.send("BeginQuorumEpochResponse", req["src"], epoch=self.epoch, leader=self.leader, error=FENCED)
-            return
-        if self.refuse_non_voter(req):
+            self.send(req["type"].replace("Request", "Response"), req["src"], epoch=self.epoch, leader=self.leader,
+                      error=FENCED)
+            return True
+        return self.refuse_non_voter(req)
+
+    def on_BeginQuorumEpochRequest(self, req: dict[str, Any]) -> None:
+        if self.refuse_epoch_request(req):
             return
         if req["src"] != self.id and (req["epoch"] > self.epoch or self.leader is None or self.leader_unreachable()):
             self.become_follower(req["epoch"], req["src"])
@@ -482,10 +488,7 @@ class RaftReplica:
         self.send("BeginQuorumEpochResponse", req["src"], epoch=self.epoch, leader=self.leader, error=NONE)
 
     def on_EndQuorumEpochRequest(self, req: dict[str, Any]) -> None:
-        if req["epoch"] < self.epoch:
-            self.send("EndQuorumEpochResponse", req["src"], epoch=self.epoch, leader=self.leader, error=FENCED)
-            return
-        if self.refuse_non_voter(req):
+        if self.refuse_epoch_request(req):
             return
         self.observe_epoch(req["epoch"], req["src"])
         if (req["epoch"] == self.epoch and req["src"] != self.id and req["src"] in self.voters

@@ -18,7 +18,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from kspec.conformance.adapters.base import JSON, StepResult, Target, TargetError
+from kspec.conformance.adapters.base import JSON, NodeInstance, Target, TargetError
 
 NOT_SET = -1
 NONE = "NONE"
@@ -327,19 +327,6 @@ class ShareShard:
         return {"active": self.active, "partitions": parts}
 
 
-class ShareInstance:
-    """The adapter: a shard behind the node-level interface."""
-
-    def __init__(self, shard: ShareShard) -> None:
-        self.shard = shard
-
-    def step(self, inp: JSON) -> StepResult:
-        return StepResult(self.shard.step(inp), self.shard.observation())
-
-    def close(self) -> None:
-        pass
-
-
 class ShareTarget(Target):
     """A share target: one :class:`ShareShard` (or subclass) per coordinator partition."""
 
@@ -351,11 +338,11 @@ class ShareTarget(Target):
         if shard_class.kafka_version is not None:
             self.model_config: dict[str, JSON] = {"kafka_version": shard_class.kafka_version}
 
-    def start(self, node: int, config: dict[str, JSON]) -> ShareInstance:
+    def start(self, node: int, config: dict[str, JSON]) -> NodeInstance:
         shard = self.shard_class(int(config.get("snapshot_limit", 500)), config.get("image"))
         version = str(config.get("kafka_version", "4.4")).split(".")
         shard.negative_epochs_refused = (int(version[0]), int(version[1])) >= (4, 4)
-        return ShareInstance(shard)
+        return NodeInstance(shard)  # the shard behind the node-level interface
 
     def close(self) -> None:
         pass

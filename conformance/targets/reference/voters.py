@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kspec.conformance.adapters.base import JSON, StepResult, Target, TargetError
+from kspec.conformance.adapters.base import JSON, NodeInstance, StepResult, Target, TargetError
 from kspec.conformance.targets.reference.raft import RaftReplica
 
 Key = tuple[int, int]  # (replica id, directory id)
@@ -383,17 +383,6 @@ class VoterReplica(RaftReplica):
 # ------------------------------------------------------------------ adapters and the target
 
 
-class ReplicaInstance:
-    def __init__(self, replica: VoterReplica) -> None:
-        self.replica = replica
-
-    def step(self, inp: JSON) -> StepResult:
-        return StepResult(self.replica.step(inp), self.replica.observation())
-
-    def close(self) -> None:
-        pass
-
-
 class LogInstance:
     """The log level: one replica's control-record state machine, fed with its log changes."""
 
@@ -440,7 +429,7 @@ class VotersTarget(Target):
         self.replica_class = replica_class
         self.control_class = control_class
 
-    def start(self, node: int, config: dict[str, JSON]) -> ReplicaInstance | LogInstance:
+    def start(self, node: int, config: dict[str, JSON]) -> NodeInstance | LogInstance:
         asked = config.get("level", "replica")
         if asked not in self.serves:
             raise TargetError(f"{self.name} serves the {'/'.join(self.serves)} level, the run drives the "
@@ -450,7 +439,7 @@ class VotersTarget(Target):
             return LogInstance(self.control_class(_voter_set(config.get("static_voters") or []), bootstrap))
         replica = self.replica_class(node, config, self.control_class)
         replica.start()
-        return ReplicaInstance(replica)
+        return NodeInstance(replica)
 
     def close(self) -> None:
         pass
