@@ -388,6 +388,9 @@ def _check(model: Model[Any, Any], suffix: Suffix[Any, Any], only: Sequence[str]
         result.ids[p.name] = p.id
         result.verdicts[p.name] = "not-checked"
     props = [p for p in props if p.applies(dict(model.bounds))]
+    if not props:  # nothing applies at these bounds: every verdict stays not-checked
+        result.seconds = time.perf_counter() - started
+        return result
 
     # 1. The fault phase: every state within the bounds, with a shortest trace to each.
     canonical = model.canonical if isinstance(model, Symmetric) else None

@@ -40,6 +40,7 @@ PROTOCOL = ProtocolInfo(
     name="voters",
     make=make,
     bounds=BOUNDS,
-    variants=VARIANTS,
+    variants={**VARIANTS, **__import__("kspec.model.voters.liveness", fromlist=["VARIANTS"]).VARIANTS},
+    liveness=lambda model: __import__("kspec.model.voters.liveness", fromlist=["x"]).make_suffix(model),
     summary="KRaft voter set (KIP-853): control records, voter-set history, AddVoter/RemoveVoter, snapshots",
 )

@@ -34,7 +34,10 @@ def pending_changes(s: Raft) -> frozenset[Hashable]:
 
 VOTERS_LIVENESS: tuple[LivenessProperty[Raft, Action], ...] = (
     LivenessProperty("VOTERS-LIVE-RECONFIG-COMPLETES", "ReconfigurationCompletes", "not_stuck", pending_changes,
-                     "Once faults stop, an accepted AddVoter/RemoveVoter commits or is truncated away."),
+                     "Once faults stop, an accepted AddVoter/RemoveVoter commits or is truncated away.",
+                     # VOTERS-LIVE-BOUNDS: at max_epoch=2 (the default) the suffix graph is too big to
+                     # check in a command's time (killed after 15 min wall, ~1 GB): not-checked there.
+                     applies=lambda b: int(b.get("max_epoch", 1)) <= 1),
 )
 
 

@@ -31,3 +31,14 @@ def test_each_variant_leaves_a_reconfiguration_pending_forever(name: str) -> Non
     assert suffix.canonical(lasso.loop[-1].state) == suffix.canonical(lasso.stem[-1].state)
     key = lasso.key
     assert all(key in suffix.properties()[0].waiting(step.state) for step in lasso.loop)
+
+
+def test_registered_with_the_protocol_and_not_checked_past_its_bounds() -> None:
+    """VOTERS-LIVE-BOUNDS: ``kspec explore voters`` checks ReconfigurationCompletes at
+    max_epoch=1; at the defaults (max_epoch=2) it reports it not-checked, at once."""
+    from kspec.model.voters import PROTOCOL
+
+    assert PROTOCOL.liveness is not None and set(LIVENESS_VARIANTS) <= set(PROTOCOL.variants)
+    model = make(**{b.name: b.default for b in BOUNDS})
+    result = check_liveness(model, make_suffix(model))
+    assert result.verdicts == {"ReconfigurationCompletes": "not-checked"} and result.fault_states == 0
