@@ -30,7 +30,8 @@ PROTOCOLS = ("raft", "voters", "share", "mm2", "streams")
 
 # Session 8's (``*_scratch`` for share, voters, mm2, streams) the same, for the other protocols.
 MODULES = {"raft": ("raft", "raft_scratch"), "voters": ("voters", "voters_scratch"),
-           "share": ("share", "share_scratch"), "mm2": ("mm2", "mm2_scratch"), "streams": ("streams", "streams_scratch")}
+           "share": ("share", "share_scratch"), "mm2": ("mm2", "mm2_scratch"),
+           "streams": ("streams", "streams_scratch")}
 
 
 def run(protocol: str, module: str, attr: str, seed: int) -> object:
