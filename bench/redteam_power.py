@@ -26,11 +26,11 @@ from kspec.conformance.targets.registry import resolve_target
 
 PROTOCOLS = ("raft", "voters", "share", "mm2", "streams")
 # The modules of bench/redteam/ per protocol: session 5's (over the reference replicas) and
-# session 7's written from scratch (``raft_scratch``: the drivers and the model unread).
-
-# Session 8's (``*_scratch`` for share, voters, mm2, streams) the same, for the other protocols.
+# session 7's written from scratch (``raft_scratch``: the drivers and the model unread);
+# session 8's (``*_scratch`` for share, voters, mm2, streams) the same, for the other protocols.
 MODULES = {"raft": ("raft", "raft_scratch"), "voters": ("voters", "voters_scratch"),
-           "share": ("share", "share_scratch"), "mm2": ("mm2", "mm2_scratch"), "streams": ("streams", "streams_scratch")}
+           "share": ("share", "share_scratch"), "mm2": ("mm2", "mm2_scratch"),
+           "streams": ("streams", "streams_scratch")}
 
 
 def run(protocol: str, module: str, attr: str, seed: int) -> object:

@@ -195,7 +195,12 @@ class EmptyKeyNull(Metadata):
         return super().metadata_for_key(store, key)
 
 
-Correct = type("Correct", (PlainTarget,), {"metadata_class": Metadata})
+class ScratchTarget(PlainTarget):
+    def __init__(self) -> None:
+        self.name = f"python:redteam.streams_scratch:{type(self).__name__}"
+
+
+Correct = type("Correct", (ScratchTarget,), {"metadata_class": Metadata})
 CORRECT = "Correct"
 BUGS: dict[str, type[Metadata]] = {
     "tail-no-fallthrough": TailNoFallthrough,
@@ -215,6 +220,6 @@ BUGS: dict[str, type[Metadata]] = {
 }
 TARGETS: dict[str, str] = {}
 for _name, _cls in BUGS.items():
-    _t = type(_cls.__name__ + "Target", (PlainTarget,), {"metadata_class": _cls, "__doc__": _cls.__doc__})
+    _t = type(_cls.__name__ + "Target", (ScratchTarget,), {"metadata_class": _cls, "__doc__": _cls.__doc__})
     globals()[_t.__name__] = _t
     TARGETS[_name] = _t.__name__
