@@ -84,6 +84,12 @@ class _Caches:
         self.observations: dict[bytes, tuple[Any, tuple[str, ...]]] = {}
         self.output_lists: dict[bytes, tuple[Any, ...] | bool] = {}
         self.templates: dict[bytes, _Template] = {}
+        self.memoised = 0  # steps in the templates' memos
+
+    def forget_steps(self) -> None:
+        for template in self.templates.values():
+            template.memo.clear()
+        self.memoised = 0
 
     def value(self, raw: bytes) -> _Value:
         hit = self.values.get(raw)
@@ -124,6 +130,7 @@ class _Caches:
                 return None
             if len(self.templates) >= TEMPLATES:
                 self.templates.clear()
+                self.memoised = 0
             hit = self.templates[config_raw] = _Template(replay)
         return hit
 
@@ -331,7 +338,7 @@ class _Step:
                 caches.remember(item, obj)
 
 
-MEMO = 1 << 15  # memoised steps per config; cleared when full (bounded memory)
+MEMO = 1 << 15  # memoised steps, over all configs; all are forgotten when there are this many
 TEMPLATES = 64  # configs remembered
 
 
@@ -386,9 +393,10 @@ def _replay(key: str, template: _Template, by_step: list[tuple[str, int, _Event]
             last = observed.get(node)
             raw_obs = last.raw_obs if last is not None and last.after is after else observe(after)
             entry = _Step(before, after, tuple(outputs), raw_obs)
-            if len(memo) >= MEMO:
-                memo.clear()
+            if caches.memoised >= MEMO:  # one bound for the memos of every config (bounded memory)
+                caches.forget_steps()
             memo[(id(before), action, inp)] = entry
+            caches.memoised += 1
         nodes[node] = entry.after
         observed[node] = entry
         if not entry.written:  # a new step: are the recorded outputs the model's, as the writer writes them?

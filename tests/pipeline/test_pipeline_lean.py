@@ -68,6 +68,8 @@ def test_memoised_steps_give_the_reference_outcome_cold_warm_and_when_cleared(
     monkeypatch.setattr(fast, "MEMO", 3)  # cleared every few steps: entries vanish mid-trace
     for key, lines in groups.items():
         assert fast.judge_lines_fast("raft", key, lines) == want[key], key
+    caches = fast._CACHES["raft"]  # one bound over the memos of every config
+    assert sum(len(t.memo) for t in caches.templates.values()) == caches.memoised <= 3
 
 
 def test_a_memoised_step_does_not_vouch_for_different_bytes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
