@@ -116,6 +116,35 @@ UNKNOWN_REPLICA = 9
 # Kafka's "no replica" sentinel (-1) as a sender id (RAFT-DRIVE-SENTINEL).
 NO_REPLICA = -1
 
+# RAFT-DRIVE-PAYLOAD: the client payloads (record bytes) a leader is asked to append. The
+# model's ClientAppend carries none; a port that keeps bytes in a signed type (a Java byte[],
+# a C char) or in a fixed-size buffer, or drops an empty record, gets these back wrong in its
+# AppendLog and the FetchResponses that carry them. The guided runs take one payload per
+# append, chosen by how many appends the run has made (the graph keeps one client transition
+# per leader), the random runs any of them (category ``payload``).
+PAYLOADS: tuple[tuple[int, ...], ...] = ((), (0,), (127,), (128,), (255,), (0, 127, 128, 255), tuple(range(256)))
+GUIDED_PAYLOADS: tuple[tuple[int, ...], ...] = ((0, 127, 128, 255), ())
+
+
+def guided_payload(state: Raft) -> tuple[int, ...]:
+    """The payload of a guided run's next client append: the signed-byte edges first, then an
+    empty record."""
+    return GUIDED_PAYLOADS[state.appends % len(GUIDED_PAYLOADS)]
+
+
+def with_payloads(state: Raft, found: list[tuple[str, Any]]) -> list[tuple[str, Any]]:
+    """``found`` with each client append of the model (a bare ``ClientAppend()``) given the
+    guided payload in category ``client`` and every other payload of PAYLOADS in ``payload``."""
+    out: list[tuple[str, Any]] = []
+    guided = guided_payload(state)
+    for category, action in found:
+        if category == "client" and isinstance(action, Fire) and isinstance(action.input, ClientAppend):
+            out.append(("client", replace(action, input=ClientAppend(guided))))
+            out += [("payload", replace(action, input=ClientAppend(p))) for p in PAYLOADS if p != guided]
+        else:
+            out.append((category, action))
+    return out
+
 
 def injected_requests(state: Raft, node: Node, observers: frozenset[int]) -> list[Request]:
     """The requests no replica of the run has in flight that the driver delivers to ``node``
@@ -293,11 +322,12 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
 
         self.config = {**CONFIGS[0], **config}
         self.variant = str(self.config.get("model_variant") or "")
-        # The model predicts the state machine's callbacks too (RAFT-OBS-LISTENER) when the
-        # target reports them: it declares "listener" in its model_config (the reference and
-        # kafka:V do). A target written to the adapter API without a listener is not held to
-        # callbacks it was never asked for; the report says the contract was not observed.
-        self.listening = bool(self.config.get("listener", False))
+        # The model predicts the state machine's callbacks too (RAFT-OBS-LISTENER) unless the
+        # target declines them: a target is held to the listener contract by default, and one
+        # without a listener says so (model_config {"listener": false}: Kafka before 3.6; an
+        # exec: target in its hello answer). A target that could forget to opt in would have
+        # every listener bug conform.
+        self.listening = bool(self.config.get("listener", True))
         extra: dict[str, Any] = {"listener": ListenerRules() if self.listening else None}
         if self.variant:
             # Several deviations at once ("a+b", as --accept of several asks) compose when at
@@ -334,8 +364,8 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
         return self.model.init_states()[0]
 
     # (not "idle": that is the lockstep machine's own rule for a state where nothing is enabled)
-    categories = ("deliver", "fetch", "timer", "client", "resign", "network", "crash", "idle_timer", "inject",
-                  *macros.CATEGORIES, *macros.RAFT_CATEGORIES)
+    categories = ("deliver", "fetch", "timer", "client", "payload", "resign", "network", "crash", "idle_timer",
+                  "inject", *macros.CATEGORIES, *macros.RAFT_CATEGORIES)
     # Deliveries and fetches carry the protocol; most random walks that reach deep states
     # deliver and fetch a lot. Several rules per category also make it rare that swarm testing
     # switches a whole category off (each rule is off with the run's probability p).
@@ -343,7 +373,10 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
     # uncommitted suffix in one step.
     # Injected requests (about 20 a replica a state) are left to the random runs: in the guided
     # graph they would fill every level's beam with states one request away from the last.
-    unguided = ("inject",)
+    # A guided path ends with a few of them instead (``probes``, RAFT-DRIVE-PROBE).
+    # The payloads other than a run's guided one (RAFT-DRIVE-PAYLOAD) too: six more client
+    # transitions per leader state would crowd the beam the same way.
+    unguided = ("inject", "payload")
     # A response delivered twice (macros.DeliverTwice) is its own category, not one network
     # fault among the drops and copies of every message: a run with faults meets it often.
     weights = {"inject": 2, "deliver": 5, "fetch": 3, "timer": 2, "client": 2, "resign": 2, "replicate": 2, "depose": 2,
@@ -352,7 +385,7 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
     def candidates(self, state: Raft) -> list[tuple[str, Any]]:
         """The model's actions by category (cheap: :meth:`resolve` checks them), then the
         idle timers of the live replicas; without ``faults``, none of the FAULTS categories."""
-        out = by_category(self.model.actions(state), _input_category)
+        out = with_payloads(state, by_category(self.model.actions(state), _input_category))
         observers = frozenset(self.model.replica_ids) - self.model.voter_ids
         for n in state.nodes:
             if not isinstance(n.role, Down):
@@ -365,6 +398,30 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
         out += macros.raft_candidates(state)
         if not self.config["faults"]:
             out = [(category, action) for category, action in out if category not in FAULTS]
+        return out
+
+    def probes(self, state: Raft, k: int) -> list[tuple[str, Any]]:
+        """RAFT-DRIVE-PROBE: a guided path ends with injected requests (RAFT-DRIVE-INJECT) at
+        every live replica in the role the path left it in: one vote or pre-vote and one other
+        request each, the ``k``-th of its kind (rotating over the configuration's paths), so
+        a receiver-side rule (an observer refusing a KIP-595 vote, a resigned leader refusing a
+        fetch) is judged in guided runs too, at every role a path ends in."""
+        observers = frozenset(self.model.replica_ids) - self.model.voter_ids
+        out: list[tuple[str, Any]] = []
+        for replica in self.model.replica_ids:
+            for want_vote in (True, False):
+                node = state.node(replica)
+                if isinstance(node.role, Down):
+                    break
+                found = [m for m in injected_requests(state, node, observers)
+                         if isinstance(m, VoteRequest) == want_vote]
+                for j in range(len(found)):
+                    action = Inject(found[(k + j) % len(found)])
+                    after = self.resolve(state, action)
+                    if after is not None:
+                        out.append(("inject", action))
+                        state = after
+                        break
         return out
 
     def resolve(self, state: Raft, action: Any) -> Raft | None:
@@ -460,6 +517,10 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
             return f"deliver a copy of {describe_message(action.message)} again"
         if isinstance(action, macros.MACRO_TYPES):
             return macros.describe(action)
+        if isinstance(action, Fire) and isinstance(action.input, ClientAppend) and action.input.payload:
+            shown = list(action.input.payload) if len(action.input.payload) <= 8 else \
+                f"{len(action.input.payload)} bytes {action.input.payload[0]}..{action.input.payload[-1]}"
+            return f"{describe_action(action)}(payload={shown})"
         return describe_action(action)
 
     def model_violation(self, before: Raft, action: Any, after: Raft) -> str | None:
