@@ -149,8 +149,8 @@ def with_payloads(state: Raft, found: list[tuple[str, Any]]) -> list[tuple[str, 
 def injected_requests(state: Raft, node: Node, observers: frozenset[int]) -> list[Request]:
     """The requests no replica of the run has in flight that the driver delivers to ``node``
     (RAFT-DRIVE-INJECT): each request kind at a stale, equal and future epoch, from a voter,
-    an observer and a replica id no one knows, whatever ``node``'s role. What they must do
-    is the model's ``step``, as for any delivery.
+    an observer and a replica id no one knows, whatever ``node``'s role, and a voter's vote
+    at that voter's next epoch. What they must do is the model's ``step``, as for any delivery.
 
     They stay within what a non-Byzantine cluster can send (spec/raft.md, RAFT-DRIVE-INJECT):
     a BeginQuorumEpoch or EndQuorumEpoch names as leader only a replica the run elected in that
@@ -181,6 +181,17 @@ def injected_requests(state: Raft, node: Node, observers: frozenset[int]) -> lis
         if e < node.epoch and voters:
             out.append(BeginQuorumEpochRequest(voters[0], me, e, True))
             out.append(EndQuorumEpochRequest(voters[0], me, e, (), True))
+    # the candidacy a voter may start next (its epoch plus one, its own log), wherever the
+    # receiver is: a replica that lags far behind (an observer still in epoch 0) gets a
+    # well-formed vote too, not only the malformed ones its epoch allows
+    for src in voters[:1]:
+        e = state.node(src).epoch + 1
+        if e not in epochs:
+            vote = _injected_vote(state, node, src, e)
+            if vote is not None:
+                out.append(vote)
+                if node.pre_vote:
+                    out.append(replace(vote, pre_vote=True))
     for e, leader in sorted(state.elected):
         if leader != me and e >= node.epoch:
             out.append(BeginQuorumEpochRequest(leader, me, e, True))

@@ -187,6 +187,19 @@ class SentinelLeaderFollowed(RaftReplica):
         return super().refuse_non_voter(req)
 
 
+class ObserverTakesVotes(RaftReplica):
+    """A KIP-595 observer handles a voter's vote request as a voter would (it checks the
+    sender, not itself: ``validateVoterOnlyRequest`` without the receiver half): it moves to
+    the request's epoch and may grant. RAFT-RULE-VOTER-ONLY at the receiver; only injected
+    requests reach an observer with a vote, and the guided runs send them only as probes
+    (RAFT-DRIVE-PROBE)."""
+
+    def refuse_non_voter(self, req: dict[str, Any]) -> bool:
+        if req["type"] == "VoteRequest" and not self.is_voter and req["src"] in self.voters:
+            return False
+        return super().refuse_non_voter(req)
+
+
 class PayloadSignedBytes(RaftReplica):
     """A leader keeps a client record's bytes in a signed type (a Java ``byte[]`` port): bytes
     above 127 come back negative in its AppendLog and in the fetch responses that carry them.
@@ -241,6 +254,8 @@ RAFT_MUTANTS: tuple[tuple[str, type, str, bool, str], ...] = (
      "only the pre-vote shapes' injected requests (random runs) carry one: kept out of the CI run"),
     ("raft-sentinel-fetch-refused", SentinelFetchRefused, "-1 sentinel refused where it is allowed", False,
      "only the driver's injected requests (random runs) carry one: kept out of the CI run"),
+    ("raft-observer-takes-votes", ObserverTakesVotes, "missing receiver check on a voter-only request (KIP-595)",
+     True, ""),
     ("raft-payload-signed-bytes", PayloadSignedBytes, "record bytes in a signed type (a Java byte[] port)",
      True, ""),
     ("raft-payload-length-byte", PayloadLengthByte, "a record length that overflows one byte", False,
