@@ -133,6 +133,14 @@ class Driver(ABC, Generic[M]):
         receiver's role and the request or timer); default: none, the protocol has no matrix."""
         return []
 
+    def probes(self, state: Any, k: int) -> list[tuple[str, Any]]:
+        """``(category, action)`` pairs a guided path (the ``k``-th of its configuration) ends
+        with, from ``state``, where it ends: inputs of the categories left to the random runs
+        (``unguided``) that a receiver-side rule needs in every role, a few per path and
+        rotated over the paths by ``k`` (raft: RAFT-DRIVE-PROBE). Each is resolved after the
+        one before it; one the model does not enable is left out. Default: none."""
+        return []
+
     def witnesses(self) -> Sequence[Property[Any, Any]]:
         """The model's ``sometimes`` witnesses, which guided runs plan paths to."""
         return [p for p in self.model.properties() if p.kind == "sometimes"]

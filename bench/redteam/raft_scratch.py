@@ -332,7 +332,9 @@ class Replica:
         if req["type"] == "VoteRequest":
             if req["last_epoch"] < 0 or req["end_offset"] < 0:
                 return True
-            return not req.get("pre_vote") and req["last_epoch"] >= req["epoch"]
+            if req.get("pre_vote"):  # RAFT-KIP996-PRE-VOTE-INVALID: a pre-vote's may equal its epoch
+                return req["last_epoch"] > req["epoch"]
+            return req["last_epoch"] >= req["epoch"]
         if req["type"] == "FetchRequest":
             return (req["last_fetched_epoch"] > req["epoch"] or req["fetch_offset"] < 0
                     or req["last_fetched_epoch"] < 0)

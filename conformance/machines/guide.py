@@ -268,6 +268,29 @@ def plan(g: Graph, max_len: int, max_paths: int) -> list[list[Step]]:
     return paths
 
 
+def with_probes(driver: Driver[Any], path: list[Step], k: int, skipped: frozenset[str] = frozenset()) -> list[Step]:
+    """``path`` followed by the driver's probes (``Driver.probes``) at the state it ends in,
+    each kept only where the model enables it after the ones before (and its category is not
+    in ``skipped``, the categories the target declines). A path that does not
+    replay (it never happens: the graph's representatives enable the same actions) is
+    returned as it is."""
+    state = driver.init_state()
+    for _category, action in path:
+        state = driver.resolve(state, action)
+        if state is None:
+            return path
+    out = list(path)
+    wanted = driver.probes(state, k)
+    for category, action in wanted:
+        if category in skipped:
+            continue
+        after = driver.resolve(state, action)
+        if after is not None:
+            out.append((category, action))
+            state = after
+    return out
+
+
 _GRAPHS: dict[str, Graph] = {}
 
 

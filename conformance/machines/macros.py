@@ -45,7 +45,7 @@ from kspec.model.raft.messages import (
     VoteRequest,
     VoteResponse,
 )
-from kspec.model.raft.state import Down, Follower, Leader
+from kspec.model.raft.state import Down, Follower, Leader, Unattached, Voted
 from kspec.model.raft.system import Deliver, Fire, Raft, describe_message
 
 # A campaign delivers at most this many vote messages (a pre-vote round and a vote round to
@@ -106,6 +106,27 @@ class Reclaim:
 
 
 @dataclass(frozen=True)
+class DeposeCommitted:
+    """As :class:`Depose`, but the successor's other followers fetch from it until its high
+    watermark is known before ``leader`` fetches: the old leader's diverging fetch is then
+    answered with a high watermark above where it truncates to (a diverging response only
+    truncates: RAFT-RULE-HW-FOLLOWER caps a HW by the follower's log end)."""
+
+    leader: int
+    successor: int
+
+
+@dataclass(frozen=True)
+class StrayCampaign:
+    """Voter ``node``, which never heard that its epoch has a leader (the BeginQuorumEpoch to it
+    was lost), times out and stands: its vote (or pre-vote) requests and the answers are
+    delivered, the leader's and its fetching followers' rejections among them (KIP-996: a
+    prospective that loses goes back to the vote and leader it had, RAFT-KIP996-LOSS)."""
+
+    node: int
+
+
+@dataclass(frozen=True)
 class Redeliver:
     """A copy of ``message`` (a response its destination has already taken) arriving again:
     not a macro, the second half of :class:`DeliverTwice`, which the raft driver resolves."""
@@ -123,8 +144,8 @@ class DeliverTwice:
     message: Any
 
 
-Macro = RoundTrip | Replicate | Campaign | Depose | CatchUp | Reclaim | DeliverTwice
-MACRO_TYPES = (RoundTrip, Replicate, Campaign, Depose, CatchUp, Reclaim, DeliverTwice)
+Macro = RoundTrip | Replicate | Campaign | Depose | CatchUp | Reclaim | DeliverTwice | DeposeCommitted | StrayCampaign
+MACRO_TYPES = (RoundTrip, Replicate, Campaign, Depose, CatchUp, Reclaim, DeliverTwice, DeposeCommitted, StrayCampaign)
 # The driver categories the macros come in (one per offered macro).
 CATEGORIES = ("round_trip", "replicate", "depose")
 
@@ -206,7 +227,7 @@ def candidates(state: Any) -> list[tuple[str, Macro]]:
 
 
 # The categories of the raft driver's own macros (:func:`raft_candidates`).
-RAFT_CATEGORIES = ("catch_up", "redeliver")
+RAFT_CATEGORIES = ("catch_up", "redeliver", "stray")
 
 
 def raft_candidates(state: Any) -> list[tuple[str, Macro]]:
@@ -222,15 +243,36 @@ def raft_candidates(state: Any) -> list[tuple[str, Macro]]:
                                     if type(m).__name__.endswith("Response")]
     leaders = [n for n in nodes if isinstance(n.role, Leader)]
     if not leaders:
-        return out
+        return out + stray_candidates(state)
     out += [
         ("catch_up", CatchUp(n.id)) for n in nodes
         if isinstance(n.role, Follower) or (not n.is_voter and not isinstance(n.role, Leader))]
     for leader in leaders:
-        out += [("depose", Reclaim(leader.id, n.id)) for n in nodes
+        out += [("depose", m) for n in nodes
                 if isinstance(n.role, Follower) and n.role.leader == leader.id and n.is_voter
-                and len(n.log) < len(leader.log)]
-    return out
+                and len(n.log) < len(leader.log)
+                for m in (Reclaim(leader.id, n.id), DeposeCommitted(leader.id, n.id))]
+        # a voter of the leader's epoch that follows no one (it voted, or heard nothing)
+        out += [("stray", StrayCampaign(n.id)) for n in nodes
+                if n.is_voter and n.epoch == leader.epoch and isinstance(n.role, Unattached | Voted)]
+    return out + [c for c in stray_candidates(state) if c not in out]
+
+
+def _behind(state: Any, node: Any) -> bool:
+    """Whether no majority of the voters has a log ``node``'s log is as up to date as (its
+    campaign must lose: the others reject it on the log check)."""
+    mine = (node.last_epoch, node.end_offset)
+    up = [v for v in state.nodes if v.id in node.voters and mine >= (v.last_epoch, v.end_offset)]
+    return 2 * len(up) <= len(node.voters)
+
+
+def stray_candidates(state: Any) -> list[tuple[str, Macro]]:
+    """A stray campaign (category ``stray``) for every live voter that follows no one and is
+    behind a majority of the voters (raft_candidates adds one for a voter of a leader's epoch
+    that never heard of it): a campaign that loses, rejected on the log check by replicas
+    that may know no leader either."""
+    return [("stray", StrayCampaign(n.id)) for n in state.nodes
+            if n.is_voter and isinstance(n.role, Unattached | Voted) and _behind(state, n)]
 
 
 def describe(macro: Macro) -> str:
@@ -247,6 +289,10 @@ def describe(macro: Macro) -> str:
         return f"deliver {describe_message(macro.message)} twice"
     if isinstance(macro, Reclaim):
         return f"replica {macro.successor} deposes replica {macro.leader}, which wins back"
+    if isinstance(macro, DeposeCommitted):
+        return f"replica {macro.successor} deposes replica {macro.leader} and commits before it fetches"
+    if isinstance(macro, StrayCampaign):
+        return f"replica {macro.node}: campaign without having heard of its epoch's leader"
     return f"replica {macro.node}: campaign"
 
 
@@ -269,7 +315,9 @@ def expand(macro: Macro, state: Any, actions: Actions, resolve: Resolve) -> Expa
             steps = steps if len(steps) == 2 else []
     elif isinstance(macro, Reclaim):
         steps = _reclaim(macro.leader, macro.successor, state, actions, resolve)
-    else:
+    elif isinstance(macro, DeposeCommitted):
+        steps = _depose(macro.leader, macro.successor, state, actions, resolve, commit_first=True)
+    else:  # a campaign, a stray one too
         steps = _campaign(macro.node, state, actions, resolve)
     return steps or None
 
@@ -357,13 +405,27 @@ def _campaign(node: int, state: Any, actions: Actions, resolve: Resolve) -> Expa
 
 
 
-def _depose(leader: int, successor: int, state: Any, actions: Actions, resolve: Resolve) -> Expansion:
+def _depose(leader: int, successor: int, state: Any, actions: Actions, resolve: Resolve,
+            commit_first: bool = False) -> Expansion:
     old, new = state.node(leader), state.node(successor)
     if not isinstance(old.role, Leader) or len(new.log) >= len(old.log):
         return []  # nothing the successor lacks
     steps = _campaign(successor, state, actions, resolve)
     if not steps or not isinstance(steps[-1][1].node(successor).role, Leader):
         return []  # the successor did not win: not a deposition
+    if commit_first:
+        # the successor's other followers fetch until its high watermark is known
+        others = [n.id for n in steps[-1][1].nodes if n.id != leader and isinstance(n.role, Follower)
+                  and n.role.leader == successor]
+        for _ in range(MAX_CATCH_UP_TRIPS):
+            if steps[-1][1].node(successor).high_watermark is not None:
+                break
+            trips = [trip for f in others if (trip := _round_trip(f, steps[-1][1], actions, resolve))][:1]
+            if not trips:
+                break
+            steps += trips[0]
+        if steps[-1][1].node(successor).high_watermark is None:
+            return []  # no follower committed the successor's epoch: a plain deposition
     # The old leader learnt of the new epoch (BeginQuorumEpoch) and now fetches from it.
     for _ in range(2):
         trip = _round_trip(leader, steps[-1][1], actions, resolve)

@@ -116,12 +116,41 @@ UNKNOWN_REPLICA = 9
 # Kafka's "no replica" sentinel (-1) as a sender id (RAFT-DRIVE-SENTINEL).
 NO_REPLICA = -1
 
+# RAFT-DRIVE-PAYLOAD: the client payloads (record bytes) a leader is asked to append. The
+# model's ClientAppend carries none; a port that keeps bytes in a signed type (a Java byte[],
+# a C char) or in a fixed-size buffer, or drops an empty record, gets these back wrong in its
+# AppendLog and the FetchResponses that carry them. The guided runs take one payload per
+# append, chosen by how many appends the run has made (the graph keeps one client transition
+# per leader), the random runs any of them (category ``payload``).
+PAYLOADS: tuple[tuple[int, ...], ...] = ((), (0,), (127,), (128,), (255,), (0, 127, 128, 255), tuple(range(256)))
+GUIDED_PAYLOADS: tuple[tuple[int, ...], ...] = ((0, 127, 128, 255), ())
+
+
+def guided_payload(state: Raft) -> tuple[int, ...]:
+    """The payload of a guided run's next client append: the signed-byte edges first, then an
+    empty record."""
+    return GUIDED_PAYLOADS[state.appends % len(GUIDED_PAYLOADS)]
+
+
+def with_payloads(state: Raft, found: list[tuple[str, Any]]) -> list[tuple[str, Any]]:
+    """``found`` with each client append of the model (a bare ``ClientAppend()``) given the
+    guided payload in category ``client`` and every other payload of PAYLOADS in ``payload``."""
+    out: list[tuple[str, Any]] = []
+    guided = guided_payload(state)
+    for category, action in found:
+        if category == "client" and isinstance(action, Fire) and isinstance(action.input, ClientAppend):
+            out.append(("client", replace(action, input=ClientAppend(guided))))
+            out += [("payload", replace(action, input=ClientAppend(p))) for p in PAYLOADS if p != guided]
+        else:
+            out.append((category, action))
+    return out
+
 
 def injected_requests(state: Raft, node: Node, observers: frozenset[int]) -> list[Request]:
     """The requests no replica of the run has in flight that the driver delivers to ``node``
     (RAFT-DRIVE-INJECT): each request kind at a stale, equal and future epoch, from a voter,
-    an observer and a replica id no one knows, whatever ``node``'s role. What they must do
-    is the model's ``step``, as for any delivery.
+    an observer and a replica id no one knows, whatever ``node``'s role, and a voter's vote
+    at that voter's next epoch. What they must do is the model's ``step``, as for any delivery.
 
     They stay within what a non-Byzantine cluster can send (spec/raft.md, RAFT-DRIVE-INJECT):
     a BeginQuorumEpoch or EndQuorumEpoch names as leader only a replica the run elected in that
@@ -152,6 +181,17 @@ def injected_requests(state: Raft, node: Node, observers: frozenset[int]) -> lis
         if e < node.epoch and voters:
             out.append(BeginQuorumEpochRequest(voters[0], me, e, True))
             out.append(EndQuorumEpochRequest(voters[0], me, e, (), True))
+    # the candidacy a voter may start next (its epoch plus one, its own log), wherever the
+    # receiver is: a replica that lags far behind (an observer still in epoch 0) gets a
+    # well-formed vote too, not only the malformed ones its epoch allows
+    for src in voters[:1]:
+        e = state.node(src).epoch + 1
+        if e not in epochs:
+            vote = _injected_vote(state, node, src, e)
+            if vote is not None:
+                out.append(vote)
+                if node.pre_vote:
+                    out.append(replace(vote, pre_vote=True))
     for e, leader in sorted(state.elected):
         if leader != me and e >= node.epoch:
             out.append(BeginQuorumEpochRequest(leader, me, e, True))
@@ -293,13 +333,13 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
 
         self.config = {**CONFIGS[0], **config}
         self.variant = str(self.config.get("model_variant") or "")
-        # The model predicts the state machine's callbacks too (RAFT-OBS-LISTENER) when the
-        # target reports them: it declares "listener" in its model_config (the reference and
-        # kafka:V do). A target written to the adapter API without a listener is not held to
-        # callbacks it was never asked for; the report says the contract was not observed.
-        # "listener": "data" is Kafka 3.3-3.5's listener API (handleCommit carries data records
-        # only: ListenerRules.data_only), chosen by the target's release.
-        self.listening = bool(self.config.get("listener", False))
+        # The model predicts the state machine's callbacks too (RAFT-OBS-LISTENER) unless the
+        # target declines them: a target is held to the listener contract by default, and one
+        # without a listener says so (model_config {"listener": false}; an exec: target in its
+        # hello answer). A target that could forget to opt in would have every listener bug
+        # conform. "listener": "data" is Kafka 3.3-3.5's listener API (handleCommit carries data
+        # records only: ListenerRules.data_only), chosen by the target's release.
+        self.listening = bool(self.config.get("listener", True))
         data_only = self.config.get("listener") == "data"
         extra: dict[str, Any] = {"listener": ListenerRules(data_only=data_only) if self.listening else None}
         if self.variant:
@@ -340,8 +380,8 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
         return self.model.init_states()[0]
 
     # (not "idle": that is the lockstep machine's own rule for a state where nothing is enabled)
-    categories = ("deliver", "fetch", "timer", "client", "resign", "network", "crash", "idle_timer", "inject",
-                  *macros.CATEGORIES, *macros.RAFT_CATEGORIES)
+    categories = ("deliver", "fetch", "timer", "client", "payload", "resign", "network", "crash", "idle_timer",
+                  "inject", *macros.CATEGORIES, *macros.RAFT_CATEGORIES)
     # Deliveries and fetches carry the protocol; most random walks that reach deep states
     # deliver and fetch a lot. Several rules per category also make it rare that swarm testing
     # switches a whole category off (each rule is off with the run's probability p).
@@ -349,7 +389,10 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
     # uncommitted suffix in one step.
     # Injected requests (about 20 a replica a state) are left to the random runs: in the guided
     # graph they would fill every level's beam with states one request away from the last.
-    unguided = ("inject",)
+    # A guided path ends with a few of them instead (``probes``, RAFT-DRIVE-PROBE).
+    # The payloads other than a run's guided one (RAFT-DRIVE-PAYLOAD) too: six more client
+    # transitions per leader state would crowd the beam the same way.
+    unguided = ("inject", "payload")
     # A response delivered twice (macros.DeliverTwice) is its own category, not one network
     # fault among the drops and copies of every message: a run with faults meets it often.
     weights = {"inject": 2, "deliver": 5, "fetch": 3, "timer": 2, "client": 2, "resign": 2, "replicate": 2, "depose": 2,
@@ -358,7 +401,7 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
     def candidates(self, state: Raft) -> list[tuple[str, Any]]:
         """The model's actions by category (cheap: :meth:`resolve` checks them), then the
         idle timers of the live replicas; without ``faults``, none of the FAULTS categories."""
-        out = by_category(self.model.actions(state), _input_category)
+        out = with_payloads(state, by_category(self.model.actions(state), _input_category))
         observers = frozenset(self.model.replica_ids) - self.model.voter_ids
         for n in state.nodes:
             if not isinstance(n.role, Down):
@@ -371,6 +414,30 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
         out += macros.raft_candidates(state)
         if not self.config["faults"]:
             out = [(category, action) for category, action in out if category not in FAULTS]
+        return out
+
+    def probes(self, state: Raft, k: int) -> list[tuple[str, Any]]:
+        """RAFT-DRIVE-PROBE: a guided path ends with injected requests (RAFT-DRIVE-INJECT) at
+        every live replica in the role the path left it in: one vote or pre-vote and one other
+        request each, the ``k``-th of its kind (rotating over the configuration's paths), so
+        a receiver-side rule (an observer refusing a KIP-595 vote, a resigned leader refusing a
+        fetch) is judged in guided runs too, at every role a path ends in."""
+        observers = frozenset(self.model.replica_ids) - self.model.voter_ids
+        out: list[tuple[str, Any]] = []
+        for replica in self.model.replica_ids:
+            for want_vote in (True, False):
+                node = state.node(replica)
+                if isinstance(node.role, Down):
+                    break
+                found = [m for m in injected_requests(state, node, observers)
+                         if isinstance(m, VoteRequest) == want_vote]
+                for j in range(len(found)):
+                    action = Inject(found[(k + j) % len(found)])
+                    after = self.resolve(state, action)
+                    if after is not None:
+                        out.append(("inject", action))
+                        state = after
+                        break
         return out
 
     def resolve(self, state: Raft, action: Any) -> Raft | None:
@@ -466,6 +533,10 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
             return f"deliver a copy of {describe_message(action.message)} again"
         if isinstance(action, macros.MACRO_TYPES):
             return macros.describe(action)
+        if isinstance(action, Fire) and isinstance(action.input, ClientAppend) and action.input.payload:
+            shown = list(action.input.payload) if len(action.input.payload) <= 8 else \
+                f"{len(action.input.payload)} bytes {action.input.payload[0]}..{action.input.payload[-1]}"
+            return f"{describe_action(action)}(payload={shown})"
         return describe_action(action)
 
     def model_violation(self, before: Raft, action: Any, after: Raft) -> str | None:

@@ -137,6 +137,7 @@ def _guided_plans(spec: Any, configs: list[dict[str, Any]], skipped: frozenset[s
     its first path is due (and registered with ``coverage``), so a shallow divergence in the
     first configuration is found before the others are explored."""
     plans: list[list[list[guide.Step]] | None] = [None] * len(configs)
+    drivers: list[Any] = [None] * len(configs)
     given = 0
     k = 0
     while given < budget:
@@ -148,12 +149,14 @@ def _guided_plans(spec: Any, configs: list[dict[str, Any]], skipped: frozenset[s
                 graph = guide.graph_for(spec.driver(config), skipped)
                 coverage.add_graph(config_key(config), graph)
                 plans[c] = guide.plan(graph, steps, budget)
+                drivers[c] = spec.driver(config)
             paths = plans[c]
             assert paths is not None
             if k < len(paths) and given < budget:
                 more = True
                 given += 1
-                yield config, paths[k]
+                # each path ends with the driver's probes where it ends (Driver.probes)
+                yield config, guide.with_probes(drivers[c], paths[k], k, skipped)
         if not more:
             return
         k += 1

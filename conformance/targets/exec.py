@@ -86,6 +86,18 @@ class ExecTarget(Target):
 
     # -- the Target protocol -------------------------------------------------------------------
 
+    @property
+    def model_config(self) -> Mapping[str, JSON]:  # type: ignore[override]
+        """The settings the program names in its hello answer (``"model_config"``, optional:
+        raft's ``{"listener": false}`` declines the listener contract). Reading it says hello
+        first when no child runs yet; a hello that fails gives none here (the first ``start``
+        says hello again and reports the failure where a run expects it)."""
+        if not self.hello:
+            with contextlib.suppress(TargetError):
+                self._ensure_child()
+        found = self.hello.get("model_config")
+        return dict(found) if isinstance(found, dict) else {}
+
     def start(self, node: int, config: dict[str, JSON]) -> ExecInstance:
         """Start (or restart, from the initial state) node ``node`` in the child process."""
         self._ensure_child()
@@ -176,6 +188,8 @@ class ExecTarget(Target):
         if self.protocol not in protocols:
             self._fail("hello", f"does not implement protocol {self.protocol!r} (implements "
                                 f"{', '.join(protocols) or 'none'})")
+        if not isinstance(answer.get("model_config", {}), dict):
+            self._fail("hello", "malformed answer: 'model_config' is not an object")
 
     def _take_id(self) -> int:
         n = self._next_id

@@ -187,6 +187,39 @@ class SentinelLeaderFollowed(RaftReplica):
         return super().refuse_non_voter(req)
 
 
+class ObserverTakesVotes(RaftReplica):
+    """A KIP-595 observer handles a voter's vote request as a voter would (it checks the
+    sender, not itself: ``validateVoterOnlyRequest`` without the receiver half): it moves to
+    the request's epoch and may grant. RAFT-RULE-VOTER-ONLY at the receiver; only injected
+    requests reach an observer with a vote, and the guided runs send them only as probes
+    (RAFT-DRIVE-PROBE)."""
+
+    def refuse_non_voter(self, req: dict[str, Any]) -> bool:
+        if req["type"] == "VoteRequest" and not self.is_voter and req["src"] in self.voters:
+            return False
+        return super().refuse_non_voter(req)
+
+
+class PayloadSignedBytes(RaftReplica):
+    """A leader keeps a client record's bytes in a signed type (a Java ``byte[]`` port): bytes
+    above 127 come back negative in its AppendLog and in the fetch responses that carry them.
+    RAFT-RULE-CLIENT-APPEND; only the driver's payloads (RAFT-DRIVE-PAYLOAD) hold such bytes."""
+
+    def on_ClientAppend(self, inp: dict[str, Any]) -> None:
+        payload = [b - 256 if b > 127 else b for b in inp.get("payload") or []]
+        super().on_ClientAppend({**inp, "payload": payload})
+
+
+class PayloadLengthByte(RaftReplica):
+    """A leader writes a client record's length in one byte: a record of 256 bytes or more is
+    cut to its length modulo 256 (here: empty). RAFT-RULE-CLIENT-APPEND; only the driver's
+    long payload (RAFT-DRIVE-PAYLOAD, random runs) is that long."""
+
+    def on_ClientAppend(self, inp: dict[str, Any]) -> None:
+        payload = list(inp.get("payload") or [])
+        super().on_ClientAppend({**inp, "payload": payload[:len(payload) % 256]})
+
+
 # (name, class, bug class, caught at the default budget, note): mutants.py makes Mutants of them.
 RAFT_MUTANTS: tuple[tuple[str, type, str, bool, str], ...] = (
     ("raft-follower-pre-votes-after-fetch", FollowerPreVotesAfterFetch,
@@ -221,6 +254,12 @@ RAFT_MUTANTS: tuple[tuple[str, type, str, bool, str], ...] = (
      "only the pre-vote shapes' injected requests (random runs) carry one: kept out of the CI run"),
     ("raft-sentinel-fetch-refused", SentinelFetchRefused, "-1 sentinel refused where it is allowed", False,
      "only the driver's injected requests (random runs) carry one: kept out of the CI run"),
+    ("raft-observer-takes-votes", ObserverTakesVotes, "missing receiver check on a voter-only request (KIP-595)",
+     True, ""),
+    ("raft-payload-signed-bytes", PayloadSignedBytes, "record bytes in a signed type (a Java byte[] port)",
+     True, ""),
+    ("raft-payload-length-byte", PayloadLengthByte, "a record length that overflows one byte", False,
+     "only the random runs' long payload (category payload) reaches it: kept out of the CI run"),
     ("raft-sentinel-leader-followed", SentinelLeaderFollowed, "-1 sentinel taken as an id", False,
      "caught at seed 0 with the default budget after 162 runs (135 s at load ~15): kept out of the CI run"),
 )

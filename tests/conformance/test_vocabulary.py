@@ -113,3 +113,32 @@ def test_mm2_client_policy_without_alias_is_asked() -> None:
     client = {ev.input["type"] for _, ev in _events("mm2", [config]) if ev.node == CLIENT_NODE}
     assert {"TopicSource", "UpstreamTopic", "OriginalTopic", "IsHeartbeatsTopic"} <= client
 
+
+
+def test_raft_guided_paths_send_payloads_and_probe_every_role() -> None:
+    """RAFT-DRIVE-PAYLOAD: the guided client appends carry bytes above 127 and an empty record;
+    RAFT-DRIVE-PROBE: the guided paths end with injected requests, a KIP-595 vote at an
+    observer among them, at replicas in many roles."""
+    from kspec.conformance.machines.raft import CONFIGS, RaftDriver
+
+    config = next(c for c in CONFIGS if c["observers"] and c["kip853"] is False)  # 3 voters, 1 observer
+    payloads: set[tuple[int, ...]] = set()
+    roles: set[str] = set()
+    observer_votes = 0
+    spec = PROTOCOLS["raft"]()
+    for _, path in _guided_plans(spec, [config], frozenset(), DEFAULT_STEPS, DEFAULT_EXAMPLES // 2,
+                                 guide.Coverage(), {}):
+        driver = RaftDriver(config)
+        state = driver.init_state()
+        for category, action in path:
+            if category == "inject":
+                role, kind = driver.input_cells(state, action)[0]
+                roles.add(role)
+                observer_votes += role.startswith("observer") and kind.startswith("VoteRequest")
+            for ev in driver.events(state, action, driver.resolve(state, action)) if category == "client" else []:
+                payloads.add(tuple(ev.input["payload"]))
+            state = driver.resolve(state, action)
+            assert state is not None
+    assert payloads == {(0, 127, 128, 255), ()}
+    assert observer_votes > 0
+    assert {"leader", "follower", "candidate", "voted", "unattached", "observer unattached"} <= roles, roles
