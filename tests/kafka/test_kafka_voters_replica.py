@@ -73,6 +73,17 @@ def test_k6_update_naming_the_leader_throws_from_4_1() -> None:
             assert "conforms after 31 of 31 steps" in done.stdout, (version, done.stdout[-1500:], done.stderr[-800:])
 
 
+def test_observer_pick_outside_bootstrap_leaves_the_fetch_awaited() -> None:
+    """VOTERS-RULE-OBSERVER-BOOTSTRAP at the adapter: observer 3 (bootstrap server 1, voter 2
+    added) has a fetch to 1 in flight when its timer fires with pick 2; nothing is sent, and the
+    answer to the fetch in flight later makes it 1's follower (the adapter used to fail that
+    fetch as lost: kafka:4.4.0 seed 0 diverged at step 35, a false alarm)."""
+    trace = K6_TRACE.with_name("kafka_observer_pick_outside_bootstrap.itf.json")
+    done = subprocess.run(["kspec", "replay", str(trace), "--target", "kafka:4.4.0"],
+                          capture_output=True, text=True, timeout=600, check=False)
+    assert "conforms after 35 of 35 steps" in done.stdout, (done.stdout[-1500:], done.stderr[-800:])
+
+
 def test_log_level_is_named_and_refuses_the_replica_level() -> None:
     done = subprocess.run(["kspec", "conform", "voters", "--target", f"kafka:{VERSION}:loggy", "--json"],
                           capture_output=True, text=True, timeout=120, check=False)

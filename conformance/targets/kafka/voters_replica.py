@@ -225,6 +225,19 @@ class KafkaVoterReplica(kraft.KafkaRaftNode):
         out = super()._successors(leader)
         return out if len(out) > 1 else [leader, *out]
 
+    def _fetch_due(self, to: int) -> None:
+        """As the raft target's, except at an observer without a leader whose fetch timer fires
+        with a pick outside its bootstrap servers: Kafka asks only those
+        (VOTERS-RULE-OBSERVER-BOOTSTRAP), so nothing is due and the fetch in flight stays
+        awaited (the raft target's rule would take it as lost and fail it, and the answer the
+        model then delivers would find no request)."""
+        q = self.quorum
+        servers = {int(r) for r, _ in (self.bootstrap or {}).get("voters") or []}
+        if (not self.down and q is not None and self.bootstrap is not None and to not in servers
+                and q.isObserver() and not q.isFollower()):
+            return
+        super()._fetch_due(to)
+
     def _sent(self, req: Any) -> None:
         """A Fetch to a bootstrap server is held under the replica it names; Kafka's
         ApiVersions to a voter being added is answered at once (kraft.version 0-1)."""
