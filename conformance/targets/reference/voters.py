@@ -340,7 +340,10 @@ class VoterReplica(RaftReplica):
         """UpdateRaftVoter: the leader-only checks (epoch, then role), the request's own, then
         the handler's; accepted, the same voter set is written again (endpoints not kept)."""
         replica, epoch = inp["replica"], inp["epoch"]
-        reject = lambda error: self.reject("update_voter", replica, error)
+
+        def reject(error: str) -> None:
+            return self.reject("update_voter", replica, error)
+
         if epoch != self.epoch:
             return reject("FENCED_LEADER_EPOCH" if epoch < self.epoch else "UNKNOWN_LEADER_EPOCH")
         if self.role != "leader":
