@@ -22,9 +22,9 @@ import time
 from pathlib import Path
 
 from kspec.conformance.counterexample import read_counterexample
+from kspec.conformance.drivers import PROTOCOLS
+from kspec.conformance.drivers.runner import DEFAULT_EXAMPLES, DEFAULT_STEPS, run_conformance
 from kspec.conformance.harness import replay_steps
-from kspec.conformance.machines import PROTOCOLS
-from kspec.conformance.machines.runner import DEFAULT_EXAMPLES, DEFAULT_STEPS, run_conformance
 from kspec.conformance.targets.mutants import CATALOGUE
 from kspec.conformance.targets.registry import reference_protocols, reference_target
 

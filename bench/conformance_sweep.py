@@ -16,7 +16,7 @@ import argparse
 import statistics
 import sys
 
-from kspec.conformance.machines.runner import DEFAULT_EXAMPLES, DEFAULT_STEPS, run_conformance
+from kspec.conformance.drivers.runner import DEFAULT_EXAMPLES, DEFAULT_STEPS, run_conformance
 from kspec.conformance.targets.mutants import CATALOGUE
 
 

@@ -23,8 +23,8 @@ import argparse
 import statistics
 import sys
 
-from kspec.conformance.machines import guide
-from kspec.conformance.machines.runner import COVER_MODES, run_conformance
+from kspec.conformance.drivers import guide
+from kspec.conformance.drivers.runner import COVER_MODES, run_conformance
 from kspec.conformance.targets.mutants import CATALOGUE
 from kspec.conformance.targets.mutants_power import ENTRIES
 

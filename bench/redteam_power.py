@@ -20,8 +20,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from kspec.conformance.machines import guide
-from kspec.conformance.machines.runner import run_conformance
+from kspec.conformance.drivers import guide
+from kspec.conformance.drivers.runner import run_conformance
 from kspec.conformance.targets.registry import resolve_target
 
 PROTOCOLS = ("raft", "voters", "share", "mm2", "streams")

@@ -1,4 +1,4 @@
-"""The share mutants that only the probe requests reach (conformance/machines/share.py:
+"""The share mutants that only the probe requests reach (conformance/drivers/share.py:
 epochs, delete, summary, keys, batches), at the default budget over seeds, and each again with the
 probes off: a mutant the protocol actors alone also catch is not evidence for the probes.
 
@@ -14,9 +14,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-from kspec.conformance.machines import guide
-from kspec.conformance.machines import share as share_driver
-from kspec.conformance.machines.runner import run_conformance
+from kspec.conformance.drivers import guide
+from kspec.conformance.drivers import share as share_driver
+from kspec.conformance.drivers.runner import run_conformance
 from kspec.conformance.targets.mutants import CATALOGUE
 
 PROBE_MUTANTS = ("share-delete-keeps-fences", "share-delete-without-tombstone", "share-replay-skips-tombstone",

@@ -7,8 +7,8 @@ observation after it), and the safety checks that can be evaluated on observatio
 :class:`Driver` is the base every protocol's driver subclasses: the abstract methods are what
 each must provide, and every optional capability is a typed member with a default that
 declares nothing (no weights, no forced opening, the protocol's own output order ...). A
-driver overrides the ones it has; the harness, the lockstep machine (``machines/__init__.py``),
-the guided runs (``machines/guide.py``) and ``kspec conform`` read them directly.
+driver overrides the ones it has; the harness, the lockstep machine (``drivers/__init__.py``),
+the guided runs (``drivers/guide.py``) and ``kspec conform`` read them directly.
 """
 
 from __future__ import annotations
@@ -23,11 +23,11 @@ from kspec.model.core.protocol import Model, Property
 
 M = TypeVar("M", bound=Model[Any, Any])
 
-# A partial order on a step's output types (machines/ordering.py): (before, after, spec ID).
+# A partial order on a step's output types (drivers/ordering.py): (before, after, spec ID).
 OrderRule = tuple[frozenset[str], frozenset[str], str]
 
 # Abstract states a guided run explores per configuration (``guide_states``), spread over at
-# most ``guide_depth`` levels (machines/guide.py).
+# most ``guide_depth`` levels (drivers/guide.py).
 DEFAULT_GUIDE_STATES = 360
 DEFAULT_GUIDE_DEPTH = 12
 
@@ -70,7 +70,7 @@ class Driver(ABC, Generic[M]):
     takes_model_variant: ClassVar[bool] = False
     # Configuration keys ``kspec conform --set KEY=VALUE`` may set, with their allowed values.
     settable: ClassVar[Mapping[str, tuple[str, ...]]] = {}
-    # The order the spec imposes on a step's outputs (rules in machines/ordering.py); () : none,
+    # The order the spec imposes on a step's outputs (rules in drivers/ordering.py); () : none,
     # outputs are compared as a multiset only (mm2 and streams answer in observations).
     output_order: ClassVar[tuple[OrderRule, ...]] = ()
 

@@ -6,7 +6,7 @@ observation after it), and the safety checks that can be evaluated on observatio
 :class:`Lockstep` session starts one target instance per node and feeds it those inputs; after
 every step the target's outputs must equal the model's (as a multiset of JSON values; the
 model's node step is deterministic), in the model's order where the protocol orders them (a
-partial order declared as data: ``conformance/machines/ordering.py``; divergence kind
+partial order declared as data: ``conformance/drivers/ordering.py``; divergence kind
 ``order``), the target's observation must equal the model's, and the
 observed safety checks must hold. The first difference ends the session with a
 :class:`Divergence`; a target that raises, hangs or answers malformed JSON ends it with a
@@ -57,9 +57,9 @@ class Feeder:
         self.memory: dict[str, Any] = {}
         self._worker: _Worker | None = None
         self.finding: Finding | None = None
-        # Called with every input fed (coverage counts input kinds; conformance/machines/guide.py).
+        # Called with every input fed (coverage counts input kinds; conformance/drivers/guide.py).
         self.on_input: Callable[[JSON], None] | None = None
-        from kspec.conformance.machines.ordering import rules_for
+        from kspec.conformance.drivers.ordering import rules_for
 
         self.order = rules_for(driver)
         for node in driver.nodes():

@@ -115,7 +115,7 @@ class ConformanceProtocol:
     rules_columns: str | None = None
     rules_note: str = ""
     # The timed liveness check ``kspec conform`` runs once the runs conform: a module (raft:
-    # ``kspec.conformance.machines.raft_liveness``) with ``check_liveness(spec, target, configs, *,
+    # ``kspec.conformance.drivers.raft_liveness``) with ``check_liveness(spec, target, configs, *,
     # seed, step_timeout)`` and ``IDS`` (property name -> spec ID). None: no such check.
     conform_liveness: str | None = None
     # The TLC liveness agreement ``kspec tla check`` runs besides the state-set agreement:
@@ -199,7 +199,7 @@ _R = "kspec.conformance.targets.builtin"
 BUILTIN: tuple[ConformanceProtocol, ...] = (
     ConformanceProtocol(
         "raft", "kspec.model.raft", "KRaft leader election and log replication (KIP-595, KIP-996)",
-        driver="kspec.conformance.machines.raft:RaftDriver", configs="kspec.conformance.machines.raft:CONFIGS",
+        driver="kspec.conformance.drivers.raft:RaftDriver", configs="kspec.conformance.drivers.raft:CONFIGS",
         reference=f"{_R}:raft_reference", mutant_target=f"{_R}:raft_mutant",
         kafka="kspec.conformance.targets.kafka.raft:KafkaRaftTarget", kafka_releases=((3, 3), (4, 4)),
         kafka_doc="KafkaRaftClient over its test doubles, the KRaft lines 3.3-4.4 (raft_releases.py)",
@@ -208,11 +208,11 @@ BUILTIN: tuple[ConformanceProtocol, ...] = (
         docs=("spec/raft.md",), transitions="kspec.model.raft.node:TRANSITIONS", initial_role="unattached",
         events=NodeEvents("kspec.model.raft.node:observe", ("kspec.model.raft.messages:INPUT_TYPES",),
                           fixed_voters=True),
-        conform_liveness="kspec.conformance.machines.raft_liveness",
+        conform_liveness="kspec.conformance.drivers.raft_liveness",
         tla_liveness="kspec.tla.liveness:check_liveness_agreement"),
     ConformanceProtocol(
         "voters", "kspec.model.voters", "KRaft voter changes (KIP-853)",
-        driver="kspec.conformance.machines.voters:VotersDriver", configs="kspec.conformance.machines.voters:CONFIGS",
+        driver="kspec.conformance.drivers.voters:VotersDriver", configs="kspec.conformance.drivers.voters:CONFIGS",
         reference=f"{_R}:voters_reference", levels=("replica", "log"), mutant_target=f"{_R}:voters_mutant",
         kafka="kspec.conformance.targets.kafka.voters_replica:make_voters_target", kafka_releases=((3, 8), (4, 3)),
         kafka_doc="KafkaRaftClient replicas, AddRaftVoter/RemoveRaftVoter (replica level), 3.9+; "
@@ -225,10 +225,10 @@ BUILTIN: tuple[ConformanceProtocol, ...] = (
         transitions="kspec.model.raft.node:TRANSITIONS", initial_role="unattached",
         transitions_note="the table the checked role constructors enforce: a transition not listed raises an "
         "error naming from-role, to-role and arguments. The voter-set model steps its replicas with the same node",
-        conform_liveness="kspec.conformance.machines.voters_liveness"),
+        conform_liveness="kspec.conformance.drivers.voters_liveness"),
     ConformanceProtocol(
         "share", "kspec.model.share", "share-group state coordinator (KIP-932)",
-        driver="kspec.conformance.machines.share:ShareDriver", configs="kspec.conformance.machines.share:CONFIGS",
+        driver="kspec.conformance.drivers.share:ShareDriver", configs="kspec.conformance.drivers.share:CONFIGS",
         reference=f"{_R}:share_reference", mutant_target=f"{_R}:share_mutant",
         kafka="kspec.conformance.targets.kafka.share:KafkaShareTarget", kafka_releases=((4, 0), (4, 3)),
         kafka_doc="ShareCoordinatorShard, 4.0+",
@@ -239,7 +239,7 @@ BUILTIN: tuple[ConformanceProtocol, ...] = (
         "shard, which has no initialize, delete or read-summary API"),
     ConformanceProtocol(
         "mm2", "kspec.model.mm2", "MirrorMaker 2 replication policy",
-        driver="kspec.conformance.machines.mm2:Mm2Driver", configs="kspec.conformance.machines.mm2:CONFIGS",
+        driver="kspec.conformance.drivers.mm2:Mm2Driver", configs="kspec.conformance.drivers.mm2:CONFIGS",
         reference=f"{_R}:mm2_reference", mutant_target=f"{_R}:mm2_mutant",
         kafka="kspec.conformance.targets.kafka.mm2:KafkaMm2Target", kafka_releases=((2, 4), None),
         kafka_doc="Default/IdentityReplicationPolicy", docs=("spec/mm2.md",),
@@ -248,8 +248,8 @@ BUILTIN: tuple[ConformanceProtocol, ...] = (
         "does with a topic on the flow's source, by the topic's class and the policy with its internal-topic rule"),
     ConformanceProtocol(
         "streams", "kspec.model.streams", "Kafka Streams metadata and interactive-query routing",
-        driver="kspec.conformance.machines.streams:StreamsDriver",
-        configs="kspec.conformance.machines.streams:CONFIGS",
+        driver="kspec.conformance.drivers.streams:StreamsDriver",
+        configs="kspec.conformance.drivers.streams:CONFIGS",
         reference=f"{_R}:streams_reference", mutant_target=f"{_R}:streams_mutant",
         kafka="kspec.conformance.targets.kafka.streams:KafkaStreamsTarget", kafka_releases=((3, 0), (4, 3)),
         kafka_doc="StreamsMetadataState fed as the assignor feeds it, 3.0+", docs=("spec/streams.md",),

@@ -48,7 +48,7 @@ class KspecConformItem(pytest.Item):
         self.target_name = target
 
     def runtest(self) -> None:
-        from kspec.conformance.machines.runner import DEFAULT_EXAMPLES, DEFAULT_STEPS, run_conformance
+        from kspec.conformance.drivers.runner import DEFAULT_EXAMPLES, DEFAULT_STEPS, run_conformance
         from kspec.conformance.targets.registry import resolve_target
 
         opt = self.config.getoption
@@ -101,7 +101,7 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
 @pytest.fixture
 def kspec_conform(tmp_path: Path) -> Callable[..., Any]:
     """``kspec_conform(protocol, target, **options)`` -> ConformResult (counterexamples in tmp_path)."""
-    from kspec.conformance.machines.runner import run_conformance
+    from kspec.conformance.drivers.runner import run_conformance
 
     def run(protocol: str, target: Any, **options: Any) -> Any:
         options.setdefault("out_dir", tmp_path)

@@ -98,7 +98,7 @@ def _deep(depth: int) -> Any:
 def seed_documents(work: Path) -> dict[str, bytes]:
     """One valid document of every kind kspec reads (written by kspec itself where it can)."""
     from kspec.conformance.clikit import build_model, protocol_info
-    from kspec.conformance.machines.runner import run_conformance
+    from kspec.conformance.drivers.runner import run_conformance
     from kspec.conformance.targets.mutants import CATALOGUE
     from kspec.conformance.traces.writer import write_traces
     from kspec.model.core.explorer import simulate

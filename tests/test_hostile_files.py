@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from kspec.conformance.counterexample import default_path, read_counterexample
-from kspec.conformance.machines.runner import run_conformance
+from kspec.conformance.drivers.runner import run_conformance
 from kspec.conformance.targets.mutants import CATALOGUE
 from tests.cli_run import run_cli
 

@@ -15,7 +15,7 @@ import pytest
 
 from kspec.conformance.clikit import InputError, check_spark_master
 from kspec.conformance.counterexample import read_counterexample
-from kspec.conformance.machines.runner import run_conformance
+from kspec.conformance.drivers.runner import run_conformance
 from kspec.conformance.targets.exec import DEFAULT_STARTUP_TIMEOUT, ExecTarget, harness_timeout, make_exec_target
 from kspec.conformance.targets.mutants import CATALOGUE
 from tests.cli_run import run_cli

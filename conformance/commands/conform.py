@@ -25,15 +25,15 @@ from kspec.conformance.clikit import (
     protocol_info,
 )
 from kspec.conformance.deviations import Deviation, DeviationError, accepted_names, catalogue, resolve_accepted
-from kspec.conformance.harness import DEFAULT_STEP_TIMEOUT
-from kspec.conformance.machines import PROTOCOLS
-from kspec.conformance.machines.runner import (
+from kspec.conformance.drivers import PROTOCOLS
+from kspec.conformance.drivers.runner import (
     COVER_MODES,
     DEFAULT_EXAMPLES,
     DEFAULT_OUT,
     DEFAULT_STEPS,
     run_conformance,
 )
+from kspec.conformance.harness import DEFAULT_STEP_TIMEOUT
 from kspec.conformance.targets.exec import harness_timeout
 from kspec.conformance.targets.registry import UnknownTarget, resolve_target
 from kspec.conformance.timelimit import DEFAULT_TIME_LIMIT, TimeLimited
@@ -105,7 +105,7 @@ def settings_of(protocol: str, pairs: tuple[str, ...]) -> dict[str, str]:
 
 class _WithModelConfig(TargetWrapper):
     """``target`` whose runs draw their configurations with ``extra`` added (the
-    ``model_config`` mechanism of ``kspec.conformance.machines``: a model variant, ``--set``
+    ``model_config`` mechanism of ``kspec.conformance.drivers``: a model variant, ``--set``
     values); everything else is the target's."""
 
     def __init__(self, target: Target, extra: dict[str, JSON]) -> None:

@@ -15,8 +15,8 @@ from kspec.conformance.cli import cli
 from kspec.conformance.clikit import InputError, emit_json, finite_seconds, json_option
 from kspec.conformance.commands.conform import check_protocol, target_for
 from kspec.conformance.counterexample import CounterexampleError, read_counterexample
+from kspec.conformance.drivers import PROTOCOLS
 from kspec.conformance.harness import DEFAULT_STEP_TIMEOUT, replay_steps
-from kspec.conformance.machines import PROTOCOLS
 from kspec.conformance.targets.exec import harness_timeout
 from kspec.conformance.targets.registry import UntrustedTarget, recorded_target
 

@@ -7,7 +7,7 @@ replay to the same divergence (``tests/conformance``, ``bench/conformance_bench.
 The lockstep runs abstract time into timer events (``BackoffExpired`` means "the backoff
 elapsed", whatever its length), so an election backoff without jitter conforms step for step;
 the raft liveness mutants (``mutants_liveness.py``: no jitter, a saturating backoff, a timer
-never scheduled) are caught by the timed suffix of ``conformance/machines/raft_liveness.py``.
+never scheduled) are caught by the timed suffix of ``conformance/drivers/raft_liveness.py``.
 """
 
 from __future__ import annotations
@@ -487,7 +487,7 @@ CATALOGUE: dict[str, Mutant] = {m.name: m for m in (
     *(Mutant(name, "voters", cls, bug) for name, cls, bug in VOTERS_LIVENESS_MUTANTS),
     Mutant("voters-removed-leader-stays", "voters", RemovedLeaderStays, "missing step-down after self-removal",
            note="needs the leader's removal committed by the remaining voters: the driver's replicate "
-                "macro (conformance/machines/macros.py) does that in one step"),
+                "macro (conformance/drivers/macros.py) does that in one step"),
     Mutant("voters-first-leader-skips-voters", "voters", FirstLeaderSkipsVoters,
            "bootstrap configuration never written to the log"),
     Mutant("voters-add-voter-without-endpoint", "voters", AddVoterWithoutEndpoint, "missing input validation"),
@@ -512,7 +512,7 @@ CATALOGUE: dict[str, Mutant] = {m.name: m for m in (
     Mutant("voters-log-truncate-keeps-entry-at-end", "voters", TruncateKeepsEntryAtEnd,
            "off-by-one in a truncation bound",
            note="needs a VotersRecord truncated away (a leader change before it replicates): the driver's "
-                "depose macro (conformance/machines/macros.py) does that in one step"),
+                "depose macro (conformance/drivers/macros.py) does that in one step"),
     Mutant("voters-log-trim-drops-last", "voters", TrimDropsLast, "compaction drops the value still in force"),
     Mutant("voters-log-restart-ignores-snapshot", "voters", RestartIgnoresSnapshot,
            "recovery reads the log but not the snapshot"),

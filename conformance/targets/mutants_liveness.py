@@ -1,6 +1,6 @@
 """Raft liveness mutants (issue #20): each conforms step for step, since the lockstep runs
 abstract time into timer events, and each keeps a leader from being elected once the faults
-stop. Only the timed suffix of ``conformance/machines/raft_liveness.py`` sees them.
+stop. Only the timed suffix of ``conformance/drivers/raft_liveness.py`` sees them.
 
 Each subclasses the reference replica (``conformance/targets/reference/raft.py``), whose
 instances report their timers (a ``TimedInstance``); ``conformance/targets/mutants.py``
@@ -199,7 +199,7 @@ SHARE_LIVENESS_MUTANTS: tuple[tuple[str, type[ShareShard], str], ...] = (
 # model/voters/liveness.py; the leader's high watermark, what it sends and what a follower keeps
 # are observed step by step, so the lockstep catches each where the model commits the change
 # (in the safety runs, or in the fault-free suffix that drives every change to its end,
-# conformance/machines/voters_liveness.py).
+# conformance/drivers/voters_liveness.py).
 
 
 def _is_change(log: list[dict[str, Any]], offset: int) -> bool:

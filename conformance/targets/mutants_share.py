@@ -81,7 +81,7 @@ class UnsetStartInSnapshot(ShareShard):
         return {**record, "start_offset": start_offset}
 
 
-# -- bugs only the probe requests reach (conformance/machines/share.py: epochs, delete, summary,
+# -- bugs only the probe requests reach (conformance/drivers/share.py: epochs, delete, summary,
 # keys); each is the kind of slip a new handler or a new map gets.
 
 

@@ -11,7 +11,7 @@ import pytest
 from conformance_faulty_targets import HangingTarget, MalformedTarget, RaisingTarget, StartFails
 
 from kspec.conformance.counterexample import read_counterexample
-from kspec.conformance.machines.runner import run_conformance
+from kspec.conformance.drivers.runner import run_conformance
 
 
 @pytest.mark.parametrize(("target", "field", "reason"), [

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from kspec.conformance.counterexample import read_counterexample
+from kspec.conformance.drivers import PROTOCOLS
+from kspec.conformance.drivers.runner import run_conformance
 from kspec.conformance.harness import replay_steps
-from kspec.conformance.machines import PROTOCOLS
-from kspec.conformance.machines.runner import run_conformance
 from kspec.conformance.targets.mutants import CATALOGUE
 from kspec.conformance.targets.registry import reference_protocols, reference_target
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from kspec.conformance.adapters.base import Target, as_target
-from kspec.conformance.machines.runner import run_conformance
+from kspec.conformance.drivers.runner import run_conformance
 from kspec.conformance.targets.registry import UnknownTarget, resolve_target
 
 DUCK = textwrap.dedent('''

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from kspec.conformance import protocols
-from kspec.conformance.machines.runner import run_conformance
+from kspec.conformance.drivers.runner import run_conformance
 from kspec.conformance.targets.registry import resolve_target
 from kspec.model.catalog import UnknownProtocol, get_protocol
 from kspec.model.core.explorer import explore

@@ -1,4 +1,4 @@
-"""Model-guided runs (conformance/machines/guide.py), the output order (ordering.py), refused
+"""Model-guided runs (conformance/drivers/guide.py), the output order (ordering.py), refused
 configurations and the report's counts (runner.py)."""
 
 from __future__ import annotations
@@ -7,11 +7,11 @@ from pathlib import Path
 from typing import Any
 
 from kspec.conformance.adapters.base import JSON, StepResult, Target, TargetError
+from kspec.conformance.drivers import PROTOCOLS, RunLog, attach, config_key, guide
+from kspec.conformance.drivers.ordering import PERSIST_BEFORE_SEND
+from kspec.conformance.drivers.raft import CONFIGS as RAFT_CONFIGS
+from kspec.conformance.drivers.runner import run_conformance
 from kspec.conformance.harness import Lockstep, order_violation
-from kspec.conformance.machines import PROTOCOLS, RunLog, attach, config_key, guide
-from kspec.conformance.machines.ordering import PERSIST_BEFORE_SEND
-from kspec.conformance.machines.raft import CONFIGS as RAFT_CONFIGS
-from kspec.conformance.machines.runner import run_conformance
 from kspec.conformance.targets.mutants import CATALOGUE
 from kspec.conformance.targets.registry import reference_target
 

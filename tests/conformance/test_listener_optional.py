@@ -9,7 +9,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from kspec.conformance.machines.runner import run_conformance
+from kspec.conformance.drivers.runner import run_conformance
 from kspec.conformance.targets.reference.raft import RaftInstance, RaftReplica, RaftTarget
 
 

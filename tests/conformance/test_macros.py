@@ -1,4 +1,4 @@
-"""The KRaft drivers' macros (conformance/machines/macros.py): each expands into actions the
+"""The KRaft drivers' macros (conformance/drivers/macros.py): each expands into actions the
 model enables one after the other, lands where those actions land, and does what its name
 says from the states that need it."""
 
@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
+from kspec.conformance.drivers import PROTOCOLS, macros
+from kspec.conformance.drivers.voters import CONFIGS, StartUp, VotersDriver
 from kspec.conformance.harness import Lockstep
-from kspec.conformance.machines import PROTOCOLS, macros
-from kspec.conformance.machines.voters import CONFIGS, StartUp, VotersDriver
 from kspec.conformance.targets.registry import reference_target
 from kspec.model.raft.state import Follower, Leader
 from kspec.model.raft.system import Deliver, Fire
@@ -129,8 +129,8 @@ def test_every_enabled_macro_expands_into_model_actions(protocol: str, config: i
 def _raft_path(config: dict[str, object], picks: list[tuple[str, Any]]) -> tuple[Any, Any]:
     """The raft driver and the state after ``picks``: (category, predicate on the action), the
     first candidate of the category the predicate accepts and the model enables."""
-    from kspec.conformance.machines.raft import CONFIGS as RAFT_CONFIGS
-    from kspec.conformance.machines.raft import RaftDriver
+    from kspec.conformance.drivers.raft import CONFIGS as RAFT_CONFIGS
+    from kspec.conformance.drivers.raft import RaftDriver
 
     driver = RaftDriver({**RAFT_CONFIGS[0], **config})
     state = driver.init_state()

@@ -1,4 +1,4 @@
-"""The minimiser that runs after Hypothesis's shrinking (conformance/machines/runner.py): it
+"""The minimiser that runs after Hypothesis's shrinking (conformance/drivers/runner.py): it
 leaves out whole actions while the run still diverges the same way, and what it returns is
 one-minimal (leaving out any single further action loses the divergence)."""
 
@@ -7,10 +7,10 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
+from kspec.conformance.drivers import PROTOCOLS, macros
+from kspec.conformance.drivers.runner import _replay_actions, minimise, run_conformance
+from kspec.conformance.drivers.voters import StartUp
 from kspec.conformance.harness import Divergence, Lockstep
-from kspec.conformance.machines import PROTOCOLS, macros
-from kspec.conformance.machines.runner import _replay_actions, minimise, run_conformance
-from kspec.conformance.machines.voters import StartUp
 from kspec.conformance.targets.mutants import CATALOGUE
 from kspec.model.raft.system import Fire
 from kspec.model.voters.node import AddVoter, directory_of

@@ -15,11 +15,11 @@ from pathlib import Path
 import pytest
 
 from kspec.conformance.cli import main
+from kspec.conformance.drivers import PROTOCOLS, supported_configs
+from kspec.conformance.drivers.mm2 import CONFIGS as MM2_CONFIGS
+from kspec.conformance.drivers.mm2 import CheckLaw, Mm2Driver, Query
+from kspec.conformance.drivers.streams import MetadataForKey, StreamsDriver
 from kspec.conformance.harness import Divergence, Lockstep, TargetFailure, replay_steps
-from kspec.conformance.machines import PROTOCOLS, supported_configs
-from kspec.conformance.machines.mm2 import CONFIGS as MM2_CONFIGS
-from kspec.conformance.machines.mm2 import CheckLaw, Mm2Driver, Query
-from kspec.conformance.machines.streams import MetadataForKey, StreamsDriver
 from kspec.conformance.targets import mm2_policies, streams_routers
 from kspec.conformance.targets.mutants import CATALOGUE
 from kspec.conformance.targets.registry import reference_target
@@ -256,7 +256,7 @@ for line in sys.stdin:
 def test_exec_target_over_the_stdio_protocol(protocol: str, tmp_path: Path) -> None:
     # The JSON wire format of spec/adapter-protocol.md carries both protocols: the reference
     # classes served by a separate process conform, lockstep, over stdin/stdout.
-    from kspec.conformance.machines.runner import run_conformance
+    from kspec.conformance.drivers.runner import run_conformance
     from kspec.conformance.targets.exec import ExecTarget
 
     server = tmp_path / "server.py"

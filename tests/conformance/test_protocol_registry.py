@@ -11,7 +11,7 @@ import pytest
 from kspec.conformance import protocols
 from kspec.conformance.adapters.base import Target
 from kspec.conformance.driver import Driver
-from kspec.conformance.machines import PROTOCOLS
+from kspec.conformance.drivers import PROTOCOLS
 from kspec.conformance.targets.mutants import CATALOGUE, Mutant, catalogue
 from kspec.conformance.targets.registry import UnknownTarget, reference_target, resolve_target
 from kspec.model import catalog

@@ -12,9 +12,9 @@ import pytest
 
 from kspec.conformance.adapters.base import JSON, StepResult, Target
 from kspec.conformance.counterexample import read_counterexample
-from kspec.conformance.machines import PROTOCOLS
-from kspec.conformance.machines.raft_liveness import NAMES, check_liveness
-from kspec.conformance.machines.runner import run_conformance
+from kspec.conformance.drivers import PROTOCOLS
+from kspec.conformance.drivers.raft_liveness import NAMES, check_liveness
+from kspec.conformance.drivers.runner import run_conformance
 from kspec.conformance.targets.mutants import CATALOGUE
 from kspec.conformance.targets.mutants_liveness import BREAKS
 from kspec.conformance.targets.reference.raft import RaftReplica, RaftTarget

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from kspec.conformance.machines.runner import run_conformance
+from kspec.conformance.drivers.runner import run_conformance
 from kspec.conformance.targets.registry import resolve_target
 
 BENCH = Path(__file__).resolve().parents[2] / "bench"

@@ -8,13 +8,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from kspec.conformance.drivers import PROTOCOLS, config_key, guide
+from kspec.conformance.drivers.mm2 import CLIENT_NODE, interesting_topics
+from kspec.conformance.drivers.mm2 import CONFIGS as MM2_CONFIGS
+from kspec.conformance.drivers.runner import DEFAULT_EXAMPLES, DEFAULT_STEPS, _guided_plans
+from kspec.conformance.drivers.streams import GLOBAL_STORE, JOINED, KEYS, SIDE_TOPIC, STORE, UNKNOWN_STORES, WIDE_KEYS
+from kspec.conformance.drivers.voters import UNKNOWN_REPLICA, WRONG_DIRECTORY
 from kspec.conformance.harness import JSON, Event
-from kspec.conformance.machines import PROTOCOLS, config_key, guide
-from kspec.conformance.machines.mm2 import CLIENT_NODE, interesting_topics
-from kspec.conformance.machines.mm2 import CONFIGS as MM2_CONFIGS
-from kspec.conformance.machines.runner import DEFAULT_EXAMPLES, DEFAULT_STEPS, _guided_plans
-from kspec.conformance.machines.streams import GLOBAL_STORE, JOINED, KEYS, SIDE_TOPIC, STORE, UNKNOWN_STORES, WIDE_KEYS
-from kspec.conformance.machines.voters import UNKNOWN_REPLICA, WRONG_DIRECTORY
 from kspec.model.voters.node import NO_DIRECTORY
 
 
@@ -119,7 +119,7 @@ def test_raft_guided_paths_send_payloads_and_probe_every_role() -> None:
     """RAFT-DRIVE-PAYLOAD: the guided client appends carry bytes above 127 and an empty record;
     RAFT-DRIVE-PROBE: the guided paths end with injected requests, a KIP-595 vote at an
     observer among them, at replicas in many roles."""
-    from kspec.conformance.machines.raft import CONFIGS, RaftDriver
+    from kspec.conformance.drivers.raft import CONFIGS, RaftDriver
 
     config = next(c for c in CONFIGS if c["observers"] and c["kip853"] is False)  # 3 voters, 1 observer
     payloads: set[tuple[int, ...]] = set()

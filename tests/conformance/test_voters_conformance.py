@@ -17,10 +17,10 @@ import pytest
 
 from kspec.conformance.cli import main
 from kspec.conformance.counterexample import read_counterexample
+from kspec.conformance.drivers import PROTOCOLS, voters_log
+from kspec.conformance.drivers.runner import run_conformance
+from kspec.conformance.drivers.voters import StartUp, VotersDriver, _history_violation, _rebuild_violation
 from kspec.conformance.harness import replay_steps
-from kspec.conformance.machines import PROTOCOLS, voters_log
-from kspec.conformance.machines.runner import run_conformance
-from kspec.conformance.machines.voters import StartUp, VotersDriver, _history_violation, _rebuild_violation
 from kspec.conformance.targets.mutants import CATALOGUE
 from kspec.conformance.targets.reference.voters import VotersTarget
 from kspec.conformance.targets.registry import reference_target, resolve_target

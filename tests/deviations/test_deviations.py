@@ -17,7 +17,7 @@ import pytest
 from cli_run import run_cli
 
 from kspec.conformance.deviations import DeviationError, accepted_names, catalogue, resolve_accepted
-from kspec.conformance.machines.runner import run_conformance
+from kspec.conformance.drivers.runner import run_conformance
 from kspec.conformance.targets.reference.voters import ControlRecords, voters_target
 from kspec.model.catalog import get_protocol
 
@@ -118,9 +118,9 @@ def test_naming_skips_a_deviation_that_does_not_compose_with_the_accepted_one() 
     # kafka:3.6.2 --accept raft-leader-never-resigns: naming a later divergence tries each other
     # deviation on top of the accepted one; two raft variants that both change the step do not
     # compose, which is "cannot tell", never an internal error.
+    from kspec.conformance.drivers import PROTOCOLS
+    from kspec.conformance.drivers.minimise import explained_by
     from kspec.conformance.findings import Finding
-    from kspec.conformance.machines import PROTOCOLS
-    from kspec.conformance.machines.minimise import explained_by
     from kspec.conformance.targets.registry import reference_target
 
     config = {"voters": 3, "observers": 1, "pre_vote": False, "kip853": False, "faults": True,

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from kspec.conformance.drivers.runner import run_conformance
 from kspec.conformance.explain.html import headline, render_html
 from kspec.conformance.explain.load import load_trace
 from kspec.conformance.explain.values import MISSING, Change, diff, short
-from kspec.conformance.machines.runner import run_conformance
 from kspec.conformance.targets.mutants import CATALOGUE
 from tests.cli_run import run_cli
 

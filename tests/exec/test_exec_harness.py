@@ -7,7 +7,7 @@ from __future__ import annotations
 from exec_go_build import build_go_share_target
 
 from kspec.conformance.commands.conform import _WithModelConfig
-from kspec.conformance.machines.runner import run_conformance
+from kspec.conformance.drivers.runner import run_conformance
 from kspec.conformance.targets.registry import resolve_target
 
 # The Go share target implements Kafka 4.3's share coordinator (and refuses other rule sets).

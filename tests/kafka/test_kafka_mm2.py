@@ -17,9 +17,9 @@ from hypothesis import HealthCheck, Phase, find, given, settings
 from hypothesis import strategies as st
 
 from kspec.conformance.adapters.base import TargetError
+from kspec.conformance.drivers.mm2 import CheckLaw, Mm2Driver
+from kspec.conformance.drivers.runner import run_conformance
 from kspec.conformance.harness import Divergence, Lockstep
-from kspec.conformance.machines.mm2 import CheckLaw, Mm2Driver
-from kspec.conformance.machines.runner import run_conformance
 from kspec.conformance.targets import registry
 from kspec.conformance.targets.kafka.mm2 import KafkaMm2Target
 from kspec.model.mm2 import laws as L

@@ -98,7 +98,7 @@ SCENARIOS: dict[str, tuple[dict[str, Any], list[str]]] = {
 
 
 def _scenario(target: Any, config: dict[str, Any], script: list[str]) -> dict[str, Any]:
-    from kspec.conformance.machines.raft import RaftDriver
+    from kspec.conformance.drivers.raft import RaftDriver
 
     session, finding = run_script(RaftDriver(config), target, script)
     trace = [{"action": st.action, "node": st.node, "outputs": st.target_outputs,

@@ -18,8 +18,8 @@ VERSION = "3.9.1"
 def _child(pinned: bool) -> dict[str, object]:
     from kspec.conformance.adapters.base import Target
     from kspec.conformance.commands.conform import target_for
-    from kspec.conformance.machines import PROTOCOLS
-    from kspec.conformance.machines.raft_liveness import check_liveness
+    from kspec.conformance.drivers import PROTOCOLS
+    from kspec.conformance.drivers.raft_liveness import check_liveness
     from kspec.conformance.targets.kafka.raft import KafkaRaftNode
 
     class Pinned(Target):

@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 
 from kspec.conformance.adapters.base import TargetError
 from kspec.conformance.deviations import catalogue
-from kspec.conformance.machines.runner import run_conformance
-from kspec.conformance.machines.share import ShareDriver
+from kspec.conformance.drivers.runner import run_conformance
+from kspec.conformance.drivers.share import ShareDriver
 from kspec.conformance.targets import registry
 from kspec.conformance.targets.kafka.share import KafkaShareTarget
 from kspec.model.core.codec import encode

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from kspec.conformance.adapters.base import TargetError
 from kspec.conformance.cli import main
-from kspec.conformance.machines.runner import run_conformance
+from kspec.conformance.drivers.runner import run_conformance
 from kspec.conformance.targets import registry
 from kspec.conformance.targets.kafka.artifacts import version_tuple
 from kspec.conformance.targets.kafka.streams import KafkaStreamsTarget

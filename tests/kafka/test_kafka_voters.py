@@ -139,7 +139,7 @@ K1K2 = (BOOTSTRAP, [
 
 def _model_log(config: dict[str, Any], inputs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The model's answers to a log-level script (``kspec.model.voters.control``)."""
-    from kspec.conformance.machines.voters import control_observation
+    from kspec.conformance.drivers.voters import control_observation
     from kspec.model.raft.messages import Entry
     from kspec.model.voters import control
 
@@ -176,7 +176,7 @@ def _model_log(config: dict[str, Any], inputs: list[dict[str, Any]]) -> list[dic
                 "type": "Snapshot", "end_offset": snap.end_offset, "kraft_version": snap.kraft_version,
                 "voters": None if snap.voters is None else [list(k) for k in sorted(snap.voters)]}}]
         elif inp["type"] == "Read":
-            from kspec.conformance.machines.voters_log import read_answer
+            from kspec.conformance.drivers.voters_log import read_answer
 
             outputs = [read_answer(state, inp["offset"])]
         else:
@@ -196,7 +196,7 @@ def _kafka_log(target: Any, config: dict[str, Any], inputs: list[dict[str, Any]]
 
 
 def _scenario(target: Any, config: dict[str, Any], script: list[str]) -> dict[str, Any]:
-    from kspec.conformance.machines.voters import VotersDriver
+    from kspec.conformance.drivers.voters import VotersDriver
 
     session, finding = run_script(VotersDriver({**config, "level": "log"}), target, script)
     return {"steps": len(session.steps), "finding": finding,

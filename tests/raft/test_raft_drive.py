@@ -4,14 +4,14 @@ replica id, at every role; their coverage is a role x input-kind matrix in the r
 
 from __future__ import annotations
 
-from kspec.conformance.machines.raft import (
+from kspec.conformance.drivers.raft import (
     UNKNOWN_REPLICA,
     RaftDriver,
     injected_requests,
     input_cell,
     malformed_requests,
 )
-from kspec.conformance.machines.runner import run_conformance
+from kspec.conformance.drivers.runner import run_conformance
 from kspec.conformance.targets.reference.raft import RaftTarget
 from kspec.model.raft.messages import (
     BeginQuorumEpochRequest,

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 from kspec.conformance.deviations import catalogue
-from kspec.conformance.machines.runner import run_conformance
+from kspec.conformance.drivers.runner import run_conformance
 from kspec.conformance.targets.mutants import CATALOGUE as MUTANTS
 from kspec.model.core.codec import encode
 from kspec.model.raft.listener import ListenerRules, listening
@@ -151,7 +151,7 @@ def test_data_only_listener_api_leaves_control_records_out() -> None:
 def test_kafka_3_3_to_3_5_declare_the_data_only_listener() -> None:
     """The driver takes "listener": "data" (the kafka:3.3-3.5 model_config) as the data-only
     listener API, and still tells the target to register a listener."""
-    from kspec.conformance.machines.raft import RaftDriver
+    from kspec.conformance.drivers.raft import RaftDriver
 
     driver = RaftDriver({"voters": 3, "observers": 0, "pre_vote": False, "kip853": False, "listener": "data"})
     assert driver.model.listener == ListenerRules(data_only=True)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from kspec.conformance.adapters.base import JSON, StepResult, Target
-from kspec.conformance.machines.runner import run_conformance
+from kspec.conformance.drivers.runner import run_conformance
 from kspec.conformance.targets.reference.share import ShareTarget
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from kspec.conformance.machines.runner import run_conformance
+from kspec.conformance.drivers.runner import run_conformance
 from kspec.conformance.targets.mutants import CATALOGUE
 from kspec.conformance.targets.mutants_liveness import SHARE_LIVENESS_MUTANTS
 from kspec.model.share.liveness import LIVENESS_VARIANTS

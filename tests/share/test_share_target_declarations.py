@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from kspec.conformance.adapters.base import JSON, StepResult, Target
-from kspec.conformance.machines.runner import run_conformance
+from kspec.conformance.drivers.runner import run_conformance
 from kspec.model.core.codec import decode, encode
 from kspec.model.share import shard
 from kspec.model.share.records import SharePartitionKey, ShareSnapshot, ShareTombstone, ShareUpdate, StateBatch

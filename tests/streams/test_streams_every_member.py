@@ -10,9 +10,9 @@ from pathlib import Path
 from hypothesis import Phase, find, given, settings
 from hypothesis import strategies as st
 
+from kspec.conformance.drivers.runner import run_conformance
+from kspec.conformance.drivers.streams import GLOBAL_STORE, AllMetadata, StreamsDriver
 from kspec.conformance.harness import Divergence, Lockstep
-from kspec.conformance.machines.runner import run_conformance
-from kspec.conformance.machines.streams import GLOBAL_STORE, AllMetadata, StreamsDriver
 from kspec.conformance.targets.registry import reference_target
 from kspec.conformance.targets.streams_routers import DropsIdleMembersRouter, ReferenceRouter, RouterTarget
 from kspec.model.core.explorer import explore

@@ -7,8 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from kspec.conformance.machines.runner import run_conformance
-from kspec.conformance.machines.streams import StreamsDriver
+from kspec.conformance.drivers.runner import run_conformance
+from kspec.conformance.drivers.streams import StreamsDriver
 from kspec.conformance.targets.streams_routers import ReferenceRouter, RouterTarget
 from kspec.model.streams.metadata import StreamsMetadata
 

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from kspec.conformance.machines import PROTOCOLS
-from kspec.conformance.machines.voters_liveness import NAMES, check_liveness
+from kspec.conformance.drivers import PROTOCOLS
+from kspec.conformance.drivers.voters_liveness import NAMES, check_liveness
 from kspec.conformance.targets.mutants import CATALOGUE
 from kspec.conformance.targets.mutants_liveness import VOTERS_LIVENESS_MUTANTS
 from kspec.conformance.targets.reference.voters import VotersTarget

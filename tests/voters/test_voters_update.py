@@ -12,8 +12,8 @@ from typing import Any
 from datadriven import Case, run_file
 
 from kspec.conformance.deviations import catalogue, failure_deviation
-from kspec.conformance.machines import voters_log
-from kspec.conformance.machines.voters import VotersDriver, _updates
+from kspec.conformance.drivers import voters_log
+from kspec.conformance.drivers.voters import VotersDriver, _updates
 from kspec.model.raft.messages import AppendLog
 from kspec.model.raft.system import Fire
 from kspec.model.voters import make

@@ -52,7 +52,7 @@ EXTEND_RADIUS = 2
 
 def abstract(driver: Driver[Any], state: Any) -> Hashable:
     """The abstract state of ``state``: ``driver.guide_key(state)`` (the KRaft drivers leave
-    out the ghost history: ``machines/macros.py``)."""
+    out the ghost history: ``drivers/macros.py``)."""
     return driver.guide_key(state)
 
 

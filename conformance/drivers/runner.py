@@ -23,8 +23,7 @@ from kspec.conformance import protocols
 from kspec.conformance.adapters.base import Target, as_target
 from kspec.conformance.counterexample import default_path, write_counterexample
 from kspec.conformance.deviations import failure_deviation
-from kspec.conformance.harness import DEFAULT_STEP_TIMEOUT, Divergence, Finding, Lockstep, StepRecord, TargetFailure
-from kspec.conformance.machines import (
+from kspec.conformance.drivers import (
     PROTOCOLS,
     RunLog,
     attach,
@@ -36,7 +35,8 @@ from kspec.conformance.machines import (
     target_configs,
     unsupported_categories,
 )
-from kspec.conformance.machines.minimise import _replay_actions, explained_by, minimise
+from kspec.conformance.drivers.minimise import _replay_actions, explained_by, minimise
+from kspec.conformance.harness import DEFAULT_STEP_TIMEOUT, Divergence, Finding, Lockstep, StepRecord, TargetFailure
 
 __all__ = ["COVER_MODES", "DEFAULT_EXAMPLES", "DEFAULT_OUT", "DEFAULT_STEPS", "ConformResult", "_replay_actions",
            "conform_settings", "explained_by", "minimise", "run_conformance"]
@@ -209,7 +209,7 @@ def run_conformance(protocol: str, target: Target, *, examples: int = DEFAULT_EX
                     deviations: tuple[tuple[str, str], ...] = (), liveness: bool = True) -> ConformResult:
     """Hold ``target`` to the model of ``protocol``; write a counterexample into ``out_dir``.
 
-    ``cover``: ``transitions`` runs only model-guided paths (conformance/machines/guide.py),
+    ``cover``: ``transitions`` runs only model-guided paths (conformance/drivers/guide.py),
     up to ``examples`` of them; ``random`` only Hypothesis's random walks; ``mixed`` (the
     default) the guided paths first, up to half of ``examples``, then random walks for the rest.
 
@@ -218,8 +218,8 @@ def run_conformance(protocol: str, target: Target, *, examples: int = DEFAULT_EX
 
     ``liveness``: when the runs conform, the protocol's declared fault-free liveness check
     (``ConformanceProtocol.conform_liveness``: raft, the timed suffixes of
-    ``conformance/machines/raft_liveness.py``; voters, the fair suffixes of
-    ``conformance/machines/voters_liveness.py``: every accepted change completes) judges the
+    ``conformance/drivers/raft_liveness.py``; voters, the fair suffixes of
+    ``conformance/drivers/voters_liveness.py``: every accepted change completes) judges the
     liveness properties; a violation is a ``liveness`` divergence whose counterexample shows the
     repeating cycle (raft) or the stuck change (voters)."""
     if cover not in COVER_MODES:

@@ -16,7 +16,7 @@ idle timer, so the run spends its steps on elections, replication and their repa
 that diverged under one leader and is truncated under the next takes about eleven steps in one
 order, which faults almost always break up); with ``faults`` on it offers everything.
 
-The driver also offers the macros of ``conformance/machines/macros.py`` (a fetch round trip, a
+The driver also offers the macros of ``conformance/drivers/macros.py`` (a fetch round trip, a
 replication to every follower, a deposition that truncates a leader's uncommitted entries):
 short exchanges in one step, fed to the target as their node-level inputs.
 """
@@ -27,8 +27,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
+from kspec.conformance.drivers import macros
 from kspec.conformance.harness import JSON, Event
-from kspec.conformance.machines import macros
 from kspec.model.core.codec import encode
 from kspec.model.core.protocol import first_violated
 from kspec.model.raft import node as node_mod
@@ -385,7 +385,7 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
     # Deliveries and fetches carry the protocol; most random walks that reach deep states
     # deliver and fetch a lot. Several rules per category also make it rare that swarm testing
     # switches a whole category off (each rule is off with the run's probability p).
-    # The macros (conformance/machines/macros.py) take a replication, an election or a lost
+    # The macros (conformance/drivers/macros.py) take a replication, an election or a lost
     # uncommitted suffix in one step.
     # Injected requests (about 20 a replica a state) are left to the random runs: in the guided
     # graph they would fill every level's beam with states one request away from the last.

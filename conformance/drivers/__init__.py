@@ -73,7 +73,7 @@ class RunLog:
     first_runs: int | None = None  # runs until (and with) the first failing one
     # Configurations the target refused at start (a one-line reason each): skipped, counted.
     refused: dict[str, str] = field(default_factory=dict)
-    # Hooks a run's sessions report to (conformance/machines/guide.py Coverage), if any.
+    # Hooks a run's sessions report to (conformance/drivers/guide.py Coverage), if any.
     coverage: Any = None
     runs_before: int = 0  # runs of an earlier phase (guided paths) counted into first_runs
     generated: int = 0  # runs that started (a refused configuration's are not), shrinking's too

@@ -33,7 +33,7 @@ from dataclasses import dataclass, replace
 from typing import Any, TypeVar, cast
 
 from kspec.conformance.driver import Driver, Event, M
-from kspec.conformance.machines import ordering
+from kspec.conformance.drivers import ordering
 from kspec.model.core.protocol import first_violated
 from kspec.model.raft.messages import (
     BeginQuorumEpochRequest,

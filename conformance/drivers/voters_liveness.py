@@ -26,8 +26,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kspec.conformance.adapters.base import Target
+from kspec.conformance.drivers.raft_liveness import SuffixOutcome
 from kspec.conformance.harness import DEFAULT_STEP_TIMEOUT, Divergence, Lockstep, StepRecord, TargetFailure
-from kspec.conformance.machines.raft_liveness import SuffixOutcome
 from kspec.model.raft.messages import FetchDue, Restart
 from kspec.model.raft.system import Deliver, Fire
 from kspec.model.voters.liveness import VOTERS_LIVENESS, VotersSuffix, pending_changes

@@ -28,8 +28,8 @@ from __future__ import annotations
 from typing import Any
 
 from kspec.conformance.driver import Driver, Event
+from kspec.conformance.drivers.ordering import SHARE_RECORDS_FIRST
 from kspec.conformance.harness import JSON
-from kspec.conformance.machines.ordering import SHARE_RECORDS_FIRST
 from kspec.model.core.codec import encode
 from kspec.model.core.protocol import first_violated
 from kspec.model.share.combiner import coalesce

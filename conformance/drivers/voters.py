@@ -38,9 +38,9 @@ from dataclasses import dataclass, replace
 from itertools import pairwise
 from typing import Any
 
+from kspec.conformance.drivers import macros, voters_log
+from kspec.conformance.drivers.raft import IDLE_TIMERS, RaftDriver, by_category, wire
 from kspec.conformance.harness import JSON, Event
-from kspec.conformance.machines import macros, voters_log
-from kspec.conformance.machines.raft import IDLE_TIMERS, RaftDriver, by_category, wire
 from kspec.model.core.codec import encode
 from kspec.model.core.evolve import evolve
 from kspec.model.core.protocol import first_violated
@@ -82,7 +82,7 @@ LEVELS = ("replica", "log")
 UNKNOWN_REPLICA = 9
 WRONG_DIRECTORY = 100
 
-# The composite actions (conformance/machines/macros.py): a voter change replicated to every
+# The composite actions (conformance/drivers/macros.py): a voter change replicated to every
 # voter, or lost to a replica that wins an election without it, in one step of the run.
 MACRO_CATEGORIES = macros.CATEGORIES
 

@@ -237,7 +237,7 @@ class Mm2Driver(Driver[Mm2System]):
     categories = ("sync", "create", "query", "format", "law")
     weights = {"sync": 2, "query": 2}
     # The policy is a pure function of its configuration: a call answers the same in every
-    # state, so a guided run counts it once (conformance/machines/guide.py).
+    # state, so a guided run counts it once (conformance/drivers/guide.py).
     stateless = ("query", "format", "law")
     guide_states = 120  # every state offers some 700 calls: a smaller graph is as deep (10 states a level)
 

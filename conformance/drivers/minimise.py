@@ -7,8 +7,8 @@ import contextlib
 from typing import Any
 
 from kspec.conformance.adapters.base import Target
+from kspec.conformance.drivers import PROTOCOLS, macros
 from kspec.conformance.harness import DEFAULT_STEP_TIMEOUT, Divergence, Finding, Lockstep, TargetFailure
-from kspec.conformance.machines import PROTOCOLS, macros
 
 
 def minimise(protocol: str, target: Target, config: dict[str, Any], taken: list[tuple[str, Any]],
