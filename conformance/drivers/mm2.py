@@ -100,7 +100,7 @@ IDENTITY_BREAKS = frozenset({"MM2-INV-NO-CYCLE", "MM2-INV-NO-MERGE"})
 CLIENT_NODE = "(client)"
 CLIENT_NAMES = 16  # interesting names the client is asked about, besides every name the clusters hold
 MAX_NAMES = 64  # names offered to the query category (7 calls each: at most 448 candidates)
-MAX_FORMAT_TOPICS = 30
+MAX_FORMAT_TOPICS = 40  # every interesting name up to the non-ASCII sources (the long names are at 33-34)
 
 
 # A name at Kafka's longest (249 characters, Topic.MAX_NAME_LENGTH): its remote name is longer.
