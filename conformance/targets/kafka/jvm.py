@@ -150,3 +150,31 @@ class JavaClasses:
                 """Not observed."""
 
         return _NoExternalMetrics()
+
+
+class MetadataLogClasses(JavaClasses):
+    """The classes both KRaft targets (raft, voters) use around the ``__cluster_metadata`` log,
+    looked up once: the mock log, the record, serde and common classes, and the partition, log
+    context and serde instances."""
+
+    def __init__(self, version: str, vt: tuple[int, int]) -> None:
+        super().__init__(version)
+        c = self.c
+        self.vt = vt
+        self.MockLog = c("org.apache.kafka.raft.MockLog")
+        self.StringSerde = c("org.apache.kafka.raft.internals.StringSerde")
+        self.LeaderChangeMessage = c("org.apache.kafka.common.message.LeaderChangeMessage")
+        self.MemoryRecords = self.record("MemoryRecords")
+        self.SimpleRecord = self.record("SimpleRecord")
+        self.Compression = self.first("org.apache.kafka.common.compress.Compression",  # 3.8+
+                                      "org.apache.kafka.common.record.CompressionType").NONE
+        self.MemoryPool = c("org.apache.kafka.common.memory.MemoryPool")
+        self.LogContext = self.log_context_class()
+        self.TopicPartition = c("org.apache.kafka.common.TopicPartition")
+        self.Uuid = c("org.apache.kafka.common.Uuid")
+        self.ByteBuffer = c("java.nio.ByteBuffer")
+        self.Optional = c("java.util.Optional")
+        self.Integer = c("java.lang.Integer")
+        self.tp = self.TopicPartition("__cluster_metadata", 0)
+        self.log_context = self.LogContext()
+        self.serde = self.StringSerde()

@@ -27,17 +27,15 @@ RAFT = "org.apache.kafka.raft"
 MSG = "org.apache.kafka.common.message"
 
 
-class Java(jvm.JavaClasses):
+class Java(jvm.MetadataLogClasses):
     """The Kafka classes the adapter uses, looked up once, and the version's construction rules."""
 
     def __init__(self, version: str, vt: tuple[int, int]) -> None:
-        super().__init__(version)
+        super().__init__(version, vt)
         jpype = self.jpype
         c = self.c
-        self.vt = vt
         self.line = line_of(version)  # the release line's glue (raft_releases)
         self.Client = c(f"{RAFT}.KafkaRaftClient")
-        self.MockLog = c(f"{RAFT}.MockLog")
         self.MockStore = c(f"{RAFT}.MockQuorumStateStore")
         # 4.4 (KAFKA-20714): the adapter's own channel and queue (raft_io), none of Kafka's
         self.MockChannel: Any = None if self.line.futures else c(f"{RAFT}.MockNetworkChannel")
@@ -57,37 +55,21 @@ class Java(jvm.JavaClasses):
         self.RaftUtil = c(f"{RAFT}.RaftUtil")
         self.Isolation = c(f"{RAFT}.Isolation")
         self.LogFetchInfo = c(f"{RAFT}.LogFetchInfo")
-        self.StringSerde = c(f"{RAFT}.internals.StringSerde")
-        self.MemoryPool = c("org.apache.kafka.common.memory.MemoryPool")
-        self.LogContext = self.log_context_class()
-        self.TopicPartition = c("org.apache.kafka.common.TopicPartition")
-        self.Uuid = c("org.apache.kafka.common.Uuid")
         self.Errors = c("org.apache.kafka.common.protocol.Errors")
         self.ApiKeys = c("org.apache.kafka.common.protocol.ApiKeys")
-        self.MemoryRecords = self.record("MemoryRecords")
-        self.SimpleRecord = self.record("SimpleRecord")
         self.ControlRecordType = self.record("ControlRecordType")
-        self.LeaderChangeMessage = c(f"{MSG}.LeaderChangeMessage")
-        self.ByteBuffer = c("java.nio.ByteBuffer")
         self.ArrayList = c("java.util.ArrayList")
         self.HashMap = c("java.util.HashMap")
-        self.Integer = c("java.lang.Integer")
         self.Long = c("java.lang.Long")
         self.Boolean = c("java.lang.Boolean")
         self.OptionalInt = c("java.util.OptionalInt")
         self.OptionalInt_ = self.OptionalInt
         self.OptionalLong = c("java.util.OptionalLong")
-        self.Optional = c("java.util.Optional")
         self.InetSocketAddress = c("java.net.InetSocketAddress")
         self.Metrics = c("org.apache.kafka.common.metrics.Metrics")
         self.Object = c("java.lang.Object")
         self.System = c("java.lang.System")
-        self.Compression = self.first("org.apache.kafka.common.compress.Compression",  # 3.8+
-                                      "org.apache.kafka.common.record.CompressionType").NONE
-        self.tp = self.TopicPartition("__cluster_metadata", 0)
         self.topic_id = self.Uuid.METADATA_TOPIC_ID
-        self.log_context = self.LogContext()
-        self.serde = self.StringSerde()
         self.data = {name: c(f"{MSG}.{name}Data") for name in
                      ("VoteRequest", "VoteResponse", "BeginQuorumEpochRequest", "BeginQuorumEpochResponse",
                       "EndQuorumEpochRequest", "EndQuorumEpochResponse", "FetchRequest", "FetchResponse")}

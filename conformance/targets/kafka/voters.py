@@ -68,22 +68,19 @@ def check_supported(version: str) -> tuple[int, int]:
                                        "VoterSetHistory ship from Kafka 3.8.0, KIP-853")
 
 
-class _Java(jvm.JavaClasses):
+class _Java(jvm.MetadataLogClasses):
     """The Kafka classes the adapter uses, looked up once, and the version's construction rules."""
 
     def __init__(self, version: str, vt: tuple[int, int]) -> None:
-        super().__init__(version)
+        super().__init__(version, vt)
         jpype = self.jpype
         c = self.c
-        self.vt = vt
         self.SM = c(f"{RAFT}.internals.KRaftControlRecordStateMachine")
         internals = vt < (3, 9)  # 3.8: VoterSet in raft.internals
         self.VoterSet = c(f"{RAFT}.internals.VoterSet" if internals else f"{RAFT}.VoterSet")
-        self.MockLog = c(f"{RAFT}.MockLog")
         # raft.OffsetAndEpoch to 4.0, server.common.OffsetAndEpoch from 4.1
         self.OffsetAndEpoch = self.first(f"{RAFT}.OffsetAndEpoch", "org.apache.kafka.server.common.OffsetAndEpoch")
         self.LogOffsetMetadata = c(f"{RAFT}.LogOffsetMetadata")
-        self.StringSerde = c(f"{RAFT}.internals.StringSerde")
         self.SnapshotBuilder = c("org.apache.kafka.snapshot.RecordsSnapshotWriter$Builder")
         self.SnapshotReader = c("org.apache.kafka.snapshot.RecordsSnapshotReader")
         self.Notifying = c("org.apache.kafka.snapshot.NotifyingRawSnapshotWriter")
@@ -93,27 +90,13 @@ class _Java(jvm.JavaClasses):
         self.EndpointCollection = c(f"{MSG}.VotersRecord$EndpointCollection")
         self.VersionFeature = c(f"{MSG}.VotersRecord$KRaftVersionFeature")
         self.KRaftVersionRecord = c(f"{MSG}.KRaftVersionRecord")
-        self.LeaderChangeMessage = c(f"{MSG}.LeaderChangeMessage")
         self.ControlRecordUtils = self.record("ControlRecordUtils")
-        self.MemoryRecords = self.record("MemoryRecords")
-        self.SimpleRecord = self.record("SimpleRecord")
-        self.Compression = c("org.apache.kafka.common.compress.Compression").NONE
         # common.utils to 4.3, common.utils.internals from 4.4 (as LogContext)
         self.BufferSupplier = self.first("org.apache.kafka.common.utils.BufferSupplier",
                                          "org.apache.kafka.common.utils.internals.BufferSupplier")
-        self.MemoryPool = c("org.apache.kafka.common.memory.MemoryPool")
         self.Time = c("org.apache.kafka.common.utils.Time")
-        self.LogContext = self.log_context_class()
-        self.TopicPartition = c("org.apache.kafka.common.TopicPartition")
-        self.Uuid = c("org.apache.kafka.common.Uuid")
-        self.ByteBuffer = c("java.nio.ByteBuffer")
-        self.Optional = c("java.util.Optional")
-        self.Integer = c("java.lang.Integer")
         self.JShort = jpype.JShort
         self.KRaftVersion = None if internals else c("org.apache.kafka.server.common.KRaftVersion")
-        self.log_context = self.LogContext()
-        self.serde = self.StringSerde()
-        self.tp = self.TopicPartition("__cluster_metadata", 0)
         # The constructor: 6 arguments to 3.9, plus (KafkaRaftMetrics, ExternalKRaftMetrics) from 4.0;
         # 4.2.2 dropped the BufferSupplier (7).
         ctors = list(self.SM.class_.getConstructors())
@@ -307,24 +290,7 @@ class KafkaControlLog:
 
     def read_snapshot(self, snapshot_id: Any) -> dict[str, JSON]:
         """The snapshot's control records, read back with Kafka's RecordsSnapshotReader."""
-        j = self.java
-        raw = self.log.readSnapshot(snapshot_id).get()
-        kraft_version, voters = 0, None
-        reader = j.SnapshotReader.of(raw, j.serde, j.BufferSupplier.NO_CACHING, MAX_BATCH_BYTES, True,
-                                     *([j.log_context] if j.reader_takes_context else []))
-        try:
-            while reader.hasNext():
-                batch = reader.next()
-                for record in batch.controlRecords():
-                    kind = str(record.type().toString())
-                    if kind == "KRAFT_VERSION":
-                        kraft_version = int(record.message().kRaftVersion())
-                    elif kind == "KRAFT_VOTERS":
-                        voters = j.pairs(j.VoterSet.fromVotersRecord(record.message()))
-        finally:
-            reader.close()
-        return {"type": "Snapshot", "end_offset": _offset(snapshot_id), "kraft_version": kraft_version,
-                "voters": voters}
+        return snapshot_output(self.java, self.log, snapshot_id)
 
     def read_at(self, offset: int) -> dict[str, JSON]:
         """``voterSetAtOffset`` and ``kraftVersionAtOffset``; ReadRefused when they throw (an
@@ -362,6 +328,27 @@ def _offset(value: Any) -> int:
     record accessor later (``offset()``)."""
     o = value.offset
     return int(o() if callable(o) else o)
+
+
+def snapshot_output(j: _Java, log: Any, snapshot_id: Any) -> dict[str, JSON]:
+    """The ``Snapshot`` output of snapshot ``snapshot_id`` of ``log``: its control records
+    (kraft.version, voter set) read back with Kafka's RecordsSnapshotReader."""
+    raw = log.readSnapshot(snapshot_id).get()
+    kraft_version, voters = 0, None
+    reader = j.SnapshotReader.of(raw, j.serde, j.BufferSupplier.NO_CACHING, MAX_BATCH_BYTES, True,
+                                 *([j.log_context] if j.reader_takes_context else []))
+    try:
+        while reader.hasNext():
+            for record in reader.next().controlRecords():
+                kind = str(record.type().toString())
+                if kind == "KRAFT_VERSION":
+                    kraft_version = int(record.message().kRaftVersion())
+                elif kind == "KRAFT_VOTERS":
+                    voters = j.pairs(j.VoterSet.fromVotersRecord(record.message()))
+    finally:
+        reader.close()
+    return {"type": "Snapshot", "end_offset": _offset(snapshot_id), "kraft_version": kraft_version,
+            "voters": voters}
 
 
 class VotersLogInstance:

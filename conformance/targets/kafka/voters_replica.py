@@ -56,7 +56,7 @@ from kspec.conformance.targets.kafka.raft_wire import (
     voters_record,
 )
 from kspec.conformance.targets.kafka.voters import _Java as _LogJava
-from kspec.conformance.targets.kafka.voters import _java_error, _offset
+from kspec.conformance.targets.kafka.voters import _java_error, _offset, snapshot_output
 from kspec.model.raft.rule_sets import rule_set_for
 
 MIN_VERSION = (3, 9)
@@ -360,26 +360,8 @@ class KafkaVoterReplica(kraft.KafkaRaftNode):
             w.freeze()
         finally:
             w.close()
-        self.outputs.append({"type": "SnapshotWritten", "snapshot": self._read_snapshot(snapshot_id)})
-
-    def _read_snapshot(self, snapshot_id: Any) -> dict[str, JSON]:
-        lj = self.values.lj
-        raw = self.inner_log.readSnapshot(snapshot_id).get()
-        kraft_version, voters = 0, None
-        reader = lj.SnapshotReader.of(raw, lj.serde, lj.BufferSupplier.NO_CACHING, 8192, True,
-                                      *([lj.log_context] if lj.reader_takes_context else []))
-        try:
-            while reader.hasNext():
-                for record in reader.next().controlRecords():
-                    kind = str(record.type().toString())
-                    if kind == "KRAFT_VERSION":
-                        kraft_version = int(record.message().kRaftVersion())
-                    elif kind == "KRAFT_VOTERS":
-                        voters = lj.pairs(lj.VoterSet.fromVotersRecord(record.message()))
-        finally:
-            reader.close()
-        return {"type": "Snapshot", "end_offset": _offset(snapshot_id), "kraft_version": kraft_version,
-                "voters": voters}
+        snapshot = snapshot_output(self.values.lj, self.inner_log, snapshot_id)
+        self.outputs.append({"type": "SnapshotWritten", "snapshot": snapshot})
 
     # -------------------------------------------------------------- the step
 
