@@ -98,14 +98,15 @@ class SuffixOutcome:
 
 
 @dataclass
-class LivenessReport:
-    """The liveness verdicts of a conformance run (``--json`` ``liveness``)."""
+class SuffixReport:
+    """The liveness verdicts of a conformance run (``--json`` ``liveness``), whichever
+    protocol's suffixes gave them: a protocol's report sets the properties (``verdicts``,
+    ``ids``), its non-vacuity counts (``witnesses``) and the summary ``line()`` prints."""
 
-    verdicts: dict[str, str] = field(default_factory=lambda: dict.fromkeys(NAMES, "not-checked"))
-    ids: dict[str, str] = field(default_factory=lambda: dict(IDS))
+    verdicts: dict[str, str] = field(default_factory=dict)
+    ids: dict[str, str] = field(default_factory=dict)
     suffixes: int = 0
-    witnesses: dict[str, int] = field(default_factory=lambda: {"elections_after_faults": 0, "candidate": 0,
-                                                               "prospective": 0, "split_resolved": 0})
+    witnesses: dict[str, int] = field(default_factory=dict)
     reason: str = ""  # why not checked
     violation: SuffixOutcome | None = None
     seconds: float = 0.0  # wall time of the check
@@ -113,25 +114,42 @@ class LivenessReport:
     error: Divergence | TargetFailure | None = None  # a divergence or target error inside a suffix (a safety finding)
     config: dict[str, Any] = field(default_factory=dict)
     steps: list[StepRecord] = field(default_factory=list)
-    # The model variant the suffixes ran (an accepted deviation's, e.g. kafka-no-check-quorum)
-    # and the timers it leaves idle: liveness is judged against those rules.
-    variant: str = ""
-    idle: set[str] = field(default_factory=set)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, str]:
         return dict(self.verdicts)
+
+    def summary(self) -> str:
+        """What the suffixes were and what they reached, for ``line()``."""
+        return f"{self.suffixes} suffixes"
 
     def line(self) -> str:
         if self.reason:
             return f"liveness: not checked ({self.reason})"
         shown = ", ".join(f"{n} {v}" for n, v in self.verdicts.items())
+        return f"liveness ({self.summary()}): {shown}"
+
+
+@dataclass
+class LivenessReport(SuffixReport):
+    """The raft liveness verdicts of a conformance run."""
+
+    verdicts: dict[str, str] = field(default_factory=lambda: dict.fromkeys(NAMES, "not-checked"))
+    ids: dict[str, str] = field(default_factory=lambda: dict(IDS))
+    witnesses: dict[str, int] = field(default_factory=lambda: {"elections_after_faults": 0, "candidate": 0,
+                                                               "prospective": 0, "split_resolved": 0})
+    # The model variant the suffixes ran (an accepted deviation's, e.g. kafka-no-check-quorum)
+    # and the timers it leaves idle: liveness is judged against those rules.
+    variant: str = ""
+    idle: set[str] = field(default_factory=set)
+
+    def summary(self) -> str:
         against = ""
         if self.variant:
             against = f", judged against the model variant {self.variant}"
             if self.idle:
                 against += f" ({', '.join(sorted(self.idle))} idle there)"
-        return (f"liveness ({self.suffixes} timed suffixes, bound {BOUND_MS} ms after the last fault, "
-                f"{self.witnesses['split_resolved']} symmetric splits resolved{against}): {shown}")
+        return (f"{self.suffixes} timed suffixes, bound {BOUND_MS} ms after the last fault, "
+                f"{self.witnesses['split_resolved']} symmetric splits resolved{against}")
 
     def merge(self, out: SuffixOutcome) -> None:
         self.suffixes += 1

@@ -26,8 +26,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kspec.conformance.adapters.base import Target
-from kspec.conformance.drivers.raft_liveness import SuffixOutcome
-from kspec.conformance.harness import DEFAULT_STEP_TIMEOUT, Divergence, Lockstep, StepRecord, TargetFailure
+from kspec.conformance.drivers.raft_liveness import SuffixOutcome, SuffixReport
+from kspec.conformance.harness import DEFAULT_STEP_TIMEOUT, Divergence, Lockstep, TargetFailure
 from kspec.model.raft.messages import FetchDue, Restart
 from kspec.model.raft.system import Deliver, Fire
 from kspec.model.voters.liveness import VOTERS_LIVENESS, VotersSuffix, pending_changes
@@ -46,32 +46,18 @@ STARTS = ("pending", "pending-lost", "as-is")
 
 
 @dataclass
-class ReconfigReport:
+class ReconfigReport(SuffixReport):
     """The voters liveness verdicts of a conformance run (``--json`` ``liveness``)."""
 
     verdicts: dict[str, str] = field(default_factory=lambda: dict.fromkeys(NAMES, "not-checked"))
     ids: dict[str, str] = field(default_factory=lambda: dict(IDS))
-    suffixes: int = 0
     # Non-vacuity: suffixes that start with a change pending, and those in which it completed.
     witnesses: dict[str, int] = field(default_factory=lambda: {"pending_at_start": 0, "completed": 0})
-    reason: str = ""
-    violation: SuffixOutcome | None = None
-    seconds: float = 0.0
-    cpu_seconds: float = 0.0
-    error: Divergence | TargetFailure | None = None
-    config: dict[str, Any] = field(default_factory=dict)
-    steps: list[StepRecord] = field(default_factory=list)
 
-    def to_json(self) -> dict[str, str]:
-        return dict(self.verdicts)
-
-    def line(self) -> str:
-        if self.reason:
-            return f"liveness: not checked ({self.reason})"
-        shown = ", ".join(f"{n} {v}" for n, v in self.verdicts.items())
-        return (f"liveness ({self.suffixes} fault-free suffixes of up to {MAX_SUFFIX_STEPS} steps, "
+    def summary(self) -> str:
+        return (f"{self.suffixes} fault-free suffixes of up to {MAX_SUFFIX_STEPS} steps, "
                 f"{self.witnesses['pending_at_start']} starting with a change pending, "
-                f"{self.witnesses['completed']} completed): {shown}")
+                f"{self.witnesses['completed']} completed")
 
 
 class ReconfigSuffix:
