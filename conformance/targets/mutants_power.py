@@ -9,7 +9,7 @@ registers them). ``bench/mutant_power.py`` measures runs to detection and counte
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from kspec.conformance.targets.mm2_policies import DefaultPolicy
 from kspec.conformance.targets.reference.share import ShareShard
@@ -58,13 +58,14 @@ class CapsNameLengthPolicy(DefaultPolicy):
         return super().format_remote_topic(source_cluster_alias, topic)[:249]
 
 
-class TwoHopOriginalPolicy(DefaultPolicy):
-    """originalTopic unwraps at most two prefixes (a loop bounded by "the longest chain we
-    run"): a name replicated three hops keeps one alias. Deep: only a topic synced three times
-    carries three prefixes."""
+class _BoundedOriginalPolicy(DefaultPolicy):
+    """originalTopic unwrapping at most ``HOPS`` prefixes (a loop bounded by "the longest chain
+    we run") where MM2 unwraps until no prefix is left."""
+
+    HOPS: ClassVar[int]
 
     def original_topic(self, topic: str) -> str:
-        for _ in range(2):
+        for _ in range(self.HOPS):
             upstream = self.upstream_topic(topic)
             if upstream is None or upstream == topic:
                 return topic
@@ -72,18 +73,19 @@ class TwoHopOriginalPolicy(DefaultPolicy):
         return topic
 
 
-class ThreeHopOriginalPolicy(DefaultPolicy):
+class TwoHopOriginalPolicy(_BoundedOriginalPolicy):
+    """originalTopic unwraps at most two prefixes: a name replicated three hops keeps one alias.
+    Deep: only a topic synced three times carries three prefixes."""
+
+    HOPS = 2
+
+
+class ThreeHopOriginalPolicy(_BoundedOriginalPolicy):
     """originalTopic unwraps at most three prefixes (the system model's longest chain): a name
     four hops from its origin keeps one alias. Rare vocabulary: only the driver's four-hop names
     (red team, session 8) carry four prefixes."""
 
-    def original_topic(self, topic: str) -> str:
-        for _ in range(3):
-            upstream = self.upstream_topic(topic)
-            if upstream is None or upstream == topic:
-                return topic
-            topic = upstream
-        return topic
+    HOPS = 3
 
 
 class ByteOffsetsPolicy(DefaultPolicy):

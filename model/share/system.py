@@ -104,11 +104,16 @@ class Write:
 
 
 @dataclass(frozen=True, slots=True)
-class Read:
-    """The current leader reads the state (recording its epoch when new)."""
+class _ByLeaderEpoch:
+    """What a read and a summary carry: the leader epoch they are made at and the share-partition."""
 
     leader_epoch: int
     key: SharePartitionKey = KEY
+
+
+@dataclass(frozen=True, slots=True)
+class Read(_ByLeaderEpoch):
+    """The current leader reads the state (recording its epoch when new)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,11 +139,8 @@ class Delete:
 
 
 @dataclass(frozen=True, slots=True)
-class Summary:
+class Summary(_ByLeaderEpoch):
     """A ReadShareGroupStateSummary (4.1+: the group coordinator describing offsets)."""
-
-    leader_epoch: int
-    key: SharePartitionKey = KEY
 
 
 @dataclass(frozen=True, slots=True)

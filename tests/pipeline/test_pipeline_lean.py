@@ -9,15 +9,13 @@ from __future__ import annotations
 import json
 import random
 import re
-from collections import defaultdict
 from pathlib import Path
 
 import pytest
-from pipeline_corpus import Corpus, build, simulate_into
+from pipeline_corpus import Corpus, build, corpus_groups, simulate_into
 
 from kspec.conformance.pipeline import fast, reader, records
 from kspec.conformance.pipeline.engine import RawLine, judge_lines
-from kspec.conformance.pipeline.inputs import expand_inputs
 from kspec.conformance.pipeline.reader import KEEP, Limits, plan_splits, read_split
 from kspec.conformance.pipeline.records import trace_key
 
@@ -27,23 +25,13 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Corpus:
     return build(tmp_path_factory.mktemp("lean"))
 
 
-def _groups(root: Path) -> dict[str, list[tuple[str, RawLine]]]:
-    groups: dict[str, list[tuple[str, RawLine]]] = defaultdict(list)
-    for split in plan_splits(expand_inputs([str(root)]).jsonl, 1 << 30):
-        for n, (raw, damage) in enumerate(read_split(split, Limits()), start=1):
-            if damage is None and not raw.strip():
-                continue
-            groups[trace_key(split.file, n, raw, damage)].append((split.file, (n, raw, damage)))
-    return groups
-
-
 def _fresh_caches(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(fast, "_CACHES", {})
 
 
 def test_memoised_steps_give_the_reference_outcome_cold_warm_and_when_cleared(
         corpus: Corpus, monkeypatch: pytest.MonkeyPatch) -> None:
-    groups = _groups(corpus.root)
+    groups = corpus_groups(corpus.root)
     want = {key: judge_lines("raft", key, lines) for key, lines in groups.items()}
     _fresh_caches(monkeypatch)
     for _ in range(2):  # cold, then every step memoised
