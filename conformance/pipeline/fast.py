@@ -14,9 +14,11 @@ as ``NodeReplay.apply`` compares it). Differentially tested against ``judge_even
 from __future__ import annotations
 
 import dataclasses
+import gc
 import operator
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from typing import Any, NamedTuple
 
 import msgspec
@@ -39,7 +41,6 @@ from kspec.conformance.pipeline.nodes import (
 from kspec.conformance.pipeline.records import _OBSERVATION_TYPES, is_orphan
 from kspec.conformance.pipeline.typed import check_value
 from kspec.model.core.codec import DecodeError, decode, encode
-from kspec.model.core.explorer import without_cycle_collection
 
 _NONE = msgspec.Raw(b"")
 CACHE = 4096  # entries per cache: local reuse only (a cache this small never spans a replica)
@@ -232,6 +233,33 @@ def _decoder(cls: type, classes: dict[str, type]) -> Callable[[dict[str, Any]], 
 
 
 _CACHES: dict[str, _Caches] = {}
+FROZEN_TRACES = 256  # traces whose survivors stay out of the collector's passes before it sees them again
+_frozen = 0
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """The cycle collector waits while a trace is judged, and what the trace leaves alive (the
+    memo's new steps: frozen values, acyclic, freed by reference counting when the memo is
+    cleared) is moved out of its generations (``gc.freeze``): otherwise each trace's end
+    starts a pass over everything the trace made, and every so often over the whole memo (a
+    seventh of the run on the diverse corpus). Every ``FROZEN_TRACES`` traces everything goes
+    back to the collector (``gc.unfreeze``), so a cycle left by anything else is still found."""
+    global _frozen
+    if not gc.isenabled():  # (in a caller that paused it: its business)
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        _frozen += 1
+        if _frozen >= FROZEN_TRACES:
+            _frozen = 0
+            gc.unfreeze()
+        else:
+            gc.freeze()
+        gc.enable()
 
 
 def judge_lines_fast(protocol: str, key: str, lines: Iterable[tuple[str, RawLine]]) -> Outcome:
@@ -245,8 +273,8 @@ def judge_lines_fast(protocol: str, key: str, lines: Iterable[tuple[str, RawLine
         try:
             # The memo and caches keep many small objects alive, which makes the cycle
             # collector's passes long; the replay makes no cycles (frozen values, freed by
-            # reference counting), so the collector waits until the trace is judged.
-            with without_cycle_collection():
+            # reference counting), so the collector waits (see _collector_paused).
+            with _collector_paused():
                 outcome = _fast(protocol, key, items, caches)
         except Exception:  # anything unusual is the reference path's to judge
             outcome = None
