@@ -17,6 +17,8 @@ BOUNDS: tuple[Bound, ...] = (
     Bound("max_duplicates", 0, "message duplications in a run", minimum=0),
     Bound("max_fetches", 2, "fetch requests sent in a run", minimum=0),
     Bound("max_elections", 2, "election and fetch timeouts (and backoff expiries) in a run", minimum=0),
+    Bound("max_resends", 1, "requests sent again to a voter that has not answered (RAFT-RULE-RESEND) in a run",
+          minimum=0),
     Bound("reboot", True, "a crash is followed at once by the restart (else the replica stays down a while)"),
     Bound("symmetry", True, "explore one state per orbit of voter renamings (no effect with observers)"),
     Bound("pre_vote", False, "pre-vote (KIP-996)"),
