@@ -247,6 +247,8 @@ class RaftModel:
                     kinds = {type(m).__name__ for m in after.network.distinct() if m not in state.network}
                     if not kinds <= after.resent:
                         after = replace(after, resent=after.resent | kinds)
+                    if after.resends >= int(self.bounds["max_resends"]):
+                        after = _forget_answers(after)
                 return after
             case Reboot(node=replica):
                 if state.crashes >= int(self.bounds["max_crashes"]) or isinstance(state.node(replica).role, Down):
@@ -441,6 +443,19 @@ def fetch_in_flight(state: Raft, replica: int) -> bool:
                 isinstance(m, FetchResponse) and m.dst == replica):
             return True
     return False
+
+
+def _forget_answers(state: Raft) -> Raft:
+    """The resend budget is spent: who answered decides nothing any more, so the replicas stop
+    keeping it (``Node.resends``) and forget it; states that differ only there are one
+    (RAFT-MODEL-ONE-RESEND)."""
+    nodes = []
+    for n in state.nodes:
+        role = n.role
+        if isinstance(role, Leader | Resigned) and role.acknowledged:
+            role = replace(role, acknowledged=frozenset())
+        nodes.append(replace(n, role=role, resends=False) if n.resends or role is not n.role else n)
+    return replace(state, nodes=tuple(nodes))
 
 
 def exchange_in_flight(state: Raft, replica: int, peer: int) -> bool:

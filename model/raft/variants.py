@@ -169,9 +169,9 @@ CATALOGUE: dict[str, Variant] = {
                              {"max_epoch": 1, "max_crashes": 0, "max_appends": 0}),
     "ignores-diverging-epoch": Variant(ignores_diverging_epoch, "FollowerTruncates", {"max_crashes": 0}),
     "resends-to-acknowledged": Variant(resends_to_acknowledged, "ResendOnlyUnanswered",
-                                       {"max_epoch": 1, "max_crashes": 0, "max_appends": 0}),
+                                       {"max_epoch": 1, "max_crashes": 0, "max_appends": 0, "max_resends": 1}),
     "never-resends": Variant(never_resends, "BeginQuorumEpochResent",
-                             {"max_epoch": 1, "max_crashes": 0, "max_appends": 0}),
+                             {"max_epoch": 1, "max_crashes": 0, "max_appends": 0, "max_resends": 1}),
 }
 
 
