@@ -24,6 +24,10 @@ loop sees and polls the client until it is quiet (no message queued, nothing new
   voter (an observer's random bootstrap voter), or the earlier fetch is still awaited (the model
   lost it), the adapter completes that request as Kafka's network channel does for a lost
   connection (BROKER_NOT_AVAILABLE), steers ``MockableRandom`` to the voter ``to`` and polls.
+- ``ResendDue(to)`` (RAFT-RULE-RESEND): the request Kafka still awaits from ``to`` is completed as
+  a lost connection, so the next poll sends it again (3.3-3.8; Vote and EndQuorumEpoch in every
+  line); a 3.9+ leader's BeginQuorumEpoch heartbeat timer is expired in place and the copies to
+  other voters are held until their own ResendDue (spec/raft.md D-RESEND).
 - ClientAppend is ``scheduleAppend`` (3.9+: ``prepareAppend`` + ``schedulePreparedAppend``) of
   one string record at the leader; elsewhere nothing (Kafka throws NotLeaderException).
 - Crash drops the client and ``MockLog.reopen()`` loses unflushed data; Restart builds a new
