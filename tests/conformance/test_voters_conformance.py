@@ -209,7 +209,7 @@ def test_cli_targets_conform_replay(capsys: pytest.CaptureFixture[str], tmp_path
     assert code == 0 and doc["verdict"] == "conforms"
     # Issue #18: the free log writes consecutive VotersRecords sharing no voter, and reads at
     # every offset (refused past the next offset); the run's coverage matrix counts them (the
-    # default run at seed 0, 363 runs, counts 260 disjoint pairs; these 15 runs are its first).
+    # default run at seed 0, 355 runs, counts 384 disjoint pairs; these 15 runs are its first).
     free = doc["coverage"]["matrix"]["free log"]
     assert free["Voters:disjoint"] > 0 and free["Voters:no-majority"] > 0
     assert free["Read"] > 0 and free["Read:refused"] > 0 and free["Truncate"] > 0 and free["Snapshot"] > 0
