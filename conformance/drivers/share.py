@@ -63,11 +63,12 @@ CONFIGS: list[dict[str, JSON]] = [{"snapshot_every": 1}, {"snapshot_every": 0}, 
 
 @dataclass(frozen=True, slots=True)
 class ReloadWithoutTopic:
-    """Composite step (category ``image``): ``g:U:0``'s state is stored (initialized, or in
-    4.0 written, when it has none), topic ``U`` is deleted from the metadata image, the shard
-    fails over (``Unload``, ``Load``), and ``g:U:0``'s leader reads. Each part is the model's own
-    action, sent as its own input; taken as one step so the guide's beam keeps the path (five
-    single steps deep among forty siblings a level, it did not: SHARE-WIT-IMAGE-FAILOVER)."""
+    """Composite step (category ``image``, or that of its first part when it has one):
+    ``g:U:0``'s state is stored (initialized, or in 4.0 written, when it has none), topic ``U``
+    is deleted from the metadata image, the shard fails over (``Unload``, ``Load``), and
+    ``g:U:0``'s leader reads. Each part is the model's own action, sent as its own input; taken
+    as one step so the guide's beam keeps the path (five single steps deep among forty siblings
+    a level, it did not: SHARE-WIT-IMAGE-FAILOVER)."""
 
 
 BOUNDS: dict[str, int] = {"offsets": 2, "max_records": 10, "max_leader_epoch": 2, "max_state_epoch": 2,
@@ -115,9 +116,16 @@ class ShareDriver(Driver[ShareSystem]):
 
     def candidates(self, state: SysState) -> list[tuple[str, Any]]:
         out = self.candidates_single(state)
-        if self.model.probes and self._reload_parts(state) is not None:
-            out.append(("image", ReloadWithoutTopic()))
+        parts = self._reload_parts(state) if self.model.probes else None
+        if parts is not None:
+            # In the category of its first part: a target that declines initialize never gets
+            # one from the composite either (tests/share/test_share_target_declarations.py).
+            first = parts[0][0]
+            out.append((self._category_of(state, first) if len(parts) > 4 else "image", ReloadWithoutTopic()))
         return out
+
+    def _category_of(self, state: SysState, action: Action) -> str:
+        return next(c for c, a in self.candidates_single(state) if a == action)
 
     def candidates_single(self, state: SysState) -> list[tuple[str, Any]]:
         """The model's single actions (:meth:`candidates` without the composite step)."""
