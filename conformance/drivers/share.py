@@ -85,6 +85,7 @@ class ShareDriver(Driver[ShareSystem]):
     # `kspec conform share --set kafka_version=4.3`: the release whose rule set a target that does
     # not name one (an exec: or python: target) is held to; the default is the newest.
     settable = {"kafka_version": tuple(f"4.{m}" for m in sorted(VERSIONS))}
+    setting_defaults = {"kafka_version": LATEST.version}
 
     def __init__(self, config: dict[str, JSON], bounds: dict[str, int] | None = None) -> None:
         self.config = {**CONFIGS[0], "kafka_version": LATEST.version, **config}
