@@ -42,6 +42,7 @@ from kspec.model.share.shard import (
     INVALID_REQUEST,
     NONE,
     REFERENCE,
+    UNKNOWN_TOPIC_OR_PARTITION,
     DeleteRequest,
     Flaws,
     InitializeRequest,
@@ -177,6 +178,11 @@ class SysState:
     oracle: tuple[StateBatch, ...] = ()
     failovers: int = 0
     last_error: str = NONE
+    # SHARE-WIT-IMAGE-FAILOVER's progress: 1 once a shard loaded (after a fail-over) with an
+    # image that lacks the doomed topic while its state is stored, 2 once that shard then refused
+    # the doomed key's request. A reload must validate against the image as it is now, not the
+    # one the coordinator started with; only a request after such a load shows which it used.
+    image_failover: int = 0
 
 
 def key_of(action: Action) -> SharePartitionKey | None:
@@ -361,8 +367,10 @@ class ShareSystem:
             return replace(state, shard=unload(state.shard), failovers=state.failovers + 1, last_error=NONE)
         if isinstance(action, Load):
             # The new shard gets the image as it is now (a topic deleted meanwhile stays deleted).
-            return replace(state, shard=loaded(state.log, self.snapshot_every, self.rules, state.shard.image),
-                           last_error=NONE)
+            shard = loaded(state.log, self.snapshot_every, self.rules, state.shard.image)
+            doomed_gone = (shard.image is not None and all(t != DOOMED_TOPIC for t, _ in shard.image)
+                           and shard.offset(DOOMED) is not None)
+            return replace(state, shard=shard, last_error=NONE, image_failover=1 if doomed_gone else 0)
         if isinstance(action, DeleteTopic):
             return replace(state, shard=update_image(state.shard, without_topic(state.shard.image, action.topic)),
                            last_error=NONE)
@@ -373,6 +381,8 @@ class ShareSystem:
         response = outputs[-1]
         error = response_error(response) or NONE
         nxt = replace(state, shard=shard, log=state.log + records, last_error=error)
+        if state.image_failover == 1 and key_of(action) == DOOMED and error == UNKNOWN_TOPIC_OR_PARTITION:
+            nxt = replace(nxt, image_failover=2)
         if error != NONE or key_of(action) != KEY:
             return nxt  # the reference (oracle) and the actors' epochs are the key's
         if isinstance(action, Write):
@@ -607,8 +617,15 @@ class ShareSystem:
             """The shard stores state for the key and another share-partition at once."""
             return s.shard.offset(KEY) is not None and any(s.shard.offset(k) is not None for k in SIDE_KEYS)
 
+        @sometimes("SHARE-WIT-IMAGE-FAILOVER", "image_survives_failover")
+        def image_failover(s: SysState) -> bool:
+            """A shard loaded after a fail-over, while a topic with stored state was gone from the
+            metadata image, refused that topic's request (SHARE-STATE-IMAGE: a reload validates
+            against the image as it is now)."""
+            return s.image_failover == 2
+
         deletes = (deleted, delete_failover) if self.rules.initialize else ()  # 4.0 has no delete
-        return (isolation, delete_forgets, summary_only_reads, *deletes, keys)
+        return (isolation, delete_forgets, summary_only_reads, *deletes, keys, image_failover)
 
     # -- rendering and traces ------------------------------------------------------------------
 
