@@ -299,7 +299,8 @@ class ShareSystem:
           have (``g:T:2``, a write) and of partition -1 (their initialize, delete and
           read-summary are in those categories);
         - ``image``: topic ``U`` deleted from the metadata image (``DeleteTopic``), then, while
-          ``g:U:0``'s state is still stored, its leader's read and write (both must fail).
+          ``g:U:0``'s state is still stored, its leader's read and write (both must fail) and a
+          write at a stale state epoch (fenced before the image is checked).
         Requests a release has no API for (SHARE-VER-INITIALIZE) are not sent to it.
         """
         le, ge, api = state.leader_epoch, state.group_state_epoch, self.rules.initialize
@@ -344,6 +345,9 @@ class ShareSystem:
             # The deleted topic's state is still stored: its leader's requests must now fail.
             yield "image", Read(0, key=DOOMED)
             yield "image", Write(0, side_start, side_batches, state_epoch=1, key=DOOMED)
+            # A stale group coordinator's state epoch: the fences come before the image, so it is
+            # FENCED_STATE_EPOCH, not UNKNOWN_TOPIC_OR_PARTITION (SHARE-RULE-METADATA-UPDATE).
+            yield "image", Write(0, side_start, side_batches, state_epoch=0, key=DOOMED)
         yield "keys", Write(0, side_start, side_batches, state_epoch=1, key=UNHOSTED)
         yield "keys", Write(0, side_start, side_batches, state_epoch=1, key=NEGATIVE)
         yield "keys", Read(0, key=NEGATIVE)
