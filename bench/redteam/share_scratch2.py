@@ -136,7 +136,7 @@ class Shard:
             else:
                 self.leader_fence[key] = max(self.leader_fence.get(key, le), le)
             self.state_fence[key] = max(self.state_fence.get(key, rec["state_epoch"]), rec["state_epoch"])
-            if key in self.count and self.count[key] >= self.limit:
+            if key in self.count and (self.count[key] >= self.limit or self.bug("count-reset-on-every-snapshot")):
                 self.count[key] = 0
             return
         cur = self.offsets[key]
@@ -242,7 +242,7 @@ class Shard:
         se = req["state_epoch"]
         if self.minor == 0:
             return [], UNSUPPORTED
-        if self.minor >= 4 and se < 0:
+        if self.minor >= 4 and se < 0 and not self.bug("initialize-negative-accepted"):
             return [], INVALID
         fence = self.state_fence.get(key)
         fenced = fence is not None and (fence >= se if self.bug("initialize-same-epoch-fenced") else fence > se)
@@ -268,6 +268,8 @@ class Shard:
                 for m in (self.offsets, self.leader_fence, self.state_fence, self.count):
                     m.pop(key, None)  # type: ignore[attr-defined]
                 return [], NONE
+            return [{"type": "ShareTombstone", "key": _key_json(key)}], NONE
+        if self.bug("tombstone-without-state"):
             return [{"type": "ShareTombstone", "key": _key_json(key)}], NONE
         return [], NONE
 
@@ -422,6 +424,10 @@ BUGS: dict[str, tuple[str | None, str]] = {
     "delete-without-state-first": ("4.2", "a delete of a key without state answers NONE before the image check"),
     "summary-fenced": (None, "a read-summary is fenced by the leader-epoch fence like a read"),
     "read-skips-image": (None, "a read of a stored key is not checked against the metadata image"),
+    "count-reset-on-every-snapshot": (None, "replaying any snapshot (a re-initialize too) resets the update count"),
+    "initialize-negative-accepted": (None, "4.4's refusal of negative epochs applied to writes and reads, "
+                                           "not to initialize"),
+    "tombstone-without-state": (None, "a delete of a key without state writes a tombstone all the same"),
 }
 TARGETS: dict[str, str] = {}
 for _bug, (_version, _doc) in BUGS.items():
