@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from redteam.raft_scratch import NONE, Correct as _Correct, Replica
+from redteam.raft_scratch import NONE, Replica
+from redteam.raft_scratch import Correct as _Correct
 
 
 class UpToDateEndFirst(Replica):
@@ -40,7 +41,7 @@ class RestartCandidateNewEpoch(Replica):
     """A replica that was a candidate stands again in the next epoch at restart, not in its own."""
 
     def restart(self) -> None:
-        e, v, ldr = self.file
+        e, v, _ = self.file
         super().restart()
         if self.role == "candidate" and self.voters != [self.id] and v == self.id and e == self.epoch:
             self.out = [o for o in self.out if o["type"] != "VoteRequest"]

@@ -179,7 +179,8 @@ class Shard:
         cur = self.offsets.get(key)
         if cur is None:
             return {"type": "ShareSnapshot", "key": _key_json(key), "snapshot_epoch": 0, "state_epoch": se,
-                    "leader_epoch": le, "start_offset": start, "state_batches": _batches_json(combine(start, new, bugs=self.bugs))}
+                    "leader_epoch": le, "start_offset": start,
+                    "state_batches": _batches_json(combine(start, new, bugs=self.bugs))}
         if start != -1 and start < cur.start_offset and not self.bug("start-offset-regresses"):
             start = cur.start_offset  # SHARE-RULE-WRITE-START-MONOTONE
         # a write's epochs only fence it: its record carries the stored ones
@@ -196,7 +197,8 @@ class Shard:
                     "state_batches": _batches_json(combine(new_start, old, new, bugs=self.bugs))}
         prune = cur.start_offset if start == -1 else start
         return {"type": "ShareUpdate", "key": _key_json(key), "snapshot_epoch": cur.snapshot_epoch,
-                "leader_epoch": rec_le, "start_offset": start, "state_batches": _batches_json(combine(prune, new, bugs=self.bugs))}
+                "leader_epoch": rec_le, "start_offset": start,
+                "state_batches": _batches_json(combine(prune, new, bugs=self.bugs))}
 
     # ---- handlers ----
 

@@ -163,7 +163,8 @@ class UnknownStoreListNull(Metadata):
 
     def all_metadata_for_store(self, store: str) -> list[dict[str, Any]]:
         a = self.assignment or {}
-        if self.initialized() and store not in (a.get("global_stores") or []) and not (a.get("stores") or {}).get(store):
+        known = store in (a.get("global_stores") or []) or (a.get("stores") or {}).get(store)
+        if self.initialized() and not known:
             return None  # type: ignore[return-value]
         return super().all_metadata_for_store(store)
 

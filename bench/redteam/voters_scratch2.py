@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from redteam.voters_scratch import Control, Correct as _Correct
+from redteam.voters_scratch import Control
+from redteam.voters_scratch import Correct as _Correct
 
 
 class SnapshotAtEndOffset(Control):
