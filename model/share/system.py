@@ -288,7 +288,8 @@ class ShareSystem:
           and one above the group coordinator's; a write with leader epoch -1 and one from a
           leader not yet read (epoch + 1); reads with epoch + 1 and epoch - 1;
         - ``initialize``: initialize at the group's state epoch again and at the one before (a
-          stale group coordinator), and of the other keys below;
+          stale group coordinator), and of the other keys below; from 4.4 one at state epoch -1
+          (refused);
         - ``reorder``: once a write moved the stored start offset past 0, a write with start
           offset 0 (an out-of-order write of the leader);
         - ``batches``: writes by the current leader of multi-offset batches (BATCH_PROBES);
@@ -321,6 +322,11 @@ class ShareSystem:
             yield "initialize", Initialize(ge, 0)
             if ge > 0:
                 yield "initialize", Initialize(ge - 1, 0)
+            if self.rules.negative_epochs_refused:
+                # 4.4 refuses a negative state epoch in initialize too, not only in writes and
+                # reads (SHARE-VER-NEGATIVE-EPOCHS-REFUSED). Sent for another key, so the actors'
+                # epochs stay the key's.
+                yield "initialize", Initialize(NOT_SET, 0, key=OTHER_PARTITION)
             yield "delete", Delete()
             yield "summary", Summary(le)
             yield "summary", Summary(NOT_SET)
