@@ -9,6 +9,7 @@ registers them). ``bench/mutant_power.py`` measures runs to detection and counte
 
 from __future__ import annotations
 
+import unicodedata
 from typing import Any, ClassVar
 
 from kspec.conformance.targets.mm2_policies import DefaultPolicy
@@ -105,6 +106,18 @@ class EmptyAliasLocalPolicy(DefaultPolicy):
 
     def format_remote_topic(self, source_cluster_alias: str, topic: str) -> str:
         return topic if not source_cluster_alias else super().format_remote_topic(source_cluster_alias, topic)
+
+
+class NfcNamesPolicy(DefaultPolicy):
+    """Names normalised to Unicode NFC before they are split or cut (a "canonical names"
+    helper): a decomposed ``o\u0308rders`` comes back composed. Rare vocabulary: only the driver's
+    decomposed names (red team, session 9)."""
+
+    def topic_source(self, topic: str) -> str | None:
+        return super().topic_source(unicodedata.normalize("NFC", topic))
+
+    def upstream_topic(self, topic: str) -> str | None:
+        return super().upstream_topic(unicodedata.normalize("NFC", topic))
 
 
 # ------------------------------------------------------------------------------ streams
@@ -264,6 +277,7 @@ ENTRIES: tuple[tuple[str, str, type, str], ...] = (
     ("mm2-three-hop-original", "mm2", ThreeHopOriginalPolicy, "rare vocabulary: four hops"),
     ("mm2-byte-offsets", "mm2", ByteOffsetsPolicy, "rare vocabulary: a non-ASCII source"),
     ("mm2-empty-alias-local", "mm2", EmptyAliasLocalPolicy, "rare vocabulary: the empty alias"),
+    ("mm2-nfc-names", "mm2", NfcNamesPolicy, "rare vocabulary: decomposed Unicode names"),
     ("streams-empty-key-unrouted", "streams", EmptyKeyUnroutedRouter, "rare vocabulary: the empty key"),
     ("streams-murmur-tail", "streams", MurmurTailRouter, "rare vocabulary: keys of length 3 mod 4"),
     ("streams-hashes-characters", "streams", HashesCharactersRouter, "rare vocabulary: non-ASCII keys"),

@@ -93,9 +93,12 @@ def test_a_memoised_step_does_not_vouch_for_different_bytes(tmp_path: Path, monk
     assert edits > 60
 
 
-def _slow_key(monkeypatch: pytest.MonkeyPatch, file: str, n: int, raw: bytes) -> str:
+def _slow_key(monkeypatch: pytest.MonkeyPatch, file: str, n: int, raw: bytes, regex: bool = False) -> str:
+    """trace_key without its prefix shortcut, and without the regex unless ``regex``."""
     with monkeypatch.context() as m:
-        m.setattr(records, "_WRITTEN_TRACE_RE", re.compile(rb"(?!)"))  # never matches
+        m.setattr(records, "_WRITTEN_PREFIX", b"\x00none")  # no line starts so
+        if not regex:
+            m.setattr(records, "_WRITTEN_TRACE_RE", re.compile(rb"(?!)"))  # never matches
         return trace_key(file, n, raw)
 
 
@@ -111,6 +114,8 @@ def test_trace_id_fast_path_agrees_with_decoding_on_hostile_lines(monkeypatch: p
         good.replace(b"t-1", b"t\xff1"), good.replace(b'"outputs": []', b'"outputs": [' * 2000),
         good.replace(b'"step": 0', b'"step": ' + b"9" * 5000), b" " + good, b'{"trace": 5}', b'{"trace": "x"',
         b'{"trace": "x"}}', b'{"trace": "x", "trace": "y"}', b'{"trace": "x"}\n', b"[1, 2]",
+        good.replace(b"t-1", b"trace"), good.replace(b"t-1", b"t\x7f1"), good.replace(b"t-1", b"t 1"),
+        b'{"trace": "', b'{"trace": "x', b'{"trace": ""}', good.replace(b'"t-1"', b'"t-1\\"'),
     ]
     rnd = random.Random(3)
     for _ in range(300):  # random byte damage to a good line
@@ -118,11 +123,13 @@ def test_trace_id_fast_path_agrees_with_decoding_on_hostile_lines(monkeypatch: p
         for _ in range(rnd.randint(1, 3)):
             b[rnd.randrange(len(b))] = rnd.choice(b'"\\{}:, x\x00\r\xc3')
         lines.append(bytes(b))
-    fast_paths = 0
+    fast_paths = prefixed = 0
     for n, raw in enumerate(lines, start=1):
-        assert trace_key("f", n, raw) == _slow_key(monkeypatch, "f", n, raw), raw
+        assert trace_key("f", n, raw) == _slow_key(monkeypatch, "f", n, raw) == \
+            _slow_key(monkeypatch, "f", n, raw, regex=True), raw
         fast_paths += records._WRITTEN_TRACE_RE.match(raw) is not None
-    assert fast_paths > 100
+        prefixed += raw.startswith(records._WRITTEN_PREFIX)
+    assert fast_paths > 100 and prefixed > 100
 
 
 def _line_by_line(data: bytes, max_line: int) -> list[tuple[bytes, str | None]]:
