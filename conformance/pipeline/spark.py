@@ -22,19 +22,17 @@ import os
 import re
 import sys
 import threading
-from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
 from kspec.conformance.clikit import InputError, check_spark_master
 from kspec.conformance.pipeline import summary
-from kspec.conformance.pipeline.engine import SPLIT_BYTES, SplitIndex, index_split, judge_split, make_plan
+from kspec.conformance.pipeline.engine import SPLIT_BYTES, index_split, judge_split, make_plan
 from kspec.conformance.pipeline.fast import judge_lines_fast
 from kspec.conformance.pipeline.itf_replay import judge_itf, split_itf
-from kspec.conformance.pipeline.judge import Outcome, RawLine
+from kspec.conformance.pipeline.judge import Outcome
 from kspec.conformance.pipeline.reader import Limits, Split, plan_splits
-from kspec.conformance.pipeline.spark_split import clean_lines
 
 MASTER_RE = re.compile(r"^(local(\[(\*|\d+)(,\d+)?\])?|local-cluster\[\d+,\d+,\d+\]|yarn|"
                        r"(spark|mesos|k8s)://\S+)$")
@@ -80,19 +78,6 @@ def _local_path(uri: str) -> str:
     return uri[len("file:"):] if uri.startswith("file:") else uri
 
 
-def index_splits(splits: Iterable[Split], limits: Limits) -> list[SplitIndex]:
-    """The first pass over some splits: a clean split's line count and trace ids at C speed
-    (``spark_split``), any other the line-by-line way (``engine.index_split``)."""
-    out = []
-    for s in splits:
-        clean = clean_lines(s, limits)
-        if clean is None:
-            out.append(index_split(s, limits))
-        else:
-            out.append(SplitIndex(s.index, clean[0], frozenset(key for _, _, key in clean[1])))
-    return out
-
-
 def judge_splits(protocol: str, work: Iterable[tuple[Split, int]], spanning: frozenset[str], limits: Limits,
                  keep: bool) -> Iterator[tuple[int, Any]]:
     """One task's share of the second pass, split after split: every trace a split holds whole
@@ -102,28 +87,13 @@ def judge_splits(protocol: str, work: Iterable[tuple[Split, int]], spanning: fro
     task is a summary and the spanning lines, not an item per trace."""
     acc = summary.empty()
     for split, first_line in work:
-        clean = clean_lines(split, limits)
-        if clean is None:
-            for tag, item in judge_split(protocol, split, first_line, spanning, limits):
-                if tag == 1:
-                    yield 1, item
-                    continue
-                summary.add(acc, item)
-                if keep:
-                    yield 2, item
-            continue
-        groups: dict[str, list[RawLine]] = defaultdict(list)
-        base = first_line - 1
-        for offset, raw, key in clean[1]:
-            if key in spanning:
-                yield 1, (key, (split.file, (base + offset, raw, None)))
-            else:
-                groups[key].append((base + offset, raw, None))
-        for key, lines in groups.items():
-            outcome = judge_lines_fast(protocol, key, ((split.file, line) for line in lines))
-            summary.add(acc, outcome)
+        for tag, item in judge_split(protocol, split, first_line, spanning, limits):
+            if tag == 1:
+                yield 1, item
+                continue
+            summary.add(acc, item)
             if keep:
-                yield 2, outcome
+                yield 2, item
     yield 0, acc
 
 
@@ -131,7 +101,8 @@ def _then_freeze(items: Iterable[Any]) -> Iterator[Any]:
     """A task's items, then ``gc.freeze()``. A reused PySpark worker runs a full cycle
     collection after every task (``pyspark/daemon.py``), which walks every object the worker
     holds: the lean loop's memo and caches, hundreds of thousands of long-lived objects. That
-    walk cost more CPU than judging a warm split (issue #22, session 9, docs/performance.md).
+    walk cost about half the CPU of judging a warm split (issue #22, session 9,
+    docs/performance.md).
     Frozen objects are skipped by the collector and still freed by reference counting (the
     memo's values are acyclic); only what the next task allocates is walked."""
     yield from items
@@ -155,7 +126,8 @@ def _events_rdd(sc: Any, protocol: str, jsonl: list[str], limits: Limits, split_
     are shuffled, grouped and judged."""
     splits = plan_splits(jsonl, split_bytes)
     slices = max(1, min(len(splits), 4 * sc.defaultParallelism))
-    indexes = sc.parallelize(splits, slices).mapPartitions(lambda it: _then_freeze(index_splits(it, limits))).collect()
+    indexes = sc.parallelize(splits, slices).mapPartitions(
+        lambda it: _then_freeze(index_split(s, limits) for s in it)).collect()
     plan = make_plan(splits, indexes)
     spanning = sc.broadcast(plan.spanning)
     work = [(s, plan.first_line[s.index]) for s in splits]
