@@ -681,6 +681,12 @@ HighWatermarkMonotonic ==
 \* RAFT-STEP-EPOCH-MONOTONIC
 EpochMonotonic == [][\A i \in Replica : nodes'[i].epoch >= nodes[i].epoch]_vars
 
+\* This spec has no ResendDue yet (tla/mappings/raft.py fixes max_resends = 0), so no step sends
+\* a request again and the property holds with nothing to check; the explorer checks
+\* RAFT-RULE-RESEND (model/raft/properties.py ResendOnlyUnanswered).
+\* RAFT-STEP-RESEND
+ResendOnlyUnanswered == [][TRUE]_vars
+
 -----------------------------------------------------------------------------
 (* Witnesses (sometimes): TLC shows one is reached by violating Not<Name>.  *)
 

@@ -244,9 +244,9 @@ class RaftModel:
                         state = replace(state, **{counter: used + 1})
                 after = self._apply(state, replica, inp)
                 if after is not None and isinstance(inp, ResendDue):
-                    sent = {type(m).__name__ for m in after.network.distinct() if m not in state.network}
-                    if not sent <= after.resent:
-                        after = replace(after, resent=after.resent | sent)
+                    sent_again = {type(m).__name__ for m in after.network.distinct() if m not in state.network}
+                    if not sent_again <= after.resent:
+                        after = replace(after, resent=after.resent | sent_again)
                     if after.resends >= int(self.bounds["max_resends"]):
                         after = _forget_answers(after)
                 return after

@@ -16,13 +16,13 @@ from kspec.model.raft.messages import (
     VoteRequest,
     VoteResponse,
 )
-from kspec.model.raft.state import Candidate, Follower, Leader, Resigned
-from kspec.model.raft.system import Deliver, Drop, Fire, RaftModel
+from kspec.model.raft.state import Candidate, Follower, Leader, Node, Resigned
+from kspec.model.raft.system import Action, Deliver, Drop, Fire, Raft, RaftModel
 
 VOTERS = frozenset({1, 2, 3})
 
 
-def _leader() -> node_mod.Node:
+def _leader() -> Node:
     node = replace(node_mod.new_node(1, VOTERS, kip853=False), resends=True)
     node, _ = node_mod.step(node, ElectionTimeout())
     node, _ = node_mod.step(node, VoteResponse(2, 1, 1, True, None))
@@ -59,32 +59,37 @@ def test_resigned_candidate_resend_their_own_request_and_others_nothing() -> Non
         assert node_mod.unanswered(quiet) == [] and node_mod.step(quiet, ResendDue(2)) == (quiet, ())
 
 
+def _next(model: RaftModel, state: Raft, action: Action) -> Raft:
+    after = model.next_state(state, action)
+    assert after is not None, action
+    return after
+
+
 def test_resend_waits_for_the_first_copy_or_its_answer_to_be_lost() -> None:
     model = RaftModel(max_resends=1, symmetry=False)
     state = model.init_states()[0]
-    state = model.next_state(state, Fire(1, ElectionTimeout()))
+    state = _next(model, state, Fire(1, ElectionTimeout()))
     vote = next(m for m in state.network.distinct() if m.dst == 2)
     assert Fire(1, ResendDue(2)) not in set(model.actions(state))  # the request is in flight
-    state = model.next_state(state, Drop(vote))
+    state = _next(model, state, Drop(vote))
     assert Fire(1, ResendDue(2)) in set(model.actions(state))
-    resent = model.next_state(state, Fire(1, ResendDue(2)))
-    assert resent is not None and resent.resends == 1 and "VoteRequest" in resent.resent
+    resent = _next(model, state, Fire(1, ResendDue(2)))
+    assert resent.resends == 1 and "VoteRequest" in resent.resent
     assert Fire(1, ResendDue(3)) not in set(model.actions(resent))  # the budget is spent
-    state = model.next_state(resent, Deliver(vote))
-    assert state is not None
+    _next(model, resent, Deliver(vote))
 
 
 def test_acknowledging_answer_is_put_in_flight_only_while_it_can_matter() -> None:
     model = RaftModel(max_resends=1, symmetry=False)
     state = model.init_states()[0]
-    state = model.next_state(state, Fire(1, ElectionTimeout()))
+    state = _next(model, state, Fire(1, ElectionTimeout()))
     for m in sorted(state.network.distinct(), key=repr):
         if isinstance(m, VoteRequest) and m.dst == 2:
-            state = model.next_state(state, Deliver(m))
+            state = _next(model, state, Deliver(m))
     answer = next(m for m in state.network.distinct() if isinstance(m, VoteResponse))
-    state = model.next_state(state, Deliver(answer))
+    state = _next(model, state, Deliver(answer))
     begin = next(m for m in state.network.distinct() if isinstance(m, BeginQuorumEpochRequest) and m.dst == 2)
-    after = model.next_state(state, Deliver(begin))
+    after = _next(model, state, Deliver(begin))
     assert any(isinstance(m, BeginQuorumEpochResponse) for m in after.network.distinct())
     without = RaftModel(max_resends=0, symmetry=False)
     s0 = without.init_states()[0]

@@ -61,7 +61,7 @@ VARIANT_FLAGS = {"vote-twice": "VoteTwice", "candidate-counts-rejections": "Cand
                  "vote-ignores-log": "VoteIgnoresLog"}
 
 INVARIANTS = ("ElectionSafety", "VoteOnce", "CommittedLogsAgree", "LeaderCompleteness", "HighWatermarkDurable")
-ACTION_PROPERTIES = ("HighWatermarkMonotonic", "EpochMonotonic")
+ACTION_PROPERTIES = ("HighWatermarkMonotonic", "EpochMonotonic", "ResendOnlyUnanswered")
 # The state witnesses the spec defines (TLC reaches one by violating ``Not<name>``).
 WITNESSES = ("LeaderElected", "SecondEpochLeader", "VoteGranted", "RecordCommitted", "LeaderAfterCommit")
 DEFAULT_BOUNDS: dict[str, int | bool] = {**{b.name: b.default for b in BOUNDS}, "symmetry": False, "max_resends": 0}

@@ -116,6 +116,12 @@ class Timers:
         # update-voter period expires: the period restarts whenever time passes, as the request
         # timeout of 10^9 ms keeps Kafka from resending (RAFT-LIVE-TIMED).
         q = self.quorum
+        if not self.down and q is not None and q.isLeader() and self.java.f_begin_epoch_timer is not None:
+            # 3.9+'s BeginQuorumEpoch heartbeat (KAFKA-16536) would go out once half the fetch
+            # timeout passes; the model resends only at ResendDue (RAFT-RULE-RESEND, spec/raft.md
+            # D-RESEND), where the adapter expires this timer itself: it restarts whenever time
+            # passes, as the update-voter period below.
+            q.leaderStateOrThrow().resetBeginQuorumEpochTimer(self.time.milliseconds())
         if not self.down and q is not None and q.isFollower():
             state = q.followerStateOrThrow()
             for reset in ("resetUpdateVoterPeriod", "resetUpdateVoterSetPeriod"):  # 3.9, 4.x
