@@ -70,6 +70,9 @@ class Driver(ABC, Generic[M]):
     takes_model_variant: ClassVar[bool] = False
     # Configuration keys ``kspec conform --set KEY=VALUE`` may set, with their allowed values.
     settable: ClassVar[Mapping[str, tuple[str, ...]]] = {}
+    # The value a settable key takes when neither the target (``model_config``) nor ``--set``
+    # names one (share: ``kafka_version``, the newest rule set); the report says which judged.
+    setting_defaults: ClassVar[Mapping[str, str]] = {}
     # The order the spec imposes on a step's outputs (rules in drivers/ordering.py); () : none,
     # outputs are compared as a multiset only (mm2 and streams answer in observations).
     output_order: ClassVar[tuple[OrderRule, ...]] = ()

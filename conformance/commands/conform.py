@@ -103,6 +103,22 @@ def settings_of(protocol: str, pairs: tuple[str, ...]) -> dict[str, str]:
     return fixed
 
 
+def judged_by(protocol: str, target: Target, fixed: dict[str, str]) -> dict[str, dict[str, str]]:
+    """Which value of each settable key held the target, and who chose it: ``--set``, the
+    target (its ``model_config``: a ``kafka:`` target names its release's rule set, a python: or
+    exec: target may name one) or the driver's default (share: the newest rule set)."""
+    driver = PROTOCOLS[protocol]().driver
+    out: dict[str, dict[str, str]] = {}
+    for key in driver.settable:
+        if key in fixed:
+            out[key] = {"value": fixed[key], "from": "--set"}
+        elif key in target.model_config:
+            out[key] = {"value": str(target.model_config[key]), "from": "target"}
+        elif key in driver.setting_defaults:
+            out[key] = {"value": driver.setting_defaults[key], "from": "default"}
+    return out
+
+
 class _WithModelConfig(TargetWrapper):
     """``target`` whose runs draw their configurations with ``extra`` added (the
     ``model_config`` mechanism of ``kspec.conformance.drivers``: a model variant, ``--set``
@@ -172,6 +188,7 @@ def conform_cmd(protocol: str, target_name: str, examples: int, steps: int, seed
     fixed = settings_of(protocol, settings)
     check_writable_dir(out)  # before the run: a counterexample must not be lost at the end
     limited = TimeLimited(target_for(target_name, protocol, timeout), time_limit)
+    judged = judged_by(protocol, limited, fixed)
     target: Target = limited
     if variant or fixed:
         target = _WithModelConfig(target, {**({"model_variant": variant} if variant else {}), **fixed})
@@ -193,6 +210,8 @@ def conform_cmd(protocol: str, target_name: str, examples: int, steps: int, seed
     doc["accepted"] = [d.name for d in accepted]
     if fixed:
         doc["settings"] = fixed
+    if judged:
+        doc["judged_by"] = judged
     if as_json:
         emit_json(doc)
     else:
@@ -200,6 +219,9 @@ def conform_cmd(protocol: str, target_name: str, examples: int, steps: int, seed
                    + (f" ({level} level)" if level is not None else "")
                    + (f" --model-variant {variant}" if variant else "") + f": {result.verdict} "
                    f"({result.examples} runs, seed {seed}, {result.seconds:.2f}s)")
+        for key, how in judged.items():
+            click.echo(f"  judged by {key}={how['value']} ({how['from']}"
+                       + (f"; --set {key}=... for another" if how["from"] == "default" else "") + ")")
         for dev in accepted:
             click.echo(f"  accepted deviation: {dev.line()}")
         if result.finding is not None:

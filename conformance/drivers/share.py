@@ -11,7 +11,9 @@ image lacks, writes of multi-offset batches, and a topic deleted while state is 
 (``{"type": "MetadataUpdate", "image": [...]}``, SHARE-RULE-METADATA-UPDATE). Categories (one
 Hypothesis rule each): ``write``, ``read``, ``elect``, ``initialize``, ``failover``, ``delete``,
 ``summary`` (requests of those kinds), ``epochs``, ``keys``, ``batches``, ``reorder`` (the probes'
-writes and reads), ``image`` (the metadata update).
+writes and reads), ``image`` (the metadata update, and :class:`ReloadWithoutTopic`: the doomed topic's state stored, the
+topic deleted, a fail-over, then its leader's read, one step of the guide, so a reload that
+validates against the start image is met by a guided run, SHARE-WIT-IMAGE-FAILOVER).
 Every initialize, delete and read-summary is in the category of its kind, so a target lacking
 an API declares that category ``unsupported`` and never gets the request (Kafka 4.0:
 initialize, delete, summary; the 4.0 model sends none of them anyway). The vocabulary is listed
@@ -25,6 +27,7 @@ target sets it for its own release (``model_config``), and the counterexample fi
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from kspec.conformance.driver import Driver, Event
@@ -36,6 +39,8 @@ from kspec.model.share.combiner import coalesce
 from kspec.model.share.records import StateBatch
 from kspec.model.share.shard import observe, step_with
 from kspec.model.share.system import (
+    DOOMED,
+    DOOMED_TOPIC,
     Action,
     Delete,
     DeleteTopic,
@@ -56,6 +61,16 @@ from kspec.model.share.versions import LATEST, VERSIONS, minor_of
 # share.coordinator.snapshot.update.records.per.snapshot of the runs (Hypothesis draws one).
 CONFIGS: list[dict[str, JSON]] = [{"snapshot_every": 1}, {"snapshot_every": 0}, {"snapshot_every": 2}]
 
+@dataclass(frozen=True, slots=True)
+class ReloadWithoutTopic:
+    """Composite step (category ``image``, or that of its first part when it has one):
+    ``g:U:0``'s state is stored (initialized, or in 4.0 written, when it has none), topic ``U``
+    is deleted from the metadata image, the shard fails over (``Unload``, ``Load``), and
+    ``g:U:0``'s leader reads. Each part is the model's own action, sent as its own input; taken
+    as one step so the guide's beam keeps the path (five single steps deep among forty siblings
+    a level, it did not: SHARE-WIT-IMAGE-FAILOVER)."""
+
+
 BOUNDS: dict[str, int] = {"offsets": 2, "max_records": 10, "max_leader_epoch": 2, "max_state_epoch": 2,
                           "max_failovers": 2, "probes": True}
 
@@ -70,6 +85,7 @@ class ShareDriver(Driver[ShareSystem]):
     # `kspec conform share --set kafka_version=4.3`: the release whose rule set a target that does
     # not name one (an exec: or python: target) is held to; the default is the newest.
     settable = {"kafka_version": tuple(f"4.{m}" for m in sorted(VERSIONS))}
+    setting_defaults = {"kafka_version": LATEST.version}
 
     def __init__(self, config: dict[str, JSON], bounds: dict[str, int] | None = None) -> None:
         self.config = {**CONFIGS[0], "kafka_version": LATEST.version, **config}
@@ -100,6 +116,20 @@ class ShareDriver(Driver[ShareSystem]):
                   "batches", "reorder", "image")
 
     def candidates(self, state: SysState) -> list[tuple[str, Any]]:
+        out = self.candidates_single(state)
+        parts = self._reload_parts(state) if self.model.probes else None
+        if parts is not None:
+            # In the category of its first part: a target that declines initialize never gets
+            # one from the composite either (tests/share/test_share_target_declarations.py).
+            first = parts[0][0]
+            out.append((self._category_of(state, first) if len(parts) > 4 else "image", ReloadWithoutTopic()))
+        return out
+
+    def _category_of(self, state: SysState, action: Action) -> str:
+        return next(c for c, a in self.candidates_single(state) if a == action)
+
+    def candidates_single(self, state: SysState) -> list[tuple[str, Any]]:
+        """The model's single actions (:meth:`candidates` without the composite step)."""
         probes = list(self.model.probe_actions(state)) if self.model.probes else []
         probe_set = {a for _, a in probes}
         out: list[tuple[str, Any]] = []
@@ -120,13 +150,54 @@ class ShareDriver(Driver[ShareSystem]):
                 out.append(("delete" if isinstance(action, Delete) else "summary", action))
         return out + probes
 
+    def _reload_parts(self, state: SysState) -> list[tuple[Action, SysState]] | None:
+        """The model actions of :class:`ReloadWithoutTopic` from ``state`` with the state after
+        each (None: not enabled here: each part must be one the model offers, within bounds)."""
+        image = state.shard.image
+        if not state.shard.active or image is None or all(t != DOOMED_TOPIC for t, _ in image):
+            return None
+
+        def enabled(s: SysState, wanted: Any) -> Action | None:
+            for _, a in self.candidates_single(s):
+                if wanted(a):
+                    return a  # type: ignore[no-any-return]
+            return None
+
+        wants: list[Any] = []
+        if state.shard.offset(DOOMED) is None:
+            first = Initialize if self.model.rules.initialize else Write  # 4.0 has no initialize
+            wants.append(lambda a: isinstance(a, first) and a.key == DOOMED)
+        wants += [lambda a: isinstance(a, DeleteTopic), lambda a: isinstance(a, Unload),
+                  lambda a: isinstance(a, Load), lambda a: isinstance(a, Read) and a.key == DOOMED]
+        parts: list[tuple[Action, SysState]] = []
+        s = state
+        for wanted in wants:
+            a = enabled(s, wanted)
+            after = None if a is None else self.resolve(s, a)
+            if a is None or after is None:
+                return None
+            parts.append((a, after))
+            s = after
+        return parts
+
     def resolve(self, state: SysState, action: Any) -> SysState | None:
+        if isinstance(action, ReloadWithoutTopic):
+            parts = self._reload_parts(state)
+            return None if parts is None else parts[-1][1]
         after = self.model.next_state(state, action)
         if after is None or not self.model.within_bounds(after):
             return None
         return after
 
     def events(self, before: SysState, action: Action, after: SysState) -> list[Event]:
+        if isinstance(action, ReloadWithoutTopic):
+            out: list[Event] = []
+            s = before
+            for part, nxt in self._reload_parts(before) or []:
+                out += [Event(e.node, e.input, e.model_outputs, e.model_observation, self.describe(part))
+                        for e in self.events(s, part, nxt)]
+                s = nxt
+            return out
         obs = observe(after.shard)
         if isinstance(action, Unload):
             return [Event(0, {"type": "Unload"}, [], obs)]
@@ -142,6 +213,9 @@ class ShareDriver(Driver[ShareSystem]):
         return [Event(0, encode(request), encode(outputs), obs)]
 
     def describe(self, action: Any) -> str:
+        if isinstance(action, ReloadWithoutTopic):
+            key = DOOMED.coordinator_key()
+            return f"topic {DOOMED_TOPIC} deleted while [{key}] is stored, fail-over, its leader reads"
         return self.model.describe_action(action)
 
     # -- what is compared (spec/share.md, "What is observable") --------------------------------
@@ -185,6 +259,14 @@ class ShareDriver(Driver[ShareSystem]):
         return {**observation, "partitions": parts}
 
     def model_violation(self, before: SysState, action: Any, after: SysState) -> str | None:
+        if isinstance(action, ReloadWithoutTopic):
+            s = before
+            for part, nxt in self._reload_parts(before) or []:
+                found = first_violated(self._always + self._always_step, s, part, nxt)
+                if found is not None:
+                    return found
+                s = nxt
+            return None
         return first_violated(self._always + self._always_step, before, action, after)
 
     def observed_violation(self, node: Any, inp: JSON, observations: dict[Any, JSON],

@@ -42,6 +42,7 @@ from kspec.model.share.shard import (
     INVALID_REQUEST,
     NONE,
     REFERENCE,
+    UNKNOWN_TOPIC_OR_PARTITION,
     DeleteRequest,
     Flaws,
     InitializeRequest,
@@ -104,11 +105,16 @@ class Write:
 
 
 @dataclass(frozen=True, slots=True)
-class Read:
-    """The current leader reads the state (recording its epoch when new)."""
+class _ByLeaderEpoch:
+    """What a read and a summary carry: the leader epoch they are made at and the share-partition."""
 
     leader_epoch: int
     key: SharePartitionKey = KEY
+
+
+@dataclass(frozen=True, slots=True)
+class Read(_ByLeaderEpoch):
+    """The current leader reads the state (recording its epoch when new)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,11 +140,8 @@ class Delete:
 
 
 @dataclass(frozen=True, slots=True)
-class Summary:
+class Summary(_ByLeaderEpoch):
     """A ReadShareGroupStateSummary (4.1+: the group coordinator describing offsets)."""
-
-    leader_epoch: int
-    key: SharePartitionKey = KEY
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,6 +178,11 @@ class SysState:
     oracle: tuple[StateBatch, ...] = ()
     failovers: int = 0
     last_error: str = NONE
+    # SHARE-WIT-IMAGE-FAILOVER's progress: 1 once a shard loaded (after a fail-over) with an
+    # image that lacks the doomed topic while its state is stored, 2 once that shard then refused
+    # the doomed key's request. A reload must validate against the image as it is now, not the
+    # one the coordinator started with; only a request after such a load shows which it used.
+    image_failover: int = 0
 
 
 def key_of(action: Action) -> SharePartitionKey | None:
@@ -288,7 +296,8 @@ class ShareSystem:
           and one above the group coordinator's; a write with leader epoch -1 and one from a
           leader not yet read (epoch + 1); reads with epoch + 1 and epoch - 1;
         - ``initialize``: initialize at the group's state epoch again and at the one before (a
-          stale group coordinator), and of the other keys below;
+          stale group coordinator), and of the other keys below; from 4.4 one at state epoch -1
+          (refused);
         - ``reorder``: once a write moved the stored start offset past 0, a write with start
           offset 0 (an out-of-order write of the leader);
         - ``batches``: writes by the current leader of multi-offset batches (BATCH_PROBES);
@@ -299,7 +308,8 @@ class ShareSystem:
           have (``g:T:2``, a write) and of partition -1 (their initialize, delete and
           read-summary are in those categories);
         - ``image``: topic ``U`` deleted from the metadata image (``DeleteTopic``), then, while
-          ``g:U:0``'s state is still stored, its leader's read and write (both must fail).
+          ``g:U:0``'s state is still stored, its leader's read and write (both must fail) and a
+          write at a stale state epoch (fenced before the image is checked).
         Requests a release has no API for (SHARE-VER-INITIALIZE) are not sent to it.
         """
         le, ge, api = state.leader_epoch, state.group_state_epoch, self.rules.initialize
@@ -320,6 +330,11 @@ class ShareSystem:
             yield "initialize", Initialize(ge, 0)
             if ge > 0:
                 yield "initialize", Initialize(ge - 1, 0)
+            if self.rules.negative_epochs_refused:
+                # 4.4 refuses a negative state epoch in initialize too, not only in writes and
+                # reads (SHARE-VER-NEGATIVE-EPOCHS-REFUSED). Sent for another key, so the actors'
+                # epochs stay the key's.
+                yield "initialize", Initialize(NOT_SET, 0, key=OTHER_PARTITION)
             yield "delete", Delete()
             yield "summary", Summary(le)
             yield "summary", Summary(NOT_SET)
@@ -344,6 +359,9 @@ class ShareSystem:
             # The deleted topic's state is still stored: its leader's requests must now fail.
             yield "image", Read(0, key=DOOMED)
             yield "image", Write(0, side_start, side_batches, state_epoch=1, key=DOOMED)
+            # A stale group coordinator's state epoch: the fences come before the image, so it is
+            # FENCED_STATE_EPOCH, not UNKNOWN_TOPIC_OR_PARTITION (SHARE-RULE-METADATA-UPDATE).
+            yield "image", Write(0, side_start, side_batches, state_epoch=0, key=DOOMED)
         yield "keys", Write(0, side_start, side_batches, state_epoch=1, key=UNHOSTED)
         yield "keys", Write(0, side_start, side_batches, state_epoch=1, key=NEGATIVE)
         yield "keys", Read(0, key=NEGATIVE)
@@ -359,8 +377,10 @@ class ShareSystem:
             return replace(state, shard=unload(state.shard), failovers=state.failovers + 1, last_error=NONE)
         if isinstance(action, Load):
             # The new shard gets the image as it is now (a topic deleted meanwhile stays deleted).
-            return replace(state, shard=loaded(state.log, self.snapshot_every, self.rules, state.shard.image),
-                           last_error=NONE)
+            shard = loaded(state.log, self.snapshot_every, self.rules, state.shard.image)
+            doomed_gone = (shard.image is not None and all(t != DOOMED_TOPIC for t, _ in shard.image)
+                           and shard.offset(DOOMED) is not None)
+            return replace(state, shard=shard, last_error=NONE, image_failover=1 if doomed_gone else 0)
         if isinstance(action, DeleteTopic):
             return replace(state, shard=update_image(state.shard, without_topic(state.shard.image, action.topic)),
                            last_error=NONE)
@@ -371,6 +391,8 @@ class ShareSystem:
         response = outputs[-1]
         error = response_error(response) or NONE
         nxt = replace(state, shard=shard, log=state.log + records, last_error=error)
+        if state.image_failover == 1 and key_of(action) == DOOMED and error == UNKNOWN_TOPIC_OR_PARTITION:
+            nxt = replace(nxt, image_failover=2)
         if error != NONE or key_of(action) != KEY:
             return nxt  # the reference (oracle) and the actors' epochs are the key's
         if isinstance(action, Write):
@@ -605,8 +627,15 @@ class ShareSystem:
             """The shard stores state for the key and another share-partition at once."""
             return s.shard.offset(KEY) is not None and any(s.shard.offset(k) is not None for k in SIDE_KEYS)
 
+        @sometimes("SHARE-WIT-IMAGE-FAILOVER", "image_survives_failover")
+        def image_failover(s: SysState) -> bool:
+            """A shard loaded after a fail-over, while a topic with stored state was gone from the
+            metadata image, refused that topic's request (SHARE-STATE-IMAGE: a reload validates
+            against the image as it is now)."""
+            return s.image_failover == 2
+
         deletes = (deleted, delete_failover) if self.rules.initialize else ()  # 4.0 has no delete
-        return (isolation, delete_forgets, summary_only_reads, *deletes, keys)
+        return (isolation, delete_forgets, summary_only_reads, *deletes, keys, image_failover)
 
     # -- rendering and traces ------------------------------------------------------------------
 

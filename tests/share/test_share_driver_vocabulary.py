@@ -138,3 +138,29 @@ def test_every_input_kind_occurs_in_a_default_run() -> None:
     assert result.verdict == "conforms", result.finding and result.finding.line()
     missing = VOCABULARY - target.kinds
     assert not missing, sorted(missing)
+
+
+def test_reload_without_topic_is_one_guided_step() -> None:
+    """The composite step ReloadWithoutTopic (SHARE-WIT-IMAGE-FAILOVER) is offered from the start
+    in the category of its first part, sends each part as its own input, and ends with the
+    doomed key's read refused by the reloaded shard; with the doomed key stored already it is an
+    ``image`` step without the initialize."""
+    from kspec.conformance.drivers.share import ReloadWithoutTopic, ShareDriver
+    from kspec.model.share.shard import UNKNOWN_TOPIC_OR_PARTITION
+    from kspec.model.share.system import DOOMED
+
+    for version, first, first_input in (("4.4", "initialize", "InitializeRequest"), ("4.0", "keys", "WriteRequest")):
+        d = ShareDriver({"snapshot_every": 1, "kafka_version": version})
+        s = d.init_state()
+        [(category, action)] = [(c, a) for c, a in d.candidates(s) if isinstance(a, ReloadWithoutTopic)]
+        assert category == first
+        after = d.resolve(s, action)
+        assert after is not None and after.image_failover == 2 and after.last_error == UNKNOWN_TOPIC_OR_PARTITION
+        events = d.events(s, action, after)
+        assert [e.input["type"] for e in events] == [first_input, "MetadataUpdate", "Unload", "Load", "ReadRequest"]
+        assert d.model_violation(s, action, after) is None
+        assert [p.id for p in d.witnesses() if p.holds(after)] == ["SHARE-WIT-IMAGE-FAILOVER"]
+    stored = d.resolve(s, next(a for _, a in d.candidates_single(s) if getattr(a, "key", None) == DOOMED))
+    assert stored is not None
+    assert ("image", ReloadWithoutTopic()) in d.candidates(stored)
+

@@ -85,3 +85,17 @@ def test_model_config_picks_the_release() -> None:
     wrong = DeclaringTarget(model_config={"kafka_version": "4.0"})
     wrong.start = lambda node, config: ModelShard({**config, "kafka_version": "4.3"}, wrong.seen)  # type: ignore[method-assign]
     assert run_conformance("share", wrong, examples=30, out_dir=None).verdict == "diverges"
+
+
+def test_report_names_the_rule_set_that_judged() -> None:
+    """A python:/exec: target that names no rule set is judged by the newest (4.4) and the report
+    says so; one that names its rule set (``model_config``, or the exec hello's) is judged by it;
+    ``--set kafka_version`` overrides both."""
+    from kspec.conformance.commands.conform import judged_by
+    from kspec.model.share.versions import LATEST
+
+    assert judged_by("share", DeclaringTarget(), {}) == {
+        "kafka_version": {"value": LATEST.version, "from": "default"}}
+    named = DeclaringTarget(model_config={"kafka_version": "4.2"})
+    assert judged_by("share", named, {}) == {"kafka_version": {"value": "4.2", "from": "target"}}
+    assert judged_by("share", named, {"kafka_version": "4.1"}) == {"kafka_version": {"value": "4.1", "from": "--set"}}
