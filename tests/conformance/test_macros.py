@@ -189,7 +189,8 @@ def test_canvass_then_stray_campaign_loses_and_keeps_the_vote() -> None:
         ("timer", lambda a: a.node == 1), ("deliver", _delivers("VoteRequest", 2)),
         ("deliver", _delivers("VoteResponse", 1)), ("deliver", _delivers("VoteRequest", 2)),
         ("deliver", _delivers("VoteResponse", 1)), ("deliver", _delivers("BeginQuorumEpochRequest", 2)),
-        ("deliver", _delivers("BeginQuorumEpochRequest", 3)), ("round_trip", lambda a: a.node == 3)])
+        ("deliver", _delivers("BeginQuorumEpochRequest", 3)), ("deliver", _delivers("BeginQuorumEpochResponse", 1)),
+        ("deliver", _delivers("BeginQuorumEpochResponse", 1)), ("round_trip", lambda a: a.node == 3)])
     canvass = macros.Canvass(3, 2)
     assert ("stray", canvass) in driver.candidates(state)
     _check_expansion(driver, state, canvass)
