@@ -70,6 +70,7 @@ class Replica:
         self.end_offsets: dict[int, int] = {}
         self.fetched: set[int] = set()
         self.fetched_from_leader = False
+        self.acked: set[int] = set()  # voters that acknowledged the epoch (or the resignation)
 
     @property
     def is_voter(self) -> bool:
@@ -398,6 +399,8 @@ class Replica:
                       entries=[], high_watermark=self.hw, diverging=[found, end])
             return
         self.end_offsets[src] = offset
+        if src in self.voters:
+            self.acked.add(src)  # a valid fetch acknowledges the leader too (RAFT-RULE-RESEND)
         if src in self.voters or self.bug("check-quorum-counts-any-fetcher"):
             self.fetched.add(src)
             counted = self.fetched | {self.id}
@@ -439,6 +442,9 @@ class Replica:
             self.to_follower(epoch, leader)
             if resp["type"] != "FetchResponse" or resp["error"] != NONE:
                 return
+        acks = (("BeginQuorumEpochResponse", "leader"), ("EndQuorumEpochResponse", "resigned"))
+        if (resp["type"], self.role) in acks and resp["error"] == NONE and resp["src"] in self.voters:
+            self.acked.add(resp["src"])
         if resp["type"] == "VoteResponse":
             self.on_vote_response(resp)
         elif resp["type"] == "FetchResponse":
@@ -537,11 +543,25 @@ class Replica:
     def on_CheckQuorumTimeout(self, _: dict[str, Any]) -> None:
         if self.role != "leader" or self.majority(self.fetched | {self.id}):
             return
-        self.role, self.hw = "resigned", None
+        self.role, self.hw, self.acked = "resigned", None, set()
         for v in self.others():
             self.send("EndQuorumEpochRequest", v, epoch=self.epoch, preferred=[])
         if self.bug("resigned-told-no-leader") and self.listener:
             self.out.append({"type": "HandleLeaderChange", "epoch": self.epoch, "leader": None})
+
+    def on_ResendDue(self, inp: dict[str, Any]) -> None:
+        """RAFT-RULE-RESEND: the role's request again to a voter that has not answered it."""
+        to = inp["to"]
+        if not self.is_voter or to == self.id or to not in self.voters:
+            return
+        if self.role == "leader" and to not in self.acked:
+            self.send("BeginQuorumEpochRequest", to, epoch=self.epoch)
+        elif self.role == "resigned" and to not in self.acked:
+            self.send("EndQuorumEpochRequest", to, epoch=self.epoch, preferred=[])
+        elif (self.role == "candidate" and not self.backing_off) or self.role == "prospective":
+            if to not in self.granted | self.rejected:
+                self.send("VoteRequest", to, epoch=self.epoch, last_epoch=self.last_epoch, end_offset=self.end,
+                          pre_vote=self.role == "prospective")
 
     def on_FetchDue(self, inp: dict[str, Any]) -> None:
         to = inp["to"]

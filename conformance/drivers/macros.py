@@ -131,10 +131,12 @@ class Canvass:
     """Follower ``node`` (ahead of ``voter``) times out and stands, and only ``voter`` hears it:
     the requests to ``voter`` and its answers are delivered until ``voter`` has voted for
     ``node``, whose other messages stay in flight (a candidacy the rest of the quorum never
-    sees). It leaves ``voter`` holding a vote for a candidate that has not won and a log behind
-    it, so ``voter``'s own stray campaign can lose without anyone naming a leader, the loss
-    after which a prospective keeps its vote (RAFT-KIP996-LOSS; the red-team's
-    prospective-loss-forgets-vote needed 13 such chosen steps in one order)."""
+    sees). Then ``voter``, holding a vote for a candidate that has not won and a log behind
+    it, times out and stands itself (a :class:`StrayCampaign`): with pre-vote it loses
+    without anyone naming a leader, the loss after which a prospective keeps its vote
+    (RAFT-KIP996-LOSS; the red-team's prospective-loss-forgets-vote needed 13 such chosen
+    steps in one order). One macro, not two: the state between them lies past the guide's
+    beam, so a path that took the canvass alone ended there."""
 
     node: int
     voter: int
@@ -315,7 +317,7 @@ def describe(macro: Macro) -> str:
     if isinstance(macro, StrayCampaign):
         return f"replica {macro.node}: campaign without having heard of its epoch's leader"
     if isinstance(macro, Canvass):
-        return f"replica {macro.node}: stand, heard only by replica {macro.voter}, until it votes"
+        return f"replica {macro.node}: stand, heard only by replica {macro.voter}, which votes and then stands"
     return f"replica {macro.node}: campaign"
 
 
@@ -342,6 +344,8 @@ def expand(macro: Macro, state: Any, actions: Actions, resolve: Resolve) -> Expa
         steps = _depose(macro.leader, macro.successor, state, actions, resolve, commit_first=True)
     elif isinstance(macro, Canvass):
         steps = _canvass(macro.node, macro.voter, state, actions, resolve)
+        if steps:  # then the voter stands itself (a stray campaign, mostly lost)
+            steps += _campaign(macro.voter, steps[-1][1], actions, resolve)
     else:  # a campaign, a stray one too
         steps = _campaign(macro.node, state, actions, resolve)
     return steps or None

@@ -427,6 +427,17 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
         fetch) is judged in guided runs too, at every role a path ends in."""
         observers = frozenset(self.model.replica_ids) - self.model.voter_ids
         out: list[tuple[str, Any]] = []
+        # First a canvass where one is enabled (the k-th, rotating): the state after it lies
+        # past the guide's beam, and the lost pre-vote it ends with is where a prospective
+        # must keep its vote (RAFT-KIP996-LOSS), which no path reached before.
+        canvasses = [(c, m) for c, m in macros.raft_candidates(state) if isinstance(m, macros.Canvass)]
+        for j in range(len(canvasses)):
+            category, macro = canvasses[(k + j) % len(canvasses)]
+            after = self.resolve(state, macro)
+            if after is not None:
+                out.append((category, macro))
+                state = after
+                break
         for replica in self.model.replica_ids:
             for want_vote in (True, False):
                 node = state.node(replica)
