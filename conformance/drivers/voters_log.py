@@ -245,7 +245,8 @@ def probes(free: FreeLog, rules: Rules, k: int) -> list[tuple[str, FreeAction]]:
     Each step is taken as the model then enables it (:func:`candidates` under ``rules``);
     :func:`step` gives the state for the next, so the offsets follow the script's own log. A
     static quorum's free log (kraft.version 0) first takes a LeaderChange, the upgrade's
-    KRaftVersionRecord and a snapshot that ends before it (it holds kraft.version 0)."""
+    KRaftVersionRecord and a snapshot that ends before it (it holds kraft.version 0). The script
+    ends with a snapshot at the log end and reads below it."""
     out: list[tuple[str, FreeAction]] = []
 
     def enabled(action: FreeAction) -> bool:
@@ -281,4 +282,9 @@ def probes(free: FreeLog, rules: Rules, k: int) -> list[tuple[str, FreeAction]]:
         take("free_voters", voters_append("one-change") or voters_append("disjoint"))
         take("free_read", FreeRead(cut))
         take("free_read", FreeRead(free.control.next_offset))
+    # A snapshot at the log end, then reads below it: answered from the entry in force there
+    # (the trim keeps it, VOTERS-CTRL-TRIM), not refused as trimmed.
+    take("free_log", FreeSnapshot(len(free.log)))
+    for o in (-1, len(free.log) - 2):
+        take("free_read", FreeRead(o))
     return out

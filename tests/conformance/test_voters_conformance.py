@@ -181,11 +181,13 @@ def test_free_log_reader_bugs_caught_by_the_first_guided_run(tmp_path: Path, mon
         result = run_conformance("voters", resolve_target(f"python:redteam.voters_scratch:{bug}", "voters"),
                                  out_dir=tmp_path)
         assert result.verdict == "diverges" and result.first_runs == 1, (bug, result.first_runs)
-    # session 9's escape: a snapshot holding the newest kraft.version read (the first static
-    # quorum's guided path: run 3)
-    result = run_conformance("voters", resolve_target("python:redteam.voters_scratch2:SnapshotVersionFromLastTarget",
-                                                      "voters"), out_dir=tmp_path)
-    assert result.verdict == "diverges" and result.first_runs is not None and result.first_runs <= 3, result.first_runs
+    # session 9's: a snapshot holding the newest kraft.version read (escaped; now the first static
+    # quorum's guided path, run 3), a read below the snapshot refused (was run 153)
+    for bug, runs in (("SnapshotVersionFromLastTarget", 3), ("ReadBelowSnapshotRefusedTarget", 1)):
+        result = run_conformance("voters", resolve_target(f"python:redteam.voters_scratch2:{bug}", "voters"),
+                                 out_dir=tmp_path)
+        assert result.verdict == "diverges" and result.first_runs is not None and result.first_runs <= runs, \
+            (bug, result.first_runs)
 
 
 def test_observation_checks_name_the_rule() -> None:
