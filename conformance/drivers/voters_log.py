@@ -238,11 +238,15 @@ def probes(free: FreeLog, rules: Rules, k: int) -> list[tuple[str, FreeAction]]:
     reads it). From the formatted free log: a VotersRecord one voter off the set in force, then
     one sharing no voter with it (``disjoint``; a history that refuses sets without an
     overlapping majority drops it: KAFKA-17973), reads at the next offset (refused) and the one
-    below it, a truncation below the log end (offset 1 or, every other path, 0) and reads at the
+    below it, a truncation below the log end (one past its floor or, every other path, at the
+    floor) and reads at the
     new log end and in [truncation point, old next offset) (a reader whose next offset stays put
     answers there: K2), then a VotersRecord written again at the truncation point and read.
     Each step is taken as the model then enables it (:func:`candidates` under ``rules``);
-    :func:`step` gives the state for the next, so the offsets follow the script's own log."""
+    :func:`step` gives the state for the next, so the offsets follow the script's own log. A
+    static quorum's free log (kraft.version 0) first takes a LeaderChange, the upgrade's
+    KRaftVersionRecord and a snapshot that ends before it (it holds kraft.version 0). The script
+    ends with a snapshot at the log end and reads below it."""
     out: list[tuple[str, FreeAction]] = []
 
     def enabled(action: FreeAction) -> bool:
@@ -259,12 +263,18 @@ def probes(free: FreeLog, rules: Rules, k: int) -> list[tuple[str, FreeAction]]:
                  if c == "free_voters" and cells(free, a) == [(ROLE, f"Voters:{kind}")]]
         return found[0] if found else None
 
+    if not free.log and free.control.last_kraft_version() == 0:
+        # A static quorum's upgrade: a snapshot that ends before the KRaftVersionRecord holds
+        # kraft.version 0, the version at its last offset (VOTERS-SNAP-TAKE), not the newest read.
+        take("free_record", FreeAppend(Entry(free.epoch, "leader_change", ())))
+        take("free_record", FreeAppend(Entry(free.epoch, KRAFT_VERSION, (1,))))
+        take("free_log", FreeSnapshot(1))
     take("free_voters", voters_append("one-change"))
     take("free_voters", voters_append("disjoint") or voters_append("no-majority"))
     end = free.control.next_offset
     take("free_read", FreeRead(end))
     take("free_read", FreeRead(end - 1))
-    cut = min(1 if k % 2 == 0 else 0, len(free.log) - 1)
+    cut = min(free.floor + (1 if k % 2 == 0 else 0), len(free.log) - 1)
     if cut >= free.floor:
         take("free_log", FreeTruncate(cut))
         for o in range(cut, end + 1):
@@ -272,4 +282,9 @@ def probes(free: FreeLog, rules: Rules, k: int) -> list[tuple[str, FreeAction]]:
         take("free_voters", voters_append("one-change") or voters_append("disjoint"))
         take("free_read", FreeRead(cut))
         take("free_read", FreeRead(free.control.next_offset))
+    # A snapshot at the log end, then reads below it: answered from the entry in force there
+    # (the trim keeps it, VOTERS-CTRL-TRIM), not refused as trimmed.
+    take("free_log", FreeSnapshot(len(free.log)))
+    for o in (-1, len(free.log) - 2):
+        take("free_read", FreeRead(o))
     return out

@@ -160,6 +160,14 @@ def test_free_log_probes_end_every_guided_path() -> None:
         cut = kinds.index("Truncate")
         assert kinds[cut + 1] == "Read:refused", kinds  # at the new log end: K2's reader answers
     assert driver.probes(driver.resolve(driver.init_state(), StartUp()), 0) != driver.probes(state, 1)
+    static = VotersDriver({"hosts": 3, "voters": 3, "kraft_version": 0, "pre_vote": False, "level": "log"})
+    after = static.resolve(static.init_state(), StartUp())
+    kinds = []
+    for _, action in static.probes(after, 0):
+        kinds += [kind for _, kind in static.input_cells(after, action)]
+        after = static.resolve(after, action)
+    # a static quorum's upgrade record, then a snapshot ending before it (it holds kraft.version 0)
+    assert kinds[:3] == ["LeaderChange", "KRaftVersion", "Snapshot"] and "Truncate" in kinds, kinds
     replica = VotersDriver({"hosts": 3, "voters": 3, "kraft_version": 1, "pre_vote": False, "level": "replica"})
     assert replica.probes(replica.resolve(replica.init_state(), StartUp()), 0) == []
 
@@ -173,6 +181,13 @@ def test_free_log_reader_bugs_caught_by_the_first_guided_run(tmp_path: Path, mon
         result = run_conformance("voters", resolve_target(f"python:redteam.voters_scratch:{bug}", "voters"),
                                  out_dir=tmp_path)
         assert result.verdict == "diverges" and result.first_runs == 1, (bug, result.first_runs)
+    # session 9's: a snapshot holding the newest kraft.version read (escaped; now the first static
+    # quorum's guided path, run 3), a read below the snapshot refused (was run 153)
+    for bug, runs in (("SnapshotVersionFromLastTarget", 3), ("ReadBelowSnapshotRefusedTarget", 1)):
+        result = run_conformance("voters", resolve_target(f"python:redteam.voters_scratch2:{bug}", "voters"),
+                                 out_dir=tmp_path)
+        assert result.verdict == "diverges" and result.first_runs is not None and result.first_runs <= runs, \
+            (bug, result.first_runs)
 
 
 def test_observation_checks_name_the_rule() -> None:
