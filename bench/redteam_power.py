@@ -28,9 +28,9 @@ PROTOCOLS = ("raft", "voters", "share", "mm2", "streams")
 # The modules of bench/redteam/ per protocol: session 5's (over the reference replicas) and
 # session 7's written from scratch (``raft_scratch``: the drivers and the model unread);
 # session 8's (``*_scratch`` for share, voters, mm2, streams) the same, for the other protocols.
-MODULES = {"raft": ("raft", "raft_scratch"), "voters": ("voters", "voters_scratch"),
-           "share": ("share", "share_scratch"), "mm2": ("mm2", "mm2_scratch"),
-           "streams": ("streams", "streams_scratch")}
+MODULES = {"raft": ("raft", "raft_scratch", "raft_scratch2"), "voters": ("voters", "voters_scratch", "voters_scratch2"),
+           "share": ("share", "share_scratch", "share_scratch2"), "mm2": ("mm2", "mm2_scratch", "mm2_scratch2"),
+           "streams": ("streams", "streams_scratch", "streams_scratch2")}
 
 
 def run(protocol: str, module: str, attr: str, seed: int) -> object:
@@ -59,9 +59,10 @@ def main() -> None:
             continue
         module = importlib.import_module(f"redteam.{name}")
         if not args.no_correct and not args.only:
-            r = run(protocol, name, module.CORRECT, 0)
-            if r.verdict != "conforms":
-                print(f"| {protocol} | (bug-free target) | {r.verdict}: {r.finding} | | |", flush=True)
+            for correct in getattr(module, "BASELINES", (module.CORRECT,)):
+                r = run(protocol, name, correct, 0)
+                if r.verdict != "conforms":
+                    print(f"| {protocol} | (bug-free {correct}) | {r.verdict}: {r.finding} | | |", flush=True)
         for bug, attr in module.TARGETS.items():
             if args.only and bug not in args.only:
                 continue

@@ -23,7 +23,7 @@ PROBE_MUTANTS = ("share-delete-keeps-fences", "share-delete-without-tombstone", 
                  "share-summary-leader-epoch-from-fence", "share-summary-records-leader-epoch",
                  "share-write-records-higher-state-epoch", "share-stale-initialize-accepted",
                  "share-initialize-unknown-partition", "share-fences-ignore-group", "share-start-offset-regresses",
-                 "share-merge-ignores-count")
+                 "share-merge-ignores-count", "share-image-before-fences")
 
 
 def main() -> None:

@@ -20,7 +20,7 @@ from kspec.model.core.protocol import Model, ProtocolInfo
 
 def lasso_steps(lasso: Lasso) -> tuple[Step, ...]:
     """The lasso as one trace (stem, then the loop)."""
-    return tuple(Step(s.action, s.state) for s in (*lasso.stem, *lasso.loop))
+    return (*lasso.stem, *lasso.loop)
 
 
 def loop_back(lasso: Lasso) -> int | None:

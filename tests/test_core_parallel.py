@@ -22,15 +22,26 @@ def _key(result: Any) -> tuple[Any, ...]:
 @pytest.mark.parametrize(("protocol", "bounds", "workers"), [
     ("raft", {"max_epoch": 1, "max_crashes": 0, "max_appends": 0}, 2),
     ("raft", {"max_epoch": 1, "max_crashes": 0, "max_appends": 0}, 3),
+    ("raft", {"max_epoch": 1, "max_crashes": 0, "max_appends": 0, "pre_vote": True}, 2),
     ("share", {}, 2),
+    ("voters", {"max_epoch": 1, "max_fetches": 2}, 2),
+    ("mm2", {}, 2),
+    ("streams", {}, 3),
 ])
 def test_parallel_explorer_counts_what_the_serial_one_counts(protocol: str, bounds: dict[str, Any],
                                                              workers: int) -> None:
     info = get_protocol(protocol)
     serial = explore(info.make(**bounds))
     parallel = explore_parallel(info.make(**bounds), workers=workers)
-    assert serial.distinct_states > 100
+    assert serial.distinct_states > 100 and serial.complete
     assert _key(parallel) == _key(serial)
+
+
+def test_every_protocol_is_held_to_the_serial_explorer() -> None:
+    from kspec.model.catalog import available_protocols
+
+    tested = {"raft", "share", "voters", "mm2", "streams"}
+    assert set(available_protocols()) <= tested, "add the new protocol's small bounds above"
 
 
 def test_a_violating_variant_gives_the_serial_result() -> None:

@@ -127,6 +127,20 @@ class StrayCampaign:
 
 
 @dataclass(frozen=True)
+class Canvass:
+    """Follower ``node`` (ahead of ``voter``) times out and stands, and only ``voter`` hears it:
+    the requests to ``voter`` and its answers are delivered until ``voter`` has voted for
+    ``node``, whose other messages stay in flight (a candidacy the rest of the quorum never
+    sees). It leaves ``voter`` holding a vote for a candidate that has not won and a log behind
+    it, so ``voter``'s own stray campaign can lose without anyone naming a leader, the loss
+    after which a prospective keeps its vote (RAFT-KIP996-LOSS; the red-team's
+    prospective-loss-forgets-vote needed 13 such chosen steps in one order)."""
+
+    node: int
+    voter: int
+
+
+@dataclass(frozen=True)
 class Redeliver:
     """A copy of ``message`` (a response its destination has already taken) arriving again:
     not a macro, the second half of :class:`DeliverTwice`, which the raft driver resolves."""
@@ -144,8 +158,10 @@ class DeliverTwice:
     message: Any
 
 
-Macro = RoundTrip | Replicate | Campaign | Depose | CatchUp | Reclaim | DeliverTwice | DeposeCommitted | StrayCampaign
-MACRO_TYPES = (RoundTrip, Replicate, Campaign, Depose, CatchUp, Reclaim, DeliverTwice, DeposeCommitted, StrayCampaign)
+Macro = (RoundTrip | Replicate | Campaign | Depose | CatchUp | Reclaim | DeliverTwice | DeposeCommitted
+         | StrayCampaign | Canvass)
+MACRO_TYPES = (RoundTrip, Replicate, Campaign, Depose, CatchUp, Reclaim, DeliverTwice, DeposeCommitted,
+               StrayCampaign, Canvass)
 # The driver categories the macros come in (one per offered macro).
 CATEGORIES = ("round_trip", "replicate", "depose")
 
@@ -255,6 +271,11 @@ def raft_candidates(state: Any) -> list[tuple[str, Macro]]:
         # a voter of the leader's epoch that follows no one (it voted, or heard nothing)
         out += [("stray", StrayCampaign(n.id)) for n in nodes
                 if n.is_voter and n.epoch == leader.epoch and isinstance(n.role, Unattached | Voted)]
+        # a follower ahead of another voter canvasses that voter alone
+        out += [("stray", Canvass(n.id, v.id)) for n in nodes
+                if isinstance(n.role, Follower) and n.role.leader == leader.id and n.is_voter
+                for v in nodes if v.id not in (n.id, leader.id) and v.id in n.voters
+                and len(v.log) < len(n.log)]
     return out + [c for c in stray_candidates(state) if c not in out]
 
 
@@ -293,6 +314,8 @@ def describe(macro: Macro) -> str:
         return f"replica {macro.successor} deposes replica {macro.leader} and commits before it fetches"
     if isinstance(macro, StrayCampaign):
         return f"replica {macro.node}: campaign without having heard of its epoch's leader"
+    if isinstance(macro, Canvass):
+        return f"replica {macro.node}: stand, heard only by replica {macro.voter}, until it votes"
     return f"replica {macro.node}: campaign"
 
 
@@ -317,6 +340,8 @@ def expand(macro: Macro, state: Any, actions: Actions, resolve: Resolve) -> Expa
         steps = _reclaim(macro.leader, macro.successor, state, actions, resolve)
     elif isinstance(macro, DeposeCommitted):
         steps = _depose(macro.leader, macro.successor, state, actions, resolve, commit_first=True)
+    elif isinstance(macro, Canvass):
+        steps = _canvass(macro.node, macro.voter, state, actions, resolve)
     else:  # a campaign, a stray one too
         steps = _campaign(macro.node, state, actions, resolve)
     return steps or None
@@ -403,6 +428,32 @@ def _campaign(node: int, state: Any, actions: Actions, resolve: Resolve) -> Expa
                 current = delivered[-1][1]
     return steps
 
+
+
+def _canvass(node: int, voter: int, state: Any, actions: Actions, resolve: Resolve) -> Expansion:
+    steps = _fire(node, (ElectionTimeout, FetchTimeout), state, actions, resolve)
+    if not steps:
+        return []
+    current = steps[-1][1]
+    for _ in range(MAX_CAMPAIGN_DELIVERIES):
+        them = current.node(voter).role
+        if isinstance(them, Voted) and them.voted_for == node and them.epoch == current.node(node).epoch:
+            # The vote stays on the wire: the candidate has not won. Its requests nobody
+            # answers any more (a pre-vote the candidacy outran) arrive and change nothing.
+            for request in _new_messages(state, current, VoteRequest, src=node):
+                if request.orphaned and (d := _deliver(request, current, resolve)) \
+                        and d[-1][1].node(request.dst) == current.node(request.dst):
+                    steps += d
+                    current = d[-1][1]
+            return steps
+        pending = (_new_messages(state, current, VoteRequest, src=node, dst=voter)
+                   + _new_messages(state, current, VoteResponse, src=voter, dst=node))
+        delivered = next((d for m in pending if (d := _deliver(m, current, resolve))), None)
+        if delivered is None:
+            break
+        steps += delivered
+        current = delivered[-1][1]
+    return []  # the voter never voted for it: not a canvass
 
 
 def _depose(leader: int, successor: int, state: Any, actions: Actions, resolve: Resolve,

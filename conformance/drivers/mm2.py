@@ -130,7 +130,10 @@ def interesting_topics(sep: str) -> list[str]:
             # (a suffix test that forgets it); an "mm2" name that is not MM2's
             "", "_orders", f"A{sep}_orders", "Heartbeats", f"A{sep}HEARTBEATS", "mycheckpoints.internal",
             f"mycheckpoints{sep}internal", f"mm2-orders{sep}internal", f"mm2orders{sep}internal",
-            "mm2orders.internal", "mm2orders"]
+            "mm2orders.internal", "mm2orders",
+            # decomposed Unicode (o + U+0308 for ö): a policy that normalises names (NFC) answers
+            # another string; Java compares and cuts UTF-16 units as they come
+            "o\u0308rders", f"A{sep}o\u0308rders", f"o\u0308rders{sep}B{sep}orders"]
 
 
 @dataclass(frozen=True, slots=True)

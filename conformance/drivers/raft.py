@@ -46,6 +46,7 @@ from kspec.model.raft.messages import (
     FetchTimeout,
     Input,
     Request,
+    ResendDue,
     Restart,
     VoteRequest,
 )
@@ -96,7 +97,7 @@ CONFIGS: list[dict[str, JSON]] = [
 FAULTS = frozenset({"network", "crash", "resign", "idle_timer", "redeliver"})
 
 BOUNDS: dict[str, Any] = {"max_epoch": 3, "max_inflight": 6, "max_appends": 2, "max_crashes": 1,
-                          "max_fetches": 8, "max_duplicates": 1, "max_elections": 4}
+                          "max_fetches": 8, "max_duplicates": 1, "max_elections": 4, "max_resends": 2}
 
 # RAFT-OBS-ORDER: the output pairs the spec orders within one step, as data for the harness:
 # (earlier, later) output types; every other pair of outputs is unordered. A vote is durable
@@ -312,6 +313,8 @@ def _input_category(inp: Input) -> str:
         return "client"
     if isinstance(inp, FetchDue):
         return "fetch"
+    if isinstance(inp, ResendDue):
+        return "resend"  # RAFT-RULE-RESEND: a request sent again to a voter that has not answered
     if isinstance(inp, CheckQuorumTimeout):
         return "resign"
     return "timer"  # the timers that start or back off an election
@@ -380,8 +383,8 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
         return self.model.init_states()[0]
 
     # (not "idle": that is the lockstep machine's own rule for a state where nothing is enabled)
-    categories = ("deliver", "fetch", "timer", "client", "payload", "resign", "network", "crash", "idle_timer",
-                  "inject", *macros.CATEGORIES, *macros.RAFT_CATEGORIES)
+    categories = ("deliver", "fetch", "resend", "timer", "client", "payload", "resign", "network", "crash",
+                  "idle_timer", "inject", *macros.CATEGORIES, *macros.RAFT_CATEGORIES)
     # Deliveries and fetches carry the protocol; most random walks that reach deep states
     # deliver and fetch a lot. Several rules per category also make it rare that swarm testing
     # switches a whole category off (each rule is off with the run's probability p).
@@ -395,8 +398,8 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
     unguided = ("inject", "payload")
     # A response delivered twice (macros.DeliverTwice) is its own category, not one network
     # fault among the drops and copies of every message: a run with faults meets it often.
-    weights = {"inject": 2, "deliver": 5, "fetch": 3, "timer": 2, "client": 2, "resign": 2, "replicate": 2, "depose": 2,
-               "redeliver": 2}
+    weights = {"inject": 2, "deliver": 5, "fetch": 3, "resend": 2, "timer": 2, "client": 2, "resign": 2, "replicate": 2,
+               "depose": 2, "redeliver": 2}
 
     def candidates(self, state: Raft) -> list[tuple[str, Any]]:
         """The model's actions by category (cheap: :meth:`resolve` checks them), then the

@@ -51,6 +51,7 @@ from kspec.model.raft.messages import (
     ElectionTimeout,
     FetchDue,
     FetchTimeout,
+    ResendDue,
     Restart,
 )
 from kspec.model.raft.state import Candidate, Down, Follower, Leader, Prospective
@@ -233,7 +234,8 @@ class TimedSuffix:
         here = self.suffix.canonical(state)
         due = []
         for t in self.suffix.actions(state):
-            if not isinstance(t, Fire) or isinstance(t.input, FetchDue | Restart):
+            # (FetchDue and ResendDue are the adapters' cues to let a request out, not timers)
+            if not isinstance(t, Fire) or isinstance(t.input, FetchDue | ResendDue | Restart):
                 continue
             after = self.suffix.next_state(state, t)
             if after is None or self.suffix.canonical(after) == here:

@@ -82,14 +82,20 @@ CONFIGS: list[dict[str, JSON]] = [
     # ``joined`` has one too), and eight (the widest a one-instance plan keeps small).
     {"instances": 2, "partitions": 1, "standbys": 1},
     {"instances": 1, "partitions": 8, "standbys": 0},
+    # Two standby replicas: a key with two standby hosts (a lookup that keeps one in a scalar
+    # names one; red team, session 9).
+    {"instances": 3, "partitions": 2, "standbys": 2},
 ]
 
 # Keys over every partition of 2, 3 and 4, and some whose murmur2 is negative (bob, grace,
 # judy: toPositive and abs disagree on them).
 # Then keys at murmur2's edges: empty, one to seven bytes (every tail length of the 4-byte
 # blocks), multi-byte UTF-8 (hashed as bytes, not characters) and a long one.
+# Then a key outside the BMP (four UTF-8 bytes; Java's modified UTF-8 writes six) and keys with
+# blanks around them (a router that trims its input hashes another key).
 KEYS = ("alice", "dave", "carol", "bob", "grace", "judy", "erin", "ivan",
-        "", "k", "ke", "key", "key12", "key123", "key1234", "é", "日本語", "clé-ü", "k" * 300)
+        "", "k", "ke", "key", "key12", "key123", "key1234", "é", "日本語", "clé-ü", "k" * 300,
+        "\U0001f389", " alice", "alice ")
 # A store the topology does not have: the lookup answers null, allMetadataForStore nothing.
 UNKNOWN_STORE = "missing"
 # Store names a "friendly" lookup would confuse with a real one (case, blanks, a changelog

@@ -375,6 +375,14 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
             out = [(category, action) for category, action in out if category not in FAULTS]
         return out
 
+    def probes(self, state: Any, k: int) -> list[tuple[str, Any]]:
+        """At the log level, the free log's script (VOTERS-DRIVE-FREE-PROBE,
+        ``voters_log.probes``): guided runs leave the free log alone (``unguided``), so every
+        guided path ends with a few writes, a truncation and reads there."""
+        if isinstance(state, WithFreeLog) and state.free is not None:
+            return list(voters_log.probes(state.free, self.rules, k))
+        return []
+
     def resolve(self, state: Voters | Formatted, action: Any) -> Any:
         """The state after ``action``, or None when the model does not enable it within bounds."""
         if isinstance(state, Formatted):

@@ -230,3 +230,46 @@ def cells(free: FreeLog, action: FreeAction) -> list[tuple[str, str]]:
             return [(ROLE, "Read" if o < free.control.next_offset else "Read:refused")]
         case _:
             return [(ROLE, type(action).__name__.removeprefix("Free"))]
+
+
+def probes(free: FreeLog, rules: Rules, k: int) -> list[tuple[str, FreeAction]]:
+    """VOTERS-DRIVE-FREE-PROBE: the free-log script a guided path ends with (the free log is
+    left to the random runs, ``unguided``, so without it a guided run never writes, truncates or
+    reads it). From the formatted free log: a VotersRecord one voter off the set in force, then
+    one sharing no voter with it (``disjoint``; a history that refuses sets without an
+    overlapping majority drops it: KAFKA-17973), reads at the next offset (refused) and the one
+    below it, a truncation below the log end (offset 1 or, every other path, 0) and reads at the
+    new log end and in [truncation point, old next offset) (a reader whose next offset stays put
+    answers there: K2), then a VotersRecord written again at the truncation point and read.
+    Each step is taken as the model then enables it (:func:`candidates` under ``rules``);
+    :func:`step` gives the state for the next, so the offsets follow the script's own log."""
+    out: list[tuple[str, FreeAction]] = []
+
+    def enabled(action: FreeAction) -> bool:
+        return any(a == action for _, a in candidates(free, rules))
+
+    def take(category: str, action: FreeAction | None) -> None:
+        nonlocal free
+        if action is not None and enabled(action):
+            out.append((category, action))
+            free = step(free, action, rules)[0]
+
+    def voters_append(kind: str) -> FreeAction | None:
+        found = [a for c, a in candidates(free, rules)
+                 if c == "free_voters" and cells(free, a) == [(ROLE, f"Voters:{kind}")]]
+        return found[0] if found else None
+
+    take("free_voters", voters_append("one-change"))
+    take("free_voters", voters_append("disjoint") or voters_append("no-majority"))
+    end = free.control.next_offset
+    take("free_read", FreeRead(end))
+    take("free_read", FreeRead(end - 1))
+    cut = min(1 if k % 2 == 0 else 0, len(free.log) - 1)
+    if cut >= free.floor:
+        take("free_log", FreeTruncate(cut))
+        for o in range(cut, end + 1):
+            take("free_read", FreeRead(o))
+        take("free_voters", voters_append("one-change") or voters_append("disjoint"))
+        take("free_read", FreeRead(cut))
+        take("free_read", FreeRead(free.control.next_offset))
+    return out

@@ -53,6 +53,7 @@ _any = msgspec.json.Decoder()
 
 
 # A line as the trace writer writes it: the trace id first, printable ASCII without escapes.
+_WRITTEN_PREFIX = b'{"trace": "'  # (11 bytes: the id starts at byte 11)
 _WRITTEN_TRACE_RE = re.compile(rb'\{"trace": ?"([\x20\x21\x23-\x5b\x5d-\x7e]+)"')
 
 
@@ -64,6 +65,14 @@ def trace_key(file: str, line: int, raw: bytes, damage: str | None = None) -> st
         # Cheaper still for a line that opens with its trace id and names ``"trace"`` nowhere
         # else, with no escape anywhere (a key spelt with escapes could repeat it): whether the
         # line is valid JSON or not, the two readings below give this id.
+        if raw.startswith(_WRITTEN_PREFIX):  # the regex's common case, as the writer writes it, without the regex
+            end = raw.find(b'"', 11)
+            if end > 11 and b"\\" not in raw and raw.find(b'"trace"', 8) < 0:
+                tid = raw[11:end]
+                if tid.isascii():
+                    key = tid.decode("ascii")
+                    if key.isprintable():
+                        return key
         m = _WRITTEN_TRACE_RE.match(raw)
         if m is not None and b"\\" not in raw and raw.count(b'"trace"') == 1:
             return m.group(1).decode("ascii")

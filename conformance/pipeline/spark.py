@@ -4,9 +4,11 @@ JSON Lines files are cut into splits (``engine``); each task reads its split's b
 (the files must be readable at the same path on every executor), with line numbers from a
 first, cheap job, so a malformed line is quarantined with its file and line instead of being
 dropped or nulled by Spark's JSON reader. The traces a split holds whole are judged in its task
-by the pure model; only the lines of traces that span splits are shuffled (``groupByKey``).
-ITF files are judged whole (``wholeTextFiles``). The per-trace outcomes are persisted once and
-feed the summary (a tree aggregate: one small summary per partition) and the Parquet outputs.
+by the lean loop (``fast``), a few splits per task, and each task sends back one summary
+(counts, violations by property, quarantine reasons, coverage): nothing per event or per trace
+crosses to the JVM (clean splits are also read and keyed in bulk, ``spark_split``). Only the
+lines of traces that span splits are shuffled (``groupByKey``). ITF files are judged whole
+(``wholeTextFiles``). With Parquet outputs wanted, the per-trace outcomes are kept too.
 
 On a real cluster the executors need the ``kspec`` package: ship it with ``--py-files`` (a zip
 of the installed package) or ``--archives`` (a packed virtual environment), see
@@ -15,21 +17,24 @@ of the installed package) or ``--archives`` (a packed virtual environment), see
 
 from __future__ import annotations
 
+import gc
 import os
 import re
 import sys
 import threading
-from collections.abc import Callable, Iterator
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
 from kspec.conformance.clikit import InputError, check_spark_master
 from kspec.conformance.pipeline import summary
-from kspec.conformance.pipeline.engine import SPLIT_BYTES, index_split, judge_split, make_plan
+from kspec.conformance.pipeline.engine import SPLIT_BYTES, SplitIndex, index_split, judge_split, make_plan
 from kspec.conformance.pipeline.fast import judge_lines_fast
 from kspec.conformance.pipeline.itf_replay import judge_itf, split_itf
-from kspec.conformance.pipeline.judge import Outcome
-from kspec.conformance.pipeline.reader import Limits, plan_splits
+from kspec.conformance.pipeline.judge import Outcome, RawLine
+from kspec.conformance.pipeline.reader import Limits, Split, plan_splits
+from kspec.conformance.pipeline.spark_split import clean_lines
 
 MASTER_RE = re.compile(r"^(local(\[(\*|\d+)(,\d+)?\])?|local-cluster\[\d+,\d+,\d+\]|yarn|"
                        r"(spark|mesos|k8s)://\S+)$")
@@ -75,28 +80,102 @@ def _local_path(uri: str) -> str:
     return uri[len("file:"):] if uri.startswith("file:") else uri
 
 
-def _events_rdd(sc: Any, protocol: str, jsonl: list[str], limits: Limits, split_bytes: int) -> tuple[Any, Any]:
-    """The outcome of every event trace (and orphan record) in the JSON Lines files: a first
-    job indexes the splits (line counts, trace ids), a second judges each split's own traces
-    in its task; only the lines of traces that span splits are shuffled, grouped and judged.
-    Returns (outcomes, the RDD to unpersist when done)."""
+def index_splits(splits: Iterable[Split], limits: Limits) -> list[SplitIndex]:
+    """The first pass over some splits: a clean split's line count and trace ids at C speed
+    (``spark_split``), any other the line-by-line way (``engine.index_split``)."""
+    out = []
+    for s in splits:
+        clean = clean_lines(s, limits)
+        if clean is None:
+            out.append(index_split(s, limits))
+        else:
+            out.append(SplitIndex(s.index, clean[0], frozenset(key for _, _, key in clean[1])))
+    return out
+
+
+def judge_splits(protocol: str, work: Iterable[tuple[Split, int]], spanning: frozenset[str], limits: Limits,
+                 keep: bool) -> Iterator[tuple[int, Any]]:
+    """One task's share of the second pass, split after split: every trace a split holds whole
+    is judged by the lean loop and folded into one summary, yielded last as ``(0, summary)``;
+    ``(1, (key, (file, raw line)))`` for each line of a trace that spans splits; with ``keep``
+    (Parquet outputs wanted) also ``(2, outcome)`` for every trace judged. What leaves the
+    task is a summary and the spanning lines, not an item per trace."""
+    acc = summary.empty()
+    for split, first_line in work:
+        clean = clean_lines(split, limits)
+        if clean is None:
+            for tag, item in judge_split(protocol, split, first_line, spanning, limits):
+                if tag == 1:
+                    yield 1, item
+                    continue
+                summary.add(acc, item)
+                if keep:
+                    yield 2, item
+            continue
+        groups: dict[str, list[RawLine]] = defaultdict(list)
+        base = first_line - 1
+        for offset, raw, key in clean[1]:
+            if key in spanning:
+                yield 1, (key, (split.file, (base + offset, raw, None)))
+            else:
+                groups[key].append((base + offset, raw, None))
+        for key, lines in groups.items():
+            outcome = judge_lines_fast(protocol, key, ((split.file, line) for line in lines))
+            summary.add(acc, outcome)
+            if keep:
+                yield 2, outcome
+    yield 0, acc
+
+
+def _then_freeze(items: Iterable[Any]) -> Iterator[Any]:
+    """A task's items, then ``gc.freeze()``. A reused PySpark worker runs a full cycle
+    collection after every task (``pyspark/daemon.py``), which walks every object the worker
+    holds: the lean loop's memo and caches, hundreds of thousands of long-lived objects. That
+    walk cost more CPU than judging a warm split (issue #22, session 9, docs/performance.md).
+    Frozen objects are skipped by the collector and still freed by reference counting (the
+    memo's values are acyclic); only what the next task allocates is walked."""
+    yield from items
+    gc.freeze()
+
+
+def _fold(outcomes: Iterable[Outcome]) -> Iterator[dict[str, Any]]:
+    acc = summary.empty()
+    for outcome in outcomes:
+        summary.add(acc, outcome)
+    yield acc
+
+
+def _events_rdd(sc: Any, protocol: str, jsonl: list[str], limits: Limits, split_bytes: int,
+                keep: bool) -> tuple[Any, Any, list[Any]]:
+    """The JSON Lines files' summaries (an RDD of one summary per task) and, with ``keep``,
+    their outcomes (an RDD, else None), and the RDDs to unpersist when done. The driver ships
+    split descriptors only; a first job counts each split's lines and lists its trace ids, a
+    second judges each split's own traces in its task (a few splits per task: each task costs
+    the JVM and the Python worker a fixed price); only the lines of traces that span splits
+    are shuffled, grouped and judged."""
     splits = plan_splits(jsonl, split_bytes)
-    indexes = sc.parallelize(splits, len(splits)).map(lambda s: index_split(s, limits)).collect()
+    slices = max(1, min(len(splits), 4 * sc.defaultParallelism))
+    indexes = sc.parallelize(splits, slices).mapPartitions(lambda it: _then_freeze(index_splits(it, limits))).collect()
     plan = make_plan(splits, indexes)
     spanning = sc.broadcast(plan.spanning)
     work = [(s, plan.first_line[s.index]) for s in splits]
-    tagged = sc.parallelize(work, len(work)).flatMap(
-        lambda sf: judge_split(protocol, sf[0], sf[1], spanning.value, limits))
-    if not plan.spanning:
-        return tagged.map(lambda t: t[1]), None
+    tagged = sc.parallelize(work, slices).mapPartitions(
+        lambda it: _then_freeze(judge_splits(protocol, it, spanning.value, limits, keep)))
+    if not plan.spanning and not keep:
+        return tagged.values(), None, []
     from pyspark import StorageLevel
 
     tagged.persist(StorageLevel.MEMORY_AND_DISK)
-    whole = tagged.filter(lambda t: t[0] == 0).map(lambda t: t[1])
-    spans = (tagged.filter(lambda t: t[0] == 1).map(lambda t: t[1])
+    held = [tagged]
+    summaries = tagged.filter(lambda t: t[0] == 0).values()
+    spans = (tagged.filter(lambda t: t[0] == 1).values()
              .groupByKey(numPartitions=max(1, min(len(plan.spanning), sc.defaultParallelism)))
-             .map(lambda kv: judge_lines_fast(protocol, kv[0], kv[1])))
-    return sc.union([whole, spans]), tagged
+             .mapPartitions(lambda kvs: _then_freeze(judge_lines_fast(protocol, k, v) for k, v in kvs)))
+    if keep:
+        spans.persist(StorageLevel.MEMORY_AND_DISK)
+        held.append(spans)
+    outcomes = sc.union([tagged.filter(lambda t: t[0] == 2).values(), spans]) if keep else None
+    return sc.union([summaries, spans.mapPartitions(_fold)]), outcomes, held
 
 
 def _itf_rdd(sc: Any, protocol: str, itf: list[str], partitions: int) -> Any:
@@ -145,31 +224,41 @@ def run_spark(spark: Any, protocol: str, jsonl: list[str], itf: list[str], out: 
 
     sc = spark.sparkContext
     partitions = max(2, sc.defaultParallelism * 2)
+    keep = out is not None
     started = time.perf_counter()
-    parts = []
-    held = None
-    if jsonl:
-        events, held = _events_rdd(sc, protocol, jsonl, limits or Limits(), split_bytes)
-        parts.append(events)
-    itf, oversized = split_itf(itf)
-    if itf:
-        parts.append(_itf_rdd(sc, protocol, itf, partitions))
-    if oversized:
-        parts.append(sc.parallelize(oversized, 1))
-    outcomes = parts[0] if len(parts) == 1 else sc.union(parts)
     from pyspark import StorageLevel
 
-    outcomes.persist(StorageLevel.MEMORY_AND_DISK)
+    summaries: list[Any] = []
+    outcomes: list[Any] = []
+    held: list[Any] = []
+    if jsonl:
+        events, judged, held = _events_rdd(sc, protocol, jsonl, limits or Limits(), split_bytes, keep)
+        summaries.append(events)
+        if judged is not None:
+            outcomes.append(judged)
+    itf, oversized = split_itf(itf)
+    others = []
+    if itf:
+        others.append(_itf_rdd(sc, protocol, itf, partitions))
+    if oversized:
+        others.append(sc.parallelize(oversized, 1))
+    for rdd in others:
+        if keep:
+            rdd.persist(StorageLevel.MEMORY_AND_DISK)
+            held.append(rdd)
+            outcomes.append(rdd)
+        summaries.append(rdd.mapPartitions(_fold))
     try:
         with _Progress(sc, update or (lambda **kw: None)):
-            acc = outcomes.treeAggregate(summary.empty(), summary.add, summary.merge)
+            acc = summary.empty()
+            for part in (sc.union(summaries).collect() if summaries else []):  # one small summary per task
+                summary.merge(acc, part)
         seconds = time.perf_counter() - started
         if out is not None:
-            write_outputs(spark, outcomes, acc, out, known_actions or [])
+            write_outputs(spark, sc.union(outcomes) if outcomes else sc.emptyRDD(), acc, out, known_actions or [])
     finally:
-        outcomes.unpersist()
-        if held is not None:
-            held.unpersist()
+        for rdd in held:
+            rdd.unpersist()
     return acc, seconds
 
 

@@ -9,7 +9,8 @@ registers them). ``bench/mutant_power.py`` measures runs to detection and counte
 
 from __future__ import annotations
 
-from typing import Any
+import unicodedata
+from typing import Any, ClassVar
 
 from kspec.conformance.targets.mm2_policies import DefaultPolicy
 from kspec.conformance.targets.reference.share import ShareShard
@@ -58,13 +59,14 @@ class CapsNameLengthPolicy(DefaultPolicy):
         return super().format_remote_topic(source_cluster_alias, topic)[:249]
 
 
-class TwoHopOriginalPolicy(DefaultPolicy):
-    """originalTopic unwraps at most two prefixes (a loop bounded by "the longest chain we
-    run"): a name replicated three hops keeps one alias. Deep: only a topic synced three times
-    carries three prefixes."""
+class _BoundedOriginalPolicy(DefaultPolicy):
+    """originalTopic unwrapping at most ``HOPS`` prefixes (a loop bounded by "the longest chain
+    we run") where MM2 unwraps until no prefix is left."""
+
+    HOPS: ClassVar[int]
 
     def original_topic(self, topic: str) -> str:
-        for _ in range(2):
+        for _ in range(self.HOPS):
             upstream = self.upstream_topic(topic)
             if upstream is None or upstream == topic:
                 return topic
@@ -72,18 +74,19 @@ class TwoHopOriginalPolicy(DefaultPolicy):
         return topic
 
 
-class ThreeHopOriginalPolicy(DefaultPolicy):
+class TwoHopOriginalPolicy(_BoundedOriginalPolicy):
+    """originalTopic unwraps at most two prefixes: a name replicated three hops keeps one alias.
+    Deep: only a topic synced three times carries three prefixes."""
+
+    HOPS = 2
+
+
+class ThreeHopOriginalPolicy(_BoundedOriginalPolicy):
     """originalTopic unwraps at most three prefixes (the system model's longest chain): a name
     four hops from its origin keeps one alias. Rare vocabulary: only the driver's four-hop names
     (red team, session 8) carry four prefixes."""
 
-    def original_topic(self, topic: str) -> str:
-        for _ in range(3):
-            upstream = self.upstream_topic(topic)
-            if upstream is None or upstream == topic:
-                return topic
-            topic = upstream
-        return topic
+    HOPS = 3
 
 
 class ByteOffsetsPolicy(DefaultPolicy):
@@ -103,6 +106,18 @@ class EmptyAliasLocalPolicy(DefaultPolicy):
 
     def format_remote_topic(self, source_cluster_alias: str, topic: str) -> str:
         return topic if not source_cluster_alias else super().format_remote_topic(source_cluster_alias, topic)
+
+
+class NfcNamesPolicy(DefaultPolicy):
+    """Names normalised to Unicode NFC before they are split or cut (a "canonical names"
+    helper): a decomposed ``o\u0308rders`` comes back composed. Rare vocabulary: only the driver's
+    decomposed names (red team, session 9)."""
+
+    def topic_source(self, topic: str) -> str | None:
+        return super().topic_source(unicodedata.normalize("NFC", topic))
+
+    def upstream_topic(self, topic: str) -> str | None:
+        return super().upstream_topic(unicodedata.normalize("NFC", topic))
 
 
 # ------------------------------------------------------------------------------ streams
@@ -262,6 +277,7 @@ ENTRIES: tuple[tuple[str, str, type, str], ...] = (
     ("mm2-three-hop-original", "mm2", ThreeHopOriginalPolicy, "rare vocabulary: four hops"),
     ("mm2-byte-offsets", "mm2", ByteOffsetsPolicy, "rare vocabulary: a non-ASCII source"),
     ("mm2-empty-alias-local", "mm2", EmptyAliasLocalPolicy, "rare vocabulary: the empty alias"),
+    ("mm2-nfc-names", "mm2", NfcNamesPolicy, "rare vocabulary: decomposed Unicode names"),
     ("streams-empty-key-unrouted", "streams", EmptyKeyUnroutedRouter, "rare vocabulary: the empty key"),
     ("streams-murmur-tail", "streams", MurmurTailRouter, "rare vocabulary: keys of length 3 mod 4"),
     ("streams-hashes-characters", "streams", HashesCharactersRouter, "rare vocabulary: non-ASCII keys"),

@@ -221,6 +221,39 @@ class PayloadLengthByte(RaftReplica):
 
 
 # (name, class, bug class, caught at the default budget, note): mutants.py makes Mutants of them.
+class NeverResendsBeginEpoch(RaftReplica):
+    """A leader sends BeginQuorumEpoch once, at election, and never again: a voter whose copy
+    was lost learns the leader only when its election timer expires (RAFT-RULE-RESEND)."""
+
+    def on_ResendDue(self, inp: dict[str, Any]) -> None:
+        if self.role != "leader":
+            super().on_ResendDue(inp)
+
+
+class ResendsToAcknowledged(RaftReplica):
+    """A leader's resend goes to every other voter, including those that already acknowledged
+    it (a heartbeat, as Kafka 3.9+ sends: KIP-595's rule set resends only to the voters that
+    have not acknowledged, RAFT-RULE-RESEND)."""
+
+    def on_ResendDue(self, inp: dict[str, Any]) -> None:
+        if self.role == "leader" and inp["to"] not in self.acked:
+            for v in self.others():
+                self.send("BeginQuorumEpochRequest", v, epoch=self.epoch)
+            return
+        super().on_ResendDue(inp)
+
+
+class ResendsAfterResigning(RaftReplica):
+    """A resigned leader keeps announcing its epoch: its resend is a BeginQuorumEpoch, not the
+    EndQuorumEpoch a resigned leader sends again (RAFT-RULE-RESEND)."""
+
+    def on_ResendDue(self, inp: dict[str, Any]) -> None:
+        if self.role == "resigned" and inp["to"] not in self.acked and inp["to"] in self.others():
+            self.send("BeginQuorumEpochRequest", inp["to"], epoch=self.epoch)
+            return
+        super().on_ResendDue(inp)
+
+
 RAFT_MUTANTS: tuple[tuple[str, type, str, bool, str], ...] = (
     ("raft-follower-pre-votes-after-fetch", FollowerPreVotesAfterFetch,
      "KIP-996 grant rule missing a state flag", False,
@@ -262,4 +295,7 @@ RAFT_MUTANTS: tuple[tuple[str, type, str, bool, str], ...] = (
      "only the random runs' long payload (category payload) reaches it: kept out of the CI run"),
     ("raft-sentinel-leader-followed", SentinelLeaderFollowed, "-1 sentinel taken as an id", False,
      "caught at seed 0 with the default budget after 162 runs (135 s at load ~15): kept out of the CI run"),
+    ("raft-never-resends-begin-epoch", NeverResendsBeginEpoch, "a request sent once, never retried", True, ""),
+    ("raft-resends-to-acknowledged", ResendsToAcknowledged, "a resend to a voter that already answered", True, ""),
+    ("raft-resends-after-resigning", ResendsAfterResigning, "a resend of the wrong role's request", True, ""),
 )

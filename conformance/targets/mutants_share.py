@@ -235,6 +235,24 @@ class MergeIgnoresCount(ShareShard):
         return out
 
 
+class ImageBeforeFences(ShareShard):
+    """A write checks the metadata image before the fences: a fenced write of a deleted topic's
+    share-partition is answered UNKNOWN_TOPIC_OR_PARTITION, not FENCED_*_EPOCH."""
+
+    def write_fenced(self, key: tuple[str, str, int], req: dict[str, Any]) -> tuple[str, str] | None:
+        if not self.hosts(key):
+            return None  # on_WriteRequest answers UNKNOWN_TOPIC_OR_PARTITION next
+        return super().write_fenced(key, req)
+
+
+class NegativeInitializeAccepted(ShareShard):
+    """4.4's refusal of negative epochs made for writes and reads only: an initialize at state
+    epoch -1 is accepted (SHARE-VER-NEGATIVE-EPOCHS-REFUSED covers initialize too)."""
+
+    def negative_epoch_error(self, req: dict[str, Any]) -> str | None:
+        return None if req["type"] == "InitializeRequest" else super().negative_epoch_error(req)
+
+
 # (name, class, bug class), in the order of mutants.CATALOGUE.
 SHARE_MUTANTS: tuple[tuple[str, type[ShareShard], str], ...] = (
     ("share-write-moves-leader-epoch", WriteMovesLeaderEpoch, "a write records what only a read may (KAFKA-19456)"),
@@ -256,4 +274,6 @@ SHARE_MUTANTS: tuple[tuple[str, type[ShareShard], str], ...] = (
     ("share-fences-ignore-group", FencesIgnoreGroup, "a map keyed without the group: state bleeds across keys"),
     ("share-start-offset-regresses", StartOffsetRegresses, "an out-of-order request moves a position back"),
     ("share-merge-ignores-count", MergeIgnoresCount, "a field left out of an equality test"),
+    ("share-image-before-fences", ImageBeforeFences, "two checks in the wrong order"),
+    ("share-negative-initialize-accepted", NegativeInitializeAccepted, "a hardened check applied to two APIs of three"),
 )

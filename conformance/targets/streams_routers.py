@@ -211,6 +211,56 @@ class ForgetsOnRebalanceRouter(ReferenceRouter):
     keeps_metadata_during_rebalance = False
 
 
+class OneStandbyRouter(ReferenceRouter):
+    """Mutant: the standby hosts of a key kept in one variable, not a set: with two standby
+    replicas only the last host (in host order) is named."""
+
+    def route(self, assignment: Any, store: str, key_bytes: bytes,
+              partitions: Mapping[str, int] | None = None) -> KeyQueryMetadata | None:
+        found = super().route(assignment, store, key_bytes, partitions)
+        if found is None or len(found.standby_hosts) < 2:
+            return found
+        return KeyQueryMetadata(found.active_host, frozenset({max(found.standby_hosts)}), found.partition)
+
+    __call__ = route
+
+
+def modified_utf8(text: str) -> bytes:
+    """Java's modified UTF-8 (``DataOutputStream.writeUTF``, JNI): a character outside the BMP
+    is its two UTF-16 surrogates, three bytes each."""
+    out = bytearray()
+    for ch in text:
+        cp = ord(ch)
+        if cp <= 0xFFFF:
+            out += ch.encode("utf-8")
+            continue
+        cp -= 0x10000
+        for unit in (0xD800 | (cp >> 10), 0xDC00 | (cp & 0x3FF)):
+            out += bytes((0xE0 | (unit >> 12), 0x80 | ((unit >> 6) & 0x3F), 0x80 | (unit & 0x3F)))
+    return bytes(out)
+
+
+class ModifiedUtf8KeysRouter(ReferenceRouter):
+    """Mutant: keys serialized as Java's modified UTF-8 (a ``writeUTF`` serializer) instead of
+    UTF-8: a key outside the BMP (an emoji) hashes over six bytes, not four."""
+
+    def route(self, assignment: Any, store: str, key_bytes: bytes,
+              partitions: Mapping[str, int] | None = None) -> KeyQueryMetadata | None:
+        return super().route(assignment, store, modified_utf8(key_bytes.decode("utf-8")), partitions)
+
+    __call__ = route
+
+
+class TrimmedKeysRouter(ReferenceRouter):
+    """Mutant: keys trimmed of surrounding blanks before hashing (an input "clean-up")."""
+
+    def route(self, assignment: Any, store: str, key_bytes: bytes,
+              partitions: Mapping[str, int] | None = None) -> KeyQueryMetadata | None:
+        return super().route(assignment, store, key_bytes.decode("utf-8").strip().encode("utf-8"), partitions)
+
+    __call__ = route
+
+
 class DropsIdleMembersRouter(ReferenceRouter):
     """Mutant: ``allMetadata`` lists only the hosts with a partition, dropping a member the
     assignment gave no task (kspec's own model did this before following

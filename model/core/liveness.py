@@ -31,7 +31,7 @@ from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, Literal, Protocol, TypeVar
 
-from kspec.model.core.explorer import Hashed, without_cycle_collection
+from kspec.model.core.explorer import Hashed, Step, without_cycle_collection
 from kspec.model.core.protocol import Model, Symmetric
 
 S = TypeVar("S")
@@ -123,14 +123,6 @@ class Suffix(Protocol[S, A]):
 
 
 @dataclass(frozen=True, slots=True)
-class LassoStep:
-    """One step of a lasso: the action (None for the first state) and the state after."""
-
-    action: Any
-    state: Any
-
-
-@dataclass(frozen=True, slots=True)
 class Lasso:
     """A counterexample: ``stem`` (fault phase then suffix) reaches the loop's first state;
     ``loop`` returns to it (empty: the behaviour stutters there, nothing fair is enabled).
@@ -138,8 +130,8 @@ class Lasso:
     stuck key of a ``not_stuck`` property; ``escape`` is True for a bounded-liveness
     counterexample (the stem leaves the suffix bounds; there is no loop)."""
 
-    stem: tuple[LassoStep, ...]
-    loop: tuple[LassoStep, ...]
+    stem: tuple[Step, ...]
+    loop: tuple[Step, ...]
     faults_stop: int
     key: Hashable | None = None
     escape: bool = False
@@ -379,6 +371,18 @@ def check_liveness(model: Model[Any, Any], suffix: Suffix[Any, Any], *,
         return _check(model, suffix, only, max_states)
 
 
+def _breadth_first(queue: deque[int], states: list[Any], max_states: int | None,
+                   result: LivenessResult) -> Iterator[tuple[int, Any]]:
+    """The queued state indices in order with their states, while the caller's visits append
+    to ``queue``; stops once ``states`` holds ``max_states`` and marks ``result`` incomplete."""
+    while queue:
+        if max_states is not None and len(states) >= max_states:
+            result.complete = False
+            return
+        i = queue.popleft()
+        yield i, states[i]
+
+
 def _check(model: Model[Any, Any], suffix: Suffix[Any, Any], only: Sequence[str] | None,
            max_states: int | None) -> LivenessResult:
     started, cpu = time.perf_counter(), time.process_time()
@@ -412,12 +416,7 @@ def _check(model: Model[Any, Any], suffix: Suffix[Any, Any], only: Sequence[str]
 
     for init in model.init_states():
         f_visit(init, -1, None)
-    while queue:
-        if max_states is not None and len(f_states) >= max_states:
-            result.complete = False
-            break
-        i = queue.popleft()
-        s = f_states[i]
+    for i, s in _breadth_first(queue, f_states, max_states, result):
         for a in model.actions(s):
             nxt = model.next_state(s, a)
             if nxt is not None:
@@ -474,12 +473,7 @@ def _check(model: Model[Any, Any], suffix: Suffix[Any, Any], only: Sequence[str]
         starts.append(s_add(suffix.enter(fs), fi, -1, -1))
     step_props = [p for p in props if p.kind == "eventually_never_step"]
     event_edges: dict[str, list[tuple[int, int]]] = {p.name: [] for p in step_props}
-    while s_queue:
-        if max_states is not None and len(states) >= max_states:
-            result.complete = False
-            break
-        i = s_queue.popleft()
-        s = states[i]
+    for i, s in _breadth_first(s_queue, states, max_states, result):
         en: set[int] = set()
         out = edges[i]
         for a in suffix.actions(s):
@@ -509,13 +503,13 @@ def _check(model: Model[Any, Any], suffix: Suffix[Any, Any], only: Sequence[str]
     g = Graph(edges, enabled, label_class)
 
     # 3. Fair components and verdicts.
-    def stem(target: int) -> tuple[list[LassoStep], int, _Concrete]:
+    def stem(target: int) -> tuple[list[Step], int, _Concrete]:
         stem_idx = _suffix_path(target, parent, parent_edge)
         root = stem_idx[0][0]
         fi = entry[root]
-        fault: list[LassoStep] = []
+        fault: list[Step] = []
         while fi >= 0:
-            fault.append(LassoStep(f_via[fi], f_states[fi]))
+            fault.append(Step(f_via[fi], f_states[fi]))
             fi = f_parent[fi]
         fault.reverse()
         walk = _Concrete(suffix, suffix.enter(f_states[entry[root]]))
@@ -595,21 +589,21 @@ class _Concrete:
         self.suffix = suffix
         self.state = state
 
-    def to(self, target: Any, hint: Any) -> LassoStep:
+    def to(self, target: Any, hint: Any) -> Step:
         key = Hashed(target)
         for a in (hint, *self.suffix.actions(self.state)):
             nxt = self.suffix.next_state(self.state, a)
             if nxt is not None and Hashed(self.suffix.canonical(nxt)) == key:
                 self.state = nxt
-                return LassoStep(a, nxt)
+                return Step(a, nxt)
         raise AssertionError(f"no step of the concrete state reaches {target!r}")
 
-    def escape(self, hint: Any) -> LassoStep:
+    def escape(self, hint: Any) -> Step:
         for a in (hint, *self.suffix.actions(self.state)):
             nxt = self.suffix.next_state(self.state, a)
             if nxt is not None and not self.suffix.within_bounds(nxt):
                 self.state = nxt
-                return LassoStep(a, nxt)
+                return Step(a, nxt)
         raise AssertionError("no step of the concrete state leaves the bounds")
 
 

@@ -17,6 +17,11 @@ BOUNDS: tuple[Bound, ...] = (
     Bound("max_duplicates", 0, "message duplications in a run", minimum=0),
     Bound("max_fetches", 2, "fetch requests sent in a run", minimum=0),
     Bound("max_elections", 2, "election and fetch timeouts (and backoff expiries) in a run", minimum=0),
+    # 0 by default, as max_duplicates: every resend multiplies the states after it (about 7x at
+    # max_epoch=1 without crashes or appends); explore with max_resends=1, the conformance driver
+    # runs 2 (spec/raft.md RAFT-MODEL-ONE-RESEND).
+    Bound("max_resends", 0, "requests sent again to a voter that has not answered (RAFT-RULE-RESEND) in a run",
+          minimum=0),
     Bound("reboot", True, "a crash is followed at once by the restart (else the replica stays down a while)"),
     Bound("symmetry", True, "explore one state per orbit of voter renamings (no effect with observers)"),
     Bound("pre_vote", False, "pre-vote (KIP-996)"),

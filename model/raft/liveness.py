@@ -40,6 +40,7 @@ from kspec.model.raft.messages import (
     Entry,
     FetchDue,
     FetchTimeout,
+    ResendDue,
     Restart,
     VoteRequest,
 )
@@ -226,7 +227,9 @@ class RaftSuffix:
             if isinstance(n.role, Down):
                 continue
             for inp in node_mod.enabled_inputs(n):
-                if isinstance(inp, ClientAppend):
+                if isinstance(inp, ClientAppend | ResendDue):
+                    # (a resend is a fault-phase input with its own budget: the suffix is judged
+                    # on the timers alone, which must make progress without it)
                     continue
                 if isinstance(inp, FetchDue) and fetch_in_flight(state, n.id):
                     continue

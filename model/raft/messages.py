@@ -167,6 +167,16 @@ class FetchDue:
 
 
 @dataclass(frozen=True, slots=True)
+class ResendDue:
+    """The replica may send its role's request again to ``to``, which has not answered it
+    (RAFT-RULE-RESEND): a leader's BeginQuorumEpoch, a resigned leader's EndQuorumEpoch, a
+    candidate's Vote, a prospective's pre-vote. Time is abstracted: this is the request timeout
+    (or the failed connection) after which Kafka's ``RequestManager`` lets the next copy out."""
+
+    to: int
+
+
+@dataclass(frozen=True, slots=True)
 class ClientAppend:
     """A client asks the leader to append a data record."""
 
@@ -183,12 +193,12 @@ class Restart:
     """The replica starts again from its persisted state (RAFT-RULE-RESTART)."""
 
 
-Timer = ElectionTimeout | BackoffExpired | FetchTimeout | CheckQuorumTimeout | FetchDue
+Timer = ElectionTimeout | BackoffExpired | FetchTimeout | CheckQuorumTimeout | FetchDue | ResendDue
 Input = Message | Timer | ClientAppend | Crash | Restart
 
 INPUT_TYPES: tuple[type, ...] = (
     *MESSAGE_TYPES, ElectionTimeout, BackoffExpired, FetchTimeout, CheckQuorumTimeout, FetchDue,
-    ClientAppend, Crash, Restart,
+    ResendDue, ClientAppend, Crash, Restart,
 )
 
 

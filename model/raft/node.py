@@ -35,6 +35,7 @@ from kspec.model.raft.messages import (
     Message,
     Output,
     PersistElection,
+    ResendDue,
     Restart,
     TruncateLog,
     VoteRequest,
@@ -376,6 +377,8 @@ def _step(node: Node, inp: Input) -> Step:
             return _on_check_quorum_timeout(node)
         case FetchDue(to=to):
             return _on_fetch_due(node, to)
+        case ResendDue(to=to):
+            return _on_resend_due(node, to)
         case ClientAppend(payload=payload):
             return _on_client_append(node, payload)
     raise TypeError(f"not a KRaft input: {inp!r}")
@@ -625,6 +628,10 @@ def _on_fetch_request(before: Node, node: Node, req: FetchRequest) -> Step:
                                     node.log[req.fetch_offset:], node.high_watermark),)
     new_role = _with_end_offset(role, req.src, req.fetch_offset)
     if req.src in node.voters:
+        if node.resends:
+            # a valid fetch acknowledges the leader too (Kafka's ReplicaState.updateFollowerState
+            # sets hasAcknowledgedLeader): RAFT-RULE-RESEND
+            new_role = replace(new_role, acknowledged=new_role.acknowledged | {req.src})
         fetched = new_role.fetched | {req.src}
         # Kafka resets the check-quorum timer as soon as a majority has fetched.
         new_role = replace(new_role, fetched=frozenset() if is_quorum(fetched | {node.id}, node.voters) else fetched)
@@ -657,7 +664,23 @@ def _on_response(before: Node, node: Node, resp: Message) -> Step:
         return _on_vote_response(node, resp)
     if isinstance(resp, FetchResponse):
         return _on_fetch_response(node, resp)
-    return node, ()
+    return _acknowledge(node, resp), ()
+
+
+def _acknowledge(node: Node, resp: BeginQuorumEpochResponse | EndQuorumEpochResponse) -> Node:
+    """RAFT-RULE-RESEND: a ``NONE`` BeginQuorumEpochResponse of the leader's epoch acknowledges
+    the leader (Kafka's ``LeaderState.addAcknowledgementFrom``), a ``NONE``
+    EndQuorumEpochResponse the resignation (``ResignedState.acknowledgeResignation``); neither
+    is sent again to that voter. Any other answer changes nothing (its epoch was handled by the
+    cross-role rules)."""
+    role = node.role
+    if not node.resends or resp.error != "NONE" or resp.epoch != node.epoch or resp.src not in node.voters:
+        return node
+    if isinstance(resp, BeginQuorumEpochResponse) and isinstance(role, Leader):
+        return replace(node, role=replace(role, acknowledged=role.acknowledged | {resp.src}))
+    if isinstance(resp, EndQuorumEpochResponse) and isinstance(role, Resigned):
+        return replace(node, role=replace(role, acknowledged=role.acknowledged | {resp.src}))
+    return node
 
 
 _Ballot = TypeVar("_Ballot", Candidate, Prospective)
@@ -809,6 +832,48 @@ def _on_fetch_due(node: Node, to: int) -> Step:
     return node, ()
 
 
+def unanswered(node: Node) -> list[int]:
+    """RAFT-RULE-RESEND: the voters this replica may send its role's request again, because they
+    have not answered it: a leader's voters that have not acknowledged its epoch (Kafka 3.3-3.8
+    ``nonAcknowledgingVoters``), a resigned leader's that have not acknowledged its resignation
+    (``unackedVoters``), a candidate's or prospective's that neither granted nor rejected its
+    (pre-)vote (``unrecordedVoters``; none while a candidate backs off, as ``pollCandidate``
+    sends nothing then). Empty in every other role, and where the replica keeps no record of
+    answers (``Node.resends``)."""
+    role = node.role
+    if not node.resends or not node.is_voter:
+        return []
+    answered: frozenset[int]
+    match role:
+        case Leader(acknowledged=acked) | Resigned(acknowledged=acked):
+            answered = acked
+        case Candidate(backing_off=False) | Prospective():
+            answered = role.granted | role.rejected
+        case _:
+            return []
+    return [v for v in _others(node) if v not in answered]
+
+
+def _on_resend_due(node: Node, to: int) -> Step:
+    """RAFT-RULE-RESEND: the role's request again, to one voter that has not answered it (KIP-595:
+    the leader keeps sending BeginQuorumEpoch until each voter has acknowledged it; the Raft
+    paper's servers retry RPCs that are not answered in time, §5.1). Anywhere else it does
+    nothing: the rule set allows no resend to a voter that answered, nor from any other role."""
+    if to not in unanswered(node):
+        return node, ()
+    role = node.role
+    match role:
+        case Leader():
+            return node, (BeginQuorumEpochRequest(node.id, to, node.epoch),)
+        case Resigned():
+            return node, (EndQuorumEpochRequest(node.id, to, node.epoch, ()),)
+        case Candidate():
+            return node, (VoteRequest(node.id, to, node.epoch, node.last_epoch, node.end_offset, False),)
+        case Prospective():
+            return node, (VoteRequest(node.id, to, node.epoch, node.last_epoch, node.end_offset, True),)
+    return node, ()
+
+
 def _on_client_append(node: Node, payload: tuple[int, ...]) -> Step:
     """The leader appends a client record in its epoch."""
     if not isinstance(node.role, Leader):
@@ -852,6 +917,7 @@ def enabled_inputs(node: Node) -> list[Input]:
             if not is_quorum(fetched | {node.id}, node.voters):
                 out.append(CheckQuorumTimeout())
             out.append(ClientAppend())
+    out += [ResendDue(v) for v in unanswered(node)]
     return out
 
 

@@ -11,10 +11,20 @@ from collections.abc import Sequence
 from typing import Any
 
 from kspec.model.core.protocol import Property, always, always_step, sometimes, sometimes_step
-from kspec.model.raft.messages import CheckQuorumTimeout, Crash, FetchResponse, Restart
+from kspec.model.raft.messages import (
+    BeginQuorumEpochRequest,
+    CheckQuorumTimeout,
+    Crash,
+    EndQuorumEpochRequest,
+    FetchResponse,
+    ResendDue,
+    Restart,
+    VoteRequest,
+)
+from kspec.model.raft.node import unanswered
 from kspec.model.raft.rules import majority
-from kspec.model.raft.state import Follower, Leader, Resigned
-from kspec.model.raft.system import Reboot
+from kspec.model.raft.state import Candidate, Follower, Leader, Node, Prospective, Resigned
+from kspec.model.raft.system import Fire, Reboot
 
 
 @always("RAFT-INV-ELECTION-SAFETY", "ElectionSafety", witnessed_by=("LeaderElected", "SecondEpochLeader"))
@@ -102,6 +112,54 @@ def epoch_monotonic(before: Any, action: Any, after: Any) -> bool:
     return all(a.epoch >= b.epoch for b, a in zip(before.nodes, after.nodes, strict=True))
 
 
+def resent(before: Any, action: Any, after: Any) -> list[Any]:
+    """The messages a ResendDue step put in flight (none for any other step)."""
+    if not (isinstance(action, Fire) and isinstance(action.input, ResendDue)):
+        return []
+    had = dict(before.network.items)
+    out: list[Any] = []
+    for m, c in after.network.items:
+        out += [m] * max(0, c - had.get(m, 0))
+    return out
+
+
+def _resend_kind(node: Node, m: Any) -> bool:
+    """Whether ``m`` is the request the replica's role sends (RAFT-RULE-RESEND)."""
+    match node.role:
+        case Leader():
+            return isinstance(m, BeginQuorumEpochRequest)
+        case Resigned():
+            return isinstance(m, EndQuorumEpochRequest)
+        case Candidate():
+            return isinstance(m, VoteRequest) and not m.pre_vote
+        case Prospective():
+            return isinstance(m, VoteRequest) and m.pre_vote
+    return False
+
+
+@always_step("RAFT-STEP-RESEND", "ResendOnlyUnanswered", witnessed_by=("BeginQuorumEpochResent",))
+def resend_only_unanswered(before: Any, action: Any, after: Any) -> bool:
+    """A resend goes only where the rule set allows (RAFT-RULE-RESEND): to the one voter it is
+    due to, which has not answered, as the request of the sender's role in its epoch (a
+    leader's BeginQuorumEpoch, a resigned leader's EndQuorumEpoch, a candidate's Vote, a
+    prospective's pre-vote); a replica in any other role resends nothing."""
+    msgs = resent(before, action, after)
+    if not msgs:
+        return True
+    sender = before.node(action.node)
+    to = action.input.to
+    return to in unanswered(sender) and all(
+        m.src == sender.id and m.dst == to and m.epoch == sender.epoch and _resend_kind(sender, m) for m in msgs)
+
+
+@sometimes("RAFT-WIT-BEGIN-EPOCH-RESENT", "BeginQuorumEpochResent")
+def begin_quorum_epoch_resent(s: Any) -> bool:
+    """A leader has sent BeginQuorumEpoch again to a voter that had not acknowledged it (its
+    first copy, or the answer, was lost). A state witness (the run's ghost ``resent``), so
+    guided runs plan a path to it (conformance/drivers/guide.py)."""
+    return "BeginQuorumEpochRequest" in s.resent
+
+
 @sometimes("RAFT-WIT-LEADER-ELECTED", "LeaderElected")
 def leader_elected(s: Any) -> bool:
     """Some replica is leader."""
@@ -179,9 +237,10 @@ def raft_properties() -> Sequence[Property[Any, Any]]:
     """Every KRaft property, invariants first."""
     return (
         election_safety, vote_once, committed_logs_agree, leader_completeness, high_watermark_durable,
-        high_watermark_monotonic, epoch_monotonic,
+        high_watermark_monotonic, epoch_monotonic, resend_only_unanswered,
         leader_elected, second_epoch_leader, vote_granted, record_committed, leader_after_commit,
         high_watermark_advances, follower_truncates, leader_resigns_check_quorum, restart_rejoins,
+        begin_quorum_epoch_resent,
     )
 
 

@@ -79,13 +79,17 @@ class Leader:
 
     ``end_offsets`` are the replicas' fetch offsets as the leader last saw them (sorted
     ``(replica, offset)`` pairs); ``fetched`` the voters that fetched since the check-quorum
-    timer was last reset.
+    timer was last reset; ``acknowledged`` the voters that acknowledged the epoch (a ``NONE``
+    BeginQuorumEpochResponse or a fetch, Kafka's ``hasAcknowledgedLeader``): the others are
+    sent BeginQuorumEpoch again (RAFT-RULE-RESEND). Kept only where a run can resend
+    (``Node.resends``), else empty.
     """
 
     epoch: int
     epoch_start: int
     end_offsets: tuple[tuple[int, int], ...] = ()
     fetched: frozenset[int] = frozenset()
+    acknowledged: frozenset[int] = frozenset()
 
     def end_offset_of(self, replica: int) -> int | None:
         for r, o in self.end_offsets:
@@ -113,9 +117,12 @@ class Follower:
 @dataclass(frozen=True, slots=True)
 class Resigned:
     """A former leader of ``epoch`` that stopped serving and waits for a successor
-    (RAFT-ROLE-RESIGNED). Not persisted: a leader restarts as Resigned."""
+    (RAFT-ROLE-RESIGNED). Not persisted: a leader restarts as Resigned. ``acknowledged``: the
+    voters that answered its EndQuorumEpoch with ``NONE`` (Kafka's ``ResignedState.unackedVoters``
+    are the others: sent it again, RAFT-RULE-RESEND); kept only where a run can resend."""
 
     epoch: int
+    acknowledged: frozenset[int] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,6 +183,11 @@ class Node:
     # The state machine's listener (RAFT-OBS-LISTENER), or None where the model runs without
     # one (the explorer, TLA+ and the voter-set model: it never changes what the protocol does).
     listener: Listener | None = None
+    # Whether the replica keeps who answered its requests (Leader.acknowledged,
+    # Resigned.acknowledged) and takes ResendDue (RAFT-RULE-RESEND): only where a run can
+    # resend (the model's ``max_resends`` bound), since that record decides nothing else and
+    # would multiply states elsewhere (the voter-set model, which runs without resends).
+    resends: bool = False
 
     @property
     def epoch(self) -> int:

@@ -35,11 +35,12 @@ from kspec.model.raft.messages import (
     Input,
     Message,
     Output,
+    ResendDue,
     Restart,
     VoteRequest,
     VoteResponse,
 )
-from kspec.model.raft.state import Down, Leader, Listener, Node, election_of
+from kspec.model.raft.state import Down, Leader, Listener, Node, Resigned, election_of
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,6 +97,9 @@ class Raft:
     duplicates: int = 0
     fetches: int = 0
     elections: int = 0
+    resends: int = 0
+    # ghost: the kinds of request a resend has sent in this run (RAFT-WIT-BEGIN-EPOCH-RESENT)
+    resent: frozenset[str] = frozenset()
     elected: frozenset[tuple[int, int]] = frozenset()
     votes: frozenset[tuple[int, int, int]] = frozenset()
     committed: frozenset[tuple[int, Entry, int]] = frozenset()
@@ -113,6 +117,7 @@ COUNTED_INPUTS: tuple[tuple[tuple[type, ...], str, str], ...] = (
     ((ClientAppend,), "appends", "max_appends"),
     ((FetchDue,), "fetches", "max_fetches"),
     (ELECTION_TIMERS, "elections", "max_elections"),
+    ((ResendDue,), "resends", "max_resends"),
 )
 
 StepFn = Callable[[Node, Input], tuple[Node, tuple[Output, ...]]]
@@ -126,12 +131,13 @@ class RaftModel:
     def __init__(self, *, voters: int = 3, observers: int = 0, max_epoch: int = 2, max_appends: int = 1,
                  max_crashes: int = 1, max_inflight: int = 2, max_duplicates: int = 0, max_fetches: int = 2,
                  max_elections: int = 2, reboot: bool = True, symmetry: bool = True, pre_vote: bool = False,
-                 kip853: bool = False, step: StepFn | None = None, listener: ListenerRules | None = None) -> None:
+                 kip853: bool = False, step: StepFn | None = None, listener: ListenerRules | None = None,
+                 max_resends: int = 0) -> None:
         self.bounds: dict[str, int | bool] = {
             "voters": voters, "observers": observers, "max_epoch": max_epoch, "max_appends": max_appends,
             "max_crashes": max_crashes, "max_inflight": max_inflight, "max_duplicates": max_duplicates,
             "max_fetches": max_fetches, "max_elections": max_elections, "reboot": reboot,
-            "symmetry": symmetry, "pre_vote": pre_vote, "kip853": kip853,
+            "symmetry": symmetry, "pre_vote": pre_vote, "kip853": kip853, "max_resends": max_resends,
         }
         self.voter_ids = frozenset(range(1, voters + 1))
         self.replica_ids = tuple(range(1, voters + observers + 1))
@@ -156,6 +162,10 @@ class RaftModel:
 
     def init_states(self) -> Sequence[Raft]:
         state = Raft(tuple(node_mod.new_node(i, self.voter_ids, self.pre_vote, self.kip853) for i in self.replica_ids))
+        if self.resending:
+            # the replicas keep who answered their requests only where a run can resend
+            # (RAFT-RULE-RESEND, RAFT-MODEL-ONE-RESEND)
+            state = replace(state, nodes=tuple(replace(n, resends=True) for n in state.nodes))
         if self.listener is not None:
             state = replace(state, nodes=tuple(replace(n, listener=Listener()) for n in state.nodes))
         for n in state.nodes:
@@ -199,6 +209,11 @@ class RaftModel:
                         fetching = fetch_in_flight(state, n.id)
                     if fetching:
                         continue
+                if isinstance(inp, ResendDue) and (state.resends >= int(b["max_resends"])
+                                                   or exchange_in_flight(state, n.id, inp.to)):
+                    # RAFT-MODEL-ONE-RESEND: the next copy waits for the answer to the last one
+                    # (or for either to be lost), as Kafka's request timeout without time.
+                    continue
                 yield Fire(n.id, inp)
             if state.crashes < int(b["max_crashes"]):
                 yield Reboot(n.id) if b["reboot"] else Fire(n.id, Crash())
@@ -227,7 +242,14 @@ class RaftModel:
                         if used >= int(self.bounds[bound]):
                             return None
                         state = replace(state, **{counter: used + 1})
-                return self._apply(state, replica, inp)
+                after = self._apply(state, replica, inp)
+                if after is not None and isinstance(inp, ResendDue):
+                    sent = {type(m).__name__ for m in after.network.distinct() if m not in state.network}
+                    if not sent <= after.resent:
+                        after = replace(after, resent=after.resent | sent)
+                    if after.resends >= int(self.bounds["max_resends"]):
+                        after = _forget_answers(after)
+                return after
             case Reboot(node=replica):
                 if state.crashes >= int(self.bounds["max_crashes"]) or isinstance(state.node(replica).role, Down):
                     return None
@@ -237,6 +259,11 @@ class RaftModel:
                     return None  # a reboot that loses nothing is not a new behaviour
                 return replace(up, crashes=state.crashes + 1)
         return None
+
+    @property
+    def resending(self) -> bool:
+        """Whether a run may resend (RAFT-RULE-RESEND): the ``max_resends`` budget is not 0."""
+        return int(self.bounds.get("max_resends", 0)) > 0
 
     def within_bounds(self, state: Raft) -> bool:
         return (max(n.epoch for n in state.nodes) <= int(self.bounds["max_epoch"])
@@ -254,12 +281,21 @@ class RaftModel:
             return None  # the input does nothing in this role: not an enabled action
         nodes = list(state.nodes)
         nodes[replica - 1] = after
-        sent: list[Message] = [o for o in outputs if is_message(o) and not _inert(o, state)]
+        sent: list[Message] = [o for o in outputs if is_message(o) and not self._inert(o, state)]
         if isinstance(inp, REQUEST_TYPES) and inp.orphaned:
             # Its sender no longer expects the answer (RAFT-MODEL-IGNORED-RESPONSES).
             sent = [m for m in sent if not (m.dst == inp.src and isinstance(m, RESPONSE_TYPES))]
         network = _forget_ignored(state.network, before, after, inp, sent)
         return record_history(replace(state, nodes=tuple(nodes), network=network.add_all(sent)), before, after)
+
+    def _inert(self, msg: Message, state: Raft) -> bool:
+        """RAFT-MODEL-INERT-RESPONSES: a response that changes nothing at its destination now
+        or later is not put in flight; with resends, one that still acknowledges is kept."""
+        if not _inert(msg, state):
+            return False
+        if not self.resending or state.resends >= int(self.bounds["max_resends"]):
+            return True
+        return not acknowledges(msg, state.node(msg.dst))
 
     def node_events(self, state: Raft, action: Action) -> list[tuple[int, Input]]:
         """The node-level inputs an action gives, in order: one for a delivery or a fired
@@ -324,6 +360,20 @@ def _inert(msg: Message, state: Raft) -> bool:
     RAFT-MODEL-INERT-RESPONSES)."""
     return (isinstance(msg, BeginQuorumEpochResponse | EndQuorumEpochResponse) and msg.error == "NONE"
             and msg.epoch <= state.node(msg.dst).epoch)
+
+
+def acknowledges(msg: Message, dst: Node) -> bool:
+    """Whether ``msg`` (a ``NONE`` BeginQuorumEpoch or EndQuorumEpoch response) would add its
+    sender to what ``dst`` records as answered (RAFT-RULE-RESEND): ``dst`` leads (or resigned)
+    in the response's epoch and has no acknowledgement from the sender yet."""
+    role = dst.role
+    if not dst.resends or msg.epoch != dst.epoch or msg.src not in dst.voters:
+        return False
+    if isinstance(msg, BeginQuorumEpochResponse) and isinstance(role, Leader):
+        return msg.src not in role.acknowledged
+    if isinstance(msg, EndQuorumEpochResponse) and isinstance(role, Resigned):
+        return msg.src not in role.acknowledged
+    return False
 
 
 def _forget_ignored(network: Bag[Message], before: Node, after: Node, inp: Input,
@@ -395,6 +445,30 @@ def fetch_in_flight(state: Raft, replica: int) -> bool:
     return False
 
 
+def _forget_answers(state: Raft) -> Raft:
+    """The resend budget is spent: who answered decides nothing any more, so the replicas stop
+    keeping it (``Node.resends``) and forget it; states that differ only there are one
+    (RAFT-MODEL-ONE-RESEND)."""
+    nodes = []
+    for n in state.nodes:
+        role = n.role
+        if isinstance(role, Leader | Resigned) and role.acknowledged:
+            role = replace(role, acknowledged=frozenset())
+        nodes.append(replace(n, role=role, resends=False) if n.resends or role is not n.role else n)
+    return replace(state, nodes=tuple(nodes))
+
+
+def exchange_in_flight(state: Raft, replica: int, peer: int) -> bool:
+    """Whether ``replica`` has a request out to ``peer`` (one it still expects an answer to) or
+    an answer from ``peer`` on its way to it: Kafka's connection to ``peer`` is not ready, so
+    no new request to it leaves (RAFT-MODEL-ONE-RESEND)."""
+    for m in state.network.distinct():
+        if (isinstance(m, REQUEST_TYPES) and m.src == replica and m.dst == peer and not m.orphaned) or (
+                isinstance(m, RESPONSE_TYPES) and m.src == peer and m.dst == replica):
+            return True
+    return False
+
+
 def record_history(state: Raft, before: Node, after: Node) -> Raft:
     """Update the ghost history after replica ``after.id`` moved from ``before`` to ``after``."""
     elected, votes, committed = state.elected, state.votes, state.committed
@@ -439,7 +513,8 @@ def describe_action(action: Action) -> str:
         case Duplicate(message=m):
             return f"duplicate {_msg(m)}"
         case Fire(node=n, input=inp):
-            return f"replica {n}: {type(inp).__name__}" + (f"(to={inp.to})" if hasattr(inp, "to") else "")
+            return f"replica {n}: {type(inp).__name__}" + (f"(to={inp.to})" if isinstance(inp, FetchDue | ResendDue)
+                                                            else "")
         case Reboot(node=n):
             return f"replica {n}: crash and restart"
     return repr(action)

@@ -15,6 +15,7 @@ from kspec.model.core.evolve import evolve as replace
 from kspec.model.raft import node as node_mod
 from kspec.model.raft.listener import ListenerRules
 from kspec.model.raft.messages import (
+    BeginQuorumEpochRequest,
     CheckQuorumTimeout,
     ElectionTimeout,
     FetchDue,
@@ -22,6 +23,7 @@ from kspec.model.raft.messages import (
     Halt,
     Input,
     Output,
+    ResendDue,
     Restart,
     VoteRequest,
     VoteResponse,
@@ -123,6 +125,23 @@ def kafka_observer_voted_stands(node: Node, inp: Input) -> tuple[Node, tuple[Out
     return node_mod.step(node, inp)
 
 
+def resends_to_acknowledged(node: Node, inp: Input) -> tuple[Node, tuple[Output, ...]]:
+    """A leader whose resend goes to every other voter, acknowledged or not (Kafka 3.9+'s
+    heartbeat, which KIP-595's rule set does not allow: RAFT-RULE-RESEND)."""
+    after, outputs = node_mod.step(node, inp)
+    if isinstance(inp, ResendDue) and isinstance(node.role, Leader) and outputs:
+        outputs = tuple(BeginQuorumEpochRequest(node.id, v, node.epoch) for v in sorted(node.voters - {node.id}))
+    return after, outputs
+
+
+def never_resends(node: Node, inp: Input) -> tuple[Node, tuple[Output, ...]]:
+    """A leader that sends BeginQuorumEpoch once, at election, and never again: a voter whose
+    copy was lost learns the leader only by timing out."""
+    if isinstance(inp, ResendDue) and isinstance(node.role, Leader):
+        return node, ()
+    return node_mod.step(node, inp)
+
+
 @dataclass(frozen=True, slots=True)
 class Variant:
     """A broken variant: its step function, the property it breaks, the bounds that show it,
@@ -149,6 +168,10 @@ CATALOGUE: dict[str, Variant] = {
     "never-resigns": Variant(never_resigns, "LeaderResignsCheckQuorum",
                              {"max_epoch": 1, "max_crashes": 0, "max_appends": 0}),
     "ignores-diverging-epoch": Variant(ignores_diverging_epoch, "FollowerTruncates", {"max_crashes": 0}),
+    "resends-to-acknowledged": Variant(resends_to_acknowledged, "ResendOnlyUnanswered",
+                                       {"max_epoch": 1, "max_crashes": 0, "max_appends": 0, "max_resends": 1}),
+    "never-resends": Variant(never_resends, "BeginQuorumEpochResent",
+                             {"max_epoch": 1, "max_crashes": 0, "max_appends": 0, "max_resends": 1}),
 }
 
 

@@ -133,12 +133,18 @@ class ShardState:
 
 
 @dataclass(frozen=True, slots=True)
-class WriteRequest:
-    """WriteShareGroupState for one share-partition (the service splits requests per key)."""
+class _RequestHead:
+    """What every request names first: the share-partition it is for."""
 
     group_id: str
     topic_id: str | None
     partition: int
+
+
+@dataclass(frozen=True, slots=True)
+class WriteRequest(_RequestHead):
+    """WriteShareGroupState for one share-partition (the service splits requests per key)."""
+
     leader_epoch: int
     state_epoch: int
     start_offset: int
@@ -146,42 +152,29 @@ class WriteRequest:
 
 
 @dataclass(frozen=True, slots=True)
-class ReadRequest:
+class ReadRequest(_RequestHead):
     """ReadShareGroupState for one share-partition (readStateAndMaybeUpdateLeaderEpoch)."""
 
-    group_id: str
-    topic_id: str | None
-    partition: int
     leader_epoch: int
 
 
 @dataclass(frozen=True, slots=True)
-class InitializeRequest:
+class InitializeRequest(_RequestHead):
     """InitializeShareGroupState (Kafka 4.1+), sent by the group coordinator."""
 
-    group_id: str
-    topic_id: str | None
-    partition: int
     state_epoch: int
     start_offset: int
 
 
 @dataclass(frozen=True, slots=True)
-class DeleteRequest:
+class DeleteRequest(_RequestHead):
     """DeleteShareGroupState (Kafka 4.1+)."""
-
-    group_id: str
-    topic_id: str | None
-    partition: int
 
 
 @dataclass(frozen=True, slots=True)
-class ReadSummaryRequest:
+class ReadSummaryRequest(_RequestHead):
     """ReadShareGroupStateSummary (Kafka 4.1+)."""
 
-    group_id: str
-    topic_id: str | None
-    partition: int
     leader_epoch: int
 
 

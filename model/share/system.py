@@ -105,11 +105,16 @@ class Write:
 
 
 @dataclass(frozen=True, slots=True)
-class Read:
-    """The current leader reads the state (recording its epoch when new)."""
+class _ByLeaderEpoch:
+    """What a read and a summary carry: the leader epoch they are made at and the share-partition."""
 
     leader_epoch: int
     key: SharePartitionKey = KEY
+
+
+@dataclass(frozen=True, slots=True)
+class Read(_ByLeaderEpoch):
+    """The current leader reads the state (recording its epoch when new)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,11 +140,8 @@ class Delete:
 
 
 @dataclass(frozen=True, slots=True)
-class Summary:
+class Summary(_ByLeaderEpoch):
     """A ReadShareGroupStateSummary (4.1+: the group coordinator describing offsets)."""
-
-    leader_epoch: int
-    key: SharePartitionKey = KEY
 
 
 @dataclass(frozen=True, slots=True)
@@ -294,7 +296,8 @@ class ShareSystem:
           and one above the group coordinator's; a write with leader epoch -1 and one from a
           leader not yet read (epoch + 1); reads with epoch + 1 and epoch - 1;
         - ``initialize``: initialize at the group's state epoch again and at the one before (a
-          stale group coordinator), and of the other keys below;
+          stale group coordinator), and of the other keys below; from 4.4 one at state epoch -1
+          (refused);
         - ``reorder``: once a write moved the stored start offset past 0, a write with start
           offset 0 (an out-of-order write of the leader);
         - ``batches``: writes by the current leader of multi-offset batches (BATCH_PROBES);
@@ -305,7 +308,8 @@ class ShareSystem:
           have (``g:T:2``, a write) and of partition -1 (their initialize, delete and
           read-summary are in those categories);
         - ``image``: topic ``U`` deleted from the metadata image (``DeleteTopic``), then, while
-          ``g:U:0``'s state is still stored, its leader's read and write (both must fail).
+          ``g:U:0``'s state is still stored, its leader's read and write (both must fail) and a
+          write at a stale state epoch (fenced before the image is checked).
         Requests a release has no API for (SHARE-VER-INITIALIZE) are not sent to it.
         """
         le, ge, api = state.leader_epoch, state.group_state_epoch, self.rules.initialize
@@ -326,6 +330,11 @@ class ShareSystem:
             yield "initialize", Initialize(ge, 0)
             if ge > 0:
                 yield "initialize", Initialize(ge - 1, 0)
+            if self.rules.negative_epochs_refused:
+                # 4.4 refuses a negative state epoch in initialize too, not only in writes and
+                # reads (SHARE-VER-NEGATIVE-EPOCHS-REFUSED). Sent for another key, so the actors'
+                # epochs stay the key's.
+                yield "initialize", Initialize(NOT_SET, 0, key=OTHER_PARTITION)
             yield "delete", Delete()
             yield "summary", Summary(le)
             yield "summary", Summary(NOT_SET)
@@ -350,6 +359,9 @@ class ShareSystem:
             # The deleted topic's state is still stored: its leader's requests must now fail.
             yield "image", Read(0, key=DOOMED)
             yield "image", Write(0, side_start, side_batches, state_epoch=1, key=DOOMED)
+            # A stale group coordinator's state epoch: the fences come before the image, so it is
+            # FENCED_STATE_EPOCH, not UNKNOWN_TOPIC_OR_PARTITION (SHARE-RULE-METADATA-UPDATE).
+            yield "image", Write(0, side_start, side_batches, state_epoch=0, key=DOOMED)
         yield "keys", Write(0, side_start, side_batches, state_epoch=1, key=UNHOSTED)
         yield "keys", Write(0, side_start, side_batches, state_epoch=1, key=NEGATIVE)
         yield "keys", Read(0, key=NEGATIVE)

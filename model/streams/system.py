@@ -406,6 +406,12 @@ def streams_properties(model: StreamsSystem) -> list[Property[State, Action]]:
         if model.standbys > 0:
             props.append(sometimes("STREAMS-WIT-STANDBY", "key_has_standby")(
                 lambda s: (r := available(s)) is not None and bool(r.standby_hosts)))
+        if model.standbys >= 2:
+            # A published plan with two standby hosts for a partition (a lookup that keeps them
+            # in a scalar names one). A state, not an answer: the guide's graph keeps no answers,
+            # so this is what makes a guided path reach it and query there.
+            props.append(sometimes("STREAMS-WIT-TWO-STANDBYS", "partition_with_two_standbys")(
+                lambda s: s.published is not None and any(len(b) >= 2 for b in s.published.standby)))
     if len(model.instances) > model.standbys + 1:
         # A member can get no task only when the tasks' actives and standbys need fewer members.
         props.append(sometimes("STREAMS-WIT-IDLE-MEMBER", "member_without_task_listed",

@@ -13,10 +13,12 @@ from typing import Any
 from kspec.model.core.memo import by_identity
 from kspec.model.core.protocol import Property, always, always_step, sometimes, sometimes_step
 from kspec.model.raft import properties as raft_props
+from kspec.model.raft.messages import FetchDue, FetchRequest
 from kspec.model.raft.state import Down, Leader, Resigned, Unattached, Voted
+from kspec.model.raft.system import Fire
 from kspec.model.voters.control import KRAFT_VERSION, VOTERS, rebuild, view, voters_of
 from kspec.model.voters.history import voter_ids
-from kspec.model.voters.node import AddVoter
+from kspec.model.voters.node import AddVoter, VoterNode, seeks_leader
 
 
 def _voter_records(log: Any) -> list[tuple[int, Any]]:
@@ -179,6 +181,20 @@ def uncommitted_change_truncated(before: Any, action: Any, after: Any) -> bool:
     return any(o >= len(a.log) for o, _ in _voter_records(b.log))
 
 
+@sometimes_step("VOTERS-WIT-OBSERVER-BOOTSTRAP", "ObserverAsksBootstrap")
+def observer_asks_bootstrap(before: Any, action: Any, after: Any) -> bool:
+    """An observer without a leader sends its Fetch to a bootstrap server while the set in force
+    is not the bootstrap servers (VOTERS-RULE-OBSERVER-BOOTSTRAP: the configuration's list, not
+    the set, is where it asks; a voter removed from the set, now an observer, asks it too)."""
+    if not isinstance(action, Fire) or not isinstance(action.input, FetchDue):
+        return False
+    node, to = before.node(action.node), action.input.to
+    if not isinstance(node, VoterNode) or not seeks_leader(node) or node.voters == node.bootstrap_servers:
+        return False
+    return to in node.bootstrap_servers and any(
+        isinstance(m, FetchRequest) and m.src == node.id and m.dst == to for m in after.network.distinct())
+
+
 @sometimes("VOTERS-WIT-SNAPSHOT", "SnapshotTaken")
 def snapshot_taken(s: Any) -> bool:
     """A replica took a snapshot past the bootstrap checkpoint, carrying a voter set."""
@@ -222,7 +238,7 @@ def voters_properties(*, upgrade: bool, crashes: bool = False, open_vote: bool =
         consecutive_sets_differ_by_one, at_most_one_uncommitted, voters_from_log_end, control_state_rebuilds,
         history_offsets_increase, bootstrap_voters_replicated, added_voter_caught_up, election_safety, committed_agree,
         leader_completeness, leader_elected, bootstrap_voters_committed, voter_added, added_voter_votes,
-        voter_removed, removed_leader_resigns, uncommitted_change_truncated, snapshot_taken,
+        voter_removed, removed_leader_resigns, uncommitted_change_truncated, observer_asks_bootstrap, snapshot_taken,
     ]
     if open_vote:
         props.append(vote_across_sets)

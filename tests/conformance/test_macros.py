@@ -175,3 +175,29 @@ def test_stray_campaign_of_a_voter_behind_loses() -> None:
     assert ("stray", macro) in driver.candidates(state)
     _check_expansion(driver, state, macro)
     assert not isinstance((driver.expand(state, macro) or [])[-1][1].node(2).role, Leader)
+
+
+def test_canvass_then_stray_campaign_loses_and_keeps_the_vote() -> None:
+    """RAFT-KIP996-LOSS reached in four macros: replica 1 leads epoch 1 (replica 2 follows it
+    but never fetched), replica 3 catches up; replica 3 canvasses replica 2 alone, which votes
+    for it in epoch 2 (macros.Canvass); replica 2's own campaign is rejected on the log check
+    by the candidate and by the old leader, neither naming a leader, so it loses and keeps its
+    vote for replica 3 (the red-team's prospective-loss-forgets-vote forgets it)."""
+    from kspec.model.raft.state import Voted
+
+    driver, state = _raft_path({"pre_vote": True, "kip853": True, "faults": False, "voters": 3}, [
+        ("timer", lambda a: a.node == 1), ("deliver", _delivers("VoteRequest", 2)),
+        ("deliver", _delivers("VoteResponse", 1)), ("deliver", _delivers("VoteRequest", 2)),
+        ("deliver", _delivers("VoteResponse", 1)), ("deliver", _delivers("BeginQuorumEpochRequest", 2)),
+        ("deliver", _delivers("BeginQuorumEpochRequest", 3)), ("round_trip", lambda a: a.node == 3)])
+    canvass = macros.Canvass(3, 2)
+    assert ("stray", canvass) in driver.candidates(state)
+    _check_expansion(driver, state, canvass)
+    state = (driver.expand(state, canvass) or [])[-1][1]
+    voted = state.node(2).role
+    assert isinstance(voted, Voted) and voted.voted_for == 3 and voted.epoch == 2
+    stray = macros.StrayCampaign(2)
+    assert ("stray", stray) in driver.candidates(state)
+    _check_expansion(driver, state, stray)
+    after = (driver.expand(state, stray) or [])[-1][1]
+    assert after.node(2).role == voted

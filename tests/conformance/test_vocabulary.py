@@ -60,7 +60,7 @@ def test_streams_keys_at_every_boundary_are_asked() -> None:
     partitions: set[int] = set()
     store_queries: set[str] = set()
     counts: set[tuple[str, int]] = set()
-    standby_only = False
+    standby_only = two_standbys = False
     for config, inp in _inputs("streams"):
         kinds.add(inp["type"])
         partitions.add(int(config["partitions"]))
@@ -72,6 +72,8 @@ def test_streams_keys_at_every_boundary_are_asked() -> None:
             a = inp["assignment"]
             counts |= set(a["partitions"].items())
             standby_only |= any(not a["active"][h] and a["standby"][h] for h in a["active"])
+            held = [tuple(tp) for tps in a["standby"].values() for tp in tps]
+            two_standbys |= any(held.count(tp) >= 2 for tp in held)
     assert kinds == {"RebalanceStarted", "RebalanceFinished", "MetadataForKey", "AllMetadata", "AllMetadataForStore"}
     assert set(KEYS) <= keys[STORE]  # empty, every murmur2 tail length, non-ASCII, long
     assert set(WIDE_KEYS) <= keys[JOINED]  # a store over two topics of different sizes
@@ -80,6 +82,7 @@ def test_streams_keys_at_every_boundary_are_asked() -> None:
     assert {1, 2, 3, 4, 8} <= partitions  # partition counts at the edges
     assert {(SIDE_TOPIC, 1), ("input", 1), ("input", 8)} <= counts
     assert standby_only  # a member that holds standby tasks only
+    assert two_standbys  # a partition with two standby hosts (a lookup keeping one in a scalar)
 
 
 def test_voters_requests_off_the_protocol_are_sent() -> None:

@@ -137,6 +137,44 @@ def test_free_log_follows_the_control_state() -> None:
     assert "ONE-VOTER-DIFF" in (_history_violation(1, jump, 1, []) or "")
 
 
+BENCH = Path(__file__).resolve().parents[2] / "bench"
+
+
+def test_free_log_probes_end_every_guided_path() -> None:
+    """VOTERS-DRIVE-FREE-PROBE: a guided log-level path ends with the free log's script: a
+    disjoint VotersRecord after a single change, a refused read at the next offset and an
+    answered one below it, a truncation and a read at the new log end (refused), a rewrite."""
+    driver = VotersDriver({"hosts": 3, "voters": 3, "kraft_version": 1, "pre_vote": False, "level": "log"})
+    state = driver.resolve(driver.init_state(), StartUp())
+    for k in (0, 1):
+        script = driver.probes(state, k)
+        after = state
+        cells = []
+        for _, action in script:
+            cells += driver.input_cells(after, action)
+            after = driver.resolve(after, action)
+            assert after is not None, action
+        kinds = [kind for _, kind in cells]
+        assert kinds[:2] == ["Voters:one-change", "Voters:disjoint"], kinds
+        assert kinds[2:4] == ["Read:refused", "Read"] and "Truncate" in kinds, kinds
+        cut = kinds.index("Truncate")
+        assert kinds[cut + 1] == "Read:refused", kinds  # at the new log end: K2's reader answers
+    assert driver.probes(driver.resolve(driver.init_state(), StartUp()), 0) != driver.probes(state, 1)
+    replica = VotersDriver({"hosts": 3, "voters": 3, "kraft_version": 1, "pre_vote": False, "level": "replica"})
+    assert replica.probes(replica.resolve(replica.init_state(), StartUp()), 0) == []
+
+
+def test_free_log_reader_bugs_caught_by_the_first_guided_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The red-team reader bugs (bench/redteam/voters_scratch.py) that escaped seeds or showed
+    only after the guided runs, at the default budget, are caught by the first guided path's
+    probes (the guided paths do not depend on the seed)."""
+    monkeypatch.syspath_prepend(str(BENCH))
+    for bug in ("TruncateKeepsNextOffset", "ReadRefusedOffByOne", "NonOverlappingRefused"):
+        result = run_conformance("voters", resolve_target(f"python:redteam.voters_scratch:{bug}", "voters"),
+                                 out_dir=tmp_path)
+        assert result.verdict == "diverges" and result.first_runs == 1, (bug, result.first_runs)
+
+
 def test_observation_checks_name_the_rule() -> None:
     ok = {"voters": [[1, 1], [2, 2]], "history": [[-1, [[1, 1]]], [3, [[1, 1], [2, 2]]]]}
     assert _history_violation(1, ok, 4, []) is None
@@ -171,7 +209,7 @@ def test_cli_targets_conform_replay(capsys: pytest.CaptureFixture[str], tmp_path
     assert code == 0 and doc["verdict"] == "conforms"
     # Issue #18: the free log writes consecutive VotersRecords sharing no voter, and reads at
     # every offset (refused past the next offset); the run's coverage matrix counts them (the
-    # default run at seed 0, 363 runs, counts 260 disjoint pairs; these 15 runs are its first).
+    # default run at seed 0, 355 runs, counts 384 disjoint pairs; these 15 runs are its first).
     free = doc["coverage"]["matrix"]["free log"]
     assert free["Voters:disjoint"] > 0 and free["Voters:no-majority"] > 0
     assert free["Read"] > 0 and free["Read:refused"] > 0 and free["Truncate"] > 0 and free["Snapshot"] > 0

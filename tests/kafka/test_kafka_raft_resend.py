@@ -12,6 +12,11 @@ line) rests on observed behaviour and a release that changes it fails here:
   voter whose request is still awaited (request timeout 10^9 ms) does not.
 
 The leader stays leader throughout (half the fetch timeout is below check-quorum's 1.5 x).
+
+Then the adapter's ``ResendDue`` (RAFT-RULE-RESEND) on a fresh leader whose BeginQuorumEpoch voter
+3 acknowledged: every line reports the resend to voter 2 alone; 3.9+ also sent its heartbeat to
+the acknowledged voter 3 (the deviation ``raft-begin-epoch-heartbeat``), a copy the adapter
+holds (``held_resends``) because KIP-595's rule sends it nowhere.
 Each version runs in a child process (this file as a script prints one JSON document)."""
 
 from __future__ import annotations
@@ -51,6 +56,17 @@ def child(version: str) -> dict[str, Any]:
     out["after_half_fetch_timeout"] = begins(node.outputs)
     out["role_after"] = node.observation()["role"]
     node.close()
+
+    node = target.start(1, {"voters": [1, 2, 3]})
+    node.step({"type": "ElectionTimeout"})
+    node.step({"type": "VoteResponse", "src": 2, "dst": 1, "epoch": 1, "granted": True, "leader": None,
+               "pre_vote": False, "error": "NONE"})
+    node.step({"type": "BeginQuorumEpochResponse", "src": 3, "dst": 1, "epoch": 1, "leader": 1, "error": "NONE"})
+    resent = node.step({"type": "ResendDue", "to": 2})
+    out["resend_due"] = begins(resent.outputs)
+    out["held_after_resend"] = sorted(node.held_resends)
+    out["role_after_resend"] = resent.observation["role"]
+    node.close()
     return out
 
 
@@ -65,6 +81,9 @@ def test_begin_quorum_epoch_resend_by_line(version: str) -> None:
         assert report["after_lost"] == [], report  # the heartbeat timer decides
         assert report["after_half_fetch_timeout"] == [2], report  # 3's request is still awaited
     assert report["role_after"] == "leader", report
+    assert report["resend_due"] == [2] and report["role_after_resend"] == "leader", report
+    # 3.9+: the heartbeat also went to voter 3, which had acknowledged (held, not judged)
+    assert report["held_after_resend"] == ([] if version < "3.9" else [3]), report
 
 
 if __name__ == "__main__":

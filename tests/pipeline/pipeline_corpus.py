@@ -10,10 +10,15 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from kspec.conformance.clikit import build_model, protocol_info
+from kspec.conformance.pipeline.engine import RawLine
+from kspec.conformance.pipeline.inputs import expand_inputs
+from kspec.conformance.pipeline.reader import Limits, plan_splits, read_split
+from kspec.conformance.pipeline.records import trace_key
 from kspec.conformance.traces.writer import write_traces
 from kspec.model.core.explorer import simulate
 
@@ -126,3 +131,15 @@ def _plant_damage(corpus: Corpus, path: Path) -> None:
     corpus.damaged = {(f, n + 1 if f == name and n > 10 else n): r for (f, n), r in corpus.damaged.items()}
     path.write_text("\n".join(out) + "\n")
     corpus.lines += sum(1 for t in out if t.strip())
+
+
+def corpus_groups(root: Path) -> dict[str, list[tuple[str, RawLine]]]:
+    """The corpus's JSON Lines records grouped by trace id, as the replay loops take them:
+    (file, (line number, raw bytes, damage)), blank well-formed lines left out."""
+    groups: dict[str, list[tuple[str, RawLine]]] = defaultdict(list)
+    for split in plan_splits(expand_inputs([str(root)]).jsonl, 1 << 30):
+        for n, (raw, damage) in enumerate(read_split(split, Limits()), start=1):
+            if damage is None and not raw.strip():
+                continue
+            groups[trace_key(split.file, n, raw, damage)].append((split.file, (n, raw, damage)))
+    return groups

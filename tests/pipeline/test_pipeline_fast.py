@@ -10,13 +10,10 @@ from collections import defaultdict
 from pathlib import Path
 
 import pytest
-from pipeline_corpus import Corpus, build
+from pipeline_corpus import Corpus, build, corpus_groups
 
 from kspec.conformance.pipeline import fast
-from kspec.conformance.pipeline.engine import RawLine, judge_lines
-from kspec.conformance.pipeline.inputs import expand_inputs
-from kspec.conformance.pipeline.reader import Limits, plan_splits, read_split
-from kspec.conformance.pipeline.records import trace_key
+from kspec.conformance.pipeline.engine import judge_lines
 
 
 @pytest.fixture(scope="module")
@@ -24,18 +21,8 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Corpus:
     return build(tmp_path_factory.mktemp("fast"))
 
 
-def _groups(root: Path) -> dict[str, list[tuple[str, RawLine]]]:
-    groups: dict[str, list[tuple[str, RawLine]]] = defaultdict(list)
-    for split in plan_splits(expand_inputs([str(root)]).jsonl, 1 << 30):
-        for n, (raw, damage) in enumerate(read_split(split, Limits()), start=1):
-            if damage is None and not raw.strip():
-                continue
-            groups[trace_key(split.file, n, raw, damage)].append((split.file, (n, raw, damage)))
-    return groups
-
-
 def test_fast_loop_gives_the_reference_outcome_for_every_trace(corpus: Corpus) -> None:
-    groups = _groups(corpus.root)
+    groups = corpus_groups(corpus.root)
     statuses: dict[str, int] = defaultdict(int)
     fast_path = 0
     for key, lines in groups.items():
@@ -52,7 +39,7 @@ def test_fast_loop_gives_the_reference_outcome_for_every_trace(corpus: Corpus) -
 def test_fast_loop_compares_outputs_as_multisets_and_reads_extra_keys_like_the_reference(corpus: Corpus) -> None:
     import json
 
-    groups = _groups(corpus.root)
+    groups = corpus_groups(corpus.root)
     clean = corpus.traces - set(corpus.planted) - corpus.quarantined_traces
     key = next(k for k in sorted(clean) if k in groups)
     lines = groups[key]

@@ -9,15 +9,13 @@ from __future__ import annotations
 import json
 import random
 import re
-from collections import defaultdict
 from pathlib import Path
 
 import pytest
-from pipeline_corpus import Corpus, build, simulate_into
+from pipeline_corpus import Corpus, build, corpus_groups, simulate_into
 
 from kspec.conformance.pipeline import fast, reader, records
 from kspec.conformance.pipeline.engine import RawLine, judge_lines
-from kspec.conformance.pipeline.inputs import expand_inputs
 from kspec.conformance.pipeline.reader import KEEP, Limits, plan_splits, read_split
 from kspec.conformance.pipeline.records import trace_key
 
@@ -27,23 +25,13 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Corpus:
     return build(tmp_path_factory.mktemp("lean"))
 
 
-def _groups(root: Path) -> dict[str, list[tuple[str, RawLine]]]:
-    groups: dict[str, list[tuple[str, RawLine]]] = defaultdict(list)
-    for split in plan_splits(expand_inputs([str(root)]).jsonl, 1 << 30):
-        for n, (raw, damage) in enumerate(read_split(split, Limits()), start=1):
-            if damage is None and not raw.strip():
-                continue
-            groups[trace_key(split.file, n, raw, damage)].append((split.file, (n, raw, damage)))
-    return groups
-
-
 def _fresh_caches(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(fast, "_CACHES", {})
 
 
 def test_memoised_steps_give_the_reference_outcome_cold_warm_and_when_cleared(
         corpus: Corpus, monkeypatch: pytest.MonkeyPatch) -> None:
-    groups = _groups(corpus.root)
+    groups = corpus_groups(corpus.root)
     want = {key: judge_lines("raft", key, lines) for key, lines in groups.items()}
     _fresh_caches(monkeypatch)
     for _ in range(2):  # cold, then every step memoised
@@ -105,9 +93,12 @@ def test_a_memoised_step_does_not_vouch_for_different_bytes(tmp_path: Path, monk
     assert edits > 60
 
 
-def _slow_key(monkeypatch: pytest.MonkeyPatch, file: str, n: int, raw: bytes) -> str:
+def _slow_key(monkeypatch: pytest.MonkeyPatch, file: str, n: int, raw: bytes, regex: bool = False) -> str:
+    """trace_key without its prefix shortcut, and without the regex unless ``regex``."""
     with monkeypatch.context() as m:
-        m.setattr(records, "_WRITTEN_TRACE_RE", re.compile(rb"(?!)"))  # never matches
+        m.setattr(records, "_WRITTEN_PREFIX", b"\x00none")  # no line starts so
+        if not regex:
+            m.setattr(records, "_WRITTEN_TRACE_RE", re.compile(rb"(?!)"))  # never matches
         return trace_key(file, n, raw)
 
 
@@ -123,6 +114,8 @@ def test_trace_id_fast_path_agrees_with_decoding_on_hostile_lines(monkeypatch: p
         good.replace(b"t-1", b"t\xff1"), good.replace(b'"outputs": []', b'"outputs": [' * 2000),
         good.replace(b'"step": 0', b'"step": ' + b"9" * 5000), b" " + good, b'{"trace": 5}', b'{"trace": "x"',
         b'{"trace": "x"}}', b'{"trace": "x", "trace": "y"}', b'{"trace": "x"}\n', b"[1, 2]",
+        good.replace(b"t-1", b"trace"), good.replace(b"t-1", b"t\x7f1"), good.replace(b"t-1", b"t 1"),
+        b'{"trace": "', b'{"trace": "x', b'{"trace": ""}', good.replace(b'"t-1"', b'"t-1\\"'),
     ]
     rnd = random.Random(3)
     for _ in range(300):  # random byte damage to a good line
@@ -130,11 +123,13 @@ def test_trace_id_fast_path_agrees_with_decoding_on_hostile_lines(monkeypatch: p
         for _ in range(rnd.randint(1, 3)):
             b[rnd.randrange(len(b))] = rnd.choice(b'"\\{}:, x\x00\r\xc3')
         lines.append(bytes(b))
-    fast_paths = 0
+    fast_paths = prefixed = 0
     for n, raw in enumerate(lines, start=1):
-        assert trace_key("f", n, raw) == _slow_key(monkeypatch, "f", n, raw), raw
+        assert trace_key("f", n, raw) == _slow_key(monkeypatch, "f", n, raw) == \
+            _slow_key(monkeypatch, "f", n, raw, regex=True), raw
         fast_paths += records._WRITTEN_TRACE_RE.match(raw) is not None
-    assert fast_paths > 100
+        prefixed += raw.startswith(records._WRITTEN_PREFIX)
+    assert fast_paths > 100 and prefixed > 100
 
 
 def _line_by_line(data: bytes, max_line: int) -> list[tuple[bytes, str | None]]:

@@ -53,6 +53,9 @@ CONSTANT_OF_BOUND = {
 # Bounds the spec (and Voters.tla, which INSTANCEs it) does not cover, with the only value it supports.
 # kip853 changes only requests between non-voters, which no replica of the spec sends.
 FIXED_BOUNDS: dict[str, int | bool] = {"symmetry": False, "kip853": False}
+# Bounds KRaft.tla alone models at one value (Voters.tla shares FIXED_BOUNDS): the spec has no
+# ResendDue yet, so RAFT-RULE-RESEND (bound max_resends) is checked by the explorer only.
+RAFT_FIXED_BOUNDS: dict[str, int | bool] = {**FIXED_BOUNDS, "max_resends": 0}
 # The flaw flags of the spec, by the Python variant they copy (model/raft/variants.py).
 VARIANT_FLAGS = {"vote-twice": "VoteTwice", "candidate-counts-rejections": "CandidateCountsRejections",
                  "vote-ignores-log": "VoteIgnoresLog"}
@@ -61,7 +64,7 @@ INVARIANTS = ("ElectionSafety", "VoteOnce", "CommittedLogsAgree", "LeaderComplet
 ACTION_PROPERTIES = ("HighWatermarkMonotonic", "EpochMonotonic")
 # The state witnesses the spec defines (TLC reaches one by violating ``Not<name>``).
 WITNESSES = ("LeaderElected", "SecondEpochLeader", "VoteGranted", "RecordCommitted", "LeaderAfterCommit")
-DEFAULT_BOUNDS: dict[str, int | bool] = {**{b.name: b.default for b in BOUNDS}, "symmetry": False}
+DEFAULT_BOUNDS: dict[str, int | bool] = {**{b.name: b.default for b in BOUNDS}, "symmetry": False, "max_resends": 0}
 VARIABLES = ("nodes", "network", "appends", "crashes", "duplicates", "fetches", "elections", "elected", "votes",
              "committed")
 
@@ -93,6 +96,9 @@ def flagged_constants(spec: str, bounds: Mapping[str, int | bool], variant: str 
 
 def constants(bounds: Mapping[str, int | bool], variant: str | None = None) -> dict[str, Any]:
     """The spec's CONSTANTS for the model's bounds (defaults for any bound not given)."""
+    resends = int({**DEFAULT_BOUNDS, **bounds}["max_resends"])
+    if resends != 0:
+        raise UnsupportedBounds(f"{SPEC} models max_resends=0 only (got {resends})")
     out = flagged_constants(SPEC, bounds, variant, defaults=DEFAULT_BOUNDS, constant_of_bound=CONSTANT_OF_BOUND,
                             variant_flags=VARIANT_FLAGS)
     out["LiveFlaw"] = "none"  # the liveness variants' step flaws: tla/KRaftLive.tla (kspec.tla.liveness)
@@ -197,7 +203,7 @@ def from_model(s: Raft) -> FrozenDict:
 
 
 MAPPING = TLAMapping(
-    "raft", SPEC, config, from_model, variables=VARIABLES, fixed_bounds=FIXED_BOUNDS,
+    "raft", SPEC, config, from_model, variables=VARIABLES, fixed_bounds=RAFT_FIXED_BOUNDS,
     shipped_config="KRaft.cfg", constant_of_bound=CONSTANT_OF_BOUND,
     doc="Raft fields are the spec's variables; a replica is one record with every role's fields, "
         "messages are records with a type, the network a bag, None the model value Nil.",

@@ -24,6 +24,10 @@ loop sees and polls the client until it is quiet (no message queued, nothing new
   voter (an observer's random bootstrap voter), or the earlier fetch is still awaited (the model
   lost it), the adapter completes that request as Kafka's network channel does for a lost
   connection (BROKER_NOT_AVAILABLE), steers ``MockableRandom`` to the voter ``to`` and polls.
+- ``ResendDue(to)`` (RAFT-RULE-RESEND): the request Kafka still awaits from ``to`` is completed as
+  a lost connection, so the next poll sends it again (3.3-3.8; Vote and EndQuorumEpoch in every
+  line); a 3.9+ leader's BeginQuorumEpoch heartbeat timer is expired in place and the copies to
+  other voters are held until their own ResendDue (spec/raft.md D-RESEND).
 - ClientAppend is ``scheduleAppend`` (3.9+: ``prepareAppend`` + ``schedulePreparedAppend``) of
   one string record at the leader; elsewhere nothing (Kafka throws NotLeaderException).
 - Crash drops the client and ``MockLog.reopen()`` loses unflushed data; Restart builds a new
@@ -156,6 +160,9 @@ class KafkaRaftNode(ClientBuild, Timers):
         self.requests = j.f_requests.get(self.client)
         self.reported: dict[tuple[int, str], Any] = {}  # (dst, api) -> the latest reported request
         self.held: dict[int, Any] = {}  # dst -> a Fetch Kafka sent that the model has not sent yet
+        # dst -> a 3.9+ BeginQuorumEpoch heartbeat copy the model has not sent yet (D-RESEND)
+        self.held_resends: dict[int, Any] = {}
+        self._resend_to: int | None = None  # a heartbeat is being let out for this voter
         self._pick = None
         self._settle()
 
@@ -215,6 +222,12 @@ class KafkaRaftNode(ClientBuild, Timers):
         if api == "FETCH":
             self.held[dst] = req
             return
+        if api == "BEGIN_QUORUM_EPOCH" and self._resend_to is not None and dst != self._resend_to:
+            # 3.9+'s heartbeat goes to every ready voter at once; the model's resend to one
+            # voter at a time is ResendDue(to): the other copies wait for theirs (spec/raft.md
+            # D-RESEND), as a Fetch waits for FetchDue
+            self.held_resends[dst] = req
+            return
         self.reported[(dst, api)] = req
         self.outputs.append(request_json(self.java, self.id, dst, req.data()))
 
@@ -251,6 +264,52 @@ class KafkaRaftNode(ClientBuild, Timers):
                 self._fail(r)
             self._pick = to
             self._settle()
+
+    def _resend_api(self) -> str | None:
+        """The request Kafka's role sends again until answered (RAFT-RULE-RESEND), or None."""
+        q = self.quorum
+        if q.isLeader():
+            return "BEGIN_QUORUM_EPOCH"
+        if q.isResigned():
+            return "END_QUORUM_EPOCH"
+        if q.isCandidate() or (hasattr(q, "isProspective") and q.isProspective()):
+            return "VOTE"
+        return None
+
+    def _resend_due(self, to: int) -> None:
+        """Let Kafka send its role's request to ``to`` again (spec/raft.md D-RESEND).
+
+        A copy held from an earlier 3.9+ heartbeat goes out as it is. Otherwise the request
+        Kafka still awaits from ``to`` (the model lost it or its answer) is completed as a lost
+        connection (BROKER_NOT_AVAILABLE, retry backoff 0), so the next poll sends it again:
+        3.3-3.8 to the voters that have not acknowledged the leader, every line for Vote and
+        EndQuorumEpoch. A 3.9+ leader sends BeginQuorumEpoch only when its heartbeat timer
+        expires: the adapter expires that timer (no clock jump, so no other timer moves) and
+        polls; the copies to other voters are held until their own ResendDue."""
+        api = self._resend_api()
+        if api is None:
+            return
+        held = self.held_resends.pop(to, None)
+        if held is not None and api == "BEGIN_QUORUM_EPOCH" and self._expected(held):
+            self.reported[(to, api)] = held
+            self.outputs.append(request_json(self.java, self.id, to, held.data()))
+            return
+        req = self.reported.get((to, api))
+        if req is not None and self._expected(req):
+            self._fail(req)
+        count = len(self.outputs)
+        self._settle()
+        timer_field = self.java.f_begin_epoch_timer
+        if api != "BEGIN_QUORUM_EPOCH" or timer_field is None or len(self.outputs) > count:
+            return
+        timer = timer_field.get(self.quorum.leaderStateOrThrow())
+        timer.update(self.time.milliseconds())
+        timer.reset(0)
+        self._resend_to = to
+        try:
+            self._settle()
+        finally:
+            self._resend_to = None
 
     def _append(self, payload: list[int]) -> None:
         j = self.java
@@ -372,6 +431,9 @@ class KafkaRaftNode(ClientBuild, Timers):
         elif kind == "FetchDue":
             self._settle()
             self._fetch_due(int(inp["to"]))
+        elif kind == "ResendDue":
+            self._settle()
+            self._resend_due(int(inp["to"]))
         elif kind == "ClientAppend":
             self._append(list(inp.get("payload") or []))
             self._settle()
@@ -474,6 +536,7 @@ class KafkaRaftNode(ClientBuild, Timers):
         self.client = self.quorum = self.requests = self.channel = self.queue = self.random = None
         self.metrics = self.time = self.log = self.inner_log = self.store = self._draw_proxy = None
         self.reported, self.held, self.inbound, self._callbacks = {}, {}, [], []
+        self.held_resends = {}
         self.store_proxy = self.listener = None
 
 

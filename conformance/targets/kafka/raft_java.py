@@ -97,6 +97,8 @@ class Java(jvm.JavaClasses):
         self.f_quorum = self.field(f"{RAFT}.KafkaRaftClient", "quorum")
         self.f_state = self.field(f"{RAFT}.QuorumState", "state")
         self.f_requests = self.field(f"{RAFT}.KafkaRaftClient", "requestManager")
+        # 3.9+ (KAFKA-16536): the leader's BeginQuorumEpoch heartbeat timer (spec/raft.md D-RESEND)
+        self.f_begin_epoch_timer = self.field(f"{RAFT}.LeaderState", "beginQuorumEpochTimer", missing_ok=True)
         # The voters an observer picks its bootstrap fetch from: 3.7 ``voters`` (ids; the last
         # ready one from a random start wins), 3.8+ ``bootstrapServers`` (Nodes; the first wins).
         self.f_voters = self.field(f"{RAFT}.RequestManager", "voters", missing_ok=True)

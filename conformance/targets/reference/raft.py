@@ -152,6 +152,7 @@ class RaftReplica:
         self.granted, self.rejected, self.backing_off, self.prior = set(), set(), False, None
         self.timed_out = False
         self.end_offsets, self.fetched, self.has_fetched = {}, set(), False
+        self.acked: set[int] = set()  # leader / resigned: voters that acknowledged (Kafka's hasAcknowledgedLeader)
 
     # ------------------------------------------------------------------ timers
 
@@ -530,6 +531,7 @@ class RaftReplica:
         """The leader learns a replica's end offset; a majority fetching resets check-quorum."""
         self.end_offsets[replica] = offset
         if replica in self.voters:
+            self.acked.add(replica)  # a fetch acknowledges the leader (ReplicaState.updateFollowerState)
             self.fetched.add(replica)
             if self.majority(self.fetched | {self.id}):
                 self.fetched = set()
@@ -556,6 +558,10 @@ class RaftReplica:
             self.on_vote_response(resp)
         elif resp["type"] == "FetchResponse":
             self.on_fetch_response(resp)
+        elif resp.get("error") == NONE and resp["src"] in self.voters and (
+                (resp["type"] == "BeginQuorumEpochResponse" and self.role == "leader")
+                or (resp["type"] == "EndQuorumEpochResponse" and self.role == "resigned")):
+            self.acked.add(resp["src"])  # addAcknowledgementFrom / acknowledgeResignation
 
     on_VoteResponse = on_response
     on_BeginQuorumEpochResponse = on_response
@@ -652,6 +658,21 @@ class RaftReplica:
                 self.role in ("unattached", "voted") and not self.is_voter and to in self.voters):
             self.send("FetchRequest", to, epoch=self.epoch, fetch_offset=self.end_offset,
                       last_fetched_epoch=self.last_epoch)
+
+    def on_ResendDue(self, inp: dict[str, Any]) -> None:
+        """Send the role's request again to a voter that has not answered it (pollLeader's
+        nonAcknowledgingVoters, pollResigned's unackedVoters, unrecordedVoters while voting)."""
+        to = inp["to"]
+        if not self.is_voter or to == self.id or to not in self.voters:
+            return
+        if self.role == "leader" and to not in self.acked:
+            self.send("BeginQuorumEpochRequest", to, epoch=self.epoch)
+        elif self.role == "resigned" and to not in self.acked:
+            self.send("EndQuorumEpochRequest", to, epoch=self.epoch, preferred=[])
+        elif (self.role == "candidate" and not self.backing_off) or self.role == "prospective":
+            if to not in self.granted | self.rejected:
+                self.send("VoteRequest", to, epoch=self.epoch, last_epoch=self.last_epoch,
+                          end_offset=self.end_offset, pre_vote=self.role == "prospective")
 
     def on_ClientAppend(self, inp: dict[str, Any]) -> None:
         if self.role != "leader":
