@@ -1,0 +1,57 @@
+"""Each catalogued share deviation (conformance/deviations/share.toml) has a stored counterexample
+that a release shipping the bug reproduces and that the protocol conforms to: ``kspec replay``
+against that release diverges at the recorded step, against the reference target (and, where a
+release of the same rule set fixed it, that release) it conforms. The traces were found by
+``kspec conform share --target kafka:V --seed 0`` with the release's other deviations accepted
+(docs/kafka-matrix.md, "Kafka's own fixes"). share-write-records-epochs is stored from 4.0.2:
+on 4.1.x the variant of share-write-state-epoch-snapshot includes it, so 4.1.2 with that one
+accepted conforms (315 runs, seed 0)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from kspec.conformance.deviations import catalogue
+
+DATA = Path(__file__).resolve().parents[1] / "share" / "testdata"
+# trace file, deviation, a release with the bug, a release of the same rule set without it (None:
+# none exists), whether the reference target replays it (it implements 4.1+'s rules and no
+# deviation: not for a 4.0 trace, nor one whose run accepted a deviation its steps use)
+CASES = [
+    ("kafka_4.3_read_fences_unset_leader_epoch.itf.json", "share-read-fences-unset-leader-epoch", "4.3.0", "4.3.1",
+     True),
+    ("kafka_4.2_first_snapshot_after_limit_plus_one.itf.json", "share-first-snapshot-after-limit-plus-one",
+     "4.2.0", "4.2.1", True),
+    ("kafka_4.0_write_records_epochs.itf.json", "share-write-records-epochs", "4.0.2", None, False),
+    # run with share-write-records-epochs accepted, which step 7's leader-epoch fence shows
+    ("kafka_4.1_write_state_epoch_snapshot.itf.json", "share-write-state-epoch-snapshot", "4.1.2", None, False),
+    ("kafka_4.3_write_start_offset_regresses.itf.json", "share-write-start-offset-regresses", "4.3.1", None, True),
+]
+
+
+def replay(trace: Path, target: str) -> dict[str, object]:
+    done = subprocess.run(["kspec", "replay", str(trace), "--target", target, "--json"],
+                          capture_output=True, text=True, timeout=600, check=False)
+    assert done.stdout.strip(), (target, done.stderr[-800:])
+    doc: dict[str, object] = json.loads(done.stdout)
+    return doc
+
+
+@pytest.mark.parametrize(("name", "deviation", "buggy", "fixed", "reference"), CASES, ids=[c[1] for c in CASES])
+def test_stored_counterexample_names_its_deviation(name: str, deviation: str, buggy: str, fixed: str | None,
+                                                   reference: bool) -> None:
+    trace = DATA / name
+    meta = json.loads(trace.read_text())["#meta"]
+    dev = catalogue("share")[deviation]
+    assert meta["deviation"] == deviation and buggy in dev.releases
+    got = replay(trace, f"kafka:{buggy}")
+    assert got["verdict"] == "diverges" and got["reproduced"], got
+    if reference:
+        assert replay(trace, "reference")["verdict"] == "conforms"
+    if fixed is not None:
+        assert fixed not in dev.releases
+        assert replay(trace, f"kafka:{fixed}")["verdict"] == "conforms"
