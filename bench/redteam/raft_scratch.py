@@ -70,6 +70,7 @@ class Replica:
         self.end_offsets: dict[int, int] = {}
         self.fetched: set[int] = set()
         self.fetched_from_leader = False
+        self.acked: set[int] = set()  # RAFT-RULE-RESEND: voters that answered this role's request
 
     @property
     def is_voter(self) -> bool:
@@ -398,6 +399,7 @@ class Replica:
                       entries=[], high_watermark=self.hw, diverging=[found, end])
             return
         self.end_offsets[src] = offset
+        self.acked.add(src)  # a valid fetch acknowledges the leader (RAFT-RULE-RESEND)
         if src in self.voters or self.bug("check-quorum-counts-any-fetcher"):
             self.fetched.add(src)
             counted = self.fetched | {self.id}
@@ -443,6 +445,10 @@ class Replica:
             self.on_vote_response(resp)
         elif resp["type"] == "FetchResponse":
             self.on_fetch_response(resp)
+        elif resp["error"] == NONE and (
+                (resp["type"] == "BeginQuorumEpochResponse" and self.role == "leader")
+                or (resp["type"] == "EndQuorumEpochResponse" and self.role == "resigned")):
+            self.acked.add(resp["src"])
 
     def on_vote_response(self, resp: dict[str, Any]) -> None:
         src, pre = resp["src"], bool(resp.get("pre_vote"))
@@ -538,10 +544,26 @@ class Replica:
         if self.role != "leader" or self.majority(self.fetched | {self.id}):
             return
         self.role, self.hw = "resigned", None
+        self.acked = set()
         for v in self.others():
             self.send("EndQuorumEpochRequest", v, epoch=self.epoch, preferred=[])
         if self.bug("resigned-told-no-leader") and self.listener:
             self.out.append({"type": "HandleLeaderChange", "epoch": self.epoch, "leader": None})
+
+    def on_ResendDue(self, inp: dict[str, Any]) -> None:
+        """RAFT-RULE-RESEND: the role's request again, to a voter that has not answered it."""
+        to = inp["to"]
+        if to not in self.others() or to in self.acked:
+            return
+        if self.role == "leader":
+            self.send("BeginQuorumEpochRequest", to, epoch=self.epoch)
+        elif self.role == "resigned":
+            self.send("EndQuorumEpochRequest", to, epoch=self.epoch, preferred=[])
+        elif self.role in ("candidate", "prospective") and to not in self.granted | self.rejected:
+            if self.role == "candidate" and self.backing_off:
+                return
+            self.send("VoteRequest", to, epoch=self.epoch, last_epoch=self.last_epoch, end_offset=self.end,
+                      pre_vote=self.role == "prospective")
 
     def on_FetchDue(self, inp: dict[str, Any]) -> None:
         to = inp["to"]
