@@ -449,6 +449,10 @@ class Replica:
             self.on_vote_response(resp)
         elif resp["type"] == "FetchResponse":
             self.on_fetch_response(resp)
+        elif resp["error"] == NONE and (
+                (resp["type"] == "BeginQuorumEpochResponse" and self.role == "leader")
+                or (resp["type"] == "EndQuorumEpochResponse" and self.role == "resigned")):
+            self.acked.add(resp["src"])
 
     def on_vote_response(self, resp: dict[str, Any]) -> None:
         src, pre = resp["src"], bool(resp.get("pre_vote"))
