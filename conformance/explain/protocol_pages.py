@@ -241,12 +241,16 @@ def _properties_page(name: str, site: Site) -> str:
              "*Z3* lists the proof obligations that cite the ID.", "",
              "| spec ID | name | kind | TLA+ | Z3 | witnessed by |", "|---|---|---|---|---|---|"]
     props = list(model.properties())
+    named = {p.name for p in props}
     for p in props:
         tla = site.tla_defs.get(p.name)
         tla_cell = f"[`{p.name}`]({_rel(page, tla)})" if tla else "—"
         obs = by_rule.get(p.id, [])
         z3 = ", ".join(f"[`{o.id}`]({_rel(page, 'reference/proofs.md')}#{o.id})" for o in obs) or "—"
-        wit = ", ".join(f"[{w}](#{_slug(w)})" for w in p.witnessed_by) or ""
+        # A witness behind a bound that is 0 by default (raft's BeginQuorumEpochResent needs
+        # max_resends >= 1) is no property of the default model: named, without a link.
+        wit = ", ".join(f"[{w}](#{_slug(w)})" if w in named else f"{w} (above the default bounds)"
+                        for w in p.witnessed_by) or ""
         lines.append(f"| {_id_link(p.id, page, site)} | [{p.name}](#{_slug(p.name)}) | {p.kind} | {tla_cell} | "
                      f"{z3} | {wit} |")
     lines.append("")

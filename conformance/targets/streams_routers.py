@@ -279,6 +279,9 @@ MUTANTS = {
     "available-before-assignment": AvailableBeforeAssignmentRouter,
     "forgets-on-rebalance": ForgetsOnRebalanceRouter,
     "drops-idle-members": DropsIdleMembersRouter,
+    "one-standby": OneStandbyRouter,
+    "modified-utf8-keys": ModifiedUtf8KeysRouter,
+    "trimmed-keys": TrimmedKeysRouter,
 }
 
 

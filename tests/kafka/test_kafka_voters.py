@@ -450,8 +450,10 @@ def test_conform_runs_to_a_verdict(tmp_path: Path) -> None:
     assert doc["verdict"] in ("conforms", "diverges"), doc
     assert done.returncode == (0 if doc["verdict"] == "conforms" else 1)
     if doc["verdict"] == "diverges":
-        # the only divergence seen on 3.8-4.1 at this budget is K1 (docs/kafka-matrix.md)
-        assert doc["divergence"]["field"] == "observation.history", doc
+        # a catalogued deviation: K1 (observation.history) or, since the guided log-level paths
+        # end with the free log's script (VOTERS-DRIVE-FREE-PROBE), K2 first (a read at the
+        # truncated log's end: outputs.ReadAt|ReadRefused)
+        assert doc["deviation"] in ("voters-trim-at-snapshot-end", "voters-truncate-keeps-next-offset"), doc
         assert doc["counterexample"] and Path(doc["counterexample"]).is_file(), doc
 
 
