@@ -146,4 +146,4 @@ class Driver(ABC, Generic[M]):
 
     def witnesses(self) -> Sequence[Property[Any, Any]]:
         """The model's ``sometimes`` witnesses, which guided runs plan paths to."""
-        return [p for p in self.model.properties() if p.kind == "sometimes"]
+        return [p for p in self.model.properties() if p.kind == "sometimes" and p.applies_at(self.model.bounds)]

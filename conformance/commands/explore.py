@@ -88,6 +88,7 @@ def result_json(result: ExploreResult, variant: str | None) -> dict[str, Any]:
         ],
         "witnesses": dict(result.witnesses),
         "witness_ids": dict(result.witness_ids),
+        "not_applicable": dict(result.not_applicable),
     }
 
 
@@ -105,6 +106,8 @@ def print_result(result: ExploreResult, model: Any, variant: str | None) -> None
     for name, reached in result.witnesses.items():
         mark = "reached" if reached else "NOT REACHED"
         click.echo(f"  {mark:12} {result.witness_ids[name]} ({name})")
+    for name, why in result.not_applicable.items():
+        click.echo(f"  {'n/a':12} {name}: not applicable at these bounds ({why})")
     if not result.violations:
         click.echo("every property holds")
     for v in result.violations:

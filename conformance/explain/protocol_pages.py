@@ -241,24 +241,26 @@ def _properties_page(name: str, site: Site) -> str:
              "*Z3* lists the proof obligations that cite the ID.", "",
              "| spec ID | name | kind | TLA+ | Z3 | witnessed by |", "|---|---|---|---|---|---|"]
     props = list(model.properties())
-    named = {p.name for p in props}
     for p in props:
         tla = site.tla_defs.get(p.name)
         tla_cell = f"[`{p.name}`]({_rel(page, tla)})" if tla else "—"
         obs = by_rule.get(p.id, [])
         z3 = ", ".join(f"[`{o.id}`]({_rel(page, 'reference/proofs.md')}#{o.id})" for o in obs) or "—"
-        # A witness behind a bound that is 0 by default (raft's BeginQuorumEpochResent needs
-        # max_resends >= 1) is no property of the default model: named, without a link.
-        wit = ", ".join(f"[{w}](#{_slug(w)})" if w in named else f"{w} (above the default bounds)"
-                        for w in p.witnessed_by) or ""
+        wit = ", ".join(f"[{w}](#{_slug(w)})" for w in p.witnessed_by) or ""
         lines.append(f"| {_id_link(p.id, page, site)} | [{p.name}](#{_slug(p.name)}) | {p.kind} | {tla_cell} | "
                      f"{z3} | {wit} |")
     lines.append("")
     for p in props:
         doc = _link_ids(" ".join(p.doc.split()), page, site)
         lines += [f'<a id="{_slug(p.name)}"></a>', "", f"### {p.name}", "", f"`{p.id}` · {p.kind}", "",
-                  *([doc, ""] if doc else [])]
+                  *([doc, ""] if doc else []), *([_needs_note(p, model.bounds), ""] if p.needs else [])]
     return "\n".join(lines) + "\n"
+
+
+def _needs_note(p: Any, defaults: dict[str, int | bool]) -> str:
+    """Where a property applies only from a bound of 1 (``Property.needs``)."""
+    return (f"Applies only at bounds with `{p.needs}` >= 1 (default {defaults.get(p.needs, 0)}): at smaller "
+            "bounds no run can reach it, and `kspec explore` reports it as not applicable.")
 
 
 def _slug(name: str) -> str:

@@ -12,7 +12,7 @@ import gc
 import random
 import time
 from collections import deque
-from collections.abc import Callable, Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -52,6 +52,9 @@ class ExploreResult:
     witnesses: dict[str, bool] = field(default_factory=dict)
     witness_ids: dict[str, str] = field(default_factory=dict)
     witness_traces: dict[str, tuple[Step, ...]] = field(default_factory=dict)
+    # Witnesses that do not apply at these bounds (name -> why: ``Property.needs``); neither
+    # reached nor missed.
+    not_applicable: dict[str, str] = field(default_factory=dict)
 
     @property
     def states_per_second(self) -> float:
@@ -101,13 +104,23 @@ def without_cycle_collection() -> Iterator[None]:
             gc.enable()
 
 
-def split_properties(props: Sequence[Property[Any, Any]]) -> tuple[list[Any], list[Any], list[Any], list[Any]]:
-    """A model's properties by kind: (always, always_step, sometimes, sometimes_step)."""
+def split_properties(props: Sequence[Property[Any, Any]],
+                     bounds: Mapping[str, int | bool]) -> tuple[list[Any], list[Any], list[Any], list[Any]]:
+    """A model's properties that apply at ``bounds``, by kind: (always, always_step, sometimes,
+    sometimes_step). One that needs a bound below 1 there (``Property.needs``) is left out:
+    :func:`not_applicable` names it."""
+    props = [p for p in props if p.applies_at(bounds)]
     inv = [p for p in props if p.kind == "always"]
     step = [p for p in props if p.kind == "always_step"]
     wit = [p for p in props if p.kind == "sometimes"]
     step_wit = [p for p in props if p.kind == "sometimes_step"]
     return inv, step, wit, step_wit
+
+
+def not_applicable(props: Sequence[Property[Any, Any]], bounds: Mapping[str, int | bool]) -> dict[str, str]:
+    """The properties that do not apply at ``bounds`` (name -> why), which
+    :func:`split_properties` leaves out: no run of these bounds can reach such a witness."""
+    return {p.name: f"needs {p.needs} >= 1" for p in props if not p.applies_at(bounds)}
 
 
 def explore(
@@ -139,8 +152,9 @@ def _explore(
     stop_on: Collection[str] | None,
 ) -> ExploreResult:
     started = time.perf_counter()
-    invariants, step_props, witnesses, step_witnesses = split_properties(model.properties())
-    result = ExploreResult(protocol=model.name, bounds=dict(model.bounds))
+    invariants, step_props, witnesses, step_witnesses = split_properties(model.properties(), model.bounds)
+    result = ExploreResult(protocol=model.name, bounds=dict(model.bounds),
+                           not_applicable=not_applicable(model.properties(), model.bounds))
     result.witnesses = {p.name: False for p in witnesses + step_witnesses}
     result.witness_ids = {p.name: p.id for p in witnesses + step_witnesses}
     pending_step_witnesses = list(step_witnesses)
@@ -312,7 +326,7 @@ def simulate(
     """
     started = time.perf_counter()
     rng = random.Random(seed)
-    invariants, step_props, witnesses, step_witnesses = split_properties(model.properties())
+    invariants, step_props, witnesses, step_witnesses = split_properties(model.properties(), model.bounds)
     result = SimulationResult(protocol=model.name, bounds=dict(model.bounds), seed=seed)
     result.witnesses = {p.name: False for p in witnesses + step_witnesses}
     inits = list(model.init_states())

@@ -26,7 +26,14 @@ import time
 from collections.abc import Callable, Collection
 from typing import Any
 
-from kspec.model.core.explorer import ExploreResult, Hashed, explore, split_properties, without_cycle_collection
+from kspec.model.core.explorer import (
+    ExploreResult,
+    Hashed,
+    explore,
+    not_applicable,
+    split_properties,
+    without_cycle_collection,
+)
 from kspec.model.core.protocol import Model, Symmetric
 
 BATCH = 1024  # states per message between workers (pickled together, they share their common parts)
@@ -104,8 +111,9 @@ def _run(model: Model[Any, Any], n: int, progress: Callable[[int, int, int], Non
              for w in range(n)]
     for p in procs:
         p.start()
-    result = ExploreResult(protocol=model.name, bounds=dict(model.bounds))
-    _, _, witnesses, step_witnesses = split_properties(model.properties())
+    result = ExploreResult(protocol=model.name, bounds=dict(model.bounds),
+                           not_applicable=not_applicable(model.properties(), model.bounds))
+    _, _, witnesses, step_witnesses = split_properties(model.properties(), model.bounds)
     result.witnesses = {p.name: False for p in witnesses + step_witnesses}
     result.witness_ids = {p.name: p.id for p in witnesses + step_witnesses}
     try:
@@ -174,7 +182,7 @@ def _worker(model: Model[Any, Any], me: int, n: int, inboxes: list[Any], command
 
 
 def _work(model: Model[Any, Any], me: int, n: int, inboxes: list[Any], commands: Any, reports: Any) -> None:
-    invariants, step_props, witnesses, step_witnesses = split_properties(model.properties())
+    invariants, step_props, witnesses, step_witnesses = split_properties(model.properties(), model.bounds)
     canonical = model.canonical if isinstance(model, Symmetric) else None
     seen: set[Hashed] = set()
     sent: set[Hashed] = set()  # successors already sent to their owner (who stored or dropped them)

@@ -36,6 +36,15 @@ class Property(Generic[S, A]):
     # For ``always`` / ``always_step`` properties: the names of the ``sometimes`` witnesses
     # that show the property is not vacuous (its interesting states are reached).
     witnessed_by: tuple[str, ...] = ()
+    # The bound this property applies under only when it is 1 or more ("" when it applies at
+    # every bound): a witness no run of smaller bounds can reach (raft's BeginQuorumEpochResent
+    # needs a resend, and ``max_resends`` is 0 by default). At bounds where it cannot apply the
+    # explorer leaves it out and reports it as not applicable (``split_properties``).
+    needs: str = ""
+
+    def applies_at(self, bounds: Mapping[str, int | bool]) -> bool:
+        """Whether the property applies at ``bounds`` (its ``needs`` bound is 1 or more)."""
+        return not self.needs or int(bounds.get(self.needs, 0)) >= 1
 
     def holds(self, state: S) -> bool:
         """Evaluate a state property (``always`` or ``sometimes``)."""
@@ -57,22 +66,25 @@ def always(
     return wrap
 
 
-def sometimes(id: str, name: str, doc: str = "") -> Callable[[Callable[[S], bool]], Property[S, Any]]:
-    """Decorator: turn a state predicate into a ``sometimes`` witness."""
+def sometimes(id: str, name: str, doc: str = "",
+              needs: str = "") -> Callable[[Callable[[S], bool]], Property[S, Any]]:
+    """Decorator: turn a state predicate into a ``sometimes`` witness (``needs``: see
+    :attr:`Property.needs`)."""
 
     def wrap(fn: Callable[[S], bool]) -> Property[S, Any]:
-        return Property(id, name, "sometimes", fn, doc or (fn.__doc__ or "").strip())
+        return Property(id, name, "sometimes", fn, doc or (fn.__doc__ or "").strip(), needs=needs)
 
     return wrap
 
 
 def sometimes_step(
-    id: str, name: str, doc: str = ""
+    id: str, name: str, doc: str = "", needs: str = ""
 ) -> Callable[[Callable[[S, A, S], bool]], Property[S, A]]:
-    """Decorator: turn a transition predicate into a ``sometimes_step`` witness."""
+    """Decorator: turn a transition predicate into a ``sometimes_step`` witness (``needs``: see
+    :attr:`Property.needs`)."""
 
     def wrap(fn: Callable[[S, A, S], bool]) -> Property[S, A]:
-        return Property(id, name, "sometimes_step", fn, doc or (fn.__doc__ or "").strip())
+        return Property(id, name, "sometimes_step", fn, doc or (fn.__doc__ or "").strip(), needs=needs)
 
     return wrap
 

@@ -152,11 +152,13 @@ def resend_only_unanswered(before: Any, action: Any, after: Any) -> bool:
         m.src == sender.id and m.dst == to and m.epoch == sender.epoch and _resend_kind(sender, m) for m in msgs)
 
 
-@sometimes("RAFT-WIT-BEGIN-EPOCH-RESENT", "BeginQuorumEpochResent")
+@sometimes("RAFT-WIT-BEGIN-EPOCH-RESENT", "BeginQuorumEpochResent", needs="max_resends")
 def begin_quorum_epoch_resent(s: Any) -> bool:
     """A leader has sent BeginQuorumEpoch again to a voter that had not acknowledged it (its
     first copy, or the answer, was lost). A state witness (the run's ghost ``resent``), so
-    guided runs plan a path to it (conformance/drivers/guide.py)."""
+    guided runs plan a path to it (conformance/drivers/guide.py). It needs a resend: at
+    ``max_resends`` 0 (the default, as ``max_duplicates``) no run can reach it, and the
+    explorer reports it as not applicable there."""
     return "BeginQuorumEpochRequest" in s.resent
 
 

@@ -151,10 +151,7 @@ class RaftModel:
             self._step = listening(self._step, listener)
         from kspec.model.raft.properties import raft_properties
 
-        # RAFT-WIT-BEGIN-EPOCH-RESENT needs a resend: with max_resends at 0 (the default, as
-        # max_duplicates) no run of these bounds can reach it, so it is no witness of them.
-        self._properties = tuple(p for p in raft_properties()
-                                 if max_resends or p.name != "BeginQuorumEpochResent")
+        self._properties = raft_properties()
         if symmetry and observers == 0:
             from kspec.model.raft.symmetry import make_canonical
 
