@@ -291,7 +291,12 @@ def with_probes(driver: Driver[Any], path: list[Step], k: int, skipped: frozense
     return out
 
 
+# The graphs a process keeps, least recently used first. A ``kspec conform`` run needs one per
+# configuration (up to 14); a long-lived process (the test suite, bench sweeps) meets many more
+# (each target's configurations, listener on or off), and one that cleared them all at the cap
+# rebuilt every graph again (raft's 14 cost ~20 CPU-s). 64 graphs are a few hundred MB.
 _GRAPHS: dict[str, Graph] = {}
+MAX_GRAPHS = 64
 
 
 def graph_for(driver: Driver[Any], skipped: frozenset[str] = frozenset(), max_states: int | None = None) -> Graph:
@@ -302,11 +307,12 @@ def graph_for(driver: Driver[Any], skipped: frozenset[str] = frozenset(), max_st
     skipped = skipped | frozenset(driver.unguided)
     depth = driver.guide_depth
     key = json.dumps([driver.protocol, driver.config, sorted(skipped), limit, depth], sort_keys=True, default=str)
-    found = _GRAPHS.get(key)
+    found = _GRAPHS.pop(key, None)
     if found is None:
-        if len(_GRAPHS) > 64:
-            _GRAPHS.clear()
-        found = _GRAPHS[key] = explore(driver, limit, skipped, depth)
+        while len(_GRAPHS) >= MAX_GRAPHS:
+            del _GRAPHS[next(iter(_GRAPHS))]  # the least recently used
+        found = explore(driver, limit, skipped, depth)
+    _GRAPHS[key] = found  # now the most recently used
     return found
 
 
