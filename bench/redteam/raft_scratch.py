@@ -375,10 +375,18 @@ class Replica:
             elif self.role == "prospective":
                 granted = self.prior[1] == src or (self.prior[1] is None and self.prior[2] is None)
         before = self.election()
+        # RAFT-KIP996-PROSPECTIVE-VOTES: a prospective that grants starts its pre-vote round again
+        forgotten = sorted((self.granted | self.rejected) - {self.id}) \
+            if granted and not pre and self.role == "prospective" and self.prior[1] is None else []
         if granted and not pre:
             self.to_voted(src)
         self.send("VoteResponse", src, epoch=self.epoch, granted=granted, leader=self.leader, pre_vote=pre,
                   error=NONE)
+        if forgotten:
+            self.granted, self.rejected = {self.id}, set()
+            for v in forgotten:
+                self.send("VoteRequest", v, epoch=self.epoch, last_epoch=self.last_epoch, end_offset=self.end,
+                          pre_vote=True)
         if self.bug("vote-sent-before-persist"):
             self.persist_if_changed(before)
         self.maybe_stand_again(granted)
