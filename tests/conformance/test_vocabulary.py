@@ -145,3 +145,32 @@ def test_raft_guided_paths_send_payloads_and_probe_every_role() -> None:
     assert payloads == {(0, 127, 128, 255), ()}
     assert observer_votes > 0
     assert {"leader", "follower", "candidate", "voted", "unattached", "observer unattached"} <= roles, roles
+
+
+def test_mm2_naming_calls_take_other_aliases_and_odd_spellings() -> None:
+    """MM2-DRIVE-ALIAS-ARGUMENT: the guided paths ask a node (and the client) the naming calls
+    of another alias, the empty alias's internal names, case variants and the shortest names of
+    MM2's own topics; KIP-949's flag reaches the nodes in three spellings (Boolean.parseBoolean)."""
+    config = MM2_CONFIGS[0]
+    other_alias: set[str] = set()
+    client_checkpoints = False
+    topics: set[str] = set()
+    aliases: set[str] = set()
+    for _, ev in _events("mm2", [config]):
+        inp = ev.input
+        if inp["type"] in ("CheckpointsTopic", "OffsetSyncsTopic"):
+            aliases.add(inp["alias"])
+            client_checkpoints |= ev.node == CLIENT_NODE
+            if ev.node not in (CLIENT_NODE, inp["alias"]):
+                other_alias.add(inp["type"])
+        if inp["type"] == "FormatRemoteTopic" and ev.node != inp["source"]:
+            other_alias.add(inp["type"])
+        if inp["type"] in ("IsMM2InternalTopic", "IsCheckpointsTopic", "IsInternalTopic"):
+            topics.add(inp["topic"])
+    assert other_alias == {"CheckpointsTopic", "OffsetSyncsTopic", "FormatRemoteTopic"}
+    assert client_checkpoints and "" in aliases
+    assert {"MM2-offset-syncs.A.internal", "orders.INTERNAL", "mm2.internal", ".checkpoints.internal"} <= topics
+    driver = PROTOCOLS["mm2"]().driver(MM2_CONFIGS[1])
+    flag = "replication.policy.internal.topic.separator.enabled"
+    spellings = {str(driver.node_config(n)["props"][flag]) for n in driver.nodes()}  # type: ignore[index]
+    assert spellings == {"true", "TRUE", "True"}
