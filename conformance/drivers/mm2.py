@@ -96,7 +96,8 @@ EXTRA_ALIASES = ("us.west", "us_west", "x_", "third-cluster")
 IDENTITY_BREAKS = frozenset({"MM2-INV-NO-CYCLE", "MM2-INV-NO-MERGE"})
 # A policy as clients configure it (MirrorClient, RemoteClusterUtils): no source.cluster.alias.
 # The identity policy then answers topicSource with null (spec/mm2.md §1.2). Not an alias: it
-# formats nothing and is asked only the one-topic calls.
+# is asked the one-topic calls, and the naming calls with an alias argument (MirrorClient asks
+# checkpointsTopic(remote alias); MM2-DRIVE-ALIAS-ARGUMENT).
 CLIENT_NODE = "(client)"
 CLIENT_NAMES = 16  # interesting names the client is asked about, besides every name the clusters hold
 MAX_NAMES = 76  # names offered to the query category (7 calls each: at most 532 candidates)
