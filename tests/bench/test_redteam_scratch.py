@@ -57,3 +57,15 @@ def test_session9_baseline_conforms(protocol: str, module: str, attr: str, tmp_p
     target = resolve_target(f"python:redteam.{module}:{attr}", protocol)
     result = run_conformance(protocol, target, examples=12, out_dir=tmp_path)
     assert result.verdict == "conforms", result.finding and result.finding.line()
+
+
+# Session 10's red-team modules (new bugs over the session 5/9 baselines): each bug-free target
+# conforms at a small budget.
+@pytest.mark.parametrize(("protocol", "module"), [("mm2", "mm2_scratch3"), ("streams", "streams_scratch3"),
+                                                  ("share", "share_scratch3")])
+def test_session10_baseline_conforms(protocol: str, module: str, tmp_path: Path,
+                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.syspath_prepend(str(BENCH))
+    target = resolve_target(f"python:redteam.{module}:Correct", protocol)
+    result = run_conformance(protocol, target, examples=12, out_dir=tmp_path)
+    assert result.verdict == "conforms", result.finding and result.finding.line()
