@@ -76,6 +76,64 @@ def plan_splits(files: list[str], split_bytes: int) -> list[Split]:
     return splits
 
 
+def owned_bytes(split: Split, limits: Limits) -> bytes | None:
+    """The bytes of the lines a plain split owns, read at once (each line ending in ``\\n`` but
+    perhaps the file's last): what :func:`read_split` reads, as one block, for the engine's
+    bulk path (``engine``) over a clean split. None when the split is a gzip file, not a
+    regular file, unreadable, shrank since the plan, has no line starting in it, or its last
+    line runs on past ``max_line_bytes``: the caller then reads it line by line."""
+    if split.end < 0 or split.end <= split.start:
+        return None
+    try:
+        if not stat.S_ISREG(os.stat(split.file).st_mode):
+            return None
+        with open(split.file, "rb") as f:
+            begin = split.start - 1 if split.start > 0 else 0
+            f.seek(begin)
+            data = f.read(split.end - begin)
+            if len(data) != split.end - begin:
+                return None  # the file shrank since the plan
+            # The last owned line runs to the first "\n" at or after end - 1.
+            if not data.endswith(b"\n"):
+                more = []
+                seen = 0
+                while True:
+                    block = f.read(CHUNK)
+                    if not block:
+                        break
+                    nl = block.find(b"\n")
+                    if nl >= 0:
+                        more.append(block[:nl + 1])
+                        break
+                    more.append(block)
+                    seen += len(block)
+                    if seen > limits.max_line_bytes:
+                        return None
+                data += b"".join(more)
+    except OSError:
+        return None
+    if split.start > 0:
+        # The line that starts before the split (or exactly at it, after a "\n") is the
+        # previous split's: drop through the first "\n" at or after start - 1.
+        nl = data.find(b"\n")
+        if nl < 0 or nl + 1 > split.end - begin:
+            return None  # no line starts in the split (one long line crosses it): rare
+        data = data[nl + 1:]
+    return data
+
+
+def has_long_line(data: bytes, max_line: int) -> bool:
+    """Whether a ``\\n``-separated line of ``data`` is longer than ``max_line`` bytes (in about
+    ``len(data) / max_line`` searches, not one per line)."""
+    pos, size = 0, len(data)
+    while size - pos > max_line:
+        nl = data.rfind(b"\n", pos, pos + max_line + 1)
+        if nl < 0:
+            return True
+        pos = nl + 1
+    return False
+
+
 # (raw line without its "\n", or its first KEEP bytes; the damage reason or None)
 Line = tuple[bytes, str | None]
 
