@@ -122,11 +122,12 @@ def judge_split(protocol: str, split: Split, first_line: int, spanning: frozense
     groups: dict[str, list[RawLine]] = defaultdict(list)
     decoded: dict[str, list[Any]] = defaultdict(list)
     data = owned_bytes(split, limits)
+    lines: Iterable[Line]
     if data is not None and data.isascii() and b"\r" not in data and not has_long_line(data, limits.max_line_bytes):
-        lines: Iterable[Line] = _undamaged(data)
+        lines = _undamaged(data)
     else:
         lines = read_split(split, limits)
-    del data
+    del data  # (the split's lines hold its bytes now: one copy at a time)
     file = split.file
     for n, (raw, damage) in enumerate(lines, start=first_line):
         ev = None
@@ -145,11 +146,11 @@ def judge_split(protocol: str, split: Split, first_line: int, spanning: frozense
 
 
 def _undamaged(data: bytes) -> Iterator[Line]:
+    """The lines of a clean block, undamaged (the generator holds the lines, not the block)."""
     parts = data.split(b"\n")
     if data.endswith(b"\n"):
         parts.pop()  # the last line's terminator, not a line
-    for part in parts:
-        yield part, None
+    return ((part, None) for part in parts)
 
 
 def run_plan_locally(protocol: str, jsonl: list[str], limits: Limits | None = None,
