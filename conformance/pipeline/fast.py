@@ -37,6 +37,7 @@ from kspec.conformance.pipeline.nodes import (
     json_text,
     known_actions,
     same_outputs,
+    unreadable,
 )
 from kspec.conformance.pipeline.records import _OBSERVATION_TYPES, is_orphan
 from kspec.conformance.pipeline.typed import check_value
@@ -46,7 +47,7 @@ _NONE = msgspec.Raw(b"")
 CACHE = 4096  # entries per cache: local reuse only (a cache this small never spans a replica)
 
 
-class _Event(msgspec.Struct):
+class _Event(msgspec.Struct, gc=False):  # (str, int, Raw fields: never in a cycle, so never tracked)
     trace: str
     step: int
     node: int | str | None
@@ -426,7 +427,7 @@ def _replay(key: str, template: _Template, by_step: list[_Event], caches: _Cache
     memo = template.memo
     nodes = replay.nodes
     step_fn, observe = replay.step_fn, replay.observe
-    properties = replay._properties
+    check = replay._check  # (``NodeReplay._properties`` without its frame: the same exceptions caught below)
     seen_feats: dict[tuple[str, ...], int] = {}
     observed: dict[Any, _Step] = {}  # per node, the step that gave its state
     n = len(by_step)
@@ -481,7 +482,11 @@ def _replay(key: str, template: _Template, by_step: list[_Event], caches: _Cache
             model_obs, model_feats = entry.model_observation()
             seen_feats[model_feats] = seen_feats.get(model_feats, 0) + 1
         obs = recorded if isinstance(recorded, dict) else model_obs
-        bad: Violation | None = properties(node, action, obs)
+        bad: Violation | None
+        try:
+            bad = check(node, action, obs)
+        except (KeyError, TypeError, ValueError, IndexError) as err:
+            bad = unreadable(node, err)
         if bad is None:
             out_raw = bytes(ev.outputs)
             if out_raw != entry.out_raw:

@@ -269,7 +269,7 @@ class NodeReplay:
         try:
             return self._check(node, action, obs)
         except (KeyError, TypeError, ValueError, IndexError) as err:
-            return Violation("Divergence:observation", f"observation of node {node} unreadable: {err!r}")
+            return unreadable(node, err)
 
     def _check(self, node: Any, action: str, obs: dict[str, Any]) -> Violation | None:
         prev = self.latest[node]
@@ -323,14 +323,19 @@ class NodeReplay:
 
     def _durable(self, node: Any, log: list[Any], hw: int) -> Violation | None:
         """HighWatermarkDurable: a majority of the voters hold the log up to ``hw``."""
-        prefix = log[:hw]
+        prefix = None  # log[:hw], made when a voter's log is another object
         latest = self.latest
         holders = 0
         for v in self.voters:
             other = latest[v]["log"]
-            if other is log or other[:hw] == prefix:
+            if other is log:
                 holders += 1
-        if len(prefix) < hw or holders < len(self.voters) // 2 + 1:
+                continue
+            if prefix is None:
+                prefix = log[:hw]
+            if other[:hw] == prefix:
+                holders += 1
+        if len(log) < hw or holders < len(self.voters) // 2 + 1:
             return Violation("HighWatermarkDurable", f"node {node} high watermark {hw} held by "
                                                      f"{holders} of {len(self.voters)} voters")
         return None
@@ -351,6 +356,11 @@ class NodeReplay:
                                                        f"offset {offset}")
         self.complete[node] = (epoch, len(order), log)
         return None
+
+
+def unreadable(node: Any, err: Exception) -> Violation:
+    """The violation of an observation the checks cannot read."""
+    return Violation("Divergence:observation", f"observation of node {node} unreadable: {err!r}")
 
 
 def _diff_outputs(recorded: list[Any], model: list[Any]) -> str:
