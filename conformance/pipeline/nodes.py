@@ -207,6 +207,8 @@ class NodeReplay:
         self.step_fn = model._step  # the model's node step (a variant's in a variant model)
         declared = protocols.get(protocol)
         self.observe = declared.event_observer()
+        # the other answers a step may record (RAFT-RULE-VOTE-REASKED), judged on a mismatch only
+        self.other_answers = declared.event_other_answers()
         self.nodes: dict[Any, Any] = {n.id: n for n in init.nodes}
         self.voters = frozenset(model.voter_ids)
         # a voter set fixed by the config: majorities are known (NodeEvents.fixed_voters)
@@ -230,6 +232,7 @@ class NodeReplay:
         observations are shared, the history is new. Call it on a replay not yet applied to."""
         new = object.__new__(NodeReplay)
         new.protocol, new.step_fn, new.observe = self.protocol, self.step_fn, self.observe
+        new.other_answers = self.other_answers
         new.nodes = dict(self.nodes)
         new.voters, new.check_durable = self.voters, self.check_durable
         new.latest = dict(self.latest)
@@ -246,7 +249,8 @@ class NodeReplay:
         if action in NETWORK_ACTIONS:
             return None, None
         node = event["node"]
-        after, outputs = self.step_fn(self.nodes[node], value)
+        before = self.nodes[node]
+        after, outputs = self.step_fn(before, value)
         self.nodes[node] = after
         raw_obs = self.observe(after)
         recorded = event.get("observation")
@@ -257,11 +261,21 @@ class NodeReplay:
         if bad is not None:
             return bad, model_obs
         encoded = [fast_encode(o) for o in outputs]
-        if not same_outputs(event["outputs"], encoded):
+        if not same_outputs(event["outputs"], encoded) and \
+                not self.other_answer(before, value, tuple(outputs), event["outputs"]):
             return Violation("Divergence:outputs", _diff_outputs(event["outputs"], encoded)), model_obs
         if recorded is not None and recorded != model_obs:
             return Violation("Divergence:observation", _diff_obs(recorded, model_obs)), model_obs
         return None, model_obs
+
+    def other_answer(self, before: Any, value: Any, outputs: tuple[Any, ...], recorded: list[Any]) -> bool:
+        """Whether the recorded outputs (in JSON form), not the model's own, are another answer
+        the protocol allows for this step (RAFT-RULE-VOTE-REASKED: ``other_answers``; the state
+        after is the model's either way)."""
+        if self.other_answers is None:
+            return False
+        return any(same_outputs(recorded, [fast_encode(o) for o in other])
+                   for other in self.other_answers(before, value, outputs))
 
     # ------------------------------------------------------------ properties over observations
 
