@@ -3,8 +3,9 @@ its key, the canonical form under symmetry) has an owner among the worker proces
 worker owns the seen-set of its fingerprints (TLC's fingerprint partitioning, in processes
 because Python threads share one interpreter lock).
 
-States never cross processes; only fingerprints do. The search is level-synchronous, and the
-workers talk to one another directly (a one-way pipe per ordered pair), twice per level:
+A worker keeps the new states it generates and expands them at the next level; what crosses
+processes is mostly fingerprints. The search is level-synchronous, and the workers talk to one
+another directly (a one-way pipe per ordered pair), twice per level:
 
 1. each worker expands its frontier; a successor whose fingerprint it owns is decided on the
    spot, the others are *claimed*: their fingerprints go to their owners, one array per owner,
@@ -12,6 +13,9 @@ workers talk to one another directly (a one-way pipe per ordered pair), twice pe
    violation);
 2. each owner answers every claim, in order, with one byte: 1 if the fingerprint was new (it
    joins the owner's seen-set and the claimant keeps the state for the next level), 0 if not.
+   A worker whose frontier was above the mean also sends, with its answers, some of its new
+   states to the workers below it (pickled; :func:`_shipments`), so the frontiers stay even:
+   only the imbalance travels, most of it in the first levels.
 
 Every worker reads every header, so all of them see the same totals and stop at the same
 level: when no worker had a state to expand, or one has seen a violation. The main process
@@ -32,6 +36,7 @@ from __future__ import annotations
 
 import multiprocessing as mp
 import os
+import pickle
 import queue as queue_mod
 import struct
 import threading
@@ -45,6 +50,35 @@ from kspec.model.core.explorer import ExploreResult, Violation, explore, split_p
 from kspec.model.core.protocol import Model, Symmetric
 
 _HEADER = struct.Struct("<qqq")  # frontier size, transitions so far, 1 if a violation was seen
+_LENGTH = struct.Struct("<q")
+_IMBALANCE = 0.05  # a worker whose frontier exceeds the mean by more than this share sends states away
+
+
+def _shipments(me: int, sizes: list[int], mine: list[Any], claims: int) -> list[list[Any]]:
+    """The new states this worker hands to others, taken from the end of ``mine`` (the new
+    states it owns, whose checks it has done), so that the next level's frontiers come out
+    even. A worker keeps the new states it generates, so each frontier grows in proportion to
+    the one it came from: every worker plans from this level's frontier sizes (the same list
+    on every worker), a worker above the mean sends the share by which it is above, split
+    among the workers below in proportion to their shortfall. It sends at most the states it
+    owns; ``claims`` bounds the ones it will be granted."""
+    n = len(sizes)
+    out: list[list[Any]] = [[] for _ in range(n)]
+    mean = sum(sizes) / n
+    surplus = sizes[me] - mean
+    if surplus <= _IMBALANCE * mean:
+        return out
+    shortfall = [max(0.0, mean - size) for size in sizes]
+    expected = len(mine) + claims  # this worker's next frontier, at most
+    amount = min(len(mine), round(expected * surplus / sizes[me]))
+    whole = sum(shortfall)
+    for w in range(n):
+        if shortfall[w] > 0 and amount:
+            k = min(len(mine), round(amount * shortfall[w] / whole))
+            if k:
+                out[w] = mine[-k:]
+                del mine[-k:]
+    return out
 
 
 def default_workers() -> int:
@@ -184,6 +218,8 @@ def _work(model: Model[Any, Any], me: int, n: int, tx: list[Connection | None], 
     invariants, step_props, witnesses, step_witnesses = split_properties(model.properties())
     canonical = model.canonical if isinstance(model, Symmetric) else None
     within_bounds = model.within_bounds
+    step_checks = [(p.name, p.check) for p in step_props]  # the predicates (``holds`` only wraps them)
+    inv_checks = [(p.name, p.check) for p in invariants]
     actions = model.actions
     next_state = model.next_state
     seen: set[int] = set()  # fingerprints this worker owns, of stored states
@@ -197,9 +233,9 @@ def _work(model: Model[Any, Any], me: int, n: int, tx: list[Connection | None], 
 
     def check(state: Any) -> None:
         nonlocal pending_w
-        for prop in invariants:
-            if prop.name not in violated and not prop.holds(state):
-                violated.add(prop.name)
+        for name, holds in inv_checks:
+            if name not in violated and not holds(state):
+                violated.add(name)
         if pending_w:
             still = []
             for prop in pending_w:
@@ -237,7 +273,7 @@ def _work(model: Model[Any, Any], me: int, n: int, tx: list[Connection | None], 
     depth = 0
     level = 0
     while True:
-        nxt: list[Any] = []
+        mine: list[Any] = []  # new successors this worker owns
         claims = [array("q") for _ in range(n)]
         claimed: list[list[Any]] = [[] for _ in range(n)]
         for state in frontier:
@@ -251,9 +287,9 @@ def _work(model: Model[Any, Any], me: int, n: int, tx: list[Connection | None], 
                         if prop.holds_step(state, action, succ):
                             reached.add(prop.name)
                             pending_sw.remove(prop)
-                for prop in step_props:
-                    if prop.name not in violated and not prop.holds_step(state, action, succ):
-                        violated.add(prop.name)
+                for name, holds_step in step_checks:
+                    if name not in violated and not holds_step(state, action, succ):
+                        violated.add(name)
                 fp = fingerprint(succ)
                 if fp is None or fp in seen or fp in known or fp in outside:
                     continue
@@ -265,26 +301,26 @@ def _work(model: Model[Any, Any], me: int, n: int, tx: list[Connection | None], 
                 if owner == me:
                     seen.add(fp)
                     check(succ)
-                    nxt.append(succ)
+                    mine.append(succ)
                 else:
                     known.add(fp)
                     claims[owner].append(fp)
                     claimed[owner].append(succ)
         header = _HEADER.pack(len(frontier), transitions, 1 if violated else 0)
         got = _exchange(me, tx, rx, [header + claims[w].tobytes() for w in range(n)])
-        total = len(frontier)
+        sizes = [len(frontier)] * n
         all_transitions = transitions
         stop = bool(violated)
         theirs: list[array[int]] = []
         for w, msg in enumerate(got):
             fps: array[int] = array("q")
             if w != me:
-                size, their_transitions, their_violation = _HEADER.unpack_from(msg)
-                total += size
+                sizes[w], their_transitions, their_violation = _HEADER.unpack_from(msg)
                 all_transitions += their_transitions
                 stop = stop or bool(their_violation)
                 fps.frombytes(msg[_HEADER.size:])
             theirs.append(fps)
+        total = sum(sizes)
         if total:
             depth = level
             stored += total
@@ -292,19 +328,28 @@ def _work(model: Model[Any, Any], me: int, n: int, tx: list[Connection | None], 
             reports.put({"progress": (stored, all_transitions, depth)})
         if total == 0 or stop:
             break
-        answers = []
-        for fps in theirs:
+        out = []
+        shipped = _shipments(me, sizes, mine, sum(len(c) for c in claims))
+        for w, fps in enumerate(theirs):
             verdict = bytearray(len(fps))
             for i, fp in enumerate(fps):
                 if fp not in seen:
                     seen.add(fp)
                     verdict[i] = 1
-            answers.append(bytes(verdict))
-        for w, verdict_bytes in enumerate(_exchange(me, tx, rx, answers)):
+            states = pickle.dumps(shipped[w], pickle.HIGHEST_PROTOCOL) if shipped[w] else b""
+            out.append(_LENGTH.pack(len(verdict)) + verdict + states)
+        nxt = mine
+        for w, msg in enumerate(_exchange(me, tx, rx, out)):
+            if w == me:
+                continue
+            (count,) = _LENGTH.unpack_from(msg)
+            verdict_bytes = msg[_LENGTH.size:_LENGTH.size + count]
             for succ, new in zip(claimed[w], verdict_bytes, strict=True):
                 if new:
                     check(succ)
                     nxt.append(succ)
+            if len(msg) > _LENGTH.size + count:  # states sent to even the load (checked by their sender)
+                nxt.extend(pickle.loads(msg[_LENGTH.size + count:]))
         frontier = nxt
         level += 1
     reports.put({"stored": len(seen), "transitions": transitions, "depth": depth,
