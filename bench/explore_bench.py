@@ -60,6 +60,9 @@ def versus_tlc(protocol: str, bounds: list[str], workers: int, timeout: float) -
     par = explore_parallel(build_model(info, bounds)[0], workers=workers)
     rows.append((f"kspec explore --workers {workers}", par.distinct_states, par.seconds, _children_cpu() - cpu))
     print(rows[-1], os.getloadavg(), flush=True)
+    workers_line = ", ".join(f"worker {w}: {c:.1f} CPU-s, {wt:.1f} s waiting at the exchanges"
+                             for w, (c, wt) in enumerate(zip(par.worker_cpu, par.worker_wait, strict=True)))
+    print(workers_line, flush=True)
     mapping = get_mapping(protocol)
     cpu = _children_cpu()
     tlc = run_tlc(mapping.spec_path(), config_text=mapping.config(values), check_deadlock=mapping.check_deadlock,
@@ -81,6 +84,7 @@ def versus_tlc(protocol: str, bounds: list[str], workers: int, timeout: float) -
           f"over TLC's own time: {(tlc.tlc_seconds or 0) / par.seconds:.2f}x; "
           f"CPU seconds, TLC over parallel: {tlc_cpu / (rows[1][3] or 1):.2f}x, "
           f"parallel over serial: {(rows[1][3] or 0) / (rows[0][3] or 1):.2f}x")
+    print(workers_line)
 
 
 def main() -> None:

@@ -52,6 +52,10 @@ class ExploreResult:
     witnesses: dict[str, bool] = field(default_factory=dict)
     witness_ids: dict[str, str] = field(default_factory=dict)
     witness_traces: dict[str, tuple[Step, ...]] = field(default_factory=dict)
+    # a parallel run's workers: each one's CPU seconds, and its wall seconds spent waiting for
+    # the others at the level's two exchanges (bench/explore_bench.py prints them)
+    worker_cpu: list[float] = field(default_factory=list)
+    worker_wait: list[float] = field(default_factory=list)
 
     @property
     def states_per_second(self) -> float:

@@ -155,12 +155,15 @@ def _run(model: Model[Any, Any], n: int, progress: Callable[[int, int, int], Non
             if p.is_alive():
                 p.kill()
     violated: set[str] = set()
+    finals.sort(key=lambda rep: int(rep["worker"]))
     for rep in finals:
         result.distinct_states += rep["stored"]
         result.transitions += rep["transitions"]
         violated |= rep["violated"]
         for name in rep["witnesses"]:
             result.witnesses[name] = True
+        result.worker_cpu.append(rep["cpu"])
+        result.worker_wait.append(rep["wait"])
     result.max_depth = finals[0]["depth"]
     result.seconds = time.perf_counter() - started
     result.violations = [Violation("", name, ()) for name in sorted(violated)]
@@ -206,11 +209,17 @@ def _exchange(me: int, tx: list[Connection | None], rx: list[Connection | None],
             if conn is not None:
                 conn.send_bytes(out[w])
 
+    global _waited
+    started = time.perf_counter()
     sender = threading.Thread(target=send, daemon=True)
     sender.start()
     got = [b"" if conn is None else conn.recv_bytes() for conn in rx]
     sender.join()
+    _waited += time.perf_counter() - started
     return got
+
+
+_waited = 0.0  # in a worker: wall seconds in _exchange
 
 
 def _work(model: Model[Any, Any], me: int, n: int, tx: list[Connection | None], rx: list[Connection | None],
@@ -353,4 +362,5 @@ def _work(model: Model[Any, Any], me: int, n: int, tx: list[Connection | None], 
         frontier = nxt
         level += 1
     reports.put({"stored": len(seen), "transitions": transitions, "depth": depth,
-                 "violated": set(violated), "witnesses": set(reached)})
+                 "violated": set(violated), "witnesses": set(reached),
+                 "cpu": time.process_time(), "wait": _waited, "worker": me})
