@@ -573,8 +573,11 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
         nodes = {n.id: n for n in before.nodes}
         out = []
         for replica, inp in pairs:
-            nodes[replica], outputs = self.model._step(nodes[replica], inp)
-            out.append(Event(replica, wire(encode(inp)), wire(encode(outputs)), node_mod.observe(nodes[replica])))
+            node = nodes[replica]
+            nodes[replica], outputs = self.model._step(node, inp)
+            others = tuple(wire(encode(o)) for o in node_mod.other_answers(node, inp, outputs))
+            out.append(Event(replica, wire(encode(inp)), wire(encode(outputs)), node_mod.observe(nodes[replica]),
+                             alternatives=others))
         return out
 
     @staticmethod

@@ -568,6 +568,31 @@ def _on_vote_request(before: Node, node: Node, req: VoteRequest) -> Step:
     return node, outputs
 
 
+def other_answers(before: Node, inp: Input, outputs: tuple[Output, ...]) -> tuple[tuple[Output, ...], ...]:
+    """The answers to ``inp`` the protocol allows besides ``outputs`` (the model's own answer
+    from ``before``), each as a whole step's outputs; the state after is the same.
+
+    RAFT-RULE-VOTE-REASKED: a replica asked again, in the epoch of its vote, by the candidate
+    it voted for may answer granted whatever its log holds now. The vote is cast and stays
+    cast (RAFT-RULE-VOTE-GRANT's one vote per epoch); the candidate counts a voter once, so a
+    second grant elects no one the first did not. Kafka answers so (``canGrantVote`` matches
+    the voted key before any log check; 3.x ``VotedState``, 4.x ``UnattachedState`` and the
+    prospective state that keeps the vote, RAFT-KIP996-VOTE-KEPT). The model itself applies
+    RAFT-RULE-VOTE-LOG-UP-TO-DATE first, as the Raft paper's RequestVote rule (§5.2, §5.4.1)
+    and etcd do; the answers differ only once the voter's log grew after it voted.
+    """
+    if not isinstance(inp, VoteRequest) or inp.pre_vote or inp.epoch != before.epoch:
+        return ()
+    role = before.role
+    voted = (role.voted_for if isinstance(role, Voted)
+             else role.prior.voted_for if isinstance(role, Prospective) else None)
+    if voted is None or voted != inp.src:
+        return ()
+    regranted = tuple(replace(o, granted=True) if isinstance(o, VoteResponse) and o.dst == inp.src
+                      and not o.granted and not o.pre_vote and o.error == "NONE" else o for o in outputs)
+    return () if regranted == outputs else (regranted,)
+
+
 def _on_pre_vote_request(before: Node, node: Node, req: VoteRequest) -> Step:
     """RAFT-KIP996-PRE-VOTE-GRANT (Kafka 4.0+ ``handleVoteRequest`` with ``preVote``): a pre-vote
     of a lower epoch is fenced; one of a higher epoch first moves the receiver to that epoch
