@@ -67,20 +67,23 @@ from kspec.model.raft.system import (
 CONFIGS: list[dict[str, JSON]] = [
     {"voters": 3, "observers": 0, "pre_vote": False, "kip853": False, "faults": True},
     {"voters": 3, "observers": 0, "pre_vote": False, "kip853": False, "faults": False},
-    {"voters": 3, "observers": 1, "pre_vote": False, "kip853": False, "faults": True},
+    # RAFT-DRIVE-ID-ZERO: one observer shape per rule set numbers its replicas from 0 (Kafka's
+    # usual first node.id), where a port that tests a replica id for truth takes leader 0 for
+    # "no leader"; the others from 1.
+    {"voters": 3, "observers": 1, "pre_vote": False, "kip853": False, "faults": True, "first_id": 0},
     {"voters": 3, "observers": 0, "pre_vote": True, "kip853": True, "faults": True},
     {"voters": 1, "observers": 0, "pre_vote": False, "kip853": False, "faults": True},
     # The kip-996 rule set (Kafka 4.0+) in the shapes kip-595 has: a kafka:4.x target takes
     # every shape with pre_vote (model_config), the reference every rule set.
     {"voters": 3, "observers": 0, "pre_vote": True, "kip853": True, "faults": False},
-    {"voters": 3, "observers": 1, "pre_vote": True, "kip853": True, "faults": True},
+    {"voters": 3, "observers": 1, "pre_vote": True, "kip853": True, "faults": True, "first_id": 0},
     # The kip-853 rule set (Kafka 3.8 and 3.9): KIP-595's elections with KIP-853's open vote,
     # which only an observer (or an injected request from one) meets, so an observer even
     # without faults (it is also the fault-free observer shape: a leader's high watermark must
     # not count it).
     {"voters": 3, "observers": 0, "pre_vote": False, "kip853": True, "faults": True},
     {"voters": 3, "observers": 1, "pre_vote": False, "kip853": True, "faults": False},
-    {"voters": 3, "observers": 1, "pre_vote": False, "kip853": True, "faults": True},
+    {"voters": 3, "observers": 1, "pre_vote": False, "kip853": True, "faults": True, "first_id": 0},
     {"voters": 1, "observers": 0, "pre_vote": False, "kip853": True, "faults": True},
     # Four and five voters, one shape per rule set: a majority of three is the first quorum
     # where a candidate or leader that counts one replica twice (a duplicated vote, a fetch
@@ -431,7 +434,7 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
                     data_only=data_only)
         self.model = RaftModel(voters=int(self.config["voters"]), observers=int(self.config["observers"]),
                                pre_vote=bool(self.config["pre_vote"]), kip853=bool(self.config.get("kip853")),
-                               **{**BOUNDS, **(bounds or {})}, **extra)
+                               first_id=int(self.config.get("first_id", 1)), **{**BOUNDS, **(bounds or {})}, **extra)
         props = raft_properties()
         self._always = [p for p in props if p.kind == "always"]
         self._always_step = [p for p in props if p.kind == "always_step"]

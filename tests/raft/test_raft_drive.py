@@ -5,6 +5,7 @@ replica id, at every role; their coverage is a role x input-kind matrix in the r
 from __future__ import annotations
 
 from kspec.conformance.drivers.raft import (
+    CONFIGS,
     UNKNOWN_REPLICA,
     Inject,
     RaftDriver,
@@ -142,3 +143,13 @@ def test_every_role_is_probed_with_well_formed_votes_of_its_own_epoch() -> None:
               if isinstance(a, Inject) and isinstance(a.message, VoteRequest) and a.message.dst == 1
               and a.message.pre_vote and a.message.epoch == leader.epoch]
     assert {input_cell(leader, m)[1] for m in probed} >= {"PreVoteRequest= log=", "PreVoteRequest= log>"}
+
+
+def test_one_shape_per_rule_set_numbers_replicas_from_zero() -> None:
+    """RAFT-DRIVE-ID-ZERO: replica 0 is a voter (and may lead) in a shape of every rule set."""
+    zero = [c for c in CONFIGS if c.get("first_id") == 0]
+    assert {(c["pre_vote"], c["kip853"]) for c in zero} == {(False, False), (False, True), (True, True)}
+    driver = RaftDriver(zero[0])
+    assert driver.nodes() == [0, 1, 2, 3] and driver.node_config(0)["voters"] == [0, 1, 2]
+    state = driver.model.next_state(driver.init_state(), Fire(0, ElectionTimeout()))
+    assert state.node(0).role_name == "candidate" and state.node(3).id == 3
