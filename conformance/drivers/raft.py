@@ -51,7 +51,7 @@ from kspec.model.raft.messages import (
     VoteRequest,
 )
 from kspec.model.raft.properties import raft_properties
-from kspec.model.raft.state import Candidate, Down, Node, Prospective, end_offset_for_epoch
+from kspec.model.raft.state import Candidate, Down, Follower, Node, Prospective, end_offset_for_epoch
 from kspec.model.raft.system import (
     Deliver,
     Drop,
@@ -490,7 +490,9 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
 
     def probes(self, state: Raft, k: int) -> list[tuple[str, Any]]:
         """RAFT-DRIVE-PROBE: a guided path ends with injected requests (RAFT-DRIVE-INJECT) at
-        every live replica in the role the path left it in: a well-formed pre-vote (kip-996) and
+        every live replica in the role the path left it in (an observer that follows no one
+        first catches up with the leader, if one leads; with ``faults``, every timer an
+        observer's role ignores and the ``k``-th at a voter, RAFT-DRIVE-IDLE): a well-formed pre-vote (kip-996) and
         vote of the replica's own epoch (RAFT-DRIVE-WELL-FORMED: where its role alone decides
         the answer), then one vote or pre-vote of any kind and one other request, each the
         ``k``-th of its pool (rotating over the configuration's paths), so a receiver-side rule
@@ -510,7 +512,27 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
                 out.append((category, macro))
                 state = after
                 break
+        # An observer that follows no one while a replica leads catches up first (a fetch
+        # round trip makes it the leader's follower), so its follower role is probed too: no
+        # guided path ended there, and random runs reach it rarely.
+        for n in state.nodes:
+            if not n.is_voter and not isinstance(n.role, Down | Follower):
+                macro = macros.CatchUp(n.id)
+                after = self.resolve(state, macro)
+                if after is not None and isinstance(after.node(n.id).role, Follower):
+                    out.append(("catch_up", macro))
+                    state = after
         for replica in self.model.replica_ids:
+            node = state.node(replica)
+            if self.config["faults"] and not isinstance(node.role, Down):
+                # RAFT-DRIVE-IDLE at the path's end: every timer the role ignores at an observer,
+                # the k-th at a voter (they change nothing: the role after is the same)
+                timers = [*IDLE_TIMERS, ClientAppend()]
+                chosen = timers if not node.is_voter else [timers[k % len(timers)]]
+                for timer in chosen:
+                    idle = IdleTimer(replica, timer)
+                    if self.resolve(state, idle) is not None:
+                        out.append(("idle_timer", idle))
             for pool in _PROBE_POOLS:
                 node = state.node(replica)
                 if isinstance(node.role, Down):

@@ -153,3 +153,19 @@ def test_one_shape_per_rule_set_numbers_replicas_from_zero() -> None:
     assert driver.nodes() == [0, 1, 2, 3] and driver.node_config(0)["voters"] == [0, 1, 2]
     state = driver.model.next_state(driver.init_state(), Fire(0, ElectionTimeout()))
     assert state.node(0).role_name == "candidate" and state.node(3).id == 3
+
+
+def test_probes_make_an_observer_follow_and_fire_its_idle_timers() -> None:
+    """RAFT-DRIVE-PROBE: at a path's end an observer that follows no one catches up with the
+    leader first, then gets every timer its role ignores (a fetch timeout at an observer
+    following the leader: it must not stand)."""
+    config = next(c for c in CONFIGS if c["observers"] and not c["kip853"] and c["faults"])
+    driver = RaftDriver(config)
+    state = driver.model.next_state(driver.init_state(), Fire(0, ElectionTimeout()))
+    while state.node(0).role_name != "leader":
+        state = driver.model.next_state(state, Deliver(min(state.network.distinct(), key=repr)))
+    probes = driver.probes(state, 0)
+    observer = config["voters"]
+    assert probes[0][0] == "catch_up"
+    timers = [type(a.input).__name__ for c, a in probes if c == "idle_timer" and a.node == observer]
+    assert {"FetchTimeout", "ElectionTimeout", "CheckQuorumTimeout"} <= set(timers), timers
