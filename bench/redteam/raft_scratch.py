@@ -166,7 +166,11 @@ class Replica:
     def to_voted(self, candidate: int) -> None:
         before = self.election()
         if self.role == "prospective":
-            self.prior = (self.epoch, candidate, None)  # KIP-996: stays prospective
+            # KIP-996: stays prospective. A vote it had already given (asked again) changes
+            # nothing: the leader it knew stays in the persisted state (session 10: the
+            # well-formed probes found this port rewriting it without the leader).
+            if self.prior[1] != candidate:
+                self.prior = (self.epoch, candidate, None)
         else:
             self.role, self.voted_for, self.leader = "voted", candidate, None
         if self.bug("vote-sent-before-persist"):

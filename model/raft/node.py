@@ -449,6 +449,11 @@ def _malformed(node: Node, msg: Message) -> Step | None:
     return None
 
 
+def is_malformed(node: Node, msg: Message) -> bool:
+    """Whether ``node`` answers ``msg`` INVALID_REQUEST for its positions (RAFT-RULE-INVALID-REQUEST)."""
+    return _malformed(node, msg) is not None
+
+
 def _higher_epoch(node: Node, msg: Message) -> Node:
     """RAFT-RULE-HIGHER-EPOCH, once for every role: a message of a higher epoch moves the
     replica to it, as the follower of the leader the message names (a BeginQuorumEpoch's or

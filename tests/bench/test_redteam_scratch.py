@@ -50,7 +50,7 @@ def test_scratch_baseline_conforms(protocol: str, module: str, tmp_path: Path,
     ("share", "share_scratch2", "Correct"), ("share", "share_scratch2", "Correct41"),
     ("share", "share_scratch2", "Correct43"), ("mm2", "mm2_scratch2", "Correct"),
     ("streams", "streams_scratch2", "Correct"), ("raft", "raft_scratch2", "Correct"),
-    ("voters", "voters_scratch2", "Correct")])
+    ("raft", "raft_scratch3", "Correct"), ("voters", "voters_scratch2", "Correct")])
 def test_session9_baseline_conforms(protocol: str, module: str, attr: str, tmp_path: Path,
                                     monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.syspath_prepend(str(BENCH))
