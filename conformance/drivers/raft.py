@@ -328,7 +328,8 @@ def input_cell(node: Node, inp: Input) -> tuple[str, str]:
             (inp.last_fetched_epoch, inp.fetch_offset) if isinstance(inp, FetchRequest) else None
         if claim is not None:
             own = (node.last_epoch, node.end_offset)
-            kind += " malformed" if node_mod.is_malformed(node, inp) else \
+            malformed = isinstance(inp, VoteRequest | FetchRequest) and node_mod.is_malformed(node, inp)
+            kind += " malformed" if malformed else \
                 " log<" if claim < own else " log=" if claim == own else " log>"
     return role, kind
 
@@ -517,10 +518,10 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
         # guided path ended there, and random runs reach it rarely.
         for n in state.nodes:
             if not n.is_voter and not isinstance(n.role, Down | Follower):
-                macro = macros.CatchUp(n.id)
-                after = self.resolve(state, macro)
+                catch_up = macros.CatchUp(n.id)
+                after = self.resolve(state, catch_up)
                 if after is not None and isinstance(after.node(n.id).role, Follower):
-                    out.append(("catch_up", macro))
+                    out.append(("catch_up", catch_up))
                     state = after
         for replica in self.model.replica_ids:
             node = state.node(replica)
