@@ -75,7 +75,7 @@ def test_cli_workers_flag_gives_the_same_counts() -> None:
 
 
 class _Grid:
-    """A toy model: points (x, y) of a 12 by 12 grid, stepping right or up; states outside the
+    """A toy model: points (x, y) of a 12 x 12 grid, stepping right or up; states outside the
     bounds (x or y at 12) are reached but not stored. Its states hash to one of three values
     (``_Point.__hash__``), so nearly every key collides with another's fingerprint."""
 

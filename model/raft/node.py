@@ -163,13 +163,16 @@ def to_follower(node: Node, epoch: int, leader: int) -> Node:
 
 def prospective_add_vote(node: Node, candidate: int) -> Node:
     """RAFT-KIP996-PROSPECTIVE-VOTES: a prospective without a vote or a leader grants a standard
-    vote of its epoch and stays prospective (Kafka 4.0+ ``prospectiveAddVotedState``)."""
+    vote of its epoch and stays prospective, its pre-vote round started again: the answers it
+    had are forgotten (Kafka 4.0+ ``prospectiveAddVotedState`` makes a new ``ProspectiveState``
+    with a new ``EpochElection`` and a new election timer)."""
     role = node.role
     if (not isinstance(role, Prospective) or role.prior.voted_for is not None or role.prior.leader is not None
             or candidate == node.id or not _may_vote(node, candidate)):
         raise IllegalTransition(node, "prospective", candidate=candidate)
     _check(node, "prospective", candidate=candidate)
-    return replace(node, role=replace(role, prior=replace(role.prior, voted_for=candidate)))
+    return replace(node, role=replace(role, prior=replace(role.prior, voted_for=candidate),
+                                      granted=frozenset({node.id}), rejected=frozenset()))
 
 
 def to_prospective(node: Node) -> Node:
@@ -446,6 +449,11 @@ def _malformed(node: Node, msg: Message) -> Step | None:
     return None
 
 
+def is_malformed(node: Node, msg: Message) -> bool:
+    """Whether ``node`` answers ``msg`` INVALID_REQUEST for its positions (RAFT-RULE-INVALID-REQUEST)."""
+    return _malformed(node, msg) is not None
+
+
 def _higher_epoch(node: Node, msg: Message) -> Node:
     """RAFT-RULE-HIGHER-EPOCH, once for every role: a message of a higher epoch moves the
     replica to it, as the follower of the leader the message names (a BeginQuorumEpoch's or
@@ -559,6 +567,13 @@ def _on_vote_request(before: Node, node: Node, req: VoteRequest) -> Step:
             if role.prior.voted_for is None and role.prior.leader is None:
                 granted = True
                 node = prospective_add_vote(node, req.src)
+                # the new round asks again the voters whose answers it forgot (those it has
+                # not heard from still have its request: their answers count in the new round)
+                asked = sorted((role.granted | role.rejected) - {node.id})
+                again = tuple(VoteRequest(node.id, v, node.epoch, node.last_epoch, node.end_offset, True)
+                              for v in asked)
+                return node, (*_persist(before, node),
+                              VoteResponse(node.id, req.src, node.epoch, True, _leader_hint(node)), *again)
     outputs = (*_persist(before, node), VoteResponse(node.id, req.src, node.epoch, granted, _leader_hint(node)))
     return node, outputs
 
