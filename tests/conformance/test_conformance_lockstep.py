@@ -16,12 +16,7 @@ from kspec.conformance.harness import replay_steps
 from kspec.conformance.targets.mutants import CATALOGUE
 from kspec.conformance.targets.registry import reference_protocols, reference_target
 
-# raft-vote-twice (two candidacies crossing at one voter) is past the guided half of the default
-# budget (guided run 251 at seed 0): here it cost ~300 runs of random walks and their shrinking,
-# the slowest test of the suite. tests/conformance/test_guided.py catches it with guided paths
-# alone and replays its counterexample as here; bench/mutant_power.py --all measures it at the
-# default budget over seeds.
-CAUGHT = [name for name, m in CATALOGUE.items() if m.default_budget and name != "raft-vote-twice"]
+CAUGHT = [name for name, m in CATALOGUE.items() if m.default_budget]
 
 
 @pytest.mark.parametrize("protocol", reference_protocols())  # every protocol conformance/protocols.py declares
