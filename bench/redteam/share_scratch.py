@@ -65,11 +65,12 @@ class Offset:
         self.leader_epoch = leader_epoch
         self.start_offset = start_offset
         self.batches = batches
+        self.dcc = -1  # KIP-1226's delivery-complete count (4.2+), -1 unknown
 
     def observe(self) -> dict[str, Any]:
         return {"snapshot_epoch": self.snapshot_epoch, "state_epoch": self.state_epoch,
                 "leader_epoch": self.leader_epoch, "start_offset": self.start_offset,
-                "state_batches": [list(b) for b in self.batches]}
+                "state_batches": [list(b) for b in self.batches], "delivery_complete_count": self.dcc}
 
 
 def _key_json(k: Key) -> dict[str, Any]:
@@ -122,6 +123,7 @@ class Shard:
             if cur is not None and self.bug("initialize-keeps-batches") and rec["leader_epoch"] == 0 and not batches:
                 batches = combine(rec["start_offset"], cur.batches)
             self.offsets[key] = Offset(rec["snapshot_epoch"], rec["state_epoch"], le, rec["start_offset"], batches)
+            self.offsets[key].dcc = rec.get("delivery_complete_count", -1)
             self.leader_fence[key] = max(self.leader_fence.get(key, le), le)
             self.state_fence[key] = max(self.state_fence.get(key, rec["state_epoch"]), rec["state_epoch"])
             if key in self.count and self.count[key] >= self.limit:
@@ -134,6 +136,7 @@ class Shard:
             self.leader_fence[key] = max(self.leader_fence.get(key, le), le)
         cur.batches = combine(start, cur.batches, batches)
         cur.start_offset = start
+        cur.dcc = rec.get("delivery_complete_count", -1)  # an update's count replaces the stored one
         self.count[key] = self.count[key] + 1 if key in self.count else 1
 
     def append(self, recs: list[dict[str, Any]]) -> None:
@@ -160,11 +163,23 @@ class Shard:
 
     # ---- the record a write (or a recording read) makes (generateShareStateRecord) ----
 
-    def state_record(self, key: Key, le: int, se: int, start: int, new: list[Batch], write: bool) -> dict[str, Any]:
+    def write_count(self, cur: Offset, start: int, dcc: int) -> int:
+        """KIP-1226: a count is measured from its start offset: it replaces the stored one from a
+        higher start offset, the higher one stays at the same, the stored one from below (or -1)."""
+        if self.minor < 2:
+            return -1
+        if start > cur.start_offset:
+            return dcc
+        return max(dcc, cur.dcc) if start == cur.start_offset else cur.dcc
+
+    def state_record(self, key: Key, le: int, se: int, start: int, new: list[Batch], write: bool,
+                     dcc: int = -1) -> dict[str, Any]:
         cur = self.offsets.get(key)
         if cur is None:
             return {"type": "ShareSnapshot", "key": _key_json(key), "snapshot_epoch": 0, "state_epoch": se,
-                    "leader_epoch": le, "start_offset": start, "state_batches": _batches_json(combine(start, new))}
+                    "leader_epoch": le, "start_offset": start, "state_batches": _batches_json(combine(start, new)),
+                    "delivery_complete_count": dcc if self.minor >= 2 else -1}
+        dcc = self.write_count(cur, start, dcc)
         if start != -1 and start < cur.start_offset and not self.bug("start-offset-regresses"):
             start = cur.start_offset  # SHARE-RULE-WRITE-START-MONOTONE
         # a write's epochs only fence it: its record carries the stored ones
@@ -178,10 +193,11 @@ class Shard:
             old = [] if self.bug("limit-snapshot-new-batches-only") and start != -1 else cur.batches
             return {"type": "ShareSnapshot", "key": _key_json(key), "snapshot_epoch": cur.snapshot_epoch + 1,
                     "state_epoch": rec_se, "leader_epoch": rec_le, "start_offset": new_start,
-                    "state_batches": _batches_json(combine(new_start, old, new))}
+                    "state_batches": _batches_json(combine(new_start, old, new)), "delivery_complete_count": dcc}
         prune = cur.start_offset if start == -1 else start
         return {"type": "ShareUpdate", "key": _key_json(key), "snapshot_epoch": cur.snapshot_epoch,
-                "leader_epoch": rec_le, "start_offset": start, "state_batches": _batches_json(combine(prune, new))}
+                "leader_epoch": rec_le, "start_offset": start, "state_batches": _batches_json(combine(prune, new)),
+                "delivery_complete_count": dcc}
 
     # ---- handlers ----
 
@@ -199,7 +215,8 @@ class Shard:
         if not self.known(req):
             return [], UNKNOWN
         new = _batches_in(req["state_batches"])
-        return [self.state_record(key, le, se, req["start_offset"], new, write=True)], NONE
+        return [self.state_record(key, le, se, req["start_offset"], new, write=True,
+                                  dcc=req.get("delivery_complete_count", -1))], NONE
 
     def on_read(self, key: Key, req: dict[str, Any]) -> tuple[list[dict[str, Any]], str]:
         le = req["leader_epoch"]
@@ -218,7 +235,7 @@ class Shard:
         # lower, not the stored offset's leader epoch, which it does (found by the first run)
         stored = cur.leader_epoch if self.bug("read-compares-stored-epoch") else self.leader_fence[key]
         if le != -1 and le != stored:
-            return [self.state_record(key, le, -1, -1, [], write=False)], NONE
+            return [self.state_record(key, le, -1, -1, [], write=False, dcc=cur.dcc)], NONE
         return [], NONE
 
     def on_initialize(self, key: Key, req: dict[str, Any]) -> tuple[list[dict[str, Any]], str]:
@@ -234,7 +251,9 @@ class Shard:
         cur = self.offsets.get(key)
         rec = {"type": "ShareSnapshot", "key": _key_json(key),
                "snapshot_epoch": 0 if cur is None else cur.snapshot_epoch + 1, "state_epoch": se,
-               "leader_epoch": 0, "start_offset": req["start_offset"], "state_batches": []}
+               "leader_epoch": 0, "start_offset": req["start_offset"], "state_batches": [],
+               # KIP-1226 (KAFKA-20034): counted from a known start offset, unknown otherwise
+               "delivery_complete_count": 0 if self.minor >= 2 and req["start_offset"] != -1 else -1}
         return [rec], NONE
 
     def on_delete(self, key: Key, req: dict[str, Any]) -> tuple[list[dict[str, Any]], str]:
@@ -285,9 +304,11 @@ class Shard:
             if err == NONE:
                 no_start = 0 if self.bug("summary-no-state-start-zero") else -1
                 resp |= {"state_epoch": cur.state_epoch if cur else 0, "leader_epoch": cur.leader_epoch if cur else 0,
-                         "start_offset": cur.start_offset if cur else no_start}
+                         "start_offset": cur.start_offset if cur else no_start,
+                         "delivery_complete_count": cur.dcc if cur else -1}
             else:
-                resp |= {"state_epoch": 0, "leader_epoch": 0, "start_offset": -1 if err == NOT_AVAILABLE else 0}
+                resp |= {"state_epoch": 0, "leader_epoch": 0, "start_offset": -1 if err == NOT_AVAILABLE else 0,
+                         "delivery_complete_count": -1}
         return [*records, resp]
 
     def observe(self) -> dict[str, Any]:
