@@ -15,7 +15,9 @@ replay, the update count across delete and fail-over, key identity, summaries, U
 
 from __future__ import annotations
 
-from redteam.share_scratch import Correct, Shard
+from redteam.share_scratch import NONE, Correct, Key, Node, Shard, _key_json
+
+__all__ = ["NONE", "Correct", "Key", "Node", "Shard", "_key_json"]  # share_scratch3 builds on these
 
 
 class Correct41(Correct):

@@ -12,9 +12,10 @@ image lacks, writes of multi-offset batches, and a topic deleted while state is 
 Hypothesis rule each): ``write``, ``read``, ``elect``, ``initialize``, ``failover``, ``delete``,
 ``summary`` (requests of those kinds), ``epochs``, ``keys``, ``batches``, ``reorder``, ``counts``
 (the probes' writes and reads; ``counts`` are writes with KIP-1226 delivery-complete counts at
-start offsets below, at and above the stored one), ``image`` (the metadata update, and :class:`ReloadWithoutTopic`: the doomed topic's state stored, the
-topic deleted, a fail-over, then its leader's read, one step of the guide, so a reload that
-validates against the start image is met by a guided run, SHARE-WIT-IMAGE-FAILOVER).
+start offsets below, at and above the stored one), ``image`` (the metadata update, and
+:class:`ReloadWithoutTopic`: the doomed topic's state stored, the topic deleted, a fail-over,
+then its leader's read, one step of the guide, so a reload that validates against the start
+image is met by a guided run, SHARE-WIT-IMAGE-FAILOVER).
 Every initialize, delete and read-summary is in the category of its kind, so a target lacking
 an API declares that category ``unsupported`` and never gets the request (Kafka 4.0:
 initialize, delete, summary; the 4.0 model sends none of them anyway). The vocabulary is listed

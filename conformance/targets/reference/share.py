@@ -184,7 +184,7 @@ class ShareShard:
         if start_offset > current["start_offset"]:
             return count
         if start_offset == current["start_offset"]:
-            return max(count, current["delivery_complete_count"])
+            return max(count, int(current["delivery_complete_count"]))
         return int(current["delivery_complete_count"])
 
     def limit_snapshot(self, key: tuple[str, str, int], current: dict[str, Any], leader_epoch: int,
