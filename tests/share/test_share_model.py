@@ -180,11 +180,17 @@ NOT_REACHABLE = {("update-drops-state-epoch", 0),
                  ("share-read-fences-unset-leader-epoch", 4),
                  # KIP-1226's count arrives in 4.2 (SHARE-VER-DELIVERY-COMPLETE-COUNT).
                  *((v, m) for v in ("share-initialize-count-unset", "share-write-count-regresses") for m in (0, 1))}
+COUNT_VARIANTS = {"share-initialize-count-unset", "share-write-count-regresses"}
 
 
 @pytest.mark.parametrize("minor", MINORS)
 @pytest.mark.parametrize("variant", sorted(EXPECTED_CATCH))
 def test_each_variant_caught_in_each_release(variant: str, minor: int) -> None:
+    if variant in COUNT_VARIANTS and not rules_of(minor).delivery_complete_count:
+        # No count before 4.2: the switch has nothing to act on (tests/share/test_share_count.py
+        # shows the count stays -1), and a full exploration with the probes takes minutes.
+        assert (variant, minor) in NOT_REACHABLE
+        return
     probes = probe_bounds(variant) if variant in NEEDS_PROBES else {}
     model = INFO.variants[variant](**{**SMALL, "kafka_minor": minor, **probes})
     result = explore(model, stop_on_violation=True)
