@@ -5,7 +5,9 @@ Written from spec/share.md, spec/adapter-protocol.md (share) and docs/adapter-gu
 the field names of the request, response and record classes, which the adapter protocol's
 "Encodings" defers to): no kspec model code, no reference shard, the driver unread (session 8).
 One class, :class:`Shard`, holds the whole shard; each planted bug is a name in ``Shard.bugs``
-switched on by a subclass, so a bug is one ``if`` at the place a real implementer slips.
+switched on by a subclass, so a bug is one ``if`` at the place a real implementer slips. The
+switches of session 9's ``share_scratch2`` (which imports this shard) live here too; KIP-1226's
+delivery-complete count (4.2+) was added in session 10.
 
     PYTHONPATH=bench kspec conform share --target python:redteam.share_scratch:Correct
 
@@ -34,21 +36,30 @@ Key = tuple[str, str, int]
 Batch = tuple[int, int, int, int]  # first, last, delivery state, delivery count
 
 
-def combine(start: int, *lists: list[Batch]) -> list[Batch]:
+def combine(start: int, *lists: list[Batch], bugs: frozenset[str] = frozenset()) -> list[Batch]:
     """PersisterStateBatchCombiner as spec/share.md states it: prune below ``start`` (unless -1),
     clip, the highest (count, state) per offset, maximal runs. Interval arithmetic, so a range up
     to Long.MAX_VALUE costs nothing."""
     batches = [b for lst in lists for b in lst]
     if start != -1:
-        batches = [(max(f, start), last, s, c) for f, last, s, c in batches if last >= start]
+        if "prune-inclusive" in bugs:  # off by one: a batch ending at the start offset dropped
+            batches = [(max(f, start), last, s, c) for f, last, s, c in batches if last > start]
+        elif "prune-by-first-offset" in bugs:  # a batch the start offset cuts dropped whole
+            batches = [(f, last, s, c) for f, last, s, c in batches if f >= start]
+        else:
+            batches = [(max(f, start), last, s, c) for f, last, s, c in batches if last >= start]
     cuts = sorted({f for f, _, _, _ in batches} | {last + 1 for _, last, _, _ in batches})
     out: list[Batch] = []
     for lo, hi in itertools.pairwise(cuts):
         cover = [(c, s) for f, last, s, c in batches if f <= lo and hi - 1 <= last]
         if not cover:
             continue
-        c, s = max(cover)
-        if out and out[-1][1] == lo - 1 and out[-1][2:] == (s, c):
+        if "priority-state-first" in bugs:  # (state, count) compared, not (count, state)
+            s, c = max((s_, c_) for c_, s_ in cover)
+        else:
+            c, s = max(cover)
+        same = out and out[-1][1] == lo - 1 and out[-1][2] == s
+        if same and ("merge-ignores-count" in bugs or out[-1][3] == c):
             out[-1] = (out[-1][0], hi - 1, s, c)
         else:
             out.append((lo, hi - 1, s, c))
@@ -65,11 +76,12 @@ class Offset:
         self.leader_epoch = leader_epoch
         self.start_offset = start_offset
         self.batches = batches
+        self.dcc = -1  # KIP-1226's delivery-complete count (4.2+), -1 unknown
 
     def observe(self) -> dict[str, Any]:
         return {"snapshot_epoch": self.snapshot_epoch, "state_epoch": self.state_epoch,
                 "leader_epoch": self.leader_epoch, "start_offset": self.start_offset,
-                "state_batches": [list(b) for b in self.batches]}
+                "state_batches": [list(b) for b in self.batches], "delivery_complete_count": self.dcc}
 
 
 def _key_json(k: Key) -> dict[str, Any]:
@@ -100,6 +112,7 @@ class Shard:
         self.state_fence: dict[Key, int] = {}
         self.count: dict[Key, int] = {}
         self.log: list[dict[str, Any]] = []
+        self.loading = False  # replaying the log at Load (not a handler's own records)
 
     def bug(self, name: str) -> bool:
         return name in self.bugs
@@ -112,7 +125,10 @@ class Shard:
         if rec["type"] == "ShareTombstone":
             if self.bug("replay-ignores-tombstone"):
                 return
-            for m in (self.offsets, self.leader_fence, self.state_fence, self.count):
+            maps = [self.offsets, self.leader_fence, self.state_fence, self.count]
+            if self.bug("delete-keeps-update-count"):
+                maps.pop()
+            for m in maps:
                 m.pop(key, None)  # type: ignore[attr-defined]
             return
         batches = _batches_in(rec["state_batches"])
@@ -122,9 +138,13 @@ class Shard:
             if cur is not None and self.bug("initialize-keeps-batches") and rec["leader_epoch"] == 0 and not batches:
                 batches = combine(rec["start_offset"], cur.batches)
             self.offsets[key] = Offset(rec["snapshot_epoch"], rec["state_epoch"], le, rec["start_offset"], batches)
-            self.leader_fence[key] = max(self.leader_fence.get(key, le), le)
+            self.offsets[key].dcc = rec.get("delivery_complete_count", -1)
+            if self.bug("replay-snapshot-sets-leader-fence"):  # the record's, not the maximum
+                self.leader_fence[key] = le
+            else:
+                self.leader_fence[key] = max(self.leader_fence.get(key, le), le)
             self.state_fence[key] = max(self.state_fence.get(key, rec["state_epoch"]), rec["state_epoch"])
-            if key in self.count and self.count[key] >= self.limit:
+            if key in self.count and (self.count[key] >= self.limit or self.bug("count-reset-on-every-snapshot")):
                 self.count[key] = 0
             return
         cur = self.offsets[key]
@@ -132,8 +152,11 @@ class Shard:
         if le != -1:
             cur.leader_epoch = le
             self.leader_fence[key] = max(self.leader_fence.get(key, le), le)
-        cur.batches = combine(start, cur.batches, batches)
+        cur.batches = combine(start, cur.batches, batches, bugs=self.bugs)
         cur.start_offset = start
+        cur.dcc = rec.get("delivery_complete_count", -1)  # an update's count replaces the stored one
+        if self.bug("count-kept-by-handler") and self.loading:
+            return  # the handler counted the update it wrote; replay at Load does not
         self.count[key] = self.count[key] + 1 if key in self.count else 1
 
     def append(self, recs: list[dict[str, Any]]) -> None:
@@ -145,7 +168,8 @@ class Shard:
 
     def head(self, req: dict[str, Any]) -> str | None:
         """The checks every handler makes first: loaded, null topic, negative partition."""
-        if not self.active:
+        if not self.active and not (self.bug("unloaded-serves-reads") and req["type"] in ("ReadRequest",
+                                                                                         "ReadSummaryRequest")):
             return NOT_AVAILABLE
         if req["topic_id"] is None:
             return INVALID
@@ -160,11 +184,24 @@ class Shard:
 
     # ---- the record a write (or a recording read) makes (generateShareStateRecord) ----
 
-    def state_record(self, key: Key, le: int, se: int, start: int, new: list[Batch], write: bool) -> dict[str, Any]:
+    def write_count(self, cur: Offset, start: int, dcc: int) -> int:
+        """KIP-1226: a count is measured from its start offset: it replaces the stored one from a
+        higher start offset, the higher one stays at the same, the stored one from below (or -1)."""
+        if self.minor < 2:
+            return -1
+        if start > cur.start_offset:
+            return dcc
+        return max(dcc, cur.dcc) if start == cur.start_offset else cur.dcc
+
+    def state_record(self, key: Key, le: int, se: int, start: int, new: list[Batch], write: bool,
+                     dcc: int = -1) -> dict[str, Any]:
         cur = self.offsets.get(key)
         if cur is None:
             return {"type": "ShareSnapshot", "key": _key_json(key), "snapshot_epoch": 0, "state_epoch": se,
-                    "leader_epoch": le, "start_offset": start, "state_batches": _batches_json(combine(start, new))}
+                    "leader_epoch": le, "start_offset": start,
+                    "state_batches": _batches_json(combine(start, new, bugs=self.bugs)),
+                    "delivery_complete_count": dcc if self.minor >= 2 else -1}
+        dcc = self.write_count(cur, start, dcc)
         if start != -1 and start < cur.start_offset and not self.bug("start-offset-regresses"):
             start = cur.start_offset  # SHARE-RULE-WRITE-START-MONOTONE
         # a write's epochs only fence it: its record carries the stored ones
@@ -178,19 +215,23 @@ class Shard:
             old = [] if self.bug("limit-snapshot-new-batches-only") and start != -1 else cur.batches
             return {"type": "ShareSnapshot", "key": _key_json(key), "snapshot_epoch": cur.snapshot_epoch + 1,
                     "state_epoch": rec_se, "leader_epoch": rec_le, "start_offset": new_start,
-                    "state_batches": _batches_json(combine(new_start, old, new))}
+                    "state_batches": _batches_json(combine(new_start, old, new, bugs=self.bugs)),
+                    "delivery_complete_count": dcc}
         prune = cur.start_offset if start == -1 else start
         return {"type": "ShareUpdate", "key": _key_json(key), "snapshot_epoch": cur.snapshot_epoch,
-                "leader_epoch": rec_le, "start_offset": start, "state_batches": _batches_json(combine(prune, new))}
+                "leader_epoch": rec_le, "start_offset": start,
+                "state_batches": _batches_json(combine(prune, new, bugs=self.bugs)), "delivery_complete_count": dcc}
 
     # ---- handlers ----
 
     def on_write(self, key: Key, req: dict[str, Any]) -> tuple[list[dict[str, Any]], str]:
         le, se = req["leader_epoch"], req["state_epoch"]
-        if self.minor >= 4 and (le < 0 or se < 0):
+        if (self.minor >= 4 or self.bug("negative-epochs-refused-early")) and (le < 0 or se < 0):
             return [], INVALID
         if self.minor >= 1 and key not in self.offsets:
             return [], INVALID
+        if self.bug("image-checked-before-fences") and not self.known(req):
+            return [], UNKNOWN
         if le != -1 and self.leader_fence.get(key, -1) > le:
             return [], FENCED_LEADER
         unset = -1 if not self.bug("unset-state-epoch-fenced") else None
@@ -199,7 +240,8 @@ class Shard:
         if not self.known(req):
             return [], UNKNOWN
         new = _batches_in(req["state_batches"])
-        return [self.state_record(key, le, se, req["start_offset"], new, write=True)], NONE
+        return [self.state_record(key, le, se, req["start_offset"], new, write=True,
+                                  dcc=req.get("delivery_complete_count", -1))], NONE
 
     def on_read(self, key: Key, req: dict[str, Any]) -> tuple[list[dict[str, Any]], str]:
         le = req["leader_epoch"]
@@ -209,7 +251,7 @@ class Shard:
             return [], INVALID
         if le != -1 and self.leader_fence.get(key, -1) > le:
             return [], FENCED_LEADER
-        if not self.known(req):
+        if not self.known(req) and not self.bug("read-skips-image"):
             return [], UNKNOWN
         cur = self.offsets.get(key)
         if cur is None:
@@ -217,29 +259,35 @@ class Shard:
         # "the stored one" is the leader-epoch fence (leaderEpochMap), which initialize does not
         # lower, not the stored offset's leader epoch, which it does (found by the first run)
         stored = cur.leader_epoch if self.bug("read-compares-stored-epoch") else self.leader_fence[key]
-        if le != -1 and le != stored:
-            return [self.state_record(key, le, -1, -1, [], write=False)], NONE
+        if (le != -1 or self.bug("read-unset-epoch-records")) and le != stored:
+            return [self.state_record(key, le, -1, -1, [], write=False, dcc=cur.dcc)], NONE
         return [], NONE
 
     def on_initialize(self, key: Key, req: dict[str, Any]) -> tuple[list[dict[str, Any]], str]:
         se = req["state_epoch"]
         if self.minor == 0:
             return [], UNSUPPORTED
-        if self.minor >= 4 and se < 0:
+        if self.minor >= 4 and se < 0 and not self.bug("initialize-negative-accepted"):
             return [], INVALID
-        if key in self.state_fence and self.state_fence[key] > se:
+        fence = self.state_fence.get(key)
+        fenced = fence is not None and (fence >= se if self.bug("initialize-same-epoch-fenced") else fence > se)
+        if fenced:
             return [], FENCED_STATE
         if not self.known(req):
             return [], UNKNOWN
         cur = self.offsets.get(key)
         rec = {"type": "ShareSnapshot", "key": _key_json(key),
                "snapshot_epoch": 0 if cur is None else cur.snapshot_epoch + 1, "state_epoch": se,
-               "leader_epoch": 0, "start_offset": req["start_offset"], "state_batches": []}
+               "leader_epoch": 0, "start_offset": req["start_offset"], "state_batches": [],
+               # KIP-1226 (KAFKA-20034): counted from a known start offset, unknown otherwise
+               "delivery_complete_count": 0 if self.minor >= 2 and req["start_offset"] != -1 else -1}
         return [rec], NONE
 
     def on_delete(self, key: Key, req: dict[str, Any]) -> tuple[list[dict[str, Any]], str]:
         if self.minor == 0:
             return [], UNSUPPORTED
+        if self.bug("delete-without-state-first") and key not in self.offsets:
+            return [], NONE  # nothing to delete: answered before the image is checked
         if not self.known(req):
             return [], UNKNOWN
         if key in self.offsets:
@@ -248,11 +296,15 @@ class Shard:
                     m.pop(key, None)  # type: ignore[attr-defined]
                 return [], NONE
             return [{"type": "ShareTombstone", "key": _key_json(key)}], NONE
+        if self.bug("tombstone-without-state"):
+            return [{"type": "ShareTombstone", "key": _key_json(key)}], NONE
         return [], NONE
 
     def on_summary(self, key: Key, req: dict[str, Any]) -> tuple[list[dict[str, Any]], str]:
         if self.minor == 0:
             return [], UNSUPPORTED
+        if self.bug("summary-fenced") and self.leader_fence.get(key, -1) > req["leader_epoch"]:
+            return [], FENCED_LEADER  # the read's fence copied, -1 compared like any epoch
         if not self.known(req):
             return [], UNKNOWN
         return [], NONE
@@ -265,6 +317,8 @@ class Shard:
     def request(self, req: dict[str, Any]) -> list[dict[str, Any]]:
         handler, kind = self.HANDLERS[req["type"]]
         key = (req["group_id"], req["topic_id"], req["partition"])
+        if self.bug("key-ignores-topic"):  # a key built from the group and partition only
+            key = next((k for k in self.offsets if (k[0], k[2]) == (key[0], key[2])), key)
         err = self.head(req)
         records: list[dict[str, Any]] = []
         if err is None:
@@ -285,9 +339,11 @@ class Shard:
             if err == NONE:
                 no_start = 0 if self.bug("summary-no-state-start-zero") else -1
                 resp |= {"state_epoch": cur.state_epoch if cur else 0, "leader_epoch": cur.leader_epoch if cur else 0,
-                         "start_offset": cur.start_offset if cur else no_start}
+                         "start_offset": cur.start_offset if cur else no_start,
+                         "delivery_complete_count": cur.dcc if cur else -1}
             else:
-                resp |= {"state_epoch": 0, "leader_epoch": 0, "start_offset": -1 if err == NOT_AVAILABLE else 0}
+                resp |= {"state_epoch": 0, "leader_epoch": 0, "start_offset": -1 if err == NOT_AVAILABLE else 0,
+                         "delivery_complete_count": -1}
         return [*records, resp]
 
     def observe(self) -> dict[str, Any]:
@@ -315,9 +371,11 @@ class Node:
         elif t == "Load":
             image = self.config_image if s.bug("load-forgets-image") else s.image
             fresh = type(s)(s.limit, image, s.minor)
+            fresh.loading = True
             for rec in s.log:
                 fresh.log.append(rec)
                 fresh.replay(rec)
+            fresh.loading = False
             self.shard = s = fresh
         elif t == "MetadataUpdate":
             s.image = {(tp, p) for tp, p in inp["image"]} if inp["image"] is not None else None
@@ -346,13 +404,16 @@ def _minor(version: Any) -> int:
 
 
 class Correct(Target):
-    """The bug-free shard, every rule set."""
+    """The bug-free shard, every rule set; ``version`` (None: the newest) is the release it claims."""
 
     protocol = "share"
     shard: type[Shard] = Shard
+    version: str | None = None
 
     def __init__(self) -> None:
-        self.name = f"python:redteam.share_scratch:{type(self).__name__}"
+        self.name = f"python:{type(self).__module__}:{type(self).__name__}"
+        if self.version is not None:
+            self.model_config = {"kafka_version": self.version}
 
     def start(self, node: Any, config: dict[str, Any]) -> Node:
         raw = config.get("image")

@@ -59,8 +59,9 @@ class CadenceSnapshotKeepsEpoch(Shard):
     """The snapshot a write makes when the update count reaches the limit keeps the stored
     snapshot epoch (only initialize bumps it)."""
 
-    def state_record(self, key: Key, le: int, se: int, start: int, new: list[Any], write: bool) -> dict[str, Any]:
-        rec = super().state_record(key, le, se, start, new, write)
+    def state_record(self, key: Key, le: int, se: int, start: int, new: list[Any], write: bool,
+                     dcc: int = -1) -> dict[str, Any]:
+        rec = super().state_record(key, le, se, start, new, write, dcc)
         cur = self.offsets.get(key)
         if rec["type"] == "ShareSnapshot" and cur is not None:
             rec["snapshot_epoch"] = cur.snapshot_epoch

@@ -113,7 +113,12 @@ def judged_by(protocol: str, target: Target, fixed: dict[str, str]) -> dict[str,
         if key in fixed:
             out[key] = {"value": fixed[key], "from": "--set"}
         elif key in target.model_config:
-            out[key] = {"value": str(target.model_config[key]), "from": "target"}
+            value = target.model_config[key]
+            try:  # a target's own value (model_config, an exec hello's) is input too: one line, exit 2
+                driver({key: value})
+            except ValueError as err:
+                raise InputError(f"--target {target.name}: model_config {key}={value!r}: {err}") from None
+            out[key] = {"value": str(value), "from": "target"}
         elif key in driver.setting_defaults:
             out[key] = {"value": driver.setting_defaults[key], "from": "default"}
     return out

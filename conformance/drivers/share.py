@@ -10,10 +10,12 @@ read-summaries, and requests for other partitions, another group and a partition
 image lacks, writes of multi-offset batches, and a topic deleted while state is stored for it
 (``{"type": "MetadataUpdate", "image": [...]}``, SHARE-RULE-METADATA-UPDATE). Categories (one
 Hypothesis rule each): ``write``, ``read``, ``elect``, ``initialize``, ``failover``, ``delete``,
-``summary`` (requests of those kinds), ``epochs``, ``keys``, ``batches``, ``reorder`` (the probes'
-writes and reads), ``image`` (the metadata update, and :class:`ReloadWithoutTopic`: the doomed topic's state stored, the
-topic deleted, a fail-over, then its leader's read, one step of the guide, so a reload that
-validates against the start image is met by a guided run, SHARE-WIT-IMAGE-FAILOVER).
+``summary`` (requests of those kinds), ``epochs``, ``keys``, ``batches``, ``reorder``, ``counts``
+(the probes' writes and reads; ``counts`` are writes with KIP-1226 delivery-complete counts at
+start offsets below, at and above the stored one), ``image`` (the metadata update, and
+:class:`ReloadWithoutTopic`: the doomed topic's state stored, the topic deleted, a fail-over,
+then its leader's read, one step of the guide, so a reload that validates against the start
+image is met by a guided run, SHARE-WIT-IMAGE-FAILOVER).
 Every initialize, delete and read-summary is in the category of its kind, so a target lacking
 an API declares that category ``unsupported`` and never gets the request (Kafka 4.0:
 initialize, delete, summary; the 4.0 model sends none of them anyway). The vocabulary is listed
@@ -113,7 +115,7 @@ class ShareDriver(Driver[ShareSystem]):
         return self.model.init_states()[0]
 
     categories = ("write", "read", "elect", "initialize", "failover", "epochs", "delete", "summary", "keys",
-                  "batches", "reorder", "image")
+                  "batches", "reorder", "counts", "image")
 
     def candidates(self, state: SysState) -> list[tuple[str, Any]]:
         out = self.candidates_single(state)

@@ -151,13 +151,13 @@ class NewBatchesOnly(ShareShard):
     start offset moves, losing the delivery state of untouched offsets."""
 
     def limit_snapshot(self, key: Any, current: dict[str, Any], leader_epoch: int, state_epoch: int,
-                       start_offset: int, batches: list[list[int]]) -> dict[str, Any]:
+                       start_offset: int, batches: list[list[int]], count: int = NOT_SET) -> dict[str, Any]:
         if start_offset == NOT_SET:
-            return super().limit_snapshot(key, current, leader_epoch, state_epoch, start_offset, batches)
+            return super().limit_snapshot(key, current, leader_epoch, state_epoch, start_offset, batches, count)
         leader = current["leader_epoch"] if leader_epoch == NOT_SET else leader_epoch
         st_epoch = current["state_epoch"] if state_epoch == NOT_SET else state_epoch
         return self.snapshot(key, current["snapshot_epoch"] + 1, st_epoch, leader, start_offset,
-                             self.combine(start_offset, [], batches))
+                             self.combine(start_offset, [], batches), count)
 
 
 class UpdateDropsStateEpoch(ShareShard):

@@ -17,11 +17,12 @@ class WriteMovesLeaderEpoch(ShareShard):
     write moves the leader-epoch fence that only a read may move."""
 
     def state_record(self, key: Any, leader_epoch: int, state_epoch: int, start_offset: int,
-                     batches: list[list[int]], from_read: bool = False) -> dict[str, Any]:
+                     batches: list[list[int]], from_read: bool = False, count: int = NOT_SET) -> dict[str, Any]:
         current = self.offsets.get(key)
         if current is None or from_read or leader_epoch == NOT_SET:
-            return super().state_record(key, leader_epoch, state_epoch, start_offset, batches, from_read)
-        return super().state_record(key, leader_epoch, state_epoch, start_offset, batches, from_read=True)
+            return super().state_record(key, leader_epoch, state_epoch, start_offset, batches, from_read, count)
+        return super().state_record(key, leader_epoch, state_epoch, start_offset, batches, from_read=True,
+                                    count=count)
 
 
 class SnapshotOneUpdateLate(ShareShard):
@@ -76,8 +77,8 @@ class UnsetStartInSnapshot(ShareShard):
     offset moves back to -1 (SHARE-INV-START-MONOTONE)."""
 
     def limit_snapshot(self, key: Any, current: dict[str, Any], leader_epoch: int, state_epoch: int,
-                       start_offset: int, batches: list[list[int]]) -> dict[str, Any]:
-        record = super().limit_snapshot(key, current, leader_epoch, state_epoch, start_offset, batches)
+                       start_offset: int, batches: list[list[int]], count: int = NOT_SET) -> dict[str, Any]:
+        record = super().limit_snapshot(key, current, leader_epoch, state_epoch, start_offset, batches, count)
         return {**record, "start_offset": start_offset}
 
 
@@ -157,11 +158,12 @@ class WriteRecordsHigherStateEpoch(ShareShard):
     half, Kafka 4.1): a share-partition leader moves the state epoch only initialize may set."""
 
     def state_record(self, key: Any, leader_epoch: int, state_epoch: int, start_offset: int,
-                     batches: list[list[int]], from_read: bool = False) -> dict[str, Any]:
+                     batches: list[list[int]], from_read: bool = False, count: int = NOT_SET) -> dict[str, Any]:
         current = self.offsets.get(key)
         if current is None or from_read or state_epoch <= current["state_epoch"]:
-            return super().state_record(key, leader_epoch, state_epoch, start_offset, batches, from_read)
-        return self.limit_snapshot(key, current, current["leader_epoch"], state_epoch, start_offset, batches)
+            return super().state_record(key, leader_epoch, state_epoch, start_offset, batches, from_read, count)
+        return self.limit_snapshot(key, current, current["leader_epoch"], state_epoch, start_offset, batches,
+                                   self.write_count(current, start_offset, count))
 
 
 class StaleInitializeAccepted(ShareShard):
@@ -209,15 +211,16 @@ class StartOffsetRegresses(ShareShard):
     4.3.1; apache/kafka#23074)."""
 
     def state_record(self, key: Any, leader_epoch: int, state_epoch: int, start_offset: int,
-                     batches: list[list[int]], from_read: bool = False) -> dict[str, Any]:
+                     batches: list[list[int]], from_read: bool = False, count: int = NOT_SET) -> dict[str, Any]:
         current = self.offsets.get(key)
         if current is None or from_read or start_offset == NOT_SET or start_offset >= current["start_offset"]:
-            return super().state_record(key, leader_epoch, state_epoch, start_offset, batches, from_read)
+            return super().state_record(key, leader_epoch, state_epoch, start_offset, batches, from_read, count)
+        count = self.write_count(current, start_offset, count)
         if self.update_counts.get(key, 0) >= self.snapshot_limit:
             return self.snapshot(key, current["snapshot_epoch"] + 1, current["state_epoch"], current["leader_epoch"],
-                                 start_offset, self.combine(start_offset, current["state_batches"], batches))
+                                 start_offset, self.combine(start_offset, current["state_batches"], batches), count)
         return self.update(key, current["snapshot_epoch"], current["leader_epoch"], start_offset,
-                           self.combine(start_offset, [], batches))
+                           self.combine(start_offset, [], batches), count)
 
 
 class MergeIgnoresCount(ShareShard):
@@ -253,6 +256,46 @@ class NegativeInitializeAccepted(ShareShard):
         return None if req["type"] == "InitializeRequest" else super().negative_epoch_error(req)
 
 
+# -- KIP-1226's delivery-complete count (4.2+; SHARE-VER-DELIVERY-COMPLETE-COUNT): the rules the
+# driver's ``counts`` probes and every initialize reach.
+
+
+class InitializeCountUnset(ShareShard):
+    """Initialize leaves the delivery-complete count unknown (-1) even with a known start offset
+    (KAFKA-20034, Kafka 4.2.0): the lag cannot be computed until the next write."""
+
+    def initialize_count(self, start_offset: int) -> int:
+        return NOT_SET
+
+
+class WriteCountFromRequest(ShareShard):
+    """A write's record takes the request's delivery-complete count whatever its start offset
+    (apache/kafka#23112, Kafka 4.2.0 - 4.3.1): an out-of-order or lower count regresses it."""
+
+    def write_count(self, current: dict[str, Any], start_offset: int, count: int) -> int:
+        return count if self.delivery_complete_count else NOT_SET
+
+
+class SummaryCountUnset(ShareShard):
+    """ReadShareGroupStateSummary answers the new field at its default (-1): v1's count added to
+    the schema, not filled in."""
+
+    def on_ReadSummaryRequest(self, key: tuple[str, str, int], req: dict[str, Any]
+                              ) -> tuple[list[Any], dict[str, Any]]:
+        records, response = super().on_ReadSummaryRequest(key, req)
+        return records, {**response, "delivery_complete_count": NOT_SET}
+
+
+class UpdateCountNotReplayed(ShareShard):
+    """Replay of a ShareUpdate keeps the stored delivery-complete count (the new tagged field
+    treated like the start offset's -1 "unchanged"): an update's count is lost."""
+
+    def replay_update(self, key: tuple[str, str, int], record: dict[str, Any]) -> None:
+        before = self.offsets.get(key, {}).get("delivery_complete_count", NOT_SET)
+        super().replay_update(key, record)
+        self.offsets[key]["delivery_complete_count"] = before
+
+
 # (name, class, bug class), in the order of mutants.CATALOGUE.
 SHARE_MUTANTS: tuple[tuple[str, type[ShareShard], str], ...] = (
     ("share-write-moves-leader-epoch", WriteMovesLeaderEpoch, "a write records what only a read may (KAFKA-19456)"),
@@ -276,4 +319,9 @@ SHARE_MUTANTS: tuple[tuple[str, type[ShareShard], str], ...] = (
     ("share-merge-ignores-count", MergeIgnoresCount, "a field left out of an equality test"),
     ("share-image-before-fences", ImageBeforeFences, "two checks in the wrong order"),
     ("share-negative-initialize-accepted", NegativeInitializeAccepted, "a hardened check applied to two APIs of three"),
+    ("share-initialize-count-unset", InitializeCountUnset, "a new field left at its default on one path (KAFKA-20034)"),
+    ("share-write-count-from-request", WriteCountFromRequest,
+     "an out-of-order request moves a counter back (apache/kafka#23112)"),
+    ("share-summary-count-unset", SummaryCountUnset, "a new response field not filled in"),
+    ("share-update-count-not-replayed", UpdateCountNotReplayed, "a new record field not replayed"),
 )

@@ -47,6 +47,7 @@ type node struct {
 	limit  int64
 	image  map[topicPartition]bool
 	preLog []Record // config.log, replayed before the node's own records on Load
+	counts bool     // KIP-1226 (4.2+)
 }
 
 type server struct {
@@ -90,7 +91,9 @@ func (s *server) start(id int64, raw json.RawMessage) (map[string]any, error) {
 	if err != nil {
 		return nil, err
 	}
-	n := &node{limit: limit, image: image}
+	// KIP-1226's count arrives in 4.2 (the model's rule set 4.2): a 4.1 run keeps none.
+	counts := cfg.KafkaVersion == nil || !(*cfg.KafkaVersion == "4.1" || strings.HasPrefix(*cfg.KafkaVersion, "4.1."))
+	n := &node{limit: limit, image: image, counts: counts}
 	n.shard = n.load(s.flaws, nil)
 	s.nodes[id] = n
 	return n.shard.observe(), nil
@@ -99,6 +102,7 @@ func (s *server) start(id int64, raw json.RawMessage) (map[string]any, error) {
 // load is SHARE-RULE-LOAD: a fresh shard replaying the partition's log.
 func (n *node) load(flaws Flaws, log []Record) *Shard {
 	sh := newShard(n.limit, n.image, flaws)
+	sh.counts = n.counts
 	for _, r := range log {
 		sh.replay(r)
 	}

@@ -68,6 +68,15 @@ type Record struct {
 	LeaderEpoch   *int64       `json:"leader_epoch,omitempty"`
 	StartOffset   *int64       `json:"start_offset,omitempty"`
 	StateBatches  []StateBatch `json:"state_batches,omitempty"`
+	// KIP-1226 (Kafka 4.2+): the delivery-complete count, -1 unknown (absent reads as -1).
+	DeliveryCompleteCount *int64 `json:"delivery_complete_count,omitempty"`
+}
+
+func countOf(r Record) int64 {
+	if r.DeliveryCompleteCount == nil {
+		return notSet
+	}
+	return *r.DeliveryCompleteCount
 }
 
 // MarshalJSON writes exactly the fields of the record's class (an empty batch
@@ -87,7 +96,8 @@ func (r Record) MarshalJSON() ([]byte, error) {
 			LeaderEpoch   int64        `json:"leader_epoch"`
 			StartOffset   int64        `json:"start_offset"`
 			StateBatches  []StateBatch `json:"state_batches"`
-		}{r.Type, r.Key, *r.SnapshotEpoch, *r.LeaderEpoch, *r.StartOffset, nonNil(r.StateBatches)})
+			Count         int64        `json:"delivery_complete_count"`
+		}{r.Type, r.Key, *r.SnapshotEpoch, *r.LeaderEpoch, *r.StartOffset, nonNil(r.StateBatches), countOf(r)})
 	}
 	return json.Marshal(struct {
 		Type          string       `json:"type"`
@@ -97,17 +107,18 @@ func (r Record) MarshalJSON() ([]byte, error) {
 		LeaderEpoch   int64        `json:"leader_epoch"`
 		StartOffset   int64        `json:"start_offset"`
 		StateBatches  []StateBatch `json:"state_batches"`
-	}{r.Type, r.Key, *r.SnapshotEpoch, *r.StateEpoch, *r.LeaderEpoch, *r.StartOffset, nonNil(r.StateBatches)})
+		Count         int64        `json:"delivery_complete_count"`
+	}{r.Type, r.Key, *r.SnapshotEpoch, *r.StateEpoch, *r.LeaderEpoch, *r.StartOffset, nonNil(r.StateBatches), countOf(r)})
 }
 
 func i64(v int64) *int64 { return &v }
 
-func snapshotRecord(k Key, snap, state, leader, start int64, b []StateBatch) Record {
-	return Record{"ShareSnapshot", k, i64(snap), i64(state), i64(leader), i64(start), nonNil(b)}
+func snapshotRecord(k Key, snap, state, leader, start int64, b []StateBatch, count int64) Record {
+	return Record{"ShareSnapshot", k, i64(snap), i64(state), i64(leader), i64(start), nonNil(b), i64(count)}
 }
 
-func updateRecord(k Key, snap, leader, start int64, b []StateBatch) Record {
-	return Record{"ShareUpdate", k, i64(snap), nil, i64(leader), i64(start), nonNil(b)}
+func updateRecord(k Key, snap, leader, start int64, b []StateBatch, count int64) Record {
+	return Record{"ShareUpdate", k, i64(snap), nil, i64(leader), i64(start), nonNil(b), i64(count)}
 }
 
 func nonNil(b []StateBatch) []StateBatch {
@@ -121,6 +132,7 @@ func nonNil(b []StateBatch) []StateBatch {
 type Offset struct {
 	SnapshotEpoch, StateEpoch, LeaderEpoch, StartOffset int64
 	Batches                                             []StateBatch
+	Count                                               int64 // KIP-1226's delivery-complete count
 }
 
 // Flaws are deliberate deviations (kspec's broken variants), off by default.
@@ -144,6 +156,7 @@ type Shard struct {
 	updateCounts  map[Key]int64
 	log           []Record
 	flaws         Flaws
+	counts        bool // KIP-1226 (4.2+): the delivery-complete count is kept; 4.1 has none (-1)
 }
 
 func newShard(limit int64, image map[topicPartition]bool, flaws Flaws) *Shard {
@@ -174,14 +187,15 @@ func (s *Shard) replay(r Record) {
 		if old, ok := s.updateCounts[k]; ok && old >= s.snapshotLimit {
 			s.updateCounts[k] = 0
 		}
-		s.offsets[k] = &Offset{*r.SnapshotEpoch, *r.StateEpoch, *r.LeaderEpoch, *r.StartOffset, nonNil(r.StateBatches)}
+		s.offsets[k] = &Offset{*r.SnapshotEpoch, *r.StateEpoch, *r.LeaderEpoch, *r.StartOffset, nonNil(r.StateBatches),
+			countOf(r)}
 		maxEpoch(s.leaderEpochs, k, *r.LeaderEpoch)
 		maxEpoch(s.stateEpochs, k, *r.StateEpoch)
 	case "ShareUpdate":
 		cur := s.offsets[k]
 		var merged *Offset
 		if cur == nil {
-			merged = &Offset{*r.SnapshotEpoch, notSet, *r.LeaderEpoch, *r.StartOffset, nonNil(r.StateBatches)}
+			merged = &Offset{*r.SnapshotEpoch, notSet, *r.LeaderEpoch, *r.StartOffset, nonNil(r.StateBatches), countOf(r)}
 		} else {
 			start, leader := cur.StartOffset, cur.LeaderEpoch
 			if *r.StartOffset != notSet {
@@ -190,8 +204,9 @@ func (s *Shard) replay(r Record) {
 			if *r.LeaderEpoch != notSet {
 				leader = *r.LeaderEpoch
 			}
+			// An update's count replaces the stored one (no "unchanged" value).
 			merged = &Offset{cur.SnapshotEpoch, cur.StateEpoch, leader, start,
-				s.combine(start, cur.Batches, r.StateBatches)}
+				s.combine(start, cur.Batches, r.StateBatches), countOf(r)}
 		}
 		s.offsets[k] = merged
 		maxEpoch(s.leaderEpochs, k, *r.LeaderEpoch)
@@ -214,6 +229,7 @@ type Request struct {
 	StateEpoch   int64        `json:"state_epoch"`
 	StartOffset  int64        `json:"start_offset"`
 	StateBatches []StateBatch `json:"state_batches"`
+	Count        *int64       `json:"delivery_complete_count"`
 }
 
 // Response is one of the five response types; the fields a type lacks are omitted.
@@ -227,6 +243,7 @@ type Response struct {
 	LeaderEpoch  *int64        `json:"leader_epoch,omitempty"`
 	StartOffset  *int64        `json:"start_offset,omitempty"`
 	StateBatches *[]StateBatch `json:"state_batches,omitempty"`
+	Count        *int64        `json:"delivery_complete_count,omitempty"`
 }
 
 var responseType = map[string]string{
@@ -250,6 +267,7 @@ func response(req *Request, errName, msg string) *Response {
 		r.StateEpoch, r.StartOffset, r.StateBatches = i64(defaultStateEpoch), i64(start), &empty
 	case "ReadSummaryResponse":
 		r.StateEpoch, r.LeaderEpoch, r.StartOffset = i64(defaultStateEpoch), i64(defaultLeaderEpoch), i64(start)
+		r.Count = i64(notSet) // KIP-1226: unknown, also the schema's default in an error answer
 	}
 	return r
 }
@@ -271,10 +289,21 @@ func basicError(req *Request) string {
 // stateRecord is generateShareStateRecord (SHARE-RULE-RECORD-*). The record
 // keeps the stored leader and state epochs; only a read (fromRead) records a
 // new leader epoch (SHARE-VER-WRITE-KEEPS-EPOCHS).
-func (s *Shard) stateRecord(k Key, leader, stateEpoch, start int64, batches []StateBatch, fromRead bool) Record {
+func (s *Shard) stateRecord(k Key, leader, stateEpoch, start int64, batches []StateBatch, fromRead bool,
+	count int64) Record {
 	cur := s.offsets[k]
+	if !s.counts {
+		count = notSet
+	}
 	if cur == nil { // SHARE-RULE-RECORD-FIRST-SNAPSHOT: Kafka keeps it, though 4.3 refuses such writes first
-		return snapshotRecord(k, 0, stateEpoch, leader, start, s.combine(start, nil, batches))
+		return snapshotRecord(k, 0, stateEpoch, leader, start, s.combine(start, nil, batches), count)
+	}
+	// SHARE-RULE-WRITE-COUNT: a count counts from its start offset: taken from a higher one,
+	// the higher count at the same one, the stored count from a lower one (or -1).
+	if s.counts && start == cur.StartOffset && cur.Count > count {
+		count = cur.Count
+	} else if s.counts && start < cur.StartOffset {
+		count = cur.Count
 	}
 	if !fromRead || leader == notSet {
 		leader = cur.LeaderEpoch
@@ -294,9 +323,9 @@ func (s *Shard) stateRecord(k Key, leader, stateEpoch, start int64, batches []St
 		} else {
 			merged = s.combine(st, cur.Batches, batches)
 		}
-		return snapshotRecord(k, cur.SnapshotEpoch+1, stateEpoch, leader, st, merged)
+		return snapshotRecord(k, cur.SnapshotEpoch+1, stateEpoch, leader, st, merged, count)
 	}
-	return updateRecord(k, cur.SnapshotEpoch, leader, start, s.combine(start, nil, batches))
+	return updateRecord(k, cur.SnapshotEpoch, leader, start, s.combine(start, nil, batches), count)
 }
 
 // step handles one request: the records appended (already replayed) and the response.
@@ -345,7 +374,11 @@ func (s *Shard) write(k Key, req *Request) ([]Record, *Response) {
 	if s.topicError(k.TopicID, k.Partition) {
 		return nil, response(req, errUnknownTopic, msgUnknownTopic)
 	}
-	rec := s.stateRecord(k, req.LeaderEpoch, req.StateEpoch, req.StartOffset, nonNil(req.StateBatches), false)
+	count := int64(notSet)
+	if req.Count != nil {
+		count = *req.Count
+	}
+	rec := s.stateRecord(k, req.LeaderEpoch, req.StateEpoch, req.StartOffset, nonNil(req.StateBatches), false, count)
 	return []Record{rec}, response(req, errNone, "")
 }
 
@@ -369,7 +402,7 @@ func (s *Shard) read(k Key, req *Request) ([]Record, *Response) {
 	if req.LeaderEpoch == notSet || (known && stored == req.LeaderEpoch) {
 		return nil, resp
 	}
-	rec := s.stateRecord(k, req.LeaderEpoch, *resp.StateEpoch, *resp.StartOffset, nil, true)
+	rec := s.stateRecord(k, req.LeaderEpoch, *resp.StateEpoch, *resp.StartOffset, nil, true, cur.Count)
 	return []Record{rec}, resp
 }
 
@@ -383,14 +416,19 @@ func (s *Shard) initialize(k Key, req *Request) ([]Record, *Response) {
 	cur := s.offsets[k]
 	var rec Record
 	if s.flaws.InitAsUpdate && cur != nil {
-		rec = updateRecord(k, cur.SnapshotEpoch, notSet, req.StartOffset, nil)
+		rec = updateRecord(k, cur.SnapshotEpoch, notSet, req.StartOffset, nil, notSet)
 	} else {
 		// SHARE-RULE-INITIALIZE-SNAPSHOT: a fresh snapshot, no batches, next snapshot epoch.
 		var snap int64
 		if cur != nil {
 			snap = cur.SnapshotEpoch + 1
 		}
-		rec = snapshotRecord(k, snap, req.StateEpoch, 0, req.StartOffset, nil)
+		// SHARE-RULE-INITIALIZE-COUNT (KIP-1226): 0 from a known start offset, else unknown.
+		count := int64(notSet)
+		if s.counts && req.StartOffset != notSet {
+			count = 0
+		}
+		rec = snapshotRecord(k, snap, req.StateEpoch, 0, req.StartOffset, nil, count)
 	}
 	return []Record{rec}, response(req, errNone, "")
 }
@@ -412,6 +450,7 @@ func (s *Shard) readSummary(k Key, req *Request) *Response {
 	resp := response(req, errNone, "")
 	if cur := s.offsets[k]; cur != nil {
 		resp.StateEpoch, resp.LeaderEpoch, resp.StartOffset = i64(cur.StateEpoch), i64(cur.LeaderEpoch), i64(cur.StartOffset)
+		resp.Count = i64(cur.Count)
 	}
 	return resp
 }
@@ -442,7 +481,8 @@ func (s *Shard) observe() map[string]any {
 				batches = append(batches, [4]int64{b.FirstOffset, b.LastOffset, b.DeliveryState, b.DeliveryCount})
 			}
 			off = map[string]any{"snapshot_epoch": o.SnapshotEpoch, "state_epoch": o.StateEpoch,
-				"leader_epoch": o.LeaderEpoch, "start_offset": o.StartOffset, "state_batches": batches}
+				"leader_epoch": o.LeaderEpoch, "start_offset": o.StartOffset, "state_batches": batches,
+				"delivery_complete_count": o.Count}
 		}
 		parts[k.coordinatorKey()] = map[string]any{"offset": off, "leader_epoch_fence": opt(s.leaderEpochs, k),
 			"state_epoch_fence": opt(s.stateEpochs, k), "update_count": opt(s.updateCounts, k)}

@@ -2,8 +2,9 @@
 
 ``StateBatch`` is Kafka's ``PersisterStateBatch`` (server-common) without the staged
 transactional fields newer trunk adds. ``ShareSnapshot`` / ``ShareUpdate`` carry the fields of
-``ShareSnapshotValue.json`` / ``ShareUpdateValue.json`` (version 0) that the state machine uses;
-timestamps and the 4.2 ``DeliveryCompleteCount`` are left out (spec/share.md, SHARE-REC-*).
+``ShareSnapshotValue.json`` / ``ShareUpdateValue.json`` that the state machine uses, with KIP-1226's
+``DeliveryCompleteCount`` (4.2+, a tagged field; -1 when absent or unknown); timestamps are left
+out (spec/share.md, SHARE-REC-*).
 """
 
 from __future__ import annotations
@@ -26,6 +27,9 @@ STATE_NAMES = {AVAILABLE: "AVAILABLE", ACQUIRED: "ACQUIRED", ACKNOWLEDGED: "ACKN
 UNINITIALIZED_START_OFFSET = -1
 DEFAULT_STATE_EPOCH = 0
 NOT_SET = -1
+# PartitionFactory.UNINITIALIZED_DELIVERY_COMPLETE_COUNT: the delivery-complete count is unknown
+# (KIP-1226; also what a record or response without the field reads as).
+UNKNOWN_COUNT = -1
 
 
 @dataclass(frozen=True, slots=True, order=True)
@@ -74,6 +78,7 @@ class ShareSnapshot:
     leader_epoch: int
     start_offset: int
     state_batches: tuple[StateBatch, ...]
+    delivery_complete_count: int = UNKNOWN_COUNT  # KIP-1226 (4.2+), SHARE-REC-DELIVERY-COMPLETE-COUNT
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,6 +94,8 @@ class ShareUpdate:
     leader_epoch: int
     start_offset: int
     state_batches: tuple[StateBatch, ...]
+    # KIP-1226 (4.2+): replay stores it as is (no -1 for "unchanged").
+    delivery_complete_count: int = UNKNOWN_COUNT
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,6 +21,7 @@ from kspec.model.share.records import (
     DEFAULT_STATE_EPOCH,
     NOT_SET,
     UNINITIALIZED_START_OFFSET,
+    UNKNOWN_COUNT,
     Record,
     SharePartitionKey,
     ShareSnapshot,
@@ -69,6 +70,9 @@ class ShareGroupOffset:
     leader_epoch: int
     start_offset: int
     state_batches: tuple[StateBatch, ...]
+    # KIP-1226 (4.2+): the share-partition's delivery-complete count, -1 when unknown
+    # (SHARE-STATE-DELIVERY-COMPLETE-COUNT); -1 in the rule sets without it.
+    delivery_complete_count: int = UNKNOWN_COUNT
 
 
 Entries = tuple[tuple[SharePartitionKey, Any], ...]
@@ -149,6 +153,8 @@ class WriteRequest(_RequestHead):
     state_epoch: int
     start_offset: int
     state_batches: tuple[StateBatch, ...] = ()
+    # KIP-1226 (WriteShareGroupState v1, 4.2+): the leader's delivery-complete count, -1 unknown.
+    delivery_complete_count: int = UNKNOWN_COUNT
 
 
 @dataclass(frozen=True, slots=True)
@@ -218,6 +224,9 @@ class ReadSummaryResponse(_ResponseHead):
     state_epoch: int = DEFAULT_STATE_EPOCH
     leader_epoch: int = 0  # PartitionFactory.DEFAULT_LEADER_EPOCH
     start_offset: int = UNINITIALIZED_START_OFFSET
+    # KIP-1226 (ReadShareGroupStateSummary v1, 4.2+): the stored count; -1 (the schema's default)
+    # for a key with no state, in an error answer, and in the rule sets without the field.
+    delivery_complete_count: int = UNKNOWN_COUNT
 
 
 Response = WriteResponse | ReadResponse | InitializeResponse | DeleteResponse | ReadSummaryResponse
@@ -255,8 +264,10 @@ def merge_update(so_far: ShareGroupOffset, update: ShareUpdate,
     """
     start = so_far.start_offset if update.start_offset == NOT_SET else update.start_offset
     leader = so_far.leader_epoch if update.leader_epoch == NOT_SET else update.leader_epoch
+    # SHARE-RULE-REPLAY-UPDATE: the update's delivery-complete count replaces the stored one.
     return ShareGroupOffset(so_far.snapshot_epoch, so_far.state_epoch, leader, start,
-                            combine(start, so_far.state_batches, update.state_batches))
+                            combine(start, so_far.state_batches, update.state_batches),
+                            update.delivery_complete_count)
 
 
 def replay(state: ShardState, record: Record) -> ShardState:
@@ -279,7 +290,7 @@ def replay_with(state: ShardState, record: Record, combine: Any) -> ShardState:
         if old is not None and old >= state.snapshot_limit:
             counts = _put(counts, key, 0)
         value = ShareGroupOffset(record.snapshot_epoch, record.state_epoch, record.leader_epoch,
-                                 record.start_offset, record.state_batches)
+                                 record.start_offset, record.state_batches, record.delivery_complete_count)
         return replace(state, offsets=_put(state.offsets, key, value),
                        leader_epochs=_max_epoch(state.leader_epochs, key, record.leader_epoch),
                        state_epochs=_max_epoch(state.state_epochs, key, record.state_epoch),
@@ -289,7 +300,7 @@ def replay_with(state: ShardState, record: Record, combine: Any) -> ShardState:
     current = state.offset(key)
     if current is None:
         merged = ShareGroupOffset(record.snapshot_epoch, NOT_SET, record.leader_epoch, record.start_offset,
-                                  record.state_batches)
+                                  record.state_batches, record.delivery_complete_count)
     else:
         merged = merge_update(current, record, combine)
     # SHARE-VER-UPDATE-COUNT-FROM-ONE: from 4.3 an absent count becomes 1.
@@ -386,7 +397,7 @@ def write_error(state: ShardState, req: WriteRequest, fence_leader: bool = True)
 def share_state_record(state: ShardState, key: SharePartitionKey, leader_epoch: int, state_epoch: int,
                        start_offset: int, batches: tuple[StateBatch, ...],
                        combine: Any = combiner_mod.combine, seed_bug: bool = False,
-                       from_read: bool = False) -> Record:
+                       from_read: bool = False, count: int = UNKNOWN_COUNT) -> Record:
     """``generateShareStateRecord``: a ShareSnapshot or a ShareUpdate for one write (or for a
     read that records a new leader epoch: ``from_read``).
 
@@ -397,15 +408,22 @@ def share_state_record(state: ShardState, key: SharePartitionKey, leader_epoch: 
       offset (SHARE-RULE-RECORD-LIMIT-SNAPSHOT, SHARE-VER-STATE-EPOCH-SNAPSHOT);
     - otherwise a ShareUpdate with the same snapshot epoch and only the new batches
       (SHARE-RULE-RECORD-UPDATE); replay merges it into the current state.
-    A write's record keeps the stored leader and state epochs (SHARE-RULE-WRITE-KEEPS-EPOCHS) and
-    never moves the start offset back (SHARE-RULE-WRITE-START-MONOTONE).
+    A write's record keeps the stored leader and state epochs (SHARE-RULE-WRITE-KEEPS-EPOCHS),
+    never moves the start offset back (SHARE-RULE-WRITE-START-MONOTONE), and carries the
+    delivery-complete count SHARE-RULE-WRITE-COUNT chooses from ``count`` (the request's) and
+    the stored one.
     ``seed_bug`` reproduces the code reviewed in seed 004: on the limit snapshot, when the start
     offset is given, only the new batches are kept.
     """
     current = state.offset(key)
-    if current is None:
-        return ShareSnapshot(key, 0, state_epoch, leader_epoch, start_offset, combine(start_offset, (), batches))
     rules = state.rules
+    if not rules.delivery_complete_count:
+        count = UNKNOWN_COUNT  # SHARE-VER-DELIVERY-COMPLETE-COUNT: no such field before 4.2
+    if current is None:
+        return ShareSnapshot(key, 0, state_epoch, leader_epoch, start_offset, combine(start_offset, (), batches),
+                             count)
+    if rules.delivery_complete_count and rules.write_count_by_start:
+        count = write_count(current, start_offset, count)
     if rules.write_start_monotone and start_offset != NOT_SET and start_offset < current.start_offset:
         # SHARE-RULE-WRITE-START-MONOTONE: a start offset below the stored one (an out-of-order
         # write) does not move it back; the batches are combined and pruned at the stored one.
@@ -413,8 +431,8 @@ def share_state_record(state: ShardState, key: SharePartitionKey, leader_epoch: 
     if rules.write_keeps_epochs:
         leader_epoch = leader_epoch if from_read and leader_epoch != NOT_SET else current.leader_epoch
         state_epoch = current.state_epoch
-    count = state.update_count(key) or 0
-    if count >= state.snapshot_limit or (rules.state_epoch_snapshot and state_epoch > current.state_epoch):
+    updates = state.update_count(key) or 0
+    if updates >= state.snapshot_limit or (rules.state_epoch_snapshot and state_epoch > current.state_epoch):
         leader = current.leader_epoch if leader_epoch == NOT_SET else leader_epoch
         st_epoch = current.state_epoch if state_epoch == NOT_SET else state_epoch
         start = current.start_offset if start_offset == NOT_SET else start_offset
@@ -422,8 +440,22 @@ def share_state_record(state: ShardState, key: SharePartitionKey, leader_epoch: 
             merged = combine(start, (), batches)
         else:
             merged = combine(start, current.state_batches, batches)
-        return ShareSnapshot(key, current.snapshot_epoch + 1, st_epoch, leader, start, merged)
-    return ShareUpdate(key, current.snapshot_epoch, leader_epoch, start_offset, combine(start_offset, (), batches))
+        return ShareSnapshot(key, current.snapshot_epoch + 1, st_epoch, leader, start, merged, count)
+    return ShareUpdate(key, current.snapshot_epoch, leader_epoch, start_offset, combine(start_offset, (), batches),
+                       count)
+
+
+def write_count(current: ShareGroupOffset, start_offset: int, count: int) -> int:
+    """SHARE-RULE-WRITE-COUNT (KIP-1226; apache/kafka#23112): the delivery-complete count a write
+    stores. Its count is measured from its own start offset, so it replaces the stored one only
+    when that start offset is above the stored one; at the same start offset the higher count
+    wins (writes of one leader may arrive out of order), and a write from below the stored start
+    offset (or -1, "not written") leaves the stored count."""
+    if start_offset > current.start_offset:
+        return count
+    if start_offset == current.start_offset:
+        return max(current.delivery_complete_count, count)
+    return current.delivery_complete_count
 
 
 # --- the handlers -----------------------------------------------------------------------------
@@ -541,7 +573,7 @@ def _write(state: ShardState, req: WriteRequest, flaws: Flaws, combine: Any) -> 
     assert req.topic_id is not None
     key = SharePartitionKey(req.group_id, req.topic_id, req.partition)
     record = share_state_record(state, key, req.leader_epoch, req.state_epoch, req.start_offset,
-                                req.state_batches, combine, flaws.seed_bug)
+                                req.state_batches, combine, flaws.seed_bug, count=req.delivery_complete_count)
     return (record,), WriteResponse(req.topic_id, req.partition)
 
 
@@ -571,8 +603,10 @@ def _read(state: ShardState, req: ReadRequest, combine: Any) -> tuple[tuple[Reco
     # SHARE-RULE-READ-LEADER-EPOCH: a read with a new leader epoch records it.
     if req.leader_epoch == NOT_SET or stored_leader == req.leader_epoch:
         return (), response
+    # The record of the read carries the stored count (readStateAndMaybeUpdateLeaderEpoch).
+    count = UNKNOWN_COUNT if current is None else current.delivery_complete_count
     record = share_state_record(state, key, req.leader_epoch, response.state_epoch, response.start_offset, (),
-                                combine, from_read=True)
+                                combine, from_read=True, count=count)
     return (record,), response
 
 
@@ -600,8 +634,18 @@ def _initialize(state: ShardState, req: InitializeRequest, flaws: Flaws) -> tupl
     else:
         # SHARE-RULE-INITIALIZE-SNAPSHOT: a fresh snapshot, no batches, next snapshot epoch.
         snapshot_epoch = 0 if current is None else current.snapshot_epoch + 1
-        record = ShareSnapshot(key, snapshot_epoch, req.state_epoch, 0, req.start_offset, ())
+        record = ShareSnapshot(key, snapshot_epoch, req.state_epoch, 0, req.start_offset, (),
+                               initialize_count(state.rules, req.start_offset))
     return (record,), InitializeResponse(req.topic_id, req.partition)
+
+
+def initialize_count(rules: Rules, start_offset: int) -> int:
+    """SHARE-RULE-INITIALIZE-COUNT (KIP-1226; KAFKA-20034): the delivery-complete count of an
+    initialize's snapshot: 0 when the start offset is known (consumption, and the lag, count
+    from there), -1 when it is -1 (nothing consumed yet: no lag to compute)."""
+    if not rules.delivery_complete_count or rules.initialize_count_unset or start_offset == UNINITIALIZED_START_OFFSET:
+        return UNKNOWN_COUNT
+    return 0
 
 
 def _delete(state: ShardState, req: DeleteRequest) -> tuple[tuple[Record, ...], Response]:
@@ -633,7 +677,7 @@ def _read_summary(state: ShardState, req: ReadSummaryRequest) -> Response:
         # SHARE-RULE-READ-SUMMARY: PartitionFactory's defaults (start -1, leader epoch 0, state epoch 0).
         return ReadSummaryResponse(req.topic_id, req.partition)
     return ReadSummaryResponse(req.topic_id, req.partition, NONE, "", current.state_epoch, current.leader_epoch,
-                               current.start_offset)
+                               current.start_offset, current.delivery_complete_count)
 
 
 # --- observation ------------------------------------------------------------------------------
@@ -652,6 +696,7 @@ def observe(state: ShardState) -> dict[str, Any]:
                 "leader_epoch": off.leader_epoch, "start_offset": off.start_offset,
                 "state_batches": [[b.first_offset, b.last_offset, b.delivery_state, b.delivery_count]
                                   for b in off.state_batches],
+                "delivery_complete_count": off.delivery_complete_count,
             },
             "leader_epoch_fence": state.leader_epoch(key),
             "state_epoch_fence": state.state_epoch(key),

@@ -21,7 +21,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from kspec.model.core.protocol import Property, always, always_step, sometimes
+from kspec.model.core.protocol import Property, always, always_step, sometimes, sometimes_step
 from kspec.model.share.combiner import combine_oracle, per_offset
 from kspec.model.share.records import (
     ACKNOWLEDGED,
@@ -29,6 +29,7 @@ from kspec.model.share.records import (
     AVAILABLE,
     NOT_SET,
     STATE_NAMES,
+    UNKNOWN_COUNT,
     Record,
     SharePartitionKey,
     ShareSnapshot,
@@ -95,13 +96,15 @@ class Write:
     """The leader of epoch ``leader_epoch`` persists ``batches`` with ``start_offset``.
 
     ``state_epoch`` None: the state epoch the leader read (a probe gives another one); ``key``:
-    the share-partition (a probe may name another)."""
+    the share-partition (a probe may name another); ``delivery_complete_count``: KIP-1226's count
+    (4.2+), -1 (unknown) in the actors' writes, others in the ``counts`` probes."""
 
     leader_epoch: int
     start_offset: int
     batches: tuple[StateBatch, ...]
     state_epoch: int | None = None
     key: SharePartitionKey = KEY
+    delivery_complete_count: int = NOT_SET
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,7 +201,7 @@ def request_of(state: SysState, action: Action) -> Request | None:
         k = action.key
         state_epoch = state.leader_state_epoch if action.state_epoch is None else action.state_epoch
         return WriteRequest(k.group_id, k.topic_id, k.partition, action.leader_epoch, state_epoch,
-                            action.start_offset, action.batches)
+                            action.start_offset, action.batches, action.delivery_complete_count)
     if isinstance(action, Read):
         return ReadRequest(action.key.group_id, action.key.topic_id, action.key.partition, action.leader_epoch)
     if isinstance(action, Initialize):
@@ -300,6 +303,11 @@ class ShareSystem:
           (refused);
         - ``reorder``: once a write moved the stored start offset past 0, a write with start
           offset 0 (an out-of-order write of the leader);
+        - ``counts`` (KIP-1226's delivery-complete count; sent to every release, which ignore it
+          before 4.2): once the key is stored, writes by the current leader with counts 0 and 2
+          at the stored start offset, 2 with start offset -1 and one below the stored one, 1 one
+          above it (the initialize of ``g:T:1`` with start offset -1, whose count stays -1, is
+          in ``initialize``);
         - ``batches``: writes by the current leader of multi-offset batches (BATCH_PROBES);
         - ``delete``, ``summary``: DeleteShareGroupState, ReadShareGroupStateSummary (with the
           leader's epoch and with -1) of the key and of the other keys below;
@@ -323,6 +331,17 @@ class ShareSystem:
         if stored is not None and stored.start_offset > 0:
             # An out-of-order write: start 0 arrives after a write moved the start past it.
             yield "reorder", Write(le, 0, self.menu[-1][1])
+        if stored is not None:
+            # SHARE-RULE-WRITE-COUNT: a count at the same start offset (higher, then lower), from
+            # below it (-1 and one less) and from above it.
+            s0, last = stored.start_offset, self.menu[-1][1]
+            wanted = ((s0, 2), (s0, 0), (NOT_SET, 2), (s0 - 1, 2), (s0 + 1, 1))
+            for start, count in dict.fromkeys(w for w in wanted if NOT_SET <= w[0] <= self.offsets):
+                yield "counts", Write(le, start, last, delivery_complete_count=count)
+        if api:
+            # SHARE-RULE-INITIALIZE-COUNT: a start offset not yet known leaves the count unknown
+            # (in the category of its kind, like every initialize).
+            yield "initialize", Initialize(1, NOT_SET, key=OTHER_PARTITION)
         yield "epochs", Read(le + 1)
         if le > 0:
             yield "epochs", Read(le - 1)
@@ -635,7 +654,59 @@ class ShareSystem:
             return s.image_failover == 2
 
         deletes = (deleted, delete_failover) if self.rules.initialize else ()  # 4.0 has no delete
-        return (isolation, delete_forgets, summary_only_reads, *deletes, keys, image_failover)
+        counts = self._count_properties() if self.rules.delivery_complete_count else ()
+        return (isolation, delete_forgets, summary_only_reads, *deletes, keys, image_failover, *counts)
+
+    @staticmethod
+    def _count_properties() -> tuple[Property[Any, Any], ...]:
+        """KIP-1226's delivery-complete count (4.2+; SHARE-VER-DELIVERY-COMPLETE-COUNT). Checked
+        with the probes on: the actors' writes carry no count (-1), the ``counts`` probes do, and
+        the TLA+ spec (the actors' state space) has no count."""
+
+        @always_step("SHARE-INV-COUNT-INITIALIZED", "initialize_sets_count")
+        def initialized(before: SysState, action: Action, after: SysState) -> bool:
+            """An initialize answered NONE stores the delivery-complete count 0 when its start
+            offset is known and -1 when it is -1 (SHARE-RULE-INITIALIZE-COUNT, KAFKA-20034)."""
+            if not isinstance(action, Initialize) or after.last_error != NONE:
+                return True
+            off = after.shard.offset(action.key)
+            want = UNKNOWN_COUNT if action.start_offset == NOT_SET else 0
+            return off is not None and off.delivery_complete_count == want
+
+        @always_step("SHARE-INV-COUNT-BY-START", "count_follows_start_offset")
+        def by_start(before: SysState, action: Action, after: SysState) -> bool:
+            """A write answered NONE stores its delivery-complete count only from a start offset
+            above the stored one; at the stored start offset the higher count stays, and from
+            below it (or -1) the stored count stays (SHARE-RULE-WRITE-COUNT, apache/kafka#23112)."""
+            if not isinstance(action, Write) or after.last_error != NONE:
+                return True
+            a, b = before.shard.offset(action.key), after.shard.offset(action.key)
+            if a is None or b is None:
+                return True
+            count, start = action.delivery_complete_count, action.start_offset
+            want = (count if start > a.start_offset else max(count, a.delivery_complete_count)
+                    if start == a.start_offset else a.delivery_complete_count)
+            return b.delivery_complete_count == want
+
+        @sometimes_step("SHARE-WIT-COUNT-KEPT", "count_kept")
+        def kept(before: SysState, action: Action, after: SysState) -> bool:
+            """A write answered NONE whose count is below the stored one kept the stored count."""
+            if not isinstance(action, Write) or after.last_error != NONE:
+                return False
+            a, b = before.shard.offset(action.key), after.shard.offset(action.key)
+            return (a is not None and b is not None and action.delivery_complete_count < a.delivery_complete_count
+                    and b.delivery_complete_count == a.delivery_complete_count)
+
+        @sometimes_step("SHARE-WIT-COUNT-RESET", "initialize_resets_count")
+        def reset(before: SysState, action: Action, after: SysState) -> bool:
+            """An initialize with a known start offset set a stored count other than 0 back to 0."""
+            if not isinstance(action, Initialize) or after.last_error != NONE:
+                return False
+            a, b = before.shard.offset(action.key), after.shard.offset(action.key)
+            return (a is not None and b is not None and a.delivery_complete_count != 0
+                    and b.delivery_complete_count == 0)
+
+        return (initialized, by_start, kept, reset)
 
     # -- rendering and traces ------------------------------------------------------------------
 
@@ -646,7 +717,8 @@ class ShareSystem:
             bs = ", ".join(f"[{b.first_offset}..{b.last_offset}] {STATE_NAMES.get(b.delivery_state)} "
                            f"x{b.delivery_count}" for b in action.batches)
             se = "" if action.state_epoch is None else f" state_epoch={action.state_epoch}"
-            return f"leader@{action.leader_epoch} writes{se} start={action.start_offset} {bs}{on}"
+            dc = "" if action.delivery_complete_count == NOT_SET else f" count={action.delivery_complete_count}"
+            return f"leader@{action.leader_epoch} writes{se} start={action.start_offset}{dc} {bs}{on}"
         if isinstance(action, Read):
             return f"leader@{action.leader_epoch} reads{on}"
         if isinstance(action, Initialize):

@@ -66,6 +66,8 @@ DEVIATION_BREAKS: dict[str, frozenset[str]] = {
     "share-first-snapshot-after-limit-plus-one": frozenset({"snapshot_cadence"}),
     "share-read-fences-unset-leader-epoch": frozenset({"unset_read_not_fenced"}),
     "share-write-start-offset-regresses": frozenset({"start_offset_never_backwards"}),
+    "share-initialize-count-unset": frozenset({"initialize_sets_count"}),
+    "share-write-count-regresses": frozenset({"count_follows_start_offset"}),
 }
 VARIANTS.update(DEVIATION_VARIANTS)
 

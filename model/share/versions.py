@@ -2,7 +2,8 @@
 
 A *rule set* changes only where a release changed the protocol on purpose (spec/share.md,
 "Versions"): 4.0 is KIP-932's early access without InitializeShareGroupState (SHARE-VER-INITIALIZE,
-SHARE-VER-UNINITIALIZED-REFUSED from 4.1), and 4.4 refuses negative epochs (KAFKA-20743,
+SHARE-VER-UNINITIALIZED-REFUSED from 4.1), 4.2 adds KIP-1226's delivery-complete count
+(SHARE-VER-DELIVERY-COMPLETE-COUNT), and 4.4 refuses negative epochs (KAFKA-20743,
 SHARE-VER-NEGATIVE-EPOCHS-REFUSED). Everything else a release does differently is a bug, and the
 model does not absorb it: it is a *deviation* (conformance/deviations/share.toml) with a switch
 here, off in every rule set, that a model variant turns on (``kspec.model.share.variants``).
@@ -19,7 +20,7 @@ class Rules:
     """The rules one share coordinator shard follows: a release's rule set, plus the deviation
     switches a model variant turned on (all off in a rule set)."""
 
-    minor: int  # the rule set is that of Kafka 4.<minor> (0, 1 or 4)
+    minor: int  # the rule set is that of Kafka 4.<minor> (0, 1, 2 or 4)
     # SHARE-VER-INITIALIZE (4.1+): InitializeShareGroupState, DeleteShareGroupState and
     # ReadShareGroupStateSummary exist; before, the API answers UNSUPPORTED_VERSION.
     initialize: bool
@@ -29,6 +30,10 @@ class Rules:
     # SHARE-VER-NEGATIVE-EPOCHS-REFUSED (4.4+, KAFKA-20743): a negative leader or state epoch in
     # a write, read or initialize is INVALID_REQUEST; before, -1 meant "not set".
     negative_epochs_refused: bool = False
+    # SHARE-VER-DELIVERY-COMPLETE-COUNT (4.2+, KIP-1226): writes, the stored state, the records and
+    # the read-summary answer carry the share-partition's delivery-complete count (-1: unknown);
+    # before, there is no such field (the model keeps -1 everywhere).
+    delivery_complete_count: bool = False
     # -- deviation switches (bugs of some releases; spec/share.md, "Known deviations") ----------
     # share-write-records-epochs (KAFKA-19456, up to 4.1.x): a write's record carries the
     # write's leader epoch, and a limit snapshot its state epoch.
@@ -45,6 +50,13 @@ class Rules:
     # share-write-start-offset-regresses (apache/kafka#23074, up to 4.3.x): a write's start offset
     # below the stored one moves the stored start offset back.
     write_start_regresses: bool = False
+    # share-initialize-count-unset (KAFKA-20034, 4.2.0): initialize with a known start offset
+    # stores the delivery-complete count -1 (unknown), not 0.
+    initialize_count_unset: bool = False
+    # share-write-count-regresses (apache/kafka#23112, 4.2.0 - 4.3.1): a write's record carries the
+    # request's delivery-complete count whatever its start offset, so an equal or lower (or -1)
+    # start offset can lower the stored count.
+    write_count_from_request: bool = False
 
     @property
     def version(self) -> str:
@@ -67,15 +79,20 @@ class Rules:
     def write_start_monotone(self) -> bool:
         return not self.write_start_regresses
 
+    @property
+    def write_count_by_start(self) -> bool:
+        return not self.write_count_from_request
+
 
 RULE_SETS: dict[int, Rules] = {
     0: Rules(0, initialize=False, uninitialized_refused=False),
     1: Rules(1, initialize=True, uninitialized_refused=True),
-    4: Rules(4, initialize=True, uninitialized_refused=True, negative_epochs_refused=True),
+    2: Rules(2, initialize=True, uninitialized_refused=True, delivery_complete_count=True),
+    4: Rules(4, initialize=True, uninitialized_refused=True, negative_epochs_refused=True,
+             delivery_complete_count=True),
 }
-# Kafka 4.N -> the rule set it follows (4.2 and 4.3 changed nothing on purpose in the shard;
-# KIP-1226's delivery-complete count is not modelled).
-RULE_SET_OF_MINOR = {0: 0, 1: 1, 2: 1, 3: 1, 4: 4}
+# Kafka 4.N -> the rule set it follows (4.3 changed nothing on purpose in the shard).
+RULE_SET_OF_MINOR = {0: 0, 1: 1, 2: 2, 3: 2, 4: 4}
 VERSIONS: dict[int, Rules] = {m: RULE_SETS[r] for m, r in RULE_SET_OF_MINOR.items()}
 LATEST_MINOR = max(VERSIONS)
 LATEST = VERSIONS[LATEST_MINOR]
@@ -87,6 +104,8 @@ DEVIATION_SWITCHES: dict[str, dict[str, bool]] = {
     "share-first-snapshot-after-limit-plus-one": {"update_count_from_zero": True},
     "share-read-fences-unset-leader-epoch": {"read_fences_unset": True},
     "share-write-start-offset-regresses": {"write_start_regresses": True},
+    "share-initialize-count-unset": {"initialize_count_unset": True},
+    "share-write-count-regresses": {"write_count_from_request": True},
 }
 
 

@@ -106,7 +106,8 @@ requests = st.one_of(
               st.integers(-1, 3), st.integers(-1, 2), st.integers(-1, 3),
               st.lists(st.builds(lambda f, n, s, c: StateBatch(f, f + n, s, c), st.integers(0, 4),
                                  st.integers(0, 2), st.sampled_from([0, 2, 4]), st.integers(1, 3)),
-                       max_size=2).map(tuple)),
+                       max_size=2).map(tuple),
+              st.integers(-1, 3)),  # KIP-1226's delivery-complete count (4.2+; ignored before)
     st.builds(S.ReadRequest, st.just("g"), st.sampled_from(["T", "T", "U"]), st.sampled_from([0, 0, 1]),
               st.integers(-1, 3)),
     st.builds(S.InitializeRequest, st.just("g"), st.sampled_from(["T", "T", "U"]), st.sampled_from([0, 0, 1]),

@@ -30,6 +30,11 @@ CASES = [
     # run with share-write-records-epochs accepted, which step 7's leader-epoch fence shows
     ("kafka_4.1_write_state_epoch_snapshot.itf.json", "share-write-state-epoch-snapshot", "4.1.2", None, False),
     ("kafka_4.3_write_start_offset_regresses.itf.json", "share-write-start-offset-regresses", "4.3.1", None, True),
+    # KIP-1226's count (rule set 4.2): found at run 1 of seed 0 on 4.2.0 (the initialize, step 1)
+    # and 4.2.1 (a write with start offset -1 after it, step 2); 4.4.0 fixed the second, but in
+    # another rule set, so no fixed release replays that one.
+    ("kafka_4.2_initialize_count_unset.itf.json", "share-initialize-count-unset", "4.2.0", "4.2.1", True),
+    ("kafka_4.2_write_count_regresses.itf.json", "share-write-count-regresses", "4.2.1", None, True),
 ]
 
 

@@ -60,7 +60,17 @@ EXPECTED_CATCH = {
     "share-first-snapshot-after-limit-plus-one": {"snapshot_cadence"},
     "share-read-fences-unset-leader-epoch": {"unset_read_not_fenced"},
     "share-write-start-offset-regresses": {"start_offset_never_backwards"},
+    "share-initialize-count-unset": {"initialize_sets_count"},
+    "share-write-count-regresses": {"count_follows_start_offset"},
 }
+# Caught only with the probes on: an out-of-order write, and KIP-1226's count (the actors' writes
+# carry none, and its properties are the probes').
+NEEDS_PROBES = {"share-write-start-offset-regresses", "share-initialize-count-unset", "share-write-count-regresses"}
+
+
+def probe_bounds(variant: str) -> dict[str, object]:
+    """Probes on; the count's deviations show within three records (the probes' branching is wide)."""
+    return {"probes": True, **({} if variant == "share-write-start-offset-regresses" else {"max_records": 3})}
 
 
 @pytest.mark.parametrize("variant", sorted(EXPECTED_CATCH))
@@ -69,10 +79,10 @@ def test_variant_caught_with_short_trace(variant: str) -> None:
     assert set(INFO.variants) - set(EXPECTED_CATCH) == set(LIVENESS_VARIANTS)
     # The read deviation needs a release where -1 means "not set" (4.4 refuses it).
     release: dict[str, object] = {"kafka_minor": 3} if variant == "share-read-fences-unset-leader-epoch" else {}
-    if variant == "share-write-start-offset-regresses":
-        # An out-of-order write (a start offset below the stored one) is a probe: the conformance
-        # driver sends it, the explorer's protocol actors never do.
-        release = {"probes": True}
+    if variant in NEEDS_PROBES:
+        # An out-of-order write (a start offset below the stored one) and a write's count are
+        # probes: the conformance driver sends them, the explorer's protocol actors never do.
+        release = probe_bounds(variant)
     model = INFO.variants[variant](**{**SMALL, **release})
     result = explore(model, stop_on_violation=True)
     assert result.violations, f"{variant} not caught"
@@ -151,7 +161,7 @@ def test_replay_equals_handlers(limit: int, reqs: list[object]) -> None:
 
 # -- every Kafka release's rules (model/share/versions.py) -------------------------------------
 
-MINORS = sorted(RULE_SETS)  # one release per rule set (4.2 and 4.3 follow 4.1's)
+MINORS = sorted(RULE_SETS)  # one release per rule set (4.3 follows 4.2's)
 
 
 @pytest.mark.parametrize("minor", MINORS)
@@ -167,13 +177,21 @@ def test_each_release_holds_and_reaches_every_witness(minor: int) -> None:
 # initialize flaw cannot run: SHARE-INV-STATE-EPOCH-RECORDED holds trivially in 4.0.
 NOT_REACHABLE = {("update-drops-state-epoch", 0),
                  # 4.4 refuses a read with leader epoch -1 (INVALID_REQUEST), so it is never fenced.
-                 ("share-read-fences-unset-leader-epoch", 4)}
+                 ("share-read-fences-unset-leader-epoch", 4),
+                 # KIP-1226's count arrives in 4.2 (SHARE-VER-DELIVERY-COMPLETE-COUNT).
+                 *((v, m) for v in ("share-initialize-count-unset", "share-write-count-regresses") for m in (0, 1))}
+COUNT_VARIANTS = {"share-initialize-count-unset", "share-write-count-regresses"}
 
 
 @pytest.mark.parametrize("minor", MINORS)
 @pytest.mark.parametrize("variant", sorted(EXPECTED_CATCH))
 def test_each_variant_caught_in_each_release(variant: str, minor: int) -> None:
-    probes = {"probes": True} if variant == "share-write-start-offset-regresses" else {}
+    if variant in COUNT_VARIANTS and not rules_of(minor).delivery_complete_count:
+        # No count before 4.2: the switch has nothing to act on (tests/share/test_share_count.py
+        # shows the count stays -1), and a full exploration with the probes takes minutes.
+        assert (variant, minor) in NOT_REACHABLE
+        return
+    probes = probe_bounds(variant) if variant in NEEDS_PROBES else {}
     model = INFO.variants[variant](**{**SMALL, "kafka_minor": minor, **probes})
     result = explore(model, stop_on_violation=True)
     if (variant, minor) in NOT_REACHABLE:
@@ -185,7 +203,8 @@ def test_each_variant_caught_in_each_release(variant: str, minor: int) -> None:
 def test_release_names() -> None:
     assert [minor_of(v) for v in ("4.0", "4.0.2", "4.1.0", "4.2.0-rc1", "4.3.1", "4.4.0")] == [0, 0, 1, 2, 3, 4]
     # Rule sets change only where a release changed the protocol on purpose.
-    assert rules_of(1) == rules_of(2) == rules_of(3) != rules_of(4)
+    assert rules_of(1) != rules_of(2) == rules_of(3) != rules_of(4)
+    assert [rules_of(m).delivery_complete_count for m in range(5)] == [False, False, True, True, True]  # KIP-1226
     for bad in ("3.9.0", "4.9.0", "four"):
         with pytest.raises(ValueError, match="Kafka"):
             minor_of(bad)

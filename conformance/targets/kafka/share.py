@@ -22,6 +22,10 @@ The model runs with this version's rules (``model_config``: ``kafka_version``; s
 the ``MetadataImage``), and from 4.3 its ``onNewMetadataImage`` became ``onMetadataUpdate``.
 - Observation: the shard's four timeline maps (read through reflection: they are private),
   shaped as ``kspec.model.share.shard.observe``.
+- KIP-1226's delivery-complete count (4.2+): passed in a write (WriteShareGroupState v1) and read
+  from the records, the read-summary answer (v1) and the stored ``ShareGroupOffset``. A release
+  without it (4.0, 4.1) has no such field: the adapter ignores a write's count and reports -1,
+  what a 4.2 reader decodes from a record without the tagged field.
 
 Topic ids are strings in the model and ``Uuid`` in Kafka: each string maps to a fixed Uuid
 (from its MD5), and back.
@@ -96,6 +100,8 @@ class _Java(jvm.JavaClasses):
         self.Byte = jpype.JByte
         self.Long = jpype.JLong
         self.has_initialize = self.has_method(self.Shard, "initializeState")
+        # KIP-1226 (4.2+): ShareGroupOffset, the records and WriteShareGroupState v1 carry the count.
+        self.has_count = self.has_method(self.Offset, "deliveryCompleteCount")
         update_helper = ("newShareUpdateRecord" if self.has_method(self.Helpers, "newShareUpdateRecord")
                          else "newShareSnapshotUpdateRecord")
         self.new_update_record = getattr(self.Helpers, update_helper)
@@ -262,6 +268,8 @@ class KafkaShareShard:
         builder = (j.OffsetBuilder().setSnapshotEpoch(int(rec["snapshot_epoch"]))
                    .setLeaderEpoch(int(rec["leader_epoch"])).setStartOffset(j.Long(rec["start_offset"]))
                    .setStateBatches(batches))
+        if j.has_count:
+            builder = builder.setDeliveryCompleteCount(int(rec.get("delivery_complete_count", -1)))
         if kind == "ShareSnapshot":
             offset = builder.setStateEpoch(int(rec["state_epoch"])).build()
             return j.Helpers.newShareSnapshotRecord(group, topic, partition, offset)
@@ -282,14 +290,16 @@ class KafkaShareShard:
         batches = [{"type": "StateBatch", "first_offset": int(b.firstOffset()), "last_offset": int(b.lastOffset()),
                     "delivery_state": int(b.deliveryState()), "delivery_count": int(b.deliveryCount())}
                    for b in msg.stateBatches()]
+        count = int(msg.deliveryCompleteCount()) if self.java.has_count else -1
         if name == "ShareSnapshotValue":
             return {"type": "ShareSnapshot", "key": key, "snapshot_epoch": int(msg.snapshotEpoch()),
                     "state_epoch": int(msg.stateEpoch()), "leader_epoch": int(msg.leaderEpoch()),
-                    "start_offset": int(msg.startOffset()), "state_batches": batches}
+                    "start_offset": int(msg.startOffset()), "state_batches": batches,
+                    "delivery_complete_count": count}
         if name == "ShareUpdateValue":
             return {"type": "ShareUpdate", "key": key, "snapshot_epoch": int(msg.snapshotEpoch()),
                     "leader_epoch": int(msg.leaderEpoch()), "start_offset": int(msg.startOffset()),
-                    "state_batches": batches}
+                    "state_batches": batches, "delivery_complete_count": count}
         raise TargetError(f"ShareCoordinatorShard produced an unexpected record value {name}")
 
     # -------------------------------------------------------------- requests
@@ -340,6 +350,8 @@ class KafkaShareShard:
                             .setDeliveryState(self.java.Byte(b["delivery_state"]))
                             .setDeliveryCount(self.java.Short(b["delivery_count"])))
             part = part.setStateBatches(batches)
+            if self.java.has_count:  # WriteShareGroupState v1 (KIP-1226); 4.0 and 4.1 have no such field
+                part = part.setDeliveryCompleteCount(int(inp.get("delivery_complete_count", -1)))
         parts = self.java.ArrayList()
         parts.add(part)
         topic = topic_cls().setTopicId(self.topics.uuid(inp["topic_id"])).setPartitions(parts)
@@ -364,7 +376,7 @@ class KafkaShareShard:
         if kind == "ReadResponse":
             out.update(state_epoch=0, start_offset=-1, state_batches=[])
         elif kind == "ReadSummaryResponse":
-            out.update(state_epoch=0, leader_epoch=0, start_offset=-1)
+            out.update(state_epoch=0, leader_epoch=0, start_offset=-1, delivery_complete_count=-1)
         out.update(fields)
         return out
 
@@ -385,7 +397,8 @@ class KafkaShareShard:
                                        "delivery_count": int(b.deliveryCount())} for b in p.stateBatches()])
         elif kind == "ReadSummaryRequest":
             out.update(state_epoch=int(p.stateEpoch()), leader_epoch=int(p.leaderEpoch()),
-                       start_offset=int(p.startOffset()))
+                       start_offset=int(p.startOffset()),
+                       delivery_complete_count=int(p.deliveryCompleteCount()) if self.java.has_count else -1)
         return out
 
     # -------------------------------------------------------------- observation
@@ -408,6 +421,7 @@ class KafkaShareShard:
                     "leader_epoch": int(off.leaderEpoch()), "start_offset": int(off.startOffset()),
                     "state_batches": [[int(b.firstOffset()), int(b.lastOffset()), int(b.deliveryState()),
                                        int(b.deliveryCount())] for b in off.stateBatches()],
+                    "delivery_complete_count": int(off.deliveryCompleteCount()) if self.java.has_count else -1,
                 },
                 "leader_epoch_fence": _int_or_none(row.get("leader")),
                 "state_epoch_fence": _int_or_none(row.get("state")),

@@ -10,7 +10,10 @@ The share mutants subclass :class:`ShareShard` and override one method each.
 It implements the protocol of the 4.1 and 4.4 rule sets (spec/share.md, "Versions"): a key must
 be initialized before writes and reads, a write's record keeps the stored epochs (only a read
 records a new leader epoch), the update count starts at 1, a read with leader epoch -1 is not
-fenced, and from 4.4 (``kafka_version`` in the node configuration) negative epochs are refused.
+fenced, from 4.2 KIP-1226's delivery-complete count is stored (0 after an initialize with a known
+start offset; a write's count only from a start offset above the stored one, the higher one at
+the same start offset) and from 4.4 (``kafka_version`` in the node configuration) negative epochs
+are refused. Before 4.2 there is no count: every record and summary carries -1.
 """
 
 from __future__ import annotations
@@ -71,6 +74,8 @@ class ShareShard:
 
     # SHARE-VER-NEGATIVE-EPOCHS-REFUSED: set per run from the rule set (Kafka 4.4 and later).
     negative_epochs_refused = False
+    # SHARE-VER-DELIVERY-COMPLETE-COUNT: set per run from the rule set (Kafka 4.2 and later).
+    delivery_complete_count = False
     # The release whose rule set a target of this shard is held to (None: the model's default).
     kafka_version: str | None = None
 
@@ -93,15 +98,16 @@ class ShareShard:
         return {"type": "SharePartitionKey", "group_id": key[0], "topic_id": key[1], "partition": key[2]}
 
     def snapshot(self, key: tuple[str, str, int], snapshot_epoch: int, state_epoch: int, leader_epoch: int,
-                 start_offset: int, batches: list[list[int]]) -> dict[str, Any]:
+                 start_offset: int, batches: list[list[int]], count: int = NOT_SET) -> dict[str, Any]:
         return {"type": "ShareSnapshot", "key": self.key_json(key), "snapshot_epoch": snapshot_epoch,
                 "state_epoch": state_epoch, "leader_epoch": leader_epoch, "start_offset": start_offset,
-                "state_batches": _batches_out(batches)}
+                "state_batches": _batches_out(batches), "delivery_complete_count": count}
 
     def update(self, key: tuple[str, str, int], snapshot_epoch: int, leader_epoch: int, start_offset: int,
-               batches: list[list[int]]) -> dict[str, Any]:
+               batches: list[list[int]], count: int = NOT_SET) -> dict[str, Any]:
         return {"type": "ShareUpdate", "key": self.key_json(key), "snapshot_epoch": snapshot_epoch,
-                "leader_epoch": leader_epoch, "start_offset": start_offset, "state_batches": _batches_out(batches)}
+                "leader_epoch": leader_epoch, "start_offset": start_offset, "state_batches": _batches_out(batches),
+                "delivery_complete_count": count}
 
     @staticmethod
     def _raise_to(table: dict[tuple[str, str, int], int], key: tuple[str, str, int], epoch: int) -> None:
@@ -127,50 +133,68 @@ class ShareShard:
             self.update_counts[key] = 0
         self.offsets[key] = {"snapshot_epoch": record["snapshot_epoch"], "state_epoch": record["state_epoch"],
                              "leader_epoch": record["leader_epoch"], "start_offset": record["start_offset"],
-                             "state_batches": _batches_in(record["state_batches"])}
+                             "state_batches": _batches_in(record["state_batches"]),
+                             "delivery_complete_count": record.get("delivery_complete_count", NOT_SET)}
         self._raise_to(self.leader_epochs, key, record["leader_epoch"])
         self._raise_to(self.state_epochs, key, record["state_epoch"])
 
     def replay_update(self, key: tuple[str, str, int], record: dict[str, Any]) -> None:
         batches = _batches_in(record["state_batches"])
         current = self.offsets.get(key)
+        count = record.get("delivery_complete_count", NOT_SET)  # an update's count replaces the stored one
         if current is None:
             self.offsets[key] = {"snapshot_epoch": record["snapshot_epoch"], "state_epoch": NOT_SET,
                                  "leader_epoch": record["leader_epoch"], "start_offset": record["start_offset"],
-                                 "state_batches": batches}
+                                 "state_batches": batches, "delivery_complete_count": count}
         else:
             start = current["start_offset"] if record["start_offset"] == NOT_SET else record["start_offset"]
             leader = current["leader_epoch"] if record["leader_epoch"] == NOT_SET else record["leader_epoch"]
             self.offsets[key] = {**current, "leader_epoch": leader, "start_offset": start,
-                                 "state_batches": self.combine(start, current["state_batches"], batches)}
+                                 "state_batches": self.combine(start, current["state_batches"], batches),
+                                 "delivery_complete_count": count}
         self._raise_to(self.leader_epochs, key, record["leader_epoch"])
         self.update_counts[key] = self.update_counts[key] + 1 if key in self.update_counts else 1
 
     def state_record(self, key: tuple[str, str, int], leader_epoch: int, state_epoch: int, start_offset: int,
-                     batches: list[list[int]], from_read: bool = False) -> dict[str, Any]:
+                     batches: list[list[int]], from_read: bool = False, count: int = NOT_SET) -> dict[str, Any]:
         """A ShareSnapshot for a new key or once the update count reaches the limit, else a ShareUpdate.
         The record keeps the stored epochs, but for a read's new leader epoch, and the higher of the
         stored and the request's start offset."""
         current = self.offsets.get(key)
+        if not self.delivery_complete_count:
+            count = NOT_SET
         if current is None:
             return self.snapshot(key, 0, state_epoch, leader_epoch, start_offset,
-                                 self.combine(start_offset, [], batches))
+                                 self.combine(start_offset, [], batches), count)
+        count = self.write_count(current, start_offset, count)
         leader_epoch = leader_epoch if from_read and leader_epoch != NOT_SET else current["leader_epoch"]
         state_epoch = current["state_epoch"]
         if start_offset != NOT_SET and start_offset < current["start_offset"]:
             start_offset = current["start_offset"]  # an out-of-order write never moves the start back
         if self.update_counts.get(key, 0) >= self.snapshot_limit:
-            return self.limit_snapshot(key, current, leader_epoch, state_epoch, start_offset, batches)
+            return self.limit_snapshot(key, current, leader_epoch, state_epoch, start_offset, batches, count)
         return self.update(key, current["snapshot_epoch"], leader_epoch, start_offset,
-                           self.combine(start_offset, [], batches))
+                           self.combine(start_offset, [], batches), count)
+
+    def write_count(self, current: dict[str, Any], start_offset: int, count: int) -> int:
+        """KIP-1226: a write's count is measured from its start offset, so it replaces the stored
+        one only from a higher start offset; at the same one the higher count stays."""
+        if not self.delivery_complete_count:
+            return NOT_SET
+        if start_offset > current["start_offset"]:
+            return count
+        if start_offset == current["start_offset"]:
+            return max(count, int(current["delivery_complete_count"]))
+        return int(current["delivery_complete_count"])
 
     def limit_snapshot(self, key: tuple[str, str, int], current: dict[str, Any], leader_epoch: int,
-                       state_epoch: int, start_offset: int, batches: list[list[int]]) -> dict[str, Any]:
+                       state_epoch: int, start_offset: int, batches: list[list[int]],
+                       count: int = NOT_SET) -> dict[str, Any]:
         leader = current["leader_epoch"] if leader_epoch == NOT_SET else leader_epoch
         st_epoch = current["state_epoch"] if state_epoch == NOT_SET else state_epoch
         start = current["start_offset"] if start_offset == NOT_SET else start_offset
         return self.snapshot(key, current["snapshot_epoch"] + 1, st_epoch, leader, start,
-                             self.combine(start, current["state_batches"], batches))
+                             self.combine(start, current["state_batches"], batches), count)
 
     # -------------------------------------------------------------- requests
 
@@ -209,7 +233,7 @@ class ShareShard:
         if kind == "ReadResponse":
             out.update(state_epoch=0, start_offset=start, state_batches=[])
         elif kind == "ReadSummaryResponse":
-            out.update(state_epoch=0, leader_epoch=0, start_offset=start)
+            out.update(state_epoch=0, leader_epoch=0, start_offset=start, delivery_complete_count=NOT_SET)
         out.update(fields)
         return out
 
@@ -244,7 +268,8 @@ class ShareShard:
         if not self.hosts(key):
             return [], self.response(req, *UNKNOWN_TP)
         record = self.state_record(key, req["leader_epoch"], req["state_epoch"], req["start_offset"],
-                                   _batches_in(req["state_batches"]))
+                                   _batches_in(req["state_batches"]),
+                                   count=req.get("delivery_complete_count", NOT_SET))
         return [record], self.response(req)
 
     def write_fenced(self, key: tuple[str, str, int], req: dict[str, Any]) -> tuple[str, str] | None:
@@ -277,8 +302,9 @@ class ShareShard:
         """A read carrying a new leader epoch records it (ShareCoordinatorShard.readStateAndMaybeUpdateLeaderEpoch)."""
         if req["leader_epoch"] == NOT_SET or stored_leader == req["leader_epoch"]:
             return []
+        count = self.offsets[key].get("delivery_complete_count", NOT_SET)
         return [self.state_record(key, req["leader_epoch"], response["state_epoch"], response["start_offset"], [],
-                                  from_read=True)]
+                                  from_read=True, count=count)]
 
     def on_InitializeRequest(self, key: tuple[str, str, int], req: dict[str, Any]
                              ) -> tuple[list[Any], dict[str, Any]]:
@@ -292,7 +318,12 @@ class ShareShard:
     def initialize_record(self, key: tuple[str, str, int], req: dict[str, Any]) -> dict[str, Any]:
         current = self.offsets.get(key)
         snapshot_epoch = 0 if current is None else current["snapshot_epoch"] + 1
-        return self.snapshot(key, snapshot_epoch, req["state_epoch"], 0, req["start_offset"], [])
+        return self.snapshot(key, snapshot_epoch, req["state_epoch"], 0, req["start_offset"], [],
+                             self.initialize_count(req["start_offset"]))
+
+    def initialize_count(self, start_offset: int) -> int:
+        """KIP-1226 (KAFKA-20034): 0 from a known start offset, -1 (unknown) when it is -1."""
+        return 0 if self.delivery_complete_count and start_offset != NOT_SET else NOT_SET
 
     def on_DeleteRequest(self, key: tuple[str, str, int], req: dict[str, Any]) -> tuple[list[Any], dict[str, Any]]:
         if not self.hosts(key):
@@ -309,7 +340,8 @@ class ShareShard:
         if current is None:
             return [], self.response(req)
         return [], self.response(req, state_epoch=current["state_epoch"], leader_epoch=current["leader_epoch"],
-                                 start_offset=current["start_offset"])
+                                 start_offset=current["start_offset"],
+                                 delivery_complete_count=current["delivery_complete_count"])
 
     # -------------------------------------------------------------- observation
 
@@ -342,6 +374,7 @@ class ShareTarget(Target):
         shard = self.shard_class(int(config.get("snapshot_limit", 500)), config.get("image"))
         version = str(config.get("kafka_version", "4.4")).split(".")
         shard.negative_epochs_refused = (int(version[0]), int(version[1])) >= (4, 4)
+        shard.delivery_complete_count = (int(version[0]), int(version[1])) >= (4, 2)
         return NodeInstance(shard)  # the shard behind the node-level interface
 
     def close(self) -> None:
