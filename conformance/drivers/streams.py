@@ -240,6 +240,24 @@ class StreamsDriver(Driver[StreamsSystem]):
         out += [("metadata", AllMetadataForStore(s)) for s in (STORE, JOINED, ENRICHED, GLOBAL_STORE, *UNKNOWN_STORES)]
         return out
 
+    def probes(self, state: State, k: int) -> list[tuple[str, Any]]:
+        """STREAMS-DRIVE-MOVED-TASKS: a guided path ends with a rebalance over the same members
+        that moves tasks (a member leaves and comes back, the leader hands out another plan over
+        the same members: the ``k``-th, rotated over the paths) and queries after it. An
+        ``onChange`` over an unchanged member set must be applied all the same (a listener that
+        skips it as "nothing changed" routes keys to the old owners)."""
+        if state.published is None or len(state.members) < 2:
+            return []
+        moved = [p for p in self.model.plans(state.members) if p.active != state.published.active]
+        if not moved:
+            return []
+        back = max(state.members)
+        out: list[tuple[str, Any]] = [("membership", Leave(back)), ("membership", Join(back)),
+                                      ("assign", Assign(moved[k % len(moved)])), ("finish", Finish())]
+        out += [("query", MetadataForKey(STORE, key)) for key in KEYS[:3]]
+        out += [("query", MetadataForKey(JOINED, KEYS[0])), ("metadata", AllMetadata())]
+        return out
+
     def resolve(self, state: State, action: Any) -> State | None:
         if isinstance(action, MetadataForKey | AllMetadata | AllMetadataForStore):
             return state
