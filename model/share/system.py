@@ -77,13 +77,18 @@ NEGATIVE = SharePartitionKey(GROUP, TOPIC, -1)  # INVALID_REQUEST in every handl
 # stored state outlives the topic, and every request for it is then UNKNOWN_TOPIC_OR_PARTITION.
 DOOMED_TOPIC = "U"
 DOOMED = SharePartitionKey(GROUP, DOOMED_TOPIC, 0)
-SIDE_KEYS = (OTHER_PARTITION, OTHER_GROUP, DOOMED)
+# A group whose id differs from the key's only in case: group ids are case-sensitive, so its state
+# is its own (a store that folds case would share one entry; red team, session 10).
+CASE_TWIN = SharePartitionKey(GROUP.upper(), TOPIC, 0)
+SIDE_KEYS = (OTHER_PARTITION, OTHER_GROUP, DOOMED, CASE_TWIN)
 PROBE_IMAGE = frozenset({(TOPIC, 0), (TOPIC, 1), (DOOMED_TOPIC, 0)})
 # Writes of more than one offset (probes): a range batch; adjacent offsets in the same delivery
 # state with different counts (they must not merge); a range overlapping the stored offsets with
 # a lower count (the higher count wins per offset) reaching past the offsets the menu writes; an
-# archived offset with a high count.
+# archived offset with a high count; no batch at all (a leader whose records are all
+# acknowledged moves only its start offset: the write is still persisted and counted).
 BATCH_PROBES: tuple[tuple[StateBatch, ...], ...] = (
+    (),
     (StateBatch(0, 1, AVAILABLE, 1),),
     (StateBatch(0, 0, AVAILABLE, 2), StateBatch(1, 1, AVAILABLE, 3)),
     (StateBatch(1, 2, ACKNOWLEDGED, 1),),
