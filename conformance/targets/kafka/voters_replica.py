@@ -225,17 +225,51 @@ class KafkaVoterReplica(kraft.KafkaRaftNode):
         out = super()._successors(leader)
         return out if len(out) > 1 else [leader, *out]
 
+    # VOTERS-RULE-OBSERVER-FETCH-TIMEOUT: the model's FetchTimeout at an observer follower, not
+    # yet acted on (the clock jumps at the next Fetch to a bootstrap server; see _fetch_due)
+    _lapse_pending: tuple[int, int] | None = None
+
+    def _observer_follower(self) -> bool:
+        q = self.quorum
+        return not self.down and q is not None and bool(q.isObserver()) and bool(q.isFollower())
+
+    def _following(self) -> tuple[int, int] | None:
+        """(epoch, leader) of an observer follower, else None."""
+        if not self._observer_follower():
+            return None
+        return int(self.quorum.epoch()), int(self.quorum.followerStateOrThrow().leaderId())
+
+    def _fetch_expired(self) -> bool:
+        return bool(self.quorum.followerStateOrThrow().hasFetchTimeoutExpired(self.time.milliseconds()))
+
     def _fetch_due(self, to: int) -> None:
-        """As the raft target's, except at an observer without a leader whose fetch timer fires
-        with a pick outside its bootstrap servers: Kafka asks only those
-        (VOTERS-RULE-OBSERVER-BOOTSTRAP), so nothing is due and the fetch in flight stays
-        awaited (the raft target's rule would take it as lost and fail it, and the answer the
-        model then delivers would find no request)."""
+        """As the raft target's, except at an observer. Without a leader, a pick outside its
+        bootstrap servers: Kafka asks only those (VOTERS-RULE-OBSERVER-BOOTSTRAP), so nothing is
+        due and the fetch in flight stays awaited (the raft target's rule would take it as lost
+        and fail it, and the answer the model then delivers would find no request). As a
+        follower whose fetch timer the model fired (VOTERS-RULE-OBSERVER-FETCH-TIMEOUT), the first
+        pick of a bootstrap server moves the clock past the fetch timeout and the request timeout
+        of the fetch to the leader (what a leader that stopped answering looks like: 3.9-4.1 go
+        to a bootstrap server on the expired fetch timer, 4.2+ on the timed-out request), with
+        Kafka's random pick steered to ``to``. As a follower, a pick other than the leader reports
+        only a Fetch Kafka already sent there while its fetch timer is expired (Kafka 3.9-4.1
+        after a bootstrap server named the leader: KAFKA-19354), and fails nothing."""
         q = self.quorum
         servers = {int(r) for r, _ in (self.bootstrap or {}).get("voters") or []}
         if (not self.down and q is not None and self.bootstrap is not None and to not in servers
                 and q.isObserver() and not q.isFollower()):
             return
+        following = self._following()
+        if following is not None and self._lapse_pending == following and to in servers:
+            self._lapse_pending = None
+            self._pick = to
+            left = max(int(q.followerStateOrThrow().remainingFetchTimeMs(self.time.milliseconds())), 0)
+            self.time.sleep(left + REQUEST_TIMEOUT_MS + 1)
+            self._settle()
+        elif following is not None and to != following[1]:
+            req = self.held.get(to)
+            if req is None or not self._expected(req) or not self._fetch_expired():
+                return
         super()._fetch_due(to)
 
     def _sent(self, req: Any) -> None:
@@ -381,12 +415,22 @@ class KafkaVoterReplica(kraft.KafkaRaftNode):
                     else:
                         self._snapshot()
                 return StepResult(self._effects(before_log) + self.outputs, self.observation())
+            if kind == "FetchTimeout":
+                # VOTERS-RULE-OBSERVER-FETCH-TIMEOUT: Kafka runs an observer follower's fetch
+                # timer, the raft target moves only a voter's: noted here, acted on at the next
+                # Fetch to a bootstrap server (_fetch_due)
+                following = self._following()
+                if following is not None and not self._fetch_expired():
+                    self._lapse_pending = following
             if kind == "Crash" and not self.down:
                 # Kafka's observers do not flush what they fetch (KafkaRaftClient.appendAsFollower
                 # flushes at voters only), and the protocol lets an observer lose it; the model's
                 # crash loses nothing, so the adapter flushes first (what is lost is not modelled).
                 self.inner_log.flush(False)
-            return super().step(inp)
+            result = super().step(inp)
+            if self._lapse_pending is not None and self._lapse_pending != self._following():
+                self._lapse_pending = None  # no longer that leader's observer follower
+            return result
         except TargetError:
             raise
         except Exception as err:  # a Java exception: one line naming the step
