@@ -225,9 +225,9 @@ class KafkaVoterReplica(kraft.KafkaRaftNode):
         out = super()._successors(leader)
         return out if len(out) > 1 else [leader, *out]
 
-    # VOTERS-RULE-OBSERVER-FETCH-TIMEOUT: the model's FetchTimeout at an observer follower, not
-    # yet acted on (the clock jumps at the next Fetch to a bootstrap server; see _fetch_due)
-    _lapse_pending: tuple[int, int] | None = None
+    # VOTERS-RULE-OBSERVER-FETCH-TIMEOUT: (epoch, leader) of the observer follower whose fetch
+    # timer the model fired, until an answer names that leader (the model's lapse; see _fetch_due)
+    _lapsed: tuple[int, int] | None = None
 
     def _observer_follower(self) -> bool:
         q = self.quorum
@@ -247,21 +247,22 @@ class KafkaVoterReplica(kraft.KafkaRaftNode):
         bootstrap servers: Kafka asks only those (VOTERS-RULE-OBSERVER-BOOTSTRAP), so nothing is
         due and the fetch in flight stays awaited (the raft target's rule would take it as lost
         and fail it, and the answer the model then delivers would find no request). As a
-        follower whose fetch timer the model fired (VOTERS-RULE-OBSERVER-FETCH-TIMEOUT), the first
-        pick of a bootstrap server moves the clock past the fetch timeout and the request timeout
-        of the fetch to the leader (what a leader that stopped answering looks like: 3.9-4.1 go
-        to a bootstrap server on the expired fetch timer, 4.2+ on the timed-out request), with
-        Kafka's random pick steered to ``to``. As a follower, a pick other than the leader reports
-        only a Fetch Kafka already sent there while its fetch timer is expired (Kafka 3.9-4.1
-        after a bootstrap server named the leader: KAFKA-19354), and fails nothing."""
+        follower whose fetch timer the model fired (VOTERS-RULE-OBSERVER-FETCH-TIMEOUT), until an
+        answer names the leader, a pick of a bootstrap server moves the clock past the fetch
+        timeout and the request timeout of the fetch to the leader (what a leader that stopped
+        answering looks like: 3.9-4.1 go to a bootstrap server on the expired fetch timer, 4.2+ on
+        the timed-out request), with Kafka's random pick steered to ``to``. (No fetch of the
+        replica is in flight in the model then, VOTERS-MODEL-OBSERVER-TIMER.) As a follower, a
+        pick other than the leader reports only a Fetch Kafka already sent there while its fetch
+        timer is expired (Kafka 3.9-4.1 after a bootstrap server named the leader: KAFKA-19354),
+        and fails nothing."""
         q = self.quorum
         servers = {int(r) for r, _ in (self.bootstrap or {}).get("voters") or []}
         if (not self.down and q is not None and self.bootstrap is not None and to not in servers
                 and q.isObserver() and not q.isFollower()):
             return
         following = self._following()
-        if following is not None and self._lapse_pending == following and to in servers:
-            self._lapse_pending = None
+        if following is not None and self._lapsed == following and to in servers:
             self._pick = to
             left = max(int(q.followerStateOrThrow().remainingFetchTimeMs(self.time.milliseconds())), 0)
             self.time.sleep(left + REQUEST_TIMEOUT_MS + 1)
@@ -419,17 +420,16 @@ class KafkaVoterReplica(kraft.KafkaRaftNode):
                 # VOTERS-RULE-OBSERVER-FETCH-TIMEOUT: Kafka runs an observer follower's fetch
                 # timer, the raft target moves only a voter's: noted here, acted on at the next
                 # Fetch to a bootstrap server (_fetch_due)
-                following = self._following()
-                if following is not None and not self._fetch_expired():
-                    self._lapse_pending = following
+                self._lapsed = self._following()
             if kind == "Crash" and not self.down:
                 # Kafka's observers do not flush what they fetch (KafkaRaftClient.appendAsFollower
                 # flushes at voters only), and the protocol lets an observer lose it; the model's
                 # crash loses nothing, so the adapter flushes first (what is lost is not modelled).
                 self.inner_log.flush(False)
             result = super().step(inp)
-            if self._lapse_pending is not None and self._lapse_pending != self._following():
-                self._lapse_pending = None  # no longer that leader's observer follower
+            if self._lapsed is not None and (self._lapsed != self._following() or (
+                    kind == "FetchResponse" and (inp.get("epoch"), inp.get("leader")) == self._lapsed)):
+                self._lapsed = None  # another role or leader, or an answer named the leader
             return result
         except TargetError:
             raise
