@@ -439,8 +439,7 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
                 s = after
             for src, dst in ((n.id, b), (b, n.id)):
                 msg = next((m for m in s.network.distinct() if m.src == src and m.dst == dst), None)
-                after = None if msg is None else self.resolve(s, Deliver(msg))
-                if after is None:
+                if msg is None or (after := self.resolve(s, Deliver(msg))) is None:
                     return out
                 out.append(("deliver", Deliver(msg)))
                 s = after

@@ -84,6 +84,18 @@ def test_observer_pick_outside_bootstrap_leaves_the_fetch_awaited() -> None:
     assert "conforms after 35 of 35 steps" in done.stdout, (done.stdout[-1500:], done.stderr[-800:])
 
 
+def test_k7_observer_stuck_on_bootstrap_through_4_1() -> None:
+    """VOTERS-KAFKA-K7 (KAFKA-19354): the stored run (start-up; observer 4's fetch timer; a
+    Fetch to bootstrap server 2, whose NOT_LEADER_OR_FOLLOWER names leader 1; a pick of 2 again)
+    diverges on 4.1.2, whose observer sends that Fetch to 2 (its fetch timer stays expired), and
+    conforms on 4.2.0, the release with the fix (VOTERS-RULE-OBSERVER-FETCH-TIMEOUT)."""
+    trace = K6_TRACE.with_name("kafka_k7_observer_stuck.itf.json")
+    for version, verdict in (("4.1.2", "diverges after 35 of 35 steps"), ("4.2.0", "conforms after 35 of 35 steps")):
+        done = subprocess.run(["kspec", "replay", str(trace), "--target", f"kafka:{version}"],
+                              capture_output=True, text=True, timeout=600, check=False)
+        assert verdict in done.stdout, (version, done.stdout[-1500:], done.stderr[-800:])
+
+
 def test_log_level_is_named_and_refuses_the_replica_level() -> None:
     done = subprocess.run(["kspec", "conform", "voters", "--target", f"kafka:{VERSION}:loggy", "--json"],
                           capture_output=True, text=True, timeout=120, check=False)
