@@ -56,7 +56,7 @@ from kspec.model.raft.messages import (
     TruncateLog,
 )
 from kspec.model.raft.state import Down, Follower, Leader
-from kspec.model.raft.system import Deliver, Fire, Reboot, describe_action
+from kspec.model.raft.system import Deliver, Fire, Reboot, describe_action, fetch_in_flight
 from kspec.model.voters.control import (
     KRAFT_VERSION,
     VOTERS,
@@ -464,11 +464,17 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
             request = isinstance(action.input, AddVoter | RemoveVoter | UpgradeKRaftVersion | UpdateVoter)
             if stepped == node and (request or not outputs):
                 return state
-            if self.variant and (request or isinstance(action.input, FetchDue)):
+            if self.variant and isinstance(action.input, FetchDue):
+                # A Fetch the reference does not send and a variant's does (K7: an observer stuck
+                # on bootstrap servers): the variant's fetch, as the system model would fire it
+                # (no fetch of the replica in flight, within max_fetches), so that replaying a run
+                # under a catalogued deviation's variant (explained_by, --accept) can follow it.
+                if fetch_in_flight(state, action.node):
+                    return None
+                return self.model.next_state(state, Fire(action.node, action.input))
+            if self.variant and request:
                 # A request the reference refuses that a variant's model accepts (K4: a replica
-                # caught up once), a Fetch the reference does not send and a variant's does (K7:
-                # an observer stuck on bootstrap servers): taken as the variant's step, so that replaying a run under a
-                # catalogued deviation's variant (explained_by, --accept) can follow it.
+                # caught up once): taken as the variant's step, as above.
                 return self.model._apply(state, action.node, action.input)
             return None
         if isinstance(action, Fire) and isinstance(action.input, UpdateVoter):
