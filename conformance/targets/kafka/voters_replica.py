@@ -267,6 +267,15 @@ class KafkaVoterReplica(kraft.KafkaRaftNode):
             left = max(int(q.followerStateOrThrow().remainingFetchTimeMs(self.time.milliseconds())), 0)
             self.time.sleep(left + REQUEST_TIMEOUT_MS + 1)
             self._settle()
+            for _ in range(2):
+                # 4.2+ retries its leader once the request to a bootstrap server timed out (the
+                # leader's connection is ready again): that request times out too, as the
+                # leader's did, so the pick goes to ``to``
+                lead = self.held.get(following[1])
+                if to == following[1] or lead is None or not self._expected(lead) or self.held.get(to) is not None:
+                    break
+                self.time.sleep(REQUEST_TIMEOUT_MS + 1)
+                self._settle()
         elif following is not None and to != following[1]:
             req = self.held.get(to)
             if req is None or not self._expected(req) or not self._fetch_expired():
