@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import os
 import platform
+import resource
 import time
 
 from kspec.model.core.explorer import explore
@@ -29,10 +30,18 @@ CONFIGS = [
 ]
 
 
+def _children_cpu() -> float:
+    """CPU seconds of this process's waited-for children (the explorer's workers, TLC's JVM)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def versus_tlc(protocol: str, bounds: list[str], workers: int, timeout: float) -> None:
     """The serial explorer, the parallel explorer (``workers`` processes) and TLC ``-workers
     workers`` on the same spec and bounds, one after the other; TLC's distinct states must
-    equal the explorer's (``kspec tla check`` proves the sets equal; this compares counts)."""
+    equal the explorer's (``kspec tla check`` proves the sets equal; this compares counts).
+    Each row also gives the CPU seconds it took (the serial explorer's own, the workers'
+    together, TLC's JVM): on a shared machine, wall seconds depend on the load."""
     from kspec.conformance.clikit import build_model, protocol_info
     from kspec.model.core.parallel import explore_parallel
     from kspec.tla.mappings import get_mapping
@@ -40,31 +49,42 @@ def versus_tlc(protocol: str, bounds: list[str], workers: int, timeout: float) -
 
     info = protocol_info(protocol)
     model, values = build_model(info, bounds)
-    print(f"{protocol} {' '.join(bounds) or '(defaults)'}: load {os.getloadavg()}", flush=True)
-    rows = []
+    print(f"{protocol} {' '.join(bounds) or '(defaults)'}: {time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime())}, "
+          f"load {os.getloadavg()}", flush=True)
+    rows: list[tuple[str, int, float, float | None]] = []
     cpu = time.process_time()
     serial = explore(model)
     rows.append(("kspec explore --workers 1", serial.distinct_states, serial.seconds, time.process_time() - cpu))
     print(rows[-1], flush=True)
+    cpu = _children_cpu()
     par = explore_parallel(build_model(info, bounds)[0], workers=workers)
-    rows.append((f"kspec explore --workers {workers}", par.distinct_states, par.seconds, None))
-    print(rows[-1], flush=True)
+    rows.append((f"kspec explore --workers {workers}", par.distinct_states, par.seconds, _children_cpu() - cpu))
+    print(rows[-1], os.getloadavg(), flush=True)
+    workers_line = ", ".join(f"worker {w}: {c:.1f} CPU-s, {wt:.1f} s waiting at the exchanges"
+                             for w, (c, wt) in enumerate(zip(par.worker_cpu, par.worker_wait, strict=True)))
+    print(workers_line, flush=True)
     mapping = get_mapping(protocol)
+    cpu = _children_cpu()
     tlc = run_tlc(mapping.spec_path(), config_text=mapping.config(values), check_deadlock=mapping.check_deadlock,
                   workers=workers, timeout=timeout)
-    rows.append((f"TLC -workers {workers} (wall, JVM start included)", tlc.distinct_states, tlc.seconds, None))
+    tlc_cpu = _children_cpu() - cpu
+    rows.append((f"TLC -workers {workers} (wall, JVM start included)", tlc.distinct_states, tlc.seconds, tlc_cpu))
     rows.append((f"TLC -workers {workers} (its own 'Finished in')", tlc.distinct_states, tlc.tlc_seconds, None))
     print(rows[-2:], flush=True)
     assert serial.distinct_states == par.distinct_states == tlc.distinct_states, rows
-    print(f"load at the end {os.getloadavg()}")
+    assert serial.transitions == par.transitions and serial.max_depth == par.max_depth, (serial, par)
+    print(f"load at the end {os.getloadavg()}, {time.strftime('%H:%M:%S UTC', time.gmtime())}")
     print()
-    print("| run | distinct states | seconds |")
-    print("|---|---|---|")
-    for name, states, seconds, _ in rows:
-        print(f"| {name} | {states} | {seconds:.1f} |")
+    print("| run | distinct states | wall seconds | CPU seconds |")
+    print("|---|---|---|---|")
+    for name, states, seconds, cpu_s in rows:
+        print(f"| {name} | {states} | {seconds:.1f} | {'' if cpu_s is None else f'{cpu_s:.1f}'} |")
     print(f"\nparallel over serial: {serial.seconds / par.seconds:.2f}x; "
           f"parallel over TLC (wall): {tlc.seconds / par.seconds:.2f}x; "
-          f"over TLC's own time: {(tlc.tlc_seconds or 0) / par.seconds:.2f}x")
+          f"over TLC's own time: {(tlc.tlc_seconds or 0) / par.seconds:.2f}x; "
+          f"CPU seconds, TLC over parallel: {tlc_cpu / (rows[1][3] or 1):.2f}x, "
+          f"parallel over serial: {(rows[1][3] or 0) / (rows[0][3] or 1):.2f}x")
+    print(workers_line)
 
 
 def main() -> None:

@@ -20,7 +20,8 @@ Reported, with the load average at the start and end:
   diverse corpus), and the lean loop (``kspec.conformance.pipeline.local``, as ``kspec
   validate`` judges) on the same file, in events per CPU second of this process (CPU seconds,
   not wall: the machine is shared), each run with cold caches; with ``--baseline REV`` the
-  pipeline as it was at that revision too, between two runs of the lean loop;
+  pipeline as it was at that revision too, between two runs of the lean loop (and after the
+  one-process run on the ``--events`` corpus, on the same file);
 - the lean loop on the ``--events`` corpus, wall and CPU, then Spark ``--master`` on the same
   file twice in one session (wall, the JVM start excluded; the second run with the Python
   workers warm), with the CPU seconds of the JVM and of the Python workers over each run: the
@@ -183,7 +184,7 @@ def single_process(path: Path, reference: bool = False) -> tuple[dict[str, Any],
     judge = engine.judge_lines_fast
     fast._CACHES.clear()  # cold: nothing remembered from an earlier run
     if reference:
-        engine.judge_lines_fast = engine.judge_lines  # type: ignore[assignment]
+        engine.judge_lines_fast = lambda p, k, lines, events=None: engine.judge_lines(p, k, lines)  # type: ignore[assignment]
     try:
         cpu, wall = time.process_time(), time.perf_counter()
         acc = summary.empty()
@@ -301,6 +302,16 @@ def main() -> None:
     print(f"python single process: {local['events']} events, {local['traces']} traces, "
           f"{local['violating']} violating, {local_wall:.1f}s wall, {local_cpu:.1f}s CPU, "
           f"{local['events'] / local_cpu:.0f} events/CPU-s; load {load()}", flush=True)
+
+    if args.baseline:  # the pipeline at REV on the same file, right after, with the same verdicts
+        base, base_cpu = baseline_process(path, args.baseline, args.cache)
+        assert (base["violating"], base["events"], base["violations_by_property"]) == \
+            (local["violating"], local["events"], local["violations_by_property"])
+        report |= {"baseline_events_per_cpu_second": round(base["events"] / base_cpu),
+                   "python_over_baseline": round(base_cpu / local_cpu, 2)}
+        print(f"pipeline at {args.baseline} on the same file: {base_cpu:.1f}s CPU, "
+              f"{base['events'] / base_cpu:.0f} events/CPU-s; one process now {base_cpu / local_cpu:.2f}x faster; "
+              f"load {load()}", flush=True)
 
     if not args.no_spark:
         from kspec.conformance.pipeline.spark import run_spark, spark_session

@@ -7,7 +7,9 @@ outputs, observation, property or error; ``step``; ``field``: what differed, e.g
 when the divergence is a property) and ``steps``. Each state has the variables ``step``,
 ``action`` (a one-line description), ``node``, ``input`` (the node-level input, JSON, or
 null for a model-only step such as a dropped message), ``model_outputs``, ``target_outputs``,
-``model_observation`` and ``target_observation``. JSON null is written as ITF's empty tuple
+``model_observation`` and ``target_observation``; a file with a step where the protocol allows
+other answers (RAFT-RULE-VOTE-REASKED) has one more variable, ``model_alternatives`` (a list of
+output lists, empty at the other steps). JSON null is written as ITF's empty tuple
 ``{"#tup": []}`` (ITF has no null); nothing else in these files is a tuple, so it reads back
 unambiguously.
 """
@@ -77,13 +79,16 @@ def write_counterexample(path: Path, meta: dict[str, Any], steps: list[StepRecor
     """Write the steps and ``meta`` as an ITF document; returns the path."""
     path.parent.mkdir(parents=True, exist_ok=True)
     states = []
+    alternatives = any(rec.model_alternatives for rec in steps)
     for i, rec in enumerate(steps):
         row = json_to_itf(rec.to_json())
+        if alternatives:  # ITF: every state has every variable
+            row.setdefault("model_alternatives", [])
         row["#meta"] = {"index": i}
         states.append(row)
     doc = {"#meta": {"format": "ITF", "format-description": "https://apalache-mc.org/docs/adr/015adr-trace.html",
                      "source": "kspec", "kind": KIND, **json_to_itf(meta)},
-           "vars": VARS, "states": states}
+           "vars": [*VARS, "model_alternatives"] if alternatives else VARS, "states": states}
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_text(json.dumps(doc, indent=1))
     tmp.replace(path)
@@ -138,6 +143,11 @@ def read_counterexample(path: Path) -> tuple[dict[str, Any], list[StepRecord]]:
             if outs is not None and (not isinstance(outs, list) or not all(
                     isinstance(o, dict) and isinstance(o.get("type"), str) for o in outs)):
                 raise CounterexampleError(f"{path}: states[{i}].{key} is not a list of outputs with a 'type'")
+        others = rec.get("model_alternatives")
+        if others is not None and (not isinstance(others, list) or not all(
+                isinstance(outs, list) and all(isinstance(o, dict) and isinstance(o.get("type"), str) for o in outs)
+                for outs in others)):
+            raise CounterexampleError(f"{path}: states[{i}].model_alternatives is not a list of output lists")
         for key in ("model_observation", "target_observation"):
             if rec.get(key) is not None and not isinstance(rec[key], dict):
                 raise CounterexampleError(f"{path}: states[{i}].{key} is not an object")

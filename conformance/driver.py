@@ -42,6 +42,9 @@ class Event:
     model_observation: JSON
     # What gave the event within a composite action (a macro's model action), for the step label.
     label: str | None = None
+    # Other outputs the protocol allows for this input (each a whole list, as model_outputs);
+    # the state after is the same (raft: RAFT-RULE-VOTE-REASKED). The target may send any one.
+    alternatives: tuple[JSON, ...] = ()
 
 
 class Driver(ABC, Generic[M]):

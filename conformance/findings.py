@@ -28,17 +28,23 @@ class StepRecord:
     target_outputs: JSON = None
     model_observation: JSON = None
     target_observation: JSON = None
+    # Other output lists the model allows at this step (Event.alternatives); None: only its own.
+    model_alternatives: JSON = None
 
     def to_json(self) -> dict[str, JSON]:
-        return {"step": self.index, "action": self.action, "node": self.node, "input": self.input,
-                "model_outputs": self.model_outputs, "target_outputs": self.target_outputs,
-                "model_observation": self.model_observation, "target_observation": self.target_observation}
+        doc: dict[str, JSON] = {
+            "step": self.index, "action": self.action, "node": self.node, "input": self.input,
+            "model_outputs": self.model_outputs, "target_outputs": self.target_outputs,
+            "model_observation": self.model_observation, "target_observation": self.target_observation}
+        if self.model_alternatives:
+            doc["model_alternatives"] = self.model_alternatives
+        return doc
 
     @staticmethod
     def from_json(doc: dict[str, JSON]) -> StepRecord:
         return StepRecord(doc["step"], doc.get("action", ""), doc.get("node"), doc.get("input"),
                           doc.get("model_outputs"), doc.get("target_outputs"), doc.get("model_observation"),
-                          doc.get("target_observation"))
+                          doc.get("target_observation"), doc.get("model_alternatives") or None)
 
 
 @dataclass

@@ -96,10 +96,13 @@ class Feeder:
         """A step that touches only the model (a dropped or duplicated message)."""
         self.steps.append(StepRecord(len(self.steps) + 1, action))
 
-    def feed(self, action: str, node: Any, inp: JSON, model_outputs: JSON, model_observation: JSON) -> None:
-        """Give ``inp`` to ``node``'s instance and compare; raises Divergence or TargetFailure."""
+    def feed(self, action: str, node: Any, inp: JSON, model_outputs: JSON, model_observation: JSON,
+             alternatives: JSON = None) -> None:
+        """Give ``inp`` to ``node``'s instance and compare; raises Divergence or TargetFailure.
+        ``alternatives``: other output lists the model allows at this step (Event.alternatives)."""
         index = len(self.steps) + 1
-        record = StepRecord(index, action, node, norm(inp), norm(model_outputs), None, norm(model_observation))
+        record = StepRecord(index, action, node, norm(inp), norm(model_outputs), None, norm(model_observation),
+                            model_alternatives=norm(list(alternatives)) if alternatives else None)
         self.steps.append(record)
         if self.on_input is not None:
             self.on_input(record.input)
@@ -117,8 +120,13 @@ class Feeder:
     def compare(self, record: StepRecord) -> None:
         index = record.index
         relevant = self.driver.comparable
-        expected = Counter(_key(relevant(o)) for o in record.model_outputs or [])
+        allowed = record.model_outputs or []
+        expected = Counter(_key(relevant(o)) for o in allowed)
         actual = Counter(_key(relevant(o)) for o in record.target_outputs or [])
+        for other in record.model_alternatives or []:
+            # another answer the protocol allows (a re-asked vote granted again): judged as the model's
+            if expected != actual and Counter(_key(relevant(o)) for o in other) == actual:
+                allowed, expected = other, actual
         if expected != actual:
             missing = sorted((expected - actual).elements())
             extra = sorted((actual - expected).elements())
@@ -129,7 +137,7 @@ class Feeder:
                 f"target sent {', '.join(_short(json.loads(x)) for x in extra)} that the model does not allow"
                 if extra else ""]))
             self._diverge(index, "outputs", "outputs." + "|".join(kinds), detail)
-        broken = order_violation(self.order, record.model_outputs or [], record.target_outputs or [],
+        broken = order_violation(self.order, allowed, record.target_outputs or [],
                                  lambda o: _key(relevant(o)))
         if broken is not None:
             self._diverge(index, "order", *broken)
@@ -246,7 +254,7 @@ class Lockstep(Feeder):
         for k, ev in enumerate(events):
             part = ev.label or ev.input.get("type")
             shown = label if len(events) == 1 else f"{label} [{k + 1}/{len(events)}: {part}]"
-            self.feed(shown, ev.node, ev.input, ev.model_outputs, ev.model_observation)
+            self.feed(shown, ev.node, ev.input, ev.model_outputs, ev.model_observation, ev.alternatives)
 
 
 @dataclass
@@ -267,7 +275,8 @@ def replay_steps(driver: Driver[Any], target: Target, steps: list[StepRecord],
             if rec.input is None:
                 feeder.model_only(rec.action)
             else:
-                feeder.feed(rec.action, rec.node, rec.input, rec.model_outputs, rec.model_observation)
+                feeder.feed(rec.action, rec.node, rec.input, rec.model_outputs, rec.model_observation,
+                            rec.model_alternatives)
     except (Divergence, TargetFailure) as err:
         return ReplayResult(err.finding, feeder.steps if feeder else [])
     finally:

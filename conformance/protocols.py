@@ -53,6 +53,9 @@ class NodeEvents:
     # Whether the voter set is fixed by the trace's config, so that a majority is known and
     # HighWatermarkDurable can be judged on the observations (raft; not voters, whose set moves).
     fixed_voters: bool = False
+    # ``"module:attr"`` naming ``other_answers(before, input, outputs)``: the other output lists
+    # the protocol allows for a step besides the model's (RAFT-RULE-VOTE-REASKED), or None.
+    other_answers: str | None = None
 
 
 def load(ref: str) -> Any:
@@ -182,6 +185,14 @@ class ConformanceProtocol:
         """The node input classes its events may carry (:attr:`events`)."""
         return tuple(cls for ref in self._events().inputs for cls in load(ref))
 
+    def event_other_answers(self) -> Callable[[Any, Any, tuple[Any, ...]], tuple[tuple[Any, ...], ...]] | None:
+        """The other answers its events may record for a step (:attr:`NodeEvents.other_answers`)."""
+        ref = self._events().other_answers
+        if ref is None:
+            return None
+        answers: Callable[[Any, Any, tuple[Any, ...]], tuple[tuple[Any, ...], ...]] = load(ref)
+        return answers
+
     def _events(self) -> NodeEvents:
         if self.events is None:
             raise UnknownProtocol(f"protocol {self.name!r} records no node-level events")
@@ -207,7 +218,7 @@ BUILTIN: tuple[ConformanceProtocol, ...] = (
         proofs=("kspec.model.proofs.raft_quorum", "kspec.model.proofs.raft_vote", "kspec.model.proofs.raft_hw"),
         docs=("spec/raft.md",), transitions="kspec.model.raft.node:TRANSITIONS", initial_role="unattached",
         events=NodeEvents("kspec.model.raft.node:observe", ("kspec.model.raft.messages:INPUT_TYPES",),
-                          fixed_voters=True),
+                          fixed_voters=True, other_answers="kspec.model.raft.node:other_answers"),
         conform_liveness="kspec.conformance.drivers.raft_liveness",
         tla_liveness="kspec.tla.liveness:check_liveness_agreement"),
     ConformanceProtocol(
@@ -221,7 +232,8 @@ BUILTIN: tuple[ConformanceProtocol, ...] = (
         docs=("spec/voters.md",), trace_packages=("kspec.model.raft",), deviations=True,
         events=NodeEvents("kspec.model.voters.node:observe", ("kspec.model.raft.messages:INPUT_TYPES",
                                                                "kspec.model.voters.node:VOTER_INPUT_TYPES",
-                                                               "kspec.model.voters.node:NODE_INPUT_TYPES")),
+                                                               "kspec.model.voters.node:NODE_INPUT_TYPES"),
+                          other_answers="kspec.model.raft.node:other_answers"),
         transitions="kspec.model.raft.node:TRANSITIONS", initial_role="unattached",
         transitions_note="the table the checked role constructors enforce: a transition not listed raises an "
         "error naming from-role, to-role and arguments. The voter-set model steps its replicas with the same node",

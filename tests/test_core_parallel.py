@@ -23,6 +23,7 @@ def _key(result: Any) -> tuple[Any, ...]:
     ("raft", {"max_epoch": 1, "max_crashes": 0, "max_appends": 0}, 2),
     ("raft", {"max_epoch": 1, "max_crashes": 0, "max_appends": 0}, 3),
     ("raft", {"max_epoch": 1, "max_crashes": 0, "max_appends": 0, "pre_vote": True}, 2),
+    ("raft", {"max_epoch": 1, "max_crashes": 0, "max_appends": 0, "symmetry": False}, 4),
     ("share", {}, 2),
     ("voters", {"max_epoch": 1, "max_fetches": 2}, 2),
     ("mm2", {}, 2),
@@ -68,3 +69,63 @@ def test_cli_workers_flag_gives_the_same_counts() -> None:
     keys = ("distinct_states", "transitions", "max_depth", "witnesses", "complete")
     one, two = ({k: d[k] for k in keys} for d in docs)
     assert one == two and one["distinct_states"] > 100
+
+
+# ------------------------------------------------------------ fingerprints and their collisions
+
+
+class _Grid:
+    """A toy model: points (x, y) of a 12 x 12 grid, stepping right or up; states outside the
+    bounds (x or y at 12) are reached but not stored. Its states hash to one of three values
+    (``_Point.__hash__``), so nearly every key collides with another's fingerprint."""
+
+    name = "grid"
+    bounds: dict[str, int | bool] = {"size": 12}
+
+    def init_states(self) -> list[Any]:
+        return [_Point(0, 0)]
+
+    def actions(self, state: Any) -> list[str]:
+        return ["right", "up"]
+
+    def next_state(self, state: Any, action: str) -> Any:
+        return _Point(state.x + 1, state.y) if action == "right" else _Point(state.x, state.y + 1)
+
+    def within_bounds(self, state: Any) -> bool:
+        return state.x < 12 and state.y < 12
+
+    def properties(self) -> list[Any]:
+        from kspec.model.core.protocol import always, sometimes
+
+        @always("GRID-DIAGONAL", "NotBothEleven")
+        def not_corner(s: Any) -> bool:
+            return not (s.x == 11 and s.y == 11)
+
+        @sometimes("GRID-WIT-EDGE", "Edge")
+        def edge(s: Any) -> bool:
+            return s.x == 12
+
+        return [not_corner, edge]
+
+
+class _Point:
+    __slots__ = ("x", "y")
+
+    def __init__(self, x: int, y: int) -> None:
+        self.x, self.y = x, y
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Point) and (self.x, self.y) == (other.x, other.y)
+
+    def __hash__(self) -> int:
+        return (self.x + self.y) % 3
+
+
+def test_the_serial_explorer_stays_exact_when_fingerprints_collide() -> None:
+    """The serial explorer indexes states by their hash and keeps the keys whose hash another
+    key took aside: every one of the 144 points is stored once, however their hashes collide;
+    the first violation found is at the corner, 22 steps away."""
+    result = explore(_Grid(), stop_on_violation=False)
+    assert (result.distinct_states, result.transitions, result.max_depth) == (144, 288, 22)
+    assert result.witnesses == {"Edge": True}
+    assert [(v.name, len(v.trace) - 1) for v in result.violations] == [("NotBothEleven", 22)]

@@ -283,9 +283,14 @@ OnVoteRequest(i, n0, r) ==
                 pgrant == ok /\ PreVote /\ a.role = "prospective" /\ a.prior.voted_for = Nil /\ a.prior.leader = Nil
                 granted == grant \/ pgrant \/ (ok /\ a.role = "voted" /\ a.voted_for = r.src)
                            \/ (ok /\ PreVote /\ a.role = "prospective" /\ a.prior.voted_for = r.src)
+                \* a grant starts the pre-vote round again (Kafka 4.0+'s new ProspectiveState): the
+                \* answers are forgotten and the voters that gave them are asked again
+                asked == IF pgrant THEN (a.granted \cup a.rejected) \ {i} ELSE {}
                 b == IF grant THEN ToVoted(a, r.epoch, r.src)
-                     ELSE IF pgrant THEN [a EXCEPT !.prior.voted_for = r.src] ELSE a
-            IN Result(b, {VoteResponse(i, r.src, b.epoch, granted, LeaderHint(i, b), FALSE, "NONE")})
+                     ELSE IF pgrant THEN [a EXCEPT !.prior.voted_for = r.src, !.granted = {i}, !.rejected = {}]
+                     ELSE a
+            IN Result(b, {VoteResponse(i, r.src, b.epoch, granted, LeaderHint(i, b), FALSE, "NONE")}
+                         \cup {VoteRequest(i, v, b.epoch, LastEpoch(b.log), Len(b.log), TRUE) : v \in asked})
 
 \* RAFT-RULE-BEGIN-EPOCH: a leader of an equal or higher epoch is followed.
 OnBeginQuorumEpoch(i, n, r) ==

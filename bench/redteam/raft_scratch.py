@@ -166,7 +166,11 @@ class Replica:
     def to_voted(self, candidate: int) -> None:
         before = self.election()
         if self.role == "prospective":
-            self.prior = (self.epoch, candidate, None)  # KIP-996: stays prospective
+            # KIP-996: stays prospective. A vote it had already given (asked again) changes
+            # nothing: the leader it knew stays in the persisted state (session 10: the
+            # well-formed probes found this port rewriting it without the leader).
+            if self.prior[1] != candidate:
+                self.prior = (self.epoch, candidate, None)
         else:
             self.role, self.voted_for, self.leader = "voted", candidate, None
         if self.bug("vote-sent-before-persist"):
@@ -375,10 +379,18 @@ class Replica:
             elif self.role == "prospective":
                 granted = self.prior[1] == src or (self.prior[1] is None and self.prior[2] is None)
         before = self.election()
+        # RAFT-KIP996-PROSPECTIVE-VOTES: a prospective that grants starts its pre-vote round again
+        forgotten = sorted((self.granted | self.rejected) - {self.id}) \
+            if granted and not pre and self.role == "prospective" and self.prior[1] is None else []
         if granted and not pre:
             self.to_voted(src)
         self.send("VoteResponse", src, epoch=self.epoch, granted=granted, leader=self.leader, pre_vote=pre,
                   error=NONE)
+        if forgotten:
+            self.granted, self.rejected = {self.id}, set()
+            for v in forgotten:
+                self.send("VoteRequest", v, epoch=self.epoch, last_epoch=self.last_epoch, end_offset=self.end,
+                          pre_vote=True)
         if self.bug("vote-sent-before-persist"):
             self.persist_if_changed(before)
         self.maybe_stand_again(granted)

@@ -31,7 +31,9 @@ from kspec.model.core.parallel import explore_parallel
               help="Stop after this many distinct states (the result is then incomplete).")
 @click.option("--keep-going", is_flag=True, help="Do not stop at the first violation.")
 @click.option("--workers", type=click.IntRange(min=1), default=None,
-              help="Processes to explore with (default: every core); the same states either way.")
+              help="Processes to explore with (default: every core); the same counts either way (the "
+                   "workers dedupe by 64-bit fingerprint: a collision, under N²/2⁶⁵ for N states, "
+                   "would merge two states).")
 @click.option("--liveness/--no-liveness", default=True,
               help="Also check the liveness properties under fairness once faults stop (default on).")
 @json_option

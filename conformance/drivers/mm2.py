@@ -96,10 +96,11 @@ EXTRA_ALIASES = ("us.west", "us_west", "x_", "third-cluster")
 IDENTITY_BREAKS = frozenset({"MM2-INV-NO-CYCLE", "MM2-INV-NO-MERGE"})
 # A policy as clients configure it (MirrorClient, RemoteClusterUtils): no source.cluster.alias.
 # The identity policy then answers topicSource with null (spec/mm2.md §1.2). Not an alias: it
-# formats nothing and is asked only the one-topic calls.
+# is asked the one-topic calls, and the naming calls with an alias argument (MirrorClient asks
+# checkpointsTopic(remote alias); MM2-DRIVE-ALIAS-ARGUMENT).
 CLIENT_NODE = "(client)"
 CLIENT_NAMES = 16  # interesting names the client is asked about, besides every name the clusters hold
-MAX_NAMES = 64  # names offered to the query category (7 calls each: at most 448 candidates)
+MAX_NAMES = 76  # names offered to the query category (7 calls each: at most 532 candidates)
 MAX_FORMAT_TOPICS = 40  # every interesting name up to the non-ASCII sources (the long names are at 33-34)
 
 
@@ -133,7 +134,15 @@ def interesting_topics(sep: str) -> list[str]:
             "mm2orders.internal", "mm2orders",
             # decomposed Unicode (o + U+0308 for ö): a policy that normalises names (NFC) answers
             # another string; Java compares and cuts UTF-16 units as they come
-            "o\u0308rders", f"A{sep}o\u0308rders", f"o\u0308rders{sep}B{sep}orders"]
+            "o\u0308rders", f"A{sep}o\u0308rders", f"o\u0308rders{sep}B{sep}orders",
+            # MM2's and Connect's names in another case (Kafka compares them as given: a policy
+            # that case-folds its tests answers otherwise)
+            f"MM2-offset-syncs{sep}A{sep}internal", "MM2-offset-syncs.A.internal", "orders.INTERNAL",
+            "orders-INTERNAL", f"orders{sep}INTERNAL", f"A{sep}CHECKPOINTS{sep}INTERNAL",
+            # the shortest names the tests accept: nothing between the "mm2" prefix and the
+            # suffix, and the checkpoints topic of the empty alias (a test written as a regular
+            # expression with ".+" where Kafka has startsWith / endsWith refuses them)
+            f"mm2{sep}internal", "mm2.internal", f"{sep}checkpoints{sep}internal", ".checkpoints.internal"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -260,6 +269,12 @@ class Mm2Driver(Driver[Mm2System]):
 
     def node_config(self, node: str) -> dict[str, JSON]:
         props = dict(self.setup.props) if node == CLIENT_NODE else {**self.setup.props, "source.cluster.alias": node}
+        # KIP-949's flag as users spell it: Kafka reads it with Boolean.parseBoolean (any case),
+        # so the nodes get "true"/"false" in three spellings (a policy testing == "false" differs).
+        flag = "replication.policy.internal.topic.separator.enabled"
+        if flag in props:
+            spell = (str.lower, str.upper, str.capitalize)[self.nodes().index(node) % 3]
+            props[flag] = spell(props[flag])
         return {"policy": self.kind, "props": props, "internal_rule": self.config["internal_rule"]}
 
     def init_state(self) -> State:
@@ -291,14 +306,26 @@ class Mm2Driver(Driver[Mm2System]):
         for name in dict.fromkeys([*names[:CLIENT_NAMES], *held]):
             out.extend(("query", Query(CLIENT_NODE, q(name))) for q in TOPIC_QUERIES)
         out.append(("format", Query(clusters[0], HeartbeatsTopic())))
-        for alias in self.setup.nodes:
-            out.append(("format", Query(alias, CheckpointsTopic(alias))))
-            out.append(("format", Query(alias, OffsetSyncsTopic(alias))))
+        nodes = self.setup.nodes
+        # The naming calls take the alias as an argument: a node is asked about its own alias
+        # (what its connectors ask) and about every other one, and so is the client (MirrorClient
+        # asks checkpointsTopic(remote alias) of a policy without source.cluster.alias). A policy
+        # that names the alias it was configured with instead of its argument differs.
+        for node in (*nodes, CLIENT_NODE):
+            for alias in nodes:
+                out.append(("format", Query(node, CheckpointsTopic(alias))))
+                out.append(("format", Query(node, OffsetSyncsTopic(alias))))
         for topic in names[:MAX_FORMAT_TOPICS]:
-            for alias in self.setup.nodes:
+            for alias in nodes:
                 out.append(("format", Query(alias, FormatRemoteTopic(alias, topic))))
-        # The empty alias (MM2 validates no alias): Kafka prepends the separator all the same.
+        for k, node in enumerate((*nodes, CLIENT_NODE)):
+            other = nodes[(k + 1) % len(nodes)]
+            out.extend(("format", Query(node, FormatRemoteTopic(other, topic))) for topic in ("orders", "heartbeats"))
+        # The empty alias (MM2 validates no alias): Kafka prepends the separator all the same,
+        # and names the internal topics of the empty alias.
         out.append(("format", Query(clusters[0], FormatRemoteTopic("", "orders"))))
+        out.append(("format", Query(clusters[0], CheckpointsTopic(""))))
+        out.append(("format", Query(clusters[0], OffsetSyncsTopic(""))))
         out.extend(("law", CheckLaw(k)) for k in range(len(self.setup.cases)))
         return out
 

@@ -51,7 +51,7 @@ from kspec.model.raft.messages import (
     VoteRequest,
 )
 from kspec.model.raft.properties import raft_properties
-from kspec.model.raft.state import Candidate, Down, Node, Prospective, end_offset_for_epoch
+from kspec.model.raft.state import Candidate, Down, Follower, Node, Prospective, end_offset_for_epoch
 from kspec.model.raft.system import (
     Deliver,
     Drop,
@@ -67,20 +67,23 @@ from kspec.model.raft.system import (
 CONFIGS: list[dict[str, JSON]] = [
     {"voters": 3, "observers": 0, "pre_vote": False, "kip853": False, "faults": True},
     {"voters": 3, "observers": 0, "pre_vote": False, "kip853": False, "faults": False},
-    {"voters": 3, "observers": 1, "pre_vote": False, "kip853": False, "faults": True},
+    # RAFT-DRIVE-ID-ZERO: one observer shape per rule set numbers its replicas from 0 (Kafka's
+    # usual first node.id), where a port that tests a replica id for truth takes leader 0 for
+    # "no leader"; the others from 1.
+    {"voters": 3, "observers": 1, "pre_vote": False, "kip853": False, "faults": True, "first_id": 0},
     {"voters": 3, "observers": 0, "pre_vote": True, "kip853": True, "faults": True},
     {"voters": 1, "observers": 0, "pre_vote": False, "kip853": False, "faults": True},
     # The kip-996 rule set (Kafka 4.0+) in the shapes kip-595 has: a kafka:4.x target takes
     # every shape with pre_vote (model_config), the reference every rule set.
     {"voters": 3, "observers": 0, "pre_vote": True, "kip853": True, "faults": False},
-    {"voters": 3, "observers": 1, "pre_vote": True, "kip853": True, "faults": True},
+    {"voters": 3, "observers": 1, "pre_vote": True, "kip853": True, "faults": True, "first_id": 0},
     # The kip-853 rule set (Kafka 3.8 and 3.9): KIP-595's elections with KIP-853's open vote,
     # which only an observer (or an injected request from one) meets, so an observer even
     # without faults (it is also the fault-free observer shape: a leader's high watermark must
     # not count it).
     {"voters": 3, "observers": 0, "pre_vote": False, "kip853": True, "faults": True},
     {"voters": 3, "observers": 1, "pre_vote": False, "kip853": True, "faults": False},
-    {"voters": 3, "observers": 1, "pre_vote": False, "kip853": True, "faults": True},
+    {"voters": 3, "observers": 1, "pre_vote": False, "kip853": True, "faults": True, "first_id": 0},
     {"voters": 1, "observers": 0, "pre_vote": False, "kip853": True, "faults": True},
     # Four and five voters, one shape per rule set: a majority of three is the first quorum
     # where a candidate or leader that counts one replica twice (a duplicated vote, a fetch
@@ -197,7 +200,63 @@ def injected_requests(state: Raft, node: Node, observers: frozenset[int]) -> lis
         if leader != me and e >= node.epoch:
             out.append(BeginQuorumEpochRequest(leader, me, e, True))
             out.append(EndQuorumEpochRequest(leader, me, e, (), True))
+    out += well_formed_votes(state, node)
     out += malformed_requests(state, node)
+    return out
+
+
+# RAFT-DRIVE-WELL-FORMED: the epochs (against the receiver's) and log positions (against the
+# receiver's log) of the well-formed votes and pre-votes the driver injects at every replica.
+EPOCH_RELATIONS = ("<", "=", ">")
+LOG_RELATIONS = ("<", "=", ">")
+
+
+def claimed_log(node: Node, epoch: int, pre_vote: bool, relation: str) -> tuple[int, int] | None:
+    """The (last epoch, end offset) a well-formed vote (``pre_vote``: pre-vote) of ``epoch``
+    claims that is behind (``<``), equal to (``=``) or ahead of (``>``) ``node``'s log, or None
+    when no well-formed one is: a vote's last epoch is below its epoch, a pre-vote's at most
+    its epoch (RAFT-RULE-INVALID-REQUEST). So a vote of a leader's own epoch is only ever
+    behind the leader's log (it holds a record of its epoch: the LeaderChange it began with)."""
+    top = epoch if pre_vote else epoch - 1
+    last, end = node.last_epoch, node.end_offset
+    if top < 0:
+        return None
+    if relation == "=":
+        return (last, end) if last <= top else None
+    if relation == ">":
+        if last > top:
+            return None
+        # one record more of the same epoch (an empty log: one record of epoch 1)
+        return (last, end + 1) if last else ((1, 1) if top >= 1 else None)
+    if last > top:
+        return (top, end) if top > 0 else (0, 0)  # a log as long whose last record is older
+    if end >= 2:
+        return (last, end - 1)
+    return (0, 0) if end else None
+
+
+def well_formed_votes(state: Raft, node: Node) -> list[VoteRequest]:
+    """RAFT-DRIVE-WELL-FORMED: well-formed votes and pre-votes (kip-996) at ``node`` of every
+    epoch relation (its epoch minus one, equal, plus one) and log relation (a claimed log
+    behind, equal to, ahead of its own): at its own epoch from each other voter, else from
+    one. A candidate or prospective of any epoch may claim any log the receiver cannot check
+    (it may hold records the receiver lacks, or lack its newest); its answer is not awaited
+    (RAFT-MODEL-IGNORED-RESPONSES), so no election counts it. Whatever the receiver's role, the
+    model's step says what it must answer: a leader refuses a pre-vote of its epoch however up
+    to date (RAFT-KIP996-PRE-VOTE-GRANT), a resigned leader a vote of its epoch."""
+    me = node.id
+    voters = sorted(v for v in node.voters if v != me)
+    out: list[VoteRequest] = []
+    for e in (node.epoch - 1, node.epoch, node.epoch + 1):
+        if e < 0:
+            continue
+        senders = voters if e == node.epoch else voters[-1:]
+        for pre_vote in (True, False) if node.pre_vote else (False,):
+            for relation in LOG_RELATIONS:
+                claim = claimed_log(node, e, pre_vote, relation)
+                if claim is None:
+                    continue
+                out += [VoteRequest(src, me, e, *claim, pre_vote, True) for src in senders]
     return out
 
 
@@ -251,7 +310,9 @@ def input_cell(node: Node, inp: Input) -> tuple[str, str]:
     """The (role, input kind) cell of the coverage matrix one node-level input falls in
     (RAFT-DRIVE-MATRIX): the receiver's role before the input (``observer`` prefixed for a
     non-voter) and the input's kind, a message's marked ``<``, ``=`` or ``>`` by its epoch
-    against the receiver's, a pre-vote as ``PreVote...``."""
+    against the receiver's, a pre-vote as ``PreVote...``, and a vote or fetch by the log
+    position it carries against the receiver's log (``log<``, ``log=``, ``log>``) or as
+    ``malformed``."""
     role = node.role_name if node.is_voter or isinstance(node.role, Down) else f"observer {node.role_name}"
     kind = type(inp).__name__
     if isinstance(inp, VoteRequest) and inp.pre_vote:
@@ -261,6 +322,15 @@ def input_cell(node: Node, inp: Input) -> tuple[str, str]:
     epoch = getattr(inp, "epoch", None)
     if isinstance(epoch, int) and not isinstance(node.role, Down):
         kind += "<" if epoch < node.epoch else "=" if epoch == node.epoch else ">"
+        # RAFT-DRIVE-WELL-FORMED: a request that carries a log position is marked by that
+        # position against the receiver's log, a malformed one as such
+        claim = (inp.last_epoch, inp.end_offset) if isinstance(inp, VoteRequest) else \
+            (inp.last_fetched_epoch, inp.fetch_offset) if isinstance(inp, FetchRequest) else None
+        if claim is not None:
+            own = (node.last_epoch, node.end_offset)
+            malformed = isinstance(inp, VoteRequest | FetchRequest) and node_mod.is_malformed(node, inp)
+            kind += " malformed" if malformed else \
+                " log<" if claim < own else " log=" if claim == own else " log>"
     return role, kind
 
 
@@ -365,7 +435,7 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
                     data_only=data_only)
         self.model = RaftModel(voters=int(self.config["voters"]), observers=int(self.config["observers"]),
                                pre_vote=bool(self.config["pre_vote"]), kip853=bool(self.config.get("kip853")),
-                               **{**BOUNDS, **(bounds or {})}, **extra)
+                               first_id=int(self.config.get("first_id", 1)), **{**BOUNDS, **(bounds or {})}, **extra)
         props = raft_properties()
         self._always = [p for p in props if p.kind == "always"]
         self._always_step = [p for p in props if p.kind == "always_step"]
@@ -421,10 +491,15 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
 
     def probes(self, state: Raft, k: int) -> list[tuple[str, Any]]:
         """RAFT-DRIVE-PROBE: a guided path ends with injected requests (RAFT-DRIVE-INJECT) at
-        every live replica in the role the path left it in: one vote or pre-vote and one other
-        request each, the ``k``-th of its kind (rotating over the configuration's paths), so
-        a receiver-side rule (an observer refusing a KIP-595 vote, a resigned leader refusing a
-        fetch) is judged in guided runs too, at every role a path ends in."""
+        every live replica in the role the path left it in (an observer that follows no one
+        first catches up with the leader, if one leads; with ``faults``, every timer an
+        observer's role ignores and the ``k``-th at a voter, RAFT-DRIVE-IDLE): a well-formed pre-vote (kip-996) and
+        vote of the replica's own epoch (RAFT-DRIVE-WELL-FORMED: where its role alone decides
+        the answer), then one vote or pre-vote of any kind and one other request, each the
+        ``k``-th of its pool (rotating over the configuration's paths), so a receiver-side rule
+        (a leader refusing an up-to-date pre-vote, an observer refusing a KIP-595 vote, a
+        resigned leader refusing a fetch) is judged in guided runs too, at every role a path
+        ends in."""
         observers = frozenset(self.model.replica_ids) - self.model.voter_ids
         out: list[tuple[str, Any]] = []
         # First a canvass where one is enabled (the k-th, rotating): the state after it lies
@@ -438,13 +513,32 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
                 out.append((category, macro))
                 state = after
                 break
+        # An observer that follows no one while a replica leads catches up first (a fetch
+        # round trip makes it the leader's follower), so its follower role is probed too: no
+        # guided path ended there, and random runs reach it rarely.
+        for n in state.nodes:
+            if not n.is_voter and not isinstance(n.role, Down | Follower):
+                catch_up = macros.CatchUp(n.id)
+                after = self.resolve(state, catch_up)
+                if after is not None and isinstance(after.node(n.id).role, Follower):
+                    out.append(("catch_up", catch_up))
+                    state = after
         for replica in self.model.replica_ids:
-            for want_vote in (True, False):
+            node = state.node(replica)
+            if self.config["faults"] and not isinstance(node.role, Down):
+                # RAFT-DRIVE-IDLE at the path's end: every timer the role ignores at an observer,
+                # the k-th at a voter (they change nothing: the role after is the same)
+                timers = [*IDLE_TIMERS, ClientAppend()]
+                chosen = timers if not node.is_voter else [timers[k % len(timers)]]
+                for timer in chosen:
+                    idle = IdleTimer(replica, timer)
+                    if self.resolve(state, idle) is not None:
+                        out.append(("idle_timer", idle))
+            for pool in _PROBE_POOLS:
                 node = state.node(replica)
                 if isinstance(node.role, Down):
                     break
-                found = [m for m in injected_requests(state, node, observers)
-                         if isinstance(m, VoteRequest) == want_vote]
+                found = pool(state, node, observers)
                 for j in range(len(found)):
                     action = Inject(found[(k + j) % len(found)])
                     after = self.resolve(state, action)
@@ -505,8 +599,11 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
         nodes = {n.id: n for n in before.nodes}
         out = []
         for replica, inp in pairs:
-            nodes[replica], outputs = self.model._step(nodes[replica], inp)
-            out.append(Event(replica, wire(encode(inp)), wire(encode(outputs)), node_mod.observe(nodes[replica])))
+            node = nodes[replica]
+            nodes[replica], outputs = self.model._step(node, inp)
+            others = tuple(wire(encode(o)) for o in node_mod.other_answers(node, inp, outputs))
+            out.append(Event(replica, wire(encode(inp)), wire(encode(outputs)), node_mod.observe(nodes[replica]),
+                             alternatives=others))
         return out
 
     @staticmethod
@@ -583,6 +680,23 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
                     return (f"RAFT-INV-COMMITTED-UNIQUE: replicas {node} and {other} disagree below their "
                             f"high watermarks ({hw}, {ohw})")
         return None
+
+
+def _own_epoch_votes(pre_vote: bool) -> Callable[[Raft, Node, frozenset[int]], list[Request]]:
+    def pool(state: Raft, node: Node, observers: frozenset[int]) -> list[Request]:
+        return [m for m in well_formed_votes(state, node) if m.pre_vote == pre_vote and m.epoch == node.epoch]
+    return pool
+
+
+def _injected(votes: bool) -> Callable[[Raft, Node, frozenset[int]], list[Request]]:
+    def pool(state: Raft, node: Node, observers: frozenset[int]) -> list[Request]:
+        return [m for m in injected_requests(state, node, observers) if isinstance(m, VoteRequest) == votes]
+    return pool
+
+
+# RAFT-DRIVE-PROBE: the pools a guided path's probes at one replica take one request each from,
+# in this order (a pre-vote changes no state, so it goes first).
+_PROBE_POOLS = (_own_epoch_votes(True), _own_epoch_votes(False), _injected(True), _injected(False))
 
 
 def node_inputs(action: Any) -> list[tuple[int, Input]]:

@@ -11,11 +11,13 @@ section.
 
 Vocabulary (docs/adapter-guide.md, "What each driver sends"; tests/conformance/test_vocabulary.py
 shows each kind in a default run): the keys of ``KEYS`` (every partition, negative hashes, the
-empty key, every murmur2 tail length, multi-byte UTF-8, 300 bytes); three stores — the system
-model's ``counts`` over ``input``, ``joined`` over ``side`` and ``input`` (topics of different
-sizes, the narrower first) and the global ``global-config`` (``widen``); unknown store names
-that look like a real one (``UNKNOWN_STORES``); partition counts 1 to 4 and 8; a member with
-standby tasks only, a member with none.
+empty key, every murmur2 tail length, multi-byte UTF-8, 300 bytes, a NUL byte); four stores — the
+system model's ``counts`` over ``input``, ``joined`` over ``side`` and ``input`` (topics of
+different sizes, the narrower first), ``enriched`` over the same two the other way round and the
+global ``global-config`` (``widen``); unknown store names that look like a real one
+(``UNKNOWN_STORES``); partition counts 1 to 4 and 8; a member with standby tasks only, a member
+with none; endpoints as deployments write them (configuration ``servers``: two instances on one
+host, a mixed-case name, an IPv6 literal), the model's ``hostN:8080`` renamed at the wire.
 
 The assignment names every member the plan was made for, a member with no task with empty
 sets (STREAMS-RULE-EVERY-MEMBER); the configurations (3, 3, 1) and (2, 4, 0) have plans that
@@ -41,6 +43,7 @@ from kspec.model.core.protocol import first_violated
 from kspec.model.streams import laws as L
 from kspec.model.streams.metadata import (
     Assignment,
+    HostInfo,
     HostMap,
     TopicPartition,
     Topology,
@@ -50,6 +53,7 @@ from kspec.model.streams.metadata import (
     host_text,
     key_metadata_json,
     parse_assignment,
+    parse_host,
     parse_key_metadata,
     parse_streams_metadata,
     partitions_from_active,
@@ -66,6 +70,7 @@ from kspec.model.streams.system import (
     Leave,
     State,
     StreamsSystem,
+    host,
     to_assignment,
 )
 
@@ -73,8 +78,15 @@ from kspec.model.streams.system import (
 # choices a rule draws from (3 instances, 3 partitions, 1 standby: 216 plans).
 CONFIGS: list[dict[str, JSON]] = [
     {"instances": 2, "partitions": 3, "standbys": 1},
-    {"instances": 3, "partitions": 3, "standbys": 1},
-    {"instances": 2, "partitions": 4, "standbys": 0},
+    # Endpoints as deployments write them (``servers``: instance i's ``application.server``, comma
+# separated: a configuration holds scalars only, as counterexample files do):
+    # two instances on one machine, told apart by the port alone; a mixed-case name (HostInfo
+    # compares names as given); an IPv6 literal (Kafka's HostInfo holds it without brackets, so
+    # its ``host:port`` text has colons before the port's). A target that keys hosts by name,
+    # normalises names or splits at the first colon answers other hosts.
+    {"instances": 3, "partitions": 3, "standbys": 1,
+     "servers": "localhost:8080,localhost:8081,Node-2.Example.COM:8080"},
+    {"instances": 2, "partitions": 4, "standbys": 0, "servers": "::1:8080,host1:9092"},
     # More members than tasks: some member always has none (STREAMS-RULE-EVERY-MEMBER).
     {"instances": 3, "partitions": 2, "standbys": 0},
     {"instances": 1, "partitions": 2, "standbys": 0},
@@ -91,11 +103,12 @@ CONFIGS: list[dict[str, JSON]] = [
 # judy: toPositive and abs disagree on them).
 # Then keys at murmur2's edges: empty, one to seven bytes (every tail length of the 4-byte
 # blocks), multi-byte UTF-8 (hashed as bytes, not characters) and a long one.
-# Then a key outside the BMP (four UTF-8 bytes; Java's modified UTF-8 writes six) and keys with
-# blanks around them (a router that trims its input hashes another key).
+# Then a key outside the BMP (four UTF-8 bytes; Java's modified UTF-8 writes six), keys with
+# blanks around them (a router that trims its input hashes another key) and a key holding a NUL
+# byte (a router that hands keys to a C-string hash stops there).
 KEYS = ("alice", "dave", "carol", "bob", "grace", "judy", "erin", "ivan",
         "", "k", "ke", "key", "key12", "key123", "key1234", "é", "日本語", "clé-ü", "k" * 300,
-        "\U0001f389", " alice", "alice ")
+        "\U0001f389", " alice", "alice ", "nul\x00key")
 # A store the topology does not have: the lookup answers null, allMetadataForStore nothing.
 UNKNOWN_STORE = "missing"
 # Store names a "friendly" lookup would confuse with a real one (case, blanks, a changelog
@@ -109,10 +122,15 @@ UNKNOWN_STORES = (UNKNOWN_STORE, "Counts", "counts ", "", "app-counts-changelog"
 # holding partition p of each topic that has one (Kafka's partition grouper); and a global
 # store. Keys are hashed modulo the widest source (STREAMS-RULE-KEY 4); a global store is on
 # every host (STREAMS-RULE-ALL-METADATA).
+# ``enriched`` reads the same two topics listed the other way round (the widest first): a
+# router that takes one listed topic's count (the first, or the last a loop left behind) differs
+# on one of the two stores.
 JOINED = "joined"
+ENRICHED = "enriched"
 SIDE_TOPIC = "side"
 GLOBAL_STORE = "global-config"
-WIDE_TOPOLOGY = Topology(((STORE, (SOURCE_TOPIC,)), (JOINED, (SIDE_TOPIC, SOURCE_TOPIC))), frozenset({GLOBAL_STORE}))
+WIDE_TOPOLOGY = Topology(((STORE, (SOURCE_TOPIC,)), (JOINED, (SIDE_TOPIC, SOURCE_TOPIC)),
+                          (ENRICHED, (SOURCE_TOPIC, SIDE_TOPIC))), frozenset({GLOBAL_STORE}))
 # Keys asked of ``joined`` and the global store (fewer than of ``counts``: the hashing is the same).
 WIDE_KEYS = ("alice", "dave", "carol", "bob", "", "k" * 300)
 
@@ -121,16 +139,33 @@ def side_partitions(partitions: int) -> int:
     return (partitions + 1) // 2
 
 
-def widen(assignment: Assignment, partitions: int) -> Assignment:
+def endpoints(config: dict[str, JSON]) -> dict[HostInfo, HostInfo]:
+    """The configuration's ``servers`` (instance i's ``application.server``) as a renaming of the
+    system model's hosts (``host0:8080``...); empty when the configuration names none."""
+    text = config.get("servers")
+    if not text:
+        return {}
+    servers = str(text).split(",")
+    if len(servers) != int(str(config["instances"])):
+        raise ValueError(f"streams configuration {config}: 'servers' names one endpoint per instance")
+    renamed = {host(i): parse_host(server) for i, server in enumerate(servers)}
+    if len(set(renamed.values())) != len(renamed):
+        raise ValueError(f"streams configuration {config}: 'servers' must be distinct endpoints")
+    return renamed
+
+
+def widen(assignment: Assignment, partitions: int, servers: dict[HostInfo, HostInfo] | None = None) -> Assignment:
     """The system model's assignment over :data:`WIDE_TOPOLOGY`: whoever holds ``input`` p
     (actively or as a standby) holds ``side`` p too when ``side`` has a partition p; the counts
-    are again those of the active map (STREAMS-RULE-PARTITION-INFO)."""
+    are again those of the active map (STREAMS-RULE-PARTITION-INFO). ``servers`` renames the
+    model's hosts to the configuration's endpoints."""
     narrow = side_partitions(partitions)
+    names = servers or {}
 
     def grow(host_map: HostMap) -> HostMap:
-        return tuple((h, frozenset(tps | {TopicPartition(SIDE_TOPIC, tp.partition) for tp in tps
-                                          if tp.topic == SOURCE_TOPIC and tp.partition < narrow}))
-                     for h, tps in host_map)
+        return tuple(sorted((names.get(h, h), frozenset(tps | {TopicPartition(SIDE_TOPIC, tp.partition) for tp in tps
+                                                               if tp.topic == SOURCE_TOPIC and tp.partition < narrow}))
+                            for h, tps in host_map))
 
     active = grow(assignment.active)
     return Assignment(WIDE_TOPOLOGY, active, grow(assignment.standby),
@@ -173,6 +208,7 @@ class StreamsDriver(Driver[StreamsSystem]):
                                    standbys=int(self.config["standbys"]))
         self._always = [p for p in self.model.properties() if p.kind == "always"]
         self._shape = (self.model.partitions, self.model.standbys)
+        self._servers = endpoints(self.config)
 
     def nodes(self) -> list[int]:
         return [0]
@@ -197,10 +233,11 @@ class StreamsDriver(Driver[StreamsSystem]):
         out.append(("finish", Finish()))
         out += [("query", MetadataForKey(STORE, k)) for k in KEYS]
         out += [("query", MetadataForKey(JOINED, k)) for k in WIDE_KEYS]
+        out += [("query", MetadataForKey(ENRICHED, k)) for k in WIDE_KEYS]
         out.append(("query", MetadataForKey(GLOBAL_STORE, KEYS[0])))
         out += [("query", MetadataForKey(s, KEYS[0])) for s in UNKNOWN_STORES]
         out.append(("metadata", AllMetadata()))
-        out += [("metadata", AllMetadataForStore(s)) for s in (STORE, JOINED, GLOBAL_STORE, *UNKNOWN_STORES)]
+        out += [("metadata", AllMetadataForStore(s)) for s in (STORE, JOINED, ENRICHED, GLOBAL_STORE, *UNKNOWN_STORES)]
         return out
 
     def resolve(self, state: State, action: Any) -> State | None:
@@ -209,7 +246,7 @@ class StreamsDriver(Driver[StreamsSystem]):
         return self.model.next_state(state, action)
 
     def _metadata(self, state: State) -> Assignment:
-        return widen(to_assignment(state.published), self.model.partitions)
+        return widen(to_assignment(state.published), self.model.partitions, self._servers)
 
     def events(self, before: State, action: Any, after: State) -> list[Event]:
         if isinstance(action, Join | Leave):

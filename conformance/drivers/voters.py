@@ -550,7 +550,9 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
         out: list[Event] = []
         for replica, inp, outputs, node_before, node_after in self._node_steps(before, action):
             if self.level == "replica":
-                out.append(Event(replica, wire(encode(inp)), wire(encode(outputs)), replica_observation(node_after)))
+                others = tuple(wire(encode(o)) for o in raft_node.other_answers(node_before, inp, outputs))
+                out.append(Event(replica, wire(encode(inp)), wire(encode(outputs)), replica_observation(node_after),
+                                 alternatives=others))
             else:
                 out += [Event(replica, i, o, obs)
                         for i, o, obs in log_events(inp, outputs, node_before, node_after, self.rules)]

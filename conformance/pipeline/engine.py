@@ -10,16 +10,17 @@ in its one process, on the same splits with the same line numbers.
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from kspec.conformance.pipeline.fast import judge_lines_fast
+from kspec.conformance.pipeline.fast import decode_event, judge_lines_fast
 from kspec.conformance.pipeline.judge import Outcome, RawLine
 from kspec.conformance.pipeline.judge import judge_lines as judge_lines  # the oracle, here since engines ran it
-from kspec.conformance.pipeline.reader import Limits, Split, plan_splits, read_split
-from kspec.conformance.pipeline.records import is_orphan, trace_key
+from kspec.conformance.pipeline.reader import Limits, Line, Split, has_long_line, owned_bytes, plan_splits, read_split
+from kspec.conformance.pipeline.records import _WRITTEN_TRACE_RE, is_orphan, trace_key
 
 SPLIT_BYTES = 16 << 20  # a task's share of a plain file: about 30,000 raft events
 
@@ -35,7 +36,17 @@ class SplitIndex:
 
 
 def index_split(split: Split, limits: Limits) -> SplitIndex:
-    """Count the split's lines and collect its trace ids (orphans belong to no trace)."""
+    """Count the split's lines and collect its trace ids (orphans belong to no trace): in bulk
+    when the split is clean (:func:`_index_clean`), else line by line."""
+    data = owned_bytes(split, limits)
+    if data is not None:
+        index = _index_clean(split.index, data, limits)
+        if index is not None:
+            return index
+    return _index_lines(split, limits)
+
+
+def _index_lines(split: Split, limits: Limits) -> SplitIndex:
     traces: set[str] = set()
     n = 0
     for raw, damage in read_split(split, limits):
@@ -45,6 +56,31 @@ def index_split(split: Split, limits: Limits) -> SplitIndex:
         key = trace_key(split.file, n, raw, damage)
         traces.add(key)
     return SplitIndex(split.index, n, frozenset(k for k in traces if not is_orphan(k)))
+
+
+# A line after the first that opens as the trace writer writes it (``records._WRITTEN_TRACE_RE``).
+_NEXT_OPENING = re.compile(rb'\n\{"trace": ?"([\x20\x21\x23-\x5b\x5d-\x7e]+)"')
+
+
+def _index_clean(index: int, data: bytes, limits: Limits) -> SplitIndex | None:
+    """The first pass over a split's owned bytes at C speed, or None when the split is not
+    clean: it is when the bytes are ASCII without a CR or a backslash, no line is oversized,
+    every line opens as the writer writes it and '"trace"' occurs once per line. Then every
+    line is one ``read_split`` reads undamaged, none is blank, and its ``trace_key`` is the id
+    its opening names (``trace_key``'s own shortcut, checked for the block at once)."""
+    if not data or not data.isascii() or b"\r" in data or b"\\" in data or \
+            has_long_line(data, limits.max_line_bytes):
+        return None
+    lines = data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
+    first = _WRITTEN_TRACE_RE.match(data)
+    if first is None or data.count(b'"trace"') != lines:
+        return None
+    ids = _NEXT_OPENING.findall(data)
+    if len(ids) != lines - 1:
+        return None
+    distinct = set(ids)
+    distinct.add(first.group(1))
+    return SplitIndex(index, lines, frozenset(i.decode("ascii") for i in distinct))
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,18 +113,44 @@ def make_plan(splits: list[Split], indexes: Iterable[SplitIndex]) -> Plan:
 def judge_split(protocol: str, split: Split, first_line: int, spanning: frozenset[str],
                 limits: Limits) -> Iterator[tuple[int, Any]]:
     """``(0, outcome)`` for every trace (and orphan) held whole by the split, ``(1, (key,
-    (file, raw line)))`` for each line of a trace that spans splits."""
+    (file, raw line)))`` for each line of a trace that spans splits.
+
+    Each line is decoded as an event once, here (``fast.decode_event``): its trace id is then
+    its key (the same as ``trace_key``'s, which the line is keyed by when it does not decode),
+    and the lean loop takes the decoded events with the lines. A clean split (ASCII, no CR, no
+    oversized line: every line one ``read_split`` gives undamaged) is read and cut at once."""
     groups: dict[str, list[RawLine]] = defaultdict(list)
-    for n, (raw, damage) in enumerate(read_split(split, limits), start=first_line):
-        if damage is None and not raw.strip():
-            continue
-        key = trace_key(split.file, n, raw, damage)
+    decoded: dict[str, list[Any]] = defaultdict(list)
+    data = owned_bytes(split, limits)
+    lines: Iterable[Line]
+    if data is not None and data.isascii() and b"\r" not in data and not has_long_line(data, limits.max_line_bytes):
+        lines = _undamaged(data)
+    else:
+        lines = read_split(split, limits)
+    del data  # (the split's lines hold its bytes now: one copy at a time)
+    file = split.file
+    for n, (raw, damage) in enumerate(lines, start=first_line):
+        ev = None
+        if damage is None:
+            if not raw.startswith(b"{") and not raw.strip():
+                continue
+            ev = decode_event(raw)
+        key = ev.trace if ev is not None and ev.trace else trace_key(file, n, raw, damage)
         if key in spanning:
-            yield 1, (key, (split.file, (n, raw, damage)))
+            yield 1, (key, (file, (n, raw, damage)))
         else:
             groups[key].append((n, raw, damage))
-    for key, lines in groups.items():
-        yield 0, judge_lines_fast(protocol, key, ((split.file, line) for line in lines))
+            decoded[key].append(ev)
+    for key, lines_of in groups.items():
+        yield 0, judge_lines_fast(protocol, key, ((file, line) for line in lines_of), decoded[key])
+
+
+def _undamaged(data: bytes) -> Iterator[Line]:
+    """The lines of a clean block, undamaged (the generator holds the lines, not the block)."""
+    parts = data.split(b"\n")
+    if data.endswith(b"\n"):
+        parts.pop()  # the last line's terminator, not a line
+    return ((part, None) for part in parts)
 
 
 def run_plan_locally(protocol: str, jsonl: list[str], limits: Limits | None = None,

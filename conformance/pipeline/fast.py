@@ -37,6 +37,7 @@ from kspec.conformance.pipeline.nodes import (
     json_text,
     known_actions,
     same_outputs,
+    unreadable,
 )
 from kspec.conformance.pipeline.records import _OBSERVATION_TYPES, is_orphan
 from kspec.conformance.pipeline.typed import check_value
@@ -46,7 +47,7 @@ _NONE = msgspec.Raw(b"")
 CACHE = 4096  # entries per cache: local reuse only (a cache this small never spans a replica)
 
 
-class _Event(msgspec.Struct):
+class _Event(msgspec.Struct, gc=False):  # (str, int, Raw fields: never in a cycle, so never tracked)
     trace: str
     step: int
     node: int | str | None
@@ -59,6 +60,16 @@ class _Event(msgspec.Struct):
 
 
 _event = msgspec.json.Decoder(_Event)
+
+
+def decode_event(raw: bytes) -> _Event | None:
+    """The line as a typed event, or None when it is not one (the lean loop's first reading of
+    a line; its ``trace`` is the line's ``records.trace_key`` when it is not empty)."""
+    try:
+        return _event.decode(raw)
+    except Exception:  # (malformed, badly typed, nested too deeply: the reference path's to judge)
+        return None
+
 _ACTION = operator.attrgetter("action")
 _any = msgspec.json.Decoder()
 _raw_list = msgspec.json.Decoder(list[msgspec.Raw])
@@ -262,9 +273,11 @@ def _collector_paused() -> Iterator[None]:
         gc.enable()
 
 
-def judge_lines_fast(protocol: str, key: str, lines: Iterable[tuple[str, RawLine]]) -> Outcome:
+def judge_lines_fast(protocol: str, key: str, lines: Iterable[tuple[str, RawLine]],
+                     events: list[_Event | None] | None = None) -> Outcome:
     """Judge one trace's raw lines: the lean loop when the trace is well formed, else
-    :func:`judge_events` on the parsed records (the reference, and the quarantine rules)."""
+    :func:`judge_events` on the parsed records (the reference, and the quarantine rules).
+    ``events``, when given, are the lines already decoded (:func:`decode_event`), one per line."""
     items = list(lines)
     caches = _CACHES.get(protocol)
     if caches is None:
@@ -275,7 +288,7 @@ def judge_lines_fast(protocol: str, key: str, lines: Iterable[tuple[str, RawLine
             # collector's passes long; the replay makes no cycles (frozen values, freed by
             # reference counting), so the collector waits (see _collector_paused).
             with _collector_paused():
-                outcome = _fast(protocol, key, items, caches)
+                outcome = _fast(protocol, key, items, caches, events)
         except Exception:  # anything unusual is the reference path's to judge
             outcome = None
         if outcome is not None:
@@ -286,19 +299,27 @@ def judge_lines_fast(protocol: str, key: str, lines: Iterable[tuple[str, RawLine
         return failed_trace(key, items, err)
 
 
-def _fast(protocol: str, key: str, items: list[tuple[str, RawLine]], caches: _Caches) -> Outcome | None:
+def _fast(protocol: str, key: str, items: list[tuple[str, RawLine]], caches: _Caches,
+          decoded: list[_Event | None] | None = None) -> Outcome | None:
     """The verdict, or None when the trace needs the reference path."""
     events: list[tuple[str, int, _Event]] = []
     # Lines come in file order and a writer writes steps in order: then neither sort is needed.
     in_order = True
     first_path = items[0][0] if items else ""
     last_n = -1
+    given = iter(decoded) if decoded is not None and len(decoded) == len(items) else None
     for path, (n, raw, damage) in items:
         if damage is not None:
             return None
-        if not raw.startswith(b"{") and not raw.strip():
-            continue
-        ev = _event.decode(raw)
+        if given is not None:
+            got = next(given)
+            if got is None:  # (a line that does not decode: the reference path's)
+                return None
+            ev = got
+        else:
+            if not raw.startswith(b"{") and not raw.strip():
+                continue
+            ev = _event.decode(raw)
         if ev.trace != key or ev.step < 0 or (ev.protocol is not msgspec.UNSET and ev.protocol != protocol):
             return None
         if in_order and (ev.step != len(events) or n <= last_n or path != first_path):
@@ -406,7 +427,7 @@ def _replay(key: str, template: _Template, by_step: list[_Event], caches: _Cache
     memo = template.memo
     nodes = replay.nodes
     step_fn, observe = replay.step_fn, replay.observe
-    properties = replay._properties
+    check = replay._check  # (``NodeReplay._properties`` without its frame: the same exceptions caught below)
     seen_feats: dict[tuple[str, ...], int] = {}
     observed: dict[Any, _Step] = {}  # per node, the step that gave its state
     n = len(by_step)
@@ -461,7 +482,11 @@ def _replay(key: str, template: _Template, by_step: list[_Event], caches: _Cache
             model_obs, model_feats = entry.model_observation()
             seen_feats[model_feats] = seen_feats.get(model_feats, 0) + 1
         obs = recorded if isinstance(recorded, dict) else model_obs
-        bad: Violation | None = properties(node, action, obs)
+        bad: Violation | None
+        try:
+            bad = check(node, action, obs)
+        except (KeyError, TypeError, ValueError, IndexError) as err:
+            bad = unreadable(node, err)
         if bad is None:
             out_raw = bytes(ev.outputs)
             if out_raw != entry.out_raw:
@@ -474,7 +499,9 @@ def _replay(key: str, template: _Template, by_step: list[_Event], caches: _Cache
                                                 Counter(rec_objects) == Counter(model_outputs))):
                     rec_values = _any.decode(out_raw)
                     encoded = [fast_encode(o) for o in model_outputs]
-                    if not same_outputs(rec_values, encoded):
+                    if not same_outputs(rec_values, encoded) and \
+                            not replay.other_answer(entry.before, caches.input(action, node, inp), model_outputs,
+                                                    rec_values):
                         bad = Violation("Divergence:outputs", _diff_outputs(rec_values, encoded))
                 if bad is None:
                     entry.out_raw = out_raw

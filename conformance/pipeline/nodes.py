@@ -207,6 +207,8 @@ class NodeReplay:
         self.step_fn = model._step  # the model's node step (a variant's in a variant model)
         declared = protocols.get(protocol)
         self.observe = declared.event_observer()
+        # the other answers a step may record (RAFT-RULE-VOTE-REASKED), judged on a mismatch only
+        self.other_answers = declared.event_other_answers()
         self.nodes: dict[Any, Any] = {n.id: n for n in init.nodes}
         self.voters = frozenset(model.voter_ids)
         # a voter set fixed by the config: majorities are known (NodeEvents.fixed_voters)
@@ -230,6 +232,7 @@ class NodeReplay:
         observations are shared, the history is new. Call it on a replay not yet applied to."""
         new = object.__new__(NodeReplay)
         new.protocol, new.step_fn, new.observe = self.protocol, self.step_fn, self.observe
+        new.other_answers = self.other_answers
         new.nodes = dict(self.nodes)
         new.voters, new.check_durable = self.voters, self.check_durable
         new.latest = dict(self.latest)
@@ -246,7 +249,8 @@ class NodeReplay:
         if action in NETWORK_ACTIONS:
             return None, None
         node = event["node"]
-        after, outputs = self.step_fn(self.nodes[node], value)
+        before = self.nodes[node]
+        after, outputs = self.step_fn(before, value)
         self.nodes[node] = after
         raw_obs = self.observe(after)
         recorded = event.get("observation")
@@ -257,11 +261,21 @@ class NodeReplay:
         if bad is not None:
             return bad, model_obs
         encoded = [fast_encode(o) for o in outputs]
-        if not same_outputs(event["outputs"], encoded):
+        if not same_outputs(event["outputs"], encoded) and \
+                not self.other_answer(before, value, tuple(outputs), event["outputs"]):
             return Violation("Divergence:outputs", _diff_outputs(event["outputs"], encoded)), model_obs
         if recorded is not None and recorded != model_obs:
             return Violation("Divergence:observation", _diff_obs(recorded, model_obs)), model_obs
         return None, model_obs
+
+    def other_answer(self, before: Any, value: Any, outputs: tuple[Any, ...], recorded: list[Any]) -> bool:
+        """Whether the recorded outputs (in JSON form), not the model's own, are another answer
+        the protocol allows for this step (RAFT-RULE-VOTE-REASKED: ``other_answers``; the state
+        after is the model's either way)."""
+        if self.other_answers is None:
+            return False
+        return any(same_outputs(recorded, [fast_encode(o) for o in other])
+                   for other in self.other_answers(before, value, outputs))
 
     # ------------------------------------------------------------ properties over observations
 
@@ -269,7 +283,7 @@ class NodeReplay:
         try:
             return self._check(node, action, obs)
         except (KeyError, TypeError, ValueError, IndexError) as err:
-            return Violation("Divergence:observation", f"observation of node {node} unreadable: {err!r}")
+            return unreadable(node, err)
 
     def _check(self, node: Any, action: str, obs: dict[str, Any]) -> Violation | None:
         prev = self.latest[node]
@@ -323,14 +337,19 @@ class NodeReplay:
 
     def _durable(self, node: Any, log: list[Any], hw: int) -> Violation | None:
         """HighWatermarkDurable: a majority of the voters hold the log up to ``hw``."""
-        prefix = log[:hw]
+        prefix = None  # log[:hw], made when a voter's log is another object
         latest = self.latest
         holders = 0
         for v in self.voters:
             other = latest[v]["log"]
-            if other is log or other[:hw] == prefix:
+            if other is log:
                 holders += 1
-        if len(prefix) < hw or holders < len(self.voters) // 2 + 1:
+                continue
+            if prefix is None:
+                prefix = log[:hw]
+            if other[:hw] == prefix:
+                holders += 1
+        if len(log) < hw or holders < len(self.voters) // 2 + 1:
             return Violation("HighWatermarkDurable", f"node {node} high watermark {hw} held by "
                                                      f"{holders} of {len(self.voters)} voters")
         return None
@@ -351,6 +370,11 @@ class NodeReplay:
                                                        f"offset {offset}")
         self.complete[node] = (epoch, len(order), log)
         return None
+
+
+def unreadable(node: Any, err: Exception) -> Violation:
+    """The violation of an observation the checks cannot read."""
+    return Violation("Divergence:observation", f"observation of node {node} unreadable: {err!r}")
 
 
 def _diff_outputs(recorded: list[Any], model: list[Any]) -> str:

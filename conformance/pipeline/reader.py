@@ -21,6 +21,7 @@ import stat
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import BinaryIO
 
 CHUNK = 1 << 20  # bytes read (or inflated) at a time
 IN_CHUNK = 1 << 16  # compressed bytes given to the inflater at a time (an error loses at most their output)
@@ -74,6 +75,68 @@ def plan_splits(files: list[str], split_bytes: int) -> list[Split]:
                 break
             start = end
     return splits
+
+
+def owned_bytes(split: Split, limits: Limits) -> bytes | None:
+    """The bytes of the lines a plain split owns, read at once (each line ending in ``\\n`` but
+    perhaps the file's last): what :func:`read_split` reads, as one block, for the engine's
+    bulk path (``engine``) over a clean split. None when the split is a gzip file, not a
+    regular file, unreadable, shrank since the plan, or a line at either end of it runs on past
+    ``max_line_bytes`` (no line may start in it then): the caller then reads it line by line.
+    The owned range is found first, so that the block is read into one buffer, never copied."""
+    if split.end < 0 or split.end <= split.start:
+        return None
+    try:
+        if not stat.S_ISREG(os.stat(split.file).st_mode):
+            return None
+        with open(split.file, "rb") as f:
+            # The line that starts before the split (or exactly at it, after a "\n") is the
+            # previous split's: the first owned line starts after the first "\n" at or after
+            # start - 1; the last owned line runs to the first "\n" at or after end - 1.
+            begin = 0 if split.start == 0 else _after_newline(f, split.start - 1, limits.max_line_bytes)
+            if begin is None or begin > split.end:
+                return None
+            if begin == split.end:
+                return b""
+            stop = _after_newline(f, split.end - 1, limits.max_line_bytes)
+            if stop is None:
+                return None
+            f.seek(begin)
+            data = f.read(stop - begin)
+            if len(data) != stop - begin:
+                return None  # the file shrank since the plan
+            return data
+    except OSError:
+        return None
+
+
+def _after_newline(f: BinaryIO, pos: int, max_line: int) -> int | None:
+    """The offset just after the first ``\\n`` at or after ``pos`` (the file's end when there
+    is none), or None when none comes within ``max_line`` bytes (a line too long to hold)."""
+    f.seek(pos)
+    seen = 0
+    while True:
+        block = f.read(1 << 16)
+        if not block:
+            return pos + seen
+        nl = block.find(b"\n")
+        if nl >= 0:
+            return pos + seen + nl + 1
+        seen += len(block)
+        if seen > max_line:
+            return None
+
+
+def has_long_line(data: bytes, max_line: int) -> bool:
+    """Whether a ``\\n``-separated line of ``data`` is longer than ``max_line`` bytes (in about
+    ``len(data) / max_line`` searches, not one per line)."""
+    pos, size = 0, len(data)
+    while size - pos > max_line:
+        nl = data.rfind(b"\n", pos, pos + max_line + 1)
+        if nl < 0:
+            return True
+        pos = nl + 1
+    return False
 
 
 # (raw line without its "\n", or its first KEEP bytes; the damage reason or None)

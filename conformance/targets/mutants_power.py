@@ -9,7 +9,9 @@ registers them). ``bench/mutant_power.py`` measures runs to detection and counte
 
 from __future__ import annotations
 
+import dataclasses
 import unicodedata
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from kspec.conformance.targets.mm2_policies import DefaultPolicy
@@ -120,6 +122,44 @@ class NfcNamesPolicy(DefaultPolicy):
         return super().upstream_topic(unicodedata.normalize("NFC", topic))
 
 
+class ConfiguredAliasNamesPolicy(DefaultPolicy):
+    """checkpointsTopic and offsetSyncsTopic name the ``source.cluster.alias`` the policy was
+    configured with, not their argument (what MM2's connectors pass anyway). Rare vocabulary:
+    only the driver's calls with another alias than the node's (red team, session 10)."""
+
+    configured: str | None = None
+
+    def configure(self, props: Mapping[str, Any]) -> None:
+        super().configure(props)
+        self.configured = props.get("source.cluster.alias")
+
+    def checkpoints_topic(self, cluster_alias: str) -> str:
+        return super().checkpoints_topic(self.configured or cluster_alias)
+
+    def offset_syncs_topic(self, cluster_alias: str) -> str:
+        return super().offset_syncs_topic(self.configured or cluster_alias)
+
+
+class CaseFoldedInternalPolicy(DefaultPolicy):
+    """The MM2-internal test on the lower-cased name (``MM2-offset-syncs…`` counts). Rare
+    vocabulary: only the driver's case variants of MM2's names (red team, session 10)."""
+
+    def is_mm2_internal_topic(self, topic: str) -> bool:
+        return super().is_mm2_internal_topic(topic.lower())
+
+
+class ExactFlagSpellingPolicy(DefaultPolicy):
+    """KIP-949's flag read as ``value == "true"`` (Kafka: Boolean.parseBoolean, any case): ``TRUE``
+    turns the internal separator off. Rare vocabulary: only the driver's spellings of the flag
+    (red team, session 10)."""
+
+    def configure(self, props: Mapping[str, Any]) -> None:
+        super().configure(props)
+        flag = "replication.policy.internal.topic.separator.enabled"
+        if "replication.policy.separator" in props and flag in props:
+            self.internal_topic_separator_enabled = str(props[flag]) == "true"
+
+
 # ------------------------------------------------------------------------------ streams
 
 
@@ -190,6 +230,59 @@ class SkipsUnchangedMembersRouter(ReferenceRouter):
 
     def all_metadata_for_store(self, assignment: Any, store: str) -> Any:
         return super().all_metadata_for_store(self._current(assignment), store)
+
+
+class NulTerminatedKeysRouter(ReferenceRouter):
+    """The key handed to the hash as a C string: bytes after the first NUL are not hashed. Rare
+    vocabulary: only the driver's key with a NUL byte (red team, session 10)."""
+
+    def partition(self, key: bytes, num_partitions: int, assignment: Any) -> int:
+        return super().partition(key.split(b"\x00", 1)[0], num_partitions, assignment)
+
+
+class LastSourceCountRouter(ReferenceRouter):
+    """A store over several topics hashes modulo the count of its *last* listed source topic (a
+    loop that overwrites), not the widest. Rare vocabulary: only a store whose widest topic is
+    not listed last (the driver's ``enriched``; red team, session 10)."""
+
+    def route(self, assignment: Any, store: str, key_bytes: bytes, partitions: Any = None) -> Any:
+        counts = dict(assignment.partitions) if partitions is None else dict(partitions)
+        sources = next((topics for name, topics in assignment.topology.stores if name == store), ())
+        if sources and counts:
+            last = counts.get(sources[-1], 0)
+            counts.update({t: last for t in sources})
+        return super().route(assignment, store, key_bytes, counts)
+
+    __call__ = route
+
+
+def _hosts_by_name(assignment: Any) -> Any:
+    """The assignment with hosts keyed by name alone: the later port's entry takes the others'."""
+
+    def merge(host_map: Any) -> Any:
+        out: dict[str, Any] = {}
+        for h, tps in sorted(host_map):
+            out[h.host] = (h, (out[h.host][1] if h.host in out else frozenset()) | tps)
+        return tuple(sorted(out.values()))
+
+    return dataclasses.replace(assignment, active=merge(assignment.active), standby=merge(assignment.standby))
+
+
+class HostsByNameRouter(ReferenceRouter):
+    """Hosts identified by their name (``HostInfo.equals`` without the port): two instances on one
+    machine are one. Rare vocabulary: only the driver's ``localhost:8080`` / ``localhost:8081``
+    (STREAMS-DRIVE-ENDPOINTS; red team, session 10)."""
+
+    def route(self, assignment: Any, store: str, key_bytes: bytes, partitions: Any = None) -> Any:
+        return super().route(_hosts_by_name(assignment), store, key_bytes, partitions)
+
+    __call__ = route
+
+    def all_metadata(self, assignment: Any) -> Any:
+        return super().all_metadata(_hosts_by_name(assignment))
+
+    def all_metadata_for_store(self, assignment: Any, store: str) -> Any:
+        return super().all_metadata_for_store(_hosts_by_name(assignment), store)
 
 
 def _members(assignment: Any) -> frozenset[Any]:
@@ -278,7 +371,13 @@ ENTRIES: tuple[tuple[str, str, type, str], ...] = (
     ("mm2-byte-offsets", "mm2", ByteOffsetsPolicy, "rare vocabulary: a non-ASCII source"),
     ("mm2-empty-alias-local", "mm2", EmptyAliasLocalPolicy, "rare vocabulary: the empty alias"),
     ("mm2-nfc-names", "mm2", NfcNamesPolicy, "rare vocabulary: decomposed Unicode names"),
+    ("mm2-configured-alias-names", "mm2", ConfiguredAliasNamesPolicy, "rare vocabulary: another node's alias"),
+    ("mm2-case-folded-internal", "mm2", CaseFoldedInternalPolicy, "rare vocabulary: MM2's names in upper case"),
+    ("mm2-exact-flag-spelling", "mm2", ExactFlagSpellingPolicy, "rare vocabulary: the flag spelled TRUE"),
     ("streams-empty-key-unrouted", "streams", EmptyKeyUnroutedRouter, "rare vocabulary: the empty key"),
+    ("streams-nul-terminated-keys", "streams", NulTerminatedKeysRouter, "rare vocabulary: a key with a NUL byte"),
+    ("streams-last-source-count", "streams", LastSourceCountRouter, "rare vocabulary: the widest topic listed first"),
+    ("streams-hosts-by-name", "streams", HostsByNameRouter, "rare vocabulary: two instances on one host"),
     ("streams-murmur-tail", "streams", MurmurTailRouter, "rare vocabulary: keys of length 3 mod 4"),
     ("streams-hashes-characters", "streams", HashesCharactersRouter, "rare vocabulary: non-ASCII keys"),
     ("streams-skips-unchanged-members", "streams", SkipsUnchangedMembersRouter,

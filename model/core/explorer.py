@@ -52,6 +52,10 @@ class ExploreResult:
     witnesses: dict[str, bool] = field(default_factory=dict)
     witness_ids: dict[str, str] = field(default_factory=dict)
     witness_traces: dict[str, tuple[Step, ...]] = field(default_factory=dict)
+    # a parallel run's workers: each one's CPU seconds, and its wall seconds spent waiting for
+    # the others at the level's two exchanges (bench/explore_bench.py prints them)
+    worker_cpu: list[float] = field(default_factory=list)
+    worker_wait: list[float] = field(default_factory=list)
 
     @property
     def states_per_second(self) -> float:
@@ -147,12 +151,21 @@ def _explore(
     pending_witnesses = list(witnesses)
     violated: set[str] = set()
 
-    index: dict[Hashed, int] = {}
+    # The index maps a state's fingerprint (the hash of its key) to the state's number; the
+    # rare keys whose fingerprint another key has already taken go to ``collided``, keyed by
+    # the whole key, so the search stays exact. Fingerprints avoid a wrapper object per
+    # successor and a Python-level ``__hash__`` call on every lookup.
+    index: dict[int, int] = {}
+    keys: list[Any] = []
+    collided: dict[Hashed, int] = {}
     states: list[Any] = []
     parent: list[int] = []
     via: list[Any] = []
     depth: list[int] = []
     queue: deque[int] = deque()
+    # the properties' predicates themselves (``Property.holds`` only wraps them in ``bool``)
+    inv_checks = [(p.name, p.id, p.check) for p in invariants]
+    step_checks = [(p.name, p.id, p.check) for p in step_props]
 
     def trace_to(i: int) -> tuple[Step, ...]:
         steps: list[Step] = []
@@ -161,12 +174,20 @@ def _explore(
             i = parent[i]
         return tuple(reversed(steps))
 
-    def check(state: Any, trace: Callable[[], tuple[Step, ...]]) -> None:
+    def check(state: Any, p: int, action: Any, i: int | None) -> None:
+        """The state properties on a new state: stored as number ``i``, or (``i`` None) outside
+        the bounds, reached from state ``p`` by ``action``."""
         nonlocal pending_witnesses
-        for prop in invariants:
-            if prop.name not in violated and not prop.holds(state):
-                violated.add(prop.name)
-                result.violations.append(Violation(prop.id, prop.name, trace()))
+
+        def trace() -> tuple[Step, ...]:
+            if i is not None:
+                return trace_to(i)
+            return (*(trace_to(p) if p >= 0 else ()), Step(action, state))
+
+        for name, pid, holds in inv_checks:
+            if name not in violated and not holds(state):
+                violated.add(name)
+                result.violations.append(Violation(pid, name, trace()))
         if pending_witnesses:
             still = []
             for prop in pending_witnesses:
@@ -179,42 +200,60 @@ def _explore(
             pending_witnesses = still
 
     canonical = model.canonical if isinstance(model, Symmetric) else None
-    raw_seen: set[Hashed] = set()
+    within_bounds = model.within_bounds
+    # with symmetry: the states met as themselves, by hash (a state there needs no canonical form)
+    raw_seen: dict[int, Any] = {}
+
+    def known(key: Any, h: int) -> bool:
+        j = index.get(h)
+        if j is None:
+            return False
+        other = keys[j]
+        return other is key or other == key or Hashed(key) in collided
 
     def visit(state: Any, p: int, action: Any) -> int | None:
         """Record a new state. A state outside the bounds is checked but neither stored nor
         expanded (TLC's CONSTRAINT: it is not counted among the distinct states either).
         With symmetry, states are keyed by their orbit's representative (TLC's SYMMETRY)."""
-        raw = Hashed(state)
+        h = hash(state)
         if canonical is None:
-            key = raw
+            key = state
         else:
             # A state met before (as itself) needs no canonical form: it is known.
-            seen = len(raw_seen)
-            raw_seen.add(raw)
-            if len(raw_seen) == seen:
+            met = raw_seen.get(h)
+            if met is not None and (met is state or met == state):
                 return None
-            rep = canonical(state)
-            key = raw if rep is state else Hashed(rep)
-        if key in index:
+            if met is None:
+                raw_seen[h] = state
+            key = canonical(state)
+            if key is not state:
+                h = hash(key)
+        if known(key, h):
             return None
-        if not model.within_bounds(state):
-            check(state, lambda: (*(trace_to(p) if p >= 0 else ()), Step(action, state)))
+        if not within_bounds(state):
+            check(state, p, action, None)
             return None
         i = len(states)
-        index[key] = i
+        if h in index:
+            collided[Hashed(key)] = i
+        else:
+            index[h] = i
+        keys.append(key)
         states.append(state)
         parent.append(p)
         via.append(action)
         d = 0 if p < 0 else depth[p] + 1
         depth.append(d)
-        result.max_depth = max(result.max_depth, d)
-        check(state, lambda: trace_to(i))
+        if d > result.max_depth:
+            result.max_depth = d
+        check(state, p, action, i)
         queue.append(i)
         return i
 
     for init in model.init_states():
         visit(init, -1, None)
+    actions = model.actions
+    next_state = model.next_state
     while queue:
         if stop_on is not None:
             if any(v.name in stop_on for v in result.violations):
@@ -228,8 +267,8 @@ def _explore(
             break
         i = queue.popleft()
         state = states[i]
-        for action in model.actions(state):
-            nxt = model.next_state(state, action)
+        for action in actions(state):
+            nxt = next_state(state, action)
             if nxt is None:
                 continue
             result.transitions += 1
@@ -240,10 +279,10 @@ def _explore(
                         pending_step_witnesses.remove(prop)
                         if keep_witness_traces:
                             result.witness_traces[prop.name] = (*trace_to(i), Step(action, nxt))
-            for prop in step_props:
-                if prop.name not in violated and not prop.holds_step(state, action, nxt):
-                    violated.add(prop.name)
-                    result.violations.append(Violation(prop.id, prop.name, (*trace_to(i), Step(action, nxt))))
+            for name, pid, holds_step in step_checks:
+                if name not in violated and not holds_step(state, action, nxt):
+                    violated.add(name)
+                    result.violations.append(Violation(pid, name, (*trace_to(i), Step(action, nxt))))
             visit(nxt, i, action)
         if progress is not None and len(states) % 1000 < 5:
             progress(len(states), result.transitions, result.max_depth)
@@ -268,15 +307,17 @@ def _reachable_states(model: Model[Any, Any], max_states: int | None) -> set[Any
         if key not in seen and model.within_bounds(init):
             seen.add(key)
             queue.append(init)
+    actions, next_state, within_bounds = model.actions, model.next_state, model.within_bounds
     while queue and (max_states is None or len(seen) < max_states):
         state = queue.popleft()
-        for action in model.actions(state):
-            nxt = model.next_state(state, action)
-            if nxt is None or not model.within_bounds(nxt):
+        for action in actions(state):
+            nxt = next_state(state, action)
+            if nxt is None or not within_bounds(nxt):
                 continue
-            key = canonical(nxt)
-            if key not in seen:
-                seen.add(key)
+            # one set operation (a state's hash is recomputed, recursively, on each)
+            size = len(seen)
+            seen.add(canonical(nxt))
+            if len(seen) != size:
                 queue.append(nxt)
     return seen
 

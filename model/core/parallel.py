@@ -1,63 +1,84 @@
-"""Breadth-first exploration on several cores: the state space is partitioned by the hash of
-each state's key (its canonical form under symmetry), and each worker process owns one part —
-its seen-set, its frontier, the property checks of its new states (TLC's fingerprint
-partitioning, in processes because Python threads share one interpreter lock).
+"""Breadth-first exploration on several cores: every state's 64-bit fingerprint (the hash of
+its key, the canonical form under symmetry) has an owner among the worker processes, and each
+worker owns the seen-set of its fingerprints (TLC's fingerprint partitioning, in processes
+because Python threads share one interpreter lock).
 
-The search is level-synchronous: in each round every worker expands its frontier, keeps the
-successors it owns and sends the others, in batches, to their owners' inboxes; then it reads
-its inbox until every other worker has said it is done with the round. A round with no new
-state anywhere ends the search. The counts are those of :func:`explorer.explore` (the same
-states are stored, the same transitions counted, states outside the bounds checked but not
-stored). A violation's shortest trace, ``max_states`` and witness traces need the serial
-explorer's parent links: a run that finds a violation, or asks for those, is redone serially,
-so its result is exactly the serial one. Needs the ``fork`` start method (the workers inherit
-the model and the string hash seed).
+A worker keeps the new states it generates and expands them at the next level; what crosses
+processes is mostly fingerprints. The search is level-synchronous, and the workers talk to one
+another directly (a one-way pipe per ordered pair), twice per level:
+
+1. each worker expands its frontier; a successor whose fingerprint it owns is decided on the
+   spot, the others are *claimed*: their fingerprints go to their owners, one array per owner,
+   with a header (this worker's frontier size, its transitions so far, whether it has seen a
+   violation);
+2. each owner answers every claim, in order, with one byte: 1 if the fingerprint was new (it
+   joins the owner's seen-set and the claimant keeps the state for the next level), 0 if not.
+   A worker whose frontier was above the mean also sends, with its answers, some of its new
+   states to the workers below it (pickled; :func:`_shipments`), so the frontiers stay even:
+   only the imbalance travels, most of it in the first levels.
+
+Every worker reads every header, so all of them see the same totals and stop at the same
+level: when no worker had a state to expand, or one has seen a violation. The main process
+only starts the workers and collects one report from each at the end.
+
+The counts are those of :func:`explorer.explore`: the same states are stored (a state
+outside the bounds is checked but neither stored nor expanded), the same transitions counted,
+the same levels. Two different keys with the same fingerprint would count as one state; with
+``N`` states and 64-bit hashes the chance of any such collision is at most ``N²/2⁶⁵`` (under
+10⁻⁷ for 10⁶ states), the bound TLC reports for its own fingerprints. A violation's shortest
+trace, ``max_states`` and witness traces need the serial explorer's parent links: a run that
+finds a violation, or asks for those, is redone serially, so its result is exactly the serial
+one. Needs the ``fork`` start method (the workers inherit the model and the string hash seed,
+so every worker computes the same fingerprint for the same key).
 """
 
 from __future__ import annotations
 
-import dataclasses
-import io
 import multiprocessing as mp
 import os
 import pickle
 import queue as queue_mod
+import struct
+import threading
 import time
+from array import array
 from collections.abc import Callable, Collection
+from multiprocessing.connection import Connection
 from typing import Any
 
-from kspec.model.core.explorer import ExploreResult, Hashed, explore, split_properties, without_cycle_collection
+from kspec.model.core.explorer import ExploreResult, Violation, explore, split_properties, without_cycle_collection
 from kspec.model.core.protocol import Model, Symmetric
 
-BATCH = 1024  # states per message between workers (pickled together, they share their common parts)
-_DONE = None  # end-of-round marker in an inbox
+_HEADER = struct.Struct("<qqq")  # frontier size, transitions so far, 1 if a violation was seen
+_LENGTH = struct.Struct("<q")
+_IMBALANCE = 0.05  # a worker whose frontier exceeds the mean by more than this share sends states away
 
 
-class _Pickler(pickle.Pickler):
-    """Frozen dataclasses as (class, field values): about a third cheaper than the default
-    slots pickling, both ways."""
-
-    reducers: dict[type, Callable[[Any], tuple[Any, ...]]] = {}
-
-    def reducer_override(self, obj: Any) -> Any:
-        cls = type(obj)
-        reduce = self.reducers.get(cls)
-        if reduce is None:
-            if isinstance(obj, type) or not dataclasses.is_dataclass(cls) or not cls.__dataclass_params__.frozen:  # type: ignore[attr-defined]
-                return NotImplemented
-            names = tuple(f.name for f in dataclasses.fields(cls))
-
-            def reduce(value: Any, cls: type = cls, names: tuple[str, ...] = names) -> tuple[Any, ...]:
-                return cls, tuple(getattr(value, n) for n in names)
-
-            self.reducers[cls] = reduce
-        return reduce(obj)
-
-
-def _dumps(value: Any) -> bytes:
-    buf = io.BytesIO()
-    _Pickler(buf, protocol=pickle.HIGHEST_PROTOCOL).dump(value)
-    return buf.getvalue()
+def _shipments(me: int, sizes: list[int], mine: list[Any], claims: int) -> list[list[Any]]:
+    """The new states this worker hands to others, taken from the end of ``mine`` (the new
+    states it owns, whose checks it has done), so that the next level's frontiers come out
+    even. A worker keeps the new states it generates, so each frontier grows in proportion to
+    the one it came from: every worker plans from this level's frontier sizes (the same list
+    on every worker), a worker above the mean sends the share by which it is above, split
+    among the workers below in proportion to their shortfall. It sends at most the states it
+    owns; ``claims`` bounds the ones it will be granted."""
+    n = len(sizes)
+    out: list[list[Any]] = [[] for _ in range(n)]
+    mean = sum(sizes) / n
+    surplus = sizes[me] - mean
+    if surplus <= _IMBALANCE * mean:
+        return out
+    shortfall = [max(0.0, mean - size) for size in sizes]
+    expected = len(mine) + claims  # this worker's next frontier, at most
+    amount = min(len(mine), round(expected * surplus / sizes[me]))
+    whole = sum(shortfall)
+    for w in range(n):
+        if shortfall[w] > 0 and amount:
+            k = min(len(mine), round(amount * shortfall[w] / whole))
+            if k:
+                out[w] = mine[-k:]
+                del mine[-k:]
+    return out
 
 
 def default_workers() -> int:
@@ -97,57 +118,62 @@ def explore_parallel(
 def _run(model: Model[Any, Any], n: int, progress: Callable[[int, int, int], None] | None) -> ExploreResult:
     started = time.perf_counter()
     ctx = mp.get_context("fork")
-    inboxes = [ctx.Queue() for _ in range(n)]
-    commands = [ctx.Queue() for _ in range(n)]
+    # pipes[a][b]: a's sending end and b's receiving end of the pipe from worker a to worker b
+    pipes: list[list[tuple[Connection, Connection] | None]] = [
+        [None if a == b else _one_way(ctx) for b in range(n)] for a in range(n)]
     reports: Any = ctx.Queue()
-    procs = [ctx.Process(target=_worker, args=(model, w, n, inboxes, commands[w], reports), daemon=True)
-             for w in range(n)]
+    procs = []
+    for w in range(n):
+        tx = [None if pair is None else pair[1] for pair in pipes[w]]
+        rx = [None if pair is None else pair[0] for pair in (pipes[a][w] for a in range(n))]
+        procs.append(ctx.Process(target=_worker, args=(model, w, n, tx, rx, reports, progress is not None),
+                                 daemon=True))
     for p in procs:
         p.start()
+    for row in pipes:  # the workers hold their ends; the parent's copies would only hide a dead peer
+        for pair in row:
+            if pair is not None:
+                pair[0].close()
+                pair[1].close()
     result = ExploreResult(protocol=model.name, bounds=dict(model.bounds))
     _, _, witnesses, step_witnesses = split_properties(model.properties())
     result.witnesses = {p.name: False for p in witnesses + step_witnesses}
     result.witness_ids = {p.name: p.id for p in witnesses + step_witnesses}
+    finals: list[dict[str, Any]] = []
     try:
-        depth = 0
-        stored = 0
-        transitions = 0
-        violated: set[str] = set()
-        while True:
-            for c in commands:
-                c.put("round")
-            new = 0
-            for _ in range(n):
-                rep = _report(reports, procs)
-                new += rep["new"]
-                transitions += rep["transitions"]
-                violated |= rep["violated"]
-                for name in rep["witnesses"]:
-                    result.witnesses[name] = True
-            stored += new
-            if progress is not None:
-                progress(stored, transitions, depth)
-            if new == 0 or violated:
-                break
-            depth += 1
-        for c in commands:
-            c.put("stop")
+        while len(finals) < n:
+            rep = _report(reports, procs)
+            if "progress" in rep:
+                if progress is not None:
+                    progress(*rep["progress"])
+                continue
+            finals.append(rep)
         for p in procs:
             p.join(timeout=30)
     finally:
         for p in procs:
             if p.is_alive():
                 p.kill()
-    result.distinct_states = stored
-    result.transitions = transitions
-    # depth counts the rounds that found new states after the initial one
-    result.max_depth = max(0, depth - 1) if not violated else depth
+    violated: set[str] = set()
+    finals.sort(key=lambda rep: int(rep["worker"]))
+    for rep in finals:
+        result.distinct_states += rep["stored"]
+        result.transitions += rep["transitions"]
+        violated |= rep["violated"]
+        for name in rep["witnesses"]:
+            result.witnesses[name] = True
+        result.worker_cpu.append(rep["cpu"])
+        result.worker_wait.append(rep["wait"])
+    result.max_depth = finals[0]["depth"]
     result.seconds = time.perf_counter() - started
-    if violated:
-        from kspec.model.core.explorer import Violation
-
-        result.violations = [Violation("", name, ()) for name in sorted(violated)]
+    result.violations = [Violation("", name, ()) for name in sorted(violated)]
     return result
+
+
+def _one_way(ctx: Any) -> tuple[Connection, Connection]:
+    """A pipe as (receiving end, sending end)."""
+    recv_end, send_end = ctx.Pipe(duplex=False)
+    return recv_end, send_end
 
 
 def _report(reports: Any, procs: list[Any]) -> dict[str, Any]:
@@ -164,40 +190,61 @@ def _report(reports: Any, procs: list[Any]) -> dict[str, Any]:
         return rep
 
 
-def _worker(model: Model[Any, Any], me: int, n: int, inboxes: list[Any], commands: Any, reports: Any) -> None:
+def _worker(model: Model[Any, Any], me: int, n: int, tx: list[Connection | None], rx: list[Connection | None],
+            reports: Any, with_progress: bool) -> None:
     try:
         with without_cycle_collection():
-            _work(model, me, n, inboxes, commands, reports)
-    except BaseException as err:  # report, do not hang the others
-        reports.put({"error": f"{type(err).__name__}: {err}"})
+            _work(model, me, n, tx, rx, reports, with_progress)
+    except BaseException as err:  # report, do not hang the others (the main process then stops them)
+        reports.put({"error": f"worker {me}: {type(err).__name__}: {err}"})
         raise
 
 
-def _work(model: Model[Any, Any], me: int, n: int, inboxes: list[Any], commands: Any, reports: Any) -> None:
+def _exchange(me: int, tx: list[Connection | None], rx: list[Connection | None], out: list[bytes]) -> list[bytes]:
+    """Send ``out[w]`` to every other worker ``w`` and receive one message from each. The
+    sending runs on a thread: two workers sending each other more than a pipe holds would
+    otherwise wait for each other forever."""
+    def send() -> None:
+        for w, conn in enumerate(tx):
+            if conn is not None:
+                conn.send_bytes(out[w])
+
+    global _waited
+    started = time.perf_counter()
+    sender = threading.Thread(target=send, daemon=True)
+    sender.start()
+    got = [b"" if conn is None else conn.recv_bytes() for conn in rx]
+    sender.join()
+    _waited += time.perf_counter() - started
+    return got
+
+
+_waited = 0.0  # in a worker: wall seconds in _exchange
+
+
+def _work(model: Model[Any, Any], me: int, n: int, tx: list[Connection | None], rx: list[Connection | None],
+          reports: Any, with_progress: bool) -> None:
     invariants, step_props, witnesses, step_witnesses = split_properties(model.properties())
     canonical = model.canonical if isinstance(model, Symmetric) else None
-    seen: set[Hashed] = set()
-    sent: set[Hashed] = set()  # successors already sent to their owner (who stored or dropped them)
-    frontier: list[Any] = []
-    nxt_frontier: list[Any] = []
+    within_bounds = model.within_bounds
+    step_checks = [(p.name, p.check) for p in step_props]  # the predicates (``holds`` only wraps them)
+    inv_checks = [(p.name, p.check) for p in invariants]
+    actions = model.actions
+    next_state = model.next_state
+    seen: set[int] = set()  # fingerprints this worker owns, of stored states
+    known: set[int] = set()  # fingerprints claimed from their owners (stored there or by another)
+    outside: set[int] = set()  # fingerprints of states outside the bounds, already checked
+    raw_known: set[int] = set()  # with symmetry: hashes of the states met as themselves
     pending_w = list(witnesses)
     pending_sw = list(step_witnesses)
     reached: set[str] = set()
     violated: set[str] = set()
-    first = True
 
-    def key_of(state: Any) -> Hashed:
-        return Hashed(state if canonical is None else canonical(state))
-
-    def take(state: Any, key: Hashed) -> int:
-        """A successor (or initial state) this worker owns: 1 when it is new and stored."""
+    def check(state: Any) -> None:
         nonlocal pending_w
-        if key in seen:
-            return 0
-        inside = model.within_bounds(state)
-        for prop in invariants:
-            if prop.name not in violated and not prop.holds(state):
-                violated.add(prop.name)
+        for name, holds in inv_checks:
+            if name not in violated and not holds(state):
+                violated.add(name)
         if pending_w:
             still = []
             for prop in pending_w:
@@ -206,31 +253,41 @@ def _work(model: Model[Any, Any], me: int, n: int, inboxes: list[Any], commands:
                 else:
                     still.append(prop)
             pending_w = still
-        if not inside:
-            return 0
-        seen.add(key)
-        nxt_frontier.append(state)
-        return 1
 
-    while True:
-        command = commands.get()
-        if command == "stop":
-            return
-        new = 0
-        transitions = 0
-        if first:
-            first = False
-            for init in model.init_states():
-                key = key_of(init)
-                if key.hash % n == me:
-                    new += take(init, key)
-            reports.put({"new": new, "transitions": 0, "violated": set(violated), "witnesses": set(reached)})
-            frontier, nxt_frontier = nxt_frontier, []
+    def fingerprint(state: Any) -> int | None:
+        """The fingerprint of the state's key; None for a state met before as itself."""
+        if canonical is None:
+            return hash(state)
+        raw = hash(state)
+        if raw in raw_known:
+            return None
+        raw_known.add(raw)
+        rep = canonical(state)
+        return raw if rep is state else hash(rep)
+
+    frontier: list[Any] = []
+    for init in model.init_states():
+        fp = fingerprint(init)
+        if fp is None or fp % n != me or fp in seen or fp in outside:
             continue
-        out: list[list[tuple[int, Any, Any]]] = [[] for _ in range(n)]
+        check(init)
+        if within_bounds(init):
+            seen.add(fp)
+            frontier.append(init)
+        else:
+            outside.add(fp)
+
+    transitions = 0
+    stored = 0  # states stored by every worker together, at the levels done
+    depth = 0
+    level = 0
+    while True:
+        mine: list[Any] = []  # new successors this worker owns
+        claims = [array("q") for _ in range(n)]
+        claimed: list[list[Any]] = [[] for _ in range(n)]
         for state in frontier:
-            for action in model.actions(state):
-                succ = model.next_state(state, action)
+            for action in actions(state):
+                succ = next_state(state, action)
                 if succ is None:
                     continue
                 transitions += 1
@@ -239,34 +296,71 @@ def _work(model: Model[Any, Any], me: int, n: int, inboxes: list[Any], commands:
                         if prop.holds_step(state, action, succ):
                             reached.add(prop.name)
                             pending_sw.remove(prop)
-                for prop in step_props:
-                    if prop.name not in violated and not prop.holds_step(state, action, succ):
-                        violated.add(prop.name)
-                key = key_of(succ)
-                owner = key.hash % n
+                for name, holds_step in step_checks:
+                    if name not in violated and not holds_step(state, action, succ):
+                        violated.add(name)
+                fp = fingerprint(succ)
+                if fp is None or fp in seen or fp in known or fp in outside:
+                    continue
+                if not within_bounds(succ):
+                    outside.add(fp)
+                    check(succ)
+                    continue
+                owner = fp % n
                 if owner == me:
-                    new += take(succ, key)
-                elif key not in sent:
-                    sent.add(key)
-                    box = out[owner]
-                    box.append((key.hash, succ, None if key.value is succ else key.value))
-                    if len(box) >= BATCH:
-                        inboxes[owner].put(_dumps(box))
-                        out[owner] = []
-        for w in range(n):
+                    seen.add(fp)
+                    check(succ)
+                    mine.append(succ)
+                else:
+                    known.add(fp)
+                    claims[owner].append(fp)
+                    claimed[owner].append(succ)
+        header = _HEADER.pack(len(frontier), transitions, 1 if violated else 0)
+        got = _exchange(me, tx, rx, [header + claims[w].tobytes() for w in range(n)])
+        sizes = [len(frontier)] * n
+        all_transitions = transitions
+        stop = bool(violated)
+        theirs: list[array[int]] = []
+        for w, msg in enumerate(got):
+            fps: array[int] = array("q")
             if w != me:
-                if out[w]:
-                    inboxes[w].put(_dumps(out[w]))
-                inboxes[w].put(_DONE)
-        done = 0
-        while done < n - 1:
-            batch = inboxes[me].get()
-            if batch is _DONE:
-                done += 1
+                sizes[w], their_transitions, their_violation = _HEADER.unpack_from(msg)
+                all_transitions += their_transitions
+                stop = stop or bool(their_violation)
+                fps.frombytes(msg[_HEADER.size:])
+            theirs.append(fps)
+        total = sum(sizes)
+        if total:
+            depth = level
+            stored += total
+        if with_progress and me == 0:
+            reports.put({"progress": (stored, all_transitions, depth)})
+        if total == 0 or stop:
+            break
+        out = []
+        shipped = _shipments(me, sizes, mine, sum(len(c) for c in claims))
+        for w, fps in enumerate(theirs):
+            verdict = bytearray(len(fps))
+            for i, fp in enumerate(fps):
+                if fp not in seen:
+                    seen.add(fp)
+                    verdict[i] = 1
+            states = pickle.dumps(shipped[w], pickle.HIGHEST_PROTOCOL) if shipped[w] else b""
+            out.append(_LENGTH.pack(len(verdict)) + verdict + states)
+        nxt = mine
+        for w, msg in enumerate(_exchange(me, tx, rx, out)):
+            if w == me:
                 continue
-            for h, succ, rep in pickle.loads(batch):
-                key = Hashed.__new__(Hashed)  # the sender hashed it already
-                key.hash, key.value = h, (succ if rep is None else rep)
-                new += take(succ, key)
-        reports.put({"new": new, "transitions": transitions, "violated": set(violated), "witnesses": set(reached)})
-        frontier, nxt_frontier = nxt_frontier, []
+            (count,) = _LENGTH.unpack_from(msg)
+            verdict_bytes = msg[_LENGTH.size:_LENGTH.size + count]
+            for succ, new in zip(claimed[w], verdict_bytes, strict=True):
+                if new:
+                    check(succ)
+                    nxt.append(succ)
+            if len(msg) > _LENGTH.size + count:  # states sent to even the load (checked by their sender)
+                nxt.extend(pickle.loads(msg[_LENGTH.size + count:]))
+        frontier = nxt
+        level += 1
+    reports.put({"stored": len(seen), "transitions": transitions, "depth": depth,
+                 "violated": set(violated), "witnesses": set(reached),
+                 "cpu": time.process_time(), "wait": _waited, "worker": me})

@@ -163,13 +163,16 @@ def to_follower(node: Node, epoch: int, leader: int) -> Node:
 
 def prospective_add_vote(node: Node, candidate: int) -> Node:
     """RAFT-KIP996-PROSPECTIVE-VOTES: a prospective without a vote or a leader grants a standard
-    vote of its epoch and stays prospective (Kafka 4.0+ ``prospectiveAddVotedState``)."""
+    vote of its epoch and stays prospective, its pre-vote round started again: the answers it
+    had are forgotten (Kafka 4.0+ ``prospectiveAddVotedState`` makes a new ``ProspectiveState``
+    with a new ``EpochElection`` and a new election timer)."""
     role = node.role
     if (not isinstance(role, Prospective) or role.prior.voted_for is not None or role.prior.leader is not None
             or candidate == node.id or not _may_vote(node, candidate)):
         raise IllegalTransition(node, "prospective", candidate=candidate)
     _check(node, "prospective", candidate=candidate)
-    return replace(node, role=replace(role, prior=replace(role.prior, voted_for=candidate)))
+    return replace(node, role=replace(role, prior=replace(role.prior, voted_for=candidate),
+                                      granted=frozenset({node.id}), rejected=frozenset()))
 
 
 def to_prospective(node: Node) -> Node:
@@ -446,6 +449,11 @@ def _malformed(node: Node, msg: Message) -> Step | None:
     return None
 
 
+def is_malformed(node: Node, msg: Message) -> bool:
+    """Whether ``node`` answers ``msg`` INVALID_REQUEST for its positions (RAFT-RULE-INVALID-REQUEST)."""
+    return _malformed(node, msg) is not None
+
+
 def _higher_epoch(node: Node, msg: Message) -> Node:
     """RAFT-RULE-HIGHER-EPOCH, once for every role: a message of a higher epoch moves the
     replica to it, as the follower of the leader the message names (a BeginQuorumEpoch's or
@@ -559,8 +567,40 @@ def _on_vote_request(before: Node, node: Node, req: VoteRequest) -> Step:
             if role.prior.voted_for is None and role.prior.leader is None:
                 granted = True
                 node = prospective_add_vote(node, req.src)
+                # the new round asks again the voters whose answers it forgot (those it has
+                # not heard from still have its request: their answers count in the new round)
+                asked = sorted((role.granted | role.rejected) - {node.id})
+                again = tuple(VoteRequest(node.id, v, node.epoch, node.last_epoch, node.end_offset, True)
+                              for v in asked)
+                return node, (*_persist(before, node),
+                              VoteResponse(node.id, req.src, node.epoch, True, _leader_hint(node)), *again)
     outputs = (*_persist(before, node), VoteResponse(node.id, req.src, node.epoch, granted, _leader_hint(node)))
     return node, outputs
+
+
+def other_answers(before: Node, inp: Input, outputs: tuple[Output, ...]) -> tuple[tuple[Output, ...], ...]:
+    """The answers to ``inp`` the protocol allows besides ``outputs`` (the model's own answer
+    from ``before``), each as a whole step's outputs; the state after is the same.
+
+    RAFT-RULE-VOTE-REASKED: a replica asked again, in the epoch of its vote, by the candidate
+    it voted for may answer granted whatever its log holds now. The vote is cast and stays
+    cast (RAFT-RULE-VOTE-GRANT's one vote per epoch); the candidate counts a voter once, so a
+    second grant elects no one the first did not. Kafka answers so (``canGrantVote`` matches
+    the voted key before any log check; 3.x ``VotedState``, 4.x ``UnattachedState`` and the
+    prospective state that keeps the vote, RAFT-KIP996-VOTE-KEPT). The model itself applies
+    RAFT-RULE-VOTE-LOG-UP-TO-DATE first, as the Raft paper's RequestVote rule (§5.2, §5.4.1)
+    and etcd do; the answers differ only once the voter's log grew after it voted.
+    """
+    if not isinstance(inp, VoteRequest) or inp.pre_vote or inp.epoch != before.epoch:
+        return ()
+    role = before.role
+    voted = (role.voted_for if isinstance(role, Voted)
+             else role.prior.voted_for if isinstance(role, Prospective) else None)
+    if voted is None or voted != inp.src:
+        return ()
+    regranted = tuple(replace(o, granted=True) if isinstance(o, VoteResponse) and o.dst == inp.src
+                      and not o.granted and not o.pre_vote and o.error == "NONE" else o for o in outputs)
+    return () if regranted == outputs else (regranted,)
 
 
 def _on_pre_vote_request(before: Node, node: Node, req: VoteRequest) -> Step:

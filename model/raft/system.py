@@ -105,7 +105,8 @@ class Raft:
     committed: frozenset[tuple[int, Entry, int]] = frozenset()
 
     def node(self, replica: int) -> Node:
-        return self.nodes[replica - 1]
+        # replicas are numbered in a row from the first one's id (RaftModel's first_id)
+        return self.nodes[replica - self.nodes[0].id]
 
 
 # The timer expiries that start (or back off) an election; ``max_elections`` bounds them.
@@ -132,15 +133,18 @@ class RaftModel:
                  max_crashes: int = 1, max_inflight: int = 2, max_duplicates: int = 0, max_fetches: int = 2,
                  max_elections: int = 2, reboot: bool = True, symmetry: bool = True, pre_vote: bool = False,
                  kip853: bool = False, step: StepFn | None = None, listener: ListenerRules | None = None,
-                 max_resends: int = 0) -> None:
+                 max_resends: int = 0, first_id: int = 1) -> None:
         self.bounds: dict[str, int | bool] = {
             "voters": voters, "observers": observers, "max_epoch": max_epoch, "max_appends": max_appends,
             "max_crashes": max_crashes, "max_inflight": max_inflight, "max_duplicates": max_duplicates,
             "max_fetches": max_fetches, "max_elections": max_elections, "reboot": reboot,
             "symmetry": symmetry, "pre_vote": pre_vote, "kip853": kip853, "max_resends": max_resends,
         }
-        self.voter_ids = frozenset(range(1, voters + 1))
-        self.replica_ids = tuple(range(1, voters + observers + 1))
+        # Replica ids from first_id (1 unless asked): the voters, then the observers. A
+        # conformance configuration numbers from 0 too (RAFT-DRIVE-ID-ZERO), Kafka's usual
+        # first node.id, which a port testing an id for truth mistakes for "none".
+        self.voter_ids = frozenset(range(first_id, first_id + voters))
+        self.replica_ids = tuple(range(first_id, first_id + voters + observers))
         self.pre_vote = pre_vote
         self.kip853 = kip853
         self._step: StepFn = step or node_mod.step
@@ -181,7 +185,7 @@ class RaftModel:
                 started, _ = notify(started, self.listener, transition=False)
             if started != n:
                 nodes = list(state.nodes)
-                nodes[n.id - 1] = started
+                nodes[n.id - self.replica_ids[0]] = started
                 state = record_history(replace(state, nodes=tuple(nodes)), n, started)
         return [state]
 
@@ -283,7 +287,7 @@ class RaftModel:
         if after == before and not outputs and not isinstance(inp, Message):
             return None  # the input does nothing in this role: not an enabled action
         nodes = list(state.nodes)
-        nodes[replica - 1] = after
+        nodes[replica - self.replica_ids[0]] = after
         sent: list[Message] = [o for o in outputs if is_message(o) and not self._inert(o, state)]
         if isinstance(inp, REQUEST_TYPES) and inp.orphaned:
             # Its sender no longer expects the answer (RAFT-MODEL-IGNORED-RESPONSES).

@@ -50,10 +50,22 @@ def test_scratch_baseline_conforms(protocol: str, module: str, tmp_path: Path,
     ("share", "share_scratch2", "Correct"), ("share", "share_scratch2", "Correct41"),
     ("share", "share_scratch2", "Correct43"), ("mm2", "mm2_scratch2", "Correct"),
     ("streams", "streams_scratch2", "Correct"), ("raft", "raft_scratch2", "Correct"),
-    ("voters", "voters_scratch2", "Correct")])
+    ("raft", "raft_scratch3", "Correct"), ("voters", "voters_scratch2", "Correct")])
 def test_session9_baseline_conforms(protocol: str, module: str, attr: str, tmp_path: Path,
                                     monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.syspath_prepend(str(BENCH))
     target = resolve_target(f"python:redteam.{module}:{attr}", protocol)
+    result = run_conformance(protocol, target, examples=12, out_dir=tmp_path)
+    assert result.verdict == "conforms", result.finding and result.finding.line()
+
+
+# Session 10's red-team modules (new bugs over the session 5/9 baselines): each bug-free target
+# conforms at a small budget.
+@pytest.mark.parametrize(("protocol", "module"), [("mm2", "mm2_scratch3"), ("streams", "streams_scratch3"),
+                                                  ("share", "share_scratch3")])
+def test_session10_baseline_conforms(protocol: str, module: str, tmp_path: Path,
+                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.syspath_prepend(str(BENCH))
+    target = resolve_target(f"python:redteam.{module}:Correct", protocol)
     result = run_conformance(protocol, target, examples=12, out_dir=tmp_path)
     assert result.verdict == "conforms", result.finding and result.finding.line()

@@ -101,6 +101,12 @@ def test_replay_of_a_bad_file(capsys: pytest.CaptureFixture[str], tmp_path: Path
     bad.write_text(json.dumps({"#meta": {}, "states": []}))
     code, _, err = run(capsys, "replay", str(bad))
     assert code == 2 and "not a kspec counterexample" in err
+    # the other answers a step allows (RAFT-RULE-VOTE-REASKED) are checked like the model's own
+    meta = {"kind": "kspec-counterexample", "protocol": "raft", "target": "reference", "config": {"voters": 3}}
+    bad.write_text(json.dumps({"#meta": meta, "states": [{"step": 1, "action": "x", "model_alternatives": [5]}]}))
+    code, _, err = run(capsys, "replay", str(bad))
+    assert code == 2 and "states[0].model_alternatives is not a list of output lists" in err
+    assert len(err.strip().splitlines()) == 1
 
 
 def test_error_verdict_exit_two(capsys: pytest.CaptureFixture[str], tmp_path: Path,

@@ -12,7 +12,16 @@ from kspec.conformance.drivers import PROTOCOLS, config_key, guide
 from kspec.conformance.drivers.mm2 import CLIENT_NODE, interesting_topics
 from kspec.conformance.drivers.mm2 import CONFIGS as MM2_CONFIGS
 from kspec.conformance.drivers.runner import DEFAULT_EXAMPLES, DEFAULT_STEPS, _guided_plans
-from kspec.conformance.drivers.streams import GLOBAL_STORE, JOINED, KEYS, SIDE_TOPIC, STORE, UNKNOWN_STORES, WIDE_KEYS
+from kspec.conformance.drivers.streams import (
+    ENRICHED,
+    GLOBAL_STORE,
+    JOINED,
+    KEYS,
+    SIDE_TOPIC,
+    STORE,
+    UNKNOWN_STORES,
+    WIDE_KEYS,
+)
 from kspec.conformance.drivers.voters import UNKNOWN_REPLICA, WRONG_DIRECTORY
 from kspec.conformance.harness import JSON, Event
 from kspec.model.voters.node import NO_DIRECTORY
@@ -61,6 +70,7 @@ def test_streams_keys_at_every_boundary_are_asked() -> None:
     store_queries: set[str] = set()
     counts: set[tuple[str, int]] = set()
     standby_only = two_standbys = False
+    hosts: set[str] = set()
     for config, inp in _inputs("streams"):
         kinds.add(inp["type"])
         partitions.add(int(config["partitions"]))
@@ -70,6 +80,7 @@ def test_streams_keys_at_every_boundary_are_asked() -> None:
             store_queries.add(inp["store"])
         if inp["type"] == "RebalanceFinished":
             a = inp["assignment"]
+            hosts |= set(a["active"])
             counts |= set(a["partitions"].items())
             standby_only |= any(not a["active"][h] and a["standby"][h] for h in a["active"])
             held = [tuple(tp) for tps in a["standby"].values() for tp in tps]
@@ -83,6 +94,10 @@ def test_streams_keys_at_every_boundary_are_asked() -> None:
     assert {(SIDE_TOPIC, 1), ("input", 1), ("input", 8)} <= counts
     assert standby_only  # a member that holds standby tasks only
     assert two_standbys  # a partition with two standby hosts (a lookup keeping one in a scalar)
+    assert set(WIDE_KEYS) <= keys[ENRICHED]  # the same two topics, the widest listed first
+    assert "nul\x00key" in keys[STORE]  # a NUL byte (a C-string hash stops there)
+    # STREAMS-DRIVE-ENDPOINTS: one machine with two ports, a mixed-case name, an IPv6 literal
+    assert {"localhost:8080", "localhost:8081", "Node-2.Example.COM:8080", "::1:8080"} <= hosts
 
 
 def test_voters_requests_off_the_protocol_are_sent() -> None:
@@ -145,3 +160,32 @@ def test_raft_guided_paths_send_payloads_and_probe_every_role() -> None:
     assert payloads == {(0, 127, 128, 255), ()}
     assert observer_votes > 0
     assert {"leader", "follower", "candidate", "voted", "unattached", "observer unattached"} <= roles, roles
+
+
+def test_mm2_naming_calls_take_other_aliases_and_odd_spellings() -> None:
+    """MM2-DRIVE-ALIAS-ARGUMENT: the guided paths ask a node (and the client) the naming calls
+    of another alias, the empty alias's internal names, case variants and the shortest names of
+    MM2's own topics; KIP-949's flag reaches the nodes in three spellings (Boolean.parseBoolean)."""
+    config = MM2_CONFIGS[0]
+    other_alias: set[str] = set()
+    client_checkpoints = False
+    topics: set[str] = set()
+    aliases: set[str] = set()
+    for _, ev in _events("mm2", [config]):
+        inp = ev.input
+        if inp["type"] in ("CheckpointsTopic", "OffsetSyncsTopic"):
+            aliases.add(inp["alias"])
+            client_checkpoints |= ev.node == CLIENT_NODE
+            if ev.node not in (CLIENT_NODE, inp["alias"]):
+                other_alias.add(inp["type"])
+        if inp["type"] == "FormatRemoteTopic" and ev.node != inp["source"]:
+            other_alias.add(inp["type"])
+        if inp["type"] in ("IsMM2InternalTopic", "IsCheckpointsTopic", "IsInternalTopic"):
+            topics.add(inp["topic"])
+    assert other_alias == {"CheckpointsTopic", "OffsetSyncsTopic", "FormatRemoteTopic"}
+    assert client_checkpoints and "" in aliases
+    assert {"MM2-offset-syncs.A.internal", "orders.INTERNAL", "mm2.internal", ".checkpoints.internal"} <= topics
+    driver = PROTOCOLS["mm2"]().driver(MM2_CONFIGS[1])
+    flag = "replication.policy.internal.topic.separator.enabled"
+    spellings = {str(driver.node_config(n)["props"][flag]) for n in driver.nodes()}  # type: ignore[index]
+    assert spellings == {"true", "TRUE", "True"}

@@ -123,13 +123,18 @@ def test_trace_id_fast_path_agrees_with_decoding_on_hostile_lines(monkeypatch: p
         for _ in range(rnd.randint(1, 3)):
             b[rnd.randrange(len(b))] = rnd.choice(b'"\\{}:, x\x00\r\xc3')
         lines.append(bytes(b))
-    fast_paths = prefixed = 0
+    fast_paths = prefixed = decoded = 0
     for n, raw in enumerate(lines, start=1):
         assert trace_key("f", n, raw) == _slow_key(monkeypatch, "f", n, raw) == \
             _slow_key(monkeypatch, "f", n, raw, regex=True), raw
+        # engine.judge_split keys a line that decodes as an event by its decoded trace id
+        ev = fast.decode_event(raw)
+        if ev is not None and ev.trace:
+            assert ev.trace == trace_key("f", n, raw), raw
+            decoded += 1
         fast_paths += records._WRITTEN_TRACE_RE.match(raw) is not None
         prefixed += raw.startswith(records._WRITTEN_PREFIX)
-    assert fast_paths > 100 and prefixed > 100
+    assert fast_paths > 100 and prefixed > 100 and decoded > 10
 
 
 def _line_by_line(data: bytes, max_line: int) -> list[tuple[bytes, str | None]]:

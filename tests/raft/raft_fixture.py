@@ -23,7 +23,7 @@ from datadriven import Case
 
 from kspec.model.raft import messages as msgs
 from kspec.model.raft.listener import ListenerRules, listening, notify
-from kspec.model.raft.node import IllegalTransition, new_node, step
+from kspec.model.raft.node import IllegalTransition, new_node, other_answers, step
 from kspec.model.raft.state import Listener, Node, election_of
 from kspec.model.raft.system import describe_message, describe_node
 
@@ -118,6 +118,8 @@ class Cluster:
             return f"error: {err}"
         self.nodes[replica] = after
         lines = [show_output(o) for o in outputs] or ["(no outputs)"]
+        for other in other_answers(node, inp, outputs):  # RAFT-RULE-VOTE-REASKED: the outputs that differ
+            lines += [f"also allowed: {show_output(o)}" for o in other if o not in outputs]
         return "\n".join([*lines, self.show(after)])
 
     def show(self, node: Node) -> str:

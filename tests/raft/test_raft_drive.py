@@ -5,11 +5,14 @@ replica id, at every role; their coverage is a role x input-kind matrix in the r
 from __future__ import annotations
 
 from kspec.conformance.drivers.raft import (
+    CONFIGS,
     UNKNOWN_REPLICA,
+    Inject,
     RaftDriver,
     injected_requests,
     input_cell,
     malformed_requests,
+    well_formed_votes,
 )
 from kspec.conformance.drivers.runner import run_conformance
 from kspec.conformance.targets.reference.raft import RaftTarget
@@ -77,8 +80,10 @@ def test_input_cell_names_role_and_epoch_relation() -> None:
     driver = RaftDriver({"voters": 3, "observers": 1, "pre_vote": True, "kip853": True, "faults": True})
     state = driver.init_state()
     observer, voter = state.node(4), state.node(1)
-    assert input_cell(observer, VoteRequest(9, 4, 1, 0, 0)) == ("observer unattached", "VoteRequest>")
-    assert input_cell(voter, VoteRequest(2, 1, 0, 0, 0, True)) == ("unattached", "PreVoteRequest=")
+    assert input_cell(observer, VoteRequest(9, 4, 1, 0, 0)) == ("observer unattached", "VoteRequest> log=")
+    assert input_cell(voter, VoteRequest(2, 1, 0, 0, 0, True)) == ("unattached", "PreVoteRequest= log=")
+    assert input_cell(voter, VoteRequest(2, 1, 0, 0, 1, True)) == ("unattached", "PreVoteRequest= log>")
+    assert input_cell(voter, VoteRequest(2, 1, 1, 1, 0)) == ("unattached", "VoteRequest> malformed")
     assert input_cell(voter, ElectionTimeout()) == ("unattached", "ElectionTimeout")
 
 
@@ -100,8 +105,67 @@ def test_conform_report_has_the_role_input_matrix() -> None:
     doc = result.coverage.to_json()
     matrix = doc["matrix"]
     assert {"unattached", "leader", "follower"} <= set(matrix)
-    injected = {kind for row in matrix.values() for kind in row
-                if kind.rstrip("<=>") in ("VoteRequest", "FetchRequest", "BeginQuorumEpochRequest")}
+    injected = {kind.split()[0] for row in matrix.values() for kind in row
+                if kind.split()[0].rstrip("<=>") in ("VoteRequest", "FetchRequest", "BeginQuorumEpochRequest")}
     assert {"VoteRequest<", "VoteRequest=", "VoteRequest>", "FetchRequest<", "FetchRequest=",
             "FetchRequest>", "BeginQuorumEpochRequest<"} <= injected
     assert "role x input" in result.coverage.line()
+
+
+def _elect_pre_vote(driver: RaftDriver) -> object:
+    """Replica 1 wins epoch 1 through a pre-vote (kip-996): every message delivered in turn."""
+    state = driver.model.next_state(driver.init_state(), Fire(1, ElectionTimeout()))
+    while state.node(1).role_name != "leader":
+        state = driver.model.next_state(state, Deliver(min(state.network.distinct(), key=repr)))
+    return state
+
+
+def test_every_role_is_probed_with_well_formed_votes_of_its_own_epoch() -> None:
+    """RAFT-DRIVE-WELL-FORMED: a leader gets a pre-vote of its epoch behind, equal to and ahead of
+    its log (a vote of its epoch can only be behind: its log holds its LeaderChange), refuses
+    each, and a guided path ending there probes it with one (RAFT-DRIVE-PROBE)."""
+    driver = RaftDriver({"voters": 3, "observers": 0, "pre_vote": True, "kip853": True, "faults": False})
+    state = _elect_pre_vote(driver)
+    leader = state.node(1)
+    own = [m for m in well_formed_votes(state, leader) if m.epoch == leader.epoch]
+    assert {input_cell(leader, m)[1] for m in own} == {
+        "PreVoteRequest= log<", "PreVoteRequest= log=", "PreVoteRequest= log>", "VoteRequest= log<"}
+    for m in own:
+        after, outputs = step(leader, m)
+        assert after == leader and [(o.granted, o.error) for o in outputs] == [(False, "NONE")], m
+    # a voter that voted for it and has not heard of its win grants the up-to-date pre-votes
+    voter = state.node(2)
+    assert voter.role_name == "voted" and voter.end_offset == 0
+    answers = {input_cell(voter, m)[1]: step(voter, m)[1][-1].granted
+               for m in well_formed_votes(state, voter) if m.pre_vote and m.epoch == voter.epoch}
+    assert answers == {"PreVoteRequest= log=": True, "PreVoteRequest= log>": True}
+    probed = [a.message for k in range(6) for c, a in driver.probes(state, k)
+              if isinstance(a, Inject) and isinstance(a.message, VoteRequest) and a.message.dst == 1
+              and a.message.pre_vote and a.message.epoch == leader.epoch]
+    assert {input_cell(leader, m)[1] for m in probed} >= {"PreVoteRequest= log=", "PreVoteRequest= log>"}
+
+
+def test_one_shape_per_rule_set_numbers_replicas_from_zero() -> None:
+    """RAFT-DRIVE-ID-ZERO: replica 0 is a voter (and may lead) in a shape of every rule set."""
+    zero = [c for c in CONFIGS if c.get("first_id") == 0]
+    assert {(c["pre_vote"], c["kip853"]) for c in zero} == {(False, False), (False, True), (True, True)}
+    driver = RaftDriver(zero[0])
+    assert driver.nodes() == [0, 1, 2, 3] and driver.node_config(0)["voters"] == [0, 1, 2]
+    state = driver.model.next_state(driver.init_state(), Fire(0, ElectionTimeout()))
+    assert state.node(0).role_name == "candidate" and state.node(3).id == 3
+
+
+def test_probes_make_an_observer_follow_and_fire_its_idle_timers() -> None:
+    """RAFT-DRIVE-PROBE: at a path's end an observer that follows no one catches up with the
+    leader first, then gets every timer its role ignores (a fetch timeout at an observer
+    following the leader: it must not stand)."""
+    config = next(c for c in CONFIGS if c["observers"] and not c["kip853"] and c["faults"])
+    driver = RaftDriver(config)
+    state = driver.model.next_state(driver.init_state(), Fire(0, ElectionTimeout()))
+    while state.node(0).role_name != "leader":
+        state = driver.model.next_state(state, Deliver(min(state.network.distinct(), key=repr)))
+    probes = driver.probes(state, 0)
+    observer = config["voters"]
+    assert probes[0][0] == "catch_up"
+    timers = [type(a.input).__name__ for c, a in probes if c == "idle_timer" and a.node == observer]
+    assert {"FetchTimeout", "ElectionTimeout", "CheckQuorumTimeout"} <= set(timers), timers
