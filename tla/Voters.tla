@@ -44,6 +44,7 @@ CONSTANTS
     SnapshotWithoutVoters,   \* flaw of snapshot-without-voters: a snapshot without its VotersRecord
     FirstLeaderSkipsVoters,  \* flaw of first-leader-skips-voters: no VOTERS-RULE-FIRST-LEADER
     NoCheckQuorumWithOneVoter, \* Kafka's K3 (kafka-no-check-quorum-with-one-voter): no check-quorum over one voter
+    ObserverStuckOnBootstrap,  \* Kafka's K7 (kafka-observer-stuck-on-bootstrap): only the leader's answer ends a lapse
     Nil                      \* a model value: Python's None
 
 VARIABLES
@@ -158,7 +159,8 @@ NewVoterNode ==
      fetched |-> {}, has_fetched |-> FALSE, prior |-> Nil, log |-> <<>>, high_watermark |-> Nil, voters |-> InitialVoters,
      control |-> IF KRaftVersion >= 1 THEN LoadSnapshot(Bootstrap) ELSE NoControl,
      snapshot |-> IF KRaftVersion >= 1 THEN Bootstrap ELSE Nil,
-     static |-> IF KRaftVersion >= 1 THEN {} ELSE InitialSet]
+     static |-> IF KRaftVersion >= 1 THEN {} ELSE InitialSet,
+     fetch_lapsed |-> FALSE]
 
 -----------------------------------------------------------------------------
 (* The raft step with the replica's own voter set (model/raft/node.py with *)
@@ -376,7 +378,11 @@ EnabledInputs(i, n) ==
             -> {K!FetchDue(v) : v \in IF n.voters = {} THEN {} ELSE InitialVoters}
       [] n.role \in {"unattached", "voted", "resigned", "prospective"} -> {K!Input("ElectionTimeout")}
       [] n.role = "candidate" -> IF n.backing_off THEN {K!Input("BackoffExpired")} ELSE {K!Input("ElectionTimeout")}
-      [] n.role = "follower" -> {K!FetchDue(n.leader)} \cup (IF i \in n.voters THEN {K!Input("FetchTimeout")} ELSE {})
+      [] n.role = "follower" /\ n.fetch_lapsed  \* VOTERS-RULE-OBSERVER-FETCH-TIMEOUT: a lapsed observer asks a bootstrap server
+            -> {K!FetchDue(v) : v \in InitialVoters}
+      [] n.role = "follower" -> {K!FetchDue(n.leader)}
+             \* an observer's fetch timer fires with no fetch of it in flight (VOTERS-MODEL-OBSERVER-TIMER)
+             \cup (IF i \in n.voters \/ ~K!FetchInFlight(i) THEN {K!Input("FetchTimeout")} ELSE {})
       [] n.role = "leader" -> (IF IsQuorum(n.fetched \cup {i}, n.voters) THEN {} ELSE {K!Input("CheckQuorumTimeout")})
                               \cup {K!Input("ClientAppend")}
 
@@ -455,12 +461,28 @@ FirstLeader(i, n) ==
 
 ReconfigTypes == {"AddVoter", "RemoveVoter", "UpgradeKRaftVersion"}
 
+\* VOTERS-RULE-OBSERVER-FETCH-TIMEOUT (_still_lapsed): the lapse lasts while the replica is the
+\* same leader's observer follower in the same epoch and no Fetch answer of the epoch named the
+\* leader (or, under K7, came from the leader with NONE).
+StillLapsed(i, before, after, m) ==
+    /\ after.role = "follower" /\ before.role = "follower" /\ i \notin after.voters
+    /\ after.epoch = before.epoch /\ after.leader = before.leader
+    /\ (m.type = "FetchResponse" /\ m.epoch = after.epoch) =>
+          ~(m.src = after.leader /\ m.error = "NONE") /\ (ObserverStuckOnBootstrap \/ m.leader # after.leader)
+
+ObserverFollower(i, n) == n.role = "follower" /\ i \notin n.voters
+
 \* make_step: replica i in state n takes input m; the new replica and the messages it sends.
 VStep(i, n, m) ==
     LET r == CASE m.type \in ReconfigTypes -> Result(Reconfigure(i, n, m), {})
                [] m.type = "TakeSnapshot" -> Result(TakeSnapshot(n), {})
+               [] m.type = "FetchTimeout" /\ ObserverFollower(i, n) -> Result([n EXCEPT !.fetch_lapsed = TRUE], {})
+               [] m.type = "FetchDue" /\ n.fetch_lapsed ->
+                      Result(n, IF m.to \in InitialVoters
+                                THEN {K!FetchRequest(i, m.to, n.epoch, Len(n.log), K!LastEpoch(n.log))} ELSE {})
                [] OTHER -> LET s == RaftStep(i, n, m)
-                               f == [s.node EXCEPT !.control = FollowLog(n, s.node, m)]
+                               f == [s.node EXCEPT !.control = FollowLog(n, s.node, m),
+                                                   !.fetch_lapsed = @ /\ StillLapsed(i, n, s.node, m)]
                            IN Result(IF f.role = "leader" /\ n.role # "leader" THEN FirstLeader(i, f) ELSE f, s.out)
         a == SyncVoters(i, r.node)
         b == MaybeResign(i, a)

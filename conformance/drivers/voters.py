@@ -45,9 +45,18 @@ from kspec.model.core.codec import encode
 from kspec.model.core.evolve import evolve
 from kspec.model.core.protocol import first_violated
 from kspec.model.raft import node as raft_node
-from kspec.model.raft.messages import AppendLog, ClientAppend, Crash, FetchDue, Input, Restart, TruncateLog
-from kspec.model.raft.state import Down, Leader
-from kspec.model.raft.system import Deliver, Fire, Reboot, describe_action
+from kspec.model.raft.messages import (
+    AppendLog,
+    ClientAppend,
+    Crash,
+    FetchDue,
+    FetchTimeout,
+    Input,
+    Restart,
+    TruncateLog,
+)
+from kspec.model.raft.state import Down, Follower, Leader
+from kspec.model.raft.system import Deliver, Fire, Reboot, describe_action, fetch_in_flight
 from kspec.model.voters.control import (
     KRAFT_VERSION,
     VOTERS,
@@ -71,6 +80,7 @@ from kspec.model.voters.node import (
     UpgradeKRaftVersion,
     VoterNode,
     directory_of,
+    observer_follower,
     seeks_leader,
 )
 from kspec.model.voters.system import Voters, VotersModel
@@ -297,6 +307,15 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
             where = ("bootstrap voter" if inp.to in node.voters else "removed bootstrap server") \
                 if inp.to in node.bootstrap_servers else ("added voter" if inp.to in node.voters else "other host")
             return [("observer without leader", f"fetch to {where}")]
+        if isinstance(node.role, Follower) and observer_follower(node) and isinstance(inp, FetchDue | FetchTimeout):
+            # VOTERS-RULE-OBSERVER-FETCH-TIMEOUT: an observer follower's timer, and its fetches by
+            # where they go, lapsed or not
+            row = "observer follower, lapsed" if node.fetch_lapsed else "observer follower"
+            if isinstance(inp, FetchTimeout):
+                return [(row, "fetch timeout")]
+            where = "leader" if inp.to == node.role.leader else (
+                "bootstrap server" if inp.to in node.bootstrap_servers else "other host")
+            return [(row, f"fetch to {where}")]
         if isinstance(inp, AddVoter | RemoveVoter | UpdateVoter):
             _, outputs = self._step(node, inp)
             answer = next((o.error for o in outputs if isinstance(o, ReconfigRejected)), "accepted")
@@ -329,6 +348,15 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
                 # lists sends.
                 out += [("fetch", Ignored(n.id, FetchDue(h))) for h in hosts
                         if h != n.id and h not in n.bootstrap_servers]
+            if isinstance(n, VoterNode) and isinstance(n.role, Follower) and observer_follower(n):
+                # An observer follower fetches from its leader only, also after its fetch timer
+                # lapsed once an answer named the leader (VOTERS-RULE-OBSERVER-FETCH-TIMEOUT): a
+                # pick of another bootstrap server is answered with no Fetch (Kafka 3.9-4.1 send
+                # it there: KAFKA-19354). (While it lapses the model sends one: not offered then,
+                # resolve; under K7's variant, taken as the variant's step.)
+                leader = n.role.leader
+                out += [("fetch", Ignored(n.id, FetchDue(h))) for h in sorted(n.bootstrap_servers)
+                        if h not in (n.id, leader)]
             # Refused requests: every one at a leader; one of each kind elsewhere
             # (NOT_LEADER_OR_FOLLOWER).
             for h in hosts if isinstance(n.role, Leader) else hosts[-1:]:
@@ -381,7 +409,43 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
         guided path ends with a few writes, a truncation and reads there."""
         if isinstance(state, WithFreeLog) and state.free is not None:
             return list(voters_log.probes(state.free, self.rules, k))
+        if self.level == "replica" and isinstance(state, Voters):
+            return self._lapse_probe(state, k)
         return []
+
+    def _lapse_probe(self, state: Voters, k: int) -> list[tuple[str, Any]]:
+        """VOTERS-DRIVE-LAPSE-PROBE: a guided path (replica level) ends, where an observer
+        follows a leader, with its fetch timer firing (VOTERS-RULE-OBSERVER-FETCH-TIMEOUT), a
+        Fetch to a bootstrap server other than the leader (the ``k``-th, rotating), its
+        NOT_LEADER_OR_FOLLOWER answer naming the leader delivered, then a pick of that server
+        again (no Fetch: KAFKA-19354's observer sends one) and the Fetch to the leader. The lapse
+        needs four steps in a row, which random runs seldom take."""
+        out: list[tuple[str, Any]] = []
+        for n in state.nodes:
+            if not (isinstance(n, VoterNode) and isinstance(n.role, Follower) and observer_follower(n)) \
+                    or n.fetch_lapsed:
+                continue
+            leader = n.role.leader
+            servers = [b for b in sorted(n.bootstrap_servers) if b not in (n.id, leader)]
+            if not servers:
+                continue
+            b = servers[k % len(servers)]
+            s: Any = state
+            for category, action in (("timer", Fire(n.id, FetchTimeout())), ("fetch", Fire(n.id, FetchDue(b)))):
+                after = self.resolve(s, action)
+                if after is None:
+                    return []
+                out.append((category, action))
+                s = after
+            for src, dst in ((n.id, b), (b, n.id)):
+                msg = next((m for m in s.network.distinct() if m.src == src and m.dst == dst), None)
+                if msg is None or (after := self.resolve(s, Deliver(msg))) is None:
+                    return out
+                out.append(("deliver", Deliver(msg)))
+                s = after
+            out += [("fetch", Ignored(n.id, FetchDue(b))), ("fetch", Fire(n.id, FetchDue(leader)))]
+            return out
+        return out
 
     def resolve(self, state: Voters | Formatted, action: Any) -> Any:
         """The state after ``action``, or None when the model does not enable it within bounds."""
@@ -400,10 +464,17 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
             request = isinstance(action.input, AddVoter | RemoveVoter | UpgradeKRaftVersion | UpdateVoter)
             if stepped == node and (request or not outputs):
                 return state
+            if self.variant and isinstance(action.input, FetchDue):
+                # A Fetch the reference does not send and a variant's does (K7: an observer stuck
+                # on bootstrap servers): the variant's fetch, as the system model would fire it
+                # (no fetch of the replica in flight, within max_fetches), so that replaying a run
+                # under a catalogued deviation's variant (explained_by, --accept) can follow it.
+                if fetch_in_flight(state, action.node):
+                    return None
+                return self.model.next_state(state, Fire(action.node, action.input))
             if self.variant and request:
                 # A request the reference refuses that a variant's model accepts (K4: a replica
-                # caught up once): taken as the variant's step, so that replaying a run under a
-                # catalogued deviation's variant (explained_by, --accept) can follow it.
+                # caught up once): taken as the variant's step, as above.
                 return self.model._apply(state, action.node, action.input)
             return None
         if isinstance(action, Fire) and isinstance(action.input, UpdateVoter):

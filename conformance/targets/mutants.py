@@ -334,6 +334,14 @@ class ObserverFetchesVoter(VoterReplica):
         RaftReplica.on_FetchDue(self, inp)
 
 
+class ObserverStuckOnBootstrap(VoterReplica):
+    """An observer whose fetch timer lapsed keeps asking bootstrap servers after one of them
+    names its leader; only the leader's own answer ends the lapse (VOTERS-RULE-OBSERVER-FETCH-
+    TIMEOUT broken: Kafka 3.9.0-4.1.2, KAFKA-19354, spec/voters.md K7)."""
+
+    rediscovers_leader = False
+
+
 class UpdateIgnoresDirectory(VoterReplica):
     """UpdateVoter finds the voter by id alone and writes the request's replica key: a request
     naming a voter under another directory id replaces the voter's directory (VOTERS-RULE-UPDATE:
@@ -509,6 +517,8 @@ CATALOGUE: dict[str, Mutant] = {m.name: m for m in (
            "configuration list confused with the live membership",
            note="needs an observer without a leader after a voter change (a restart, or an epoch learnt "
                 "without its leader): the driver offers such an observer a Fetch to every host"),
+    Mutant("voters-observer-stuck-on-bootstrap", "voters", ObserverStuckOnBootstrap,
+           "leader hint ignored while a timer is expired"),
     Mutant("voters-update-ignores-directory", "voters", UpdateIgnoresDirectory,
            "off-protocol input: a voter named with the wrong directory"),
     Mutant("voters-update-skips-epoch-check", "voters", UpdateSkipsEpochCheck, "missing epoch fence"),

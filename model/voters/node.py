@@ -25,12 +25,13 @@ from kspec.model.raft.messages import (
     FetchDue,
     FetchRequest,
     FetchResponse,
+    FetchTimeout,
     Input,
     Output,
     Restart,
     TruncateLog,
 )
-from kspec.model.raft.state import Down, Leader, Node, Unattached, Voted
+from kspec.model.raft.state import Down, Follower, Leader, Node, Unattached, Voted
 from kspec.model.voters.control import (
     ControlState,
     Snapshot,
@@ -80,6 +81,10 @@ class VoterNode(Node):
     # observer without a leader asks. Configuration, so fixed: the initial voters (the
     # --initial-controllers a cluster was formatted with, or controller.quorum.voters).
     bootstrap_servers: frozenset[int] = frozenset()
+    # VOTERS-RULE-OBSERVER-FETCH-TIMEOUT: an observer follower whose fetch timer expired (no
+    # successful fetch from its leader in time) and that no answer has named its leader to
+    # since: it asks a bootstrap server, as an observer without a leader does.
+    fetch_lapsed: bool = False
 
     @property
     def kraft_version(self) -> int:
@@ -181,6 +186,9 @@ class Rules:
     # the same, and the conformance driver does not give that input (spec/voters.md K5, K6).
     update_names_leader: bool = True         # VOTERS-RULE-UPDATE (off: K6, never for the leader itself)
     history_takes_any_set: bool = True       # VOTERS-HIST-ADD-OVERLAP (off: K5, overlapping sets only)
+    # VOTERS-RULE-OBSERVER-FETCH-TIMEOUT (off: K7, KAFKA-19354: only a successful fetch from the
+    # leader ends the lapse, an answer naming the leader does not)
+    observer_rediscovers_leader: bool = True
 
 
 # ---------------------------------------------------------------- construction
@@ -234,6 +242,14 @@ def make_step(raft_step: RaftStep = raft_node.step, rules: Rules = Rules()) -> S
                 after = node
                 outputs = (FetchRequest(node.id, to, node.epoch, node.end_offset, node.last_epoch),) \
                     if to in node.bootstrap_servers else ()
+            case FetchTimeout() if observer_follower(node):
+                # VOTERS-RULE-OBSERVER-FETCH-TIMEOUT: an observer does not stand for election;
+                # it goes back to leader discovery (its next Fetch to a bootstrap server).
+                after, outputs = replace(node, fetch_lapsed=True) if not node.fetch_lapsed else node, ()
+            case FetchDue(to=to) if node.fetch_lapsed:
+                after = node
+                outputs = (FetchRequest(node.id, to, node.epoch, node.end_offset, node.last_epoch),) \
+                    if to in node.bootstrap_servers else ()
             case CheckQuorumTimeout() if not rules.check_quorum_one_voter and len(node.voters) == 1:
                 # K3: Kafka's timeUntilCheckQuorumExpires never expires with one voter, even a
                 # voter that is not the leader.
@@ -253,6 +269,8 @@ def make_step(raft_step: RaftStep = raft_node.step, rules: Rules = Rules()) -> S
                     after, raft_outputs = _write_bootstrap_voters(after, raft_outputs, rules)
                 if not rules.add_caught_up_now:
                     after = _mark_fetch(node, after, inp, raft_outputs)
+                if after.fetch_lapsed and not _still_lapsed(node, after, inp, rules):
+                    after = replace(after, fetch_lapsed=False)
                 outputs = raft_outputs
         after = _sync_voters(after, rules)
         after, more = _maybe_resign(after)
@@ -269,6 +287,28 @@ def seeks_leader(node: Node) -> bool:
     """An observer without a leader (unattached, or voted: KIP-853 lets it vote): it fetches
     from a bootstrap server (VOTERS-RULE-OBSERVER-BOOTSTRAP)."""
     return isinstance(node, VoterNode) and not node.is_voter and isinstance(node.role, Unattached | Voted)
+
+
+def observer_follower(node: Node) -> bool:
+    """An observer that follows a leader: it has a fetch timer but stands for no election."""
+    return isinstance(node, VoterNode) and not node.is_voter and isinstance(node.role, Follower)
+
+
+def _still_lapsed(before: VoterNode, after: VoterNode, inp: VoterInput, rules: Rules) -> bool:
+    """VOTERS-RULE-OBSERVER-FETCH-TIMEOUT: the lapse lasts while the replica is the same
+    leader's observer follower in the same epoch and no Fetch answer named that leader: a
+    bootstrap server's NOT_LEADER_OR_FOLLOWER carrying the leader (KIP-853 answers carry its
+    endpoint), or the leader's own successful answer. Under K7 (Kafka 3.9-4.1, KAFKA-19354) only
+    the leader's successful answer resets the fetch timer."""
+    role, was = after.role, before.role
+    if not isinstance(role, Follower) or not isinstance(was, Follower) or after.is_voter \
+            or (after.epoch, role.leader) != (before.epoch, was.leader):
+        return False
+    if not isinstance(inp, FetchResponse) or inp.epoch != after.epoch:
+        return True
+    if inp.src == role.leader and inp.error == "NONE":
+        return False
+    return not (rules.observer_rediscovers_leader and inp.leader == role.leader)
 
 
 def _follow_log(before: VoterNode, after: VoterNode, inp: VoterInput, outputs: tuple[Output, ...],

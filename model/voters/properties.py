@@ -13,9 +13,9 @@ from typing import Any
 from kspec.model.core.memo import by_identity
 from kspec.model.core.protocol import Property, always, always_step, sometimes, sometimes_step
 from kspec.model.raft import properties as raft_props
-from kspec.model.raft.messages import FetchDue, FetchRequest
-from kspec.model.raft.state import Down, Leader, Resigned, Unattached, Voted
-from kspec.model.raft.system import Fire
+from kspec.model.raft.messages import FetchDue, FetchRequest, FetchResponse
+from kspec.model.raft.state import Down, Follower, Leader, Resigned, Unattached, Voted
+from kspec.model.raft.system import Deliver, Fire
 from kspec.model.voters.control import KRAFT_VERSION, VOTERS, rebuild, view, voters_of
 from kspec.model.voters.history import voter_ids
 from kspec.model.voters.node import AddVoter, VoterNode, seeks_leader
@@ -195,6 +195,19 @@ def observer_asks_bootstrap(before: Any, action: Any, after: Any) -> bool:
         isinstance(m, FetchRequest) and m.src == node.id and m.dst == to for m in after.network.distinct())
 
 
+@sometimes_step("VOTERS-WIT-OBSERVER-REDISCOVERS", "ObserverRediscoversLeader")
+def observer_rediscovers_leader(before: Any, action: Any, after: Any) -> bool:
+    """An observer whose fetch timer lapsed hears its leader named by another replica's answer
+    to its Fetch and goes back to that leader (VOTERS-RULE-OBSERVER-FETCH-TIMEOUT; Kafka 3.9-4.1
+    kept asking bootstrap servers, KAFKA-19354)."""
+    if not isinstance(action, Deliver) or not isinstance(action.message, FetchResponse):
+        return False
+    msg = action.message
+    node, now = before.node(msg.dst), after.node(msg.dst)
+    return (isinstance(node, VoterNode) and isinstance(now, VoterNode) and node.fetch_lapsed
+            and not now.fetch_lapsed and msg.src != msg.leader and isinstance(now.role, Follower))
+
+
 @sometimes("VOTERS-WIT-SNAPSHOT", "SnapshotTaken")
 def snapshot_taken(s: Any) -> bool:
     """A replica took a snapshot past the bootstrap checkpoint, carrying a voter set."""
@@ -238,7 +251,8 @@ def voters_properties(*, upgrade: bool, crashes: bool = False, open_vote: bool =
         consecutive_sets_differ_by_one, at_most_one_uncommitted, voters_from_log_end, control_state_rebuilds,
         history_offsets_increase, bootstrap_voters_replicated, added_voter_caught_up, election_safety, committed_agree,
         leader_completeness, leader_elected, bootstrap_voters_committed, voter_added, added_voter_votes,
-        voter_removed, removed_leader_resigns, uncommitted_change_truncated, observer_asks_bootstrap, snapshot_taken,
+        voter_removed, removed_leader_resigns, uncommitted_change_truncated, observer_asks_bootstrap,
+        observer_rediscovers_leader, snapshot_taken,
     ]
     if open_vote:
         props.append(vote_across_sets)

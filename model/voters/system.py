@@ -16,9 +16,15 @@ from typing import Any
 from kspec.model.core.evolve import evolve as replace
 from kspec.model.core.protocol import Property
 from kspec.model.raft import node as raft_node
-from kspec.model.raft.messages import CheckQuorumTimeout, ElectionTimeout, FetchDue, Restart
+from kspec.model.raft.messages import (
+    CheckQuorumTimeout,
+    ElectionTimeout,
+    FetchDue,
+    FetchTimeout,
+    Restart,
+)
 from kspec.model.raft.state import Down, Leader, election_of
-from kspec.model.raft.system import Action, Deliver, Fire, Raft, RaftModel, describe_state
+from kspec.model.raft.system import Action, Deliver, Fire, Raft, RaftModel, describe_state, fetch_in_flight
 from kspec.model.voters import node as vnode
 from kspec.model.voters.history import voter_ids
 from kspec.model.voters.node import (
@@ -152,9 +158,10 @@ class VotersModel(RaftModel):
                 continue  # VOTERS-MODEL-ELECTIONS
             if isinstance(act, Fire) and isinstance(act.input, FetchDue):
                 n = state.node(act.node)
-                if vnode.seeks_leader(n):
+                if vnode.seeks_leader(n) or (isinstance(n, VoterNode) and n.fetch_lapsed):
                     # VOTERS-RULE-OBSERVER-BOOTSTRAP: raft offers the voters (its bootstrap
                     # servers are its static voters); here the configured servers, once each
+                    # (and so after an observer's fetch timeout, -OBSERVER-FETCH-TIMEOUT)
                     if act.node not in asked:
                         asked.add(act.node)
                         assert isinstance(n, VoterNode)
@@ -175,6 +182,10 @@ class VotersModel(RaftModel):
                 if state.removes < int(b["max_removes"]):
                     for r, d in sorted(n.control.last_voter_set()):
                         yield Fire(n.id, RemoveVoter(r, d))  # type: ignore[arg-type]
+            if vnode.observer_follower(n) and not n.fetch_lapsed and not fetch_in_flight(state, n.id):
+                # VOTERS-RULE-OBSERVER-FETCH-TIMEOUT (VOTERS-MODEL-OBSERVER-TIMER: the timer fires
+                # only with no fetch of the observer, nor an answer to one, in flight)
+                yield Fire(n.id, FetchTimeout())
             if state.snapshots < int(b["max_snapshots"]) and _snapshot_worth_taking(n):
                 yield Fire(n.id, TakeSnapshot())  # type: ignore[arg-type]
 

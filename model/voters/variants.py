@@ -47,6 +47,10 @@ CATALOGUE: dict[str, tuple[Rules, str, str, dict[str, Any]]] = {
         Rules(add_caught_up_now=False), "AddedVoterCaughtUp",
         "K4: AddVoter accepts a replica that reached the leader's log end at some fetch of the epoch, "
         "not one whose fetch offset is the log end now", {"max_appends": 1}),
+    "kafka-observer-stuck-on-bootstrap": (
+        Rules(observer_rediscovers_leader=False), "",
+        "K7 (KAFKA-19354, 3.9.0-4.1.2): an observer whose fetch timer expired keeps fetching from bootstrap "
+        "servers after one of them names its leader (only the leader's own answer ends it)", {}),
     # A release that throws on an input (spec/voters.md K5, K6): the variant leaves that input out
     # of the conformance driver's runs; the model's step is the reference's.
     "kafka-history-refuses-disjoint": (

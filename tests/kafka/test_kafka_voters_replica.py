@@ -84,6 +84,29 @@ def test_observer_pick_outside_bootstrap_leaves_the_fetch_awaited() -> None:
     assert "conforms after 35 of 35 steps" in done.stdout, (done.stdout[-1500:], done.stderr[-800:])
 
 
+def test_k7_observer_stuck_on_bootstrap_through_4_1() -> None:
+    """VOTERS-KAFKA-K7 (KAFKA-19354): the stored run (start-up; observer 4's fetch timer; a
+    Fetch to bootstrap server 2, whose NOT_LEADER_OR_FOLLOWER names leader 1; a pick of 2 again)
+    diverges on 4.1.2, whose observer sends that Fetch to 2 (its fetch timer stays expired), and
+    conforms on 4.2.0, the release with the fix (VOTERS-RULE-OBSERVER-FETCH-TIMEOUT)."""
+    trace = K6_TRACE.with_name("kafka_k7_observer_stuck.itf.json")
+    for version, verdict in (("4.1.2", "diverges after 35 of 35 steps"), ("4.2.0", "conforms after 35 of 35 steps")):
+        done = subprocess.run(["kspec", "replay", str(trace), "--target", f"kafka:{version}"],
+                              capture_output=True, text=True, timeout=600, check=False)
+        assert verdict in done.stdout, (version, done.stdout[-1500:], done.stderr[-800:])
+
+
+def test_lapsed_observer_whose_fetch_is_lost_asks_the_next_bootstrap_server() -> None:
+    """VOTERS-RULE-OBSERVER-FETCH-TIMEOUT at the adapter: observer 4 lapses, asks bootstrap
+    server 1 (the leader), the answer is lost, and it asks server 2. Kafka 4.4 retries its leader
+    once the request to server 1 timed out; the adapter times that one out too, as it did the
+    leader's (kafka:4.4.0 --seed 0 with K1-K4, K6 accepted diverged at run 287, a false alarm)."""
+    trace = K6_TRACE.with_name("kafka_observer_lapse_lost_fetch.itf.json")
+    done = subprocess.run(["kspec", "replay", str(trace), "--target", "kafka:4.4.0"],
+                          capture_output=True, text=True, timeout=600, check=False)
+    assert "conforms after 37 of 37 steps" in done.stdout, (done.stdout[-1500:], done.stderr[-800:])
+
+
 def test_log_level_is_named_and_refuses_the_replica_level() -> None:
     done = subprocess.run(["kspec", "conform", "voters", "--target", f"kafka:{VERSION}:loggy", "--json"],
                           capture_output=True, text=True, timeout=120, check=False)

@@ -41,7 +41,8 @@ V3 = frozenset({(1, 1), (2, 2), (3, 3)})
 
 
 WITNESSES = ["LeaderElected", "VoterAdded", "AddedVoterVotes", "VoterRemoved", "RemovedLeaderResigns",
-             "UncommittedChangeTruncated", "ObserverAsksBootstrap", "SnapshotTaken", "BootstrapVotersCommitted"]
+             "UncommittedChangeTruncated", "ObserverAsksBootstrap", "ObserverRediscoversLeader", "SnapshotTaken",
+             "BootstrapVotersCommitted"]
 
 
 def test_defaults_hold_every_property_and_reach_every_witness() -> None:

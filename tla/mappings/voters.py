@@ -56,6 +56,7 @@ VARIANT_FLAGS = {
     # Kafka's own behaviour (spec/voters.md §12): breaks no safety property, so its test is
     # agreement of the broken spec's states with the variant's, not a shared violation.
     "kafka-no-check-quorum-with-one-voter": "NoCheckQuorumWithOneVoter",
+    "kafka-observer-stuck-on-bootstrap": "ObserverStuckOnBootstrap",
 }
 
 INVARIANTS = ("ConsecutiveVoterSetsDifferByOne", "AtMostOneUncommittedChange", "VotersFromLogEnd",
@@ -108,12 +109,13 @@ def snapshot_value(s: Snapshot | None) -> Any:
 
 
 def voter_node_value(n: VoterNode) -> FrozenDict:
-    """A replica as the spec's record: raft's fields plus voters, control, snapshot, static."""
+    """A replica as the spec's record: raft's fields plus voters, control, snapshot, static and
+    fetch_lapsed (VOTERS-RULE-OBSERVER-FETCH-TIMEOUT)."""
     if n.control.voters.static != n.static:
         raise ValueError(f"replica {n.id}: the history's static set differs from the replica's")
     rec = dict(node_value(n))
     rec.update(voters=frozenset(n.voters), control=control_value(n.control), snapshot=snapshot_value(n.snapshot),
-               static=voter_set_value(n.static))
+               static=voter_set_value(n.static), fetch_lapsed=n.fetch_lapsed)
     return FrozenDict(rec)
 
 

@@ -225,17 +225,61 @@ class KafkaVoterReplica(kraft.KafkaRaftNode):
         out = super()._successors(leader)
         return out if len(out) > 1 else [leader, *out]
 
+    # VOTERS-RULE-OBSERVER-FETCH-TIMEOUT: (epoch, leader) of the observer follower whose fetch
+    # timer the model fired, until an answer names that leader (the model's lapse; see _fetch_due)
+    _lapsed: tuple[int, int] | None = None
+
+    def _observer_follower(self) -> bool:
+        q = self.quorum
+        return not self.down and q is not None and bool(q.isObserver()) and bool(q.isFollower())
+
+    def _following(self) -> tuple[int, int] | None:
+        """(epoch, leader) of an observer follower, else None."""
+        if not self._observer_follower():
+            return None
+        return int(self.quorum.epoch()), int(self.quorum.followerStateOrThrow().leaderId())
+
+    def _fetch_expired(self) -> bool:
+        return bool(self.quorum.followerStateOrThrow().hasFetchTimeoutExpired(self.time.milliseconds()))
+
     def _fetch_due(self, to: int) -> None:
-        """As the raft target's, except at an observer without a leader whose fetch timer fires
-        with a pick outside its bootstrap servers: Kafka asks only those
-        (VOTERS-RULE-OBSERVER-BOOTSTRAP), so nothing is due and the fetch in flight stays
-        awaited (the raft target's rule would take it as lost and fail it, and the answer the
-        model then delivers would find no request)."""
+        """As the raft target's, except at an observer. Without a leader, a pick outside its
+        bootstrap servers: Kafka asks only those (VOTERS-RULE-OBSERVER-BOOTSTRAP), so nothing is
+        due and the fetch in flight stays awaited (the raft target's rule would take it as lost
+        and fail it, and the answer the model then delivers would find no request). As a
+        follower whose fetch timer the model fired (VOTERS-RULE-OBSERVER-FETCH-TIMEOUT), until an
+        answer names the leader, a pick of a bootstrap server moves the clock past the fetch
+        timeout and the request timeout of the fetch to the leader (what a leader that stopped
+        answering looks like: 3.9-4.1 go to a bootstrap server on the expired fetch timer, 4.2+ on
+        the timed-out request), with Kafka's random pick steered to ``to``. (No fetch of the
+        replica is in flight in the model then, VOTERS-MODEL-OBSERVER-TIMER.) As a follower, a
+        pick other than the leader reports only a Fetch Kafka already sent there while its fetch
+        timer is expired (Kafka 3.9-4.1 after a bootstrap server named the leader: KAFKA-19354),
+        and fails nothing."""
         q = self.quorum
         servers = {int(r) for r, _ in (self.bootstrap or {}).get("voters") or []}
         if (not self.down and q is not None and self.bootstrap is not None and to not in servers
                 and q.isObserver() and not q.isFollower()):
             return
+        following = self._following()
+        if following is not None and self._lapsed == following and to in servers:
+            self._pick = to
+            left = max(int(q.followerStateOrThrow().remainingFetchTimeMs(self.time.milliseconds())), 0)
+            self.time.sleep(left + REQUEST_TIMEOUT_MS + 1)
+            self._settle()
+            for _ in range(2):
+                # 4.2+ retries its leader once the request to a bootstrap server timed out (the
+                # leader's connection is ready again): that request times out too, as the
+                # leader's did, so the pick goes to ``to``
+                lead = self.held.get(following[1])
+                if to == following[1] or lead is None or not self._expected(lead) or self.held.get(to) is not None:
+                    break
+                self.time.sleep(REQUEST_TIMEOUT_MS + 1)
+                self._settle()
+        elif following is not None and to != following[1]:
+            req = self.held.get(to)
+            if req is None or not self._expected(req) or not self._fetch_expired():
+                return
         super()._fetch_due(to)
 
     def _sent(self, req: Any) -> None:
@@ -381,12 +425,21 @@ class KafkaVoterReplica(kraft.KafkaRaftNode):
                     else:
                         self._snapshot()
                 return StepResult(self._effects(before_log) + self.outputs, self.observation())
+            if kind == "FetchTimeout":
+                # VOTERS-RULE-OBSERVER-FETCH-TIMEOUT: Kafka runs an observer follower's fetch
+                # timer, the raft target moves only a voter's: noted here, acted on at the next
+                # Fetch to a bootstrap server (_fetch_due)
+                self._lapsed = self._following()
             if kind == "Crash" and not self.down:
                 # Kafka's observers do not flush what they fetch (KafkaRaftClient.appendAsFollower
                 # flushes at voters only), and the protocol lets an observer lose it; the model's
                 # crash loses nothing, so the adapter flushes first (what is lost is not modelled).
                 self.inner_log.flush(False)
-            return super().step(inp)
+            result = super().step(inp)
+            if self._lapsed is not None and (self._lapsed != self._following() or (
+                    kind == "FetchResponse" and (inp.get("epoch"), inp.get("leader")) == self._lapsed)):
+                self._lapsed = None  # another role or leader, or an answer named the leader
+            return result
         except TargetError:
             raise
         except Exception as err:  # a Java exception: one line naming the step

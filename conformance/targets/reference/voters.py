@@ -193,11 +193,25 @@ class VoterReplica(RaftReplica):
         # controller.quorum.bootstrap.servers: configuration, the initial voters
         # (VOTERS-RULE-OBSERVER-BOOTSTRAP).
         self.bootstrap_servers = set(_ids(initial))
+        # VOTERS-RULE-OBSERVER-FETCH-TIMEOUT: an observer follower's fetch timer expired and no
+        # answer has named its leader since
+        self.fetch_lapsed = False
+
+    rediscovers_leader = True  # off: K7 (KAFKA-19354), only the leader's own answer ends a lapse
+
+    def on_FetchTimeout(self, inp: dict[str, Any]) -> None:
+        """VOTERS-RULE-OBSERVER-FETCH-TIMEOUT: an observer follower goes back to leader
+        discovery; a voter follower stands for election (raft's rule)."""
+        if self.role == "follower" and not self.is_voter:
+            self.fetch_lapsed = True
+            return
+        super().on_FetchTimeout(inp)
 
     def on_FetchDue(self, inp: dict[str, Any]) -> None:
         """VOTERS-RULE-OBSERVER-BOOTSTRAP: an observer without a leader asks a bootstrap server
-        (Kafka's maybeSendAnyVoterFetch), not a voter of the set in force."""
-        if self.role in ("unattached", "voted") and not self.is_voter:
+        (Kafka's maybeSendAnyVoterFetch), not a voter of the set in force; so does an observer
+        whose fetch timer lapsed (VOTERS-RULE-OBSERVER-FETCH-TIMEOUT)."""
+        if self.fetch_lapsed or (self.role in ("unattached", "voted") and not self.is_voter):
             if inp["to"] in self.bootstrap_servers:
                 self.send("FetchRequest", inp["to"], epoch=self.epoch, fetch_offset=self.end_offset,
                           last_fetched_epoch=self.last_epoch)
@@ -226,7 +240,10 @@ class VoterReplica(RaftReplica):
             self.snapshot()
         else:
             was_down = self.role == "down"
+            following = (self.role, self.epoch, self.leader)
             super().step(inp)
+            if self.fetch_lapsed and not self._still_lapsed(following, inp):
+                self.fetch_lapsed = False
             if was_down and self.role != "down":
                 # A lone voter's restart appends its LeaderChange record (it elects itself at
                 # once); the restarted replica then reads snapshot and log again.
@@ -237,6 +254,17 @@ class VoterReplica(RaftReplica):
         self.use_voters(self.current_voters())
         self.resign_if_removed()
         return self.out
+
+    def _still_lapsed(self, following: tuple[str, int, int | None], inp: dict[str, Any]) -> bool:
+        """The lapse ends when the replica stops being that leader's observer follower in that
+        epoch, or a Fetch answer of its epoch names that leader (or is the leader's success)."""
+        if (self.role, self.epoch, self.leader) != following or self.is_voter:
+            return False
+        if inp["type"] != "FetchResponse" or inp["epoch"] != self.epoch:
+            return True
+        if inp["src"] == self.leader and inp["error"] == "NONE":
+            return False
+        return not (self.rediscovers_leader and inp.get("leader") == self.leader)
 
     def become_leader(self) -> None:
         """VOTERS-RULE-FIRST-LEADER: a leader whose voter set came from the bootstrap checkpoint
