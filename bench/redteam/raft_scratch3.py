@@ -18,7 +18,15 @@ from redteam.raft_scratch import Correct as _Correct
 
 class FollowerHwNotMonotonic(Replica):
     """A follower takes the high watermark of every fetch response it appends from, also a
-    lower one than it has (a late copy of an earlier response at the same offset)."""
+    lower one than it has (a late copy of an earlier response at the same offset).
+
+    Escaped at seed 0 (session 10): only a copy of an earlier empty FetchResponse at the same
+    offset, delivered after a later one raised the HW (a network Duplicate, then a second
+    fetch while a third voter's fetch moves the leader's HW, then the old copy), shows it;
+    every newer response carries a HW at least as high (a new leader's first HW is past its
+    epoch start, past every committed offset). DeliverTwice delivers the copy at once, not
+    late.
+    """
 
     def on_fetch_response(self, resp: dict[str, Any]) -> None:
         valid = (self.role == "follower" and resp["src"] == self.leader and resp["error"] == NONE
@@ -106,7 +114,15 @@ class LeaderIdZeroIsNone(Replica):
 
 class CommitRedeliveredOnNewLeader(Replica):
     """The listener's read position is reset when the replica follows a new epoch's leader: it
-    is handed the committed records again from offset 0."""
+    is handed the committed records again from offset 0.
+
+    Escaped at seed 0 (session 10). The reset happens only when one message moves the replica
+    to a higher epoch as a follower (BeginQuorumEpoch of a later epoch, a response naming the
+    later leader) while it knows a high watermark above 0: a third voter that fetched a
+    committed record in epoch e, then hears of a leader of e + 1 elected without its vote.
+    Most paths move it into e + 1 by the vote request first (unattached or voted), and it
+    follows at an equal epoch, where the bug does nothing.
+    """
 
     def to_follower(self, epoch: int, leader: int) -> None:
         new_epoch = epoch > self.epoch

@@ -415,9 +415,18 @@ class RaftReplica:
             return
         if req["epoch"] > self.epoch:
             self.become_unattached(req["epoch"])
+        restarts = self.role == "prospective" and self.pre_vote and self.voted_for is None and self.leader is None
+        asked = sorted((self.granted | self.rejected) - {self.id})
         granted = self.grant_vote(req, up_to_date)
         self.persist()
         self.answer_vote(req, granted, pre_vote=False, error=NONE)
+        if granted and restarts:
+            # RAFT-KIP996-PROSPECTIVE-VOTES (prospectiveAddVotedState: a new ProspectiveState):
+            # the pre-vote round starts again, asking again the voters whose answers it forgot
+            self.granted, self.rejected = {self.id}, set()
+            for v in asked:
+                self.send("VoteRequest", v, epoch=self.epoch, last_epoch=self.last_epoch,
+                          end_offset=self.end_offset, pre_vote=True)
 
     def on_pre_vote_request(self, req: dict[str, Any]) -> None:
         """Kafka 4.0+ handleVoteRequest(preVote=true): fenced below our epoch; a higher epoch
