@@ -49,6 +49,19 @@ def simulate_into(out: Path, variant: str | None, seed: int, traces: int, steps:
     write_traces(out, model, result, variant=variant)
 
 
+def damaged_mixed_corpus(root: Path) -> Path:
+    """``root/all.jsonl``: valid and violating raft traces, one line ending in a bare CR (a
+    damaged split), for engines judged against each other at several split sizes."""
+    simulate_into(root / "a", None, 3, 6)
+    simulate_into(root / "b", "vote-twice", 4, 6)
+    text = (root / "a" / "events.jsonl").read_text() + (root / "b" / "events.jsonl").read_text()
+    lines = text.splitlines()
+    lines[len(lines) // 2] = lines[len(lines) // 2] + "\r"
+    path = root / "all.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
 def build(root: Path) -> Corpus:
     """Simulate the runs, copy their events into ``root/corpus``, plant damage in the reference
     events, and add a few ITF files (one of them truncated)."""

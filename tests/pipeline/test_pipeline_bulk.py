@@ -112,15 +112,9 @@ def test_has_long_line() -> None:
 
 
 def test_engine_on_a_corpus_cut_in_splits_gives_the_reference_outcomes(tmp_path: Path) -> None:
-    from pipeline_corpus import simulate_into
+    from pipeline_corpus import damaged_mixed_corpus
 
-    simulate_into(tmp_path / "a", None, 3, 6)
-    simulate_into(tmp_path / "b", "vote-twice", 4, 6)
-    text = (tmp_path / "a" / "events.jsonl").read_text() + (tmp_path / "b" / "events.jsonl").read_text()
-    lines = text.splitlines()
-    lines[len(lines) // 2] = lines[len(lines) // 2] + "\r"  # one damaged split
-    path = tmp_path / "all.jsonl"
-    path.write_text("\n".join(lines) + "\n")
+    path = damaged_mixed_corpus(tmp_path)  # one damaged split
     want = summary.empty()
     for outcome in _reference_run(str(path)):
         summary.add(want, outcome)

@@ -15,15 +15,9 @@ from kspec.conformance.pipeline.spark import judge_splits
 
 
 def test_tasks_judge_as_the_local_engine(tmp_path: Path) -> None:
-    from pipeline_corpus import simulate_into
+    from pipeline_corpus import damaged_mixed_corpus
 
-    simulate_into(tmp_path / "a", None, 3, 6)
-    simulate_into(tmp_path / "b", "vote-twice", 4, 6)
-    text = (tmp_path / "a" / "events.jsonl").read_text() + (tmp_path / "b" / "events.jsonl").read_text()
-    lines = text.splitlines()
-    lines[len(lines) // 2] = lines[len(lines) // 2] + "\r"  # one damaged split
-    path = tmp_path / "all.jsonl"
-    path.write_text("\n".join(lines) + "\n")
+    path = damaged_mixed_corpus(tmp_path)  # one damaged split
     limits = Limits()
     for size in (4096, 50_000, 1 << 24):
         splits = plan_splits([str(path)], size)
