@@ -315,9 +315,11 @@ OnResponse(i, n, r) ==
     ELSE IF r.type = "FetchResponse" THEN K!OnFetchResponse(i, n, r)
     ELSE Result(n, {})
 
-\* RAFT-RULE-ELECTION, RAFT-RULE-BACKOFF
+\* RAFT-RULE-ELECTION, RAFT-RULE-BACKOFF; VOTERS-RULE-REMOVED-LEADER-TIMER: a resigned leader
+\* outside its set goes to unattached in the next epoch (an observer that asks a bootstrap server).
 OnElectionTimeout(i, n) ==
-    CASE i \notin n.voters -> Result(n, {})
+    CASE i \notin n.voters /\ n.role = "resigned" -> Result(K!ToUnattached(n, n.epoch + 1), {})
+      [] i \notin n.voters -> Result(n, {})
       [] n.role \in {"unattached", "voted"} -> StartElection(i, n)
       [] n.role = "resigned" -> IF PreVote THEN StartElection(i, K!ToUnattached(n, n.epoch + 1))
                                 ELSE BecomeCandidate(i, n)

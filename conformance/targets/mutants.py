@@ -291,6 +291,17 @@ class RemovedLeaderStays(VoterReplica):
         pass
 
 
+class RemovedLeaderStaysResigned(VoterReplica):
+    """A leader that removed itself and resigned ignores its election timer, as a voter-only
+    rule would (a non-voter never stands): it never asks for the next leader
+    (VOTERS-RULE-REMOVED-LEADER-TIMER missing)."""
+
+    def on_ElectionTimeout(self, inp: dict[str, Any]) -> None:
+        if self.role == "resigned" and not self.is_voter:
+            return
+        super().on_ElectionTimeout(inp)
+
+
 class FirstLeaderSkipsVoters(VoterReplica):
     """A leader whose voter set came from the bootstrap checkpoint writes only its LeaderChange,
     not the KRaftVersionRecord and VotersRecord (VOTERS-RULE-FIRST-LEADER missing)."""
@@ -500,6 +511,10 @@ CATALOGUE: dict[str, Mutant] = {m.name: m for m in (
     Mutant("voters-removed-leader-stays", "voters", RemovedLeaderStays, "missing step-down after self-removal",
            note="needs the leader's removal committed by the remaining voters: the driver's replicate "
                 "macro (conformance/drivers/macros.py) does that in one step"),
+    Mutant("voters-removed-leader-stays-resigned", "voters", RemovedLeaderStaysResigned,
+           "rule of another role applied (a non-voter's timer ignored)",
+           note="needs the leader's removal committed and its election timer fired before another "
+                "message reaches it"),
     Mutant("voters-first-leader-skips-voters", "voters", FirstLeaderSkipsVoters,
            "bootstrap configuration never written to the log"),
     Mutant("voters-add-voter-without-endpoint", "voters", AddVoterWithoutEndpoint, "missing input validation"),

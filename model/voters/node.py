@@ -20,6 +20,7 @@ from kspec.model.raft import node as raft_node
 from kspec.model.raft.messages import (
     AppendLog,
     CheckQuorumTimeout,
+    ElectionTimeout,
     EndQuorumEpochRequest,
     Entry,
     FetchDue,
@@ -28,10 +29,11 @@ from kspec.model.raft.messages import (
     FetchTimeout,
     Input,
     Output,
+    PersistElection,
     Restart,
     TruncateLog,
 )
-from kspec.model.raft.state import Down, Follower, Leader, Node, Unattached, Voted
+from kspec.model.raft.state import Down, Follower, Leader, Node, Resigned, Unattached, Voted, election_of
 from kspec.model.voters.control import (
     ControlState,
     Snapshot,
@@ -250,6 +252,8 @@ def make_step(raft_step: RaftStep = raft_node.step, rules: Rules = Rules()) -> S
                 after = node
                 outputs = (FetchRequest(node.id, to, node.epoch, node.end_offset, node.last_epoch),) \
                     if to in node.bootstrap_servers else ()
+            case ElectionTimeout() if removed_leader(node):
+                after, outputs = _rejoin_as_observer(node)
             case CheckQuorumTimeout() if not rules.check_quorum_one_voter and len(node.voters) == 1:
                 # K3: Kafka's timeUntilCheckQuorumExpires never expires with one voter, even a
                 # voter that is not the leader.
@@ -287,6 +291,22 @@ def seeks_leader(node: Node) -> bool:
     """An observer without a leader (unattached, or voted: KIP-853 lets it vote): it fetches
     from a bootstrap server (VOTERS-RULE-OBSERVER-BOOTSTRAP)."""
     return isinstance(node, VoterNode) and not node.is_voter and isinstance(node.role, Unattached | Voted)
+
+
+def removed_leader(node: Node) -> bool:
+    """A resigned leader outside its own voter set (it removed itself, VOTERS-RULE-REMOVED-LEADER)."""
+    return isinstance(node, VoterNode) and not node.is_voter and isinstance(node.role, Resigned)
+
+
+def _rejoin_as_observer(node: VoterNode) -> tuple[VoterNode, tuple[VoterOutput, ...]]:
+    """VOTERS-RULE-REMOVED-LEADER-TIMER: the election timer of a resigned leader outside its voter
+    set moves it to unattached in epoch + 1 (persisted), an observer that asks a bootstrap server
+    for the leader (VOTERS-RULE-OBSERVER-BOOTSTRAP). It cannot stand, no leader sends a non-voter
+    BeginQuorumEpoch (KIP-853), and in its own epoch an answer to its Fetch would name itself the
+    leader: Kafka 3.9.0-4.4.0 ``pollResigned`` (``transitionToUnattached(epoch + 1)``)."""
+    after = cast(VoterNode, raft_node.to_unattached(node, node.epoch + 1))
+    e = election_of(after)
+    return after, (PersistElection(e.epoch, e.voted_for, e.leader),)
 
 
 def observer_follower(node: Node) -> bool:

@@ -86,8 +86,12 @@ class VotersModel(RaftModel):
         # three initial voters that takes five fetches (not reached at the default four: the
         # defaults have the same 77,817 states with and without the open vote).
         open_vote = voters <= 2 or int(self.bounds["max_fetches"]) >= 5
+        # VOTERS-WIT-REMOVED-LEADER-REJOINS needs the resigned leader's state expanded: with three
+        # or more initial voters its resignation leaves three messages in flight (the last
+        # FetchResponse, an EndQuorumEpoch to each remaining voter), past the default max_inflight.
+        rejoin = 2 <= voters <= int(self.bounds["max_inflight"])
         self._props = voters_properties(upgrade=kraft_version == 0, crashes=int(self.bounds["max_crashes"]) > 0,
-                                        open_vote=open_vote)
+                                        open_vote=open_vote, rejoin=rejoin)
 
     def init_states(self) -> Sequence[Voters]:
         initial = frozenset((v, directory_of(v)) for v in sorted(self.voter_ids))

@@ -225,6 +225,15 @@ class KafkaVoterReplica(kraft.KafkaRaftNode):
         out = super()._successors(leader)
         return out if len(out) > 1 else [leader, *out]
 
+    def _remaining(self, kind: str) -> int | None:
+        """As the raft target's, and the election timer of a resigned leader outside its voter set
+        (VOTERS-RULE-REMOVED-LEADER-TIMER: Kafka's ``pollResigned`` runs it at every replica; the
+        raft target runs it at voters only)."""
+        q = self.quorum
+        if kind == "ElectionTimeout" and q.isResigned() and not q.isVoter():
+            return int(q.resignedStateOrThrow().remainingElectionTimeMs(int(self.time.milliseconds())))
+        return super()._remaining(kind)
+
     # VOTERS-RULE-OBSERVER-FETCH-TIMEOUT: (epoch, leader) of the observer follower whose fetch
     # timer the model fired, until an answer names that leader (the model's lapse; see _fetch_due)
     _lapsed: tuple[int, int] | None = None

@@ -207,6 +207,15 @@ class VoterReplica(RaftReplica):
             return
         super().on_FetchTimeout(inp)
 
+    def on_ElectionTimeout(self, inp: dict[str, Any]) -> None:
+        """VOTERS-RULE-REMOVED-LEADER-TIMER: a resigned leader outside its voter set goes to
+        unattached in the next epoch, an observer that asks a bootstrap server for the leader."""
+        if self.role == "resigned" and not self.is_voter:
+            self.become_unattached(self.epoch + 1)
+            self.persist()
+            return
+        super().on_ElectionTimeout(inp)
+
     def on_FetchDue(self, inp: dict[str, Any]) -> None:
         """VOTERS-RULE-OBSERVER-BOOTSTRAP: an observer without a leader asks a bootstrap server
         (Kafka's maybeSendAnyVoterFetch), not a voter of the set in force; so does an observer
