@@ -302,6 +302,18 @@ class RemovedLeaderStaysResigned(VoterReplica):
         super().on_ElectionTimeout(inp)
 
 
+class UpgradeWithoutVoters(VoterReplica):
+    """The kraft.version upgrade does not wait for the voters: a kraft.version-0 leader writes
+    KRaftVersionRecord(1) and its static voters (each under its host's directory) before every
+    voter has said, by UpdateVoter, that it supports kraft.version 1 (VOTERS-RULE-UPGRADE-VOTERS
+    missing: a voter that cannot read the records would be cut off)."""
+
+    def reconfigure(self, inp: dict[str, Any]) -> None:
+        if inp["type"] == "UpgradeKRaftVersion" and self.role == "leader" and self.upgrade_voters:
+            self.upgrade_voters = {v: (v, True) for v in self.upgrade_voters}
+        super().reconfigure(inp)
+
+
 class FirstLeaderSkipsVoters(VoterReplica):
     """A leader whose voter set came from the bootstrap checkpoint writes only its LeaderChange,
     not the KRaftVersionRecord and VotersRecord (VOTERS-RULE-FIRST-LEADER missing)."""
@@ -515,6 +527,8 @@ CATALOGUE: dict[str, Mutant] = {m.name: m for m in (
            "rule of another role applied (a non-voter's timer ignored)",
            note="needs the leader's removal committed and its election timer fired before another "
                 "message reaches it"),
+    Mutant("voters-upgrade-without-voters", "voters", UpgradeWithoutVoters, "missing precondition check",
+           note="needs a static quorum (kraft.version 0) whose leader is asked to upgrade"),
     Mutant("voters-first-leader-skips-voters", "voters", FirstLeaderSkipsVoters,
            "bootstrap configuration never written to the log"),
     Mutant("voters-add-voter-without-endpoint", "voters", AddVoterWithoutEndpoint, "missing input validation"),

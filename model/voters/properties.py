@@ -18,7 +18,7 @@ from kspec.model.raft.state import Down, Follower, Leader, Resigned, Unattached,
 from kspec.model.raft.system import Deliver, Fire
 from kspec.model.voters.control import KRAFT_VERSION, VOTERS, rebuild, view, voters_of
 from kspec.model.voters.history import voter_ids
-from kspec.model.voters.node import AddVoter, VoterNode, removed_leader, seeks_leader
+from kspec.model.voters.node import AddVoter, UpdateVoter, VoterNode, removed_leader, seeks_leader
 
 
 def _voter_records(log: Any) -> list[tuple[int, Any]]:
@@ -247,6 +247,17 @@ def leader_unreachable(s: Any) -> bool:
     return any(isinstance(n.role, Unattached | Voted) and n.role.leader is not None for n in s.nodes)
 
 
+@sometimes_step("VOTERS-WIT-UPGRADE-VOTER-KNOWN", "UpgradeVoterKnown")
+def upgrade_voter_known(before: Any, action: Any, after: Any) -> bool:
+    """A kraft.version-0 leader learns from a voter's UpdateVoter that it supports kraft.version 1,
+    kept in memory, nothing written (VOTERS-RULE-UPGRADE-VOTERS, Kafka 4.1+)."""
+    if not isinstance(action, Fire) or not isinstance(action.input, UpdateVoter):
+        return False
+    b, a = before.node(action.node), after.node(action.node)
+    return (isinstance(b, VoterNode) and isinstance(a, VoterNode) and a.log == b.log
+            and sum(k for _, _, k in a.upgrade_voters) > sum(k for _, _, k in b.upgrade_voters))
+
+
 @sometimes("VOTERS-WIT-UPGRADED", "KRaftVersionUpgraded")
 def kraft_version_upgraded(s: Any) -> bool:
     """The KRaftVersionRecord of the upgrade to kraft.version 1 is committed."""
@@ -271,7 +282,7 @@ def voters_properties(*, upgrade: bool, crashes: bool = False, open_vote: bool =
     if open_vote:
         props.append(vote_across_sets)
     if upgrade:
-        props.append(kraft_version_upgraded)
+        props += [upgrade_voter_known, kraft_version_upgraded]
     if crashes:
         props.append(leader_unreachable)
     return tuple(props)
