@@ -38,7 +38,7 @@ def test_named_divergence_rendered_and_unnamed_flagged(matrix, tmp_path: Path) -
     name = next(iter(matrix.catalogue("share")))
     d = tmp_path / "runs"
     _write(d, "4.0.0-seed0.json", {"version": "4.0.0", "seed": 0, "verdict": "diverges", "deviation": name,
-                                   "steps": 7, "examples": 12, "divergence": {"step": 7, "kind": "output",
+                                   "steps": 7, "examples": 12, "commit": "abc1234567", "divergence": {"step": 7, "kind": "output",
                                                                               "field": "errors", "detail": "x|y"}})
     _write(d, "4.0.0-accept.json", {"version": "4.0.0", "seed": 0, "verdict": "conforms", "examples": 300,
                                     "accepted": [name], "accept_run": True})
@@ -46,6 +46,8 @@ def test_named_divergence_rendered_and_unnamed_flagged(matrix, tmp_path: Path) -
                                    "steps": 3, "divergence": {"step": 3, "kind": "output", "field": "f",
                                                               "detail": "d"}})
     text = matrix.render("share", matrix.load_runs(d))
+    # the header says which code made the runs (a run kept from before commits were recorded says so)
+    assert "--seeds 0`" in text and "kspec commit abc1234567, not recorded:" in text
     row_400 = next(ln for ln in text.splitlines() if ln.startswith("| 4.0.0 "))
     assert f"`{name}`" in row_400 and "conforms (300) with " + name in row_400
     assert "x\\|y" in row_400  # a pipe in a detail does not break the table
