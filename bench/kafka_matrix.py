@@ -123,8 +123,16 @@ def catalogue(protocol: str) -> dict[str, dict[str, Any]]:
 
 
 def observed_on(protocol: str, version: str) -> list[str]:
-    """The deviations catalogued as seen on ``version``."""
-    return sorted(n for n, d in catalogue(protocol).items() if version in d.get("releases", ()))
+    """The deviations catalogued for ``version``: seen on it, or seen on an earlier release of the
+    same code and not fixed before it (``fixed_in`` above ``version``, or no fix yet)."""
+    names = []
+    for name, d in catalogue(protocol).items():
+        seen = [str(v) for v in d.get("releases", ())]
+        fixed = d.get("fixed_in")
+        if version in seen or (seen and min(_vkey(v) for v in seen) <= _vkey(version)
+                               and (fixed is None or _vkey(version) < _vkey(str(fixed)))):
+            names.append(name)
+    return sorted(names)
 
 
 def _vkey(version: str) -> tuple[int, ...]:

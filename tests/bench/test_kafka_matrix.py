@@ -60,3 +60,14 @@ def test_named_divergence_rendered_and_unnamed_flagged(matrix, tmp_path: Path) -
     matrix.write_section("share", text, doc)  # idempotent: the block is replaced, not appended
     assert doc.read_text(encoding="utf-8").count("<!-- BEGIN GENERATED share -->") == 1
     assert matrix.unexplained({"verdict": "error"}, {}) and not matrix.unexplained({"verdict": "conforms"}, {})
+
+
+def test_accept_run_takes_the_deviations_of_the_same_code(matrix) -> None:  # type: ignore[no-untyped-def]
+    # K1 was seen on 3.8.1 and 3.9.1 and is not fixed: 3.9.0 (between them) ships it too;
+    # K5 is fixed in 3.9.1, so 3.9.1 and later do not; K6 first seen on 4.1.0 is not 3.9's.
+    on_390 = matrix.observed_on("voters", "3.9.0")
+    assert "voters-trim-at-snapshot-end" in on_390 and "voters-history-refuses-disjoint-sets" in on_390
+    on_391 = matrix.observed_on("voters", "3.9.1")
+    assert "voters-history-refuses-disjoint-sets" not in on_391
+    assert "voters-update-self-crashes-leader" not in on_391
+    assert "voters-update-self-crashes-leader" in matrix.observed_on("voters", "4.1.2")
