@@ -44,16 +44,19 @@ MODULE_LINES: tuple[tuple[str, str], ...] = (
     ("share", "share_scratch"),
     ("share", "share_scratch2"),
     ("share", "share_scratch3"),
+    ("share", "share_scratch4"),
     # mm2
     ("mm2", "mm2"),
     ("mm2", "mm2_scratch"),
     ("mm2", "mm2_scratch2"),
     ("mm2", "mm2_scratch3"),
+    ("mm2", "mm2_scratch4"),
     # streams
     ("streams", "streams"),
     ("streams", "streams_scratch"),
     ("streams", "streams_scratch2"),
     ("streams", "streams_scratch3"),
+    ("streams", "streams_scratch4"),
 )
 MODULES = {p: tuple(m for q, m in MODULE_LINES if q == p) for p in PROTOCOLS}
 
