@@ -28,7 +28,7 @@ PROTOCOLS = ("raft", "voters", "share", "mm2", "streams")
 # The modules of bench/redteam/ per protocol: session 5's (over the reference replicas) and
 # session 7's written from scratch (``raft_scratch``: the drivers and the model unread);
 # session 8's (``*_scratch`` for share, voters, mm2, streams) the same, for the other protocols.
-MODULES = {"raft": ("raft", "raft_scratch", "raft_scratch2", "raft_scratch3"),
+MODULES = {"raft": ("raft", "raft_scratch", "raft_scratch2", "raft_scratch3", "raft_scratch4"),
            "voters": ("voters", "voters_scratch", "voters_scratch2"),
            "share": ("share", "share_scratch", "share_scratch2", "share_scratch3"),
            "mm2": ("mm2", "mm2_scratch", "mm2_scratch2", "mm2_scratch3"),

@@ -59,10 +59,10 @@ def test_session9_baseline_conforms(protocol: str, module: str, attr: str, tmp_p
     assert result.verdict == "conforms", result.finding and result.finding.line()
 
 
-# Session 10's red-team modules (new bugs over the session 5/9 baselines): each bug-free target
-# conforms at a small budget.
+# Session 10's red-team modules (new bugs over the session 5/9 baselines), and session 11's
+# raft_scratch4: each bug-free target conforms at a small budget.
 @pytest.mark.parametrize(("protocol", "module"), [("mm2", "mm2_scratch3"), ("streams", "streams_scratch3"),
-                                                  ("share", "share_scratch3")])
+                                                  ("share", "share_scratch3"), ("raft", "raft_scratch4")])
 def test_session10_baseline_conforms(protocol: str, module: str, tmp_path: Path,
                                      monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.syspath_prepend(str(BENCH))

@@ -202,3 +202,46 @@ def test_canvass_then_stray_campaign_loses_and_keeps_the_vote() -> None:
     assert voted.voted_for == 3 and voted.epoch == 2
     assert any(isinstance(r, Prospective) for r in roles[roles.index(voted):])  # it stood
     assert roles[-1] == voted  # and lost, keeping its vote
+
+
+def test_late_copy_of_a_fetch_answer_arrives_after_the_high_watermark_moved() -> None:
+    """RAFT-DRIVE-LATE-COPY: with an observer caught up alone past the voters, its answer at the
+    log end carries the old high watermark; the voters then commit, the observer's next answer
+    raises its HW, and the first answer's copy arrives last and changes nothing."""
+    from kspec.model.raft.messages import ClientAppend, FetchResponse
+
+    driver, state = _raft_path({"observers": 1, "faults": True}, [
+        ("timer", lambda a: a.node == 1), ("deliver", _delivers("VoteRequest", 2)),
+        ("deliver", _delivers("VoteResponse", 1)), ("deliver", _delivers("BeginQuorumEpochRequest", 2)),
+        ("deliver", _delivers("BeginQuorumEpochRequest", 3)), ("replicate", lambda a: True),
+        ("client", lambda a: isinstance(a.input, ClientAppend))])
+    macro = macros.DeliverLate(4)
+    assert ("redeliver", macro) in driver.candidates(state)
+    expansion = driver.expand(state, macro) or []
+    last, after = expansion[-1]
+    assert isinstance(last, macros.Redeliver) and isinstance(last.message, FetchResponse)
+    before = expansion[-2][1]
+    assert last.message.high_watermark is not None and last.message.high_watermark < before.node(4).high_watermark
+    assert after == before  # the copy changes nothing
+    for action, later in expansion[:-1]:  # the rest are model actions (as _check_expansion)
+        assert action in list(driver.model.actions(state)) or (
+            isinstance(action, Deliver) and action.message in state.network), action
+        assert driver.resolve(state, action) == later
+        state = later
+
+
+def test_elect_without_moves_the_old_leader_straight_to_the_next_epochs_follower() -> None:
+    """RAFT-DRIVE-ELECT-WITHOUT: replica 2 wins epoch 2 with replica 3's vote alone; replica 1,
+    which led epoch 1 and knows a high watermark, hears of it first by BeginQuorumEpoch."""
+    driver, state = _raft_path({"faults": False}, [
+        ("timer", lambda a: a.node == 1), ("deliver", _delivers("VoteRequest", 2)),
+        ("deliver", _delivers("VoteResponse", 1)), ("deliver", _delivers("BeginQuorumEpochRequest", 2)),
+        ("deliver", _delivers("BeginQuorumEpochRequest", 3)), ("replicate", lambda a: True)])
+    assert state.node(1).high_watermark
+    macro = macros.ElectWithout(2, 1)
+    assert ("stray", macro) in driver.candidates(state)
+    _check_expansion(driver, state, macro)
+    expansion = driver.expand(state, macro) or []
+    roles = [after.node(1).role for _, after in expansion]
+    assert all(isinstance(r, Leader) and r.epoch == 1 for r in roles[:-1])
+    assert isinstance(roles[-1], Follower) and roles[-1].epoch == 2 and roles[-1].leader == 2
