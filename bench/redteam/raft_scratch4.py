@@ -70,7 +70,8 @@ class CheckQuorumResetForgetsSelf(Replica):
         before = set(self.fetched)
         super().on_fetch(req)
         src = req["src"]
-        if not self.fetched and src in self.voters and not self.majority(before | {src}):
+        counted = src in self.voters and self.end_offsets.get(src) == req["fetch_offset"]
+        if counted and not self.fetched and not self.majority(before | {src}):
             self.fetched = before | {src}
 
 

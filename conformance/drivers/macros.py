@@ -46,7 +46,7 @@ from kspec.model.raft.messages import (
     VoteResponse,
 )
 from kspec.model.raft.state import Down, Follower, Leader, Unattached, Voted
-from kspec.model.raft.system import Deliver, Fire, Raft, describe_message
+from kspec.model.raft.system import Deliver, Duplicate, Fire, Raft, describe_message
 
 # A campaign delivers at most this many vote messages (a pre-vote round and a vote round to
 # every voter and back); a replication makes at most this many passes over the followers.
@@ -176,6 +176,18 @@ class DeliverLate:
 
 
 @dataclass(frozen=True)
+class LateFetch:
+    """RAFT-DRIVE-LATE-COPY, the request side: follower ``node`` (behind its leader) fetches and
+    the network copies the request (a duplicate); one copy and its answer are delivered, then
+    ``node`` catches up alone (the leader's high watermark moves with it), then the other copy
+    of the old fetch reaches the leader: a fetch offset below the one the leader knows for
+    ``node``. The leader answers it from that offset (the answer stays on the wire) and its
+    high watermark never moves back (RAFT-RULE-HW)."""
+
+    node: int
+
+
+@dataclass(frozen=True)
 class ElectWithout:
     """RAFT-DRIVE-ELECT-WITHOUT: voter ``node``'s election timer expires and it wins without ``absent``: its (pre-)vote
     requests to ``absent`` stay on the wire, the others and their answers are delivered; then
@@ -191,9 +203,9 @@ class ElectWithout:
 
 
 Macro = (RoundTrip | Replicate | Campaign | Depose | CatchUp | Reclaim | DeliverTwice | DeposeCommitted
-         | StrayCampaign | Canvass | DeliverLate | ElectWithout)
+         | StrayCampaign | Canvass | DeliverLate | LateFetch | ElectWithout)
 MACRO_TYPES = (RoundTrip, Replicate, Campaign, Depose, CatchUp, Reclaim, DeliverTwice, DeposeCommitted,
-               StrayCampaign, Canvass, DeliverLate, ElectWithout)
+               StrayCampaign, Canvass, DeliverLate, LateFetch, ElectWithout)
 # The driver categories the macros come in (one per offered macro).
 CATEGORIES = ("round_trip", "replicate", "depose")
 
@@ -293,6 +305,8 @@ def raft_candidates(state: Any) -> list[tuple[str, Macro]]:
     if any(isinstance(n.role, Leader) for n in nodes):
         out += [("redeliver", DeliverLate(n.id)) for n in nodes
                 if isinstance(n.role, Follower) or (not n.is_voter and not isinstance(n.role, Leader))]
+        out += [("redeliver", LateFetch(n.id)) for n in nodes if isinstance(n.role, Follower)
+                and len(n.log) < len(state.node(n.role.leader).log)]
     # an election that a voter knowing a high watermark does not hear
     out += [("stray", ElectWithout(n.id, a.id)) for a in nodes if a.is_voter and a.high_watermark
             for n in nodes if n.is_voter and n.id != a.id and not isinstance(n.role, Leader)]
@@ -357,6 +371,8 @@ def describe(macro: Macro) -> str:
         return f"replica {macro.node}: stand, heard only by replica {macro.voter}, which votes and then stands"
     if isinstance(macro, DeliverLate):
         return f"replica {macro.node}: fetch answer, replication, then a late copy of the answer"
+    if isinstance(macro, LateFetch):
+        return f"replica {macro.node}: fetch (duplicated), catch up alone, then the old fetch's copy arrives"
     if isinstance(macro, ElectWithout):
         return f"replica {macro.node}: campaign and win without replica {macro.absent}, which then hears of it"
     return f"replica {macro.node}: campaign"
@@ -381,6 +397,8 @@ def expand(macro: Macro, state: Any, actions: Actions, resolve: Resolve) -> Expa
             steps = steps if len(steps) == 2 else []
     elif isinstance(macro, DeliverLate):
         steps = _deliver_late(macro.node, state, actions, resolve)
+    elif isinstance(macro, LateFetch):
+        steps = _late_fetch(macro.node, state, actions, resolve)
     elif isinstance(macro, ElectWithout):
         steps = _elect_without(macro.node, macro.absent, state, actions, resolve)
     elif isinstance(macro, Reclaim):
@@ -503,6 +521,38 @@ def _deliver_late(node: int, state: Any, actions: Actions, resolve: Resolve) -> 
     copy = Redeliver(first)
     after = resolve(steps[-1][1], copy) if later else None
     return [] if after is None else [*steps, (copy, after)]
+
+
+def _late_fetch(node: int, state: Any, actions: Actions, resolve: Resolve) -> Expansion:
+    role = state.node(node).role
+    if not isinstance(role, Follower):
+        return []
+    steps = _fire(node, (FetchDue,), state, actions, resolve, role.leader)
+    if not steps:
+        return []
+    requests = _new_messages(state, steps[-1][1], FetchRequest, src=node)
+    if not requests:
+        return []
+    request = requests[0]
+    copied = resolve(steps[-1][1], Duplicate(request))
+    if copied is None:
+        return []
+    steps.append((Duplicate(request), copied))
+    steps += _deliver(request, copied, resolve)
+    if len(steps) < 3:
+        return []
+    answered = steps[-1][1]
+    steps += [d for m in _new_messages(copied, answered, FetchResponse, dst=node)[:1]
+              for d in _deliver(m, answered, resolve)]
+    before = steps[-1][1]
+    steps += _catch_up(node, before, actions, resolve)
+    hw_before = before.node(role.leader).high_watermark
+    if steps[-1][1].node(role.leader).high_watermark == hw_before:
+        return []  # the leader's high watermark did not move: the copy would show nothing new
+    # (the copy is orphaned by now: its sender awaits a later fetch's answer)
+    late = next((d for m in (request, replace(request, orphaned=True)) if (d := _deliver(m, steps[-1][1], resolve))),
+                None)
+    return steps + late if late else []
 
 
 def _elect_without(node: int, absent: int, state: Any, actions: Actions, resolve: Resolve) -> Expansion:

@@ -560,11 +560,12 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
 
     def _late_copy_probe(self, state: Raft, k: int) -> tuple[list[tuple[str, Any]], Raft]:
         """RAFT-DRIVE-LATE-COPY at a guided path's end: a leader appends a record, then the
-        ``k``-th replica (rotating) whose late copy is enabled catches up alone, the leader
+        ``k``-th late copy (rotating) that is enabled: a replica catches up alone, the leader
         replicates, and the first answer's copy arrives after the high watermark moved (in
         the shapes with an observer or four or more voters: with three, the answer at the log
-        end already carries the newest high watermark). The steps and the state after them;
-        none when no late copy is enabled."""
+        end already carries the newest high watermark), or a follower's duplicated fetch
+        reaches the leader after the follower caught up (macros.LateFetch). The steps and the
+        state after them; none when no late copy is enabled."""
         leaders = [n for n in state.nodes if isinstance(n.role, Leader)]
         if not leaders:
             return [], state
@@ -572,7 +573,7 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
         appended = self.resolve(state, append)
         if appended is None:
             return [], state
-        late = [m for _, m in macros.raft_candidates(appended) if isinstance(m, macros.DeliverLate)]
+        late = [m for _, m in macros.raft_candidates(appended) if isinstance(m, macros.DeliverLate | macros.LateFetch)]
         for j in range(len(late)):
             macro = late[(k + j) % len(late)]
             after = self.resolve(appended, macro)

@@ -245,3 +245,23 @@ def test_elect_without_moves_the_old_leader_straight_to_the_next_epochs_follower
     roles = [after.node(1).role for _, after in expansion]
     assert all(isinstance(r, Leader) and r.epoch == 1 for r in roles[:-1])
     assert isinstance(roles[-1], Follower) and roles[-1].epoch == 2 and roles[-1].leader == 2
+
+
+def test_late_fetch_copy_reaches_the_leader_after_the_follower_caught_up() -> None:
+    """RAFT-DRIVE-LATE-COPY, request side: replica 2's duplicated fetch at offset 1 reaches the
+    leader after replica 2 caught up to 2 and the leader's high watermark moved to 2; the
+    leader answers it and keeps its high watermark (RAFT-RULE-HW)."""
+    from kspec.model.raft.messages import ClientAppend, FetchRequest
+
+    driver, state = _raft_path({"faults": True}, [
+        ("timer", lambda a: a.node == 1), ("deliver", _delivers("VoteRequest", 2)),
+        ("deliver", _delivers("VoteResponse", 1)), ("deliver", _delivers("BeginQuorumEpochRequest", 2)),
+        ("deliver", _delivers("BeginQuorumEpochRequest", 3)), ("replicate", lambda a: True),
+        ("client", lambda a: isinstance(a.input, ClientAppend))])
+    macro = macros.LateFetch(2)
+    assert ("redeliver", macro) in driver.candidates(state)
+    _check_expansion(driver, state, macro)
+    expansion = driver.expand(state, macro) or []
+    (last, after), before = expansion[-1], expansion[-2][1]
+    assert isinstance(last, Deliver) and isinstance(last.message, FetchRequest) and last.message.fetch_offset == 1
+    assert before.node(1).high_watermark == after.node(1).high_watermark == 2
