@@ -36,7 +36,9 @@ from kspec.conformance.driver import Driver, Event, M
 from kspec.conformance.drivers import ordering
 from kspec.model.core.protocol import first_violated
 from kspec.model.raft.messages import (
+    BackoffExpired,
     BeginQuorumEpochRequest,
+    CheckQuorumTimeout,
     ElectionTimeout,
     FetchDue,
     FetchRequest,
@@ -45,7 +47,7 @@ from kspec.model.raft.messages import (
     VoteRequest,
     VoteResponse,
 )
-from kspec.model.raft.state import Down, Follower, Leader, Unattached, Voted
+from kspec.model.raft.state import Candidate, Down, Follower, Leader, Unattached, Voted
 from kspec.model.raft.system import Deliver, Duplicate, Fire, Raft, describe_message
 
 # A campaign delivers at most this many vote messages (a pre-vote round and a vote round to
@@ -188,6 +190,21 @@ class LateFetch:
 
 
 @dataclass(frozen=True)
+class Stale:
+    """RAFT-DRIVE-STALE-ANSWER: response ``message`` stays on the wire while its receiver moves
+    to a later epoch with the same peer, then arrives: a candidate's vote answer after the
+    candidate stood again (its timers expire until its epoch passes the answer's), or a
+    leader's fetch answer after that leader resigned (check quorum) and won the next epoch,
+    which the receiver follows again. The model drops such an answer from the wire
+    (RAFT-MODEL-IGNORED-RESPONSES), so it arrives as a :class:`Redeliver` copy, enabled only
+    where it changes nothing. An answer of an older epoch changes nothing
+    (RAFT-RULE-STALE-EPOCH): a grant counts only in its own candidacy, and records of an
+    older epoch's answer are not appended, even from the same leader."""
+
+    message: Any
+
+
+@dataclass(frozen=True)
 class ElectWithout:
     """RAFT-DRIVE-ELECT-WITHOUT: voter ``node``'s election timer expires and it wins without ``absent``: its (pre-)vote
     requests to ``absent`` stay on the wire, the others and their answers are delivered; then
@@ -203,9 +220,9 @@ class ElectWithout:
 
 
 Macro = (RoundTrip | Replicate | Campaign | Depose | CatchUp | Reclaim | DeliverTwice | DeposeCommitted
-         | StrayCampaign | Canvass | DeliverLate | LateFetch | ElectWithout)
+         | StrayCampaign | Canvass | DeliverLate | LateFetch | Stale | ElectWithout)
 MACRO_TYPES = (RoundTrip, Replicate, Campaign, Depose, CatchUp, Reclaim, DeliverTwice, DeposeCommitted,
-               StrayCampaign, Canvass, DeliverLate, LateFetch, ElectWithout)
+               StrayCampaign, Canvass, DeliverLate, LateFetch, Stale, ElectWithout)
 # The driver categories the macros come in (one per offered macro).
 CATEGORIES = ("round_trip", "replicate", "depose")
 
@@ -301,6 +318,11 @@ def raft_candidates(state: Any) -> list[tuple[str, Macro]]:
     # changes nothing, else the macro is not enabled)
     responses = [m for m in sorted(state.network.distinct(), key=repr) if type(m).__name__.endswith("Response")]
     out: list[tuple[str, Macro]] = [("redeliver", DeliverTwice(m)) for m in responses]
+    # a vote answer to a candidate, a fetch answer from a leader, held until the receiver's
+    # epoch moved on with the same peer (RAFT-DRIVE-STALE-ANSWER)
+    out += [("redeliver", Stale(m)) for m in responses
+            if (isinstance(m, VoteResponse) and not m.pre_vote and isinstance(state.node(m.dst).role, Candidate))
+            or (isinstance(m, FetchResponse) and isinstance(state.node(m.src).role, Leader))]
     # a follower's fetch answer, its copy arriving after later answers (RAFT-DRIVE-LATE-COPY)
     if any(isinstance(n.role, Leader) for n in nodes):
         out += [("redeliver", DeliverLate(n.id)) for n in nodes
@@ -373,6 +395,8 @@ def describe(macro: Macro) -> str:
         return f"replica {macro.node}: fetch answer, replication, then a late copy of the answer"
     if isinstance(macro, LateFetch):
         return f"replica {macro.node}: fetch (duplicated), catch up alone, then the old fetch's copy arrives"
+    if isinstance(macro, Stale):
+        return f"{describe_message(macro.message)} held until its receiver's epoch moved on, then delivered"
     if isinstance(macro, ElectWithout):
         return f"replica {macro.node}: campaign and win without replica {macro.absent}, which then hears of it"
     return f"replica {macro.node}: campaign"
@@ -399,6 +423,8 @@ def expand(macro: Macro, state: Any, actions: Actions, resolve: Resolve) -> Expa
         steps = _deliver_late(macro.node, state, actions, resolve)
     elif isinstance(macro, LateFetch):
         steps = _late_fetch(macro.node, state, actions, resolve)
+    elif isinstance(macro, Stale):
+        steps = _stale(macro.message, state, actions, resolve)
     elif isinstance(macro, ElectWithout):
         steps = _elect_without(macro.node, macro.absent, state, actions, resolve)
     elif isinstance(macro, Reclaim):
@@ -553,6 +579,40 @@ def _late_fetch(node: int, state: Any, actions: Actions, resolve: Resolve) -> Ex
     late = next((d for m in (request, replace(request, orphaned=True)) if (d := _deliver(m, steps[-1][1], resolve))),
                 None)
     return steps + late if late else []
+
+
+def _stale(message: Any, state: Any, actions: Actions, resolve: Resolve) -> Expansion:
+    steps: Expansion = []
+    current = state
+    if isinstance(message, VoteResponse):
+        # the candidate's timers until it stands in a later epoch (a kip-595 candidate backs
+        # off first; a kip-996 one is prospective again, then a candidate)
+        for _ in range(4):
+            if current.node(message.dst).epoch > message.epoch:
+                break
+            fired = _fire(message.dst, (ElectionTimeout, BackoffExpired), current, actions, resolve)
+            if not fired:
+                return []
+            steps += fired
+            current = fired[-1][1]
+    else:
+        leader, follower = message.src, message.dst
+        steps = _fire(leader, (CheckQuorumTimeout,), current, actions, resolve)
+        if not steps:
+            return []
+        steps += _campaign(leader, steps[-1][1], actions, resolve)
+        current = steps[-1][1]
+        role = current.node(follower).role
+        if not (isinstance(role, Follower) and role.leader == leader):
+            return []
+    if current.node(message.dst).epoch <= message.epoch:
+        return []
+    # The model took the answer off the wire when its receiver moved on (Kafka's request
+    # manager ignores it, RAFT-MODEL-IGNORED-RESPONSES): a copy the driver delivers, enabled
+    # only where the receiver's step changes nothing, as for DeliverTwice.
+    copy = Redeliver(message)
+    after = resolve(current, copy)
+    return [] if after is None else [*steps, (copy, after)]
 
 
 def _elect_without(node: int, absent: int, state: Any, actions: Actions, resolve: Resolve) -> Expansion:

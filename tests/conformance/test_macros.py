@@ -265,3 +265,21 @@ def test_late_fetch_copy_reaches_the_leader_after_the_follower_caught_up() -> No
     (last, after), before = expansion[-1], expansion[-2][1]
     assert isinstance(last, Deliver) and isinstance(last.message, FetchRequest) and last.message.fetch_offset == 1
     assert before.node(1).high_watermark == after.node(1).high_watermark == 2
+
+
+def test_stale_vote_answer_arrives_after_the_candidate_stood_again() -> None:
+    """RAFT-DRIVE-STALE-ANSWER: replica 2's grant of epoch 1 is held while candidate 1 backs off
+    and stands in epoch 2; its copy then changes nothing (RAFT-RULE-STALE-EPOCH)."""
+    from kspec.model.raft.messages import VoteResponse
+    from kspec.model.raft.state import Candidate
+
+    driver, state = _raft_path({"faults": True}, [
+        ("timer", lambda a: a.node == 1), ("deliver", _delivers("VoteRequest", 2))])
+    grant = next(m for m in state.network.distinct() if isinstance(m, VoteResponse))
+    macro = macros.Stale(grant)
+    assert ("redeliver", macro) in driver.candidates(state)
+    expansion = driver.expand(state, macro) or []
+    (last, after), before = expansion[-1], expansion[-2][1]
+    assert isinstance(last, macros.Redeliver) and last.message == grant and after == before
+    role = after.node(1).role
+    assert isinstance(role, Candidate) and role.epoch == 2 and role.granted == {1}
