@@ -47,7 +47,7 @@ from kspec.model.raft.messages import (
     VoteRequest,
     VoteResponse,
 )
-from kspec.model.raft.state import Candidate, Down, Follower, Leader, Unattached, Voted
+from kspec.model.raft.state import Candidate, Down, Follower, Leader, Resigned, Unattached, Voted
 from kspec.model.raft.system import Deliver, Duplicate, Fire, Raft, describe_message
 
 # A campaign delivers at most this many vote messages (a pre-vote round and a vote round to
@@ -208,9 +208,10 @@ class Stale:
 class ElectWithout:
     """RAFT-DRIVE-ELECT-WITHOUT: voter ``node``'s election timer expires and it wins without ``absent``: its (pre-)vote
     requests to ``absent`` stay on the wire, the others and their answers are delivered; then
-    the winner's BeginQuorumEpoch reaches ``absent`` first. So ``absent`` (a follower or the
-    old leader, which knows a high watermark) moves two roles at once, from its epoch's
-    follower or leader straight to the next epoch's follower, by one message: the step where a
+    the winner's BeginQuorumEpoch reaches ``absent`` first. So ``absent`` (a follower that
+    knows a high watermark, the old leader, a resigned leader) moves two roles at once, from
+    its epoch's follower, leader or resigned leader straight to the next epoch's follower, by
+    one message: the step where a
     replica that resets its listener, high watermark or fetch state on a new leader shows it.
     (A :class:`Campaign` delivers every vote request, so every voter first moves to the new
     epoch unattached or voted, and follows at an equal epoch.)"""
@@ -329,8 +330,10 @@ def raft_candidates(state: Any) -> list[tuple[str, Macro]]:
                 if isinstance(n.role, Follower) or (not n.is_voter and not isinstance(n.role, Leader))]
         out += [("redeliver", LateFetch(n.id)) for n in nodes if isinstance(n.role, Follower)
                 and len(n.log) < len(state.node(n.role.leader).log)]
-    # an election that a voter knowing a high watermark does not hear
-    out += [("stray", ElectWithout(n.id, a.id)) for a in nodes if a.is_voter and a.high_watermark
+    # an election that a voter knowing a high watermark, a leader or a resigned leader does
+    # not hear
+    out += [("stray", ElectWithout(n.id, a.id)) for a in nodes
+            if a.is_voter and (a.high_watermark or isinstance(a.role, Leader | Resigned))
             for n in nodes if n.is_voter and n.id != a.id and not isinstance(n.role, Leader)]
     leaders = [n for n in nodes if isinstance(n.role, Leader)]
     if not leaders:
