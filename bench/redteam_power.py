@@ -35,6 +35,7 @@ MODULE_LINES: tuple[tuple[str, str], ...] = (
     ("raft", "raft_scratch"),
     ("raft", "raft_scratch2"),
     ("raft", "raft_scratch3"),
+    ("raft", "raft_scratch4"),
     # voters
     ("voters", "voters"),
     ("voters", "voters_scratch"),

@@ -39,6 +39,7 @@ BASELINES = [
     # raft
     ("raft", "raft_scratch2", "Correct"),
     ("raft", "raft_scratch3", "Correct"),
+    ("raft", "raft_scratch4", "Correct"),
     # voters
     ("voters", "voters_scratch", "Correct"),
     ("voters", "voters_scratch2", "Correct"),
