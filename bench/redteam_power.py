@@ -29,7 +29,7 @@ PROTOCOLS = ("raft", "voters", "share", "mm2", "streams")
 # session 7's written from scratch (``raft_scratch``: the drivers and the model unread);
 # session 8's (``*_scratch`` for share, voters, mm2, streams) the same, for the other protocols.
 MODULES = {"raft": ("raft", "raft_scratch", "raft_scratch2", "raft_scratch3"),
-           "voters": ("voters", "voters_scratch", "voters_scratch2"),
+           "voters": ("voters", "voters_scratch", "voters_scratch2", "voters_scratch3"),
            "share": ("share", "share_scratch", "share_scratch2", "share_scratch3"),
            "mm2": ("mm2", "mm2_scratch", "mm2_scratch2", "mm2_scratch3"),
            "streams": ("streams", "streams_scratch", "streams_scratch2", "streams_scratch3")}

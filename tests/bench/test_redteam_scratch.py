@@ -69,3 +69,13 @@ def test_session10_baseline_conforms(protocol: str, module: str, tmp_path: Path,
     target = resolve_target(f"python:redteam.{module}:Correct", protocol)
     result = run_conformance(protocol, target, examples=12, out_dir=tmp_path)
     assert result.verdict == "conforms", result.finding and result.finding.line()
+
+
+# Session 11's voters red team (bench/redteam/voters_scratch3.py, both levels): each bug-free target
+# conforms at a small budget.
+@pytest.mark.parametrize("attr", ["Correct", "CorrectLog"])
+def test_session11_voters_baseline_conforms(attr: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.syspath_prepend(str(BENCH))
+    target = resolve_target(f"python:redteam.voters_scratch3:{attr}", "voters")
+    result = run_conformance("voters", target, examples=12, out_dir=tmp_path)
+    assert result.verdict == "conforms", result.finding and result.finding.line()
