@@ -40,6 +40,7 @@ MODULE_LINES: tuple[tuple[str, str], ...] = (
     ("voters", "voters"),
     ("voters", "voters_scratch"),
     ("voters", "voters_scratch2"),
+    ("voters", "voters_scratch3"),
     # share
     ("share", "share"),
     ("share", "share_scratch"),

@@ -43,6 +43,8 @@ BASELINES = [
     # voters
     ("voters", "voters_scratch", "Correct"),
     ("voters", "voters_scratch2", "Correct"),
+    ("voters", "voters_scratch3", "Correct"),
+    ("voters", "voters_scratch3", "CorrectLog"),
     # share (session 9's baseline claims 4.4, 4.1 and 4.3 in turn)
     ("share", "share_scratch", "Correct"),
     ("share", "share_scratch2", "Correct"),
