@@ -167,8 +167,8 @@ def node_value(n: Node) -> FrozenDict:
     rec: dict[str, Any] = {
         "role": n.role_name, "epoch": n.epoch, "voted_for": NIL, "leader": NIL, "granted": frozenset(),
         "rejected": frozenset(), "backing_off": False, "timed_out": False, "epoch_start": 0, "end_offsets": frozenset(),
-        "fetched": frozenset(), "acknowledged": frozenset(), "has_fetched": False, "prior": NIL, "log": tuple(entry_value(e) for e in n.log),
-        "high_watermark": _opt(n.high_watermark),
+        "fetched": frozenset(), "acknowledged": frozenset(), "has_fetched": False, "prior": NIL,
+        "log": tuple(entry_value(e) for e in n.log), "high_watermark": _opt(n.high_watermark),
     }
     match role:
         case Unattached(leader=leader):
