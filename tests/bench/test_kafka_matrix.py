@@ -38,8 +38,9 @@ def test_named_divergence_rendered_and_unnamed_flagged(matrix, tmp_path: Path) -
     name = next(iter(matrix.catalogue("share")))
     d = tmp_path / "runs"
     _write(d, "4.0.0-seed0.json", {"version": "4.0.0", "seed": 0, "verdict": "diverges", "deviation": name,
-                                   "steps": 7, "examples": 12, "commit": "abc1234567", "divergence": {"step": 7, "kind": "output",
-                                                                              "field": "errors", "detail": "x|y"}})
+                                   "steps": 7, "examples": 12, "commit": "abc1234567",
+                                   "divergence": {"step": 7, "kind": "output", "field": "errors",
+                                                  "detail": "x|y"}})
     _write(d, "4.0.0-accept.json", {"version": "4.0.0", "seed": 0, "verdict": "conforms", "examples": 300,
                                     "accepted": [name], "accept_run": True})
     _write(d, "4.4.0-seed0.json", {"version": "4.4.0", "seed": 0, "verdict": "diverges", "deviation": None,
