@@ -56,7 +56,7 @@ VARIABLES
 
 K == INSTANCE KRaft WITH NumObservers <- NumHosts - NumVoters, VoteTwice <- FALSE,
                          CandidateCountsRejections <- FALSE, VoteIgnoresLog <- FALSE,
-                         LiveFlaw <- "none"
+                         LiveFlaw <- "none", MaxResends <- 0, resends <- 0, resent <- {}
 
 vars == <<nodes, network, appends, crashes, duplicates, fetches, elections, elected, votes, committed,
           adds, removes, snapshots, upgrades>>

@@ -48,6 +48,19 @@ class SingleVoterResigns(RaftReplica):
             self.resign()
 
 
+class CheckQuorumCountsLeaderTwice(RaftReplica):
+    """Check-quorum counts the leader twice (a port that adds the leader to a majority whose
+    size already left it out: Kafka's ``updateCheckQuorumForFollowingVoter`` lowers the
+    majority by one for the leader instead): with four or five voters, a leader that one voter
+    fetched from thinks a majority did and stays leader when its timer expires
+    (RAFT-STEP-CHECK-QUORUM; with three voters the leader alone already counts as two)."""
+
+    def on_CheckQuorumTimeout(self, inp: dict[str, Any]) -> None:
+        heard = len((self.fetched | {self.id}) & set(self.voters)) + 1
+        if self.role == "leader" and heard < len(self.voters) // 2 + 1:
+            self.resign()
+
+
 class HwBeforeEpochCommit(RaftReplica):
     """The leader exposes a high watermark before its epoch's LeaderChange record commits."""
 
@@ -467,6 +480,8 @@ class Mutant:
 CATALOGUE: dict[str, Mutant] = {m.name: m for m in (
     Mutant("raft-never-resigns", "raft", NeverResigns, "missing check-quorum"),
     Mutant("raft-single-voter-resigns", "raft", SingleVoterResigns, "quorum arithmetic leaves out self"),
+    Mutant("raft-check-quorum-counts-leader-twice", "raft", CheckQuorumCountsLeaderTwice,
+           "quorum arithmetic counts self twice"),
     Mutant("raft-hw-before-epoch-commit", "raft", HwBeforeEpochCommit, "commit rule without the epoch guard"),
     Mutant("raft-restart-votes-again", "raft", RestartVotesAgain, "volatile state that must be persisted"),
     Mutant("raft-observer-candidate", "raft", ObserverCandidate, "role confusion (non-voter acts as voter)"),
