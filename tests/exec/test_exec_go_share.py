@@ -63,8 +63,11 @@ class ModelNode:
         return outputs, self.observation()
 
     def observation(self) -> dict[str, Any]:
-        # As JSON, the way it crosses the pipe (tuples become lists).
+        # As JSON, the way it crosses the pipe (tuples become lists). The Go target does not
+        # report the redundant offset (it declares no "redundant_offset": the driver does not
+        # compare it, SHARE-OBS-REDUNDANT-OFFSET), so neither does this oracle.
         obs: dict[str, Any] = json.loads(json.dumps(shard.observe(self.state)))
+        obs.pop("redundant_offset", None)
         return obs
 
 

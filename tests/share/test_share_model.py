@@ -62,10 +62,12 @@ EXPECTED_CATCH = {
     "share-write-start-offset-regresses": {"start_offset_never_backwards"},
     "share-initialize-count-unset": {"initialize_sets_count"},
     "share-write-count-regresses": {"count_follows_start_offset"},
+    "share-redundant-offset-pinned-by-delete": {"redundant_offset_released"},
 }
-# Caught only with the probes on: an out-of-order write, and KIP-1226's count (the actors' writes
-# carry none, and its properties are the probes').
-NEEDS_PROBES = {"share-write-start-offset-regresses", "share-initialize-count-unset", "share-write-count-regresses"}
+# Caught only with the probes on: an out-of-order write, KIP-1226's count (the actors' writes
+# carry none, and its properties are the probes'), and the redundant offset (deletes and keys).
+NEEDS_PROBES = {"share-write-start-offset-regresses", "share-initialize-count-unset", "share-write-count-regresses",
+                "share-redundant-offset-pinned-by-delete"}  # a delete and a second key: probes
 
 
 def probe_bounds(variant: str) -> dict[str, object]:
