@@ -23,11 +23,12 @@ from kspec.tla.runner import run_tlc
 from kspec.tla.values import FrozenDict, ModelValue
 
 
-def in_memory(mapping: TLAMapping[Any], model: Model[Any, Any], bounds: Mapping[str, int | bool]) -> dict[str, Any]:
+def in_memory(mapping: TLAMapping[Any], model: Model[Any, Any], bounds: Mapping[str, int | bool],
+              timeout: float = 300.0) -> dict[str, Any]:
     """The comparison before streaming (tla/check.py up to session 10): the whole dump parsed
-    into memory, sets of canonical states compared."""
+    into memory, sets of canonical states compared (bench/tla_check_memory.py --mode memory)."""
     tlc = run_tlc(mapping.spec_path(), config_text=mapping.config(bounds), dump=True,
-                  check_deadlock=mapping.check_deadlock, continue_after_violation=True, timeout=300)
+                  check_deadlock=mapping.check_deadlock, continue_after_violation=True, timeout=timeout)
     assert tlc.dump_states is not None
     tlc_set = {_canon(mapping.from_tlc, s, "from_tlc", mapping) for s in tlc.dump_states}
     inside = [s for s in reachable_states(model) if model.within_bounds(s)]

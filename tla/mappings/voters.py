@@ -67,7 +67,7 @@ WITNESSES = ("LeaderElected", "VoterAdded", "AddedVoterVotes", "VoterRemoved", "
              "KRaftVersionUpgraded", "BootstrapVotersCommitted", "VoteAcrossSets", "LeaderUnreachable")
 DEFAULT_BOUNDS: dict[str, int | bool] = {**{b.name: b.default for b in BOUNDS}, "reboot": True,
                                          "symmetry": False}
-VARIABLES = (*RAFT_VARIABLES, "adds", "removes", "snapshots", "upgrades")
+VARIABLES = (*(v for v in RAFT_VARIABLES if v not in ("resends", "resent")), "adds", "removes", "snapshots", "upgrades")
 
 
 def constants(bounds: Mapping[str, int | bool], variant: str | None = None) -> dict[str, Any]:
