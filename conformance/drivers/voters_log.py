@@ -212,6 +212,10 @@ def read_answer(control: ControlState, offset: int) -> JSON:
             "voters": None if voters is None else [list(k) for k in sorted(voters)]}
 
 
+def _payload_set(e: Entry) -> VoterSet:
+    return frozenset((e.payload[i], e.payload[i + 1]) for i in range(0, len(e.payload), 2))
+
+
 def _record(e: Entry) -> dict[str, JSON]:
     if e.kind == VOTERS:
         p = e.payload
@@ -224,11 +228,12 @@ def _record(e: Entry) -> dict[str, JSON]:
 def cells(free: FreeLog, action: FreeAction) -> list[tuple[str, str]]:
     """The coverage cell of ``action``: a VotersRecord by how its set relates to the one in
     force before it (``disjoint``: no voter id shared; ``no-majority``: more than one replica
-    key left or joined; ``one-change``: at most one each way), the other kinds by name."""
+    key left or joined; ``one-change``: at most one each way; ``odd-ids`` first: replica id 0 or
+    2**15 joins or leaves, VOTERS-DRIVE-ODD-IDS), the other kinds by name."""
     match action:
         case FreeAppend(entry=e) if e.kind == VOTERS:
             last = free.control.last_voter_set()
-            new = frozenset((e.payload[i], e.payload[i + 1]) for i in range(0, len(e.payload), 2))
+            new = _payload_set(e)
             if (voter_ids(last) ^ voter_ids(new)) & set(ODD_IDS):
                 kind = "odd-ids"
             elif not voter_ids(last) & voter_ids(new):
@@ -255,7 +260,9 @@ def probes(free: FreeLog, rules: Rules, k: int) -> list[tuple[str, FreeAction]]:
     below it, a truncation below the log end (one past its floor or, every other path, at the
     floor) and reads at the
     new log end and in [truncation point, old next offset) (a reader whose next offset stays put
-    answers there: K2), then a VotersRecord written again at the truncation point and read.
+    answers there: K2), then a VotersRecord written again at the truncation point (one voter's
+    disk replaced, VOTERS-KEY, where the menu has it) and read, then the set with replica ids 0
+    and 2**15 (VOTERS-DRIVE-ODD-IDS) and a read at it.
     Each step is taken as the model then enables it (:func:`candidates` under ``rules``);
     :func:`step` gives the state for the next, so the offsets follow the script's own log. A
     static quorum's free log (kraft.version 0) first takes a LeaderChange, the upgrade's
@@ -277,6 +284,12 @@ def probes(free: FreeLog, rules: Rules, k: int) -> list[tuple[str, FreeAction]]:
                  if c == "free_voters" and cells(free, a) == [(ROLE, f"Voters:{kind}")]]
         return found[0] if found else None
 
+    def replaced_disk() -> FreeAction | None:
+        last = free.control.last_voter_set()
+        found = [a for c, a in candidates(free, rules) if c == "free_voters" and isinstance(a, FreeAppend)
+                 and (new := _payload_set(a.entry)) != last and voter_ids(new) == voter_ids(last)]
+        return found[0] if found else None
+
     if not free.log and free.control.last_kraft_version() == 0:
         # A static quorum's upgrade: a snapshot that ends before the KRaftVersionRecord holds
         # kraft.version 0, the version at its last offset (VOTERS-SNAP-TAKE), not the newest read.
@@ -293,7 +306,8 @@ def probes(free: FreeLog, rules: Rules, k: int) -> list[tuple[str, FreeAction]]:
         take("free_log", FreeTruncate(cut))
         for o in range(cut, end + 1):
             take("free_read", FreeRead(o))
-        take("free_voters", voters_append("one-change") or voters_append("disjoint"))
+        # written again as one voter's disk replaced (VOTERS-KEY: the same ids, another key)
+        take("free_voters", replaced_disk() or voters_append("one-change") or voters_append("disjoint"))
         take("free_read", FreeRead(cut))
         take("free_read", FreeRead(free.control.next_offset))
     # Replica ids at the edges (VOTERS-DRIVE-ODD-IDS: 0 and 2**15), read back at their offset.
