@@ -693,7 +693,8 @@ def log_events(inp: Input, outputs: tuple[Any, ...], before: VoterNode, after: V
             events.append(({"type": "Truncate", "offset": out.offset}, [], control_observation(control)))
         elif isinstance(out, SnapshotWritten):
             control = trim_to(control, out.snapshot, at_end_offset=not rules.trim_before_snapshot_end)
-            events.append(({"type": "Snapshot", "end_offset": out.snapshot.end_offset}, encode([out]),
+            events.append(({"type": "Snapshot", "end_offset": out.snapshot.end_offset},
+                           voters_log.snapshot_written(out.snapshot),
                            control_observation(control)))
     # The derivation must land where the model's replica is (else the driver is wrong).
     assert control_observation(control) == control_observation(after.control), (inp, outputs)

@@ -169,7 +169,12 @@ def candidates(free: FreeLog, rules: Rules | None = None) -> list[tuple[str, Fre
     out += [("free_log", FreeTruncate(o)) for o in range(free.floor, end)]
     last_snapshot = 0 if free.snapshot is None else free.snapshot.end_offset
     if free.snapshots < MAX_SNAPSHOTS:
-        out += [("free_log", FreeSnapshot(n)) for n in range(max(1, last_snapshot + 1), end + 1)]
+        # Not where a voter set is in force at kraft.version 0 (a VotersRecord read before any
+        # KRaftVersionRecord, or, under K1/K2, a kraft.version history trimmed or truncated away):
+        # Kafka's snapshot writer throws there ("Voter set ... not expected when the kraft.version
+        # is 0", IllegalStateException) instead of answering, outside the log level's contract.
+        out += [("free_log", FreeSnapshot(n)) for n in range(max(1, last_snapshot + 1), end + 1)
+                if _writable(take_snapshot(free.control, n))]
     out.append(("free_log", FreeRestart()))
     return out
 
@@ -193,12 +198,28 @@ def step(free: FreeLog, action: FreeAction, rules: Rules) -> tuple[FreeLog, JSON
             control = trim_to(control, snap, at_end_offset=not rules.trim_before_snapshot_end)
             return (replace(free, snapshot=snap, control=control, floor=max(free.floor, n),
                             snapshots=free.snapshots + 1),
-                    {"type": "Snapshot", "end_offset": n}, encode([SnapshotWritten(snap)]))
+                    {"type": "Snapshot", "end_offset": n}, snapshot_written(snap))
         case FreeRestart():
             return (replace(free, control=rebuild(free.static, free.snapshot, free.log)), {"type": "Restart"}, [])
         case FreeRead(offset=o):
             return free, {"type": "Read", "offset": o}, [read_answer(control, o)]
     raise AssertionError(action)
+
+
+def _writable(snap: Snapshot) -> bool:
+    """A snapshot a KIP-853 writer can write: no voter set at kraft.version 0."""
+    return snap.kraft_version > 0 or snap.voters is None
+
+
+def snapshot_written(snap: Snapshot) -> JSON:
+    """The ``SnapshotWritten`` output, its voter set ``[[id, directory], ...]`` sorted by number as
+    the adapter protocol writes every voter set (the codec orders a set by ``repr``, which puts
+    ``[32768, 32768]`` before ``[4, 4]``: VOTERS-DRIVE-ODD-IDS' ids showed it)."""
+    out = encode([SnapshotWritten(snap)])
+    voters = out[0]["snapshot"]["voters"]
+    if voters is not None:
+        out[0]["snapshot"]["voters"] = sorted(voters)
+    return out
 
 
 def read_answer(control: ControlState, offset: int) -> JSON:
@@ -210,6 +231,10 @@ def read_answer(control: ControlState, offset: int) -> JSON:
     voters = control.voter_set_at(offset)
     return {"type": "ReadAt", "offset": offset, "kraft_version": control.kraft_version_at(offset),
             "voters": None if voters is None else [list(k) for k in sorted(voters)]}
+
+
+def _payload_set(e: Entry) -> VoterSet:
+    return frozenset((e.payload[i], e.payload[i + 1]) for i in range(0, len(e.payload), 2))
 
 
 def _record(e: Entry) -> dict[str, JSON]:
@@ -224,11 +249,12 @@ def _record(e: Entry) -> dict[str, JSON]:
 def cells(free: FreeLog, action: FreeAction) -> list[tuple[str, str]]:
     """The coverage cell of ``action``: a VotersRecord by how its set relates to the one in
     force before it (``disjoint``: no voter id shared; ``no-majority``: more than one replica
-    key left or joined; ``one-change``: at most one each way), the other kinds by name."""
+    key left or joined; ``one-change``: at most one each way; ``odd-ids`` first: replica id 0 or
+    2**15 joins or leaves, VOTERS-DRIVE-ODD-IDS), the other kinds by name."""
     match action:
         case FreeAppend(entry=e) if e.kind == VOTERS:
             last = free.control.last_voter_set()
-            new = frozenset((e.payload[i], e.payload[i + 1]) for i in range(0, len(e.payload), 2))
+            new = _payload_set(e)
             if (voter_ids(last) ^ voter_ids(new)) & set(ODD_IDS):
                 kind = "odd-ids"
             elif not voter_ids(last) & voter_ids(new):
@@ -255,7 +281,9 @@ def probes(free: FreeLog, rules: Rules, k: int) -> list[tuple[str, FreeAction]]:
     below it, a truncation below the log end (one past its floor or, every other path, at the
     floor) and reads at the
     new log end and in [truncation point, old next offset) (a reader whose next offset stays put
-    answers there: K2), then a VotersRecord written again at the truncation point and read.
+    answers there: K2), then a VotersRecord written again at the truncation point (one voter's
+    disk replaced, VOTERS-KEY, where the menu has it) and read, then the set with replica ids 0
+    and 2**15 (VOTERS-DRIVE-ODD-IDS) and a read at it.
     Each step is taken as the model then enables it (:func:`candidates` under ``rules``);
     :func:`step` gives the state for the next, so the offsets follow the script's own log. A
     static quorum's free log (kraft.version 0) first takes a LeaderChange, the upgrade's
@@ -277,6 +305,12 @@ def probes(free: FreeLog, rules: Rules, k: int) -> list[tuple[str, FreeAction]]:
                  if c == "free_voters" and cells(free, a) == [(ROLE, f"Voters:{kind}")]]
         return found[0] if found else None
 
+    def replaced_disk() -> FreeAction | None:
+        last = free.control.last_voter_set()
+        found = [a for c, a in candidates(free, rules) if c == "free_voters" and isinstance(a, FreeAppend)
+                 and (new := _payload_set(a.entry)) != last and voter_ids(new) == voter_ids(last)]
+        return found[0] if found else None
+
     if not free.log and free.control.last_kraft_version() == 0:
         # A static quorum's upgrade: a snapshot that ends before the KRaftVersionRecord holds
         # kraft.version 0, the version at its last offset (VOTERS-SNAP-TAKE), not the newest read.
@@ -293,7 +327,8 @@ def probes(free: FreeLog, rules: Rules, k: int) -> list[tuple[str, FreeAction]]:
         take("free_log", FreeTruncate(cut))
         for o in range(cut, end + 1):
             take("free_read", FreeRead(o))
-        take("free_voters", voters_append("one-change") or voters_append("disjoint"))
+        # written again as one voter's disk replaced (VOTERS-KEY: the same ids, another key)
+        take("free_voters", replaced_disk() or voters_append("one-change") or voters_append("disjoint"))
         take("free_read", FreeRead(cut))
         take("free_read", FreeRead(free.control.next_offset))
     # Replica ids at the edges (VOTERS-DRIVE-ODD-IDS: 0 and 2**15), read back at their offset.
