@@ -25,14 +25,42 @@ from kspec.conformance.drivers.runner import run_conformance
 from kspec.conformance.targets.registry import resolve_target
 
 PROTOCOLS = ("raft", "voters", "share", "mm2", "streams")
-# The modules of bench/redteam/ per protocol: session 5's (over the reference replicas) and
-# session 7's written from scratch (``raft_scratch``: the drivers and the model unread);
-# session 8's (``*_scratch`` for share, voters, mm2, streams) the same, for the other protocols.
-MODULES = {"raft": ("raft", "raft_scratch", "raft_scratch2", "raft_scratch3", "raft_scratch4"),
-           "voters": ("voters", "voters_scratch", "voters_scratch2"),
-           "share": ("share", "share_scratch", "share_scratch2", "share_scratch3"),
-           "mm2": ("mm2", "mm2_scratch", "mm2_scratch2", "mm2_scratch3"),
-           "streams": ("streams", "streams_scratch", "streams_scratch2", "streams_scratch3")}
+# The modules of bench/redteam/, one line each, grouped by protocol (a new module is one line at
+# the end of its protocol's group; tests/bench/test_redteam_scratch.py's BASELINES likewise):
+# session 5's (over the reference replicas), then the ``*_scratch*`` modules written from scratch
+# (the drivers and the model unread), sessions 7-11.
+MODULE_LINES: tuple[tuple[str, str], ...] = (
+    # raft
+    ("raft", "raft"),
+    ("raft", "raft_scratch"),
+    ("raft", "raft_scratch2"),
+    ("raft", "raft_scratch3"),
+    ("raft", "raft_scratch4"),
+    # voters
+    ("voters", "voters"),
+    ("voters", "voters_scratch"),
+    ("voters", "voters_scratch2"),
+    ("voters", "voters_scratch3"),
+    # share
+    ("share", "share"),
+    ("share", "share_scratch"),
+    ("share", "share_scratch2"),
+    ("share", "share_scratch3"),
+    ("share", "share_scratch4"),
+    # mm2
+    ("mm2", "mm2"),
+    ("mm2", "mm2_scratch"),
+    ("mm2", "mm2_scratch2"),
+    ("mm2", "mm2_scratch3"),
+    ("mm2", "mm2_scratch4"),
+    # streams
+    ("streams", "streams"),
+    ("streams", "streams_scratch"),
+    ("streams", "streams_scratch2"),
+    ("streams", "streams_scratch3"),
+    ("streams", "streams_scratch4"),
+)
+MODULES = {p: tuple(m for q, m in MODULE_LINES if q == p) for p in PROTOCOLS}
 
 
 def run(protocol: str, module: str, attr: str, seed: int) -> object:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 
+from redteam._targets import SelfNamed, register, slot_target
 from redteam.mm2 import IdentityPolicy, Policy
 from redteam.mm2_scratch import AnyTarget, Rule3x
 
@@ -139,9 +140,8 @@ class UpstreamAfterLastSeparator(Policy):
         return topic.rsplit(self.sep, 1)[1] if self.sep in topic else None
 
 
-class Correct(AnyTarget):
-    def __init__(self) -> None:
-        self.name = f"python:redteam.mm2_scratch3:{type(self).__name__}"
+class Correct(SelfNamed, AnyTarget):
+    pass
 
 
 CORRECT = "Correct"
@@ -159,9 +159,4 @@ BUGS: dict[str, dict[str, type[Policy]]] = {
     "flag-exact-lowercase": {"default": FlagExactLowercase},
     "upstream-after-last-separator": {"default": UpstreamAfterLastSeparator},
 }
-TARGETS: dict[str, str] = {}
-for _name, _slots in BUGS.items():
-    _first = next(iter(_slots.values()))
-    _t = type(_first.__name__ + "Target", (Correct,), {**_slots, "__doc__": _first.__doc__})
-    globals()[_t.__name__] = _t
-    TARGETS[_name] = _t.__name__
+TARGETS = register(globals(), Correct, BUGS, slot_target)

@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from kspec.conformance.adapters.base import StepResult
+from redteam._targets import register
 from redteam.share_scratch2 import NONE, Key, Node, Shard, _key_json
 from redteam.share_scratch2 import Correct as Correct2
 
@@ -172,9 +173,7 @@ class ResponseFirstNode(Node):
 
 
 class Correct(Correct2):
-    def __init__(self) -> None:
-        super().__init__()
-        self.name = f"python:redteam.share_scratch3:{type(self).__name__}"
+    """The bug-free shard (session 9's), named after this module."""
 
 
 class ResponseBeforeRecords(Correct):
@@ -198,7 +197,5 @@ BUGS: dict[str, type[Shard]] = {
     "delete-whole-group": DeleteWholeGroup,
 }
 TARGETS: dict[str, str] = {"response-before-records": "ResponseBeforeRecords"}
-for _bug, _shard in BUGS.items():
-    _cls = type(_shard.__name__ + "Target", (Correct,), {"shard": _shard, "__doc__": _shard.__doc__})
-    globals()[_cls.__name__] = _cls
-    TARGETS[_bug] = _cls.__name__
+TARGETS |= register(globals(), Correct, BUGS,
+                    lambda shard: (shard.__name__ + "Target", {"shard": shard, "__doc__": shard.__doc__}))

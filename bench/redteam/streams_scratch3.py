@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from redteam.streams import Metadata, Node, PlainTarget
+from redteam._targets import SelfNamed, register, subclass
+from redteam.streams import Metadata, PlainTarget
 
 # ---------------------------------------------------------------------------- bugs
 
@@ -156,20 +157,11 @@ class PortDroppedForDefault(Metadata):
         return ans
 
 
-class ScratchTarget(PlainTarget):
-    def __init__(self) -> None:
-        self.name = f"python:redteam.streams_scratch3:{type(self).__name__}"
-
-    def start(self, node: int, config: dict[str, Any]) -> Node:
-        return Node(self.metadata_class())
+class ScratchTarget(SelfNamed, PlainTarget):
+    pass
 
 
-def _target(cls: type[Metadata]) -> type[ScratchTarget]:
-    return type(cls.__name__ + "Target", (ScratchTarget,), {"metadata_class": cls, "__doc__": cls.__doc__})
-
-
-Correct = _target(Metadata)
-Correct.__name__ = "Correct"
+Correct = subclass(globals(), "Correct", ScratchTarget, metadata_class=Metadata)
 CORRECT = "Correct"
 BUGS: dict[str, type[Metadata]] = {
     "host-identity-by-name": HostIdentityByName,
@@ -183,6 +175,5 @@ BUGS: dict[str, type[Metadata]] = {
     "standby-stores-minus-active": StandbyStoresMinusActive,
     "port-dropped-for-default": PortDroppedForDefault,
 }
-for _name, _cls in BUGS.items():
-    globals()[_cls.__name__ + "Target"] = _target(_cls)
-TARGETS = {name: cls.__name__ + "Target" for name, cls in BUGS.items()}
+TARGETS = register(globals(), ScratchTarget, BUGS, lambda cls: (cls.__name__ + "Target", {
+    "metadata_class": cls, "__doc__": cls.__doc__}))
