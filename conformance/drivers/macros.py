@@ -323,9 +323,10 @@ def raft_candidates(state: Any) -> list[tuple[str, Macro]]:
     # epoch moved on with the same peer (RAFT-DRIVE-STALE-ANSWER)
     out += [("redeliver", Stale(m)) for m in responses
             if (isinstance(m, VoteResponse) and not m.pre_vote and isinstance(state.node(m.dst).role, Candidate))
-            or (isinstance(m, FetchResponse) and isinstance(state.node(m.src).role, Leader))]
+            or (isinstance(m, FetchResponse) and m.error == "NONE" and isinstance(state.node(m.src).role, Leader))]
     # a follower's fetch answer, its copy arriving after later answers (RAFT-DRIVE-LATE-COPY)
-    if any(isinstance(n.role, Leader) for n in nodes):
+    # (only while a leader has records past its high watermark: else no later answer raises it)
+    if any(isinstance(n.role, Leader) and (n.high_watermark or 0) < n.end_offset for n in nodes):
         out += [("redeliver", DeliverLate(n.id)) for n in nodes
                 if isinstance(n.role, Follower) or (not n.is_voter and not isinstance(n.role, Leader))]
         out += [("redeliver", LateFetch(n.id)) for n in nodes if isinstance(n.role, Follower)
@@ -334,7 +335,7 @@ def raft_candidates(state: Any) -> list[tuple[str, Macro]]:
     # not hear
     out += [("stray", ElectWithout(n.id, a.id)) for a in nodes
             if a.is_voter and (a.high_watermark or isinstance(a.role, Leader | Resigned))
-            for n in nodes if n.is_voter and n.id != a.id and not isinstance(n.role, Leader)]
+            for n in nodes if n.is_voter and n.id != a.id and isinstance(n.role, Follower | Unattached | Voted)]
     leaders = [n for n in nodes if isinstance(n.role, Leader)]
     if not leaders:
         return out + stray_candidates(state)
