@@ -35,10 +35,12 @@ MODULE_LINES: tuple[tuple[str, str], ...] = (
     ("raft", "raft_scratch"),
     ("raft", "raft_scratch2"),
     ("raft", "raft_scratch3"),
+    ("raft", "raft_scratch4"),
     # voters
     ("voters", "voters"),
     ("voters", "voters_scratch"),
     ("voters", "voters_scratch2"),
+    ("voters", "voters_scratch3"),
     # share
     ("share", "share"),
     ("share", "share_scratch"),

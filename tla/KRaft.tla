@@ -33,6 +33,7 @@ CONSTANTS
     MaxElections,    \* bound max_elections: election/fetch timeouts and backoff expiries in a run
     PreVote,         \* bound pre_vote: ask for pre-votes before an election (KIP-996)
     RebootAtOnce,    \* bound reboot: a crash is followed at once by the restart (RAFT-MODEL-REBOOT)
+    MaxResends,      \* bound max_resends: requests sent again to a voter that has not answered (RAFT-RULE-RESEND)
     VoteTwice,       \* flaw of the variant vote-twice: a voter that voted may vote again
     CandidateCountsRejections,  \* flaw of candidate-counts-rejections: a rejection counts as a grant
     VoteIgnoresLog,  \* flaw of vote-ignores-log: a vote is granted whatever the candidate's log
@@ -47,12 +48,16 @@ VARIABLES
     duplicates,   \* duplications so far
     fetches,      \* fetch requests sent so far
     elections,    \* election timers fired so far
+    resends,      \* requests sent again so far (ResendDue)
+    resent,       \* ghost: the types of request a resend has sent (RAFT-WIT-BEGIN-EPOCH-RESENT)
     elected,      \* ghost: <<epoch, leader>> of the leaders elected
     votes,        \* ghost: <<voter, epoch, candidate>> of the votes granted (a candidate's own included)
     committed     \* ghost: <<offset, entry, epoch>>, an entry known committed at offset (from 0)
 
-vars == <<nodes, network, appends, crashes, duplicates, fetches, elections, elected, votes, committed>>
-counters == <<appends, crashes, duplicates, fetches, elections>>
+vars == <<nodes, network, appends, crashes, duplicates, fetches, elections, resends, resent, elected, votes,
+          committed>>
+\* (resent, a ghost, changes with resends only, so it goes with the counters)
+counters == <<appends, crashes, duplicates, fetches, elections, resends, resent>>
 
 Replica == 1 .. NumVoters + NumObservers
 Voters == 1 .. NumVoters
@@ -126,6 +131,12 @@ ResponseTypes == {"VoteResponse", "BeginQuorumEpochResponse", "EndQuorumEpochRes
 \* Timer and environment inputs.
 Input(t) == [type |-> t]
 FetchDue(to) == [type |-> "FetchDue", to |-> to]
+ResendDue(to) == [type |-> "ResendDue", to |-> to]
+
+\* RAFT-RULE-RESEND, RAFT-MODEL-ONE-RESEND: the replicas keep who answered their requests
+\* (Node.resends) only while a resend is still in the run's budget; once it is spent they
+\* forget it (system._forget_answers), so this is the model's per-replica flag.
+Resending == resends < MaxResends
 
 -----------------------------------------------------------------------------
 (* A replica (model/raft/state.py).  One record with every role's fields;  *)
@@ -133,18 +144,24 @@ FetchDue(to) == [type |-> "FetchDue", to |-> to]
 (* so a record is one Python role: voted_for is Voted's, leader is         *)
 (* Follower's; granted, rejected, backing_off are Candidate's;             *)
 (* epoch_start, end_offsets (a set of <<replica, offset>>), fetched are    *)
-(* Leader's; granted, rejected and prior (an Election) are Prospective's;  *)
+(* Leader's; acknowledged is Leader's and Resigned's (RAFT-RULE-RESEND);   *)
+(* granted, rejected and prior (an Election) are Prospective's;            *)
 (* a follower also has voted_for and has_fetched under kip-996.           *)
 (* A down replica keeps its election in epoch/voted_for/leader.            *)
 
+\* Voters.tla's replicas (which INSTANCE this module) have no acknowledged field: it runs
+\* without resends.
+WithAcknowledged(n, acked) == IF "acknowledged" \in DOMAIN n THEN [n EXCEPT !.acknowledged = acked] ELSE n
+
 SetRole(n, role, e, votedFor, leader) ==
-    [n EXCEPT !.role = role, !.epoch = e, !.voted_for = votedFor, !.leader = leader, !.granted = {},
-              !.rejected = {}, !.backing_off = FALSE, !.timed_out = FALSE, !.epoch_start = 0, !.end_offsets = {}, !.fetched = {},
-              !.has_fetched = FALSE, !.prior = Nil]
+    WithAcknowledged(
+        [n EXCEPT !.role = role, !.epoch = e, !.voted_for = votedFor, !.leader = leader, !.granted = {},
+                  !.rejected = {}, !.backing_off = FALSE, !.timed_out = FALSE, !.epoch_start = 0, !.end_offsets = {}, !.fetched = {},
+                  !.has_fetched = FALSE, !.prior = Nil], {})
 
 NewNode == [role |-> "unattached", epoch |-> 0, voted_for |-> Nil, leader |-> Nil, granted |-> {},
             rejected |-> {}, backing_off |-> FALSE, timed_out |-> FALSE, epoch_start |-> 0, end_offsets |-> {}, fetched |-> {},
-            has_fetched |-> FALSE, prior |-> Nil, log |-> <<>>, high_watermark |-> Nil]
+            acknowledged |-> {}, has_fetched |-> FALSE, prior |-> Nil, log |-> <<>>, high_watermark |-> Nil]
 
 \* RAFT-STATE-PERSISTED: the election state a replica has persisted in its role.
 Election(e, votedFor, leader) == [epoch |-> e, voted_for |-> votedFor, leader |-> leader]
@@ -329,7 +346,10 @@ OnFetchRequest(i, n, r) ==
             ELSE LET a == WithEndOffset(n, r.src, r.fetch_offset)
                      f == a.fetched \cup {r.src}
                      \* Kafka resets the check-quorum timer as soon as a majority has fetched.
-                     b == IF r.src \in Voters THEN [a EXCEPT !.fetched = IF IsQuorum(f \cup {i}) THEN {} ELSE f]
+                     \* a valid fetch acknowledges the leader too (RAFT-RULE-RESEND)
+                     b == IF r.src \in Voters
+                          THEN [a EXCEPT !.fetched = IF IsQuorum(f \cup {i}) THEN {} ELSE f,
+                                         !.acknowledged = IF Resending THEN @ \cup {r.src} ELSE @]
                           ELSE a
                      c == UpdateHighWatermark(i, b)
                  IN Result(c, {FetchResponse(i, r.src, c.epoch, i, "NONE", r.fetch_offset,
@@ -372,6 +392,15 @@ OnFetchResponse(i, n0, r) ==
          IN Result(IF hw # Nil /\ (a.high_watermark = Nil \/ hw > a.high_watermark)
                    THEN [a EXCEPT !.high_watermark = hw] ELSE a, {})
 
+\* RAFT-RULE-RESEND (node._acknowledge): a NONE BeginQuorumEpochResponse of the leader's epoch
+\* acknowledges the leader, a NONE EndQuorumEpochResponse the resignation.
+Acknowledge(n, r) ==
+    IF ~Resending \/ r.error # "NONE" \/ r.epoch # n.epoch \/ r.src \notin Voters THEN n
+    ELSE IF (r.type = "BeginQuorumEpochResponse" /\ n.role = "leader")
+            \/ (r.type = "EndQuorumEpochResponse" /\ n.role = "resigned")
+    THEN [n EXCEPT !.acknowledged = @ \cup {r.src}]
+    ELSE n
+
 \* RAFT-RULE-RESPONSE: higher epoch moves on, lower is stale, a named leader is followed.
 OnResponse(i, n, r) ==
     IF r.epoch > n.epoch THEN Result(ObserveEpoch(i, n, r.epoch, r.leader), {})
@@ -384,7 +413,7 @@ OnResponse(i, n, r) ==
     THEN IF n.role = "prospective" THEN OnPreVoteResponse(i, n, r) ELSE Result(n, {})
     ELSE IF r.type = "VoteResponse" THEN OnVoteResponse(i, n, r)
     ELSE IF r.type = "FetchResponse" THEN OnFetchResponse(i, n, r)
-    ELSE Result(n, {})
+    ELSE Result(Acknowledge(n, r), {})
 
 \* RAFT-RULE-ELECTION, RAFT-RULE-BACKOFF
 OnElectionTimeout(i, n) ==
@@ -411,6 +440,22 @@ OnFetchDue(i, n, to) ==
     IF (n.role = "follower" /\ to = n.leader) \/ (n.role = "unattached" /\ i \notin Voters /\ to \in Voters)
     THEN Result(n, {FetchRequest(i, to, n.epoch, Len(n.log), LastEpoch(n.log))})
     ELSE Result(n, {})
+
+\* RAFT-RULE-RESEND (node.unanswered): the voters replica i may send its role's request again,
+\* because they have not answered it (none while a candidate backs off).
+Unanswered(i, n) ==
+    IF ~Resending \/ i \notin Voters THEN {}
+    ELSE CASE n.role \in {"leader", "resigned"} -> Others(i) \ n.acknowledged
+           [] (n.role = "candidate" /\ ~n.backing_off) \/ n.role = "prospective" -> Others(i) \ (n.granted \cup n.rejected)
+           [] OTHER -> {}
+
+\* RAFT-RULE-RESEND (node._on_resend_due): the role's request again, to one voter that has not answered.
+OnResendDue(i, n, to) ==
+    IF to \notin Unanswered(i, n) THEN Result(n, {})
+    ELSE CASE n.role = "leader" -> Result(n, {BeginQuorumEpochRequest(i, to, n.epoch)})
+           [] n.role = "resigned" -> Result(n, {EndQuorumEpochRequest(i, to, n.epoch)})
+           [] n.role = "candidate" -> Result(n, {VoteRequest(i, to, n.epoch, LastEpoch(n.log), Len(n.log), FALSE)})
+           [] OTHER -> Result(n, {VoteRequest(i, to, n.epoch, LastEpoch(n.log), Len(n.log), TRUE)})
 
 OnClientAppend(i, n) ==
     IF n.role # "leader" THEN Result(n, {})
@@ -449,6 +494,7 @@ RefStep(i, n, m0) ==
                       IF n.role = "follower" /\ i \in Voters THEN StartElection(i, n) ELSE Result(n, {})
                [] m.type = "CheckQuorumTimeout" -> OnCheckQuorumTimeout(i, n)
                [] m.type = "FetchDue" -> OnFetchDue(i, n, m.to)
+               [] m.type = "ResendDue" -> OnResendDue(i, n, m.to)
                [] m.type = "ClientAppend" -> OnClientAppend(i, n)
 
 \* The step flaws of the liveness variants (model/raft/liveness_variants.py, by name): each
@@ -473,6 +519,7 @@ Step(i, n, m) ==
 
 \* node.enabled_inputs: the timer and client inputs that may change replica i now.
 EnabledInputs(i, n) ==
+    LET byRole ==
     CASE n.role = "down" -> {}
       [] n.role = "unattached" /\ i \notin Voters -> {FetchDue(v) : v \in Voters}
       [] n.role \in {"unattached", "voted", "resigned", "prospective"} -> {Input("ElectionTimeout")}
@@ -480,6 +527,7 @@ EnabledInputs(i, n) ==
       [] n.role = "follower" -> {FetchDue(n.leader)} \cup (IF i \in Voters THEN {Input("FetchTimeout")} ELSE {})
       [] n.role = "leader" -> (IF IsQuorum(n.fetched \cup {i}) THEN {} ELSE {Input("CheckQuorumTimeout")})
                               \cup {Input("ClientAppend")}
+    IN byRole \cup {ResendDue(v) : v \in Unanswered(i, n)}
 
 -----------------------------------------------------------------------------
 (* The system around a step (model/raft/system.py, RaftModel._apply).      *)
@@ -490,10 +538,19 @@ Sys == [nodes |-> nodes, network |-> network, elected |-> elected, votes |-> vot
 Remove(b, m) == b (-) SetToBag({m})
 Keep(b, P(_)) == [m \in {x \in DOMAIN b : P(x)} |-> b[m]]
 
-\* RAFT-MODEL-INERT-RESPONSES: a BeginQuorumEpoch/EndQuorumEpoch response naming no newer epoch.
+\* RAFT-RULE-RESEND (system.acknowledges): m would add its sender to what replica d records as
+\* answered (d leads, or resigned, in m's epoch, and has no acknowledgement from the sender).
+Acknowledges(m, d) ==
+    /\ m.epoch = d.epoch /\ m.src \in Voters /\ m.src \notin d.acknowledged
+    /\ \/ m.type = "BeginQuorumEpochResponse" /\ d.role = "leader"
+       \/ m.type = "EndQuorumEpochResponse" /\ d.role = "resigned"
+
+\* RAFT-MODEL-INERT-RESPONSES: a BeginQuorumEpoch/EndQuorumEpoch response naming no newer epoch;
+\* with resends, one that still acknowledges is kept.
 Inert(m, S) ==
-    m.type \in {"BeginQuorumEpochResponse", "EndQuorumEpochResponse"} /\ m.error = "NONE"
+    /\ m.type \in {"BeginQuorumEpochResponse", "EndQuorumEpochResponse"} /\ m.error = "NONE"
     /\ m.epoch <= S.nodes[m.dst].epoch
+    /\ ~(Resending /\ Acknowledges(m, S.nodes[m.dst]))
 
 \* RAFT-MODEL-IGNORED-RESPONSES (system._forget_ignored): Kafka acts on a response only to the
 \* latest request a replica sent that peer, once, and only until the replica changes state.
@@ -565,6 +622,15 @@ FetchInFlight(i) ==
 
 ElectionTimers == {"ElectionTimeout", "FetchTimeout", "BackoffExpired"}
 
+\* RAFT-MODEL-ONE-RESEND (system.exchange_in_flight): replica i has a request out to peer p
+\* (one it still expects an answer to) or an answer from p on its way: no resend to p leaves.
+ExchangeInFlight(i, p) ==
+    \E m \in DOMAIN network : (m.type \in RequestTypes /\ m.src = i /\ m.dst = p /\ ~m.orphaned)
+                              \/ (m.type \in ResponseTypes /\ m.src = p /\ m.dst = i)
+
+\* system._forget_answers: the resend budget is spent, so who answered decides nothing any more.
+ForgetAnswers(S) == [S EXCEPT !.nodes = [j \in Replica |-> WithAcknowledged(S.nodes[j], {})]]
+
 -----------------------------------------------------------------------------
 (* Actions: one per Python action class (Deliver, Drop, Duplicate, Fire,   *)
 (* Reboot); RAFT-MODEL-NETWORK.                                            *)
@@ -581,7 +647,7 @@ FirstStart ==
 Init ==
     /\ nodes = FirstStart.nodes
     /\ network = EmptyBag
-    /\ appends = 0 /\ crashes = 0 /\ duplicates = 0 /\ fetches = 0 /\ elections = 0
+    /\ appends = 0 /\ crashes = 0 /\ duplicates = 0 /\ fetches = 0 /\ elections = 0 /\ resends = 0 /\ resent = {}
     /\ elected = FirstStart.elected /\ votes = FirstStart.votes /\ committed = FirstStart.committed
 
 Deliver(m) ==
@@ -597,20 +663,28 @@ Duplicate(m) ==
     /\ duplicates < MaxDuplicates
     /\ network' = network (+) SetToBag({m})
     /\ duplicates' = duplicates + 1
-    /\ UNCHANGED <<nodes, appends, crashes, fetches, elections, elected, votes, committed>>
+    /\ UNCHANGED <<nodes, appends, crashes, fetches, elections, resends, resent, elected, votes, committed>>
 
 \* RAFT-MODEL-FIRE: a timer or client input (node.enabled_inputs) within its budget; FetchDue
-\* also waits for the replica's fetch in flight (RAFT-MODEL-ONE-FETCH).
+\* also waits for the replica's fetch in flight (RAFT-MODEL-ONE-FETCH), ResendDue for the answer
+\* to the last request to that voter (RAFT-MODEL-ONE-RESEND). A resend records the types it
+\* sent (ghost resent); the one that spends the budget makes the replicas forget who answered.
 FireTimer(i, m) ==
     /\ m \in EnabledInputs(i, nodes[i])
     /\ m.type = "ClientAppend" => appends < MaxAppends
     /\ m.type \in ElectionTimers => elections < MaxElections
     /\ m.type = "FetchDue" => fetches < MaxFetches /\ ~FetchInFlight(i)
+    /\ m.type = "ResendDue" => resends < MaxResends /\ ~ExchangeInFlight(i, m.to)
     /\ Changes(Sys, i, m)
-    /\ SetSys(Apply(Sys, i, m))
+    /\ LET S == Apply(Sys, i, m)
+       IN IF m.type = "ResendDue"
+          THEN /\ SetSys(IF resends + 1 >= MaxResends THEN ForgetAnswers(S) ELSE S)
+               /\ resent' = resent \cup {x.type : x \in DOMAIN S.network \ DOMAIN network}
+          ELSE SetSys(S) /\ resent' = resent
     /\ appends' = IF m.type = "ClientAppend" THEN appends + 1 ELSE appends
     /\ elections' = IF m.type \in ElectionTimers THEN elections + 1 ELSE elections
     /\ fetches' = IF m.type = "FetchDue" THEN fetches + 1 ELSE fetches
+    /\ resends' = IF m.type = "ResendDue" THEN resends + 1 ELSE resends
     /\ UNCHANGED <<crashes, duplicates>>
 
 \* Without RebootAtOnce a crash and the restart are separate inputs.
@@ -618,7 +692,7 @@ FireCrash(i) ==
     /\ ~RebootAtOnce /\ nodes[i].role # "down" /\ crashes < MaxCrashes
     /\ SetSys(Apply(Sys, i, Input("Crash")))
     /\ crashes' = crashes + 1
-    /\ UNCHANGED <<appends, duplicates, fetches, elections>>
+    /\ UNCHANGED <<appends, duplicates, fetches, elections, resends, resent>>
 
 FireRestart(i) ==
     /\ nodes[i].role = "down"
@@ -634,7 +708,7 @@ Reboot(i) ==
        IN /\ ~(up.nodes = nodes /\ up.network = network)
           /\ SetSys(up)
     /\ crashes' = crashes + 1
-    /\ UNCHANGED <<appends, duplicates, fetches, elections>>
+    /\ UNCHANGED <<appends, duplicates, fetches, elections, resends, resent>>
 
 Next ==
     \/ \E m \in DOMAIN network : Deliver(m) \/ Drop(m) \/ Duplicate(m)
@@ -686,11 +760,39 @@ HighWatermarkMonotonic ==
 \* RAFT-STEP-EPOCH-MONOTONIC
 EpochMonotonic == [][\A i \in Replica : nodes'[i].epoch >= nodes[i].epoch]_vars
 
-\* This spec has no ResendDue yet (tla/mappings/raft.py fixes max_resends = 0), so no step sends
-\* a request again and the property holds with nothing to check; the explorer checks
-\* RAFT-RULE-RESEND (model/raft/properties.py ResendOnlyUnanswered).
+\* The request a replica's role sends again (properties._resend_kind).
+ResendKind(n, m) ==
+    CASE n.role = "leader" -> m.type = "BeginQuorumEpochRequest"
+      [] n.role = "resigned" -> m.type = "EndQuorumEpochRequest"
+      [] n.role = "candidate" -> m.type = "VoteRequest" /\ ~m.pre_vote
+      [] n.role = "prospective" -> m.type = "VoteRequest" /\ m.pre_vote
+      [] OTHER -> FALSE
+
+\* What a ResendDue step (the one that counts a resend) puts in flight goes to one voter that
+\* had not answered, as the sender's role's request in its epoch.
 \* RAFT-STEP-RESEND
-ResendOnlyUnanswered == [][TRUE]_vars
+ResendOnlyUnanswered ==
+    [][resends' = resends + 1 =>
+         LET grown == {x \in DOMAIN network' : x \notin DOMAIN network \/ network'[x] > network[x]}
+         IN grown = {} \/ \E i \in Replica : \E to \in Unanswered(i, nodes[i]) :
+                             \A x \in grown : x.src = i /\ x.dst = to /\ x.epoch = nodes[i].epoch
+                                             /\ ResendKind(nodes[i], x)]_vars
+
+\* A leader's check-quorum record (properties._check_quorum_set_counted): voters other than
+\* itself, never a majority with it (cleared, the timer reset, the moment a majority fetched).
+CheckQuorumSetCounted(i, n) ==
+    n.role = "leader" /\ n.fetched # {} => n.fetched \subseteq Voters \ {i} /\ ~IsQuorum(n.fetched \cup {i})
+
+\* A running leader resigns only when the voters that fetched since its check-quorum timer was
+\* last reset, itself counted once and observers not at all, are fewer than a majority. (A
+\* TLA+ step names no input: here only CheckQuorumTimeout moves a running leader to resigned;
+\* a crash, the one other way a leader stops, counts one in crashes.)
+\* RAFT-STEP-CHECK-QUORUM
+CheckQuorumCounted ==
+    [][\A i \in Replica :
+         /\ CheckQuorumSetCounted(i, nodes'[i])
+         /\ (nodes[i].role = "leader" /\ nodes'[i].role \in {"resigned", "down"} /\ crashes' = crashes)
+            => ~IsQuorum((nodes[i].fetched \cap Voters) \cup ({i} \cap Voters))]_vars
 
 -----------------------------------------------------------------------------
 (* Witnesses (sometimes): TLC shows one is reached by violating Not<Name>.  *)
@@ -710,10 +812,14 @@ RecordCommitted == \E c \in committed : c[2].kind = "data"
 \* RAFT-WIT-LEADER-AFTER-COMMIT
 LeaderAfterCommit == \E i \in Replica : nodes[i].role = "leader" /\ \E c \in committed : c[3] < nodes[i].epoch
 
+\* RAFT-WIT-BEGIN-EPOCH-RESENT (needs max_resends >= 1)
+BeginQuorumEpochResent == "BeginQuorumEpochRequest" \in resent
+
 NotLeaderElected == ~LeaderElected
 NotSecondEpochLeader == ~SecondEpochLeader
 NotVoteGranted == ~VoteGranted
 NotRecordCommitted == ~RecordCommitted
 NotLeaderAfterCommit == ~LeaderAfterCommit
+NotBeginQuorumEpochResent == ~BeginQuorumEpochResent
 
 =============================================================================

@@ -110,7 +110,8 @@ StopFaults ==
     /\ LET T == Renumbered(Sys) IN nodes' = T.nodes /\ network' = T.network
     /\ appends' = 0 /\ crashes' = 0 /\ duplicates' = 0 /\ fetches' = 0 /\ elections' = 0
     /\ elected' = {} /\ votes' = {} /\ committed' = {}
-    /\ UNCHANGED taken
+    \* (RaftSuffix.canonical keeps the resend count and its ghost: they decide what is inert)
+    /\ UNCHANGED <<taken, resends, resent>>
 
 -----------------------------------------------------------------------------
 (* The suffix (RaftSuffix).                                                *)
@@ -122,7 +123,8 @@ InSuffix == live /\ ~Escaped
 LSet(S, label) ==
     /\ LET T == Renumbered(S) IN nodes' = T.nodes /\ network' = T.network
     /\ taken' = label
-    /\ UNCHANGED <<appends, crashes, duplicates, fetches, elections, elected, votes, committed, live>>
+    /\ UNCHANGED <<appends, crashes, duplicates, fetches, elections, resends, resent, elected, votes, committed,
+                   live>>
 
 Deliverable == {m \in DOMAIN network : nodes[m.dst].role # "down"}
 
@@ -149,7 +151,7 @@ MajorityFollows(i) ==
 Timers(i) ==
     IF nodes[i].role = "down" THEN {}
     ELSE {t \in EnabledInputs(i, nodes[i]) :
-              /\ t.type # "ClientAppend"
+              /\ t.type \notin {"ClientAppend", "ResendDue"}  \* a resend is a fault-phase input
               /\ t.type = "FetchDue" => ~FetchInFlight(i)
               /\ t.type = "FetchTimeout" => ~(Leads(i) \/ FetchInforms(i))
               /\ t.type = "CheckQuorumTimeout" => ~MajorityFollows(i)}

@@ -56,7 +56,7 @@ VARIABLES
 
 K == INSTANCE KRaft WITH NumObservers <- NumHosts - NumVoters, VoteTwice <- FALSE,
                          CandidateCountsRejections <- FALSE, VoteIgnoresLog <- FALSE,
-                         LiveFlaw <- "none"
+                         LiveFlaw <- "none", MaxResends <- 0, resends <- 0, resent <- {}
 
 vars == <<nodes, network, appends, crashes, duplicates, fetches, elections, elected, votes, committed,
           adds, removes, snapshots, upgrades>>
@@ -160,7 +160,7 @@ NewVoterNode ==
      control |-> IF KRaftVersion >= 1 THEN LoadSnapshot(Bootstrap) ELSE NoControl,
      snapshot |-> IF KRaftVersion >= 1 THEN Bootstrap ELSE Nil,
      static |-> IF KRaftVersion >= 1 THEN {} ELSE InitialSet,
-     fetch_lapsed |-> FALSE]
+     fetch_lapsed |-> FALSE, upgrade_voters |-> {}]
 
 -----------------------------------------------------------------------------
 (* The raft step with the replica's own voter set (model/raft/node.py with *)
@@ -315,9 +315,11 @@ OnResponse(i, n, r) ==
     ELSE IF r.type = "FetchResponse" THEN K!OnFetchResponse(i, n, r)
     ELSE Result(n, {})
 
-\* RAFT-RULE-ELECTION, RAFT-RULE-BACKOFF
+\* RAFT-RULE-ELECTION, RAFT-RULE-BACKOFF; VOTERS-RULE-REMOVED-LEADER-TIMER: a resigned leader
+\* outside its set goes to unattached in the next epoch (an observer that asks a bootstrap server).
 OnElectionTimeout(i, n) ==
-    CASE i \notin n.voters -> Result(n, {})
+    CASE i \notin n.voters /\ n.role = "resigned" -> Result(K!ToUnattached(n, n.epoch + 1), {})
+      [] i \notin n.voters -> Result(n, {})
       [] n.role \in {"unattached", "voted"} -> StartElection(i, n)
       [] n.role = "resigned" -> IF PreVote THEN StartElection(i, K!ToUnattached(n, n.epoch + 1))
                                 ELSE BecomeCandidate(i, n)
@@ -431,9 +433,11 @@ Reconfigure(i, n, m) ==
     IN IF n.role # "leader" \/ hw = Nil THEN n
        ELSE IF m.type = "UpgradeKRaftVersion"
        THEN IF LastKRaftVersion(c) >= 1 THEN n
+            \* VOTERS-RULE-UPGRADE-VOTERS: every voter told the leader it supports kraft.version 1
+            ELSE IF n.upgrade_voters = {} \/ \E t \in n.upgrade_voters : ~t[3] THEN n
             \* the set stays (_append_same_set): a lone voter commits the upgrade at once
             ELSE UpdateHighWatermark(i, AppendControl(n, <<KRaftVersionEntry(n.epoch, 1),
-                                    VotersEntry(n.epoch, {<<v, DirectoryOf(v)>> : v \in Ids(current)})>>))
+                                    VotersEntry(n.epoch, {<<t[1], t[2]>> : t \in n.upgrade_voters})>>))
        ELSE IF LastKRaftVersion(c) < 1 THEN n
        ELSE IF ~TwoChangesInFlight /\ (c.voters = <<>> \/ Last(c.voters)[1] >= hw) THEN n
        ELSE IF m.type = "AddVoter"
@@ -461,6 +465,22 @@ FirstLeader(i, n) ==
 
 ReconfigTypes == {"AddVoter", "RemoveVoter", "UpgradeKRaftVersion"}
 
+\* VOTERS-RULE-UPGRADE-VOTERS (_update_in_memory): at a kraft.version-0 leader an UpdateVoter of its
+\* epoch is kept in memory (the system model sends only a voter's own, range [0, 1]).
+UpdateInMemory(n, m) ==
+    IF n.role # "leader" \/ n.high_watermark = Nil \/ LastKRaftVersion(n.control) >= 1 \/ m.epoch # n.epoch
+       \/ ~\E t \in n.upgrade_voters : t[1] = m.replica
+    THEN n
+    ELSE [n EXCEPT !.upgrade_voters = {IF t[1] = m.replica THEN <<t[1], m.directory, TRUE>> ELSE t : t \in @}]
+
+\* VOTERS-RULE-UPGRADE-VOTERS (_track_upgrade_voters): a kraft.version-0 leader starts its epoch
+\* knowing itself only; the record goes with the leadership and once kraft.version is 1.
+TrackUpgradeVoters(i, before, after) ==
+    IF after.role # "leader" \/ LastKRaftVersion(after.control) >= 1 THEN [after EXCEPT !.upgrade_voters = {}]
+    ELSE IF before.role = "leader" /\ before.epoch = after.epoch /\ after.upgrade_voters # {} THEN after
+    ELSE [after EXCEPT !.upgrade_voters = {IF v = i THEN <<v, DirectoryOf(v), TRUE>> ELSE <<v, -1, FALSE>> :
+                                            v \in Ids(LastVoterSet(after.control, after.static))}]
+
 \* VOTERS-RULE-OBSERVER-FETCH-TIMEOUT (_still_lapsed): the lapse lasts while the replica is the
 \* same leader's observer follower in the same epoch and no Fetch answer of the epoch named the
 \* leader (or, under K7, came from the leader with NONE).
@@ -475,6 +495,7 @@ ObserverFollower(i, n) == n.role = "follower" /\ i \notin n.voters
 \* make_step: replica i in state n takes input m; the new replica and the messages it sends.
 VStep(i, n, m) ==
     LET r == CASE m.type \in ReconfigTypes -> Result(Reconfigure(i, n, m), {})
+               [] m.type = "UpdateVoter" -> Result(UpdateInMemory(n, m), {})
                [] m.type = "TakeSnapshot" -> Result(TakeSnapshot(n), {})
                [] m.type = "FetchTimeout" /\ ObserverFollower(i, n) -> Result([n EXCEPT !.fetch_lapsed = TRUE], {})
                [] m.type = "FetchDue" /\ n.fetch_lapsed ->
@@ -486,7 +507,7 @@ VStep(i, n, m) ==
                            IN Result(IF f.role = "leader" /\ n.role # "leader" THEN FirstLeader(i, f) ELSE f, s.out)
         a == SyncVoters(i, r.node)
         b == MaybeResign(i, a)
-    IN Result(b.node, r.out \cup b.out)
+    IN Result(TrackUpgradeVoters(i, n, b.node), r.out \cup b.out)
 
 -----------------------------------------------------------------------------
 (* The system (model/voters/system.py over RaftModel).                     *)
@@ -598,6 +619,7 @@ FireRestart(i) ==
 
 AddVoter(r, d) == [type |-> "AddVoter", replica |-> r, directory |-> d]
 RemoveVoter(r, d) == [type |-> "RemoveVoter", replica |-> r, directory |-> d]
+UpdateVoterInput(r, e) == [type |-> "UpdateVoter", replica |-> r, directory |-> DirectoryOf(r), epoch |-> e]
 
 \* VOTERS-MODEL-SNAPSHOT: a snapshot only when it would hold a control record of the log.
 SnapshotWorthTaking(n) ==
@@ -611,7 +633,9 @@ SnapshotWorthTaking(n) ==
 VoterInputs(i, n) ==
     IF n.role = "down" THEN {}
     ELSE (IF n.role = "leader" /\ upgrades < 1 /\ LastKRaftVersion(n.control) = 0
-          THEN {K!Input("UpgradeKRaftVersion")} ELSE {})
+          THEN {K!Input("UpgradeKRaftVersion")}
+               \cup {UpdateVoterInput(t[1], n.epoch) : t \in {t \in n.upgrade_voters : ~t[3]}}
+          ELSE {})
          \cup (IF n.role = "leader" /\ adds < MaxAdds THEN {AddVoter(h, DirectoryOf(h)) : h \in Replica \ n.voters}
                ELSE {})
          \cup (IF n.role = "leader" /\ removes < MaxRemoves

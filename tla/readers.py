@@ -79,13 +79,14 @@ _TRACE_STARTS = (
 class _Lines:
     """The lines of one text with 1-based line numbers, for error messages."""
 
-    def __init__(self, text: str, source: str) -> None:
+    def __init__(self, text: str, source: str, first: int = 0) -> None:
         self.lines = text.splitlines()
         self.source = source
+        self.first = first  # the line number (0-based) of the first line in the whole file
 
     def fail(self, index: int, message: str) -> TLCOutputError:
         text = self.lines[index] if 0 <= index < len(self.lines) else "<end of output>"
-        return TLCOutputError(self.source, min(index, len(self.lines)) + 1, message, text)
+        return TLCOutputError(self.source, self.first + min(index, len(self.lines)) + 1, message, text)
 
     def __len__(self) -> int:
         return len(self.lines)
@@ -178,6 +179,47 @@ def read_dump_file(path: str | Path) -> list[dict[str, Any]]:
     """:func:`read_state_dump` on a file (TLC appends ``.dump`` to the name given to ``-dump``)."""
     p = Path(path)
     return read_state_dump(p.read_text(encoding="utf-8", errors="replace"), str(p))
+
+
+def iter_dump_file(path: str | Path) -> Iterator[dict[str, Any]]:
+    """The states of a ``-dump`` file one at a time, read incrementally: what
+    :func:`read_dump_file` returns, in the same order with the same errors, but holding one
+    state's lines at a time (a dump of a few hundred thousand states is gigabytes of text)."""
+    p = Path(path)
+    source = str(p)
+    count = 0
+    expected: frozenset[str] | None = None
+    with p.open(encoding="utf-8", errors="replace", newline=None) as f:
+        block: list[str] = []
+        start = 0
+        for number, raw in enumerate(f):
+            line = raw.rstrip("\n")
+            if line.strip():
+                if not block:
+                    start = number
+                block.append(line)
+                continue
+            if block:
+                state = _dump_block(block, start, count, expected, source)
+                expected = frozenset(state)
+                count += 1
+                yield state
+                block = []
+        if block:
+            yield _dump_block(block, start, count, expected, source)
+
+
+def _dump_block(block: list[str], start: int, count: int, expected: frozenset[str] | None,
+                source: str) -> dict[str, Any]:
+    """One ``State N:`` block of a dump (its lines, the first at file line ``start``)."""
+    lines = _Lines("\n".join(block), source, first=start)
+    m = _STATE_HEADER.match(lines[0])
+    if m is None or m.group(2):
+        raise lines.fail(0, "expected 'State N:'")
+    state, i = _numbered_block(lines, 0, m.group(1), count, "state {}", expected)
+    if i < len(lines):
+        raise lines.fail(i, "expected a blank line after a state")
+    return state
 
 
 def _read_trace_at(lines: _Lines, i: int) -> tuple[Trace, int]:

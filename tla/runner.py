@@ -307,6 +307,7 @@ def run_tlc(
     config_text: str | None = None,
     workers: int = 1,
     dump: bool = False,
+    read_dump: bool = True,
     simulate: Simulation | None = None,
     check_deadlock: bool = True,
     continue_after_violation: bool = False,
@@ -319,7 +320,9 @@ def run_tlc(
     """Run TLC on ``spec`` (a .tla file) with a config (a .cfg file, or ``config_text``; by
     default the .cfg beside the spec) and read the result.
 
-    ``dump`` reads every distinct state back (``-dump``) into :attr:`TLCResult.dump_states`;
+    ``dump`` reads every distinct state back (``-dump``) into :attr:`TLCResult.dump_states`
+    (with ``read_dump=False`` it leaves the dump in ``workdir``'s ``states.dump`` for the caller
+    to stream: :func:`kspec.tla.readers.iter_dump_file`);
     ``simulate`` runs random simulation instead of model checking; ``check_deadlock=False``
     passes ``-deadlock`` (which turns deadlock checking *off*); ``continue_after_violation``
     passes ``-continue`` (the search goes on after a violation, so a dump is still complete).
@@ -327,6 +330,8 @@ def run_tlc(
     ``tlc.out``, the dump in ``states.dump``, simulation traces in ``traces/``); by default a
     temporary directory is used and removed.
     """
+    if dump and not read_dump and workdir is None:
+        raise ValueError("read_dump=False keeps the dump in workdir: name one")
     spec = Path(spec).resolve()
     if not spec.is_file():
         raise TLCSpecError("input", str(spec), None, "no such spec file")
@@ -388,7 +393,10 @@ def run_tlc(
         result = _read_output(output, spec, cfg_name, proc.returncode, cmd, seconds,
                               "simulate" if simulate is not None else "modelcheck")
         dump_file = work / "states.dump"
-        if dump and dump_file.is_file():
+        if dump and not read_dump:
+            if not dump_file.is_file() and result.ok:
+                raise TLCFailure(f"TLC on {spec.name} wrote no state dump")
+        elif dump and dump_file.is_file():
             try:
                 result.dump_states = read_dump_file(dump_file)
             except TLCOutputError as err:

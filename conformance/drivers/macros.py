@@ -36,7 +36,9 @@ from kspec.conformance.driver import Driver, Event, M
 from kspec.conformance.drivers import ordering
 from kspec.model.core.protocol import first_violated
 from kspec.model.raft.messages import (
+    BackoffExpired,
     BeginQuorumEpochRequest,
+    CheckQuorumTimeout,
     ElectionTimeout,
     FetchDue,
     FetchRequest,
@@ -45,8 +47,8 @@ from kspec.model.raft.messages import (
     VoteRequest,
     VoteResponse,
 )
-from kspec.model.raft.state import Down, Follower, Leader, Unattached, Voted
-from kspec.model.raft.system import Deliver, Fire, Raft, describe_message
+from kspec.model.raft.state import Candidate, Down, Follower, Leader, Resigned, Unattached, Voted
+from kspec.model.raft.system import Deliver, Duplicate, Fire, Raft, describe_message
 
 # A campaign delivers at most this many vote messages (a pre-vote round and a vote round to
 # every voter and back); a replication makes at most this many passes over the followers.
@@ -160,10 +162,68 @@ class DeliverTwice:
     message: Any
 
 
+@dataclass(frozen=True)
+class DeliverLate:
+    """RAFT-DRIVE-LATE-COPY: follower ``node``'s fetch answer (the one in flight from its leader,
+    else the last of a :class:`CatchUp`: an answer at its log end while the others lag) is
+    delivered; then the leader's followers fetch until nothing moves (a :class:`Replicate`:
+    later answers reach ``node``, its high watermark rises); then a copy of that first answer
+    arrives: a duplicate the network held back, or a retried response. Enabled only where the
+    high watermark moved in between and the copy changes nothing (an older answer is no reply
+    to the fetch in flight, RAFT-MODEL-IGNORED-RESPONSES; a follower's high watermark never
+    moves back, RAFT-RULE-HW-FOLLOWER), so a target must ignore it. :class:`DeliverTwice`
+    delivers the copy at once, where it still carries the newest high watermark there is."""
+
+    node: int
+
+
+@dataclass(frozen=True)
+class LateFetch:
+    """RAFT-DRIVE-LATE-COPY, the request side: follower ``node`` (behind its leader) fetches and
+    the network copies the request (a duplicate); one copy and its answer are delivered, then
+    ``node`` catches up alone (the leader's high watermark moves with it), then the other copy
+    of the old fetch reaches the leader: a fetch offset below the one the leader knows for
+    ``node``. The leader answers it from that offset (the answer stays on the wire) and its
+    high watermark never moves back (RAFT-RULE-HW)."""
+
+    node: int
+
+
+@dataclass(frozen=True)
+class Stale:
+    """RAFT-DRIVE-STALE-ANSWER: response ``message`` stays on the wire while its receiver moves
+    to a later epoch with the same peer, then arrives: a candidate's vote answer after the
+    candidate stood again (its timers expire until its epoch passes the answer's), or a
+    leader's fetch answer after that leader resigned (check quorum) and won the next epoch,
+    which the receiver follows again. The model drops such an answer from the wire
+    (RAFT-MODEL-IGNORED-RESPONSES), so it arrives as a :class:`Redeliver` copy, enabled only
+    where it changes nothing. An answer of an older epoch changes nothing
+    (RAFT-RULE-STALE-EPOCH): a grant counts only in its own candidacy, and records of an
+    older epoch's answer are not appended, even from the same leader."""
+
+    message: Any
+
+
+@dataclass(frozen=True)
+class ElectWithout:
+    """RAFT-DRIVE-ELECT-WITHOUT: voter ``node``'s election timer expires and it wins without ``absent``: its (pre-)vote
+    requests to ``absent`` stay on the wire, the others and their answers are delivered; then
+    the winner's BeginQuorumEpoch reaches ``absent`` first. So ``absent`` (a follower that
+    knows a high watermark, the old leader, a resigned leader) moves two roles at once, from
+    its epoch's follower, leader or resigned leader straight to the next epoch's follower, by
+    one message: the step where a
+    replica that resets its listener, high watermark or fetch state on a new leader shows it.
+    (A :class:`Campaign` delivers every vote request, so every voter first moves to the new
+    epoch unattached or voted, and follows at an equal epoch.)"""
+
+    node: int
+    absent: int
+
+
 Macro = (RoundTrip | Replicate | Campaign | Depose | CatchUp | Reclaim | DeliverTwice | DeposeCommitted
-         | StrayCampaign | Canvass)
+         | StrayCampaign | Canvass | DeliverLate | LateFetch | Stale | ElectWithout)
 MACRO_TYPES = (RoundTrip, Replicate, Campaign, Depose, CatchUp, Reclaim, DeliverTwice, DeposeCommitted,
-               StrayCampaign, Canvass)
+               StrayCampaign, Canvass, DeliverLate, LateFetch, Stale, ElectWithout)
 # The driver categories the macros come in (one per offered macro).
 CATEGORIES = ("round_trip", "replicate", "depose")
 
@@ -257,8 +317,24 @@ def raft_candidates(state: Any) -> list[tuple[str, Macro]]:
     nodes = [n for n in state.nodes if not isinstance(n.role, Down)]
     # every response in flight, delivered twice (the driver's resolve decides whether the copy
     # changes nothing, else the macro is not enabled)
-    out: list[tuple[str, Macro]] = [("redeliver", DeliverTwice(m)) for m in sorted(state.network.distinct(), key=repr)
-                                    if type(m).__name__.endswith("Response")]
+    responses = [m for m in sorted(state.network.distinct(), key=repr) if type(m).__name__.endswith("Response")]
+    out: list[tuple[str, Macro]] = [("redeliver", DeliverTwice(m)) for m in responses]
+    # a vote answer to a candidate, a fetch answer from a leader, held until the receiver's
+    # epoch moved on with the same peer (RAFT-DRIVE-STALE-ANSWER)
+    out += [("redeliver", Stale(m)) for m in responses
+            if (isinstance(m, VoteResponse) and not m.pre_vote and isinstance(state.node(m.dst).role, Candidate))
+            or (isinstance(m, FetchResponse) and isinstance(state.node(m.src).role, Leader))]
+    # a follower's fetch answer, its copy arriving after later answers (RAFT-DRIVE-LATE-COPY)
+    if any(isinstance(n.role, Leader) for n in nodes):
+        out += [("redeliver", DeliverLate(n.id)) for n in nodes
+                if isinstance(n.role, Follower) or (not n.is_voter and not isinstance(n.role, Leader))]
+        out += [("redeliver", LateFetch(n.id)) for n in nodes if isinstance(n.role, Follower)
+                and len(n.log) < len(state.node(n.role.leader).log)]
+    # an election that a voter knowing a high watermark, a leader or a resigned leader does
+    # not hear
+    out += [("stray", ElectWithout(n.id, a.id)) for a in nodes
+            if a.is_voter and (a.high_watermark or isinstance(a.role, Leader | Resigned))
+            for n in nodes if n.is_voter and n.id != a.id and not isinstance(n.role, Leader)]
     leaders = [n for n in nodes if isinstance(n.role, Leader)]
     if not leaders:
         return out + stray_candidates(state)
@@ -318,6 +394,14 @@ def describe(macro: Macro) -> str:
         return f"replica {macro.node}: campaign without having heard of its epoch's leader"
     if isinstance(macro, Canvass):
         return f"replica {macro.node}: stand, heard only by replica {macro.voter}, which votes and then stands"
+    if isinstance(macro, DeliverLate):
+        return f"replica {macro.node}: fetch answer, replication, then a late copy of the answer"
+    if isinstance(macro, LateFetch):
+        return f"replica {macro.node}: fetch (duplicated), catch up alone, then the old fetch's copy arrives"
+    if isinstance(macro, Stale):
+        return f"{describe_message(macro.message)} held until its receiver's epoch moved on, then delivered"
+    if isinstance(macro, ElectWithout):
+        return f"replica {macro.node}: campaign and win without replica {macro.absent}, which then hears of it"
     return f"replica {macro.node}: campaign"
 
 
@@ -338,6 +422,14 @@ def expand(macro: Macro, state: Any, actions: Actions, resolve: Resolve) -> Expa
             steps += [(Redeliver(macro.message), after) for after in [resolve(steps[-1][1], Redeliver(macro.message))]
                       if after is not None]
             steps = steps if len(steps) == 2 else []
+    elif isinstance(macro, DeliverLate):
+        steps = _deliver_late(macro.node, state, actions, resolve)
+    elif isinstance(macro, LateFetch):
+        steps = _late_fetch(macro.node, state, actions, resolve)
+    elif isinstance(macro, Stale):
+        steps = _stale(macro.message, state, actions, resolve)
+    elif isinstance(macro, ElectWithout):
+        steps = _elect_without(macro.node, macro.absent, state, actions, resolve)
     elif isinstance(macro, Reclaim):
         steps = _reclaim(macro.leader, macro.successor, state, actions, resolve)
     elif isinstance(macro, DeposeCommitted):
@@ -411,14 +503,15 @@ def _replicate(leader: int, state: Any, actions: Actions, resolve: Resolve) -> E
     return steps
 
 
-def _campaign(node: int, state: Any, actions: Actions, resolve: Resolve) -> Expansion:
+def _campaign(node: int, state: Any, actions: Actions, resolve: Resolve, absent: int | None = None) -> Expansion:
     steps = _fire(node, (ElectionTimeout, FetchTimeout), state, actions, resolve)
     if not steps:
         return []
     current = steps[-1][1]
     for _ in range(MAX_CAMPAIGN_DELIVERIES):
-        pending = (_new_messages(state, current, VoteRequest, src=node)
-                   + _new_messages(state, current, VoteResponse, dst=node))
+        pending = [m for m in (_new_messages(state, current, VoteRequest, src=node)
+                               + _new_messages(state, current, VoteResponse, dst=node))
+                   if absent is None or absent not in (m.src, m.dst)]
         delivered = next((d for m in pending if (d := _deliver(m, current, resolve))), None)
         if delivered is None:
             break
@@ -426,12 +519,115 @@ def _campaign(node: int, state: Any, actions: Actions, resolve: Resolve) -> Expa
         current = delivered[-1][1]
     if isinstance(current.node(node).role, Leader):
         for request in _new_messages(state, current, BeginQuorumEpochRequest, src=node):
+            if request.dst == absent:
+                continue  # ElectWithout delivers it
             delivered = _deliver(request, current, resolve)
             if delivered:
                 steps += delivered
                 current = delivered[-1][1]
     return steps
 
+
+def _deliver_late(node: int, state: Any, actions: Actions, resolve: Resolve) -> Expansion:
+    role = state.node(node).role
+    answers = sorted((m for m in state.network.distinct() if isinstance(m, FetchResponse)
+                      and isinstance(role, Follower) and m.src == role.leader and m.dst == node), key=repr)
+    steps = next((d for m in answers if (d := _deliver(m, state, resolve))), None) or \
+        _catch_up(node, state, actions, resolve)
+    if not steps or not isinstance(steps[-1][0], Deliver) or not isinstance(steps[-1][0].message, FetchResponse):
+        return []
+    role = steps[-1][1].node(node).role
+    if not isinstance(role, Follower):
+        return []
+    leader = role.leader
+    first = steps[-1][0].message  # the answer at its log end, once caught up alone
+    delivered = len(steps)
+    steps += _replicate(leader, steps[-1][1], actions, resolve)
+    later = any(isinstance(a, Deliver) and isinstance(a.message, FetchResponse) and a.message.src == leader
+                and a.message.dst == node for a, _ in steps[delivered:])
+    # only worth a step where a later answer moved the receiver's high watermark past the copy's
+    later = later and steps[-1][1].node(node).high_watermark != steps[delivered - 1][1].node(node).high_watermark
+    copy = Redeliver(first)
+    after = resolve(steps[-1][1], copy) if later else None
+    return [] if after is None else [*steps, (copy, after)]
+
+
+def _late_fetch(node: int, state: Any, actions: Actions, resolve: Resolve) -> Expansion:
+    role = state.node(node).role
+    if not isinstance(role, Follower):
+        return []
+    steps = _fire(node, (FetchDue,), state, actions, resolve, role.leader)
+    if not steps:
+        return []
+    requests = _new_messages(state, steps[-1][1], FetchRequest, src=node)
+    if not requests:
+        return []
+    request = requests[0]
+    copied = resolve(steps[-1][1], Duplicate(request))
+    if copied is None:
+        return []
+    steps.append((Duplicate(request), copied))
+    steps += _deliver(request, copied, resolve)
+    if len(steps) < 3:
+        return []
+    answered = steps[-1][1]
+    steps += [d for m in _new_messages(copied, answered, FetchResponse, dst=node)[:1]
+              for d in _deliver(m, answered, resolve)]
+    before = steps[-1][1]
+    steps += _catch_up(node, before, actions, resolve)
+    hw_before = before.node(role.leader).high_watermark
+    if steps[-1][1].node(role.leader).high_watermark == hw_before:
+        return []  # the leader's high watermark did not move: the copy would show nothing new
+    # (the copy is orphaned by now: its sender awaits a later fetch's answer)
+    late = next((d for m in (request, replace(request, orphaned=True)) if (d := _deliver(m, steps[-1][1], resolve))),
+                None)
+    return steps + late if late else []
+
+
+def _stale(message: Any, state: Any, actions: Actions, resolve: Resolve) -> Expansion:
+    steps: Expansion = []
+    current = state
+    if isinstance(message, VoteResponse):
+        # the candidate's timers until it stands in a later epoch (a kip-595 candidate backs
+        # off first; a kip-996 one is prospective again, then a candidate)
+        for _ in range(4):
+            if current.node(message.dst).epoch > message.epoch:
+                break
+            fired = _fire(message.dst, (ElectionTimeout, BackoffExpired), current, actions, resolve)
+            if not fired:
+                return []
+            steps += fired
+            current = fired[-1][1]
+    else:
+        leader, follower = message.src, message.dst
+        steps = _fire(leader, (CheckQuorumTimeout,), current, actions, resolve)
+        if not steps:
+            return []
+        steps += _campaign(leader, steps[-1][1], actions, resolve)
+        current = steps[-1][1]
+        role = current.node(follower).role
+        if not (isinstance(role, Follower) and role.leader == leader):
+            return []
+    if current.node(message.dst).epoch <= message.epoch:
+        return []
+    # The model took the answer off the wire when its receiver moved on (Kafka's request
+    # manager ignores it, RAFT-MODEL-IGNORED-RESPONSES): a copy the driver delivers, enabled
+    # only where the receiver's step changes nothing, as for DeliverTwice.
+    copy = Redeliver(message)
+    after = resolve(current, copy)
+    return [] if after is None else [*steps, (copy, after)]
+
+
+def _elect_without(node: int, absent: int, state: Any, actions: Actions, resolve: Resolve) -> Expansion:
+    steps = _campaign(node, state, actions, resolve, absent=absent)
+    if not steps or not isinstance(steps[-1][1].node(node).role, Leader):
+        return []
+    current = steps[-1][1]
+    if current.node(absent).epoch >= current.node(node).epoch:
+        return []  # it heard of the epoch after all: a plain campaign
+    found = _new_messages(state, current, BeginQuorumEpochRequest, src=node, dst=absent)
+    delivered = next((d for m in found if (d := _deliver(m, current, resolve))), None)
+    return [] if delivered is None else steps + delivered
 
 
 def _canvass(node: int, voter: int, state: Any, actions: Actions, resolve: Resolve) -> Expansion:

@@ -51,7 +51,7 @@ from kspec.model.raft.messages import (
     VoteRequest,
 )
 from kspec.model.raft.properties import raft_properties
-from kspec.model.raft.state import Candidate, Down, Follower, Node, Prospective, end_offset_for_epoch
+from kspec.model.raft.state import Candidate, Down, Follower, Leader, Node, Prospective, end_offset_for_epoch
 from kspec.model.raft.system import (
     Deliver,
     Drop,
@@ -433,9 +433,16 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
                     told_at_transition=any(r.told_at_transition for r in rules),
                     leader_told_at_epoch_start=any(r.leader_told_at_epoch_start for r in rules),
                     data_only=data_only)
+        replicas = int(self.config["voters"]) + int(self.config["observers"])
+        # RAFT-DRIVE-FETCH-BUDGET: five fetches a replica in the shapes with four or five
+        # replicas, so two replications to every follower and a macro after them (a late
+        # answer, a catch-up) fit (eight, the three-replica budget, ran out after one
+        # replication to three followers and a catch-up).
+        fetches = {"max_fetches": int(BOUNDS["max_fetches"]) if replicas <= 3 else 5 * replicas}
         self.model = RaftModel(voters=int(self.config["voters"]), observers=int(self.config["observers"]),
                                pre_vote=bool(self.config["pre_vote"]), kip853=bool(self.config.get("kip853")),
-                               first_id=int(self.config.get("first_id", 1)), **{**BOUNDS, **(bounds or {})}, **extra)
+                               first_id=int(self.config.get("first_id", 1)),
+                               **{**BOUNDS, **fetches, **(bounds or {})}, **extra)
         props = raft_properties()
         self._always = [p for p in props if p.kind == "always"]
         self._always_step = [p for p in props if p.kind == "always_step"]
@@ -523,6 +530,9 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
                 if after is not None and isinstance(after.node(n.id).role, Follower):
                     out.append(("catch_up", catch_up))
                     state = after
+        if self.config["faults"]:
+            late, state = self._late_copy_probe(state, k)
+            out += late
         for replica in self.model.replica_ids:
             node = state.node(replica)
             if self.config["faults"] and not isinstance(node.role, Down):
@@ -547,6 +557,29 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
                         state = after
                         break
         return out
+
+    def _late_copy_probe(self, state: Raft, k: int) -> tuple[list[tuple[str, Any]], Raft]:
+        """RAFT-DRIVE-LATE-COPY at a guided path's end: a leader appends a record, then the
+        ``k``-th late copy (rotating) that is enabled: a replica catches up alone, the leader
+        replicates, and the first answer's copy arrives after the high watermark moved (in
+        the shapes with an observer or four or more voters: with three, the answer at the log
+        end already carries the newest high watermark), or a follower's duplicated fetch
+        reaches the leader after the follower caught up (macros.LateFetch). The steps and the
+        state after them; none when no late copy is enabled."""
+        leaders = [n for n in state.nodes if isinstance(n.role, Leader)]
+        if not leaders:
+            return [], state
+        append = Fire(leaders[0].id, ClientAppend(guided_payload(state)))
+        appended = self.resolve(state, append)
+        if appended is None:
+            return [], state
+        late = [m for _, m in macros.raft_candidates(appended) if isinstance(m, macros.DeliverLate | macros.LateFetch)]
+        for j in range(len(late)):
+            macro = late[(k + j) % len(late)]
+            after = self.resolve(appended, macro)
+            if after is not None:
+                return [("client", append), ("redeliver", macro)], after
+        return [], state
 
     def resolve(self, state: Raft, action: Any) -> Raft | None:
         """The state after ``action``, or None when the model does not enable it within bounds."""

@@ -99,6 +99,10 @@ class ShareDriver(Driver[ShareSystem]):
         except ValueError as err:
             raise ValueError(f"share driver configuration: {err}") from None
         # A known deviation's variant breaks its own invariant by design: not a kspec bug.
+        # SHARE-OBS-REDUNDANT-OFFSET: compared only for a target that says it reports it
+        # (model_config {"redundant_offset": true}: the reference, kafka:VERSION): log pruning is
+        # the coordinator's housekeeping, not an answer of KIP-932's RPCs.
+        self.observes_redundant = bool(self.config.get("redundant_offset", False))
         skip = waived(str(self.config.get("model_variant") or ""))
         props = [p for p in self.model.properties() if p.name not in skip]
         self._always = [p for p in props if p.kind == "always"]
@@ -239,7 +243,10 @@ class ShareDriver(Driver[ShareSystem]):
         return {k: v for k, v in output.items() if k != "message"}
 
     def canonical_observation(self, inp: JSON, observation: JSON) -> JSON:
-        """``harness.UnorderedObservations``: what of an observation is compared."""
+        """``harness.UnorderedObservations``: what of an observation is compared (the redundant
+        offset only for a target that reports it)."""
+        if isinstance(observation, dict) and not self.observes_redundant:
+            observation = {k: v for k, v in observation.items() if k != "redundant_offset"}
         return self.comparable_observation(observation)
 
     @staticmethod

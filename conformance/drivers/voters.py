@@ -199,7 +199,8 @@ def _setup(config: dict[str, JSON], bounds: dict[str, Any], variant: str = "") -
         return found
     model = VotersModel(hosts=int(config["hosts"]), voters=int(config["voters"]),
                         kraft_version=int(config["kraft_version"]), pre_vote=bool(config["pre_vote"]),
-                        started=False, symmetry=False, rules=rules_for(variant), **bounds)
+                        started=False, symmetry=False, rules=rules_for(variant),
+                        kraft_upgrade=bool(config.get("kraft_upgrade", True)), **bounds)
     recorded: list[tuple[int, Input, tuple[Any, ...], VoterNode, VoterNode]] = []
     inner: Any = model._step
 
@@ -226,6 +227,8 @@ def _input_category(inp: Input) -> str | None:
         return None  # offered at every replica (VotersDriver.candidates)
     if isinstance(inp, AddVoter | RemoveVoter | UpgradeKRaftVersion):
         return "reconfig"  # accepted by the leader
+    if isinstance(inp, UpdateVoter):
+        return "update"  # at a kraft.version-0 leader, kept in memory (VOTERS-RULE-UPGRADE-VOTERS)
     if isinstance(inp, ClientAppend):
         return "client"
     if isinstance(inp, FetchDue):
@@ -247,7 +250,10 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
         self.variant = str(self.config.get("model_variant") or "")
         self.rules = rules_for(self.variant)  # ValueError naming an unknown variant
         self.faults = bool(self.config.get("faults", True))
-        setup = _setup({k: self.config[k] for k in SHAPE}, {**BOUNDS, **(bounds or {})}, self.variant)
+        # kraft_upgrade: the release's upgrade rules (VOTERS-RULE-UPGRADE-VOTERS; a Kafka target's
+        # model_config sets it, 4.1+ when none does)
+        shape = {**{k: self.config[k] for k in SHAPE}, "kraft_upgrade": bool(self.config.get("kraft_upgrade", True))}
+        setup = _setup(shape, {**BOUNDS, **(bounds or {})}, self.variant)
         self.model = setup.model
         self._setup = setup
         self._step = setup.model._vstep
@@ -276,7 +282,7 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
         bootstrap = self.model.kraft_version >= 1
         return {"level": self.level, "static_voters": [] if bootstrap else pairs(initial),
                 "bootstrap": {"kraft_version": 1, "voters": pairs(initial)} if bootstrap else None,
-                "pre_vote": self.model.pre_vote}
+                "pre_vote": self.model.pre_vote, "kraft_upgrade": self.model.kraft_upgrade}
 
     def init_state(self) -> Formatted:
         started = self._setup.started
@@ -392,7 +398,12 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
                 out.append(("request", Ignored(n.id, AddVoter(hosts[-1], directory_of(hosts[-1]), endpoint=False))))
             out.append(("request", Ignored(n.id, UpgradeKRaftVersion())))
             if isinstance(n, VoterNode):
-                out += [("request", Ignored(n.id, u)) for u in _bad_updates(n, hosts)]
+                bad = _bad_updates(n, hosts)
+                if not self.rules.update_names_leader and isinstance(n.role, Leader) and n.kraft_version < 1:
+                    # K6: at kraft.version 0 (4.1+) some of these are accepted (the voter found by id
+                    # alone, VOTERS-RULE-UPGRADE-VOTERS); one naming the leader would crash it
+                    bad = [u for u in bad if u.replica != n.id]
+                out += [("request", Ignored(n.id, u)) for u in bad]
                 if isinstance(n.role, Leader) and _change_pending(n):
                     v = min(n.voters)
                     out.append(("pending", Ignored(n.id, UpdateVoter(v, directory_of(v), n.epoch))))

@@ -51,6 +51,10 @@ FREE_LOG = 0
 # share no voter with the last one), and how far off a replaced disk's directory is.
 IDS = range(1, 7)
 OTHER_DIRECTORY = 100
+# Replica ids at the edges (VOTERS-DRIVE-ODD-IDS): 0, a valid id that reads as "none" to a
+# truthiness check, and 2**15, the first id a 16-bit field wraps (Kafka's ids are int32; the Kafka
+# adapter's endpoint port, 9000 + id, stays a uint16).
+ODD_IDS = (0, 2**15)
 # Bounds: records in the log (one per Append), snapshots taken.
 MAX_RECORDS = 10
 MAX_SNAPSHOTS = 3
@@ -125,7 +129,15 @@ def _voter_sets(last: VoterSet) -> list[VoterSet]:
     if kept:
         r, d = kept[0]
         out.append((last - {(r, d)}) | {(r, d + OTHER_DIRECTORY if d < OTHER_DIRECTORY else r)})
+    out.append(odd_ids_set(last))
     return [s for s in dict.fromkeys(out) if s]
+
+
+def odd_ids_set(last: VoterSet) -> VoterSet:
+    """``last`` with the replica ids at the edges (:data:`ODD_IDS`) added, or, when it holds
+    them, without them."""
+    odd = frozenset((i, i) for i in ODD_IDS)
+    return last - odd if odd <= last else last | odd
 
 
 def overlapping_majority(a: VoterSet, b: VoterSet) -> bool:
@@ -217,7 +229,9 @@ def cells(free: FreeLog, action: FreeAction) -> list[tuple[str, str]]:
         case FreeAppend(entry=e) if e.kind == VOTERS:
             last = free.control.last_voter_set()
             new = frozenset((e.payload[i], e.payload[i + 1]) for i in range(0, len(e.payload), 2))
-            if not voter_ids(last) & voter_ids(new):
+            if (voter_ids(last) ^ voter_ids(new)) & set(ODD_IDS):
+                kind = "odd-ids"
+            elif not voter_ids(last) & voter_ids(new):
                 kind = "disjoint"
             elif len(last - new) > 1 or len(new - last) > 1:
                 kind = "no-majority"
@@ -282,6 +296,9 @@ def probes(free: FreeLog, rules: Rules, k: int) -> list[tuple[str, FreeAction]]:
         take("free_voters", voters_append("one-change") or voters_append("disjoint"))
         take("free_read", FreeRead(cut))
         take("free_read", FreeRead(free.control.next_offset))
+    # Replica ids at the edges (VOTERS-DRIVE-ODD-IDS: 0 and 2**15), read back at their offset.
+    take("free_voters", voters_append("odd-ids"))
+    take("free_read", FreeRead(free.control.next_offset - 1))
     # A snapshot at the log end, then reads below it: answered from the entry in force there
     # (the trim keeps it, VOTERS-CTRL-TRIM), not refused as trimmed.
     take("free_log", FreeSnapshot(len(free.log)))

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from kspec.conformance.pipeline.fast import decode_event, judge_lines_fast
+from kspec.conformance.pipeline.fast import collector_paused, decode_event, judge_lines_fast
 from kspec.conformance.pipeline.judge import Outcome, RawLine
 from kspec.conformance.pipeline.judge import judge_lines as judge_lines  # the oracle, here since engines ran it
 from kspec.conformance.pipeline.reader import Limits, Line, Split, has_long_line, owned_bytes, plan_splits, read_split
@@ -121,6 +121,7 @@ def judge_split(protocol: str, split: Split, first_line: int, spanning: frozense
     oversized line: every line one ``read_split`` gives undamaged) is read and cut at once."""
     groups: dict[str, list[RawLine]] = defaultdict(list)
     decoded: dict[str, list[Any]] = defaultdict(list)
+    spans: list[tuple[str, tuple[str, RawLine]]] = []
     data = owned_bytes(split, limits)
     lines: Iterable[Line]
     if data is not None and data.isascii() and b"\r" not in data and not has_long_line(data, limits.max_line_bytes):
@@ -129,18 +130,23 @@ def judge_split(protocol: str, split: Split, first_line: int, spanning: frozense
         lines = read_split(split, limits)
     del data  # (the split's lines hold its bytes now: one copy at a time)
     file = split.file
-    for n, (raw, damage) in enumerate(lines, start=first_line):
-        ev = None
-        if damage is None:
-            if not raw.startswith(b"{") and not raw.strip():
-                continue
-            ev = decode_event(raw)
-        key = ev.trace if ev is not None and ev.trace else trace_key(file, n, raw, damage)
-        if key in spanning:
-            yield 1, (key, (file, (n, raw, damage)))
-        else:
-            groups[key].append((n, raw, damage))
-            decoded[key].append(ev)
+    # The grouping makes only acyclic containers (tuples of bytes, lists of them): the cycle
+    # collector waits meanwhile and they leave its generations at the end (``collector_paused``).
+    with collector_paused():
+        for n, (raw, damage) in enumerate(lines, start=first_line):
+            ev = None
+            if damage is None:
+                if not raw.startswith(b"{") and not raw.strip():
+                    continue
+                ev = decode_event(raw)
+            key = ev.trace if ev is not None and ev.trace else trace_key(file, n, raw, damage)
+            if key in spanning:
+                spans.append((key, (file, (n, raw, damage))))
+            else:
+                groups[key].append((n, raw, damage))
+                decoded[key].append(ev)
+    for item in spans:
+        yield 1, item
     for key, lines_of in groups.items():
         yield 0, judge_lines_fast(protocol, key, ((file, line) for line in lines_of), decoded[key])
 

@@ -99,6 +99,18 @@ class _Caches:
         self.output_lists: dict[bytes, tuple[Any, ...] | bool] = {}
         self.templates: dict[bytes, _Template] = {}
         self.memoised = 0  # steps in the templates' memos
+        self.feature_sets: dict[tuple[str, ...], tuple[str, ...]] = {}
+
+    def features(self, obs: Any) -> tuple[str, ...]:
+        """An observation's coverage features, as one shared tuple per distinct list (the replay
+        counts them by the tuple's identity)."""
+        names = tuple(features(obs))
+        hit = self.feature_sets.get(names)
+        if hit is None:
+            if len(self.feature_sets) >= CACHE:
+                self.feature_sets.clear()
+            hit = self.feature_sets[names] = names
+        return hit
 
     def forget_steps(self) -> None:
         for template in self.templates.values():
@@ -204,7 +216,7 @@ class _Caches:
                 for key, (_, ok) in _OBSERVATION_TYPES.items():
                     if key in value and not ok(value[key]):
                         return None
-            hit = self.observations[raw] = (value, tuple(features(value)) if value is not None else ())
+            hit = self.observations[raw] = (value, self.features(value) if value is not None else ())
         return hit
 
 
@@ -249,7 +261,7 @@ _frozen = 0
 
 
 @contextmanager
-def _collector_paused() -> Iterator[None]:
+def collector_paused() -> Iterator[None]:
     """The cycle collector waits while a trace is judged, and what the trace leaves alive (the
     memo's new steps: frozen values, acyclic, freed by reference counting when the memo is
     cleared) is moved out of its generations (``gc.freeze``): otherwise each trace's end
@@ -286,8 +298,8 @@ def judge_lines_fast(protocol: str, key: str, lines: Iterable[tuple[str, RawLine
         try:
             # The memo and caches keep many small objects alive, which makes the cycle
             # collector's passes long; the replay makes no cycles (frozen values, freed by
-            # reference counting), so the collector waits (see _collector_paused).
-            with _collector_paused():
+            # reference counting), so the collector waits (see collector_paused).
+            with collector_paused():
                 outcome = _fast(protocol, key, items, caches, events)
         except Exception:  # anything unusual is the reference path's to judge
             outcome = None
@@ -353,40 +365,46 @@ class _Template:
     with the same action and input bytes (a node that waits, the opening moves every trace makes, a trace
     that repeats another) reuses the step, its observation, and the recorded outputs and
     observation bytes found equal to them before. Keys hold the state's identity: states are
-    the memo's own objects (the initial ones, then the memo's results), kept alive by it."""
+    the memo's own objects (the initial ones, then the memo's results), kept alive by it. Each
+    state's steps are a short list searched by comparing the action and the input's bytes (a
+    state meets few distinct inputs; comparing bytes is cheaper than hashing them)."""
 
     __slots__ = ("memo", "replay")
 
     def __init__(self, replay: NodeReplay) -> None:
         self.replay = replay
-        self.memo: dict[tuple[int, str, bytes], _Step] = {}
+        self.memo: dict[int, list[_Step]] = {}
 
 
 class _Step:
     """One memoised node step: the state before and after, the model's outputs and
     observation, and the recorded bytes already found equal to them (None until then)."""
 
-    __slots__ = ("after", "before", "model_feats", "model_obs", "obs", "obs_feats", "obs_raw", "out_raw", "outputs",
-                 "raw_obs", "written")
+    __slots__ = ("action", "after", "before", "inp", "model_feats", "model_obs", "obs", "obs_feats", "obs_raw",
+                 "out_raw", "outputs", "raw_obs", "written")
 
-    def __init__(self, before: Any, after: Any, outputs: tuple[Any, ...], raw_obs: Any) -> None:
-        self.before, self.after, self.outputs, self.raw_obs = before, after, outputs, raw_obs
+    def __init__(self, before: Any, action: str, inp: msgspec.Raw, after: Any, outputs: tuple[Any, ...],
+                 raw_obs: Any) -> None:
+        self.before, self.action, self.inp = before, action, inp
+        self.after, self.outputs, self.raw_obs = after, outputs, raw_obs
         self.model_obs: Any = None  # ``encode(raw_obs)``, made when first needed
         self.model_feats: tuple[str, ...] = ()
-        self.out_raw: bytes | None = None
-        self.obs_raw: bytes | None = None
+        # The recorded outputs and observation found equal to the model's (as ``msgspec.Raw``:
+        # compared by their bytes without copying them out of the line).
+        self.out_raw: msgspec.Raw | None = None
+        self.obs_raw: msgspec.Raw | None = None
         self.obs: Any = None  # the recorded observation of ``obs_raw``, decoded, and its features
         self.obs_feats: tuple[str, ...] = ()
         self.written = False  # the two below were tried: recorded bytes are checked against them once
 
-    def model_observation(self) -> tuple[Any, tuple[str, ...]]:
+    def model_observation(self, caches: _Caches) -> tuple[Any, tuple[str, ...]]:
         """``encode(raw_obs)`` and its coverage features."""
         if self.model_obs is None:
             self.model_obs = encode(self.raw_obs)
-            self.model_feats = tuple(features(self.model_obs))
+            self.model_feats = caches.features(self.model_obs)
         return self.model_obs, self.model_feats
 
-    def as_written(self, out_raw: bytes, caches: _Caches) -> None:
+    def as_written(self, out_raw: msgspec.Raw, caches: _Caches) -> None:
         """Take the recorded outputs as found equal to the model's when they are the bytes the
         trace writer (``conformance/traces/writer.py``: ``json.dumps`` of ``codec.encode``)
         writes for them, without decoding them; and remember each output's bytes as the
@@ -394,7 +412,7 @@ class _Step:
         are decoded: their bytes repeat while a node waits, so their cache mostly hits.)"""
         self.written = True
         items = [json_text(o).encode() for o in self.outputs]
-        if b"[" + b", ".join(items) + b"]" == out_raw:
+        if b"[" + b", ".join(items) + b"]" == bytes(out_raw):
             self.out_raw = out_raw
             for item, obj in zip(items, self.outputs, strict=True):
                 caches.remember(item, obj)
@@ -428,7 +446,9 @@ def _replay(key: str, template: _Template, by_step: list[_Event], caches: _Cache
     nodes = replay.nodes
     step_fn, observe = replay.step_fn, replay.observe
     check = replay._check  # (``NodeReplay._properties`` without its frame: the same exceptions caught below)
-    seen_feats: dict[tuple[str, ...], int] = {}
+    # Coverage features per distinct tuple, keyed by its identity (the tuples are the caches'
+    # and the memo's; each is held here with its count, so an identity is never reused meanwhile).
+    seen_feats: dict[int, list[Any]] = {}
     observed: dict[Any, _Step] = {}  # per node, the step that gave its state
     n = len(by_step)
     for step, ev in enumerate(by_step):
@@ -441,46 +461,62 @@ def _replay(key: str, template: _Template, by_step: list[_Event], caches: _Cache
         before = nodes.get(node)
         if before is None:
             return None
-        inp = bytes(ev.input)
-        entry = memo.get((id(before), action, inp))
-        if entry is None or entry.before is not before:
-            value = caches.input(action, node, inp)
+        inp_raw = ev.input
+        entry = None
+        steps = memo.get(id(before))
+        if steps is not None:
+            if steps[0].before is before:  # (else the identity is another object's: a new state)
+                for known in steps:
+                    if known.inp == inp_raw and known.action == action:
+                        entry = known
+                        break
+            else:
+                steps = None
+        if entry is None:
+            value = caches.input(action, node, bytes(inp_raw))
             if value is None:
                 return None
             after, outputs = step_fn(before, value)
             # A step that leaves the node as it was (an ignored message) leaves its observation.
             last = observed.get(node)
             raw_obs = last.raw_obs if last is not None and last.after is after else observe(after)
-            entry = _Step(before, after, tuple(outputs), raw_obs)
+            entry = _Step(before, action, inp_raw, after, tuple(outputs), raw_obs)
             if caches.memoised >= MEMO:  # one bound for the memos of every config (bounded memory)
                 caches.forget_steps()
-            memo[(id(before), action, inp)] = entry
+                steps = None
+            if steps is None:
+                memo[id(before)] = [entry]
+            else:
+                steps.append(entry)
             caches.memoised += 1
         nodes[node] = entry.after
         observed[node] = entry
         if not entry.written:  # a new step: are the recorded outputs the model's, as the writer writes them?
-            entry.as_written(bytes(ev.outputs), caches)
+            entry.as_written(ev.outputs, caches)
         # The recorded observation: the bytes found equal to the model's before, or decoded.
         recorded: Any = None
         rec_feats: tuple[str, ...] = ()
-        obs_raw: bytes | None = None
+        obs_raw: msgspec.Raw | None = None
         verified = False
         if ev.observation is not _NONE:
-            obs_raw = bytes(ev.observation)
+            obs_raw = ev.observation
             if obs_raw == entry.obs_raw:
                 recorded, rec_feats, verified = entry.obs, entry.obs_feats, True
             else:
-                observation = caches.observation(obs_raw)
+                observation = caches.observation(bytes(obs_raw))
                 if observation is None:
                     return None
                 recorded, rec_feats = observation
         model_obs: Any
         if verified or recorded == entry.raw_obs:
             model_obs = recorded if verified else entry.raw_obs  # (verified: found equal before)
-            seen_feats[rec_feats] = seen_feats.get(rec_feats, 0) + 1
         else:
-            model_obs, model_feats = entry.model_observation()
-            seen_feats[model_feats] = seen_feats.get(model_feats, 0) + 1
+            model_obs, rec_feats = entry.model_observation(caches)
+        counted = seen_feats.get(id(rec_feats))
+        if counted is None:
+            seen_feats[id(rec_feats)] = [rec_feats, 1]
+        else:
+            counted[1] += 1
         obs = recorded if isinstance(recorded, dict) else model_obs
         bad: Violation | None
         try:
@@ -488,20 +524,20 @@ def _replay(key: str, template: _Template, by_step: list[_Event], caches: _Cache
         except (KeyError, TypeError, ValueError, IndexError) as err:
             bad = unreadable(node, err)
         if bad is None:
-            out_raw = bytes(ev.outputs)
+            out_raw = ev.outputs
             if out_raw != entry.out_raw:
-                rec_objects = caches.outputs(out_raw)
+                rec_objects = caches.outputs(bytes(out_raw))
                 if rec_objects is False:
                     return None
                 model_outputs = entry.outputs
                 if rec_objects is True or not (rec_objects == model_outputs or
                                                (len(rec_objects) == len(model_outputs) and
                                                 Counter(rec_objects) == Counter(model_outputs))):
-                    rec_values = _any.decode(out_raw)
+                    rec_values = _any.decode(bytes(out_raw))
                     encoded = [fast_encode(o) for o in model_outputs]
                     if not same_outputs(rec_values, encoded) and \
-                            not replay.other_answer(entry.before, caches.input(action, node, inp), model_outputs,
-                                                    rec_values):
+                            not replay.other_answer(entry.before, caches.input(action, node, bytes(inp_raw)),
+                                                    model_outputs, rec_values):
                         bad = Violation("Divergence:outputs", _diff_outputs(rec_values, encoded))
                 if bad is None:
                     entry.out_raw = out_raw
@@ -514,13 +550,15 @@ def _replay(key: str, template: _Template, by_step: list[_Event], caches: _Cache
             if not all(_well_formed(caches, e, nodes) for e in by_step[step + 1:]):
                 return None
             return Outcome(verdict_row(key, "violating", n, file, line, step, bad.property, action, bad.detail),
-                           [], dict(Counter(map(_ACTION, by_step[:step + 1]))), _features(Counter(), seen_feats))
+                           [], dict(Counter(map(_ACTION, by_step[:step + 1]))), _features(seen_feats))
     return Outcome(verdict_row(key, "valid", n, file, line), [], dict(Counter(map(_ACTION, by_step))),
-                   _features(Counter(), seen_feats))
+                   _features(seen_feats))
 
 
-def _features(feats: Counter[str], seen: dict[tuple[str, ...], int]) -> dict[str, int]:
-    for names, count in seen.items():
+def _features(seen: dict[int, list[Any]]) -> dict[str, int]:
+    feats: dict[str, int] = {}
+    get = feats.get
+    for names, count in seen.values():
         for name in names:
-            feats[name] += count
-    return dict(feats)
+            feats[name] = get(name, 0) + count
+    return feats

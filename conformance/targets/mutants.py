@@ -48,6 +48,19 @@ class SingleVoterResigns(RaftReplica):
             self.resign()
 
 
+class CheckQuorumCountsLeaderTwice(RaftReplica):
+    """Check-quorum counts the leader twice (a port that adds the leader to a majority whose
+    size already left it out: Kafka's ``updateCheckQuorumForFollowingVoter`` lowers the
+    majority by one for the leader instead): with four or five voters, a leader that one voter
+    fetched from thinks a majority did and stays leader when its timer expires
+    (RAFT-STEP-CHECK-QUORUM; with three voters the leader alone already counts as two)."""
+
+    def on_CheckQuorumTimeout(self, inp: dict[str, Any]) -> None:
+        heard = len((self.fetched | {self.id}) & set(self.voters)) + 1
+        if self.role == "leader" and heard < len(self.voters) // 2 + 1:
+            self.resign()
+
+
 class HwBeforeEpochCommit(RaftReplica):
     """The leader exposes a high watermark before its epoch's LeaderChange record commits."""
 
@@ -291,6 +304,29 @@ class RemovedLeaderStays(VoterReplica):
         pass
 
 
+class RemovedLeaderStaysResigned(VoterReplica):
+    """A leader that removed itself and resigned ignores its election timer, as a voter-only
+    rule would (a non-voter never stands): it never asks for the next leader
+    (VOTERS-RULE-REMOVED-LEADER-TIMER missing)."""
+
+    def on_ElectionTimeout(self, inp: dict[str, Any]) -> None:
+        if self.role == "resigned" and not self.is_voter:
+            return
+        super().on_ElectionTimeout(inp)
+
+
+class UpgradeWithoutVoters(VoterReplica):
+    """The kraft.version upgrade does not wait for the voters: a kraft.version-0 leader writes
+    KRaftVersionRecord(1) and its static voters (each under its host's directory) before every
+    voter has said, by UpdateVoter, that it supports kraft.version 1 (VOTERS-RULE-UPGRADE-VOTERS
+    missing: a voter that cannot read the records would be cut off)."""
+
+    def reconfigure(self, inp: dict[str, Any]) -> None:
+        if inp["type"] == "UpgradeKRaftVersion" and self.role == "leader" and self.upgrade_voters:
+            self.upgrade_voters = {v: (v, True) for v in self.upgrade_voters}
+        super().reconfigure(inp)
+
+
 class FirstLeaderSkipsVoters(VoterReplica):
     """A leader whose voter set came from the bootstrap checkpoint writes only its LeaderChange,
     not the KRaftVersionRecord and VotersRecord (VOTERS-RULE-FIRST-LEADER missing)."""
@@ -444,6 +480,8 @@ class Mutant:
 CATALOGUE: dict[str, Mutant] = {m.name: m for m in (
     Mutant("raft-never-resigns", "raft", NeverResigns, "missing check-quorum"),
     Mutant("raft-single-voter-resigns", "raft", SingleVoterResigns, "quorum arithmetic leaves out self"),
+    Mutant("raft-check-quorum-counts-leader-twice", "raft", CheckQuorumCountsLeaderTwice,
+           "quorum arithmetic counts self twice"),
     Mutant("raft-hw-before-epoch-commit", "raft", HwBeforeEpochCommit, "commit rule without the epoch guard"),
     Mutant("raft-restart-votes-again", "raft", RestartVotesAgain, "volatile state that must be persisted"),
     Mutant("raft-observer-candidate", "raft", ObserverCandidate, "role confusion (non-voter acts as voter)"),
@@ -500,6 +538,12 @@ CATALOGUE: dict[str, Mutant] = {m.name: m for m in (
     Mutant("voters-removed-leader-stays", "voters", RemovedLeaderStays, "missing step-down after self-removal",
            note="needs the leader's removal committed by the remaining voters: the driver's replicate "
                 "macro (conformance/drivers/macros.py) does that in one step"),
+    Mutant("voters-removed-leader-stays-resigned", "voters", RemovedLeaderStaysResigned,
+           "rule of another role applied (a non-voter's timer ignored)",
+           note="needs the leader's removal committed and its election timer fired before another "
+                "message reaches it"),
+    Mutant("voters-upgrade-without-voters", "voters", UpgradeWithoutVoters, "missing precondition check",
+           note="needs a static quorum (kraft.version 0) whose leader is asked to upgrade"),
     Mutant("voters-first-leader-skips-voters", "voters", FirstLeaderSkipsVoters,
            "bootstrap configuration never written to the log"),
     Mutant("voters-add-voter-without-endpoint", "voters", AddVoterWithoutEndpoint, "missing input validation"),

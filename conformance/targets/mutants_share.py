@@ -91,9 +91,9 @@ class DeleteKeepsFences(ShareShard):
     of the four maps cleared, the others forgotten), so a re-initialized key is still fenced by
     the deleted one's epochs."""
 
-    def replay(self, record: dict[str, Any]) -> None:
+    def replay_maps(self, record: dict[str, Any]) -> None:
         if record["type"] != "ShareTombstone":
-            super().replay(record)
+            super().replay_maps(record)
             return
         k = record["key"]
         self.offsets.pop((k["group_id"], k["topic_id"], k["partition"]), None)
@@ -123,10 +123,10 @@ class ReplaySkipsTombstone(ShareShard):
         finally:
             self.loading = False
 
-    def replay(self, record: dict[str, Any]) -> None:
+    def replay_maps(self, record: dict[str, Any]) -> None:
         if self.loading and record["type"] == "ShareTombstone":
             return
-        super().replay(record)
+        super().replay_maps(record)
 
 
 class SummaryLeaderEpochFromFence(ShareShard):
@@ -296,6 +296,24 @@ class UpdateCountNotReplayed(ShareShard):
         self.offsets[key]["delivery_complete_count"] = before
 
 
+class RedundantPinnedByDelete(ShareShard):
+    """The offsets manager keeps a deleted key's tombstone offset (KAFKA-19695, Kafka 4.1.0):
+    the redundant offset never passes a deleted share-partition, so the coordinator partition
+    is never pruned past it (SHARE-INV-REDUNDANT-RELEASED)."""
+
+    def track_redundant(self, key: tuple[str, str, int], kind: str) -> None:
+        super().track_redundant(key, "ShareSnapshot" if kind == "ShareTombstone" else kind)
+
+
+class RedundantCountsUpdates(ShareShard):
+    """A ShareUpdate moves its key's offset too, so the records the update is a delta against
+    (the snapshot before it) count as redundant: a log pruned there loses the state
+    (SHARE-INV-REDUNDANT-SAFE)."""
+
+    def track_redundant(self, key: tuple[str, str, int], kind: str) -> None:
+        super().track_redundant(key, "ShareSnapshot" if kind == "ShareUpdate" else kind)
+
+
 # (name, class, bug class), in the order of mutants.CATALOGUE.
 SHARE_MUTANTS: tuple[tuple[str, type[ShareShard], str], ...] = (
     ("share-write-moves-leader-epoch", WriteMovesLeaderEpoch, "a write records what only a read may (KAFKA-19456)"),
@@ -324,4 +342,7 @@ SHARE_MUTANTS: tuple[tuple[str, type[ShareShard], str], ...] = (
      "an out-of-order request moves a counter back (apache/kafka#23112)"),
     ("share-summary-count-unset", SummaryCountUnset, "a new response field not filled in"),
     ("share-update-count-not-replayed", UpdateCountNotReplayed, "a new record field not replayed"),
+    ("share-redundant-pinned-by-delete", RedundantPinnedByDelete,
+     "a deleted entry kept in a bookkeeping map (KAFKA-19695)"),
+    ("share-redundant-counts-updates", RedundantCountsUpdates, "a delta taken for a full state in log pruning"),
 )

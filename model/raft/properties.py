@@ -23,7 +23,7 @@ from kspec.model.raft.messages import (
 )
 from kspec.model.raft.node import unanswered
 from kspec.model.raft.rules import majority
-from kspec.model.raft.state import Candidate, Follower, Leader, Node, Prospective, Resigned
+from kspec.model.raft.state import Candidate, Down, Follower, Leader, Node, Prospective, Resigned
 from kspec.model.raft.system import Fire, Reboot
 
 
@@ -152,6 +152,58 @@ def resend_only_unanswered(before: Any, action: Any, after: Any) -> bool:
         m.src == sender.id and m.dst == to and m.epoch == sender.epoch and _resend_kind(sender, m) for m in msgs)
 
 
+def _check_quorum_set_counted(n: Node) -> bool:
+    """A leader's check-quorum record (``Leader.fetched``) as RAFT-RULE-CHECK-QUORUM keeps it:
+    voters only, never the leader itself, and never with the leader a majority (the timer is
+    reset, and the record cleared, the moment a majority fetched)."""
+    role = n.role
+    if not isinstance(role, Leader) or not role.fetched:
+        return True
+    return role.fetched <= n.voters - {n.id} and len(role.fetched | {n.id}) < majority(len(n.voters))
+
+
+def _fetched_quorum(n: Node) -> bool:
+    """Whether the voters that fetched from leader ``n`` since its check-quorum timer was last
+    reset, with itself counted once and observers not at all, are a majority."""
+    assert isinstance(n.role, Leader)
+    heard = (n.role.fetched & n.voters) | ({n.id} & n.voters)
+    return len(heard) >= majority(len(n.voters))
+
+
+@always_step("RAFT-STEP-CHECK-QUORUM", "CheckQuorumCounted",
+             witnessed_by=("LeaderResignsCheckQuorum", "CheckQuorumAfterFetch"))
+def check_quorum_counted(before: Any, action: Any, after: Any) -> bool:
+    """Check-quorum counts right (RAFT-RULE-CHECK-QUORUM): a running leader resigns only on its
+    own CheckQuorumTimeout, and only when the voters that fetched from it since its timer was
+    last reset, itself counted once and observers not at all, are fewer than a majority, so it
+    never resigns while a majority fetched; and after every step each leader's record of who
+    fetched holds voters other than itself, never a majority with it (it is cleared, the timer
+    reset, the moment a majority fetched)."""
+    rebooted = action.node if isinstance(action, Reboot) or isinstance(getattr(action, "input", None),
+                                                                         Crash | Restart) else None
+    for b, a in zip(before.nodes, after.nodes, strict=True):
+        if not _check_quorum_set_counted(a):
+            return False
+        if not (isinstance(b.role, Leader) and isinstance(a.role, Resigned | Down)) or a.id == rebooted:
+            continue
+        timeout = isinstance(action, Fire) and action.node == a.id and isinstance(action.input, CheckQuorumTimeout)
+        if not timeout or _fetched_quorum(b):
+            return False
+    return True
+
+
+@sometimes_step("RAFT-WIT-CHECK-QUORUM-AFTER-FETCH", "CheckQuorumAfterFetch")
+def check_quorum_after_fetch(before: Any, action: Any, after: Any) -> bool:
+    """A leader that a voter fetched from in its epoch resigns on CheckQuorumTimeout: its timer
+    was reset by fetches and expired again, so RAFT-STEP-CHECK-QUORUM is checked on a leader
+    whose followers were counted."""
+    if not (isinstance(action, Fire) and isinstance(action.input, CheckQuorumTimeout)):
+        return False
+    b = before.node(action.node)
+    return (isinstance(b.role, Leader) and isinstance(after.node(action.node).role, Resigned)
+            and any(r in b.voters and r != b.id for r, _ in b.role.end_offsets))
+
+
 @sometimes("RAFT-WIT-BEGIN-EPOCH-RESENT", "BeginQuorumEpochResent", needs="max_resends")
 def begin_quorum_epoch_resent(s: Any) -> bool:
     """A leader has sent BeginQuorumEpoch again to a voter that had not acknowledged it (its
@@ -239,10 +291,10 @@ def raft_properties() -> Sequence[Property[Any, Any]]:
     """Every KRaft property, invariants first."""
     return (
         election_safety, vote_once, committed_logs_agree, leader_completeness, high_watermark_durable,
-        high_watermark_monotonic, epoch_monotonic, resend_only_unanswered,
+        high_watermark_monotonic, epoch_monotonic, resend_only_unanswered, check_quorum_counted,
         leader_elected, second_epoch_leader, vote_granted, record_committed, leader_after_commit,
         high_watermark_advances, follower_truncates, leader_resigns_check_quorum, restart_rejoins,
-        begin_quorum_epoch_resent,
+        begin_quorum_epoch_resent, check_quorum_after_fetch,
     )
 
 

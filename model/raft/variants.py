@@ -19,6 +19,7 @@ from kspec.model.raft.messages import (
     CheckQuorumTimeout,
     ElectionTimeout,
     FetchDue,
+    FetchRequest,
     FetchResponse,
     Halt,
     Input,
@@ -28,7 +29,7 @@ from kspec.model.raft.messages import (
     VoteRequest,
     VoteResponse,
 )
-from kspec.model.raft.rules import majority_end_offset
+from kspec.model.raft.rules import is_quorum, majority_end_offset
 from kspec.model.raft.state import Down, Election, Leader, Node, Unattached, Voted, election_of
 from kspec.model.raft.system import RaftModel
 
@@ -103,6 +104,21 @@ def never_resigns(node: Node, inp: Input) -> tuple[Node, tuple[Output, ...]]:
     return node_mod.step(node, inp)
 
 
+def check_quorum_counts_observers(node: Node, inp: Input) -> tuple[Node, tuple[Output, ...]]:
+    """A leader that records an observer's fetch in its check-quorum set (a port of Kafka's
+    ``updateFetchedVoters`` without its voter check): the set is no longer the voters heard
+    from, and a port whose majority test counts the set's size (as Kafka's does) lets observers
+    reset the timer while the voters are gone."""
+    after, outputs = node_mod.step(node, inp)
+    role = after.role
+    if (isinstance(inp, FetchRequest) and inp.src >= 0 and inp.src not in node.voters and isinstance(role, Leader)
+            and isinstance(node.role, Leader) and role.end_offset_of(inp.src) == inp.fetch_offset):
+        fetched = role.fetched | {inp.src}
+        reset = is_quorum(fetched | {node.id}, node.voters)
+        after = replace(after, role=replace(role, fetched=frozenset() if reset else fetched))
+    return after, outputs
+
+
 def ignores_diverging_epoch(node: Node, inp: Input) -> tuple[Node, tuple[Output, ...]]:
     """A follower that ignores the diverging epoch in a fetch response and never truncates."""
     if isinstance(inp, FetchResponse) and inp.diverging is not None:
@@ -167,6 +183,9 @@ CATALOGUE: dict[str, Variant] = {
     "hw-without-epoch-guard": Variant(hw_without_epoch_guard, "HighWatermarkMonotonic"),
     "never-resigns": Variant(never_resigns, "LeaderResignsCheckQuorum",
                              {"max_epoch": 1, "max_crashes": 0, "max_appends": 0}),
+    "check-quorum-counts-observers": Variant(check_quorum_counts_observers, "CheckQuorumCounted",
+                                             {"observers": 1, "max_epoch": 1, "max_crashes": 0, "max_appends": 0,
+                                              "max_elections": 1}),
     "ignores-diverging-epoch": Variant(ignores_diverging_epoch, "FollowerTruncates", {"max_crashes": 0}),
     "resends-to-acknowledged": Variant(resends_to_acknowledged, "ResendOnlyUnanswered",
                                        {"max_epoch": 1, "max_crashes": 0, "max_appends": 0, "max_resends": 1}),

@@ -114,6 +114,14 @@ class ShardState:
     leader_epochs: Entries = ()
     state_epochs: Entries = ()
     update_counts: Entries = ()
+    # ``ShareCoordinatorOffsetsManager`` (SHARE-RULE-REDUNDANT-OFFSET): the coordinator partition
+    # offset the next replayed record takes, per key the offset of its last ShareSnapshot (or
+    # tombstone, until it is forgotten), and the lowest offset still needed to rebuild the state
+    # (None: nothing replayed yet, Kafka's Long.MAX_VALUE). Functions of the replayed log, so no
+    # new system states: the TLA+ mapping leaves them out.
+    log_end: int = 0
+    snapshot_offsets: Entries = ()
+    redundant: int | None = None
 
     def offset(self, key: SharePartitionKey) -> ShareGroupOffset | None:
         """The stored ShareGroupOffset of ``key``, or None."""
@@ -277,6 +285,36 @@ def replay(state: ShardState, record: Record) -> ShardState:
 
 def replay_with(state: ShardState, record: Record, combine: Any) -> ShardState:
     """:func:`replay` with a given batch combiner (broken variants pass a wrong one)."""
+    return track_redundant(_replay_maps(state, record, combine), record)
+
+
+def track_redundant(state: ShardState, record: Record) -> ShardState:
+    """SHARE-RULE-REDUNDANT-OFFSET: the offsets manager after ``record`` is replayed at offset
+    ``state.log_end`` (``ShareCoordinatorOffsetsManager.updateState``). A ShareSnapshot or a
+    tombstone makes its offset the key's; the redundant offset becomes the lowest offset held
+    (the record's own included: what ``findRedundantOffset`` returns, its early exit only
+    taken when that is the lowest); a tombstone's key is then forgotten, so a deleted
+    share-partition holds nothing back. A ShareUpdate changes nothing: it needs the snapshot
+    before it."""
+    at = state.log_end
+    if isinstance(record, ShareUpdate):
+        return replace(state, log_end=at + 1)
+    held = _put(state.snapshot_offsets, record.key, at)
+    lowest = min(offset for _, offset in held)
+    if isinstance(record, ShareTombstone) and not state.rules.deleted_key_pins_redundant:
+        held = _drop(held, record.key)
+    return replace(state, log_end=at + 1, snapshot_offsets=held, redundant=lowest)
+
+
+def redundant_offset(state: ShardState) -> int | None:
+    """``ShareCoordinatorShard.lastRedundantOffset()``: the offset below which every record of
+    the coordinator partition is redundant, or None (Kafka's empty Optional) when none is: nothing
+    replayed yet, or the offset is 0."""
+    return state.redundant if state.redundant is not None and state.redundant > 0 else None
+
+
+def _replay_maps(state: ShardState, record: Record, combine: Any) -> ShardState:
+    """The four maps after ``record`` (``ShareCoordinatorShard.replay``'s handlers)."""
     key = record.key
     if isinstance(record, ShareTombstone):
         # SHARE-RULE-REPLAY-TOMBSTONE: every map forgets the key.
@@ -702,4 +740,4 @@ def observe(state: ShardState) -> dict[str, Any]:
             "state_epoch_fence": state.state_epoch(key),
             "update_count": state.update_count(key),
         }
-    return {"active": state.active, "partitions": parts}
+    return {"active": state.active, "partitions": parts, "redundant_offset": redundant_offset(state)}

@@ -667,9 +667,42 @@ class ShareSystem:
             against the image as it is now)."""
             return s.image_failover == 2
 
-        deletes = (deleted, delete_failover) if self.rules.initialize else ()  # 4.0 has no delete
+        snapshot_every, rules = self.snapshot_every, self.rules
+        # 4.0 has no delete: there the redundant offset moves only with the key's own snapshots.
+        released_seen = ("delete_releases_log",) if rules.initialize else ("updates_redundant",)
+
+        @always("SHARE-INV-REDUNDANT-SAFE", "redundant_records_superseded", witnessed_by=("updates_redundant",))
+        def redundant_safe(s: SysState) -> bool:
+            """Every record below the redundant offset is superseded: replaying the log from it
+            rebuilds every stored share-partition state (SHARE-RULE-REDUNDANT-OFFSET)."""
+            r = s.shard.redundant
+            return r is None or loaded(s.log[r:], snapshot_every, rules, s.shard.image).offsets == s.shard.offsets
+
+        @always("SHARE-INV-REDUNDANT-RELEASED", "redundant_offset_released", witnessed_by=released_seen)
+        def released(s: SysState) -> bool:
+            """Only a stored share-partition holds the redundant offset back: it is the lowest
+            offset of a stored share-partition's last ShareSnapshot, and with none stored the last
+            tombstone's (SHARE-RULE-REDUNDANT-OFFSET; KAFKA-19695)."""
+            return s.shard.redundant == needed_from(s.log, s.shard)
+
+        @sometimes("SHARE-WIT-REDUNDANT-UPDATES", "updates_redundant")
+        def updates_redundant(s: SysState) -> bool:
+            """A ShareUpdate lies below the redundant offset: a later snapshot superseded it."""
+            r = s.shard.redundant
+            return r is not None and any(isinstance(rec, ShareUpdate) for rec in s.log[:r])
+
+        @sometimes("SHARE-WIT-REDUNDANT-DELETE", "delete_releases_log")
+        def delete_releases(s: SysState) -> bool:
+            """A tombstone lies below the redundant offset while a share-partition is stored: the
+            deleted share-partition holds the log back no more."""
+            r = s.shard.redundant
+            return (r is not None and bool(s.shard.offsets)
+                    and any(isinstance(rec, ShareTombstone) for rec in s.log[:r]))
+
+        deletes = (deleted, delete_failover, delete_releases) if self.rules.initialize else ()  # 4.0: no delete
         counts = self._count_properties() if self.rules.delivery_complete_count else ()
-        return (isolation, delete_forgets, summary_only_reads, *deletes, keys, image_failover, *counts)
+        return (isolation, delete_forgets, summary_only_reads, *deletes, keys, image_failover,
+                redundant_safe, released, updates_redundant, *counts)
 
     @staticmethod
     def _count_properties() -> tuple[Property[Any, Any], ...]:
@@ -770,6 +803,21 @@ class ShareSystem:
         elif isinstance(action, Unload | Load):
             yield {"node": "coordinator", "action": type(action).__name__.lower(), "input": None,
                    "outputs": [], "observation": observe(after.shard)}
+
+
+def needed_from(log: tuple[Record, ...], shard: ShardState) -> int | None:
+    """SHARE-RULE-REDUNDANT-OFFSET from the log alone: the lowest offset of the last
+    ShareSnapshot of a share-partition ``shard`` stores; with none stored, the last tombstone's
+    (the records before it are all redundant); None before any snapshot."""
+    last: dict[SharePartitionKey, int] = {}
+    tombstone: int | None = None
+    for at, rec in enumerate(log):
+        if isinstance(rec, ShareSnapshot):
+            last[rec.key] = at
+        elif isinstance(rec, ShareTombstone):
+            tombstone = at
+    stored = [at for key, at in last.items() if shard.offset(key) is not None]
+    return min(stored) if stored else tombstone
 
 
 def _others(shard: ShardState, key: SharePartitionKey) -> tuple[Any, ...]:

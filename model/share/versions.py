@@ -57,6 +57,10 @@ class Rules:
     # request's delivery-complete count whatever its start offset, so an equal or lower (or -1)
     # start offset can lower the stored count.
     write_count_from_request: bool = False
+    # share-redundant-offset-pinned-by-delete (KAFKA-19695, 4.1.0): the offsets manager keeps a
+    # deleted key's tombstone offset, so the redundant offset never passes it
+    # (SHARE-RULE-REDUNDANT-OFFSET).
+    deleted_key_pins_redundant: bool = False
 
     @property
     def version(self) -> str:
@@ -106,6 +110,7 @@ DEVIATION_SWITCHES: dict[str, dict[str, bool]] = {
     "share-write-start-offset-regresses": {"write_start_regresses": True},
     "share-initialize-count-unset": {"initialize_count_unset": True},
     "share-write-count-regresses": {"write_count_from_request": True},
+    "share-redundant-offset-pinned-by-delete": {"deleted_key_pins_redundant": True},
 }
 
 

@@ -20,6 +20,7 @@ from kspec.model.raft import node as raft_node
 from kspec.model.raft.messages import (
     AppendLog,
     CheckQuorumTimeout,
+    ElectionTimeout,
     EndQuorumEpochRequest,
     Entry,
     FetchDue,
@@ -28,10 +29,11 @@ from kspec.model.raft.messages import (
     FetchTimeout,
     Input,
     Output,
+    PersistElection,
     Restart,
     TruncateLog,
 )
-from kspec.model.raft.state import Down, Follower, Leader, Node, Unattached, Voted
+from kspec.model.raft.state import Down, Follower, Leader, Node, Resigned, Unattached, Voted, election_of
 from kspec.model.voters.control import (
     ControlState,
     Snapshot,
@@ -49,7 +51,7 @@ from kspec.model.voters.history import VoterSet, voter_ids
 
 ReconfigError = Literal["NONE", "NOT_LEADER_OR_FOLLOWER", "REQUEST_TIMED_OUT", "UNSUPPORTED_VERSION",
                         "DUPLICATE_VOTER", "VOTER_NOT_FOUND", "INVALID_REQUEST", "FENCED_LEADER_EPOCH",
-                        "UNKNOWN_LEADER_EPOCH"]
+                        "UNKNOWN_LEADER_EPOCH", "INVALID_UPDATE_VERSION"]
 
 # The listeners an UpdateVoter names (VOTERS-RULE-UPDATE-INPUT): "default", one listener under
 # the cluster's (controller) name; "other", one under another name; "none", no listener;
@@ -85,6 +87,14 @@ class VoterNode(Node):
     # successful fetch from its leader in time) and that no answer has named its leader to
     # since: it asks a bootstrap server, as an observer without a leader does.
     fetch_lapsed: bool = False
+    # The kraft.version upgrade's rule set (VOTERS-RULE-UPGRADE-VOTERS): True from Kafka 4.1
+    # (KIP-853's upgrade of a static quorum, KAFKA-16538), False for 3.9 and 4.0 (no upgrade).
+    kraft_upgrade: bool = True
+    # VOTERS-RULE-UPGRADE-VOTERS: a kraft.version-0 leader's in-memory voters (Kafka's
+    # LeaderState kraftVersionUpgradeState): per static voter (id, the directory its last accepted
+    # UpdateVoter named, or NO_DIRECTORY, whether that update's range holds kraft.version 1); the
+    # leader itself known from its epoch start. () at any other replica, or once kraft.version is 1.
+    upgrade_voters: tuple[tuple[int, int, bool], ...] = ()
 
     @property
     def kraft_version(self) -> int:
@@ -194,7 +204,8 @@ class Rules:
 # ---------------------------------------------------------------- construction
 
 
-def new_voter_node(node_id: int, initial_voters: VoterSet, *, bootstrap: bool, pre_vote: bool = False) -> VoterNode:
+def new_voter_node(node_id: int, initial_voters: VoterSet, *, bootstrap: bool, pre_vote: bool = False,
+                   kraft_upgrade: bool = True) -> VoterNode:
     """A replica's first start. With ``bootstrap`` (kraft.version 1) it was formatted with a
     bootstrap checkpoint holding KRaftVersionRecord(1) and the initial VotersRecord at offset -1
     and has no static voters; without (kraft.version 0) the initial voters are static. Votes
@@ -205,10 +216,10 @@ def new_voter_node(node_id: int, initial_voters: VoterSet, *, bootstrap: bool, p
         control = load_snapshot(frozenset(), snap)
         return VoterNode(node_id, voter_ids(initial_voters), (), raft_node.new_node(node_id, frozenset()).role,
                          None, pre_vote, open_votes=True, control=control, snapshot=snap, static=frozenset(),
-                         bootstrap_servers=voter_ids(initial_voters))
+                         bootstrap_servers=voter_ids(initial_voters), kraft_upgrade=kraft_upgrade)
     return VoterNode(node_id, voter_ids(initial_voters), (), raft_node.new_node(node_id, frozenset()).role,
                      None, pre_vote, open_votes=True, control=initial(initial_voters), snapshot=None,
-                     static=initial_voters, bootstrap_servers=voter_ids(initial_voters))
+                     static=initial_voters, bootstrap_servers=voter_ids(initial_voters), kraft_upgrade=kraft_upgrade)
 
 
 # A request's directory id when it names none (Kafka's Uuid.ZERO_UUID, ReplicaKey.NO_DIRECTORY_ID).
@@ -250,6 +261,8 @@ def make_step(raft_step: RaftStep = raft_node.step, rules: Rules = Rules()) -> S
                 after = node
                 outputs = (FetchRequest(node.id, to, node.epoch, node.end_offset, node.last_epoch),) \
                     if to in node.bootstrap_servers else ()
+            case ElectionTimeout() if removed_leader(node):
+                after, outputs = _rejoin_as_observer(node)
             case CheckQuorumTimeout() if not rules.check_quorum_one_voter and len(node.voters) == 1:
                 # K3: Kafka's timeUntilCheckQuorumExpires never expires with one voter, even a
                 # voter that is not the leader.
@@ -274,7 +287,7 @@ def make_step(raft_step: RaftStep = raft_node.step, rules: Rules = Rules()) -> S
                 outputs = raft_outputs
         after = _sync_voters(after, rules)
         after, more = _maybe_resign(after)
-        return after, outputs + more
+        return _track_upgrade_voters(node, after), outputs + more
 
     return step
 
@@ -287,6 +300,22 @@ def seeks_leader(node: Node) -> bool:
     """An observer without a leader (unattached, or voted: KIP-853 lets it vote): it fetches
     from a bootstrap server (VOTERS-RULE-OBSERVER-BOOTSTRAP)."""
     return isinstance(node, VoterNode) and not node.is_voter and isinstance(node.role, Unattached | Voted)
+
+
+def removed_leader(node: Node) -> bool:
+    """A resigned leader outside its own voter set (it removed itself, VOTERS-RULE-REMOVED-LEADER)."""
+    return isinstance(node, VoterNode) and not node.is_voter and isinstance(node.role, Resigned)
+
+
+def _rejoin_as_observer(node: VoterNode) -> tuple[VoterNode, tuple[VoterOutput, ...]]:
+    """VOTERS-RULE-REMOVED-LEADER-TIMER: the election timer of a resigned leader outside its voter
+    set moves it to unattached in epoch + 1 (persisted), an observer that asks a bootstrap server
+    for the leader (VOTERS-RULE-OBSERVER-BOOTSTRAP). It cannot stand, no leader sends a non-voter
+    BeginQuorumEpoch (KIP-853), and in its own epoch an answer to its Fetch would name itself the
+    leader: Kafka 3.9.0-4.4.0 ``pollResigned`` (``transitionToUnattached(epoch + 1)``)."""
+    after = cast(VoterNode, raft_node.to_unattached(node, node.epoch + 1))
+    e = election_of(after)
+    return after, (PersistElection(e.epoch, e.voted_for, e.leader),)
 
 
 def observer_follower(node: Node) -> bool:
@@ -350,6 +379,21 @@ def _write_bootstrap_voters(node: VoterNode, outputs: tuple[Output, ...],
         merged = (*outputs, AppendLog(end, extra))
     after = replace(node, log=node.log + extra, control=_read(control, end, extra, rules))
     return raft_node.update_high_watermark(after), merged
+
+
+def _track_upgrade_voters(before: VoterNode, after: VoterNode) -> VoterNode:
+    """VOTERS-RULE-UPGRADE-VOTERS: a leader at kraft.version 0 (4.1+ rule set) starts its epoch
+    knowing only itself among its static voters (Kafka's LeaderState: the static set, the local
+    node updated with its directory and supported kraft.version range); the record goes with the
+    leadership, and once kraft.version is 1."""
+    keep = isinstance(after.role, Leader) and after.kraft_upgrade and after.kraft_version < 1
+    if not keep:
+        return replace(after, upgrade_voters=()) if after.upgrade_voters else after
+    if isinstance(before.role, Leader) and before.epoch == after.epoch and after.upgrade_voters:
+        return after  # the same leadership: the step kept (or updated) the record
+    known = tuple((v, directory_of(v), True) if v == after.id else (v, NO_DIRECTORY, False)
+                  for v in sorted(voter_ids(after.control.last_voter_set())))
+    return replace(after, upgrade_voters=known)
 
 
 def _mark_fetch(before: VoterNode, after: VoterNode, inp: VoterInput, outputs: tuple[Output, ...]) -> VoterNode:
@@ -441,8 +485,14 @@ def _reconfigure(node: VoterNode, inp: AddVoter | RemoveVoter | UpgradeKRaftVers
     if isinstance(inp, UpgradeKRaftVersion):
         if control.last_kraft_version() >= 1:
             return node, ()  # already finalized: nothing to write
-        # The upgrade writes KRaftVersionRecord(1) and the current voters in one batch.
-        voters = frozenset((v, directory_of(v)) for v in voter_ids(control.last_voter_set()))
+        if not node.kraft_upgrade or not node.upgrade_voters or not all(s for _, _, s in node.upgrade_voters):
+            # VOTERS-RULE-UPGRADE-VOTERS: 3.9 and 4.0 have no upgrade; from 4.1 every voter must
+            # have told the leader (UpdateVoter) that it supports kraft.version 1
+            # (LeaderState.maybeAppendUpgradedKRaftVersion: InvalidUpdateVersionException).
+            return node, _reject(name, replica, "INVALID_UPDATE_VERSION")
+        # The upgrade writes KRaftVersionRecord(1) and the voters with the directories their
+        # updates named, in one batch (VOTERS-RULE-UPGRADE).
+        voters = frozenset((v, d) for v, d, _ in node.upgrade_voters)
         return _append_same_set(node, (kraft_version_entry(node.epoch, 1), voters_entry(node.epoch, voters)), rules)
     if control.last_kraft_version() < 1:
         return node, _reject(name, replica, "UNSUPPORTED_VERSION")
@@ -487,7 +537,7 @@ def _update_voter(node: VoterNode, inp: UpdateVoter, rules: Rules) -> tuple[Vote
     control = node.control
     finalized = control.last_kraft_version()
     if finalized < 1:
-        return node, (reject(name, replica, "UNSUPPORTED_VERSION"),)
+        return _update_in_memory(node, inp)
     last = control.voters.last_entry()
     if rules.one_change_at_a_time and (last is None or last[0] >= hw):
         return node, (reject(name, replica, "REQUEST_TIMED_OUT"),)
@@ -497,6 +547,24 @@ def _update_voter(node: VoterNode, inp: UpdateVoter, rules: Rules) -> tuple[Vote
     if (inp.replica, inp.directory) not in current:
         return node, (reject(name, replica, "VOTER_NOT_FOUND"),)  # VoterSet.updateVoter: same id and directory
     return _append_same_set(node, (voters_entry(node.epoch, current),), rules)
+
+
+def _update_in_memory(node: VoterNode, inp: UpdateVoter) -> tuple[VoterNode, tuple[VoterOutput, ...]]:
+    """VOTERS-RULE-UPGRADE-VOTERS: UpdateVoter at kraft.version 0. 3.9 and 4.0 refuse it
+    (UNSUPPORTED_VERSION); from 4.1 (KAFKA-16538) the leader keeps it in memory for the upgrade:
+    the range must hold the finalized version (0), the voter is found by id alone (the static set
+    has no directory ids: VoterSet.updateVoterIgnoringDirectoryId), and the answer is NONE at once;
+    nothing is written."""
+    name, replica = "update_voter", inp.replica
+    if not node.kraft_upgrade:
+        return node, (ReconfigRejected(name, replica, "UNSUPPORTED_VERSION"),)
+    if not inp.min_version <= 0 <= inp.max_version:
+        return node, (ReconfigRejected(name, replica, "INVALID_REQUEST"),)
+    if all(v != inp.replica for v, _, _ in node.upgrade_voters):
+        return node, (ReconfigRejected(name, replica, "VOTER_NOT_FOUND"),)
+    known = tuple((v, inp.directory, inp.min_version <= 1 <= inp.max_version) if v == inp.replica else (v, d, s)
+                  for v, d, s in node.upgrade_voters)
+    return (node if known == node.upgrade_voters else replace(node, upgrade_voters=known)), ()
 
 
 def _caught_up(node: VoterNode, replica: int, directory: int, rules: Rules) -> bool:

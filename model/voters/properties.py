@@ -13,12 +13,12 @@ from typing import Any
 from kspec.model.core.memo import by_identity
 from kspec.model.core.protocol import Property, always, always_step, sometimes, sometimes_step
 from kspec.model.raft import properties as raft_props
-from kspec.model.raft.messages import FetchDue, FetchRequest, FetchResponse
+from kspec.model.raft.messages import ElectionTimeout, FetchDue, FetchRequest, FetchResponse
 from kspec.model.raft.state import Down, Follower, Leader, Resigned, Unattached, Voted
 from kspec.model.raft.system import Deliver, Fire
 from kspec.model.voters.control import KRAFT_VERSION, VOTERS, rebuild, view, voters_of
 from kspec.model.voters.history import voter_ids
-from kspec.model.voters.node import AddVoter, VoterNode, seeks_leader
+from kspec.model.voters.node import AddVoter, UpdateVoter, VoterNode, removed_leader, seeks_leader
 
 
 def _voter_records(log: Any) -> list[tuple[int, Any]]:
@@ -171,6 +171,16 @@ def removed_leader_resigns(before: Any, action: Any, after: Any) -> bool:
                for b, a in zip(before.nodes, after.nodes, strict=True))
 
 
+@sometimes_step("VOTERS-WIT-REMOVED-LEADER-REJOINS", "RemovedLeaderRejoins")
+def removed_leader_rejoins(before: Any, action: Any, after: Any) -> bool:
+    """The election timer of a resigned leader outside its voter set makes it an unattached
+    observer of the next epoch (VOTERS-RULE-REMOVED-LEADER-TIMER)."""
+    if not isinstance(action, Fire) or not isinstance(action.input, ElectionTimeout):
+        return False
+    node, now = before.node(action.node), after.node(action.node)
+    return removed_leader(node) and isinstance(now.role, Unattached) and now.epoch == node.epoch + 1
+
+
 @sometimes_step("VOTERS-WIT-UNCOMMITTED-TRUNCATED", "UncommittedChangeTruncated")
 def uncommitted_change_truncated(before: Any, action: Any, after: Any) -> bool:
     """A replica truncates a VotersRecord away on a diverging epoch."""
@@ -237,27 +247,42 @@ def leader_unreachable(s: Any) -> bool:
     return any(isinstance(n.role, Unattached | Voted) and n.role.leader is not None for n in s.nodes)
 
 
+@sometimes_step("VOTERS-WIT-UPGRADE-VOTER-KNOWN", "UpgradeVoterKnown")
+def upgrade_voter_known(before: Any, action: Any, after: Any) -> bool:
+    """A kraft.version-0 leader learns from a voter's UpdateVoter that it supports kraft.version 1,
+    kept in memory, nothing written (VOTERS-RULE-UPGRADE-VOTERS, Kafka 4.1+)."""
+    if not isinstance(action, Fire) or not isinstance(action.input, UpdateVoter):
+        return False
+    b, a = before.node(action.node), after.node(action.node)
+    return (isinstance(b, VoterNode) and isinstance(a, VoterNode) and a.log == b.log
+            and sum(k for _, _, k in a.upgrade_voters) > sum(k for _, _, k in b.upgrade_voters))
+
+
 @sometimes("VOTERS-WIT-UPGRADED", "KRaftVersionUpgraded")
 def kraft_version_upgraded(s: Any) -> bool:
     """The KRaftVersionRecord of the upgrade to kraft.version 1 is committed."""
     return any(e.kind == KRAFT_VERSION for _, e, _ in s.committed)
 
 
-def voters_properties(*, upgrade: bool, crashes: bool = False, open_vote: bool = True) -> Sequence[Property[Any, Any]]:
+def voters_properties(*, upgrade: bool, crashes: bool = False, open_vote: bool = True,
+                      rejoin: bool = True) -> Sequence[Property[Any, Any]]:
     """Every voter-set property, invariants first; the upgrade witness when the model starts at
-    kraft.version 0, the unreachable-leader witness when replicas may crash, the open-vote witness
-    when a vote across sets is reachable (``open_vote``, VotersModel decides)."""
+    kraft.version 0, the unreachable-leader witness when replicas may crash, the open-vote and
+    removed-leader-rejoins witnesses when reachable (``open_vote``, ``rejoin``: VotersModel
+    decides)."""
     props: list[Property[Any, Any]] = [
         consecutive_sets_differ_by_one, at_most_one_uncommitted, voters_from_log_end, control_state_rebuilds,
         history_offsets_increase, bootstrap_voters_replicated, added_voter_caught_up, election_safety, committed_agree,
         leader_completeness, leader_elected, bootstrap_voters_committed, voter_added, added_voter_votes,
-        voter_removed, removed_leader_resigns, uncommitted_change_truncated, observer_asks_bootstrap,
-        observer_rediscovers_leader, snapshot_taken,
+        voter_removed, removed_leader_resigns, uncommitted_change_truncated,
+        observer_asks_bootstrap, observer_rediscovers_leader, snapshot_taken,
     ]
+    if rejoin:
+        props.append(removed_leader_rejoins)
     if open_vote:
         props.append(vote_across_sets)
     if upgrade:
-        props.append(kraft_version_upgraded)
+        props += [upgrade_voter_known, kraft_version_upgraded]
     if crashes:
         props.append(leader_unreachable)
     return tuple(props)

@@ -66,8 +66,9 @@ def _node(p: Perm, n: Any) -> Any:
     if snap is not None and snap.voters is not None:
         snap = replace(snap, voters=_set_m(p, pk, snap.voters))
     marks = tuple(sorted((p.get(r, r), e, c) for r, e, c in n.fetch_marks)) if n.fetch_marks else ()
+    known = tuple(sorted((p.get(r, r), p.get(d, d), k) for r, d, k in n.upgrade_voters)) if n.upgrade_voters else ()
     return replace(m, log=_entries_m(p, pk, n.log), control=_control_m(p, pk, n.control), snapshot=snap,
-                   static=_set_m(p, pk, n.static), fetch_marks=marks,
+                   static=_set_m(p, pk, n.static), fetch_marks=marks, upgrade_voters=known,
                    bootstrap_servers=frozenset(p.get(r, r) for r in n.bootstrap_servers))
 
 

@@ -32,6 +32,7 @@ from kspec.model.voters.node import (
     RemoveVoter,
     Rules,
     TakeSnapshot,
+    UpdateVoter,
     UpgradeKRaftVersion,
     VoterNode,
     directory_of,
@@ -62,7 +63,8 @@ class VotersModel(RaftModel):
                  max_snapshots: int = 1, kraft_version: int = 1, max_epoch: int = 2, max_elections: int = 1,
                  max_appends: int = 0, max_crashes: int = 0, max_inflight: int = 2, max_duplicates: int = 0,
                  max_fetches: int = 4, pre_vote: bool = False, symmetry: bool = True, started: bool = True,
-                 rules: Rules | None = None, raft_step: vnode.RaftStep | None = None, **raft_bounds: Any) -> None:
+                 rules: Rules | None = None, raft_step: vnode.RaftStep | None = None, kraft_upgrade: bool = True,
+                 **raft_bounds: Any) -> None:
         if voters > hosts:
             raise ValueError(f"voters={voters} is more than hosts={hosts}")
         self._vstep = make_step(raft_step or raft_node.step, rules or Rules())
@@ -77,6 +79,9 @@ class VotersModel(RaftModel):
                        **raft_only, "symmetry": symmetry}
         self.started = started
         self.kraft_version = kraft_version
+        # The upgrade's rule set (VOTERS-RULE-UPGRADE-VOTERS): not a bound, a release's rules
+        # (the conformance driver sets it from the target's model_config; 4.1+ by default).
+        self.kraft_upgrade = kraft_upgrade
         if symmetry and voters > 1:
             from kspec.model.voters.symmetry import make_canonical
 
@@ -86,12 +91,17 @@ class VotersModel(RaftModel):
         # three initial voters that takes five fetches (not reached at the default four: the
         # defaults have the same 77,817 states with and without the open vote).
         open_vote = voters <= 2 or int(self.bounds["max_fetches"]) >= 5
+        # VOTERS-WIT-REMOVED-LEADER-REJOINS needs the resigned leader's state expanded: with three
+        # or more initial voters its resignation leaves three messages in flight (the last
+        # FetchResponse, an EndQuorumEpoch to each remaining voter), past the default max_inflight.
+        rejoin = 2 <= voters <= int(self.bounds["max_inflight"])
         self._props = voters_properties(upgrade=kraft_version == 0, crashes=int(self.bounds["max_crashes"]) > 0,
-                                        open_vote=open_vote)
+                                        open_vote=open_vote, rejoin=rejoin)
 
     def init_states(self) -> Sequence[Voters]:
         initial = frozenset((v, directory_of(v)) for v in sorted(self.voter_ids))
-        nodes = tuple(new_voter_node(i, initial, bootstrap=self.kraft_version >= 1, pre_vote=self.pre_vote)
+        nodes = tuple(new_voter_node(i, initial, bootstrap=self.kraft_version >= 1, pre_vote=self.pre_vote,
+                                     kraft_upgrade=self.kraft_upgrade)
                       for i in self.replica_ids)
         formatted = Voters(nodes, initial_voters=frozenset(self.voter_ids))
         if len(self.voter_ids) == 1:
@@ -175,6 +185,11 @@ class VotersModel(RaftModel):
             if isinstance(n.role, Leader):
                 if state.upgrades < 1 and n.kraft_version == 0:
                     yield Fire(n.id, UpgradeKRaftVersion())  # type: ignore[arg-type]
+                    # VOTERS-RULE-UPGRADE-VOTERS: a voter tells the leader it supports
+                    # kraft.version 1 (Kafka 4.1+ followers send UpdateRaftVoter on their own)
+                    for v, _, known in n.upgrade_voters:
+                        if not known:
+                            yield Fire(n.id, UpdateVoter(v, directory_of(v), n.epoch))  # type: ignore[arg-type]
                 if state.adds < int(b["max_adds"]):
                     for h in self.replica_ids:
                         if h not in n.voters:
@@ -206,6 +221,10 @@ class VotersModel(RaftModel):
             if nxt is None or nxt.node(action.node) == state.node(action.node):
                 return None
             return replace(nxt, **{counter: getattr(state, counter) + 1})
+        if isinstance(action, Fire) and isinstance(action.input, UpdateVoter):
+            # VOTERS-RULE-UPGRADE-VOTERS: kept in the leader's memory; refused, no state changes
+            nxt = self._apply(state, action.node, action.input)
+            return None if nxt is None or nxt.node(action.node) == state.node(action.node) else nxt
         if isinstance(action, Fire) and isinstance(action.input, CheckQuorumTimeout):
             # VOTERS-MODEL-ELECTIONS: a leader's check-quorum resignation spends the election
             # budget too (it starts an election at the voters it tells).

@@ -38,14 +38,17 @@ def test_named_divergence_rendered_and_unnamed_flagged(matrix, tmp_path: Path) -
     name = next(iter(matrix.catalogue("share")))
     d = tmp_path / "runs"
     _write(d, "4.0.0-seed0.json", {"version": "4.0.0", "seed": 0, "verdict": "diverges", "deviation": name,
-                                   "steps": 7, "examples": 12, "divergence": {"step": 7, "kind": "output",
-                                                                              "field": "errors", "detail": "x|y"}})
+                                   "steps": 7, "examples": 12, "commit": "abc1234567",
+                                   "divergence": {"step": 7, "kind": "output", "field": "errors",
+                                                  "detail": "x|y"}})
     _write(d, "4.0.0-accept.json", {"version": "4.0.0", "seed": 0, "verdict": "conforms", "examples": 300,
                                     "accepted": [name], "accept_run": True})
     _write(d, "4.4.0-seed0.json", {"version": "4.4.0", "seed": 0, "verdict": "diverges", "deviation": None,
                                    "steps": 3, "divergence": {"step": 3, "kind": "output", "field": "f",
                                                               "detail": "d"}})
     text = matrix.render("share", matrix.load_runs(d))
+    # the header says which code made the runs (a run kept from before commits were recorded says so)
+    assert "--seeds 0`" in text and "kspec commit abc1234567, not recorded:" in text
     row_400 = next(ln for ln in text.splitlines() if ln.startswith("| 4.0.0 "))
     assert f"`{name}`" in row_400 and "conforms (300) with " + name in row_400
     assert "x\\|y" in row_400  # a pipe in a detail does not break the table
@@ -58,3 +61,14 @@ def test_named_divergence_rendered_and_unnamed_flagged(matrix, tmp_path: Path) -
     matrix.write_section("share", text, doc)  # idempotent: the block is replaced, not appended
     assert doc.read_text(encoding="utf-8").count("<!-- BEGIN GENERATED share -->") == 1
     assert matrix.unexplained({"verdict": "error"}, {}) and not matrix.unexplained({"verdict": "conforms"}, {})
+
+
+def test_accept_run_takes_the_deviations_of_the_same_code(matrix) -> None:  # type: ignore[no-untyped-def]
+    # K1 was seen on 3.8.1 and 3.9.1 and is not fixed: 3.9.0 (between them) ships it too;
+    # K5 is fixed in 3.9.1, so 3.9.1 and later do not; K6 first seen on 4.1.0 is not 3.9's.
+    on_390 = matrix.observed_on("voters", "3.9.0")
+    assert "voters-trim-at-snapshot-end" in on_390 and "voters-history-refuses-disjoint-sets" in on_390
+    on_391 = matrix.observed_on("voters", "3.9.1")
+    assert "voters-history-refuses-disjoint-sets" not in on_391
+    assert "voters-update-self-crashes-leader" not in on_391
+    assert "voters-update-self-crashes-leader" in matrix.observed_on("voters", "4.1.2")

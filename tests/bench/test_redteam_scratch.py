@@ -39,9 +39,12 @@ BASELINES = [
     # raft
     ("raft", "raft_scratch2", "Correct"),
     ("raft", "raft_scratch3", "Correct"),
+    ("raft", "raft_scratch4", "Correct"),
     # voters
     ("voters", "voters_scratch", "Correct"),
     ("voters", "voters_scratch2", "Correct"),
+    ("voters", "voters_scratch3", "Correct"),
+    ("voters", "voters_scratch3", "CorrectLog"),
     # share (session 9's baseline claims 4.4, 4.1 and 4.3 in turn)
     ("share", "share_scratch", "Correct"),
     ("share", "share_scratch2", "Correct"),

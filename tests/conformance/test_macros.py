@@ -202,3 +202,84 @@ def test_canvass_then_stray_campaign_loses_and_keeps_the_vote() -> None:
     assert voted.voted_for == 3 and voted.epoch == 2
     assert any(isinstance(r, Prospective) for r in roles[roles.index(voted):])  # it stood
     assert roles[-1] == voted  # and lost, keeping its vote
+
+
+def test_late_copy_of_a_fetch_answer_arrives_after_the_high_watermark_moved() -> None:
+    """RAFT-DRIVE-LATE-COPY: with an observer caught up alone past the voters, its answer at the
+    log end carries the old high watermark; the voters then commit, the observer's next answer
+    raises its HW, and the first answer's copy arrives last and changes nothing."""
+    from kspec.model.raft.messages import ClientAppend, FetchResponse
+
+    driver, state = _raft_path({"observers": 1, "faults": True}, [
+        ("timer", lambda a: a.node == 1), ("deliver", _delivers("VoteRequest", 2)),
+        ("deliver", _delivers("VoteResponse", 1)), ("deliver", _delivers("BeginQuorumEpochRequest", 2)),
+        ("deliver", _delivers("BeginQuorumEpochRequest", 3)), ("replicate", lambda a: True),
+        ("client", lambda a: isinstance(a.input, ClientAppend))])
+    macro = macros.DeliverLate(4)
+    assert ("redeliver", macro) in driver.candidates(state)
+    expansion = driver.expand(state, macro) or []
+    last, after = expansion[-1]
+    assert isinstance(last, macros.Redeliver) and isinstance(last.message, FetchResponse)
+    before = expansion[-2][1]
+    assert last.message.high_watermark is not None and last.message.high_watermark < before.node(4).high_watermark
+    assert after == before  # the copy changes nothing
+    for action, later in expansion[:-1]:  # the rest are model actions (as _check_expansion)
+        assert action in list(driver.model.actions(state)) or (
+            isinstance(action, Deliver) and action.message in state.network), action
+        assert driver.resolve(state, action) == later
+        state = later
+
+
+def test_elect_without_moves_the_old_leader_straight_to_the_next_epochs_follower() -> None:
+    """RAFT-DRIVE-ELECT-WITHOUT: replica 2 wins epoch 2 with replica 3's vote alone; replica 1,
+    which led epoch 1 and knows a high watermark, hears of it first by BeginQuorumEpoch."""
+    driver, state = _raft_path({"faults": False}, [
+        ("timer", lambda a: a.node == 1), ("deliver", _delivers("VoteRequest", 2)),
+        ("deliver", _delivers("VoteResponse", 1)), ("deliver", _delivers("BeginQuorumEpochRequest", 2)),
+        ("deliver", _delivers("BeginQuorumEpochRequest", 3)), ("replicate", lambda a: True)])
+    assert state.node(1).high_watermark
+    macro = macros.ElectWithout(2, 1)
+    assert ("stray", macro) in driver.candidates(state)
+    _check_expansion(driver, state, macro)
+    expansion = driver.expand(state, macro) or []
+    roles = [after.node(1).role for _, after in expansion]
+    assert all(isinstance(r, Leader) and r.epoch == 1 for r in roles[:-1])
+    assert isinstance(roles[-1], Follower) and roles[-1].epoch == 2 and roles[-1].leader == 2
+
+
+def test_late_fetch_copy_reaches_the_leader_after_the_follower_caught_up() -> None:
+    """RAFT-DRIVE-LATE-COPY, request side: replica 2's duplicated fetch at offset 1 reaches the
+    leader after replica 2 caught up to 2 and the leader's high watermark moved to 2; the
+    leader answers it and keeps its high watermark (RAFT-RULE-HW)."""
+    from kspec.model.raft.messages import ClientAppend, FetchRequest
+
+    driver, state = _raft_path({"faults": True}, [
+        ("timer", lambda a: a.node == 1), ("deliver", _delivers("VoteRequest", 2)),
+        ("deliver", _delivers("VoteResponse", 1)), ("deliver", _delivers("BeginQuorumEpochRequest", 2)),
+        ("deliver", _delivers("BeginQuorumEpochRequest", 3)), ("replicate", lambda a: True),
+        ("client", lambda a: isinstance(a.input, ClientAppend))])
+    macro = macros.LateFetch(2)
+    assert ("redeliver", macro) in driver.candidates(state)
+    _check_expansion(driver, state, macro)
+    expansion = driver.expand(state, macro) or []
+    (last, after), before = expansion[-1], expansion[-2][1]
+    assert isinstance(last, Deliver) and isinstance(last.message, FetchRequest) and last.message.fetch_offset == 1
+    assert before.node(1).high_watermark == after.node(1).high_watermark == 2
+
+
+def test_stale_vote_answer_arrives_after_the_candidate_stood_again() -> None:
+    """RAFT-DRIVE-STALE-ANSWER: replica 2's grant of epoch 1 is held while candidate 1 backs off
+    and stands in epoch 2; its copy then changes nothing (RAFT-RULE-STALE-EPOCH)."""
+    from kspec.model.raft.messages import VoteResponse
+    from kspec.model.raft.state import Candidate
+
+    driver, state = _raft_path({"faults": True}, [
+        ("timer", lambda a: a.node == 1), ("deliver", _delivers("VoteRequest", 2))])
+    grant = next(m for m in state.network.distinct() if isinstance(m, VoteResponse))
+    macro = macros.Stale(grant)
+    assert ("redeliver", macro) in driver.candidates(state)
+    expansion = driver.expand(state, macro) or []
+    (last, after), before = expansion[-1], expansion[-2][1]
+    assert isinstance(last, macros.Redeliver) and last.message == grant and after == before
+    role = after.node(1).role
+    assert isinstance(role, Candidate) and role.epoch == 2 and role.granted == {1}

@@ -2,7 +2,7 @@
 ``nodes.json_text`` (the trace writer's text of a model value, written without the dicts)
 against ``json.dumps(fast_encode(value))`` on every output and input of a simulated corpus
 and on hostile values (escapes, non-ASCII, floats, sets, bags, maps, a field named ``type``);
-``fast._collector_paused`` (a judged trace's survivors frozen out of the collector's passes)
+``fast.collector_paused`` (a judged trace's survivors frozen out of the collector's passes)
 still lets the collector find every cycle, after at most ``FROZEN_TRACES`` traces."""
 
 from __future__ import annotations

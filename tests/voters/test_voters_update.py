@@ -18,7 +18,16 @@ from kspec.model.raft.messages import AppendLog
 from kspec.model.raft.system import Fire
 from kspec.model.voters import make
 from kspec.model.voters.history import voter_ids
-from kspec.model.voters.node import ReconfigRejected, RemoveVoter, UpdateVoter, VoterNode, directory_of, step
+from kspec.model.voters.node import (
+    AddVoter,
+    ReconfigRejected,
+    RemoveVoter,
+    UpdateVoter,
+    UpgradeKRaftVersion,
+    VoterNode,
+    directory_of,
+    step,
+)
 from kspec.model.voters.variants import rules_for
 
 DATA = Path(__file__).parent / "testdata"
@@ -33,7 +42,10 @@ def _show(node: VoterNode, outputs: tuple[Any, ...]) -> str:
             sets = [sorted(voter_ids(frozenset(zip(e.payload[::2], e.payload[1::2], strict=True))))
                     for e in out.entries if e.kind == "voters"]
             parts.append(f"append offset={out.offset} voters={sets}")
+            parts += [f"append kraft.version={e.payload[0]}" for e in out.entries if e.kind == "kraft_version"]
     parts.append(f"role={type(node.role).__name__.lower()} end={node.end_offset} hw={node.high_watermark}")
+    if node.upgrade_voters:  # VOTERS-RULE-UPGRADE-VOTERS: a kraft.version-0 leader's in-memory voters
+        parts.append("known=" + " ".join(f"{v}:dir={d}{'+v1' if ok else ''}" for v, d, ok in node.upgrade_voters))
     return "\n".join(parts)
 
 
@@ -42,7 +54,9 @@ def test_update_voter_scripts(rewrite: bool) -> None:
 
     def handler(case: Case) -> str:
         if case.command == "cluster":
-            model = make(hosts=int(case.arg("hosts")), voters=int(case.arg("voters")))
+            model = make(hosts=int(case.arg("hosts")), voters=int(case.arg("voters")),
+                         kraft_version=int(case.arg("kraft_version", "1")),
+                         kraft_upgrade=case.arg("upgrade_rules", "4.1") == "4.1")
             nodes.clear()
             nodes.update({n.id: n for n in model.init_states()[0].nodes})  # type: ignore[misc]
             return " ".join(f"{i}:{type(n.role).__name__.lower()}@{n.epoch}" for i, n in sorted(nodes.items()))
@@ -54,6 +68,10 @@ def test_update_voter_scripts(rewrite: bool) -> None:
             inp: Any = UpdateVoter(replica, int(case.arg("dir", str(directory_of(replica)))),
                                    node.epoch + int(case.arg("epoch", "0")), case.arg("listeners", "default"),  # type: ignore[arg-type]
                                    low, high)
+        elif case.command == "add":
+            inp = AddVoter(int(case.arg("replica")), directory_of(int(case.arg("replica"))))
+        elif case.command == "upgrade":
+            inp = UpgradeKRaftVersion()
         elif case.command == "remove":
             inp = RemoveVoter(int(case.arg("replica")), directory_of(int(case.arg("replica"))))
         else:

@@ -9,7 +9,8 @@ maps to TLC's values field by field (spec/raft.md, "TLA+ mapping"):
   persisted leader), ``granted``/``rejected``/``backing_off`` (Candidate's; ``granted``,
   ``rejected`` and ``prior``, an election record, are Prospective's),
   ``epoch_start``/``end_offsets``/``fetched`` (Leader's; ``end_offsets`` a set of
-  ``<<replica, offset>>``), ``log`` and ``high_watermark``; a field the role lacks holds its
+  ``<<replica, offset>>``), ``acknowledged`` (Leader's and Resigned's: RAFT-RULE-RESEND),
+  ``log`` and ``high_watermark``; a field the role lacks holds its
   default (``Nil``, ``{}``, ``FALSE``, ``0``). The static ``id``, ``voters``, ``pre_vote`` are
   not state.
 - ``None`` is the model value ``Nil``; tuples are sequences; an entry is
@@ -17,8 +18,9 @@ maps to TLC's values field by field (spec/raft.md, "TLA+ mapping"):
   class name).
 - ``network`` is a bag: a function from messages to their number of copies (the empty one
   TLC prints as ``<<>>``).
-- the counters and the ghost history (``elected``, ``votes``, ``committed``, with 0-based
-  offsets) are sets of tuples, as in Python.
+- the counters (``resends`` too) and the ghost history (``resent``, the request types a resend
+  sent; ``elected``, ``votes``, ``committed``, with 0-based offsets) are sets of tuples, as in
+  Python.
 
 The mapping is one to one, so equal sets of canonical states mean the same distinct states.
 The Python side must run with ``symmetry=false`` (TLC has no SYMMETRY here): :func:`config`
@@ -33,7 +35,18 @@ from typing import Any
 
 from kspec.model.raft import BOUNDS
 from kspec.model.raft.messages import Entry, Message
-from kspec.model.raft.state import Candidate, Down, Election, Follower, Leader, Node, Prospective, Unattached, Voted
+from kspec.model.raft.state import (
+    Candidate,
+    Down,
+    Election,
+    Follower,
+    Leader,
+    Node,
+    Prospective,
+    Resigned,
+    Unattached,
+    Voted,
+)
 from kspec.model.raft.system import Raft
 from kspec.tla.mappings import ReplayError as ReplayError  # re-exported for the tests and callers
 from kspec.tla.mappings import TLAMapping, cfg_text
@@ -48,25 +61,26 @@ CONSTANT_OF_BOUND = {
     "voters": "NumVoters", "observers": "NumObservers", "max_epoch": "MaxEpoch", "max_appends": "MaxAppends",
     "max_crashes": "MaxCrashes", "pre_vote": "PreVote",
     "max_inflight": "MaxInflight", "max_duplicates": "MaxDuplicates", "max_fetches": "MaxFetches",
-    "max_elections": "MaxElections", "reboot": "RebootAtOnce",
+    "max_elections": "MaxElections", "reboot": "RebootAtOnce", "max_resends": "MaxResends",
 }
 # Bounds the spec (and Voters.tla, which INSTANCEs it) does not cover, with the only value it supports.
 # kip853 changes only requests between non-voters, which no replica of the spec sends.
 FIXED_BOUNDS: dict[str, int | bool] = {"symmetry": False, "kip853": False}
-# Bounds KRaft.tla alone models at one value (Voters.tla shares FIXED_BOUNDS): the spec has no
-# ResendDue yet, so RAFT-RULE-RESEND (bound max_resends) is checked by the explorer only.
-RAFT_FIXED_BOUNDS: dict[str, int | bool] = {**FIXED_BOUNDS, "max_resends": 0}
+# Bounds KRaft.tla models at one value (Voters.tla shares FIXED_BOUNDS; its INSTANCE of KRaft
+# runs without resends, as the voter-set model does).
+RAFT_FIXED_BOUNDS: dict[str, int | bool] = dict(FIXED_BOUNDS)
 # The flaw flags of the spec, by the Python variant they copy (model/raft/variants.py).
 VARIANT_FLAGS = {"vote-twice": "VoteTwice", "candidate-counts-rejections": "CandidateCountsRejections",
                  "vote-ignores-log": "VoteIgnoresLog"}
 
 INVARIANTS = ("ElectionSafety", "VoteOnce", "CommittedLogsAgree", "LeaderCompleteness", "HighWatermarkDurable")
-ACTION_PROPERTIES = ("HighWatermarkMonotonic", "EpochMonotonic", "ResendOnlyUnanswered")
+ACTION_PROPERTIES = ("HighWatermarkMonotonic", "EpochMonotonic", "ResendOnlyUnanswered", "CheckQuorumCounted")
 # The state witnesses the spec defines (TLC reaches one by violating ``Not<name>``).
-WITNESSES = ("LeaderElected", "SecondEpochLeader", "VoteGranted", "RecordCommitted", "LeaderAfterCommit")
+WITNESSES = ("LeaderElected", "SecondEpochLeader", "VoteGranted", "RecordCommitted", "LeaderAfterCommit",
+             "BeginQuorumEpochResent")
 DEFAULT_BOUNDS: dict[str, int | bool] = {**{b.name: b.default for b in BOUNDS}, "symmetry": False, "max_resends": 0}
-VARIABLES = ("nodes", "network", "appends", "crashes", "duplicates", "fetches", "elections", "elected", "votes",
-             "committed")
+VARIABLES = ("nodes", "network", "appends", "crashes", "duplicates", "fetches", "elections", "resends", "resent",
+             "elected", "votes", "committed")
 
 
 class UnsupportedBounds(TLCError):
@@ -96,9 +110,6 @@ def flagged_constants(spec: str, bounds: Mapping[str, int | bool], variant: str 
 
 def constants(bounds: Mapping[str, int | bool], variant: str | None = None) -> dict[str, Any]:
     """The spec's CONSTANTS for the model's bounds (defaults for any bound not given)."""
-    resends = int({**DEFAULT_BOUNDS, **bounds}["max_resends"])
-    if resends != 0:
-        raise UnsupportedBounds(f"{SPEC} models max_resends=0 only (got {resends})")
     out = flagged_constants(SPEC, bounds, variant, defaults=DEFAULT_BOUNDS, constant_of_bound=CONSTANT_OF_BOUND,
                             variant_flags=VARIANT_FLAGS)
     out["LiveFlaw"] = "none"  # the liveness variants' step flaws: tla/KRaftLive.tla (kspec.tla.liveness)
@@ -156,8 +167,8 @@ def node_value(n: Node) -> FrozenDict:
     rec: dict[str, Any] = {
         "role": n.role_name, "epoch": n.epoch, "voted_for": NIL, "leader": NIL, "granted": frozenset(),
         "rejected": frozenset(), "backing_off": False, "timed_out": False, "epoch_start": 0, "end_offsets": frozenset(),
-        "fetched": frozenset(), "has_fetched": False, "prior": NIL, "log": tuple(entry_value(e) for e in n.log),
-        "high_watermark": _opt(n.high_watermark),
+        "fetched": frozenset(), "acknowledged": frozenset(), "has_fetched": False, "prior": NIL,
+        "log": tuple(entry_value(e) for e in n.log), "high_watermark": _opt(n.high_watermark),
     }
     match role:
         case Unattached(leader=leader):
@@ -170,7 +181,10 @@ def node_value(n: Node) -> FrozenDict:
             rec.update(granted=role.granted, rejected=role.rejected, backing_off=role.backing_off,
                        timed_out=role.timed_out)
         case Leader():
-            rec.update(epoch_start=role.epoch_start, end_offsets=frozenset(role.end_offsets), fetched=role.fetched)
+            rec.update(epoch_start=role.epoch_start, end_offsets=frozenset(role.end_offsets), fetched=role.fetched,
+                       acknowledged=role.acknowledged)
+        case Resigned():
+            rec.update(acknowledged=role.acknowledged)
         case Prospective():
             rec.update(granted=role.granted, rejected=role.rejected, prior=election_value(role.prior),
                        leader=_opt(role.prior.leader) if role.unreachable else NIL)
@@ -198,8 +212,11 @@ def raft_variables(s: Raft, node: Callable[[Any], FrozenDict] = node_value) -> d
 
 
 def from_model(s: Raft) -> FrozenDict:
-    """The TLA+ variables of a model state, as TLC prints them (parsed by kspec.tla.values)."""
-    return FrozenDict(raft_variables(s))
+    """The TLA+ variables of a model state, as TLC prints them (parsed by kspec.tla.values): the
+    shared ones plus KRaft.tla's resend count and its ghost (Voters.tla runs without resends).
+    A replica's ``Node.resends`` flag is no variable: it is ``resends < MaxResends``
+    (KRaft.tla's Resending) in every state the model reaches."""
+    return FrozenDict({**raft_variables(s), "resends": s.resends, "resent": frozenset(s.resent)})
 
 
 MAPPING = TLAMapping(

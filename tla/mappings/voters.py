@@ -109,13 +109,16 @@ def snapshot_value(s: Snapshot | None) -> Any:
 
 
 def voter_node_value(n: VoterNode) -> FrozenDict:
-    """A replica as the spec's record: raft's fields plus voters, control, snapshot, static and
-    fetch_lapsed (VOTERS-RULE-OBSERVER-FETCH-TIMEOUT)."""
+    """A replica as the spec's record: raft's fields plus voters, control, snapshot, static,
+    fetch_lapsed (VOTERS-RULE-OBSERVER-FETCH-TIMEOUT) and upgrade_voters (VOTERS-RULE-UPGRADE-VOTERS,
+    a set of <<id, directory, supports 1>>)."""
     if n.control.voters.static != n.static:
         raise ValueError(f"replica {n.id}: the history's static set differs from the replica's")
     rec = dict(node_value(n))
+    del rec["acknowledged"]  # KRaft.tla's resend record: the voter-set model runs without resends
     rec.update(voters=frozenset(n.voters), control=control_value(n.control), snapshot=snapshot_value(n.snapshot),
-               static=voter_set_value(n.static), fetch_lapsed=n.fetch_lapsed)
+               static=voter_set_value(n.static), fetch_lapsed=n.fetch_lapsed,
+               upgrade_voters=frozenset(n.upgrade_voters))
     return FrozenDict(rec)
 
 

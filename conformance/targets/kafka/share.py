@@ -21,7 +21,9 @@ The model runs with this version's rules (``model_config``: ``kafka_version``; s
 "Versions"). From 4.2 the shard takes a ``CoordinatorMetadataImage`` (Kafka's KRaft wrapper of
 the ``MetadataImage``), and from 4.3 its ``onNewMetadataImage`` became ``onMetadataUpdate``.
 - Observation: the shard's four timeline maps (read through reflection: they are private),
-  shaped as ``kspec.model.share.shard.observe``.
+  shaped as ``kspec.model.share.shard.observe``, and ``lastRedundantOffset()`` (public: what the
+  runtime's log pruning asks), over the adapter's replay offsets 0, 1, ... (the model's log
+  positions).
 - KIP-1226's delivery-complete count (4.2+): passed in a write (WriteShareGroupState v1) and read
   from the records, the read-summary answer (v1) and the stored ``ShareGroupOffset``. A release
   without it (4.0, 4.1) has no such field: the adapter ignores a write's count and reports -1,
@@ -427,7 +429,10 @@ class KafkaShareShard:
                 "state_epoch_fence": _int_or_none(row.get("state")),
                 "update_count": _int_or_none(row.get("count")),
             }
-        return {"active": self.active, "partitions": parts}
+        # SHARE-RULE-REDUNDANT-OFFSET: what the runtime's log pruning asks the shard (every release).
+        redundant = self.shard.lastRedundantOffset().response()
+        return {"active": self.active, "partitions": parts,
+                "redundant_offset": int(redundant.get()) if redundant.isPresent() else None}
 
 
 def _message(api_message_and_version: Any) -> Any:
@@ -476,7 +481,8 @@ class KafkaShareTarget(Target):
             self.rules: Rules = rules_of(minor_of(version))
         except ValueError as err:
             raise TargetError(f"kafka:{version}: {err}") from None
-        self.model_config: dict[str, JSON] = {"kafka_version": self.rules.version}
+        # Every release's shard answers lastRedundantOffset(): compared (SHARE-OBS-REDUNDANT-OFFSET).
+        self.model_config: dict[str, JSON] = {"kafka_version": self.rules.version, "redundant_offset": True}
         # Kafka 4.0's shard has no initializeState, deleteState or readStateSummary (the methods
         # and their request classes arrive in 4.1): the driver's categories for them are not drawn.
         self.unsupported = frozenset() if self.rules.initialize else frozenset({"initialize", "delete", "summary"})

@@ -23,12 +23,19 @@ held until ``FetchDue``) plus the voter-set inputs (spec/adapter-protocol.md, se
   ``UpdateRaftVoter`` request with that current leader epoch, the listener shape the input names
   (``LISTENER_SHAPES``) and that kraft.version range; Kafka answers it in the step (an accepted
   one with NONE, not reported).
-- **UpgradeKRaftVersion**: in a kraft.version-1 cluster the model refuses or ignores it; Kafka
-  has no raft RPC for it (``kafka-features`` goes through the controller's
-  ``UpdateFeatures``), so the adapter answers from Kafka's own state what the controller would
-  be told: ``NOT_LEADER_OR_FOLLOWER`` at a non-leader, ``REQUEST_TIMED_OUT`` before the high
-  watermark is known, nothing once the finalized kraft.version is 1. kraft.version-0
-  configurations (the upgrade itself) are not supported yet (``supports``).
+- **UpgradeKRaftVersion**: Kafka has no raft RPC for it (``kafka-features`` goes through the
+  controller's ``UpdateFeatures``), so the adapter answers from Kafka's own state what the
+  controller would be told: ``NOT_LEADER_OR_FOLLOWER`` at a non-leader, ``REQUEST_TIMED_OUT``
+  before the high watermark is known (the controller is not active before), nothing once the
+  finalized kraft.version is 1; at kraft.version 0, from 4.1, the raft client's own
+  ``upgradeKRaftVersion(epoch, KRAFT_VERSION_1, false)`` (KAFKA-16538), whose
+  ``InvalidUpdateVersionException`` is ``INVALID_UPDATE_VERSION`` (VOTERS-RULE-UPGRADE-VOTERS);
+  3.9 and 4.0 have no such method, and their controller refuses the feature change
+  (``INVALID_UPDATE_VERSION``, answered by the adapter: nothing of Kafka's raft code is compared).
+- **kraft.version 0** (static voters, ``controller.quorum.voters``): Kafka's static voters carry
+  no directory id; the observation reports the static set's voters under their hosts' directory
+  ids, as the model's static set has them (VOTERS-MODEL-DIRS). Only the static set is so read: a
+  VotersRecord's directories are Kafka's own.
 - **TakeSnapshot** is ``KafkaRaftClient.createSnapshot`` at the high watermark (only forward),
   frozen at once; output ``SnapshotWritten`` read back with Kafka's ``RecordsSnapshotReader``.
 
@@ -225,6 +232,15 @@ class KafkaVoterReplica(kraft.KafkaRaftNode):
         out = super()._successors(leader)
         return out if len(out) > 1 else [leader, *out]
 
+    def _remaining(self, kind: str) -> int | None:
+        """As the raft target's, and the election timer of a resigned leader outside its voter set
+        (VOTERS-RULE-REMOVED-LEADER-TIMER: Kafka's ``pollResigned`` runs it at every replica; the
+        raft target runs it at voters only)."""
+        q = self.quorum
+        if kind == "ElectionTimeout" and q.isResigned() and not q.isVoter():
+            return int(q.resignedStateOrThrow().remainingElectionTimeMs(int(self.time.milliseconds())))
+        return super()._remaining(kind)
+
     # VOTERS-RULE-OBSERVER-FETCH-TIMEOUT: (epoch, leader) of the observer follower whose fetch
     # timer the model fired, until an answer names that leader (the model's lapse; see _fetch_due)
     _lapsed: tuple[int, int] | None = None
@@ -257,8 +273,8 @@ class KafkaVoterReplica(kraft.KafkaRaftNode):
         timer is expired (Kafka 3.9-4.1 after a bootstrap server named the leader: KAFKA-19354),
         and fails nothing."""
         q = self.quorum
-        servers = {int(r) for r, _ in (self.bootstrap or {}).get("voters") or []}
-        if (not self.down and q is not None and self.bootstrap is not None and to not in servers
+        servers = self._bootstrap_ids()
+        if (not self.down and q is not None and to not in servers
                 and q.isObserver() and not q.isFollower()):
             return
         following = self._following()
@@ -281,6 +297,11 @@ class KafkaVoterReplica(kraft.KafkaRaftNode):
             if req is None or not self._expected(req) or not self._fetch_expired():
                 return
         super()._fetch_due(to)
+
+    def _bootstrap_ids(self) -> set[int]:
+        """The replicas an observer asks for the leader: ``controller.quorum.bootstrap.servers``
+        (the initial voters) or, with static voters, ``controller.quorum.voters``."""
+        return {int(r) for r, _ in ((self.bootstrap or {}).get("voters") or self.static)}
 
     def _sent(self, req: Any) -> None:
         """A Fetch to a bootstrap server is held under the replica it names; Kafka's
@@ -381,7 +402,24 @@ class KafkaVoterReplica(kraft.KafkaRaftNode):
             self.outputs.append({"type": "ReconfigRejected", "request": "upgrade", "replica": self.id,
                                  "error": "REQUEST_TIMED_OUT"})
         elif self._kraft_version() < 1:
-            raise TargetError("UpgradeKRaftVersion at kraft.version 0 is not driven yet at the replica level")
+            # VOTERS-RULE-UPGRADE-VOTERS: 4.1+ the raft client's upgrade (KAFKA-16538); 3.9/4.0
+            # have none, and the controller refuses the feature change
+            upgrade = getattr(self.client, "upgradeKRaftVersion", None)
+            if upgrade is None:
+                self.outputs.append({"type": "ReconfigRejected", "request": "upgrade", "replica": self.id,
+                                     "error": "INVALID_UPDATE_VERSION"})
+                return
+            j = self.java
+            version = jvm.jclass(j.version, "org.apache.kafka.server.common.KRaftVersion").KRAFT_VERSION_1
+            try:
+                upgrade(int(q.epoch()), version, False)
+            except j.jpype.JException as err:
+                if "InvalidUpdateVersionException" not in str(err.getClass().getName()):
+                    raise
+                self.outputs.append({"type": "ReconfigRejected", "request": "upgrade", "replica": self.id,
+                                     "error": "INVALID_UPDATE_VERSION"})
+                return
+            self._settle()
 
     def _snapshot(self) -> None:
         """``createSnapshot`` at the high watermark, only forward (VOTERS-SNAP-TAKE)."""
@@ -461,9 +499,14 @@ class KafkaVoterReplica(kraft.KafkaRaftNode):
         lj = self.values.lj
         sm = self._state_machine()
         tree = lj.f_map.get(lj.f_voters.get(lj.f_history.get(sm)))
+        history = [[int(e.getKey()), lj.pairs(e.getValue())] for e in tree.entrySet()]
+        voters = lj.pairs(sm.lastVoterSet())
+        if not history and self.static:
+            # controller.quorum.voters has no directory ids: the hosts' own (VOTERS-MODEL-DIRS)
+            voters = sorted([r, r if d == -1 else d] for r, d in voters)
         control = {"kraft_version": int(lj.kraft_version_int(sm.lastKraftVersion())),
-                   "voters": lj.pairs(sm.lastVoterSet()),
-                   "history": [[int(e.getKey()), lj.pairs(e.getValue())] for e in tree.entrySet()]}
+                   "voters": voters,
+                   "history": history}
         self._last_control = control
         out.update(control)
         return out
@@ -489,17 +532,19 @@ class KafkaVotersReplicaTarget(Target):
         self.java = _RaftJava(version, vt)
         self.values = _Voters(self.java, _LogJava(version, vt),
                               self.java.field(f"{RAFT}.KafkaRaftClient", "partitionState"))
-        # The release's raft rule set (pre-vote from 4.0, spec/raft.md "Rule sets").
-        self.model_config = dict(rule_set_for(version).bounds)
+        # The release's raft rule set (pre-vote from 4.0, spec/raft.md "Rule sets") and its
+        # kraft.version upgrade rules (VOTERS-RULE-UPGRADE-VOTERS: KAFKA-16538, from 4.1).
+        release = tuple(int(x) for x in version.split(".")[:2])
+        self.model_config = {**dict(rule_set_for(version).bounds), "kraft_upgrade": release >= (4, 1)}
 
     def supports(self, config: dict[str, JSON]) -> bool:
-        """The release's raft rule set, with a bootstrap checkpoint (kraft.version 1). A lone
+        """The release's raft rule set and upgrade rules, with a bootstrap checkpoint
+        (kraft.version 1) or static voters (kraft.version 0). A lone
         initial voter elects itself inside ``initialize()``, as the model's does at its first
         start (VOTERS-MODEL-LONE-VOTER); its observers ask the one bootstrap server, replica 1,
         whatever voters are added later, as the model's (VOTERS-RULE-OBSERVER-BOOTSTRAP)."""
-        wanted = dict(rule_set_for(self.version).bounds)
-        bootstrapped = int(config.get("kraft_version", 1) or 0) == 1
-        return bootstrapped and all(config.get(k) == v for k, v in wanted.items())
+        wanted = self.model_config
+        return all(config.get(k) == v for k, v in wanted.items())
 
     def start(self, node: int, config: dict[str, JSON]) -> KafkaVoterReplica:
         asked = config.get("level", "replica")

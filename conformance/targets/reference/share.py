@@ -90,6 +90,12 @@ class ShareShard:
         self.leader_epochs: dict[tuple[str, str, int], int] = {}
         self.state_epochs: dict[tuple[str, str, int], int] = {}
         self.update_counts: dict[tuple[str, str, int], int] = {}
+        # The log housekeeping (SHARE-RULE-REDUNDANT-OFFSET): the offset of the next record in
+        # the coordinator partition, per key the offset of its last snapshot, and the lowest
+        # offset still needed (None until a snapshot is replayed).
+        self.log_end = 0
+        self.snapshot_at: dict[tuple[str, str, int], int] = {}
+        self.redundant: int | None = None
 
     # -------------------------------------------------------------- records and replay
 
@@ -115,6 +121,14 @@ class ShareShard:
             table[key] = epoch
 
     def replay(self, record: dict[str, Any]) -> None:
+        """Replay one record at the next offset of the coordinator partition."""
+        self.replay_maps(record)
+        k = record["key"]
+        self.track_redundant((k["group_id"], k["topic_id"], k["partition"]), record["type"])
+        self.log_end += 1
+
+    def replay_maps(self, record: dict[str, Any]) -> None:
+        """The four maps after ``record`` (ShareCoordinatorShard.replay's handlers)."""
         k = record["key"]
         key = (k["group_id"], k["topic_id"], k["partition"])
         kind = record["type"]
@@ -127,6 +141,16 @@ class ShareShard:
             self.replay_update(key, record)
         else:
             raise TargetError(f"unknown record type {kind!r}")
+
+    def track_redundant(self, key: tuple[str, str, int], kind: str) -> None:
+        """A snapshot or tombstone makes its offset the key's; the lowest held offset is the
+        redundant one; a deleted key is forgotten (an update needs the snapshot before it)."""
+        if kind == "ShareUpdate":
+            return
+        self.snapshot_at[key] = self.log_end
+        self.redundant = min(self.snapshot_at.values())
+        if kind == "ShareTombstone":
+            del self.snapshot_at[key]
 
     def replay_snapshot(self, key: tuple[str, str, int], record: dict[str, Any]) -> None:
         if self.update_counts.get(key, -1) >= self.snapshot_limit:
@@ -356,7 +380,8 @@ class ShareShard:
                 "state_epoch_fence": self.state_epochs.get(key),
                 "update_count": self.update_counts.get(key),
             }
-        return {"active": self.active, "partitions": parts}
+        redundant = self.redundant if self.redundant is not None and self.redundant > 0 else None
+        return {"active": self.active, "partitions": parts, "redundant_offset": redundant}
 
 
 class ShareTarget(Target):
@@ -367,8 +392,10 @@ class ShareTarget(Target):
     def __init__(self, name: str = "reference", shard_class: type[ShareShard] = ShareShard) -> None:
         self.name = name
         self.shard_class = shard_class
+        # It reports its redundant offset (SHARE-OBS-REDUNDANT-OFFSET).
+        self.model_config: dict[str, JSON] = {"redundant_offset": True}
         if shard_class.kafka_version is not None:
-            self.model_config: dict[str, JSON] = {"kafka_version": shard_class.kafka_version}
+            self.model_config["kafka_version"] = shard_class.kafka_version
 
     def start(self, node: int, config: dict[str, JSON]) -> NodeInstance:
         shard = self.shard_class(int(config.get("snapshot_limit", 500)), config.get("image"))

@@ -196,6 +196,11 @@ class VoterReplica(RaftReplica):
         # VOTERS-RULE-OBSERVER-FETCH-TIMEOUT: an observer follower's fetch timer expired and no
         # answer has named its leader since
         self.fetch_lapsed = False
+        # VOTERS-RULE-UPGRADE-VOTERS: the release's upgrade rules (4.1+: true) and a
+        # kraft.version-0 leader's in-memory voters, id -> (directory, supports kraft.version 1)
+        self.kraft_upgrade = bool(config.get("kraft_upgrade", True))
+        self.upgrade_voters: dict[int, tuple[int, bool]] = {}
+        self._upgrade_epoch: int | None = None
 
     rediscovers_leader = True  # off: K7 (KAFKA-19354), only the leader's own answer ends a lapse
 
@@ -206,6 +211,15 @@ class VoterReplica(RaftReplica):
             self.fetch_lapsed = True
             return
         super().on_FetchTimeout(inp)
+
+    def on_ElectionTimeout(self, inp: dict[str, Any]) -> None:
+        """VOTERS-RULE-REMOVED-LEADER-TIMER: a resigned leader outside its voter set goes to
+        unattached in the next epoch, an observer that asks a bootstrap server for the leader."""
+        if self.role == "resigned" and not self.is_voter:
+            self.become_unattached(self.epoch + 1)
+            self.persist()
+            return
+        super().on_ElectionTimeout(inp)
 
     def on_FetchDue(self, inp: dict[str, Any]) -> None:
         """VOTERS-RULE-OBSERVER-BOOTSTRAP: an observer without a leader asks a bootstrap server
@@ -253,7 +267,18 @@ class VoterReplica(RaftReplica):
                 self.follow_log(self.out)
         self.use_voters(self.current_voters())
         self.resign_if_removed()
+        self.track_upgrade_voters()
         return self.out
+
+    def track_upgrade_voters(self) -> None:
+        """A kraft.version-0 leader (4.1+) starts its epoch knowing only itself; the record goes
+        with the leadership and once kraft.version is 1."""
+        if self.role != "leader" or not self.kraft_upgrade or self.control.kraft_version() >= 1:
+            self.upgrade_voters, self._upgrade_epoch = {}, None
+        elif self._upgrade_epoch != self.epoch:
+            self._upgrade_epoch = self.epoch
+            self.upgrade_voters = {v: ((v, True) if v == self.id else (-1, False))
+                                   for v in _ids(self.control.voters_now())}
 
     def _still_lapsed(self, following: tuple[str, int, int | None], inp: dict[str, Any]) -> bool:
         """The lapse ends when the replica stops being that leader's observer follower in that
@@ -340,8 +365,10 @@ class VoterReplica(RaftReplica):
         current = self.control.voters_now()
         if request == "upgrade":
             if self.control.kraft_version() < 1:
-                # one batch: kraft.version 1 and the current voters (a host's directory is its id)
-                voters = [x for r in _ids(current) for x in (r, r)]
+                if not self.upgrade_voters or not all(ok for _, ok in self.upgrade_voters.values()):
+                    return self.reject(request, replica, "INVALID_UPDATE_VERSION")  # a voter not known to support 1
+                # one batch: kraft.version 1 and the voters with the directories they reported
+                voters = [x for r in sorted(self.upgrade_voters) for x in (r, self.upgrade_voters[r][0])]
                 self.leader_append([_entry(self.epoch, "kraft_version", [1]), _entry(self.epoch, "voters", voters)])
                 self.update_high_watermark()  # the set stays: a lone voter commits it at once
             return None
@@ -382,7 +409,15 @@ class VoterReplica(RaftReplica):
         if self.high_watermark is None:
             return reject("REQUEST_TIMED_OUT")
         if self.control.kraft_version() < 1:
-            return reject("UNSUPPORTED_VERSION")
+            # 3.9/4.0: no upgrade; 4.1+: kept in memory, the voter found by id alone
+            if not self.kraft_upgrade:
+                return reject("UNSUPPORTED_VERSION")
+            if not low <= 0 <= high:
+                return reject("INVALID_REQUEST")
+            if replica not in self.upgrade_voters:
+                return reject("VOTER_NOT_FOUND")
+            self.upgrade_voters[replica] = (inp["directory"], low <= 1 <= high)
+            return None
         if self.change_pending():
             return reject("REQUEST_TIMED_OUT")
         if not low <= self.control.kraft_version() <= high:
