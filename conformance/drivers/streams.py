@@ -106,9 +106,11 @@ CONFIGS: list[dict[str, JSON]] = [
 # Then a key outside the BMP (four UTF-8 bytes; Java's modified UTF-8 writes six), keys with
 # blanks around them (a router that trims its input hashes another key) and a key holding a NUL
 # byte (a router that hands keys to a C-string hash stops there).
+# Then keys that read as numbers (still strings, hashed as their UTF-8 digits: a serde that picks
+# IntegerSerializer for them hashes four other bytes; "1" and "-1" land elsewhere at 2, 3, 4, 8).
 KEYS = ("alice", "dave", "carol", "bob", "grace", "judy", "erin", "ivan",
         "", "k", "ke", "key", "key12", "key123", "key1234", "é", "日本語", "clé-ü", "k" * 300,
-        "\U0001f389", " alice", "alice ", "nul\x00key")
+        "\U0001f389", " alice", "alice ", "nul\x00key", "1", "-1", "2147483647")
 # A store the topology does not have: the lookup answers null, allMetadataForStore nothing.
 UNKNOWN_STORE = "missing"
 # Store names a "friendly" lookup would confuse with a real one (case, blanks, a changelog

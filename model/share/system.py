@@ -81,6 +81,9 @@ DOOMED = SharePartitionKey(GROUP, DOOMED_TOPIC, 0)
 # is its own (a store that folds case would share one entry; red team, session 10).
 CASE_TWIN = SharePartitionKey(GROUP.upper(), TOPIC, 0)
 SIDE_KEYS = (OTHER_PARTITION, OTHER_GROUP, DOOMED, CASE_TWIN)
+# The largest epoch an int32 field holds (Integer.MAX_VALUE): a store that takes it for a "no
+# epoch" sentinel, as it does -1, records nothing where Kafka records it (red team, session 11).
+MAX_EPOCH = 2**31 - 1
 PROBE_IMAGE = frozenset({(TOPIC, 0), (TOPIC, 1), (DOOMED_TOPIC, 0)})
 # Writes of more than one offset (probes): a range batch; adjacent offsets in the same delivery
 # state with different counts (they must not merge); a range overlapping the stored offsets with
@@ -322,7 +325,9 @@ class ShareSystem:
           read-summary are in those categories);
         - ``image``: topic ``U`` deleted from the metadata image (``DeleteTopic``), then, while
           ``g:U:0``'s state is still stored, its leader's read and write (both must fail) and a
-          write at a stale state epoch (fenced before the image is checked).
+          write at a stale state epoch (fenced before the image is checked);
+        - ``epochs`` also: a read and a write of ``h:T:0`` at leader epoch ``MAX_EPOCH``
+          (Integer.MAX_VALUE; the write at that state epoch too).
         Requests a release has no API for (SHARE-VER-INITIALIZE) are not sent to it.
         """
         le, ge, api = state.leader_epoch, state.group_state_epoch, self.rules.initialize
@@ -373,6 +378,10 @@ class ShareSystem:
             if api:
                 yield "delete", Delete(key)
                 yield "summary", Summary(0, key)
+        # Epochs at the int32 limit, for another group's key (the actors' epochs stay the key's): a
+        # read records MAX_EPOCH as its leader epoch, a write at it is fenced by nothing.
+        yield "epochs", Read(MAX_EPOCH, key=OTHER_GROUP)
+        yield "epochs", Write(MAX_EPOCH, side_start, side_batches, state_epoch=MAX_EPOCH, key=OTHER_GROUP)
         if api:
             yield "initialize", Initialize(1, 0, key=UNHOSTED)
             yield "delete", Delete(UNHOSTED)

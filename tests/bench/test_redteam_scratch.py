@@ -51,14 +51,17 @@ BASELINES = [
     ("share", "share_scratch2", "Correct41"),
     ("share", "share_scratch2", "Correct43"),
     ("share", "share_scratch3", "Correct"),
+    ("share", "share_scratch4", "Correct"),
     # mm2
     ("mm2", "mm2_scratch", "Correct"),
     ("mm2", "mm2_scratch2", "Correct"),
     ("mm2", "mm2_scratch3", "Correct"),
+    ("mm2", "mm2_scratch4", "Correct"),
     # streams
     ("streams", "streams_scratch", "Correct"),
     ("streams", "streams_scratch2", "Correct"),
     ("streams", "streams_scratch3", "Correct"),
+    ("streams", "streams_scratch4", "Correct"),
 ]
 
 

@@ -73,6 +73,8 @@ def kinds_of(inp: dict[str, Any], stored: Any) -> set[str]:
         e = int(inp["leader_epoch"])
         if e == -1:
             out.add(f"{kind} leader epoch -1")
+        elif e == 2**31 - 1:
+            out.add(f"{kind} leader epoch Integer.MAX_VALUE")
         elif isinstance(fence, int):
             out.add(f"{kind} leader epoch " + ("below" if e < fence else "at" if e == fence else "above")
                     + " the fence")
@@ -121,7 +123,8 @@ VOCABULARY = {
     "WriteRequest leader epoch below the fence", "WriteRequest leader epoch at the fence",
     "WriteRequest leader epoch above the fence", "WriteRequest moving the start offset",
     "ReadRequest leader epoch -1", "ReadRequest leader epoch at the fence", "ReadRequest leader epoch above the fence",
-    "Load of a key with state",
+    "Load of a key with state", "ReadRequest leader epoch Integer.MAX_VALUE",
+    "WriteRequest leader epoch Integer.MAX_VALUE",
     "MetadataUpdate", "ReadRequest for a deleted topic's stored key", "WriteRequest for a deleted topic's stored key",
     "answer ReadResponse UNKNOWN_TOPIC_OR_PARTITION", "answer WriteResponse UNKNOWN_TOPIC_OR_PARTITION",
     *(f"{r} for another topic" for r in REQUESTS),
