@@ -54,9 +54,9 @@ VARIABLES
     snapshots,    \* snapshots taken so far
     upgrades      \* kraft.version upgrades so far
 
-K == INSTANCE KRaft WITH NumObservers <- NumHosts - NumVoters, VoteTwice <- FALSE,
+K == INSTANCE KRaftStatic WITH NumObservers <- NumHosts - NumVoters, VoteTwice <- FALSE,
                          CandidateCountsRejections <- FALSE, VoteIgnoresLog <- FALSE,
-                         LiveFlaw <- "none", MaxResends <- 0, resends <- 0, resent <- {}
+                         LiveFlaw <- "none"
 
 vars == <<nodes, network, appends, crashes, duplicates, fetches, elections, elected, votes, committed,
           adds, removes, snapshots, upgrades>>

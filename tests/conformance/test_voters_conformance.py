@@ -108,7 +108,7 @@ def test_log_level_events_follow_the_model() -> None:
                                            {"epoch": 1, "record": {"type": "Voters",
                                                                    "voters": [[1, 1], [2, 2], [3, 3]]}}]}
     assert all(e.model_observation["voters"] == [[1, 1], [2, 2], [3, 3]] for e in events)
-    assert driver.node_config(4) == {"level": "log", "static_voters": [], "pre_vote": False,
+    assert driver.node_config(4) == {"level": "log", "static_voters": [], "pre_vote": False, "kraft_upgrade": True,
                                      "bootstrap": {"kraft_version": 1, "voters": [[1, 1], [2, 2], [3, 3]]}}
 
 

@@ -181,13 +181,20 @@ NOT_REACHABLE = {("update-drops-state-epoch", 0),
                  # 4.4 refuses a read with leader epoch -1 (INVALID_REQUEST), so it is never fenced.
                  ("share-read-fences-unset-leader-epoch", 4),
                  # KIP-1226's count arrives in 4.2 (SHARE-VER-DELIVERY-COMPLETE-COUNT).
-                 *((v, m) for v in ("share-initialize-count-unset", "share-write-count-regresses") for m in (0, 1))}
+                 *((v, m) for v in ("share-initialize-count-unset", "share-write-count-regresses") for m in (0, 1)),
+                 # Kafka 4.0 has no DeleteShareGroupState: no tombstone pins the redundant offset.
+                 ("share-redundant-offset-pinned-by-delete", 0)}
 COUNT_VARIANTS = {"share-initialize-count-unset", "share-write-count-regresses"}
 
 
 @pytest.mark.parametrize("minor", MINORS)
 @pytest.mark.parametrize("variant", sorted(EXPECTED_CATCH))
 def test_each_variant_caught_in_each_release(variant: str, minor: int) -> None:
+    if variant == "share-redundant-offset-pinned-by-delete" and not rules_of(minor).initialize:
+        # 4.0 (no initialize, delete or read-summary, KIP-932's first release) has no delete to
+        # pin the offset; a full exploration with the probes would take minutes to say so.
+        assert (variant, minor) in NOT_REACHABLE
+        return
     if variant in COUNT_VARIANTS and not rules_of(minor).delivery_complete_count:
         # No count before 4.2: the switch has nothing to act on (tests/share/test_share_count.py
         # shows the count stays -1), and a full exploration with the probes takes minutes.
