@@ -100,7 +100,7 @@ def test_summary_answers_and_replay_keeps_the_count(minor: int) -> None:
 @pytest.mark.parametrize("name", ["share-initialize-count-unset", "share-write-count-from-request",
                                   "share-summary-count-unset", "share-update-count-not-replayed"])
 def test_count_mutant_caught(name: str, tmp_path: Path) -> None:
-    result = run_conformance("share", CATALOGUE[name].target(), examples=20, seed_value=0, out_dir=tmp_path,
+    result = run_conformance("share", CATALOGUE[name].target(), examples=40, seed_value=0, out_dir=tmp_path,
                              minimal=False)
     assert result.verdict == "diverges" and result.finding is not None, result.verdict
     assert "delivery_complete_count" in result.finding.line(), result.finding.line()
