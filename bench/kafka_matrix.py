@@ -202,6 +202,10 @@ def render(protocol: str, runs: list[dict[str, Any]]) -> str:
         acc = accepted.get(version)
         acc_cell = (f"{acc['verdict']}" + (f" ({acc['examples']})" if acc.get("examples") else "")
                     + f" with {', '.join(acc.get('accepted') or [])}") if acc else "—"
+        if acc and acc["verdict"] == "diverges":
+            name = acc.get("deviation")
+            acc_cell += (f": `{name}`" if name in known else ": **not catalogued**") + (
+                f" at step {acc.get('steps')}" if acc.get("steps") else "")
         cpu = sum(float(r.get("cpu_seconds") or 0) for r in vruns) + float((acc or {}).get("cpu_seconds") or 0)
         lines.append(f"| {version} | {verdicts} | {divs} | {shortest} | {acc_cell} | {cpu:.0f} |")
     bad = sum(unexplained(r, known) for rs in by_version.values() for r in rs)
