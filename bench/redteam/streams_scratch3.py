@@ -14,8 +14,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from redteam._targets import SelfNamed, register, subclass
-from redteam.streams import Metadata, PlainTarget
+from redteam._targets import attribute_target, register, subclass
+from redteam.streams import Metadata
+from redteam.streams_scratch import ScratchTarget
 
 # ---------------------------------------------------------------------------- bugs
 
@@ -157,10 +158,6 @@ class PortDroppedForDefault(Metadata):
         return ans
 
 
-class ScratchTarget(SelfNamed, PlainTarget):
-    pass
-
-
 Correct = subclass(globals(), "Correct", ScratchTarget, metadata_class=Metadata)
 CORRECT = "Correct"
 BUGS: dict[str, type[Metadata]] = {
@@ -175,5 +172,4 @@ BUGS: dict[str, type[Metadata]] = {
     "standby-stores-minus-active": StandbyStoresMinusActive,
     "port-dropped-for-default": PortDroppedForDefault,
 }
-TARGETS = register(globals(), ScratchTarget, BUGS, lambda cls: (cls.__name__ + "Target", {
-    "metadata_class": cls, "__doc__": cls.__doc__}))
+TARGETS = register(globals(), ScratchTarget, BUGS, attribute_target("metadata_class"))

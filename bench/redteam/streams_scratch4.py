@@ -16,8 +16,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from redteam._targets import SelfNamed, register, subclass
-from redteam.streams import Metadata, PlainTarget, host_order
+from redteam._targets import attribute_target, register, subclass
+from redteam.streams import Metadata, host_order
+from redteam.streams_scratch import Rebalancing, ScratchTarget
 
 # ---------------------------------------------------------------------------- bugs
 
@@ -103,16 +104,9 @@ class AllMetadataForStoreActiveOnly(Metadata):
         return [e for e in out if store in e["stores"]]
 
 
-class FinishWithoutStartIgnored(Metadata):
+class FinishWithoutStartIgnored(Rebalancing):
     """A strict listener: an assignment (``onChange``) that no rebalance start announced is
     dropped as out of order."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.rebalancing = False
-
-    def rebalance_started(self) -> None:
-        self.rebalancing = True
 
     def rebalance_finished(self, assignment: dict[str, Any]) -> None:
         if self.rebalancing:
@@ -158,10 +152,6 @@ class HostsKeyedByPort(Metadata):
         super().rebalance_finished(merged)
 
 
-class ScratchTarget(SelfNamed, PlainTarget):
-    pass
-
-
 Correct = subclass(globals(), "Correct", ScratchTarget, metadata_class=Metadata)
 CORRECT = "Correct"
 BUGS: dict[str, type[Metadata]] = {
@@ -176,5 +166,4 @@ BUGS: dict[str, type[Metadata]] = {
     "last-partition-off-by-one": LastPartitionOffByOne,
     "hosts-keyed-by-port": HostsKeyedByPort,
 }
-TARGETS = register(globals(), ScratchTarget, BUGS, lambda cls: (cls.__name__ + "Target", {
-    "metadata_class": cls, "__doc__": cls.__doc__}))
+TARGETS = register(globals(), ScratchTarget, BUGS, attribute_target("metadata_class"))
