@@ -157,6 +157,11 @@ class UnknownStoreAllHosts(Metadata):
         return super().all_metadata_for_store(store)
 
 
+def store_sources(meta: Metadata, store: str) -> list[str]:
+    """The source topics of ``store`` in ``meta``'s last assignment ([] when none)."""
+    return list(((meta.assignment or {}).get("stores") or {}).get(store) or [])
+
+
 class Rebalancing(Metadata):
     """Keeps whether a rebalance was announced (``rebalance_started``, Kafka's
     onPartitionsRevoked) and has not finished (a base of the listeners that act on it)."""

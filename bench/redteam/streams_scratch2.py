@@ -18,6 +18,7 @@ from typing import Any
 from redteam._targets import attribute_target, register, subclass
 from redteam.streams import NOT_AVAILABLE, Metadata, Node, murmur2
 from redteam.streams_scratch import ScratchTarget as ScratchTarget1
+from redteam.streams_scratch import store_sources
 
 
 class StandbysOnlyLast(Metadata):
@@ -40,7 +41,7 @@ class StandbyDuplicates(Metadata):
         if not ans or ans["partition"] < 0:
             return ans
         a = self.assignment or {}
-        sources = (a.get("stores") or {}).get(store) or []
+        sources = store_sources(self, store)
         ans["standbys"] = sorted(h for h in self.hosts() for t, q in (a.get("standby") or {}).get(h, [])
                                  if t in sources and q == ans["partition"])
         return ans

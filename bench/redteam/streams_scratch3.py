@@ -16,7 +16,7 @@ from typing import Any
 
 from redteam._targets import attribute_target, register, subclass
 from redteam.streams import Metadata
-from redteam.streams_scratch import ScratchTarget
+from redteam.streams_scratch import ScratchTarget, store_sources
 
 # ---------------------------------------------------------------------------- bugs
 
@@ -105,7 +105,7 @@ class ActiveOwnsEverySource(Metadata):
         if not ans or ans["partition"] < 0:
             return ans
         a = self.assignment or {}
-        sources = (a.get("stores") or {}).get(store) or []
+        sources = store_sources(self, store)
         p = ans["partition"]
         owners = [h for h in self.hosts()
                   if all([t, p] in [list(tp) for tp in (a.get("active") or {}).get(h, [])] for t in sources)]

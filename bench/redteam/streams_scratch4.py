@@ -18,7 +18,7 @@ from typing import Any
 
 from redteam._targets import attribute_target, register, subclass
 from redteam.streams import Metadata, host_order
-from redteam.streams_scratch import Rebalancing, ScratchTarget
+from redteam.streams_scratch import Rebalancing, ScratchTarget, store_sources
 
 # ---------------------------------------------------------------------------- bugs
 
@@ -130,8 +130,7 @@ class LastPartitionOffByOne(Metadata):
 
     def metadata_for_key(self, store: str, key: str) -> dict[str, Any] | None:
         ans = super().metadata_for_key(store, key)
-        a = self.assignment or {}
-        sources = (a.get("stores") or {}).get(store) or []
+        sources = store_sources(self, store)
         if ans and sources and ans["partition"] >= 0 and ans["partition"] == self.num_partitions(sources) - 1:
             return {"active": "unavailable:-1", "standbys": [], "partition": -1}
         return ans
