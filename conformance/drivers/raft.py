@@ -326,13 +326,18 @@ def leader_only_requests(state: Raft, node: Node, observers: frozenset[int]) -> 
     others = [*sorted(v for v in node.voters if v != me), *sorted(o for o in observers if o != me)]
     src = others[0] if others else UNKNOWN_REPLICA
     snapshot = (max(1, node.end_offset), node.last_epoch)
-    out: list[LeaderOnlyRequest] = []
-    for e in sorted({-1, max(-1, node.epoch - 1), node.epoch, node.epoch + 1}):
-        out.append(FetchSnapshotRequest(src, me, e, snapshot, 0, OWN_PARTITION, True))
-    out += [FetchSnapshotRequest(src, me, node.epoch, snapshot, 0, topics, True)
-            for name, topics in SNAPSHOT_SHAPES.items() if name != "one"]
-    out.append(DescribeQuorumRequest(NO_REPLICA, me, True))
-    return out
+    epochs: list[LeaderOnlyRequest] = [FetchSnapshotRequest(src, me, e, snapshot, 0, OWN_PARTITION, True)
+                                       for e in sorted({node.epoch, -1, max(-1, node.epoch - 1), node.epoch + 1},
+                                                       key=lambda e: (e != node.epoch, e))]
+    shapes: list[LeaderOnlyRequest] = [FetchSnapshotRequest(src, me, node.epoch, snapshot, 0, topics, True)
+                                       for name, topics in SNAPSHOT_SHAPES.items() if name != "one"]
+    shapes.insert(2, DescribeQuorumRequest(NO_REPLICA, me, True))
+    # interleaved, then rotated by the replica's id: a guided path's probes (the k-th of the
+    # list at every replica, RAFT-DRIVE-PROBE) meet a malformed shape, an epoch and a
+    # DescribeQuorum within a few paths, and different ones at the replicas of one path
+    out = [r for pair in zip(shapes, [*epochs, *[None] * len(shapes)], strict=False) for r in pair if r is not None]
+    turn = me % len(out)
+    return out[turn:] + out[:turn]
 
 
 def _injected_vote(state: Raft, node: Node, src: int, epoch: int) -> VoteRequest | None:
@@ -725,7 +730,11 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
         if isinstance(action, IdleTimer):
             return f"replica {action.node}: {type(action.input).__name__} (nothing due)"
         if isinstance(action, Inject):
-            return f"inject {describe_message(action.message)}"
+            shown = describe_message(action.message)
+            if isinstance(action.message, FetchSnapshotRequest):
+                # the topic list by its RAFT-DRIVE-LEADER-ONLY name (an empty one is not shown otherwise)
+                shown += f" [topics: {_SHAPE_NAMES.get(action.message.topics, action.message.topics)}]"
+            return f"inject {shown}"
         if isinstance(action, macros.Redeliver):
             return f"deliver a copy of {describe_message(action.message)} again"
         if isinstance(action, macros.MACRO_TYPES):

@@ -396,9 +396,15 @@ def _fetch_snapshot_response(java: _Java, src: int, dst: int, data: Any) -> dict
     out: dict[str, Any] = {"type": "FetchSnapshotResponse", "src": src, "dst": dst, "epoch": None, "leader": None}
     if part is None:
         return {**out, "error": str(java.Errors.forCode(data.errorCode()).name())}
+    error = str(java.Errors.forCode(part.errorCode()).name())
+    out["error"] = error
+    if error == "UNKNOWN_TOPIC_OR_PARTITION":
+        # the answer for a partition the replica does not hold sets the error alone: its
+        # CurrentLeader keeps the schema's defaults (0 and 0, not -1), which say nothing
+        return out
     leader = part.currentLeader()
     out.update(epoch=None if int(leader.leaderEpoch()) < 0 else int(leader.leaderEpoch()),
-               leader=_leader(int(leader.leaderId())), error=str(java.Errors.forCode(part.errorCode()).name()))
+               leader=_leader(int(leader.leaderId())))
     if int(part.size()) > 0:
         out["snapshot_size"] = int(part.size())
     return out
