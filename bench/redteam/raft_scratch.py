@@ -247,6 +247,10 @@ class Replica:
             self.role, self.hw = "down", None
         elif kind == "Restart":
             pass
+        elif kind in ("FetchSnapshotRequest", "DescribeQuorumRequest"):
+            self.on_leader_only(inp)
+        elif kind in ("FetchSnapshotResponse", "DescribeQuorumResponse"):
+            pass
         elif kind.endswith("Request"):
             self.on_request(inp)
         elif kind.endswith("Response"):
@@ -355,6 +359,30 @@ class Replica:
                       offset=req["fetch_offset"], entries=[], high_watermark=None, diverging=None)
         else:
             self.send(kind.replace("Request", "Response"), src, epoch=self.epoch, leader=self.leader, error=error)
+
+    def on_leader_only(self, req: dict[str, Any]) -> None:
+        """FetchSnapshot and DescribeQuorum (RAFT-RULE-LEADER-ONLY): answered, nothing changes."""
+        src = req["src"]
+        if req["type"] == "DescribeQuorumRequest":
+            if self.role != "leader":
+                self.send("DescribeQuorumResponse", src, error="NOT_LEADER_OR_FOLLOWER", leader=None, epoch=None,
+                          high_watermark=None, voters=[])
+            else:
+                voters = [[v, self.end if v == self.id else self.end_offsets.get(v, -1)] for v in self.voters]
+                self.send("DescribeQuorumResponse", src, error=NONE, leader=self.id, epoch=self.epoch,
+                          high_watermark=self.hw, voters=voters)
+            return
+        topics = req["topics"]
+        if len(topics) != 1 or len(topics[0][1]) != 1:
+            self.send("FetchSnapshotResponse", src, epoch=None, leader=None, error="INVALID_REQUEST")
+            return
+        if topics[0][0] != "raft" or topics[0][1][0] != 0:
+            self.send("FetchSnapshotResponse", src, epoch=None, leader=None, error="UNKNOWN_TOPIC_OR_PARTITION")
+            return
+        epoch = req["epoch"]
+        error = ("FENCED_LEADER_EPOCH" if epoch < self.epoch else "UNKNOWN_LEADER_EPOCH" if epoch > self.epoch
+                 else "NOT_LEADER_OR_FOLLOWER" if self.role != "leader" else "SNAPSHOT_NOT_FOUND")
+        self.send("FetchSnapshotResponse", src, epoch=self.epoch, leader=self.leader, error=error)
 
     def observe_epoch(self, epoch: int, leader: int | None) -> None:
         """RAFT-RULE-HIGHER-EPOCH (RAFT-RULE-TIMER-KEPT: a timed-out kip-595 candidate stands again)."""

@@ -34,20 +34,26 @@ from kspec.model.core.protocol import first_violated
 from kspec.model.raft import node as node_mod
 from kspec.model.raft.listener import ListenerRules
 from kspec.model.raft.messages import (
+    OWN_PARTITION,
+    OWN_TOPIC,
     BackoffExpired,
     BeginQuorumEpochRequest,
     CheckQuorumTimeout,
     ClientAppend,
     Crash,
+    DescribeQuorumRequest,
     ElectionTimeout,
     EndQuorumEpochRequest,
     FetchDue,
     FetchRequest,
+    FetchSnapshotRequest,
     FetchTimeout,
     Input,
+    LeaderOnlyRequest,
     Request,
     ResendDue,
     Restart,
+    TopicPartitions,
     VoteRequest,
 )
 from kspec.model.raft.properties import raft_properties
@@ -291,6 +297,49 @@ def malformed_requests(state: Raft, node: Node) -> list[Request]:
     return out
 
 
+# RAFT-DRIVE-LEADER-ONLY: the topic lists of the FetchSnapshot requests the driver sends, by the
+# name the coverage matrix marks them with: the well-formed one, and each shape a port of the
+# topic/partition check gets wrong (no topic, two partitions, two topics, both, another topic,
+# another partition). Only "one" is well-formed (RAFT-RULE-FETCH-SNAPSHOT-SHAPE).
+SNAPSHOT_SHAPES: dict[str, TopicPartitions] = {
+    "one": OWN_PARTITION,
+    "no-topic": (),
+    "two-partitions": ((OWN_TOPIC, (0, 1)),),
+    "two-topics": (*OWN_PARTITION, ("other", (0,))),
+    "two-topics-two-partitions": ((OWN_TOPIC, (0, 1)), ("other", (0,))),
+    "other-topic": (("other", (0,)),),
+    "other-partition": ((OWN_TOPIC, (1,)),),
+}
+_SHAPE_NAMES = {topics: name for name, topics in SNAPSHOT_SHAPES.items()}
+
+
+def leader_only_requests(state: Raft, node: Node, observers: frozenset[int]) -> list[LeaderOnlyRequest]:
+    """RAFT-DRIVE-LEADER-ONLY: the leader-only requests the driver delivers to ``node`` whatever
+    its role (RAFT-RULE-LEADER-ONLY): a well-formed FetchSnapshot at the epoch sentinel -1 and
+    at the receiver's epoch minus one, equal and plus one, one of each malformed topic list
+    (``SNAPSHOT_SHAPES``) at its epoch, and a DescribeQuorum from an administrator (no replica:
+    id -1). A FetchSnapshot comes from a replica that fetches (another voter, else an
+    observer) and asks for a snapshot ending at the receiver's log end (offset 1 at least: no
+    replica holds any, so which one does not decide the answer). Their answers go to no one
+    (RAFT-MODEL-IGNORED-RESPONSES)."""
+    me = node.id
+    others = [*sorted(v for v in node.voters if v != me), *sorted(o for o in observers if o != me)]
+    src = others[0] if others else UNKNOWN_REPLICA
+    snapshot = (max(1, node.end_offset), node.last_epoch)
+    epochs: list[LeaderOnlyRequest] = [FetchSnapshotRequest(src, me, e, snapshot, 0, OWN_PARTITION, True)
+                                       for e in sorted({node.epoch, -1, max(-1, node.epoch - 1), node.epoch + 1},
+                                                       key=lambda e: (e != node.epoch, e))]
+    shapes: list[LeaderOnlyRequest] = [FetchSnapshotRequest(src, me, node.epoch, snapshot, 0, topics, True)
+                                       for name, topics in SNAPSHOT_SHAPES.items() if name != "one"]
+    shapes.insert(2, DescribeQuorumRequest(NO_REPLICA, me, True))
+    # interleaved, then rotated by the replica's id: a guided path's probes (the k-th of the
+    # list at every replica, RAFT-DRIVE-PROBE) meet a malformed shape, an epoch and a
+    # DescribeQuorum within a few paths, and different ones at the replicas of one path
+    out = [r for pair in zip(shapes, [*epochs, *[None] * len(shapes)], strict=False) for r in pair if r is not None]
+    turn = me % len(out)
+    return out[turn:] + out[:turn]
+
+
 def _injected_vote(state: Raft, node: Node, src: int, epoch: int) -> VoteRequest | None:
     """A vote request of ``epoch`` from ``src`` that ``src`` sent or may yet send: its own log
     position, below the epoch (Kafka answers INVALID_REQUEST otherwise), and ``src`` not past
@@ -322,6 +371,9 @@ def input_cell(node: Node, inp: Input) -> tuple[str, str]:
     epoch = getattr(inp, "epoch", None)
     if isinstance(epoch, int) and not isinstance(node.role, Down):
         kind += "<" if epoch < node.epoch else "=" if epoch == node.epoch else ">"
+        if isinstance(inp, FetchSnapshotRequest):
+            # RAFT-DRIVE-LEADER-ONLY: the epoch sentinel and the topic list's shape
+            kind += (" -1" if epoch == -1 else "") + f" {_SHAPE_NAMES.get(inp.topics, 'topics')}"
         # RAFT-DRIVE-WELL-FORMED: a request that carries a log position is marked by that
         # position against the receiver's log, a malformed one as such
         claim = (inp.last_epoch, inp.end_offset) if isinstance(inp, VoteRequest) else \
@@ -349,7 +401,7 @@ class Inject:
     """A request delivered to its destination that no replica has in flight (see
     :func:`injected_requests`)."""
 
-    message: Request
+    message: Request | LeaderOnlyRequest
 
 
 @dataclass(frozen=True)
@@ -400,7 +452,7 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
     takes_model_variant = True
 
     def __init__(self, config: dict[str, JSON], bounds: dict[str, int] | None = None) -> None:
-        from kspec.model.raft.variants import CATALOGUE, DEVIATIONS
+        from kspec.model.raft.variants import CATALOGUE, DEVIATIONS, compose
 
         variants = {**CATALOGUE, **DEVIATIONS}
 
@@ -420,12 +472,17 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
             # most one of them changes the replica's step; the listener rules of each apply.
             names = self.variant.split("+")
             unknown = [n for n in names if n not in variants]
-            steps = [variants[n].step for n in names if variants[n].step is not node_mod.step]
-            if unknown or len(steps) > 1:
+            # (a variant that changes only some inputs' steps composes: variants.compose)
+            changing = [variants[n] for n in names if n in variants and variants[n].step is not node_mod.step]
+            try:
+                composed = compose(changing)
+            except ValueError:
+                unknown = unknown or ["+"]
+            if unknown:
                 raise ValueError(f"raft: unknown model variant {self.variant!r} (one of {', '.join(sorted(variants))};"
-                                 " several only when at most one changes the step)")
-            if steps:
-                extra["step"] = steps[0]
+                                 " several only when at most one changes the step on each input)")
+            if changing:
+                extra["step"] = composed
             rules = [r for n in names if (r := variants[n].listener) is not None]
             if self.listening:
                 extra["listener"] = ListenerRules(
@@ -461,7 +518,7 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
 
     # (not "idle": that is the lockstep machine's own rule for a state where nothing is enabled)
     categories = ("deliver", "fetch", "resend", "timer", "client", "payload", "resign", "network", "crash",
-                  "idle_timer", "inject", *macros.CATEGORIES, *macros.RAFT_CATEGORIES)
+                  "idle_timer", "inject", "leader_only", *macros.CATEGORIES, *macros.RAFT_CATEGORIES)
     # Deliveries and fetches carry the protocol; most random walks that reach deep states
     # deliver and fetch a lot. Several rules per category also make it rare that swarm testing
     # switches a whole category off (each rule is off with the run's probability p).
@@ -472,7 +529,7 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
     # A guided path ends with a few of them instead (``probes``, RAFT-DRIVE-PROBE).
     # The payloads other than a run's guided one (RAFT-DRIVE-PAYLOAD) too: six more client
     # transitions per leader state would crowd the beam the same way.
-    unguided = ("inject", "payload")
+    unguided = ("inject", "leader_only", "payload")
     # A response delivered twice (macros.DeliverTwice) is its own category, not one network
     # fault among the drops and copies of every message: a run with faults meets it often.
     weights = {"inject": 2, "deliver": 5, "fetch": 3, "resend": 2, "timer": 2, "client": 2, "resign": 2, "replicate": 2,
@@ -490,6 +547,7 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
                 # (No idle FetchDue: it is the adapters' cue to let a fetch out, not a timer.)
                 out.append(("idle_timer", IdleTimer(n.id, ClientAppend())))
                 out += [("inject", Inject(m)) for m in injected_requests(state, n, observers)]
+                out += [("leader_only", Inject(m)) for m in leader_only_requests(state, n, observers)]
         out += macros.candidates(state)
         out += macros.raft_candidates(state)
         if not self.config["faults"]:
@@ -506,7 +564,7 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
         ``k``-th of its pool (rotating over the configuration's paths), so a receiver-side rule
         (a leader refusing an up-to-date pre-vote, an observer refusing a KIP-595 vote, a
         resigned leader refusing a fetch) is judged in guided runs too, at every role a path
-        ends in."""
+        ends in; last the ``k``-th leader-only request (RAFT-DRIVE-LEADER-ONLY)."""
         observers = frozenset(self.model.replica_ids) - self.model.voter_ids
         out: list[tuple[str, Any]] = []
         # First a canvass where one is enabled (the k-th, rotating): the state after it lies
@@ -544,7 +602,7 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
                     idle = IdleTimer(replica, timer)
                     if self.resolve(state, idle) is not None:
                         out.append(("idle_timer", idle))
-            for pool in _PROBE_POOLS:
+            for category, pool in _PROBE_POOLS:
                 node = state.node(replica)
                 if isinstance(node.role, Down):
                     break
@@ -553,7 +611,7 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
                     action = Inject(found[(k + j) % len(found)])
                     after = self.resolve(state, action)
                     if after is not None:
-                        out.append(("inject", action))
+                        out.append((category, action))
                         state = after
                         break
         return out
@@ -672,7 +730,11 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
         if isinstance(action, IdleTimer):
             return f"replica {action.node}: {type(action.input).__name__} (nothing due)"
         if isinstance(action, Inject):
-            return f"inject {describe_message(action.message)}"
+            shown = describe_message(action.message)
+            if isinstance(action.message, FetchSnapshotRequest):
+                # the topic list by its RAFT-DRIVE-LEADER-ONLY name (an empty one is not shown otherwise)
+                shown += f" [topics: {_SHAPE_NAMES.get(action.message.topics, action.message.topics)}]"
+            return f"inject {shown}"
         if isinstance(action, macros.Redeliver):
             return f"deliver a copy of {describe_message(action.message)} again"
         if isinstance(action, macros.MACRO_TYPES):
@@ -729,7 +791,11 @@ def _injected(votes: bool) -> Callable[[Raft, Node, frozenset[int]], list[Reques
 
 # RAFT-DRIVE-PROBE: the pools a guided path's probes at one replica take one request each from,
 # in this order (a pre-vote changes no state, so it goes first).
-_PROBE_POOLS = (_own_epoch_votes(True), _own_epoch_votes(False), _injected(True), _injected(False))
+# Last a leader-only request (RAFT-DRIVE-LEADER-ONLY), which changes no state unless the target
+# throws.
+_PROBE_POOLS: tuple[tuple[str, Callable[[Raft, Node, frozenset[int]], list[Any]]], ...] = (
+    ("inject", _own_epoch_votes(True)), ("inject", _own_epoch_votes(False)), ("inject", _injected(True)),
+    ("inject", _injected(False)), ("leader_only", leader_only_requests))
 
 
 def node_inputs(action: Any) -> list[tuple[int, Input]]:

@@ -254,6 +254,37 @@ class ResendsAfterResigning(RaftReplica):
         super().on_ResendDue(inp)
 
 
+class FetchSnapshotShapeAnd(RaftReplica):
+    """A port of Kafka 3.3-4.3.1's FetchSnapshot shape check, `and` for `or` (a request is
+    refused only when it has not one topic AND its first topic has not one partition), with
+    Python's guard against the empty list: a request with no topic, one topic of two
+    partitions, or two topics whose first has one partition is looked up instead of refused
+    INVALID_REQUEST. RAFT-RULE-FETCH-SNAPSHOT-SHAPE, RAFT-DRIVE-LEADER-ONLY."""
+
+    def on_FetchSnapshotRequest(self, req: dict[str, Any]) -> None:
+        topics = req["topics"]
+        if topics and len(topics) != 1 and len(topics[0][1]) != 1:
+            self.send("FetchSnapshotResponse", req["src"], epoch=None, leader=None, error="INVALID_REQUEST")
+        elif not any(name == "raft" and 0 in parts for name, parts in topics):
+            self.send("FetchSnapshotResponse", req["src"], epoch=None, leader=None, error="UNKNOWN_TOPIC_OR_PARTITION")
+        else:
+            super().on_FetchSnapshotRequest({**req, "topics": [["raft", [0]]]})
+
+
+class DescribeQuorumAnyRole(RaftReplica):
+    """A replica that is not the leader answers DescribeQuorum INVALID_REQUEST, as Kafka did
+    before KAFKA-13940 (apache/kafka#12517), an error the admin client and the forwarding
+    manager treat as fatal; the protocol's is the retriable NOT_LEADER_OR_FOLLOWER.
+    RAFT-RULE-DESCRIBE-QUORUM, RAFT-DRIVE-LEADER-ONLY."""
+
+    def on_DescribeQuorumRequest(self, req: dict[str, Any]) -> None:
+        if self.role != "leader":
+            self.send("DescribeQuorumResponse", req["src"], error="INVALID_REQUEST", leader=None, epoch=None,
+                      high_watermark=None, voters=[])
+            return
+        super().on_DescribeQuorumRequest(req)
+
+
 RAFT_MUTANTS: tuple[tuple[str, type, str, bool, str], ...] = (
     ("raft-follower-pre-votes-after-fetch", FollowerPreVotesAfterFetch,
      "KIP-996 grant rule missing a state flag", False,
@@ -298,4 +329,8 @@ RAFT_MUTANTS: tuple[tuple[str, type, str, bool, str], ...] = (
     ("raft-never-resends-begin-epoch", NeverResendsBeginEpoch, "a request sent once, never retried", True, ""),
     ("raft-resends-to-acknowledged", ResendsToAcknowledged, "a resend to a voter that already answered", True, ""),
     ("raft-resends-after-resigning", ResendsAfterResigning, "a resend of the wrong role's request", True, ""),
+    ("raft-fetch-snapshot-shape-and", FetchSnapshotShapeAnd, "a validity check with `and` for `or` (Kafka #23185)",
+     True, ""),
+    ("raft-describe-quorum-any-role", DescribeQuorumAnyRole,
+     "a leader-only request answered with a fatal error at a non-leader (KAFKA-13940)", True, ""),
 )

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 ErrorCode = Literal["NONE", "FENCED_LEADER_EPOCH", "UNKNOWN_LEADER_EPOCH", "NOT_LEADER_OR_FOLLOWER",
-                    "INCONSISTENT_VOTER_SET", "INVALID_REQUEST"]
+                    "INCONSISTENT_VOTER_SET", "INVALID_REQUEST", "UNKNOWN_TOPIC_OR_PARTITION", "SNAPSHOT_NOT_FOUND"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,10 +120,79 @@ class FetchResponse(_LeaderAnswer):
     diverging: tuple[int, int] | None = None
 
 
+# The topic/partition list of a leader-only request as it is on the wire: (topic name, partition
+# indexes) per topic. ``OWN_TOPIC`` names the replica's own topic (Kafka's ``__cluster_metadata``;
+# the adapter spells it as the release does), any other name a topic the replica does not hold.
+# A well-formed request names exactly one topic with exactly one partition.
+TopicPartitions = tuple[tuple[str, tuple[int, ...]], ...]
+OWN_TOPIC = "raft"
+OWN_PARTITION: TopicPartitions = ((OWN_TOPIC, (0,)),)
+
+
+@dataclass(frozen=True, slots=True)
+class FetchSnapshotRequest:
+    """A follower or observer asks the leader for a chunk of snapshot ``snapshot_id`` (its end
+    offset and epoch) from byte ``position`` (KIP-630, RAFT-MSG-FETCH-SNAPSHOT). ``epoch`` is the
+    current leader epoch every partition of ``topics`` carries."""
+
+    src: int
+    dst: int
+    epoch: int
+    snapshot_id: tuple[int, int] = (1, 0)
+    position: int = 0
+    topics: TopicPartitions = OWN_PARTITION
+    orphaned: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class FetchSnapshotResponse:
+    """The answer to FetchSnapshot: an error with the responder's epoch and leader, or, for a
+    request refused before its partition is found (INVALID_REQUEST, UNKNOWN_TOPIC_OR_PARTITION),
+    with neither (``None``: Kafka's -1). The model has no snapshots, so it never answers with
+    snapshot bytes (RAFT-MSG-FETCH-SNAPSHOT)."""
+
+    src: int
+    dst: int
+    epoch: int | None
+    leader: int | None
+    error: ErrorCode = "NONE"
+
+
+@dataclass(frozen=True, slots=True)
+class DescribeQuorumRequest:
+    """An administrator asks a replica for the quorum's state (KIP-595, KIP-836,
+    RAFT-MSG-DESCRIBE-QUORUM); leader-only. It carries no epoch."""
+
+    src: int
+    dst: int
+    orphaned: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class DescribeQuorumResponse:
+    """The leader's view of the quorum: its id, epoch and high watermark (``None``: unknown,
+    Kafka's -1) and each voter's log end offset as the leader last saw it (-1: none yet), by
+    voter id; a non-leader's answer is the error alone (RAFT-MSG-DESCRIBE-QUORUM)."""
+
+    src: int
+    dst: int
+    error: ErrorCode = "NONE"
+    leader: int | None = None
+    epoch: int | None = None
+    high_watermark: int | None = None
+    voters: tuple[tuple[int, int], ...] = ()
+
+
 # ``orphaned`` (requests only) is the system model's mark, not a wire field: the sender changed
 # state (or crashed, or was answered) since it sent the request, so, as Kafka's request manager
 # no longer expects the answer, the recipient handles the request but its response is not put
 # in flight (spec/raft.md, RAFT-MODEL-IGNORED-RESPONSES). A replica's step never reads it.
+# FetchSnapshot and DescribeQuorum are leader-only requests a replica answers without changing
+# its state (RAFT-RULE-LEADER-ONLY), which the driver injects. They are not ``Message``s of the
+# system model: no replica sends one (the model has no snapshots and no administrator), and an
+# answer to one is never put in flight (it goes to the driver).
+LeaderOnlyRequest = FetchSnapshotRequest | DescribeQuorumRequest
+LeaderOnlyResponse = FetchSnapshotResponse | DescribeQuorumResponse
 Request = VoteRequest | BeginQuorumEpochRequest | EndQuorumEpochRequest | FetchRequest
 Response = VoteResponse | BeginQuorumEpochResponse | EndQuorumEpochResponse | FetchResponse
 Message = Request | Response
@@ -132,6 +201,8 @@ MESSAGE_TYPES: tuple[type, ...] = (
     VoteRequest, VoteResponse, BeginQuorumEpochRequest, BeginQuorumEpochResponse,
     EndQuorumEpochRequest, EndQuorumEpochResponse, FetchRequest, FetchResponse,
 )
+LEADER_ONLY_TYPES: tuple[type, ...] = (FetchSnapshotRequest, FetchSnapshotResponse, DescribeQuorumRequest,
+                                       DescribeQuorumResponse)
 
 
 # Timer and environment inputs. Time is abstracted: a timer input means "the timer expired".
@@ -194,10 +265,10 @@ class Restart:
 
 
 Timer = ElectionTimeout | BackoffExpired | FetchTimeout | CheckQuorumTimeout | FetchDue | ResendDue
-Input = Message | Timer | ClientAppend | Crash | Restart
+Input = Message | LeaderOnlyRequest | LeaderOnlyResponse | Timer | ClientAppend | Crash | Restart
 
 INPUT_TYPES: tuple[type, ...] = (
-    *MESSAGE_TYPES, ElectionTimeout, BackoffExpired, FetchTimeout, CheckQuorumTimeout, FetchDue,
+    *MESSAGE_TYPES, *LEADER_ONLY_TYPES, ElectionTimeout, BackoffExpired, FetchTimeout, CheckQuorumTimeout, FetchDue,
     ResendDue, ClientAppend, Crash, Restart,
 )
 
@@ -272,7 +343,7 @@ class HandleLoadSnapshot:
 
 Notification = HandleCommit | HandleLeaderChange | HandleLoadSnapshot
 Effect = PersistElection | AppendLog | TruncateLog | Halt | Notification
-Output = Message | Effect
+Output = Message | LeaderOnlyResponse | Effect
 
 EFFECT_TYPES: tuple[type, ...] = (PersistElection, AppendLog, TruncateLog, Halt, HandleCommit, HandleLeaderChange,
                                   HandleLoadSnapshot)

@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 
 from kspec.model.core.evolve import evolve as replace
 from kspec.model.raft.messages import (
+    OWN_PARTITION,
     AppendLog,
     BackoffExpired,
     BeginQuorumEpochRequest,
@@ -22,6 +23,8 @@ from kspec.model.raft.messages import (
     CheckQuorumTimeout,
     ClientAppend,
     Crash,
+    DescribeQuorumRequest,
+    DescribeQuorumResponse,
     ElectionTimeout,
     EndQuorumEpochRequest,
     EndQuorumEpochResponse,
@@ -30,6 +33,8 @@ from kspec.model.raft.messages import (
     FetchDue,
     FetchRequest,
     FetchResponse,
+    FetchSnapshotRequest,
+    FetchSnapshotResponse,
     FetchTimeout,
     Input,
     Message,
@@ -356,6 +361,12 @@ def _step(node: Node, inp: Input) -> Step:
             return replace(node, role=Down(election_of(node)), high_watermark=None), ()
         case Restart():
             return node, ()
+        case FetchSnapshotRequest():
+            return node, (on_fetch_snapshot(node, inp),)
+        case DescribeQuorumRequest():
+            return node, (on_describe_quorum(node, inp),)
+        case FetchSnapshotResponse() | DescribeQuorumResponse():
+            return node, ()  # never asked for by a replica of the model (RAFT-RULE-LEADER-ONLY)
         case (VoteRequest() | BeginQuorumEpochRequest() | EndQuorumEpochRequest() | FetchRequest()
               | VoteResponse() | BeginQuorumEpochResponse() | EndQuorumEpochResponse() | FetchResponse()):
             # The cross-role rules first, once for every role (as etcd's raft.go Step): a stale
@@ -679,6 +690,61 @@ def _on_fetch_request(before: Node, node: Node, req: FetchRequest) -> Step:
     entries = node.log[req.fetch_offset:]
     return node, (FetchResponse(node.id, req.src, node.epoch, node.id, "NONE", req.fetch_offset, entries,
                                 node.high_watermark),)
+
+
+# ---------------------------------------------------------------- leader-only requests
+
+
+def leader_only_error(node: Node, epoch: int) -> ErrorCode | None:
+    """RAFT-RULE-LEADER-ONLY: the error of a leader-only request of ``epoch`` (the leader epoch
+    the sender believes current), or None where the leader of that epoch serves it: a lower
+    epoch is fenced, a higher one unknown, an equal one at any other role is not the leader's
+    (Kafka's ``validateLeaderOnlyRequest``, as for Fetch: RAFT-RULE-STALE-EPOCH, RAFT-RULE-FETCH)."""
+    if epoch < node.epoch:
+        return "FENCED_LEADER_EPOCH"
+    if epoch > node.epoch:
+        return "UNKNOWN_LEADER_EPOCH"
+    if not isinstance(node.role, Leader):
+        return "NOT_LEADER_OR_FOLLOWER"
+    return None
+
+
+def snapshot_answer(node: Node, req: FetchSnapshotRequest) -> FetchSnapshotResponse:
+    """RAFT-RULE-FETCH-SNAPSHOT-LEADER: a FetchSnapshot of the replica's own partition, answered
+    by the leader-only rule and, at the leader of its epoch, SNAPSHOT_NOT_FOUND: the model's
+    replicas hold no snapshot (their logs start at offset 0), so none has the one asked for.
+    The answer names the responder's epoch and leader."""
+    error = leader_only_error(node, req.epoch) or "SNAPSHOT_NOT_FOUND"
+    return FetchSnapshotResponse(node.id, req.src, node.epoch, _leader_hint(node), error)
+
+
+def on_fetch_snapshot(node: Node, req: FetchSnapshotRequest) -> FetchSnapshotResponse:
+    """RAFT-RULE-FETCH-SNAPSHOT: every role answers a FetchSnapshot and none changes state (its
+    epoch is a leader-only request's, which moves no replica: RAFT-RULE-LEADER-ONLY). In
+    Kafka's order: a request that does not name exactly one topic with exactly one partition
+    is INVALID_REQUEST (RAFT-RULE-FETCH-SNAPSHOT-SHAPE, before any epoch check, with no
+    partition in the answer); one naming another topic or partition is
+    UNKNOWN_TOPIC_OR_PARTITION (RAFT-RULE-FETCH-SNAPSHOT-PARTITION, no leader or epoch in the
+    answer); else ``snapshot_answer``."""
+    if len(req.topics) != 1 or len(req.topics[0][1]) != 1:
+        return FetchSnapshotResponse(node.id, req.src, None, None, "INVALID_REQUEST")
+    if req.topics != OWN_PARTITION:
+        return FetchSnapshotResponse(node.id, req.src, None, None, "UNKNOWN_TOPIC_OR_PARTITION")
+    return snapshot_answer(node, req)
+
+
+def on_describe_quorum(node: Node, req: DescribeQuorumRequest) -> DescribeQuorumResponse:
+    """RAFT-RULE-DESCRIBE-QUORUM: only the leader describes the quorum (KIP-595; KAFKA-13940
+    made Kafka's non-leaders answer NOT_LEADER_OR_FOLLOWER, a retriable error, as for every
+    other leader-only request): its id, epoch, high watermark (None: not yet known) and each
+    voter's log end offset, its own included, as it last saw it (-1: not fetched yet in its
+    epoch). The request carries no epoch; the answer changes nothing."""
+    role = node.role
+    if not isinstance(role, Leader):
+        return DescribeQuorumResponse(node.id, req.src, "NOT_LEADER_OR_FOLLOWER")
+    seen = dict(role.end_offsets)
+    offsets = tuple((v, node.end_offset if v == node.id else seen.get(v, -1)) for v in sorted(node.voters))
+    return DescribeQuorumResponse(node.id, req.src, "NONE", node.id, node.epoch, node.high_watermark, offsets)
 
 
 def _on_response(before: Node, node: Node, resp: Message) -> Step:

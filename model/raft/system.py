@@ -33,6 +33,8 @@ from kspec.model.raft.messages import (
     FetchResponse,
     FetchTimeout,
     Input,
+    LeaderOnlyRequest,
+    LeaderOnlyResponse,
     Message,
     Output,
     ResendDue,
@@ -524,7 +526,7 @@ def describe_action(action: Action) -> str:
     return repr(action)
 
 
-def _msg(m: Message) -> str:
+def _msg(m: Message | LeaderOnlyRequest | LeaderOnlyResponse) -> str:
     fields = {k: getattr(m, k) for k in m.__dataclass_fields__ if k not in ("src", "dst")}
     shown = ", ".join(f"{k}={_short(v)}" for k, v in fields.items()
                       if not (v is None or v is False or v == () or v == "NONE"))
@@ -554,7 +556,7 @@ def describe_node(n: Node) -> str:
     return f"r{n.id} {n.role_name:<11} epoch={n.epoch}{extra} log=[{log}] hw={hw}"
 
 
-def describe_message(m: Message) -> str:
+def describe_message(m: Message | LeaderOnlyRequest | LeaderOnlyResponse) -> str:
     """One line: type, direction and the fields that are set."""
     return _msg(m)
 

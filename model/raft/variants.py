@@ -15,12 +15,15 @@ from kspec.model.core.evolve import evolve as replace
 from kspec.model.raft import node as node_mod
 from kspec.model.raft.listener import ListenerRules
 from kspec.model.raft.messages import (
+    OWN_TOPIC,
     BeginQuorumEpochRequest,
     CheckQuorumTimeout,
     ElectionTimeout,
     FetchDue,
     FetchRequest,
     FetchResponse,
+    FetchSnapshotRequest,
+    FetchSnapshotResponse,
     Halt,
     Input,
     Output,
@@ -141,6 +144,30 @@ def kafka_observer_voted_stands(node: Node, inp: Input) -> tuple[Node, tuple[Out
     return node_mod.step(node, inp)
 
 
+def kafka_fetch_snapshot_shape_unchecked(node: Node, inp: Input) -> tuple[Node, tuple[Output, ...]]:
+    """Kafka 3.3-4.2.1, 4.3.0, 4.3.1 (fixed in 4.2.2 and 4.4.0, apache/kafka#23185):
+    ``handleFetchSnapshotRequest`` tests the topic/partition shape with ``&&`` for ``||``
+    (``topics().size() != 1 && topics().get(0).partitions().size() != 1``). So a request
+    with no topic throws IndexOutOfBoundsException out of the handler, which stops the replica
+    (RAFT-OBS-EXCEPTION); only one whose topics are not one AND whose first topic's partitions
+    are not one is INVALID_REQUEST; any other (one topic of two partitions, two topics whose
+    first has one) is looked up (``FetchSnapshotRequest.forTopicPartition``: the first partition
+    0 of a topic named as the replica's, in any topic) and answered as a well-formed one, or
+    UNKNOWN_TOPIC_OR_PARTITION if none is there. The protocol answers every request that does
+    not name exactly one partition INVALID_REQUEST (RAFT-RULE-FETCH-SNAPSHOT-SHAPE)."""
+    if not isinstance(inp, FetchSnapshotRequest) or isinstance(node.role, Down):
+        return node_mod.step(node, inp)
+    topics = inp.topics
+    if not topics:
+        return replace(node, role=Down(election_of(node)), high_watermark=None), (
+            Halt("java.lang.IndexOutOfBoundsException"),)
+    if len(topics) != 1 and len(topics[0][1]) != 1:
+        return node, (FetchSnapshotResponse(node.id, inp.src, None, None, "INVALID_REQUEST"),)
+    if not any(name == OWN_TOPIC and 0 in parts for name, parts in topics):
+        return node, (FetchSnapshotResponse(node.id, inp.src, None, None, "UNKNOWN_TOPIC_OR_PARTITION"),)
+    return node, (node_mod.snapshot_answer(node, inp),)
+
+
 def resends_to_acknowledged(node: Node, inp: Input) -> tuple[Node, tuple[Output, ...]]:
     """A leader whose resend goes to every other voter, acknowledged or not (Kafka 3.9+'s
     heartbeat, which KIP-595's rule set does not allow: RAFT-RULE-RESEND)."""
@@ -170,6 +197,31 @@ class Variant:
     # The listener layer's rules under this variant (RAFT-OBS-LISTENER), for a deviation of
     # what a release tells its state machine; None: the protocol's.
     listener: ListenerRules | None = None
+    # The input types on which alone ``step`` differs from the protocol's (empty: any): such a
+    # variant composes with one other step variant (``compose``), as --accept of several asks.
+    inputs: tuple[type, ...] = ()
+
+
+def compose(variants: list[Variant]) -> StepFn:
+    """One step function that is each of ``variants`` (at most one of them without ``inputs``)
+    on its inputs and the protocol's ``node.step`` elsewhere; ValueError when two could change
+    the step on the same input."""
+    wide = [v for v in variants if not v.inputs]
+    narrow = [v for v in variants if v.inputs]
+    claimed = [t for v in narrow for t in v.inputs]
+    if len(wide) > 1 or len(set(claimed)) != len(claimed):
+        raise ValueError("several variants change the step on the same inputs")
+    base = wide[0].step if wide else node_mod.step
+    if not narrow:
+        return base
+
+    def step(node: Node, inp: Input) -> tuple[Node, tuple[Output, ...]]:
+        for v in narrow:
+            if isinstance(inp, v.inputs):
+                return v.step(node, inp)
+        return base(node, inp)
+
+    return step
 
 
 CATALOGUE: dict[str, Variant] = {
@@ -215,6 +267,10 @@ DEVIATIONS: dict[str, Variant] = {
     # (at once for a leader of an empty log); the protocol's steps are unchanged.
     "kafka-leader-told-at-epoch-start": Variant(node_mod.step, "",
                                                 listener=ListenerRules(leader_told_at_epoch_start=True)),
+    # Kafka 3.3-4.2.1, 4.3.0, 4.3.1 (apache/kafka#23185, fixed in 4.2.2 and 4.4.0): the
+    # FetchSnapshot topic/partition check is `&&` for `||`; it changes only FetchSnapshot steps.
+    "kafka-fetch-snapshot-shape-unchecked": Variant(kafka_fetch_snapshot_shape_unchecked, "",
+                                                    inputs=(FetchSnapshotRequest,)),
 }
 
 

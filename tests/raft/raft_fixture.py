@@ -10,8 +10,9 @@ Commands (one replica set per file, created with ``new``):
     fire id=1 ElectionTimeout                 a timer, FetchDue to=2, ClientAppend, Crash, Restart
     state id=1                                show the replica
 
-Values: integers, ``none``, ``true``/``false``, ``a,b`` tuples, and for ``entries`` a list
-like ``1:leader_change,1:data``. Each step prints its outputs, then the replica.
+Values: integers, ``none``, ``true``/``false``, ``a,b`` tuples, for ``entries`` a list
+like ``1:leader_change,1:data``, and for ``topics`` (FetchSnapshot) ``raft:0``, ``raft:0+1;other:0``
+or ``[]``. Each step prints its outputs, then the replica.
 """
 
 from __future__ import annotations
@@ -35,6 +36,13 @@ def parse_value(field: str, raw: str) -> Any:
         return None
     if raw in ("true", "false"):
         return raw == "true"
+    if field == "topics":
+        # a FetchSnapshot's topic list: ``raft:0`` (the replica's own partition), topics
+        # separated by ``;``, partitions by ``+`` (``raft:0+1;other:0``), ``[]`` for none
+        if raw == "[]":
+            return ()
+        return tuple((name, tuple(int(p) for p in parts.split("+"))) for name, _, parts in
+                     (t.partition(":") for t in raw.split(";")))
     if field == "entries":
         out = []
         for item in raw.split(","):

@@ -72,7 +72,8 @@ class Java(jvm.MetadataLogClasses):
         self.topic_id = self.Uuid.METADATA_TOPIC_ID
         self.data = {name: c(f"{MSG}.{name}Data") for name in
                      ("VoteRequest", "VoteResponse", "BeginQuorumEpochRequest", "BeginQuorumEpochResponse",
-                      "EndQuorumEpochRequest", "EndQuorumEpochResponse", "FetchRequest", "FetchResponse")}
+                      "EndQuorumEpochRequest", "EndQuorumEpochResponse", "FetchRequest", "FetchResponse",
+                      "FetchSnapshotRequest", "DescribeQuorumRequest")}
         self.ctor = self._client_constructor()
         self.random_ctor = self._declared_ctor(f"{RAFT}.MockableRandom")
         self.random_fn = self.field(f"{RAFT}.MockableRandom", "nextIntFunction")

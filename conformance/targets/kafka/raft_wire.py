@@ -14,11 +14,18 @@ CLUSTER_ID = "kspec-raft-cluster"
 
 API = {"VoteRequest": "VOTE", "VoteResponse": "VOTE", "BeginQuorumEpochRequest": "BEGIN_QUORUM_EPOCH",
        "BeginQuorumEpochResponse": "BEGIN_QUORUM_EPOCH", "EndQuorumEpochRequest": "END_QUORUM_EPOCH",
-       "EndQuorumEpochResponse": "END_QUORUM_EPOCH", "FetchRequest": "FETCH", "FetchResponse": "FETCH"}
+       "EndQuorumEpochResponse": "END_QUORUM_EPOCH", "FetchRequest": "FETCH", "FetchResponse": "FETCH",
+       "FetchSnapshotRequest": "FETCH_SNAPSHOT", "FetchSnapshotResponse": "FETCH_SNAPSHOT",
+       "DescribeQuorumRequest": "DESCRIBE_QUORUM", "DescribeQuorumResponse": "DESCRIBE_QUORUM"}
 REQUEST_OF = {"VOTE": "VoteRequest", "BEGIN_QUORUM_EPOCH": "BeginQuorumEpochRequest",
-              "END_QUORUM_EPOCH": "EndQuorumEpochRequest", "FETCH": "FetchRequest"}
+              "END_QUORUM_EPOCH": "EndQuorumEpochRequest", "FETCH": "FetchRequest",
+              "FETCH_SNAPSHOT": "FetchSnapshotRequest", "DESCRIBE_QUORUM": "DescribeQuorumRequest"}
 RESPONSE_OF = {"VOTE": "VoteResponse", "BEGIN_QUORUM_EPOCH": "BeginQuorumEpochResponse",
-               "END_QUORUM_EPOCH": "EndQuorumEpochResponse", "FETCH": "FetchResponse"}
+               "END_QUORUM_EPOCH": "EndQuorumEpochResponse", "FETCH": "FetchResponse",
+               "FETCH_SNAPSHOT": "FetchSnapshotResponse", "DESCRIBE_QUORUM": "DescribeQuorumResponse"}
+
+# The model's name of the replica's own topic (messages.OWN_TOPIC); any other name is sent as it is.
+OWN_TOPIC = "raft"
 
 
 # KIP-853 control records (the voters replica level): a model directory id d is the Uuid
@@ -260,8 +267,43 @@ def _leader(value: int) -> int | None:
     return None if value < 0 else int(value)
 
 
+def _topic_name(java: _Java, name: str) -> str:
+    return str(java.tp.topic()) if name == OWN_TOPIC else name
+
+
+def _fetch_snapshot_request(java: _Java, msg: dict[str, Any]) -> Any:
+    """FetchSnapshotRequestData with the model's topic list as it is (RAFT-DRIVE-LEADER-ONLY: no
+    topic, two partitions, two topics ...): every partition carries the request's epoch,
+    snapshot id and position."""
+    end, epoch = (int(x) for x in msg["snapshot_id"])
+    topics = []
+    for name, partitions in msg["topics"]:
+        parts = []
+        for index in partitions:
+            part = _set(_nested(java, "FetchSnapshotRequest", "PartitionSnapshot")(), partition=int(index),
+                        currentLeaderEpoch=int(msg["epoch"]), position=int(msg.get("position", 0)))
+            part.snapshotId().setEndOffset(end).setEpoch(epoch)
+            parts.append(part)
+        topics.append(_set(_nested(java, "FetchSnapshotRequest", "TopicSnapshot")(), name=_topic_name(java, name),
+                           partitions=_jlist(java, parts)))
+    return _set(java.data["FetchSnapshotRequest"](), clusterId=CLUSTER_ID, replicaId=int(msg["src"]),
+                maxBytes=8 * 1024 * 1024, topics=_jlist(java, topics))
+
+
+def _describe_quorum_request(java: _Java) -> Any:
+    """DescribeQuorumRequestData for the replica's own partition (what the admin client sends)."""
+    part = _set(_nested(java, "DescribeQuorumRequest", "PartitionData")(), partitionIndex=0)
+    topic = _set(_nested(java, "DescribeQuorumRequest", "TopicData")(), topicName=java.tp.topic(),
+                 partitions=_jlist(java, [part]))
+    return _set(java.data["DescribeQuorumRequest"](), topics=_jlist(java, [topic]))
+
+
 def build_request(java: _Java, msg: dict[str, Any]) -> Any:
     """The Kafka request data of a model request addressed to this replica."""
+    if msg["type"] == "FetchSnapshotRequest":
+        return _fetch_snapshot_request(java, msg)
+    if msg["type"] == "DescribeQuorumRequest":
+        return _describe_quorum_request(java)
     kind, src, dst, epoch = msg["type"], int(msg["src"]), int(msg["dst"]), int(msg["epoch"])
     if kind == "VoteRequest":
         part = _set(_nested(java, "VoteRequest", "PartitionData")(), partitionIndex=0, candidateEpoch=epoch,
@@ -356,9 +398,52 @@ def request_json(java: _Java, src: int, dst: int, data: Any) -> dict[str, Any]:
     return {"type": f"Kafka{api}Request", "src": src, "dst": dst}
 
 
+def _fetch_snapshot_response(java: _Java, src: int, dst: int, data: Any) -> dict[str, Any]:
+    """A FetchSnapshotResponse as the model's: the top-level error when it has no partition
+    (INVALID_REQUEST, INCONSISTENT_CLUSTER_ID), else the partition's error and its current
+    leader (-1: none); snapshot bytes are reported by their size (the model never has any)."""
+    part = _first_partition(data)
+    out: dict[str, Any] = {"type": "FetchSnapshotResponse", "src": src, "dst": dst, "epoch": None, "leader": None}
+    if part is None:
+        return {**out, "error": str(java.Errors.forCode(data.errorCode()).name())}
+    error = str(java.Errors.forCode(part.errorCode()).name())
+    out["error"] = error
+    if error == "UNKNOWN_TOPIC_OR_PARTITION":
+        # the answer for a partition the replica does not hold sets the error alone: its
+        # CurrentLeader keeps the schema's defaults (0 and 0, not -1), which say nothing
+        return out
+    leader = part.currentLeader()
+    out.update(epoch=None if int(leader.leaderEpoch()) < 0 else int(leader.leaderEpoch()),
+               leader=_leader(int(leader.leaderId())))
+    if int(part.size()) > 0:
+        out["snapshot_size"] = int(part.size())
+    return out
+
+
+def _describe_quorum_response(java: _Java, src: int, dst: int, data: Any) -> dict[str, Any]:
+    """A DescribeQuorumResponse as the model's: an error alone, or the leader's id, epoch, high
+    watermark (-1: None) and its voters' log end offsets by id (KIP-836's timestamps, the
+    observers and the endpoints are not compared)."""
+    part = _first_partition(data)
+    out: dict[str, Any] = {"type": "DescribeQuorumResponse", "src": src, "dst": dst, "leader": None, "epoch": None,
+                           "high_watermark": None, "voters": []}
+    code = int(data.errorCode()) if part is None or int(data.errorCode()) else int(part.errorCode())
+    error = str(java.Errors.forCode(code).name())
+    if part is None or error != "NONE":
+        return {**out, "error": error}
+    hw = int(part.highWatermark())
+    voters = sorted([int(r.replicaId()), int(r.logEndOffset())] for r in part.currentVoters())
+    return {**out, "error": error, "leader": _leader(int(part.leaderId())), "epoch": int(part.leaderEpoch()),
+            "high_watermark": None if hw < 0 else hw, "voters": voters}
+
+
 def response_json(java: _Java, src: int, dst: int, data: Any, request: dict[str, Any]) -> dict[str, Any]:
     """The model JSON of the response Kafka gave to ``request``."""
     api = _api_name(java, data)
+    if api == "FETCH_SNAPSHOT":
+        return _fetch_snapshot_response(java, src, dst, data)
+    if api == "DESCRIBE_QUORUM":
+        return _describe_quorum_response(java, src, dst, data)
     kind = RESPONSE_OF.get(api, f"Kafka{api}Response")
     part = _first_partition(data)
     if part is None:  # a top-level error only (INCONSISTENT_CLUSTER_ID, INVALID_REQUEST, ...)

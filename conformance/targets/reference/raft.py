@@ -546,6 +546,43 @@ class RaftReplica:
                 self.fetched = set()
         self.update_high_watermark()
 
+    # ---- leader-only requests (RAFT-RULE-LEADER-ONLY): answered, nothing changes ----
+
+    def leader_only_error(self, epoch: int) -> str | None:
+        """Kafka's ``validateLeaderOnlyRequest``: the request's leader epoch against ours."""
+        if epoch < self.epoch:
+            return FENCED
+        if epoch > self.epoch:
+            return UNKNOWN_EPOCH
+        return None if self.role == "leader" else NOT_LEADER
+
+    def on_FetchSnapshotRequest(self, req: dict[str, Any]) -> None:
+        """RAFT-RULE-FETCH-SNAPSHOT: exactly one topic of one partition, ours ("raft", 0); no
+        snapshot is ever held, so the leader of the request's epoch has not got the one asked for."""
+        topics = req["topics"]
+        if len(topics) != 1 or len(topics[0][1]) != 1:
+            self.send("FetchSnapshotResponse", req["src"], epoch=None, leader=None, error="INVALID_REQUEST")
+        elif topics[0][0] != "raft" or topics[0][1][0] != 0:
+            self.send("FetchSnapshotResponse", req["src"], epoch=None, leader=None, error="UNKNOWN_TOPIC_OR_PARTITION")
+        else:
+            error = self.leader_only_error(req["epoch"]) or "SNAPSHOT_NOT_FOUND"
+            self.send("FetchSnapshotResponse", req["src"], epoch=self.epoch, leader=self.leader, error=error)
+
+    def on_DescribeQuorumRequest(self, req: dict[str, Any]) -> None:
+        """RAFT-RULE-DESCRIBE-QUORUM: the leader's id, epoch, HW and voters' log end offsets."""
+        if self.role != "leader":
+            self.send("DescribeQuorumResponse", req["src"], error=NOT_LEADER, leader=None, epoch=None,
+                      high_watermark=None, voters=[])
+            return
+        voters = [[v, self.end_offset if v == self.id else self.end_offsets.get(v, -1)] for v in self.voters]
+        self.send("DescribeQuorumResponse", req["src"], error=NONE, leader=self.id, epoch=self.epoch,
+                  high_watermark=self.high_watermark, voters=voters)
+
+    def on_FetchSnapshotResponse(self, resp: dict[str, Any]) -> None:
+        """Never asked for: ignored."""
+
+    on_DescribeQuorumResponse = on_FetchSnapshotResponse
+
     def on_response(self, resp: dict[str, Any]) -> None:
         if resp["epoch"] > self.epoch:
             self.observe_epoch(resp["epoch"], resp.get("leader"))
