@@ -222,8 +222,6 @@ class ElectWithout:
 
 Macro = (RoundTrip | Replicate | Campaign | Depose | CatchUp | Reclaim | DeliverTwice | DeposeCommitted
          | StrayCampaign | Canvass | DeliverLate | LateFetch | Stale | ElectWithout)
-MACRO_TYPES = (RoundTrip, Replicate, Campaign, Depose, CatchUp, Reclaim, DeliverTwice, DeposeCommitted,
-               StrayCampaign, Canvass, DeliverLate, LateFetch, Stale, ElectWithout)
 # The driver categories the macros come in (one per offered macro).
 CATEGORIES = ("round_trip", "replicate", "depose")
 
@@ -373,75 +371,6 @@ def stray_candidates(state: Any) -> list[tuple[str, Macro]]:
     that may know no leader either."""
     return [("stray", StrayCampaign(n.id)) for n in state.nodes
             if n.is_voter and isinstance(n.role, Unattached | Voted) and _behind(state, n)]
-
-
-def describe(macro: Macro) -> str:
-    """One line naming the macro."""
-    if isinstance(macro, RoundTrip):
-        return f"replica {macro.node}: fetch round trip"
-    if isinstance(macro, Replicate):
-        return f"replica {macro.leader}: replicate to its followers"
-    if isinstance(macro, Depose):
-        return f"replica {macro.successor} deposes replica {macro.leader}"
-    if isinstance(macro, CatchUp):
-        return f"replica {macro.node}: catch up alone"
-    if isinstance(macro, DeliverTwice):
-        return f"deliver {describe_message(macro.message)} twice"
-    if isinstance(macro, Reclaim):
-        return f"replica {macro.successor} deposes replica {macro.leader}, which wins back"
-    if isinstance(macro, DeposeCommitted):
-        return f"replica {macro.successor} deposes replica {macro.leader} and commits before it fetches"
-    if isinstance(macro, StrayCampaign):
-        return f"replica {macro.node}: campaign without having heard of its epoch's leader"
-    if isinstance(macro, Canvass):
-        return f"replica {macro.node}: stand, heard only by replica {macro.voter}, which votes and then stands"
-    if isinstance(macro, DeliverLate):
-        return f"replica {macro.node}: fetch answer, replication, then a late copy of the answer"
-    if isinstance(macro, LateFetch):
-        return f"replica {macro.node}: fetch (duplicated), catch up alone, then the old fetch's copy arrives"
-    if isinstance(macro, Stale):
-        return f"{describe_message(macro.message)} held until its receiver's epoch moved on, then delivered"
-    if isinstance(macro, ElectWithout):
-        return f"replica {macro.node}: campaign and win without replica {macro.absent}, which then hears of it"
-    return f"replica {macro.node}: campaign"
-
-
-def expand(macro: Macro, state: Any, actions: Actions, resolve: Resolve) -> Expansion | None:
-    """The model actions ``macro`` takes from ``state``, each with the state after it; None
-    when its first action is not enabled (then the macro is not)."""
-    if isinstance(macro, RoundTrip):
-        steps = _round_trip(macro.node, state, actions, resolve)
-    elif isinstance(macro, Replicate):
-        steps = _replicate(macro.leader, state, actions, resolve)
-    elif isinstance(macro, Depose):
-        steps = _depose(macro.leader, macro.successor, state, actions, resolve)
-    elif isinstance(macro, CatchUp):
-        steps = _catch_up(macro.node, state, actions, resolve)
-    elif isinstance(macro, DeliverTwice):
-        steps = _deliver(macro.message, state, resolve)
-        if steps:
-            steps += [(Redeliver(macro.message), after) for after in [resolve(steps[-1][1], Redeliver(macro.message))]
-                      if after is not None]
-            steps = steps if len(steps) == 2 else []
-    elif isinstance(macro, DeliverLate):
-        steps = _deliver_late(macro.node, state, actions, resolve)
-    elif isinstance(macro, LateFetch):
-        steps = _late_fetch(macro.node, state, actions, resolve)
-    elif isinstance(macro, Stale):
-        steps = _stale(macro.message, state, actions, resolve)
-    elif isinstance(macro, ElectWithout):
-        steps = _elect_without(macro.node, macro.absent, state, actions, resolve)
-    elif isinstance(macro, Reclaim):
-        steps = _reclaim(macro.leader, macro.successor, state, actions, resolve)
-    elif isinstance(macro, DeposeCommitted):
-        steps = _depose(macro.leader, macro.successor, state, actions, resolve, commit_first=True)
-    elif isinstance(macro, Canvass):
-        steps = _canvass(macro.node, macro.voter, state, actions, resolve)
-        if steps:  # then the voter stands itself (a stray campaign, mostly lost)
-            steps += _campaign(macro.voter, steps[-1][1], actions, resolve)
-    else:  # a campaign, a stray one too
-        steps = _campaign(macro.node, state, actions, resolve)
-    return steps or None
 
 
 def _new_messages(before: Any, after: Any, kind: type[Any] | tuple[type[Any], ...], *,
@@ -733,3 +662,67 @@ def _reclaim(leader: int, successor: int, state: Any, actions: Actions, resolve:
             break
         steps += trip
     return steps
+
+
+def _deliver_twice(message: Any, state: Any, resolve: Resolve) -> Expansion:
+    steps = _deliver(message, state, resolve)
+    if not steps:
+        return []
+    copy = Redeliver(message)
+    after = resolve(steps[-1][1], copy)
+    return [] if after is None else [*steps, (copy, after)]
+
+
+def _canvass_then_stand(node: int, voter: int, state: Any, actions: Actions, resolve: Resolve) -> Expansion:
+    steps = _canvass(node, voter, state, actions, resolve)
+    if steps:  # then the voter stands itself (a stray campaign, mostly lost)
+        steps += _campaign(voter, steps[-1][1], actions, resolve)
+    return steps
+
+
+# Each macro's (expander, one-line description): the table ``expand`` and ``describe`` read
+# (a new macro is one row here; MACRO_TYPES, what the drivers test actions against, is its keys).
+# An expander takes (macro, state, the model's actions, resolve).
+Expander = Callable[[Any, Any, Actions, Resolve], Expansion]
+MACROS: dict[type, tuple[Expander, Callable[[Any], str]]] = {
+    RoundTrip: (lambda m, s, a, r: _round_trip(m.node, s, a, r),
+                lambda m: f"replica {m.node}: fetch round trip"),
+    Replicate: (lambda m, s, a, r: _replicate(m.leader, s, a, r),
+                lambda m: f"replica {m.leader}: replicate to its followers"),
+    Campaign: (lambda m, s, a, r: _campaign(m.node, s, a, r),
+               lambda m: f"replica {m.node}: campaign"),
+    Depose: (lambda m, s, a, r: _depose(m.leader, m.successor, s, a, r),
+             lambda m: f"replica {m.successor} deposes replica {m.leader}"),
+    CatchUp: (lambda m, s, a, r: _catch_up(m.node, s, a, r),
+              lambda m: f"replica {m.node}: catch up alone"),
+    Reclaim: (lambda m, s, a, r: _reclaim(m.leader, m.successor, s, a, r),
+              lambda m: f"replica {m.successor} deposes replica {m.leader}, which wins back"),
+    DeliverTwice: (lambda m, s, a, r: _deliver_twice(m.message, s, r),
+                   lambda m: f"deliver {describe_message(m.message)} twice"),
+    DeposeCommitted: (lambda m, s, a, r: _depose(m.leader, m.successor, s, a, r, commit_first=True),
+                      lambda m: f"replica {m.successor} deposes replica {m.leader} and commits before it fetches"),
+    StrayCampaign: (lambda m, s, a, r: _campaign(m.node, s, a, r),
+                    lambda m: f"replica {m.node}: campaign without having heard of its epoch's leader"),
+    Canvass: (lambda m, s, a, r: _canvass_then_stand(m.node, m.voter, s, a, r),
+              lambda m: f"replica {m.node}: stand, heard only by replica {m.voter}, which votes and then stands"),
+    DeliverLate: (lambda m, s, a, r: _deliver_late(m.node, s, a, r),
+                  lambda m: f"replica {m.node}: fetch answer, replication, then a late copy of the answer"),
+    LateFetch: (lambda m, s, a, r: _late_fetch(m.node, s, a, r),
+                lambda m: f"replica {m.node}: fetch (duplicated), catch up alone, then the old fetch's copy arrives"),
+    Stale: (lambda m, s, a, r: _stale(m.message, s, a, r),
+            lambda m: f"{describe_message(m.message)} held until its receiver's epoch moved on, then delivered"),
+    ElectWithout: (lambda m, s, a, r: _elect_without(m.node, m.absent, s, a, r),
+                   lambda m: f"replica {m.node}: campaign and win without replica {m.absent}, which then hears of it"),
+}
+MACRO_TYPES = tuple(MACROS)
+
+
+def describe(macro: Macro) -> str:
+    """One line naming the macro."""
+    return MACROS[type(macro)][1](macro)
+
+
+def expand(macro: Macro, state: Any, actions: Actions, resolve: Resolve) -> Expansion | None:
+    """The model actions ``macro`` takes from ``state``, each with the state after it; None
+    when its first action is not enabled (then the macro is not)."""
+    return MACROS[type(macro)][0](macro, state, actions, resolve) or None

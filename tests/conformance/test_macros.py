@@ -5,6 +5,7 @@ says from the states that need it."""
 from __future__ import annotations
 
 import random
+import typing
 from typing import Any
 
 import pytest
@@ -283,3 +284,12 @@ def test_stale_vote_answer_arrives_after_the_candidate_stood_again() -> None:
     assert isinstance(last, macros.Redeliver) and last.message == grant and after == before
     role = after.node(1).role
     assert isinstance(role, Candidate) and role.epoch == 2 and role.granted == {1}
+
+
+def test_every_macro_has_a_row_in_the_table() -> None:
+    """macros.MACROS (expander, description) has a row for every macro of the union and no
+    other: ``expand`` and ``describe`` read it (a session-11 isinstance chain sent an unlisted
+    macro to the campaign expander)."""
+    assert set(macros.MACRO_TYPES) == set(typing.get_args(macros.Macro))
+    assert macros.describe(macros.ElectWithout(2, 1)) == \
+        "replica 2: campaign and win without replica 1, which then hears of it"
