@@ -47,7 +47,7 @@ from kspec.model.raft.messages import (
     VoteRequest,
     VoteResponse,
 )
-from kspec.model.raft.state import Candidate, Down, Follower, Leader, Resigned, Unattached, Voted
+from kspec.model.raft.state import Candidate, Down, Follower, Leader, Prospective, Resigned, Unattached, Voted
 from kspec.model.raft.system import Deliver, Duplicate, Fire, Raft, describe_message
 
 # A campaign delivers at most this many vote messages (a pre-vote round and a vote round to
@@ -220,8 +220,23 @@ class ElectWithout:
     absent: int
 
 
+@dataclass(frozen=True)
+class FirstAnswer:
+    """RAFT-DRIVE-MID-ROUND: voter ``node``'s timer expires and it stands (prospective or
+    candidate); its request to ``voter`` and ``voter``'s answer are delivered, its other
+    requests stay on the wire. Enabled only where ``node`` still stands in that round having
+    counted the answer (a rejection, or a grant short of a majority with four or five voters):
+    a replica in the middle of an election round, where a request, a timer or a crash meets a
+    tally that is neither empty nor decided (a prospective that grants a standard vote starts
+    its round again, RAFT-KIP996-PROSPECTIVE-VOTES; a candidate keeps its grants). A
+    :class:`Campaign` delivers every answer, so its rounds end decided or with every voter heard."""
+
+    node: int
+    voter: int
+
+
 Macro = (RoundTrip | Replicate | Campaign | Depose | CatchUp | Reclaim | DeliverTwice | DeposeCommitted
-         | StrayCampaign | Canvass | DeliverLate | LateFetch | Stale | ElectWithout)
+         | StrayCampaign | Canvass | DeliverLate | LateFetch | Stale | ElectWithout | FirstAnswer)
 # The driver categories the macros come in (one per offered macro).
 CATEGORIES = ("round_trip", "replicate", "depose")
 
@@ -354,6 +369,17 @@ def raft_candidates(state: Any) -> list[tuple[str, Macro]]:
                 for v in nodes if v.id not in (n.id, leader.id) and v.id in n.voters
                 and len(v.log) < len(n.log)]
     return out + [c for c in stray_candidates(state) if c not in out]
+
+
+def mid_round_candidates(state: Any) -> list[tuple[str, Macro]]:
+    """RAFT-DRIVE-MID-ROUND: a first answer (category ``stray``) for every live voter that a
+    timer makes stand (one that follows no one, follows, resigned, or backs off) and every
+    other live voter it would ask."""
+    live = {n.id for n in state.nodes if not isinstance(n.role, Down)}
+    return [("stray", FirstAnswer(n.id, v)) for n in state.nodes
+            if n.id in live and n.is_voter and (isinstance(n.role, Unattached | Voted | Follower | Resigned)
+                                                 or (isinstance(n.role, Candidate) and n.role.backing_off))
+            for v in sorted(n.voters) if v != n.id and v in live]
 
 
 def _behind(state: Any, node: Any) -> bool:
@@ -560,6 +586,26 @@ def _elect_without(node: int, absent: int, state: Any, actions: Actions, resolve
     return [] if delivered is None else steps + delivered
 
 
+def _first_answer(node: int, voter: int, state: Any, actions: Actions, resolve: Resolve) -> Expansion:
+    steps = _fire(node, (ElectionTimeout, FetchTimeout, BackoffExpired), state, actions, resolve)
+    if not steps:
+        return []
+    fired = steps[-1][1]
+    for request in _new_messages(state, fired, VoteRequest, src=node, dst=voter)[:1]:
+        steps += _deliver(request, fired, resolve)
+    if len(steps) < 2:
+        return []
+    answered = steps[-1][1]
+    steps += [d for m in _new_messages(fired, answered, VoteResponse, src=voter, dst=node)[:1]
+              for d in _deliver(m, answered, resolve)]
+    if len(steps) < 3:
+        return []
+    stood, now = fired.node(node).role, steps[-1][1].node(node).role
+    counted = isinstance(now, Prospective | Candidate) and type(now) is type(stood) and now.epoch == stood.epoch \
+        and voter in now.granted | now.rejected
+    return steps if counted else []
+
+
 def _canvass(node: int, voter: int, state: Any, actions: Actions, resolve: Resolve) -> Expansion:
     steps = _fire(node, (ElectionTimeout, FetchTimeout), state, actions, resolve)
     if not steps:
@@ -711,6 +757,8 @@ MACROS: dict[type, tuple[Expander, Callable[[Any], str]]] = {
                 lambda m: f"replica {m.node}: fetch (duplicated), catch up alone, then the old fetch's copy arrives"),
     Stale: (lambda m, s, a, r: _stale(m.message, s, a, r),
             lambda m: f"{describe_message(m.message)} held until its receiver's epoch moved on, then delivered"),
+    FirstAnswer: (lambda m, s, a, r: _first_answer(m.node, m.voter, s, a, r),
+                  lambda m: f"replica {m.node}: stand, only replica {m.voter}'s answer arrives"),
     ElectWithout: (lambda m, s, a, r: _elect_without(m.node, m.absent, s, a, r),
                    lambda m: f"replica {m.node}: campaign and win without replica {m.absent}, which then hears of it"),
 }

@@ -520,6 +520,11 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
                 out.append((category, macro))
                 state = after
                 break
+        else:
+            # RAFT-DRIVE-MID-ROUND, on every other path: a voter stands and one answer arrives,
+            # so the requests below meet a tally neither empty nor decided
+            out_mid, state = self._mid_round_probe(state, k)
+            out += out_mid
         # An observer that follows no one while a replica leads catches up first (a fetch
         # round trip makes it the leader's follower), so its follower role is probed too: no
         # guided path ended there, and random runs reach it rarely.
@@ -557,6 +562,19 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
                         state = after
                         break
         return out
+
+    def _mid_round_probe(self, state: Raft, k: int) -> tuple[list[tuple[str, Any]], Raft]:
+        """RAFT-DRIVE-MID-ROUND at an odd path's end: the ``k // 2``-th enabled first answer
+        (rotating; macros.FirstAnswer), or nothing."""
+        if k % 2 == 0:
+            return [], state
+        firsts = macros.mid_round_candidates(state)
+        for j in range(len(firsts)):
+            category, macro = firsts[(k // 2 + j) % len(firsts)]
+            after = self.resolve(state, macro)
+            if after is not None:
+                return [(category, macro)], after
+        return [], state
 
     def _late_copy_probe(self, state: Raft, k: int) -> tuple[list[tuple[str, Any]], Raft]:
         """RAFT-DRIVE-LATE-COPY at a guided path's end: a leader appends a record, then the

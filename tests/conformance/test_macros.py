@@ -293,3 +293,23 @@ def test_every_macro_has_a_row_in_the_table() -> None:
     assert set(macros.MACRO_TYPES) == set(typing.get_args(macros.Macro))
     assert macros.describe(macros.ElectWithout(2, 1)) == \
         "replica 2: campaign and win without replica 1, which then hears of it"
+
+
+def test_first_answer_leaves_a_prospective_mid_round() -> None:
+    """RAFT-DRIVE-MID-ROUND: with four voters and pre-vote, replica 1 stands and only replica
+    2's grant arrives: two of four is no majority, so it is still prospective, the grant
+    counted and its requests to 3 and 4 on the wire."""
+    from kspec.model.raft.messages import VoteRequest
+    from kspec.model.raft.state import Prospective
+
+    driver, state = _raft_path({"voters": 4, "pre_vote": True, "kip853": True}, [])
+    macro = macros.FirstAnswer(1, 2)
+    assert ("stray", macro) in macros.mid_round_candidates(state)
+    _check_expansion(driver, state, macro)
+    after = driver.resolve(state, macro)
+    role = after.node(1).role
+    assert isinstance(role, Prospective) and role.granted == {1, 2}
+    assert {m.dst for m in after.network.distinct() if isinstance(m, VoteRequest)} == {3, 4}
+    # with three voters one grant decides: not a first answer
+    driver, state = _raft_path({"voters": 3, "pre_vote": True, "kip853": True}, [])
+    assert driver.resolve(state, macros.FirstAnswer(1, 2)) is None
