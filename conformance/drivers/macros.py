@@ -235,8 +235,22 @@ class FirstAnswer:
     voter: int
 
 
+@dataclass(frozen=True)
+class AbandonRound:
+    """RAFT-DRIVE-MID-ROUND, the next round: a :class:`FirstAnswer` (``node`` stands, only
+    ``voter``'s answer arrives), then ``node``'s timers expire until it stands in a new round
+    (a kip-595 candidate backs off, then stands in the next epoch; a prospective that knew no
+    leader asks again), and that round's requests and answers are delivered (as a
+    :class:`Campaign`). The old round's requests stay on the wire. What a round counted must
+    not count in the next (a candidate's grants are per epoch; KIP-996's new pre-vote round
+    counts afresh)."""
+
+    node: int
+    voter: int
+
+
 Macro = (RoundTrip | Replicate | Campaign | Depose | CatchUp | Reclaim | DeliverTwice | DeposeCommitted
-         | StrayCampaign | Canvass | DeliverLate | LateFetch | Stale | ElectWithout | FirstAnswer)
+         | StrayCampaign | Canvass | DeliverLate | LateFetch | Stale | ElectWithout | FirstAnswer | AbandonRound)
 # The driver categories the macros come in (one per offered macro).
 CATEGORIES = ("round_trip", "replicate", "depose")
 
@@ -606,6 +620,44 @@ def _first_answer(node: int, voter: int, state: Any, actions: Actions, resolve: 
     return steps if counted else []
 
 
+MAX_ROUND_TIMERS = 3
+
+
+def _abandon_round(node: int, voter: int, state: Any, actions: Actions, resolve: Resolve) -> Expansion:
+    steps = _first_answer(node, voter, state, actions, resolve)
+    if not steps:
+        return []
+    current = steps[-1][1]
+    for _ in range(MAX_ROUND_TIMERS):
+        fired = _fire(node, (ElectionTimeout, BackoffExpired), current, actions, resolve)
+        if not fired:
+            return []
+        steps += fired
+        current = fired[-1][1]
+        role = current.node(node).role
+        if isinstance(role, Prospective | Candidate) and not role.granted - {node} and not role.rejected:
+            break  # standing in a new round
+    else:
+        return []
+    if not isinstance(current.node(node).role, Prospective | Candidate):
+        return []
+    # the new round's requests (the old round's are orphaned: their answers are not awaited,
+    # RAFT-MODEL-IGNORED-RESPONSES) and their answers, ``voter``'s last: a tally the old round
+    # left shows only before the new round has heard from that voter again
+    fresh = current
+    for _ in range(MAX_CAMPAIGN_DELIVERIES):
+        pending = sorted([m for m in current.network.distinct()
+                          if isinstance(m, VoteRequest) and m.src == node and not m.orphaned]
+                         + _new_messages(fresh, current, VoteResponse, dst=node),
+                         key=lambda m: (voter in (m.src, m.dst), repr(m)))
+        delivered = next((d for m in pending if (d := _deliver(m, current, resolve))), None)
+        if delivered is None:
+            break
+        steps += delivered
+        current = delivered[-1][1]
+    return steps
+
+
 def _canvass(node: int, voter: int, state: Any, actions: Actions, resolve: Resolve) -> Expansion:
     steps = _fire(node, (ElectionTimeout, FetchTimeout), state, actions, resolve)
     if not steps:
@@ -730,7 +782,7 @@ def _canvass_then_stand(node: int, voter: int, state: Any, actions: Actions, res
 # (a new macro is one row here; MACRO_TYPES, what the drivers test actions against, is its keys).
 # An expander takes (macro, state, the model's actions, resolve).
 Expander = Callable[[Any, Any, Actions, Resolve], Expansion]
-MACROS: dict[type, tuple[Expander, Callable[[Any], str]]] = {
+MACROS: dict[type[Macro], tuple[Expander, Callable[[Any], str]]] = {
     RoundTrip: (lambda m, s, a, r: _round_trip(m.node, s, a, r),
                 lambda m: f"replica {m.node}: fetch round trip"),
     Replicate: (lambda m, s, a, r: _replicate(m.leader, s, a, r),
@@ -759,10 +811,12 @@ MACROS: dict[type, tuple[Expander, Callable[[Any], str]]] = {
             lambda m: f"{describe_message(m.message)} held until its receiver's epoch moved on, then delivered"),
     FirstAnswer: (lambda m, s, a, r: _first_answer(m.node, m.voter, s, a, r),
                   lambda m: f"replica {m.node}: stand, only replica {m.voter}'s answer arrives"),
+    AbandonRound: (lambda m, s, a, r: _abandon_round(m.node, m.voter, s, a, r),
+                   lambda m: f"replica {m.node}: stand, only replica {m.voter}'s answer arrives, then stand again"),
     ElectWithout: (lambda m, s, a, r: _elect_without(m.node, m.absent, s, a, r),
                    lambda m: f"replica {m.node}: campaign and win without replica {m.absent}, which then hears of it"),
 }
-MACRO_TYPES = tuple(MACROS)
+MACRO_TYPES: tuple[type[Macro], ...] = tuple(MACROS)
 
 
 def describe(macro: Macro) -> str:

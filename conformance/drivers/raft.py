@@ -564,13 +564,17 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
         return out
 
     def _mid_round_probe(self, state: Raft, k: int) -> tuple[list[tuple[str, Any]], Raft]:
-        """RAFT-DRIVE-MID-ROUND at an odd path's end: the ``k // 2``-th enabled first answer
-        (rotating; macros.FirstAnswer), or nothing."""
+        """RAFT-DRIVE-MID-ROUND at an odd path's end: the ``k // 4``-th enabled first answer
+        (rotating; macros.FirstAnswer), on every other such path followed by the next round
+        (macros.AbandonRound), or nothing."""
         if k % 2 == 0:
             return [], state
         firsts = macros.mid_round_candidates(state)
         for j in range(len(firsts)):
-            category, macro = firsts[(k // 2 + j) % len(firsts)]
+            category, first = firsts[(k // 4 + j) % len(firsts)]
+            macro: macros.Macro = first
+            if (k // 2) % 2 and isinstance(first, macros.FirstAnswer):
+                macro = macros.AbandonRound(first.node, first.voter)
             after = self.resolve(state, macro)
             if after is not None:
                 return [(category, macro)], after

@@ -313,3 +313,19 @@ def test_first_answer_leaves_a_prospective_mid_round() -> None:
     # with three voters one grant decides: not a first answer
     driver, state = _raft_path({"voters": 3, "pre_vote": True, "kip853": True}, [])
     assert driver.resolve(state, macros.FirstAnswer(1, 2)) is None
+
+
+def test_abandon_round_counts_the_next_round_afresh() -> None:
+    """RAFT-DRIVE-MID-ROUND: four voters with pre-vote; replica 1's first round counts replica
+    2's grant, its timer expires (no leader known: it asks again) and the new round's requests
+    and answers are delivered: it needs three grants of the new round, not two."""
+    from kspec.model.raft.state import Candidate, Leader
+
+    driver, state = _raft_path({"voters": 4, "pre_vote": True, "kip853": True}, [])
+    macro = macros.AbandonRound(1, 2)
+    _check_expansion(driver, state, macro)
+    expansion = driver.expand(state, macro) or []
+    kinds = [type(a.input if isinstance(a, Fire) else a.message).__name__ for a, _ in expansion]
+    assert kinds[:4] == ["ElectionTimeout", "VoteRequest", "VoteResponse", "ElectionTimeout"]
+    assert "VoteRequest" in kinds[4:]
+    assert isinstance(expansion[-1][1].node(1).role, Candidate | Leader)
