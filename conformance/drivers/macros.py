@@ -249,8 +249,20 @@ class AbandonRound:
     voter: int
 
 
+@dataclass(frozen=True)
+class LateVote:
+    """RAFT-DRIVE-MID-ROUND, a held answer: voter ``node`` stands, its request to ``voter`` is
+    delivered, and the answer is held while ``node``'s timers make it stand in a later epoch
+    (a :class:`Stale` answer, delivered as a copy where it changes nothing): the simplest
+    round whose own answer arrives after the round was given up."""
+
+    node: int
+    voter: int
+
+
 Macro = (RoundTrip | Replicate | Campaign | Depose | CatchUp | Reclaim | DeliverTwice | DeposeCommitted
-         | StrayCampaign | Canvass | DeliverLate | LateFetch | Stale | ElectWithout | FirstAnswer | AbandonRound)
+         | StrayCampaign | Canvass | DeliverLate | LateFetch | Stale | ElectWithout | FirstAnswer | AbandonRound
+         | LateVote)
 # The driver categories the macros come in (one per offered macro).
 CATEGORIES = ("round_trip", "replicate", "depose")
 
@@ -623,6 +635,20 @@ def _first_answer(node: int, voter: int, state: Any, actions: Actions, resolve: 
 MAX_ROUND_TIMERS = 3
 
 
+def _late_vote(node: int, voter: int, state: Any, actions: Actions, resolve: Resolve) -> Expansion:
+    steps = _fire(node, (ElectionTimeout, FetchTimeout, BackoffExpired), state, actions, resolve)
+    if not steps:
+        return []
+    fired = steps[-1][1]
+    for request in _new_messages(state, fired, VoteRequest, src=node, dst=voter)[:1]:
+        steps += _deliver(request, fired, resolve)
+    if len(steps) < 2:
+        return []
+    answers = _new_messages(fired, steps[-1][1], VoteResponse, src=voter, dst=node)
+    held = _stale(answers[0], steps[-1][1], actions, resolve) if answers else []
+    return steps + held if held else []
+
+
 def _abandon_round(node: int, voter: int, state: Any, actions: Actions, resolve: Resolve) -> Expansion:
     steps = _first_answer(node, voter, state, actions, resolve)
     if not steps:
@@ -813,6 +839,8 @@ MACROS: dict[type[Macro], tuple[Expander, Callable[[Any], str]]] = {
                   lambda m: f"replica {m.node}: stand, only replica {m.voter}'s answer arrives"),
     AbandonRound: (lambda m, s, a, r: _abandon_round(m.node, m.voter, s, a, r),
                    lambda m: f"replica {m.node}: stand, only replica {m.voter}'s answer arrives, then stand again"),
+    LateVote: (lambda m, s, a, r: _late_vote(m.node, m.voter, s, a, r),
+               lambda m: f"replica {m.node}: stand, replica {m.voter}'s answer held until it stood again"),
     ElectWithout: (lambda m, s, a, r: _elect_without(m.node, m.absent, s, a, r),
                    lambda m: f"replica {m.node}: campaign and win without replica {m.absent}, which then hears of it"),
 }

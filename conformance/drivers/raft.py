@@ -564,20 +564,21 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
         return out
 
     def _mid_round_probe(self, state: Raft, k: int) -> tuple[list[tuple[str, Any]], Raft]:
-        """RAFT-DRIVE-MID-ROUND at an odd path's end: the ``k // 4``-th enabled first answer
-        (rotating; macros.FirstAnswer), on every other such path followed by the next round
-        (macros.AbandonRound), or nothing."""
+        """RAFT-DRIVE-MID-ROUND at an odd path's end: the ``k // 6``-th enabled first answer
+        (rotating; macros.FirstAnswer), in turn as it is, followed by the next round
+        (macros.AbandonRound), or with the answer held until the replica stood again
+        (macros.LateVote); or nothing."""
         if k % 2 == 0:
             return [], state
-        firsts = macros.mid_round_candidates(state)
+        kinds = (macros.FirstAnswer, macros.AbandonRound, macros.LateVote)
+        kind = kinds[(k // 2) % len(kinds)]
+        firsts = [m for _, m in macros.mid_round_candidates(state) if isinstance(m, macros.FirstAnswer)]
         for j in range(len(firsts)):
-            category, first = firsts[(k // 4 + j) % len(firsts)]
-            macro: macros.Macro = first
-            if (k // 2) % 2 and isinstance(first, macros.FirstAnswer):
-                macro = macros.AbandonRound(first.node, first.voter)
+            first = firsts[(k // 6 + j) % len(firsts)]
+            macro = kind(first.node, first.voter)
             after = self.resolve(state, macro)
             if after is not None:
-                return [(category, macro)], after
+                return [("stray", macro)], after
         return [], state
 
     def _late_copy_probe(self, state: Raft, k: int) -> tuple[list[tuple[str, Any]], Raft]:

@@ -329,3 +329,19 @@ def test_abandon_round_counts_the_next_round_afresh() -> None:
     assert kinds[:4] == ["ElectionTimeout", "VoteRequest", "VoteResponse", "ElectionTimeout"]
     assert "VoteRequest" in kinds[4:]
     assert isinstance(expansion[-1][1].node(1).role, Candidate | Leader)
+
+
+def test_late_vote_arrives_after_the_candidate_stood_again() -> None:
+    """RAFT-DRIVE-MID-ROUND, a held answer: candidate 1's request to 2 is granted in epoch 1;
+    the grant is held while 1 backs off and stands in epoch 2, then its copy arrives and
+    changes nothing (RAFT-RULE-STALE-EPOCH)."""
+    from kspec.model.raft.messages import VoteResponse
+    from kspec.model.raft.state import Candidate
+
+    driver, state = _raft_path({"faults": True}, [])
+    expansion = driver.expand(state, macros.LateVote(1, 2)) or []
+    (last, after), before = expansion[-1], expansion[-2][1]
+    assert isinstance(last, macros.Redeliver) and isinstance(last.message, VoteResponse)
+    assert last.message.granted and last.message.epoch == 1 and after == before
+    role = after.node(1).role
+    assert isinstance(role, Candidate) and role.epoch == 2 and role.granted == {1}
