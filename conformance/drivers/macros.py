@@ -260,9 +260,20 @@ class LateVote:
     voter: int
 
 
+@dataclass(frozen=True)
+class HeldFetch:
+    """RAFT-DRIVE-STALE-ANSWER at a guided path's end: follower ``node`` fetches, its leader
+    answers, and the answer is held while the leader resigns (check quorum) and wins the next
+    epoch, which ``node`` follows again; then the answer arrives (a :class:`Stale` copy): an
+    older epoch's answer from the same leader, which a follower checking only the sender
+    appends."""
+
+    node: int
+
+
 Macro = (RoundTrip | Replicate | Campaign | Depose | CatchUp | Reclaim | DeliverTwice | DeposeCommitted
          | StrayCampaign | Canvass | DeliverLate | LateFetch | Stale | ElectWithout | FirstAnswer | AbandonRound
-         | LateVote)
+         | LateVote | HeldFetch)
 # The driver categories the macros come in (one per offered macro).
 CATEGORIES = ("round_trip", "replicate", "depose")
 
@@ -635,6 +646,23 @@ def _first_answer(node: int, voter: int, state: Any, actions: Actions, resolve: 
 MAX_ROUND_TIMERS = 3
 
 
+def _held_fetch(node: int, state: Any, actions: Actions, resolve: Resolve) -> Expansion:
+    role = state.node(node).role
+    if not isinstance(role, Follower):
+        return []
+    steps = _fire(node, (FetchDue,), state, actions, resolve, role.leader)
+    if not steps:
+        return []
+    fired = steps[-1][1]
+    for request in _new_messages(state, fired, FetchRequest, src=node)[:1]:
+        steps += _deliver(request, fired, resolve)
+    if len(steps) < 2:
+        return []
+    answers = [m for m in _new_messages(fired, steps[-1][1], FetchResponse, dst=node) if m.error == "NONE"]
+    held = _stale(answers[0], steps[-1][1], actions, resolve) if answers else []
+    return steps + held if held else []
+
+
 def _late_vote(node: int, voter: int, state: Any, actions: Actions, resolve: Resolve) -> Expansion:
     steps = _fire(node, (ElectionTimeout, FetchTimeout, BackoffExpired), state, actions, resolve)
     if not steps:
@@ -841,6 +869,8 @@ MACROS: dict[type[Macro], tuple[Expander, Callable[[Any], str]]] = {
                    lambda m: f"replica {m.node}: stand, only replica {m.voter}'s answer arrives, then stand again"),
     LateVote: (lambda m, s, a, r: _late_vote(m.node, m.voter, s, a, r),
                lambda m: f"replica {m.node}: stand, replica {m.voter}'s answer held until it stood again"),
+    HeldFetch: (lambda m, s, a, r: _held_fetch(m.node, s, a, r),
+                lambda m: f"replica {m.node}: fetch answer held until its leader resigned and won the next epoch"),
     ElectWithout: (lambda m, s, a, r: _elect_without(m.node, m.absent, s, a, r),
                    lambda m: f"replica {m.node}: campaign and win without replica {m.absent}, which then hears of it"),
 }

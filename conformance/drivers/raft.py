@@ -587,8 +587,9 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
         replicates, and the first answer's copy arrives after the high watermark moved (in
         the shapes with an observer or four or more voters: with three, the answer at the log
         end already carries the newest high watermark), or a follower's duplicated fetch
-        reaches the leader after the follower caught up (macros.LateFetch). The steps and the
-        state after them; none when no late copy is enabled."""
+        reaches the leader after the follower caught up (macros.LateFetch), or a follower's
+        answer held while its leader resigned and won the next epoch (macros.HeldFetch). The
+        steps and the state after them; none when no late copy is enabled."""
         leaders = [n for n in state.nodes if isinstance(n.role, Leader)]
         if not leaders:
             return [], state
@@ -596,7 +597,11 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
         appended = self.resolve(state, append)
         if appended is None:
             return [], state
-        late = [m for _, m in macros.raft_candidates(appended) if isinstance(m, macros.DeliverLate | macros.LateFetch)]
+        late: list[macros.Macro] = [m for _, m in macros.raft_candidates(appended)
+                                    if isinstance(m, macros.DeliverLate | macros.LateFetch)]
+        # RAFT-DRIVE-STALE-ANSWER: a follower's answer held across its leader's resignation and
+        # re-election (macros.HeldFetch), which the random runs' Stale reaches only by chance
+        late += [macros.HeldFetch(n.id) for n in appended.nodes if isinstance(n.role, Follower)]
         for j in range(len(late)):
             macro = late[(k + j) % len(late)]
             after = self.resolve(appended, macro)

@@ -345,3 +345,22 @@ def test_late_vote_arrives_after_the_candidate_stood_again() -> None:
     assert last.message.granted and last.message.epoch == 1 and after == before
     role = after.node(1).role
     assert isinstance(role, Candidate) and role.epoch == 2 and role.granted == {1}
+
+
+def test_held_fetch_answer_arrives_after_its_leader_won_again() -> None:
+    """RAFT-DRIVE-STALE-ANSWER at a path's end: replica 2's answer from leader 1 (epoch 1, the
+    client record in it) is held while 1 resigns and wins epoch 2, which 2 follows again; the
+    copy then changes nothing (RAFT-RULE-STALE-EPOCH: older records are not appended)."""
+    from kspec.model.raft.messages import ClientAppend, FetchResponse
+
+    driver, state = _raft_path({"faults": True}, [
+        ("timer", lambda a: a.node == 1), ("deliver", _delivers("VoteRequest", 2)),
+        ("deliver", _delivers("VoteResponse", 1)), ("deliver", _delivers("BeginQuorumEpochRequest", 2)),
+        ("deliver", _delivers("BeginQuorumEpochRequest", 3)), ("replicate", lambda a: True),
+        ("client", lambda a: isinstance(a.input, ClientAppend))])
+    expansion = driver.expand(state, macros.HeldFetch(2)) or []
+    (last, after), before = expansion[-1], expansion[-2][1]
+    assert isinstance(last, macros.Redeliver) and isinstance(last.message, FetchResponse)
+    assert last.message.epoch == 1 and last.message.entries and after == before
+    role = after.node(2).role
+    assert isinstance(role, Follower) and role.epoch == 2 and role.leader == 1
