@@ -391,6 +391,8 @@ class StaleGrantCounted(RaftReplica):
             return
         super().on_response(resp)
 
+    on_VoteResponse = on_response  # the reference dispatches on the message type
+
 
 class ListenerRereadsOnNewLeader(RaftReplica):
     """The listener reads the log from offset 0 again when one message moves its replica from
@@ -408,14 +410,16 @@ class ListenerRereadsOnNewLeader(RaftReplica):
 
 # (name, class, bug class, caught at the default budget in CI, note): registered in
 # mutants.CATALOGUE like mutants_raft.RAFT_MUTANTS.
+_NOTE = ("diverges on its macro's inputs from a short path (tests/conformance/test_macro_mutants.py); "
+         "the default-budget run is not measured yet (session 12): kept out of the CI run")
 RAFT_ENTRIES: tuple[tuple[str, type, str, bool, str], ...] = (
     ("raft-follower-hw-takes-late-answer", FollowerHwTakesLateAnswer, "a value that must not move back",
-     False, "not measured yet"),
+     False, _NOTE),
     ("raft-leader-hw-follows-late-fetch", LeaderHwFollowsLateFetch, "a value that must not move back",
-     False, "not measured yet"),
-    ("raft-stale-grant-counted", StaleGrantCounted, "a response's epoch not checked", False, "not measured yet"),
+     False, _NOTE),
+    ("raft-stale-grant-counted", StaleGrantCounted, "a response's epoch not checked", False, _NOTE),
     ("raft-listener-rereads-on-new-leader", ListenerRereadsOnNewLeader,
-     "listener state reset on a transition", False, "not measured yet"),
+     "listener state reset on a transition", False, _NOTE),
 )
 
 # ------------------------------------------------------------------------------ share
