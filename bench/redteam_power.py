@@ -42,6 +42,7 @@ MODULE_LINES: tuple[tuple[str, str], ...] = (
     ("raft", "raft_scratch2"),
     ("raft", "raft_scratch3"),
     ("raft", "raft_scratch4"),
+    ("raft", "raft_scratch5"),
     # voters
     ("voters", "voters"),
     ("voters", "voters_scratch"),

@@ -40,6 +40,7 @@ BASELINES = [
     ("raft", "raft_scratch2", "Correct"),
     ("raft", "raft_scratch3", "Correct"),
     ("raft", "raft_scratch4", "Correct"),
+    ("raft", "raft_scratch5", "Correct"),
     # voters
     ("voters", "voters_scratch", "Correct"),
     ("voters", "voters_scratch2", "Correct"),
