@@ -54,6 +54,7 @@ MODULE_LINES: tuple[tuple[str, str], ...] = (
     ("share", "share_scratch2"),
     ("share", "share_scratch3"),
     ("share", "share_scratch4"),
+    ("share", "share_scratch5"),
     # mm2
     ("mm2", "mm2"),
     ("mm2", "mm2_scratch"),

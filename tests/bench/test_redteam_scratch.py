@@ -53,6 +53,7 @@ BASELINES = [
     ("share", "share_scratch2", "Correct43"),
     ("share", "share_scratch3", "Correct"),
     ("share", "share_scratch4", "Correct"),
+    ("share", "share_scratch5", "Correct"),
     # mm2
     ("mm2", "mm2_scratch", "Correct"),
     ("mm2", "mm2_scratch2", "Correct"),
