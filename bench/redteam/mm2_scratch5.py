@@ -313,3 +313,6 @@ def _slot(policy: type[DefaultPolicy]) -> tuple[str, dict[str, Any]]:
 
 
 TARGETS = register(globals(), PolicyTarget, BUGS, _slot)
+# The equivalent ones as targets too (``python:redteam.mm2_scratch5:EscapesOnlyDotTarget``), so the
+# claim can be run; they are not in TARGETS (not measured as bugs).
+EQUIVALENT_TARGETS = register(globals(), PolicyTarget, EQUIVALENT, _slot)

@@ -17,8 +17,9 @@ different sizes, the narrower first), ``enriched`` over the same two the other w
 global ``global-config`` (``widen``); unknown store names that look like a real one
 (``UNKNOWN_STORES``); partition counts 1 to 4 and 8; a member with standby tasks only, a member
 with none; a second sub-topology (``sessions`` over ``clicks``, its tasks placed apart from
-``input``'s: STREAMS-DRIVE-SUBTOPOLOGIES); endpoints as deployments write them (configuration ``servers``: two instances on one
-host, a mixed-case name, an IPv6 literal), the model's ``hostN:8080`` renamed at the wire.
+``input``'s: STREAMS-DRIVE-SUBTOPOLOGIES); endpoints as deployments write them (configuration
+``servers``: two instances on one host, a mixed-case name, an IPv6 literal), the model's
+``hostN:8080`` renamed at the wire.
 
 The assignment names every member the plan was made for, a member with no task with empty
 sets (STREAMS-RULE-EVERY-MEMBER); the configurations (3, 3, 1) and (2, 4, 0) have plans that
