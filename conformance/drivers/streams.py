@@ -11,7 +11,7 @@ section.
 
 Vocabulary (docs/adapter-guide.md, "What each driver sends"; tests/conformance/test_vocabulary.py
 shows each kind in a default run): the keys of ``KEYS`` (every partition, negative hashes, the
-empty key, every murmur2 tail length, multi-byte UTF-8, 300 bytes, a NUL byte); four stores — the
+empty key, every murmur2 tail length, multi-byte UTF-8, 300 bytes, a NUL byte); five stores — the
 system model's ``counts`` over ``input``, ``joined`` over ``side`` and ``input`` (topics of
 different sizes, the narrower first), ``enriched`` over the same two the other way round and the
 global ``global-config`` (``widen``); unknown store names that look like a real one
