@@ -48,6 +48,7 @@ MODULE_LINES: tuple[tuple[str, str], ...] = (
     ("voters", "voters_scratch"),
     ("voters", "voters_scratch2"),
     ("voters", "voters_scratch3"),
+    ("voters", "voters_scratch4"),
     # share
     ("share", "share"),
     ("share", "share_scratch"),
@@ -61,12 +62,14 @@ MODULE_LINES: tuple[tuple[str, str], ...] = (
     ("mm2", "mm2_scratch2"),
     ("mm2", "mm2_scratch3"),
     ("mm2", "mm2_scratch4"),
+    ("mm2", "mm2_scratch5"),
     # streams
     ("streams", "streams"),
     ("streams", "streams_scratch"),
     ("streams", "streams_scratch2"),
     ("streams", "streams_scratch3"),
     ("streams", "streams_scratch4"),
+    ("streams", "streams_scratch5"),
 )
 MODULES = {p: tuple(m for q, m in MODULE_LINES if q == p) for p in PROTOCOLS}
 

@@ -46,6 +46,7 @@ BASELINES = [
     ("voters", "voters_scratch2", "Correct"),
     ("voters", "voters_scratch3", "Correct"),
     ("voters", "voters_scratch3", "CorrectLog"),
+    ("voters", "voters_scratch4", "Correct"),
     # share (session 9's baseline claims 4.4, 4.1 and 4.3 in turn)
     ("share", "share_scratch", "Correct"),
     ("share", "share_scratch2", "Correct"),
@@ -59,11 +60,13 @@ BASELINES = [
     ("mm2", "mm2_scratch2", "Correct"),
     ("mm2", "mm2_scratch3", "Correct"),
     ("mm2", "mm2_scratch4", "Correct"),
+    ("mm2", "mm2_scratch5", "Correct"),
     # streams
     ("streams", "streams_scratch", "Correct"),
     ("streams", "streams_scratch2", "Correct"),
     ("streams", "streams_scratch3", "Correct"),
     ("streams", "streams_scratch4", "Correct"),
+    ("streams", "streams_scratch5", "Correct"),
 ]
 
 
