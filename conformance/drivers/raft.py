@@ -768,9 +768,9 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
         if isinstance(action, macros.MACRO_TYPES):
             return macros.describe(action)
         if isinstance(action, Fire) and isinstance(action.input, ClientAppend) and action.input.payload:
-            shown = list(action.input.payload) if len(action.input.payload) <= 8 else \
-                f"{len(action.input.payload)} bytes {action.input.payload[0]}..{action.input.payload[-1]}"
-            return f"{describe_action(action)}(payload={shown})"
+            payload: list[int] | str = list(action.input.payload) if len(action.input.payload) <= 8 \
+                else f"{len(action.input.payload)} bytes {action.input.payload[0]}..{action.input.payload[-1]}"
+            return f"{describe_action(action)}(payload={payload})"
         return describe_action(action)
 
     def model_violation(self, before: Raft, action: Any, after: Raft) -> str | None:
