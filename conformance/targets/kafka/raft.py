@@ -30,7 +30,8 @@ loop sees and polls the client until it is quiet (no message queued, nothing new
   other voters are held until their own ResendDue (spec/raft.md D-RESEND).
 - ClientAppend is ``scheduleAppend`` (3.9+: ``prepareAppend`` + ``schedulePreparedAppend``) of
   one string record at the leader; elsewhere nothing (Kafka throws NotLeaderException).
-- Crash drops the client and ``MockLog.reopen()`` loses unflushed data; Restart builds a new
+- Crash drops the client and ``MockLog.reopen()`` loses a voter's unflushed data (an observer's
+  is flushed first: ``_stop_log``); Restart builds a new
   client over the same log and quorum-state store and calls ``initialize`` (Kafka's restart).
 
 Outputs: PersistElection when the store's (epoch, voted, leader) changed, AppendLog /
@@ -397,10 +398,20 @@ class KafkaRaftNode(ClientBuild, Timers):
             cls = str(err.getClass().getName())
             self.outputs.append({"type": "Halt", "exception": cls, "message": str(err.getMessage())})
             self.client, self.down = None, True
-            self.inner_log.reopen()
+            self._stop_log()
             return StepResult(self._effects(before_log) + self.outputs, self.observation())
         outputs = self._effects(before_log) + self.outputs
         return StepResult(outputs, self.observation())
+
+    def _stop_log(self) -> None:
+        """The log as the stopped process leaves it: ``MockLog.reopen()`` loses what was not
+        flushed, which a voter must have flushed before it answered (RAFT-STATE-PERSISTED). An
+        observer's log counts towards nothing, and 3.5+ observers do not flush after a fetch
+        (KAFKA-13884), so what one loses at a stop is refetched, not a protocol fact: the model
+        keeps every replica's log across a stop, and the adapter flushes an observer's first."""
+        if not self.is_voter:
+            self.inner_log.flush(False)
+        self.inner_log.reopen()
 
     def _dispatch(self, inp: JSON) -> None:
         kind = inp["type"]
@@ -410,7 +421,7 @@ class KafkaRaftNode(ClientBuild, Timers):
                 self._boot()
         elif kind == "Crash":
             self.client, self.down = None, True
-            self.inner_log.reopen()
+            self._stop_log()
         elif kind == "Restart":
             pass
         elif kind.endswith("Request"):
