@@ -365,7 +365,8 @@ class ShareSystem:
           at the stored start offset, 2 with start offset -1 and one below the stored one, 1 one
           above it (the initialize of ``g:T:1`` with start offset -1, whose count stays -1, is
           in ``initialize``);
-        - ``batches``: writes by the current leader of multi-offset batches (BATCH_PROBES);
+        - ``batches``: writes by the current leader of multi-offset batches (BATCH_PROBES), and
+          once a multi-offset batch is stored, a write whose start offset cuts it (no batches);
         - ``delete``, ``summary``: DeleteShareGroupState, ReadShareGroupStateSummary (with the
           leader's epoch and with -1) of the key and of the other keys below;
         - ``keys``: writes and reads of another partition of the topic (``g:T:1``), of the same
@@ -420,6 +421,13 @@ class ShareSystem:
             yield "summary", Summary(NOT_SET)
         for probe in BATCH_PROBES:
             yield "batches", Write(le, NOT_SET, probe)
+        if stored is not None:
+            # SHARE-DRIVE-CUT-BATCH: a start offset inside a stored multi-offset batch (the batch is
+            # clipped to [start, last], SHARE-RULE-COMBINE-CLIP), with no batches of its own, so
+            # whether a ShareUpdate or a limit snapshot carries it, the clip is the replay's.
+            for cut in sorted({b.first_offset + 1 for b in stored.state_batches
+                               if b.first_offset < b.last_offset and b.first_offset + 1 > stored.start_offset}):
+                yield "batches", Write(le, cut, ())
         side_start, side_batches = self.menu[-1]
         for key in SIDE_KEYS:
             if api:
@@ -708,6 +716,13 @@ class ShareSystem:
             at = [i for i, r in enumerate(s.log) if isinstance(r, ShareTombstone) and r.key == KEY]
             return bool(at) and s.shard.offset(KEY) is not None
 
+        @sometimes("SHARE-WIT-DELETED-REFUSED", "deleted_key_refused")
+        def deleted_refused(s: SysState) -> bool:
+            """A request for the key after its delete was refused as uninitialized (4.1+: a deleted
+            share-partition is one with no state, SHARE-VER-UNINITIALIZED-REFUSED)."""
+            return (s.last_error == INVALID_REQUEST and s.shard.offset(KEY) is None and s.shard.active
+                    and any(isinstance(r, ShareTombstone) and r.key == KEY for r in s.log))
+
         @sometimes("SHARE-WIT-DELETE-FAILOVER", "delete_survives_failover")
         def delete_failover(s: SysState) -> bool:
             """A new shard loaded a log holding a tombstone."""
@@ -743,6 +758,16 @@ class ShareSystem:
             tombstone's (SHARE-RULE-REDUNDANT-OFFSET; KAFKA-19695)."""
             return s.shard.redundant == needed_from(s.log, s.shard)
 
+        @sometimes("SHARE-WIT-UPDATE-CUTS-BATCH", "update_cuts_batch")
+        def update_cuts(s: SysState) -> bool:
+            """The last record is a ShareUpdate whose start offset cuts a batch stored before it
+            (SHARE-RULE-COMBINE-CLIP on replay; SHARE-DRIVE-CUT-BATCH)."""
+            if not s.log or not isinstance(s.log[-1], ShareUpdate) or s.log[-1].key != KEY:
+                return False
+            cut = s.log[-1].start_offset
+            before = loaded(s.log[:-1], snapshot_every, rules, s.shard.image).offset(KEY)
+            return before is not None and any(b.first_offset < cut <= b.last_offset for b in before.state_batches)
+
         @sometimes("SHARE-WIT-REDUNDANT-UPDATES", "updates_redundant")
         def updates_redundant(s: SysState) -> bool:
             """A ShareUpdate lies below the redundant offset: a later snapshot superseded it."""
@@ -776,10 +801,12 @@ class ShareSystem:
             left = load_pruned(s.log, s.log_start, snapshot_every, s.shard.image, rules)
             return left.leader_epochs != loaded(s.log, snapshot_every, rules, s.shard.image).leader_epochs
 
-        deletes = (deleted, delete_failover, delete_releases) if self.rules.initialize else ()  # 4.0: no delete
+        deletes = ((deleted, delete_failover, delete_releases, deleted_refused) if self.rules.initialize
+                   else ())  # 4.0: no delete
         counts = self._count_properties() if self.rules.delivery_complete_count else ()
         return (isolation, delete_forgets, summary_only_reads, *deletes, keys, image_failover,
-                redundant_safe, released, updates_redundant, prune_keeps_fences, prune_restores, *counts)
+                redundant_safe, released, updates_redundant, prune_keeps_fences, prune_restores, update_cuts,
+                *counts)
 
     @staticmethod
     def _count_properties() -> tuple[Property[Any, Any], ...]:

@@ -43,6 +43,10 @@ CASES = [
     # epoch (share-write-records-epochs), so not the reference.
     ("kafka_4.1_redundant_offset_pinned_by_delete.itf.json", "share-redundant-offset-pinned-by-delete", "4.1.0",
      "4.1.1", False),
+    # Session 12 (no Kafka fix yet): the composite ReinitPruneReload at run 1 of seed 0 on 4.4.0;
+    # the Load at step 5 replays from log_start_offset 2 and the leader-epoch fence comes back 0.
+    # The reference target replays the whole log (it never prunes) and keeps the fence.
+    ("kafka_4.4_prune_forgets_leader_fence.itf.json", "share-prune-forgets-leader-fence", "4.4.0", None, True),
 ]
 
 

@@ -97,6 +97,11 @@ def kinds_of(inp: dict[str, Any], stored: Any) -> set[str]:
             out.add("WriteRequest with a start offset below the stored one")
     if kind == "Load" and offset is not None:
         out.add("Load of a key with state")
+    if kind == "Load" and inp.get("log_start_offset"):
+        out.add("Load of a log pruned below the redundant offset")  # SHARE-DRIVE-PRUNE-RELOAD
+    if kind == "WriteRequest" and isinstance(offset, dict) and not inp.get("state_batches") and any(
+            b[0] < int(inp.get("start_offset", -1)) <= b[1] for b in offset.get("state_batches", [])):
+        out.add("WriteRequest whose start offset cuts a stored batch")  # SHARE-DRIVE-CUT-BATCH
     return out
 
 
@@ -132,6 +137,7 @@ VOCABULARY = {
     "answer WriteResponse NONE", "answer WriteResponse FENCED_LEADER_EPOCH", "answer WriteResponse FENCED_STATE_EPOCH",
     "answer WriteResponse INVALID_REQUEST", "answer ReadResponse COORDINATOR_NOT_AVAILABLE",
     "answer ReadResponse INVALID_REQUEST", "answer InitializeResponse NONE",
+    "Load of a log pruned below the redundant offset", "WriteRequest whose start offset cuts a stored batch",
 }
 
 
