@@ -397,6 +397,10 @@ class KafkaRaftNode(ClientBuild, Timers):
             cls = str(err.getClass().getName())
             self.outputs.append({"type": "Halt", "exception": cls, "message": str(err.getMessage())})
             self.client, self.down = None, True
+            # The replica stops where it threw: what it had appended stays, as the model keeps
+            # it (spec/raft.md D-FLUSH: no unflushed suffix). An observer does not flush its
+            # appends at once (KAFKA-13884), so without this its last records would vanish here.
+            self.inner_log.flush(False)
             self.inner_log.reopen()
             return StepResult(self._effects(before_log) + self.outputs, self.observation())
         outputs = self._effects(before_log) + self.outputs
