@@ -134,9 +134,16 @@ FetchDue(to) == [type |-> "FetchDue", to |-> to]
 ResendDue(to) == [type |-> "ResendDue", to |-> to]
 
 \* RAFT-RULE-RESEND, RAFT-MODEL-ONE-RESEND: the replicas keep who answered their requests
-\* (Node.resends) only while a resend is still in the run's budget; once it is spent they
-\* forget it (system._forget_answers), so this is the model's per-replica flag.
-Resending == resends < MaxResends
+\* (a replica's resends flag, Node.resends) only while a resend is still in the run's budget;
+\* once it is spent they forget it (system._forget_answers, ForgetAnswers here).
+\* The flag is the replica's, not the variable resends < MaxResends, so that the step is a
+\* constant-level operator (a function of the replica and the input, as node.step is): Voters.tla
+\* runs this step while computing its initial state (VOTERS-MODEL-START), and TLC caches a LET
+\* definition or an operator argument there only if its level is constant (tlaplus/tlaplus#113,
+\* Tool.java). A step that read the variable was re-evaluated at every use of every LET that
+\* held it: minutes, then a Java StackOverflowError, for Voters.tla's initial state.
+\* MaxResends is tested first: Voters.tla's replicas (MaxResends <- 0) have no resends field.
+Resending(n) == MaxResends > 0 /\ n.resends
 
 -----------------------------------------------------------------------------
 (* A replica (model/raft/state.py).  One record with every role's fields;  *)
@@ -145,14 +152,14 @@ Resending == resends < MaxResends
 (* Follower's; granted, rejected, backing_off are Candidate's;             *)
 (* epoch_start, end_offsets (a set of <<replica, offset>>), fetched are    *)
 (* Leader's; acknowledged is Leader's and Resigned's (RAFT-RULE-RESEND);   *)
+(* resends, every replica's, says whether it keeps those answers;          *)
 (* granted, rejected and prior (an Election) are Prospective's;            *)
 (* a follower also has voted_for and has_fetched under kip-996.           *)
 (* A down replica keeps its election in epoch/voted_for/leader.            *)
 
 \* Voters.tla's replicas (which INSTANCE this module) have no acknowledged field: it runs
 \* without resends (MaxResends <- 0). Without resends nothing adds to acknowledged, so leaving
-\* it alone is the same as emptying it. (A test of DOMAIN n here made TLC overflow its stack
-\* while computing Voters.tla's initial state.)
+\* it alone is the same as emptying it.
 WithAcknowledged(n, acked) == IF MaxResends = 0 THEN n ELSE [n EXCEPT !.acknowledged = acked]
 
 SetRole(n, role, e, votedFor, leader) ==
@@ -163,7 +170,8 @@ SetRole(n, role, e, votedFor, leader) ==
 
 NewNode == [role |-> "unattached", epoch |-> 0, voted_for |-> Nil, leader |-> Nil, granted |-> {},
             rejected |-> {}, backing_off |-> FALSE, timed_out |-> FALSE, epoch_start |-> 0, end_offsets |-> {}, fetched |-> {},
-            acknowledged |-> {}, has_fetched |-> FALSE, prior |-> Nil, log |-> <<>>, high_watermark |-> Nil]
+            acknowledged |-> {}, resends |-> MaxResends > 0, has_fetched |-> FALSE, prior |-> Nil, log |-> <<>>,
+            high_watermark |-> Nil]
 
 \* RAFT-STATE-PERSISTED: the election state a replica has persisted in its role.
 Election(e, votedFor, leader) == [epoch |-> e, voted_for |-> votedFor, leader |-> leader]
@@ -351,7 +359,7 @@ OnFetchRequest(i, n, r) ==
                      \* a valid fetch acknowledges the leader too (RAFT-RULE-RESEND)
                      b == IF r.src \in Voters
                           THEN [a EXCEPT !.fetched = IF IsQuorum(f \cup {i}) THEN {} ELSE f,
-                                         !.acknowledged = IF Resending THEN @ \cup {r.src} ELSE @]
+                                         !.acknowledged = IF Resending(a) THEN @ \cup {r.src} ELSE @]
                           ELSE a
                      c == UpdateHighWatermark(i, b)
                  IN Result(c, {FetchResponse(i, r.src, c.epoch, i, "NONE", r.fetch_offset,
@@ -397,7 +405,7 @@ OnFetchResponse(i, n0, r) ==
 \* RAFT-RULE-RESEND (node._acknowledge): a NONE BeginQuorumEpochResponse of the leader's epoch
 \* acknowledges the leader, a NONE EndQuorumEpochResponse the resignation.
 Acknowledge(n, r) ==
-    IF ~Resending \/ r.error # "NONE" \/ r.epoch # n.epoch \/ r.src \notin Voters THEN n
+    IF ~Resending(n) \/ r.error # "NONE" \/ r.epoch # n.epoch \/ r.src \notin Voters THEN n
     ELSE IF (r.type = "BeginQuorumEpochResponse" /\ n.role = "leader")
             \/ (r.type = "EndQuorumEpochResponse" /\ n.role = "resigned")
     THEN [n EXCEPT !.acknowledged = @ \cup {r.src}]
@@ -446,7 +454,7 @@ OnFetchDue(i, n, to) ==
 \* RAFT-RULE-RESEND (node.unanswered): the voters replica i may send its role's request again,
 \* because they have not answered it (none while a candidate backs off).
 Unanswered(i, n) ==
-    IF ~Resending \/ i \notin Voters THEN {}
+    IF ~Resending(n) \/ i \notin Voters THEN {}
     ELSE CASE n.role \in {"leader", "resigned"} -> Others(i) \ n.acknowledged
            [] (n.role = "candidate" /\ ~n.backing_off) \/ n.role = "prospective" -> Others(i) \ (n.granted \cup n.rejected)
            [] OTHER -> {}
@@ -552,7 +560,7 @@ Acknowledges(m, d) ==
 Inert(m, S) ==
     /\ m.type \in {"BeginQuorumEpochResponse", "EndQuorumEpochResponse"} /\ m.error = "NONE"
     /\ m.epoch <= S.nodes[m.dst].epoch
-    /\ ~(Resending /\ Acknowledges(m, S.nodes[m.dst]))
+    /\ ~(Resending(S.nodes[m.dst]) /\ Acknowledges(m, S.nodes[m.dst]))
 
 \* RAFT-MODEL-IGNORED-RESPONSES (system._forget_ignored): Kafka acts on a response only to the
 \* latest request a replica sent that peer, once, and only until the replica changes state.
@@ -631,7 +639,7 @@ ExchangeInFlight(i, p) ==
                               \/ (m.type \in ResponseTypes /\ m.src = p /\ m.dst = i)
 
 \* system._forget_answers: the resend budget is spent, so who answered decides nothing any more.
-ForgetAnswers(S) == [S EXCEPT !.nodes = [j \in Replica |-> WithAcknowledged(S.nodes[j], {})]]
+ForgetAnswers(S) == [S EXCEPT !.nodes = [j \in Replica |-> [WithAcknowledged(S.nodes[j], {}) EXCEPT !.resends = FALSE]]]
 
 -----------------------------------------------------------------------------
 (* Actions: one per Python action class (Deliver, Drop, Duplicate, Fire,   *)

@@ -54,9 +54,18 @@ VARIABLES
     snapshots,    \* snapshots taken so far
     upgrades      \* kraft.version upgrades so far
 
-K == INSTANCE KRaftStatic WITH NumObservers <- NumHosts - NumVoters, VoteTwice <- FALSE,
+\* Without resends (the voter-set model runs none): KRaft's resend count and its ghost are
+\* constants here. Nothing this module uses from K reads them: KRaft's replica step reads each
+\* replica's own resends flag (KRaft.tla, Resending), a constant-level operator. It must stay
+\* so: Init below runs the step (StartUp, a recursive Drain/CatchUp), and while computing
+\* initial states TLC caches a LET definition or an operator argument only if its level is
+\* constant (tlaplus/tlaplus#113). When Resending read the variable resends, every LET over the
+\* step was re-evaluated at each use, nested: minutes, then a Java StackOverflowError (session 11;
+\* declaring resends/resent as variables here does the same; substituting constants for them
+\* does not matter).
+K == INSTANCE KRaft WITH NumObservers <- NumHosts - NumVoters, VoteTwice <- FALSE,
                          CandidateCountsRejections <- FALSE, VoteIgnoresLog <- FALSE,
-                         LiveFlaw <- "none"
+                         LiveFlaw <- "none", MaxResends <- 0, resends <- 0, resent <- {}
 
 vars == <<nodes, network, appends, crashes, duplicates, fetches, elections, elected, votes, committed,
           adds, removes, snapshots, upgrades>>

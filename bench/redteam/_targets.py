@@ -43,6 +43,13 @@ def subclass(namespace: dict[str, Any], name: str, base: type, **body: Any) -> t
     return cls
 
 
+def attribute_target(attr: str) -> Callable[[type], tuple[str, dict[str, Any]]]:
+    """``register``'s ``attrs`` for bugs written as {bug: class} where the class replaces one
+    attribute of the target (streams' ``metadata_class``, share's ``shard``): the target is
+    named after the class and takes its docstring."""
+    return lambda cls: (cls.__name__ + "Target", {attr: cls, "__doc__": cls.__doc__})
+
+
 def slot_target(slots: Mapping[str, type]) -> tuple[str, dict[str, Any]]:
     """``register``'s ``attrs`` for bugs written as {slot of the target: class} (mm2's policy
     slots): the target is named after the first class and takes its docstring."""

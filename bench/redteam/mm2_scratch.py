@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from redteam._targets import SelfNamed, register, slot_target, subclass
 from redteam.mm2 import IdentityPolicy, Node, PlainTarget, Policy
 
 
@@ -168,16 +169,14 @@ class Default3xRule(Rule3x, Policy):
     pass
 
 
-class AnyTarget(PlainTarget):
-    """Every configuration: the class for the run's policy and rule."""
+class AnyTarget(SelfNamed, PlainTarget):
+    """Every configuration: the class for the run's policy and rule (named after the module and
+    class that define the target: the later scratch modules build on it)."""
 
     default: type[Policy] = Policy
     identity: type[Policy] = IdentityPolicy
     default3x: type[Policy] = Default3xRule
     identity3x: type[Policy] = Identity3xRule
-
-    def __init__(self) -> None:
-        self.name = f"python:redteam.mm2_scratch:{type(self).__name__}"
 
     def supports(self, config: dict[str, Any]) -> bool:
         return True
@@ -191,28 +190,24 @@ class AnyTarget(PlainTarget):
         return Node(cls({str(k): str(v) for k, v in (config.get("props") or {}).items()}))
 
 
-Correct = type("Correct", (AnyTarget,), {})
+Correct = subclass(globals(), "Correct", AnyTarget)
 CORRECT = "Correct"
-# bug name -> (slot, class): the slot of AnyTarget the bug replaces.
-BUGS: dict[str, tuple[str, type[Policy]]] = {
-    "internal-flag-ignored": ("default", InternalFlagIgnored),
-    "mm2-suffix-loose": ("default", Mm2SuffixLoose),
-    "offset-syncs-ignores-flag": ("default", OffsetSyncsIgnoresFlag),
-    "upstream-plus-one": ("default", UpstreamPlusOne),
-    "original-one-hop": ("default", OriginalOneHop),
-    "original-hop-cap": ("default", OriginalHopCap),
-    "byte-length-substring": ("default", ByteLengthSubstring),
-    "checkpoints-hardcoded-dot": ("default", CheckpointsHardcodedDot),
-    "heartbeats-equals-topic": ("default", HeartbeatsEqualsTopic),
-    "empty-alias-formats-local": ("default", EmptyAliasFormatsLocal),
-    "rule3x-suffix-separator": ("default3x", Rule3xSuffixSeparator),
-    "rule3x-mm2-prefix": ("default3x", Rule3xMm2Prefix),
-    "rule3x-dot-internal-only": ("default3x", Rule3xDotInternalOnly),
-    "identity-formats-heartbeats-as-is": ("identity", IdentityFormatsHeartbeatsAsIs),
-    "identity-client-alias-empty": ("identity", IdentityClientAliasEmpty),
+# bug name -> {slot of AnyTarget: class}: the slot the bug replaces.
+BUGS: dict[str, dict[str, type[Policy]]] = {
+    "internal-flag-ignored": {"default": InternalFlagIgnored},
+    "mm2-suffix-loose": {"default": Mm2SuffixLoose},
+    "offset-syncs-ignores-flag": {"default": OffsetSyncsIgnoresFlag},
+    "upstream-plus-one": {"default": UpstreamPlusOne},
+    "original-one-hop": {"default": OriginalOneHop},
+    "original-hop-cap": {"default": OriginalHopCap},
+    "byte-length-substring": {"default": ByteLengthSubstring},
+    "checkpoints-hardcoded-dot": {"default": CheckpointsHardcodedDot},
+    "heartbeats-equals-topic": {"default": HeartbeatsEqualsTopic},
+    "empty-alias-formats-local": {"default": EmptyAliasFormatsLocal},
+    "rule3x-suffix-separator": {"default3x": Rule3xSuffixSeparator},
+    "rule3x-mm2-prefix": {"default3x": Rule3xMm2Prefix},
+    "rule3x-dot-internal-only": {"default3x": Rule3xDotInternalOnly},
+    "identity-formats-heartbeats-as-is": {"identity": IdentityFormatsHeartbeatsAsIs},
+    "identity-client-alias-empty": {"identity": IdentityClientAliasEmpty},
 }
-TARGETS: dict[str, str] = {}
-for _name, (_slot, _cls) in BUGS.items():
-    _t = type(_cls.__name__ + "Target", (AnyTarget,), {_slot: _cls, "__doc__": _cls.__doc__})
-    globals()[_t.__name__] = _t
-    TARGETS[_name] = _t.__name__
+TARGETS = register(globals(), AnyTarget, BUGS, slot_target)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import unicodedata
 
+from redteam._targets import register, slot_target, subclass
 from redteam.mm2 import IdentityPolicy, Policy
 from redteam.mm2_scratch import AnyTarget, Rule3x
 
@@ -142,8 +143,7 @@ class Identity3xAliasForHeartbeats(Rule3x, IdentityAliasForHeartbeats):
     pass
 
 
-Correct = type("Correct", (AnyTarget,), {"__init__": lambda self: setattr(
-    self, "name", f"python:redteam.mm2_scratch2:{type(self).__name__}")})
+Correct = subclass(globals(), "Correct", AnyTarget)
 CORRECT = "Correct"
 # bug name -> {slot of AnyTarget: class}: the slots the bug replaces.
 BUGS: dict[str, dict[str, type[Policy]]] = {
@@ -162,9 +162,4 @@ BUGS: dict[str, dict[str, type[Policy]]] = {
                                       "identity3x": Identity3xAliasForHeartbeats},
     "identity-heartbeats-after-separator": {"identity": IdentityLooksLikeSeparatorHeartbeats},
 }
-TARGETS: dict[str, str] = {}
-for _name, _slots in BUGS.items():
-    _first = next(iter(_slots.values()))
-    _t = type(_first.__name__ + "Target", (Correct,), {**_slots, "__doc__": _first.__doc__})
-    globals()[_t.__name__] = _t
-    TARGETS[_name] = _t.__name__
+TARGETS = register(globals(), Correct, BUGS, slot_target)

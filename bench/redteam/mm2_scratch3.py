@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 
-from redteam._targets import SelfNamed, register, slot_target
+from redteam._targets import register, slot_target, subclass
 from redteam.mm2 import IdentityPolicy, Policy
 from redteam.mm2_scratch import AnyTarget, Rule3x
 
@@ -140,10 +140,7 @@ class UpstreamAfterLastSeparator(Policy):
         return topic.rsplit(self.sep, 1)[1] if self.sep in topic else None
 
 
-class Correct(SelfNamed, AnyTarget):
-    pass
-
-
+Correct = subclass(globals(), "Correct", AnyTarget)
 CORRECT = "Correct"
 # bug name -> {slot of AnyTarget: class}: the slots the bug replaces.
 BUGS: dict[str, dict[str, type[Policy]]] = {

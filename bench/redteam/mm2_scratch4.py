@@ -14,7 +14,7 @@ internal too".
 
 from __future__ import annotations
 
-from redteam._targets import SelfNamed, register, slot_target
+from redteam._targets import register, slot_target, subclass
 from redteam.mm2 import SEPARATOR, IdentityPolicy, Policy, java_split
 from redteam.mm2_scratch import AnyTarget
 
@@ -115,10 +115,7 @@ class CheckpointsJoinSkipsEmpty(Policy):
         return self.isep.join(p for p in ("mm2-offset-syncs", alias, "internal") if p)
 
 
-class Correct(SelfNamed, AnyTarget):
-    pass
-
-
+Correct = subclass(globals(), "Correct", AnyTarget)
 CORRECT = "Correct"
 # bug name -> {slot of AnyTarget: class}: the slots the bug replaces.
 BUGS: dict[str, dict[str, type[Policy]]] = {

@@ -18,6 +18,14 @@ from redteam.raft_scratch import NONE, NOT_LEADER, Replica
 from redteam.raft_scratch import Correct as _Correct
 
 
+def majority_offset(leader: Replica) -> int:
+    """The largest offset a majority of the voters holds, as the leader knows it (its own log
+    end, its followers' fetch offsets): the high watermark's candidate."""
+    offsets = sorted((leader.end if v == leader.id else leader.end_offsets.get(v, 0) for v in leader.voters),
+                     reverse=True)
+    return offsets[len(leader.voters) // 2]
+
+
 class HwAtEpochStart(Replica):
     """The leader commits once a majority holds its epoch start offset (``>=``), not past it:
     the earlier epochs' records are committed before the new LeaderChange is on a majority
@@ -26,9 +34,7 @@ class HwAtEpochStart(Replica):
     def update_hw(self) -> None:
         if self.role != "leader":
             return
-        offsets = sorted((self.end if v == self.id else self.end_offsets.get(v, 0) for v in self.voters),
-                         reverse=True)
-        m = offsets[len(self.voters) // 2]
+        m = majority_offset(self)
         if m > 0 and m >= self.epoch_start and (self.hw is None or m > self.hw):
             self.hw = m
 
@@ -41,9 +47,7 @@ class LeaderHwNotMonotonic(Replica):
     def update_hw(self) -> None:
         if self.role != "leader":
             return
-        offsets = sorted((self.end if v == self.id else self.end_offsets.get(v, 0) for v in self.voters),
-                         reverse=True)
-        m = offsets[len(self.voters) // 2]
+        m = majority_offset(self)
         if m > self.epoch_start:
             self.hw = m
 

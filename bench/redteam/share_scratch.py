@@ -39,7 +39,8 @@ Batch = tuple[int, int, int, int]  # first, last, delivery state, delivery count
 def combine(start: int, *lists: list[Batch], bugs: frozenset[str] = frozenset()) -> list[Batch]:
     """PersisterStateBatchCombiner as spec/share.md states it: prune below ``start`` (unless -1),
     clip, the highest (count, state) per offset, maximal runs. Interval arithmetic, so a range up
-    to Long.MAX_VALUE costs nothing."""
+    to Long.MAX_VALUE costs nothing. ``bugs`` names the slips of the red-team shards built on it
+    ("touching-apart": equal neighbours merge only where an input batch spans their boundary)."""
     batches = [b for lst in lists for b in lst]
     if start != -1:
         if "prune-inclusive" in bugs:  # off by one: a batch ending at the start offset dropped
@@ -59,7 +60,8 @@ def combine(start: int, *lists: list[Batch], bugs: frozenset[str] = frozenset())
         else:
             c, s = max(cover)
         same = out and out[-1][1] == lo - 1 and out[-1][2] == s
-        if same and ("merge-ignores-count" in bugs or out[-1][3] == c):
+        if same and ("merge-ignores-count" in bugs or out[-1][3] == c) and (
+                "touching-apart" not in bugs or any(f <= lo - 1 and lo <= last for f, last, _, _ in batches)):
             out[-1] = (out[-1][0], hi - 1, s, c)
         else:
             out.append((lo, hi - 1, s, c))

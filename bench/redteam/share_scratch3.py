@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from kspec.conformance.adapters.base import StepResult
-from redteam._targets import register
+from redteam._targets import attribute_target, register
 from redteam.share_scratch2 import NONE, Key, Node, Shard, _key_json
 from redteam.share_scratch2 import Correct as Correct2
 
@@ -197,5 +197,4 @@ BUGS: dict[str, type[Shard]] = {
     "delete-whole-group": DeleteWholeGroup,
 }
 TARGETS: dict[str, str] = {"response-before-records": "ResponseBeforeRecords"}
-TARGETS |= register(globals(), Correct, BUGS,
-                    lambda shard: (shard.__name__ + "Target", {"shard": shard, "__doc__": shard.__doc__}))
+TARGETS |= register(globals(), Correct, BUGS, attribute_target("shard"))

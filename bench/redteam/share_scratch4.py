@@ -14,10 +14,9 @@ the last snapshot record.
 
 from __future__ import annotations
 
-import itertools
 from typing import Any
 
-from redteam._targets import register
+from redteam._targets import attribute_target, register
 from redteam.share_scratch import FENCED_LEADER, FENCED_STATE, _batches_in, combine
 from redteam.share_scratch2 import NONE, Key, Shard
 from redteam.share_scratch2 import Correct as Correct2
@@ -65,25 +64,6 @@ class MaxLeaderEpochUnset(Shard):
         return super().on_read(key, req)
 
 
-def _combine_touching_apart(start: int, *lists: list[Batch]) -> list[Batch]:
-    """``combine`` that merges two equal neighbours only when one input batch spans their
-    boundary: batches that merely touch (``last + 1 == first``) stay apart."""
-    batches = [(max(f, start), last, s, c) for lst in lists for f, last, s, c in lst if start == -1 or last >= start]
-    cuts = sorted({f for f, _, _, _ in batches} | {last + 1 for _, last, _, _ in batches})
-    out: list[Batch] = []
-    for lo, hi in itertools.pairwise(cuts):
-        cover = [(c, s) for f, last, s, c in batches if f <= lo and hi - 1 <= last]
-        if not cover:
-            continue
-        c, s = max(cover)
-        spans = any(f <= lo - 1 and lo <= last for f, last, _, _ in batches)
-        if out and out[-1][1] == lo - 1 and out[-1][2:] == (s, c) and spans:
-            out[-1] = (out[-1][0], hi - 1, s, c)
-        else:
-            out.append((lo, hi - 1, s, c))
-    return out
-
-
 def _subtract(old: list[Batch], new: list[Batch]) -> list[Batch]:
     """The parts of ``old`` no batch of ``new`` covers."""
     out: list[Batch] = []
@@ -117,7 +97,7 @@ class AdjacentNotMerged(_UpdateCombiner):
     ``[0-2 AVAILABLE 1]`` and ``[3-5 AVAILABLE 1]`` stay two batches."""
 
     def merge(self, start: int, old: list[Batch], new: list[Batch]) -> list[Batch]:
-        return _combine_touching_apart(start, old, new)
+        return combine(start, old, new, bugs=frozenset({"touching-apart"}))
 
 
 class OverlapLastWriterWins(_UpdateCombiner):
@@ -233,5 +213,4 @@ EQUIVALENT: dict[str, type[Shard]] = {
     "adjacent-not-merged": AdjacentNotMerged,
     "disjoint-appended-unsorted": DisjointAppendedUnsorted,
 }
-TARGETS = register(globals(), Correct, BUGS,
-                   lambda shard: (shard.__name__ + "Target", {"shard": shard, "__doc__": shard.__doc__}))
+TARGETS = register(globals(), Correct, BUGS, attribute_target("shard"))

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from redteam._targets import SelfNamed, attribute_target, register, subclass
 from redteam.streams import NOT_AVAILABLE, Metadata, PlainTarget, _i32
 
 
@@ -156,9 +157,14 @@ class UnknownStoreAllHosts(Metadata):
         return super().all_metadata_for_store(store)
 
 
-class NotAvailableDuringRebalance(Metadata):
-    """Key queries answer NOT_AVAILABLE from a rebalance's start to its end (KIP-67's
-    "available after rebalance"), though Kafka answers from the last assignment."""
+def store_sources(meta: Metadata, store: str) -> list[str]:
+    """The source topics of ``store`` in ``meta``'s last assignment ([] when none)."""
+    return list(((meta.assignment or {}).get("stores") or {}).get(store) or [])
+
+
+class Rebalancing(Metadata):
+    """Keeps whether a rebalance was announced (``rebalance_started``, Kafka's
+    onPartitionsRevoked) and has not finished (a base of the listeners that act on it)."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -166,6 +172,11 @@ class NotAvailableDuringRebalance(Metadata):
 
     def rebalance_started(self) -> None:
         self.rebalancing = True
+
+
+class NotAvailableDuringRebalance(Rebalancing):
+    """Key queries answer NOT_AVAILABLE from a rebalance's start to its end (KIP-67's
+    "available after rebalance"), though Kafka answers from the last assignment."""
 
     def rebalance_finished(self, assignment: dict[str, Any]) -> None:
         self.rebalancing = False
@@ -195,12 +206,12 @@ class EmptyKeyNull(Metadata):
         return super().metadata_for_key(store, key)
 
 
-class ScratchTarget(PlainTarget):
-    def __init__(self) -> None:
-        self.name = f"python:redteam.streams_scratch:{type(self).__name__}"
+class ScratchTarget(SelfNamed, PlainTarget):
+    """A streams red-team target named after its own module and class (the later scratch modules
+    build on it)."""
 
 
-Correct = type("Correct", (ScratchTarget,), {"metadata_class": Metadata})
+Correct = subclass(globals(), "Correct", ScratchTarget, metadata_class=Metadata)
 CORRECT = "Correct"
 BUGS: dict[str, type[Metadata]] = {
     "tail-no-fallthrough": TailNoFallthrough,
@@ -218,8 +229,4 @@ BUGS: dict[str, type[Metadata]] = {
     "partitions-sorted-by-number": PartitionsSortedByNumber,
     "empty-key-null": EmptyKeyNull,
 }
-TARGETS: dict[str, str] = {}
-for _name, _cls in BUGS.items():
-    _t = type(_cls.__name__ + "Target", (ScratchTarget,), {"metadata_class": _cls, "__doc__": _cls.__doc__})
-    globals()[_t.__name__] = _t
-    TARGETS[_name] = _t.__name__
+TARGETS = register(globals(), ScratchTarget, BUGS, attribute_target("metadata_class"))

@@ -15,7 +15,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from redteam.streams import NOT_AVAILABLE, Metadata, Node, PlainTarget, murmur2
+from redteam._targets import attribute_target, register, subclass
+from redteam.streams import NOT_AVAILABLE, Metadata, Node, murmur2
+from redteam.streams_scratch import ScratchTarget as ScratchTarget1
+from redteam.streams_scratch import store_sources
 
 
 class StandbysOnlyLast(Metadata):
@@ -38,7 +41,7 @@ class StandbyDuplicates(Metadata):
         if not ans or ans["partition"] < 0:
             return ans
         a = self.assignment or {}
-        sources = (a.get("stores") or {}).get(store) or []
+        sources = store_sources(self, store)
         ans["standbys"] = sorted(h for h in self.hosts() for t, q in (a.get("standby") or {}).get(h, [])
                                  if t in sources and q == ans["partition"])
         return ans
@@ -169,22 +172,14 @@ class UnknownStoreListNull(Metadata):
         return super().all_metadata_for_store(store)
 
 
-class ScratchTarget(PlainTarget):
-    def __init__(self) -> None:
-        self.name = f"python:redteam.streams_scratch2:{type(self).__name__}"
-
+class ScratchTarget(ScratchTarget1):
     def start(self, node: int, config: dict[str, Any]) -> Node:
         if self.metadata_class is StoreCheckedBeforeInit:
             return Node(StoreCheckedBeforeInit(config))
         return Node(self.metadata_class())
 
 
-def _target(cls: type[Metadata]) -> type[ScratchTarget]:
-    return type(cls.__name__ + "Target", (ScratchTarget,), {"metadata_class": cls, "__doc__": cls.__doc__})
-
-
-Correct = _target(Metadata)
-Correct.__name__ = "Correct"
+Correct = subclass(globals(), "Correct", ScratchTarget, metadata_class=Metadata, __doc__=Metadata.__doc__)
 CORRECT = "Correct"
 BUGS: dict[str, type[Metadata]] = {
     "standbys-only-last": StandbysOnlyLast,
@@ -198,6 +193,4 @@ BUGS: dict[str, type[Metadata]] = {
     "not-available-partition-zero": NotAvailablePartitionZero,
     "unknown-store-list-null": UnknownStoreListNull,
 }
-for _name, _cls in BUGS.items():
-    globals()[_cls.__name__ + "Target"] = _target(_cls)
-TARGETS = {name: cls.__name__ + "Target" for name, cls in BUGS.items()}
+TARGETS = register(globals(), ScratchTarget, BUGS, attribute_target("metadata_class"))

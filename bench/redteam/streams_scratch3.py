@@ -14,8 +14,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from redteam._targets import SelfNamed, register, subclass
-from redteam.streams import Metadata, PlainTarget
+from redteam._targets import attribute_target, register, subclass
+from redteam.streams import Metadata
+from redteam.streams_scratch import ScratchTarget, store_sources
 
 # ---------------------------------------------------------------------------- bugs
 
@@ -104,7 +105,7 @@ class ActiveOwnsEverySource(Metadata):
         if not ans or ans["partition"] < 0:
             return ans
         a = self.assignment or {}
-        sources = (a.get("stores") or {}).get(store) or []
+        sources = store_sources(self, store)
         p = ans["partition"]
         owners = [h for h in self.hosts()
                   if all([t, p] in [list(tp) for tp in (a.get("active") or {}).get(h, [])] for t in sources)]
@@ -157,10 +158,6 @@ class PortDroppedForDefault(Metadata):
         return ans
 
 
-class ScratchTarget(SelfNamed, PlainTarget):
-    pass
-
-
 Correct = subclass(globals(), "Correct", ScratchTarget, metadata_class=Metadata)
 CORRECT = "Correct"
 BUGS: dict[str, type[Metadata]] = {
@@ -175,5 +172,4 @@ BUGS: dict[str, type[Metadata]] = {
     "standby-stores-minus-active": StandbyStoresMinusActive,
     "port-dropped-for-default": PortDroppedForDefault,
 }
-TARGETS = register(globals(), ScratchTarget, BUGS, lambda cls: (cls.__name__ + "Target", {
-    "metadata_class": cls, "__doc__": cls.__doc__}))
+TARGETS = register(globals(), ScratchTarget, BUGS, attribute_target("metadata_class"))

@@ -16,8 +16,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from redteam._targets import SelfNamed, register, subclass
-from redteam.streams import Metadata, PlainTarget, host_order
+from redteam._targets import attribute_target, register, subclass
+from redteam.streams import Metadata, host_order
+from redteam.streams_scratch import Rebalancing, ScratchTarget, store_sources
 
 # ---------------------------------------------------------------------------- bugs
 
@@ -103,16 +104,9 @@ class AllMetadataForStoreActiveOnly(Metadata):
         return [e for e in out if store in e["stores"]]
 
 
-class FinishWithoutStartIgnored(Metadata):
+class FinishWithoutStartIgnored(Rebalancing):
     """A strict listener: an assignment (``onChange``) that no rebalance start announced is
     dropped as out of order."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.rebalancing = False
-
-    def rebalance_started(self) -> None:
-        self.rebalancing = True
 
     def rebalance_finished(self, assignment: dict[str, Any]) -> None:
         if self.rebalancing:
@@ -136,8 +130,7 @@ class LastPartitionOffByOne(Metadata):
 
     def metadata_for_key(self, store: str, key: str) -> dict[str, Any] | None:
         ans = super().metadata_for_key(store, key)
-        a = self.assignment or {}
-        sources = (a.get("stores") or {}).get(store) or []
+        sources = store_sources(self, store)
         if ans and sources and ans["partition"] >= 0 and ans["partition"] == self.num_partitions(sources) - 1:
             return {"active": "unavailable:-1", "standbys": [], "partition": -1}
         return ans
@@ -158,10 +151,6 @@ class HostsKeyedByPort(Metadata):
         super().rebalance_finished(merged)
 
 
-class ScratchTarget(SelfNamed, PlainTarget):
-    pass
-
-
 Correct = subclass(globals(), "Correct", ScratchTarget, metadata_class=Metadata)
 CORRECT = "Correct"
 BUGS: dict[str, type[Metadata]] = {
@@ -176,5 +165,4 @@ BUGS: dict[str, type[Metadata]] = {
     "last-partition-off-by-one": LastPartitionOffByOne,
     "hosts-keyed-by-port": HostsKeyedByPort,
 }
-TARGETS = register(globals(), ScratchTarget, BUGS, lambda cls: (cls.__name__ + "Target", {
-    "metadata_class": cls, "__doc__": cls.__doc__}))
+TARGETS = register(globals(), ScratchTarget, BUGS, attribute_target("metadata_class"))

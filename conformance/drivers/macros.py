@@ -47,7 +47,7 @@ from kspec.model.raft.messages import (
     VoteRequest,
     VoteResponse,
 )
-from kspec.model.raft.state import Candidate, Down, Follower, Leader, Resigned, Unattached, Voted
+from kspec.model.raft.state import Candidate, Down, Follower, Leader, Prospective, Resigned, Unattached, Voted
 from kspec.model.raft.system import Deliver, Duplicate, Fire, Raft, describe_message
 
 # A campaign delivers at most this many vote messages (a pre-vote round and a vote round to
@@ -220,10 +220,60 @@ class ElectWithout:
     absent: int
 
 
+@dataclass(frozen=True)
+class FirstAnswer:
+    """RAFT-DRIVE-MID-ROUND: voter ``node``'s timer expires and it stands (prospective or
+    candidate); its request to ``voter`` and ``voter``'s answer are delivered, its other
+    requests stay on the wire. Enabled only where ``node`` still stands in that round having
+    counted the answer (a rejection, or a grant short of a majority with four or five voters):
+    a replica in the middle of an election round, where a request, a timer or a crash meets a
+    tally that is neither empty nor decided (a prospective that grants a standard vote starts
+    its round again, RAFT-KIP996-PROSPECTIVE-VOTES; a candidate keeps its grants). A
+    :class:`Campaign` delivers every answer, so its rounds end decided or with every voter heard."""
+
+    node: int
+    voter: int
+
+
+@dataclass(frozen=True)
+class AbandonRound:
+    """RAFT-DRIVE-MID-ROUND, the next round: a :class:`FirstAnswer` (``node`` stands, only
+    ``voter``'s answer arrives), then ``node``'s timers expire until it stands in a new round
+    (a kip-595 candidate backs off, then stands in the next epoch; a prospective that knew no
+    leader asks again), and that round's requests and answers are delivered (as a
+    :class:`Campaign`). The old round's requests stay on the wire. What a round counted must
+    not count in the next (a candidate's grants are per epoch; KIP-996's new pre-vote round
+    counts afresh)."""
+
+    node: int
+    voter: int
+
+
+@dataclass(frozen=True)
+class LateVote:
+    """RAFT-DRIVE-MID-ROUND, a held answer: voter ``node`` stands, its request to ``voter`` is
+    delivered, and the answer is held while ``node``'s timers make it stand in a later epoch
+    (a :class:`Stale` answer, delivered as a copy where it changes nothing): the simplest
+    round whose own answer arrives after the round was given up."""
+
+    node: int
+    voter: int
+
+
+@dataclass(frozen=True)
+class HeldFetch:
+    """RAFT-DRIVE-STALE-ANSWER at a guided path's end: follower ``node`` fetches, its leader
+    answers, and the answer is held while the leader resigns (check quorum) and wins the next
+    epoch, which ``node`` follows again; then the answer arrives (a :class:`Stale` copy): an
+    older epoch's answer from the same leader, which a follower checking only the sender
+    appends."""
+
+    node: int
+
+
 Macro = (RoundTrip | Replicate | Campaign | Depose | CatchUp | Reclaim | DeliverTwice | DeposeCommitted
-         | StrayCampaign | Canvass | DeliverLate | LateFetch | Stale | ElectWithout)
-MACRO_TYPES = (RoundTrip, Replicate, Campaign, Depose, CatchUp, Reclaim, DeliverTwice, DeposeCommitted,
-               StrayCampaign, Canvass, DeliverLate, LateFetch, Stale, ElectWithout)
+         | StrayCampaign | Canvass | DeliverLate | LateFetch | Stale | ElectWithout | FirstAnswer | AbandonRound
+         | LateVote | HeldFetch)
 # The driver categories the macros come in (one per offered macro).
 CATEGORIES = ("round_trip", "replicate", "depose")
 
@@ -358,6 +408,17 @@ def raft_candidates(state: Any) -> list[tuple[str, Macro]]:
     return out + [c for c in stray_candidates(state) if c not in out]
 
 
+def mid_round_candidates(state: Any) -> list[tuple[str, Macro]]:
+    """RAFT-DRIVE-MID-ROUND: a first answer (category ``stray``) for every live voter that a
+    timer makes stand (one that follows no one, follows, resigned, or backs off) and every
+    other live voter it would ask."""
+    live = {n.id for n in state.nodes if not isinstance(n.role, Down)}
+    return [("stray", FirstAnswer(n.id, v)) for n in state.nodes
+            if n.id in live and n.is_voter and (isinstance(n.role, Unattached | Voted | Follower | Resigned)
+                                                 or (isinstance(n.role, Candidate) and n.role.backing_off))
+            for v in sorted(n.voters) if v != n.id and v in live]
+
+
 def _behind(state: Any, node: Any) -> bool:
     """Whether no majority of the voters has a log ``node``'s log is as up to date as (its
     campaign must lose: the others reject it on the log check)."""
@@ -373,75 +434,6 @@ def stray_candidates(state: Any) -> list[tuple[str, Macro]]:
     that may know no leader either."""
     return [("stray", StrayCampaign(n.id)) for n in state.nodes
             if n.is_voter and isinstance(n.role, Unattached | Voted) and _behind(state, n)]
-
-
-def describe(macro: Macro) -> str:
-    """One line naming the macro."""
-    if isinstance(macro, RoundTrip):
-        return f"replica {macro.node}: fetch round trip"
-    if isinstance(macro, Replicate):
-        return f"replica {macro.leader}: replicate to its followers"
-    if isinstance(macro, Depose):
-        return f"replica {macro.successor} deposes replica {macro.leader}"
-    if isinstance(macro, CatchUp):
-        return f"replica {macro.node}: catch up alone"
-    if isinstance(macro, DeliverTwice):
-        return f"deliver {describe_message(macro.message)} twice"
-    if isinstance(macro, Reclaim):
-        return f"replica {macro.successor} deposes replica {macro.leader}, which wins back"
-    if isinstance(macro, DeposeCommitted):
-        return f"replica {macro.successor} deposes replica {macro.leader} and commits before it fetches"
-    if isinstance(macro, StrayCampaign):
-        return f"replica {macro.node}: campaign without having heard of its epoch's leader"
-    if isinstance(macro, Canvass):
-        return f"replica {macro.node}: stand, heard only by replica {macro.voter}, which votes and then stands"
-    if isinstance(macro, DeliverLate):
-        return f"replica {macro.node}: fetch answer, replication, then a late copy of the answer"
-    if isinstance(macro, LateFetch):
-        return f"replica {macro.node}: fetch (duplicated), catch up alone, then the old fetch's copy arrives"
-    if isinstance(macro, Stale):
-        return f"{describe_message(macro.message)} held until its receiver's epoch moved on, then delivered"
-    if isinstance(macro, ElectWithout):
-        return f"replica {macro.node}: campaign and win without replica {macro.absent}, which then hears of it"
-    return f"replica {macro.node}: campaign"
-
-
-def expand(macro: Macro, state: Any, actions: Actions, resolve: Resolve) -> Expansion | None:
-    """The model actions ``macro`` takes from ``state``, each with the state after it; None
-    when its first action is not enabled (then the macro is not)."""
-    if isinstance(macro, RoundTrip):
-        steps = _round_trip(macro.node, state, actions, resolve)
-    elif isinstance(macro, Replicate):
-        steps = _replicate(macro.leader, state, actions, resolve)
-    elif isinstance(macro, Depose):
-        steps = _depose(macro.leader, macro.successor, state, actions, resolve)
-    elif isinstance(macro, CatchUp):
-        steps = _catch_up(macro.node, state, actions, resolve)
-    elif isinstance(macro, DeliverTwice):
-        steps = _deliver(macro.message, state, resolve)
-        if steps:
-            steps += [(Redeliver(macro.message), after) for after in [resolve(steps[-1][1], Redeliver(macro.message))]
-                      if after is not None]
-            steps = steps if len(steps) == 2 else []
-    elif isinstance(macro, DeliverLate):
-        steps = _deliver_late(macro.node, state, actions, resolve)
-    elif isinstance(macro, LateFetch):
-        steps = _late_fetch(macro.node, state, actions, resolve)
-    elif isinstance(macro, Stale):
-        steps = _stale(macro.message, state, actions, resolve)
-    elif isinstance(macro, ElectWithout):
-        steps = _elect_without(macro.node, macro.absent, state, actions, resolve)
-    elif isinstance(macro, Reclaim):
-        steps = _reclaim(macro.leader, macro.successor, state, actions, resolve)
-    elif isinstance(macro, DeposeCommitted):
-        steps = _depose(macro.leader, macro.successor, state, actions, resolve, commit_first=True)
-    elif isinstance(macro, Canvass):
-        steps = _canvass(macro.node, macro.voter, state, actions, resolve)
-        if steps:  # then the voter stands itself (a stray campaign, mostly lost)
-            steps += _campaign(macro.voter, steps[-1][1], actions, resolve)
-    else:  # a campaign, a stray one too
-        steps = _campaign(macro.node, state, actions, resolve)
-    return steps or None
 
 
 def _new_messages(before: Any, after: Any, kind: type[Any] | tuple[type[Any], ...], *,
@@ -631,6 +623,95 @@ def _elect_without(node: int, absent: int, state: Any, actions: Actions, resolve
     return [] if delivered is None else steps + delivered
 
 
+def _first_answer(node: int, voter: int, state: Any, actions: Actions, resolve: Resolve) -> Expansion:
+    steps = _fire(node, (ElectionTimeout, FetchTimeout, BackoffExpired), state, actions, resolve)
+    if not steps:
+        return []
+    fired = steps[-1][1]
+    for request in _new_messages(state, fired, VoteRequest, src=node, dst=voter)[:1]:
+        steps += _deliver(request, fired, resolve)
+    if len(steps) < 2:
+        return []
+    answered = steps[-1][1]
+    steps += [d for m in _new_messages(fired, answered, VoteResponse, src=voter, dst=node)[:1]
+              for d in _deliver(m, answered, resolve)]
+    if len(steps) < 3:
+        return []
+    stood, now = fired.node(node).role, steps[-1][1].node(node).role
+    counted = isinstance(now, Prospective | Candidate) and type(now) is type(stood) and now.epoch == stood.epoch \
+        and voter in now.granted | now.rejected
+    return steps if counted else []
+
+
+MAX_ROUND_TIMERS = 3
+
+
+def _held_fetch(node: int, state: Any, actions: Actions, resolve: Resolve) -> Expansion:
+    role = state.node(node).role
+    if not isinstance(role, Follower):
+        return []
+    steps = _fire(node, (FetchDue,), state, actions, resolve, role.leader)
+    if not steps:
+        return []
+    fired = steps[-1][1]
+    for request in _new_messages(state, fired, FetchRequest, src=node)[:1]:
+        steps += _deliver(request, fired, resolve)
+    if len(steps) < 2:
+        return []
+    answers = [m for m in _new_messages(fired, steps[-1][1], FetchResponse, dst=node) if m.error == "NONE"]
+    held = _stale(answers[0], steps[-1][1], actions, resolve) if answers else []
+    return steps + held if held else []
+
+
+def _late_vote(node: int, voter: int, state: Any, actions: Actions, resolve: Resolve) -> Expansion:
+    steps = _fire(node, (ElectionTimeout, FetchTimeout, BackoffExpired), state, actions, resolve)
+    if not steps:
+        return []
+    fired = steps[-1][1]
+    for request in _new_messages(state, fired, VoteRequest, src=node, dst=voter)[:1]:
+        steps += _deliver(request, fired, resolve)
+    if len(steps) < 2:
+        return []
+    answers = _new_messages(fired, steps[-1][1], VoteResponse, src=voter, dst=node)
+    held = _stale(answers[0], steps[-1][1], actions, resolve) if answers else []
+    return steps + held if held else []
+
+
+def _abandon_round(node: int, voter: int, state: Any, actions: Actions, resolve: Resolve) -> Expansion:
+    steps = _first_answer(node, voter, state, actions, resolve)
+    if not steps:
+        return []
+    current = steps[-1][1]
+    for _ in range(MAX_ROUND_TIMERS):
+        fired = _fire(node, (ElectionTimeout, BackoffExpired), current, actions, resolve)
+        if not fired:
+            return []
+        steps += fired
+        current = fired[-1][1]
+        role = current.node(node).role
+        if isinstance(role, Prospective | Candidate) and not role.granted - {node} and not role.rejected:
+            break  # standing in a new round
+    else:
+        return []
+    if not isinstance(current.node(node).role, Prospective | Candidate):
+        return []
+    # the new round's requests (the old round's are orphaned: their answers are not awaited,
+    # RAFT-MODEL-IGNORED-RESPONSES) and their answers, ``voter``'s last: a tally the old round
+    # left shows only before the new round has heard from that voter again
+    fresh = current
+    for _ in range(MAX_CAMPAIGN_DELIVERIES):
+        pending = sorted([m for m in current.network.distinct()
+                          if isinstance(m, VoteRequest) and m.src == node and not m.orphaned]
+                         + _new_messages(fresh, current, VoteResponse, dst=node),
+                         key=lambda m: (voter in (m.src, m.dst), repr(m)))
+        delivered = next((d for m in pending if (d := _deliver(m, current, resolve))), None)
+        if delivered is None:
+            break
+        steps += delivered
+        current = delivered[-1][1]
+    return steps
+
+
 def _canvass(node: int, voter: int, state: Any, actions: Actions, resolve: Resolve) -> Expansion:
     steps = _fire(node, (ElectionTimeout, FetchTimeout), state, actions, resolve)
     if not steps:
@@ -733,3 +814,75 @@ def _reclaim(leader: int, successor: int, state: Any, actions: Actions, resolve:
             break
         steps += trip
     return steps
+
+
+def _deliver_twice(message: Any, state: Any, resolve: Resolve) -> Expansion:
+    steps = _deliver(message, state, resolve)
+    if not steps:
+        return []
+    copy = Redeliver(message)
+    after = resolve(steps[-1][1], copy)
+    return [] if after is None else [*steps, (copy, after)]
+
+
+def _canvass_then_stand(node: int, voter: int, state: Any, actions: Actions, resolve: Resolve) -> Expansion:
+    steps = _canvass(node, voter, state, actions, resolve)
+    if steps:  # then the voter stands itself (a stray campaign, mostly lost)
+        steps += _campaign(voter, steps[-1][1], actions, resolve)
+    return steps
+
+
+# Each macro's (expander, one-line description): the table ``expand`` and ``describe`` read
+# (a new macro is one row here; MACRO_TYPES, what the drivers test actions against, is its keys).
+# An expander takes (macro, state, the model's actions, resolve).
+Expander = Callable[[Any, Any, Actions, Resolve], Expansion]
+MACROS: dict[type[Macro], tuple[Expander, Callable[[Any], str]]] = {
+    RoundTrip: (lambda m, s, a, r: _round_trip(m.node, s, a, r),
+                lambda m: f"replica {m.node}: fetch round trip"),
+    Replicate: (lambda m, s, a, r: _replicate(m.leader, s, a, r),
+                lambda m: f"replica {m.leader}: replicate to its followers"),
+    Campaign: (lambda m, s, a, r: _campaign(m.node, s, a, r),
+               lambda m: f"replica {m.node}: campaign"),
+    Depose: (lambda m, s, a, r: _depose(m.leader, m.successor, s, a, r),
+             lambda m: f"replica {m.successor} deposes replica {m.leader}"),
+    CatchUp: (lambda m, s, a, r: _catch_up(m.node, s, a, r),
+              lambda m: f"replica {m.node}: catch up alone"),
+    Reclaim: (lambda m, s, a, r: _reclaim(m.leader, m.successor, s, a, r),
+              lambda m: f"replica {m.successor} deposes replica {m.leader}, which wins back"),
+    DeliverTwice: (lambda m, s, a, r: _deliver_twice(m.message, s, r),
+                   lambda m: f"deliver {describe_message(m.message)} twice"),
+    DeposeCommitted: (lambda m, s, a, r: _depose(m.leader, m.successor, s, a, r, commit_first=True),
+                      lambda m: f"replica {m.successor} deposes replica {m.leader} and commits before it fetches"),
+    StrayCampaign: (lambda m, s, a, r: _campaign(m.node, s, a, r),
+                    lambda m: f"replica {m.node}: campaign without having heard of its epoch's leader"),
+    Canvass: (lambda m, s, a, r: _canvass_then_stand(m.node, m.voter, s, a, r),
+              lambda m: f"replica {m.node}: stand, heard only by replica {m.voter}, which votes and then stands"),
+    DeliverLate: (lambda m, s, a, r: _deliver_late(m.node, s, a, r),
+                  lambda m: f"replica {m.node}: fetch answer, replication, then a late copy of the answer"),
+    LateFetch: (lambda m, s, a, r: _late_fetch(m.node, s, a, r),
+                lambda m: f"replica {m.node}: fetch (duplicated), catch up alone, then the old fetch's copy arrives"),
+    Stale: (lambda m, s, a, r: _stale(m.message, s, a, r),
+            lambda m: f"{describe_message(m.message)} held until its receiver's epoch moved on, then delivered"),
+    FirstAnswer: (lambda m, s, a, r: _first_answer(m.node, m.voter, s, a, r),
+                  lambda m: f"replica {m.node}: stand, only replica {m.voter}'s answer arrives"),
+    AbandonRound: (lambda m, s, a, r: _abandon_round(m.node, m.voter, s, a, r),
+                   lambda m: f"replica {m.node}: stand, only replica {m.voter}'s answer arrives, then stand again"),
+    LateVote: (lambda m, s, a, r: _late_vote(m.node, m.voter, s, a, r),
+               lambda m: f"replica {m.node}: stand, replica {m.voter}'s answer held until it stood again"),
+    HeldFetch: (lambda m, s, a, r: _held_fetch(m.node, s, a, r),
+                lambda m: f"replica {m.node}: fetch answer held until its leader resigned and won the next epoch"),
+    ElectWithout: (lambda m, s, a, r: _elect_without(m.node, m.absent, s, a, r),
+                   lambda m: f"replica {m.node}: campaign and win without replica {m.absent}, which then hears of it"),
+}
+MACRO_TYPES: tuple[type[Macro], ...] = tuple(MACROS)
+
+
+def describe(macro: Macro) -> str:
+    """One line naming the macro."""
+    return MACROS[type(macro)][1](macro)
+
+
+def expand(macro: Macro, state: Any, actions: Actions, resolve: Resolve) -> Expansion | None:
+    """The model actions ``macro`` takes from ``state``, each with the state after it; None
+    when its first action is not enabled (then the macro is not)."""
+    return MACROS[type(macro)][0](macro, state, actions, resolve) or None

@@ -100,7 +100,7 @@ IDENTITY_BREAKS = frozenset({"MM2-INV-NO-CYCLE", "MM2-INV-NO-MERGE"})
 # checkpointsTopic(remote alias); MM2-DRIVE-ALIAS-ARGUMENT).
 CLIENT_NODE = "(client)"
 CLIENT_NAMES = 16  # interesting names the client is asked about, besides every name the clusters hold
-MAX_NAMES = 76  # names offered to the query category (7 calls each: at most 532 candidates)
+MAX_NAMES = 82  # names offered to the query category (7 calls each: at most 574 candidates)
 MAX_FORMAT_TOPICS = 40  # every interesting name up to the non-ASCII sources (the long names are at 33-34)
 
 
@@ -146,7 +146,14 @@ def interesting_topics(sep: str) -> list[str]:
             # remote copies of names Kafka's internal test matches (``__`` / ``.`` prefixes): the
             # test reads the name as given, so a remote copy is not internal (a policy that tests
             # the original topic, "a copy of an internal topic is internal", differs)
-            f"A{sep}__orders", f"A{sep}.orders"]
+            f"A{sep}__orders", f"A{sep}.orders",
+            # MM2-DRIVE-SEPARATOR-RUNS: the heartbeats topic as every other node's alias names it
+            # (``x_`` with ``__`` gives ``x___heartbeats``: source ``x``, upstream ``_heartbeats``,
+            # not a heartbeats topic), and runs of the separator's characters that are not a
+            # multiple of it (Java's split takes the leftmost match): a policy that tests a suffix,
+            # splits from the right or per character reads these otherwise
+            *(f"{alias}{sep}heartbeats" for alias in EXTRA_ALIASES), f"A{sep}{sep[-1]}heartbeats",
+            f"A{sep[0]}{sep}orders"]
 
 
 @dataclass(frozen=True, slots=True)

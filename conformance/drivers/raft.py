@@ -578,6 +578,11 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
                 out.append((category, macro))
                 state = after
                 break
+        else:
+            # RAFT-DRIVE-MID-ROUND, on every other path: a voter stands and one answer arrives,
+            # so the requests below meet a tally neither empty nor decided
+            out_mid, state = self._mid_round_probe(state, k)
+            out += out_mid
         # An observer that follows no one while a replica leads catches up first (a fetch
         # round trip makes it the leader's follower), so its follower role is probed too: no
         # guided path ended there, and random runs reach it rarely.
@@ -616,14 +621,33 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
                         break
         return out
 
+    def _mid_round_probe(self, state: Raft, k: int) -> tuple[list[tuple[str, Any]], Raft]:
+        """RAFT-DRIVE-MID-ROUND at an odd path's end: the ``k // 6``-th enabled first answer
+        (rotating; macros.FirstAnswer), in turn as it is, followed by the next round
+        (macros.AbandonRound), or with the answer held until the replica stood again
+        (macros.LateVote); or nothing."""
+        if k % 2 == 0:
+            return [], state
+        kinds = (macros.FirstAnswer, macros.AbandonRound, macros.LateVote)
+        kind = kinds[(k // 2) % len(kinds)]
+        firsts = [m for _, m in macros.mid_round_candidates(state) if isinstance(m, macros.FirstAnswer)]
+        for j in range(len(firsts)):
+            first = firsts[(k // 6 + j) % len(firsts)]
+            macro = kind(first.node, first.voter)
+            after = self.resolve(state, macro)
+            if after is not None:
+                return [("stray", macro)], after
+        return [], state
+
     def _late_copy_probe(self, state: Raft, k: int) -> tuple[list[tuple[str, Any]], Raft]:
         """RAFT-DRIVE-LATE-COPY at a guided path's end: a leader appends a record, then the
         ``k``-th late copy (rotating) that is enabled: a replica catches up alone, the leader
         replicates, and the first answer's copy arrives after the high watermark moved (in
         the shapes with an observer or four or more voters: with three, the answer at the log
         end already carries the newest high watermark), or a follower's duplicated fetch
-        reaches the leader after the follower caught up (macros.LateFetch). The steps and the
-        state after them; none when no late copy is enabled."""
+        reaches the leader after the follower caught up (macros.LateFetch), or a follower's
+        answer held while its leader resigned and won the next epoch (macros.HeldFetch). The
+        steps and the state after them; none when no late copy is enabled."""
         leaders = [n for n in state.nodes if isinstance(n.role, Leader)]
         if not leaders:
             return [], state
@@ -631,7 +655,11 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
         appended = self.resolve(state, append)
         if appended is None:
             return [], state
-        late = [m for _, m in macros.raft_candidates(appended) if isinstance(m, macros.DeliverLate | macros.LateFetch)]
+        late: list[macros.Macro] = [m for _, m in macros.raft_candidates(appended)
+                                    if isinstance(m, macros.DeliverLate | macros.LateFetch)]
+        # RAFT-DRIVE-STALE-ANSWER: a follower's answer held across its leader's resignation and
+        # re-election (macros.HeldFetch), which the random runs' Stale reaches only by chance
+        late += [macros.HeldFetch(n.id) for n in appended.nodes if isinstance(n.role, Follower)]
         for j in range(len(late)):
             macro = late[(k + j) % len(late)]
             after = self.resolve(appended, macro)
@@ -740,9 +768,9 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
         if isinstance(action, macros.MACRO_TYPES):
             return macros.describe(action)
         if isinstance(action, Fire) and isinstance(action.input, ClientAppend) and action.input.payload:
-            shown = list(action.input.payload) if len(action.input.payload) <= 8 else \
-                f"{len(action.input.payload)} bytes {action.input.payload[0]}..{action.input.payload[-1]}"
-            return f"{describe_action(action)}(payload={shown})"
+            payload: list[int] | str = list(action.input.payload) if len(action.input.payload) <= 8 \
+                else f"{len(action.input.payload)} bytes {action.input.payload[0]}..{action.input.payload[-1]}"
+            return f"{describe_action(action)}(payload={payload})"
         return describe_action(action)
 
     def model_violation(self, before: Raft, action: Any, after: Raft) -> str | None:

@@ -43,12 +43,14 @@ from kspec.model.share.shard import observe, step_with
 from kspec.model.share.system import (
     DOOMED,
     DOOMED_TOPIC,
+    KEY,
     Action,
     Delete,
     DeleteTopic,
     Elect,
     Initialize,
     Load,
+    PrunedLoad,
     Read,
     ShareSystem,
     Summary,
@@ -71,6 +73,18 @@ class ReloadWithoutTopic:
     ``g:U:0``'s leader reads. Each part is the model's own action, sent as its own input; taken
     as one step so the guide's beam keeps the path (five single steps deep among forty siblings
     a level, it did not: SHARE-WIT-IMAGE-FAILOVER)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ReinitPruneReload:
+    """Composite step (category ``initialize``: it holds one; SHARE-DRIVE-PRUNE-RELOAD): the key's
+    state stored (initialized when it has none), a leader at a new epoch (``Elect`` when the
+    current one is 0) reads it, so its fence is above the snapshot's leader epoch, the group
+    coordinator initializes it again (a reset of the offsets: a snapshot with leader epoch 0),
+    the shard fails over and the runtime has pruned the log below the redundant offset
+    (``Unload``, ``PrunedLoad``). Each part is the model's own action sent as its own input;
+    one step, as :class:`ReloadWithoutTopic`, so the guide's beam keeps the path
+    (SHARE-WIT-PRUNE-FENCE: six single steps deep, it did not)."""
 
 
 BOUNDS: dict[str, int] = {"offsets": 2, "max_records": 10, "max_leader_epoch": 2, "max_state_epoch": 2,
@@ -104,6 +118,7 @@ class ShareDriver(Driver[ShareSystem]):
         # the coordinator's housekeeping, not an answer of KIP-932's RPCs.
         self.observes_redundant = bool(self.config.get("redundant_offset", False))
         skip = waived(str(self.config.get("model_variant") or ""))
+        self._prune_forgets = self.model.rules.prune_forgets_fences
         props = [p for p in self.model.properties() if p.name not in skip]
         self._always = [p for p in props if p.kind == "always"]
         self._always_step = [p for p in props if p.kind == "always_step"]
@@ -129,7 +144,47 @@ class ShareDriver(Driver[ShareSystem]):
             # one from the composite either (tests/share/test_share_target_declarations.py).
             first = parts[0][0]
             out.append((self._category_of(state, first) if len(parts) > 4 else "image", ReloadWithoutTopic()))
+        if self.model.probes and self._prune_parts(state) is not None:
+            out.append(("initialize", ReinitPruneReload()))
         return out
+
+    def _parts_of(self, state: SysState, action: Any) -> list[tuple[Action, SysState]] | None:
+        """The model actions of a composite step with the state after each (None: not enabled)."""
+        if isinstance(action, ReloadWithoutTopic):
+            return self._reload_parts(state)
+        if isinstance(action, ReinitPruneReload):
+            return self._prune_parts(state)
+        return None
+
+    def _chain(self, state: SysState, wants: list[Any]) -> list[tuple[Action, SysState]] | None:
+        """The first enabled model action matching each of ``wants`` in turn, with the state after
+        each (None: a part not offered there, or out of bounds)."""
+        parts: list[tuple[Action, SysState]] = []
+        s = state
+        for wanted in wants:
+            a = next((a for _, a in self.candidates_single(s) if wanted(a)), None)
+            after = None if a is None else self.resolve(s, a)
+            if a is None or after is None:
+                return None
+            parts.append((a, after))
+            s = after
+        return parts
+
+    def _prune_parts(self, state: SysState) -> list[tuple[Action, SysState]] | None:
+        """The model actions of :class:`ReinitPruneReload` from ``state`` (None: not enabled: 4.0
+        has no initialize, the shard must be loaded, and the pruned load must be offered)."""
+        if not self.model.rules.initialize or not state.shard.active:
+            return None
+        wants: list[Any] = []
+        if state.shard.offset(KEY) is None:
+            wants.append(lambda a: isinstance(a, Initialize) and a.key == KEY and a.start_offset == 0)
+        if state.leader_epoch == 0:
+            wants.append(lambda a: isinstance(a, Elect))
+        wants += [lambda a: isinstance(a, Read) and a.key == KEY and a.leader_epoch > 0,
+                  lambda a: isinstance(a, Initialize) and a.key == KEY and a.start_offset == 0
+                  and a.state_epoch >= state.group_state_epoch,
+                  lambda a: isinstance(a, Unload), lambda a: isinstance(a, PrunedLoad)]
+        return self._chain(state, wants)
 
     def _category_of(self, state: SysState, action: Action) -> str:
         return next(c for c, a in self.candidates_single(state) if a == action)
@@ -163,32 +218,18 @@ class ShareDriver(Driver[ShareSystem]):
         if not state.shard.active or image is None or all(t != DOOMED_TOPIC for t, _ in image):
             return None
 
-        def enabled(s: SysState, wanted: Any) -> Action | None:
-            for _, a in self.candidates_single(s):
-                if wanted(a):
-                    return a  # type: ignore[no-any-return]
-            return None
-
         wants: list[Any] = []
         if state.shard.offset(DOOMED) is None:
             first = Initialize if self.model.rules.initialize else Write  # 4.0 has no initialize
             wants.append(lambda a: isinstance(a, first) and a.key == DOOMED)
         wants += [lambda a: isinstance(a, DeleteTopic), lambda a: isinstance(a, Unload),
-                  lambda a: isinstance(a, Load), lambda a: isinstance(a, Read) and a.key == DOOMED]
-        parts: list[tuple[Action, SysState]] = []
-        s = state
-        for wanted in wants:
-            a = enabled(s, wanted)
-            after = None if a is None else self.resolve(s, a)
-            if a is None or after is None:
-                return None
-            parts.append((a, after))
-            s = after
-        return parts
+                  lambda a: isinstance(a, Load) and not isinstance(a, PrunedLoad),
+                  lambda a: isinstance(a, Read) and a.key == DOOMED]
+        return self._chain(state, wants)
 
     def resolve(self, state: SysState, action: Any) -> SysState | None:
-        if isinstance(action, ReloadWithoutTopic):
-            parts = self._reload_parts(state)
+        if isinstance(action, ReloadWithoutTopic | ReinitPruneReload):
+            parts = self._parts_of(state, action)
             return None if parts is None else parts[-1][1]
         after = self.model.next_state(state, action)
         if after is None or not self.model.within_bounds(after):
@@ -196,10 +237,10 @@ class ShareDriver(Driver[ShareSystem]):
         return after
 
     def events(self, before: SysState, action: Action, after: SysState) -> list[Event]:
-        if isinstance(action, ReloadWithoutTopic):
+        if isinstance(action, ReloadWithoutTopic | ReinitPruneReload):
             out: list[Event] = []
             s = before
-            for part, nxt in self._reload_parts(before) or []:
+            for part, nxt in self._parts_of(before, action) or []:
                 out += [Event(e.node, e.input, e.model_outputs, e.model_observation, self.describe(part))
                         for e in self.events(s, part, nxt)]
                 s = nxt
@@ -208,7 +249,11 @@ class ShareDriver(Driver[ShareSystem]):
         if isinstance(action, Unload):
             return [Event(0, {"type": "Unload"}, [], obs)]
         if isinstance(action, Load):
-            return [Event(0, {"type": "Load", "records": encode(before.log)}, [], obs)]
+            # After a PrunedLoad the records below ``log_start_offset`` are gone (the runtime's
+            # deleteRecords): a shard replays from there. The whole log is sent all the same, so
+            # a target that never prunes replays it (SHARE-RULE-PRUNE-INVISIBLE: the same answers).
+            start = {"log_start_offset": after.log_start} if after.log_start else {}
+            return [Event(0, {"type": "Load", "records": encode(before.log), **start}, [], obs)]
         if isinstance(action, DeleteTopic):
             image = after.shard.image or frozenset()
             return [Event(0, {"type": "MetadataUpdate", "image": sorted([t, p] for t, p in image)}, [], obs)]
@@ -222,6 +267,9 @@ class ShareDriver(Driver[ShareSystem]):
         if isinstance(action, ReloadWithoutTopic):
             key = DOOMED.coordinator_key()
             return f"topic {DOOMED_TOPIC} deleted while [{key}] is stored, fail-over, its leader reads"
+        if isinstance(action, ReinitPruneReload):
+            return ("a new leader reads, the group coordinator initializes again, fail-over from the log "
+                    "pruned below the redundant offset")
         return self.model.describe_action(action)
 
     # -- what is compared (spec/share.md, "What is observable") --------------------------------
@@ -268,9 +316,9 @@ class ShareDriver(Driver[ShareSystem]):
         return {**observation, "partitions": parts}
 
     def model_violation(self, before: SysState, action: Any, after: SysState) -> str | None:
-        if isinstance(action, ReloadWithoutTopic):
+        if isinstance(action, ReloadWithoutTopic | ReinitPruneReload):
             s = before
-            for part, nxt in self._reload_parts(before) or []:
+            for part, nxt in self._parts_of(before, action) or []:
                 found = first_violated(self._always + self._always_step, s, part, nxt)
                 if found is not None:
                     return found
@@ -286,10 +334,17 @@ class ShareDriver(Driver[ShareSystem]):
         obs = observations[node]
         parts = obs.get("partitions") or {}
         kind = inp.get("type") if isinstance(inp, dict) else None
+        pruned = kind == "Load" and bool(inp.get("log_start_offset"))
         if kind == "Unload":
             memory["before_unload"] = parts
-        elif kind == "Load" and "before_unload" in memory and parts != memory["before_unload"]:
+        elif kind == "Load" and "before_unload" in memory and _reloaded_view(parts, pruned, self._prune_forgets) \
+                != _reloaded_view(memory["before_unload"], pruned, self._prune_forgets):
+            if pruned and _reloaded_view(parts, True, True) == _reloaded_view(memory["before_unload"], True, True):
+                return ("SHARE-INV-PRUNE-KEEPS-FENCES: the shard loaded from the log pruned below the redundant "
+                        "offset lost an epoch fence the unloaded one held")
             return "SHARE-INV-REPLAY-EQUALS-HANDLERS: the reloaded shard differs from the one that was unloaded"
+        if pruned and self._prune_forgets:
+            memory.pop("fences", None)  # the accepted deviation: a pruned load may lower a fence
         fences: dict[str, tuple[Any, Any]] = memory.setdefault("fences", {})
         for key in [k for k in fences if k not in parts]:
             del fences[key]  # a delete forgets the key, fences too (SHARE-RULE-DELETE; the model judges it)
@@ -302,6 +357,18 @@ class ShareDriver(Driver[ShareSystem]):
                         return f"SHARE-INV-EPOCHS-MONOTONE: the {name} epoch fence of {key} went from {a} to {b}"
             fences[key] = now
         return None
+
+
+def _reloaded_view(parts: Any, pruned: bool, forgets_fences: bool) -> Any:
+    """What a reload must give back of the unloaded shard's partitions: all of it, but after a
+    pruned load (``log_start_offset``) not the update count (a count the records left do not
+    rebuild chooses the same next record, ``prune_offset``) and, with the deviation
+    ``share-prune-forgets-leader-fence`` accepted, not the fences."""
+    if not pruned or not isinstance(parts, dict):
+        return parts
+    dropped = {"update_count"} | ({"leader_epoch_fence", "state_epoch_fence"} if forgets_fences else set())
+    return {k: {f: v for f, v in p.items() if f not in dropped} if isinstance(p, dict) else p
+            for k, p in parts.items()}
 
 
 def _coalesced_rows(rows: list[Any]) -> JSON:

@@ -11,13 +11,15 @@ section.
 
 Vocabulary (docs/adapter-guide.md, "What each driver sends"; tests/conformance/test_vocabulary.py
 shows each kind in a default run): the keys of ``KEYS`` (every partition, negative hashes, the
-empty key, every murmur2 tail length, multi-byte UTF-8, 300 bytes, a NUL byte); four stores — the
+empty key, every murmur2 tail length, multi-byte UTF-8, 300 bytes, a NUL byte); five stores — the
 system model's ``counts`` over ``input``, ``joined`` over ``side`` and ``input`` (topics of
 different sizes, the narrower first), ``enriched`` over the same two the other way round and the
 global ``global-config`` (``widen``); unknown store names that look like a real one
 (``UNKNOWN_STORES``); partition counts 1 to 4 and 8; a member with standby tasks only, a member
-with none; endpoints as deployments write them (configuration ``servers``: two instances on one
-host, a mixed-case name, an IPv6 literal), the model's ``hostN:8080`` renamed at the wire.
+with none; a second sub-topology (``sessions`` over ``clicks``, its tasks placed apart from
+``input``'s: STREAMS-DRIVE-SUBTOPOLOGIES); endpoints as deployments write them (configuration
+``servers``: two instances on one host, a mixed-case name, an IPv6 literal), the model's
+``hostN:8080`` renamed at the wire.
 
 The assignment names every member the plan was made for, a member with no task with empty
 sets (STREAMS-RULE-EVERY-MEMBER); the configurations (3, 3, 1) and (2, 4, 0) have plans that
@@ -127,18 +129,33 @@ UNKNOWN_STORES = (UNKNOWN_STORE, "Counts", "counts ", "", "app-counts-changelog"
 # ``enriched`` reads the same two topics listed the other way round (the widest first): a
 # router that takes one listed topic's count (the first, or the last a loop left behind) differs
 # on one of the two stores.
+# STREAMS-DRIVE-SUBTOPOLOGIES: ``sessions`` over ``clicks``, a topic no other store reads, is a
+# second sub-topology with tasks of its own: ``clicks`` has half the partitions of ``input``
+# (rounded down, at least one) and its task p runs where ``input``'s task n-1-p runs (actively and
+# as standbys), so the hosts that hold only ``input``'s first partitions hold no ``sessions``. A
+# host's stores are those of the sub-topologies whose tasks it runs: a router that gives every
+# store to any host with a task, looks a store's key up in another sub-topology's partitions, or
+# takes the application's widest topic for every store differs.
 JOINED = "joined"
 ENRICHED = "enriched"
 SIDE_TOPIC = "side"
+SESSIONS = "sessions"
+CLICKS_TOPIC = "clicks"
 GLOBAL_STORE = "global-config"
 WIDE_TOPOLOGY = Topology(((STORE, (SOURCE_TOPIC,)), (JOINED, (SIDE_TOPIC, SOURCE_TOPIC)),
-                          (ENRICHED, (SOURCE_TOPIC, SIDE_TOPIC))), frozenset({GLOBAL_STORE}))
+                          (ENRICHED, (SOURCE_TOPIC, SIDE_TOPIC)), (SESSIONS, (CLICKS_TOPIC,))),
+                         frozenset({GLOBAL_STORE}))
 # Keys asked of ``joined`` and the global store (fewer than of ``counts``: the hashing is the same).
 WIDE_KEYS = ("alice", "dave", "carol", "bob", "", "k" * 300)
 
 
 def side_partitions(partitions: int) -> int:
     return (partitions + 1) // 2
+
+
+def clicks_partitions(partitions: int) -> int:
+    """``clicks``' partition count (STREAMS-DRIVE-SUBTOPOLOGIES): half of ``input``'s, at least one."""
+    return max(1, partitions // 2)
 
 
 def endpoints(config: dict[str, JSON]) -> dict[HostInfo, HostInfo]:
@@ -162,12 +179,17 @@ def widen(assignment: Assignment, partitions: int, servers: dict[HostInfo, HostI
     are again those of the active map (STREAMS-RULE-PARTITION-INFO). ``servers`` renames the
     model's hosts to the configuration's endpoints."""
     narrow = side_partitions(partitions)
+    clicks = clicks_partitions(partitions)
     names = servers or {}
 
+    def more(tps: frozenset[TopicPartition]) -> frozenset[TopicPartition]:
+        # side p with input p (one task); clicks p where input n-1-p runs (another sub-topology)
+        inputs = {tp.partition for tp in tps if tp.topic == SOURCE_TOPIC}
+        return frozenset(tps | {TopicPartition(SIDE_TOPIC, p) for p in inputs if p < narrow}
+                         | {TopicPartition(CLICKS_TOPIC, p) for p in range(clicks) if partitions - 1 - p in inputs})
+
     def grow(host_map: HostMap) -> HostMap:
-        return tuple(sorted((names.get(h, h), frozenset(tps | {TopicPartition(SIDE_TOPIC, tp.partition) for tp in tps
-                                                               if tp.topic == SOURCE_TOPIC and tp.partition < narrow}))
-                            for h, tps in host_map))
+        return tuple(sorted((names.get(h, h), more(tps)) for h, tps in host_map))
 
     active = grow(assignment.active)
     return Assignment(WIDE_TOPOLOGY, active, grow(assignment.standby),
@@ -236,10 +258,12 @@ class StreamsDriver(Driver[StreamsSystem]):
         out += [("query", MetadataForKey(STORE, k)) for k in KEYS]
         out += [("query", MetadataForKey(JOINED, k)) for k in WIDE_KEYS]
         out += [("query", MetadataForKey(ENRICHED, k)) for k in WIDE_KEYS]
+        out += [("query", MetadataForKey(SESSIONS, k)) for k in WIDE_KEYS]
         out.append(("query", MetadataForKey(GLOBAL_STORE, KEYS[0])))
         out += [("query", MetadataForKey(s, KEYS[0])) for s in UNKNOWN_STORES]
         out.append(("metadata", AllMetadata()))
-        out += [("metadata", AllMetadataForStore(s)) for s in (STORE, JOINED, ENRICHED, GLOBAL_STORE, *UNKNOWN_STORES)]
+        out += [("metadata", AllMetadataForStore(s))
+                for s in (STORE, JOINED, ENRICHED, SESSIONS, GLOBAL_STORE, *UNKNOWN_STORES)]
         return out
 
     def probes(self, state: State, k: int) -> list[tuple[str, Any]]:
@@ -257,7 +281,8 @@ class StreamsDriver(Driver[StreamsSystem]):
         out: list[tuple[str, Any]] = [("membership", Leave(back)), ("membership", Join(back)),
                                       ("assign", Assign(moved[k % len(moved)])), ("finish", Finish())]
         out += [("query", MetadataForKey(STORE, key)) for key in KEYS[:3]]
-        out += [("query", MetadataForKey(JOINED, KEYS[0])), ("metadata", AllMetadata())]
+        out += [("query", MetadataForKey(JOINED, KEYS[0])), ("query", MetadataForKey(SESSIONS, KEYS[0])),
+                ("metadata", AllMetadata())]
         return out
 
     def resolve(self, state: State, action: Any) -> State | None:

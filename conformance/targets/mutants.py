@@ -579,8 +579,11 @@ CATALOGUE: dict[str, Mutant] = {m.name: m for m in (
 # The search-power mutants (issue #19): deep runs, output order, off-protocol inputs, rare
 # vocabulary, the listener contract.
 from kspec.conformance.targets.mutants_power import ENTRIES as _POWER  # noqa: E402
+from kspec.conformance.targets.mutants_power import RAFT_ENTRIES as _POWER_RAFT  # noqa: E402
 
 CATALOGUE.update({n: Mutant(n, p, c, b) for n, p, c, b in _POWER})
+CATALOGUE.update({n: Mutant(n, "raft", c, b, default_budget=caught, note=note)
+                  for n, c, b, caught, note in _POWER_RAFT})
 
 NOT_IN_CATALOGUE: dict[str, str] = {}
 

@@ -3,6 +3,12 @@
 Every value a model produces can be turned into plain JSON (for traces, counterexamples and
 ``--json`` output) and back, given the classes that may appear. A dataclass becomes an
 object with a ``type`` key naming its class.
+
+A set (and a bag's elements, a map's keys) is written in the canonical order of :func:`order`:
+natural within a kind (numbers by value, so 9 before 10; lists element by element, so
+``[4, 4]`` before ``[32768, 32768]``), the order a target sorts the same set in. (It was the
+order of ``repr``, which put 10 before 9: a target writing a set sorted by number would have
+differed from the model's encoding of the same set.)
 """
 
 from __future__ import annotations
@@ -16,11 +22,31 @@ from kspec.model.core.bag import Bag
 JSON = Any
 
 
+def order(value: JSON) -> tuple[Any, ...]:
+    """The canonical order of encoded values (a sort key): null, then booleans, numbers (by
+    value), strings (by code point), lists (element by element, a prefix first), objects (by
+    their items in key order); natural within each kind, total across kinds."""
+    if value is None:
+        return (0,)
+    if isinstance(value, bool):
+        return (1, value)
+    if isinstance(value, int | float):
+        return (2, value)
+    if isinstance(value, str):
+        return (3, value)
+    if isinstance(value, list):
+        return (4, tuple(order(v) for v in value))
+    if isinstance(value, dict):
+        return (5, tuple((k, order(v)) for k, v in sorted(value.items())))
+    raise TypeError(f"not an encoded value: {type(value).__name__}")
+
+
 def encode(value: Any) -> JSON:
     """Encode a model value as JSON-compatible data."""
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         if isinstance(value, Bag):
-            return {"type": "Bag", "items": [[encode(e), value.count(e)] for e in value.distinct()]}
+            items = sorted(([encode(e), value.count(e)] for e in value.distinct()), key=lambda item: order(item[0]))
+            return {"type": "Bag", "items": items}
         out: dict[str, JSON] = {"type": type(value).__name__}
         for f in dataclasses.fields(value):
             out[f.name] = encode(getattr(value, f.name))
@@ -30,9 +56,9 @@ def encode(value: Any) -> JSON:
     if isinstance(value, tuple | list):
         return [encode(v) for v in value]
     if isinstance(value, frozenset | set):
-        return sorted((encode(v) for v in value), key=repr)
+        return sorted((encode(v) for v in value), key=order)
     if isinstance(value, Mapping):
-        return {str(k): encode(v) for k, v in sorted(value.items(), key=lambda kv: repr(kv[0]))}
+        return {str(k): encode(v) for k, v in sorted(value.items(), key=lambda kv: order(encode(kv[0])))}
     raise TypeError(f"cannot encode {type(value).__name__}: {value!r}")
 
 

@@ -23,7 +23,7 @@ from kspec.model.raft.messages import (
 )
 from kspec.model.raft.node import unanswered
 from kspec.model.raft.rules import majority
-from kspec.model.raft.state import Candidate, Down, Follower, Leader, Node, Prospective, Resigned
+from kspec.model.raft.state import Candidate, Follower, Leader, Node, Prospective, Resigned
 from kspec.model.raft.system import Fire, Reboot
 
 
@@ -184,7 +184,9 @@ def check_quorum_counted(before: Any, action: Any, after: Any) -> bool:
     for b, a in zip(before.nodes, after.nodes, strict=True):
         if not _check_quorum_set_counted(a):
             return False
-        if not (isinstance(b.role, Leader) and isinstance(a.role, Resigned | Down)) or a.id == rebooted:
+        # Down is not a resignation: a crash, or a release's catalogued exception stopping the
+        # replica (a deviation's Halt, RAFT-OBS-EXCEPTION), ends a leader without check-quorum.
+        if not (isinstance(b.role, Leader) and isinstance(a.role, Resigned)) or a.id == rebooted:
             continue
         timeout = isinstance(action, Fire) and action.node == a.id and isinstance(action.input, CheckQuorumTimeout)
         if not timeout or _fetched_quorum(b):

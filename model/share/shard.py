@@ -362,6 +362,16 @@ def load(log: Iterable[Record], snapshot_limit: int, image: frozenset[tuple[str,
     return replay_all(ShardState(snapshot_limit=snapshot_limit, image=image, active=True, rules=rules), log)
 
 
+def load_pruned(log: tuple[Record, ...], log_start: int, snapshot_limit: int,
+                image: frozenset[tuple[str, int]] | None, rules: Rules = LATEST) -> ShardState:
+    """A new shard loading a log whose records below ``log_start`` the runtime deleted
+    (``ShareCoordinatorService``'s pruning: ``deleteRecords`` up to ``lastRedundantOffset()``):
+    what is left replayed at its own offsets. What Kafka's shard rebuilds; the protocol's answer
+    is :func:`kspec.model.share.system.reloaded` (SHARE-RULE-PRUNE-INVISIBLE)."""
+    fresh = ShardState(snapshot_limit=snapshot_limit, image=image, active=True, rules=rules, log_end=log_start)
+    return replay_all(fresh, log[log_start:])
+
+
 def unload(state: ShardState) -> ShardState:
     """The shard on a broker that lost the coordinator partition: no longer answers."""
     return replace(state, active=False)

@@ -53,7 +53,9 @@ from kspec.model.share.shard import (
     ShardState,
     WriteRequest,
     load,
+    load_pruned,
     observe,
+    redundant_offset,
     replay,
     response_error,
     step_with,
@@ -173,7 +175,15 @@ class Load:
     """A new shard loads the coordinator partition by replaying its log (fail-over ends)."""
 
 
-Action = Write | Read | Elect | Initialize | Unload | Load | Delete | Summary | DeleteTopic
+@dataclass(frozen=True, slots=True)
+class PrunedLoad(Load):
+    """The runtime deleted the coordinator partition's records below the redundant offset
+    (``ShareCoordinatorService``'s pruning job: ``deleteRecords`` up to the shard's
+    ``lastRedundantOffset()``), then a new shard loads what is left (a probe, category
+    ``failover``; SHARE-RULE-PRUNE-INVISIBLE)."""
+
+
+Action = Write | Read | Elect | Initialize | Unload | Load | PrunedLoad | Delete | Summary | DeleteTopic
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,6 +204,10 @@ class SysState:
     # the doomed key's request. A reload must validate against the image as it is now, not the
     # one the coordinator started with; only a request after such a load shows which it used.
     image_failover: int = 0
+    # The coordinator partition's log start offset: the records below it were deleted by the
+    # runtime's pruning (PrunedLoad); a new shard replays ``log[log_start:]``. The model keeps the
+    # whole log (the properties read it); 0 in the protocol actors' state space (a probe).
+    log_start: int = 0
 
 
 def key_of(action: Action) -> SharePartitionKey | None:
@@ -230,6 +244,41 @@ def loaded(log: tuple[Record, ...], snapshot_limit: int, rules: Rules,
     if not log:
         return load((), snapshot_limit, image, rules)
     return replay(loaded(log[:-1], snapshot_limit, rules, image), log[-1])
+
+
+def reloaded(log: tuple[Record, ...], log_start: int, snapshot_limit: int, rules: Rules,
+             image: frozenset[tuple[str, int]] | None) -> ShardState:
+    """SHARE-RULE-LOAD on a log pruned below ``log_start`` (SHARE-RULE-PRUNE-INVISIBLE): pruning is
+    the coordinator's housekeeping, so the new shard answers as one that replayed the whole log:
+    its fences too, which the records left may not carry (an initialize's snapshot holds leader
+    epoch 0 while the fence keeps the maximum). The deviation ``share-prune-forgets-leader-fence``
+    (Kafka 4.1-4.4) rebuilds from what is left (:func:`load_pruned`)."""
+    if log_start > 0 and rules.prune_forgets_fences:
+        return load_pruned(log, log_start, snapshot_limit, image, rules)
+    return loaded(log, snapshot_limit, rules, IMAGE if image is None else image)
+
+
+def prune_offset(state: SysState) -> int | None:
+    """Where the runtime's pruning cuts the log for a :class:`PrunedLoad` from ``state`` (None:
+    not offered): the unloaded shard's redundant offset, above the log start, where the records
+    left rebuild every stored share-partition, the offsets manager and what the update counts
+    decide as the whole log does (a count the replay leaves absent where the whole log has 0
+    chooses the same next record from 4.2.1 on: SHARE-RULE-SNAPSHOT-CADENCE), so only the
+    fences can tell the two apart and a target that never prunes answers as the model does."""
+    shard = state.shard
+    r = redundant_offset(shard)
+    if shard.active or r is None or r <= state.log_start:
+        return None
+    full = loaded(state.log, shard.snapshot_limit, shard.rules, shard.image)
+    left = load_pruned(state.log, r, shard.snapshot_limit, shard.image, shard.rules)
+    if (left.offsets, left.snapshot_offsets, left.redundant) != (full.offsets, full.snapshot_offsets, full.redundant):
+        return None
+    same = {0, None} if shard.rules.update_count_from_one else set()
+    for key, _ in full.offsets:
+        a, b = full.update_count(key), left.update_count(key)
+        if a != b and not {a, b} <= same:
+            return None
+    return r
 
 
 def read_view(shard: ShardState) -> tuple[Any, ...]:
@@ -331,6 +380,8 @@ class ShareSystem:
         Requests a release has no API for (SHARE-VER-INITIALIZE) are not sent to it.
         """
         le, ge, api = state.leader_epoch, state.group_state_epoch, self.rules.initialize
+        if prune_offset(state) is not None:
+            yield "failover", PrunedLoad()  # SHARE-RULE-PRUNE-INVISIBLE
         start, batches = self.menu[1] if len(self.menu) > 1 else self.menu[0]
         for se in sorted({NOT_SET, ge - 1, ge + 1} - {state.leader_state_epoch}):
             if se >= NOT_SET:
@@ -410,7 +461,14 @@ class ShareSystem:
             return replace(state, shard=unload(state.shard), failovers=state.failovers + 1, last_error=NONE)
         if isinstance(action, Load):
             # The new shard gets the image as it is now (a topic deleted meanwhile stays deleted).
-            shard = loaded(state.log, self.snapshot_every, self.rules, state.shard.image)
+            log_start = state.log_start
+            if isinstance(action, PrunedLoad):
+                cut = prune_offset(state)
+                if cut is None:
+                    return None
+                log_start = cut
+            shard = reloaded(state.log, log_start, self.snapshot_every, self.rules, state.shard.image)
+            state = replace(state, log_start=log_start)
             doomed_gone = (shard.image is not None and all(t != DOOMED_TOPIC for t, _ in shard.image)
                            and shard.offset(DOOMED) is not None)
             return replace(state, shard=shard, last_error=NONE, image_failover=1 if doomed_gone else 0)
@@ -699,10 +757,29 @@ class ShareSystem:
             return (r is not None and bool(s.shard.offsets)
                     and any(isinstance(rec, ShareTombstone) for rec in s.log[:r]))
 
+        @always_step("SHARE-INV-PRUNE-KEEPS-FENCES", "prune_keeps_fences", witnessed_by=("prune_restores_fence",))
+        def prune_keeps_fences(before: SysState, action: Action, after: SysState) -> bool:
+            """A shard loaded from a log pruned below the redundant offset holds the leader-epoch
+            and state-epoch fences a replay of the whole log gives (SHARE-RULE-PRUNE-INVISIBLE):
+            pruning never lets a stale leader or group coordinator in again."""
+            if not isinstance(action, Load) or after.log_start == 0 or not after.shard.active:
+                return True
+            whole = loaded(after.log, snapshot_every, rules, after.shard.image)
+            return (whole.leader_epochs, whole.state_epochs) == (after.shard.leader_epochs, after.shard.state_epochs)
+
+        @sometimes("SHARE-WIT-PRUNE-FENCE", "prune_restores_fence")
+        def prune_restores(s: SysState) -> bool:
+            """A shard loaded from a pruned log holds a leader-epoch fence the records left alone
+            do not rebuild (an initialize's snapshot after a read recorded a leader epoch)."""
+            if s.log_start == 0 or not s.shard.active:
+                return False
+            left = load_pruned(s.log, s.log_start, snapshot_every, s.shard.image, rules)
+            return left.leader_epochs != loaded(s.log, snapshot_every, rules, s.shard.image).leader_epochs
+
         deletes = (deleted, delete_failover, delete_releases) if self.rules.initialize else ()  # 4.0: no delete
         counts = self._count_properties() if self.rules.delivery_complete_count else ()
         return (isolation, delete_forgets, summary_only_reads, *deletes, keys, image_failover,
-                redundant_safe, released, updates_redundant, *counts)
+                redundant_safe, released, updates_redundant, prune_keeps_fences, prune_restores, *counts)
 
     @staticmethod
     def _count_properties() -> tuple[Property[Any, Any], ...]:
@@ -776,6 +853,8 @@ class ShareSystem:
             return f"read-summary leader_epoch={action.leader_epoch}{on}"
         if isinstance(action, DeleteTopic):
             return f"topic {action.topic} is deleted (metadata update)"
+        if isinstance(action, PrunedLoad):
+            return "the log is pruned below the redundant offset; a new shard loads what is left"
         return type(action).__name__.lower()
 
     def describe_state(self, state: SysState) -> str:

@@ -61,6 +61,11 @@ class Rules:
     # deleted key's tombstone offset, so the redundant offset never passes it
     # (SHARE-RULE-REDUNDANT-OFFSET).
     deleted_key_pins_redundant: bool = False
+    # share-prune-forgets-leader-fence (4.1.0 - 4.4.0, no fix yet): a shard loaded from the log
+    # the runtime pruned below the redundant offset rebuilds its fences from what is left, so a
+    # leader-epoch fence only an older record carried (an initialize's snapshot holds leader
+    # epoch 0) comes back lower and a stale leader is no longer fenced.
+    prune_forgets_fences: bool = False
 
     @property
     def version(self) -> str:
@@ -111,6 +116,7 @@ DEVIATION_SWITCHES: dict[str, dict[str, bool]] = {
     "share-initialize-count-unset": {"initialize_count_unset": True},
     "share-write-count-regresses": {"write_count_from_request": True},
     "share-redundant-offset-pinned-by-delete": {"deleted_key_pins_redundant": True},
+    "share-prune-forgets-leader-fence": {"prune_forgets_fences": True},
 }
 
 

@@ -40,11 +40,13 @@ BASELINES = [
     ("raft", "raft_scratch2", "Correct"),
     ("raft", "raft_scratch3", "Correct"),
     ("raft", "raft_scratch4", "Correct"),
+    ("raft", "raft_scratch5", "Correct"),
     # voters
     ("voters", "voters_scratch", "Correct"),
     ("voters", "voters_scratch2", "Correct"),
     ("voters", "voters_scratch3", "Correct"),
     ("voters", "voters_scratch3", "CorrectLog"),
+    ("voters", "voters_scratch4", "Correct"),
     # share (session 9's baseline claims 4.4, 4.1 and 4.3 in turn)
     ("share", "share_scratch", "Correct"),
     ("share", "share_scratch2", "Correct"),
@@ -52,16 +54,19 @@ BASELINES = [
     ("share", "share_scratch2", "Correct43"),
     ("share", "share_scratch3", "Correct"),
     ("share", "share_scratch4", "Correct"),
+    ("share", "share_scratch5", "Correct"),
     # mm2
     ("mm2", "mm2_scratch", "Correct"),
     ("mm2", "mm2_scratch2", "Correct"),
     ("mm2", "mm2_scratch3", "Correct"),
     ("mm2", "mm2_scratch4", "Correct"),
+    ("mm2", "mm2_scratch5", "Correct"),
     # streams
     ("streams", "streams_scratch", "Correct"),
     ("streams", "streams_scratch2", "Correct"),
     ("streams", "streams_scratch3", "Correct"),
     ("streams", "streams_scratch4", "Correct"),
+    ("streams", "streams_scratch5", "Correct"),
 ]
 
 

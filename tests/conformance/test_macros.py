@@ -5,6 +5,7 @@ says from the states that need it."""
 from __future__ import annotations
 
 import random
+import typing
 from typing import Any
 
 import pytest
@@ -283,3 +284,83 @@ def test_stale_vote_answer_arrives_after_the_candidate_stood_again() -> None:
     assert isinstance(last, macros.Redeliver) and last.message == grant and after == before
     role = after.node(1).role
     assert isinstance(role, Candidate) and role.epoch == 2 and role.granted == {1}
+
+
+def test_every_macro_has_a_row_in_the_table() -> None:
+    """macros.MACROS (expander, description) has a row for every macro of the union and no
+    other: ``expand`` and ``describe`` read it (a session-11 isinstance chain sent an unlisted
+    macro to the campaign expander)."""
+    assert set(macros.MACRO_TYPES) == set(typing.get_args(macros.Macro))
+    assert macros.describe(macros.ElectWithout(2, 1)) == \
+        "replica 2: campaign and win without replica 1, which then hears of it"
+
+
+def test_first_answer_leaves_a_prospective_mid_round() -> None:
+    """RAFT-DRIVE-MID-ROUND: with four voters and pre-vote, replica 1 stands and only replica
+    2's grant arrives: two of four is no majority, so it is still prospective, the grant
+    counted and its requests to 3 and 4 on the wire."""
+    from kspec.model.raft.messages import VoteRequest
+    from kspec.model.raft.state import Prospective
+
+    driver, state = _raft_path({"voters": 4, "pre_vote": True, "kip853": True}, [])
+    macro = macros.FirstAnswer(1, 2)
+    assert ("stray", macro) in macros.mid_round_candidates(state)
+    _check_expansion(driver, state, macro)
+    after = driver.resolve(state, macro)
+    role = after.node(1).role
+    assert isinstance(role, Prospective) and role.granted == {1, 2}
+    assert {m.dst for m in after.network.distinct() if isinstance(m, VoteRequest)} == {3, 4}
+    # with three voters one grant decides: not a first answer
+    driver, state = _raft_path({"voters": 3, "pre_vote": True, "kip853": True}, [])
+    assert driver.resolve(state, macros.FirstAnswer(1, 2)) is None
+
+
+def test_abandon_round_counts_the_next_round_afresh() -> None:
+    """RAFT-DRIVE-MID-ROUND: four voters with pre-vote; replica 1's first round counts replica
+    2's grant, its timer expires (no leader known: it asks again) and the new round's requests
+    and answers are delivered: it needs three grants of the new round, not two."""
+    from kspec.model.raft.state import Candidate, Leader
+
+    driver, state = _raft_path({"voters": 4, "pre_vote": True, "kip853": True}, [])
+    macro = macros.AbandonRound(1, 2)
+    _check_expansion(driver, state, macro)
+    expansion = driver.expand(state, macro) or []
+    kinds = [type(a.input if isinstance(a, Fire) else a.message).__name__ for a, _ in expansion]
+    assert kinds[:4] == ["ElectionTimeout", "VoteRequest", "VoteResponse", "ElectionTimeout"]
+    assert "VoteRequest" in kinds[4:]
+    assert isinstance(expansion[-1][1].node(1).role, Candidate | Leader)
+
+
+def test_late_vote_arrives_after_the_candidate_stood_again() -> None:
+    """RAFT-DRIVE-MID-ROUND, a held answer: candidate 1's request to 2 is granted in epoch 1;
+    the grant is held while 1 backs off and stands in epoch 2, then its copy arrives and
+    changes nothing (RAFT-RULE-STALE-EPOCH)."""
+    from kspec.model.raft.messages import VoteResponse
+    from kspec.model.raft.state import Candidate
+
+    driver, state = _raft_path({"faults": True}, [])
+    expansion = driver.expand(state, macros.LateVote(1, 2)) or []
+    (last, after), before = expansion[-1], expansion[-2][1]
+    assert isinstance(last, macros.Redeliver) and isinstance(last.message, VoteResponse)
+    assert last.message.granted and last.message.epoch == 1 and after == before
+    role = after.node(1).role
+    assert isinstance(role, Candidate) and role.epoch == 2 and role.granted == {1}
+
+
+def test_held_fetch_answer_arrives_after_its_leader_won_again() -> None:
+    """RAFT-DRIVE-STALE-ANSWER at a path's end: replica 2's answer from leader 1 (epoch 1, the
+    client record in it) is held while 1 resigns and wins epoch 2, which 2 follows again; the
+    copy then changes nothing (RAFT-RULE-STALE-EPOCH: older records are not appended)."""
+    from kspec.model.raft.messages import ClientAppend, FetchResponse
+
+    driver, state = _raft_path({"faults": True}, [
+        ("timer", lambda a: a.node == 1), ("deliver", _delivers("VoteRequest", 2)),
+        ("deliver", _delivers("VoteResponse", 1)), ("deliver", _delivers("BeginQuorumEpochRequest", 2)),
+        ("deliver", _delivers("BeginQuorumEpochRequest", 3)), ("replicate", lambda a: True),
+        ("client", lambda a: isinstance(a.input, ClientAppend))])
+    expansion = driver.expand(state, macros.HeldFetch(2)) or []
+    (last, after), before = expansion[-1], expansion[-2][1]
+    assert isinstance(last, macros.Redeliver) and isinstance(last.message, FetchResponse)
+    assert last.message.epoch == 1 and last.message.entries and after == before
+    role = after.node(2).role
+    assert isinstance(role, Follower) and role.epoch == 2 and role.leader == 1

@@ -10,6 +10,7 @@ maps to TLC's values field by field (spec/raft.md, "TLA+ mapping"):
   ``rejected`` and ``prior``, an election record, are Prospective's),
   ``epoch_start``/``end_offsets``/``fetched`` (Leader's; ``end_offsets`` a set of
   ``<<replica, offset>>``), ``acknowledged`` (Leader's and Resigned's: RAFT-RULE-RESEND),
+  ``resends`` (every replica's ``Node.resends``: whether it keeps who answered),
   ``log`` and ``high_watermark``; a field the role lacks holds its
   default (``Nil``, ``{}``, ``FALSE``, ``0``). The static ``id``, ``voters``, ``pre_vote`` are
   not state.
@@ -167,7 +168,7 @@ def node_value(n: Node) -> FrozenDict:
     rec: dict[str, Any] = {
         "role": n.role_name, "epoch": n.epoch, "voted_for": NIL, "leader": NIL, "granted": frozenset(),
         "rejected": frozenset(), "backing_off": False, "timed_out": False, "epoch_start": 0, "end_offsets": frozenset(),
-        "fetched": frozenset(), "acknowledged": frozenset(), "has_fetched": False, "prior": NIL,
+        "fetched": frozenset(), "acknowledged": frozenset(), "resends": n.resends, "has_fetched": False, "prior": NIL,
         "log": tuple(entry_value(e) for e in n.log), "high_watermark": _opt(n.high_watermark),
     }
     match role:
@@ -214,8 +215,8 @@ def raft_variables(s: Raft, node: Callable[[Any], FrozenDict] = node_value) -> d
 def from_model(s: Raft) -> FrozenDict:
     """The TLA+ variables of a model state, as TLC prints them (parsed by kspec.tla.values): the
     shared ones plus KRaft.tla's resend count and its ghost (Voters.tla runs without resends).
-    A replica's ``Node.resends`` flag is no variable: it is ``resends < MaxResends``
-    (KRaft.tla's Resending) in every state the model reaches."""
+    A replica's ``Node.resends`` flag is its record's ``resends`` field (KRaft.tla's Resending
+    reads it, not the count, so that the replica step stays a constant-level operator)."""
     return FrozenDict({**raft_variables(s), "resends": s.resends, "resent": frozenset(s.resent)})
 
 

@@ -115,7 +115,8 @@ def voter_node_value(n: VoterNode) -> FrozenDict:
     if n.control.voters.static != n.static:
         raise ValueError(f"replica {n.id}: the history's static set differs from the replica's")
     rec = dict(node_value(n))
-    del rec["acknowledged"]  # KRaft.tla's resend record: the voter-set model runs without resends
+    # KRaft.tla's resend record and flag: the voter-set model runs without resends
+    del rec["acknowledged"], rec["resends"]
     rec.update(voters=frozenset(n.voters), control=control_value(n.control), snapshot=snapshot_value(n.snapshot),
                static=voter_set_value(n.static), fetch_lapsed=n.fetch_lapsed,
                upgrade_voters=frozenset(n.upgrade_voters))

@@ -35,11 +35,21 @@ DIRECTORY_UUID_HIGH = 0x6B73706563
 PORT_BASE = 9990
 
 
+_CONTROL_UTILS: dict[str, Any] = {}
+
+
 def _control_utils(java: _Java) -> Any:
-    try:
-        return jvm.jclass(java.version, "org.apache.kafka.common.record.ControlRecordUtils")
-    except TargetError:
-        return jvm.jclass(java.version, "org.apache.kafka.common.record.internal.ControlRecordUtils")
+    """``ControlRecordUtils`` (``common.record.internal`` from 4.3), looked up once per version:
+    a failed lookup costs a Java ClassNotFoundException, and every KRaftVersion record read
+    (each log read of the voters replica level) asked again."""
+    found = _CONTROL_UTILS.get(java.version)
+    if found is None:
+        try:
+            found = jvm.jclass(java.version, "org.apache.kafka.common.record.ControlRecordUtils")
+        except TargetError:
+            found = jvm.jclass(java.version, "org.apache.kafka.common.record.internal.ControlRecordUtils")
+        _CONTROL_UTILS[java.version] = found
+    return found
 
 
 def voters_record(java: _Java, payload: list[int]) -> Any:

@@ -180,7 +180,9 @@ class KafkaShareShard:
         self.image = None if image is None else self._image(image)
         self.metrics = java.Metrics()
         self.next_offset = 0
-        self.log: list[Any] = []  # __share_group_state partition 0: every record replayed, in order
+        # __share_group_state partition 0: (offset, record) of every record replayed, in order
+        # (from the log start offset: a pruned load drops the records below it).
+        self.log: list[tuple[int, Any]] = []
         self.shard: Any = None
         self.active = True
         self._new_shard()
@@ -249,7 +251,7 @@ class KafkaShareShard:
         """Replay one CoordinatorRecord at the next offset of the coordinator partition (and keep
         it in the partition's log)."""
         j = self.java
-        self.log.append(record)
+        self.log.append((self.next_offset, record))
         self.shard.replay(j.Long(self.next_offset), j.Long(-1), j.Short(-1), record)
         self.next_offset += 1
 
@@ -319,13 +321,19 @@ class KafkaShareShard:
             # Fail-over replays the partition's log: the records this shard's handlers wrote
             # (Kafka's own), so what they rebuild is compared with the model's state. A log
             # this adapter did not write (a replayed counterexample's first Load) comes from
-            # the input.
+            # the input. Records below ``log_start_offset`` were deleted by the runtime's pruning
+            # (``deleteRecords`` up to ``lastRedundantOffset()``): what is left is replayed at its
+            # own offsets, as after a real fail-over (SHARE-RULE-PRUNE-INVISIBLE).
+            start = int(inp.get("log_start_offset") or 0)
             log = list(self.log) if self.log or not inp.get("records") else \
-                [self.record_in(rec) for rec in inp.get("records", [])]
+                [(at, self.record_in(rec)) for at, rec in enumerate(inp.get("records", []))]
             self._new_shard()
             self.active = True
-            for record in log:
-                self.replay(record)
+            self.next_offset = start
+            for at, record in log:
+                if at >= start:
+                    self.next_offset = at
+                    self.replay(record)
             return []
         if kind not in RESPONSE_OF:
             raise TargetError(f"unknown input type {kind!r}")

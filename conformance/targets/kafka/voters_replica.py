@@ -171,6 +171,29 @@ class KafkaVoterReplica(kraft.KafkaRaftNode):
                 return
         raise TargetError(f"replica {self.id}: KafkaRaftClient did not settle")
 
+    # -------------------------------------------------------------- the log, read once
+
+    # The log's entries as last read, while nothing of Kafka's has run since (see log_entries).
+    _log_read: list[dict[str, Any]] | None = None
+
+    def log_entries(self) -> list[dict[str, Any]]:
+        """As the raft target's, read once between Kafka's activity: a step reads the whole log
+        before (its effects' start), after (its effects) and for its observation, and between
+        two steps of this replica nothing of its Kafka runs, so the first and last reads of the
+        three equal the neighbouring step's (decoding every record through JPype was a quarter
+        of a kafka:4.4.0 step's time). ``_dispatch`` and the voters inputs forget it before
+        Kafka runs."""
+        if self._log_read is None:
+            self._log_read = super().log_entries()
+        return list(self._log_read)
+
+    def _dispatch(self, inp: JSON) -> None:
+        self._log_read = None
+        try:
+            super()._dispatch(inp)
+        finally:
+            self._log_read = None
+
     # -------------------------------------------------------------- requests
 
     def _leader_endpoints(self, data: Any) -> None:
@@ -242,7 +265,8 @@ class KafkaVoterReplica(kraft.KafkaRaftNode):
         return super()._remaining(kind)
 
     # VOTERS-RULE-OBSERVER-FETCH-TIMEOUT: (epoch, leader) of the observer follower whose fetch
-    # timer the model fired, until an answer names that leader (the model's lapse; see _fetch_due)
+    # timer the model fired, until an answer names that leader and Kafka asks the leader again
+    # (_asks_bootstrap_on_timer; the model's lapse; see _fetch_due)
     _lapsed: tuple[int, int] | None = None
 
     def _observer_follower(self) -> bool:
@@ -258,17 +282,30 @@ class KafkaVoterReplica(kraft.KafkaRaftNode):
     def _fetch_expired(self) -> bool:
         return bool(self.quorum.followerStateOrThrow().hasFetchTimeoutExpired(self.time.milliseconds()))
 
+    def _asks_bootstrap_on_timer(self) -> bool:
+        """Whether Kafka still sends this observer follower's every Fetch to a random bootstrap
+        server: 3.9-4.1's ``pollFollowerAsObserver`` does so while the fetch timer is expired
+        (``hasFetchTimeoutExpired`` -> ``maybeSendAnyVoterFetch`` / ``maybeSendFetchToAnyBootstrap``),
+        and only a successful fetch from the leader resets that timer: an answer naming the
+        leader does not (KAFKA-19354). 4.2+ asks the leader unless its request timed out
+        (``maybeSendFetchToBestNode``). While it does, the lapse stays the adapter's: the pick
+        is steered (``_fetch_due``), as at the first lapse, whatever the model predicts (the
+        reference model, which asks the leader again, then diverges only on a pick of another
+        bootstrap server, K7; the K7 variant predicts Fetches to the servers it picks)."""
+        return self.java.vt < (4, 2) and self._observer_follower() and self._fetch_expired()
+
     def _fetch_due(self, to: int) -> None:
         """As the raft target's, except at an observer. Without a leader, a pick outside its
         bootstrap servers: Kafka asks only those (VOTERS-RULE-OBSERVER-BOOTSTRAP), so nothing is
         due and the fetch in flight stays awaited (the raft target's rule would take it as lost
         and fail it, and the answer the model then delivers would find no request). As a
         follower whose fetch timer the model fired (VOTERS-RULE-OBSERVER-FETCH-TIMEOUT), until an
-        answer names the leader, a pick of a bootstrap server moves the clock past the fetch
-        timeout and the request timeout of the fetch to the leader (what a leader that stopped
-        answering looks like: 3.9-4.1 go to a bootstrap server on the expired fetch timer, 4.2+ on
-        the timed-out request), with Kafka's random pick steered to ``to``. (No fetch of the
-        replica is in flight in the model then, VOTERS-MODEL-OBSERVER-TIMER.) As a follower, a
+        answer names the leader (on 3.9-4.1: until Kafka's fetch timer is reset), a pick of a
+        bootstrap server moves the clock past the fetch timeout and the request timeout of the
+        fetch in flight (what a leader that stopped answering looks like: 3.9-4.1 go to a
+        bootstrap server on the expired fetch timer, 4.2+ on the timed-out request), with Kafka's
+        random pick steered to ``to``. (No fetch of the replica is in flight in the model then,
+        VOTERS-MODEL-OBSERVER-TIMER.) As a follower, a
         pick other than the leader reports only a Fetch Kafka already sent there while its fetch
         timer is expired (Kafka 3.9-4.1 after a bootstrap server named the leader: KAFKA-19354),
         and fails nothing."""
@@ -456,12 +493,16 @@ class KafkaVoterReplica(kraft.KafkaRaftNode):
                 before_log = self.log_entries()
                 self.outputs, self.inbound, self._callbacks = [], [], []
                 if not self.down:
-                    if kind in REQUESTS:
-                        self._reconfig(inp)
-                    elif kind == "UpgradeKRaftVersion":
-                        self._upgrade()
-                    else:
-                        self._snapshot()
+                    self._log_read = None
+                    try:
+                        if kind in REQUESTS:
+                            self._reconfig(inp)
+                        elif kind == "UpgradeKRaftVersion":
+                            self._upgrade()
+                        else:
+                            self._snapshot()
+                    finally:
+                        self._log_read = None
                 return StepResult(self._effects(before_log) + self.outputs, self.observation())
             if kind == "FetchTimeout":
                 # VOTERS-RULE-OBSERVER-FETCH-TIMEOUT: Kafka runs an observer follower's fetch
@@ -475,8 +516,11 @@ class KafkaVoterReplica(kraft.KafkaRaftNode):
                 self.inner_log.flush(False)
             result = super().step(inp)
             if self._lapsed is not None and (self._lapsed != self._following() or (
-                    kind == "FetchResponse" and (inp.get("epoch"), inp.get("leader")) == self._lapsed)):
-                self._lapsed = None  # another role or leader, or an answer named the leader
+                    kind == "FetchResponse" and (inp.get("epoch"), inp.get("leader")) == self._lapsed
+                    and not self._asks_bootstrap_on_timer())):
+                # another role or leader, or an answer named the leader: Kafka asks the leader
+                # again (4.2+, or 3.9-4.1 once the leader's own answer reset the fetch timer)
+                self._lapsed = None
             return result
         except TargetError:
             raise
