@@ -758,11 +758,11 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
         if isinstance(action, IdleTimer):
             return f"replica {action.node}: {type(action.input).__name__} (nothing due)"
         if isinstance(action, Inject):
-            shown = describe_message(action.message)
+            message = describe_message(action.message)
             if isinstance(action.message, FetchSnapshotRequest):
                 # the topic list by its RAFT-DRIVE-LEADER-ONLY name (an empty one is not shown otherwise)
-                shown += f" [topics: {_SHAPE_NAMES.get(action.message.topics, action.message.topics)}]"
-            return f"inject {shown}"
+                message += f" [topics: {_SHAPE_NAMES.get(action.message.topics, action.message.topics)}]"
+            return f"inject {message}"
         if isinstance(action, macros.Redeliver):
             return f"deliver a copy of {describe_message(action.message)} again"
         if isinstance(action, macros.MACRO_TYPES):

@@ -16,10 +16,14 @@ from typing import Any
 import pytest
 
 TRACE = Path(__file__).resolve().parents[1] / "raft" / "testdata" / "kafka_4.3_fetch_snapshot_no_topic.itf.json"
+# kafka:4.3.1 seed 0 --accept raft-fetch-snapshot-shape-unchecked, run 104 (before the adapter
+# flushed at a Halt): an observer that had just appended gets the FetchSnapshot with no topic
+# and stops; the variant predicts the Halt with its log kept (D-FLUSH).
+OBSERVER = TRACE.with_name("kafka_4.3_fetch_snapshot_observer_halt.itf.json")
 
 
-def replay(version: str) -> dict[str, Any]:
-    done = subprocess.run(["kspec", "replay", str(TRACE), "--target", f"kafka:{version}", "--json"],
+def replay(version: str, trace: Path = TRACE) -> dict[str, Any]:
+    done = subprocess.run(["kspec", "replay", str(trace), "--target", f"kafka:{version}", "--json"],
                           capture_output=True, text=True, timeout=600, check=False)
     assert done.stdout.strip(), done.stderr[-800:]
     doc: dict[str, Any] = json.loads(done.stdout)
@@ -41,3 +45,10 @@ def test_the_and_check_throws_where_it_ships(version: str) -> None:
         return
     assert got["verdict"] == "diverges", got
     assert "IndexOutOfBoundsException" in json.dumps(got["divergence"]), got["divergence"]
+
+
+def test_a_halted_observer_keeps_what_it_appended_under_the_accepted_variant() -> None:
+    doc = json.loads(OBSERVER.read_text())
+    assert doc["#meta"]["config"]["model_variant"] == "kafka-fetch-snapshot-shape-unchecked"
+    got = replay("4.3.1", OBSERVER)
+    assert got["verdict"] == "conforms", got

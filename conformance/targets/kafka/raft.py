@@ -398,7 +398,11 @@ class KafkaRaftNode(ClientBuild, Timers):
             cls = str(err.getClass().getName())
             self.outputs.append({"type": "Halt", "exception": cls, "message": str(err.getMessage())})
             self.client, self.down = None, True
-            self._stop_log()
+            # The replica stops where it threw: what it had appended stays, as the model keeps
+            # it (spec/raft.md D-FLUSH: no unflushed suffix). An observer does not flush its
+            # appends at once (KAFKA-13884), so without this its last records would vanish here.
+            self.inner_log.flush(False)
+            self.inner_log.reopen()
             return StepResult(self._effects(before_log) + self.outputs, self.observation())
         outputs = self._effects(before_log) + self.outputs
         return StepResult(outputs, self.observation())
@@ -408,7 +412,8 @@ class KafkaRaftNode(ClientBuild, Timers):
         flushed, which a voter must have flushed before it answered (RAFT-STATE-PERSISTED). An
         observer's log counts towards nothing, and 3.5+ observers do not flush after a fetch
         (KAFKA-13884), so what one loses at a stop is refetched, not a protocol fact: the model
-        keeps every replica's log across a stop, and the adapter flushes an observer's first."""
+        keeps every replica's log across a crash, and the adapter flushes an observer's first (a Halt
+        flushes every replica's: see ``step``)."""
         if not self.is_voter:
             self.inner_log.flush(False)
         self.inner_log.reopen()
