@@ -122,10 +122,16 @@ def test_cli_unknown_id_is_exit_two_with_one_line() -> None:
 
 
 def test_cli_timeout_gives_unknown_and_exit_one() -> None:
-    done = _kspec("prove", "--json", "--timeout", "0.001", "SHARE-PROOF-COMBINE-NOTHING-INVENTED")
+    # Z3's 1 ms timer usually stops it first; on a loaded machine it once proved the obligation
+    # inside its first millisecond, so three tries (a timeout that never bites still fails).
+    for _ in range(3):
+        done = _kspec("prove", "--json", "--timeout", "0.001", "SHARE-PROOF-COMBINE-NOTHING-INVENTED")
+        (entry,) = json.loads(done.stdout)
+        assert entry["expected"] == "proved"
+        if entry["status"] == "unknown":
+            break
     assert done.returncode == 1, done.stderr
-    (entry,) = json.loads(done.stdout)
-    assert entry["status"] == "unknown" and entry["expected"] == "proved"
+    assert entry["status"] == "unknown"
 
 
 def test_cli_list_and_human_output() -> None:
