@@ -156,6 +156,15 @@ class _Java(jvm.JavaClasses):
         self.m_key = "keyQueryMetadataForKey" if not prefix else "getKeyQueryMetadataForKey"
         self.m_all = "allMetadata" if not prefix else "getAllMetadata"
         self.m_store = "allMetadataForStore" if not prefix else "getAllMetadataForStore"
+        # 4.4 takes the record's headers too (keyQueryMetadataForKey(store, key, headers,
+        # serializer)); the query passes none, so the key's bytes are the same.
+        self.key_headers: Any = None
+        if prefix == "":
+            try:
+                self.State.class_.getMethod(self.m_key, c("java.lang.String").class_, c("java.lang.Object").class_,
+                                            c("org.apache.kafka.common.serialization.Serializer").class_)
+            except Exception:
+                self.key_headers = c("org.apache.kafka.common.header.internals.RecordHeaders")
 
     def host(self, text: str) -> Any:
         """``HostInfo.buildFromEndpoint``: how Kafka parses ``application.server`` endpoints."""
@@ -292,8 +301,10 @@ class StreamsInstance:
             self.rebalance_finished(inp["assignment"])
             return StepResult([], {"result": None})
         if kind == "MetadataForKey" and isinstance(inp.get("store"), str) and isinstance(inp.get("key"), str):
-            found = self._call(java.m_key, getattr(self.state(), java.m_key), java.JString(inp["store"]),
-                               java.JString(inp["key"]), java.serializer)
+            store, key = java.JString(inp["store"]), java.JString(inp["key"])
+            args = (store, key, java.serializer) if java.key_headers is None else \
+                (store, key, java.key_headers(), java.serializer)
+            found = self._call(java.m_key, getattr(self.state(), java.m_key), *args)
             return StepResult([], {"result": key_json(found)})
         if kind == "AllMetadata":
             every = self._call(java.m_all, getattr(self.state(), java.m_all))
