@@ -623,18 +623,27 @@ def _elect_without(node: int, absent: int, state: Any, actions: Actions, resolve
     return [] if delivered is None else steps + delivered
 
 
-def _first_answer(node: int, voter: int, state: Any, actions: Actions, resolve: Resolve) -> Expansion:
+def _one_answer(node: int, voter: int, state: Any, actions: Actions, resolve: Resolve) -> tuple[Expansion, Any]:
+    """``node``'s timer fires and its vote request reaches ``voter``: those two steps and the
+    first answer ``voter`` put on the wire (None where it sent none), or ([], None)."""
     steps = _fire(node, (ElectionTimeout, FetchTimeout, BackoffExpired), state, actions, resolve)
     if not steps:
-        return []
+        return [], None
     fired = steps[-1][1]
     for request in _new_messages(state, fired, VoteRequest, src=node, dst=voter)[:1]:
         steps += _deliver(request, fired, resolve)
     if len(steps) < 2:
+        return [], None
+    answers = _new_messages(fired, steps[-1][1], VoteResponse, src=voter, dst=node)
+    return steps, answers[0] if answers else None
+
+
+def _first_answer(node: int, voter: int, state: Any, actions: Actions, resolve: Resolve) -> Expansion:
+    steps, answer = _one_answer(node, voter, state, actions, resolve)
+    if answer is None:
         return []
-    answered = steps[-1][1]
-    steps += [d for m in _new_messages(fired, answered, VoteResponse, src=voter, dst=node)[:1]
-              for d in _deliver(m, answered, resolve)]
+    fired = steps[0][1]
+    steps += _deliver(answer, steps[-1][1], resolve)
     if len(steps) < 3:
         return []
     stood, now = fired.node(node).role, steps[-1][1].node(node).role
@@ -664,16 +673,8 @@ def _held_fetch(node: int, state: Any, actions: Actions, resolve: Resolve) -> Ex
 
 
 def _late_vote(node: int, voter: int, state: Any, actions: Actions, resolve: Resolve) -> Expansion:
-    steps = _fire(node, (ElectionTimeout, FetchTimeout, BackoffExpired), state, actions, resolve)
-    if not steps:
-        return []
-    fired = steps[-1][1]
-    for request in _new_messages(state, fired, VoteRequest, src=node, dst=voter)[:1]:
-        steps += _deliver(request, fired, resolve)
-    if len(steps) < 2:
-        return []
-    answers = _new_messages(fired, steps[-1][1], VoteResponse, src=voter, dst=node)
-    held = _stale(answers[0], steps[-1][1], actions, resolve) if answers else []
+    steps, answer = _one_answer(node, voter, state, actions, resolve)
+    held = _stale(answer, steps[-1][1], actions, resolve) if answer is not None else []
     return steps + held if held else []
 
 
