@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from kspec.conformance.targets import majority
 from redteam.raft_scratch import NONE, NOT_LEADER, Replica
 from redteam.raft_scratch import Correct as _Correct
 
@@ -21,9 +22,7 @@ from redteam.raft_scratch import Correct as _Correct
 def majority_offset(leader: Replica) -> int:
     """The largest offset a majority of the voters holds, as the leader knows it (its own log
     end, its followers' fetch offsets): the high watermark's candidate."""
-    offsets = sorted((leader.end if v == leader.id else leader.end_offsets.get(v, 0) for v in leader.voters),
-                     reverse=True)
-    return offsets[len(leader.voters) // 2]
+    return majority.majority_offset({**leader.end_offsets, leader.id: leader.end}, leader.voters)
 
 
 class HwAtEpochStart(Replica):
