@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from kspec.conformance.targets import majority
+from redteam._targets import SelfNamed, attribute_target, register
 from redteam.raft_scratch import NONE, NOT_LEADER, Replica
 from redteam.raft_scratch import Correct as _Correct
 
@@ -182,9 +183,8 @@ class LeaderCommitsOwnWrites(Replica):
         super().tell_listener()
 
 
-class Correct(_Correct):
-    def __init__(self) -> None:
-        self.name = f"python:redteam.raft_scratch4:{type(self).__name__}"
+class Correct(SelfNamed, _Correct):
+    pass
 
 
 CORRECT = "Correct"
@@ -204,8 +204,4 @@ BUGS: dict[str, type[Replica]] = {
 }
 # Bugs no run within the model can show (name -> why), kept out of TARGETS.
 EQUIVALENT: dict[str, type[Replica]] = {}
-TARGETS: dict[str, str] = {}
-for _name, _cls in BUGS.items():
-    _t = type(_cls.__name__ + "Target", (Correct,), {"replica": _cls, "__doc__": _cls.__doc__})
-    globals()[_t.__name__] = _t
-    TARGETS[_name] = _t.__name__
+TARGETS = register(globals(), Correct, BUGS, attribute_target("replica"))
