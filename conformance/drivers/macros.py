@@ -545,17 +545,22 @@ def _deliver_late(node: int, state: Any, actions: Actions, resolve: Resolve) -> 
     return [] if after is None else [*steps, (copy, after)]
 
 
-def _late_fetch(node: int, state: Any, actions: Actions, resolve: Resolve) -> Expansion:
+def _follower_fetch(node: int, state: Any, actions: Actions, resolve: Resolve) -> tuple[Expansion, Any]:
+    """Follower ``node``'s fetch timer to its leader fires: that step and the FetchRequest it
+    sent, or ([], None)."""
     role = state.node(node).role
     if not isinstance(role, Follower):
-        return []
+        return [], None
     steps = _fire(node, (FetchDue,), state, actions, resolve, role.leader)
-    if not steps:
+    requests = _new_messages(state, steps[-1][1], FetchRequest, src=node) if steps else []
+    return (steps, requests[0]) if requests else ([], None)
+
+
+def _late_fetch(node: int, state: Any, actions: Actions, resolve: Resolve) -> Expansion:
+    steps, request = _follower_fetch(node, state, actions, resolve)
+    if request is None:
         return []
-    requests = _new_messages(state, steps[-1][1], FetchRequest, src=node)
-    if not requests:
-        return []
-    request = requests[0]
+    role = state.node(node).role  # a follower's (_follower_fetch)
     copied = resolve(steps[-1][1], Duplicate(request))
     if copied is None:
         return []
@@ -656,15 +661,11 @@ MAX_ROUND_TIMERS = 3
 
 
 def _held_fetch(node: int, state: Any, actions: Actions, resolve: Resolve) -> Expansion:
-    role = state.node(node).role
-    if not isinstance(role, Follower):
-        return []
-    steps = _fire(node, (FetchDue,), state, actions, resolve, role.leader)
-    if not steps:
+    steps, request = _follower_fetch(node, state, actions, resolve)
+    if request is None:
         return []
     fired = steps[-1][1]
-    for request in _new_messages(state, fired, FetchRequest, src=node)[:1]:
-        steps += _deliver(request, fired, resolve)
+    steps += _deliver(request, fired, resolve)
     if len(steps) < 2:
         return []
     answers = [m for m in _new_messages(fired, steps[-1][1], FetchResponse, dst=node) if m.error == "NONE"]
