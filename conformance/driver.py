@@ -129,6 +129,13 @@ class Driver(ABC, Generic[M]):
         (a Java ``Collection`` or ``Set`` answer); both sides are compared so. Default: as is."""
         return observation
 
+    def input_error(self, inp: JSON) -> str | None:
+        """Why ``inp``, an input read from a file (a replayed counterexample's step), is not one
+        this driver could have sent: ``FIELD: what is wrong``, checked before a target sees it;
+        None where it could. Default: None (a field no rule of the driver reads is the target's
+        to judge)."""
+        return None
+
     def guide_key(self, state: Any) -> Hashable:
         """The abstract state a guided run's graph is built over (it must keep everything that
         decides which actions are enabled); default: the state itself."""

@@ -73,6 +73,33 @@ def test_malformed_itf_values(value: object, needle: str, tmp_path: Path,
     one_line_error(code, err, "#meta.config.voters", needle)
 
 
+PRUNED_LOAD = ROOT / "tests" / "share" / "testdata" / "kafka_4.4_prune_forgets_leader_fence.itf.json"
+
+
+@pytest.mark.parametrize("value, shown", [
+    ("2", "'2'"), (-3, "-3"), ({"#bigint": "1" + "0" * 40}, "1" + "0" * 39), (2.5, "2.5"), ([2], "[2]"),
+    (True, "True"), (4, "4"), (None, ""),
+])
+def test_replayed_share_load_with_a_bad_log_start_offset(value: object, shown: str, tmp_path: Path,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    """A Load's ``log_start_offset`` is an offset into its records (0 to 3 here): anything else in
+    a replayed file is an input error naming the step, before a target sees it."""
+    doc = json.loads(PRUNED_LOAD.read_text())
+    load = doc["states"][4]["input"]
+    assert load["type"] == "Load" and load["log_start_offset"] == 2 and len(load["records"]) == 3
+    if value is None:
+        del load["log_start_offset"]  # absent: nothing pruned, a plain Load
+    else:
+        load["log_start_offset"] = value
+    path = tmp_path / "cx.itf.json"
+    path.write_text(json.dumps(doc))
+    code, _, err = run_cli(["replay", str(path), "--target", "reference"], capsys)
+    if value is None:
+        assert code == 0, err
+    else:
+        one_line_error(code, err, str(path), "step 5: input.log_start_offset: " + shown, "from 0 to 3")
+
+
 @pytest.mark.parametrize("verb", [["replay"], ["explain"]])
 def test_reading_a_fifo_does_not_block(verb: list[str], tmp_path: Path) -> None:
     fifo = tmp_path / "pipe.json"

@@ -43,11 +43,26 @@ def subclass(namespace: dict[str, Any], name: str, base: type, **body: Any) -> t
     return cls
 
 
-def attribute_target(attr: str) -> Callable[[type], tuple[str, dict[str, Any]]]:
+def attribute_target(attr: str, **more: Callable[[type], Any]) -> Callable[[type], tuple[str, dict[str, Any]]]:
     """``register``'s ``attrs`` for bugs written as {bug: class} where the class replaces one
-    attribute of the target (streams' ``metadata_class``, share's ``shard``): the target is
-    named after the class and takes its docstring."""
-    return lambda cls: (cls.__name__ + "Target", {attr: cls, "__doc__": cls.__doc__})
+    attribute of the target (streams' ``metadata_class``, share's ``shard``, raft's ``replica``,
+    voters' ``control``): the target is named after the class and takes its docstring; each of
+    ``more`` (attribute -> function of the class) sets one attribute more (share's ``version``)."""
+    return lambda cls: (cls.__name__ + "Target",
+                        {attr: cls, "__doc__": cls.__doc__, **{k: f(cls) for k, f in more.items()}})
+
+
+def switched(namespace: dict[str, Any], base: type, attr: str, impl: type,
+             bugs: Mapping[str, Mapping[str, Any]]) -> dict[str, str]:
+    """:func:`register` for bugs written as switches of one class (``impl.bugs``, each an ``if``
+    at the place an implementer slips): per bug, a subclass of ``impl`` with only that bug on, in
+    the ``attr`` slot of a subclass of ``base`` named after the bug in CamelCase that takes
+    ``bugs[bug]``'s attributes (its ``__doc__`` too). Returns the module's ``TARGETS``."""
+    def attrs(bug: str) -> tuple[str, dict[str, Any]]:
+        on = type(f"{impl.__name__}_{bug.replace('-', '_')}", (impl,),
+                  {"__module__": namespace["__name__"], "bugs": frozenset({bug})})
+        return "".join(p.capitalize() for p in bug.split("-")), {attr: on, **bugs[bug]}
+    return register(namespace, base, {bug: bug for bug in bugs}, attrs)
 
 
 def slot_target(slots: Mapping[str, type]) -> tuple[str, dict[str, Any]]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from redteam._targets import SelfNamed, attribute_target, register
 from redteam.raft_scratch import NONE, Replica
 from redteam.raft_scratch import Correct as _Correct
 
@@ -136,9 +137,8 @@ class TruncateSilently(Replica):
         self.out[start:] = [o for o in self.out[start:] if o["type"] != "TruncateLog"]
 
 
-class Correct(_Correct):
-    def __init__(self) -> None:
-        self.name = f"python:redteam.raft_scratch2:{type(self).__name__}"
+class Correct(SelfNamed, _Correct):
+    pass
 
 
 CORRECT = "Correct"
@@ -157,8 +157,4 @@ BUGS: dict[str, type[Replica]] = {
 # Planted, but no well-formed input within the model tells them from the bug-free replica
 # (the reason in each class's docstring).
 EQUIVALENT: dict[str, type[Replica]] = {"resigned-grants-vote": ResignedGrantsVote}
-TARGETS: dict[str, str] = {}
-for _name, _cls in BUGS.items():
-    _t = type(_cls.__name__ + "Target", (Correct,), {"replica": _cls, "__doc__": _cls.__doc__})
-    globals()[_t.__name__] = _t
-    TARGETS[_name] = _t.__name__
+TARGETS = register(globals(), Correct, BUGS, attribute_target("replica"))

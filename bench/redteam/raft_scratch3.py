@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from redteam._targets import SelfNamed, attribute_target, register
 from redteam.raft_scratch import NONE, Replica
 from redteam.raft_scratch import Correct as _Correct
 
@@ -155,9 +156,8 @@ class TruncateAfterOffset(Replica):
             self.out.append({"type": "TruncateLog", "offset": target})
 
 
-class Correct(_Correct):
-    def __init__(self) -> None:
-        self.name = f"python:redteam.raft_scratch3:{type(self).__name__}"
+class Correct(SelfNamed, _Correct):
+    pass
 
 
 CORRECT = "Correct"
@@ -173,8 +173,4 @@ BUGS: dict[str, type[Replica]] = {
     "leader-change-told-on-resend": LeaderChangeToldOnResend,
     "truncate-after-offset": TruncateAfterOffset,
 }
-TARGETS: dict[str, str] = {}
-for _name, _cls in BUGS.items():
-    _t = type(_cls.__name__ + "Target", (Correct,), {"replica": _cls, "__doc__": _cls.__doc__})
-    globals()[_t.__name__] = _t
-    TARGETS[_name] = _t.__name__
+TARGETS = register(globals(), Correct, BUGS, attribute_target("replica"))

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from kspec.conformance.targets import majority
+from redteam._targets import SelfNamed, attribute_target, register
 from redteam.raft_scratch import NONE, NOT_LEADER, Replica
 from redteam.raft_scratch import Correct as _Correct
 
@@ -21,9 +23,7 @@ from redteam.raft_scratch import Correct as _Correct
 def majority_offset(leader: Replica) -> int:
     """The largest offset a majority of the voters holds, as the leader knows it (its own log
     end, its followers' fetch offsets): the high watermark's candidate."""
-    offsets = sorted((leader.end if v == leader.id else leader.end_offsets.get(v, 0) for v in leader.voters),
-                     reverse=True)
-    return offsets[len(leader.voters) // 2]
+    return majority.majority_offset({**leader.end_offsets, leader.id: leader.end}, leader.voters)
 
 
 class HwAtEpochStart(Replica):
@@ -183,9 +183,8 @@ class LeaderCommitsOwnWrites(Replica):
         super().tell_listener()
 
 
-class Correct(_Correct):
-    def __init__(self) -> None:
-        self.name = f"python:redteam.raft_scratch4:{type(self).__name__}"
+class Correct(SelfNamed, _Correct):
+    pass
 
 
 CORRECT = "Correct"
@@ -205,8 +204,4 @@ BUGS: dict[str, type[Replica]] = {
 }
 # Bugs no run within the model can show (name -> why), kept out of TARGETS.
 EQUIVALENT: dict[str, type[Replica]] = {}
-TARGETS: dict[str, str] = {}
-for _name, _cls in BUGS.items():
-    _t = type(_cls.__name__ + "Target", (Correct,), {"replica": _cls, "__doc__": _cls.__doc__})
-    globals()[_t.__name__] = _t
-    TARGETS[_name] = _t.__name__
+TARGETS = register(globals(), Correct, BUGS, attribute_target("replica"))

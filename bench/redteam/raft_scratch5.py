@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from redteam._targets import SelfNamed, register
+from redteam._targets import SelfNamed, attribute_target, register
 from redteam.raft_scratch import FENCED, Replica
 from redteam.raft_scratch import Correct as _Correct
 
@@ -168,5 +168,4 @@ BUGS: dict[str, type[Replica]] = {
 }
 # Bugs no run within the model can show (name -> why), kept out of TARGETS.
 EQUIVALENT: dict[str, type[Replica]] = {}
-TARGETS = register(globals(), Correct, BUGS,
-                   lambda replica: (replica.__name__ + "Target", {"replica": replica, "__doc__": replica.__doc__}))
+TARGETS = register(globals(), Correct, BUGS, attribute_target("replica"))

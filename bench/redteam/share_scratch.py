@@ -23,6 +23,7 @@ import itertools
 from typing import Any
 
 from kspec.conformance.adapters.base import StepResult, Target, TargetError
+from redteam._targets import switched
 
 NONE = "NONE"
 INVALID = "INVALID_REQUEST"
@@ -444,9 +445,4 @@ BUGS = {
     "initialize-keeps-batches": "re-initializing a stored key merges the old batches into the fresh snapshot on replay",
     "load-forgets-image": "a reloaded shard validates against the start configuration's image, not the latest",
 }
-TARGETS: dict[str, str] = {}
-for _bug, _doc in BUGS.items():
-    _shard = type("Shard_" + _bug.replace("-", "_"), (Shard,), {"bugs": frozenset({_bug})})
-    _cls = type("".join(p.capitalize() for p in _bug.split("-")), (Correct,), {"shard": _shard, "__doc__": _doc})
-    globals()[_cls.__name__] = _cls
-    TARGETS[_bug] = _cls.__name__
+TARGETS = switched(globals(), Correct, "shard", Shard, {bug: {"__doc__": doc} for bug, doc in BUGS.items()})

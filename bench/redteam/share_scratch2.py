@@ -15,6 +15,7 @@ replay, the update count across delete and fail-over, key identity, summaries, U
 
 from __future__ import annotations
 
+from redteam._targets import switched
 from redteam.share_scratch import NONE, Correct, Key, Node, Shard, _key_json
 
 __all__ = ["NONE", "Correct", "Key", "Node", "Shard", "_key_json"]  # share_scratch3 builds on these
@@ -56,10 +57,5 @@ BUGS: dict[str, tuple[str | None, str]] = {
                                            "not to initialize"),
     "tombstone-without-state": (None, "a delete of a key without state writes a tombstone all the same"),
 }
-TARGETS: dict[str, str] = {}
-for _bug, (_version, _doc) in BUGS.items():
-    _shard = type("Shard_" + _bug.replace("-", "_"), (Shard,), {"bugs": frozenset({_bug})})
-    _cls = type("".join(p.capitalize() for p in _bug.split("-")), (Correct,),
-                {"shard": _shard, "version": _version, "__doc__": _doc})
-    globals()[_cls.__name__] = _cls
-    TARGETS[_bug] = _cls.__name__
+TARGETS = switched(globals(), Correct, "shard", Shard,
+                   {bug: {"version": version, "__doc__": doc} for bug, (version, doc) in BUGS.items()})

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from redteam._targets import register
+from redteam._targets import attribute_target, register
 from redteam.share_scratch import FENCED_LEADER, FENCED_STATE, _batches_in
 from redteam.share_scratch2 import NONE, Key, Shard
 from redteam.share_scratch2 import Correct as Correct2
@@ -163,7 +163,5 @@ BUGS: dict[str, type[Shard]] = {
 }
 # The release a bug's target claims (its model_config): -1 is "not set" only before 4.4.
 CLAIMS = {UnsetLeaderEpochFencesWrite: "4.3"}
-TARGETS = register(globals(), Correct, BUGS,
-                   lambda shard: (shard.__name__ + "Target", {"shard": shard, "__doc__": shard.__doc__,
-                                                              "version": CLAIMS.get(shard)}))
+TARGETS = register(globals(), Correct, BUGS, attribute_target("shard", version=CLAIMS.get))
 __all__ = ["CORRECT", "TARGETS", "Correct", "_batches_in"]

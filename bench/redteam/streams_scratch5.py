@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from kspec.conformance.adapters.base import StepResult, Target, TargetError
-from redteam._targets import SelfNamed, register, subclass
+from redteam._targets import SelfNamed, attribute_target, register, subclass
 
 NOT_AVAILABLE = {"active": "unavailable:-1", "standbys": [], "partition": -1}
 
@@ -326,11 +326,6 @@ BUGS: dict[str, type[Metadata]] = {
 }
 EQUIVALENT: dict[str, type[Metadata]] = {"counts-from-highest-partition": CountsFromHighestPartition}
 
-
-def _impl(impl: type[Metadata]) -> tuple[str, dict[str, Any]]:
-    return impl.__name__ + "Target", {"impl": impl, "__doc__": impl.__doc__}
-
-
-TARGETS = register(globals(), MetadataTarget, BUGS, _impl)
+TARGETS = register(globals(), MetadataTarget, BUGS, attribute_target("impl"))
 # The equivalent ones as targets too, so the claim can be run; not in TARGETS (not measured).
-EQUIVALENT_TARGETS = register(globals(), MetadataTarget, EQUIVALENT, _impl)
+EQUIVALENT_TARGETS = register(globals(), MetadataTarget, EQUIVALENT, attribute_target("impl"))

@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from kspec.conformance.adapters.base import StepResult, Target, TargetError
+from redteam._targets import switched
 
 Voters = list[list[Any]]  # [[replica id, directory id], ...], sorted
 
@@ -220,9 +221,4 @@ BUGS = {
     "non-overlapping-refused": "a VotersRecord without an overlapping majority is dropped (3.8 / 3.9.0)",
     "static-lost-after-truncate": "once voter sets were read, an empty history answers no voters, not the static set",
 }
-TARGETS: dict[str, str] = {}
-for _bug, _doc in BUGS.items():
-    _control = type("Control_" + _bug.replace("-", "_"), (Control,), {"bugs": frozenset({_bug})})
-    _cls = type("".join(p.capitalize() for p in _bug.split("-")), (Correct,), {"control": _control, "__doc__": _doc})
-    globals()[_cls.__name__] = _cls
-    TARGETS[_bug] = _cls.__name__
+TARGETS = switched(globals(), Correct, "control", Control, {bug: {"__doc__": doc} for bug, doc in BUGS.items()})

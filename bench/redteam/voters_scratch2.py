@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from redteam._targets import SelfNamed, attribute_target, register
 from redteam.voters_scratch import Control
 from redteam.voters_scratch import Correct as _Correct
 
@@ -74,9 +75,8 @@ class ReadBelowSnapshotRefused(Control):
         return super().read(offset)
 
 
-class Correct(_Correct):
-    def __init__(self) -> None:
-        self.name = f"python:redteam.voters_scratch2:{type(self).__name__}"
+class Correct(SelfNamed, _Correct):
+    pass
 
 
 CORRECT = "Correct"
@@ -88,8 +88,4 @@ BUGS: dict[str, type[Control]] = {
     "truncate-keeps-versions": TruncateKeepsVersions,
     "read-below-snapshot-refused": ReadBelowSnapshotRefused,
 }
-TARGETS: dict[str, str] = {}
-for _name, _cls in BUGS.items():
-    _t = type(_cls.__name__ + "Target", (Correct,), {"control": _cls, "__doc__": _cls.__doc__})
-    globals()[_t.__name__] = _t
-    TARGETS[_name] = _t.__name__
+TARGETS = register(globals(), Correct, BUGS, attribute_target("control"))

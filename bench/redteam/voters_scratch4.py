@@ -19,7 +19,7 @@ import bisect
 from typing import Any
 
 from kspec.conformance.adapters.base import StepResult, Target, TargetError
-from redteam._targets import SelfNamed, register, subclass
+from redteam._targets import SelfNamed, attribute_target, register, subclass
 
 Voters = list[list[int | str]]
 
@@ -292,5 +292,4 @@ BUGS: dict[str, type[ControlState]] = {
     "batch-at-base-offset": BatchAtBaseOffset,
     "trim-drops-floor": TrimDropsFloor,
 }
-TARGETS = register(globals(), LogTarget, BUGS,
-                   lambda impl: (impl.__name__ + "Target", {"impl": impl, "__doc__": impl.__doc__}))
+TARGETS = register(globals(), LogTarget, BUGS, attribute_target("impl"))

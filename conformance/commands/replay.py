@@ -59,6 +59,9 @@ def replay_cmd(file: Path, target_name: str | None, timeout: float, as_json: boo
         if rec.input is not None and rec.node not in nodes:
             raise InputError(f"{file}: step {rec.index}: node {rec.node!r} is not in the configuration "
                              f"(nodes: {', '.join(map(str, sorted(nodes, key=str)))})")
+        problem = None if rec.input is None else driver.input_error(rec.input)
+        if problem is not None:
+            raise InputError(f"{file}: step {rec.index}: input.{problem}")
     recorded = meta.get("divergence")
     if recorded is not None and not isinstance(recorded, dict):
         raise InputError(f"{file}: #meta.divergence is not an object")

@@ -545,17 +545,22 @@ def _deliver_late(node: int, state: Any, actions: Actions, resolve: Resolve) -> 
     return [] if after is None else [*steps, (copy, after)]
 
 
-def _late_fetch(node: int, state: Any, actions: Actions, resolve: Resolve) -> Expansion:
+def _follower_fetch(node: int, state: Any, actions: Actions, resolve: Resolve) -> tuple[Expansion, Any]:
+    """Follower ``node``'s fetch timer to its leader fires: that step and the FetchRequest it
+    sent, or ([], None)."""
     role = state.node(node).role
     if not isinstance(role, Follower):
-        return []
+        return [], None
     steps = _fire(node, (FetchDue,), state, actions, resolve, role.leader)
-    if not steps:
+    requests = _new_messages(state, steps[-1][1], FetchRequest, src=node) if steps else []
+    return (steps, requests[0]) if requests else ([], None)
+
+
+def _late_fetch(node: int, state: Any, actions: Actions, resolve: Resolve) -> Expansion:
+    steps, request = _follower_fetch(node, state, actions, resolve)
+    if request is None:
         return []
-    requests = _new_messages(state, steps[-1][1], FetchRequest, src=node)
-    if not requests:
-        return []
-    request = requests[0]
+    role = state.node(node).role  # a follower's (_follower_fetch)
     copied = resolve(steps[-1][1], Duplicate(request))
     if copied is None:
         return []
@@ -623,18 +628,27 @@ def _elect_without(node: int, absent: int, state: Any, actions: Actions, resolve
     return [] if delivered is None else steps + delivered
 
 
-def _first_answer(node: int, voter: int, state: Any, actions: Actions, resolve: Resolve) -> Expansion:
+def _one_answer(node: int, voter: int, state: Any, actions: Actions, resolve: Resolve) -> tuple[Expansion, Any]:
+    """``node``'s timer fires and its vote request reaches ``voter``: those two steps and the
+    first answer ``voter`` put on the wire (None where it sent none), or ([], None)."""
     steps = _fire(node, (ElectionTimeout, FetchTimeout, BackoffExpired), state, actions, resolve)
     if not steps:
-        return []
+        return [], None
     fired = steps[-1][1]
     for request in _new_messages(state, fired, VoteRequest, src=node, dst=voter)[:1]:
         steps += _deliver(request, fired, resolve)
     if len(steps) < 2:
+        return [], None
+    answers = _new_messages(fired, steps[-1][1], VoteResponse, src=voter, dst=node)
+    return steps, answers[0] if answers else None
+
+
+def _first_answer(node: int, voter: int, state: Any, actions: Actions, resolve: Resolve) -> Expansion:
+    steps, answer = _one_answer(node, voter, state, actions, resolve)
+    if answer is None:
         return []
-    answered = steps[-1][1]
-    steps += [d for m in _new_messages(fired, answered, VoteResponse, src=voter, dst=node)[:1]
-              for d in _deliver(m, answered, resolve)]
+    fired = steps[0][1]
+    steps += _deliver(answer, steps[-1][1], resolve)
     if len(steps) < 3:
         return []
     stood, now = fired.node(node).role, steps[-1][1].node(node).role
@@ -647,15 +661,11 @@ MAX_ROUND_TIMERS = 3
 
 
 def _held_fetch(node: int, state: Any, actions: Actions, resolve: Resolve) -> Expansion:
-    role = state.node(node).role
-    if not isinstance(role, Follower):
-        return []
-    steps = _fire(node, (FetchDue,), state, actions, resolve, role.leader)
-    if not steps:
+    steps, request = _follower_fetch(node, state, actions, resolve)
+    if request is None:
         return []
     fired = steps[-1][1]
-    for request in _new_messages(state, fired, FetchRequest, src=node)[:1]:
-        steps += _deliver(request, fired, resolve)
+    steps += _deliver(request, fired, resolve)
     if len(steps) < 2:
         return []
     answers = [m for m in _new_messages(fired, steps[-1][1], FetchResponse, dst=node) if m.error == "NONE"]
@@ -664,16 +674,8 @@ def _held_fetch(node: int, state: Any, actions: Actions, resolve: Resolve) -> Ex
 
 
 def _late_vote(node: int, voter: int, state: Any, actions: Actions, resolve: Resolve) -> Expansion:
-    steps = _fire(node, (ElectionTimeout, FetchTimeout, BackoffExpired), state, actions, resolve)
-    if not steps:
-        return []
-    fired = steps[-1][1]
-    for request in _new_messages(state, fired, VoteRequest, src=node, dst=voter)[:1]:
-        steps += _deliver(request, fired, resolve)
-    if len(steps) < 2:
-        return []
-    answers = _new_messages(fired, steps[-1][1], VoteResponse, src=voter, dst=node)
-    held = _stale(answers[0], steps[-1][1], actions, resolve) if answers else []
+    steps, answer = _one_answer(node, voter, state, actions, resolve)
+    held = _stale(answer, steps[-1][1], actions, resolve) if answer is not None else []
     return steps + held if held else []
 
 

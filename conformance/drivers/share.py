@@ -326,6 +326,18 @@ class ShareDriver(Driver[ShareSystem]):
             return None
         return first_violated(self._always + self._always_step, before, action, after)
 
+    def input_error(self, inp: JSON) -> str | None:
+        """A Load's ``log_start_offset`` (absent: nothing pruned) is an offset into its records:
+        targets replay from it and ``observed_violation`` reads it, so a replayed file's must be
+        one (SHARE-RULE-PRUNE-INVISIBLE)."""
+        if not isinstance(inp, dict) or inp.get("type") != "Load" or "log_start_offset" not in inp:
+            return None
+        start, records = inp["log_start_offset"], inp.get("records")
+        end = len(records) if isinstance(records, list) else 0
+        if isinstance(start, bool) or not isinstance(start, int) or not 0 <= start <= end:
+            return f"log_start_offset: {repr(start)[:40]} is not an offset from 0 to {end} (the Load's records)"
+        return None
+
     def observed_violation(self, node: Any, inp: JSON, observations: dict[Any, JSON],
                            memory: dict[str, Any]) -> str | None:
         """Checks on the shard's observations alone: a reload gives back what the handlers kept

@@ -65,12 +65,9 @@ class HwBeforeEpochCommit(RaftReplica):
     """The leader exposes a high watermark before its epoch's LeaderChange record commits."""
 
     def update_high_watermark(self) -> None:
-        offsets = dict(self.end_offsets)
-        offsets[self.id] = self.end_offset
-        ordered = sorted((offsets.get(v, 0) for v in self.voters), reverse=True)
-        majority_offset = ordered[len(self.voters) // 2]
-        if self.high_watermark is None or majority_offset > self.high_watermark:
-            self.high_watermark = majority_offset
+        majority = self.majority_offset()
+        if self.high_watermark is None or majority > self.high_watermark:
+            self.high_watermark = majority
 
 
 class RestartVotesAgain(RaftReplica):

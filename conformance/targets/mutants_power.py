@@ -371,12 +371,9 @@ class LeaderHwFollowsLateFetch(RaftReplica):
     ``macros.LateFetch`` (RAFT-DRIVE-LATE-COPY, the request side) delivers such a fetch."""
 
     def update_high_watermark(self) -> None:
-        offsets = dict(self.end_offsets)
-        offsets[self.id] = self.end_offset
-        ordered = sorted((offsets.get(v, 0) for v in self.voters), reverse=True)
-        majority_offset = ordered[len(self.voters) // 2] if ordered else 0
-        if majority_offset > self.epoch_start:
-            self.high_watermark = majority_offset
+        majority = self.majority_offset()
+        if majority > self.epoch_start:
+            self.high_watermark = majority
 
 
 class StaleGrantCounted(RaftReplica):

@@ -91,6 +91,15 @@ SCENARIOS: dict[str, tuple[dict[str, Any], list[str]]] = {
         "replica 4: FetchDue(to=2)", "deliver FetchRequest 4->2", "deliver FetchResponse 2->4",
         "replica 4: FetchDue(to=1)", "deliver FetchRequest 4->1", "deliver FetchResponse 1->4",
     ]),
+    # 3.5+ observers do not flush what they fetch (KAFKA-13884): the adapter flushes an
+    # observer's log at a stop, as the model keeps every replica's log across a crash. (The
+    # first answer names the leader; the second carries its record.)
+    "observer-keeps-its-log-across-a-crash": ({"voters": 3, "observers": 1, "pre_vote": False}, [
+        "replica 1: ElectionTimeout", "deliver VoteRequest 1->2", "deliver VoteResponse 2->1",
+        "replica 4: FetchDue(to=1)", "deliver FetchRequest 4->1", "deliver FetchResponse 1->4",
+        "replica 4: FetchDue(to=1)", "deliver FetchRequest 4->1", "deliver FetchResponse 1->4",
+        "replica 4: crash and restart",
+    ]),
 }
 
 
@@ -238,6 +247,9 @@ def test_truncation_and_commit_happen_in_kafka(report: dict[str, Any]) -> None:
     assert 2 in follower_hw, commit  # the data record committed and reached the follower's high watermark
     observer = report["scenarios"]["observer-finds-leader"]["trace"][-1]["observation"]
     assert observer["role"] == "follower" and observer["leader"] == 1, observer
+    crashed = [st["observation"]["log"] for st in report["scenarios"]["observer-keeps-its-log-across-a-crash"]["trace"]
+               if st["node"] == 4 and st["observation"]]
+    assert crashed[-1] == [[1, "leader_change"]] and crashed[-1] in crashed[:-2], crashed  # fetched, then kept
 
 
 def test_lone_voter_elects_itself_in_initialize(report: dict[str, Any]) -> None:

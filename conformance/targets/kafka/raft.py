@@ -399,24 +399,28 @@ class KafkaRaftNode(ClientBuild, Timers):
             self.outputs.append({"type": "Halt", "exception": cls, "message": str(err.getMessage())})
             self.client, self.down = None, True
             # The replica stops where it threw: what it had appended stays, as the model keeps
-            # it (spec/raft.md D-FLUSH: no unflushed suffix). An observer does not flush its
-            # appends at once (KAFKA-13884), so without this its last records would vanish here.
-            self.inner_log.flush(False)
-            self.inner_log.reopen()
+            # it (spec/raft.md D-FLUSH: no unflushed suffix), an observer's too (``_stop_log``).
+            self._stop_log(halted=True)
             return StepResult(self._effects(before_log) + self.outputs, self.observation())
         outputs = self._effects(before_log) + self.outputs
         return StepResult(outputs, self.observation())
 
-    def _stop_log(self) -> None:
+    def _stop_log(self, halted: bool = False) -> None:
         """The log as the stopped process leaves it: ``MockLog.reopen()`` loses what was not
         flushed, which a voter must have flushed before it answered (RAFT-STATE-PERSISTED). An
-        observer's log counts towards nothing, and 3.5+ observers do not flush after a fetch
-        (KAFKA-13884), so what one loses at a stop is refetched, not a protocol fact: the model
-        keeps every replica's log across a crash, and the adapter flushes an observer's first (a Halt
-        flushes every replica's: see ``step``)."""
-        if not self.is_voter:
+        observer's log counts towards nothing, and Kafka's observers do not flush what they fetch
+        (3.5+: ``appendAsFollower`` flushes at voters only, KAFKA-13884), so what one loses at a
+        stop is refetched, not a protocol fact (the durability of an observer's log is not
+        protocol): the model's crash loses nothing, and the adapter flushes an observer's log
+        first. A Halt (``halted``, see ``step``) flushes every replica's log, and so does a Crash
+        where ``_crash_may_lose()`` is false (the voters adapter's replicas)."""
+        if halted or not self._crash_may_lose():
             self.inner_log.flush(False)
         self.inner_log.reopen()
+
+    def _crash_may_lose(self) -> bool:
+        """Whether a Crash may lose this replica's unflushed appends (``_stop_log``): a voter's."""
+        return self.is_voter
 
     def _dispatch(self, inp: JSON) -> None:
         kind = inp["type"]

@@ -129,6 +129,11 @@ class KafkaVoterReplica(kraft.KafkaRaftNode):
                 self._write_bootstrap()
         super()._boot()
 
+    def _crash_may_lose(self) -> bool:
+        # ``is_voter`` holds for every host here (``_boot``): which replicas are observers is the
+        # voter set's, which changes, so a Crash keeps every replica's log (``_stop_log``)
+        return False
+
     def _write_bootstrap(self) -> None:
         """The checkpoint ``0-0`` of ``kafka-storage format --initial-controllers``."""
         lj, j, bootstrap = self.values.lj, self.java, self.bootstrap
@@ -509,11 +514,6 @@ class KafkaVoterReplica(kraft.KafkaRaftNode):
                 # timer, the raft target moves only a voter's: noted here, acted on at the next
                 # Fetch to a bootstrap server (_fetch_due)
                 self._lapsed = self._following()
-            if kind == "Crash" and not self.down:
-                # Kafka's observers do not flush what they fetch (KafkaRaftClient.appendAsFollower
-                # flushes at voters only), and the protocol lets an observer lose it; the model's
-                # crash loses nothing, so the adapter flushes first (what is lost is not modelled).
-                self.inner_log.flush(False)
             result = super().step(inp)
             if self._lapsed is not None and (self._lapsed != self._following() or (
                     kind == "FetchResponse" and (inp.get("epoch"), inp.get("leader")) == self._lapsed

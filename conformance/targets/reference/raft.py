@@ -19,6 +19,7 @@ from types import MappingProxyType
 from typing import Any
 
 from kspec.conformance.adapters.base import JSON, StepResult, Target, TargetError
+from kspec.conformance.targets.majority import majority_offset
 
 NONE = "NONE"
 FENCED = "FENCED_LEADER_EPOCH"
@@ -291,17 +292,19 @@ class RaftReplica:
         else:
             self.become_unattached(epoch)
 
+    def majority_offset(self) -> int:
+        """The largest offset a majority of the voters hold, as the leader knows it (its own log
+        end, its followers' fetch offsets)."""
+        return majority_offset({**self.end_offsets, self.id: self.end_offset}, self.voters)
+
     def update_high_watermark(self) -> None:
-        offsets = dict(self.end_offsets)
-        offsets[self.id] = self.end_offset
-        ordered = sorted((offsets.get(v, 0) for v in self.voters), reverse=True)
-        majority_offset = ordered[len(self.voters) // 2] if ordered else 0
+        majority = self.majority_offset()
         # only once a record of this leader's epoch commits, and never backwards
-        if majority_offset <= self.epoch_start:
+        if majority <= self.epoch_start:
             return
-        if self.high_watermark is not None and majority_offset <= self.high_watermark:
+        if self.high_watermark is not None and majority <= self.high_watermark:
             return
-        self.high_watermark = majority_offset
+        self.high_watermark = majority
 
     # ------------------------------------------------------------------ inputs
 
