@@ -99,6 +99,9 @@ class ShareDriver(Driver[ShareSystem]):
     output_order = (SHARE_RECORDS_FIRST,)  # ADAPTER-SHARE-RECORDS-FIRST
 
     takes_model_variant = True  # config["model_variant"]: variant names joined by "+" (deviations too)
+    # FindCoordinator is answered from the key alone (SHARE-RULE-KEY-PARSE): the guide counts each
+    # routing probe once, not once per state (ten self-loops on every state otherwise).
+    stateless = ("routing",)
     # `kspec conform share --set kafka_version=4.3`: the release whose rule set a target that does
     # not name one (an exec: or python: target) is held to; the default is the newest.
     settable = {"kafka_version": tuple(f"4.{m}" for m in sorted(VERSIONS))}
