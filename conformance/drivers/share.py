@@ -12,7 +12,8 @@ image lacks, writes of multi-offset batches, and a topic deleted while state is 
 Hypothesis rule each): ``write``, ``read``, ``elect``, ``initialize``, ``failover``, ``delete``,
 ``summary`` (requests of those kinds), ``epochs``, ``keys``, ``batches``, ``reorder``, ``counts``
 (the probes' writes and reads; ``counts`` are writes with KIP-1226 delivery-complete counts at
-start offsets below, at and above the stored one), ``image`` (the metadata update, and
+start offsets below, at and above the stored one), ``routing`` (FindCoordinator for keys whose
+group ids a key-string parser can get wrong, SHARE-DRIVE-ROUTING), ``image`` (the metadata update, and
 :class:`ReloadWithoutTopic`: the doomed topic's state stored, the topic deleted, a fail-over,
 then its leader's read, one step of the guide, so a reload that validates against the start
 image is met by a guided run, SHARE-WIT-IMAGE-FAILOVER).
@@ -98,6 +99,9 @@ class ShareDriver(Driver[ShareSystem]):
     output_order = (SHARE_RECORDS_FIRST,)  # ADAPTER-SHARE-RECORDS-FIRST
 
     takes_model_variant = True  # config["model_variant"]: variant names joined by "+" (deviations too)
+    # FindCoordinator is answered from the key alone (SHARE-RULE-KEY-PARSE): the guide counts each
+    # routing probe once, not once per state (ten self-loops on every state otherwise).
+    stateless = ("routing",)
     # `kspec conform share --set kafka_version=4.3`: the release whose rule set a target that does
     # not name one (an exec: or python: target) is held to; the default is the newest.
     settable = {"kafka_version": tuple(f"4.{m}" for m in sorted(VERSIONS))}
@@ -134,7 +138,7 @@ class ShareDriver(Driver[ShareSystem]):
         return self.model.init_states()[0]
 
     categories = ("write", "read", "elect", "initialize", "failover", "epochs", "delete", "summary", "keys",
-                  "batches", "reorder", "counts", "image")
+                  "batches", "reorder", "counts", "image", "routing")
 
     def candidates(self, state: SysState) -> list[tuple[str, Any]]:
         out = self.candidates_single(state)

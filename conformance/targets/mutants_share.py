@@ -50,6 +50,19 @@ class ReadFencesUnsetEpoch(ShareShard):
         return super().on_ReadRequest(key, req)
 
 
+class KeyParsedFromLeft(ShareShard):
+    """The coordinator key is split at every ':' into exactly three fields and the group id
+    trimmed (KAFKA-20183, Kafka 4.0.0-4.2.0): a group id with ':' is refused, a padded one is
+    routed as its trimmed twin."""
+
+    @staticmethod
+    def parse_key(key: str) -> tuple[str, str, int] | None:
+        fields = key.split(":")
+        if len(fields) != 3 or not fields[0].strip() or not fields[2].lstrip("+-").isdigit():
+            return None
+        return fields[0].strip(), fields[1], int(fields[2])
+
+
 class NegativeEpochAccepted(ShareShard):
     """Negative epochs are taken as "not set" on a release whose rule set refuses them (4.4,
     KAFKA-20743)."""
@@ -341,6 +354,8 @@ SHARE_MUTANTS: tuple[tuple[str, type[ShareShard], str], ...] = (
     ("share-write-count-from-request", WriteCountFromRequest,
      "an out-of-order request moves a counter back (apache/kafka#23112)"),
     ("share-summary-count-unset", SummaryCountUnset, "a new response field not filled in"),
+    ("share-key-parsed-from-left", KeyParsedFromLeft,
+     "a composite key split at the first separator, its free-text part trimmed (KAFKA-20183)"),
     ("share-update-count-not-replayed", UpdateCountNotReplayed, "a new record field not replayed"),
     ("share-redundant-pinned-by-delete", RedundantPinnedByDelete,
      "a deleted entry kept in a bookkeeping map (KAFKA-19695)"),

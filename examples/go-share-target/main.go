@@ -148,6 +148,13 @@ func (s *server) step(id int64, raw json.RawMessage) ([]any, map[string]any, err
 		}
 		n.image = image
 		n.shard.image = image
+	case "FindCoordinatorRequest":
+		// Answered by the broker from the key alone, whatever the shard holds.
+		var req Request
+		if err := json.Unmarshal(raw, &req); err != nil {
+			return nil, nil, fmt.Errorf("input %s: %v", head.Type, err)
+		}
+		outputs = append(outputs, findCoordinator(&req))
 	default:
 		if _, known := responseType[head.Type]; !known {
 			return nil, nil, fmt.Errorf("unsupported input type %q", head.Type)

@@ -29,6 +29,7 @@ from kspec.model.share.records import (
     ShareUpdate,
     StateBatch,
 )
+from kspec.model.share.routing import STATE_PARTITIONS, parse_coordinator_key, partition_for
 from kspec.model.share.versions import LATEST, Rules
 
 # Error names as in org.apache.kafka.common.protocol.Errors.
@@ -192,7 +193,16 @@ class ReadSummaryRequest(_RequestHead):
     leader_epoch: int
 
 
-Request = WriteRequest | ReadRequest | InitializeRequest | DeleteRequest | ReadSummaryRequest
+@dataclass(frozen=True, slots=True)
+class FindCoordinatorRequest(_RequestHead):
+    """FindCoordinator with key type SHARE for one share-partition: the requester (a
+    share-partition leader's persister, the group coordinator) sends the key's coordinator key
+    string (SHARE-RULE-KEY), the broker parses it back (SHARE-RULE-KEY-PARSE) and answers the
+    ``__share_group_state`` partition that owns it (SHARE-RULE-ROUTING). Answered from the key
+    alone, whatever the shard holds, in every release."""
+
+
+Request = WriteRequest | ReadRequest | InitializeRequest | DeleteRequest | ReadSummaryRequest | FindCoordinatorRequest
 
 
 @dataclass(frozen=True, slots=True)
@@ -237,12 +247,22 @@ class ReadSummaryResponse(_ResponseHead):
     delivery_complete_count: int = UNKNOWN_COUNT
 
 
-Response = WriteResponse | ReadResponse | InitializeResponse | DeleteResponse | ReadSummaryResponse
+@dataclass(frozen=True, slots=True)
+class FindCoordinatorResponse(_ResponseHead):
+    """The coordinator FindCoordinator found for the share-partition: the ``__share_group_state``
+    partition (its leader is the node the wire answer names), -1 with an error."""
+
+    coordinator: int = -1
+
+
+Response = (WriteResponse | ReadResponse | InitializeResponse | DeleteResponse | ReadSummaryResponse
+            | FindCoordinatorResponse)
 Output = Record | Response
 
-REQUEST_CLASSES: tuple[type, ...] = (WriteRequest, ReadRequest, InitializeRequest, DeleteRequest, ReadSummaryRequest)
+REQUEST_CLASSES: tuple[type, ...] = (WriteRequest, ReadRequest, InitializeRequest, DeleteRequest, ReadSummaryRequest,
+                                     FindCoordinatorRequest)
 RESPONSE_CLASSES: tuple[type, ...] = (WriteResponse, ReadResponse, InitializeResponse, DeleteResponse,
-                                      ReadSummaryResponse)
+                                      ReadSummaryResponse, FindCoordinatorResponse)
 
 
 def response_error(out: Output) -> str | None:
@@ -545,7 +565,8 @@ def step_with(state: ShardState, request: Request, flaws: Flaws) -> tuple[ShardS
 # ---------------------------------------------------------------- the shard's rules as data
 
 UNLOADED, LOADED_4_0, LOADED = "unloaded", "loaded-4.0", "loaded"
-REQUEST_KINDS: tuple[type, ...] = (WriteRequest, ReadRequest, InitializeRequest, DeleteRequest, ReadSummaryRequest)
+REQUEST_KINDS: tuple[type, ...] = (WriteRequest, ReadRequest, InitializeRequest, DeleteRequest, ReadSummaryRequest,
+                                   FindCoordinatorRequest)
 
 
 def shard_kind(state: ShardState) -> str:
@@ -564,12 +585,14 @@ SHARD_RULES: dict[tuple[str, type], str] = {
     **{(UNLOADED, kind): COORDINATOR_NOT_AVAILABLE for kind in REQUEST_KINDS},  # SHARE-RULE-COORDINATOR-NOT-AVAILABLE
     (LOADED_4_0, WriteRequest): "write",
     (LOADED_4_0, ReadRequest): "read",
-    **{(LOADED_4_0, kind): UNSUPPORTED_VERSION for kind in REQUEST_KINDS[2:]},  # SHARE-VER-INITIALIZE
+    **{(LOADED_4_0, kind): UNSUPPORTED_VERSION for kind in REQUEST_KINDS[2:5]},  # SHARE-VER-INITIALIZE
     (LOADED, WriteRequest): "write",
     (LOADED, ReadRequest): "read",
     (LOADED, InitializeRequest): "initialize",
     (LOADED, DeleteRequest): "delete",
     (LOADED, ReadSummaryRequest): "read_summary",
+    # SHARE-RULE-KEY-PARSE, SHARE-RULE-ROUTING: the broker answers from the key alone.
+    **{(kind, FindCoordinatorRequest): "find_coordinator" for kind in (UNLOADED, LOADED_4_0, LOADED)},
 }
 
 Handler = Any  # (state, request, flaws, combine) -> (records, response)
@@ -579,6 +602,7 @@ _HANDLERS: dict[str, Handler] = {
     "initialize": lambda st, req, flaws, combine: _initialize(st, req, flaws),
     "delete": lambda st, req, flaws, combine: _delete(st, req),
     "read_summary": lambda st, req, flaws, combine: ((), _read_summary(st, req)),
+    "find_coordinator": lambda st, req, flaws, combine: ((), find_coordinator(st.rules, req)),
 }
 
 
@@ -726,6 +750,20 @@ def _read_summary(state: ShardState, req: ReadSummaryRequest) -> Response:
         return ReadSummaryResponse(req.topic_id, req.partition)
     return ReadSummaryResponse(req.topic_id, req.partition, NONE, "", current.state_epoch, current.leader_epoch,
                                current.start_offset, current.delivery_complete_count)
+
+
+def find_coordinator(rules: Rules, req: FindCoordinatorRequest) -> FindCoordinatorResponse:
+    """FindCoordinator (key type SHARE): the key string formatted (SHARE-RULE-KEY), parsed back
+    (SHARE-RULE-KEY-PARSE; from the left under ``share-key-parsed-from-left``) and the parsed
+    share-partition routed (SHARE-RULE-ROUTING). A string that names no share-partition is
+    INVALID_REQUEST (KafkaApis: ``SharePartitionKey.validate`` threw)."""
+    if req.topic_id is None:
+        return FindCoordinatorResponse(req.topic_id, req.partition, INVALID_REQUEST, NULL_TOPIC_ID)
+    text = SharePartitionKey(req.group_id, req.topic_id, req.partition).coordinator_key()
+    found = parse_coordinator_key(text, from_left=rules.key_parsed_from_left)
+    if found is None:
+        return FindCoordinatorResponse(req.topic_id, req.partition, INVALID_REQUEST, f"Invalid key format: {text}")
+    return FindCoordinatorResponse(req.topic_id, req.partition, coordinator=partition_for(found, STATE_PARTITIONS))
 
 
 # --- observation ------------------------------------------------------------------------------

@@ -37,6 +37,7 @@ from kspec.model.share.records import (
     ShareUpdate,
     StateBatch,
 )
+from kspec.model.share.routing import STATE_PARTITIONS, partition_for
 from kspec.model.share.shard import (
     FENCED_LEADER_EPOCH,
     FENCED_STATE_EPOCH,
@@ -45,6 +46,8 @@ from kspec.model.share.shard import (
     REFERENCE,
     UNKNOWN_TOPIC_OR_PARTITION,
     DeleteRequest,
+    FindCoordinatorRequest,
+    FindCoordinatorResponse,
     Flaws,
     InitializeRequest,
     ReadRequest,
@@ -86,6 +89,15 @@ SIDE_KEYS = (OTHER_PARTITION, OTHER_GROUP, DOOMED, CASE_TWIN)
 # The largest epoch an int32 field holds (Integer.MAX_VALUE): a store that takes it for a "no
 # epoch" sentinel, as it does -1, records nothing where Kafka records it (red team, session 11).
 MAX_EPOCH = 2**31 - 1
+# FindCoordinator probes (SHARE-DRIVE-ROUTING): group ids KIP-932 allows that a parser of the
+# coordinator key string can get wrong: ':' inside, first and last; a group id that itself reads
+# as a whole key; padded with spaces (a parser that trims finds another group); non-ASCII with a
+# character outside the BMP (two UTF-16 code units in String.hashCode); long. The topic id is a
+# Uuid's string form: the broker parses it as one (an adapter maps that name to that Uuid).
+ROUTE_TOPIC = "y6cwZmhbJHOwKfrveLr4zw"
+ROUTE_GROUPS = ("share-g", "a:b", ":lead", "trail:", "x::y", f"k:{ROUTE_TOPIC}:7", " padded ",
+                "gr\u00fcppe-\u2603-\U0001F600", "long-" + "x" * 250)
+ROUTE_KEYS = (*(SharePartitionKey(g, ROUTE_TOPIC, 0) for g in ROUTE_GROUPS), SharePartitionKey("a:b", ROUTE_TOPIC, 3))
 PROBE_IMAGE = frozenset({(TOPIC, 0), (TOPIC, 1), (DOOMED_TOPIC, 0)})
 # Writes of more than one offset (probes): a range batch; adjacent offsets in the same delivery
 # state with different counts (they must not merge); a range overlapping the stored offsets with
@@ -183,7 +195,17 @@ class PrunedLoad(Load):
     ``failover``; SHARE-RULE-PRUNE-INVISIBLE)."""
 
 
-Action = Write | Read | Elect | Initialize | Unload | Load | PrunedLoad | Delete | Summary | DeleteTopic
+@dataclass(frozen=True, slots=True)
+class FindCoordinator:
+    """A requester looks up the share coordinator of ``key`` (FindCoordinator, key type SHARE; a
+    probe, category ``routing``): the answer is the broker's, from the key alone, and changes
+    nothing (SHARE-RULE-KEY-PARSE, SHARE-RULE-ROUTING)."""
+
+    key: SharePartitionKey
+
+
+Action = (Write | Read | Elect | Initialize | Unload | Load | PrunedLoad | Delete | Summary | DeleteTopic
+          | FindCoordinator)
 
 
 @dataclass(frozen=True, slots=True)
@@ -212,7 +234,7 @@ class SysState:
 
 def key_of(action: Action) -> SharePartitionKey | None:
     """The share-partition a request action is for (None: an environment action)."""
-    if isinstance(action, Write | Read | Initialize | Delete | Summary):
+    if isinstance(action, Write | Read | Initialize | Delete | Summary | FindCoordinator):
         return action.key
     return None
 
@@ -234,6 +256,8 @@ def request_of(state: SysState, action: Action) -> Request | None:
     if isinstance(action, Summary):
         k = action.key
         return ReadSummaryRequest(k.group_id, k.topic_id, k.partition, action.leader_epoch)
+    if isinstance(action, FindCoordinator):
+        return FindCoordinatorRequest(action.key.group_id, action.key.topic_id, action.key.partition)
     return None
 
 
@@ -454,6 +478,8 @@ class ShareSystem:
             # A stale group coordinator's state epoch: the fences come before the image, so it is
             # FENCED_STATE_EPOCH, not UNKNOWN_TOPIC_OR_PARTITION (SHARE-RULE-METADATA-UPDATE).
             yield "image", Write(0, side_start, side_batches, state_epoch=0, key=DOOMED)
+        for route in ROUTE_KEYS:
+            yield "routing", FindCoordinator(route)  # SHARE-DRIVE-ROUTING
         yield "keys", Write(0, side_start, side_batches, state_epoch=1, key=UNHOSTED)
         yield "keys", Write(0, side_start, side_batches, state_epoch=1, key=NEGATIVE)
         yield "keys", Read(0, key=NEGATIVE)
@@ -463,6 +489,8 @@ class ShareSystem:
             yield "summary", Summary(0, NEGATIVE)
 
     def next_state(self, state: SysState, action: Action) -> SysState | None:
+        if isinstance(action, FindCoordinator):
+            return state  # the broker answers from the key alone: nothing changes
         if isinstance(action, Elect):
             return replace(state, leader_epoch=state.leader_epoch + 1, last_error=NONE)
         if isinstance(action, Unload):
@@ -801,12 +829,31 @@ class ShareSystem:
             left = load_pruned(s.log, s.log_start, snapshot_every, s.shard.image, rules)
             return left.leader_epochs != loaded(s.log, snapshot_every, rules, s.shard.image).leader_epochs
 
+        flaws = self.flaws
+
+        @always_step("SHARE-INV-KEY-FINDS-COORDINATOR", "key_finds_coordinator", witnessed_by=("odd_group_found",))
+        def finds(before: SysState, action: Action, after: SysState) -> bool:
+            """FindCoordinator for a share-partition finds the ``__share_group_state`` partition
+            its own coordinator key routes to, for every group id KIP-932 allows: the parse of
+            the formatted key gives back the group, topic and partition (SHARE-RULE-KEY-PARSE,
+            SHARE-RULE-ROUTING)."""
+            if not isinstance(action, FindCoordinator):
+                return True
+            response = _found(before, action, flaws)
+            return response.error == NONE and response.coordinator == partition_for(action.key, STATE_PARTITIONS)
+
+        @sometimes_step("SHARE-WIT-ODD-GROUP-FOUND", "odd_group_found")
+        def odd_found(before: SysState, action: Action, after: SysState) -> bool:
+            """FindCoordinator found the coordinator of a group id holding ':'."""
+            return (isinstance(action, FindCoordinator) and ":" in action.key.group_id
+                    and _found(before, action, flaws).error == NONE)
+
         deletes = ((deleted, delete_failover, delete_releases, deleted_refused) if self.rules.initialize
                    else ())  # 4.0: no delete
         counts = self._count_properties() if self.rules.delivery_complete_count else ()
         return (isolation, delete_forgets, summary_only_reads, *deletes, keys, image_failover,
                 redundant_safe, released, updates_redundant, prune_keeps_fences, prune_restores, update_cuts,
-                *counts)
+                finds, odd_found, *counts)
 
     @staticmethod
     def _count_properties() -> tuple[Property[Any, Any], ...]:
@@ -882,6 +929,8 @@ class ShareSystem:
             return f"topic {action.topic} is deleted (metadata update)"
         if isinstance(action, PrunedLoad):
             return "the log is pruned below the redundant offset; a new shard loads what is left"
+        if isinstance(action, FindCoordinator):
+            return f"find the share coordinator of {action.key.coordinator_key()!r}"
         return type(action).__name__.lower()
 
     def describe_state(self, state: SysState) -> str:
@@ -924,6 +973,15 @@ def needed_from(log: tuple[Record, ...], shard: ShardState) -> int | None:
             tombstone = at
     stored = [at for key, at in last.items() if shard.offset(key) is not None]
     return min(stored) if stored else tombstone
+
+
+def _found(state: SysState, action: FindCoordinator, flaws: Flaws) -> FindCoordinatorResponse:
+    """The broker's answer to ``action`` (what the step sends back)."""
+    _, outputs = step_with(state.shard, FindCoordinatorRequest(action.key.group_id, action.key.topic_id,
+                                                               action.key.partition), flaws)
+    response = outputs[-1]
+    assert isinstance(response, FindCoordinatorResponse)
+    return response
 
 
 def _others(shard: ShardState, key: SharePartitionKey) -> tuple[Any, ...]:

@@ -66,6 +66,11 @@ class Rules:
     # leader-epoch fence only an older record carried (an initialize's snapshot holds leader
     # epoch 0) comes back lower and a stale leader is no longer fenced.
     prune_forgets_fences: bool = False
+    # share-key-parsed-from-left (KAFKA-20183, 4.0.0 - 4.2.0): SharePartitionKey.getInstance(String)
+    # splits the coordinator key at every ':' and wants three fields, the group id trimmed, so
+    # FindCoordinator refuses a group id with ':' and finds a padded one's trimmed twin
+    # (SHARE-RULE-KEY-PARSE).
+    key_parsed_from_left: bool = False
 
     @property
     def version(self) -> str:
@@ -117,6 +122,7 @@ DEVIATION_SWITCHES: dict[str, dict[str, bool]] = {
     "share-write-count-regresses": {"write_count_from_request": True},
     "share-redundant-offset-pinned-by-delete": {"deleted_key_pins_redundant": True},
     "share-prune-forgets-leader-fence": {"prune_forgets_fences": True},
+    "share-key-parsed-from-left": {"key_parsed_from_left": True},
 }
 
 

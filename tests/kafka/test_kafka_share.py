@@ -130,6 +130,28 @@ def test_random_requests_match_the_model(kafka: KafkaShareTarget, limit: int, sc
             run.request(item)
 
 
+def test_find_coordinator_matches_the_model(kafka: KafkaShareTarget) -> None:
+    """SHARE-RULE-KEY-PARSE: FindCoordinator for every routing probe's key, on a loaded and an
+    unloaded shard, gets what the model answers under this release's rules: Kafka's
+    ``SharePartitionKey`` parse and ``ShareCoordinatorService.partitionFor``. 4.0.0-4.2.0 parse
+    from the left (``share-key-parsed-from-left``): a group id holding ':' is refused."""
+    from kspec.model.share.system import ROUTE_KEYS
+
+    run = Lockstep(kafka, snapshot_limit=1)
+    answers = []
+    for unloaded in (False, True):
+        if unloaded:
+            run.node.step({"type": "Unload"})
+            run.state = S.unload(run.state)
+        for key in ROUTE_KEYS:
+            run.request(S.FindCoordinatorRequest(key.group_id, key.topic_id, key.partition))
+            answers.append(run.node.step(encode(S.FindCoordinatorRequest(key.group_id, key.topic_id,
+                                                                         key.partition))).outputs[-1])
+    colon = [a for a, k in zip(answers, ROUTE_KEYS * 2, strict=True) if k.group_id == "a:b"]
+    refused = "share-key-parsed-from-left" in KNOWN
+    assert {a["error"] for a in colon} == {"INVALID_REQUEST" if refused else "NONE"}
+
+
 def test_conform_runs_against_this_release(kafka: KafkaShareTarget) -> None:
     """``kspec conform share --target kafka:VERSION --accept <its known deviations>`` (in
     process): the model at this release's rule set with its deviations; initialize, delete and

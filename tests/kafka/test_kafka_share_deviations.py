@@ -47,6 +47,9 @@ CASES = [
     # the Load at step 5 replays from log_start_offset 2 and the leader-epoch fence comes back 0.
     # The reference target replays the whole log (it never prunes) and keeps the fence.
     ("kafka_4.4_prune_forgets_leader_fence.itf.json", "share-prune-forgets-leader-fence", "4.4.0", None, True),
+    # run with share-prune-forgets-leader-fence accepted (4.1.2 seed 0 diverges on it first); one
+    # FindCoordinator for group id "a:b"
+    ("kafka_4.1_key_parsed_from_left.itf.json", "share-key-parsed-from-left", "4.1.2", None, True),
 ]
 
 

@@ -95,6 +95,8 @@ def kinds_of(inp: dict[str, Any], stored: Any) -> set[str]:
         out.add("WriteRequest moving the start offset")
         if isinstance(offset, dict) and int(inp["start_offset"]) < int(offset["start_offset"]):
             out.add("WriteRequest with a start offset below the stored one")
+    if kind == "FindCoordinatorRequest" and ":" in str(group):
+        out.add("FindCoordinatorRequest for a group id holding ':'")  # SHARE-DRIVE-ROUTING
     if kind == "Load" and offset is not None:
         out.add("Load of a key with state")
     if kind == "Load" and inp.get("log_start_offset"):
@@ -138,6 +140,7 @@ VOCABULARY = {
     "answer WriteResponse INVALID_REQUEST", "answer ReadResponse COORDINATOR_NOT_AVAILABLE",
     "answer ReadResponse INVALID_REQUEST", "answer InitializeResponse NONE",
     "Load of a log pruned below the redundant offset",
+    "FindCoordinatorRequest for a group id holding ':'", "answer FindCoordinatorResponse NONE",
 }
 # Not in VOCABULARY (an open gap, not a claim): "WriteRequest whose start offset cuts a stored
 # batch" (SHARE-DRIVE-CUT-BATCH) does not occur in the default reference run at seed 0 (the guide

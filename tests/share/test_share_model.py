@@ -64,6 +64,7 @@ EXPECTED_CATCH = {
     "share-write-count-regresses": {"count_follows_start_offset"},
     "share-redundant-offset-pinned-by-delete": {"redundant_offset_released"},
     "share-prune-forgets-leader-fence": {"prune_keeps_fences"},
+    "share-key-parsed-from-left": {"key_finds_coordinator"},
 }
 # Reached only by the probes' pruned load six actions deep (a read, a re-initialize, a fail-over),
 # beyond what an exploration with the probes' branching covers in a test:
@@ -72,7 +73,8 @@ SCRIPTED = {"share-prune-forgets-leader-fence"}
 # Caught only with the probes on: an out-of-order write, KIP-1226's count (the actors' writes
 # carry none, and its properties are the probes'), and the redundant offset (deletes and keys).
 NEEDS_PROBES = {"share-write-start-offset-regresses", "share-initialize-count-unset", "share-write-count-regresses",
-                "share-redundant-offset-pinned-by-delete"}  # a delete and a second key: probes
+                "share-redundant-offset-pinned-by-delete",  # a delete and a second key: probes
+                "share-key-parsed-from-left"}  # FindCoordinator is a probe (SHARE-DRIVE-ROUTING)
 
 
 def probe_bounds(variant: str) -> dict[str, object]:

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from kspec.model.share.records import SharePartitionKey
-from kspec.model.share.routing import java_string_hash, kafka_abs, partition_for
+from kspec.model.share.routing import java_string_hash, kafka_abs, parse_coordinator_key, partition_for
 
 
 def test_java_string_hash_vectors() -> None:
@@ -36,3 +37,56 @@ def test_partition_in_range(group: str, topic: str, partition: int, n: int) -> N
     assert 0 <= p < n
     h = java_string_hash(f"{group}:{topic}:{partition}")
     assert -(2**31) <= h < 2**31
+
+
+# -- SHARE-RULE-KEY-PARSE: FindCoordinator recovers the share-partition from the key string ----
+
+ODD_GROUPS = ("a:b", ":lead", "trail:", "x::y", "::", " padded ", "gr\u00fcppe-\U0001F600", "k:T:7", "x" * 300)
+
+
+@pytest.mark.parametrize("group", ODD_GROUPS)
+def test_the_parse_gives_back_every_group_id(group: str) -> None:
+    key = SharePartitionKey(group, "y6cwZmhbJHOwKfrveLr4zw", 3)
+    assert parse_coordinator_key(key.coordinator_key()) == key
+
+
+@given(st.text(min_size=1, max_size=20), st.integers(0, 2**31 - 1))
+def test_the_parse_inverts_the_format(group: str, partition: int) -> None:
+    key = SharePartitionKey(group, "AAAAAAAAAAAAAAAAAAAAAA", partition)
+    assert parse_coordinator_key(key.coordinator_key()) == key
+
+
+def test_parsed_from_left_refuses_a_colon_and_trims() -> None:
+    """Kafka 4.0.0-4.2.0's parse (KAFKA-20183): three fields exactly, the group id trimmed."""
+    topic = "y6cwZmhbJHOwKfrveLr4zw"
+    assert parse_coordinator_key(f"a:b:{topic}:0", from_left=True) is None
+    assert parse_coordinator_key(f":lead:{topic}:0", from_left=True) is None
+    assert parse_coordinator_key(f" padded :{topic}:0", from_left=True) == SharePartitionKey("padded", topic, 0)
+    assert parse_coordinator_key(f"g:{topic}:0", from_left=True) == SharePartitionKey("g", topic, 0)
+
+
+@pytest.mark.parametrize("text", ["", "g", "g:T", ":T:0", "g:T:", "g:T:x", "g::0", "g:T:1_0", "g:T: 1"])
+def test_strings_naming_no_share_partition(text: str) -> None:
+    assert parse_coordinator_key(text) is None
+
+
+def test_find_coordinator_answers_in_every_shard_kind() -> None:
+    from kspec.model.share.shard import (
+        NONE,
+        FindCoordinatorRequest,
+        FindCoordinatorResponse,
+        ShardState,
+        step,
+        unload,
+    )
+    from kspec.model.share.versions import rules_of, with_deviations
+
+    req = FindCoordinatorRequest("a:b", "y6cwZmhbJHOwKfrveLr4zw", 0)
+    want = partition_for(SharePartitionKey("a:b", "y6cwZmhbJHOwKfrveLr4zw", 0), 50)
+    for shard in (ShardState(), unload(ShardState()), ShardState(rules=rules_of(0))):
+        after, outputs = step(shard, req)
+        assert after == shard and outputs == (FindCoordinatorResponse(req.topic_id, 0, NONE, "", want),)
+    left = ShardState(rules=with_deviations(rules_of(1), ["share-key-parsed-from-left"]))
+    [response] = step(left, req)[1]
+    assert isinstance(response, FindCoordinatorResponse)
+    assert (response.error, response.coordinator) == ("INVALID_REQUEST", -1)

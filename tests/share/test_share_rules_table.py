@@ -15,15 +15,18 @@ from kspec.model.share.versions import LATEST_MINOR
 
 RESPONSE_OF: dict[type, type] = {sh.WriteRequest: sh.WriteResponse, sh.ReadRequest: sh.ReadResponse,
                                  sh.InitializeRequest: sh.InitializeResponse, sh.DeleteRequest: sh.DeleteResponse,
-                                 sh.ReadSummaryRequest: sh.ReadSummaryResponse}
+                                 sh.ReadSummaryRequest: sh.ReadSummaryResponse,
+                                 sh.FindCoordinatorRequest: sh.FindCoordinatorResponse}
 HANDLER_OF = {"write": sh.WriteRequest, "read": sh.ReadRequest, "initialize": sh.InitializeRequest,
-              "delete": sh.DeleteRequest, "read_summary": sh.ReadSummaryRequest}
+              "delete": sh.DeleteRequest, "read_summary": sh.ReadSummaryRequest,
+              "find_coordinator": sh.FindCoordinatorRequest}
 
 
 def _requests() -> list[Any]:
     g, t, p = KEY.group_id, KEY.topic_id, KEY.partition
     return [sh.WriteRequest(g, t, p, 0, 0, -1, (sh.StateBatch(0, 0, 0, 1),)), sh.ReadRequest(g, t, p, 0),
-            sh.InitializeRequest(g, t, p, 1, 0), sh.DeleteRequest(g, t, p), sh.ReadSummaryRequest(g, t, p, 0)]
+            sh.InitializeRequest(g, t, p, 1, 0), sh.DeleteRequest(g, t, p), sh.ReadSummaryRequest(g, t, p, 0),
+            sh.FindCoordinatorRequest(g, t, p)]
 
 
 def _explore(kafka_minor: int, limit: int = 1500) -> tuple[set[sh.ShardState], set[tuple[str, str]]]:

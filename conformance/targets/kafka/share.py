@@ -24,13 +24,22 @@ the ``MetadataImage``), and from 4.3 its ``onNewMetadataImage`` became ``onMetad
   shaped as ``kspec.model.share.shard.observe``, and ``lastRedundantOffset()`` (public: what the
   runtime's log pruning asks), over the adapter's replay offsets 0, 1, ... (the model's log
   positions).
+- ``FindCoordinatorRequest``: what the broker's FindCoordinator does for key type SHARE
+  (``KafkaApis``, which the adapter does not run): the requester's key string
+  (``SharePartitionKey.asCoordinatorKey``), ``SharePartitionKey.validate`` and
+  ``getInstance(String)`` (the parse, SHARE-RULE-KEY-PARSE; an ``IllegalArgumentException`` is
+  INVALID_REQUEST, KafkaApis's answer since apache/kafka#19272: 4.0.x's answered
+  UNKNOWN_SERVER_ERROR), then ``ShareCoordinatorService.partitionFor`` of the key parsed, on a
+  service built with nothing but its partition count (Kafka's default
+  ``share.coordinator.state.topic.num.partitions``). Answered whether the shard is loaded or not.
 - KIP-1226's delivery-complete count (4.2+): passed in a write (WriteShareGroupState v1) and read
   from the records, the read-summary answer (v1) and the stored ``ShareGroupOffset``. A release
   without it (4.0, 4.1) has no such field: the adapter ignores a write's count and reports -1,
   what a 4.2 reader decodes from a record without the tagged field.
 
 Topic ids are strings in the model and ``Uuid`` in Kafka: each string maps to a fixed Uuid
-(from its MD5), and back.
+(from its MD5), and back; a string that is a Uuid's own string form maps to that Uuid (the
+FindCoordinator probes' topic id, which the broker parses as a Uuid).
 """
 
 from __future__ import annotations
@@ -117,10 +126,30 @@ class _Java(jvm.JavaClasses):
             self.KRaftDelta = c(f"{runtime}.KRaftCoordinatorMetadataDelta")
         self.has_metadata_update = self.has_method(self.Shard, "onMetadataUpdate")
 
+        self.SharePartitionKey = c("org.apache.kafka.server.share.SharePartitionKey")
+        self.IllegalArgument = c("java.lang.IllegalArgumentException")
+        self._service: Any = None
         self.WriteBatch = c(f"{MSG}.WriteShareGroupStateRequestData$StateBatch")
         self._requests: dict[str, tuple[str, Any, Any, Any]] = {}
         # The shard's private timeline maps, read for the observation (reflection, once).
         self.fields: dict[str, Any] = {name: self.field(self.Shard, field) for name, field in MAPS.items()}
+
+    def coordinator_service(self, partitions: int) -> Any:
+        """A ``ShareCoordinatorService`` good for ``partitionFor`` only: built with a LogContext and
+        nothing else (its constructor only stores its arguments), its partition count and
+        ``isActive`` set as ``startup`` sets them (reflection: both are private)."""
+        if self._service is None:
+            service = self.c(f"{PKG}.ShareCoordinatorService")
+            ctor = next((k for k in service.class_.getConstructors()
+                         if str(k.getParameterTypes()[0].getName()) == str(self.LogContext.class_.getName())), None)
+            if ctor is None:
+                raise TargetError(f"kafka:{self.version}: no ShareCoordinatorService constructor takes "
+                                  f"{self.LogContext.class_.getName()}")
+            args = [self.LogContext()] + [None] * (ctor.getParameterCount() - 1)
+            self._service = ctor.newInstance(*args)
+            self.field(service, "numPartitions").setInt(self._service, partitions)
+            self.field(service, "isActive").get(self._service).set(True)
+        return self._service
 
     def request_classes(self, kind: str) -> tuple[str, Any, Any, Any]:
         """(shard method, request data class, topic data class, partition data class) of ``kind``."""
@@ -146,13 +175,25 @@ class TopicIds:
         if name is None:
             return None
         if name not in self.to_uuid:
-            digest = hashlib.md5(name.encode()).digest()
-            most = int.from_bytes(digest[:8], "big", signed=True)
-            least = int.from_bytes(digest[8:], "big", signed=True)
-            u = self.java.Uuid(most, least)
+            u = self._as_uuid(name)
+            if u is None:
+                digest = hashlib.md5(name.encode()).digest()
+                most = int.from_bytes(digest[:8], "big", signed=True)
+                least = int.from_bytes(digest[8:], "big", signed=True)
+                u = self.java.Uuid(most, least)
             self.to_uuid[name] = u
             self.to_name[str(u)] = name
         return self.to_uuid[name]
+
+    def _as_uuid(self, name: str) -> Any:
+        """The Uuid whose string form ``name`` is, or None."""
+        if len(name) != 22:
+            return None
+        try:
+            u = self.java.Uuid.fromString(name)
+        except Exception:
+            return None
+        return u if str(u) == name else None
 
     def name(self, uuid: Any) -> str | None:
         if uuid is None:
@@ -335,6 +376,8 @@ class KafkaShareShard:
                     self.next_offset = at
                     self.replay(record)
             return []
+        if kind == "FindCoordinatorRequest":
+            return [self.find_coordinator(inp)]
         if kind not in RESPONSE_OF:
             raise TargetError(f"unknown input type {kind!r}")
         if not self.active:
@@ -377,6 +420,21 @@ class KafkaShareShard:
         for r in records:
             self.replay(r)
         return [*outputs, self._response_out(kind, inp, result.response())]
+
+    def find_coordinator(self, inp: dict[str, Any]) -> dict[str, Any]:
+        """FindCoordinator, key type SHARE, as the broker answers it (module docstring)."""
+        j = self.java
+        out: dict[str, Any] = {"type": "FindCoordinatorResponse", "topic_id": inp["topic_id"],
+                               "partition": inp["partition"], "error": "NONE", "message": "", "coordinator": -1}
+        key = j.SharePartitionKey.asCoordinatorKey(str(inp["group_id"]), self.topics.uuid(inp["topic_id"]),
+                                                   int(inp["partition"]))
+        try:
+            j.SharePartitionKey.validate(key)
+            parsed = j.SharePartitionKey.getInstance(key)
+        except j.IllegalArgument as err:
+            return {**out, "error": "INVALID_REQUEST", "message": str(err.getMessage())}
+        service = j.coordinator_service(int(self.config.shareCoordinatorStateTopicNumPartitions()))
+        return {**out, "coordinator": int(service.partitionFor(parsed))}
 
     def _response(self, inp: dict[str, Any], error: str = "NONE", message: str = "",
                   **fields: Any) -> dict[str, Any]:

@@ -36,6 +36,22 @@ NOT_AVAILABLE = ("COORDINATOR_NOT_AVAILABLE", "The coordinator is not available.
 RESPONSE_OF = {"WriteRequest": "WriteResponse", "ReadRequest": "ReadResponse",
                "InitializeRequest": "InitializeResponse", "DeleteRequest": "DeleteResponse",
                "ReadSummaryRequest": "ReadSummaryResponse"}
+STATE_PARTITIONS = 50  # share.coordinator.state.topic.num.partitions (Kafka's default)
+
+
+def java_hash(text: str) -> int:
+    """Java's ``String.hashCode`` (over UTF-16 code units, 32-bit wrap-around)."""
+    h = 0
+    units = text.encode("utf-16-le")
+    for i in range(0, len(units), 2):
+        h = (h * 31 + int.from_bytes(units[i:i + 2], "little")) % 2**32
+    return h - 2**32 if h >= 2**31 else h
+
+
+def coordinator_partition(key: str) -> int:
+    """``Utils.abs(key.hashCode()) % partitions`` (``Utils.abs(Integer.MIN_VALUE)`` is 0)."""
+    h = java_hash(key)
+    return (0 if h == -(2**31) else abs(h)) % STATE_PARTITIONS
 
 
 def combine(start_offset: int, current: list[list[int]], new: list[list[int]]) -> list[list[int]]:
@@ -235,6 +251,8 @@ class ShareShard:
         if kind == "MetadataUpdate":  # SHARE-RULE-METADATA-UPDATE: validate against the new image
             self.image = {(t, p) for t, p in inp["image"]}
             return []
+        if kind == "FindCoordinatorRequest":
+            return [self.find_coordinator(inp)]
         if kind not in RESPONSE_OF:
             raise TargetError(f"unknown input type {kind!r}")
         if not self.active:
@@ -366,6 +384,29 @@ class ShareShard:
         return [], self.response(req, state_epoch=current["state_epoch"], leader_epoch=current["leader_epoch"],
                                  start_offset=current["start_offset"],
                                  delivery_complete_count=current["delivery_complete_count"])
+
+    # -------------------------------------------------------------- finding the coordinator
+
+    @staticmethod
+    def parse_key(key: str) -> tuple[str, str, int] | None:
+        """A coordinator key back into (group, topic, partition): topic and partition are the
+        last two fields, the group id is the rest, ':' and all."""
+        group, sep, rest = key.rpartition(":")
+        group, sep2, topic = group.rpartition(":")
+        if not sep or not sep2 or not group or not topic or not rest.lstrip("+-").isdigit():
+            return None
+        return group, topic, int(rest)
+
+    def find_coordinator(self, req: dict[str, Any]) -> dict[str, Any]:
+        """FindCoordinator (key type SHARE): the broker parses the key string and answers the
+        __share_group_state partition of what it parsed."""
+        out = {"type": "FindCoordinatorResponse", "topic_id": req["topic_id"], "partition": req["partition"],
+               "error": NONE, "message": "", "coordinator": -1}
+        key = f"{req['group_id']}:{req['topic_id']}:{req['partition']}"
+        found = self.parse_key(key) if req["topic_id"] is not None else None
+        if found is None:
+            return {**out, "error": "INVALID_REQUEST", "message": f"Invalid key format: {key}"}
+        return {**out, "coordinator": coordinator_partition(f"{found[0]}:{found[1]}:{found[2]}")}
 
     # -------------------------------------------------------------- observation
 
