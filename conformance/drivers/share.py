@@ -16,7 +16,9 @@ start offsets below, at and above the stored one), ``routing`` (FindCoordinator 
 group ids a key-string parser can get wrong, SHARE-DRIVE-ROUTING), ``image`` (the metadata update, and
 :class:`ReloadWithoutTopic`: the doomed topic's state stored, the topic deleted, a fail-over,
 then its leader's read, one step of the guide, so a reload that validates against the start
-image is met by a guided run, SHARE-WIT-IMAGE-FAILOVER).
+image is met by a guided run, SHARE-WIT-IMAGE-FAILOVER). Three more composite steps keep deep
+probes within the guide's reach: :class:`ReinitPruneReload` (SHARE-DRIVE-PRUNE-RELOAD),
+:class:`CutReload` (SHARE-DRIVE-CUT-BATCH) and :class:`DeleteThenRead` (SHARE-WIT-DELETED-REFUSED).
 Every initialize, delete and read-summary is in the category of its kind, so a target lacking
 an API declares that category ``unsupported`` and never gets the request (Kafka 4.0:
 initialize, delete, summary; the 4.0 model sends none of them anyway). The vocabulary is listed
@@ -39,7 +41,7 @@ from kspec.conformance.harness import JSON
 from kspec.model.core.codec import encode
 from kspec.model.core.protocol import first_violated
 from kspec.model.share.combiner import coalesce
-from kspec.model.share.records import StateBatch
+from kspec.model.share.records import NOT_SET, ShareUpdate, StateBatch
 from kspec.model.share.shard import observe, step_with
 from kspec.model.share.system import (
     DOOMED,
@@ -86,6 +88,31 @@ class ReinitPruneReload:
     (``Unload``, ``PrunedLoad``). Each part is the model's own action sent as its own input;
     one step, as :class:`ReloadWithoutTopic`, so the guide's beam keeps the path
     (SHARE-WIT-PRUNE-FENCE: six single steps deep, it did not)."""
+
+
+@dataclass(frozen=True, slots=True)
+class CutReload:
+    """Composite step (category ``batches``, ``initialize`` when it holds one;
+    SHARE-DRIVE-CUT-BATCH): the key initialized when it has no state (in 4.0 written), a
+    multi-offset batch stored (the first batch probe that stores one, after the leader's read
+    when the write needs one) unless one is, a write by the current leader whose
+    start offset cuts it and that carries no batches (the probe of SHARE-DRIVE-CUT-BATCH), then
+    the shard fails over (``Unload``, ``Load``), so the replay must clip the batch itself. Where
+    the cut would be written as the limit snapshot (the handler's clip, not the replay's), an
+    empty write of the leader (no start offset, no batches) goes first, so a ShareUpdate carries
+    the cut (SHARE-WIT-UPDATE-CUTS-BATCH); at snapshot limit 0 every write is a snapshot and the
+    cut is one. Each part is the model's own action sent as its own input; one step, as
+    :class:`ReinitPruneReload`, so the guide's beam keeps the path (four single steps deep at
+    snapshot limit 1, it did not)."""
+
+
+@dataclass(frozen=True, slots=True)
+class DeleteThenRead:
+    """Composite step (category ``delete``; SHARE-WIT-DELETED-REFUSED, 4.1+): the key
+    initialized when it has no state, the group coordinator deletes it, and its leader reads:
+    a deleted share-partition has no state, so the read is refused as uninitialized. One step,
+    so the guide's beam keeps the path (its single steps were reached at depth 7 at snapshot
+    limit 1 by a path the beam kept by chance, and lost when another composite was added)."""
 
 
 BOUNDS: dict[str, int] = {"offsets": 2, "max_records": 10, "max_leader_epoch": 2, "max_state_epoch": 2,
@@ -150,6 +177,12 @@ class ShareDriver(Driver[ShareSystem]):
             out.append((self._category_of(state, first) if len(parts) > 4 else "image", ReloadWithoutTopic()))
         if self.model.probes and self._prune_parts(state) is not None:
             out.append(("initialize", ReinitPruneReload()))
+        if self.model.probes and self._delete_parts(state) is not None:
+            out.append(("delete", DeleteThenRead()))
+        cut = self._cut_parts(state) if self.model.probes else None
+        if cut is not None:
+            # A target that declines initialize never gets one from the composite either.
+            out.append(("initialize" if any(isinstance(a, Initialize) for a, _ in cut) else "batches", CutReload()))
         return out
 
     def _parts_of(self, state: SysState, action: Any) -> list[tuple[Action, SysState]] | None:
@@ -158,6 +191,10 @@ class ShareDriver(Driver[ShareSystem]):
             return self._reload_parts(state)
         if isinstance(action, ReinitPruneReload):
             return self._prune_parts(state)
+        if isinstance(action, CutReload):
+            return self._cut_parts(state)
+        if isinstance(action, DeleteThenRead):
+            return self._delete_parts(state)
         return None
 
     def _chain(self, state: SysState, wants: list[Any]) -> list[tuple[Action, SysState]] | None:
@@ -184,11 +221,76 @@ class ShareDriver(Driver[ShareSystem]):
             wants.append(lambda a: isinstance(a, Initialize) and a.key == KEY and a.start_offset == 0)
         if state.leader_epoch == 0:
             wants.append(lambda a: isinstance(a, Elect))
-        wants += [lambda a: isinstance(a, Read) and a.key == KEY and a.leader_epoch > 0,
-                  lambda a: isinstance(a, Initialize) and a.key == KEY and a.start_offset == 0
-                  and a.state_epoch >= state.group_state_epoch,
-                  lambda a: isinstance(a, Unload), lambda a: isinstance(a, PrunedLoad)]
+        wants.append(lambda a: isinstance(a, Read) and a.key == KEY and a.leader_epoch > 0)
+        rest: list[Any] = [lambda a: isinstance(a, Initialize) and a.key == KEY and a.start_offset == 0
+                           and a.state_epoch >= state.group_state_epoch,
+                           lambda a: isinstance(a, Unload), lambda a: isinstance(a, PrunedLoad)]
+        # At a snapshot limit above 1 the reinitialize's snapshot may leave an update count the
+        # records after it do not rebuild (no pruned load is offered): the new leader's write of
+        # nothing first (a ShareUpdate at its epoch, below the redundant offset once pruned).
+        return self._chain(state, wants + rest) or self._chain(state, [*wants, _empty_write, *rest])
+
+    def _delete_parts(self, state: SysState) -> list[tuple[Action, SysState]] | None:
+        """The model actions of :class:`DeleteThenRead` from ``state`` (None: not enabled: 4.0
+        has no delete, and the shard must be loaded)."""
+        if not self.model.rules.initialize or not state.shard.active:
+            return None
+        wants: list[Any] = []
+        if state.shard.offset(KEY) is None:
+            wants.append(lambda a: isinstance(a, Initialize) and a.key == KEY)
+        wants += [lambda a: isinstance(a, Delete) and a.key == KEY,
+                  lambda a: isinstance(a, Read) and a.key == KEY and a.leader_epoch == state.leader_epoch]
         return self._chain(state, wants)
+
+    def _cut_parts(self, state: SysState) -> list[tuple[Action, SysState]] | None:
+        """The model actions of :class:`CutReload` from ``state`` (None: not enabled: the shard
+        must be loaded, some batch probe must store a batch a start offset can cut, and every
+        part must be offered and in bounds)."""
+        if not state.shard.active:
+            return None
+
+        def cutting(a: Any) -> bool:  # SHARE-DRIVE-CUT-BATCH's probe: a start offset, no batches
+            return isinstance(a, Write) and a.key == KEY and a.start_offset != NOT_SET and not a.batches
+
+        parts: list[tuple[Action, SysState]] = []
+        if state.shard.offset(KEY) is None:
+            first = Initialize if self.model.rules.initialize else Write  # 4.0 has no initialize
+            stored = self._chain(state, [lambda a: isinstance(a, first) and a.key == KEY])
+            if stored is None:
+                return None
+            parts += stored
+        s = parts[-1][1] if parts else state
+        if not any(cutting(a) for _, a in self.candidates_single(s)):
+            store = self._cut_store(s, cutting)
+            if store is None:
+                return None
+            parts += store
+            s = store[-1][1]
+        tail: list[Any] = [cutting, lambda a: isinstance(a, Unload),
+                           lambda a: isinstance(a, Load) and not isinstance(a, PrunedLoad)]
+        rest = self._chain(s, tail)
+        if rest is not None and self.model.snapshot_every > 0 and not isinstance(rest[0][1].log[-1], ShareUpdate):
+            # The cut would be the limit snapshot (the handler's clip): one empty write first
+            # makes the cut an update, whose clip is the replay's.
+            rest = self._chain(s, [_empty_write, *tail]) or rest
+        return None if rest is None else parts + rest
+
+    def _cut_store(self, state: SysState, cutting: Any) -> list[tuple[Action, SysState]] | None:
+        """The first batch probe after which a cut is offered (the menu may have moved the start
+        offset past a probe's multi-offset batch), preceded by the leader's read when the write
+        needs one (after an initialize, a write at a state epoch the leader has not read is
+        fenced)."""
+        for prelude in ([], [lambda a: isinstance(a, Read) and a.key == KEY and a.leader_epoch == state.leader_epoch]):
+            before = self._chain(state, prelude)
+            if before is None:
+                continue
+            s = before[-1][1] if before else state
+            for _, a in self.candidates_single(s):
+                if isinstance(a, Write) and a.key == KEY and any(b.first_offset < b.last_offset for b in a.batches):
+                    after = self.resolve(s, a)
+                    if after is not None and any(cutting(c) for _, c in self.candidates_single(after)):
+                        return [*before, (a, after)]
+        return None
 
     def _category_of(self, state: SysState, action: Action) -> str:
         return next(c for c, a in self.candidates_single(state) if a == action)
@@ -232,7 +334,7 @@ class ShareDriver(Driver[ShareSystem]):
         return self._chain(state, wants)
 
     def resolve(self, state: SysState, action: Any) -> SysState | None:
-        if isinstance(action, ReloadWithoutTopic | ReinitPruneReload):
+        if isinstance(action, ReloadWithoutTopic | ReinitPruneReload | CutReload | DeleteThenRead):
             parts = self._parts_of(state, action)
             return None if parts is None else parts[-1][1]
         after = self.model.next_state(state, action)
@@ -241,7 +343,7 @@ class ShareDriver(Driver[ShareSystem]):
         return after
 
     def events(self, before: SysState, action: Action, after: SysState) -> list[Event]:
-        if isinstance(action, ReloadWithoutTopic | ReinitPruneReload):
+        if isinstance(action, ReloadWithoutTopic | ReinitPruneReload | CutReload | DeleteThenRead):
             out: list[Event] = []
             s = before
             for part, nxt in self._parts_of(before, action) or []:
@@ -271,6 +373,10 @@ class ShareDriver(Driver[ShareSystem]):
         if isinstance(action, ReloadWithoutTopic):
             key = DOOMED.coordinator_key()
             return f"topic {DOOMED_TOPIC} deleted while [{key}] is stored, fail-over, its leader reads"
+        if isinstance(action, DeleteThenRead):
+            return "the group coordinator deletes the state, its leader reads"
+        if isinstance(action, CutReload):
+            return "a write whose start offset cuts a stored batch, fail-over (the replay clips it)"
         if isinstance(action, ReinitPruneReload):
             return ("a new leader reads, the group coordinator initializes again, fail-over from the log "
                     "pruned below the redundant offset")
@@ -320,7 +426,7 @@ class ShareDriver(Driver[ShareSystem]):
         return {**observation, "partitions": parts}
 
     def model_violation(self, before: SysState, action: Any, after: SysState) -> str | None:
-        if isinstance(action, ReloadWithoutTopic | ReinitPruneReload):
+        if isinstance(action, ReloadWithoutTopic | ReinitPruneReload | CutReload | DeleteThenRead):
             s = before
             for part, nxt in self._parts_of(before, action) or []:
                 found = first_violated(self._always + self._always_step, s, part, nxt)
@@ -373,6 +479,13 @@ class ShareDriver(Driver[ShareSystem]):
                         return f"SHARE-INV-EPOCHS-MONOTONE: the {name} epoch fence of {key} went from {a} to {b}"
             fences[key] = now
         return None
+
+
+def _empty_write(action: Any) -> bool:
+    """The leader's write of nothing to the key (no start offset, no batches: the first batch
+    probe): it only moves the update count, which a composite step uses to choose whether its
+    next write is a ShareUpdate or the limit snapshot."""
+    return isinstance(action, Write) and action.key == KEY and action.start_offset == NOT_SET and not action.batches
 
 
 def _reloaded_view(parts: Any, pruned: bool, forgets_fences: bool) -> Any:

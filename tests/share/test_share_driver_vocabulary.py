@@ -141,10 +141,8 @@ VOCABULARY = {
     "answer ReadResponse INVALID_REQUEST", "answer InitializeResponse NONE",
     "Load of a log pruned below the redundant offset",
     "FindCoordinatorRequest for a group id holding ':'", "answer FindCoordinatorResponse NONE",
+    "WriteRequest whose start offset cuts a stored batch",  # the composite CutReload, SHARE-DRIVE-CUT-BATCH
 }
-# Not in VOCABULARY (an open gap, not a claim): "WriteRequest whose start offset cuts a stored
-# batch" (SHARE-DRIVE-CUT-BATCH) does not occur in the default reference run at seed 0 (the guide
-# graph at snapshot limit 1 does not reach SHARE-WIT-UPDATE-CUTS-BATCH); red-team runs reach it.
 
 
 def test_every_input_kind_occurs_in_a_default_run() -> None:
@@ -179,3 +177,48 @@ def test_reload_without_topic_is_one_guided_step() -> None:
     assert stored is not None
     assert ("image", ReloadWithoutTopic()) in d.candidates(stored)
 
+
+
+def test_cut_reload_is_one_guided_step_whose_cut_an_update_carries() -> None:
+    """The composite step CutReload (SHARE-DRIVE-CUT-BATCH) is offered from the start at every
+    snapshot limit: it stores a multi-offset batch, writes a start offset inside it with no
+    batches, and fails over. Where a ShareUpdate can carry the cut (limits 1 and 2: at 1 an
+    empty write goes first, else the cut would be the limit snapshot) it reaches
+    SHARE-WIT-UPDATE-CUTS-BATCH; at limit 0 every write is a snapshot and the cut is one."""
+    from kspec.conformance.drivers.share import CutReload, ShareDriver
+
+    for limit, shape in ((1, ["InitializeRequest", "ReadRequest", "WriteRequest", "WriteRequest", "WriteRequest"]),
+                         (2, ["InitializeRequest", "ReadRequest", "WriteRequest", "WriteRequest"]),
+                         (0, ["InitializeRequest", "ReadRequest", "WriteRequest", "WriteRequest"])):
+        d = ShareDriver({"snapshot_every": limit})
+        s = d.init_state()
+        assert ("initialize", CutReload()) in d.candidates(s)
+        after = d.resolve(s, CutReload())
+        assert after is not None and d.model_violation(s, CutReload(), after) is None
+        events = d.events(s, CutReload(), after)
+        assert [e.input["type"] for e in events] == [*shape, "Unload", "Load"], limit
+        cut, before = events[len(shape) - 1], events[len(shape) - 2].model_observation
+        stored = before["partitions"]["g:T:0"]
+        assert "WriteRequest whose start offset cuts a stored batch" in kinds_of(cut.input, stored)
+        reached = "SHARE-WIT-UPDATE-CUTS-BATCH" in [p.id for p in d.witnesses() if p.holds(after)]
+        assert reached == (limit > 0), limit
+        # With a batch stored already the composite is the cut and the fail-over alone.
+        stored_state = d._parts_of(s, CutReload())[len(shape) - 2][1]  # type: ignore[index]
+        assert ("batches", CutReload()) in d.candidates(stored_state)
+
+
+def test_delete_then_read_is_one_guided_step() -> None:
+    """The composite step DeleteThenRead (SHARE-WIT-DELETED-REFUSED) initializes, deletes and
+    reads the key, and ends with the read refused; a 4.0 driver (no delete) never offers it."""
+    from kspec.conformance.drivers.share import DeleteThenRead, ShareDriver
+
+    d = ShareDriver({"snapshot_every": 1})
+    s = d.init_state()
+    assert ("delete", DeleteThenRead()) in d.candidates(s)
+    after = d.resolve(s, DeleteThenRead())
+    assert after is not None
+    events = d.events(s, DeleteThenRead(), after)
+    assert [e.input["type"] for e in events] == ["InitializeRequest", "DeleteRequest", "ReadRequest"]
+    assert events[-1].model_outputs[-1]["error"] == "INVALID_REQUEST"
+    assert "SHARE-WIT-DELETED-REFUSED" in [p.id for p in d.witnesses() if p.holds(after)]
+    assert not any(isinstance(a, DeleteThenRead) for _, a in ShareDriver({"kafka_version": "4.0"}).candidates(s))
