@@ -184,6 +184,7 @@ class KafkaVoterReplica(kraft.KafkaRaftNode):
         """As the raft target's, then one more poll: a record Kafka's leader appends while it
         handles a response (the VotersRecord after the ApiVersions answer) waits in its batch
         accumulator for the next poll, which the raft target's quiet test does not wait for."""
+        self._hold_join_timer()
         for _ in range(kraft.MAX_POLLS):
             super()._settle()
             end = _offset(self.inner_log.endOffset())
@@ -392,6 +393,18 @@ class KafkaVoterReplica(kraft.KafkaRaftNode):
             return
         super()._sent(req)
 
+    _join_due = False  # the model fired the update-voter-set timer (_update_voter_set_due)
+
+    def _hold_join_timer(self) -> None:
+        """With auto-join on, the update-voter-set period restarts before every poll unless the
+        model fired it: the adapter's own clock jumps (a timer's deadline, a lapsed observer's
+        request timeout in ``_fetch_due``) would expire it and Kafka would ask to join on its own
+        (``raft_timers.Timers.elapse`` restarts it for the driver's clock runs)."""
+        q = self.quorum
+        if not self.auto_join or self._join_due or self.down or q is None or not q.isFollower():
+            return
+        q.followerStateOrThrow().resetUpdateVoterSetPeriod(self.time.milliseconds())
+
     def _update_voter_set_due(self) -> None:
         """VOTERS-RULE-AUTO-JOIN's timer (the module docstring): at an observer follower only (a
         voter follower's expired period would send UpdateRaftVoter, which the model does not
@@ -407,7 +420,11 @@ class KafkaVoterReplica(kraft.KafkaRaftNode):
             self.quorum.followerStateOrThrow())
         timer.update(self.time.milliseconds())
         timer.reset(0)
-        self._settle()
+        self._join_due = True
+        try:
+            self._settle()
+        finally:
+            self._join_due = False
 
     def _reconfig(self, inp: dict[str, Any]) -> None:
         j, kind = self.java, str(inp["type"])
