@@ -69,6 +69,7 @@ from kspec.model.voters.control import (
 )
 from kspec.model.voters.history import LogHistory, VoterSet
 from kspec.model.voters.node import (
+    JOIN_REQUEST_TYPES,
     NO_DIRECTORY,
     AddVoter,
     ReconfigRejected,
@@ -77,6 +78,7 @@ from kspec.model.voters.node import (
     SnapshotWritten,
     TakeSnapshot,
     UpdateVoter,
+    UpdateVoterSetDue,
     UpgradeKRaftVersion,
     VoterNode,
     directory_of,
@@ -104,6 +106,9 @@ CONFIGS: list[dict[str, JSON]] = [
     {"hosts": 3, "voters": 2, "kraft_version": 1, "pre_vote": False},
     {"hosts": 3, "voters": 1, "kraft_version": 1, "pre_vote": False},
     {"hosts": 4, "voters": 3, "kraft_version": 1, "pre_vote": True},
+    # controller.quorum.auto.join.enable at every host (VOTERS-RULE-AUTO-JOIN, Kafka 4.2+): last,
+    # so that a target without the setting draws its configurations as before
+    {"hosts": 4, "voters": 3, "kraft_version": 1, "pre_vote": False, "auto_join": True},
 ]
 
 # The model's cluster shape (what a configuration says beyond the fault profile).
@@ -200,7 +205,8 @@ def _setup(config: dict[str, JSON], bounds: dict[str, Any], variant: str = "") -
     model = VotersModel(hosts=int(config["hosts"]), voters=int(config["voters"]),
                         kraft_version=int(config["kraft_version"]), pre_vote=bool(config["pre_vote"]),
                         started=False, symmetry=False, rules=rules_for(variant),
-                        kraft_upgrade=bool(config.get("kraft_upgrade", True)), **bounds)
+                        kraft_upgrade=bool(config.get("kraft_upgrade", True)),
+                        auto_join=bool(config.get("auto_join", False)), **bounds)
     recorded: list[tuple[int, Input, tuple[Any, ...], VoterNode, VoterNode]] = []
     inner: Any = model._step
 
@@ -253,6 +259,8 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
         # kraft_upgrade: the release's upgrade rules (VOTERS-RULE-UPGRADE-VOTERS; a Kafka target's
         # model_config sets it, 4.1+ when none does)
         shape = {**{k: self.config[k] for k in SHAPE}, "kraft_upgrade": bool(self.config.get("kraft_upgrade", True))}
+        if self.config.get("auto_join"):  # (only where set: the other shapes' cached setups stay as they were)
+            shape["auto_join"] = True
         setup = _setup(shape, {**BOUNDS, **(bounds or {})}, self.variant)
         self.model = setup.model
         self._setup = setup
@@ -282,7 +290,8 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
         bootstrap = self.model.kraft_version >= 1
         return {"level": self.level, "static_voters": [] if bootstrap else pairs(initial),
                 "bootstrap": {"kraft_version": 1, "voters": pairs(initial)} if bootstrap else None,
-                "pre_vote": self.model.pre_vote, "kraft_upgrade": self.model.kraft_upgrade}
+                "pre_vote": self.model.pre_vote, "kraft_upgrade": self.model.kraft_upgrade,
+                **({"auto_join": True} if self.model.auto_join else {})}
 
     def init_state(self) -> Formatted:
         started = self._setup.started
@@ -304,6 +313,13 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
         request and error code: VOTERS-RULE-ADD, -REMOVE, -UPDATE, -KEY-VALID)."""
         if isinstance(action, voters_log.FREE_TYPES) and isinstance(before, WithFreeLog) and before.free:
             return voters_log.cells(before.free, action)
+        if isinstance(action, Deliver) and isinstance(action.message, JOIN_REQUEST_TYPES) \
+                and isinstance(before, Voters):
+            # VOTERS-RULE-AUTO-JOIN at the leader: the request by its answer
+            msg = action.message
+            _, outputs = self._step(before.node(msg.dst), msg)  # type: ignore[arg-type]
+            answer = next((o.error for o in outputs if isinstance(o, ReconfigRejected)), "accepted")
+            return [(type(before.node(msg.dst).role).__name__.lower(), f"{type(msg).__name__} {answer}")]
         if not isinstance(action, Ignored | Fire) or not isinstance(before, Voters):
             return []
         node, inp = before.node(action.node), action.input
@@ -313,6 +329,11 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
             where = ("bootstrap voter" if inp.to in node.voters else "removed bootstrap server") \
                 if inp.to in node.bootstrap_servers else ("added voter" if inp.to in node.voters else "other host")
             return [("observer without leader", f"fetch to {where}")]
+        if isinstance(inp, UpdateVoterSetDue):
+            # VOTERS-RULE-AUTO-JOIN: the timer by the replica's role and what it sends
+            sent = [type(o).__name__ for o in self._step(node, inp)[1]]
+            row = "observer follower" if observer_follower(node) else type(node.role).__name__.lower()
+            return [(row, f"update-voter-set timer: {' '.join(sent) or 'nothing sent'}")]
         if isinstance(node.role, Follower) and observer_follower(node) and isinstance(inp, FetchDue | FetchTimeout):
             # VOTERS-RULE-OBSERVER-FETCH-TIMEOUT: an observer follower's timer, and its fetches by
             # where they go, lapsed or not
@@ -346,6 +367,11 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
             if self.level != "replica":
                 continue
             out += [("idle", Ignored(n.id, timer)) for timer in IDLE_TIMERS]
+            if self.model.auto_join:
+                # VOTERS-RULE-AUTO-JOIN's timer where the rule sends nothing (a voter, a replica
+                # without a leader, one with a request or a fetch out): offered in the auto-join
+                # configuration only (a release before 4.2 has no such setting)
+                out.append(("idle", Ignored(n.id, UpdateVoterSetDue())))
             if isinstance(n, VoterNode) and seeks_leader(n):
                 # An observer without a leader asks a bootstrap server, and only one
                 # (VOTERS-RULE-OBSERVER-BOOTSTRAP): its fetch timer firing with any other host

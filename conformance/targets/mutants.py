@@ -375,6 +375,16 @@ class ObserverStuckOnBootstrap(VoterReplica):
     rediscovers_leader = False
 
 
+class AutoJoinAsVoter(VoterReplica):
+    """Auto-join without the membership check: a follower that already is a voter also asks its
+    leader to add it when its update-voter-set period expires (VOTERS-RULE-AUTO-JOIN: only a
+    replica whose key is not in the voter set in force sends; the leader answers
+    DUPLICATE_VOTER)."""
+
+    def joins(self) -> bool:
+        return (self.auto_join and self.role == "follower" and self.control.kraft_version() >= 1)
+
+
 class UpdateIgnoresDirectory(VoterReplica):
     """UpdateVoter finds the voter by id alone and writes the request's replica key: a request
     naming a voter under another directory id replaces the voter's directory (VOTERS-RULE-UPDATE:
@@ -560,6 +570,9 @@ CATALOGUE: dict[str, Mutant] = {m.name: m for m in (
                 "without its leader): the driver offers such an observer a Fetch to every host"),
     Mutant("voters-observer-stuck-on-bootstrap", "voters", ObserverStuckOnBootstrap,
            "leader hint ignored while a timer is expired"),
+    Mutant("voters-auto-join-as-voter", "voters", AutoJoinAsVoter, "missing precondition check",
+           note="needs the auto-join configuration (the last of the driver's) and a voter follower's "
+                "update-voter-set timer (offered as an idle timer there)"),
     Mutant("voters-update-ignores-directory", "voters", UpdateIgnoresDirectory,
            "off-protocol input: a voter named with the wrong directory"),
     Mutant("voters-update-skips-epoch-check", "voters", UpdateSkipsEpochCheck, "missing epoch fence"),

@@ -18,6 +18,7 @@ BOUNDS: tuple[Bound, ...] = (
     Bound("max_snapshots", 1, "snapshots taken in a run (VOTERS-MODEL-SNAPSHOT)", minimum=0),
     Bound("kraft_version", 1, "1: formatted with a bootstrap checkpoint; 0: static voters, upgrade in the run",
           minimum=0, maximum=1),
+    Bound("auto_join", False, "controller.quorum.auto.join.enable at every host (VOTERS-RULE-AUTO-JOIN, Kafka 4.2+)"),
     Bound("max_epoch", 2, "do not expand states past this epoch", minimum=1),
     Bound("max_elections", 1, "election, fetch, backoff and check-quorum timer expiries in a run "
           "(VOTERS-MODEL-ELECTIONS)", minimum=0),

@@ -95,6 +95,9 @@ class VoterNode(Node):
     # UpdateVoter named, or NO_DIRECTORY, whether that update's range holds kraft.version 1); the
     # leader itself known from its epoch start. () at any other replica, or once kraft.version is 1.
     upgrade_voters: tuple[tuple[int, int, bool], ...] = ()
+    # controller.quorum.auto.join.enable (VOTERS-RULE-AUTO-JOIN): configuration, so fixed. Kafka
+    # 4.2+ has it (KAFKA-19078; off by default, as here); a release before has no such setting.
+    auto_join: bool = False
 
     @property
     def kraft_version(self) -> int:
@@ -139,6 +142,41 @@ class UpdateVoter:
 
 
 @dataclass(frozen=True, slots=True)
+class UpdateVoterSetDue:
+    """The replica's update-voter-set period expired (Kafka's ``FollowerState``
+    ``updateVoterSetPeriodTimer``): an observer follower with auto-join on asks its leader to
+    change the voter set towards its own key (VOTERS-RULE-AUTO-JOIN). Time is abstracted: the
+    timer firing is the input."""
+
+
+@dataclass(frozen=True, slots=True)
+class AddVoterRequest:
+    """Auto-join's AddRaftVoter, a message from observer ``src`` to its leader ``dst`` naming
+    the observer's own key (VOTERS-RULE-AUTO-JOIN; Kafka sends it with AckWhenCommitted false,
+    KIP-1186). The leader judges it as a client's AddVoter (VOTERS-RULE-ADD)."""
+
+    src: int
+    dst: int
+    replica: int
+    directory: int
+
+
+@dataclass(frozen=True, slots=True)
+class RemoveVoterRequest:
+    """Auto-join's RemoveRaftVoter, from observer ``src`` to its leader ``dst``: the voter with
+    the observer's id and another directory (VOTERS-RULE-AUTO-JOIN, VOTERS-RULE-REMOVE)."""
+
+    src: int
+    dst: int
+    replica: int
+    directory: int
+
+
+JoinRequest = AddVoterRequest | RemoveVoterRequest
+JOIN_REQUEST_TYPES: tuple[type, ...] = (AddVoterRequest, RemoveVoterRequest)
+
+
+@dataclass(frozen=True, slots=True)
 class UpgradeKRaftVersion:
     """The operator finalizes kraft.version 1 (``kafka-features upgrade``) at the leader."""
 
@@ -166,13 +204,14 @@ class SnapshotWritten:
     snapshot: Snapshot
 
 
-VoterInput = Input | AddVoter | RemoveVoter | UpgradeKRaftVersion | TakeSnapshot | UpdateVoter
-VoterOutput = Output | ReconfigRejected | SnapshotWritten
+VoterInput = (Input | AddVoter | RemoveVoter | UpgradeKRaftVersion | TakeSnapshot | UpdateVoter | UpdateVoterSetDue
+              | AddVoterRequest | RemoveVoterRequest)
+VoterOutput = Output | ReconfigRejected | SnapshotWritten | AddVoterRequest | RemoveVoterRequest
 VOTER_INPUT_TYPES: tuple[type, ...] = (AddVoter, RemoveVoter, UpgradeKRaftVersion, TakeSnapshot)
 # Inputs only the node level (the conformance driver) gives: the system model has no action for
 # them (an accepted UpdateVoter changes no voter set; spec/voters.md VOTERS-RULE-UPDATE).
 NODE_INPUT_TYPES: tuple[type, ...] = (UpdateVoter,)
-VOTER_OUTPUT_TYPES: tuple[type, ...] = (ReconfigRejected, SnapshotWritten)
+VOTER_OUTPUT_TYPES: tuple[type, ...] = (ReconfigRejected, SnapshotWritten, *JOIN_REQUEST_TYPES)
 
 RaftStep = Callable[[Node, Input], tuple[Node, tuple[Output, ...]]]
 StepFn = Callable[[VoterNode, VoterInput], tuple[VoterNode, tuple[VoterOutput, ...]]]
@@ -205,7 +244,7 @@ class Rules:
 
 
 def new_voter_node(node_id: int, initial_voters: VoterSet, *, bootstrap: bool, pre_vote: bool = False,
-                   kraft_upgrade: bool = True) -> VoterNode:
+                   kraft_upgrade: bool = True, auto_join: bool = False) -> VoterNode:
     """A replica's first start. With ``bootstrap`` (kraft.version 1) it was formatted with a
     bootstrap checkpoint holding KRaftVersionRecord(1) and the initial VotersRecord at offset -1
     and has no static voters; without (kraft.version 0) the initial voters are static. Votes
@@ -216,10 +255,12 @@ def new_voter_node(node_id: int, initial_voters: VoterSet, *, bootstrap: bool, p
         control = load_snapshot(frozenset(), snap)
         return VoterNode(node_id, voter_ids(initial_voters), (), raft_node.new_node(node_id, frozenset()).role,
                          None, pre_vote, open_votes=True, control=control, snapshot=snap, static=frozenset(),
-                         bootstrap_servers=voter_ids(initial_voters), kraft_upgrade=kraft_upgrade)
+                         bootstrap_servers=voter_ids(initial_voters), kraft_upgrade=kraft_upgrade,
+                         auto_join=auto_join)
     return VoterNode(node_id, voter_ids(initial_voters), (), raft_node.new_node(node_id, frozenset()).role,
                      None, pre_vote, open_votes=True, control=initial(initial_voters), snapshot=None,
-                     static=initial_voters, bootstrap_servers=voter_ids(initial_voters), kraft_upgrade=kraft_upgrade)
+                     static=initial_voters, bootstrap_servers=voter_ids(initial_voters), kraft_upgrade=kraft_upgrade,
+                     auto_join=auto_join)
 
 
 # A request's directory id when it names none (Kafka's Uuid.ZERO_UUID, ReplicaKey.NO_DIRECTORY_ID).
@@ -244,6 +285,12 @@ def make_step(raft_step: RaftStep = raft_node.step, rules: Rules = Rules()) -> S
                 after, outputs = _reconfigure(node, inp, rules)
             case UpdateVoter():
                 after, outputs = _update_voter(node, inp, rules)
+            case UpdateVoterSetDue():
+                after, outputs = node, auto_join_request(node)
+            case AddVoterRequest(replica=r, directory=d):
+                after, outputs = _reconfigure(node, AddVoter(r, d), rules)
+            case RemoveVoterRequest(replica=r, directory=d):
+                after, outputs = _reconfigure(node, RemoveVoter(r, d), rules)
             case TakeSnapshot():
                 after, outputs = _take_snapshot(node, rules)
             case FetchDue(to=to) if seeks_leader(node):
@@ -300,6 +347,26 @@ def seeks_leader(node: Node) -> bool:
     """An observer without a leader (unattached, or voted: KIP-853 lets it vote): it fetches
     from a bootstrap server (VOTERS-RULE-OBSERVER-BOOTSTRAP)."""
     return isinstance(node, VoterNode) and not node.is_voter and isinstance(node.role, Unattached | Voted)
+
+
+def auto_join_request(node: VoterNode) -> tuple[JoinRequest, ...]:
+    """VOTERS-RULE-AUTO-JOIN (KIP-853 auto-join, Kafka 4.2+): when its update-voter-set period
+    expires, a replica with ``controller.quorum.auto.join.enable`` that follows a leader while
+    its own key (id, directory) is not in the voter set in force, at kraft.version 1 or later,
+    asks that leader to remove a voter with its id and another directory, else to add itself
+    (Kafka's ``pollFollowerAsObserver``, ``shouldSendAddOrRemoveVoterRequest``). Nothing else
+    changes: the period starts again (not modelled, the timer is an input)."""
+    role = node.role
+    if not node.auto_join or not isinstance(role, Follower) or node.kraft_version < 1:
+        return ()
+    me = (node.id, directory_of(node.id))
+    current = node.control.last_voter_set()
+    if me in current:
+        return ()
+    old = sorted(k for k in current if k[0] == node.id)
+    if old:
+        return (RemoveVoterRequest(node.id, role.leader, node.id, old[0][1]),)
+    return (AddVoterRequest(node.id, role.leader, *me),)
 
 
 def removed_leader(node: Node) -> bool:

@@ -18,7 +18,7 @@ from kspec.model.raft.state import Down, Follower, Leader, Resigned, Unattached,
 from kspec.model.raft.system import Deliver, Fire
 from kspec.model.voters.control import KRAFT_VERSION, VOTERS, rebuild, view, voters_of
 from kspec.model.voters.history import voter_ids
-from kspec.model.voters.node import AddVoter, UpdateVoter, VoterNode, removed_leader, seeks_leader
+from kspec.model.voters.node import AddVoter, AddVoterRequest, UpdateVoter, VoterNode, removed_leader, seeks_leader
 
 
 def _voter_records(log: Any) -> list[tuple[int, Any]]:
@@ -264,8 +264,18 @@ def kraft_version_upgraded(s: Any) -> bool:
     return any(e.kind == KRAFT_VERSION for _, e, _ in s.committed)
 
 
+@sometimes_step("VOTERS-WIT-AUTO-JOINED", "ObserverAutoJoins")
+def observer_auto_joins(before: Any, action: Any, after: Any) -> bool:
+    """A leader appends the VotersRecord adding an observer that asked for it itself
+    (VOTERS-RULE-AUTO-JOIN: its AddVoterRequest delivered and accepted)."""
+    if not isinstance(action, Deliver) or not isinstance(action.message, AddVoterRequest):
+        return False
+    msg = action.message
+    return msg.src not in before.node(msg.dst).voters and msg.src in after.node(msg.dst).voters
+
+
 def voters_properties(*, upgrade: bool, crashes: bool = False, open_vote: bool = True,
-                      rejoin: bool = True) -> Sequence[Property[Any, Any]]:
+                      rejoin: bool = True, auto_join: bool = False) -> Sequence[Property[Any, Any]]:
     """Every voter-set property, invariants first; the upgrade witness when the model starts at
     kraft.version 0, the unreachable-leader witness when replicas may crash, the open-vote and
     removed-leader-rejoins witnesses when reachable (``open_vote``, ``rejoin``: VotersModel
@@ -285,4 +295,6 @@ def voters_properties(*, upgrade: bool, crashes: bool = False, open_vote: bool =
         props += [upgrade_voter_known, kraft_version_upgraded]
     if crashes:
         props.append(leader_unreachable)
+    if auto_join:
+        props.append(observer_auto_joins)
     return tuple(props)

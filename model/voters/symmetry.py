@@ -20,7 +20,7 @@ from kspec.model.raft import symmetry as raft_sym
 from kspec.model.raft.messages import Entry, FetchResponse, Message
 from kspec.model.voters.control import VOTERS, ControlState, voters_entry, voters_of
 from kspec.model.voters.history import LogHistory, VoterSet, VoterSetHistory
-from kspec.model.voters.node import VoterNode
+from kspec.model.voters.node import JOIN_REQUEST_TYPES, VoterNode
 
 Perm = Mapping[int, int]
 
@@ -79,6 +79,11 @@ def _message(p: Perm, m: Message) -> Message:
     out = raft_sym._message(p, m)
     if isinstance(out, FetchResponse) and out.entries:
         out = replace(out, entries=_entries_m(p, perm_key(p), out.entries))
+    if isinstance(out, JOIN_REQUEST_TYPES):
+        # an auto-join request (the voters model's own message, VOTERS-RULE-AUTO-JOIN): the key it
+        # names is a host's, and a host's directory is its id (VOTERS-MODEL-DIRS)
+        join: Any = out
+        out = replace(join, replica=p.get(join.replica, join.replica), directory=p.get(join.directory, join.directory))
     return out
 
 

@@ -29,10 +29,12 @@ from kspec.model.voters import node as vnode
 from kspec.model.voters.history import voter_ids
 from kspec.model.voters.node import (
     AddVoter,
+    AddVoterRequest,
     RemoveVoter,
     Rules,
     TakeSnapshot,
     UpdateVoter,
+    UpdateVoterSetDue,
     UpgradeKRaftVersion,
     VoterNode,
     directory_of,
@@ -52,6 +54,7 @@ class Voters(Raft):
     removes: int = 0
     snapshots: int = 0
     upgrades: int = 0
+    joins: int = 0  # auto-join requests a leader accepted (VOTERS-RULE-AUTO-JOIN; ghost, for the witness)
 
 
 class VotersModel(RaftModel):
@@ -64,7 +67,7 @@ class VotersModel(RaftModel):
                  max_appends: int = 0, max_crashes: int = 0, max_inflight: int = 2, max_duplicates: int = 0,
                  max_fetches: int = 4, pre_vote: bool = False, symmetry: bool = True, started: bool = True,
                  rules: Rules | None = None, raft_step: vnode.RaftStep | None = None, kraft_upgrade: bool = True,
-                 **raft_bounds: Any) -> None:
+                 auto_join: bool = False, **raft_bounds: Any) -> None:
         if voters > hosts:
             raise ValueError(f"voters={voters} is more than hosts={hosts}")
         self._vstep = make_step(raft_step or raft_node.step, rules or Rules())
@@ -76,12 +79,15 @@ class VotersModel(RaftModel):
         raft_only = {k: v for k, v in self.bounds.items() if k not in ("voters", "observers")}
         self.bounds = {"hosts": hosts, "voters": voters, "started": started, "max_adds": max_adds,
                        "max_removes": max_removes, "max_snapshots": max_snapshots, "kraft_version": kraft_version,
-                       **raft_only, "symmetry": symmetry}
+                       "auto_join": auto_join, **raft_only, "symmetry": symmetry}
         self.started = started
         self.kraft_version = kraft_version
         # The upgrade's rule set (VOTERS-RULE-UPGRADE-VOTERS): not a bound, a release's rules
         # (the conformance driver sets it from the target's model_config; 4.1+ by default).
         self.kraft_upgrade = kraft_upgrade
+        # controller.quorum.auto.join.enable at every host (VOTERS-RULE-AUTO-JOIN): a bound, as
+        # the configuration is the operator's (Kafka 4.2+; off by default, as Kafka's)
+        self.auto_join = auto_join
         if symmetry and voters > 1:
             from kspec.model.voters.symmetry import make_canonical
 
@@ -96,12 +102,12 @@ class VotersModel(RaftModel):
         # FetchResponse, an EndQuorumEpoch to each remaining voter), past the default max_inflight.
         rejoin = 2 <= voters <= int(self.bounds["max_inflight"])
         self._props = voters_properties(upgrade=kraft_version == 0, crashes=int(self.bounds["max_crashes"]) > 0,
-                                        open_vote=open_vote, rejoin=rejoin)
+                                        open_vote=open_vote, rejoin=rejoin, auto_join=auto_join)
 
     def init_states(self) -> Sequence[Voters]:
         initial = frozenset((v, directory_of(v)) for v in sorted(self.voter_ids))
         nodes = tuple(new_voter_node(i, initial, bootstrap=self.kraft_version >= 1, pre_vote=self.pre_vote,
-                                     kraft_upgrade=self.kraft_upgrade)
+                                     kraft_upgrade=self.kraft_upgrade, auto_join=self.auto_join)
                       for i in self.replica_ids)
         formatted = Voters(nodes, initial_voters=frozenset(self.voter_ids))
         if len(self.voter_ids) == 1:
@@ -201,6 +207,8 @@ class VotersModel(RaftModel):
                 # VOTERS-RULE-OBSERVER-FETCH-TIMEOUT (VOTERS-MODEL-OBSERVER-TIMER: the timer fires
                 # only with no fetch of the observer, nor an answer to one, in flight)
                 yield Fire(n.id, FetchTimeout())
+            if self.auto_join and _may_join(state, n, b):
+                yield Fire(n.id, UpdateVoterSetDue())  # type: ignore[arg-type]
             if state.snapshots < int(b["max_snapshots"]) and _snapshot_worth_taking(n):
                 yield Fire(n.id, TakeSnapshot())  # type: ignore[arg-type]
 
@@ -221,6 +229,24 @@ class VotersModel(RaftModel):
             if nxt is None or nxt.node(action.node) == state.node(action.node):
                 return None
             return replace(nxt, **{counter: getattr(state, counter) + 1})
+        if isinstance(action, Fire) and isinstance(action.input, UpdateVoterSetDue):
+            # VOTERS-RULE-AUTO-JOIN: the request goes out; the observer's state does not change
+            if not isinstance(state.node(action.node), VoterNode) or not _may_join(state, state.node(action.node),
+                                                                                   self.bounds):
+                return None
+            _, outputs = self._step(state.node(action.node), action.input)
+            sent = [o for o in outputs if isinstance(o, vnode.JOIN_REQUEST_TYPES)]
+            return replace(state, network=state.network.add_all(sent)) if sent else None
+        if isinstance(action, Deliver) and isinstance(action.message, vnode.JOIN_REQUEST_TYPES):
+            # The leader judges it as a client's request (VOTERS-RULE-ADD, -REMOVE), within the
+            # same budgets; a refused one is consumed with no other change.
+            nxt = super().next_state(state, action)
+            if nxt is None or nxt.node(action.message.dst) == state.node(action.message.dst):
+                return nxt
+            counter = "adds" if isinstance(action.message, AddVoterRequest) else "removes"
+            if getattr(state, counter) >= int(self.bounds["max_" + counter]):
+                return None
+            return replace(nxt, **{counter: getattr(state, counter) + 1, "joins": state.joins + 1})
         if isinstance(action, Fire) and isinstance(action.input, UpdateVoter):
             # VOTERS-RULE-UPGRADE-VOTERS: kept in the leader's memory; refused, no state changes
             nxt = self._apply(state, action.node, action.input)
@@ -257,6 +283,21 @@ class VotersModel(RaftModel):
                 out.append(f"   voters={sorted(n.voters)} kraft.version={n.kraft_version} history=[{hist}] "
                            f"snapshot={snap}")
         return "\n".join(out)
+
+
+def _may_join(state: Voters, n: object, bounds: dict[str, Any]) -> bool:
+    """VOTERS-RULE-AUTO-JOIN's timer at ``n`` is worth firing: the replica would send a request
+    within the budget of its kind, and (VOTERS-MODEL-AUTO-JOIN-TIMER) it has no fetch out nor an
+    answer to one on its way (Kafka keeps one request in flight per peer, and the observer's peer
+    is its leader) and no auto-join request in flight."""
+    assert isinstance(n, VoterNode)
+    request = vnode.auto_join_request(n)
+    if not request or fetch_in_flight(state, n.id):
+        return False
+    kind = "adds" if isinstance(request[0], AddVoterRequest) else "removes"
+    if getattr(state, kind) >= int(bounds["max_" + kind]):
+        return False
+    return not any(isinstance(m, vnode.JOIN_REQUEST_TYPES) and m.src == n.id for m in state.network.distinct())
 
 
 def _snapshot_worth_taking(n: object) -> bool:

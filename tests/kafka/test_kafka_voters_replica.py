@@ -130,3 +130,15 @@ def test_log_level_is_named_and_refuses_the_replica_level() -> None:
                           capture_output=True, text=True, timeout=120, check=False)
     err = [ln for ln in done.stderr.splitlines() if ln.strip()]
     assert done.returncode == 2 and len(err) == 1 and "no voters level 'loggy'" in err[0], done.stderr
+
+
+def test_auto_join_timer_is_the_models_input() -> None:
+    """VOTERS-RULE-AUTO-JOIN at kafka:4.2.2 (the auto-join configuration, K1-K4 and K6 accepted):
+    a lapsed observer's Fetch to a bootstrap server moves the adapter's clock past the request
+    timeout, which expired the update-voter-set period too, and Kafka's observer asked its
+    leader to add it three times where the model fetches (seed 0, run 7, step 32: a kspec false
+    alarm). The adapter now restarts that period before every poll unless the model fired it."""
+    trace = K6_TRACE.with_name("kafka_auto_join_lapse_clock.itf.json")
+    done = subprocess.run(["kspec", "replay", str(trace), "--target", "kafka:4.2.2"],
+                          capture_output=True, text=True, timeout=600, check=False)
+    assert "conforms after 32 of 32 steps" in done.stdout, (done.stdout[-1500:], done.stderr[-800:])

@@ -72,6 +72,9 @@ VARIABLES = (*(v for v in RAFT_VARIABLES if v not in ("resends", "resent")), "ad
 
 def constants(bounds: Mapping[str, int | bool], variant: str | None = None) -> dict[str, Any]:
     """The spec's CONSTANTS for the model's bounds (defaults for any bound not given)."""
+    if bounds.get("auto_join"):
+        # VOTERS-RULE-AUTO-JOIN is not in Voters.tla yet (spec/voters.md §11)
+        raise UnsupportedBounds(f"{SPEC} models auto_join=false only (got true)")
     return flagged_constants(SPEC, bounds, variant, defaults=DEFAULT_BOUNDS, constant_of_bound=CONSTANT_OF_BOUND,
                              variant_flags=VARIANT_FLAGS)
 
@@ -135,7 +138,8 @@ def from_model(s: Voters) -> FrozenDict:
 
 
 # Voters.tla INSTANCEs KRaft.tla, so it fixes raft's bounds but kip853: the voter-set model is KIP-853 itself.
-FIXED_BOUNDS: dict[str, int | bool] = {k: v for k, v in RAFT_FIXED_BOUNDS.items() if k != "kip853"}
+FIXED_BOUNDS: dict[str, int | bool] = {**{k: v for k, v in RAFT_FIXED_BOUNDS.items() if k != "kip853"},
+                                       "auto_join": False}
 
 MAPPING = TLAMapping(
     "voters", SPEC, config, from_model, variables=VARIABLES, fixed_bounds=FIXED_BOUNDS,

@@ -85,7 +85,7 @@ class ClientBuild:
             elif name == "int":
                 args.append(j.boxed(0, "int"))  # fetchMaxWaitMs, the only int: answer at once
             elif name == "boolean":
-                args.append(j.boxed(False, "bool"))  # alwaysFlush
+                args.append(j.boxed(self.flag_argument(), "bool"))
             elif name == "String":
                 args.append(j.jpype.JString(CLUSTER_ID))
             elif name == "OptionalInt":
@@ -109,6 +109,16 @@ class ClientBuild:
                 raise TargetError(f"kafka:{j.version}: KafkaRaftClient constructor parameter {name} is unknown "
                                   "to the adapter")
         return ctor.newInstance(*args)
+
+    def flag_argument(self) -> bool:
+        """The constructor's one boolean: ``alwaysFlush`` to 4.1, ``canBecomeVoter`` (the node is
+        a controller) from 4.2. False here; the voters replica level sets it where auto-join is
+        on (4.2+, VOTERS-RULE-AUTO-JOIN: only a replica that can become a voter joins)."""
+        return False
+
+    def quorum_settings(self) -> list[tuple[Any, Any]]:
+        """``QuorumConfig`` settings beyond the timing ones (4.0+): none here."""
+        return []
 
     def bootstrap_servers(self) -> Any:
         """``controller.quorum.bootstrap.servers``: none, the voters are static (the voters
@@ -150,7 +160,7 @@ class ClientBuild:
                                (cls.QUORUM_ELECTION_TIMEOUT_MS_CONFIG, ELECTION_TIMEOUT_MS),
                                (cls.QUORUM_ELECTION_BACKOFF_MAX_MS_CONFIG, ELECTION_BACKOFF_MAX_MS),
                                (cls.QUORUM_FETCH_TIMEOUT_MS_CONFIG, FETCH_TIMEOUT_MS),
-                               (cls.QUORUM_LINGER_MS_CONFIG, 0)):
+                               (cls.QUORUM_LINGER_MS_CONFIG, 0), *self.quorum_settings()):
                 props.put(key, j.jpype.JString(str(value)))
             abstract = jvm.jclass(j.version, "org.apache.kafka.common.config.AbstractConfig")
             return cls(abstract(cls.CONFIG_DEF, props, False))

@@ -36,6 +36,17 @@ held until ``FetchDue``) plus the voter-set inputs (spec/adapter-protocol.md, se
   no directory id; the observation reports the static set's voters under their hosts' directory
   ids, as the model's static set has them (VOTERS-MODEL-DIRS). Only the static set is so read: a
   VotersRecord's directories are Kafka's own.
+- **Auto-join** (VOTERS-RULE-AUTO-JOIN, 4.2+): with ``auto_join`` in the replica's configuration
+  the client is built as a controller (``canBecomeVoter``) with
+  ``controller.quorum.auto.join.enable=true``. ``UpdateVoterSetDue`` at an observer follower
+  expires its ``FollowerState`` update-voter-set timer (the clock jumps restart it otherwise,
+  ``raft_timers.Timers.elapse``), after failing a Fetch Kafka still awaits (as ``FetchDue`` does:
+  the model fires the timer only with no fetch in flight); elsewhere it does nothing. The
+  ``AddRaftVoter`` / ``RemoveRaftVoter`` Kafka then sends its leader is the output
+  ``AddVoterRequest`` / ``RemoveVoterRequest``, and is at once completed as a lost connection:
+  the model does not answer it (VOTERS-MODEL-AUTO-JOIN-ANSWER). Delivered to the leader, it is
+  the same request with ``AckWhenCommitted`` false (KIP-1186, as Kafka's observer builds it),
+  handled as AddVoter / RemoveVoter above.
 - **TakeSnapshot** is ``KafkaRaftClient.createSnapshot`` at the high watermark (only forward),
   frozen at once; output ``SnapshotWritten`` read back with Kafka's ``RecordsSnapshotReader``.
 
@@ -70,6 +81,8 @@ MIN_VERSION = (3, 9)
 
 REQUESTS = {"AddVoter": ("add_voter", "ADD_RAFT_VOTER"), "RemoveVoter": ("remove_voter", "REMOVE_RAFT_VOTER"),
             "UpdateVoter": ("update_voter", "UPDATE_RAFT_VOTER")}
+# Auto-join's requests (VOTERS-RULE-AUTO-JOIN), delivered to the leader as these client requests.
+JOIN_REQUESTS = {"AddVoterRequest": "AddVoter", "RemoveVoterRequest": "RemoveVoter"}
 # An UpdateVoter's listener shapes (model/voters/node.py Listeners) as (name, host, port offset)
 # entries; None is the cluster's listener name, the port is PORT_BASE + replica + offset, or 0.
 LISTENER_SHAPES: dict[str, list[tuple[str | None, str, int | None]]] = {
@@ -107,12 +120,23 @@ class KafkaVoterReplica(kraft.KafkaRaftNode):
         initial = self.bootstrap["voters"] if self.bootstrap else self.static
         self._booted = False
         self._late = False  # whether answers to inbound requests are still reported
+        self.auto_join = bool(config.get("auto_join", False))  # VOTERS-RULE-AUTO-JOIN (4.2+)
         super().__init__(java, node, [int(r) for r, _ in initial])
 
     # -------------------------------------------------------------- construction
 
     def directory_id(self) -> Any:
         return self.values.uuid(self.id)
+
+    def flag_argument(self) -> bool:
+        """``canBecomeVoter`` (4.2+) where auto-join is on: every host is a controller."""
+        return self.auto_join
+
+    def quorum_settings(self) -> list[tuple[Any, Any]]:
+        if not self.auto_join:
+            return []
+        cls = jvm.jclass(self.java.version, f"{RAFT}.QuorumConfig")
+        return [(cls.QUORUM_AUTO_JOIN_ENABLE_CONFIG, "true")]
 
     def bootstrap_servers(self) -> Any:
         servers = self.java.ArrayList()
@@ -165,6 +189,7 @@ class KafkaVoterReplica(kraft.KafkaRaftNode):
         """As the raft target's, then one more poll: a record Kafka's leader appends while it
         handles a response (the VotersRecord after the ApiVersions answer) waits in its batch
         accumulator for the next poll, which the raft target's quiet test does not wait for."""
+        self._hold_join_timer()
         for _ in range(kraft.MAX_POLLS):
             super()._settle()
             end = _offset(self.inner_log.endOffset())
@@ -352,6 +377,17 @@ class KafkaVoterReplica(kraft.KafkaRaftNode):
         if api == "FETCH":
             self.held[self._peer(req.destination())] = req
             return
+        if api in ("ADD_RAFT_VOTER", "REMOVE_RAFT_VOTER"):
+            # auto-join (VOTERS-RULE-AUTO-JOIN): the request is the output; its answer is lost
+            data = req.data()
+            kind = "AddVoterRequest" if api == "ADD_RAFT_VOTER" else "RemoveVoterRequest"
+            u = data.voterDirectoryId()
+            directory = int(u.getLeastSignificantBits()) if int(u.getMostSignificantBits()) == DIRECTORY_UUID_HIGH \
+                else -1
+            self.outputs.append({"type": kind, "src": self.id, "dst": self._peer(req.destination()),
+                                 "replica": int(data.voterId()), "directory": directory})
+            self._fail(req)
+            return
         if api == "API_VERSIONS":
             j = self.java
             data = jvm.jclass(j.version, f"{MSG}.ApiVersionsResponseData")()
@@ -361,6 +397,39 @@ class KafkaVoterReplica(kraft.KafkaRaftNode):
             self._complete(req, self._response(req.correlationId(), data, req))
             return
         super()._sent(req)
+
+    _join_due = False  # the model fired the update-voter-set timer (_update_voter_set_due)
+
+    def _hold_join_timer(self) -> None:
+        """With auto-join on, the update-voter-set period restarts before every poll unless the
+        model fired it: the adapter's own clock jumps (a timer's deadline, a lapsed observer's
+        request timeout in ``_fetch_due``) would expire it and Kafka would ask to join on its own
+        (``raft_timers.Timers.elapse`` restarts it for the driver's clock runs)."""
+        q = self.quorum
+        if not self.auto_join or self._join_due or self.down or q is None or not q.isFollower():
+            return
+        q.followerStateOrThrow().resetUpdateVoterSetPeriod(self.time.milliseconds())
+
+    def _update_voter_set_due(self) -> None:
+        """VOTERS-RULE-AUTO-JOIN's timer (the module docstring): at an observer follower only (a
+        voter follower's expired period would send UpdateRaftVoter, which the model does not
+        drive)."""
+        if self._following() is None:
+            return
+        stale = [r for r in [*self.held.values(), *[r for (_, a), r in self.reported.items() if a == "FETCH"]]
+                 if self._expected(r)]
+        self.held = {}
+        for r in stale:
+            self._fail(r)
+        timer = self.java.field(f"{RAFT}.FollowerState", "updateVoterSetPeriodTimer").get(
+            self.quorum.followerStateOrThrow())
+        timer.update(self.time.milliseconds())
+        timer.reset(0)
+        self._join_due = True
+        try:
+            self._settle()
+        finally:
+            self._join_due = False
 
     def _reconfig(self, inp: dict[str, Any]) -> None:
         j, kind = self.java, str(inp["type"])
@@ -377,6 +446,8 @@ class KafkaVoterReplica(kraft.KafkaRaftNode):
             listeners.add(listener)
             data.setClusterId(CLUSTER_ID).setTimeoutMs(REQUEST_TIMEOUT_MS).setVoterId(replica) \
                 .setVoterDirectoryId(self.values.uuid(directory))
+            if inp.get("auto"):  # an observer's own request (VOTERS-RULE-AUTO-JOIN): KIP-1186's
+                data.setAckWhenCommitted(False)
         elif kind == "UpdateVoter":
             data = jvm.jclass(j.version, f"{MSG}.UpdateRaftVoterRequestData")()
             for lname, host, offset in LISTENER_SHAPES[str(inp.get("listeners", "default"))]:
@@ -494,7 +565,7 @@ class KafkaVoterReplica(kraft.KafkaRaftNode):
             raise TargetError(f"voters input must be an object, got {inp!r}")
         kind = inp.get("type")
         try:
-            if kind in REQUESTS or kind in ("UpgradeKRaftVersion", "TakeSnapshot"):
+            if kind in REQUESTS or kind in ("UpgradeKRaftVersion", "TakeSnapshot", *JOIN_REQUESTS, "UpdateVoterSetDue"):
                 before_log = self.log_entries()
                 self.outputs, self.inbound, self._callbacks = [], [], []
                 if not self.down:
@@ -502,6 +573,11 @@ class KafkaVoterReplica(kraft.KafkaRaftNode):
                     try:
                         if kind in REQUESTS:
                             self._reconfig(inp)
+                        elif kind in JOIN_REQUESTS:
+                            self._reconfig({"type": JOIN_REQUESTS[kind], "replica": inp["replica"],
+                                            "directory": inp["directory"], "auto": True})
+                        elif kind == "UpdateVoterSetDue":
+                            self._update_voter_set_due()
                         elif kind == "UpgradeKRaftVersion":
                             self._upgrade()
                         else:
@@ -588,6 +664,8 @@ class KafkaVotersReplicaTarget(Target):
         start (VOTERS-MODEL-LONE-VOTER); its observers ask the one bootstrap server, replica 1,
         whatever voters are added later, as the model's (VOTERS-RULE-OBSERVER-BOOTSTRAP)."""
         wanted = self.model_config
+        if config.get("auto_join") and self.java.vt < (4, 2):
+            return False  # controller.quorum.auto.join.enable is 4.2's (KAFKA-19078)
         return all(config.get(k) == v for k, v in wanted.items())
 
     def start(self, node: int, config: dict[str, JSON]) -> KafkaVoterReplica:

@@ -201,6 +201,8 @@ class VoterReplica(RaftReplica):
         self.kraft_upgrade = bool(config.get("kraft_upgrade", True))
         self.upgrade_voters: dict[int, tuple[int, bool]] = {}
         self._upgrade_epoch: int | None = None
+        # controller.quorum.auto.join.enable (VOTERS-RULE-AUTO-JOIN, 4.2+)
+        self.auto_join = bool(config.get("auto_join", False))
 
     rediscovers_leader = True  # off: K7 (KAFKA-19354), only the leader's own answer ends a lapse
 
@@ -252,6 +254,14 @@ class VoterReplica(RaftReplica):
         elif kind == "TakeSnapshot":
             self.out = []
             self.snapshot()
+        elif kind == "UpdateVoterSetDue":
+            self.out = []
+            self.on_update_voter_set_due()
+        elif kind in ("AddVoterRequest", "RemoveVoterRequest"):
+            # an observer's auto-join request, judged as a client's (AddVoterHandler, RemoveVoterHandler)
+            self.out = []
+            self.reconfigure({"type": kind.removesuffix("Request"), "replica": inp["replica"],
+                              "directory": inp["directory"]})
         else:
             was_down = self.role == "down"
             following = (self.role, self.epoch, self.leader)
@@ -269,6 +279,23 @@ class VoterReplica(RaftReplica):
         self.resign_if_removed()
         self.track_upgrade_voters()
         return self.out
+
+    def joins(self) -> bool:
+        """Whether this replica asks to join when its update-voter-set period expires: auto-join
+        on, following a leader, kraft.version 1, its own key (id, directory) not a voter."""
+        return (self.auto_join and self.role == "follower" and self.control.kraft_version() >= 1
+                and (self.id, self.id) not in self.voter_set)
+
+    def on_update_voter_set_due(self) -> None:
+        """VOTERS-RULE-AUTO-JOIN: first remove a voter with this id under another directory, else
+        add this replica (its directory id is its host id), sent to the leader."""
+        if not self.joins() or self.leader is None:
+            return
+        old = sorted(d for r, d in self.voter_set if r == self.id)
+        if old:
+            self.send("RemoveVoterRequest", self.leader, replica=self.id, directory=old[0])
+        else:
+            self.send("AddVoterRequest", self.leader, replica=self.id, directory=self.id)
 
     def track_upgrade_voters(self) -> None:
         """A kraft.version-0 leader (4.1+) starts its epoch knowing only itself; the record goes
