@@ -442,6 +442,27 @@ def _input_category(inp: Input) -> str:
     return "timer"  # the timers that start or back off an election
 
 
+# The category of the macros only a guided path's probes take (RAFT-DRIVE-PROBE). It is no
+# lockstep rule (not in RaftDriver.categories: the random runs never draw it) and the guide's
+# graph leaves it out (RaftDriver.unguided); it is offered as a candidate all the same, because
+# a run, guided or replayed (the minimiser), takes only what the driver offers in a category.
+PROBE = "probe"
+
+
+def probe_candidates(state: Raft) -> list[tuple[str, Any]]:
+    """The macros of category PROBE in ``state``: the three mid-round rounds at every voter
+    pair (RAFT-DRIVE-MID-ROUND), a held fetch answer at every follower (macros.HeldFetch,
+    RAFT-DRIVE-STALE-ANSWER) and a retry (macros.Retry, RAFT-DRIVE-RESEND) for every voter a
+    live replica awaits an answer from."""
+    out: list[tuple[str, Any]] = [(PROBE, kind(m.node, m.voter)) for _, m in macros.mid_round_candidates(state)
+                                  if isinstance(m, macros.FirstAnswer)
+                                  for kind in (macros.FirstAnswer, macros.AbandonRound, macros.LateVote)]
+    live = [n for n in state.nodes if not isinstance(n.role, Down)]
+    out += [(PROBE, macros.HeldFetch(n.id)) for n in live if isinstance(n.role, Follower)]
+    out += [(PROBE, macros.Retry(n.id, to)) for n in live for to in node_mod.unanswered(n)]
+    return out
+
+
 class RaftDriver(macros.MacroSteps[RaftModel]):
     """Lockstep driver for ``raft`` (see the module docstring)."""
 
@@ -529,7 +550,8 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
     # A guided path ends with a few of them instead (``probes``, RAFT-DRIVE-PROBE).
     # The payloads other than a run's guided one (RAFT-DRIVE-PAYLOAD) too: six more client
     # transitions per leader state would crowd the beam the same way.
-    unguided = ("inject", "leader_only", "payload")
+    # Category ``probe`` (PROBE) is not a lockstep rule at all: see probe_candidates.
+    unguided = ("inject", "leader_only", "payload", PROBE)
     # A response delivered twice (macros.DeliverTwice) is its own category, not one network
     # fault among the drops and copies of every message: a run with faults meets it often.
     weights = {"inject": 2, "deliver": 5, "fetch": 3, "resend": 2, "timer": 2, "client": 2, "resign": 2, "replicate": 2,
@@ -550,6 +572,7 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
                 out += [("leader_only", Inject(m)) for m in leader_only_requests(state, n, observers)]
         out += macros.candidates(state)
         out += macros.raft_candidates(state)
+        out += probe_candidates(state)
         if not self.config["faults"]:
             out = [(category, action) for category, action in out if category not in FAULTS]
         return out
@@ -619,7 +642,36 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
                         out.append((category, action))
                         state = after
                         break
+        if self.config["faults"]:
+            resend, state = self._resend_probe(state, k)
+            out += resend
         return out
+
+    def _resend_probe(self, state: Raft, k: int) -> tuple[list[tuple[str, Any]], Raft]:
+        """RAFT-DRIVE-RESEND at a guided path's end (with faults): a request lost and sent again
+        (macros.Retry), last, so the probes before it meet the roles as the path left them. On
+        every other path a leader resigns first (check quorum), so the request lost is its
+        EndQuorumEpoch: the resigned leader's resend, which the random runs reach only by
+        chance (the resignation, then that request's loss, then the timer). Elsewhere the
+        ``k // 2``-th retry enabled, whatever the role (a leader, candidate or prospective with
+        a voter that has not answered). Nothing when no retry is enabled (the resend budget is
+        spent)."""
+        out: list[tuple[str, Any]] = []
+        start = state
+        if k % 2 == 0:
+            for leader in (n for n in state.nodes if isinstance(n.role, Leader)):
+                resign = Fire(leader.id, CheckQuorumTimeout())
+                after = self.resolve(state, resign)
+                if after is not None:
+                    out, state = [("resign", resign)], after
+                    break
+        retries = [m for _, m in probe_candidates(state) if isinstance(m, macros.Retry)]
+        for j in range(len(retries)):
+            retry = retries[(k // 2 + j) % len(retries)]
+            after = self.resolve(state, retry)
+            if after is not None:
+                return [*out, (PROBE, retry)], after
+        return [], start
 
     def _mid_round_probe(self, state: Raft, k: int) -> tuple[list[tuple[str, Any]], Raft]:
         """RAFT-DRIVE-MID-ROUND at an odd path's end: the ``k // 6``-th enabled first answer
@@ -636,7 +688,7 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
             macro = kind(first.node, first.voter)
             after = self.resolve(state, macro)
             if after is not None:
-                return [("stray", macro)], after
+                return [(PROBE, macro)], after
         return [], state
 
     def _late_copy_probe(self, state: Raft, k: int) -> tuple[list[tuple[str, Any]], Raft]:
@@ -664,7 +716,8 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
             macro = late[(k + j) % len(late)]
             after = self.resolve(appended, macro)
             if after is not None:
-                return [("client", append), ("redeliver", macro)], after
+                category = PROBE if isinstance(macro, macros.HeldFetch) else "redeliver"
+                return [("client", append), (category, macro)], after
         return [], state
 
     def resolve(self, state: Raft, action: Any) -> Raft | None:
