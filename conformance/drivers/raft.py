@@ -57,7 +57,16 @@ from kspec.model.raft.messages import (
     VoteRequest,
 )
 from kspec.model.raft.properties import raft_properties
-from kspec.model.raft.state import Candidate, Down, Follower, Leader, Node, Prospective, end_offset_for_epoch
+from kspec.model.raft.state import (
+    Candidate,
+    Down,
+    Follower,
+    Leader,
+    Node,
+    Prospective,
+    Unattached,
+    end_offset_for_epoch,
+)
 from kspec.model.raft.system import (
     Deliver,
     Drop,
@@ -609,8 +618,12 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
         # An observer that follows no one while a replica leads catches up first (a fetch
         # round trip makes it the leader's follower), so its follower role is probed too: no
         # guided path ended there, and random runs reach it rarely.
+        # (Only while one leads: CatchUp is offered only then, and a guided run takes only what
+        # is offered. An observer that a resigned leader's followers point at caught up here,
+        # and the run stopped at it.)
+        leading = any(isinstance(n.role, Leader) for n in state.nodes)
         for n in state.nodes:
-            if not n.is_voter and not isinstance(n.role, Down | Follower):
+            if leading and not n.is_voter and not isinstance(n.role, Down | Follower):
                 catch_up = macros.CatchUp(n.id)
                 after = self.resolve(state, catch_up)
                 if after is not None and isinstance(after.node(n.id).role, Follower):
@@ -675,20 +688,73 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
 
     def _mid_round_probe(self, state: Raft, k: int) -> tuple[list[tuple[str, Any]], Raft]:
         """RAFT-DRIVE-MID-ROUND at an odd path's end: the ``k // 6``-th enabled first answer
-        (rotating; macros.FirstAnswer), in turn as it is, followed by the next round
-        (macros.AbandonRound), or with the answer held until the replica stood again
-        (macros.LateVote); or nothing."""
+        (rotating; macros.FirstAnswer), in turn as it is (on every other such path from an
+        epoch the replica was moved to without a vote or leader, ``_unattached_bump``, and
+        then asked for a standard vote it may grant, ``_up_to_date_vote``),
+        followed by the next round (macros.AbandonRound), or with the answer held until the
+        replica stood again (macros.LateVote); or nothing."""
         if k % 2 == 0:
             return [], state
         kinds = (macros.FirstAnswer, macros.AbandonRound, macros.LateVote)
         kind = kinds[(k // 2) % len(kinds)]
         firsts = [m for _, m in macros.mid_round_candidates(state) if isinstance(m, macros.FirstAnswer)]
-        for j in range(len(firsts)):
-            first = firsts[(k // 6 + j) % len(firsts)]
-            macro = kind(first.node, first.voter)
-            after = self.resolve(state, macro)
-            if after is not None:
-                return [(PROBE, macro)], after
+        # the bumped pairs first where the path wants one, then any pair as it is
+        for bumped in (True, False) if kind is macros.FirstAnswer and (k // 6) % 2 else (False,):
+            for j in range(len(firsts)):
+                first = firsts[(k // 6 + j) % len(firsts)]
+                macro = kind(first.node, first.voter)
+                if not bumped:
+                    after = self.resolve(state, macro)
+                    if after is not None:
+                        return [(PROBE, macro)], after
+                    continue
+                bump, start = self._unattached_bump(state, first.node)
+                if not bump:
+                    continue
+                # it stands: mid-round where an answer leaves it so, else just stood (with three
+                # voters a lagging follower's grant decides the round)
+                stand: list[tuple[str, Any]] = [(PROBE, macro)]
+                after = self.resolve(start, macro)
+                if after is None:
+                    stand = [("timer", Fire(first.node, ElectionTimeout()))]
+                    after = self.resolve(start, stand[0][1])
+                if after is None or not isinstance(after.node(first.node).role, Prospective | Candidate):
+                    continue
+                grant, after = self._up_to_date_vote(after, first.node)
+                return [*bump, *stand, *grant], after
+        return [], state
+
+    def _up_to_date_vote(self, state: Raft, replica: int) -> tuple[list[tuple[str, Any]], Raft]:
+        """A well-formed standard vote of ``replica``'s epoch from another voter whose log is
+        not behind its own (RAFT-DRIVE-WELL-FORMED, category ``inject``): what a prospective
+        with neither a vote nor a leader in its epoch grants (RAFT-KIP996-PROSPECTIVE-VOTES).
+        The step and the state after it; none where the model enables none."""
+        node = state.node(replica)
+        for vote in well_formed_votes(state, node):
+            if not vote.pre_vote and vote.epoch == node.epoch \
+                    and (vote.last_epoch, vote.end_offset) >= (node.last_epoch, node.end_offset):
+                after = self.resolve(state, Inject(vote))
+                if after is not None:
+                    return [("inject", Inject(vote))], after
+        return [], state
+
+    def _unattached_bump(self, state: Raft, replica: int) -> tuple[list[tuple[str, Any]], Raft]:
+        """Replica ``replica`` moved to the next epoch with neither a vote nor a leader: a
+        well-formed pre-vote of that epoch (which moves a replica to its epoch, granted or
+        not), or a vote whose log is behind its own, which it refuses (RAFT-DRIVE-WELL-FORMED,
+        category ``inject``). A voter that stands from there stands
+        with nothing of its epoch behind it, where KIP-996's prospective may still grant a
+        standard vote of its epoch and start its round again (RAFT-KIP996-PROSPECTIVE-VOTES):
+        the paths end with voters that follow or voted, whose prospective refuses it. The step
+        and the state after it; none where no such vote is enabled."""
+        node = state.node(replica)
+        for vote in well_formed_votes(state, node):
+            if vote.epoch != node.epoch + 1:
+                continue
+            action = Inject(vote)
+            after = self.resolve(state, action)
+            if after is not None and after.node(replica).role == Unattached(node.epoch + 1):
+                return [("inject", action)], after
         return [], state
 
     def _late_copy_probe(self, state: Raft, k: int) -> tuple[list[tuple[str, Any]], Raft]:
