@@ -691,21 +691,33 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
         (rotating; macros.FirstAnswer), in turn as it is (on every other such path from an
         epoch the replica was moved to without a vote or leader, ``_unattached_bump``, and
         then asked for a standard vote it may grant, ``_up_to_date_vote``),
-        followed by the next round (macros.AbandonRound), or with the answer held until the
-        replica stood again (macros.LateVote); or nothing."""
+        followed by the next round (macros.AbandonRound: after a grant and after a refusal in
+        turn), or with the answer held until the replica stood again (macros.LateVote); or
+        nothing."""
         if k % 2 == 0:
             return [], state
         kinds = (macros.FirstAnswer, macros.AbandonRound, macros.LateVote)
         kind = kinds[(k // 2) % len(kinds)]
         firsts = [m for _, m in macros.mid_round_candidates(state) if isinstance(m, macros.FirstAnswer)]
-        # the bumped pairs first where the path wants one, then any pair as it is
-        for bumped in (True, False) if kind is macros.FirstAnswer and (k // 6) % 2 else (False,):
+        # The passes over the voter pairs: a bumped first answer on every other such path, then
+        # any; a next round after a grant on every other such path, else after a refusal (what
+        # a round counted must not count in the next: a grant carried over wins a round one
+        # vote short, Raft's votesGranted being per term; a refusal carried over loses it),
+        # then any.
+        if kind is macros.FirstAnswer and (k // 6) % 2:
+            passes: tuple[str, ...] = ("bumped", "any")
+        elif kind is macros.AbandonRound:
+            passes = ("granted" if (k // 6) % 2 == 0 else "refused", "any")
+        else:
+            passes = ("any",)
+        for mode in passes:
             for j in range(len(firsts)):
                 first = firsts[(k // 6 + j) % len(firsts)]
                 macro = kind(first.node, first.voter)
-                if not bumped:
+                if mode != "bumped":
                     after = self.resolve(state, macro)
-                    if after is not None:
+                    if after is not None and (mode == "any"
+                                              or self._first_answer_grants(state, macro) == (mode == "granted")):
                         return [(PROBE, macro)], after
                     continue
                 bump, start = self._unattached_bump(state, first.node)
@@ -737,6 +749,11 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
                 if after is not None:
                     return [("inject", Inject(vote))], after
         return [], state
+
+    def _first_answer_grants(self, state: Raft, macro: Any) -> bool:
+        """Whether the first answer ``macro`` delivers (its first VoteResponse) grants."""
+        return next((a.message.granted for a, _ in self.sub_steps(state, macro)
+                     if isinstance(a, Deliver) and type(a.message).__name__ == "VoteResponse"), False)
 
     def _unattached_bump(self, state: Raft, replica: int) -> tuple[list[tuple[str, Any]], Raft]:
         """Replica ``replica`` moved to the next epoch with neither a vote nor a leader: a
