@@ -44,11 +44,12 @@ from kspec.model.raft.messages import (
     FetchRequest,
     FetchResponse,
     FetchTimeout,
+    ResendDue,
     VoteRequest,
     VoteResponse,
 )
 from kspec.model.raft.state import Candidate, Down, Follower, Leader, Prospective, Resigned, Unattached, Voted
-from kspec.model.raft.system import Deliver, Duplicate, Fire, Raft, describe_message
+from kspec.model.raft.system import Deliver, Drop, Duplicate, Fire, Raft, describe_message
 
 # A campaign delivers at most this many vote messages (a pre-vote round and a vote round to
 # every voter and back); a replication makes at most this many passes over the followers.
@@ -271,9 +272,23 @@ class HeldFetch:
     node: int
 
 
+@dataclass(frozen=True)
+class Retry:
+    """RAFT-DRIVE-RESEND at a guided path's end: replica ``node``'s request to voter ``to``, the
+    one its role awaits an answer to (a leader's BeginQuorumEpoch, a resigned leader's
+    EndQuorumEpoch, a candidate's vote, a prospective's pre-vote), is lost, or the answer is;
+    then its resend timer for ``to`` fires (RAFT-RULE-RESEND: the role's request again). The
+    model offers a resend only where nothing is in flight between the two
+    (RAFT-MODEL-ONE-RESEND), so a resend needs a loss first, which a random run rarely puts
+    right before the resend in the rarer roles (a resigned leader's)."""
+
+    node: int
+    to: int
+
+
 Macro = (RoundTrip | Replicate | Campaign | Depose | CatchUp | Reclaim | DeliverTwice | DeposeCommitted
          | StrayCampaign | Canvass | DeliverLate | LateFetch | Stale | ElectWithout | FirstAnswer | AbandonRound
-         | LateVote | HeldFetch)
+         | LateVote | HeldFetch | Retry)
 # The driver categories the macros come in (one per offered macro).
 CATEGORIES = ("round_trip", "replicate", "depose")
 
@@ -673,6 +688,24 @@ def _held_fetch(node: int, state: Any, actions: Actions, resolve: Resolve) -> Ex
     return steps + held if held else []
 
 
+def _retry(node: int, to: int, state: Any, actions: Actions, resolve: Resolve) -> Expansion:
+    steps: Expansion = []
+    current = state
+    # what is in flight between them: the request (one its sender awaits) or the answer
+    lost = sorted((m for m in state.network.distinct()
+                   if (type(m).__name__.endswith("Request") and m.src == node and m.dst == to and not m.orphaned)
+                   or (type(m).__name__.endswith("Response") and m.src == to and m.dst == node)), key=repr)
+    for message in lost:
+        for _ in range(state.network.count(message)):
+            after = resolve(current, Drop(message))
+            if after is None:
+                return []
+            steps.append((Drop(message), after))
+            current = after
+    fired = _fire(node, (ResendDue,), current, actions, resolve, to)
+    return steps + fired if fired else []
+
+
 def _late_vote(node: int, voter: int, state: Any, actions: Actions, resolve: Resolve) -> Expansion:
     steps, answer = _one_answer(node, voter, state, actions, resolve)
     held = _stale(answer, steps[-1][1], actions, resolve) if answer is not None else []
@@ -873,6 +906,8 @@ MACROS: dict[type[Macro], tuple[Expander, Callable[[Any], str]]] = {
                lambda m: f"replica {m.node}: stand, replica {m.voter}'s answer held until it stood again"),
     HeldFetch: (lambda m, s, a, r: _held_fetch(m.node, s, a, r),
                 lambda m: f"replica {m.node}: fetch answer held until its leader resigned and won the next epoch"),
+    Retry: (lambda m, s, a, r: _retry(m.node, m.to, s, a, r),
+            lambda m: f"replica {m.node}: its request to replica {m.to} is lost and sent again"),
     ElectWithout: (lambda m, s, a, r: _elect_without(m.node, m.absent, s, a, r),
                    lambda m: f"replica {m.node}: campaign and win without replica {m.absent}, which then hears of it"),
 }

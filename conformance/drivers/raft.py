@@ -57,7 +57,16 @@ from kspec.model.raft.messages import (
     VoteRequest,
 )
 from kspec.model.raft.properties import raft_properties
-from kspec.model.raft.state import Candidate, Down, Follower, Leader, Node, Prospective, end_offset_for_epoch
+from kspec.model.raft.state import (
+    Candidate,
+    Down,
+    Follower,
+    Leader,
+    Node,
+    Prospective,
+    Unattached,
+    end_offset_for_epoch,
+)
 from kspec.model.raft.system import (
     Deliver,
     Drop,
@@ -442,6 +451,27 @@ def _input_category(inp: Input) -> str:
     return "timer"  # the timers that start or back off an election
 
 
+# The category of the macros only a guided path's probes take (RAFT-DRIVE-PROBE). It is no
+# lockstep rule (not in RaftDriver.categories: the random runs never draw it) and the guide's
+# graph leaves it out (RaftDriver.unguided); it is offered as a candidate all the same, because
+# a run, guided or replayed (the minimiser), takes only what the driver offers in a category.
+PROBE = "probe"
+
+
+def probe_candidates(state: Raft) -> list[tuple[str, Any]]:
+    """The macros of category PROBE in ``state``: the three mid-round rounds at every voter
+    pair (RAFT-DRIVE-MID-ROUND), a held fetch answer at every follower (macros.HeldFetch,
+    RAFT-DRIVE-STALE-ANSWER) and a retry (macros.Retry, RAFT-DRIVE-RESEND) for every voter a
+    live replica awaits an answer from."""
+    out: list[tuple[str, Any]] = [(PROBE, kind(m.node, m.voter)) for _, m in macros.mid_round_candidates(state)
+                                  if isinstance(m, macros.FirstAnswer)
+                                  for kind in (macros.FirstAnswer, macros.AbandonRound, macros.LateVote)]
+    live = [n for n in state.nodes if not isinstance(n.role, Down)]
+    out += [(PROBE, macros.HeldFetch(n.id)) for n in live if isinstance(n.role, Follower)]
+    out += [(PROBE, macros.Retry(n.id, to)) for n in live for to in node_mod.unanswered(n)]
+    return out
+
+
 class RaftDriver(macros.MacroSteps[RaftModel]):
     """Lockstep driver for ``raft`` (see the module docstring)."""
 
@@ -529,7 +559,8 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
     # A guided path ends with a few of them instead (``probes``, RAFT-DRIVE-PROBE).
     # The payloads other than a run's guided one (RAFT-DRIVE-PAYLOAD) too: six more client
     # transitions per leader state would crowd the beam the same way.
-    unguided = ("inject", "leader_only", "payload")
+    # Category ``probe`` (PROBE) is not a lockstep rule at all: see probe_candidates.
+    unguided = ("inject", "leader_only", "payload", PROBE)
     # A response delivered twice (macros.DeliverTwice) is its own category, not one network
     # fault among the drops and copies of every message: a run with faults meets it often.
     weights = {"inject": 2, "deliver": 5, "fetch": 3, "resend": 2, "timer": 2, "client": 2, "resign": 2, "replicate": 2,
@@ -550,6 +581,7 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
                 out += [("leader_only", Inject(m)) for m in leader_only_requests(state, n, observers)]
         out += macros.candidates(state)
         out += macros.raft_candidates(state)
+        out += probe_candidates(state)
         if not self.config["faults"]:
             out = [(category, action) for category, action in out if category not in FAULTS]
         return out
@@ -586,8 +618,12 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
         # An observer that follows no one while a replica leads catches up first (a fetch
         # round trip makes it the leader's follower), so its follower role is probed too: no
         # guided path ended there, and random runs reach it rarely.
+        # (Only while one leads: CatchUp is offered only then, and a guided run takes only what
+        # is offered. An observer that a resigned leader's followers point at caught up here,
+        # and the run stopped at it.)
+        leading = any(isinstance(n.role, Leader) for n in state.nodes)
         for n in state.nodes:
-            if not n.is_voter and not isinstance(n.role, Down | Follower):
+            if leading and not n.is_voter and not isinstance(n.role, Down | Follower):
                 catch_up = macros.CatchUp(n.id)
                 after = self.resolve(state, catch_up)
                 if after is not None and isinstance(after.node(n.id).role, Follower):
@@ -619,24 +655,123 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
                         out.append((category, action))
                         state = after
                         break
+        if self.config["faults"]:
+            resend, state = self._resend_probe(state, k)
+            out += resend
         return out
+
+    def _resend_probe(self, state: Raft, k: int) -> tuple[list[tuple[str, Any]], Raft]:
+        """RAFT-DRIVE-RESEND at a guided path's end (with faults): a request lost and sent again
+        (macros.Retry), last, so the probes before it meet the roles as the path left them. On
+        every other path a leader resigns first (check quorum), so the request lost is its
+        EndQuorumEpoch: the resigned leader's resend, which the random runs reach only by
+        chance (the resignation, then that request's loss, then the timer). Elsewhere the
+        ``k // 2``-th retry enabled, whatever the role (a leader, candidate or prospective with
+        a voter that has not answered). Nothing when no retry is enabled (the resend budget is
+        spent)."""
+        out: list[tuple[str, Any]] = []
+        start = state
+        if k % 2 == 0:
+            for leader in (n for n in state.nodes if isinstance(n.role, Leader)):
+                resign = Fire(leader.id, CheckQuorumTimeout())
+                after = self.resolve(state, resign)
+                if after is not None:
+                    out, state = [("resign", resign)], after
+                    break
+        retries = [m for _, m in probe_candidates(state) if isinstance(m, macros.Retry)]
+        for j in range(len(retries)):
+            retry = retries[(k // 2 + j) % len(retries)]
+            after = self.resolve(state, retry)
+            if after is not None:
+                return [*out, (PROBE, retry)], after
+        return [], start
 
     def _mid_round_probe(self, state: Raft, k: int) -> tuple[list[tuple[str, Any]], Raft]:
         """RAFT-DRIVE-MID-ROUND at an odd path's end: the ``k // 6``-th enabled first answer
-        (rotating; macros.FirstAnswer), in turn as it is, followed by the next round
-        (macros.AbandonRound), or with the answer held until the replica stood again
-        (macros.LateVote); or nothing."""
+        (rotating; macros.FirstAnswer), in turn as it is (on every other such path from an
+        epoch the replica was moved to without a vote or leader, ``_unattached_bump``, and
+        then asked for a standard vote it may grant, ``_up_to_date_vote``),
+        followed by the next round (macros.AbandonRound: after a grant and after a refusal in
+        turn), or with the answer held until the replica stood again (macros.LateVote); or
+        nothing."""
         if k % 2 == 0:
             return [], state
         kinds = (macros.FirstAnswer, macros.AbandonRound, macros.LateVote)
         kind = kinds[(k // 2) % len(kinds)]
         firsts = [m for _, m in macros.mid_round_candidates(state) if isinstance(m, macros.FirstAnswer)]
-        for j in range(len(firsts)):
-            first = firsts[(k // 6 + j) % len(firsts)]
-            macro = kind(first.node, first.voter)
-            after = self.resolve(state, macro)
-            if after is not None:
-                return [("stray", macro)], after
+        # The passes over the voter pairs: a bumped first answer on every other such path, then
+        # any; a next round after a grant on every other such path, else after a refusal (what
+        # a round counted must not count in the next: a grant carried over wins a round one
+        # vote short, Raft's votesGranted being per term; a refusal carried over loses it),
+        # then any.
+        if kind is macros.FirstAnswer and (k // 6) % 2:
+            passes: tuple[str, ...] = ("bumped", "any")
+        elif kind is macros.AbandonRound:
+            passes = ("granted" if (k // 6) % 2 == 0 else "refused", "any")
+        else:
+            passes = ("any",)
+        for mode in passes:
+            for j in range(len(firsts)):
+                first = firsts[(k // 6 + j) % len(firsts)]
+                macro = kind(first.node, first.voter)
+                if mode != "bumped":
+                    after = self.resolve(state, macro)
+                    if after is not None and (mode == "any"
+                                              or self._first_answer_grants(state, macro) == (mode == "granted")):
+                        return [(PROBE, macro)], after
+                    continue
+                bump, start = self._unattached_bump(state, first.node)
+                if not bump:
+                    continue
+                # it stands: mid-round where an answer leaves it so, else just stood (with three
+                # voters a lagging follower's grant decides the round)
+                stand: list[tuple[str, Any]] = [(PROBE, macro)]
+                after = self.resolve(start, macro)
+                if after is None:
+                    stand = [("timer", Fire(first.node, ElectionTimeout()))]
+                    after = self.resolve(start, stand[0][1])
+                if after is None or not isinstance(after.node(first.node).role, Prospective | Candidate):
+                    continue
+                grant, after = self._up_to_date_vote(after, first.node)
+                return [*bump, *stand, *grant], after
+        return [], state
+
+    def _up_to_date_vote(self, state: Raft, replica: int) -> tuple[list[tuple[str, Any]], Raft]:
+        """A well-formed standard vote of ``replica``'s epoch from another voter whose log is
+        not behind its own (RAFT-DRIVE-WELL-FORMED, category ``inject``): what a prospective
+        with neither a vote nor a leader in its epoch grants (RAFT-KIP996-PROSPECTIVE-VOTES).
+        The step and the state after it; none where the model enables none."""
+        node = state.node(replica)
+        for vote in well_formed_votes(state, node):
+            if not vote.pre_vote and vote.epoch == node.epoch \
+                    and (vote.last_epoch, vote.end_offset) >= (node.last_epoch, node.end_offset):
+                after = self.resolve(state, Inject(vote))
+                if after is not None:
+                    return [("inject", Inject(vote))], after
+        return [], state
+
+    def _first_answer_grants(self, state: Raft, macro: Any) -> bool:
+        """Whether the first answer ``macro`` delivers (its first VoteResponse) grants."""
+        return next((a.message.granted for a, _ in self.sub_steps(state, macro)
+                     if isinstance(a, Deliver) and type(a.message).__name__ == "VoteResponse"), False)
+
+    def _unattached_bump(self, state: Raft, replica: int) -> tuple[list[tuple[str, Any]], Raft]:
+        """Replica ``replica`` moved to the next epoch with neither a vote nor a leader: a
+        well-formed pre-vote of that epoch (which moves a replica to its epoch, granted or
+        not), or a vote whose log is behind its own, which it refuses (RAFT-DRIVE-WELL-FORMED,
+        category ``inject``). A voter that stands from there stands
+        with nothing of its epoch behind it, where KIP-996's prospective may still grant a
+        standard vote of its epoch and start its round again (RAFT-KIP996-PROSPECTIVE-VOTES):
+        the paths end with voters that follow or voted, whose prospective refuses it. The step
+        and the state after it; none where no such vote is enabled."""
+        node = state.node(replica)
+        for vote in well_formed_votes(state, node):
+            if vote.epoch != node.epoch + 1:
+                continue
+            action = Inject(vote)
+            after = self.resolve(state, action)
+            if after is not None and after.node(replica).role == Unattached(node.epoch + 1):
+                return [("inject", action)], after
         return [], state
 
     def _late_copy_probe(self, state: Raft, k: int) -> tuple[list[tuple[str, Any]], Raft]:
@@ -664,7 +799,8 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
             macro = late[(k + j) % len(late)]
             after = self.resolve(appended, macro)
             if after is not None:
-                return [("client", append), ("redeliver", macro)], after
+                category = PROBE if isinstance(macro, macros.HeldFetch) else "redeliver"
+                return [("client", append), (category, macro)], after
         return [], state
 
     def resolve(self, state: Raft, action: Any) -> Raft | None:

@@ -1,6 +1,7 @@
 """The catalogue mutants of the raft macros (conformance/targets/mutants_power.py RAFT_ENTRIES):
 each diverges on the macro it was written for, from a short path that macro is enabled on,
-and the reference does not. (Only that macro delivers what shows each: a copy of an answer the
+and the reference does not (and raft-resends-after-resigning on the resend probe's
+macros.Retry). (Only that macro delivers what shows each: a copy of an answer the
 model itself never delivers, RAFT-MODEL-IGNORED-RESPONSES, or a follower moved two roles by
 one message; the default-budget catches are measured by bench/mutant_power.py.)"""
 
@@ -28,6 +29,7 @@ ELECTED = [  # replica 1 wins epoch 1 with replica 2's vote, then replicates to 
      and a.message.dst == 3),
     ("replicate", lambda a: True),
 ]
+RESIGNED = [*ELECTED, ("resign", lambda a: isinstance(a, Fire) and a.node == 1)]
 APPENDED = [*ELECTED, ("client", lambda a: isinstance(a, Fire) and isinstance(a.input, ClientAppend))]
 FIRST_VOTE = [("timer", lambda a: isinstance(a, Fire) and a.node == 1),
               ("deliver", lambda a: isinstance(a, Deliver) and type(a.message).__name__ == "VoteRequest"
@@ -48,6 +50,8 @@ CASES = {
     "raft-leader-hw-follows-late-fetch": ({"faults": True}, APPENDED, lambda s: macros.LateFetch(2)),
     "raft-stale-grant-counted": ({"faults": True}, FIRST_VOTE, _grant),
     "raft-listener-rereads-on-new-leader": ({"faults": False}, ELECTED, lambda s: macros.ElectWithout(2, 1)),
+    # the resend probe's macro (RAFT-DRIVE-RESEND): a resigned leader's EndQuorumEpoch lost, then resent
+    "raft-resends-after-resigning": ({"faults": True}, RESIGNED, lambda s: macros.Retry(1, 2)),
 }
 
 

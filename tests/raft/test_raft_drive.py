@@ -169,3 +169,56 @@ def test_probes_make_an_observer_follow_and_fire_its_idle_timers() -> None:
     assert probes[0][0] == "catch_up"
     timers = [type(a.input).__name__ for c, a in probes if c == "idle_timer" and a.node == observer]
     assert {"FetchTimeout", "ElectionTimeout", "CheckQuorumTimeout"} <= set(timers), timers
+
+
+def test_every_probe_is_offered_where_it_is_taken() -> None:
+    """RAFT-DRIVE-PROBE: a guided run takes a step only if the driver offers it in its category
+    (Lockstep.take), so every probe must be a candidate of its category in the state before it;
+    one that is not ends the run there and drops the probes after it (session 12's mid-round
+    and held-fetch probes, category ``stray``/``redeliver`` but offered in none, never ran)."""
+    from kspec.conformance.drivers.macros import HeldFetch, LateVote, Retry
+
+    seen: set[type] = set()
+    for config, elect in (({"voters": 3, "observers": 0, "pre_vote": False, "kip853": False, "faults": True}, _elect),
+                          ({"voters": 4, "observers": 0, "pre_vote": True, "kip853": True, "faults": True},
+                           _elect_pre_vote)):
+        driver = RaftDriver(config)
+        for start in (driver.init_state(), elect(driver)):
+            for k in range(6):
+                state = start
+                for category, action in driver.probes(start, k):
+                    assert (category, action) in driver.candidates(state), (k, category, action)
+                    state = driver.resolve(state, action)
+                    assert state is not None
+                    seen.add(type(action))
+    assert {LateVote, Retry} <= seen, seen
+    # the held fetch answer of the late-copy probe: a follower, its leader's record in flight
+    driver = RaftDriver(CONFIGS[0])
+    state = _elect(driver)
+    begin = next(m for m in state.network.distinct() if isinstance(m, BeginQuorumEpochRequest) and m.dst == 2)
+    state = driver.model.next_state(state, Deliver(begin))
+    held = [(c, a) for k in range(6) for c, a in driver.probes(state, k) if isinstance(a, HeldFetch)]
+    assert held and all(c == "probe" for c, _ in held)
+
+
+def test_resend_probe_resigns_a_leader_and_retries() -> None:
+    """RAFT-DRIVE-RESEND at a path's end: on an even path a leader resigns (check quorum), its
+    EndQuorumEpoch to a voter is lost and its resend timer fires: the EndQuorumEpoch again."""
+    from kspec.conformance.drivers.macros import Retry
+    from kspec.model.raft.messages import CheckQuorumTimeout, ResendDue
+
+    driver = RaftDriver(CONFIGS[0])
+    state = _elect(driver)
+    probes = driver.probes(state, 0)
+    (resign_category, resign), (retry_category, retry) = probes[-2:]
+    assert (resign_category, retry_category) == ("resign", "probe")
+    assert resign == Fire(1, CheckQuorumTimeout()) and isinstance(retry, Retry) and retry.node == 1
+    before = state
+    for _, action in probes[:-1]:
+        before = driver.resolve(before, action)
+    assert before.node(1).role_name == "resigned"
+    expansion = driver.expand(before, retry) or []
+    fired, after = expansion[-1]
+    assert isinstance(fired, Fire) and fired.input == ResendDue(retry.to)
+    sent = [m for m in after.network.distinct() if m not in expansion[-2][1].network]
+    assert [type(m).__name__ for m in sent] == ["EndQuorumEpochRequest"] and sent[0].dst == retry.to
