@@ -43,12 +43,14 @@ MODULE_LINES: tuple[tuple[str, str], ...] = (
     ("raft", "raft_scratch3"),
     ("raft", "raft_scratch4"),
     ("raft", "raft_scratch5"),
+    ("raft", "raft_scratch6"),
     # voters
     ("voters", "voters"),
     ("voters", "voters_scratch"),
     ("voters", "voters_scratch2"),
     ("voters", "voters_scratch3"),
     ("voters", "voters_scratch4"),
+    ("voters", "voters_scratch5"),
     # share
     ("share", "share"),
     ("share", "share_scratch"),

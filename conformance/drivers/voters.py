@@ -413,15 +413,10 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
                 # directory (DUPLICATE_VOTER: ids are compared), a non-voter's (never caught up).
                 out += [("request", Ignored(n.id, AddVoter(h, directory_of(h) + WRONG_DIRECTORY)))
                         for h in (hosts[0], hosts[-1])]
-                # No replica key (VOTERS-RULE-KEY-VALID): a negative id (-1, the "none" of
-                # Kafka's ids), or no directory id (Uuid.ZERO_UUID), for a voter and a non-voter.
-                out += [("request", Ignored(n.id, AddVoter(-1, directory_of(hosts[-1])))),
-                        ("request", Ignored(n.id, AddVoter(hosts[-1], NO_DIRECTORY))),
-                        ("request", Ignored(n.id, AddVoter(hosts[0], NO_DIRECTORY))),
-                        ("request", Ignored(n.id, RemoveVoter(-1, directory_of(hosts[0])))),
-                        ("request", Ignored(n.id, RemoveVoter(hosts[0], NO_DIRECTORY)))]
-                # AddVoter with no endpoint for the cluster's listener (VOTERS-RULE-ADD-ENDPOINT).
-                out.append(("request", Ignored(n.id, AddVoter(hosts[-1], directory_of(hosts[-1]), endpoint=False))))
+            # Malformed requests (VOTERS-RULE-KEY-VALID, -ADD-ENDPOINT): at a leader every one;
+            # elsewhere too, where the role check comes first (NOT_LEADER_OR_FOLLOWER), so a
+            # replica that validates the request before it checks its role is seen.
+            out += [("request", Ignored(n.id, r)) for r in _malformed_requests(hosts)]
             out.append(("request", Ignored(n.id, UpgradeKRaftVersion())))
             if isinstance(n, VoterNode):
                 bad = _bad_updates(n, hosts)
@@ -447,8 +442,75 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
         if isinstance(state, WithFreeLog) and state.free is not None:
             return list(voters_log.probes(state.free, self.rules, k))
         if self.level == "replica" and isinstance(state, Voters):
+            if k % 3 == 2:
+                # every third path: the lapse meeting an answer that names no leader, where the
+                # path's state allows it; the plain lapse probe otherwise
+                return self._leaderless_answer_probe(state, k) or self._lapse_probe(state, k)
             return self._lapse_probe(state, k)
         return []
+
+    def _leaderless_answer_probe(self, state: Voters, k: int) -> list[tuple[str, Any]]:
+        """VOTERS-DRIVE-LEADERLESS-ANSWER-PROBE: an observer's fetch lapse ends only with an
+        answer that names its leader (VOTERS-RULE-OBSERVER-FETCH-TIMEOUT). A bootstrap server
+        answers in the observer's epoch without naming a leader only when it has not learned
+        the epoch's leader yet, which the lapse probe never meets (at a path's end every voter
+        knows the leader). Where a voter follows the leader L with an observer O behind it
+        (kip-595: a pre-vote would be refused by L's followers), a voter V stands (its fetch
+        timer) and wins with W's vote; L hears V's BeginQuorumEpoch, so O's fetch to L brings O
+        to V's epoch as V's follower while W, voted, still knows no leader; then O's fetch timer,
+        O's Fetch to W, W's NOT_LEADER_OR_FOLLOWER naming no one (still lapsed), and O's fetch
+        due at L, another bootstrap server, which the model sends and a replica that took any
+        answer for the leader's does not. Steps the model does not enable end the probe."""
+        if self.model.pre_vote:
+            return []
+        nodes = state.nodes
+        leaders = [n for n in nodes if isinstance(n.role, Leader)]
+        observers = [n for n in nodes if isinstance(n, VoterNode) and observer_follower(n) and not n.fetch_lapsed]
+        if not leaders or not observers:
+            return []
+        lead = leaders[0]
+        others = [n.id for n in nodes if n.id in lead.voters and n.id != lead.id and isinstance(n.role, Follower)]
+        if len(others) < 2:
+            return []
+        o = observers[0]
+        if o.role.leader != lead.id or not {lead.id, *others} <= o.bootstrap_servers:  # type: ignore[union-attr]
+            return []
+        v, w = (others[0], others[1]) if k % 2 == 0 else (others[1], others[0])
+        script: list[tuple[str, Any]] = []
+        s: Any = state
+
+        def take(category: str, action: Any) -> bool:
+            nonlocal s
+            after = None if action is None else self.resolve(s, action)
+            if after is None:
+                return False
+            script.append((category, action))
+            s = after
+            return True
+
+        def message(src: int, dst: int, kind: str) -> Any:
+            found = next((m for m in s.network.distinct() if m.src == src and m.dst == dst
+                          and type(m).__name__ == kind), None)
+            return None if found is None else Deliver(found)
+
+        steps: list[tuple[str, Any]] = [
+            ("timer", lambda: Fire(v, FetchTimeout())),
+            ("deliver", lambda: message(v, w, "VoteRequest")),
+            ("deliver", lambda: message(w, v, "VoteResponse")),
+            ("deliver", lambda: message(v, lead.id, "BeginQuorumEpochRequest")),
+            ("fetch", lambda: Fire(o.id, FetchDue(lead.id))),
+            ("deliver", lambda: message(o.id, lead.id, "FetchRequest")),
+            ("deliver", lambda: message(lead.id, o.id, "FetchResponse")),
+            ("timer", lambda: Fire(o.id, FetchTimeout())),
+            ("fetch", lambda: Fire(o.id, FetchDue(w))),
+            ("deliver", lambda: message(o.id, w, "FetchRequest")),
+            ("deliver", lambda: message(w, o.id, "FetchResponse")),
+            ("fetch", lambda: Fire(o.id, FetchDue(lead.id))),
+        ]
+        for category, make in steps:
+            if not take(category, make()):
+                break
+        return script
 
     def _lapse_probe(self, state: Voters, k: int) -> list[tuple[str, Any]]:
         """VOTERS-DRIVE-LAPSE-PROBE: a guided path (replica level) ends, where an observer
@@ -680,6 +742,17 @@ def _bad_updates(node: VoterNode, hosts: tuple[int, ...] | list[int]) -> list[Up
             UpdateVoter(v, directory_of(v), e, min_version=0, max_version=0),
             UpdateVoter(v, directory_of(v), e, min_version=2, max_version=3)]
     return out
+
+
+def _malformed_requests(hosts: tuple[int, ...] | list[int]) -> list[AddVoter | RemoveVoter]:
+    """AddVoter and RemoveVoter requests that name no replica key (VOTERS-RULE-KEY-VALID: a
+    negative id, -1 the "none" of Kafka's ids, or no directory id, Uuid.ZERO_UUID; for a voter
+    and a non-voter) or, for AddVoter, no endpoint on the cluster's listener
+    (VOTERS-RULE-ADD-ENDPOINT). A leader answers INVALID_REQUEST, any other replica
+    NOT_LEADER_OR_FOLLOWER before it looks at the request."""
+    return [AddVoter(-1, directory_of(hosts[-1])), AddVoter(hosts[-1], NO_DIRECTORY), AddVoter(hosts[0], NO_DIRECTORY),
+            RemoveVoter(-1, directory_of(hosts[0])), RemoveVoter(hosts[0], NO_DIRECTORY),
+            AddVoter(hosts[-1], directory_of(hosts[-1]), endpoint=False)]
 
 
 def _change_pending(node: VoterNode) -> bool:

@@ -41,12 +41,14 @@ BASELINES = [
     ("raft", "raft_scratch3", "Correct"),
     ("raft", "raft_scratch4", "Correct"),
     ("raft", "raft_scratch5", "Correct"),
+    ("raft", "raft_scratch6", "Correct"),
     # voters
     ("voters", "voters_scratch", "Correct"),
     ("voters", "voters_scratch2", "Correct"),
     ("voters", "voters_scratch3", "Correct"),
     ("voters", "voters_scratch3", "CorrectLog"),
     ("voters", "voters_scratch4", "Correct"),
+    ("voters", "voters_scratch5", "Correct"),
     # share (session 9's baseline claims 4.4, 4.1 and 4.3 in turn)
     ("share", "share_scratch", "Correct"),
     ("share", "share_scratch2", "Correct"),

@@ -19,11 +19,12 @@ from kspec.conformance.cli import main
 from kspec.conformance.counterexample import read_counterexample
 from kspec.conformance.drivers import PROTOCOLS, voters_log
 from kspec.conformance.drivers.runner import run_conformance
-from kspec.conformance.drivers.voters import StartUp, VotersDriver, _history_violation, _rebuild_violation
+from kspec.conformance.drivers.voters import Ignored, StartUp, VotersDriver, _history_violation, _rebuild_violation
 from kspec.conformance.harness import replay_steps
 from kspec.conformance.targets.mutants import CATALOGUE
 from kspec.conformance.targets.reference.voters import VotersTarget
 from kspec.conformance.targets.registry import reference_target, resolve_target
+from kspec.model.voters.node import NO_DIRECTORY, AddVoter, RemoveVoter
 
 DATA = Path(__file__).parent / "testdata" / "voters"
 # Caught within a few dozen runs at seed 0: run from scratch here.
@@ -248,3 +249,39 @@ def test_cli_targets_conform_replay(capsys: pytest.CaptureFixture[str], tmp_path
 def test_resolve_reference_levels() -> None:
     assert resolve_target("reference", "voters").level == "replica"
     assert resolve_target("reference:log", "voters").level == "log"
+
+
+def test_leaderless_answer_probe_keeps_the_lapse() -> None:
+    """VOTERS-DRIVE-LEADERLESS-ANSWER-PROBE: from the started quorum (4 hosts, 3 voters) every
+    third guided path's probe brings the observer to a new leader's epoch while a voter there
+    knows no leader yet, lets that voter's leaderless answer reach the lapsed observer, and ends
+    with a fetch the model sends to another bootstrap server (the lapse goes on)."""
+    driver = VotersDriver({"hosts": 4, "voters": 3, "kraft_version": 1, "pre_vote": False})
+    state = driver.resolve(driver.init_state(), StartUp())
+    script = driver.probes(state, 2)
+    for _, action in script[:-1]:
+        state = driver.resolve(state, action)
+        assert state is not None, action
+    answer = script[-2][1].message
+    assert answer.error == "NOT_LEADER_OR_FOLLOWER" and answer.leader is None
+    observer = state.node(answer.dst)
+    assert observer.fetch_lapsed and answer.epoch == observer.epoch
+    last = script[-1][1]
+    (event,) = driver.events(state, last, driver.resolve(state, last))
+    assert [o["type"] for o in event.model_outputs] == ["FetchRequest"]
+    assert event.model_outputs[0]["dst"] != observer.role.leader
+
+
+def test_malformed_requests_offered_at_a_follower() -> None:
+    """VOTERS-RULE-KEY-VALID / -ADD-ENDPOINT at a non-leader: the driver offers the malformed
+    AddVoter and RemoveVoter there too, answered NOT_LEADER_OR_FOLLOWER (the role check first)."""
+    driver = VotersDriver({"hosts": 4, "voters": 3, "kraft_version": 1, "pre_vote": False})
+    state = driver.resolve(driver.init_state(), StartUp())
+    offered = [a.input for c, a in driver.candidates(state)
+               if c == "request" and isinstance(a, Ignored) and a.node == 2
+               and isinstance(a.input, AddVoter | RemoveVoter)]
+    malformed = [r for r in offered if r.replica < 0 or r.directory == NO_DIRECTORY or not getattr(r, "endpoint", True)]
+    assert len(malformed) == 6
+    for request in malformed:
+        (event,) = driver.events(state, Ignored(2, request), state)
+        assert [o.get("error") for o in event.model_outputs] == ["NOT_LEADER_OR_FOLLOWER"]
