@@ -68,7 +68,7 @@ def test_minimiser_keeps_the_forced_opening() -> None:
 
 def test_conform_writes_the_minimised_run(tmp_path: Path) -> None:
     # Without Hypothesis's shrinking (cheap here), so the minimiser has the first failing run.
-    # share-lower-count-wins: the first failing run has 14 steps, the minimised one 3 (seed 0;
+    # share-lower-count-wins: the first failing run (guided run 41) has 12 steps, the minimised one 6 (seed 0;
     # share-update-drops-state-epoch is now caught by a 3-step run, nothing left to minimise).
     mutant = CATALOGUE["share-lower-count-wins"]
     plain = run_conformance("share", mutant.target(), out_dir=None, shrink=False, minimal=False)
