@@ -81,6 +81,7 @@ from kspec.model.voters.node import (
     UpdateVoterSetDue,
     UpgradeKRaftVersion,
     VoterNode,
+    auto_join_request,
     directory_of,
     observer_follower,
     seeks_leader,
@@ -445,8 +446,23 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
             if k % 3 == 2:
                 # every third path: the lapse meeting an answer that names no leader, where the
                 # path's state allows it; the plain lapse probe otherwise
-                return self._leaderless_answer_probe(state, k) or self._lapse_probe(state, k)
-            return self._lapse_probe(state, k)
+                return self._join_probe(state) + (self._leaderless_answer_probe(state, k)
+                                                  or self._lapse_probe(state, k))
+            return self._join_probe(state) + self._lapse_probe(state, k)
+        return []
+
+    def _join_probe(self, state: Voters) -> list[tuple[str, Any]]:
+        """VOTERS-DRIVE-JOIN-PROBE: in the auto-join configuration, a guided path (replica level)
+        ends, where an observer follows a leader, with its update-voter-set timer and its request
+        delivered at once (VOTERS-RULE-AUTO-JOIN): random runs seldom deliver it before the
+        leader's state moves on, so the leader's answers (accepted, or which refusal) stay rare."""
+        if not self.model.auto_join:
+            return []
+        for n in state.nodes:
+            request = auto_join_request(n) if isinstance(n, VoterNode) else ()
+            if request:
+                return [("timer", Fire(n.id, UpdateVoterSetDue())),  # type: ignore[arg-type]
+                        ("deliver", Deliver(request[0]))]  # type: ignore[arg-type]
         return []
 
     def _leaderless_answer_probe(self, state: Voters, k: int) -> list[tuple[str, Any]]:
