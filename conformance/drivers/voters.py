@@ -443,12 +443,12 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
         if isinstance(state, WithFreeLog) and state.free is not None:
             return list(voters_log.probes(state.free, self.rules, k))
         if self.level == "replica" and isinstance(state, Voters):
-            if k % 3 == 2:
-                # every third path: the lapse meeting an answer that names no leader, where the
-                # path's state allows it; the plain lapse probe otherwise
-                return self._join_probe(state) + (self._leaderless_answer_probe(state, k)
-                                                  or self._lapse_probe(state, k))
-            return self._join_probe(state) + self._lapse_probe(state, k)
+            join = self._join_probe(state)
+            if join:
+                # the auto-join configuration: the observer's request, then the lapse probes
+                return join + self._replica_probes(state, k)
+            added, after = self._uncommitted_add_probe(state)
+            return added + self._replica_probes(after, k)
         return []
 
     def _join_probe(self, state: Voters) -> list[tuple[str, Any]]:
@@ -464,6 +464,39 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
                 return [("timer", Fire(n.id, UpdateVoterSetDue())),  # type: ignore[arg-type]
                         ("deliver", Deliver(request[0]))]  # type: ignore[arg-type]
         return []
+
+    def _replica_probes(self, state: Voters, k: int) -> list[tuple[str, Any]]:
+        """The observer's lapse probes (replica level), from ``state``: every third path the
+        lapse meeting an answer that names no leader, where the path's state allows it; the
+        plain lapse probe otherwise."""
+        if k % 3 == 2:
+            return self._leaderless_answer_probe(state, k) or self._lapse_probe(state, k)
+        return self._lapse_probe(state, k)
+
+    def _uncommitted_add_probe(self, state: Voters) -> tuple[list[tuple[str, Any]], Voters]:
+        """VOTERS-DRIVE-UNCOMMITTED-ADD-PROBE: "caught up" is the leader's log end, not its high
+        watermark (VOTERS-RULE-ADD step 7). A non-voter that fetched up to the end of the log
+        stops being caught up the moment the leader appends, while it still holds everything
+        committed; only an AddVoter for it right then tells the two readings apart, and runs
+        seldom put the two steps together. So a guided path ends (before the lapse probes) with
+        the leader's client append, where one is enabled, then an AddVoter for each live
+        non-voter the model refuses (REQUEST_TIMED_OUT); the state after."""
+        leader = next((n for n in state.nodes if isinstance(n.role, Leader)), None)
+        if leader is None or not any(n.id not in leader.voters and not isinstance(n.role, Down) for n in state.nodes):
+            return [], state
+        out: list[tuple[str, Any]] = []
+        appends = [a for c, a in by_category(self.model.actions(state), _input_category)
+                   if c == "client" and isinstance(a, Fire) and a.node == leader.id]
+        if appends and (after := self.resolve(state, appends[0])) is not None:
+            out.append(("client", appends[0]))
+            state = after
+        for n in state.nodes:
+            if n.id in leader.voters or isinstance(n.role, Down):
+                continue
+            request = Ignored(leader.id, AddVoter(n.id, directory_of(n.id)))
+            if self.resolve(state, request) is state:
+                out.append(("request", request))
+        return out, state
 
     def _leaderless_answer_probe(self, state: Voters, k: int) -> list[tuple[str, Any]]:
         """VOTERS-DRIVE-LEADERLESS-ANSWER-PROBE: an observer's fetch lapse ends only with an

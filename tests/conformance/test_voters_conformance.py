@@ -285,3 +285,16 @@ def test_malformed_requests_offered_at_a_follower() -> None:
     for request in malformed:
         (event,) = driver.events(state, Ignored(2, request), state)
         assert [o.get("error") for o in event.model_outputs] == ["NOT_LEADER_OR_FOLLOWER"]
+
+
+def test_uncommitted_add_probe_asks_right_after_an_append() -> None:
+    """VOTERS-DRIVE-UNCOMMITTED-ADD-PROBE: a guided path ends with the leader's client append and
+    an AddVoter for the observer, which held the log end before it and is not caught up after."""
+    driver = VotersDriver({"hosts": 4, "voters": 3, "kraft_version": 1, "pre_vote": False})
+    state = driver.resolve(driver.init_state(), StartUp())
+    script = driver.probes(state, 0)
+    assert [c for c, _ in script[:2]] == ["client", "request"]
+    after = driver.resolve(state, script[0][1])
+    (event,) = driver.events(after, script[1][1], after)
+    assert event.input["type"] == "AddVoter" and event.input["replica"] == 4
+    assert [o.get("error") for o in event.model_outputs] == ["REQUEST_TIMED_OUT"]
