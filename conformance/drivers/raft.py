@@ -55,6 +55,7 @@ from kspec.model.raft.messages import (
     Restart,
     TopicPartitions,
     VoteRequest,
+    VoteResponse,
 )
 from kspec.model.raft.properties import raft_properties
 from kspec.model.raft.state import (
@@ -753,7 +754,7 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
     def _first_answer_grants(self, state: Raft, macro: Any) -> bool:
         """Whether the first answer ``macro`` delivers (its first VoteResponse) grants."""
         return next((a.message.granted for a, _ in self.sub_steps(state, macro)
-                     if isinstance(a, Deliver) and type(a.message).__name__ == "VoteResponse"), False)
+                     if isinstance(a, Deliver) and isinstance(a.message, VoteResponse)), False)
 
     def _unattached_bump(self, state: Raft, replica: int) -> tuple[list[tuple[str, Any]], Raft]:
         """Replica ``replica`` moved to the next epoch with neither a vote nor a leader: a
