@@ -409,14 +409,17 @@ class ListenerRereadsOnNewLeader(RaftReplica):
 # mutants.CATALOGUE like mutants_raft.RAFT_MUTANTS.
 _NOTE = ("diverges on its macro's inputs from a short path (tests/conformance/test_macro_mutants.py); "
          "the default-budget run is not measured yet (session 12): kept out of the CI run")
+# Session 13, default budget: guided runs 18 (late fetch), 71 (stale grant), 43 (listener) at
+# seeds 0 and 1; follower-hw-takes-late-answer at run 142 at both, kept out of the CI run (cost).
+_CAUGHT = "caught by a guided run at seeds 0 and 1 (session 13)"
 RAFT_ENTRIES: tuple[tuple[str, type, str, bool, str], ...] = (
     ("raft-follower-hw-takes-late-answer", FollowerHwTakesLateAnswer, "a value that must not move back",
      False, _NOTE),
     ("raft-leader-hw-follows-late-fetch", LeaderHwFollowsLateFetch, "a value that must not move back",
-     False, _NOTE),
-    ("raft-stale-grant-counted", StaleGrantCounted, "a response's epoch not checked", False, _NOTE),
+     True, _CAUGHT),
+    ("raft-stale-grant-counted", StaleGrantCounted, "a response's epoch not checked", True, _CAUGHT),
     ("raft-listener-rereads-on-new-leader", ListenerRereadsOnNewLeader,
-     "listener state reset on a transition", False, _NOTE),
+     "listener state reset on a transition", True, _CAUGHT),
 )
 
 # ------------------------------------------------------------------------------ share
