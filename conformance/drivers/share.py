@@ -148,6 +148,11 @@ class ShareDriver(Driver[ShareSystem]):
         # (model_config {"redundant_offset": true}: the reference, kafka:VERSION): log pruning is
         # the coordinator's housekeeping, not an answer of KIP-932's RPCs.
         self.observes_redundant = bool(self.config.get("redundant_offset", False))
+        # SHARE-DRIVE-ROUTING: FindCoordinator is the broker's (it parses the key string), not
+        # one of the shard's RPCs, so only a target that answers it gets it (model_config
+        # {"routing": true}: the reference, kafka:VERSION, the Go example); a shard adapter
+        # written without it is not broken by the probes.
+        self.routes = bool(self.config.get("routing", False))
         skip = waived(str(self.config.get("model_variant") or ""))
         self._prune_forgets = self.model.rules.prune_forgets_fences
         props = [p for p in self.model.properties() if p.name not in skip]
@@ -183,6 +188,8 @@ class ShareDriver(Driver[ShareSystem]):
         if cut is not None:
             # A target that declines initialize never gets one from the composite either.
             out.append(("initialize" if any(isinstance(a, Initialize) for a, _ in cut) else "batches", CutReload()))
+        if not self.routes:
+            out = [(category, action) for category, action in out if category != "routing"]
         return out
 
     def _parts_of(self, state: SysState, action: Any) -> list[tuple[Action, SysState]] | None:

@@ -224,7 +224,9 @@ func serve(in io.Reader, out io.Writer, s *server) error {
 		switch {
 		case req.Op == "hello":
 			err = answer(map[string]any{"id": id, "version": adapterVersion, "protocols": []string{"share"},
-				"implementation": "go-share-target 0.1"})
+				"implementation": "go-share-target 0.1",
+				// it answers FindCoordinator (routing.go): the routing probes are opt-in
+				"model_config": map[string]any{"routing": true}})
 		case req.Op == "close" && req.Node == nil:
 			return answer(map[string]any{"id": id})
 		case req.Node == nil:

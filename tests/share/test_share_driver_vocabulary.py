@@ -22,6 +22,8 @@ class Recording(Target):
     def __init__(self) -> None:
         self.inner = ShareTarget()
         self.kinds: set[str] = set()
+        # It answers FindCoordinator as the reference does (the routing probes are opt-in).
+        self.model_config: dict[str, JSON] = {"routing": True}
 
     def start(self, node: int, config: dict[str, JSON]) -> Any:
         inst = self.inner.start(node, config)

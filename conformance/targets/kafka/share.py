@@ -548,7 +548,8 @@ class KafkaShareTarget(Target):
         except ValueError as err:
             raise TargetError(f"kafka:{version}: {err}") from None
         # Every release's shard answers lastRedundantOffset(): compared (SHARE-OBS-REDUNDANT-OFFSET).
-        self.model_config: dict[str, JSON] = {"kafka_version": self.rules.version, "redundant_offset": True}
+        self.model_config: dict[str, JSON] = {"kafka_version": self.rules.version, "redundant_offset": True,
+                                              "routing": True}
         # Kafka 4.0's shard has no initializeState, deleteState or readStateSummary (the methods
         # and their request classes arrive in 4.1): the driver's categories for them are not drawn.
         self.unsupported = frozenset() if self.rules.initialize else frozenset({"initialize", "delete", "summary"})

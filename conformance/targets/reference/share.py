@@ -434,7 +434,7 @@ class ShareTarget(Target):
         self.name = name
         self.shard_class = shard_class
         # It reports its redundant offset (SHARE-OBS-REDUNDANT-OFFSET).
-        self.model_config: dict[str, JSON] = {"redundant_offset": True}
+        self.model_config: dict[str, JSON] = {"redundant_offset": True, "routing": True}
         if shard_class.kafka_version is not None:
             self.model_config["kafka_version"] = shard_class.kafka_version
 
