@@ -260,7 +260,12 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
         # kraft_upgrade: the release's upgrade rules (VOTERS-RULE-UPGRADE-VOTERS; a Kafka target's
         # model_config sets it, 4.1+ when none does)
         shape = {**{k: self.config[k] for k in SHAPE}, "kraft_upgrade": bool(self.config.get("kraft_upgrade", True))}
-        if self.config.get("auto_join"):  # (only where set: the other shapes' cached setups stay as they were)
+        # Auto-join (VOTERS-RULE-AUTO-JOIN) only for a target that implements it
+        # (model_config {"controller_auto_join": true}: the reference, kafka:4.2+), as Kafka's
+        # controller.quorum.auto.join.enable is off by default: another target runs that
+        # configuration without it, never told auto_join. (Only where set: the other shapes'
+        # cached setups stay as they were.)
+        if self.config.get("auto_join") and self.config.get("controller_auto_join"):
             shape["auto_join"] = True
         setup = _setup(shape, {**BOUNDS, **(bounds or {})}, self.variant)
         self.model = setup.model

@@ -655,7 +655,8 @@ class KafkaVotersReplicaTarget(Target):
         # The release's raft rule set (pre-vote from 4.0, spec/raft.md "Rule sets") and its
         # kraft.version upgrade rules (VOTERS-RULE-UPGRADE-VOTERS: KAFKA-16538, from 4.1).
         release = tuple(int(x) for x in version.split(".")[:2])
-        self.model_config = {**dict(rule_set_for(version).bounds), "kraft_upgrade": release >= (4, 1)}
+        self.model_config = {**dict(rule_set_for(version).bounds), "kraft_upgrade": release >= (4, 1),
+                             "controller_auto_join": release >= (4, 2)}  # KAFKA-19078
 
     def supports(self, config: dict[str, JSON]) -> bool:
         """The release's raft rule set and upgrade rules, with a bootstrap checkpoint

@@ -521,6 +521,8 @@ class VotersTarget(Target):
         self.serves = serves
         self.replica_class = replica_class
         self.control_class = control_class
+        # It implements controller auto-join (VOTERS-RULE-AUTO-JOIN; opt-in, as in Kafka).
+        self.model_config: dict[str, JSON] = {"controller_auto_join": True}
 
     def start(self, node: int, config: dict[str, JSON]) -> NodeInstance | LogInstance:
         asked = config.get("level", "replica")
