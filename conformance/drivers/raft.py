@@ -659,7 +659,37 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
         if self.config["faults"]:
             resend, state = self._resend_probe(state, k)
             out += resend
-        return out
+        chain, state = self._timer_chain_probe(state, k)
+        return out + chain
+
+    def _timer_chain_probe(self, state: Raft, k: int) -> tuple[list[tuple[str, Any]], Raft]:
+        """RAFT-DRIVE-TIMER-CHAIN, last on a guided path: two timers of one voter back to back,
+        the second at the role the first left it in, before anything else changes that role.
+        In turn (``k // 2``): a follower's fetch timeout, then its election timeout (a kip-996
+        prospective that knew its leader follows it again, RAFT-KIP996-LOSS); a
+        leader's check-quorum timeout (with faults), then the resigned leader's election
+        timeout (it moves to the next epoch before it stands, RAFT-KIP996-RESIGNED). Random runs seldom fire the
+        second timer before a message moves the replica on. Nothing where the first is not
+        enabled; the chain stops at a timer the model does not enable."""
+        first: Input = FetchTimeout() if (k // 2) % 2 == 0 else CheckQuorumTimeout()
+        role: type = Follower if isinstance(first, FetchTimeout) else Leader
+        for n in state.nodes:
+            if not (n.is_voter and isinstance(n.role, role)):
+                continue
+            out: list[tuple[str, Any]] = []
+            s = state
+            for timer in (first, ElectionTimeout()):
+                found = next(((c, a) for c, a in by_category(self.model.actions(s), _input_category)
+                              if isinstance(a, Fire) and a.node == n.id and a.input == timer
+                              and (self.config["faults"] or c not in FAULTS)), None)
+                after = None if found is None else self.resolve(s, found[1])
+                if found is None or after is None:
+                    break
+                out.append(found)
+                s = after
+            if out:
+                return out, s
+        return [], state
 
     def _resend_probe(self, state: Raft, k: int) -> tuple[list[tuple[str, Any]], Raft]:
         """RAFT-DRIVE-RESEND at a guided path's end (with faults): a request lost and sent again
