@@ -156,7 +156,7 @@ def test_conform_runs_against_this_release(kafka: KafkaShareTarget) -> None:
     """``kspec conform share --target kafka:VERSION --accept <its known deviations>`` (in
     process): the model at this release's rule set with its deviations; initialize, delete and
     read-summary left out on 4.0, which has none of them."""
-    assert kafka.model_config == {"kafka_version": RULES.version, "redundant_offset": True}
+    assert kafka.model_config == {"kafka_version": RULES.version, "redundant_offset": True, "routing": True}
     assert kafka.unsupported == (frozenset() if RULES.initialize else frozenset({"initialize", "delete", "summary"}))
     result = run_conformance("share", Accepting(kafka, "+".join(KNOWN)), examples=15, seed_value=3, out_dir=None)
     assert result.verdict == "conforms", result.finding and result.finding.line()
