@@ -80,6 +80,8 @@ def run_one(protocol: str, version: str, seed: int, out_dir: Path, timeout: floa
     argv = ["conform", protocol, "--target", f"kafka:{version}", "--seed", str(seed), "--json"]
     if accept:
         argv += ["--accept", ",".join(accept)]
+    # The commit is read before the run: a checkout during a run must not relabel it.
+    commit = code_commit()
     start, before = time.monotonic(), os.times()
     try:
         proc = subprocess.run([*_entry(), *argv], capture_output=True, text=True, timeout=timeout, cwd=out_dir,
@@ -97,7 +99,7 @@ def run_one(protocol: str, version: str, seed: int, out_dir: Path, timeout: floa
     after = os.times()
     cpu = (after.children_user + after.children_system) - (before.children_user + before.children_system)
     result.update(version=version, seed=seed, wall_seconds=round(time.monotonic() - start, 1),
-                  cpu_seconds=round(cpu, 1), command=" ".join(["kspec", *argv]), commit=code_commit())
+                  cpu_seconds=round(cpu, 1), command=" ".join(["kspec", *argv]), commit=commit)
     if accept:
         result["accept_run"] = True
     path.write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
