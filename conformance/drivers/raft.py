@@ -355,11 +355,14 @@ def idle_fetches(node: Node) -> list[IdleTimer]:
     """RAFT-DRIVE-FETCH-ELSEWHERE: ``FetchDue(v)`` at ``node`` for every voter ``v`` (not itself)
     it must not fetch from (RAFT-RULE-FETCH-DUE): every voter but its leader at a follower, voter
     or observer (a replica that knows its leader fetches from it only, RAFT-RULE-OBSERVER), every
-    voter at a voter in any other role (only a follower fetches). An observer without a leader
-    may ask any voter (its FetchDue is the model's, category ``fetch``): none there. The model
-    offers a FetchDue only where it sends (``enabled_inputs``), so without these a replica that
-    fetches from the wrong voter was never asked to (red team ``observer-keeps-asking-voters``)."""
-    if isinstance(node.role, Down) or (not node.is_voter and isinstance(node.role, Unattached | Voted)):
+    voter at a leader, resigned leader, candidate or prospective. An observer without a leader
+    may ask any voter (its FetchDue is the model's, category ``fetch``): none there. Nor at an
+    unattached or voted voter: Kafka 3.9.1+ sends it a Fetch to a bootstrap voter to find the
+    leader (KAFKA-17030, ``pollUnattachedCommon``; 3.3-3.9.0 send none), which the rule sets do
+    not model (spec/raft.md RAFT-DRIVE-FETCH-ELSEWHERE). The model offers a FetchDue only where
+    it sends (``enabled_inputs``), so without these a replica that fetches from the wrong voter
+    was never asked to (red team ``observer-keeps-asking-voters``)."""
+    if isinstance(node.role, Down | Unattached | Voted):
         return []
     leader = node.role.leader if isinstance(node.role, Follower) else None
     return [IdleTimer(node.id, FetchDue(v)) for v in sorted(node.voters) if v not in (node.id, leader)]

@@ -344,7 +344,7 @@ RAFT_MUTANTS: tuple[tuple[str, type, str, bool, str], ...] = (
 
 class FollowerFetchesAnyVoter(RaftReplica):
     """A follower keeps the leader-discovery branch on: it fetches from any voter its fetch is
-    due at, not only its leader (a port of Kafka 3.8+'s ``maybeSendFetchToBestNode`` without
+    due at, not only its leader (a port of Kafka 3.9.1+'s ``maybeSendFetchToBestNode`` without
     its condition, the leader's request timed out or backing off, which no lockstep step
     reaches). RAFT-RULE-FETCH-DUE, RAFT-RULE-OBSERVER: a replica that knows its leader fetches
     from it only; the model offers a follower's FetchDue at its leader only, so only
@@ -359,24 +359,7 @@ class FollowerFetchesAnyVoter(RaftReplica):
         super().on_FetchDue(inp)
 
 
-class UnattachedVoterFetches(RaftReplica):
-    """An unattached voter asks a voter for the leader as an observer without one does: the
-    observer's discovery branch keyed on the role, not on membership. KIP-595's voter without a
-    leader waits for its election timer or a BeginQuorumEpoch (RAFT-RULE-FETCH-DUE: only a
-    follower, or an observer that knows no leader, fetches); the model offers an unattached
-    voter no FetchDue, so only RAFT-DRIVE-FETCH-ELSEWHERE asks it."""
-
-    def on_FetchDue(self, inp: dict[str, Any]) -> None:
-        to = inp["to"]
-        if self.is_voter and self.role == "unattached" and to in self.voters and to != self.id:
-            self.send("FetchRequest", to, epoch=self.epoch, fetch_offset=self.end_offset,
-                      last_fetched_epoch=self.last_epoch)
-            return
-        super().on_FetchDue(inp)
-
-
 RAFT_MUTANTS += (
     ("raft-follower-fetches-any-voter", FollowerFetchesAnyVoter,
      "a discovery branch left on once the leader is known", True, ""),
-    ("raft-unattached-voter-fetches", UnattachedVoterFetches, "an observer-only branch taken by a voter", True, ""),
 )

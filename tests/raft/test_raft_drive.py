@@ -230,10 +230,12 @@ def test_resend_probe_resigns_a_leader_and_retries() -> None:
     assert [type(m).__name__ for m in sent] == ["EndQuorumEpochRequest"] and sent[0].dst == retry.to
 
 
-def test_fetches_due_elsewhere_reach_followers_observers_and_unattached_voters() -> None:
+def test_fetches_due_elsewhere_reach_followers_and_observers() -> None:
     """RAFT-DRIVE-FETCH-ELSEWHERE: FetchDue at every voter a replica must not fetch from (a
-    follower's, observer's too, other than its leader; any at a voter that does not follow),
-    each ignored by the model; none at an observer without a leader (it may ask any voter).
+    follower's, observer's too, other than its leader; any at a leader, resigned leader,
+    candidate or prospective),
+    each ignored by the model; none at an observer without a leader (it may ask any voter) nor
+    at an unattached voter (Kafka 3.9.1+ asks a bootstrap voter, KAFKA-17030).
     A guided path ends with one at the observer once it follows (red team
     observer-keeps-asking-voters), with or without faults."""
     config = next(c for c in CONFIGS if c["observers"] and c["kip853"] and not c["faults"])
@@ -241,7 +243,7 @@ def test_fetches_due_elsewhere_reach_followers_observers_and_unattached_voters()
     first, observer = driver.nodes()[0], driver.nodes()[-1]
     state = driver.init_state()
     assert idle_fetches(state.node(observer)) == []
-    assert [a.input.to for a in idle_fetches(state.node(first))] == [v for v in driver.nodes()[1:3]]
+    assert idle_fetches(state.node(first)) == []  # unattached voter: Kafka 3.9.1+ asks a bootstrap voter
     state = driver.model.next_state(state, Fire(first, ElectionTimeout()))
     while state.node(first).role_name != "leader":
         state = driver.model.next_state(state, Deliver(min(state.network.distinct(), key=repr)))

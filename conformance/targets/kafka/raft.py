@@ -282,11 +282,13 @@ class KafkaRaftNode(ClientBuild, Timers):
         """Whether Kafka's role fetches from voter ``to`` at all (RAFT-RULE-FETCH-DUE): a follower
         from its leader (``pollFollower`` -> ``maybeSendFetchOrFetchSnapshot``), an observer that
         knows no leader from any voter (``pollUnattachedAsObserver`` / 3.8's voted observer ->
-        ``maybeSendAnyVoterFetch``, the random pick steered to ``to``); a voter in any other
-        role sends no Fetch. (A follower asks another voter only once its request to the
-        leader timed out or backs off, or an observer's fetch timer expired: request timeout
-        10^9 ms, retry backoff 0 and the observer's fetch timer never fired keep that out of
-        the lockstep, spec/raft.md RAFT-MODEL-ONE-FETCH.)"""
+        ``maybeSendAnyVoterFetch``, the random pick steered to ``to``); a leader, resigned
+        leader, candidate or prospective sends none (an unattached voter does in 3.9.1+,
+        KAFKA-17030: the driver never asks it, RAFT-DRIVE-FETCH-ELSEWHERE). (A follower asks
+        another voter only once its request to the leader timed out or backs off, or an
+        observer's fetch timer expired: request timeout 10^9 ms, retry backoff 0 and the
+        observer's fetch timer never fired keep that out of the lockstep, spec/raft.md
+        RAFT-MODEL-ONE-FETCH.)"""
         q = self.quorum
         if self.down or q is None:
             return True
