@@ -69,6 +69,10 @@ class Driver(ABC, Generic[M]):
     # Categories a guided run leaves to the random runs (many actions per state that lead nowhere
     # deeper, as raft's injected requests): the guide's graph stays as deep as without them.
     unguided: ClassVar[tuple[str, ...]] = ()
+    # Categories of inputs a target may not implement and may decline (``Target.unsupported``),
+    # each with what it sends: a target that errors on one of their inputs is told how to
+    # declare it unsupported (the error line; raft: the leader-only RPCs).
+    declinable: ClassVar[Mapping[str, str]] = {}
     # Whether config["model_variant"] runs a model variant (--model-variant, --accept NAME).
     takes_model_variant: ClassVar[bool] = False
     # Configuration keys ``kspec conform --set KEY=VALUE`` may set, with their allowed values.

@@ -251,10 +251,18 @@ class Lockstep(Feeder):
         events = self.driver.events(before, action, after)
         if not events:
             self.model_only(label)
-        for k, ev in enumerate(events):
-            part = ev.label or ev.input.get("type")
-            shown = label if len(events) == 1 else f"{label} [{k + 1}/{len(events)}: {part}]"
-            self.feed(shown, ev.node, ev.input, ev.model_outputs, ev.model_observation, ev.alternatives)
+        try:
+            for k, ev in enumerate(events):
+                part = ev.label or ev.input.get("type")
+                shown = label if len(events) == 1 else f"{label} [{k + 1}/{len(events)}: {part}]"
+                self.feed(shown, ev.node, ev.input, ev.model_outputs, ev.model_observation, ev.alternatives)
+        except TargetFailure as err:
+            sends = self.driver.declinable.get(category)
+            if sends is not None and err.finding.field in ("target", "malformed"):
+                # a target written without these inputs learns how to decline them, not only that it failed
+                err.finding.detail += (f" (an input of category {category!r}: {sends}; a target that does not"
+                                       f" implement them declares unsupported = {{{category!r}}})")
+            raise
 
 
 @dataclass

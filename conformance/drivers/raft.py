@@ -66,6 +66,7 @@ from kspec.model.raft.state import (
     Node,
     Prospective,
     Unattached,
+    Voted,
     end_offset_for_epoch,
 )
 from kspec.model.raft.system import (
@@ -350,6 +351,23 @@ def leader_only_requests(state: Raft, node: Node, observers: frozenset[int]) -> 
     return out[turn:] + out[:turn]
 
 
+def idle_fetches(node: Node) -> list[IdleTimer]:
+    """RAFT-DRIVE-FETCH-ELSEWHERE: ``FetchDue(v)`` at ``node`` for every voter ``v`` (not itself)
+    it must not fetch from (RAFT-RULE-FETCH-DUE): every voter but its leader at a follower, voter
+    or observer (a replica that knows its leader fetches from it only, RAFT-RULE-OBSERVER), every
+    voter at a leader, resigned leader, candidate or prospective. An observer without a leader
+    may ask any voter (its FetchDue is the model's, category ``fetch``): none there. Nor at an
+    unattached or voted voter: Kafka 3.9.1+ sends it a Fetch to a bootstrap voter to find the
+    leader (KAFKA-17030, ``pollUnattachedCommon``; 3.3-3.9.0 send none), which the rule sets do
+    not model (spec/raft.md RAFT-DRIVE-FETCH-ELSEWHERE). The model offers a FetchDue only where
+    it sends (``enabled_inputs``), so without these a replica that fetches from the wrong voter
+    was never asked to (red team ``observer-keeps-asking-voters``)."""
+    if isinstance(node.role, Down | Unattached | Voted):
+        return []
+    leader = node.role.leader if isinstance(node.role, Follower) else None
+    return [IdleTimer(node.id, FetchDue(v)) for v in sorted(node.voters) if v not in (node.id, leader)]
+
+
 def _injected_vote(state: Raft, node: Node, src: int, epoch: int) -> VoteRequest | None:
     """A vote request of ``epoch`` from ``src`` that ``src`` sent or may yet send: its own log
     position, below the epoch (Kafka answers INVALID_REQUEST otherwise), and ``src`` not past
@@ -374,7 +392,9 @@ def input_cell(node: Node, inp: Input) -> tuple[str, str]:
     ``malformed``."""
     role = node.role_name if node.is_voter or isinstance(node.role, Down) else f"observer {node.role_name}"
     kind = type(inp).__name__
-    if isinstance(inp, VoteRequest) and inp.pre_vote:
+    if isinstance(inp, FetchDue) and IdleTimer(node.id, inp) in idle_fetches(node):
+        kind = "FetchDue elsewhere"  # RAFT-DRIVE-FETCH-ELSEWHERE: at a voter it must not fetch from
+    elif isinstance(inp, VoteRequest) and inp.pre_vote:
         kind = "PreVoteRequest"
     elif kind == "VoteResponse" and getattr(inp, "pre_vote", False):
         kind = "PreVoteResponse"
@@ -549,7 +569,7 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
 
     # (not "idle": that is the lockstep machine's own rule for a state where nothing is enabled)
     categories = ("deliver", "fetch", "resend", "timer", "client", "payload", "resign", "network", "crash",
-                  "idle_timer", "inject", "leader_only", *macros.CATEGORIES, *macros.RAFT_CATEGORIES)
+                  "idle_timer", "idle_fetch", "inject", "leader_only", *macros.CATEGORIES, *macros.RAFT_CATEGORIES)
     # Deliveries and fetches carry the protocol; most random walks that reach deep states
     # deliver and fetch a lot. Several rules per category also make it rare that swarm testing
     # switches a whole category off (each rule is off with the run's probability p).
@@ -561,7 +581,14 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
     # The payloads other than a run's guided one (RAFT-DRIVE-PAYLOAD) too: six more client
     # transitions per leader state would crowd the beam the same way.
     # Category ``probe`` (PROBE) is not a lockstep rule at all: see probe_candidates.
-    unguided = ("inject", "leader_only", "payload", PROBE)
+    # The fetches due at a voter other than the replica's leader (RAFT-DRIVE-FETCH-ELSEWHERE, up to
+    # four a replica a state, each a self-loop) likewise: a guided path ends with one at every
+    # replica instead.
+    unguided = ("inject", "leader_only", "payload", "idle_fetch", PROBE)
+    # RAFT-DRIVE-LEADER-ONLY's RPCs are KIP-595's and drawn for every target; a replica written
+    # without them declares the category unsupported (the error line on their first input says so).
+    declinable = {"leader_only": "FetchSnapshotRequest and DescribeQuorumRequest (RAFT-DRIVE-LEADER-ONLY)",
+                  "idle_fetch": "FetchDue at a voter the replica must not fetch from (RAFT-DRIVE-FETCH-ELSEWHERE)"}
     # A response delivered twice (macros.DeliverTwice) is its own category, not one network
     # fault among the drops and copies of every message: a run with faults meets it often.
     weights = {"inject": 2, "deliver": 5, "fetch": 3, "resend": 2, "timer": 2, "client": 2, "resign": 2, "replicate": 2,
@@ -576,8 +603,8 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
             if not isinstance(n.role, Down):
                 out += [("idle_timer", IdleTimer(n.id, timer)) for timer in IDLE_TIMERS]
                 # RAFT-DRIVE-IDLE: a client append at a replica that does not lead changes nothing.
-                # (No idle FetchDue: it is the adapters' cue to let a fetch out, not a timer.)
                 out.append(("idle_timer", IdleTimer(n.id, ClientAppend())))
+                out += [("idle_fetch", idle) for idle in idle_fetches(n)]
                 out += [("inject", Inject(m)) for m in injected_requests(state, n, observers)]
                 out += [("leader_only", Inject(m)) for m in leader_only_requests(state, n, observers)]
         out += macros.candidates(state)
@@ -644,6 +671,16 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
                     idle = IdleTimer(replica, timer)
                     if self.resolve(state, idle) is not None:
                         out.append(("idle_timer", idle))
+            if not isinstance(node.role, Down):
+                # RAFT-DRIVE-FETCH-ELSEWHERE at the path's end, with or without faults: the
+                # (k // 2)-th voter (rotating) other than the one the replica may fetch from (k // 2:
+                # the odd paths' mid-round probe often leaves no leader to follow)
+                elsewhere = idle_fetches(node)
+                for j in range(len(elsewhere)):
+                    idle = elsewhere[(k // 2 + j) % len(elsewhere)]
+                    if self.resolve(state, idle) is not None:
+                        out.append(("idle_fetch", idle))
+                        break
             for category, pool in _PROBE_POOLS:
                 node = state.node(replica)
                 if isinstance(node.role, Down):
@@ -923,7 +960,8 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
 
     def describe(self, action: Any) -> str:
         if isinstance(action, IdleTimer):
-            return f"replica {action.node}: {type(action.input).__name__} (nothing due)"
+            to = f"(to={action.input.to})" if isinstance(action.input, FetchDue) else ""
+            return f"replica {action.node}: {type(action.input).__name__}{to} (nothing due)"
         if isinstance(action, Inject):
             message = describe_message(action.message)
             if isinstance(action.message, FetchSnapshotRequest):

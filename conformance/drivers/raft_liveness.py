@@ -446,8 +446,13 @@ _EPOCH_FIELDS = frozenset({"epoch", "last_epoch", "last_fetched_epoch", "told_ep
 
 
 def _prefix(session: Lockstep, rng: random.Random, steps: int) -> None:
-    """A random fault phase: ``steps`` enabled actions of the driver's categories."""
-    categories = [c for c in session.driver.categories if c not in ("inject", "idle_timer")]
+    """A random fault phase: ``steps`` enabled actions of the driver's categories, none of a
+    category the target declines (``Target.unsupported``: a replica without the leader-only
+    RPCs was sent them here) and no fetch due elsewhere (RAFT-DRIVE-FETCH-ELSEWHERE: it changes
+    nothing, as the idle timers)."""
+    declined = frozenset(session.target.unsupported)
+    categories = [c for c in session.driver.categories if c not in ("inject", "idle_timer", "idle_fetch")
+                  and c not in declined]
     for _ in range(steps):
         live = [c for c in categories if session.has_enabled(c)]
         if not live:

@@ -98,6 +98,17 @@ class ExecTarget(Target):
         found = self.hello.get("model_config")
         return dict(found) if isinstance(found, dict) else {}
 
+    @property
+    def unsupported(self) -> frozenset[str]:  # type: ignore[override]
+        """The driver categories the program declines in its hello answer (``"unsupported"``,
+        optional: raft's ``["leader_only"]`` for a replica without FetchSnapshot and
+        DescribeQuorum), read as ``model_config`` is."""
+        if not self.hello:
+            with contextlib.suppress(TargetError):
+                self._ensure_child()
+        found = self.hello.get("unsupported")
+        return frozenset(str(c) for c in found) if isinstance(found, list) else frozenset()
+
     def start(self, node: int, config: dict[str, JSON]) -> ExecInstance:
         """Start (or restart, from the initial state) node ``node`` in the child process."""
         self._ensure_child()
@@ -190,6 +201,9 @@ class ExecTarget(Target):
                                 f"{', '.join(protocols) or 'none'})")
         if not isinstance(answer.get("model_config", {}), dict):
             self._fail("hello", "malformed answer: 'model_config' is not an object")
+        found = answer.get("unsupported", [])
+        if not isinstance(found, list) or not all(isinstance(c, str) for c in found):
+            self._fail("hello", "malformed answer: 'unsupported' is not a list of strings")
 
     def _take_id(self) -> int:
         n = self._next_id

@@ -337,3 +337,29 @@ RAFT_MUTANTS: tuple[tuple[str, type, str, bool, str], ...] = (
     ("raft-describe-quorum-any-role", DescribeQuorumAnyRole,
      "a leader-only request answered with a fatal error at a non-leader (KAFKA-13940)", True, ""),
 )
+
+
+# ---- RAFT-DRIVE-FETCH-ELSEWHERE (session 14): a fetch due at a voter the replica must not fetch from
+
+
+class FollowerFetchesAnyVoter(RaftReplica):
+    """A follower keeps the leader-discovery branch on: it fetches from any voter its fetch is
+    due at, not only its leader (a port of Kafka 3.9.1+'s ``maybeSendFetchToBestNode`` without
+    its condition, the leader's request timed out or backing off, which no lockstep step
+    reaches). RAFT-RULE-FETCH-DUE, RAFT-RULE-OBSERVER: a replica that knows its leader fetches
+    from it only; the model offers a follower's FetchDue at its leader only, so only
+    RAFT-DRIVE-FETCH-ELSEWHERE asks it to fetch elsewhere."""
+
+    def on_FetchDue(self, inp: dict[str, Any]) -> None:
+        to = inp["to"]
+        if self.role == "follower" and to != self.leader and to in self.voters and to != self.id:
+            self.send("FetchRequest", to, epoch=self.epoch, fetch_offset=self.end_offset,
+                      last_fetched_epoch=self.last_epoch)
+            return
+        super().on_FetchDue(inp)
+
+
+RAFT_MUTANTS += (
+    ("raft-follower-fetches-any-voter", FollowerFetchesAnyVoter,
+     "a discovery branch left on once the leader is known", True, ""),
+)

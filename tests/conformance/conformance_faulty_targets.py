@@ -68,6 +68,30 @@ class MalformedTarget(_Target):
     instance_class = _Malformed
 
 
+class _NoLeaderOnly(RaftInstance):
+    """A replica written before the leader-only RPCs (RAFT-DRIVE-LEADER-ONLY): its dispatcher
+    knows no FetchSnapshot or DescribeQuorum, as an adapter written from an older guide."""
+
+    def step(self, inp: Any) -> StepResult:
+        if inp.get("type") in ("FetchSnapshotRequest", "DescribeQuorumRequest"):
+            raise ValueError(f"unknown input type {inp['type']!r}")
+        return super().step(inp)
+
+
+class NoLeaderOnlyTarget(RaftTarget):
+    def __init__(self) -> None:
+        super().__init__("python:conformance_faulty_targets:NoLeaderOnlyTarget")
+
+    def start(self, node: int, config: dict[str, Any]) -> RaftInstance:
+        return _NoLeaderOnly(super().start(node, config).replica)
+
+
+class NoLeaderOnlyDeclared(NoLeaderOnlyTarget):
+    """The same replica, declaring the category it lacks."""
+
+    unsupported = frozenset({"leader_only"})
+
+
 class StartFails(RaftTarget):
     def start(self, node: int, config: dict[str, Any]) -> RaftInstance:
         raise OSError("cannot start the replica")

@@ -8,7 +8,14 @@ import time
 from pathlib import Path
 
 import pytest
-from conformance_faulty_targets import HangingTarget, MalformedTarget, RaisingTarget, StartFails
+from conformance_faulty_targets import (
+    HangingTarget,
+    MalformedTarget,
+    NoLeaderOnlyDeclared,
+    NoLeaderOnlyTarget,
+    RaisingTarget,
+    StartFails,
+)
 
 from kspec.conformance.counterexample import read_counterexample
 from kspec.conformance.drivers.runner import run_conformance
@@ -40,3 +47,15 @@ def test_target_that_cannot_start(tmp_path: Path) -> None:
     assert result.finding.step == 0 and "cannot start the replica" in result.finding.detail
     doc = json.loads(Path(result.counterexample or "").read_text())
     assert doc["#meta"]["verdict"] == "error" and doc["states"] == []
+
+
+def test_unknown_leader_only_input_says_how_to_decline_it(tmp_path: Path) -> None:
+    """RAFT-DRIVE-LEADER-ONLY is drawn for every raft target: one written without FetchSnapshot
+    and DescribeQuorum errors on the first, and the error says how to declare the category
+    unsupported; declared, the run never sends one."""
+    result = run_conformance("raft", NoLeaderOnlyTarget(), examples=2, out_dir=tmp_path / "a")
+    assert result.verdict == "error" and result.finding is not None, result.verdict
+    assert "unknown input type" in result.finding.detail
+    assert "declares unsupported = {'leader_only'}" in result.finding.detail, result.finding.detail
+    declared = run_conformance("raft", NoLeaderOnlyDeclared(), examples=2, out_dir=tmp_path / "b")
+    assert declared.verdict == "conforms", declared.finding and declared.finding.line()

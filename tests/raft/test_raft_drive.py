@@ -7,8 +7,10 @@ from __future__ import annotations
 from kspec.conformance.drivers.raft import (
     CONFIGS,
     UNKNOWN_REPLICA,
+    IdleTimer,
     Inject,
     RaftDriver,
+    idle_fetches,
     injected_requests,
     input_cell,
     malformed_requests,
@@ -20,6 +22,7 @@ from kspec.model.raft.messages import (
     BeginQuorumEpochRequest,
     ElectionTimeout,
     EndQuorumEpochRequest,
+    FetchDue,
     FetchRequest,
     VoteRequest,
     VoteResponse,
@@ -98,7 +101,8 @@ def test_observer_votes_only_under_kip853() -> None:
 
 
 def test_conform_report_has_the_role_input_matrix() -> None:
-    result = run_conformance("raft", RaftTarget(), examples=24, seed_value=0, out_dir=None, cover="random",
+    # (24 runs reached every cell below at seed 0 until category idle_fetch joined the draw: 32)
+    result = run_conformance("raft", RaftTarget(), examples=32, seed_value=0, out_dir=None, cover="random",
                              liveness=False)
     assert result.verdict == "conforms", result.finding and result.finding.line()
     assert result.coverage is not None
@@ -110,6 +114,8 @@ def test_conform_report_has_the_role_input_matrix() -> None:
     assert {"VoteRequest<", "VoteRequest=", "VoteRequest>", "FetchRequest<", "FetchRequest=",
             "FetchRequest>", "BeginQuorumEpochRequest<"} <= injected
     assert "role x input" in result.coverage.line()
+    # RAFT-DRIVE-FETCH-ELSEWHERE: a follower asked to fetch from a voter other than its leader
+    assert "FetchDue elsewhere" in matrix.get("follower", {}), matrix.get("follower")
 
 
 def _elect_pre_vote(driver: RaftDriver) -> object:
@@ -222,3 +228,38 @@ def test_resend_probe_resigns_a_leader_and_retries() -> None:
     assert isinstance(fired, Fire) and fired.input == ResendDue(retry.to)
     sent = [m for m in after.network.distinct() if m not in expansion[-2][1].network]
     assert [type(m).__name__ for m in sent] == ["EndQuorumEpochRequest"] and sent[0].dst == retry.to
+
+
+def test_fetches_due_elsewhere_reach_followers_and_observers() -> None:
+    """RAFT-DRIVE-FETCH-ELSEWHERE: FetchDue at every voter a replica must not fetch from (a
+    follower's, observer's too, other than its leader; any at a leader, resigned leader,
+    candidate or prospective),
+    each ignored by the model; none at an observer without a leader (it may ask any voter) nor
+    at an unattached voter (Kafka 3.9.1+ asks a bootstrap voter, KAFKA-17030).
+    A guided path ends with one at the observer once it follows (red team
+    observer-keeps-asking-voters), with or without faults."""
+    config = next(c for c in CONFIGS if c["observers"] and c["kip853"] and not c["faults"])
+    driver = RaftDriver(config)
+    first, observer = driver.nodes()[0], driver.nodes()[-1]
+    state = driver.init_state()
+    assert idle_fetches(state.node(observer)) == []
+    assert idle_fetches(state.node(first)) == []  # unattached voter: Kafka 3.9.1+ asks a bootstrap voter
+    state = driver.model.next_state(state, Fire(first, ElectionTimeout()))
+    while state.node(first).role_name != "leader":
+        state = driver.model.next_state(state, Deliver(min(state.network.distinct(), key=repr)))
+    assert state.node(observer).role_name == "unattached"
+    at_observer = []
+    for k in range(6):
+        probes, now = driver.probes(state, k), state
+        for category, action in probes:
+            assert (category, action) in driver.candidates(now), (k, category, action)
+            if category == "idle_fetch":
+                assert isinstance(action, IdleTimer) and isinstance(action.input, FetchDue)
+                node = now.node(action.node)
+                assert step(node, action.input) == (node, ()), action  # ignored by the model
+                if action.node == observer:
+                    assert node.role_name == "follower" and action.input.to != node.role.leader, action
+                    at_observer.append(action.input.to)
+            now = driver.resolve(now, action)
+            assert now is not None
+    assert sorted(set(at_observer)) == driver.nodes()[1:3], at_observer  # the voters but its leader, in turn

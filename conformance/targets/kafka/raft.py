@@ -248,13 +248,15 @@ class KafkaRaftNode(ClientBuild, Timers):
         self._complete(req, self._response(req.correlationId(), data, req))
 
     def _fetch_due(self, to: int) -> None:
-        """Report Kafka's Fetch to ``to`` (see the module docstring)."""
+        """Report Kafka's Fetch to ``to`` (see the module docstring). Where Kafka's role fetches
+        from no voter, or from another one (``_fetches_from``), only a Fetch Kafka already sent
+        to ``to`` is reported, and nothing is failed: the fetch in flight to the leader stays
+        awaited (RAFT-DRIVE-FETCH-ELSEWHERE)."""
+        if not self._fetches_from(to):
+            self._report_held(to)
+            return
         for _ in range(3):
-            req = self.held.get(to)
-            if req is not None and self._expected(req):
-                del self.held[to]
-                self.reported[(to, "FETCH")] = req
-                self.outputs.append(request_json(self.java, self.id, to, req.data()))
+            if self._report_held(to):
                 return
             stale = [r for r in [*self.held.values(), *[r for (d, a), r in self.reported.items() if a == "FETCH"]]
                      if self._expected(r)]
@@ -265,6 +267,34 @@ class KafkaRaftNode(ClientBuild, Timers):
                 self._fail(r)
             self._pick = to
             self._settle()
+
+    def _report_held(self, to: int) -> bool:
+        """Report the Fetch Kafka sent to ``to`` and still awaits, if there is one."""
+        req = self.held.get(to)
+        if req is None or not self._expected(req):
+            return False
+        del self.held[to]
+        self.reported[(to, "FETCH")] = req
+        self.outputs.append(request_json(self.java, self.id, to, req.data()))
+        return True
+
+    def _fetches_from(self, to: int) -> bool:
+        """Whether Kafka's role fetches from voter ``to`` at all (RAFT-RULE-FETCH-DUE): a follower
+        from its leader (``pollFollower`` -> ``maybeSendFetchOrFetchSnapshot``), an observer that
+        knows no leader from any voter (``pollUnattachedAsObserver`` / 3.8's voted observer ->
+        ``maybeSendAnyVoterFetch``, the random pick steered to ``to``); a leader, resigned
+        leader, candidate or prospective sends none (an unattached voter does in 3.9.1+,
+        KAFKA-17030: the driver never asks it, RAFT-DRIVE-FETCH-ELSEWHERE). (A follower asks
+        another voter only once its request to the leader timed out or backs off, or an
+        observer's fetch timer expired: request timeout 10^9 ms, retry backoff 0 and the
+        observer's fetch timer never fired keep that out of the lockstep, spec/raft.md
+        RAFT-MODEL-ONE-FETCH.)"""
+        q = self.quorum
+        if self.down or q is None:
+            return True
+        if q.isFollower():
+            return bool(int(q.followerStateOrThrow().leaderId()) == to)
+        return not self.is_voter
 
     def _resend_api(self) -> str | None:
         """The request Kafka's role sends again until answered (RAFT-RULE-RESEND), or None."""

@@ -365,6 +365,10 @@ class KafkaVoterReplica(kraft.KafkaRaftNode):
                 return
         super()._fetch_due(to)
 
+    def _fetches_from(self, to: int) -> bool:
+        """Always: ``_fetch_due`` above decides where a Fetch is due (the voter set changes)."""
+        return True
+
     def _bootstrap_ids(self) -> set[int]:
         """The replicas an observer asks for the leader: ``controller.quorum.bootstrap.servers``
         (the initial voters) or, with static voters, ``controller.quorum.voters``."""
