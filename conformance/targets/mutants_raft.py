@@ -363,3 +363,136 @@ RAFT_MUTANTS += (
     ("raft-follower-fetches-any-voter", FollowerFetchesAnyVoter,
      "a discovery branch left on once the leader is known", True, ""),
 )
+
+
+# ---------------------------------------------------------------- the guided paths' probes (session 14)
+# One mutant per probe a guided path ends with (RAFT-DRIVE-PROBE, conformance/drivers/raft.py:
+# RaftDriver.probes), each a slip in the state only that probe reaches: caught with the probe,
+# escaping at the default budget without it (bench/probe_mutants.py switches one probe off).
+
+
+class CandidateLosesAtHalf(RaftReplica):
+    """A candidate counts its round lost once half the voters (rounded down) have refused it,
+    ``len(rejected) >= len(voters) // 2``, where a round is lost only when the voters that have
+    not refused are no majority (Kafka's ``EpochElection.isVoteRejected``): with three voters
+    one refusal, with five two. The candidate backs off with an answer still to come, so its
+    resend and its election timer act as a backing-off candidate's; a grant that arrives still
+    wins (RAFT-RULE-VOTE-TALLY). RAFT-DRIVE-MID-ROUND (macros.FirstAnswer) leaves a candidate
+    with one refusal counted and the round open."""
+
+    def on_vote_response(self, resp: dict[str, Any]) -> None:
+        super().on_vote_response(resp)
+        if self.role == "candidate" and not resp["granted"] and resp["src"] in self.voters \
+                and len(self.rejected) >= len(self.voters) // 2:
+            self.backing_off = True
+
+
+class ProspectiveRetimesInPlace(RaftReplica):
+    """A prospective that knew no leader and whose election timer expires starts its next
+    pre-vote round in place: it asks again only the voters whose answers it has not counted
+    (the round's "unrecorded voters" computed before the tally is cleared), where KIP-996's
+    new round asks every voter (RAFT-KIP996-TIMEOUT: a fresh ``ProspectiveState``).
+    RAFT-DRIVE-MID-ROUND (macros.AbandonRound) times a prospective out with an answer counted."""
+
+    def on_ElectionTimeout(self, inp: dict[str, Any]) -> None:
+        answered = (self.granted | self.rejected) - {self.id} if self.role == "prospective" else set()
+        start = len(self.out)
+        super().on_ElectionTimeout(inp)
+        if answered and self.role == "prospective":
+            self.out[start:] = [o for o in self.out[start:]
+                                if not (o["type"] == "VoteRequest" and o["dst"] in answered)]
+
+
+class StaleAnswerReasks(RaftReplica):
+    """A candidate that receives a vote answer of an earlier epoch from a voter it has not heard
+    from in its current round asks that voter again at once, reading the old answer as a sign
+    that its current request was lost; an older epoch's answer changes nothing and sends
+    nothing (RAFT-RULE-STALE-EPOCH; the resend is the timer's, RAFT-RULE-RESEND).
+    RAFT-DRIVE-MID-ROUND (macros.LateVote) holds a candidate's answer until it stood again."""
+
+    def on_response(self, resp: dict[str, Any]) -> None:
+        if (resp["type"] == "VoteResponse" and not resp.get("pre_vote") and resp["epoch"] < self.epoch
+                and self.role == "candidate" and not self.backing_off and resp["src"] in self.others()
+                and resp["src"] not in self.granted | self.rejected):
+            self.send("VoteRequest", resp["src"], epoch=self.epoch, last_epoch=self.last_epoch,
+                      end_offset=self.end_offset, pre_vote=False)
+            return
+        super().on_response(resp)
+
+    on_VoteResponse = on_response  # the reference dispatches on the message type
+
+
+class FollowerHwFromStaleAnswer(RaftReplica):
+    """A follower reads the high watermark of a fetch answer from its leader before it checks
+    the answer's epoch: an answer of the leader's earlier epoch (held on the wire while it
+    resigned and won again) changes nothing else, but moves the follower's high watermark
+    (RAFT-RULE-STALE-EPOCH: an older epoch's answer changes nothing). RAFT-DRIVE-STALE-ANSWER
+    at a guided path's end (macros.HeldFetch)."""
+
+    def on_response(self, resp: dict[str, Any]) -> None:
+        if (resp["type"] == "FetchResponse" and resp["epoch"] < self.epoch and self.role == "follower"
+                and resp["src"] == self.leader and resp["error"] == "NONE"):
+            self.advance_high_watermark(resp.get("high_watermark"))
+            return
+        super().on_response(resp)
+
+    on_FetchResponse = on_response  # the reference dispatches on the message type
+
+
+class ResignedNeverResendsEndEpoch(RaftReplica):
+    """A resigned leader sends EndQuorumEpoch once, when it resigns, and never again: a voter
+    whose copy was lost waits out its whole election timeout instead of standing at once
+    (RAFT-RULE-RESEND, pollResigned's resend to the voters that have not acknowledged).
+    RAFT-DRIVE-RESEND (macros.Retry) resigns a leader, loses its EndQuorumEpoch and fires the
+    resend."""
+
+    def on_ResendDue(self, inp: dict[str, Any]) -> None:
+        if self.role != "resigned":
+            super().on_ResendDue(inp)
+
+
+class ResignedStandsWithoutPreVote(RaftReplica):
+    """A kip-996 resigned leader whose election timer expires stands as a KIP-595 candidate
+    (the next epoch, standard votes): the resigned role's timeout kept Kafka 3.x's
+    ``transitionToCandidate`` when the follower's and unattached's moved to pre-vote
+    (RAFT-KIP996-RESIGNED: unattached in the next epoch, then prospective).
+    RAFT-DRIVE-TIMER-CHAIN fires a leader's check-quorum timeout and then the resigned
+    leader's election timeout, back to back."""
+
+    def on_ElectionTimeout(self, inp: dict[str, Any]) -> None:
+        if self.role == "resigned" and self.pre_vote and self.is_voter:
+            self.become_candidate()
+            return
+        super().on_ElectionTimeout(inp)
+
+
+class ProspectiveLossVotesForSelf(RaftReplica):
+    """A prospective that loses its pre-vote round, having voted for another candidate in its
+    epoch before it stood, goes back voted for itself: the vote restored is the round's own
+    (the prospective's self-grant, as a Raft candidate votes for itself), not the one it had
+    (RAFT-KIP996-LOSS: back to the vote and leader it had). The canvass (macros.Canvass) makes
+    a voter vote for a candidate no one else heard and then lose a pre-vote of its own."""
+
+    def on_pre_vote_response(self, resp: dict[str, Any]) -> None:
+        prior = self.prior
+        super().on_pre_vote_response(resp)
+        if prior is not None and self.role == "voted" and prior[1] not in (None, self.id) and prior[2] is None:
+            self.voted_for = self.id
+
+
+RAFT_MUTANTS += (  # appended as one block (session 14)
+    ("raft-candidate-loses-at-half", CandidateLosesAtHalf, "a majority test off by one (half, not a majority)",
+     False, "probe macros.FirstAnswer"),
+    ("raft-prospective-retimes-in-place", ProspectiveRetimesInPlace, "a round restarted without its state reset",
+     False, "probe macros.AbandonRound"),
+    ("raft-stale-answer-reasks", StaleAnswerReasks, "a stale response acted on (a request sent again)",
+     False, "probe macros.LateVote"),
+    ("raft-follower-hw-from-stale-answer", FollowerHwFromStaleAnswer, "a field read before the epoch check",
+     False, "probe macros.HeldFetch"),
+    ("raft-resigned-never-resends-end-epoch", ResignedNeverResendsEndEpoch, "a request sent once, never retried",
+     False, "probe macros.Retry"),
+    ("raft-resigned-stands-without-pre-vote", ResignedStandsWithoutPreVote,
+     "one role's transition left at the old rule set (KIP-996)", False, "probe RAFT-DRIVE-TIMER-CHAIN"),
+    ("raft-prospective-loss-votes-for-self", ProspectiveLossVotesForSelf, "the wrong state restored on a loss",
+     False, "probe macros.Canvass"),
+)
