@@ -9,7 +9,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from kspec.conformance.targets.reference.share import NOT_SET, STATE_PARTITIONS, ShareShard, combine, java_hash
+from kspec.conformance.targets.reference.share import (
+    NOT_AVAILABLE,
+    NOT_SET,
+    STATE_PARTITIONS,
+    ShareShard,
+    combine,
+    java_hash,
+)
 
 
 class WriteMovesLeaderEpoch(ShareShard):
@@ -72,6 +79,18 @@ class RoutingMathAbs(ShareShard):
         h = java_hash(key)
         magnitude = h if h == -(2**31) else abs(h)  # Math.abs(Integer.MIN_VALUE) overflows to itself
         return -(-magnitude % STATE_PARTITIONS) if magnitude < 0 else magnitude % STATE_PARTITIONS
+
+
+class FindCoordinatorNeedsLoad(ShareShard):
+    """FindCoordinator answered behind the shard's ``isActive`` check: while the coordinator
+    partition is unloaded the lookup is COORDINATOR_NOT_AVAILABLE, where the broker answers it
+    from the key alone (SHARE-RULE-KEY-PARSE)."""
+
+    def find_coordinator(self, req: dict[str, Any]) -> dict[str, Any]:
+        if self.active:
+            return super().find_coordinator(req)
+        return {"type": "FindCoordinatorResponse", "topic_id": req["topic_id"], "partition": req["partition"],
+                "error": NOT_AVAILABLE[0], "message": NOT_AVAILABLE[1], "coordinator": -1}
 
 
 class NegativeEpochAccepted(ShareShard):
@@ -368,6 +387,8 @@ SHARE_MUTANTS: tuple[tuple[str, type[ShareShard], str], ...] = (
     ("share-key-parsed-from-left", KeyParsedFromLeft,
      "a composite key split at the first separator, its free-text part trimmed (KAFKA-20183)"),
     ("share-routing-math-abs", RoutingMathAbs, "Math.abs of a hash: Integer.MIN_VALUE stays negative"),
+    ("share-find-coordinator-needs-load", FindCoordinatorNeedsLoad,
+     "a stateless lookup behind a stateful availability check"),
     ("share-update-count-not-replayed", UpdateCountNotReplayed, "a new record field not replayed"),
     ("share-redundant-pinned-by-delete", RedundantPinnedByDelete,
      "a deleted entry kept in a bookkeeping map (KAFKA-19695)"),

@@ -107,3 +107,18 @@ def test_routing_probes_reach_utils_abs_of_min_value() -> None:
     reference, mutant = ShareShard(1, None), RoutingMathAbs(1, None)
     assert [t for t in texts if mutant.route(t) != reference.route(t)] == at_min
     assert (reference.route(at_min[0]), mutant.route(at_min[0])) == (0, -48)
+
+
+def test_guided_paths_end_with_a_lookup_while_unloaded() -> None:
+    """SHARE-DRIVE-ROUTING-UNLOADED: a guided path of a target that answers FindCoordinator ends
+    with Unload, a routing probe, Load (the broker answers from the key alone, loaded or not);
+    a target that does not declare ``routing`` gets none of it (red team, session 14)."""
+    from kspec.conformance.drivers.share import ShareDriver
+    from kspec.model.share.system import ROUTE_KEYS, FindCoordinator, Load, Unload
+
+    routed = ShareDriver({"routing": True})
+    state = routed.init_state()
+    probes = routed.probes(state, 1)
+    assert [type(a) for _, a in probes] == [Unload, FindCoordinator, Load]
+    assert probes[1] == ("routing", FindCoordinator(ROUTE_KEYS[1]))
+    assert ShareDriver({}).probes(state, 1) == []
