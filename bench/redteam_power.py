@@ -58,6 +58,7 @@ MODULE_LINES: tuple[tuple[str, str], ...] = (
     ("share", "share_scratch3"),
     ("share", "share_scratch4"),
     ("share", "share_scratch5"),
+    ("share", "share_scratch6"),
     # mm2
     ("mm2", "mm2"),
     ("mm2", "mm2_scratch"),
@@ -72,6 +73,7 @@ MODULE_LINES: tuple[tuple[str, str], ...] = (
     ("streams", "streams_scratch3"),
     ("streams", "streams_scratch4"),
     ("streams", "streams_scratch5"),
+    ("streams", "streams_scratch6"),
 )
 MODULES = {p: tuple(m for q, m in MODULE_LINES if q == p) for p in PROTOCOLS}
 

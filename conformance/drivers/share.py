@@ -47,10 +47,12 @@ from kspec.model.share.system import (
     DOOMED,
     DOOMED_TOPIC,
     KEY,
+    ROUTE_KEYS,
     Action,
     Delete,
     DeleteTopic,
     Elect,
+    FindCoordinator,
     Initialize,
     Load,
     PrunedLoad,
@@ -191,6 +193,24 @@ class ShareDriver(Driver[ShareSystem]):
         if not self.routes:
             out = [(category, action) for category, action in out if category != "routing"]
         return out
+
+    def probes(self, state: SysState, k: int) -> list[tuple[str, Any]]:
+        """SHARE-DRIVE-ROUTING-UNLOADED: a guided path of a target that answers FindCoordinator
+        ends with the ``k``-th routing probe sent while the coordinator partition is unloaded
+        (``Unload`` where the model offers it, the lookup, ``Load``): the broker answers from the
+        key alone, loaded or not (SHARE-RULE-KEY-PARSE). The routing probes are stateless, so the
+        guide sends each once, loaded; before this only random runs sent one to an unloaded shard
+        (runs 174 and 178 at seeds 0 and 1 for the red team's ``find-coordinator-needs-load``,
+        session 14)."""
+        if not self.routes:
+            return []
+        out: list[tuple[str, Any]] = []
+        if state.shard.active:
+            unload = next((a for _, a in self.candidates_single(state) if isinstance(a, Unload)), None)
+            if unload is None:
+                return []
+            out.append(("failover", unload))
+        return [*out, ("routing", FindCoordinator(ROUTE_KEYS[k % len(ROUTE_KEYS)])), ("failover", Load())]
 
     def _parts_of(self, state: SysState, action: Any) -> list[tuple[Action, SysState]] | None:
         """The model actions of a composite step with the state after each (None: not enabled)."""

@@ -271,15 +271,30 @@ class StreamsDriver(Driver[StreamsSystem]):
         that moves tasks (a member leaves and comes back, the leader hands out another plan over
         the same members: the ``k``-th, rotated over the paths) and queries after it. An
         ``onChange`` over an unchanged member set must be applied all the same (a listener that
-        skips it as "nothing changed" routes keys to the old owners)."""
+        skips it as "nothing changed" routes keys to the old owners). Before it, where a plan
+        over the same members moves standby tasks only, STREAMS-DRIVE-MOVED-STANDBYS: the keys of
+        every partition queried, that rebalance, the same keys again (the standby hosts must
+        follow the new plan though no active owner changed)."""
         if state.published is None or len(state.members) < 2:
             return []
-        moved = [p for p in self.model.plans(state.members) if p.active != state.published.active]
+        plans = self.model.plans(state.members)
+        moved = [p for p in plans if p.active != state.published.active]
         if not moved:
             return []
         back = max(state.members)
-        out: list[tuple[str, Any]] = [("membership", Leave(back)), ("membership", Join(back)),
-                                      ("assign", Assign(moved[k % len(moved)])), ("finish", Finish())]
+        out: list[tuple[str, Any]] = []
+        # STREAMS-DRIVE-MOVED-STANDBYS: first a rebalance that moves standby tasks only (the
+        # active map unchanged; (3, 3, 1) has such plans), with the same keys queried before and
+        # after it: a lookup memoised until the active owners change answers the old standby
+        # hosts (red team, session 14: ``key-cache-ignores-standbys``).
+        was = state.published
+        standby_moved = [p for p in plans if p.active == was.active and p.standby != was.standby]
+        if standby_moved:
+            queries = [("query", MetadataForKey(STORE, key)) for key in KEYS[:3]]
+            out += [*queries, ("membership", Leave(back)), ("membership", Join(back)),
+                    ("assign", Assign(standby_moved[k % len(standby_moved)])), ("finish", Finish()), *queries]
+        out += [("membership", Leave(back)), ("membership", Join(back)),
+                ("assign", Assign(moved[k % len(moved)])), ("finish", Finish())]
         out += [("query", MetadataForKey(STORE, key)) for key in KEYS[:3]]
         out += [("query", MetadataForKey(JOINED, KEYS[0])), ("query", MetadataForKey(SESSIONS, KEYS[0])),
                 ("metadata", AllMetadata())]

@@ -537,6 +537,8 @@ CATALOGUE: dict[str, Mutant] = {m.name: m for m in (
     Mutant("streams-modified-utf8-keys", "streams", streams.ModifiedUtf8KeysRouter,
            "a serializer's encoding outside the BMP (Java's modified UTF-8)"),
     Mutant("streams-trimmed-keys", "streams", streams.TrimmedKeysRouter, "input normalised before hashing"),
+    Mutant("streams-standby-cache", "streams", streams.StandbyCacheRouter,
+           "a cache invalidated by one of the two maps it depends on"),
     Mutant("voters-history-not-truncated", "voters", HistoryNotTruncated, "stale state kept across a truncation"),
     Mutant("voters-two-changes-in-flight", "voters", TwoChangesInFlight, "missing one-at-a-time guard"),
     Mutant("voters-change-on-commit", "voters", ChangeOnCommit, "configuration used from commit, not append"),

@@ -9,7 +9,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from kspec.conformance.targets.reference.share import NOT_SET, ShareShard, combine
+from kspec.conformance.targets.reference.share import (
+    NOT_AVAILABLE,
+    NOT_SET,
+    STATE_PARTITIONS,
+    ShareShard,
+    combine,
+    java_hash,
+)
 
 
 class WriteMovesLeaderEpoch(ShareShard):
@@ -61,6 +68,29 @@ class KeyParsedFromLeft(ShareShard):
         if len(fields) != 3 or not fields[0].strip() or not fields[2].lstrip("+-").isdigit():
             return None
         return fields[0].strip(), fields[1], int(fields[2])
+
+
+class RoutingMathAbs(ShareShard):
+    """The coordinator key's hash made positive with ``Math.abs``, where Kafka's
+    ``ShareCoordinatorService.partitionFor`` uses ``Utils.abs``: a key whose ``String.hashCode``
+    is ``Integer.MIN_VALUE`` stays negative, and Java's ``%`` answers partition -48 of 50."""
+
+    def route(self, key: str) -> int:
+        h = java_hash(key)
+        magnitude = h if h == -(2**31) else abs(h)  # Math.abs(Integer.MIN_VALUE) overflows to itself
+        return -(-magnitude % STATE_PARTITIONS) if magnitude < 0 else magnitude % STATE_PARTITIONS
+
+
+class FindCoordinatorNeedsLoad(ShareShard):
+    """FindCoordinator answered behind the shard's ``isActive`` check: while the coordinator
+    partition is unloaded the lookup is COORDINATOR_NOT_AVAILABLE, where the broker answers it
+    from the key alone (SHARE-RULE-KEY-PARSE)."""
+
+    def find_coordinator(self, req: dict[str, Any]) -> dict[str, Any]:
+        if self.active:
+            return super().find_coordinator(req)
+        return {"type": "FindCoordinatorResponse", "topic_id": req["topic_id"], "partition": req["partition"],
+                "error": NOT_AVAILABLE[0], "message": NOT_AVAILABLE[1], "coordinator": -1}
 
 
 class NegativeEpochAccepted(ShareShard):
@@ -356,6 +386,9 @@ SHARE_MUTANTS: tuple[tuple[str, type[ShareShard], str], ...] = (
     ("share-summary-count-unset", SummaryCountUnset, "a new response field not filled in"),
     ("share-key-parsed-from-left", KeyParsedFromLeft,
      "a composite key split at the first separator, its free-text part trimmed (KAFKA-20183)"),
+    ("share-routing-math-abs", RoutingMathAbs, "Math.abs of a hash: Integer.MIN_VALUE stays negative"),
+    ("share-find-coordinator-needs-load", FindCoordinatorNeedsLoad,
+     "a stateless lookup behind a stateful availability check"),
     ("share-update-count-not-replayed", UpdateCountNotReplayed, "a new record field not replayed"),
     ("share-redundant-pinned-by-delete", RedundantPinnedByDelete,
      "a deleted entry kept in a bookkeeping map (KAFKA-19695)"),

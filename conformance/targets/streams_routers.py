@@ -270,6 +270,25 @@ class DropsIdleMembersRouter(ReferenceRouter):
         return [m for m in super().all_metadata(assignment) if m.topic_partitions or m.standby_topic_partitions]
 
 
+class StandbyCacheRouter(ReferenceRouter):
+    """Mutant: key lookups memoised until the active owners change (the memo keyed by the
+    store, the key and the active map): a rebalance that moves standby tasks only keeps naming
+    the old standby hosts (red team, session 14)."""
+
+    def __init__(self) -> None:
+        self.memo: dict[Any, KeyQueryMetadata | None] = {}
+
+    def route(self, assignment: Any, store: str, key_bytes: bytes,
+              partitions: Mapping[str, int] | None = None) -> KeyQueryMetadata | None:
+        counts = None if partitions is None else tuple(sorted(partitions.items()))
+        memo_key = (store, key_bytes, assignment.active, counts)
+        if memo_key not in self.memo:
+            self.memo[memo_key] = super().route(assignment, store, key_bytes, partitions)
+        return self.memo[memo_key]
+
+    __call__ = route
+
+
 REFERENCE = {"default": ReferenceRouter}
 MUTANTS = {
     "ignore-partition-count": IgnorePartitionCountRouter,
@@ -282,6 +301,7 @@ MUTANTS = {
     "one-standby": OneStandbyRouter,
     "modified-utf8-keys": ModifiedUtf8KeysRouter,
     "trimmed-keys": TrimmedKeysRouter,
+    "standby-cache": StandbyCacheRouter,
 }
 
 

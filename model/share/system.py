@@ -92,11 +92,14 @@ MAX_EPOCH = 2**31 - 1
 # FindCoordinator probes (SHARE-DRIVE-ROUTING): group ids KIP-932 allows that a parser of the
 # coordinator key string can get wrong: ':' inside, first and last; a group id that itself reads
 # as a whole key; padded with spaces (a parser that trims finds another group); non-ASCII with a
-# character outside the BMP (two UTF-16 code units in String.hashCode); long. The topic id is a
-# Uuid's string form: the broker parses it as one (an adapter maps that name to that Uuid).
+# character outside the BMP (two UTF-16 code units in String.hashCode); long; one whose
+# coordinator key `int-min-HMGRMVK:<topic>:0` hashes to Integer.MIN_VALUE, which Utils.abs maps
+# to partition 0 (Java's Math.abs keeps it negative, Python's abs gives 2**31: partition 48;
+# red team, session 14). The topic id is a Uuid's string form: the broker parses it as one (an
+# adapter maps that name to that Uuid).
 ROUTE_TOPIC = "y6cwZmhbJHOwKfrveLr4zw"
 ROUTE_GROUPS = ("share-g", "a:b", ":lead", "trail:", "x::y", f"k:{ROUTE_TOPIC}:7", " padded ",
-                "gr\u00fcppe-\u2603-\U0001F600", "long-" + "x" * 250)
+                "gr\u00fcppe-\u2603-\U0001F600", "long-" + "x" * 250, "int-min-HMGRMVK")
 ROUTE_KEYS = (*(SharePartitionKey(g, ROUTE_TOPIC, 0) for g in ROUTE_GROUPS), SharePartitionKey("a:b", ROUTE_TOPIC, 3))
 PROBE_IMAGE = frozenset({(TOPIC, 0), (TOPIC, 1), (DOOMED_TOPIC, 0)})
 # Writes of more than one offset (probes): a range batch; adjacent offsets in the same delivery

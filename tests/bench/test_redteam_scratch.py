@@ -57,6 +57,7 @@ BASELINES = [
     ("share", "share_scratch3", "Correct"),
     ("share", "share_scratch4", "Correct"),
     ("share", "share_scratch5", "Correct"),
+    ("share", "share_scratch6", "Correct"),
     # mm2
     ("mm2", "mm2_scratch", "Correct"),
     ("mm2", "mm2_scratch2", "Correct"),
@@ -69,6 +70,7 @@ BASELINES = [
     ("streams", "streams_scratch3", "Correct"),
     ("streams", "streams_scratch4", "Correct"),
     ("streams", "streams_scratch5", "Correct"),
+    ("streams", "streams_scratch6", "Correct"),
 ]
 
 

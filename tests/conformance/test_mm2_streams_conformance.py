@@ -266,3 +266,25 @@ def test_exec_target_over_the_stdio_protocol(protocol: str, tmp_path: Path) -> N
     target = ExecTarget([sys.executable, str(server)], protocol)
     result = run_conformance(protocol, target, examples=15, steps=20, seed_value=2, out_dir=tmp_path)
     assert result.verdict == "conforms", result.finding and result.finding.line()
+
+
+def test_streams_probes_move_standbys_alone_then_ask_again() -> None:
+    """STREAMS-DRIVE-MOVED-STANDBYS: where a plan over the same members moves standby tasks only
+    ((3, 3, 1)), a guided path's probes query the keys of every partition, run that rebalance and
+    query them again, before the moved-tasks rebalance; the mutant streams-standby-cache (lookups
+    memoised until the active map changes) is caught there (red team, session 14)."""
+    from kspec.model.streams.system import Assign
+
+    driver = StreamsDriver({"instances": 3, "partitions": 3, "standbys": 1})
+    state = driver.init_state()
+    plan = driver.model.plans(state.members)[0]
+    state = driver.resolve(driver.resolve(state, Assign(plan)), Finish())
+    assert state is not None
+    probes = [a for _, a in driver.probes(state, 0)]
+    assigned = [a.plan for a in probes if isinstance(a, Assign)]
+    assert len(assigned) == 2
+    assert assigned[0].active == plan.active and assigned[0].standby != plan.standby
+    assert assigned[1].active != plan.active
+    kinds = [type(a).__name__ for a in probes]
+    assert kinds[:7] == ["MetadataForKey"] * 3 + ["Leave", "Join", "Assign", "Finish"]
+    assert probes[7:10] == probes[:3] and kinds[10:14] == ["Leave", "Join", "Assign", "Finish"]

@@ -90,3 +90,35 @@ def test_find_coordinator_answers_in_every_shard_kind() -> None:
     [response] = step(left, req)[1]
     assert isinstance(response, FindCoordinatorResponse)
     assert (response.error, response.coordinator) == ("INVALID_REQUEST", -1)
+
+
+def test_routing_probes_reach_utils_abs_of_min_value() -> None:
+    """SHARE-DRIVE-ROUTING holds a group id whose coordinator key hashes to Integer.MIN_VALUE
+    (Utils.abs gives partition 0), and the mutant share-routing-math-abs (Math.abs: -48) differs
+    from the reference on that probe alone: no other route key can catch it (red team,
+    session 14)."""
+    from kspec.conformance.targets.mutants_share import RoutingMathAbs
+    from kspec.conformance.targets.reference.share import ShareShard
+    from kspec.model.share.system import ROUTE_KEYS
+
+    texts = [k.coordinator_key() for k in ROUTE_KEYS]
+    at_min = [t for t in texts if java_string_hash(t) == -(2**31)]
+    assert len(at_min) == 1
+    reference, mutant = ShareShard(1, None), RoutingMathAbs(1, None)
+    assert [t for t in texts if mutant.route(t) != reference.route(t)] == at_min
+    assert (reference.route(at_min[0]), mutant.route(at_min[0])) == (0, -48)
+
+
+def test_guided_paths_end_with_a_lookup_while_unloaded() -> None:
+    """SHARE-DRIVE-ROUTING-UNLOADED: a guided path of a target that answers FindCoordinator ends
+    with Unload, a routing probe, Load (the broker answers from the key alone, loaded or not);
+    a target that does not declare ``routing`` gets none of it (red team, session 14)."""
+    from kspec.conformance.drivers.share import ShareDriver
+    from kspec.model.share.system import ROUTE_KEYS, FindCoordinator, Load, Unload
+
+    routed = ShareDriver({"routing": True})
+    state = routed.init_state()
+    probes = routed.probes(state, 1)
+    assert [type(a) for _, a in probes] == [Unload, FindCoordinator, Load]
+    assert probes[1] == ("routing", FindCoordinator(ROUTE_KEYS[1]))
+    assert ShareDriver({}).probes(state, 1) == []

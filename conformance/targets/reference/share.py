@@ -406,7 +406,11 @@ class ShareShard:
         found = self.parse_key(key) if req["topic_id"] is not None else None
         if found is None:
             return {**out, "error": "INVALID_REQUEST", "message": f"Invalid key format: {key}"}
-        return {**out, "coordinator": coordinator_partition(f"{found[0]}:{found[1]}:{found[2]}")}
+        return {**out, "coordinator": self.route(f"{found[0]}:{found[1]}:{found[2]}")}
+
+    def route(self, key: str) -> int:
+        """The ``__share_group_state`` partition of a coordinator key (SHARE-RULE-ROUTING)."""
+        return coordinator_partition(key)
 
     # -------------------------------------------------------------- observation
 
