@@ -1,0 +1,176 @@
+"""KIP-853 replicas (replica level) and control-record state machines (log level), session 14's
+out-of-sample bugs ("outsider").
+
+Written from the user-facing material only (README.md, docs/adapter-guide.md, spec/voters.md,
+spec/adapter-protocol.md, KIP-853 and Kafka's raft/ handlers) over the reference classes
+(``conformance/targets/reference/voters.py``): no driver, model, mutant catalogue or earlier
+round's bug read before the first measurement. Each bug overrides one method of
+``VoterReplica`` or ``ControlRecords`` where someone porting ``RemoveVoterHandler``,
+``LeaderState`` or ``KRaftControlRecordStateMachine`` slips. Kinds: RemoveVoter matched by
+replica id alone, a leader that removed itself never resigning, the high watermark over every
+replica that fetched, a resigned leader answering as the leader, the one-change check off by
+one at the high watermark, an upgrade to the kraft.version in force writing its record again;
+at the log level a snapshot read at its end offset instead of the offset before it, and a
+truncation that leaves the next offset to read where it was.
+
+    PYTHONPATH=bench kspec conform voters --target python:redteam.voters_scratch6:Correct
+    PYTHONPATH=bench kspec conform voters --target python:redteam.voters_scratch6:CorrectLog
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kspec.conformance.targets.reference.voters import ControlRecords, VoterReplica, VotersTarget, _entry
+from redteam._targets import SelfNamed, register, subclass
+
+# ---------------------------------------------------------------------- replica level
+
+
+class RemoveById(VoterReplica):
+    """RemoveVoter finds the voter by replica id alone and removes it under whatever directory
+    it has (``voters.voterIds().contains(id)``), where the handler must match the whole
+    ReplicaKey (id and directory id): a request naming a directory the voter does not have is
+    VOTER_NOT_FOUND (VOTERS-RULE-REMOVE)."""
+
+    def reconfigure(self, inp: dict[str, Any]) -> None:
+        if inp["type"] == "RemoveVoter" and self.valid_key(inp):
+            dirs = sorted(d for r, d in self.control.voters_now() if r == inp["replica"])
+            if dirs:
+                inp = {**inp, "directory": dirs[0]}
+        return super().reconfigure(inp)
+
+
+class RemovedLeaderStays(VoterReplica):
+    """A leader that removed itself keeps leading after the removal commits ("the set changed,
+    my leadership did not"): KIP-853 has it resign once the VotersRecord without it commits
+    (VOTERS-RULE-REMOVED-LEADER)."""
+
+    def resign_if_removed(self) -> None:
+        return None
+
+
+class HwCountsObservers(VoterReplica):
+    """The high watermark is the offset a majority-sized number of the replicas the leader
+    tracks hold: the (n//2+1)-th largest fetch offset over every replica that fetched,
+    observers and removed voters included, where only the voters of the set in force count."""
+
+    def majority_offset(self) -> int:
+        offsets = sorted({**self.end_offsets, self.id: self.end_offset}.values(), reverse=True)
+        need = len(self.voters) // 2 + 1
+        return offsets[need - 1] if len(offsets) >= need else 0
+
+
+class ResignedStillAccepts(VoterReplica):
+    """The handlers ask "am I the leader?" as ``leader == self.id``, which a resigned leader
+    still is in its epoch: a resigned replica answers AddVoter / RemoveVoter / UpdateVoter /
+    the upgrade past the role check (REQUEST_TIMED_OUT, having no high watermark) instead of
+    NOT_LEADER_OR_FOLLOWER."""
+
+    def _as_leader(self, call: Any, inp: dict[str, Any]) -> None:
+        if self.role != "resigned" or self.leader != self.id:
+            return call(inp)  # type: ignore[no-any-return]
+        self.role = "leader"
+        try:
+            return call(inp)  # type: ignore[no-any-return]
+        finally:
+            self.role = "resigned"
+
+    def reconfigure(self, inp: dict[str, Any]) -> None:
+        return self._as_leader(super().reconfigure, inp)
+
+    def update_voter(self, inp: dict[str, Any]) -> None:
+        return self._as_leader(super().update_voter, inp)
+
+
+class PendingOffByOne(VoterReplica):
+    """The one-uncommitted-change check compares the last VotersRecord's offset with the high
+    watermark as if the high watermark were the last committed offset (``offset > hw``): a
+    record sitting exactly at the high watermark (uncommitted: the high watermark is the first
+    offset not committed) lets a second change through."""
+
+    def change_pending(self) -> bool:
+        history = self.control.voter_history
+        assert self.high_watermark is not None
+        return not history or history[-1][0] > self.high_watermark
+
+
+class UpgradeRewritesVersion(VoterReplica):
+    """An upgrade to kraft.version 1 when the log already holds kraft.version 1 writes another
+    KRaftVersionRecord (the handler writes the version it is asked for), where the upgrade to
+    the version in force is a no-op with no output."""
+
+    def reconfigure(self, inp: dict[str, Any]) -> None:
+        if (inp["type"] == "UpgradeKRaftVersion" and self.role == "leader" and self.high_watermark is not None
+                and self.control.kraft_version() >= 1):
+            self.leader_append([_entry(self.epoch, "kraft_version", [1])])
+            self.update_high_watermark()
+            return None
+        return super().reconfigure(inp)
+
+
+# ---------------------------------------------------------------------- log level
+
+
+class SnapshotReadsAtEndOffset(ControlRecords):
+    """A snapshot ending at N takes the voter set and kraft.version at offset N (and trims the
+    histories at N), where it holds the state after the offsets below N: ``voterSetAtOffset(N-1)``
+    (VOTERS-SNAP-CONTENT, VOTERS-CTRL-TRIM). A record at offset N leaks into the snapshot."""
+
+    def take_snapshot(self, end_offset: int) -> dict[str, Any]:
+        last = end_offset
+        version = self.value_at(self.version_history, last)
+        self.snapshot = {"end_offset": end_offset, "kraft_version": version or 0,
+                         "voters": self.value_at(self.voter_history, last)}
+        self.voter_history = self.trim(self.voter_history, last)
+        self.version_history = self.trim(self.version_history, last)
+        return self.snapshot
+
+
+class TruncateKeepsNextOffset(ControlRecords):
+    """A truncation drops the history entries at or past its offset but leaves the next offset
+    to read where it was: a Read at an offset the log no longer has is answered from the
+    trimmed history instead of refused (VOTERS-CTRL-TRUNCATE, VOTERS-CTRL-READ)."""
+
+    def truncate(self, offset: int) -> None:
+        kept = self.next_offset
+        super().truncate(offset)
+        self.next_offset = kept
+
+
+class Correct(SelfNamed, VotersTarget):
+    """The bug-free replica (the reference ``VoterReplica`` / ``ControlRecords``), named after
+    this module; ``level`` is the level ``kspec conform`` drives."""
+
+    replica: type[VoterReplica] = VoterReplica
+    control: type[ControlRecords] = ControlRecords
+    drives = "replica"
+
+    def __init__(self) -> None:
+        VotersTarget.__init__(self, replica_class=self.replica, control_class=self.control, level=self.drives)
+        SelfNamed.__init__(self)
+
+
+CorrectLog = subclass(globals(), "CorrectLog", Correct, drives="log",
+                      __doc__="The bug-free control-record state machine, driven at the log level.")
+CORRECT = "Correct"
+BASELINES = ("Correct", "CorrectLog")
+BUGS: dict[str, type[VoterReplica] | type[ControlRecords]] = {
+    "remove-by-id": RemoveById,
+    "removed-leader-stays": RemovedLeaderStays,
+    "hw-counts-observers": HwCountsObservers,
+    "resigned-still-accepts": ResignedStillAccepts,
+    "pending-off-by-one": PendingOffByOne,
+    "upgrade-rewrites-version": UpgradeRewritesVersion,
+    "log-snapshot-reads-at-end-offset": SnapshotReadsAtEndOffset,
+    "log-truncate-keeps-next-offset": TruncateKeepsNextOffset,
+}
+
+
+def _slot(cls: type[VoterReplica] | type[ControlRecords]) -> tuple[str, dict[str, Any]]:
+    if issubclass(cls, ControlRecords):
+        return cls.__name__ + "Target", {"control": cls, "drives": "log", "__doc__": cls.__doc__}
+    return cls.__name__ + "Target", {"replica": cls, "__doc__": cls.__doc__}
+
+
+TARGETS = register(globals(), Correct, BUGS, _slot)
