@@ -98,6 +98,55 @@ class EmptyAliasFormatsNothing(DefaultPolicy):
         return super().format_remote_topic(alias, topic) if alias else topic
 
 
+# Bugs 9-13, written after the first measurement caught bugs 1-8 at every seed (still blind: no
+# driver or model read).
+
+
+class IdentityUpstreamKeepsHeartbeats(IdentityPolicy):
+    """The identity policy's ``upstreamTopic`` returns every name as it is, heartbeats too: a
+    remote heartbeats topic (``A.heartbeats``) has no upstream ``heartbeats``, so its original
+    topic is itself and it is not a heartbeats topic."""
+
+    def upstream_topic(self, topic: str) -> str | None:
+        return topic
+
+
+class UpstreamByteLength(DefaultPolicy):
+    """``upstreamTopic`` cuts the source off by its UTF-8 length (as a byte-oriented port
+    would), not its length in characters: a non-ASCII source (``ördérs.orders``) loses part of
+    the upstream name."""
+
+    def upstream_topic(self, topic: str) -> str | None:
+        source = self.topic_source(topic)
+        return None if source is None else topic[len(source.encode()) + len(self.sep):]
+
+
+class MM2PrefixDash(DefaultPolicy):
+    """Kafka 4.x's MM2-internal test reads "starts with ``mm2-``" (MM2's own names are
+    ``mm2-offset-syncs``, ``mm2-configs`` ...), where the rule is the prefix ``mm2``."""
+
+    def is_mm2_internal_topic(self, topic: str) -> bool:
+        if self.rule3x:
+            return super().is_mm2_internal_topic(topic)
+        return (topic.startswith("mm2-") and topic.endswith(self.internal_suffix())) or self.is_checkpoints_topic(topic)
+
+
+class Rule4xKeepsConnectSuffix(DefaultPolicy):
+    """The 4.x internal rule keeps 3.x's Connect suffixes (``-internal``, ``.internal``): a
+    user topic ``orders-internal`` is still internal, which KAFKA-17200 undid."""
+
+    def is_internal_topic(self, topic: str) -> bool:
+        return super().is_internal_topic(topic) or topic.endswith("-internal") or topic.endswith(".internal")
+
+
+class CheckpointsNoLeadingSeparator(DefaultPolicy):
+    """``isCheckpointsTopic`` tests the suffix ``checkpoints.internal`` without the separator
+    before it: ``mycheckpoints.internal`` passes."""
+
+    def is_checkpoints_topic(self, topic: str) -> bool:
+        return topic.endswith("checkpoints" + self.internal_suffix())
+
+
 Correct = subclass(globals(), "Correct", PolicyTarget)
 CORRECT = "Correct"
 
@@ -111,6 +160,12 @@ BUGS: dict[str, type[DefaultPolicy]] = {
     "client-alias-empty": ClientAliasEmpty,
     "identity-format-keeps-heartbeats": IdentityFormatKeepsHeartbeats,
     "empty-alias-formats-nothing": EmptyAliasFormatsNothing,
+    # 9-13: after the first measurement (see above)
+    "identity-upstream-keeps-heartbeats": IdentityUpstreamKeepsHeartbeats,
+    "upstream-byte-length": UpstreamByteLength,
+    "mm2-prefix-dash": MM2PrefixDash,
+    "rule-4x-keeps-connect-suffix": Rule4xKeepsConnectSuffix,
+    "checkpoints-no-leading-separator": CheckpointsNoLeadingSeparator,
 }
 
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kspec.conformance.targets.reference.voters import ControlRecords, VoterReplica, VotersTarget, _entry
+from kspec.conformance.targets.reference.voters import ControlRecords, VoterReplica, VotersTarget, _entry, _ids
 from redteam._targets import SelfNamed, register, subclass
 
 # ---------------------------------------------------------------------- replica level
@@ -109,6 +109,80 @@ class UpgradeRewritesVersion(VoterReplica):
         return super().reconfigure(inp)
 
 
+# Bugs 9-14, written after the first measurement caught bugs 1-8 at every seed (still blind: no
+# driver, model or catalogue read), aimed at what a path from the model reaches late.
+
+
+class HwNotRecomputedOnSetChange(VoterReplica):
+    """The leader recomputes its high watermark when a follower fetches or it appends data, not
+    when its voter set changes: removing a voter from a set of two leaves the lone voter's
+    VotersRecord uncommitted until the next fetch, where the new set's majority (the leader
+    alone) commits it at the append (VOTERS-RULE-EFFECT-ON-APPEND)."""
+
+    def use_voters(self, voters: frozenset[tuple[int, int]]) -> None:
+        self.voter_set = voters
+        self.voters = _ids(voters)
+
+
+class ResendToElectionVoters(VoterReplica):
+    """The leader's resend list (``nonAcknowledgingVoters``) is fixed when it is elected: a
+    voter added later is never sent BeginQuorumEpoch again until it acknowledges by a fetch."""
+
+    election_voters: frozenset[int] | None = None
+
+    def become_leader(self) -> None:
+        super().become_leader()
+        self.election_voters = frozenset(self.voters)
+
+    def on_ResendDue(self, inp: dict[str, Any]) -> None:
+        if self.role == "leader" and self.election_voters is not None and inp["to"] not in self.election_voters:
+            return
+        super().on_ResendDue(inp)
+
+
+class CheckQuorumCountsObservers(VoterReplica):
+    """Check-quorum counts every replica that fetched in the period, observers and removed
+    voters included, against the voters' majority size: a leader cut off from its voters but
+    fetched from by an observer stays leader."""
+
+    def on_valid_fetch(self, replica: int, offset: int) -> None:
+        super().on_valid_fetch(replica, offset)
+        if replica not in self.voters:
+            self.fetched.add(replica)
+
+    def on_CheckQuorumTimeout(self, inp: dict[str, Any]) -> None:
+        if self.role == "leader" and len(self.fetched | {self.id}) < len(self.voters) // 2 + 1:
+            self.resign()
+
+
+class SnapshotAtLogEnd(VoterReplica):
+    """TakeSnapshot writes a snapshot of everything the replica has (its log end) instead of
+    what is committed (its high watermark): a snapshot holds uncommitted records."""
+
+    def snapshot(self) -> None:
+        latest = self.control.snapshot["end_offset"] if self.control.snapshot else 0
+        if self.role == "down" or self.high_watermark is None or self.end_offset <= latest:
+            return
+        self.control.take_snapshot(self.end_offset)
+        self.out.append({"type": "SnapshotWritten", "snapshot": self.control.snapshot_json()})
+
+
+class AddDuplicateByKey(VoterReplica):
+    """AddVoter's duplicate check looks for the whole ReplicaKey (``voters.contains(key)``)
+    where Kafka looks for the id (``voterIds().contains(id)``): a voter's id under another
+    directory passes it and is refused later as not caught up (REQUEST_TIMED_OUT) instead of
+    DUPLICATE_VOTER."""
+
+    def reconfigure(self, inp: dict[str, Any]) -> None:
+        if (inp["type"] == "AddVoter" and self.role == "leader" and self.valid_key(inp) and inp.get("endpoint", True)
+                and self.high_watermark is not None and self.control.kraft_version() >= 1
+                and not self.change_pending()):
+            current = self.control.voters_now()
+            if inp["replica"] in _ids(current) and (inp["replica"], inp["directory"]) not in current:
+                return self.reject("add_voter", inp["replica"], "REQUEST_TIMED_OUT")
+        return super().reconfigure(inp)
+
+
 # ---------------------------------------------------------------------- log level
 
 
@@ -138,6 +212,24 @@ class TruncateKeepsNextOffset(ControlRecords):
         self.next_offset = kept
 
 
+class RestartIgnoresSnapshot(ControlRecords):
+    """A restart replays the whole log from the bootstrap checkpoint (the log is still there)
+    instead of reading the latest snapshot and the log after it: the history comes back with
+    the entries the snapshot had trimmed (VOTERS-CTRL-REBUILD)."""
+
+    def __init__(self, static: frozenset[tuple[int, int]], bootstrap: dict[str, Any] | None) -> None:
+        self.first: dict[str, Any] | None = None
+        if bootstrap is not None:
+            self.first = {"end_offset": 0, "kraft_version": int(bootstrap["kraft_version"]),
+                          "voters": frozenset((int(r), int(d)) for r, d in bootstrap["voters"])}
+        super().__init__(static, bootstrap)
+
+    def rebuild(self) -> None:
+        latest, self.snapshot = self.snapshot, self.first
+        super().rebuild()
+        self.snapshot = latest
+
+
 class Correct(SelfNamed, VotersTarget):
     """The bug-free replica (the reference ``VoterReplica`` / ``ControlRecords``), named after
     this module; ``level`` is the level ``kspec conform`` drives."""
@@ -164,6 +256,13 @@ BUGS: dict[str, type[VoterReplica] | type[ControlRecords]] = {
     "upgrade-rewrites-version": UpgradeRewritesVersion,
     "log-snapshot-reads-at-end-offset": SnapshotReadsAtEndOffset,
     "log-truncate-keeps-next-offset": TruncateKeepsNextOffset,
+    # 9-14: after the first measurement (see above)
+    "hw-not-recomputed-on-set-change": HwNotRecomputedOnSetChange,
+    "resend-to-election-voters": ResendToElectionVoters,
+    "check-quorum-counts-observers": CheckQuorumCountsObservers,
+    "snapshot-at-log-end": SnapshotAtLogEnd,
+    "add-duplicate-by-key": AddDuplicateByKey,
+    "log-restart-ignores-snapshot": RestartIgnoresSnapshot,
 }
 
 
