@@ -229,7 +229,14 @@ class VoterRoleFromConfiguration(VoterReplica):
 class UpgradeDirectoryIsId(VoterReplica):
     """The upgrade to kraft.version 1 writes each voter under the directory id it is assumed to
     have (its own id, as the static configuration knows no directories), not the directory id
-    the voter reported in its UpdateVoter (VOTERS-RULE-UPGRADE-VOTERS)."""
+    the voter reported in its UpdateVoter (VOTERS-RULE-UPGRADE-VOTERS).
+
+    Equivalent under VOTERS-MODEL-DIRS (not measured; escaped 0/2 at seeds 0-1 before it was
+    classed so): a host's one directory id is its host id, so a voter's own UpdateVoter reports
+    exactly the id this bug assumes; an UpdateVoter naming another directory is sent only where
+    the model refuses it, and one a kraft.version-0 leader would keep changes the state, so the
+    driver does not send it (a voter whose Kafka directory is not in the set it writes would
+    stop being a voter in Kafka, by ``ReplicaKey``, and stay one in the model, by id)."""
 
     def reconfigure(self, inp: dict[str, Any]) -> None:
         if inp["type"] == "UpgradeKRaftVersion":
@@ -286,7 +293,12 @@ class RestartIgnoresSnapshot(ControlRecords):
 
 class KRaftVersionMax(ControlRecords):
     """The kraft.version in force is the highest one read ("the feature level never goes
-    down") instead of the last KRaftVersionRecord's (VOTERS-RULE-KRAFT-VERSION)."""
+    down") instead of the last KRaftVersionRecord's (VOTERS-RULE-KRAFT-VERSION).
+
+    Equivalent within the log level's contract (not measured; escaped 0/2 at seeds 0-1): KIP-853
+    never downgrades kraft.version, so the free log writes a KRaftVersionRecord only at or above
+    the version in force, and a truncation drops the higher entries from the history, which this
+    bug's maximum reads too: the last and the highest are always the same."""
 
     def kraft_version(self) -> int:
         return max((v for _, v in self.version_history), default=0)
@@ -295,7 +307,12 @@ class KRaftVersionMax(ControlRecords):
 class SnapshotVotersOnlyAtVersion1(ControlRecords):
     """A snapshot holds the voter set only at kraft.version 1 (VotersRecords "exist only from
     kraft.version 1"), where it holds ``voterSetAtOffset(N-1)`` whatever the version
-    (VOTERS-SNAP-CONTENT)."""
+    (VOTERS-SNAP-CONTENT).
+
+    Equivalent within the log level's contract (not measured; escaped 0/2 at seeds 0-1): a
+    snapshot where a voter set is in force at kraft.version 0 is never asked for, since Kafka's
+    ``RecordsSnapshotWriter.Builder`` throws on one (spec/voters.md, VOTERS-DRIVE-ODD-IDS'
+    false alarms); at the replica level a kraft.version-0 replica's history is empty."""
 
     def take_snapshot(self, end_offset: int) -> dict[str, Any]:
         snapshot = super().take_snapshot(end_offset)
@@ -351,9 +368,6 @@ BUGS: dict[str, type[VoterReplica] | type[ControlRecords]] = {
     # 15-20: after bugs 9-14 were measured (see above)
     "new-voter-state-fresh": NewVoterStateFresh,
     "voter-role-from-configuration": VoterRoleFromConfiguration,
-    "upgrade-directory-is-id": UpgradeDirectoryIsId,
-    "log-kraft-version-max": KRaftVersionMax,
-    "log-snapshot-voters-only-at-version-1": SnapshotVotersOnlyAtVersion1,
     "log-read-below-history-clamped": ReadBelowHistoryClamped,
 }
 
@@ -367,5 +381,10 @@ def _slot(cls: type[VoterReplica] | type[ControlRecords]) -> tuple[str, dict[str
 TARGETS = register(globals(), Correct, BUGS, _slot)
 # Planted, but no input tells them from the bug-free class (the argument in the docstring):
 # targets too (``python:redteam.voters_scratch6:ResendToElectionVotersTarget``), not in TARGETS.
-EQUIVALENT: dict[str, type[VoterReplica] | type[ControlRecords]] = {"resend-to-election-voters": ResendToElectionVoters}
+EQUIVALENT: dict[str, type[VoterReplica] | type[ControlRecords]] = {
+    "resend-to-election-voters": ResendToElectionVoters,
+    "upgrade-directory-is-id": UpgradeDirectoryIsId,
+    "log-kraft-version-max": KRaftVersionMax,
+    "log-snapshot-voters-only-at-version-1": SnapshotVotersOnlyAtVersion1,
+}
 EQUIVALENT_TARGETS = register(globals(), Correct, EQUIVALENT, _slot)
