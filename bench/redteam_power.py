@@ -51,6 +51,7 @@ MODULE_LINES: tuple[tuple[str, str], ...] = (
     ("voters", "voters_scratch3"),
     ("voters", "voters_scratch4"),
     ("voters", "voters_scratch5"),
+    ("voters", "voters_scratch6"),
     # share
     ("share", "share"),
     ("share", "share_scratch"),
@@ -66,6 +67,7 @@ MODULE_LINES: tuple[tuple[str, str], ...] = (
     ("mm2", "mm2_scratch3"),
     ("mm2", "mm2_scratch4"),
     ("mm2", "mm2_scratch5"),
+    ("mm2", "mm2_scratch6"),
     # streams
     ("streams", "streams"),
     ("streams", "streams_scratch"),

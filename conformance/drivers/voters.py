@@ -39,7 +39,7 @@ from itertools import pairwise
 from typing import Any
 
 from kspec.conformance.drivers import macros, voters_log
-from kspec.conformance.drivers.raft import IDLE_TIMERS, RaftDriver, by_category, wire
+from kspec.conformance.drivers.raft import IDLE_TIMERS, NO_REPLICA, RaftDriver, by_category, wire
 from kspec.conformance.harness import JSON, Event
 from kspec.model.core.codec import encode
 from kspec.model.core.evolve import evolve
@@ -49,6 +49,7 @@ from kspec.model.raft.messages import (
     AppendLog,
     ClientAppend,
     Crash,
+    DescribeQuorumRequest,
     FetchDue,
     FetchTimeout,
     Input,
@@ -424,6 +425,11 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
             # replica that validates the request before it checks its role is seen.
             out += [("request", Ignored(n.id, r)) for r in _malformed_requests(hosts)]
             out.append(("request", Ignored(n.id, UpgradeKRaftVersion())))
+            # VOTERS-DRIVE-DESCRIBE: an administrator's DescribeQuorum (RAFT-RULE-DESCRIBE-QUORUM),
+            # whose answer at the leader is each voter of the set in force with its log end as the
+            # leader knows it: how a target keeps its replica states across a voter-set change
+            # shows there (an added voter carries the offset it fetched to as an observer).
+            out.append(("request", Ignored(n.id, describe_quorum(n.id))))
             if isinstance(n, VoterNode):
                 bad = _bad_updates(n, hosts)
                 if not self.rules.update_names_leader and isinstance(n.role, Leader) and n.kraft_version < 1:
@@ -453,8 +459,16 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
                 # the auto-join configuration: the observer's request, then the lapse probes
                 return join + self._replica_probes(state, k)
             added, after = self._uncommitted_add_probe(state)
-            return added + self._replica_probes(after, k)
+            return self._describe_probe(state) + added + self._replica_probes(after, k)
         return []
+
+    @staticmethod
+    def _describe_probe(state: Voters) -> list[tuple[str, Any]]:
+        """VOTERS-DRIVE-DESCRIBE: a guided path (replica level) ends, where a replica leads, with
+        an administrator's DescribeQuorum at the leader: the voters of the set in force the path
+        left it with, each with the log end the leader knows (a voter added on the path carries
+        the offset it fetched to as an observer, Kafka's ``updateVoterAndObserverStates``)."""
+        return [("request", Ignored(n.id, describe_quorum(n.id))) for n in state.nodes if isinstance(n.role, Leader)]
 
     def _join_probe(self, state: Voters) -> list[tuple[str, Any]]:
         """VOTERS-DRIVE-JOIN-PROBE: in the auto-join configuration, a guided path (replica level)
@@ -614,7 +628,8 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
         if isinstance(action, Ignored):
             node = state.node(action.node)
             stepped, outputs = self._step(node, action.input)  # type: ignore[arg-type]
-            request = isinstance(action.input, AddVoter | RemoveVoter | UpgradeKRaftVersion | UpdateVoter)
+            request = isinstance(action.input, AddVoter | RemoveVoter | UpgradeKRaftVersion | UpdateVoter
+                                 | DescribeQuorumRequest)
             if stepped == node and (request or not outputs):
                 return state
             if self.variant and isinstance(action.input, FetchDue):
@@ -816,6 +831,12 @@ def _malformed_requests(hosts: tuple[int, ...] | list[int]) -> list[AddVoter | R
     return [AddVoter(-1, directory_of(hosts[-1])), AddVoter(hosts[-1], NO_DIRECTORY), AddVoter(hosts[0], NO_DIRECTORY),
             RemoveVoter(-1, directory_of(hosts[0])), RemoveVoter(hosts[0], NO_DIRECTORY),
             AddVoter(hosts[-1], directory_of(hosts[-1]), endpoint=False)]
+
+
+def describe_quorum(node: int) -> DescribeQuorumRequest:
+    """VOTERS-DRIVE-DESCRIBE: an administrator's DescribeQuorum at ``node`` (replica id -1, its
+    answer to no one, RAFT-MODEL-IGNORED-RESPONSES); it changes nothing."""
+    return DescribeQuorumRequest(NO_REPLICA, node, True)
 
 
 def _change_pending(node: VoterNode) -> bool:

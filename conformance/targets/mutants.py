@@ -27,7 +27,7 @@ from kspec.conformance.targets.mutants_raft import RAFT_MUTANTS
 from kspec.conformance.targets.mutants_share import SHARE_MUTANTS
 from kspec.conformance.targets.reference.raft import RaftReplica
 from kspec.conformance.targets.reference.share import NOT_SET, ShareShard
-from kspec.conformance.targets.reference.voters import ControlRecords, VoterReplica, VoterSet, _entry
+from kspec.conformance.targets.reference.voters import ControlRecords, VoterReplica, VoterSet, _entry, _ids
 
 # ------------------------------------------------------------------------------ raft
 
@@ -293,6 +293,20 @@ class SnapshotWithoutVoters(VoterReplica):
             self.out[-1] = {"type": "SnapshotWritten", "snapshot": self.control.snapshot_json()}
 
 
+class AddedVoterStateFresh(VoterReplica):
+    """When its voter set grows, the leader starts the added voter's replica state afresh (no log
+    end known) instead of carrying over the state it kept of that replica as an observer (Kafka's
+    ``LeaderState.updateVoterAndObserverStates``): the added voter counts toward the high
+    watermark, and shows in DescribeQuorum, only from its next fetch (VOTERS-DRIVE-DESCRIBE)."""
+
+    def use_voters(self, voters: VoterSet) -> None:
+        if self.role == "leader":
+            for r in _ids(voters):
+                if r not in self.voters:
+                    self.end_offsets.pop(r, None)
+        super().use_voters(voters)
+
+
 class RemovedLeaderStays(VoterReplica):
     """A leader that removed itself keeps leading after the removal commits
     (VOTERS-RULE-REMOVED-LEADER missing)."""
@@ -553,6 +567,10 @@ CATALOGUE: dict[str, Mutant] = {m.name: m for m in (
                 "message reaches it"),
     Mutant("voters-upgrade-without-voters", "voters", UpgradeWithoutVoters, "missing precondition check",
            note="needs a static quorum (kraft.version 0) whose leader is asked to upgrade"),
+    Mutant("voters-added-voter-state-fresh", "voters", AddedVoterStateFresh,
+           "state not carried across a reconfiguration",
+           note="shows in DescribeQuorum at the leader after an AddVoter (VOTERS-DRIVE-DESCRIBE); before it, "
+                "only in the high watermark of a two-voter set grown by a voter that fetched ahead"),
     Mutant("voters-first-leader-skips-voters", "voters", FirstLeaderSkipsVoters,
            "bootstrap configuration never written to the log"),
     Mutant("voters-add-voter-without-endpoint", "voters", AddVoterWithoutEndpoint, "missing input validation"),

@@ -117,7 +117,8 @@ def test_voters_requests_off_the_protocol_are_sent() -> None:
                 assert inp["directory"] == inp["replica"] + WRONG_DIRECTORY
                 odd.add(f"{inp['type']} wrong directory")
     assert {"AddVoter", "RemoveVoter", "UpgradeKRaftVersion", "TakeSnapshot", "VoteRequest", "FetchRequest",
-            "ElectionTimeout", "Crash", "Restart"} <= kinds
+            "ElectionTimeout", "Crash", "Restart", "DescribeQuorumRequest"} <= kinds  # VOTERS-DRIVE-DESCRIBE
+    assert "ResendDue" not in kinds  # the voter-set model runs without resends (docs/adapter-guide.md)
     assert odd == {"AddVoter unknown replica", "RemoveVoter unknown replica", "RemoveVoter wrong directory",
                    "AddVoter wrong directory", "AddVoter negative id", "RemoveVoter negative id",
                    "AddVoter no directory", "RemoveVoter no directory"}
