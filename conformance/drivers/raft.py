@@ -243,9 +243,9 @@ def diverging_fetches(node: Node) -> list[FetchRequest]:
 # receiver's log) of the well-formed votes and pre-votes the driver injects at every replica.
 EPOCH_RELATIONS = ("<", "=", ">")
 # "<", "=", ">": the claimed (last epoch, end offset) against the receiver's; "newer-shorter"
-# and "older-longer" are ahead (behind) only by the last epoch, with the end offset the other
-# way: where a log check made field by field, or offset first, answers differently from the
-# lexicographic RAFT-RULE-VOTE-LOG-UP-TO-DATE.
+# and "older-longer" (RAFT-DRIVE-CROSSED-CLAIMS) are ahead (behind) by the last epoch with the
+# end offset the other way: where a log check made field by field, or offset first, answers
+# differently from the lexicographic RAFT-RULE-VOTE-LOG-UP-TO-DATE.
 LOG_RELATIONS = ("<", "=", ">", "newer-shorter", "older-longer")
 
 
