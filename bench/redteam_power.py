@@ -44,6 +44,7 @@ MODULE_LINES: tuple[tuple[str, str], ...] = (
     ("raft", "raft_scratch4"),
     ("raft", "raft_scratch5"),
     ("raft", "raft_scratch6"),
+    ("raft", "raft_scratch7"),
     # voters
     ("voters", "voters"),
     ("voters", "voters_scratch"),

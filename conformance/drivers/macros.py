@@ -810,8 +810,13 @@ def _catch_up(node: int, state: Any, actions: Actions, resolve: Resolve) -> Expa
     steps: Expansion = []
     current = state
     if not isinstance(current.node(node).role, Follower):
-        # an observer without a leader asks each voter until an answer names the leader
-        for voter in sorted(current.node(node).voters):
+        # an observer without a leader asks each voter until an answer names the leader, the
+        # leader's followers first: at the leader's epoch a follower's NOT_LEADER_OR_FOLLOWER
+        # answer is what names the leader (RAFT-RULE-RESPONSE step 3), where the leader's own
+        # answer is a fetch served (RAFT-DRIVE-OBSERVER-EPOCH)
+        voters = sorted(current.node(node).voters,
+                        key=lambda v: (not isinstance(current.node(v).role, Follower), v))
+        for voter in voters:
             trip = _round_trip(node, current, actions, resolve, to=voter)
             if trip:
                 steps += trip

@@ -218,14 +218,36 @@ def injected_requests(state: Raft, node: Node, observers: frozenset[int]) -> lis
             out.append(BeginQuorumEpochRequest(leader, me, e, True))
             out.append(EndQuorumEpochRequest(leader, me, e, (), True))
     out += well_formed_votes(state, node)
+    out += diverging_fetches(node)
     out += malformed_requests(state, node)
     return out
+
+
+def diverging_fetches(node: Node) -> list[FetchRequest]:
+    """RAFT-DRIVE-DIVERGING-FETCH: a well-formed Fetch of ``node``'s epoch from replica id 9
+    (RAFT-DRIVE-UNKNOWN-ID, which has no log in the run and so may claim any) that holds one
+    record more of an older epoch of ``node``'s log than ``node`` does: the epoch is in the
+    log and the offset is within the log end, but past that epoch's end offset, so the
+    position is invalid (RAFT-RULE-FETCH step 2: a diverging epoch, nothing recorded). Raft's
+    figure 8 follower (an old leader's uncommitted records) fetching from the next leader; a
+    leader that bounds the offset by its log end instead of the epoch's end serves it records
+    and counts it. None where the log has a single epoch."""
+    epochs = sorted({entry.epoch for entry in node.log})
+    if len(epochs) < 2:
+        return []
+    older = epochs[-2]
+    _, end = end_offset_for_epoch(node.log, older)
+    return [FetchRequest(UNKNOWN_REPLICA, node.id, node.epoch, end + 1, older, True)]
 
 
 # RAFT-DRIVE-WELL-FORMED: the epochs (against the receiver's) and log positions (against the
 # receiver's log) of the well-formed votes and pre-votes the driver injects at every replica.
 EPOCH_RELATIONS = ("<", "=", ">")
-LOG_RELATIONS = ("<", "=", ">")
+# "<", "=", ">": the claimed (last epoch, end offset) against the receiver's; "newer-shorter"
+# and "older-longer" (RAFT-DRIVE-CROSSED-CLAIMS) are ahead (behind) by the last epoch with the
+# end offset the other way: where a log check made field by field, or offset first, answers
+# differently from the lexicographic RAFT-RULE-VOTE-LOG-UP-TO-DATE.
+LOG_RELATIONS = ("<", "=", ">", "newer-shorter", "older-longer")
 
 
 def claimed_log(node: Node, epoch: int, pre_vote: bool, relation: str) -> tuple[int, int] | None:
@@ -245,6 +267,13 @@ def claimed_log(node: Node, epoch: int, pre_vote: bool, relation: str) -> tuple[
             return None
         # one record more of the same epoch (an empty log: one record of epoch 1)
         return (last, end + 1) if last else ((1, 1) if top >= 1 else None)
+    if relation == "newer-shorter":
+        # a newer last epoch on a shorter log (the receiver kept more records of an older epoch,
+        # which the newer leader never had): ahead
+        return (top, end - 1) if last < top and end >= 2 else None
+    if relation == "older-longer":
+        # an older last epoch on a longer log (the receiver's newest epoch is missing): behind
+        return (last - 1, end + 1) if 2 <= last <= top + 1 else None
     if last > top:
         return (top, end) if top > 0 else (0, 0)  # a log as long whose last record is older
     if end >= 2:
@@ -650,8 +679,19 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
         # is offered. An observer that a resigned leader's followers point at caught up here,
         # and the run stopped at it.)
         leading = any(isinstance(n.role, Leader) for n in state.nodes)
+        lead_epoch = max((n.epoch for n in state.nodes if isinstance(n.role, Leader)), default=0)
         for n in state.nodes:
             if leading and not n.is_voter and not isinstance(n.role, Down | Follower):
+                # RAFT-DRIVE-OBSERVER-EPOCH (kip-853, kip-996): an observer behind the leader's
+                # epoch first learns that epoch without its leader (a vote of it from replica
+                # 9, RAFT-KIP853-OPEN-VOTE), as one that fetched a voter mid-election does, so
+                # its catch-up meets the answer of its own epoch that names the leader
+                vote = _injected_vote(state, n, UNKNOWN_REPLICA, lead_epoch)
+                if n.open_votes and n.epoch < lead_epoch and vote is not None:
+                    voted = self.resolve(state, Inject(vote))
+                    if voted is not None:
+                        out.append(("inject", Inject(vote)))
+                        state = voted
                 catch_up = macros.CatchUp(n.id)
                 after = self.resolve(state, catch_up)
                 if after is not None and isinstance(after.node(n.id).role, Follower):
@@ -660,6 +700,16 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
         if self.config["faults"]:
             late, state = self._late_copy_probe(state, k)
             out += late
+        # RAFT-DRIVE-LEADER-TABLE: every leader describes its quorum here, after the late copy
+        # (a replication, or a resignation and re-election), before the probes below can move
+        # it: DescribeQuorum is the one window on the leader's replica table (each voter's
+        # fetch offset in its epoch, -1 before the voter fetched in it), which the
+        # observation leaves out; the k-th leader-only probe below rarely picks it at a leader.
+        for n in state.nodes:
+            if isinstance(n.role, Leader):
+                describe = Inject(DescribeQuorumRequest(NO_REPLICA, n.id, True))
+                if self.resolve(state, describe) is not None:
+                    out.append(("leader_only", describe))
         for replica in self.model.replica_ids:
             node = state.node(replica)
             if self.config["faults"] and not isinstance(node.role, Down):
@@ -693,11 +743,50 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
                         out.append((category, action))
                         state = after
                         break
+        if self.config["pre_vote"]:
+            truncated, state = self._truncated_pre_vote_probe(state)
+            out += truncated
         if self.config["faults"]:
             resend, state = self._resend_probe(state, k)
             out += resend
         chain, state = self._timer_chain_probe(state, k)
         return out + chain
+
+    def _truncated_pre_vote_probe(self, state: Raft) -> tuple[list[tuple[str, Any]], Raft]:
+        """RAFT-DRIVE-TRUNCATED-PRE-VOTE (kip-996), after the other probes: a deposition
+        (macros.Depose: a follower lacking the leader's newest record wins, the old leader
+        fetches from it) taken step by step up to the answer the old leader truncates on, then
+        a well-formed pre-vote of its epoch whose log is not behind its own. A truncating
+        answer is a fetch from the leader (RAFT-KIP996-PRE-VOTE-GRANT), so it refuses; the
+        macro's next round trip appends, which hides a follower that counts only appending
+        answers (red team `raft_scratch7:truncating-fetch-not-counted`). The leader first
+        appends a record where no follower lacks one. Nothing where no deposition truncates."""
+        starts: list[tuple[list[tuple[str, Any]], Raft]] = [([], state)]
+        leaders = [n for n in state.nodes if isinstance(n.role, Leader)]
+        if leaders:
+            append = Fire(leaders[0].id, ClientAppend(guided_payload(state)))
+            appended = self.resolve(state, append)
+            if appended is not None:
+                starts.append(([("client", append)], appended))
+        for prefix, start in starts:
+            for _category, macro in macros.candidates(start):
+                if not isinstance(macro, macros.Depose):
+                    continue
+                steps, s = list(prefix), start
+                for action, after in self.sub_steps(start, macro):
+                    found = next((c for c, a in by_category(self.model.actions(s), _input_category)
+                                  if a == action), None)
+                    if found is None:
+                        break
+                    steps.append((found, action))
+                    truncated = len(after.node(macro.leader).log) < len(s.node(macro.leader).log)
+                    s = after
+                    if truncated:
+                        vote, s = self._up_to_date_vote(s, macro.leader, pre_vote=True)
+                        if vote:
+                            return steps + vote, s
+                        break
+        return [], state
 
     def _timer_chain_probe(self, state: Raft, k: int) -> tuple[list[tuple[str, Any]], Raft]:
         """RAFT-DRIVE-TIMER-CHAIN, last on a guided path: two timers of one voter back to back,
@@ -804,14 +893,16 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
                 return [*bump, *stand, *grant], after
         return [], state
 
-    def _up_to_date_vote(self, state: Raft, replica: int) -> tuple[list[tuple[str, Any]], Raft]:
-        """A well-formed standard vote of ``replica``'s epoch from another voter whose log is
-        not behind its own (RAFT-DRIVE-WELL-FORMED, category ``inject``): what a prospective
-        with neither a vote nor a leader in its epoch grants (RAFT-KIP996-PROSPECTIVE-VOTES).
-        The step and the state after it; none where the model enables none."""
+    def _up_to_date_vote(self, state: Raft, replica: int,
+                         pre_vote: bool = False) -> tuple[list[tuple[str, Any]], Raft]:
+        """A well-formed standard vote (``pre_vote``: pre-vote) of ``replica``'s epoch from
+        another voter whose log is not behind its own (RAFT-DRIVE-WELL-FORMED, category
+        ``inject``): what a prospective with neither a vote nor a leader in its epoch grants
+        (RAFT-KIP996-PROSPECTIVE-VOTES). The step and the state after it; none where the model
+        enables none."""
         node = state.node(replica)
         for vote in well_formed_votes(state, node):
-            if not vote.pre_vote and vote.epoch == node.epoch \
+            if vote.pre_vote == pre_vote and vote.epoch == node.epoch \
                     and (vote.last_epoch, vote.end_offset) >= (node.last_epoch, node.end_offset):
                 after = self.resolve(state, Inject(vote))
                 if after is not None:

@@ -42,6 +42,7 @@ BASELINES = [
     ("raft", "raft_scratch4", "Correct"),
     ("raft", "raft_scratch5", "Correct"),
     ("raft", "raft_scratch6", "Correct"),
+    ("raft", "raft_scratch7", "Correct"),
     # voters
     ("voters", "voters_scratch", "Correct"),
     ("voters", "voters_scratch2", "Correct"),

@@ -263,3 +263,33 @@ def test_fetches_due_elsewhere_reach_followers_and_observers() -> None:
             now = driver.resolve(now, action)
             assert now is not None
     assert sorted(set(at_observer)) == driver.nodes()[1:3], at_observer  # the voters but its leader, in turn
+
+
+def test_crossed_vote_claims_and_a_diverging_fetch_are_injected() -> None:
+    """RAFT-DRIVE-WELL-FORMED's crossed claims and RAFT-DRIVE-DIVERGING-FETCH. At a voter of
+    epoch 3 whose log ends in epoch 2: a vote of epoch 4 claiming a newer last epoch on a shorter
+    log is granted (lexicographic: a log check made field by field refuses it), one claiming an
+    older last epoch on a longer log refused. At a leader of epoch 3 that kept a record of epoch
+    1: a fetch from replica 9 of epoch 1, one record past that epoch's end, is answered with a
+    diverging epoch and changes nothing (a leader bounding the offset by its log end serves it)."""
+    from dataclasses import replace as _replace
+
+    from kspec.model.raft.messages import Entry, FetchResponse
+    from kspec.model.raft.node import new_node
+    from kspec.model.raft.state import Leader, Unattached
+
+    log = (Entry(1, "leader_change"), Entry(1, "data"), Entry(2, "leader_change"))
+    voter = _replace(new_node(2, frozenset({1, 2, 3}), kip853=True), log=log, role=Unattached(3))
+    driver = RaftDriver({"voters": 3, "observers": 0, "pre_vote": False, "kip853": True, "faults": False})
+    state = driver.init_state()
+    claims = {(m.last_epoch, m.end_offset): m for m in well_formed_votes(state, voter) if m.epoch == 4}
+    assert (3, 2) in claims and (1, 4) in claims  # newer-shorter, older-longer
+    assert step(voter, claims[(3, 2)])[1][-1].granted
+    assert not step(voter, claims[(1, 4)])[1][-1].granted
+    leader = _replace(voter, log=(*log[:2], Entry(3, "leader_change")), role=Leader(3, 2))
+    fetches = [m for m in injected_requests(state, leader, frozenset()) if isinstance(m, FetchRequest)
+               and m.src == UNKNOWN_REPLICA and m.epoch == 3 and m.fetch_offset > 0]
+    assert [(m.fetch_offset, m.last_fetched_epoch) for m in fetches] == [(3, 1)]
+    after, outputs = step(leader, fetches[0])
+    answer = outputs[-1]
+    assert after == leader and isinstance(answer, FetchResponse) and answer.diverging == (1, 2)
