@@ -172,7 +172,8 @@ def test_free_log_probes_end_every_guided_path() -> None:
     # a static quorum's upgrade record, then a snapshot ending before it (it holds kraft.version 0)
     assert kinds[:3] == ["LeaderChange", "KRaftVersion", "Snapshot"] and "Truncate" in kinds, kinds
     replica = VotersDriver({"hosts": 3, "voters": 3, "kraft_version": 1, "pre_vote": False, "level": "replica"})
-    assert replica.probes(replica.resolve(replica.init_state(), StartUp()), 0) == []
+    # the replica level has no free-log probes: only the leader's DescribeQuorum (VOTERS-DRIVE-DESCRIBE)
+    assert [c for c, _ in replica.probes(replica.resolve(replica.init_state(), StartUp()), 0)] == ["leader_only"]
 
 
 def test_free_log_reader_bugs_caught_by_the_first_guided_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -292,7 +293,7 @@ def test_uncommitted_add_probe_asks_right_after_an_append() -> None:
     an AddVoter for the observer, which held the log end before it and is not caught up after."""
     driver = VotersDriver({"hosts": 4, "voters": 3, "kraft_version": 1, "pre_vote": False})
     state = driver.resolve(driver.init_state(), StartUp())
-    script = driver.probes(state, 0)
+    script = [(c, a) for c, a in driver.probes(state, 0) if c != "leader_only"]  # after VOTERS-DRIVE-DESCRIBE's
     assert [c for c, _ in script[:2]] == ["client", "request"]
     after = driver.resolve(state, script[0][1])
     (event,) = driver.events(after, script[1][1], after)
