@@ -785,21 +785,21 @@ def _updates(leader: VoterNode, rules: Rules) -> list[UpdateVoter]:
     cluster's name, an empty host, port 0) and a range that supports only kraft.version 1. Under
     K6 (``rules.update_names_leader`` off) none names the leader itself: the release throws.
 
-    The odd listener shapes never name the leader itself: a leader whose own recorded endpoints
-    differ from its configured listeners writes a new VotersRecord with them at the start of its
-    next epoch (Kafka's ``LeaderState.appendStartOfEpochControlRecords``,
+    The odd listener shapes and the range [1, 1] never name the leader itself: a leader whose own
+    recorded endpoints or supported range differ from its configuration writes a new VotersRecord
+    with them at the start of its next epoch (Kafka's ``LeaderState.appendStartOfEpochControlRecords``,
     ``voterNodeNeedsUpdate``), and the model carries no endpoints (spec/voters.md, "Endpoints").
     Another voter's odd endpoints never reach that voter: every replica rebuilds a replicated
     VotersRecord from its (id, directory) pairs."""
     voters = [v for v in sorted(leader.voters) if rules.update_names_leader or v != leader.id]
     if not voters or leader.high_watermark is None or _change_pending(leader):
         return []
-    e, v = leader.epoch, voters[0]
+    e = leader.epoch
     out = [UpdateVoter(r, directory_of(r), e) for r in voters]
     others = [r for r in voters if r != leader.id][:1]
     out += [UpdateVoter(o, directory_of(o), e, listeners=shape) for o in others
             for shape in ("duplicate", "empty-host", "port-0")]
-    out.append(UpdateVoter(v, directory_of(v), e, min_version=1, max_version=1))
+    out += [UpdateVoter(o, directory_of(o), e, min_version=1, max_version=1) for o in others]
     return out
 
 
