@@ -9,7 +9,9 @@ Python reimplementer: ``topicSource``'s empty alias read as "no source", Python'
 ``isCheckpointsTopic`` with the topic separator where the internal one applies, the offset-syncs
 name ending ``.internal`` whatever the internal separator, a client's identity policy with the
 empty alias for "no alias", the identity policy keeping a heartbeats name unprefixed, and a
-falsy guard turning ``formatRemoteTopic('', topic)`` into the topic itself.
+falsy guard turning ``formatRemoteTopic('', topic)`` into the topic itself. Bugs 9-13 were
+written (still blind) after 1-8 were all caught. Most repeat a slip of an earlier round
+(mm2_scratch .. mm2_scratch4, bench/redteam/mm2.py): outsiders converge.
 
     PYTHONPATH=bench kspec conform mm2 --target python:redteam.mm2_scratch6:Correct
 """

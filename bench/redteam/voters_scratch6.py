@@ -11,7 +11,12 @@ replica id alone, a leader that removed itself never resigning, the high waterma
 replica that fetched, a resigned leader answering as the leader, the one-change check off by
 one at the high watermark, an upgrade to the kraft.version in force writing its record again;
 at the log level a snapshot read at its end offset instead of the offset before it, and a
-truncation that leaves the next offset to read where it was.
+truncation that leaves the next offset to read where it was. Bugs 9-14 were written (still
+blind) after 1-8 were all caught, 15-20 after the driver's request candidates had been read;
+four of them are equivalent within the model's assumptions or the log level's contract (the
+argument in each docstring: ``EQUIVALENT``, not measured), one (``new-voter-state-fresh``)
+escaped until the driver sent DescribeQuorum (VOTERS-DRIVE-DESCRIBE). Several repeat an earlier
+round's or the catalogue's slip (REPORT of session 14): outsiders converge.
 
     PYTHONPATH=bench kspec conform voters --target python:redteam.voters_scratch6:Correct
     PYTHONPATH=bench kspec conform voters --target python:redteam.voters_scratch6:CorrectLog

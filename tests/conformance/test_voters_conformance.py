@@ -19,7 +19,14 @@ from kspec.conformance.cli import main
 from kspec.conformance.counterexample import read_counterexample
 from kspec.conformance.drivers import PROTOCOLS, voters_log
 from kspec.conformance.drivers.runner import run_conformance
-from kspec.conformance.drivers.voters import Ignored, StartUp, VotersDriver, _history_violation, _rebuild_violation
+from kspec.conformance.drivers.voters import (
+    Ignored,
+    StartUp,
+    VotersDriver,
+    _history_violation,
+    _rebuild_violation,
+    describe_quorum,
+)
 from kspec.conformance.harness import replay_steps
 from kspec.conformance.targets.mutants import CATALOGUE
 from kspec.conformance.targets.reference.voters import VotersTarget
@@ -172,8 +179,10 @@ def test_free_log_probes_end_every_guided_path() -> None:
     # a static quorum's upgrade record, then a snapshot ending before it (it holds kraft.version 0)
     assert kinds[:3] == ["LeaderChange", "KRaftVersion", "Snapshot"] and "Truncate" in kinds, kinds
     replica = VotersDriver({"hosts": 3, "voters": 3, "kraft_version": 1, "pre_vote": False, "level": "replica"})
-    # the replica level has no free-log probes: only the leader's DescribeQuorum (VOTERS-DRIVE-DESCRIBE)
-    assert [c for c, _ in replica.probes(replica.resolve(replica.init_state(), StartUp()), 0)] == ["leader_only"]
+    # the replica level has no free log: with no observer, only VOTERS-DRIVE-DESCRIBE's
+    # DescribeQuorum at the leader ends the path
+    assert replica.probes(replica.resolve(replica.init_state(), StartUp()), 0) == [
+        ("leader_only", Ignored(1, describe_quorum(1)))]
 
 
 def test_free_log_reader_bugs_caught_by_the_first_guided_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -293,7 +302,10 @@ def test_uncommitted_add_probe_asks_right_after_an_append() -> None:
     an AddVoter for the observer, which held the log end before it and is not caught up after."""
     driver = VotersDriver({"hosts": 4, "voters": 3, "kraft_version": 1, "pre_vote": False})
     state = driver.resolve(driver.init_state(), StartUp())
-    script = [(c, a) for c, a in driver.probes(state, 0) if c != "leader_only"]  # after VOTERS-DRIVE-DESCRIBE's
+    script = driver.probes(state, 0)
+    # first VOTERS-DRIVE-DESCRIBE's DescribeQuorum at the leader (it changes nothing)
+    assert script[0] == ("leader_only", Ignored(1, describe_quorum(1)))
+    script = script[1:]
     assert [c for c, _ in script[:2]] == ["client", "request"]
     after = driver.resolve(state, script[0][1])
     (event,) = driver.events(after, script[1][1], after)
