@@ -39,9 +39,9 @@ PROBE_MUTANTS: dict[str, str] = {
     "raft-stale-answer-reasks": "LateVote",
     "raft-candidate-loses-at-half": "FirstAnswer",
     "raft-prospective-retimes-in-place": "AbandonRound",
-    "raft-follower-hw-from-stale-answer": "HeldFetch",
+    "raft-stale-answer-marks-fetched": "HeldFetch",
     "raft-resigned-never-resends-end-epoch": "Retry",
-    "raft-resigned-stands-without-pre-vote": TIMER_CHAIN,
+    "raft-prospective-timeout-leaves-leader": TIMER_CHAIN,
     "raft-prospective-loss-votes-for-self": "Canvass",
 }
 

@@ -396,17 +396,19 @@ class StaleAnswerReasks(RaftReplica):
     on_VoteResponse = on_response  # the reference dispatches on the message type
 
 
-class FollowerHwFromStaleAnswer(RaftReplica):
-    """A follower reads the high watermark of a fetch answer from its leader before it checks
-    the answer's epoch: an answer of the leader's earlier epoch (held on the wire while it
-    resigned and won again) changes nothing else, but moves the follower's high watermark
-    (RAFT-RULE-STALE-EPOCH: an older epoch's answer changes nothing). RAFT-DRIVE-STALE-ANSWER
-    at a guided path's end (macros.HeldFetch)."""
+class StaleAnswerMarksFetched(RaftReplica):
+    """A follower marks that it has fetched from its leader (KIP-996's ``hasFetchedFromLeader``)
+    on a fetch answer from its leader's id before it checks the answer's epoch: an answer of the
+    leader's earlier epoch (held on the wire while the leader resigned and won again) changes
+    nothing else, but the follower then refuses pre-votes it must still grant in the new epoch,
+    where it has not fetched yet (RAFT-RULE-STALE-EPOCH: an older epoch's answer changes
+    nothing; RAFT-KIP996-PRE-VOTE-GRANT). RAFT-DRIVE-STALE-ANSWER at a guided path's end
+    (macros.HeldFetch), before the path's own-epoch pre-vote probe."""
 
     def on_response(self, resp: dict[str, Any]) -> None:
         if (resp["type"] == "FetchResponse" and resp["epoch"] < self.epoch and self.role == "follower"
                 and resp["src"] == self.leader and resp["error"] == "NONE"):
-            self.advance_high_watermark(resp.get("high_watermark"))
+            self.has_fetched = True
             return
         super().on_response(resp)
 
@@ -425,17 +427,20 @@ class ResignedNeverResendsEndEpoch(RaftReplica):
             super().on_ResendDue(inp)
 
 
-class ResignedStandsWithoutPreVote(RaftReplica):
-    """A kip-996 resigned leader whose election timer expires stands as a KIP-595 candidate
-    (the next epoch, standard votes): the resigned role's timeout kept Kafka 3.x's
-    ``transitionToCandidate`` when the follower's and unattached's moved to pre-vote
-    (RAFT-KIP996-RESIGNED: unattached in the next epoch, then prospective).
-    RAFT-DRIVE-TIMER-CHAIN fires a leader's check-quorum timeout and then the resigned
-    leader's election timeout, back to back."""
+class ProspectiveTimeoutLeavesLeader(RaftReplica):
+    """A kip-996 prospective that stood from following a leader and whose election timer
+    expires goes back to its epoch knowing that leader but not following it (unattached with
+    the leader, the branch KIP-853 keeps for a leader without a known endpoint, taken for
+    every prior leader): it neither fetches nor stands until a message moves it, where it
+    should follow its leader again (RAFT-KIP996-TIMEOUT, RAFT-KIP996-LOSS).
+    RAFT-DRIVE-TIMER-CHAIN fires a follower's fetch timeout and then the prospective's
+    election timeout, back to back."""
 
     def on_ElectionTimeout(self, inp: dict[str, Any]) -> None:
-        if self.role == "resigned" and self.pre_vote and self.is_voter:
-            self.become_candidate()
+        if self.role == "prospective" and self.is_voter and self.prior is not None \
+                and self.prior[2] not in (None, self.id):
+            self.prior_unreachable = True
+            self.go_back(self.prior)
             return
         super().on_ElectionTimeout(inp)
 
@@ -461,12 +466,12 @@ RAFT_MUTANTS += (  # appended as one block (session 14)
      False, "probe macros.AbandonRound"),
     ("raft-stale-answer-reasks", StaleAnswerReasks, "a stale response acted on (a request sent again)",
      False, "probe macros.LateVote"),
-    ("raft-follower-hw-from-stale-answer", FollowerHwFromStaleAnswer, "a field read before the epoch check",
+    ("raft-stale-answer-marks-fetched", StaleAnswerMarksFetched, "a state flag set before the epoch check (KIP-996)",
      False, "probe macros.HeldFetch"),
     ("raft-resigned-never-resends-end-epoch", ResignedNeverResendsEndEpoch, "a request sent once, never retried",
      False, "probe macros.Retry"),
-    ("raft-resigned-stands-without-pre-vote", ResignedStandsWithoutPreVote,
-     "one role's transition left at the old rule set (KIP-996)", False, "probe RAFT-DRIVE-TIMER-CHAIN"),
+    ("raft-prospective-timeout-leaves-leader", ProspectiveTimeoutLeavesLeader,
+     "a transition back to the wrong role (KIP-996)", False, "probe RAFT-DRIVE-TIMER-CHAIN"),
     ("raft-prospective-loss-votes-for-self", ProspectiveLossVotesForSelf, "the wrong state restored on a loss",
      False, "probe macros.Canvass"),
 )
