@@ -36,7 +36,6 @@ from kspec.conformance.targets.mutants import CATALOGUE
 TIMER_CHAIN = "RAFT-DRIVE-TIMER-CHAIN"
 # mutant -> the probe only it is written for (the catalogue's note names it too)
 PROBE_MUTANTS: dict[str, str] = {
-    "raft-stale-answer-reasks": "LateVote",
     "raft-candidate-loses-at-half": "FirstAnswer",
     "raft-prospective-retimes-in-place": "AbandonRound",
     "raft-stale-answer-marks-fetched": "HeldFetch",
