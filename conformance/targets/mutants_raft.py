@@ -460,7 +460,8 @@ RAFT_MUTANTS += (  # appended as one block (session 14)
     ("raft-prospective-timeout-leaves-leader", ProspectiveTimeoutLeavesLeader,
      "a transition back to the wrong role (KIP-996)", True,
      "RAFT-DRIVE-TIMER-CHAIN's: guided run 4 at seed 0 (a guided run: the same at every seed); with the chain "
-     "off a random run catches it at seed 0 (run 262), so it is the chain's at the seeds random runs miss"),
+     "off a random run catches it at seed 0 (run 262) and the liveness check's timed run at seed 1: not the "
+     "chain's alone (the chain makes the lockstep catch early and seed-independent)"),
     ("raft-prospective-loss-votes-for-self", ProspectiveLossVotesForSelf, "the wrong state restored on a loss",
      False, "macros.Canvass's: guided run 74 at seeds 0 and 1, escapes the default budget at seed 0 with "
      "Canvass off (bench/probe_mutants.py); kept out of the CI run (cost)"),
