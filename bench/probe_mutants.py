@@ -14,8 +14,9 @@ are explored again on each switch (guide._GRAPHS: cached by configuration, and C
 in them).
 
 Prints a Markdown table: runs to detection per seed with the probe on (``first_runs``: guided and
-random runs until the failing one; g: a guided run, r: a random one; "liveness": the lockstep runs
-conformed and the liveness check of the run caught it), then the same with it off (seeds
+random runs until the failing one; g: a guided run, r: a random one; "liveness check: KIND": the
+lockstep runs conformed and the run's liveness check caught it, a violated property or a
+divergence its timed runs met), then the same with it off (seeds
 0..M-1), or the verdict and the runs taken. Exits 1
 when a mutant is missed at some seed with its probe on, or caught with it off.
 """
@@ -36,12 +37,11 @@ from kspec.conformance.targets.mutants import CATALOGUE
 TIMER_CHAIN = "RAFT-DRIVE-TIMER-CHAIN"
 # mutant -> the probe only it is written for (the catalogue's note names it too)
 PROBE_MUTANTS: dict[str, str] = {
-    "raft-stale-answer-reasks": "LateVote",
     "raft-candidate-loses-at-half": "FirstAnswer",
     "raft-prospective-retimes-in-place": "AbandonRound",
-    "raft-follower-hw-from-stale-answer": "HeldFetch",
+    "raft-stale-answer-marks-fetched": "HeldFetch",
     "raft-resigned-never-resends-end-epoch": "Retry",
-    "raft-resigned-stands-without-pre-vote": TIMER_CHAIN,
+    "raft-prospective-timeout-leaves-leader": TIMER_CHAIN,
     "raft-prospective-loss-votes-for-self": "Canvass",
 }
 
@@ -74,7 +74,7 @@ def _run(name: str, seed: int) -> str:
     result = run_conformance("raft", CATALOGUE[name].target(), seed_value=seed, out_dir=None)
     if result.verdict == "diverges" and result.first_runs is None and result.finding is not None:
         # the lockstep runs conformed; the liveness check of the conforming run caught it
-        return f"{result.finding.kind} ({result.examples} runs)"
+        return f"liveness check: {result.finding.kind} ({result.examples} runs)"
     if result.verdict != "diverges" or result.first_runs is None:
         return f"{result.verdict} ({result.examples} runs)"
     # guided (g) or random (r): the random runs come after every guided one
