@@ -194,3 +194,20 @@ def test_no_child_left_behind() -> None:
         if ppid == os.getpid() and str(SCRIPT) in cmd and not gone(int(entry)):
             mine.append(cmd)
     assert mine == []
+
+
+def test_hello_declares_unsupported_categories() -> None:
+    """An exec: target declines driver categories in its hello (``"unsupported"``), as a python:
+    target's ``unsupported``; anything but a list of strings is a malformed hello."""
+    t = target("declines")
+    try:
+        assert t.unsupported == frozenset({"summary"})
+    finally:
+        t.close()
+    good = target("good")
+    try:
+        assert good.unsupported == frozenset()
+    finally:
+        good.close()
+    with pytest.raises(TargetError, match=r"hello: malformed answer: 'unsupported' is not a list of strings"):
+        target("declines-badly").start(0, {})

@@ -35,7 +35,10 @@ while True:
         if mode == "slow-hello":
             hold = sys.argv.index("--hello-seconds") + 1 if "--hello-seconds" in sys.argv else 0
             time.sleep(float(sys.argv[hold]) if hold else 6.0)
-        answer({"id": rid, "version": 2 if mode == "version" else 1, "protocols": ["share"]})
+        hello = {"id": rid, "version": 2 if mode == "version" else 1, "protocols": ["share"]}
+        if mode in ("declines", "declines-badly"):  # the categories it declines (ADAPTER hello)
+            hello["unsupported"] = ["summary"] if mode == "declines" else "summary"
+        answer(hello)
     elif req["op"] == "start":
         answer({"id": rid, "outputs": [], "observation": {"node": req["node"], "steps": 0}})
     elif req["op"] == "close":
@@ -47,7 +50,7 @@ while True:
     elif req["op"] == "step":
         steps += 1
         ok = {"id": rid, "outputs": [req["input"]], "observation": {"node": req["node"], "steps": steps}}
-        if steps != at or mode in ("good", "linger", "version", "slow-hello"):
+        if steps != at or mode in ("good", "linger", "version", "slow-hello", "declines"):
             answer(ok)
         elif mode == "exit":
             print("boom: giving up on purpose", file=sys.stderr, flush=True)
