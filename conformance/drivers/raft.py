@@ -213,6 +213,14 @@ def injected_requests(state: Raft, node: Node, observers: frozenset[int]) -> lis
                 out.append(vote)
                 if node.pre_vote:
                     out.append(replace(vote, pre_vote=True))
+    # RAFT-DRIVE-OBSERVER-EPOCH: an observer behind a leader's epoch hears of that epoch through
+    # a vote of it from replica 9 (kip-853's open votes). A guided path's probe sends it, and a
+    # guided run takes only what is offered: without this it stopped there.
+    lead_epoch = max((n.epoch for n in state.nodes if isinstance(n.role, Leader)), default=0)
+    if not node.is_voter and node.open_votes and node.epoch < lead_epoch and lead_epoch not in epochs:
+        vote = _injected_vote(state, node, UNKNOWN_REPLICA, lead_epoch)
+        if vote is not None:
+            out.append(vote)
     for e, leader in sorted(state.elected):
         if leader != me and e >= node.epoch:
             out.append(BeginQuorumEpochRequest(leader, me, e, True))

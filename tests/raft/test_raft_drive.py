@@ -187,6 +187,9 @@ def test_every_probe_is_offered_where_it_is_taken() -> None:
     seen: set[type] = set()
     for config, elect in (({"voters": 3, "observers": 0, "pre_vote": False, "kip853": False, "faults": True}, _elect),
                           ({"voters": 4, "observers": 0, "pre_vote": True, "kip853": True, "faults": True},
+                           _elect_pre_vote),
+                          # with an observer (test_fetches_due_elsewhere_... meets RAFT-DRIVE-OBSERVER-EPOCH)
+                          ({"voters": 3, "observers": 1, "pre_vote": True, "kip853": True, "faults": False},
                            _elect_pre_vote)):
         driver = RaftDriver(config)
         for start in (driver.init_state(), elect(driver)):
