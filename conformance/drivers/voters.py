@@ -277,15 +277,12 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
         self._always_step = [p for p in props if p.kind == "always_step"]
         # Inputs the log level cannot see (no log change) are not offered there.
         self.categories = ("deliver", "fetch", "timer", "reconfig", "update", "snapshot", "client", "network",
-                           "crash", *MACRO_CATEGORIES) + (("idle", "request", "pending", "leader_only")
-                                                          if self.level == "replica" else voters_log.CATEGORIES)
+                           "crash", *MACRO_CATEGORIES) + (("idle", "request", "pending") if self.level == "replica"
+                                                 else voters_log.CATEGORIES)
 
     weights = {"deliver": 4, "timer": 2, "reconfig": 3, "fetch": 2, "replicate": 3, "depose": 3, "pending": 3,
                "free_voters": 2}
     unguided = voters_log.CATEGORIES  # the free log's actions lead the cluster's graph nowhere
-    # VOTERS-DRIVE-DESCRIBE's DescribeQuorum is KIP-595's and drawn for every target; a replica
-    # written without it declares the category unsupported (as raft's RAFT-DRIVE-LEADER-ONLY).
-    declinable = {"leader_only": "an administrator's DescribeQuorumRequest (VOTERS-DRIVE-DESCRIBE)"}
     guide_states = 240  # guided runs (guide.py): a voters state costs several raft steps to expand
     opening = ("opening",)  # the start-up, forced at the start of every run
 
@@ -432,7 +429,7 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
             # whose answer at the leader is each voter of the set in force with its log end as the
             # leader knows it: how a target keeps its replica states across a voter-set change
             # shows there (an added voter carries the offset it fetched to as an observer).
-            out.append(("leader_only", Ignored(n.id, describe_quorum(n.id))))
+            out.append(("request", Ignored(n.id, describe_quorum(n.id))))
             if isinstance(n, VoterNode):
                 bad = _bad_updates(n, hosts)
                 if not self.rules.update_names_leader and isinstance(n.role, Leader) and n.kraft_version < 1:
@@ -471,8 +468,7 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
         an administrator's DescribeQuorum at the leader: the voters of the set in force the path
         left it with, each with the log end the leader knows (a voter added on the path carries
         the offset it fetched to as an observer, Kafka's ``updateVoterAndObserverStates``)."""
-        return [("leader_only", Ignored(n.id, describe_quorum(n.id))) for n in state.nodes
-                if isinstance(n.role, Leader)]
+        return [("request", Ignored(n.id, describe_quorum(n.id))) for n in state.nodes if isinstance(n.role, Leader)]
 
     def _join_probe(self, state: Voters) -> list[tuple[str, Any]]:
         """VOTERS-DRIVE-JOIN-PROBE: in the auto-join configuration, a guided path (replica level)

@@ -182,7 +182,7 @@ def test_free_log_probes_end_every_guided_path() -> None:
     # the replica level has no free log: with no observer, only VOTERS-DRIVE-DESCRIBE's
     # DescribeQuorum at the leader ends the path
     assert replica.probes(replica.resolve(replica.init_state(), StartUp()), 0) == [
-        ("leader_only", Ignored(1, describe_quorum(1)))]
+        ("request", Ignored(1, describe_quorum(1)))]
 
 
 def test_free_log_reader_bugs_caught_by_the_first_guided_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -304,7 +304,7 @@ def test_uncommitted_add_probe_asks_right_after_an_append() -> None:
     state = driver.resolve(driver.init_state(), StartUp())
     script = driver.probes(state, 0)
     # first VOTERS-DRIVE-DESCRIBE's DescribeQuorum at the leader (it changes nothing)
-    assert script[0] == ("leader_only", Ignored(1, describe_quorum(1)))
+    assert script[0] == ("request", Ignored(1, describe_quorum(1)))
     script = script[1:]
     assert [c for c, _ in script[:2]] == ["client", "request"]
     after = driver.resolve(state, script[0][1])
