@@ -17,6 +17,11 @@ Then the adapter's ``ResendDue`` (RAFT-RULE-RESEND) on a fresh leader whose Begi
 3 acknowledged: every line reports the resend to voter 2 alone; 3.9+ also sent its heartbeat to
 the acknowledged voter 3 (the deviation ``raft-begin-epoch-heartbeat``), a copy the adapter
 holds (``held_resends``) because KIP-595's rule sends it nowhere.
+
+Last, on the same child (one JVM per line is the cost): a follower of leader 2 asked for its
+fetch (``FetchDue``) reports a Fetch to 2 and none to voter 3 (RAFT-DRIVE-FETCH-ELSEWHERE; the
+adapter reads the leader through ``QuorumState``, which every line has: 3.8's FollowerState has
+no ``leaderId``, and the matrix's 3.8.1 runs errored on it in session 15).
 Each version runs in a child process (this file as a script prints one JSON document)."""
 
 from __future__ import annotations
@@ -67,6 +72,14 @@ def child(version: str) -> dict[str, Any]:
     out["held_after_resend"] = sorted(node.held_resends)
     out["role_after_resend"] = resent.observation["role"]
     node.close()
+
+    node = target.start(1, {"voters": [1, 2, 3]})
+    node.step({"type": "BeginQuorumEpochRequest", "src": 2, "dst": 1, "epoch": 1, "leader": 2})
+    out["follower_fetch_leader"] = [int(o["dst"]) for o in node.step({"type": "FetchDue", "to": 2}).outputs
+                                    if o["type"] == "FetchRequest"]
+    out["follower_fetch_other"] = [int(o["dst"]) for o in node.step({"type": "FetchDue", "to": 3}).outputs
+                                   if o["type"] == "FetchRequest"]
+    node.close()
     return out
 
 
@@ -84,6 +97,8 @@ def test_begin_quorum_epoch_resend_by_line(version: str) -> None:
     assert report["resend_due"] == [2] and report["role_after_resend"] == "leader", report
     # 3.9+: the heartbeat also went to voter 3, which had acknowledged (held, not judged)
     assert report["held_after_resend"] == ([] if version < "3.9" else [3]), report
+    # a follower fetches from its leader only (RAFT-DRIVE-FETCH-ELSEWHERE)
+    assert report["follower_fetch_leader"] == [2] and report["follower_fetch_other"] == [], report
 
 
 if __name__ == "__main__":

@@ -293,7 +293,8 @@ class KafkaRaftNode(ClientBuild, Timers):
         if self.down or q is None:
             return True
         if q.isFollower():
-            return bool(int(q.followerStateOrThrow().leaderId()) == to)
+            # QuorumState.leaderIdOrSentinel: every line has it (3.8's FollowerState has no leaderId)
+            return bool(int(q.leaderIdOrSentinel()) == to)
         return not self.is_voter
 
     def _resend_api(self) -> str | None:
