@@ -86,7 +86,15 @@ class ResendIgnoresFetchAck(Replica):
 
     The slip: acknowledgement tracked as "the answer to my request", not Kafka's
     ``ReplicaState.hasAcknowledgedLeader`` that a fetch sets too. Needs a voter that fetched
-    without its BeginQuorumEpochResponse reaching the leader, then a ResendDue to it."""
+    without its BeginQuorumEpochResponse reaching the leader, then a ResendDue to it.
+
+    Session 15, after the blind round: escaped at seeds 0 and 1, a reach gap, not an
+    equivalence (a ResendDue at an acknowledged voter is a legal expiry, RAFT-MODEL-TIME, and
+    the extra BeginQuorumEpoch is one RAFT-STEP-RESEND forbids). The driver sends ResendDue(to)
+    only where the model resends (``node.unanswered``), never at a voter that answered. Left
+    open: an idle ResendDue there would make Kafka 3.9-4.1 send their BeginQuorumEpoch
+    heartbeat to an acknowledged voter through the adapter's heartbeat path, the deviation
+    D-RESEND holds unjudged (``raft-begin-epoch-heartbeat``)."""
 
     def on_fetch(self, req: dict[str, Any]) -> None:
         acked = set(self.acked)
