@@ -45,6 +45,7 @@ MODULE_LINES: tuple[tuple[str, str], ...] = (
     ("raft", "raft_scratch5"),
     ("raft", "raft_scratch6"),
     ("raft", "raft_scratch7"),
+    ("raft", "raft_scratch8"),
     # voters
     ("voters", "voters"),
     ("voters", "voters_scratch"),

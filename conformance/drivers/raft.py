@@ -664,6 +664,10 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
         ends in; last the ``k``-th leader-only request (RAFT-DRIVE-LEADER-ONLY)."""
         observers = frozenset(self.model.replica_ids) - self.model.voter_ids
         out: list[tuple[str, Any]] = []
+        if self.config["pre_vote"] and self.config["faults"] and k % 4 == 2:
+            # RAFT-DRIVE-NEW-LEADER-PRE-VOTE first, on one path in four: it needs the leader the
+            # path ends with, which the probes below (check quorum, timer chains) depose
+            out, state = self._new_leader_pre_vote_probe(state)
         # First a canvass where one is enabled (the k-th, rotating): the state after it lies
         # past the guide's beam, and the lost pre-vote it ends with is where a prospective
         # must keep its vote (RAFT-KIP996-LOSS), which no path reached before.
@@ -794,6 +798,62 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
                         if vote:
                             return steps + vote, s
                         break
+        return [], state
+
+    def _new_leader_pre_vote_probe(self, state: Raft) -> tuple[list[tuple[str, Any]], Raft]:
+        """RAFT-DRIVE-NEW-LEADER-PRE-VOTE (kip-996, with faults), first on every fourth guided
+        path (``k % 4 == 2``): a voter
+        that follows its leader and has fetched from it (after a catch-up if it has not) is
+        moved straight to the next epoch's follower by an election it does not hear
+        (macros.ElectWithout; the leader resigns first, check quorum, since neither a leader nor
+        a follower that fetched grants the winner's pre-vote), then asked a well-formed pre-vote
+        of that epoch whose log is not behind its own, before it fetches from the new leader. It
+        grants (RAFT-KIP996-PRE-VOTE-GRANT: it has not fetched since it became follower, Kafka's
+        new ``FollowerState``); a replica that keeps the fetched flag across its followings
+        refuses (red team ``raft_scratch8:pre-vote-fetched-flag-survives-new-epoch``). Random
+        runs and the probes before this one meet such a follower only after its first fetch,
+        or with a claim the log check refuses. Nothing where no such election is enabled."""
+        leaders = [n for n in state.nodes if isinstance(n.role, Leader)]
+        if not leaders:
+            return [], state
+        # every voter follower catches up first (where it lags): the winner's pre-vote must be
+        # granted by the resigned leader's log check, the absent voter must have fetched and
+        # know a high watermark (ElectWithout is offered only for such a voter)
+        prefix: list[tuple[str, Any]] = []
+        start = state
+        for n in state.nodes:
+            lags = n.is_voter and isinstance(n.role, Follower) and not (
+                n.role.fetched and n.high_watermark and len(n.log) == len(leaders[0].log))
+            caught = self.resolve(start, macros.CatchUp(n.id)) if lags else None
+            if caught is not None:
+                prefix.append(("catch_up", macros.CatchUp(n.id)))
+                start = caught
+        resign = Fire(leaders[0].id, CheckQuorumTimeout())
+        resigned = self.resolve(start, resign)
+        if resigned is None:
+            return [], state
+        prefix.append(("resign", resign))
+        # its EndQuorumEpoch notices are lost (they would fill the in-flight bound the election
+        # needs, and change nothing at followers that know their leader)
+        for message in sorted(resigned.network.distinct(), key=repr):
+            if isinstance(message, EndQuorumEpochRequest) and message not in start.network.distinct():
+                lost = self.resolve(resigned, Drop(message))
+                if lost is not None:
+                    prefix.append(("network", Drop(message)))
+                    resigned = lost
+        for category, macro in macros.raft_candidates(resigned):
+            if not isinstance(macro, macros.ElectWithout):
+                continue
+            absent = resigned.node(macro.absent).role
+            if not (isinstance(absent, Follower) and absent.fetched):
+                continue
+            after = self.resolve(resigned, macro)
+            role = None if after is None else after.node(macro.absent).role
+            if after is None or not (isinstance(role, Follower) and not role.fetched and role.epoch > absent.epoch):
+                continue
+            vote, after = self._up_to_date_vote(after, macro.absent, pre_vote=True)
+            if vote:
+                return [*prefix, (category, macro), *vote], after
         return [], state
 
     def _timer_chain_probe(self, state: Raft, k: int) -> tuple[list[tuple[str, Any]], Raft]:

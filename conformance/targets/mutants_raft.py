@@ -492,3 +492,29 @@ RAFT_MUTANTS += (  # appended as one block (session 14)
      False, "macros.Canvass's: guided run 74 at seeds 0 and 1, escapes the default budget at seed 0 with "
      "Canvass off (bench/probe_mutants.py); kept out of the CI run (cost)"),
 )
+
+
+# ---- RAFT-DRIVE-NEW-LEADER-PRE-VOTE (session 15): a follower moved straight to a new leader
+
+
+class FollowerKeepsFetchedAcrossEpochs(RaftReplica):
+    """A follower keeps KIP-996's ``hasFetchedFromLeader`` when a leader of a higher epoch makes
+    it a follower again (the flag on the replica, reset only when it stops following, not on a
+    new ``FollowerState``), so it refuses an up-to-date pre-vote of the new epoch before its
+    first fetch from the new leader (RAFT-KIP996-PRE-VOTE-GRANT: only a fetch since it became
+    follower counts). RAFT-DRIVE-NEW-LEADER-PRE-VOTE: an election the follower does not hear
+    (macros.ElectWithout), then that pre-vote; red team
+    ``raft_scratch8:pre-vote-fetched-flag-survives-new-epoch``."""
+
+    def become_follower(self, epoch: int, leader: int) -> None:
+        kept = self.role == "follower" and self.has_fetched
+        super().become_follower(epoch, leader)
+        self.has_fetched = self.has_fetched or kept
+
+
+RAFT_MUTANTS += (
+    ("raft-follower-keeps-fetched-across-epochs", FollowerKeepsFetchedAcrossEpochs,
+     "a per-state flag kept on the replica (KIP-996)", False,
+     "RAFT-DRIVE-NEW-LEADER-PRE-VOTE's: guided run 138 at seed 0 (a guided run: the same at every seed), "
+     "escapes the default budget at seed 0 without the probe; kept out of the CI run (cost)"),
+)

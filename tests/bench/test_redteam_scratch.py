@@ -43,6 +43,7 @@ BASELINES = [
     ("raft", "raft_scratch5", "Correct"),
     ("raft", "raft_scratch6", "Correct"),
     ("raft", "raft_scratch7", "Correct"),
+    ("raft", "raft_scratch8", "Correct"),
     # voters
     ("voters", "voters_scratch", "Correct"),
     ("voters", "voters_scratch2", "Correct"),

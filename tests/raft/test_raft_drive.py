@@ -296,3 +296,32 @@ def test_crossed_vote_claims_and_a_diverging_fetch_are_injected() -> None:
     after, outputs = step(leader, fetches[0])
     answer = outputs[-1]
     assert after == leader and isinstance(answer, FetchResponse) and answer.diverging == (1, 2)
+
+
+def test_new_leader_pre_vote_probe_meets_a_follower_before_its_first_fetch() -> None:
+    """RAFT-DRIVE-NEW-LEADER-PRE-VOTE (kip-996, faults), first on paths k % 4 == 2: the followers
+    catch up, the leader resigns, a follower that fetched is moved straight to the next epoch's
+    follower by an election it does not hear, and is asked an up-to-date pre-vote of that epoch
+    before it fetches: the model grants it (a replica that keeps the fetched flag across its
+    followings refuses: red team raft_scratch8:pre-vote-fetched-flag-survives-new-epoch)."""
+    from kspec.conformance.drivers.macros import ElectWithout
+    from kspec.model.raft.state import Follower
+
+    driver = RaftDriver({"voters": 3, "observers": 0, "pre_vote": True, "kip853": True, "faults": True})
+    state = _elect_pre_vote(driver)
+    for begin in sorted(state.network.distinct(), key=repr):  # both voters follow replica 1
+        state = driver.model.next_state(state, Deliver(begin))
+    assert not any(isinstance(a, ElectWithout) for _, a in driver.probes(state, 0))
+    probes = driver.probes(state, 2)
+    at = next(i for i, (_, a) in enumerate(probes) if isinstance(a, ElectWithout))
+    assert [c for c, _ in probes[:at]][-3:] == ["resign", "network", "network"]
+    moved, vote = probes[at][1], probes[at + 1][1]
+    before = state
+    for _, action in probes[:at + 1]:
+        before = driver.resolve(before, action)
+    role = before.node(moved.absent).role
+    assert isinstance(role, Follower) and role.epoch == 2 and not role.fetched
+    assert isinstance(vote, Inject) and vote.message.pre_vote and vote.message.dst == moved.absent
+    assert vote.message.epoch == 2
+    answer = step(before.node(moved.absent), vote.message)[1][-1]
+    assert isinstance(answer, VoteResponse) and answer.granted
