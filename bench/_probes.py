@@ -140,10 +140,13 @@ def escaped(run: str) -> bool:
     return run.startswith("conforms")
 
 
-def bench(protocol: str, pairs: list[tuple[str, str]], doc: str) -> None:
+def bench(protocol: str, pairs: list[tuple[str, str]], doc: str,
+          not_alone: list[tuple[str, str]] | None = None) -> None:
     """The command line of a probe-mutant bench: ``pairs`` is (probe, mutant); prints a Markdown
     row per (probe, mutant, seed) with the catching run with the probe on and with it off; exits
-    1 when a mutant escapes some seed with its probe on or is caught at some seed with it off."""
+    1 when a mutant escapes some seed with its probe on or is caught at some seed with it off.
+    ``not_alone``: pairs measured as caught without the probe too, run and printed (marked) but
+    held only to the catch with the probe on."""
     ap = argparse.ArgumentParser(description=doc.splitlines()[0])
     ap.add_argument("--seeds", type=int, default=2, help="seeds 0..N-1 (probe on)")
     ap.add_argument("--off-seeds", type=int, default=None, help="seeds 0..M-1 with the probe off (default: --seeds)")
@@ -154,7 +157,8 @@ def bench(protocol: str, pairs: list[tuple[str, str]], doc: str) -> None:
     bad = False
     print("| probe | mutant | seed | probe on | probe off |")
     print("|---|---|---|---|---|", flush=True)
-    for probe, name in pairs:
+    known = set(not_alone or [])
+    for probe, name in [*pairs, *(not_alone or [])]:
         if args.only and name not in args.only and probe not in args.only:
             continue
         if CATALOGUE[name].protocol != protocol:
@@ -164,8 +168,10 @@ def bench(protocol: str, pairs: list[tuple[str, str]], doc: str) -> None:
         if not args.no_off:
             with probe_off(protocol, probe):
                 off = [catching_run(name, s) for s in range(off_seeds)]
-        bad |= any(escaped(r) or r.startswith("error") for r in on) or any(not escaped(r) for r in off)
+        bad |= any(escaped(r) or r.startswith("error") for r in on)
+        bad |= (probe, name) not in known and any(not escaped(r) for r in off)
+        mark = " (not its alone)" if (probe, name) in known else ""
         for s in range(max(args.seeds, len(off))):
-            print(f"| {probe} | `{name}` | {s} | {on[s] if s < len(on) else '-'} | {off[s] if s < len(off) else '-'} |",
-                  flush=True)
+            print(f"| {probe}{mark} | `{name}` | {s} | {on[s] if s < len(on) else '-'} "
+                  f"| {off[s] if s < len(off) else '-'} |", flush=True)
     sys.exit(1 if bad else 0)

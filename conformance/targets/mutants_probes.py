@@ -277,13 +277,13 @@ ENTRIES: tuple[tuple[str, str, type, str, bool, str], ...] = (
      "VOTERS-DRIVE-JOIN-PROBE's: guided run 42 at seeds 0 and 1, escapes the default budget at seeds 0 and 1 "
      "with the probe off (bench/voters_probe_mutants.py)"),
     ("share-load-keeps-straddling-batch", "share", LoadKeepsStraddlingBatch,
-     "a bound applied to whole items, not cut through one", True, "CutReload's (SHARE-DRIVE-CUT-BATCH)"),
+     "a bound applied to whole items, not cut through one", True,
+     "CutReload's (SHARE-DRIVE-CUT-BATCH): guided run 10 at seeds 0 and 1, escapes the default budget at seeds 0 "
+     "and 1 with CutReload off (bench/share_probe_mutants.py)"),
     ("share-pruned-load-from-log-start", "share", PrunedLoadFromLogStart,
      "recovery from what is left, not from what it stood for (Kafka 4.1-4.4)", True,
-     "ReinitPruneReload's (SHARE-DRIVE-PRUNE-RELOAD)"),
-    ("share-reload-keeps-start-image", "share", ReloadKeepsStartImage,
-     "configuration read where the current state is meant", True,
-     "ReloadWithoutTopic's (SHARE-WIT-IMAGE-FAILOVER)"),
+     "ReinitPruneReload's (SHARE-DRIVE-PRUNE-RELOAD): guided run 1 at seeds 0 and 1, escapes the default budget "
+     "at seeds 0 and 1 with ReinitPruneReload off (bench/share_probe_mutants.py)"),
     # written for a probe and caught by it first, but not its alone (kept: cheap, and a slip)
     ("voters-lapsed-observer-unattached-on-leaderless", "voters", LapsedObserverUnattachedOnLeaderless,
      "an answer without information taken for one", True,
@@ -304,6 +304,10 @@ ENTRIES: tuple[tuple[str, str, type, str, bool, str], ...] = (
      "a removed entry answered with the wrong refusal", True,
      "written for DeleteThenRead (guided run 17 at seeds 0 and 1), not its alone: with it off a guide-graph "
      "path catches it at guided run 26 (initialize, delete, read at snapshot limit 0)"),
+    ("share-reload-keeps-start-image", "share", ReloadKeepsStartImage,
+     "configuration read where the current state is meant", True,
+     "written for ReloadWithoutTopic (SHARE-WIT-IMAGE-FAILOVER; guided run 27 at seeds 0 and 1), not its alone: "
+     "with it off random runs catch it (runs 153 and 219 at seeds 0 and 1)"),
     ("voters-add-caught-up-at-last-fetch", "voters", AddCaughtUpAtLastFetch,
      "a condition judged at the wrong time", True,
      "written for VOTERS-DRIVE-UNCOMMITTED-ADD-PROBE (guided run 1 at seeds 0 and 1), not its alone: with it "

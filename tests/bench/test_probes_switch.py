@@ -62,6 +62,6 @@ def test_voters_probe_off_takes_nothing() -> None:
 def test_benches_name_catalogued_mutants_and_known_probes(bench: str) -> None:
     module = _load(bench)
     protocol = {"probe_mutants": "raft"}.get(bench, bench.split("_")[0])
-    for probe, name in module.PROBE_MUTANTS:
+    for probe, name in [*module.PROBE_MUTANTS, *module.NOT_ALONE]:
         assert CATALOGUE[name].protocol == protocol
         assert probe in PROBES.probes(protocol)
