@@ -22,7 +22,6 @@ from _probes import SHARE_PROBE_REQUESTS, bench
 PROBE_MUTANTS: list[tuple[str, str]] = [
     ("CutReload", "share-load-keeps-straddling-batch"),
     ("ReinitPruneReload", "share-pruned-load-from-log-start"),
-    ("SHARE-DRIVE-ROUTING-UNLOADED", "share-find-coordinator-needs-load"),
     *((SHARE_PROBE_REQUESTS, name) for name in (
         "share-delete-keeps-fences", "share-delete-without-tombstone", "share-replay-skips-tombstone",
         "share-summary-leader-epoch-from-fence", "share-summary-records-leader-epoch",
@@ -35,6 +34,7 @@ NOT_ALONE: list[tuple[str, str]] = [
     ("CutReload", "share-load-skips-empty-update"),
     ("DeleteThenRead", "share-deleted-read-unknown"),
     ("ReloadWithoutTopic", "share-reload-keeps-start-image"),
+    ("SHARE-DRIVE-ROUTING-UNLOADED", "share-find-coordinator-needs-load"),
 ]
 
 if __name__ == "__main__":

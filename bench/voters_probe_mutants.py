@@ -26,6 +26,9 @@ NOT_ALONE: list[tuple[str, str]] = [
     ("VOTERS-DRIVE-LEADERLESS-ANSWER-PROBE", "voters-lapsed-observer-unattached-on-leaderless"),
     ("VOTERS-DRIVE-UNCOMMITTED-ADD-PROBE", "voters-add-caught-up-to-commit"),
     ("VOTERS-DRIVE-UNCOMMITTED-ADD-PROBE", "voters-add-caught-up-at-last-fetch"),
+    ("VOTERS-DRIVE-FREE-PROBE", "voters-log-truncate-keeps-entry-at-end"),
+    ("VOTERS-DRIVE-FREE-PROBE", "voters-log-trim-drops-last"),
+    ("VOTERS-DRIVE-FREE-PROBE", "voters-log-restart-ignores-snapshot"),
 ]
 
 if __name__ == "__main__":
