@@ -23,6 +23,7 @@ PROBE_MUTANTS: list[tuple[str, str]] = [
 NOT_ALONE: list[tuple[str, str]] = [
     ("VOTERS-DRIVE-LAPSE-PROBE", "voters-observer-stuck-on-bootstrap"),
     ("VOTERS-DRIVE-DESCRIBE", "voters-added-voter-state-fresh"),
+    ("VOTERS-DRIVE-DESCRIBE", "voters-describe-committed-voters"),
     ("VOTERS-DRIVE-LEADERLESS-ANSWER-PROBE", "voters-lapsed-observer-unattached-on-leaderless"),
     ("VOTERS-DRIVE-UNCOMMITTED-ADD-PROBE", "voters-add-caught-up-to-commit"),
     ("VOTERS-DRIVE-UNCOMMITTED-ADD-PROBE", "voters-add-caught-up-at-last-fetch"),

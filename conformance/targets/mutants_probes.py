@@ -139,6 +139,28 @@ class AutoJoinSkipsCatchUp(VoterReplica):
             self.end_offsets[replica] = saved
 
 
+class DescribeCommittedVoters(VoterReplica):
+    """The leader's DescribeQuorum lists the voters of the last committed voter set, where the
+    set in force is the one at its log end, committed or not (RAFT-RULE-DESCRIBE-QUORUM over
+    VOTERS-RULE-EFFECT-ON-APPEND: Kafka's ``LeaderState`` switches its voter states when the VotersRecord
+    is appended). VOTERS-DRIVE-DESCRIBE ends a guided path with a DescribeQuorum at the leader,
+    some paths right after a voter change; the guide graph's own DescribeQuorum inputs reach it too."""
+
+    def on_DescribeQuorumRequest(self, req: dict[str, Any]) -> None:
+        history = self.control.voter_history
+        if self.role != "leader" or self.high_watermark is None or not history:
+            return super().on_DescribeQuorumRequest(req)
+        committed = self.control.value_at(history, self.high_watermark - 1)
+        if committed is None:
+            return super().on_DescribeQuorumRequest(req)
+        saved = self.voters
+        self.voters = sorted({r for r, _ in committed})
+        try:
+            return super().on_DescribeQuorumRequest(req)
+        finally:
+            self.voters = saved
+
+
 # ------------------------------------------------------------------------------ share
 
 
@@ -284,6 +306,10 @@ ENTRIES: tuple[tuple[str, str, type, str, bool, str], ...] = (
      "recovery from what is left, not from what it stood for (Kafka 4.1-4.4)", True,
      "ReinitPruneReload's (SHARE-DRIVE-PRUNE-RELOAD): guided run 1 at seeds 0 and 1, escapes the default budget "
      "at seeds 0 and 1 with ReinitPruneReload off (bench/share_probe_mutants.py)"),
+    ("voters-describe-committed-voters", "voters", DescribeCommittedVoters,
+     "a view built from the committed state where the current one is meant", True,
+     "written for VOTERS-DRIVE-DESCRIBE (guided run 25 at seeds 0 and 1), not its alone: the same guided run "
+     "catches it with the probe off (DescribeQuorum is an input of the guide graph too, category request)"),
     # written for a probe and caught by it first, but not its alone (kept: cheap, and a slip)
     ("voters-lapsed-observer-unattached-on-leaderless", "voters", LapsedObserverUnattachedOnLeaderless,
      "an answer without information taken for one", True,
