@@ -1,67 +1,41 @@
-"""The share mutants that only the probe requests reach (conformance/drivers/share.py:
-epochs, delete, summary, keys, batches), at the default budget over seeds, and each again with the
-probes off: a mutant the protocol actors alone also catch is not evidence for the probes.
+"""The share mutants that only the driver's probes reach (conformance/drivers/share.py: the probe
+requests of ``ShareSystem.probe_actions`` (epochs, delete, summary, keys, batches, ...), the
+composite steps and the guided paths' routing probe), at the default budget over seeds, and each
+again with its probe switched off (bench/_probes.py): a mutant the rest of the suite also
+catches is no evidence for the probe.
 
-    nice -n 10 python bench/share_probe_mutants.py [--seeds N] [--only NAME ...] [--no-baseline]
+    nice -n 10 python bench/share_probe_mutants.py [--seeds N] [--off-seeds M] [--only NAME ...]
 
-Prints a Markdown table (runs to detection and counterexample length per seed; the verdict
-with probes off at seed 0); exits 1 when a mutant is missed at some seed with probes on, or
-caught with them off.
+"probe requests" switches every probe request off at once (the driver's bound ``probes``; the
+composite steps go with it); a composite step (CutReload, DeleteThenRead, ...) is switched off
+alone, in guided and random runs; SHARE-DRIVE-ROUTING-UNLOADED is the guided paths' end.
+Prints a Markdown row per (probe, mutant, seed): the catching run with the probe on and with it
+off (g N: guided run N; r N: random run N; "conforms (N runs)": escaped the default budget);
+exits 1 when a mutant escapes some seed with its probe on or is caught at some seed with it off.
 """
 
 from __future__ import annotations
 
-import argparse
-import sys
+from _probes import SHARE_PROBE_REQUESTS, bench
 
-from kspec.conformance.drivers import guide
-from kspec.conformance.drivers import share as share_driver
-from kspec.conformance.drivers.runner import run_conformance
-from kspec.conformance.targets.mutants import CATALOGUE
-
-PROBE_MUTANTS = ("share-delete-keeps-fences", "share-delete-without-tombstone", "share-replay-skips-tombstone",
-                 "share-summary-leader-epoch-from-fence", "share-summary-records-leader-epoch",
-                 "share-write-records-higher-state-epoch", "share-stale-initialize-accepted",
-                 "share-initialize-unknown-partition", "share-fences-ignore-group", "share-start-offset-regresses",
-                 "share-merge-ignores-count", "share-image-before-fences")
-
-
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--seeds", type=int, default=5, help="seeds 0..N-1")
-    ap.add_argument("--only", nargs="*", default=None)
-    ap.add_argument("--no-baseline", action="store_true", help="skip the run with the probes off")
-    args = ap.parse_args()
-    names = args.only or list(PROBE_MUTANTS)
-    bad = False
-    print(f"| mutant | runs to detection (seeds 0..{args.seeds - 1}) | counterexample steps | probes off, seed 0 |")
-    print("|---|---|---|---|")
-    for name in names:
-        mutant = CATALOGUE[name]
-        runs, lengths = [], []
-        for seed in range(args.seeds):
-            result = run_conformance("share", mutant.target(), seed_value=seed, out_dir=None)
-            if result.verdict != "diverges":
-                bad = True
-                runs.append(f"**{result.verdict}**")
-                lengths.append("-")
-            else:
-                runs.append(str(result.first_runs if result.first_runs is not None else result.examples))
-                lengths.append(str(len(result.steps)))
-        baseline = "-"
-        if not args.no_baseline:
-            share_driver.BOUNDS["probes"] = False
-            guide._GRAPHS.clear()  # the guided graphs are cached by configuration, not by bounds
-            try:
-                off = run_conformance("share", mutant.target(), seed_value=0, out_dir=None)
-            finally:
-                share_driver.BOUNDS["probes"] = True
-                guide._GRAPHS.clear()
-            baseline = off.verdict
-            bad |= off.verdict == "diverges"
-        print(f"| `{name}` | {', '.join(runs)} | {', '.join(lengths)} | {baseline} |", flush=True)
-    sys.exit(1 if bad else 0)
-
+# (probe, a mutant written for it)
+PROBE_MUTANTS: list[tuple[str, str]] = [
+    ("CutReload", "share-load-keeps-straddling-batch"),
+    ("ReinitPruneReload", "share-pruned-load-from-log-start"),
+    *((SHARE_PROBE_REQUESTS, name) for name in (
+        "share-delete-keeps-fences", "share-delete-without-tombstone", "share-replay-skips-tombstone",
+        "share-summary-leader-epoch-from-fence", "share-summary-records-leader-epoch",
+        "share-write-records-higher-state-epoch", "share-stale-initialize-accepted",
+        "share-initialize-unknown-partition", "share-fences-ignore-group", "share-start-offset-regresses",
+        "share-merge-ignores-count", "share-image-before-fences")),
+]
+# written for a probe, caught by it first, not its alone (the catalogue's notes)
+NOT_ALONE: list[tuple[str, str]] = [
+    ("CutReload", "share-load-skips-empty-update"),
+    ("DeleteThenRead", "share-deleted-read-unknown"),
+    ("ReloadWithoutTopic", "share-reload-keeps-start-image"),
+    ("SHARE-DRIVE-ROUTING-UNLOADED", "share-find-coordinator-needs-load"),
+]
 
 if __name__ == "__main__":
-    main()
+    bench("share", PROBE_MUTANTS, __doc__ or "", NOT_ALONE)

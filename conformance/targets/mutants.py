@@ -615,6 +615,13 @@ CATALOGUE.update({n: Mutant(n, p, c, b) for n, p, c, b in _POWER})
 CATALOGUE.update({n: Mutant(n, "raft", c, b, default_budget=caught, note=note)
                   for n, c, b, caught, note in _POWER_RAFT})
 
+# The voters and share drivers' probe mutants (session 15, issue #17/#18): one per probe, each
+# entry's note names its probe (mutants_probes.py; bench/voters_probe_mutants.py,
+# bench/share_probe_mutants.py).
+from kspec.conformance.targets.mutants_probes import ENTRIES as _PROBES  # noqa: E402
+
+CATALOGUE.update({n: Mutant(n, p, c, b, default_budget=caught, note=note) for n, p, c, b, caught, note in _PROBES})
+
 NOT_IN_CATALOGUE: dict[str, str] = {}
 
 

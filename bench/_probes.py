@@ -1,0 +1,177 @@
+"""Switching one probe of a lockstep driver off, for the probe-mutant benches
+(bench/probe_mutants.py: raft, bench/voters_probe_mutants.py, bench/share_probe_mutants.py).
+
+Issue #17/#18: "each new observation and input kind has a mutant in the catalogue that only it
+catches". A bench runs each probe's mutant at the default budget (``run_conformance`` as
+``kspec conform PROTOCOL --target mutant:NAME --seed S``, liveness check included) with the
+probe on, then again with that one probe switched off: a mutant the rest of the suite also
+catches is no evidence for the probe.
+
+A probe is switched off here only, never in a driver (the drivers have no switch): the probe's
+function is replaced while inside :func:`probe_off`, and the guided graphs are explored again on
+each switch (``guide._GRAPHS`` is cached by configuration; some probes' steps are edges in it).
+
+* raft (``RaftDriver.probes``, RAFT-DRIVE-PROBE): a probe macro (``FirstAnswer``,
+  ``AbandonRound``, ``LateVote``, ``HeldFetch``, ``Retry``, ``Canvass``) by a ``resolve`` that does
+  not enable it (the probe that would take it takes nothing, or the next kind its rotation offers;
+  ``Canvass`` is a random-run macro too, off there as well); ``RAFT-DRIVE-TIMER-CHAIN`` by a
+  ``_timer_chain_probe`` that takes nothing.
+* voters (``VotersDriver.probes``): each ``VOTERS-DRIVE-*`` script a guided path ends with, by its
+  function returning nothing (``voters_log.probes`` for the log level's free-log script).
+* share: each composite step (``CutReload``, ``DeleteThenRead``, ``ReinitPruneReload``,
+  ``ReloadWithoutTopic``; in random runs too: they are candidates) by its ``_*_parts`` returning
+  None (not enabled anywhere); the routing probe of a guided path's end
+  (SHARE-DRIVE-ROUTING-UNLOADED) by ``ShareDriver.probes`` returning nothing; ``probe requests``
+  (every request of ``ShareSystem.probe_actions`` and with them every composite) by the driver's
+  bound ``probes`` off.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from kspec.conformance.drivers import guide, macros, voters_log
+from kspec.conformance.drivers import share as share_driver
+from kspec.conformance.drivers.raft import RaftDriver
+from kspec.conformance.drivers.runner import run_conformance
+from kspec.conformance.drivers.share import ShareDriver
+from kspec.conformance.drivers.voters import VotersDriver
+from kspec.conformance.targets.mutants import CATALOGUE
+
+TIMER_CHAIN = "RAFT-DRIVE-TIMER-CHAIN"
+RAFT_MACROS = ("FirstAnswer", "AbandonRound", "LateVote", "HeldFetch", "Retry", "Canvass")
+
+
+def _nothing(*_: Any) -> list[Any]:
+    return []
+
+
+def _none(*_: Any) -> None:
+    return None
+
+
+# protocol -> probe -> (owner, attribute, replacement)
+_SWITCHES: dict[str, dict[str, tuple[Any, str, Any]]] = {
+    "raft": {TIMER_CHAIN: (RaftDriver, "_timer_chain_probe", lambda self, state, k: ([], state))},
+    "voters": {
+        "VOTERS-DRIVE-JOIN-PROBE": (VotersDriver, "_join_probe", _nothing),
+        "VOTERS-DRIVE-LAPSE-PROBE": (VotersDriver, "_lapse_probe", _nothing),
+        "VOTERS-DRIVE-LEADERLESS-ANSWER-PROBE": (VotersDriver, "_leaderless_answer_probe", _nothing),
+        "VOTERS-DRIVE-UNCOMMITTED-ADD-PROBE": (VotersDriver, "_uncommitted_add_probe",
+                                               lambda self, state: ([], state)),
+        "VOTERS-DRIVE-DESCRIBE": (VotersDriver, "_describe_probe", staticmethod(_nothing)),
+        "VOTERS-DRIVE-FREE-PROBE": (voters_log, "probes", _nothing),
+    },
+    "share": {
+        "CutReload": (ShareDriver, "_cut_parts", _none),
+        "DeleteThenRead": (ShareDriver, "_delete_parts", _none),
+        "ReinitPruneReload": (ShareDriver, "_prune_parts", _none),
+        "ReloadWithoutTopic": (ShareDriver, "_reload_parts", _none),
+        "SHARE-DRIVE-ROUTING-UNLOADED": (ShareDriver, "probes", _nothing),
+    },
+}
+SHARE_PROBE_REQUESTS = "probe requests"
+
+
+def probes(protocol: str) -> list[str]:
+    """The probes :func:`probe_off` can switch off for ``protocol``."""
+    extra = {"raft": list(RAFT_MACROS), "share": [SHARE_PROBE_REQUESTS]}.get(protocol, [])
+    return [*extra, *_SWITCHES[protocol]]
+
+
+@contextmanager
+def probe_off(protocol: str, probe: str) -> Iterator[None]:
+    """The ``protocol`` driver without ``probe`` (one of :func:`probes`) while inside."""
+    saved: list[tuple[Any, str, Any]] = []
+
+    def patch(owner: Any, name: str, value: Any) -> None:
+        saved.append((owner, name, owner.__dict__[name]))  # __dict__: a staticmethod stays one
+        setattr(owner, name, value)
+
+    if protocol == "raft" and probe in RAFT_MACROS:
+        kind = getattr(macros, probe)
+        resolve = RaftDriver.resolve
+
+        def without(self: RaftDriver, state: Any, action: Any) -> Any:
+            return None if isinstance(action, kind) else resolve(self, state, action)
+
+        patch(RaftDriver, "resolve", without)
+    elif protocol == "share" and probe == SHARE_PROBE_REQUESTS:
+        before = share_driver.BOUNDS["probes"]
+        share_driver.BOUNDS["probes"] = False
+        saved.append((share_driver.BOUNDS, "probes", before))
+    else:
+        switch = _SWITCHES.get(protocol, {}).get(probe)
+        if switch is None:
+            raise SystemExit(f"probe_off: unknown {protocol} probe {probe!r} (known: {', '.join(probes(protocol))})")
+        patch(*switch)
+    guide._GRAPHS.clear()
+    try:
+        yield
+    finally:
+        for owner, name, value in reversed(saved):
+            if isinstance(owner, dict):
+                owner[name] = value
+            else:
+                setattr(owner, name, value)
+        guide._GRAPHS.clear()
+
+
+def catching_run(name: str, seed: int) -> str:
+    """The run that catches mutant ``name`` at ``seed`` at the default budget: ``gN`` (guided run
+    N), ``rN`` (random run N: the random runs come after every guided one), ``liveness check:
+    KIND`` (the lockstep runs conformed, the run's liveness check caught it), or the verdict and
+    the runs taken (``conforms (N runs)``: escaped)."""
+    mutant = CATALOGUE[name]
+    result = run_conformance(mutant.protocol, mutant.target(), seed_value=seed, out_dir=None)
+    if result.verdict == "diverges" and result.first_runs is None and result.finding is not None:
+        return f"liveness check: {result.finding.kind} ({result.examples} runs)"
+    if result.verdict != "diverges" or result.first_runs is None:
+        return f"{result.verdict} ({result.examples} runs)"
+    guided = result.first_runs <= result.coverage.guided_runs
+    return f"{'g' if guided else 'r'}{result.first_runs}"
+
+
+def escaped(run: str) -> bool:
+    return run.startswith("conforms")
+
+
+def bench(protocol: str, pairs: list[tuple[str, str]], doc: str,
+          not_alone: list[tuple[str, str]] | None = None) -> None:
+    """The command line of a probe-mutant bench: ``pairs`` is (probe, mutant); prints a Markdown
+    row per (probe, mutant, seed) with the catching run with the probe on and with it off; exits
+    1 when a mutant escapes some seed with its probe on or is caught at some seed with it off.
+    ``not_alone``: pairs measured as caught without the probe too, run and printed (marked) but
+    held only to the catch with the probe on."""
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
+    ap.add_argument("--seeds", type=int, default=2, help="seeds 0..N-1 (probe on)")
+    ap.add_argument("--off-seeds", type=int, default=None, help="seeds 0..M-1 with the probe off (default: --seeds)")
+    ap.add_argument("--only", nargs="*", default=None, help="mutant or probe names")
+    ap.add_argument("--no-off", action="store_true", help="skip the runs with the probe off")
+    args = ap.parse_args()
+    off_seeds = args.seeds if args.off_seeds is None else args.off_seeds
+    bad = False
+    print("| probe | mutant | seed | probe on | probe off |")
+    print("|---|---|---|---|---|", flush=True)
+    known = set(not_alone or [])
+    for probe, name in [*pairs, *(not_alone or [])]:
+        if args.only and name not in args.only and probe not in args.only:
+            continue
+        if CATALOGUE[name].protocol != protocol:
+            raise SystemExit(f"{name} is a {CATALOGUE[name].protocol} mutant, not {protocol}")
+        on = [catching_run(name, s) for s in range(args.seeds)]
+        off: list[str] = []
+        if not args.no_off:
+            with probe_off(protocol, probe):
+                off = [catching_run(name, s) for s in range(off_seeds)]
+        bad |= any(escaped(r) or r.startswith("error") for r in on)
+        bad |= (probe, name) not in known and any(not escaped(r) for r in off)
+        mark = " (not its alone)" if (probe, name) in known else ""
+        for s in range(max(args.seeds, len(off))):
+            print(f"| {probe}{mark} | `{name}` | {s} | {on[s] if s < len(on) else '-'} "
+                  f"| {off[s] if s < len(off) else '-'} |", flush=True)
+    sys.exit(1 if bad else 0)

@@ -1,0 +1,36 @@
+"""The voters mutants that only one of a guided path's probes catches (conformance/drivers/voters.py:
+VotersDriver.probes; conformance/targets/mutants_probes.py and mutants.py), at the default budget
+over seeds, and each again with its probe switched off (bench/_probes.py): a mutant the rest of
+the suite also catches is no evidence for the probe (issue #18: "a mutant only it catches").
+
+    nice -n 10 python bench/voters_probe_mutants.py [--seeds N] [--off-seeds M] [--only NAME ...]
+
+Prints a Markdown row per (probe, mutant, seed): the catching run with the probe on and with it
+off (g N: guided run N; r N: random run N; "conforms (N runs)": escaped the default budget);
+exits 1 when a mutant escapes some seed with its probe on or is caught at some seed with it off.
+"""
+
+from __future__ import annotations
+
+from _probes import bench
+
+# (probe, the mutant written for it)
+PROBE_MUTANTS: list[tuple[str, str]] = [
+    ("VOTERS-DRIVE-LEADERLESS-ANSWER-PROBE", "voters-lapse-ends-on-leaderless-answer"),
+    ("VOTERS-DRIVE-JOIN-PROBE", "voters-auto-join-skips-catch-up"),
+]
+# caught by the probe first, not its alone (docs/performance.md, "Probe mutants, session 15")
+NOT_ALONE: list[tuple[str, str]] = [
+    ("VOTERS-DRIVE-LAPSE-PROBE", "voters-observer-stuck-on-bootstrap"),
+    ("VOTERS-DRIVE-DESCRIBE", "voters-added-voter-state-fresh"),
+    ("VOTERS-DRIVE-DESCRIBE", "voters-describe-committed-voters"),
+    ("VOTERS-DRIVE-LEADERLESS-ANSWER-PROBE", "voters-lapsed-observer-unattached-on-leaderless"),
+    ("VOTERS-DRIVE-UNCOMMITTED-ADD-PROBE", "voters-add-caught-up-to-commit"),
+    ("VOTERS-DRIVE-UNCOMMITTED-ADD-PROBE", "voters-add-caught-up-at-last-fetch"),
+    ("VOTERS-DRIVE-FREE-PROBE", "voters-log-truncate-keeps-entry-at-end"),
+    ("VOTERS-DRIVE-FREE-PROBE", "voters-log-trim-drops-last"),
+    ("VOTERS-DRIVE-FREE-PROBE", "voters-log-restart-ignores-snapshot"),
+]
+
+if __name__ == "__main__":
+    bench("voters", PROBE_MUTANTS, __doc__ or "", NOT_ALONE)

@@ -1,0 +1,342 @@
+"""The voters and share drivers' probe mutants (issue #17/#18: "each new observation and input
+kind has a mutant in the catalogue that only it catches"), session 15.
+
+Each is the reference target with one slip in the state only one of the drivers' probes reaches
+(conformance/drivers/voters.py: ``VotersDriver.probes``; conformance/drivers/share.py: the
+composite steps), named in its entry's note. "Only it catches" is measured by
+``bench/voters_probe_mutants.py`` and ``bench/share_probe_mutants.py`` (bench/_probes.py switches
+that one probe off): caught with the probe at seeds 0 and 1, escaping the default budget without
+it (figures in docs/performance.md, "Probe mutants, session 15"). Registered in
+``mutants.CATALOGUE`` (the block at its end).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kspec.conformance.targets.reference.raft import NOT_LEADER
+from kspec.conformance.targets.reference.share import ShareShard
+from kspec.conformance.targets.reference.voters import VoterReplica
+
+# ------------------------------------------------------------------------------ voters
+
+
+class LapsedObserverUnattachedOnLeaderless(VoterReplica):
+    """An observer whose fetch timer lapsed takes a NOT_LEADER_OR_FOLLOWER answer of its epoch
+    that names no leader (a bootstrap server that has not learned the epoch's leader) for "this
+    epoch has no leader": it goes unattached in the epoch, forgetting the leader it follows,
+    where such an answer tells it nothing and it stays its leader's lapsed follower, asking the
+    next bootstrap server (VOTERS-RULE-OBSERVER-FETCH-TIMEOUT; Kafka's
+    ``maybeHandleCommonResponse`` ignores an answer of the current epoch without a leader).
+    VOTERS-DRIVE-LEADERLESS-ANSWER-PROBE ends a guided path with that answer; so does
+    VOTERS-DRIVE-LAPSE-PROBE where a path ends with a voter that knows no leader."""
+
+    def step(self, inp: dict[str, Any]) -> list[dict[str, Any]]:
+        if (self.fetch_lapsed and inp["type"] == "FetchResponse" and inp["epoch"] == self.epoch
+                and inp["error"] == NOT_LEADER and inp.get("leader") is None and self.role == "follower"):
+            self.out = []
+            self.fetch_lapsed = False
+            self.become_unattached(self.epoch)
+            self.persist()
+            return self.out
+        return super().step(inp)
+
+
+class AddCaughtUpAtLastFetch(VoterReplica):
+    """The leader judges an AddVoter's replica caught up against the log end it had when that
+    replica last fetched (the replica reached the end then), not against its log end now: a
+    non-voter that fetched to the end is added right after the leader appends more, where it is
+    behind (VOTERS-RULE-ADD step 7: caught up is the leader's log end, REQUEST_TIMED_OUT
+    otherwise). VOTERS-DRIVE-UNCOMMITTED-ADD-PROBE ends a guided path with the leader's append
+    and an AddVoter for each live non-voter; a guide-graph path that removes a voter and adds it
+    back reaches it too."""
+
+    def __init__(self, node_id: int, config: dict[str, Any], *args: Any) -> None:
+        super().__init__(node_id, config, *args)
+        self.end_at_fetch: dict[int, int] = {}  # replica -> this leader's log end at its last fetch
+
+    def on_valid_fetch(self, replica: int, offset: int) -> None:
+        self.end_at_fetch[replica] = self.end_offset
+        super().on_valid_fetch(replica, offset)
+
+    def reconfigure(self, inp: dict[str, Any]) -> None:
+        replica: int = inp.get("replica", -1)
+        if inp["type"] != "AddVoter" or self.role != "leader" or replica not in self.end_offsets \
+                or self.end_offsets[replica] != self.end_at_fetch.get(replica):
+            return super().reconfigure(inp)
+        saved = self.end_offsets[replica]
+        self.end_offsets[replica] = self.end_offset  # "caught up": it had the end when it fetched
+        try:
+            return super().reconfigure(inp)
+        finally:
+            self.end_offsets[replica] = saved
+
+
+class LapseEndsOnLeaderlessAnswer(VoterReplica):
+    """An observer whose fetch timer lapsed ends the lapse on any Fetch answer of its epoch,
+    one that names no leader too: it goes back to fetching from its leader alone, where only an
+    answer naming that leader (or the leader's own) ends the lapse and a bootstrap server that
+    does not know the leader sends it on to the next one (VOTERS-RULE-OBSERVER-FETCH-TIMEOUT).
+    The slip of red team voters_scratch5's ``lapse-ends-on-any-answer`` (session 13), in the
+    reference replica. VOTERS-DRIVE-LEADERLESS-ANSWER-PROBE ends a guided path with such an
+    answer and a fetch due at a bootstrap server that is not the observer's leader."""
+
+    def _still_lapsed(self, following: tuple[str, int, int | None], inp: dict[str, Any]) -> bool:
+        if inp["type"] == "FetchResponse" and inp["epoch"] == self.epoch:
+            return False
+        return super()._still_lapsed(following, inp)
+
+
+class AddCaughtUpToCommit(VoterReplica):
+    """The leader judges an AddVoter's replica caught up when it has fetched everything
+    committed (its fetch offset at the high watermark), not the leader's log end: a non-voter
+    that fetched to the end is added right after the leader appends, while it is behind
+    (VOTERS-RULE-ADD step 7, REQUEST_TIMED_OUT). The slip of red team voters_scratch5's
+    ``add-caught-up-to-high-watermark`` (session 13), in the reference replica.
+    VOTERS-DRIVE-UNCOMMITTED-ADD-PROBE ends a guided path with the leader's append and an
+    AddVoter for each live non-voter."""
+
+    def reconfigure(self, inp: dict[str, Any]) -> None:
+        replica: int = inp.get("replica", -1)
+        if inp["type"] != "AddVoter" or self.role != "leader" or self.high_watermark is None \
+                or self.end_offsets.get(replica, -1) < self.high_watermark:
+            return super().reconfigure(inp)
+        saved = self.end_offsets[replica]
+        self.end_offsets[replica] = self.end_offset  # "caught up": it holds what is committed
+        try:
+            return super().reconfigure(inp)
+        finally:
+            self.end_offsets[replica] = saved
+
+
+class AutoJoinSkipsCatchUp(VoterReplica):
+    """The leader takes an observer's own AddVoter request (controller auto-join, 4.2+) as
+    caught up: the catch-up check is applied to an administrator's AddVoter only, on the reading
+    that a replica asking to join is fetching anyway, so a joining observer that is behind the
+    leader's log end becomes a voter at once (VOTERS-RULE-AUTO-JOIN: the request is judged as
+    any AddVoter, VOTERS-RULE-ADD step 7, REQUEST_TIMED_OUT until caught up).
+    VOTERS-DRIVE-JOIN-PROBE ends a guided path with an observer's join timer and its request
+    delivered at once."""
+
+    joining = False  # inside the step of an observer's AddVoterRequest
+
+    def step(self, inp: dict[str, Any]) -> list[dict[str, Any]]:
+        self.joining = inp["type"] == "AddVoterRequest"
+        try:
+            return super().step(inp)
+        finally:
+            self.joining = False
+
+    def reconfigure(self, inp: dict[str, Any]) -> None:
+        replica: int = inp.get("replica", -1)
+        if not self.joining or self.role != "leader" or replica not in self.end_offsets:
+            return super().reconfigure(inp)
+        saved = self.end_offsets[replica]
+        self.end_offsets[replica] = self.end_offset  # taken as caught up
+        try:
+            return super().reconfigure(inp)
+        finally:
+            self.end_offsets[replica] = saved
+
+
+class DescribeCommittedVoters(VoterReplica):
+    """The leader's DescribeQuorum lists the voters of the last committed voter set, where the
+    set in force is the one at its log end, committed or not (RAFT-RULE-DESCRIBE-QUORUM over
+    VOTERS-RULE-EFFECT-ON-APPEND: Kafka's ``LeaderState`` switches its voter states when the VotersRecord
+    is appended). VOTERS-DRIVE-DESCRIBE ends a guided path with a DescribeQuorum at the leader,
+    some paths right after a voter change; the guide graph's own DescribeQuorum inputs reach it too."""
+
+    def on_DescribeQuorumRequest(self, req: dict[str, Any]) -> None:
+        history = self.control.voter_history
+        if self.role != "leader" or self.high_watermark is None or not history:
+            return super().on_DescribeQuorumRequest(req)
+        committed = self.control.value_at(history, self.high_watermark - 1)
+        if committed is None:
+            return super().on_DescribeQuorumRequest(req)
+        saved = self.voters
+        self.voters = sorted({r for r, _ in committed})
+        try:
+            return super().on_DescribeQuorumRequest(req)
+        finally:
+            self.voters = saved
+
+
+# ------------------------------------------------------------------------------ share
+
+
+class LoadSkipsEmptyUpdate(ShareShard):
+    """On load, a ShareUpdate that carries no state batches is replayed as "nothing to merge":
+    its start offset (and leader epoch) are taken, but the stored batches are not combined with
+    it, so a batch its start offset cuts stays whole below the start offset after a fail-over.
+    The live handler cuts it (its write replays through the merge), so the shard that wrote it
+    is right and the one that loads it is not (SHARE-RULE-COMBINE-CLIP on replay).
+    SHARE-DRIVE-CUT-BATCH's composite step ``CutReload`` writes such a cut and fails over."""
+
+    loading = False
+
+    def step(self, inp: dict[str, Any]) -> list[dict[str, Any]]:
+        self.loading = inp.get("type") == "Load"
+        try:
+            return super().step(inp)
+        finally:
+            self.loading = False
+
+    def replay_update(self, key: tuple[str, str, int], record: dict[str, Any]) -> None:
+        current = self.offsets.get(key)
+        if not (self.loading and current is not None and not record["state_batches"]):
+            super().replay_update(key, record)
+            return
+        kept = current["state_batches"]
+        super().replay_update(key, record)
+        self.offsets[key]["state_batches"] = kept
+
+
+class LoadKeepsStraddlingBatch(ShareShard):
+    """On load, a ShareUpdate's start offset drops the stored batches wholly below it but keeps
+    a batch it cuts (first offset below it, last at or above) whole, so after a fail-over the
+    offsets of that batch below the start offset are stored again; the live handler clips it
+    (SHARE-RULE-COMBINE-CLIP on replay). The slip of red team share_scratch5's
+    ``clip-keeps-straddling-batch`` (session 12), on the reference shard's load path alone.
+    SHARE-DRIVE-CUT-BATCH's composite step ``CutReload`` stores a multi-offset batch, cuts it
+    with a start offset inside it and fails over; the actors' menu moves the start offset only
+    past single-offset batches."""
+
+    loading = False
+
+    def step(self, inp: dict[str, Any]) -> list[dict[str, Any]]:
+        self.loading = inp.get("type") == "Load"
+        try:
+            return super().step(inp)
+        finally:
+            self.loading = False
+
+    def replay_update(self, key: tuple[str, str, int], record: dict[str, Any]) -> None:
+        current = self.offsets.get(key)
+        start = record["start_offset"]
+        straddling = [b for b in (current or {}).get("state_batches", []) if b[0] < start <= b[1]]
+        super().replay_update(key, record)
+        if not (self.loading and straddling):
+            return
+        stored = self.offsets[key]["state_batches"]
+        for first, last, state, count in straddling:
+            for b in stored:
+                if b[0] == start and b[1] <= last and b[2] == state and b[3] == count:
+                    b[0] = first  # kept whole
+                    break
+        stored.sort()
+
+
+class DeletedReadUnknown(ShareShard):
+    """A read of a share-partition whose tombstone the shard replayed (deleted, not initialized
+    again) is refused as an unknown topic-partition, the answer for a share-partition the
+    metadata image lacks, where a deleted share-partition has no state and the read is refused
+    as uninitialized, as for one never initialized (SHARE-RULE-DELETE, SHARE-WIT-DELETED-REFUSED).
+    The composite step ``DeleteThenRead`` initializes, deletes and reads."""
+
+    def reset(self) -> None:
+        super().reset()
+        self.deleted: set[tuple[str, str, int]] = set()
+
+    def replay_maps(self, record: dict[str, Any]) -> None:
+        k = record["key"]
+        key = (k["group_id"], k["topic_id"], k["partition"])
+        if record["type"] == "ShareTombstone":
+            self.deleted.add(key)
+        else:
+            self.deleted.discard(key)
+        super().replay_maps(record)
+
+    def on_ReadRequest(self, key: tuple[str, str, int], req: dict[str, Any]) -> tuple[list[Any], dict[str, Any]]:
+        if key in self.deleted and key not in self.offsets:
+            return [], self.response(req, "UNKNOWN_TOPIC_OR_PARTITION", "The topic-partition was deleted.")
+        return super().on_ReadRequest(key, req)
+
+
+class PrunedLoadFromLogStart(ShareShard):
+    """A shard loaded from a coordinator partition pruned below its redundant offset replays
+    the records from the log start offset only (what the runtime left), so a leader-epoch fence
+    that only a pruned record held is gone, where pruning is invisible: the answers are those of
+    the whole log (SHARE-RULE-PRUNE-INVISIBLE; Kafka 4.1-4.4 do this, the catalogued deviation
+    ``share-prune-forgets-leader-fence``). The composite step ``ReinitPruneReload``
+    (SHARE-DRIVE-PRUNE-RELOAD) reads at a new leader epoch, initializes again and loads pruned."""
+
+    def step(self, inp: dict[str, Any]) -> list[dict[str, Any]]:
+        start = int(inp.get("log_start_offset", 0)) if inp.get("type") == "Load" else 0
+        if start <= 0:
+            return super().step(inp)
+        self.reset()
+        self.log_end = start  # the records keep their offsets
+        for record in inp["records"][start:]:
+            self.replay(record)
+        return []
+
+
+class ReloadKeepsStartImage(ShareShard):
+    """A new shard (a fail-over's load) validates requests against the metadata image the
+    coordinator was configured with, not the broker's image as it is now: a topic deleted
+    before the fail-over is hosted again (SHARE-STATE-IMAGE; SHARE-RULE-METADATA-UPDATE).
+    The composite step ``ReloadWithoutTopic`` (SHARE-WIT-IMAGE-FAILOVER) stores the doomed
+    topic's state, deletes the topic, fails over and reads."""
+
+    def __init__(self, snapshot_limit: int, image: list[list[Any]] | None) -> None:
+        super().__init__(snapshot_limit, image)
+        self.start_image = self.image
+
+    def step(self, inp: dict[str, Any]) -> list[dict[str, Any]]:
+        if inp.get("type") == "Load":
+            self.image = self.start_image
+        return super().step(inp)
+
+
+# (name, protocol, class, bug class, caught by the CI run at the default budget, note)
+ENTRIES: tuple[tuple[str, str, type, str, bool, str], ...] = (
+    ("voters-lapse-ends-on-leaderless-answer", "voters", LapseEndsOnLeaderlessAnswer,
+     "an answer without information taken for one", True,
+     "VOTERS-DRIVE-LEADERLESS-ANSWER-PROBE's: guided run 15 at seeds 0 and 1, escapes the default budget at "
+     "seeds 0 and 1 with the probe off (bench/voters_probe_mutants.py)"),
+    ("voters-auto-join-skips-catch-up", "voters", AutoJoinSkipsCatchUp,
+     "a precondition checked on one path of two", True,
+     "VOTERS-DRIVE-JOIN-PROBE's: guided run 42 at seeds 0 and 1, escapes the default budget at seeds 0 and 1 "
+     "with the probe off (bench/voters_probe_mutants.py)"),
+    ("share-load-keeps-straddling-batch", "share", LoadKeepsStraddlingBatch,
+     "a bound applied to whole items, not cut through one", True,
+     "CutReload's (SHARE-DRIVE-CUT-BATCH): guided run 10 at seeds 0 and 1, escapes the default budget at seeds 0 "
+     "and 1 with CutReload off (bench/share_probe_mutants.py)"),
+    ("share-pruned-load-from-log-start", "share", PrunedLoadFromLogStart,
+     "recovery from what is left, not from what it stood for (Kafka 4.1-4.4)", True,
+     "ReinitPruneReload's (SHARE-DRIVE-PRUNE-RELOAD): guided run 1 at seeds 0 and 1, escapes the default budget "
+     "at seeds 0 and 1 with ReinitPruneReload off (bench/share_probe_mutants.py)"),
+    ("voters-describe-committed-voters", "voters", DescribeCommittedVoters,
+     "a view built from the committed state where the current one is meant", True,
+     "written for VOTERS-DRIVE-DESCRIBE (guided run 25 at seeds 0 and 1), not its alone: the same guided run "
+     "catches it with the probe off (DescribeQuorum is an input of the guide graph too, category request)"),
+    # written for a probe and caught by it first, but not its alone (kept: cheap, and a slip)
+    ("voters-lapsed-observer-unattached-on-leaderless", "voters", LapsedObserverUnattachedOnLeaderless,
+     "an answer without information taken for one", True,
+     "written for VOTERS-DRIVE-LEADERLESS-ANSWER-PROBE (guided run 15 at seeds 0 and 1), not its alone: with "
+     "it off VOTERS-DRIVE-LAPSE-PROBE catches it at guided run 50 (a path that ends with a voter that knows no "
+     "leader in the observer's epoch)"),
+    ("voters-add-caught-up-to-commit", "voters", AddCaughtUpToCommit,
+     "a condition judged against the wrong bound", True,
+     "written for VOTERS-DRIVE-UNCOMMITTED-ADD-PROBE (guided run 1 at seeds 0 and 1), not its alone: with it "
+     "off a guide-graph path catches it at guided run 35 (the leader's client append, then an AddVoter of the "
+     "observer, in the auto-join configuration)"),
+    ("share-load-skips-empty-update", "share", LoadSkipsEmptyUpdate,
+     "replay differs from the handlers (an empty delta skipped)", True,
+     "written for CutReload (guided run 10 at seeds 0 and 1), not its alone: with it off a guide-graph path "
+     "catches it at guided run 117 (a menu write whose start offset passes a single-offset batch stores an "
+     "update without batches)"),
+    ("share-deleted-read-unknown", "share", DeletedReadUnknown,
+     "a removed entry answered with the wrong refusal", True,
+     "written for DeleteThenRead (guided run 17 at seeds 0 and 1), not its alone: with it off a guide-graph "
+     "path catches it at guided run 26 (initialize, delete, read at snapshot limit 0)"),
+    ("share-reload-keeps-start-image", "share", ReloadKeepsStartImage,
+     "configuration read where the current state is meant", True,
+     "written for ReloadWithoutTopic (SHARE-WIT-IMAGE-FAILOVER; guided run 27 at seeds 0 and 1), not its alone: "
+     "with it off random runs catch it (runs 153 and 219 at seeds 0 and 1)"),
+    ("voters-add-caught-up-at-last-fetch", "voters", AddCaughtUpAtLastFetch,
+     "a condition judged at the wrong time", True,
+     "written for VOTERS-DRIVE-UNCOMMITTED-ADD-PROBE (guided run 1 at seeds 0 and 1), not its alone: with it "
+     "off a guide-graph path catches it at guided run 32 (a lone leader removes a voter, which commits at "
+     "once, then adds it back)"),
+)
