@@ -759,7 +759,24 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
             out += resend
         chain, state = self._timer_chain_probe(state, k)
         duplicate, state = self._duplicate_vote_probe(state, k)
-        return out + chain + duplicate
+        long_payload, state = self._long_payload_probe(state, k)
+        return out + chain + duplicate + long_payload
+
+    def _long_payload_probe(self, state: Raft, k: int) -> tuple[list[tuple[str, Any]], Raft]:
+        """RAFT-DRIVE-LONG-PAYLOAD, last on every fourth guided path (``k % 4 == 3``): where a
+        leader's client append is offered, the longest payload (RAFT-DRIVE-PAYLOAD's 256 bytes,
+        category ``payload``, which the guided graph leaves to the random runs), so a record
+        whose length a port keeps in one byte is seen by a guided run, not by a random draw of
+        that category. Nothing where no leader may append (the append budget spent)."""
+        if k % 4 != 3:
+            return [], state
+        longest = max(PAYLOADS, key=len)
+        for category, action in self.candidates(state):
+            if category == "payload" and isinstance(action, Fire) and action.input == ClientAppend(longest):
+                after = self.resolve(state, action)
+                if after is not None:
+                    return [(category, action)], after
+        return [], state
 
     def _duplicate_vote_probe(self, state: Raft, k: int) -> tuple[list[tuple[str, Any]], Raft]:
         """RAFT-DRIVE-DUPLICATE-VOTE, last on a guided path (four or more voters, with faults):
