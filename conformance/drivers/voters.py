@@ -488,7 +488,7 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
             return []
         script: list[tuple[str, Any]] = []
         s: Any = state
-        for category, action in (("reconfig", Fire(leader.id, RemoveVoter(leader.id, directory_of(leader.id)))),
+        for category, action in (("reconfig", Fire(leader.id, RemoveVoter(leader.id, directory_of(leader.id)))),  # type: ignore[arg-type]
                                  ("replicate", macros.Replicate(leader.id))):
             after = self.resolve(s, action) if (category, action) in self.candidates(s) else None
             if after is None:
