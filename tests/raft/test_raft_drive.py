@@ -296,3 +296,24 @@ def test_crossed_vote_claims_and_a_diverging_fetch_are_injected() -> None:
     after, outputs = step(leader, fetches[0])
     answer = outputs[-1]
     assert after == leader and isinstance(answer, FetchResponse) and answer.diverging == (1, 2)
+
+
+def test_duplicate_vote_probe_delivers_one_grant_twice() -> None:
+    """RAFT-DRIVE-DUPLICATE-VOTE: with five voters a guided path ends with a voter standing, one
+    grant and a copy of it, each step offered in its category; the candidate holds two votes of
+    five and stays a candidate. Nothing with three voters, where a copy cannot decide a majority."""
+    from kspec.conformance.drivers.macros import DeliverTwice
+
+    driver = RaftDriver(next(c for c in CONFIGS if c["voters"] == 5))
+    start = driver.init_state()
+    steps, after = driver._duplicate_vote_probe(start, 0)
+    assert [c for c, _ in steps] == ["timer", "deliver", "redeliver"]
+    state = start
+    for category, action in steps:
+        assert (category, action) in driver.candidates(state), (category, action)
+        state = driver.resolve(state, action)
+    copy = steps[-1][1]
+    assert state == after and isinstance(copy, DeliverTwice) and copy.message.granted
+    assert state.node(copy.message.dst).role_name == "candidate"
+    three = RaftDriver(CONFIGS[0])
+    assert three._duplicate_vote_probe(three.init_state(), 0)[0] == []
