@@ -762,7 +762,96 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
             resend, state = self._resend_probe(state, k)
             out += resend
         chain, state = self._timer_chain_probe(state, k)
-        return out + chain
+        duplicate, state = self._duplicate_vote_probe(state, k)
+        long_payload, state = self._long_payload_probe(state, k)
+        return out + chain + duplicate + long_payload
+
+    def _long_payload_probe(self, state: Raft, k: int) -> tuple[list[tuple[str, Any]], Raft]:
+        """RAFT-DRIVE-LONG-PAYLOAD, last on every fourth guided path (``k % 4 == 3``): where a
+        leader's client append is offered, the longest payload (RAFT-DRIVE-PAYLOAD's 256 bytes,
+        category ``payload``, which the guided graph leaves to the random runs), so a record
+        whose length a port keeps in one byte is seen by a guided run, not by a random draw of
+        that category. Nothing where no leader may append (the append budget spent)."""
+        if k % 4 != 3:
+            return [], state
+        longest = max(PAYLOADS, key=len)
+        for category, action in self.candidates(state):
+            if category == "payload" and isinstance(action, Fire) and action.input == ClientAppend(longest):
+                after = self.resolve(state, action)
+                if after is not None:
+                    return [(category, action)], after
+        return [], state
+
+    def _duplicate_vote_probe(self, state: Raft, k: int) -> tuple[list[tuple[str, Any]], Raft]:
+        """RAFT-DRIVE-DUPLICATE-VOTE, last on a guided path (four or more voters, with faults):
+        a voter (the ``k``-th that can, rotating) stands (its timer; with pre-vote, the pre-vote
+        requests and answers delivered one at a time until it is a candidate), one VoteRequest
+        is delivered to a voter that grants it, and that VoteResponse arrives twice
+        (macros.DeliverTwice, category ``redeliver``). A candidate's votes are a set (Raft's
+        ``votesGranted``; Kafka's ``CandidateState`` records a voter's grant once): with a
+        majority of three, itself, one grant and its copy are no majority, and a candidate that
+        counts answers wins there. Random runs seldom deliver a copy of the one answer that
+        separates two and three counted votes (red team ``raft:duplicate-vote-counted``: caught
+        by random runs ~208-253 at seed 0 in session 10, escaped it since). Each step only where
+        the driver offers it; nothing where the model enables no such round."""
+        voters = sorted(self.model.voter_ids)
+        if len(voters) < 4 or not self.config["faults"]:
+            return [], state
+        for j in range(len(voters)):
+            found = self._stand_with_one_copy(state, voters[(k + j) % len(voters)])
+            if found is not None:
+                return found
+        return [], state
+
+    def _stand_with_one_copy(self, state: Raft, c: int) -> tuple[list[tuple[str, Any]], Raft] | None:
+        """Voter ``c`` stands, one voter grants its vote, the answer arrives twice (see
+        :meth:`_duplicate_vote_probe`); the steps and the state after, or None."""
+        def offered(s: Raft, category: str, action: Any) -> Raft | None:
+            return self.resolve(s, action) if (category, action) in self.candidates(s) else None
+
+        def standing(s: Raft) -> bool:
+            return isinstance(s.node(c).role, Candidate | Prospective)
+
+        if isinstance(state.node(c).role, Down | Leader | Candidate | Prospective):
+            return None
+        script: list[tuple[str, Any]] = []
+        s = state
+        for timer in (FetchTimeout(), ElectionTimeout()):
+            after = offered(s, "timer", Fire(c, timer))
+            if after is not None and standing(after):
+                script.append(("timer", Fire(c, timer)))
+                s = after
+                break
+        else:
+            return None
+        epoch = s.node(c).epoch
+        # with pre-vote: the round's requests, then their answers, one at a time until it stands
+        for _ in range(4 * len(self.model.voter_ids)):
+            if not isinstance(s.node(c).role, Prospective):
+                break
+            pending = sorted((m for m in s.network.distinct() if isinstance(m, VoteRequest | VoteResponse)
+                              and m.pre_vote and (m.src == c or m.dst == c)), key=repr)
+            step = next(((d, a) for m in pending if (a := offered(s, "deliver", d := Deliver(m))) is not None), None)
+            if step is None:
+                return None
+            script.append(("deliver", step[0]))
+            s = step[1]
+        if not isinstance(s.node(c).role, Candidate) or s.node(c).epoch < epoch:
+            return None
+        requests = sorted((m for m in s.network.distinct() if isinstance(m, VoteRequest) and not m.pre_vote
+                           and m.src == c and m.epoch == s.node(c).epoch), key=repr)
+        for request in requests:
+            asked = offered(s, "deliver", Deliver(request))
+            if asked is None:
+                continue
+            answer = next((m for m in asked.network.distinct() if isinstance(m, VoteResponse) and not m.pre_vote
+                           and m.src == request.dst and m.dst == c and m.granted), None)
+            if answer is None:
+                continue
+            twice = offered(asked, "redeliver", macros.DeliverTwice(answer))
+            if twice is not None and isinstance(twice.node(c).role, Candidate):
+                return [*script, ("deliver", Deliver(request)), ("redeliver", macros.DeliverTwice(answer))], twice
+        return None
 
     def _truncated_pre_vote_probe(self, state: Raft) -> tuple[list[tuple[str, Any]], Raft]:
         """RAFT-DRIVE-TRUNCATED-PRE-VOTE (kip-996), after the other probes: a deposition

@@ -70,6 +70,19 @@ class ConformResult:
     deviation: str | None = None  # the catalogued deviation that explains the divergence, if one does
     liveness: Any = None  # raft_liveness.LivenessReport / voters_liveness.ReconfigReport (None: not run)
 
+    @property
+    def phase(self) -> str | None:
+        """Which phase found the divergence: ``guided`` (a guided path or its probes, runs
+        1..guided_runs, deterministic whatever the seed), ``random`` (a Hypothesis run: a draw
+        that moves whenever a driver's categories, weights or inputs change), ``liveness``
+        (the liveness check after the runs conformed); None when nothing diverged."""
+        if self.finding is None or self.verdict != "diverges":
+            return None
+        if self.first_runs is None:  # no run failed: the liveness check's suffix did
+            return "liveness"
+        guided = self.coverage.guided_runs if self.coverage is not None else 0
+        return "guided" if self.first_runs <= guided else "random"
+
     def to_json(self) -> dict[str, Any]:
         return {"protocol": self.protocol, "target": self.target, "verdict": self.verdict,
                 "examples": self.examples, "seconds": round(self.seconds, 3), "seed": self.seed,
@@ -78,6 +91,7 @@ class ConformResult:
                 "deviation": self.deviation, "steps": len(self.steps),
                 "runs_to_detection": self.first_runs if self.finding is not None and self.verdict == "diverges"
                 else None,
+                "phase": self.phase,
                 "cover": self.cover,
                 **({"liveness": self.liveness.to_json(), "liveness_witnesses": dict(self.liveness.witnesses),
                     "liveness_suffixes": self.liveness.suffixes,

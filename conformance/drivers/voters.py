@@ -459,7 +459,47 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
                 # the auto-join configuration: the observer's request, then the lapse probes
                 return join + self._replica_probes(state, k)
             added, after = self._uncommitted_add_probe(state)
-            return self._describe_probe(state) + added + self._replica_probes(after, k)
+            out = self._describe_probe(state) + added + self._replica_probes(after, k)
+            return out + self._unreachable_leader_probe(self._after_probes(state, out), k)
+        return []
+
+    def _after_probes(self, state: Voters, steps: list[tuple[str, Any]]) -> Voters:
+        """The state after ``steps``, each kept only where the model enables it (as
+        ``guide.with_probes`` keeps a driver's probes)."""
+        for _category, action in steps:
+            after = self.resolve(state, action)
+            state = state if after is None else after
+        return state
+
+    def _unreachable_leader_probe(self, state: Voters, k: int) -> list[tuple[str, Any]]:
+        """VOTERS-DRIVE-UNREACHABLE-RESTART (replica level, with faults): every fourth guided path
+        (``k % 4 == 1``) ends, where a leader L can remove itself, with its RemoveVoter(L), a
+        replication (``macros.Replicate``: its followers take the VotersRecord, which commits, and
+        L resigns) and a reboot of the first live follower of L whose voter set no longer holds L
+        (VOTERS-RULE-LEADER-UNREACHABLE: it comes back unattached in L's epoch, keeping L's id,
+        and fetches from no one). Random runs need the removal, its replication and the crash of
+        such a follower before its next election, in that order (session 14: one input moved
+        category and the only catch, a random run's, went). Each step only where the driver
+        offers it (a guided run takes nothing else); nothing where one is not offered."""
+        if k % 4 != 1:
+            return []
+        leader = next((n for n in state.nodes if isinstance(n.role, Leader)), None)
+        if leader is None:
+            return []
+        script: list[tuple[str, Any]] = []
+        s: Any = state
+        for category, action in (("reconfig", Fire(leader.id, RemoveVoter(leader.id, directory_of(leader.id)))),  # type: ignore[arg-type]
+                                 ("replicate", macros.Replicate(leader.id))):
+            after = self.resolve(s, action) if (category, action) in self.candidates(s) else None
+            if after is None:
+                return []
+            script.append((category, action))
+            s = after
+        for n in s.nodes:
+            if isinstance(n.role, Follower) and n.role.leader == leader.id and leader.id not in n.voters:
+                reboot = ("crash", Reboot(n.id))
+                if reboot in self.candidates(s) and self.resolve(s, reboot[1]) is not None:
+                    return [*script, reboot]
         return []
 
     @staticmethod

@@ -583,7 +583,8 @@ CATALOGUE: dict[str, Mutant] = {m.name: m for m in (
     Mutant("voters-restart-follows-unreachable-leader", "voters", RestartFollowsUnreachableLeader,
            "peer assumed reachable after a restart",
            note="needs a replica to restart while its leader is outside its voter set (a leader that removed "
-                "itself, or a voter set truncated on a depose)"),
+                "itself, or a voter set truncated on a depose): VOTERS-DRIVE-UNREACHABLE-RESTART's, guided run 36 "
+                "at seeds 0 and 1 (before it, random run 300 at seed 0 only)"),
     Mutant("voters-observer-fetches-voter", "voters", ObserverFetchesVoter,
            "configuration list confused with the live membership",
            note="needs an observer without a leader after a voter change (a restart, or an epoch learnt "

@@ -518,3 +518,33 @@ RAFT_MUTANTS += (
      "RAFT-DRIVE-NEW-LEADER-PRE-VOTE's: guided run 138 at seed 0 (a guided run: the same at every seed), "
      "escapes the default budget at seed 0 without the probe; kept out of the CI run (cost)"),
 )
+
+
+class VoteCopiesCounted(RaftReplica):
+    """A candidate tallies the granted answers it received, not the voters that granted: a
+    VoteResponse that arrives twice (a duplicate on the wire, a retried answer) counts twice, so
+    where a majority is three (four or five voters) a candidate with one real grant leads
+    (Raft's ``votesGranted`` is a set; RAFT-DRIVE-DUPLICATE-VOTE delivers the copy)."""
+
+    def become_candidate(self) -> None:
+        self.answers = [self.id]  # the tally, one entry per granting answer
+        super().become_candidate()
+
+    def on_vote_response(self, resp: dict[str, Any]) -> None:
+        if self.role != "candidate" or resp["src"] not in self.voters:
+            return
+        if not resp["granted"]:
+            super().on_vote_response(resp)
+            return
+        self.granted.add(resp["src"])
+        self.answers = [*getattr(self, "answers", [self.id]), resp["src"]]
+        if len(self.answers) >= len(self.voters) // 2 + 1:
+            self.become_leader()
+
+
+RAFT_MUTANTS += (  # appended as one block (session 15, raftfetch)
+    ("raft-vote-copies-counted", VoteCopiesCounted, "a tally of answers, not of voters (duplicate counted)", True,
+     "RAFT-DRIVE-DUPLICATE-VOTE's: guided run 40 at seeds 0 and 1 (the four-voter kip-595 shape); with the "
+     "probe off no lockstep run catches it at seed 0, only the liveness check's timed run (its prefix, drawn "
+     "with faults, happened to deliver a granted VoteResponse twice)"),
+)

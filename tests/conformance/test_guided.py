@@ -58,12 +58,13 @@ def test_a_deep_mutant_is_caught_by_guided_paths_alone(tmp_path: Path) -> None:
     assert doc["runs_to_detection"] == result.first_runs and 1 <= result.first_runs <= 300
     assert doc["examples"] == result.first_runs  # generated runs, shrinking not counted
     assert doc["coverage"]["guided_runs"] == result.first_runs and doc["coverage"]["random_runs"] == 0
+    assert doc["phase"] == "guided"  # bench/random_only_catches.py tells the phases apart by it
 
 
 def test_the_report_counts_coverage_and_input_kinds(tmp_path: Path) -> None:
     result = run_conformance("share", reference_target("share"), examples=40, out_dir=tmp_path)
     doc = result.to_json()
-    assert doc["verdict"] == "conforms" and doc["runs_to_detection"] is None
+    assert doc["verdict"] == "conforms" and doc["runs_to_detection"] is None and doc["phase"] is None
     cov = doc["coverage"]
     assert cov["guided_runs"] == 20 and cov["random_runs"] >= 1
     assert 0 < cov["edges_covered"] <= cov["edges_total"]

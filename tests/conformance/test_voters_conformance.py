@@ -20,6 +20,7 @@ from kspec.conformance.counterexample import read_counterexample
 from kspec.conformance.drivers import PROTOCOLS, voters_log
 from kspec.conformance.drivers.runner import run_conformance
 from kspec.conformance.drivers.voters import (
+    CONFIGS,
     Ignored,
     StartUp,
     VotersDriver,
@@ -311,3 +312,23 @@ def test_uncommitted_add_probe_asks_right_after_an_append() -> None:
     (event,) = driver.events(after, script[1][1], after)
     assert event.input["type"] == "AddVoter" and event.input["replica"] == 4
     assert [o.get("error") for o in event.model_outputs] == ["REQUEST_TIMED_OUT"]
+
+
+def test_unreachable_leader_probe_reboots_a_follower_of_a_removed_leader() -> None:
+    """VOTERS-DRIVE-UNREACHABLE-RESTART: on every fourth path the leader removes itself, the
+    VotersRecord is replicated and a follower whose set no longer holds the leader reboots: it
+    comes back unattached, keeping the leader's id (VOTERS-RULE-LEADER-UNREACHABLE); each step
+    offered in its category. Nothing on the other paths, nor without faults (no crash offered)."""
+    driver = VotersDriver(CONFIGS[0])
+    start = driver.resolve(driver.init_state(), StartUp())
+    steps = driver._unreachable_leader_probe(start, 1)
+    assert [c for c, _ in steps] == ["reconfig", "replicate", "crash"]
+    state = start
+    for category, action in steps:
+        assert (category, action) in driver.candidates(state), (category, action)
+        state = driver.resolve(state, action)
+    rebooted = state.node(steps[-1][1].node)
+    assert type(rebooted.role).__name__ == "Unattached" and rebooted.role.leader == 1 and 1 not in rebooted.voters
+    assert driver._unreachable_leader_probe(start, 0) == []
+    calm = VotersDriver(next(c for c in CONFIGS if c.get("faults") is False))
+    assert calm._unreachable_leader_probe(calm.resolve(calm.init_state(), StartUp()), 1) == []

@@ -325,3 +325,24 @@ def test_new_leader_pre_vote_probe_meets_a_follower_before_its_first_fetch() -> 
     assert vote.message.epoch == 2
     answer = step(before.node(moved.absent), vote.message)[1][-1]
     assert isinstance(answer, VoteResponse) and answer.granted
+
+
+def test_duplicate_vote_probe_delivers_one_grant_twice() -> None:
+    """RAFT-DRIVE-DUPLICATE-VOTE: with five voters a guided path ends with a voter standing, one
+    grant and a copy of it, each step offered in its category; the candidate holds two votes of
+    five and stays a candidate. Nothing with three voters, where a copy cannot decide a majority."""
+    from kspec.conformance.drivers.macros import DeliverTwice
+
+    driver = RaftDriver(next(c for c in CONFIGS if c["voters"] == 5))
+    start = driver.init_state()
+    steps, after = driver._duplicate_vote_probe(start, 0)
+    assert [c for c, _ in steps] == ["timer", "deliver", "redeliver"]
+    state = start
+    for category, action in steps:
+        assert (category, action) in driver.candidates(state), (category, action)
+        state = driver.resolve(state, action)
+    copy = steps[-1][1]
+    assert state == after and isinstance(copy, DeliverTwice) and copy.message.granted
+    assert state.node(copy.message.dst).role_name == "candidate"
+    three = RaftDriver(CONFIGS[0])
+    assert three._duplicate_vote_probe(three.init_state(), 0)[0] == []
