@@ -16,6 +16,7 @@ heartbeat test kept on the literal ``heartbeats``.
 
 from __future__ import annotations
 
+from types import MappingProxyType
 from typing import Any
 
 from redteam._targets import register, subclass
@@ -105,7 +106,14 @@ class ConnectDotSuffixFolded(DefaultPolicy):
                 or topic.endswith("-internal"))
 
 
-Correct = subclass(globals(), "Correct", PolicyTarget)
+class Kip1016Target(PolicyTarget):
+    """scratch5's target, declaring that its policies read KIP-1016's heartbeats-topic name (its
+    ``DefaultPolicy`` does): the driver then configures one (MM2-DRIVE-HEARTBEATS-NAME)."""
+
+    model_config = MappingProxyType({"heartbeats_topic_name": True})
+
+
+Correct = subclass(globals(), "Correct", Kip1016Target)
 CORRECT = "Correct"
 
 BUGS: dict[str, type[DefaultPolicy]] = {
@@ -123,4 +131,4 @@ def _slot(policy: type[DefaultPolicy]) -> tuple[str, dict[str, Any]]:
     return policy.__name__ + "Target", {slot: policy, "__doc__": policy.__doc__}
 
 
-TARGETS = register(globals(), PolicyTarget, BUGS, _slot)
+TARGETS = register(globals(), Kip1016Target, BUGS, _slot)
