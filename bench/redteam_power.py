@@ -54,6 +54,7 @@ MODULE_LINES: tuple[tuple[str, str], ...] = (
     ("voters", "voters_scratch4"),
     ("voters", "voters_scratch5"),
     ("voters", "voters_scratch6"),
+    ("voters", "voters_scratch7"),
     # share
     ("share", "share"),
     ("share", "share_scratch"),
@@ -70,6 +71,7 @@ MODULE_LINES: tuple[tuple[str, str], ...] = (
     ("mm2", "mm2_scratch4"),
     ("mm2", "mm2_scratch5"),
     ("mm2", "mm2_scratch6"),
+    ("mm2", "mm2_scratch7"),
     # streams
     ("streams", "streams"),
     ("streams", "streams_scratch"),

@@ -60,6 +60,7 @@ from kspec.model.mm2.calls import (
     answer,
 )
 from kspec.model.mm2.policy import (
+    DEFAULT_HEARTBEATS_TOPIC,
     INTERNAL_RULE_4X,
     INTERNAL_RULES,
     DefaultReplicationPolicy,
@@ -106,6 +107,26 @@ MAX_FORMAT_TOPICS = 40  # every interesting name up to the non-ASCII sources (th
 
 # A name at Kafka's longest (249 characters, Topic.MAX_NAME_LENGTH): its remote name is longer.
 LONG_NAME = "t" * 249
+# MM2-DRIVE-DEEP-NAME: 32 hops (A.B.C.A.B.C....orders, written with "." and given the separator).
+DEEP_NAME = ".".join(("A", "B", "C")[k % 3] for k in range(32)) + ".orders"
+# MM2-DRIVE-HEARTBEATS-NAME: the heartbeats topic a configuration names with KIP-1016's
+# ``default.replication.policy.heartbeats.topic.name``, offered only to a target that declares
+# ``model_config`` {"heartbeats_topic_name": true} (a policy before the setting keeps ``heartbeats``),
+# and then only in the 4.x configurations with separator "." (Kafka 3.x has no such setting): its
+# other configurations keep the default name. Neither ending with ``heartbeats`` (the identity
+# policy's "looks like a heartbeat" is a suffix test of the configured name) nor holding a
+# separator.
+HEARTBEATS_NAME_CONFIG = "default.replication.policy.heartbeats.topic.name"
+CUSTOM_HEARTBEATS = "hb-topic"
+
+
+def heartbeats_name(config: dict[str, JSON]) -> str | None:
+    """The configured heartbeats-topic name of a configuration (MM2-DRIVE-HEARTBEATS-NAME), or
+    None for Kafka's default."""
+    if (config.get("heartbeats_topic_name") is True and config.get("separator", ".") == "."
+            and config.get("internal_rule", INTERNAL_RULE_4X) == INTERNAL_RULE_4X):
+        return CUSTOM_HEARTBEATS
+    return None
 
 
 def interesting_topics(sep: str) -> list[str]:
@@ -153,7 +174,16 @@ def interesting_topics(sep: str) -> list[str]:
             # multiple of it (Java's split takes the leftmost match): a policy that tests a suffix,
             # splits from the right or per character reads these otherwise
             *(f"{alias}{sep}heartbeats" for alias in EXTRA_ALIASES), f"A{sep}{sep[-1]}heartbeats",
-            f"A{sep[0]}{sep}orders"]
+            f"A{sep[0]}{sep}orders",
+            # MM2-DRIVE-SEPARATOR-RUNS at the end of a name: an alias and the separator with a run
+            # that is not a multiple of it after it (``A___`` with ``__`` splits into ``A`` and
+            # ``_``: source ``A``), the remote name of the empty topic from ``x_`` (``x___``): a
+            # policy that strips trailing separator characters (Python's ``rstrip`` takes a set)
+            # reads them as local
+            f"A{sep}{sep[-1]}", f"x_{sep}",
+            # MM2-DRIVE-DEEP-NAME: a name 32 hops away (within Kafka's 249 characters), past any
+            # hop count a policy might cap originalTopic's walk at
+            DEEP_NAME.replace(".", sep)]
 
 
 @dataclass(frozen=True, slots=True)
@@ -219,14 +249,20 @@ def setup(config_key: str) -> Setup:
     if kind not in ("default", "identity") or rule not in INTERNAL_RULES or not sep:
         raise ValueError(f"mm2 configuration {config_key}: policy default|identity, internal_rule "
                          f"{'|'.join(INTERNAL_RULES)}, non-empty separator")
+    hb = heartbeats_name(config)
+    named = DEFAULT_HEARTBEATS_TOPIC if hb is None else hb
     policy: ReplicationPolicy = (
-        IdentityReplicationPolicy(separator=sep, internal_topic_separator_enabled=internal_sep, internal_rule=rule)
+        IdentityReplicationPolicy(separator=sep, internal_topic_separator_enabled=internal_sep, internal_rule=rule,
+                                  heartbeats_topic_name=named)
         if kind == "identity" else
-        DefaultReplicationPolicy(separator=sep, internal_topic_separator_enabled=internal_sep, internal_rule=rule))
+        DefaultReplicationPolicy(separator=sep, internal_topic_separator_enabled=internal_sep, internal_rule=rule,
+                                 heartbeats_topic_name=named))
     clusters = DOTTED_ALIASES if sep == "_" else PLAIN_ALIASES
     nodes = tuple(dict.fromkeys((*clusters, *EXTRA_ALIASES)))
     props = {"replication.policy.separator": sep,
              "replication.policy.internal.topic.separator.enabled": str(internal_sep).lower()}
+    if hb is not None:
+        props[HEARTBEATS_NAME_CONFIG] = hb
     full = kind == "default" or config.get("contract") == "default"
     laws = tuple(law for law in L.LAWS if full or law.identity_meets)
     cases: list[LawCase] = []

@@ -430,6 +430,10 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
             # leader knows it: how a target keeps its replica states across a voter-set change
             # shows there (an added voter carries the offset it fetched to as an observer).
             out.append(("request", Ignored(n.id, describe_quorum(n.id))))
+            if isinstance(n, VoterNode) and isinstance(n.role, Leader):
+                # VOTERS-DRIVE-ODD-KEY-PROBE: directory id 0, and an UpdateVoter failing two checks
+                # (the guided paths end with them; a guided run takes only what is offered)
+                out += [("request", Ignored(n.id, r)) for r in _odd_key_requests(n, hosts)]
             if isinstance(n, VoterNode):
                 bad = _bad_updates(n, hosts)
                 if not self.rules.update_names_leader and isinstance(n.role, Leader) and n.kraft_version < 1:
@@ -459,7 +463,8 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
                 # the auto-join configuration: the observer's request, then the lapse probes
                 return join + self._replica_probes(state, k)
             added, after = self._uncommitted_add_probe(state)
-            out = self._describe_probe(state) + added + self._replica_probes(after, k)
+            out = (self._describe_probe(state) + self._odd_key_probe(state) + added
+                   + self._replica_probes(after, k))
             return out + self._unreachable_leader_probe(self._after_probes(state, out), k)
         return []
 
@@ -501,6 +506,20 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
                 if reboot in self.candidates(s) and self.resolve(s, reboot[1]) is not None:
                     return [*script, reboot]
         return []
+
+    @staticmethod
+    def _odd_key_probe(state: Voters) -> list[tuple[str, Any]]:
+        """VOTERS-DRIVE-ODD-KEY-PROBE: a guided path (replica level) ends, where a replica leads,
+        with requests whose replica key is odd in a way no other input is: directory id 0 (a
+        directory like any other; the adapter protocol's "none" is -1, so a target that takes 0
+        for Kafka's ``Uuid.ZERO_UUID`` answers INVALID_REQUEST where the leader answers by its
+        handlers: AddVoter of the last host, RemoveVoter of the lowest voter), and an UpdateVoter
+        that fails two checks at once, an unknown replica (9) with the range [2, 3] that leaves out
+        the finalized kraft.version (VOTERS-RULE-UPDATE: check 8, INVALID_REQUEST, before check 9,
+        VOTER_NOT_FOUND). Each is refused and changes nothing."""
+        hosts = sorted(n.id for n in state.nodes)
+        return [("request", Ignored(n.id, r)) for n in state.nodes
+                if isinstance(n, VoterNode) and isinstance(n.role, Leader) for r in _odd_key_requests(n, hosts)]
 
     @staticmethod
     def _describe_probe(state: Voters) -> list[tuple[str, Any]]:
@@ -871,6 +890,17 @@ def _malformed_requests(hosts: tuple[int, ...] | list[int]) -> list[AddVoter | R
     return [AddVoter(-1, directory_of(hosts[-1])), AddVoter(hosts[-1], NO_DIRECTORY), AddVoter(hosts[0], NO_DIRECTORY),
             RemoveVoter(-1, directory_of(hosts[0])), RemoveVoter(hosts[0], NO_DIRECTORY),
             AddVoter(hosts[-1], directory_of(hosts[-1]), endpoint=False)]
+
+
+def _odd_key_requests(leader: VoterNode,
+                      hosts: tuple[int, ...] | list[int]) -> list[AddVoter | RemoveVoter | UpdateVoter]:
+    """VOTERS-DRIVE-ODD-KEY-PROBE's requests at ``leader``: AddVoter of the last host and
+    RemoveVoter of the lowest voter under directory id 0 (a directory like any other: the
+    adapter protocol's none is -1), and UpdateVoter of an unknown replica with the range [2, 3]
+    (VOTERS-RULE-UPDATE: the range, check 8, before the voter, check 9). Each is refused."""
+    v = min(leader.voters) if leader.voters else leader.id
+    return [AddVoter(hosts[-1], 0), RemoveVoter(v, 0),
+            UpdateVoter(UNKNOWN_REPLICA, directory_of(UNKNOWN_REPLICA), leader.epoch, min_version=2, max_version=3)]
 
 
 def describe_quorum(node: int) -> DescribeQuorumRequest:

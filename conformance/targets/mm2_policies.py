@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Any
 
 from kspec.conformance.adapters.base import JSON, StepResult, Target, TargetError
@@ -272,6 +273,9 @@ class PolicyTarget(Target):
     property: value}, "internal_rule": "4.x" | "3.x"}``."""
 
     protocol = "mm2"
+    # It reads KIP-1016's heartbeats-topic name (MM2-DRIVE-HEARTBEATS-NAME; opt-in, since a
+    # policy written before the setting, and Kafka before it, keep ``heartbeats``).
+    model_config: Mapping[str, JSON] = MappingProxyType({"heartbeats_topic_name": True})
 
     def __init__(self, name: str = "reference", classes: Mapping[str, type] | None = None) -> None:
         self.name = name

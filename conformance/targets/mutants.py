@@ -415,6 +415,33 @@ class UpdateIgnoresDirectory(VoterReplica):
         super().update_voter(inp)
 
 
+class DirectoryZeroIsNone(VoterReplica):
+    """Directory id 0 taken for "no directory" (Kafka's ``Uuid.ZERO_UUID``; the adapter protocol's
+    none is -1): AddVoter / RemoveVoter / UpdateVoter naming directory 0 are answered
+    INVALID_REQUEST (VOTERS-RULE-KEY-VALID) where the leader's handlers answer
+    (VOTERS-DRIVE-ODD-KEY-PROBE)."""
+
+    @staticmethod
+    def valid_key(inp: dict[str, Any]) -> bool:
+        return bool(inp["replica"] >= 0 and inp["directory"] not in (-1, 0))
+
+
+class UpdateFoundBeforeRange(VoterReplica):
+    """UpdateVoter looks the voter up (VOTER_NOT_FOUND) before it checks the supported range
+    against the finalized kraft.version (INVALID_REQUEST): VOTERS-RULE-UPDATE's checks 8 and 9 in
+    the wrong order, seen only on a request that fails both (VOTERS-DRIVE-ODD-KEY-PROBE)."""
+
+    def update_voter(self, inp: dict[str, Any]) -> None:
+        low, high = inp.get("min_version", 0), inp.get("max_version", 1)
+        if (inp["epoch"] == self.epoch and self.role == "leader" and self.valid_key(inp)
+                and inp.get("listeners", "default") not in ("other", "none") and 0 <= low <= high
+                and self.high_watermark is not None and self.control.kraft_version() >= 1
+                and not self.change_pending()
+                and (inp["replica"], inp["directory"]) not in self.control.voters_now()):
+            return self.reject("update_voter", inp["replica"], "VOTER_NOT_FOUND")
+        return super().update_voter(inp)
+
+
 class UpdateSkipsEpochCheck(VoterReplica):
     """UpdateVoter's leader epoch is not checked (validateLeaderOnlyRequest left out): a leader
     takes a request for a stale or a future epoch, and any other replica answers
@@ -598,6 +625,10 @@ CATALOGUE: dict[str, Mutant] = {m.name: m for m in (
            "off-protocol input: a voter named with the wrong directory"),
     Mutant("voters-update-skips-epoch-check", "voters", UpdateSkipsEpochCheck, "missing epoch fence"),
     Mutant("voters-update-while-pending", "voters", UpdateWhilePending, "missing one-at-a-time guard"),
+    Mutant("voters-directory-zero-is-none", "voters", DirectoryZeroIsNone,
+           "a sentinel of another encoding (Uuid.ZERO_UUID) read into a valid value"),
+    Mutant("voters-update-found-before-range", "voters", UpdateFoundBeforeRange,
+           "validations in the wrong order"),
     Mutant("voters-log-truncate-keeps-entry-at-end", "voters", TruncateKeepsEntryAtEnd,
            "off-by-one in a truncation bound",
            note="needs a VotersRecord truncated away (a leader change before it replicates): the driver's "

@@ -23,6 +23,40 @@ from kspec.conformance.targets.streams_routers import ReferenceRouter, java_murm
 # ------------------------------------------------------------------------------ mm2: vocabulary
 
 
+class HeartbeatsNameIgnoredPolicy(DefaultPolicy):
+    """``heartbeats_topic`` is the literal ``heartbeats`` whatever KIP-1016's
+    ``default.replication.policy.heartbeats.topic.name`` configures (a policy written when the
+    name was the interface's constant). Caught only with the setting sent
+    (MM2-DRIVE-HEARTBEATS-NAME)."""
+
+    def heartbeats_topic(self) -> str:
+        return "heartbeats"
+
+
+class OriginalHopCapPolicy(DefaultPolicy):
+    """``original_topic`` follows ``upstream_topic`` at most five times (a loop guard by
+    count where the fixed-point guard already ends the walk): a name six hops away answers a
+    remote name. Caught by a name past any such cap (MM2-DRIVE-DEEP-NAME)."""
+
+    def original_topic(self, topic: str) -> str:
+        for _ in range(5):
+            upstream = self.upstream_topic(topic)
+            if upstream is None or upstream == topic:
+                return topic
+            topic = upstream
+        return topic
+
+
+class RstripSeparatorPolicy(DefaultPolicy):
+    """Java's "trailing empty pieces are removed" emulated by ``topic.rstrip(separator)``,
+    which strips a *set of characters*: with ``__``, ``A___`` reads as local where Java splits it
+    into ``A`` and ``_``. Caught by a trailing run that is not a multiple of the separator
+    (MM2-DRIVE-SEPARATOR-RUNS)."""
+
+    def topic_source(self, topic: str) -> str | None:
+        return super().topic_source(topic.rstrip(self.separator))
+
+
 class StripsSeparatorsPolicy(DefaultPolicy):
     """topicSource strips separators off the ends of a name before splitting it ("..orders" and
     "orders." are then read as remote topics), as a hand-written parser that tidies its input
@@ -436,6 +470,11 @@ class ResponseBeforeRecordsShard(ShareShard):
 
 # (name, protocol, class, bug class): registered in mutants.CATALOGUE.
 ENTRIES: tuple[tuple[str, str, type, str], ...] = (
+    ("mm2-heartbeats-name-ignored", "mm2", HeartbeatsNameIgnoredPolicy,
+     "configuration ignored on one path (KIP-1016's heartbeats-topic name)"),
+    ("mm2-original-hop-cap", "mm2", OriginalHopCapPolicy, "rare vocabulary: a name past a loop guard's hop count"),
+    ("mm2-rstrip-separator", "mm2", RstripSeparatorPolicy,
+     "rare vocabulary: a trailing run that is not a multiple of the separator"),
     ("mm2-strips-separators", "mm2", StripsSeparatorsPolicy, "rare vocabulary: separators at the ends"),
     ("mm2-collapses-doubled-separator", "mm2", CollapsesDoubledSeparatorPolicy,
      "rare vocabulary: a doubled separator"),

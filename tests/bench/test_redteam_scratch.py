@@ -53,6 +53,8 @@ BASELINES = [
     ("voters", "voters_scratch5", "Correct"),
     ("voters", "voters_scratch6", "Correct"),
     ("voters", "voters_scratch6", "CorrectLog"),
+    ("voters", "voters_scratch7", "Correct"),
+    ("voters", "voters_scratch7", "CorrectLog"),
     # share (session 9's baseline claims 4.4, 4.1 and 4.3 in turn)
     ("share", "share_scratch", "Correct"),
     ("share", "share_scratch2", "Correct"),
@@ -69,6 +71,7 @@ BASELINES = [
     ("mm2", "mm2_scratch4", "Correct"),
     ("mm2", "mm2_scratch5", "Correct"),
     ("mm2", "mm2_scratch6", "Correct"),
+    ("mm2", "mm2_scratch7", "Correct"),
     # streams
     ("streams", "streams_scratch", "Correct"),
     ("streams", "streams_scratch2", "Correct"),

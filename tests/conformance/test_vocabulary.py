@@ -113,6 +113,8 @@ def test_voters_requests_off_the_protocol_are_sent() -> None:
                 odd.add(f"{inp['type']} negative id")  # VOTERS-RULE-KEY-VALID
             elif inp["directory"] == NO_DIRECTORY:
                 odd.add(f"{inp['type']} no directory")  # VOTERS-RULE-KEY-VALID
+            elif inp["directory"] == 0:
+                odd.add(f"{inp['type']} directory 0")  # VOTERS-DRIVE-ODD-KEY-PROBE
             elif inp["directory"] != inp["replica"]:
                 assert inp["directory"] == inp["replica"] + WRONG_DIRECTORY
                 odd.add(f"{inp['type']} wrong directory")
@@ -121,7 +123,8 @@ def test_voters_requests_off_the_protocol_are_sent() -> None:
     assert "ResendDue" not in kinds  # the voter-set model runs without resends (docs/adapter-guide.md)
     assert odd == {"AddVoter unknown replica", "RemoveVoter unknown replica", "RemoveVoter wrong directory",
                    "AddVoter wrong directory", "AddVoter negative id", "RemoveVoter negative id",
-                   "AddVoter no directory", "RemoveVoter no directory"}
+                   "AddVoter no directory", "RemoveVoter no directory", "AddVoter directory 0",
+                   "RemoveVoter directory 0"}
 
 
 def test_mm2_client_policy_without_alias_is_asked() -> None:

@@ -32,7 +32,7 @@ from kspec.conformance.harness import replay_steps
 from kspec.conformance.targets.mutants import CATALOGUE
 from kspec.conformance.targets.reference.voters import VotersTarget
 from kspec.conformance.targets.registry import reference_target, resolve_target
-from kspec.model.voters.node import NO_DIRECTORY, AddVoter, RemoveVoter
+from kspec.model.voters.node import NO_DIRECTORY, AddVoter, RemoveVoter, UpdateVoter
 
 DATA = Path(__file__).parent / "testdata" / "voters"
 # Caught within a few dozen runs at seed 0: run from scratch here.
@@ -181,9 +181,11 @@ def test_free_log_probes_end_every_guided_path() -> None:
     assert kinds[:3] == ["LeaderChange", "KRaftVersion", "Snapshot"] and "Truncate" in kinds, kinds
     replica = VotersDriver({"hosts": 3, "voters": 3, "kraft_version": 1, "pre_vote": False, "level": "replica"})
     # the replica level has no free log: with no observer, only VOTERS-DRIVE-DESCRIBE's
-    # DescribeQuorum at the leader ends the path
+    # DescribeQuorum and VOTERS-DRIVE-ODD-KEY-PROBE's requests at the leader end the path
     assert replica.probes(replica.resolve(replica.init_state(), StartUp()), 0) == [
-        ("request", Ignored(1, describe_quorum(1)))]
+        ("request", Ignored(1, describe_quorum(1))), ("request", Ignored(1, AddVoter(3, 0))),
+        ("request", Ignored(1, RemoveVoter(1, 0))),
+        ("request", Ignored(1, UpdateVoter(9, 9, 1, min_version=2, max_version=3)))]
 
 
 def test_free_log_reader_bugs_caught_by_the_first_guided_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -306,7 +308,9 @@ def test_uncommitted_add_probe_asks_right_after_an_append() -> None:
     script = driver.probes(state, 0)
     # first VOTERS-DRIVE-DESCRIBE's DescribeQuorum at the leader (it changes nothing)
     assert script[0] == ("request", Ignored(1, describe_quorum(1)))
-    script = script[1:]
+    # then VOTERS-DRIVE-ODD-KEY-PROBE's three refused requests (directory 0, UpdateVoter(9, [2, 3]))
+    assert [c for c, _ in script[1:4]] == ["request"] * 3
+    script = script[4:]
     assert [c for c, _ in script[:2]] == ["client", "request"]
     after = driver.resolve(state, script[0][1])
     (event,) = driver.events(after, script[1][1], after)
