@@ -18,7 +18,10 @@ group ids a key-string parser can get wrong, SHARE-DRIVE-ROUTING), ``image`` (th
 then its leader's read, one step of the guide, so a reload that validates against the start
 image is met by a guided run, SHARE-WIT-IMAGE-FAILOVER). Three more composite steps keep deep
 probes within the guide's reach: :class:`ReinitPruneReload` (SHARE-DRIVE-PRUNE-RELOAD),
-:class:`CutReload` (SHARE-DRIVE-CUT-BATCH) and :class:`DeleteThenRead` (SHARE-WIT-DELETED-REFUSED).
+:class:`CutReload` (SHARE-DRIVE-CUT-BATCH) and :class:`DeleteThenRead` (SHARE-WIT-DELETED-REFUSED);
+:class:`StaleReadWithoutTopic` sends a read the candidates do not hold (g:U:0 above epoch 0,
+SHARE-DRIVE-STALE-READ-WITHOUT-TOPIC). Every guided path ends with :meth:`ShareDriver.probes`:
+a count tie a ShareUpdate must lose (SHARE-DRIVE-TIE-UPDATE), then the routing tail.
 Every initialize, delete and read-summary is in the category of its kind, so a target lacking
 an API declares that category ``unsupported`` and never gets the request (Kafka 4.0:
 initialize, delete, summary; the 4.0 model sends none of them anyway). The vocabulary is listed
