@@ -431,8 +431,21 @@ class ReadImageBeforeFence(ShareShard):
         return super().on_ReadRequest(key, req)
 
 
+class ImageDroppedWhileUnloaded(ShareShard):
+    """A MetadataUpdate that arrives while the shard is unloaded is dropped, so the shard loaded
+    after the fail-over validates against the image from before it (SHARE-RULE-METADATA-UPDATE,
+    SHARE-STATE-IMAGE: a shard loaded later validates against the image as it is then).
+    Reached by SHARE-DRIVE-IMAGE-WHILE-UNLOADED."""
+
+    def step(self, inp: dict[str, Any]) -> list[dict[str, Any]]:
+        if inp["type"] == "MetadataUpdate" and not self.active:
+            return []
+        return super().step(inp)
+
+
 SHARE_MUTANTS = (
     *SHARE_MUTANTS,
+    ("share-image-dropped-while-unloaded", ImageDroppedWhileUnloaded, "an update dropped by an inactive component"),
     ("share-update-tie-newer-wins", UpdateTieNewerWins, "a tie broken by recency, not by the rule's second key"),
     ("share-read-image-before-fence", ReadImageBeforeFence, "two checks in the wrong order on the read path"),
 )

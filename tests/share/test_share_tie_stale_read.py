@@ -1,12 +1,12 @@
-"""SHARE-DRIVE-TIE-UPDATE and SHARE-DRIVE-STALE-READ-WITHOUT-TOPIC (red team session 15): what
-the driver sends tells the reference shard from the mutant of the same name, input by input,
-where the model's answer is the reference's."""
+"""SHARE-DRIVE-TIE-UPDATE, SHARE-DRIVE-STALE-READ-WITHOUT-TOPIC and SHARE-DRIVE-IMAGE-WHILE-UNLOADED
+(red team session 15): what the driver sends tells the reference shard from the mutant of the
+same name, input by input, where the model's answer is the reference's."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from kspec.conformance.drivers.share import ShareDriver, StaleReadWithoutTopic
+from kspec.conformance.drivers.share import ReloadWithoutTopic, ShareDriver, StaleReadWithoutTopic
 from kspec.conformance.targets.registry import resolve_target
 from kspec.model.share.records import ShareUpdate
 from kspec.model.share.system import DOOMED, Initialize, Read, Write
@@ -64,3 +64,14 @@ def test_stale_read_without_topic_is_fenced_before_the_image() -> None:
     assert after.shard.offset(DOOMED) is not None
     assert first_difference(driver, steps, "reference") is None
     assert first_difference(driver, steps, "mutant:share-read-image-before-fence") == "ReadRequest"
+
+
+def test_reload_without_topic_deletes_it_while_unloaded() -> None:
+    """SHARE-DRIVE-IMAGE-WHILE-UNLOADED: the composite deletes the topic during the fail-over, so
+    a shard that drops a MetadataUpdate while unloaded answers the doomed key's read from the old
+    image."""
+    driver = ShareDriver({})
+    s0 = driver.init_state()
+    steps = [(s0, ReloadWithoutTopic())]
+    assert first_difference(driver, steps, "reference") is None
+    assert first_difference(driver, steps, "mutant:share-image-dropped-while-unloaded") == "ReadRequest"
