@@ -63,6 +63,7 @@ MODULE_LINES: tuple[tuple[str, str], ...] = (
     ("share", "share_scratch4"),
     ("share", "share_scratch5"),
     ("share", "share_scratch6"),
+    ("share", "share_scratch7"),
     # mm2
     ("mm2", "mm2"),
     ("mm2", "mm2_scratch"),
@@ -80,6 +81,7 @@ MODULE_LINES: tuple[tuple[str, str], ...] = (
     ("streams", "streams_scratch4"),
     ("streams", "streams_scratch5"),
     ("streams", "streams_scratch6"),
+    ("streams", "streams_scratch7"),
 )
 MODULES = {p: tuple(m for q, m in MODULE_LINES if q == p) for p in PROTOCOLS}
 

@@ -18,7 +18,10 @@ group ids a key-string parser can get wrong, SHARE-DRIVE-ROUTING), ``image`` (th
 then its leader's read, one step of the guide, so a reload that validates against the start
 image is met by a guided run, SHARE-WIT-IMAGE-FAILOVER). Three more composite steps keep deep
 probes within the guide's reach: :class:`ReinitPruneReload` (SHARE-DRIVE-PRUNE-RELOAD),
-:class:`CutReload` (SHARE-DRIVE-CUT-BATCH) and :class:`DeleteThenRead` (SHARE-WIT-DELETED-REFUSED).
+:class:`CutReload` (SHARE-DRIVE-CUT-BATCH) and :class:`DeleteThenRead` (SHARE-WIT-DELETED-REFUSED);
+:class:`StaleReadWithoutTopic` sends a read the candidates do not hold (g:U:0 above epoch 0,
+SHARE-DRIVE-STALE-READ-WITHOUT-TOPIC). Every guided path ends with :meth:`ShareDriver.probes`:
+a count tie a ShareUpdate must lose (SHARE-DRIVE-TIE-UPDATE), then the routing tail.
 Every initialize, delete and read-summary is in the category of its kind, so a target lacking
 an API declares that category ``unsupported`` and never gets the request (Kafka 4.0:
 initialize, delete, summary; the 4.0 model sends none of them anyway). The vocabulary is listed
@@ -40,9 +43,9 @@ from kspec.conformance.drivers.ordering import SHARE_RECORDS_FIRST
 from kspec.conformance.harness import JSON
 from kspec.model.core.codec import encode
 from kspec.model.core.protocol import first_violated
-from kspec.model.share.combiner import coalesce
+from kspec.model.share.combiner import coalesce, per_offset
 from kspec.model.share.records import NOT_SET, ShareUpdate, StateBatch
-from kspec.model.share.shard import observe, step_with
+from kspec.model.share.shard import NONE, observe, step_with
 from kspec.model.share.system import (
     DOOMED,
     DOOMED_TOPIC,
@@ -73,11 +76,25 @@ CONFIGS: list[dict[str, JSON]] = [{"snapshot_every": 1}, {"snapshot_every": 0}, 
 @dataclass(frozen=True, slots=True)
 class ReloadWithoutTopic:
     """Composite step (category ``image``, or that of its first part when it has one):
-    ``g:U:0``'s state is stored (initialized, or in 4.0 written, when it has none), topic ``U``
-    is deleted from the metadata image, the shard fails over (``Unload``, ``Load``), and
+    ``g:U:0``'s state is stored (initialized, or in 4.0 written, when it has none), the shard
+    fails over and topic ``U`` is deleted from the metadata image meanwhile (``Unload``,
+    ``MetadataUpdate``, ``Load``: SHARE-DRIVE-IMAGE-WHILE-UNLOADED), and
     ``g:U:0``'s leader reads. Each part is the model's own action, sent as its own input; taken
     as one step so the guide's beam keeps the path (five single steps deep among forty siblings
     a level, it did not: SHARE-WIT-IMAGE-FAILOVER)."""
+
+
+@dataclass(frozen=True, slots=True)
+class StaleReadWithoutTopic:
+    """Composite step (category ``image``, or that of its first part when it has one;
+    SHARE-DRIVE-STALE-READ-WITHOUT-TOPIC): ``g:U:0``'s state is stored (initialized, or in 4.0
+    written, when it has none), a leader of ``g:U:0`` at the epoch above its fence reads it (so
+    the fence is above the image probes' epoch 0), topic ``U`` is deleted from the metadata
+    image, and the leader of epoch 0 reads: FENCED_LEADER_EPOCH, the fence before the image
+    (SHARE-RULE-READ-FENCE, SHARE-RULE-METADATA-UPDATE). No actor or probe reads ``g:U:0`` at an
+    epoch above 0, so its fence stayed 0 and a read that checks the image first was never
+    told apart (red team session 15's ``read-image-before-leader-fence``). One step, so the
+    guide's beam keeps it; the higher read is the composite's own input, not a candidate."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,6 +199,9 @@ class ShareDriver(Driver[ShareSystem]):
             # one from the composite either (tests/share/test_share_target_declarations.py).
             first = parts[0][0]
             out.append((self._category_of(state, first) if len(parts) > 4 else "image", ReloadWithoutTopic()))
+        stale = self._stale_read_parts(state) if self.model.probes else None
+        if stale is not None:
+            out.append((self._category_of(state, stale[0][0]) if len(stale) > 3 else "image", StaleReadWithoutTopic()))
         if self.model.probes and self._prune_parts(state) is not None:
             out.append(("initialize", ReinitPruneReload()))
         if self.model.probes and self._delete_parts(state) is not None:
@@ -195,6 +215,65 @@ class ShareDriver(Driver[ShareSystem]):
         return out
 
     def probes(self, state: SysState, k: int) -> list[tuple[str, Any]]:
+        """What a guided path ends with: SHARE-DRIVE-TIE-UPDATE (:meth:`tie_probes`, every target),
+        then SHARE-DRIVE-ROUTING-UNLOADED (:meth:`routing_probes`, a target that routes)."""
+        return [*self.tie_probes(state), *self.routing_probes(state, k)]
+
+    def tie_probes(self, state: SysState) -> list[tuple[str, Any]]:
+        """SHARE-DRIVE-TIE-UPDATE: a ShareUpdate whose batch overlaps a stored offset at the same
+        delivery count in a lower delivery state, where SHARE-RULE-COMBINE-PRIORITY keeps the
+        stored (higher) state: the winner is the higher (count, state), whichever list it came
+        from. The actors pair AVAILABLE with count 1 and ACKNOWLEDGED with 2, so only two batch
+        probes in one order at the cadence's update turn tie, and before this no default run
+        sent that (red team session 15's ``equal-count-newer-wins``, "new batches win" on a tie:
+        300 runs at seeds 0 and 1). Sent as the leader's read (its state epoch), at most one
+        write that stores the higher state, one empty write when the tie would be the limit
+        snapshot (the replay must combine it, not the handler), and the tying write; chosen
+        among the writes the model offers (``_tie_parts``), left out where none ties."""
+        parts = self._tie_parts(state)
+        return [] if parts is None else [(self._category_of(s, a), a) for (a, _), s in
+                                         zip(parts, [state, *(after for _, after in parts)], strict=False)]
+
+    def _tie_parts(self, state: SysState) -> list[tuple[Action, SysState]] | None:
+        """The model actions of SHARE-DRIVE-TIE-UPDATE from ``state`` (None: none ties here, or
+        the key has no state, or the records would pass the bounds)."""
+        if not state.shard.active or state.shard.offset(KEY) is None or self.model.snapshot_every == 0:
+            return None
+        read = self._chain(state, [lambda a: isinstance(a, Read) and a.key == KEY
+                                   and a.leader_epoch == state.leader_epoch])
+        if read is None:
+            return None
+        s = read[-1][1]
+
+        def leader_writes(at: SysState) -> list[Write]:
+            return [a for _, a in self.candidates_single(at) if isinstance(a, Write) and a.key == KEY
+                    and a.leader_epoch == at.leader_epoch and a.state_epoch is None
+                    and a.start_offset == NOT_SET and a.delivery_complete_count == NOT_SET]
+
+        for setup in [None, *leader_writes(s)]:
+            pre = [] if setup is None else self._chain(s, [lambda a, w=setup: a == w])
+            if pre is None:
+                continue
+            at = pre[-1][1] if pre else s
+            stored = at.shard.offset(KEY)
+            if stored is None:
+                continue
+            cells = per_offset(stored.state_batches)
+            for tie in leader_writes(at):
+                if not any(cells.get(o, (-1, -1))[1] == b.delivery_count and cells[o][0] > b.delivery_state
+                           for b in tie.batches for o in range(b.first_offset, b.last_offset + 1)):
+                    continue
+                for lead in ([], [_empty_write]):
+                    rest = self._chain(at, [*lead, lambda a, w=tie: a == w])
+                    if rest is None:
+                        continue
+                    written = (rest[-2][1] if len(rest) > 1 else at, rest[-1][1])
+                    if (written[1].last_error == NONE and len(written[1].log) > len(written[0].log)
+                            and isinstance(written[1].log[-1], ShareUpdate)):
+                        return [*read, *pre, *rest]
+        return None
+
+    def routing_probes(self, state: SysState, k: int) -> list[tuple[str, Any]]:
         """SHARE-DRIVE-ROUTING-UNLOADED: a guided path of a target that answers FindCoordinator
         ends with the ``k``-th routing probe sent while the coordinator partition is unloaded
         (``Unload`` where the model offers it, the lookup, ``Load``): the broker answers from the
@@ -216,6 +295,8 @@ class ShareDriver(Driver[ShareSystem]):
         """The model actions of a composite step with the state after each (None: not enabled)."""
         if isinstance(action, ReloadWithoutTopic):
             return self._reload_parts(state)
+        if isinstance(action, StaleReadWithoutTopic):
+            return self._stale_read_parts(state)
         if isinstance(action, ReinitPruneReload):
             return self._prune_parts(state)
         if isinstance(action, CutReload):
@@ -237,6 +318,29 @@ class ShareDriver(Driver[ShareSystem]):
             parts.append((a, after))
             s = after
         return parts
+
+    def _stale_read_parts(self, state: SysState) -> list[tuple[Action, SysState]] | None:
+        """The model actions of :class:`StaleReadWithoutTopic` from ``state`` (None: not enabled:
+        the shard must be loaded and topic ``U`` still in the image, every part within bounds)."""
+        image = state.shard.image
+        if not state.shard.active or image is None or all(t != DOOMED_TOPIC for t, _ in image):
+            return None
+        parts: list[tuple[Action, SysState]] = []
+        if state.shard.offset(DOOMED) is None:
+            first = Initialize if self.model.rules.initialize else Write  # 4.0 has no initialize
+            stored = self._chain(state, [lambda a: isinstance(a, first) and a.key == DOOMED])
+            if stored is None:
+                return None
+            parts += stored
+        s = parts[-1][1] if parts else state
+        fence = s.shard.leader_epoch(DOOMED)
+        higher = Read((fence if fence is not None else 0) + 1, key=DOOMED)
+        after = self.resolve(s, higher)
+        if after is None:
+            return None
+        rest = self._chain(after, [lambda a: isinstance(a, DeleteTopic),
+                                   lambda a: isinstance(a, Read) and a.key == DOOMED and a.leader_epoch == 0])
+        return None if rest is None else [*parts, (higher, after), *rest]
 
     def _prune_parts(self, state: SysState) -> list[tuple[Action, SysState]] | None:
         """The model actions of :class:`ReinitPruneReload` from ``state`` (None: not enabled: 4.0
@@ -355,13 +459,18 @@ class ShareDriver(Driver[ShareSystem]):
         if state.shard.offset(DOOMED) is None:
             first = Initialize if self.model.rules.initialize else Write  # 4.0 has no initialize
             wants.append(lambda a: isinstance(a, first) and a.key == DOOMED)
-        wants += [lambda a: isinstance(a, DeleteTopic), lambda a: isinstance(a, Unload),
+        # SHARE-DRIVE-IMAGE-WHILE-UNLOADED: the topic is deleted while the shard is unloaded, so
+        # the new shard must take the image as it is at Load, including a MetadataUpdate that
+        # came during the fail-over (red team session 15's ``image-dropped-while-unloaded``
+        # was caught by random runs only; deleted before the Unload it was not told apart).
+        wants += [lambda a: isinstance(a, Unload), lambda a: isinstance(a, DeleteTopic),
                   lambda a: isinstance(a, Load) and not isinstance(a, PrunedLoad),
                   lambda a: isinstance(a, Read) and a.key == DOOMED]
         return self._chain(state, wants)
 
     def resolve(self, state: SysState, action: Any) -> SysState | None:
-        if isinstance(action, ReloadWithoutTopic | ReinitPruneReload | CutReload | DeleteThenRead):
+        if isinstance(action, ReloadWithoutTopic | StaleReadWithoutTopic | ReinitPruneReload | CutReload
+                                  | DeleteThenRead):
             parts = self._parts_of(state, action)
             return None if parts is None else parts[-1][1]
         after = self.model.next_state(state, action)
@@ -370,7 +479,8 @@ class ShareDriver(Driver[ShareSystem]):
         return after
 
     def events(self, before: SysState, action: Action, after: SysState) -> list[Event]:
-        if isinstance(action, ReloadWithoutTopic | ReinitPruneReload | CutReload | DeleteThenRead):
+        if isinstance(action, ReloadWithoutTopic | StaleReadWithoutTopic | ReinitPruneReload | CutReload
+                                  | DeleteThenRead):
             out: list[Event] = []
             s = before
             for part, nxt in self._parts_of(before, action) or []:
@@ -399,9 +509,12 @@ class ShareDriver(Driver[ShareSystem]):
     def describe(self, action: Any) -> str:
         if isinstance(action, ReloadWithoutTopic):
             key = DOOMED.coordinator_key()
-            return f"topic {DOOMED_TOPIC} deleted while [{key}] is stored, fail-over, its leader reads"
+            return f"topic {DOOMED_TOPIC} deleted during a fail-over while [{key}] is stored, its leader reads"
         if isinstance(action, DeleteThenRead):
             return "the group coordinator deletes the state, its leader reads"
+        if isinstance(action, StaleReadWithoutTopic):
+            key = DOOMED.coordinator_key()
+            return f"a new leader of [{key}] reads, topic {DOOMED_TOPIC} is deleted, the old leader reads"
         if isinstance(action, CutReload):
             return "a write whose start offset cuts a stored batch, fail-over (the replay clips it)"
         if isinstance(action, ReinitPruneReload):
@@ -453,7 +566,8 @@ class ShareDriver(Driver[ShareSystem]):
         return {**observation, "partitions": parts}
 
     def model_violation(self, before: SysState, action: Any, after: SysState) -> str | None:
-        if isinstance(action, ReloadWithoutTopic | ReinitPruneReload | CutReload | DeleteThenRead):
+        if isinstance(action, ReloadWithoutTopic | StaleReadWithoutTopic | ReinitPruneReload | CutReload
+                                  | DeleteThenRead):
             s = before
             for part, nxt in self._parts_of(before, action) or []:
                 found = first_violated(self._always + self._always_step, s, part, nxt)

@@ -13,7 +13,9 @@ from kspec.conformance.targets.reference.share import (
     NOT_AVAILABLE,
     NOT_SET,
     STATE_PARTITIONS,
+    UNKNOWN_TP,
     ShareShard,
+    _batches_in,
     combine,
     java_hash,
 )
@@ -393,4 +395,57 @@ SHARE_MUTANTS: tuple[tuple[str, type[ShareShard], str], ...] = (
     ("share-redundant-pinned-by-delete", RedundantPinnedByDelete,
      "a deleted entry kept in a bookkeeping map (KAFKA-19695)"),
     ("share-redundant-counts-updates", RedundantCountsUpdates, "a delta taken for a full state in log pruning"),
+)
+
+
+# Red team session 15 (outsidera): the escapes of ``share_scratch7`` as reference-shard slips.
+
+
+class UpdateTieNewerWins(ShareShard):
+    """Replaying a ShareUpdate, the update's batch wins wherever its delivery count is at least
+    the stored one's ("new batches win" on a tie), so at an equal count a lower delivery state
+    replaces a higher one, where the higher (count, state) wins whichever list it came from
+    (SHARE-RULE-COMBINE-PRIORITY). Reached by SHARE-DRIVE-TIE-UPDATE."""
+
+    def replay_update(self, key: tuple[str, str, int], record: dict[str, Any]) -> None:
+        current = self.offsets.get(key)
+        if current is not None:
+            new = _batches_in(record["state_batches"])
+            taken = {o for first, last, _, count in new for o in range(first, last + 1)
+                     if all(not f <= o <= last_ or c <= count for f, last_, _, c in current["state_batches"])}
+            kept = [[o, o, state, count] for first, last, state, count in current["state_batches"]
+                    for o in range(first, last + 1) if o not in taken]
+            self.offsets[key] = {**current, "state_batches": combine(NOT_SET, kept, [])}
+        super().replay_update(key, record)
+
+
+class ReadImageBeforeFence(ShareShard):
+    """A read checks the metadata image before the leader-epoch fence: a stale leader's read of
+    a deleted topic's share-partition is answered UNKNOWN_TOPIC_OR_PARTITION, not
+    FENCED_LEADER_EPOCH (SHARE-RULE-READ-FENCE, SHARE-RULE-METADATA-UPDATE: the fences first).
+    Reached by SHARE-DRIVE-STALE-READ-WITHOUT-TOPIC."""
+
+    def on_ReadRequest(self, key: tuple[str, str, int], req: dict[str, Any]) -> tuple[list[Any], dict[str, Any]]:
+        if key in self.offsets and not self.hosts(key):
+            return [], self.response(req, *UNKNOWN_TP)
+        return super().on_ReadRequest(key, req)
+
+
+class ImageDroppedWhileUnloaded(ShareShard):
+    """A MetadataUpdate that arrives while the shard is unloaded is dropped, so the shard loaded
+    after the fail-over validates against the image from before it (SHARE-RULE-METADATA-UPDATE,
+    SHARE-STATE-IMAGE: a shard loaded later validates against the image as it is then).
+    Reached by SHARE-DRIVE-IMAGE-WHILE-UNLOADED."""
+
+    def step(self, inp: dict[str, Any]) -> list[dict[str, Any]]:
+        if inp["type"] == "MetadataUpdate" and not self.active:
+            return []
+        return super().step(inp)
+
+
+SHARE_MUTANTS = (
+    *SHARE_MUTANTS,
+    ("share-image-dropped-while-unloaded", ImageDroppedWhileUnloaded, "an update dropped by an inactive component"),
+    ("share-update-tie-newer-wins", UpdateTieNewerWins, "a tie broken by recency, not by the rule's second key"),
+    ("share-read-image-before-fence", ReadImageBeforeFence, "two checks in the wrong order on the read path"),
 )

@@ -64,6 +64,7 @@ BASELINES = [
     ("share", "share_scratch4", "Correct"),
     ("share", "share_scratch5", "Correct"),
     ("share", "share_scratch6", "Correct"),
+    ("share", "share_scratch7", "Correct"),
     # mm2
     ("mm2", "mm2_scratch", "Correct"),
     ("mm2", "mm2_scratch2", "Correct"),
@@ -79,6 +80,7 @@ BASELINES = [
     ("streams", "streams_scratch4", "Correct"),
     ("streams", "streams_scratch5", "Correct"),
     ("streams", "streams_scratch6", "Correct"),
+    ("streams", "streams_scratch7", "Correct"),
 ]
 
 

@@ -172,7 +172,7 @@ def test_reload_without_topic_is_one_guided_step() -> None:
         after = d.resolve(s, action)
         assert after is not None and after.image_failover == 2 and after.last_error == UNKNOWN_TOPIC_OR_PARTITION
         events = d.events(s, action, after)
-        assert [e.input["type"] for e in events] == [first_input, "MetadataUpdate", "Unload", "Load", "ReadRequest"]
+        assert [e.input["type"] for e in events] == [first_input, "Unload", "MetadataUpdate", "Load", "ReadRequest"]
         assert d.model_violation(s, action, after) is None
         assert [p.id for p in d.witnesses() if p.holds(after)] == ["SHARE-WIT-IMAGE-FAILOVER"]
     stored = d.resolve(s, next(a for _, a in d.candidates_single(s) if getattr(a, "key", None) == DOOMED))
