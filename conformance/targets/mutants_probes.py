@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from kspec.conformance.targets.mutants_share import LoadingShard
 from kspec.conformance.targets.reference.raft import NOT_LEADER
 from kspec.conformance.targets.reference.share import ShareShard
 from kspec.conformance.targets.reference.voters import VoterReplica
@@ -164,22 +165,13 @@ class DescribeCommittedVoters(VoterReplica):
 # ------------------------------------------------------------------------------ share
 
 
-class LoadSkipsEmptyUpdate(ShareShard):
+class LoadSkipsEmptyUpdate(LoadingShard):
     """On load, a ShareUpdate that carries no state batches is replayed as "nothing to merge":
     its start offset (and leader epoch) are taken, but the stored batches are not combined with
     it, so a batch its start offset cuts stays whole below the start offset after a fail-over.
     The live handler cuts it (its write replays through the merge), so the shard that wrote it
     is right and the one that loads it is not (SHARE-RULE-COMBINE-CLIP on replay).
     SHARE-DRIVE-CUT-BATCH's composite step ``CutReload`` writes such a cut and fails over."""
-
-    loading = False
-
-    def step(self, inp: dict[str, Any]) -> list[dict[str, Any]]:
-        self.loading = inp.get("type") == "Load"
-        try:
-            return super().step(inp)
-        finally:
-            self.loading = False
 
     def replay_update(self, key: tuple[str, str, int], record: dict[str, Any]) -> None:
         current = self.offsets.get(key)
@@ -191,7 +183,7 @@ class LoadSkipsEmptyUpdate(ShareShard):
         self.offsets[key]["state_batches"] = kept
 
 
-class LoadKeepsStraddlingBatch(ShareShard):
+class LoadKeepsStraddlingBatch(LoadingShard):
     """On load, a ShareUpdate's start offset drops the stored batches wholly below it but keeps
     a batch it cuts (first offset below it, last at or above) whole, so after a fail-over the
     offsets of that batch below the start offset are stored again; the live handler clips it
@@ -200,15 +192,6 @@ class LoadKeepsStraddlingBatch(ShareShard):
     SHARE-DRIVE-CUT-BATCH's composite step ``CutReload`` stores a multi-offset batch, cuts it
     with a start offset inside it and fails over; the actors' menu moves the start offset only
     past single-offset batches."""
-
-    loading = False
-
-    def step(self, inp: dict[str, Any]) -> list[dict[str, Any]]:
-        self.loading = inp.get("type") == "Load"
-        try:
-            return super().step(inp)
-        finally:
-            self.loading = False
 
     def replay_update(self, key: tuple[str, str, int], record: dict[str, Any]) -> None:
         current = self.offsets.get(key)

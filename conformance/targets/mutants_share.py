@@ -155,9 +155,9 @@ class DeleteWithoutTombstone(ShareShard):
         return [], response
 
 
-class ReplaySkipsTombstone(ShareShard):
-    """Replay ignores a tombstone (a record with a null value taken for "nothing to do"): the
-    live shard forgets a deleted key, but a new shard loaded from the log resurrects it."""
+class LoadingShard(ShareShard):
+    """A reference shard that knows, while it steps, whether the input is a Load (a new shard
+    replaying the log after a fail-over): for mutants whose slip is on the load path alone."""
 
     loading = False
 
@@ -167,6 +167,11 @@ class ReplaySkipsTombstone(ShareShard):
             return super().step(inp)
         finally:
             self.loading = False
+
+
+class ReplaySkipsTombstone(LoadingShard):
+    """Replay ignores a tombstone (a record with a null value taken for "nothing to do"): the
+    live shard forgets a deleted key, but a new shard loaded from the log resurrects it."""
 
     def replay_maps(self, record: dict[str, Any]) -> None:
         if self.loading and record["type"] == "ShareTombstone":
