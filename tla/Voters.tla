@@ -45,6 +45,7 @@ CONSTANTS
     FirstLeaderSkipsVoters,  \* flaw of first-leader-skips-voters: no VOTERS-RULE-FIRST-LEADER
     NoCheckQuorumWithOneVoter, \* Kafka's K3 (kafka-no-check-quorum-with-one-voter): no check-quorum over one voter
     ObserverStuckOnBootstrap,  \* Kafka's K7 (kafka-observer-stuck-on-bootstrap): only the leader's answer ends a lapse
+    AutoJoin,        \* bound auto_join: controller.quorum.auto.join.enable at every host (VOTERS-RULE-AUTO-JOIN)
     Nil                      \* a model value: Python's None
 
 VARIABLES
@@ -52,7 +53,8 @@ VARIABLES
     adds,         \* AddVoter requests accepted so far
     removes,      \* RemoveVoter requests accepted so far
     snapshots,    \* snapshots taken so far
-    upgrades      \* kraft.version upgrades so far
+    upgrades,     \* kraft.version upgrades so far
+    joins         \* auto-join requests a leader accepted (ghost, for the witness ObserverAutoJoins)
 
 \* Without resends (the voter-set model runs none): KRaft's resend count and its ghost are
 \* constants here. Nothing this module uses from K reads them: KRaft's replica step reads each
@@ -68,8 +70,8 @@ K == INSTANCE KRaft WITH NumObservers <- NumHosts - NumVoters, VoteTwice <- FALS
                          LiveFlaw <- "none", MaxResends <- 0, resends <- 0, resent <- {}
 
 vars == <<nodes, network, appends, crashes, duplicates, fetches, elections, elected, votes, committed,
-          adds, removes, snapshots, upgrades>>
-counters == <<appends, crashes, duplicates, fetches, elections, adds, removes, snapshots, upgrades>>
+          adds, removes, snapshots, upgrades, joins>>
+counters == <<appends, crashes, duplicates, fetches, elections, adds, removes, snapshots, upgrades, joins>>
 
 Replica == K!Replica
 InitialVoters == K!Voters        \* the ghost initial_voters: the ids the properties compare against
@@ -501,9 +503,33 @@ StillLapsed(i, before, after, m) ==
 
 ObserverFollower(i, n) == n.role = "follower" /\ i \notin n.voters
 
+(* VOTERS-RULE-AUTO-JOIN (node.auto_join_request): when its update-voter-set period expires  *)
+(* (the input UpdateVoterSetDue), a replica with auto-join on that follows a leader at        *)
+(* kraft.version 1 or later, its own key outside the set in force, asks that leader to remove *)
+(* a voter with its id and another directory (the least), else to add itself.  The leader    *)
+(* judges the message as a client's AddVoter / RemoveVoter.                                    *)
+JoinTypes == {"AddVoterRequest", "RemoveVoterRequest"}
+AddVoterRequest(s, d, r, dir) == [type |-> "AddVoterRequest", src |-> s, dst |-> d, replica |-> r, directory |-> dir]
+RemoveVoterRequest(s, d, r, dir) ==
+    [type |-> "RemoveVoterRequest", src |-> s, dst |-> d, replica |-> r, directory |-> dir]
+AsClientRequest(m) ==
+    [type |-> IF m.type = "AddVoterRequest" THEN "AddVoter" ELSE "RemoveVoter", replica |-> m.replica,
+     directory |-> m.directory]
+
+\* The requests (none or one) replica i in state n sends when UpdateVoterSetDue fires.
+AutoJoinRequest(i, n) ==
+    LET current == LastVoterSet(n.control, n.static)
+        old == {k \in current : k[1] = i}
+    IN IF ~AutoJoin \/ n.role # "follower" \/ LastKRaftVersion(n.control) < 1 \/ <<i, DirectoryOf(i)>> \in current
+       THEN {}
+       ELSE IF old # {}
+       THEN {RemoveVoterRequest(i, n.leader, i, CHOOSE d \in {k[2] : k \in old} : \A k \in old : d <= k[2])}
+       ELSE {AddVoterRequest(i, n.leader, i, DirectoryOf(i))}
+
 \* make_step: replica i in state n takes input m; the new replica and the messages it sends.
 VStep(i, n, m) ==
     LET r == CASE m.type \in ReconfigTypes -> Result(Reconfigure(i, n, m), {})
+               [] m.type \in JoinTypes -> Result(Reconfigure(i, n, AsClientRequest(m)), {})
                [] m.type = "UpdateVoter" -> Result(UpdateInMemory(n, m), {})
                [] m.type = "TakeSnapshot" -> Result(TakeSnapshot(n), {})
                [] m.type = "FetchTimeout" /\ ObserverFollower(i, n) -> Result([n EXCEPT !.fetch_lapsed = TRUE], {})
@@ -577,7 +603,7 @@ Init ==
        IN nodes = S.nodes /\ network = S.network /\ elected = S.elected /\ votes = S.votes
           /\ committed = S.committed
     /\ appends = 0 /\ crashes = 0 /\ duplicates = 0 /\ fetches = 0 /\ elections = 0
-    /\ adds = 0 /\ removes = 0 /\ snapshots = 0 /\ upgrades = 0
+    /\ adds = 0 /\ removes = 0 /\ snapshots = 0 /\ upgrades = 0 /\ joins = 0
 
 -----------------------------------------------------------------------------
 (* Actions: one per Python action class (Deliver, Drop, Duplicate, Fire,   *)
@@ -586,8 +612,17 @@ Init ==
 
 Deliver(m) ==
     /\ nodes[m.dst].role # "down"
-    /\ K!SetSys(Apply([K!Sys EXCEPT !.network = K!Remove(network, m)], m.dst, m))
-    /\ UNCHANGED counters
+    /\ LET S == Apply([K!Sys EXCEPT !.network = K!Remove(network, m)], m.dst, m)
+           \* VOTERS-RULE-AUTO-JOIN: an accepted join request spends the budget of its kind
+           \* (a refused one is consumed with no other change)
+           accepted == m.type \in JoinTypes /\ S.nodes[m.dst] # nodes[m.dst]
+           add == m.type = "AddVoterRequest"
+       IN /\ accepted => IF add THEN adds < MaxAdds ELSE removes < MaxRemoves
+          /\ K!SetSys(S)
+          /\ adds' = IF accepted /\ add THEN adds + 1 ELSE adds
+          /\ removes' = IF accepted /\ ~add THEN removes + 1 ELSE removes
+          /\ joins' = IF accepted THEN joins + 1 ELSE joins
+    /\ UNCHANGED <<appends, crashes, duplicates, fetches, elections, snapshots, upgrades>>
 
 Drop(m) ==
     /\ network' = K!Remove(network, m)
@@ -597,8 +632,8 @@ Duplicate(m) ==
     /\ duplicates < MaxDuplicates
     /\ network' = network (+) SetToBag({m})
     /\ duplicates' = duplicates + 1
-    /\ UNCHANGED <<nodes, appends, crashes, fetches, elections, adds, removes, snapshots, upgrades, elected, votes,
-                   committed>>
+    /\ UNCHANGED <<nodes, appends, crashes, fetches, elections, adds, removes, snapshots, upgrades, joins, elected,
+                   votes, committed>>
 
 \* RAFT-MODEL-FIRE; VOTERS-MODEL-ELECTIONS: CheckQuorumTimeout spends the election budget too.
 ElectionBudgeted == K!ElectionTimers \cup {"CheckQuorumTimeout"}
@@ -613,13 +648,13 @@ FireTimer(i, m) ==
     /\ appends' = IF m.type = "ClientAppend" THEN appends + 1 ELSE appends
     /\ elections' = IF m.type \in ElectionBudgeted THEN elections + 1 ELSE elections
     /\ fetches' = IF m.type = "FetchDue" THEN fetches + 1 ELSE fetches
-    /\ UNCHANGED <<crashes, duplicates, adds, removes, snapshots, upgrades>>
+    /\ UNCHANGED <<crashes, duplicates, adds, removes, snapshots, upgrades, joins>>
 
 FireCrash(i) ==
     /\ ~RebootAtOnce /\ nodes[i].role # "down" /\ crashes < MaxCrashes
     /\ K!SetSys(Apply(K!Sys, i, K!Input("Crash")))
     /\ crashes' = crashes + 1
-    /\ UNCHANGED <<appends, duplicates, fetches, elections, adds, removes, snapshots, upgrades>>
+    /\ UNCHANGED <<appends, duplicates, fetches, elections, adds, removes, snapshots, upgrades, joins>>
 
 FireRestart(i) ==
     /\ nodes[i].role = "down"
@@ -661,12 +696,26 @@ FireRequest(i, m) ==
     /\ removes' = IF m.type = "RemoveVoter" THEN removes + 1 ELSE removes
     /\ snapshots' = IF m.type = "TakeSnapshot" THEN snapshots + 1 ELSE snapshots
     /\ upgrades' = IF m.type = "UpgradeKRaftVersion" THEN upgrades + 1 ELSE upgrades
-    /\ UNCHANGED <<appends, crashes, duplicates, fetches, elections>>
+    /\ UNCHANGED <<appends, crashes, duplicates, fetches, elections, joins>>
+
+\* VOTERS-RULE-AUTO-JOIN's timer (VOTERS-MODEL-AUTO-JOIN-TIMER, system._may_join): it fires only
+\* when the replica would send a request within the budget of its kind, with no fetch of it nor
+\* an answer to one in flight, and no auto-join request of its own in flight.  The request goes
+\* out; the replica does not change.
+FireUpdateVoterSetDue(i) ==
+    LET req == AutoJoinRequest(i, nodes[i])
+    IN /\ req # {}
+       /\ ~K!FetchInFlight(i)
+       /\ \A q \in req : IF q.type = "AddVoterRequest" THEN adds < MaxAdds ELSE removes < MaxRemoves
+       /\ ~\E q \in DOMAIN network : q.type \in JoinTypes /\ q.src = i
+       /\ network' = network (+) SetToBag(req)
+       /\ UNCHANGED <<nodes, counters, elected, votes, committed>>
 
 Fire(i) ==
     \/ FireCrash(i) \/ FireRestart(i)
     \/ \E m \in EnabledInputs(i, nodes[i]) : FireTimer(i, m)
     \/ \E m \in VoterInputs(i, nodes[i]) : FireRequest(i, m)
+    \/ (AutoJoin /\ nodes[i].role # "down" /\ FireUpdateVoterSetDue(i))  \* the input "UpdateVoterSetDue"
 
 \* RAFT-MODEL-REBOOT
 Reboot(i) ==
@@ -675,7 +724,7 @@ Reboot(i) ==
        IN /\ ~(up.nodes = nodes /\ up.network = network)
           /\ K!SetSys(up)
     /\ crashes' = crashes + 1
-    /\ UNCHANGED <<appends, duplicates, fetches, elections, adds, removes, snapshots, upgrades>>
+    /\ UNCHANGED <<appends, duplicates, fetches, elections, adds, removes, snapshots, upgrades, joins>>
 
 Next ==
     \/ \E m \in DOMAIN network : Deliver(m) \/ Drop(m) \/ Duplicate(m)
@@ -785,6 +834,11 @@ LeaderUnreachable == \E i \in Replica : nodes[i].role \in {"unattached", "voted"
 \* VOTERS-WIT-UPGRADED
 KRaftVersionUpgraded == \E c \in committed : c[2].kind = "kraft_version"
 
+\* VOTERS-WIT-AUTO-JOINED (a step): a leader appends the VotersRecord adding an observer that asked
+\* for it itself (its AddVoterRequest delivered and accepted: only such a step counts a join
+\* and an add at once).
+ObserverAutoJoins == joins' = joins + 1 /\ adds' = adds + 1
+
 \* VOTERS-WIT-REMOVED-LEADER-RESIGNS (a step)
 RemovedLeaderResigns ==
     \E i \in Replica : nodes[i].role = "leader" /\ nodes'[i].role = "resigned" /\ i \notin nodes'[i].voters
@@ -799,5 +853,6 @@ NotVoteAcrossSets == ~VoteAcrossSets
 NotLeaderUnreachable == ~LeaderUnreachable
 NotBootstrapVotersCommitted == ~BootstrapVotersCommitted
 NeverRemovedLeaderResigns == [][~RemovedLeaderResigns]_vars
+NeverObserverAutoJoins == [][~ObserverAutoJoins]_vars
 
 =============================================================================

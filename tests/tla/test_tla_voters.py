@@ -143,6 +143,32 @@ def test_spec_names_every_python_invariant_and_action() -> None:
         assert f'"{inp.__name__}"' in text, inp.__name__
 
 
+# -- auto-join (VOTERS-RULE-AUTO-JOIN) --------------------------------------------------------
+
+# Observer 3 of the started quorum {1, 2} has auto-join on (every host has): its timer sends
+# leader 1 an AddVoterRequest, which the leader judges as a client's AddVoter.
+AUTO_JOIN_BOUNDS: dict[str, int | bool] = {"hosts": 3, "voters": 2, "auto_join": True, "max_fetches": 1,
+                                           "max_elections": 1, "symmetry": False}
+
+
+def test_auto_join_agrees_and_tlc_reaches_its_witness() -> None:
+    model = make(**AUTO_JOIN_BOUNDS)
+    assert_agreement(MAPPING, model, AUTO_JOIN_BOUNDS, more_than=900, timeout=180)
+    # Not the same states as without auto-join: the requests are in flight, the joins counted.
+    assert any(s.joins for s in reachable_states(model))
+    # VOTERS-WIT-AUTO-JOINED, a step witness: TLC violates its negation, and the behaviour
+    # replays through the model to a step the Python witness holds on (the request delivered).
+    result = tlc(config_for(AUTO_JOIN_BOUNDS, invariants=(), properties=("NeverObserverAutoJoins",)))
+    assert result.violation is not None and result.violation.name == "NeverObserverAutoJoins", result.violation
+    assert result.violation.trace is not None
+    replayed = MAPPING.replay(model, result.violation.trace.values())
+    witness = next(p for p in model.properties() if p.name == "ObserverAutoJoins")
+    steps = [(replayed[k - 1][1], *replayed[k]) for k in range(1, len(replayed))]
+    assert witness.holds_step(*steps[-1]) and not any(witness.holds_step(*st) for st in steps[:-1])
+    kinds = action_kinds([replayed])
+    assert {"UpdateVoterSetDue", "Deliver"} <= kinds, kinds
+
+
 # -- TLC -simulate traces replay through the model ---------------------------------------------
 
 

@@ -10,8 +10,12 @@ mapping"; :mod:`kspec.tla.mappings.raft`) plus what the voter set adds (spec/vot
   sequences of ``<<offset, value>>`` (a voter set is a set of ``<<id, directory>>``); the voter
   history's static set is the replica's ``static`` (they are the same value);
 - ``snapshot`` is ``Nil`` or ``[end_offset, kraft_version, voters]`` (``voters`` Nil or a set);
-- the counters ``adds``, ``removes``, ``snapshots``, ``upgrades`` are variables; the ghost
-  ``initial_voters`` is the constant ``1..NumVoters`` (``InitialVoters``), not a variable.
+- the counters ``adds``, ``removes``, ``snapshots``, ``upgrades`` and the ghost ``joins`` are
+  variables; the ghost ``initial_voters`` is the constant ``1..NumVoters`` (``InitialVoters``),
+  not a variable;
+- auto-join's requests (``AddVoterRequest``, ``RemoveVoterRequest``) are messages like raft's:
+  records of their fields plus ``type``; a replica's ``auto_join`` flag is the constant
+  ``AutoJoin`` (every host has the same configuration), not a field.
 
 The mapping keeps every field, so it is one to one. The Python side must run with
 ``symmetry=false``: :func:`config` refuses ``symmetry=true``.
@@ -44,7 +48,7 @@ CONSTANT_OF_BOUND = {
     "max_removes": "MaxRemoves", "max_snapshots": "MaxSnapshots", "kraft_version": "KRaftVersion",
     "max_epoch": "MaxEpoch", "max_appends": "MaxAppends", "max_crashes": "MaxCrashes",
     "max_inflight": "MaxInflight", "max_duplicates": "MaxDuplicates", "max_fetches": "MaxFetches",
-    "max_elections": "MaxElections", "pre_vote": "PreVote", "reboot": "RebootAtOnce",
+    "max_elections": "MaxElections", "pre_vote": "PreVote", "reboot": "RebootAtOnce", "auto_join": "AutoJoin",
 }
 # The flaw flags of the spec, by the Python variant they copy (model/voters/variants.py).
 VARIANT_FLAGS = {
@@ -67,14 +71,12 @@ WITNESSES = ("LeaderElected", "VoterAdded", "AddedVoterVotes", "VoterRemoved", "
              "KRaftVersionUpgraded", "BootstrapVotersCommitted", "VoteAcrossSets", "LeaderUnreachable")
 DEFAULT_BOUNDS: dict[str, int | bool] = {**{b.name: b.default for b in BOUNDS}, "reboot": True,
                                          "symmetry": False}
-VARIABLES = (*(v for v in RAFT_VARIABLES if v not in ("resends", "resent")), "adds", "removes", "snapshots", "upgrades")
+VARIABLES = (*(v for v in RAFT_VARIABLES if v not in ("resends", "resent")), "adds", "removes", "snapshots", "upgrades",
+             "joins")
 
 
 def constants(bounds: Mapping[str, int | bool], variant: str | None = None) -> dict[str, Any]:
     """The spec's CONSTANTS for the model's bounds (defaults for any bound not given)."""
-    if bounds.get("auto_join"):
-        # VOTERS-RULE-AUTO-JOIN is not in Voters.tla yet (spec/voters.md §11)
-        raise UnsupportedBounds(f"{SPEC} models auto_join=false only (got true)")
     return flagged_constants(SPEC, bounds, variant, defaults=DEFAULT_BOUNDS, constant_of_bound=CONSTANT_OF_BOUND,
                              variant_flags=VARIANT_FLAGS)
 
@@ -134,17 +136,18 @@ def from_model(s: Voters) -> FrozenDict:
         "removes": s.removes,
         "snapshots": s.snapshots,
         "upgrades": s.upgrades,
+        "joins": s.joins,
     })
 
 
 # Voters.tla INSTANCEs KRaft.tla, so it fixes raft's bounds but kip853: the voter-set model is KIP-853 itself.
-FIXED_BOUNDS: dict[str, int | bool] = {**{k: v for k, v in RAFT_FIXED_BOUNDS.items() if k != "kip853"},
-                                       "auto_join": False}
+FIXED_BOUNDS: dict[str, int | bool] = {k: v for k, v in RAFT_FIXED_BOUNDS.items() if k != "kip853"}
 
 MAPPING = TLAMapping(
     "voters", SPEC, config, from_model, variables=VARIABLES, fixed_bounds=FIXED_BOUNDS,
     doc="Raft's mapping (Voters.tla INSTANCEs KRaft.tla) plus each replica's voters, control state "
-        "(histories as <<offset, value>> sequences), snapshot and static set, and the reconfiguration counters.",
+        "(histories as <<offset, value>> sequences), snapshot and static set, the reconfiguration counters "
+        "and auto-join's requests.",
 )
 replay = MAPPING.replay
 trace_module = MAPPING.trace_module
