@@ -568,6 +568,7 @@ class ResendIgnoresFetchAck(RaftReplica):
 
 RAFT_MUTANTS += (  # appended as one block (session 16, raftfetch)
     ("raft-resend-ignores-fetch-ack", ResendIgnoresFetchAck, "an acknowledgement tracked by one of its two signals",
-     True, "RAFT-DRIVE-RESEND-ACKED's (an idle ResendDue at a voter that acknowledged by a fetch alone): before "
-     "it the driver never sent ResendDue towards an acknowledged voter, so no run could catch it"),
+     True, "RAFT-DRIVE-RESEND-ACKED's (an idle ResendDue at a voter that acknowledged by a fetch alone): guided "
+     "run 18 at seed 0 (a guided run: every seed); before it the driver never sent ResendDue towards an "
+     "acknowledged voter, so no run could catch it"),
 )
