@@ -94,7 +94,12 @@ class ResendIgnoresFetchAck(Replica):
     only where the model resends (``node.unanswered``), never at a voter that answered. Left
     open: an idle ResendDue there would make Kafka 3.9-4.1 send their BeginQuorumEpoch
     heartbeat to an acknowledged voter through the adapter's heartbeat path, the deviation
-    D-RESEND holds unjudged (``raft-begin-epoch-heartbeat``)."""
+    D-RESEND holds unjudged (``raft-begin-epoch-heartbeat``).
+
+    Session 16: caught at guided run 18 at seeds 0 and 1 (RAFT-DRIVE-RESEND-ACKED: the driver
+    fires ResendDue at a leader towards a voter that acknowledged, and a guided probe makes that
+    voter acknowledge by a fetch alone; the Kafka adapter holds 3.9+'s heartbeat copy to a voter
+    its leader records as acknowledged, so no Kafka line diverges there)."""
 
     def on_fetch(self, req: dict[str, Any]) -> None:
         acked = set(self.acked)

@@ -38,6 +38,7 @@ from kspec.model.raft.messages import (
     OWN_TOPIC,
     BackoffExpired,
     BeginQuorumEpochRequest,
+    BeginQuorumEpochResponse,
     CheckQuorumTimeout,
     ClientAppend,
     Crash,
@@ -78,6 +79,7 @@ from kspec.model.raft.system import (
     RaftModel,
     describe_action,
     describe_message,
+    exchange_in_flight,
 )
 
 # Cluster shapes a run starts from (Hypothesis draws one; shrinking prefers the first).
@@ -405,6 +407,22 @@ def idle_fetches(node: Node) -> list[IdleTimer]:
     return [IdleTimer(node.id, FetchDue(v)) for v in sorted(node.voters) if v not in (node.id, leader)]
 
 
+def idle_resends(state: Raft, node: Node) -> list[IdleTimer]:
+    """RAFT-DRIVE-RESEND-ACKED: ``ResendDue(v)`` at a leader for every voter ``v`` that has
+    acknowledged its epoch (a NONE BeginQuorumEpochResponse or a valid Fetch,
+    ``Leader.acknowledged``), with nothing in flight between the two (RAFT-MODEL-ONE-RESEND: the
+    timer of a connection that is ready). The model enables ResendDue only towards a voter that
+    has not answered (RAFT-RULE-RESEND), so without these a leader that resends to a voter it
+    forgot had fetched was never asked to (red team ``resend-ignores-fetch-ack``). Only while
+    the replica keeps who answered (``Node.resends``: the budget not spent), since a target has
+    no budget and still knows."""
+    role = node.role
+    if not isinstance(role, Leader) or not node.resends:
+        return []
+    return [IdleTimer(node.id, ResendDue(v)) for v in sorted(role.acknowledged)
+            if v != node.id and v in node.voters and not exchange_in_flight(state, node.id, v)]
+
+
 def _injected_vote(state: Raft, node: Node, src: int, epoch: int) -> VoteRequest | None:
     """A vote request of ``epoch`` from ``src`` that ``src`` sent or may yet send: its own log
     position, below the epoch (Kafka answers INVALID_REQUEST otherwise), and ``src`` not past
@@ -642,6 +660,7 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
                 # RAFT-DRIVE-IDLE: a client append at a replica that does not lead changes nothing.
                 out.append(("idle_timer", IdleTimer(n.id, ClientAppend())))
                 out += [("idle_fetch", idle) for idle in idle_fetches(n)]
+                out += [("idle_timer", idle) for idle in idle_resends(state, n)]
                 out += [("inject", Inject(m)) for m in injected_requests(state, n, observers)]
                 out += [("leader_only", Inject(m)) for m in leader_only_requests(state, n, observers)]
         out += macros.candidates(state)
@@ -759,8 +778,9 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
             truncated, state = self._truncated_pre_vote_probe(state)
             out += truncated
         if self.config["faults"]:
+            acked, state = self._acked_resend_probe(state, k)
             resend, state = self._resend_probe(state, k)
-            out += resend
+            out += acked + resend
         chain, state = self._timer_chain_probe(state, k)
         duplicate, state = self._duplicate_vote_probe(state, k)
         long_payload, state = self._long_payload_probe(state, k)
@@ -999,6 +1019,50 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
             if after is not None:
                 return [*out, (PROBE, retry)], after
         return [], start
+
+    def _acked_resend_probe(self, state: Raft, k: int) -> tuple[list[tuple[str, Any]], Raft]:
+        """RAFT-DRIVE-RESEND-ACKED on the odd guided paths (with faults), before the resend
+        probe: at a leader, a voter (the ``k // 2``-th, rotating) acknowledges the epoch by a
+        fetch alone and the leader's resend timer for it fires (``idle_resends``): the
+        leader's BeginQuorumEpoch to it first (resent by macros.Retry where it has not
+        answered, then delivered), its answer lost, then a fetch round trip (macros.RoundTrip);
+        the model sends nothing at that ResendDue. A leader that counts only the answer as the
+        acknowledgement (not Kafka's ``hasAcknowledgedLeader``, which a fetch sets) resends
+        there. Nothing where no voter can be taken that way."""
+        if k % 2 == 0:
+            return [], state
+        leader = next((n for n in state.nodes if isinstance(n.role, Leader)), None)
+        if leader is None:
+            return [], state
+        others = [v for v in sorted(leader.voters) if v != leader.id]
+        for j in range(len(others)):
+            voter = others[(k // 2 + j) % len(others)]
+            steps: list[tuple[str, Any]] = []
+            current: Raft | None = state
+            if voter in node_mod.unanswered(leader):
+                retry = macros.Retry(leader.id, voter)
+                current = self.resolve(state, retry)
+                sent = [m for m in current.network.distinct() if isinstance(m, BeginQuorumEpochRequest)
+                        and m.src == leader.id and m.dst == voter] if current is not None else []
+                steps.append((PROBE, retry))
+                if current is not None and sent:
+                    steps.append(("deliver", Deliver(sent[0])))
+                    current = self.resolve(current, Deliver(sent[0]))
+            for message in [] if current is None else sorted(
+                    (m for m in current.network.distinct() if isinstance(m, BeginQuorumEpochResponse)
+                     and m.src == voter and m.dst == leader.id), key=repr):
+                while current is not None and message in current.network:
+                    steps.append(("network", Drop(message)))
+                    current = self.resolve(current, Drop(message))
+            if current is not None and voter not in getattr(current.node(leader.id).role, "acknowledged", {voter}):
+                steps.append(("round_trip", macros.RoundTrip(voter)))
+                current = self.resolve(current, macros.RoundTrip(voter))
+            if current is None:
+                continue
+            idle = IdleTimer(leader.id, ResendDue(voter))
+            if idle in idle_resends(current, current.node(leader.id)) and self.resolve(current, idle) is not None:
+                return [*steps, ("idle_timer", idle)], current
+        return [], state
 
     def _mid_round_probe(self, state: Raft, k: int) -> tuple[list[tuple[str, Any]], Raft]:
         """RAFT-DRIVE-MID-ROUND at an odd path's end: the ``k // 6``-th enabled first answer

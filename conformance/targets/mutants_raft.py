@@ -548,3 +548,27 @@ RAFT_MUTANTS += (  # appended as one block (session 15, raftfetch)
      "probe off no lockstep run catches it at seed 0, only the liveness check's timed run (its prefix, drawn "
      "with faults, happened to deliver a granted VoteResponse twice)"),
 )
+
+
+# ---- RAFT-DRIVE-RESEND-ACKED (session 16): a resend timer at a voter that acknowledged by fetching
+
+
+class ResendIgnoresFetchAck(RaftReplica):
+    """A leader counts only a NONE BeginQuorumEpochResponse as a voter's acknowledgement of its
+    epoch, not a valid Fetch (Kafka's ``ReplicaState.updateFollowerState`` sets
+    ``hasAcknowledgedLeader`` too): a voter whose answer was lost but which has been fetching
+    gets BeginQuorumEpoch again at its resend timer (RAFT-RULE-RESEND, RAFT-STEP-RESEND)."""
+
+    def on_valid_fetch(self, replica: int, offset: int) -> None:
+        acked = set(self.acked)
+        super().on_valid_fetch(replica, offset)
+        if self.role == "leader":
+            self.acked = acked
+
+
+RAFT_MUTANTS += (  # appended as one block (session 16, raftfetch)
+    ("raft-resend-ignores-fetch-ack", ResendIgnoresFetchAck, "an acknowledgement tracked by one of its two signals",
+     True, "RAFT-DRIVE-RESEND-ACKED's (an idle ResendDue at a voter that acknowledged by a fetch alone): guided "
+     "run 18 at seed 0 (a guided run: every seed); before it the driver never sent ResendDue towards an "
+     "acknowledged voter, so no run could catch it"),
+)

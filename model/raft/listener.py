@@ -31,8 +31,9 @@ class ListenerRules:
       (their ``RecordsBatchReader`` skips control batches; KAFKA-15345 added control records to
       the 3.6 API as a feature), so a HandleCommit names the committed range's start and its
       data records (none when it holds none: Kafka still calls ``handleCommit``);
-    - ``resigned_told``: Kafka 3.7 and 3.8 tell a resigned replica's listener that it leads
-      its epoch (KAFKA-17333, ``raft-resigned-told-leader``);
+    - ``resigned_told``: Kafka 3.3-3.8 tell a resigned replica's listener that it leads its
+      epoch (KAFKA-17333, ``raft-resigned-told-leader``; ``transitionToResigned`` fires the
+      change in every one, reached in the lockstep from 3.7, the first with check-quorum);
     - ``told_at_transition``: Kafka 3.3-3.7.0 tell a listener the leader and epoch only when
       the replica changes state (``transitionTo*``) or leads (``pollLeader``), never at its
       registration, so a listener registered after ``initialize()`` of a non-leader (every

@@ -18,6 +18,10 @@ Then the adapter's ``ResendDue`` (RAFT-RULE-RESEND) on a fresh leader whose Begi
 the acknowledged voter 3 (the deviation ``raft-begin-epoch-heartbeat``), a copy the adapter
 holds (``held_resends``) because KIP-595's rule sends it nowhere.
 
+Then voter 3 acknowledges a fresh leader by a fetch alone and its ``ResendDue`` fires
+(RAFT-DRIVE-RESEND-ACKED): no line reports a resend to it; 3.9+'s heartbeat copy to it is held,
+because Kafka's leader records it as acknowledged (``hasAcknowledgedLeader``).
+
 Last, on the same child (one JVM per line is the cost): a follower of leader 2 asked for its
 fetch (``FetchDue``) reports a Fetch to 2 and none to voter 3 (RAFT-DRIVE-FETCH-ELSEWHERE; the
 adapter reads the leader through ``QuorumState``, which every line has: 3.8's FollowerState has
@@ -73,6 +77,20 @@ def child(version: str) -> dict[str, Any]:
     out["role_after_resend"] = resent.observation["role"]
     node.close()
 
+    # RAFT-DRIVE-RESEND-ACKED: voter 3 acknowledges by a fetch alone (its BeginQuorumEpochResponse
+    # lost), then its resend timer fires: no rule set resends to it
+    node = target.start(1, {"voters": [1, 2, 3]})
+    node.step({"type": "ElectionTimeout"})
+    node.step({"type": "VoteResponse", "src": 2, "dst": 1, "epoch": 1, "granted": True, "leader": None,
+               "pre_vote": False, "error": "NONE"})
+    node.step({"type": "FetchRequest", "src": 3, "dst": 1, "epoch": 1, "fetch_offset": 0, "last_fetched_epoch": 0})
+    acked = node.step({"type": "ResendDue", "to": 3})
+    out["fetch_ack_resend_due"] = begins(acked.outputs)
+    out["fetch_ack_held"] = sorted(node.held_resends)
+    out["fetch_ack_again"] = begins(node.step({"type": "ResendDue", "to": 3}).outputs)
+    out["fetch_ack_unacked"] = begins(node.step({"type": "ResendDue", "to": 2}).outputs)
+    node.close()
+
     node = target.start(1, {"voters": [1, 2, 3]})
     node.step({"type": "BeginQuorumEpochRequest", "src": 2, "dst": 1, "epoch": 1, "leader": 2})
     out["follower_fetch_leader"] = [int(o["dst"]) for o in node.step({"type": "FetchDue", "to": 2}).outputs
@@ -97,6 +115,12 @@ def test_begin_quorum_epoch_resend_by_line(version: str) -> None:
     assert report["resend_due"] == [2] and report["role_after_resend"] == "leader", report
     # 3.9+: the heartbeat also went to voter 3, which had acknowledged (held, not judged)
     assert report["held_after_resend"] == ([] if version < "3.9" else [3]), report
+    # a voter that acknowledged by a fetch gets no resend on any line (RAFT-DRIVE-RESEND-ACKED):
+    # 3.9+'s heartbeat copy to it is held (raft-begin-epoch-heartbeat; the adapter reads Kafka's
+    # hasAcknowledgedLeader); the unacknowledged voter 2 still gets its resend
+    assert report["fetch_ack_resend_due"] == [] and report["fetch_ack_again"] == [], report
+    assert report["fetch_ack_held"] == ([] if version < "3.9" else [3]), report
+    assert report["fetch_ack_unacked"] == [2], report
     # a follower fetches from its leader only (RAFT-DRIVE-FETCH-ELSEWHERE)
     assert report["follower_fetch_leader"] == [2] and report["follower_fetch_other"] == [], report
 

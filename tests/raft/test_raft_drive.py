@@ -346,3 +346,33 @@ def test_duplicate_vote_probe_delivers_one_grant_twice() -> None:
     assert state.node(copy.message.dst).role_name == "candidate"
     three = RaftDriver(CONFIGS[0])
     assert three._duplicate_vote_probe(three.init_state(), 0)[0] == []
+
+
+def test_acked_resend_probe_fires_the_timer_after_a_fetch_acknowledges() -> None:
+    """RAFT-DRIVE-RESEND-ACKED: on an odd guided path with faults the leader's voter gets its
+    BeginQuorumEpoch, the answer is lost, the voter fetches once, and the leader's resend timer
+    for it fires: each step offered in its category; the voter is acknowledged by the fetch
+    alone and the model sends nothing at that ResendDue (a leader that counted only the answer
+    resends: red team raft_scratch8:resend-ignores-fetch-ack). Nothing on even paths."""
+    from kspec.conformance.drivers.raft import idle_resends
+    from kspec.model.raft.messages import BeginQuorumEpochResponse, ResendDue
+    from kspec.model.raft.state import Leader
+
+    driver = RaftDriver(CONFIGS[0])
+    start = _elect(driver)
+    assert driver._acked_resend_probe(start, 0) == ([], start)
+    steps, after = driver._acked_resend_probe(start, 1)
+    assert [c for c, _ in steps][-2:] == ["round_trip", "idle_timer"]
+    state = start
+    for category, action in steps:
+        assert (category, action) in driver.candidates(state), (category, action)
+        state = driver.resolve(state, action)
+    idle = steps[-1][1]
+    assert state == after and isinstance(idle, IdleTimer) and idle.input == ResendDue(idle.input.to)
+    leader = state.node(idle.node).role
+    assert isinstance(leader, Leader) and idle.input.to in leader.acknowledged
+    assert not any(isinstance(m, BeginQuorumEpochResponse) and m.src == idle.input.to
+                   for m in after.network.distinct())
+    assert step(state.node(idle.node), idle.input)[1] == ()  # RAFT-STEP-RESEND: nothing to send
+    # never offered towards a voter that has not answered (the model's own ResendDue is there)
+    assert all(i.input.to in leader.acknowledged for i in idle_resends(state, state.node(idle.node)))

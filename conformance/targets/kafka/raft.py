@@ -223,10 +223,14 @@ class KafkaRaftNode(ClientBuild, Timers):
         if api == "FETCH":
             self.held[dst] = req
             return
-        if api == "BEGIN_QUORUM_EPOCH" and self._resend_to is not None and dst != self._resend_to:
+        if api == "BEGIN_QUORUM_EPOCH" and self._resend_to is not None and (
+                dst != self._resend_to or self._acknowledged(dst)):
             # 3.9+'s heartbeat goes to every ready voter at once; the model's resend to one
             # voter at a time is ResendDue(to): the other copies wait for theirs (spec/raft.md
-            # D-RESEND), as a Fetch waits for FetchDue
+            # D-RESEND), as a Fetch waits for FetchDue. A copy to a voter the leader records as
+            # having acknowledged its epoch is no resend of any rule set (RAFT-RULE-RESEND) but
+            # KAFKA-16536's heartbeat, the deviation raft-begin-epoch-heartbeat: held, never
+            # reported, so a ResendDue at an acknowledged voter is judged on every line
             self.held_resends[dst] = req
             return
         self.reported[(dst, api)] = req
@@ -323,6 +327,9 @@ class KafkaRaftNode(ClientBuild, Timers):
             return
         held = self.held_resends.pop(to, None)
         if held is not None and api == "BEGIN_QUORUM_EPOCH" and self._expected(held):
+            if self._acknowledged(to):
+                self.held_resends[to] = held  # the heartbeat to an acknowledged voter: held still
+                return
             self.reported[(to, api)] = held
             self.outputs.append(request_json(self.java, self.id, to, held.data()))
             return
@@ -342,6 +349,18 @@ class KafkaRaftNode(ClientBuild, Timers):
             self._settle()
         finally:
             self._resend_to = None
+
+    def _acknowledged(self, voter: int) -> bool:
+        """Whether Kafka's leader records ``voter`` as having acknowledged its epoch
+        (``ReplicaState.hasAcknowledgedLeader``: a NONE BeginQuorumEpochResponse or a valid
+        Fetch, the model's ``Leader.acknowledged``; what 3.3-3.8's ``nonAcknowledgingVoters``
+        reads). False where this replica does not lead or ``voter`` has no voter state."""
+        q = self.quorum
+        if self.down or q is None or not q.isLeader():
+            return False
+        states = self.java.f_voter_states.get(q.leaderStateOrThrow())
+        state = states.get(self.java.boxed(voter, "int"))
+        return state is not None and bool(self.java.f_acknowledged.get(state))
 
     def _append(self, payload: list[int]) -> None:
         j = self.java

@@ -82,6 +82,12 @@ class Java(jvm.MetadataLogClasses):
         self.f_requests = self.field(f"{RAFT}.KafkaRaftClient", "requestManager")
         # 3.9+ (KAFKA-16536): the leader's BeginQuorumEpoch heartbeat timer (spec/raft.md D-RESEND)
         self.f_begin_epoch_timer = self.field(f"{RAFT}.LeaderState", "beginQuorumEpochTimer", missing_ok=True)
+        # Who the leader records as having acknowledged its epoch (every line: a NONE
+        # BeginQuorumEpochResponse, addAcknowledgementFrom, or a valid Fetch,
+        # ReplicaState.updateFollowerState): a 3.9+ heartbeat copy to such a voter is the
+        # deviation raft-begin-epoch-heartbeat, held unjudged (spec/raft.md D-RESEND)
+        self.f_voter_states = self.field(f"{RAFT}.LeaderState", "voterStates")
+        self.f_acknowledged = self.field(f"{RAFT}.LeaderState$ReplicaState", "hasAcknowledgedLeader")
         # The voters an observer picks its bootstrap fetch from: 3.7 ``voters`` (ids; the last
         # ready one from a random start wins), 3.8+ ``bootstrapServers`` (Nodes; the first wins).
         self.f_voters = self.field(f"{RAFT}.RequestManager", "voters", missing_ok=True)
