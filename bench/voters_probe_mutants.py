@@ -20,6 +20,7 @@ PROBE_MUTANTS: list[tuple[str, str]] = [
     ("VOTERS-DRIVE-JOIN-PROBE", "voters-auto-join-skips-catch-up"),
     ("VOTERS-DRIVE-UNREACHABLE-RESTART", "voters-unreachable-prospective-drops-leader"),
     ("VOTERS-DRIVE-REJOIN-PROBE", "voters-auto-join-by-bootstrap-list"),
+    ("VOTERS-DRIVE-ADDED-LEADER-RESTART", "voters-restart-reaches-bootstrap-only"),
     ("VOTERS-DRIVE-UPGRADE-DIRECTORY", "voters-upgrade-update-by-key"),
 ]
 # caught by the probe first, not its alone (docs/performance.md, "Probe mutants, session 15")

@@ -47,15 +47,20 @@ from kspec.model.core.protocol import first_violated
 from kspec.model.raft import node as raft_node
 from kspec.model.raft.messages import (
     AppendLog,
+    BeginQuorumEpochRequest,
     ClientAppend,
     Crash,
     DescribeQuorumRequest,
     ElectionTimeout,
     FetchDue,
+    FetchRequest,
+    FetchResponse,
     FetchTimeout,
     Input,
     Restart,
     TruncateLog,
+    VoteRequest,
+    VoteResponse,
 )
 from kspec.model.raft.state import Down, Follower, Leader
 from kspec.model.raft.system import Deliver, Fire, Reboot, describe_action, fetch_in_flight
@@ -474,6 +479,7 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
                 out = (self._describe_probe(state) + self._odd_key_probe(state) + added
                        + self._replica_probes(after, k))
                 out += self._unreachable_leader_probe(self._after_probes(state, out), k)
+                out += self._added_leader_restart_probe(self._after_probes(state, out))
             out += self._rejoin_probe(self._after_probes(state, out))
             # last: nothing may follow the upgrade it ends with (its docstring)
             return out + self._upgrade_directory_probe(self._after_probes(state, out))
@@ -525,6 +531,60 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
                     return [*route, reboot, *timers] if k % 4 == 1 or len(timers) == 2 else []
             return []
         return []
+
+    def _added_leader_restart_probe(self, state: Voters) -> list[tuple[str, Any]]:
+        """VOTERS-DRIVE-ADDED-LEADER-RESTART (replica level, with faults, no pre-vote): a leader's
+        endpoint comes from the voter set at the restarting replica's log end, not from
+        ``controller.quorum.bootstrap.servers`` (VOTERS-RULE-LEADER-UNREACHABLE): a replica that
+        restarts following an ADDED voter follows it again. No path's end has an added voter
+        leading (the guide graph does not get that deep), so a guided path ends, where a leader L
+        has an observer O following it and the crash, election and epoch budgets allow the whole
+        route, with O's fetch in flight answered, a replication (O catches up; a change left
+        uncommitted commits), L's AddVoter(O), a replication (it commits: O is a voter
+        follower), O's fetch timer (it stands), its VoteRequests to two other voters V1, V2 and
+        their grants delivered (O leads the next epoch), O's BeginQuorumEpoch to V1 delivered, and
+        V1's reboot. All or nothing (at the defaults few paths end with the budgets left: the
+        first of the faults configuration)."""
+        if self.model.pre_vote or not self.faults:
+            return []
+        leader = next((n for n in state.nodes if isinstance(n.role, Leader)), None)
+        observer = next((n for n in state.nodes if isinstance(n, VoterNode) and observer_follower(n)
+                         and isinstance(n.role, Follower) and leader is not None and n.role.leader == leader.id), None)
+        if leader is None or observer is None:
+            return []
+        o = observer.id
+        voters = sorted(v for v in leader.voters if v != leader.id)
+        if len(voters) < 2:
+            return []
+        v1, v2 = voters[:2]
+        replicate = ("replicate", macros.Replicate(leader.id))
+        add = ("reconfig", Fire(leader.id, AddVoter(o, directory_of(o))))  # type: ignore[arg-type]
+        # (src, dst, kind): a message to deliver where one is in flight; else a step as it is. O's
+        # fetch left in flight (the lapse probe ends with one) is answered first.
+        wanted: list[tuple[int, int, type] | tuple[str, Any]] = [
+            (o, leader.id, FetchRequest), (leader.id, o, FetchResponse), replicate, add, replicate,
+            ("timer", Fire(o, FetchTimeout())), (o, v1, VoteRequest), (v1, o, VoteResponse), (o, v2, VoteRequest),
+            (v2, o, VoteResponse), (o, v1, BeginQuorumEpochRequest), ("crash", Reboot(v1))]
+        script: list[tuple[str, Any]] = []
+        s = state
+        for k, want in enumerate(wanted):
+            if isinstance(want[0], str):
+                step: tuple[str, Any] = want
+            else:
+                src, dst, kind = want
+                found = next((m for m in s.network.distinct() if (m.src, m.dst) == (src, dst) and isinstance(m, kind)),
+                             None)
+                if found is None:
+                    if k < 2:
+                        continue  # no fetch of O's in flight
+                    return []
+                step = ("deliver", Deliver(found))
+            after = self._offered_route(s, [step])
+            if after is None:
+                return []
+            script.append(step)
+            s = after
+        return script
 
     def _offered_route(self, state: Voters, route: list[tuple[str, Any]]) -> Voters | None:
         """The state after ``route``, where the driver offers each step after the ones before;

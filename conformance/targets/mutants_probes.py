@@ -176,6 +176,20 @@ class UnreachableProspectiveDropsLeader(VoterReplica):
         super().go_back((epoch, voted_for, None) if self.prior_unreachable else prior)
 
 
+class RestartReachesBootstrapOnly(VoterReplica):
+    """On restart a replica takes its persisted leader for reachable only when the leader is
+    one of ``controller.quorum.bootstrap.servers`` (the initial voters), where the endpoints come
+    from the voter set at its log end (VOTERS-RULE-LEADER-UNREACHABLE): a replica that followed an
+    ADDED voter comes back unattached in its epoch instead of its follower (the configuration list
+    confused with the live membership, one way). VOTERS-DRIVE-ADDED-LEADER-RESTART elects an added
+    voter and reboots one of its followers."""
+
+    def on_restart(self) -> None:
+        super().on_restart()
+        if self.role == "follower" and self.leader not in self.bootstrap_servers:
+            self.role = "voted" if self.voted_for is not None else "unattached"
+
+
 class AutoJoinByBootstrapList(VoterReplica):
     """Auto-join asks for a replica outside ``controller.quorum.bootstrap.servers`` (the initial
     voters) only, where the rule is the voter set in force: an initial voter that an operator
@@ -333,6 +347,9 @@ ENTRIES: tuple[tuple[str, str, type, str, bool, str], ...] = (
     ("voters-unreachable-prospective-drops-leader", "voters", UnreachableProspectiveDropsLeader,
      "state restored without one of its fields", True,
      "VOTERS-DRIVE-UNREACHABLE-RESTART's pre-vote timers (session 16)"),
+    ("voters-restart-reaches-bootstrap-only", "voters", RestartReachesBootstrapOnly,
+     "configuration list confused with the live membership", True,
+     "VOTERS-DRIVE-ADDED-LEADER-RESTART's (session 16)"),
     ("voters-auto-join-by-bootstrap-list", "voters", AutoJoinByBootstrapList,
      "configuration list confused with the live membership", True,
      "VOTERS-DRIVE-REJOIN-PROBE's (session 16)"),
