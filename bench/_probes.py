@@ -65,6 +65,10 @@ _SWITCHES: dict[str, dict[str, tuple[Any, str, Any]]] = {
                                                lambda self, state: ([], state)),
         "VOTERS-DRIVE-DESCRIBE": (VotersDriver, "_describe_probe", staticmethod(_nothing)),
         "VOTERS-DRIVE-FREE-PROBE": (voters_log, "probes", _nothing),
+        "VOTERS-DRIVE-UNREACHABLE-RESTART": (VotersDriver, "_unreachable_leader_probe", _nothing),
+        "VOTERS-DRIVE-ADDED-LEADER-RESTART": (VotersDriver, "_added_leader_restart_probe", _nothing),
+        "VOTERS-DRIVE-REJOIN-PROBE": (VotersDriver, "_rejoin_probe", _nothing),
+        "VOTERS-DRIVE-UPGRADE-DIRECTORY": (VotersDriver, "_upgrade_directory_probe", _nothing),
     },
     "share": {
         "CutReload": (ShareDriver, "_cut_parts", _none),

@@ -18,6 +18,10 @@ from _probes import bench
 PROBE_MUTANTS: list[tuple[str, str]] = [
     ("VOTERS-DRIVE-LEADERLESS-ANSWER-PROBE", "voters-lapse-ends-on-leaderless-answer"),
     ("VOTERS-DRIVE-JOIN-PROBE", "voters-auto-join-skips-catch-up"),
+    ("VOTERS-DRIVE-UNREACHABLE-RESTART", "voters-unreachable-prospective-drops-leader"),
+    ("VOTERS-DRIVE-REJOIN-PROBE", "voters-auto-join-by-bootstrap-list"),
+    ("VOTERS-DRIVE-ADDED-LEADER-RESTART", "voters-restart-reaches-bootstrap-only"),
+    ("VOTERS-DRIVE-UPGRADE-DIRECTORY", "voters-upgrade-update-by-key"),
 ]
 # caught by the probe first, not its alone (docs/performance.md, "Probe mutants, session 15")
 NOT_ALONE: list[tuple[str, str]] = [

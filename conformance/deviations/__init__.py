@@ -14,7 +14,7 @@ An entry::
     name = "voters-trim-at-snapshot-end"     # unique across protocols, kebab-case
     spec_id = "VOTERS-CTRL-TRIM"             # the rule the release breaks
     summary = "one sentence: what the release does, against what the protocol says"
-    releases = ["3.9.1", "4.1.0"]            # versions whose code has it (read, not observed)
+    releases = ["3.9.1", "4.1.0"]            # every release that ships the code (not only where a run showed it)
     fixed_in = "4.5.0"                        # optional
     kafka_issue = "KAFKA-12345"               # optional
     model_variant = "kafka-trim-at-snapshot-end"   # a ProtocolInfo.variants name allowing it

@@ -39,7 +39,7 @@ from itertools import pairwise
 from typing import Any
 
 from kspec.conformance.drivers import macros, voters_log
-from kspec.conformance.drivers.raft import IDLE_TIMERS, NO_REPLICA, RaftDriver, by_category, wire
+from kspec.conformance.drivers.raft import IDLE_TIMERS, NO_REPLICA, PROBE, RaftDriver, by_category, wire
 from kspec.conformance.harness import JSON, Event
 from kspec.model.core.codec import encode
 from kspec.model.core.evolve import evolve
@@ -47,14 +47,20 @@ from kspec.model.core.protocol import first_violated
 from kspec.model.raft import node as raft_node
 from kspec.model.raft.messages import (
     AppendLog,
+    BeginQuorumEpochRequest,
     ClientAppend,
     Crash,
     DescribeQuorumRequest,
+    ElectionTimeout,
     FetchDue,
+    FetchRequest,
+    FetchResponse,
     FetchTimeout,
     Input,
     Restart,
     TruncateLog,
+    VoteRequest,
+    VoteResponse,
 )
 from kspec.model.raft.state import Down, Follower, Leader
 from kspec.model.raft.system import Deliver, Fire, Reboot, describe_action, fetch_in_flight
@@ -282,7 +288,9 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
 
     weights = {"deliver": 4, "timer": 2, "reconfig": 3, "fetch": 2, "replicate": 3, "depose": 3, "pending": 3,
                "free_voters": 2}
-    unguided = voters_log.CATEGORIES  # the free log's actions lead the cluster's graph nowhere
+    # The free log's actions lead the cluster's graph nowhere; PROBE (raft's: no lockstep rule
+    # draws it, the guided paths' probes take it) holds VOTERS-DRIVE-UPGRADE-DIRECTORY's update.
+    unguided = (*voters_log.CATEGORIES, PROBE)
     guide_states = 240  # guided runs (guide.py): a voters state costs several raft steps to expand
     opening = ("opening",)  # the start-up, forced at the start of every run
 
@@ -373,6 +381,10 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
                 out += [("update", Fire(n.id, u)) for u in _updates(n, self.rules)]  # type: ignore[arg-type]
             if self.level != "replica":
                 continue
+            if isinstance(n, VoterNode) and isinstance(n.role, Leader):
+                # VOTERS-DRIVE-UPGRADE-DIRECTORY: a voter's update naming another directory, which a
+                # kraft.version-0 leader keeps (only the guided paths' probes take it)
+                out += [(PROBE, Fire(n.id, u)) for u in _foreign_updates(n)]  # type: ignore[arg-type]
             out += [("idle", Ignored(n.id, timer)) for timer in IDLE_TIMERS]
             if self.model.auto_join:
                 # VOTERS-RULE-AUTO-JOIN's timer where the rule sends nothing (a voter, a replica
@@ -461,11 +473,16 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
             join = self._join_probe(state)
             if join:
                 # the auto-join configuration: the observer's request, then the lapse probes
-                return join + self._replica_probes(state, k)
-            added, after = self._uncommitted_add_probe(state)
-            out = (self._describe_probe(state) + self._odd_key_probe(state) + added
-                   + self._replica_probes(after, k))
-            return out + self._unreachable_leader_probe(self._after_probes(state, out), k)
+                out = join + self._replica_probes(state, k)
+            else:
+                added, after = self._uncommitted_add_probe(state)
+                out = (self._describe_probe(state) + self._odd_key_probe(state) + added
+                       + self._replica_probes(after, k))
+                out += self._unreachable_leader_probe(self._after_probes(state, out), k)
+                out += self._added_leader_restart_probe(self._after_probes(state, out))
+            out += self._rejoin_probe(self._after_probes(state, out))
+            # last: nothing may follow the upgrade it ends with (its docstring)
+            return out + self._upgrade_directory_probe(self._after_probes(state, out))
         return []
 
     def _after_probes(self, state: Voters, steps: list[tuple[str, Any]]) -> Voters:
@@ -477,35 +494,187 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
         return state
 
     def _unreachable_leader_probe(self, state: Voters, k: int) -> list[tuple[str, Any]]:
-        """VOTERS-DRIVE-UNREACHABLE-RESTART (replica level, with faults): every fourth guided path
-        (``k % 4 == 1``) ends, where a leader L can remove itself, with its RemoveVoter(L), a
-        replication (``macros.Replicate``: its followers take the VotersRecord, which commits, and
-        L resigns) and a reboot of the first live follower of L whose voter set no longer holds L
-        (VOTERS-RULE-LEADER-UNREACHABLE: it comes back unattached in L's epoch, keeping L's id,
-        and fetches from no one). Random runs need the removal, its replication and the crash of
-        such a follower before its next election, in that order (session 14: one input moved
-        category and the only catch, a random run's, went). Each step only where the driver
-        offers it (a guided run takes nothing else); nothing where one is not offered."""
-        if k % 4 != 1:
+        """VOTERS-DRIVE-UNREACHABLE-RESTART (replica level, with faults): guided paths end, where a
+        leader L can remove itself, with its RemoveVoter(L) (after a replication where a change
+        the path left uncommitted would refuse it), a replication (``macros.Replicate``: its
+        followers take the VotersRecord, which commits, and L resigns) and a reboot of the first
+        live follower F of L whose voter set no longer holds L (VOTERS-RULE-LEADER-UNREACHABLE: it
+        comes back unattached in L's epoch, keeping L's id, and fetches from no one); under
+        KIP-996 (the pre-vote configuration) then F's election timer twice
+        (``_unreachable_prospective``). Every fourth path (``k % 4 == 1``); in the pre-vote
+        configuration also every other path whose end leaves the crash and election budgets for
+        the whole route, timers included (few do: most paths there end at the epoch or election
+        bound, where the model offers no more election timers). Random runs need the removal, its
+        replication and the crash of such a follower before its next election, in that order
+        (session 14: one input moved category and the only catch, a random run's, went). Each
+        step only where the driver offers it (a guided run takes nothing else); nothing where
+        one is not offered."""
+        if k % 4 != 1 and not self.model.pre_vote:
             return []
         leader = next((n for n in state.nodes if isinstance(n.role, Leader)), None)
         if leader is None:
             return []
+        remove = ("reconfig", Fire(leader.id, RemoveVoter(leader.id, directory_of(leader.id))))  # type: ignore[arg-type]
+        replicate = ("replicate", macros.Replicate(leader.id))
+        for route in ([remove, replicate], [replicate, remove, replicate]):
+            s = self._offered_route(state, route)
+            if s is None:
+                continue
+            for n in s.nodes:
+                if isinstance(n.role, Follower) and n.role.leader == leader.id and leader.id not in n.voters:
+                    reboot = ("crash", Reboot(n.id))
+                    back = self._offered_route(s, [reboot])
+                    if back is None:
+                        continue
+                    timers = self._unreachable_prospective(back, n.id)
+                    # off the fourth-path cadence, only the whole pre-vote route
+                    return [*route, reboot, *timers] if k % 4 == 1 or len(timers) == 2 else []
+            return []
+        return []
+
+    def _added_leader_restart_probe(self, state: Voters) -> list[tuple[str, Any]]:
+        """VOTERS-DRIVE-ADDED-LEADER-RESTART (replica level, with faults, no pre-vote): a leader's
+        endpoint comes from the voter set at the restarting replica's log end, not from
+        ``controller.quorum.bootstrap.servers`` (VOTERS-RULE-LEADER-UNREACHABLE): a replica that
+        restarts following an ADDED voter follows it again. No path's end has an added voter
+        leading (the guide graph does not get that deep), so a guided path ends, where a leader L
+        has an observer O following it and the crash, election and epoch budgets allow the whole
+        route, with O's fetch in flight answered, a replication (O catches up; a change left
+        uncommitted commits), L's AddVoter(O), a replication (it commits: O is a voter
+        follower), O's fetch timer (it stands), its VoteRequests to two other voters V1, V2 and
+        their grants delivered (O leads the next epoch), O's BeginQuorumEpoch to V1 delivered, and
+        V1's reboot. All or nothing (at the defaults few paths end with the budgets left: the
+        first of the faults configuration)."""
+        if self.model.pre_vote or not self.faults:
+            return []
+        leader = next((n for n in state.nodes if isinstance(n.role, Leader)), None)
+        observer = next((n for n in state.nodes if isinstance(n, VoterNode) and observer_follower(n)
+                         and isinstance(n.role, Follower) and leader is not None and n.role.leader == leader.id), None)
+        if leader is None or observer is None:
+            return []
+        o = observer.id
+        voters = sorted(v for v in leader.voters if v != leader.id)
+        if len(voters) < 2:
+            return []
+        v1, v2 = voters[:2]
+        replicate = ("replicate", macros.Replicate(leader.id))
+        add = ("reconfig", Fire(leader.id, AddVoter(o, directory_of(o))))  # type: ignore[arg-type]
+        # (src, dst, kind): a message to deliver where one is in flight; else a step as it is. O's
+        # fetch left in flight (the lapse probe ends with one) is answered first.
+        wanted: list[tuple[int, int, type] | tuple[str, Any]] = [
+            (o, leader.id, FetchRequest), (leader.id, o, FetchResponse), replicate, add, replicate,
+            ("timer", Fire(o, FetchTimeout())), (o, v1, VoteRequest), (v1, o, VoteResponse), (o, v2, VoteRequest),
+            (v2, o, VoteResponse), (o, v1, BeginQuorumEpochRequest), ("crash", Reboot(v1))]
         script: list[tuple[str, Any]] = []
-        s: Any = state
-        for category, action in (("reconfig", Fire(leader.id, RemoveVoter(leader.id, directory_of(leader.id)))),  # type: ignore[arg-type]
-                                 ("replicate", macros.Replicate(leader.id))):
-            after = self.resolve(s, action) if (category, action) in self.candidates(s) else None
+        s = state
+        for k, want in enumerate(wanted):
+            if isinstance(want[0], str):
+                step: tuple[str, Any] = want
+            else:
+                src, dst, kind = want
+                found = next((m for m in s.network.distinct() if (m.src, m.dst) == (src, dst) and isinstance(m, kind)),
+                             None)
+                if found is None:
+                    if k < 2:
+                        continue  # no fetch of O's in flight
+                    return []
+                step = ("deliver", Deliver(found))
+            after = self._offered_route(s, [step])
             if after is None:
                 return []
-            script.append((category, action))
+            script.append(step)
             s = after
-        for n in s.nodes:
-            if isinstance(n.role, Follower) and n.role.leader == leader.id and leader.id not in n.voters:
-                reboot = ("crash", Reboot(n.id))
-                if reboot in self.candidates(s) and self.resolve(s, reboot[1]) is not None:
-                    return [*script, reboot]
+        return script
+
+    def _offered_route(self, state: Voters, route: list[tuple[str, Any]]) -> Voters | None:
+        """The state after ``route``, where the driver offers each step after the ones before;
+        else None."""
+        for category, action in route:
+            after = self.resolve(state, action) if (category, action) in self.candidates(state) else None
+            if after is None:
+                return None
+            state = after
+        return state
+
+    def _unreachable_prospective(self, state: Voters, node: int) -> list[tuple[str, Any]]:
+        """VOTERS-DRIVE-UNREACHABLE-RESTART under KIP-996: the rebooted replica, unattached with a
+        leader it cannot reach, stands (its election timer: prospective, RAFT-KIP996) and the
+        round times out (the timer again): it goes back to that unattached state, the leader
+        kept, and stands again at once (RAFT-KIP996-TIMEOUT), never the leader's follower
+        (VOTERS-RULE-LEADER-UNREACHABLE: "a prospective that came from this state and loses
+        returns to it"). Each timer only where offered."""
+        if not self.model.pre_vote:
+            return []
+        out: list[tuple[str, Any]] = []
+        timer = ("timer", Fire(node, ElectionTimeout()))
+        for _ in range(2):
+            after = self._offered_route(state, [timer])
+            if after is None:
+                break
+            out.append(timer)
+            state = after
+        return out
+
+    def _rejoin_probe(self, state: Voters) -> list[tuple[str, Any]]:
+        """VOTERS-DRIVE-REJOIN-PROBE: in the auto-join configuration a guided path (replica level)
+        ends, where a leader L has a voter follower V, with L's RemoveVoter(V) (after a
+        replication where a change the path left uncommitted would refuse it), a replication
+        (V takes the VotersRecord, which commits: V is now an observer that follows L), V's
+        update-voter-set timer and its AddVoter delivered to L. VOTERS-RULE-AUTO-JOIN: a replica
+        whose key is not in the set asks to join at every period, a removed voter included
+        (KIP-853; Kafka 4.2+, KAFKA-19850's fix closed). Random runs need the removal, its
+        replication, the timer and the delivery in that order, before another change or
+        election; the join probe's observer never was a voter. Each step only where offered."""
+        if not self.model.auto_join:
+            return []
+        leader = next((n for n in state.nodes if isinstance(n.role, Leader)), None)
+        if leader is None:
+            return []
+        followers = [n.id for n in state.nodes if n.id in leader.voters and n.id != leader.id
+                     and isinstance(n.role, Follower) and n.role.leader == leader.id]
+        if not followers:
+            return []
+        v = followers[0]
+        remove = ("reconfig", Fire(leader.id, RemoveVoter(v, directory_of(v))))  # type: ignore[arg-type]
+        replicate = ("replicate", macros.Replicate(leader.id))
+        for route in ([remove, replicate], [replicate, remove, replicate]):
+            s = self._offered_route(state, route)
+            if s is None:
+                continue
+            timer = ("timer", Fire(v, UpdateVoterSetDue()))  # type: ignore[arg-type]
+            after = self._offered_route(s, [timer])
+            node = s.node(v)
+            request = auto_join_request(node) if isinstance(node, VoterNode) else ()
+            if after is None or not request:
+                return route
+            deliver = ("deliver", Deliver(request[0]))  # type: ignore[arg-type]
+            return [*route, timer, *([deliver] if self._offered_route(after, [deliver]) is not None else [])]
         return []
+
+    def _upgrade_directory_probe(self, state: Voters) -> list[tuple[str, Any]]:
+        """VOTERS-DRIVE-UPGRADE-DIRECTORY: the kraft.version upgrade writes each static voter with
+        the directory its UpdateVoter named (VOTERS-RULE-UPGRADE-VOTERS; Kafka 4.1+:
+        ``VoterSet.updateVoterIgnoringDirectoryId``, then the upgrade's VotersRecord of those
+        voters), but every update the driver otherwise sends names the voter's own directory,
+        which is also the one a leader that writes the configured voters would assume. So a
+        guided path (replica level, kraft.version 0, 4.1+ rules) ends, where a leader has
+        committed in its epoch, with an UpdateVoter of its lowest other voter naming another
+        directory (category PROBE), the updates of the other voters not yet known to support
+        kraft.version 1, and the upgrade: its VotersRecord names that directory. Nothing may
+        follow: the voter written is no longer its host (VOTERS-KEY; Kafka's ``VoterSet.isVoter``
+        compares directory ids, so that host is an observer there), which the model, one
+        directory per host (VOTERS-MODEL-DIRS), does not represent; so the update is offered in
+        no lockstep rule (PROBE), and this probe is the last of a path's. All or nothing."""
+        leader = next((n for n in state.nodes if isinstance(n, VoterNode) and isinstance(n.role, Leader)), None)
+        foreign = _foreign_updates(leader) if leader is not None else []
+        if leader is None or not foreign:
+            return []
+        own = [UpdateVoter(v, directory_of(v), leader.epoch) for v, _, known in leader.upgrade_voters
+               if not known and v != foreign[0].replica]
+        route: list[tuple[str, Any]] = [(PROBE, Fire(leader.id, foreign[0]))]  # type: ignore[arg-type]
+        route += [("update", Fire(leader.id, u)) for u in own]  # type: ignore[arg-type]
+        route.append(("reconfig", Fire(leader.id, UpgradeKRaftVersion())))  # type: ignore[arg-type]
+        return route if self._offered_route(state, route) is not None else []
 
     @staticmethod
     def _odd_key_probe(state: Voters) -> list[tuple[str, Any]]:
@@ -856,6 +1025,16 @@ def _updates(leader: VoterNode, rules: Rules) -> list[UpdateVoter]:
             for shape in ("duplicate", "empty-host", "port-0")]
     out += [UpdateVoter(o, directory_of(o), e, min_version=1, max_version=1) for o in others]
     return out
+
+
+def _foreign_updates(leader: VoterNode) -> list[UpdateVoter]:
+    """VOTERS-DRIVE-UPGRADE-DIRECTORY's update at a kraft.version-0 leader under 4.1+ rules that
+    has committed in its epoch: its lowest other voter under another directory, which the leader
+    keeps (the voter found by id alone, VOTERS-RULE-UPGRADE-VOTERS). None elsewhere."""
+    if leader.kraft_version >= 1 or not leader.kraft_upgrade or leader.high_watermark is None:
+        return []
+    others = sorted(v for v in leader.voters if v != leader.id)
+    return [UpdateVoter(v, directory_of(v) + WRONG_DIRECTORY, leader.epoch) for v in others[:1]]
 
 
 def _bad_updates(node: VoterNode, hosts: tuple[int, ...] | list[int]) -> list[UpdateVoter]:

@@ -162,6 +162,61 @@ class DescribeCommittedVoters(VoterReplica):
             self.voters = saved
 
 
+class UnreachableProspectiveDropsLeader(VoterReplica):
+    """A prospective that came from the unattached state of an unreachable leader (restarted
+    with a persisted leader outside its voter set) and loses its pre-vote goes back to unattached
+    in that epoch without the leader id, where it keeps it (VOTERS-RULE-LEADER-UNREACHABLE: "a
+    prospective that came from this state and loses returns to it"; Kafka 4.0's
+    ``prospectiveTransitionAfterElectionLoss``): the restored election state lost a field.
+    VOTERS-DRIVE-UNREACHABLE-RESTART ends pre-vote paths with the rebooted replica's election
+    timer twice."""
+
+    def go_back(self, prior: tuple[int, int | None, int | None]) -> None:
+        epoch, voted_for, _ = prior
+        super().go_back((epoch, voted_for, None) if self.prior_unreachable else prior)
+
+
+class RestartReachesBootstrapOnly(VoterReplica):
+    """On restart a replica takes its persisted leader for reachable only when the leader is
+    one of ``controller.quorum.bootstrap.servers`` (the initial voters), where the endpoints come
+    from the voter set at its log end (VOTERS-RULE-LEADER-UNREACHABLE): a replica that followed an
+    ADDED voter comes back unattached in its epoch instead of its follower (the configuration list
+    confused with the live membership, one way). VOTERS-DRIVE-ADDED-LEADER-RESTART elects an added
+    voter and reboots one of its followers."""
+
+    def on_restart(self) -> None:
+        super().on_restart()
+        if self.role == "follower" and self.leader not in self.bootstrap_servers:
+            self.role = "voted" if self.voted_for is not None else "unattached"
+
+
+class AutoJoinByBootstrapList(VoterReplica):
+    """Auto-join asks for a replica outside ``controller.quorum.bootstrap.servers`` (the initial
+    voters) only, where the rule is the voter set in force: an initial voter that an operator
+    removed never asks to join again (VOTERS-RULE-AUTO-JOIN: a replica whose key is not in the
+    set asks at every period, a removed voter included; Kafka 4.2+). The join probe's observer
+    never was a voter; VOTERS-DRIVE-REJOIN-PROBE removes a voter follower and fires its timer."""
+
+    def joins(self) -> bool:
+        return super().joins() and self.id not in self.bootstrap_servers
+
+
+class UpgradeUpdateByKey(VoterReplica):
+    """At kraft.version 0 the leader looks an UpdateVoter's voter up by replica key, as at
+    kraft.version 1 (``VoterSet.updateVoter``), against the static voters' assumed directories,
+    and answers VOTER_NOT_FOUND for a voter naming another directory, where the static set has no
+    directory ids and the voter is found by id alone (VOTERS-RULE-UPGRADE-VOTERS, Kafka 4.1+
+    ``updateVoterIgnoringDirectoryId``): the kraft.version-1 rule applied at 0.
+    VOTERS-DRIVE-UPGRADE-DIRECTORY sends such an update before the upgrade."""
+
+    def update_voter(self, inp: dict[str, Any]) -> None:
+        before = dict(self.upgrade_voters)
+        super().update_voter(inp)
+        if self.upgrade_voters != before and (inp["replica"], inp["directory"]) not in self.control.voters_now():
+            self.upgrade_voters = before
+            self.reject("update_voter", inp["replica"], "VOTER_NOT_FOUND")
+
+
 # ------------------------------------------------------------------------------ share
 
 
@@ -289,6 +344,18 @@ ENTRIES: tuple[tuple[str, str, type, str, bool, str], ...] = (
      "recovery from what is left, not from what it stood for (Kafka 4.1-4.4)", True,
      "ReinitPruneReload's (SHARE-DRIVE-PRUNE-RELOAD): guided run 1 at seeds 0 and 1, escapes the default budget "
      "at seeds 0 and 1 with ReinitPruneReload off (bench/share_probe_mutants.py)"),
+    ("voters-unreachable-prospective-drops-leader", "voters", UnreachableProspectiveDropsLeader,
+     "state restored without one of its fields", True,
+     "VOTERS-DRIVE-UNREACHABLE-RESTART's pre-vote timers (session 16): guided run 6 at seed 0"),
+    ("voters-restart-reaches-bootstrap-only", "voters", RestartReachesBootstrapOnly,
+     "configuration list confused with the live membership", True,
+     "VOTERS-DRIVE-ADDED-LEADER-RESTART's (session 16): guided run 1 at seed 0"),
+    ("voters-auto-join-by-bootstrap-list", "voters", AutoJoinByBootstrapList,
+     "configuration list confused with the live membership", True,
+     "VOTERS-DRIVE-REJOIN-PROBE's (session 16): guided run 7 at seed 0"),
+    ("voters-upgrade-update-by-key", "voters", UpgradeUpdateByKey,
+     "rule of another version applied", True,
+     "VOTERS-DRIVE-UPGRADE-DIRECTORY's (session 16): guided run 3 at seed 0"),
     ("voters-describe-committed-voters", "voters", DescribeCommittedVoters,
      "a view built from the committed state where the current one is meant", True,
      "written for VOTERS-DRIVE-DESCRIBE (guided run 25 at seeds 0 and 1), not its alone: the same guided run "

@@ -18,6 +18,7 @@ import pytest
 from kspec.conformance.cli import main
 from kspec.conformance.counterexample import read_counterexample
 from kspec.conformance.drivers import PROTOCOLS, voters_log
+from kspec.conformance.drivers.raft import PROBE
 from kspec.conformance.drivers.runner import run_conformance
 from kspec.conformance.drivers.voters import (
     CONFIGS,
@@ -336,3 +337,70 @@ def test_unreachable_leader_probe_reboots_a_follower_of_a_removed_leader() -> No
     assert driver._unreachable_leader_probe(start, 0) == []
     calm = VotersDriver(next(c for c in CONFIGS if c.get("faults") is False))
     assert calm._unreachable_leader_probe(calm.resolve(calm.init_state(), StartUp()), 1) == []
+
+
+def _started(config: dict[str, object]) -> tuple[VotersDriver, object]:
+    driver = VotersDriver({**config, "controller_auto_join": True})
+    return driver, driver.resolve(driver.init_state(), StartUp())
+
+
+def _take(driver: VotersDriver, state: object, steps: list[tuple[str, object]]) -> object:
+    for category, action in steps:
+        assert (category, action) in driver.candidates(state), (category, action)  # type: ignore[arg-type]
+        state = driver.resolve(state, action)  # type: ignore[arg-type]
+        assert state is not None
+    return state
+
+
+def test_unreachable_restart_under_pre_vote_stands_again_from_the_unreachable_state() -> None:
+    """VOTERS-DRIVE-UNREACHABLE-RESTART under KIP-996: after the reboot, the replica's election
+    timer twice: the lost round returns it to unattached with the removed leader kept, and it
+    stands again at once (its prior still names that leader), never the leader's follower. On
+    any path of the pre-vote configuration whose end leaves the budget; elsewhere only k % 4 == 1."""
+    driver, start = _started(next(c for c in CONFIGS if c["pre_vote"]))
+    steps = driver._unreachable_leader_probe(start, 0)  # type: ignore[arg-type]
+    assert [c for c, _ in steps] == ["reconfig", "replicate", "crash", "timer", "timer"]
+    end = _take(driver, start, steps)
+    node = end.node(steps[-1][1].node)  # type: ignore[attr-defined]
+    assert type(node.role).__name__ == "Prospective" and node.role.prior.leader == 1
+    plain, begun = _started(CONFIGS[0])
+    assert plain._unreachable_leader_probe(begun, 0) == []  # type: ignore[arg-type]
+
+
+def test_rejoin_probe_has_a_removed_voter_ask_again() -> None:
+    """VOTERS-DRIVE-REJOIN-PROBE: the leader removes a voter follower, the removal commits, and
+    that replica's update-voter-set timer sends AddVoter for itself, delivered to the leader."""
+    driver, start = _started(next(c for c in CONFIGS if c.get("auto_join")))
+    steps = driver._rejoin_probe(start)  # type: ignore[arg-type]
+    assert [c for c, _ in steps] == ["reconfig", "replicate", "timer", "deliver"]
+    before_timer = _take(driver, start, steps[:2])
+    (event,) = driver.events(before_timer, steps[2][1], driver.resolve(before_timer, steps[2][1]))  # type: ignore[arg-type]
+    assert [o["type"] for o in event.model_outputs] == ["AddVoterRequest"]
+    assert VotersDriver(CONFIGS[0])._rejoin_probe(start) == []  # type: ignore[arg-type]
+
+
+def test_upgrade_directory_probe_writes_the_named_directory_last() -> None:
+    """VOTERS-DRIVE-UPGRADE-DIRECTORY: at a kraft.version-0 leader an update naming another
+    directory (category PROBE: no lockstep rule draws it, the guide graph leaves it out), the
+    other voters' updates and the upgrade, whose VotersRecord holds that directory."""
+    driver, start = _started(next(c for c in CONFIGS if c["kraft_version"] == 0))
+    start = _take(driver, start, [("replicate", next(a for c, a in driver.candidates(start) if c == "replicate"))])
+    steps = driver._upgrade_directory_probe(start)  # type: ignore[arg-type]
+    assert steps[0][0] == PROBE and steps[-1][0] == "reconfig"
+    assert PROBE not in driver.categories and PROBE in driver.unguided
+    end = _take(driver, start, steps)
+    leader = end.node(steps[0][1].node)  # type: ignore[attr-defined]
+    named = steps[0][1].input  # type: ignore[attr-defined]
+    assert (named.replica, named.directory) in leader.control.last_voter_set() and leader.kraft_version == 1
+
+
+def test_added_leader_restart_probe_follows_the_added_leader_again() -> None:
+    """VOTERS-DRIVE-ADDED-LEADER-RESTART: the observer is added and elected; a follower of it
+    that reboots follows it again (its endpoint is in the voter set at the log end, though it is
+    not a bootstrap server)."""
+    driver, start = _started(CONFIGS[0])
+    steps = driver._added_leader_restart_probe(start)  # type: ignore[arg-type]
+    assert steps and steps[-1][0] == "crash"
+    end = _take(driver, start, steps)
+    rebooted = end.node(steps[-1][1].node)  # type: ignore[attr-defined]
+    assert type(rebooted.role).__name__ == "Follower" and rebooted.role.leader not in rebooted.bootstrap_servers
