@@ -55,6 +55,7 @@ MODULE_LINES: tuple[tuple[str, str], ...] = (
     ("voters", "voters_scratch5"),
     ("voters", "voters_scratch6"),
     ("voters", "voters_scratch7"),
+    ("voters", "voters_scratch8"),
     # share
     ("share", "share"),
     ("share", "share_scratch"),
