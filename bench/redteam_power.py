@@ -83,6 +83,7 @@ MODULE_LINES: tuple[tuple[str, str], ...] = (
     ("streams", "streams_scratch5"),
     ("streams", "streams_scratch6"),
     ("streams", "streams_scratch7"),
+    ("streams", "streams_scratch8"),
 )
 MODULES = {p: tuple(m for q, m in MODULE_LINES if q == p) for p in PROTOCOLS}
 

@@ -83,6 +83,7 @@ BASELINES = [
     ("streams", "streams_scratch5", "Correct"),
     ("streams", "streams_scratch6", "Correct"),
     ("streams", "streams_scratch7", "Correct"),
+    ("streams", "streams_scratch8", "Correct"),
 ]
 
 
