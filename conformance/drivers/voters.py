@@ -480,7 +480,8 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
         guided path ends (after the describe, odd-key and uncommitted-add probes, before the
         lapse probes, whose observer fetch timer spends the election budget), where a leader L
         with no change pending has a voter follower V and an observer O following it and the
-        budgets still allow V's election and O's reboot, with O's fetch
+        budgets still allow V's election and O's reboot (not on the paths of
+        VOTERS-DRIVE-UNREACHABLE-RESTART, ``k % 4 == 1``: a run has one crash), with O's fetch
         exchange in flight delivered and a replication (``macros.Replicate``: O catches up to L's
         log end), L's AddVoter(O), a
         round trip of V alone (V's set now holds O, O's does not), V's fetch timer (it stands in
@@ -489,8 +490,8 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
         VOTERS-RULE-OBSERVER-BOOTSTRAP). Each step only where the driver offers it and the model
         enables it; nothing where the vote and the reboot are not (the lapse probes then run as
         before). kip-595 configurations only: under KIP-996 V's pre-vote comes first."""
-        if self.model.pre_vote:
-            return []
+        if self.model.pre_vote or k % 4 == 1:
+            return []  # kip-595 only; k % 4 == 1 is VOTERS-DRIVE-UNREACHABLE-RESTART's (one crash a run)
         leader = next((n for n in state.nodes if isinstance(n.role, Leader)), None)
         if leader is None:
             return []
