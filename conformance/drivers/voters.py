@@ -481,7 +481,9 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
         lapse probes, whose observer fetch timer spends the election budget), where a leader L
         with no change pending has a voter follower V and an observer O following it and the
         budgets still allow V's election and O's reboot (not on the paths of
-        VOTERS-DRIVE-UNREACHABLE-RESTART, ``k % 4 == 1``: a run has one crash), with O's fetch
+        VOTERS-DRIVE-UNREACHABLE-RESTART, ``k % 4 == 1``: a run has one crash, nor of
+        VOTERS-DRIVE-LEADERLESS-ANSWER-PROBE, ``k % 3 == 2``, whose observer O becomes a voter
+        here), with O's fetch
         exchange in flight delivered and a replication (``macros.Replicate``: O catches up to L's
         log end), L's AddVoter(O), a
         round trip of V alone (V's set now holds O, O's does not), V's fetch timer (it stands in
@@ -490,8 +492,10 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
         VOTERS-RULE-OBSERVER-BOOTSTRAP). Each step only where the driver offers it and the model
         enables it; nothing where the vote and the reboot are not (the lapse probes then run as
         before). kip-595 configurations only: under KIP-996 V's pre-vote comes first."""
-        if self.model.pre_vote or k % 4 == 1:
-            return []  # kip-595 only; k % 4 == 1 is VOTERS-DRIVE-UNREACHABLE-RESTART's (one crash a run)
+        if self.model.pre_vote or k % 4 == 1 or k % 3 == 2:
+            # kip-595 only; not on the paths of VOTERS-DRIVE-UNREACHABLE-RESTART (k % 4 == 1: one
+            # crash a run) nor VOTERS-DRIVE-LEADERLESS-ANSWER-PROBE (k % 3 == 2: the observer it needs)
+            return []
         leader = next((n for n in state.nodes if isinstance(n.role, Leader)), None)
         if leader is None:
             return []
