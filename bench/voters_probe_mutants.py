@@ -18,6 +18,9 @@ from _probes import bench
 PROBE_MUTANTS: list[tuple[str, str]] = [
     ("VOTERS-DRIVE-LEADERLESS-ANSWER-PROBE", "voters-lapse-ends-on-leaderless-answer"),
     ("VOTERS-DRIVE-JOIN-PROBE", "voters-auto-join-skips-catch-up"),
+    # session 16: both conformed over 300 runs at seed 0 before the probe (seed 1 not measured off)
+    ("VOTERS-DRIVE-OUTSIDER-VOTE-RESTART", "voters-restart-drops-outsider-vote"),
+    ("VOTERS-DRIVE-OUTSIDER-VOTE-RESTART", "voters-voted-observer-stops-fetching"),
 ]
 # caught by the probe first, not its alone (docs/performance.md, "Probe mutants, session 15")
 NOT_ALONE: list[tuple[str, str]] = [
