@@ -64,6 +64,7 @@ _SWITCHES: dict[str, dict[str, tuple[Any, str, Any]]] = {
         "VOTERS-DRIVE-UNCOMMITTED-ADD-PROBE": (VotersDriver, "_uncommitted_add_probe",
                                                lambda self, state: ([], state)),
         "VOTERS-DRIVE-DESCRIBE": (VotersDriver, "_describe_probe", staticmethod(_nothing)),
+        "VOTERS-DRIVE-OUTSIDER-VOTE-RESTART": (VotersDriver, "_outsider_vote_probe", _nothing),
         "VOTERS-DRIVE-FREE-PROBE": (voters_log, "probes", _nothing),
         "VOTERS-DRIVE-UNREACHABLE-RESTART": (VotersDriver, "_unreachable_leader_probe", _nothing),
         "VOTERS-DRIVE-ADDED-LEADER-RESTART": (VotersDriver, "_added_leader_restart_probe", _nothing),

@@ -55,6 +55,7 @@ MODULE_LINES: tuple[tuple[str, str], ...] = (
     ("voters", "voters_scratch5"),
     ("voters", "voters_scratch6"),
     ("voters", "voters_scratch7"),
+    ("voters", "voters_scratch8"),
     # share
     ("share", "share"),
     ("share", "share_scratch"),
@@ -82,6 +83,7 @@ MODULE_LINES: tuple[tuple[str, str], ...] = (
     ("streams", "streams_scratch5"),
     ("streams", "streams_scratch6"),
     ("streams", "streams_scratch7"),
+    ("streams", "streams_scratch8"),
 )
 MODULES = {p: tuple(m for q, m in MODULE_LINES if q == p) for p in PROTOCOLS}
 

@@ -22,6 +22,9 @@ PROBE_MUTANTS: list[tuple[str, str]] = [
     ("VOTERS-DRIVE-REJOIN-PROBE", "voters-auto-join-by-bootstrap-list"),
     ("VOTERS-DRIVE-ADDED-LEADER-RESTART", "voters-restart-reaches-bootstrap-only"),
     ("VOTERS-DRIVE-UPGRADE-DIRECTORY", "voters-upgrade-update-by-key"),
+    # session 16: both conformed over 300 runs at seed 0 before the probe (seed 1 not measured off)
+    ("VOTERS-DRIVE-OUTSIDER-VOTE-RESTART", "voters-restart-drops-outsider-vote"),
+    ("VOTERS-DRIVE-OUTSIDER-VOTE-RESTART", "voters-voted-observer-stops-fetching"),
 ]
 # caught by the probe first, not its alone (docs/performance.md, "Probe mutants, session 15")
 NOT_ALONE: list[tuple[str, str]] = [

@@ -476,14 +476,90 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
                 out = join + self._replica_probes(state, k)
             else:
                 added, after = self._uncommitted_add_probe(state)
-                out = (self._describe_probe(state) + self._odd_key_probe(state) + added
-                       + self._replica_probes(after, k))
+                head = self._describe_probe(state) + self._odd_key_probe(state) + added
+                # before the lapse probes, whose observer fetch timer spends the election budget
+                vote = self._outsider_vote_probe(after, k)
+                out = head + vote + self._replica_probes(self._after_probes(after, vote) if vote else after, k)
                 out += self._unreachable_leader_probe(self._after_probes(state, out), k)
                 out += self._added_leader_restart_probe(self._after_probes(state, out))
             out += self._rejoin_probe(self._after_probes(state, out))
             # last: nothing may follow the upgrade it ends with (its docstring)
             return out + self._upgrade_directory_probe(self._after_probes(state, out))
         return []
+
+    def _outsider_vote_probe(self, state: Voters, k: int) -> list[tuple[str, Any]]:
+        """VOTERS-DRIVE-OUTSIDER-VOTE-RESTART (replica level, kip-595, with faults): a replica
+        outside its own voter set that granted a vote (VOTERS-RULE-OPEN-VOTE) has voted like any
+        other: the vote is persisted and survives a restart (one vote per epoch). The vote needs
+        a change replicated to the candidate and not to the voter, then the candidate's election
+        and the crash of the voter before the epoch moves on, which random runs do not put
+        together (and the guided graph of a configuration with faults does not reach). So a
+        guided path ends (after the describe, odd-key and uncommitted-add probes, before the
+        lapse probes, whose observer fetch timer spends the election budget), where a leader L
+        with no change pending has a voter follower V and an observer O following it and the
+        budgets still allow V's election and O's reboot (not on the paths of
+        VOTERS-DRIVE-UNREACHABLE-RESTART, ``k % 4 == 1``: a run has one crash, nor of
+        VOTERS-DRIVE-LEADERLESS-ANSWER-PROBE, ``k % 3 == 2``, whose observer O becomes a voter
+        here), with O's fetch
+        exchange in flight delivered and a replication (``macros.Replicate``: O catches up to L's
+        log end), L's AddVoter(O), a
+        round trip of V alone (V's set now holds O, O's does not), V's fetch timer (it stands in
+        epoch + 1), its VoteRequest delivered to O (O grants, outside its own set), O's reboot
+        (it comes back voted for V) and O's fetch timer (a voted observer asks a bootstrap server,
+        VOTERS-RULE-OBSERVER-BOOTSTRAP). Each step only where the driver offers it and the model
+        enables it; nothing where the vote and the reboot are not (the lapse probes then run as
+        before). kip-595 configurations only: under KIP-996 V's pre-vote comes first."""
+        if self.model.pre_vote or k % 4 == 1 or k % 3 == 2:
+            # kip-595 only; not on the paths of VOTERS-DRIVE-UNREACHABLE-RESTART (k % 4 == 1: one
+            # crash a run) nor VOTERS-DRIVE-LEADERLESS-ANSWER-PROBE (k % 3 == 2: the observer it needs)
+            return []
+        leader = next((n for n in state.nodes if isinstance(n.role, Leader)), None)
+        if leader is None:
+            return []
+        followers = [n.id for n in state.nodes if isinstance(n.role, Follower) and n.role.leader == leader.id]
+        voters = [f for f in followers if f in leader.voters]
+        observers = [f for f in followers if f not in leader.voters]
+        if not voters or not observers:
+            return []
+        v, o = voters[0], observers[0]
+        script: list[tuple[str, Any]] = []
+        s: Any = state
+        # O's fetch exchange in flight with L (the lapse probe's last fetch) is delivered, then the
+        # followers fetch to L's log end
+        for _ in range(2):
+            pending = next((m for m in sorted(s.network.distinct(), key=repr)
+                            if {m.src, m.dst} == {o, leader.id} and type(m).__name__.startswith("Fetch")), None)
+            if pending is None or (after := self.resolve(s, Deliver(pending))) is None:
+                break
+            script.append(("deliver", Deliver(pending)))
+            s = after
+        replicate = ("replicate", macros.Replicate(leader.id))
+        if replicate in self.candidates(s) and (caught_up := self.resolve(s, replicate[1])) is not None:
+            script.append(replicate)
+            s = caught_up
+        steps: list[tuple[str, Any]] = [
+            ("reconfig", lambda: Fire(leader.id, AddVoter(o, directory_of(o)))),  # type: ignore[arg-type]
+            ("round_trip", lambda: macros.RoundTrip(v)),
+            ("timer", lambda: Fire(v, FetchTimeout())),
+            ("deliver", lambda: next((Deliver(m) for m in sorted(s.network.distinct(), key=repr)
+                                      if type(m).__name__ == "VoteRequest" and m.src == v and m.dst == o), None)),
+            ("crash", lambda: Reboot(o)),
+            # voted, it still asks a bootstrap server for the leader (VOTERS-RULE-OBSERVER-BOOTSTRAP)
+            ("fetch", lambda: next((a for c, a in self.candidates(s) if c == "fetch" and isinstance(a, Fire)
+                                    and a.node == o and isinstance(a.input, FetchDue)), None)),
+        ]
+        taken = 0
+        for category, make in steps:
+            action = make()
+            if action is None or (category, action) not in self.candidates(s):
+                break
+            after = self.resolve(s, action)
+            if after is None:
+                break
+            script.append((category, action))
+            s = after
+            taken += 1
+        return script if taken >= len(steps) - 1 else []  # the vote and the reboot at least
 
     def _after_probes(self, state: Voters, steps: list[tuple[str, Any]]) -> Voters:
         """The state after ``steps``, each kept only where the model enables it (as

@@ -355,6 +355,30 @@ class VoterOnlyVotes(VoterReplica):
         return self.is_voter and candidate in self.voters
 
 
+class RestartDropsOutsiderVote(VoterReplica):
+    """A restarted replica outside its own voter set forgets the vote it persisted: it comes back
+    unattached, free to vote again in that epoch (VOTERS-RULE-OPEN-VOTE broken on the restart
+    path: Kafka before KIP-853 refused such a quorum-state file, "a voted candidate ... indicates
+    this node was previously a voter"; red team, session 16)."""
+
+    def on_restart(self) -> None:
+        super().on_restart()
+        if self.role == "voted" and not self.is_voter:
+            self.role, self.voted_for = "unattached", None
+            self._written = self.election()
+
+
+class VotedObserverStopsFetching(VoterReplica):
+    """An observer that voted stops looking for the leader ("it waits for the election it voted
+    in"): its fetch timer sends nothing, where an observer without a leader, voted or not, asks a
+    bootstrap server (VOTERS-RULE-OBSERVER-BOOTSTRAP; red team, session 16)."""
+
+    def on_FetchDue(self, inp: dict[str, Any]) -> None:
+        if self.role == "voted" and not self.is_voter:
+            return
+        super().on_FetchDue(inp)
+
+
 class RestartFollowsUnreachableLeader(VoterReplica):
     """A restarted replica follows its persisted leader even when that leader is outside its
     voter set, whose endpoint it cannot know (VOTERS-RULE-LEADER-UNREACHABLE broken)."""
@@ -580,6 +604,8 @@ CATALOGUE: dict[str, Mutant] = {m.name: m for m in (
     Mutant("streams-trimmed-keys", "streams", streams.TrimmedKeysRouter, "input normalised before hashing"),
     Mutant("streams-standby-cache", "streams", streams.StandbyCacheRouter,
            "a cache invalidated by one of the two maps it depends on"),
+    Mutant("streams-global-key-busy-host", "streams", streams.GlobalKeyBusyHostRouter,
+           "a member without work treated as absent (one lookup)"),
     Mutant("voters-history-not-truncated", "voters", HistoryNotTruncated, "stale state kept across a truncation"),
     Mutant("voters-two-changes-in-flight", "voters", TwoChangesInFlight, "missing one-at-a-time guard"),
     Mutant("voters-change-on-commit", "voters", ChangeOnCommit, "configuration used from commit, not append"),
@@ -612,6 +638,13 @@ CATALOGUE: dict[str, Mutant] = {m.name: m for m in (
            note="needs a replica to restart while its leader is outside its voter set (a leader that removed "
                 "itself, or a voter set truncated on a depose): VOTERS-DRIVE-UNREACHABLE-RESTART's, guided run 36 "
                 "at seeds 0 and 1 (before it, random run 300 at seed 0 only)"),
+    Mutant("voters-restart-drops-outsider-vote", "voters", RestartDropsOutsiderVote,
+           "persisted state of a role the replica no longer has discarded on restart",
+           note="needs a vote across voter sets and the voter's reboot in that epoch: "
+                "VOTERS-DRIVE-OUTSIDER-VOTE-RESTART ends the guided paths whose budgets allow it with it"),
+    Mutant("voters-voted-observer-stops-fetching", "voters", VotedObserverStopsFetching,
+           "a waiting state that forgets its own timer",
+           note="needs an observer that voted (VOTERS-DRIVE-OUTSIDER-VOTE-RESTART's last step)"),
     Mutant("voters-observer-fetches-voter", "voters", ObserverFetchesVoter,
            "configuration list confused with the live membership",
            note="needs an observer without a leader after a voter change (a restart, or an epoch learnt "

@@ -289,6 +289,23 @@ class StandbyCacheRouter(ReferenceRouter):
     __call__ = route
 
 
+class GlobalKeyBusyHostRouter(ReferenceRouter):
+    """Mutant: a global store's key is answered by the first host that runs a task (active or
+    standby), not the first host: a member the plan left idle holds every global store too
+    (STREAMS-RULE-KEY 2, STREAMS-RULE-ALL-METADATA; red team, session 16)."""
+
+    def route(self, assignment: Any, store: str, key_bytes: bytes,
+              partitions: Mapping[str, int] | None = None) -> KeyQueryMetadata | None:
+        answer = super().route(assignment, store, key_bytes, partitions)
+        if answer is None or store not in assignment.topology.global_stores or answer.partition != -1 \
+                or answer.active_host == UNKNOWN_HOST:
+            return answer
+        busy = sorted({h for h, tps in (*assignment.active, *assignment.standby) if tps})
+        return KeyQueryMetadata(busy[0], answer.standby_hosts, answer.partition) if busy else answer
+
+    __call__ = route
+
+
 REFERENCE = {"default": ReferenceRouter}
 MUTANTS = {
     "ignore-partition-count": IgnorePartitionCountRouter,
@@ -302,6 +319,7 @@ MUTANTS = {
     "modified-utf8-keys": ModifiedUtf8KeysRouter,
     "trimmed-keys": TrimmedKeysRouter,
     "standby-cache": StandbyCacheRouter,
+    "global-key-busy-host": GlobalKeyBusyHostRouter,
 }
 
 

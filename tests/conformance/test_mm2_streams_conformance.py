@@ -18,7 +18,7 @@ from kspec.conformance.cli import main
 from kspec.conformance.drivers import PROTOCOLS, supported_configs
 from kspec.conformance.drivers.mm2 import CONFIGS as MM2_CONFIGS
 from kspec.conformance.drivers.mm2 import CheckLaw, Mm2Driver, Query
-from kspec.conformance.drivers.streams import MetadataForKey, StreamsDriver
+from kspec.conformance.drivers.streams import GLOBAL_STORE, MetadataForKey, StreamsDriver, widen
 from kspec.conformance.harness import Divergence, Lockstep, TargetFailure, replay_steps
 from kspec.conformance.targets import mm2_policies, streams_routers
 from kspec.conformance.targets.mutants import CATALOGUE
@@ -290,3 +290,32 @@ def test_streams_probes_move_standbys_alone_then_ask_again() -> None:
     kinds = [type(a).__name__ for a in probes]
     assert kinds[:7] == ["MetadataForKey"] * 3 + ["Leave", "Join", "Assign", "Finish"]
     assert probes[7:10] == probes[:3] and kinds[10:14] == ["Leave", "Join", "Assign", "Finish"]
+
+
+def test_streams_probes_leave_the_first_host_idle_then_ask_a_global_key() -> None:
+    """STREAMS-DRIVE-IDLE-FIRST-HOST: on odd paths, where a plan over the same members leaves the
+    first host in host order without a task ((3, 2, 0): host0), the probes' moved plan is such a
+    plan and the global store's key is asked after it; the mutant streams-global-key-busy-host
+    (the first host with a task named) answers another host there (red team, session 16)."""
+    from kspec.conformance.targets.streams_routers import GlobalKeyBusyHostRouter, ReferenceRouter
+    from kspec.model.streams.metadata import all_metadata
+    from kspec.model.streams.system import Assign, to_assignment
+
+    driver = StreamsDriver({"instances": 3, "partitions": 2, "standbys": 0})
+    state = driver.init_state()
+    plans = driver.model.plans(state.members)
+    busy = next(p for p in plans if not driver._first_host_idle(p))
+    state = driver.resolve(driver.resolve(state, Assign(busy)), Finish())
+    assert state is not None
+    probes = [a for _, a in driver.probes(state, 1)]
+    plan = next(a.plan for a in probes if isinstance(a, Assign))
+    assert driver._first_host_idle(plan)
+    last = probes[-1]
+    assert isinstance(last, MetadataForKey) and last.store == GLOBAL_STORE
+    # after it, the reference names the idle first host, the mutant another
+    meta = widen(to_assignment(plan), driver.model.partitions)
+    first = all_metadata(meta)[0].host_info
+    assert ReferenceRouter().route(meta, GLOBAL_STORE, b"alice").active_host == first  # type: ignore[union-attr]
+    assert GlobalKeyBusyHostRouter().route(meta, GLOBAL_STORE, b"alice").active_host != first  # type: ignore[union-attr]
+    # on even paths the probes keep the rotation over every moved plan
+    assert any(isinstance(a, Assign) for _, a in driver.probes(state, 0))

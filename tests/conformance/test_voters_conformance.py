@@ -404,3 +404,28 @@ def test_added_leader_restart_probe_follows_the_added_leader_again() -> None:
     end = _take(driver, start, steps)
     rebooted = end.node(steps[-1][1].node)  # type: ignore[attr-defined]
     assert type(rebooted.role).__name__ == "Follower" and rebooted.role.leader not in rebooted.bootstrap_servers
+
+
+def test_outsider_vote_probe_reboots_a_voter_outside_its_set() -> None:
+    """VOTERS-DRIVE-OUTSIDER-VOTE-RESTART: the leader adds the observer, one voter alone fetches
+    the VotersRecord and stands, the observer (outside its own set) grants the vote, reboots and
+    comes back voted (VOTERS-RULE-OPEN-VOTE: a vote is a vote), then its fetch timer asks a
+    bootstrap server; each step offered in its category. Nothing without faults (no crash) nor
+    under KIP-996 (the pre-vote comes first)."""
+    driver = VotersDriver(CONFIGS[0])
+    start = driver.resolve(driver.init_state(), StartUp())
+    steps = driver._outsider_vote_probe(start, 0)
+    assert [c for c, _ in steps][-6:] == ["reconfig", "round_trip", "timer", "deliver", "crash", "fetch"]
+    state = start
+    for category, action in steps[:-1]:
+        assert (category, action) in driver.candidates(state), (category, action)
+        state = driver.resolve(state, action)
+    observer = state.node(4)
+    assert type(observer.role).__name__ == "Voted" and observer.role.voted_for == 2 and 4 not in observer.voters
+    assert steps[-1] in driver.candidates(state)
+    (event,) = driver.events(state, steps[-1][1], driver.resolve(state, steps[-1][1]))
+    assert [o["type"] for o in event.model_outputs] == ["FetchRequest"]
+    calm = VotersDriver(next(c for c in CONFIGS if c.get("faults") is False))
+    assert calm._outsider_vote_probe(calm.resolve(calm.init_state(), StartUp()), 0) == []
+    pre = VotersDriver(next(c for c in CONFIGS if c.get("pre_vote")))
+    assert pre._outsider_vote_probe(pre.resolve(pre.init_state(), StartUp()), 0) == []
