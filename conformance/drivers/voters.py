@@ -497,7 +497,8 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
         guided path ends (after the describe, odd-key and uncommitted-add probes, before the
         lapse probes, whose observer fetch timer spends the election budget), where a leader L
         with no change pending has a voter follower V and an observer O following it and the
-        budgets still allow V's election and O's reboot (not on the paths of
+        budgets still allow V's election and O's reboot (not on a first path where
+        VOTERS-DRIVE-ADDED-LEADER-RESTART fits, which takes its crash, nor on the paths of
         VOTERS-DRIVE-UNREACHABLE-RESTART, ``k % 4 == 1``: a run has one crash, nor of
         VOTERS-DRIVE-LEADERLESS-ANSWER-PROBE, ``k % 3 == 2``, whose observer O becomes a voter
         here), with O's fetch
@@ -512,6 +513,10 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
         if self.model.pre_vote or k % 4 == 1 or k % 3 == 2:
             # kip-595 only; not on the paths of VOTERS-DRIVE-UNREACHABLE-RESTART (k % 4 == 1: one
             # crash a run) nor VOTERS-DRIVE-LEADERLESS-ANSWER-PROBE (k % 3 == 2: the observer it needs)
+            return []
+        if k == 0 and self._added_leader_restart_probe(state):
+            # the first path's crash is VOTERS-DRIVE-ADDED-LEADER-RESTART's where that probe fits
+            # (at the defaults no other path end leaves it the budget)
             return []
         leader = next((n for n in state.nodes if isinstance(n.role, Leader)), None)
         if leader is None:
