@@ -304,7 +304,22 @@ class MacroSteps(Driver[M]):
     and ``resolve``, and the guided runs' abstract state."""
 
     _expansions: tuple[Any, dict[Macro, Expansion | None]] = (None, {})
-    output_order = (ordering.PERSIST_BEFORE_SEND,)  # RAFT-STATE-PERSIST-BEFORE-SEND
+    # RAFT-STATE-PERSIST-BEFORE-SEND; RAFT-OBS-LISTENER-LEADER (a leader told after the commit)
+    output_order = (ordering.PERSIST_BEFORE_SEND, ordering.LEADER_TOLD_AFTER_COMMIT)
+
+    # Whether the model tells a leader it leads at its epoch start, before the epoch commits
+    # (Kafka 3.3-3.5, deviation raft-leader-told-before-epoch-commits): Kafka tells it inside
+    # onBecomeLeader, ahead of the commit a lone voter makes in the same step, so the leader's
+    # notice is ordered only where the rules hold it back until the commit.
+    leader_told_at_epoch_start = False
+
+    def output_kind(self, node: Any, output: Any) -> Any:
+        """An output's type, a HandleLeaderChange that names the stepping replica itself as
+        ``HandleLeaderChange(self)`` (ordering.LEADER_TOLD_AFTER_COMMIT)."""
+        kind = super().output_kind(node, output)
+        if kind == "HandleLeaderChange" and output.get("leader") == node and not self.leader_told_at_epoch_start:
+            return "HandleLeaderChange(self)"
+        return kind
 
     def guide_key(self, state: Any) -> Hashable:
         """The KRaft system state without its ghost history (which only the properties read:
@@ -602,9 +617,11 @@ def _stale(message: Any, state: Any, actions: Actions, resolve: Resolve) -> Expa
     current = state
     if isinstance(message, VoteResponse):
         # the candidate's timers until it stands in a later epoch (a kip-595 candidate backs
-        # off first; a kip-996 one is prospective again, then a candidate)
+        # off first; a kip-996 one is prospective again, then a candidate), or, for a standard
+        # vote's answer, until a kip-996 candidate is prospective again in its epoch: a later
+        # round of the same election, whose pre-vote tally the old answer must not enter
         for _ in range(4):
-            if current.node(message.dst).epoch > message.epoch:
+            if current.node(message.dst).epoch > message.epoch or _new_round(current, message):
                 break
             fired = _fire(message.dst, (ElectionTimeout, BackoffExpired), current, actions, resolve)
             if not fired:
@@ -621,7 +638,7 @@ def _stale(message: Any, state: Any, actions: Actions, resolve: Resolve) -> Expa
         role = current.node(follower).role
         if not (isinstance(role, Follower) and role.leader == leader):
             return []
-    if current.node(message.dst).epoch <= message.epoch:
+    if current.node(message.dst).epoch <= message.epoch and not _new_round(current, message):
         return []
     # The model took the answer off the wire when its receiver moved on (Kafka's request
     # manager ignores it, RAFT-MODEL-IGNORED-RESPONSES): a copy the driver delivers, enabled
@@ -629,6 +646,15 @@ def _stale(message: Any, state: Any, actions: Actions, resolve: Resolve) -> Expa
     copy = Redeliver(message)
     after = resolve(current, copy)
     return [] if after is None else [*steps, (copy, after)]
+
+
+def _new_round(state: Any, message: Any) -> bool:
+    """Whether a standard vote's answer meets its receiver prospective in the answer's epoch
+    (KIP-996: the candidate's election timer expired and it asks for pre-votes again, same
+    epoch), where the answer belongs to a round given up (RAFT-DRIVE-STALE-ANSWER)."""
+    node = state.node(message.dst)
+    return isinstance(message, VoteResponse) and not message.pre_vote and isinstance(node.role, Prospective) \
+        and node.epoch == message.epoch
 
 
 def _elect_without(node: int, absent: int, state: Any, actions: Actions, resolve: Resolve) -> Expansion:

@@ -548,3 +548,81 @@ RAFT_MUTANTS += (  # appended as one block (session 15, raftfetch)
      "probe off no lockstep run catches it at seed 0, only the liveness check's timed run (its prefix, drawn "
      "with faults, happened to deliver a granted VoteResponse twice)"),
 )
+
+
+# ---- session 16 (outsiderc): RAFT-RULE-PREFERRED-SUCCESSORS
+
+
+class PreferredNamesSelf(RaftReplica):
+    """A resigning leader sorts every voter by its fetch offset, itself included, and names
+    that list as its preferred successors (Kafka's ``nonLeaderVotersByDescendingFetchOffset``
+    without the filter that leaves the leader out): a former leader is told to stand first
+    (RAFT-RULE-PREFERRED-SUCCESSORS: other voters only)."""
+
+    def resign(self) -> None:
+        offsets = {**self.end_offsets, self.id: self.end_offset}
+        preferred = sorted(self.voters, key=lambda v: (-offsets.get(v, 0), v))
+        super().resign()
+        self.out[:] = [{**o, "preferred": preferred} if o["type"] == "EndQuorumEpochRequest" else o
+                       for o in self.out]
+
+
+RAFT_MUTANTS += (  # appended as one block (session 16, outsiderc)
+    ("raft-preferred-names-self", PreferredNamesSelf, "a list built over every voter, the sender included", True,
+     "RAFT-RULE-PREFERRED-SUCCESSORS's: before it the driver compared EndQuorumEpoch without its list"),
+)
+
+
+class LeaderToldBeforeCommitCallback(RaftReplica):
+    """The listener's callbacks of one step fired from a map keyed by kind, leader changes
+    first: a new leader's state machine is told it leads before the records up to its epoch
+    start are handed to it (RAFT-OBS-LISTENER-LEADER, KAFKA-15345: the records first).
+    Observations and the set of callbacks are the model's; only their order differs."""
+
+    def notify_listener(self) -> None:
+        start = len(self.out)
+        super().notify_listener()
+        told = self.out[start:]
+        self.out[start:] = sorted(told, key=lambda o: o["type"] != "HandleLeaderChange")
+
+
+RAFT_MUTANTS += (  # session 16, outsiderc: ordering.LEADER_TOLD_AFTER_COMMIT
+    ("raft-leader-told-before-commit-callback", LeaderToldBeforeCommitCallback,
+     "callbacks of one step in the wrong order (KAFKA-15345)", True,
+     "the leader-change order rule's: before it the harness compared listener callbacks as a multiset"),
+)
+
+
+class BeginEpochRenewsFollower(RaftReplica):
+    """A follower handles every BeginQuorumEpoch of its leader's epoch as a new announcement:
+    it enters a new follower state, which has not fetched (a port of ``maybeTransition`` that
+    calls ``transitionToFollower`` whenever the request names a leader), so after Kafka 3.9+'s
+    heartbeat it grants an up-to-date pre-vote it must refuse (RAFT-RULE-BEGIN-EPOCH: unchanged;
+    RAFT-KIP996-PRE-VOTE-GRANT; RAFT-DRIVE-HEARTBEAT)."""
+
+    def on_BeginQuorumEpochRequest(self, req: dict[str, Any]) -> None:
+        super().on_BeginQuorumEpochRequest(req)
+        if self.role == "follower" and req["src"] == self.leader and req["epoch"] == self.epoch:
+            self.has_fetched = False
+
+
+class ProspectiveCountsVoteAnswer(RaftReplica):
+    """A prospective counts a standard VoteResponse of its epoch (a late grant of the candidacy
+    its election timer ended: under KIP-996 the candidate is prospective again in the same
+    epoch) as a pre-vote answer (RAFT-RULE-PRE-VOTE: pre-vote answers only;
+    RAFT-DRIVE-HELD-VOTE)."""
+
+    def on_response(self, resp: dict[str, Any]) -> None:
+        if resp["type"] == "VoteResponse" and self.role == "prospective" and resp["epoch"] == self.epoch:
+            resp = {**resp, "pre_vote": True}
+        super().on_response(resp)
+
+
+RAFT_MUTANTS += (  # session 16, outsiderc: RAFT-DRIVE-HEARTBEAT, RAFT-DRIVE-HELD-VOTE
+    ("raft-begin-epoch-renews-follower", BeginEpochRenewsFollower,
+     "a follower state rebuilt by a repeated announcement (KIP-996)", True,
+     "RAFT-DRIVE-HEARTBEAT's: no guided path asked a follower anything after a repeated BeginQuorumEpoch"),
+    ("raft-prospective-counts-vote-answer", ProspectiveCountsVoteAnswer,
+     "a response's PreVote flag not checked (KIP-996)", True,
+     "RAFT-DRIVE-HELD-VOTE's: no held vote answer reached a prospective of its epoch before it"),
+)
