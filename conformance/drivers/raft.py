@@ -76,6 +76,7 @@ from kspec.model.raft.system import (
     Fire,
     Raft,
     RaftModel,
+    Reboot,
     describe_action,
     describe_message,
 )
@@ -769,7 +770,8 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
         duplicate, state = self._duplicate_vote_probe(state, k)
         long_payload, state = self._long_payload_probe(state, k)
         held, state = self._held_vote_probe(state, k)
-        return out + chain + duplicate + long_payload + held
+        restarted, state = self._restarted_candidate_probe(state, k)
+        return out + chain + duplicate + long_payload + held + restarted
 
     def _long_payload_probe(self, state: Raft, k: int) -> tuple[list[tuple[str, Any]], Raft]:
         """RAFT-DRIVE-LONG-PAYLOAD, last on every fourth guided path (``k % 4 == 3``): where a
@@ -845,6 +847,39 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
                 held = self._offered(asked, "redeliver", macros.Stale(answer))
                 if held is not None:
                     return [*script, ("deliver", Deliver(request)), ("redeliver", macros.Stale(answer))], held
+        return [], state
+
+    def _restarted_candidate_probe(self, state: Raft, k: int) -> tuple[list[tuple[str, Any]], Raft]:
+        """RAFT-DRIVE-RESTARTED-CANDIDATE (with faults), last on a guided path: a voter (the
+        ``k``-th that can, rotating) stands until it is a candidate (:meth:`_stand`), reboots
+        (RAFT-MODEL-REBOOT: a candidate of its persisted epoch, its vote for itself counted,
+        RAFT-RULE-RESTART), and one of its new VoteRequests is delivered and answered: with three
+        voters that one grant elects it. A reboot is one random draw among many and the guide's
+        graph rarely keeps a candidate's (red team
+        ``raft_scratch9:restarted-candidate-forgets-own-vote``: a restart that rebuilt the
+        role but not the tally escaped at seeds 0 and 1). Nothing where the crash budget is spent
+        or no voter can stand."""
+        if not self.config["faults"]:
+            return [], state
+        voters = sorted(self.model.voter_ids)
+        for j in range(len(voters)):
+            c = voters[(k + j) % len(voters)]
+            stood = self._stand(state, c)
+            if stood is None:
+                continue
+            script, s = stood
+            rebooted = self._offered(s, "crash", Reboot(c))
+            if rebooted is None:
+                continue
+            for request in sorted((m for m in rebooted.network.distinct()
+                                   if isinstance(m, VoteRequest) and m.src == c), key=repr):
+                asked = self._offered(rebooted, "deliver", Deliver(request))
+                answer = None if asked is None else next(
+                    (m for m in asked.network.distinct() if isinstance(m, VoteResponse) and m.dst == c), None)
+                answered = None if answer is None or asked is None else self._offered(asked, "deliver", Deliver(answer))
+                if answered is not None and answer is not None:
+                    return [*script, ("crash", Reboot(c)), ("deliver", Deliver(request)),
+                            ("deliver", Deliver(answer))], answered
         return [], state
 
     def _stand_with_one_copy(self, state: Raft, c: int) -> tuple[list[tuple[str, Any]], Raft] | None:

@@ -626,3 +626,22 @@ RAFT_MUTANTS += (  # session 16, outsiderc: RAFT-DRIVE-HEARTBEAT, RAFT-DRIVE-HEL
      "a response's PreVote flag not checked (KIP-996)", True,
      "RAFT-DRIVE-HELD-VOTE's: no held vote answer reached a prospective of its epoch before it"),
 )
+
+
+class RestartedCandidateTalliesAnswersOnly(RaftReplica):
+    """A candidate that restarts rebuilds its tally from the answers it gets from then on and
+    leaves out its own vote, which only the quorum-state file holds (RAFT-RULE-RESTART: a
+    candidate with ``granted = {self}``): with three voters one grant no longer elects it
+    (RAFT-DRIVE-RESTARTED-CANDIDATE)."""
+
+    def on_restart(self) -> None:
+        super().on_restart()
+        if self.role == "candidate":
+            self.granted.discard(self.id)
+
+
+RAFT_MUTANTS += (  # session 16, outsiderc: RAFT-DRIVE-RESTARTED-CANDIDATE
+    ("raft-restarted-candidate-tallies-answers-only", RestartedCandidateTalliesAnswersOnly,
+     "a restart that rebuilds the role but not the vote the file records", True,
+     "RAFT-DRIVE-RESTARTED-CANDIDATE's: a candidate's reboot followed by a grant was left to random draws"),
+)
