@@ -617,11 +617,9 @@ def _stale(message: Any, state: Any, actions: Actions, resolve: Resolve) -> Expa
     current = state
     if isinstance(message, VoteResponse):
         # the candidate's timers until it stands in a later epoch (a kip-595 candidate backs
-        # off first; a kip-996 one is prospective again, then a candidate), or, for a standard
-        # vote's answer, until a kip-996 candidate is prospective again in its epoch: a later
-        # round of the same election, whose pre-vote tally the old answer must not enter
+        # off first; a kip-996 one is prospective again, then a candidate)
         for _ in range(4):
-            if current.node(message.dst).epoch > message.epoch or _new_round(current, message):
+            if current.node(message.dst).epoch > message.epoch:
                 break
             fired = _fire(message.dst, (ElectionTimeout, BackoffExpired), current, actions, resolve)
             if not fired:
@@ -638,7 +636,7 @@ def _stale(message: Any, state: Any, actions: Actions, resolve: Resolve) -> Expa
         role = current.node(follower).role
         if not (isinstance(role, Follower) and role.leader == leader):
             return []
-    if current.node(message.dst).epoch <= message.epoch and not _new_round(current, message):
+    if current.node(message.dst).epoch <= message.epoch:
         return []
     # The model took the answer off the wire when its receiver moved on (Kafka's request
     # manager ignores it, RAFT-MODEL-IGNORED-RESPONSES): a copy the driver delivers, enabled
@@ -646,15 +644,6 @@ def _stale(message: Any, state: Any, actions: Actions, resolve: Resolve) -> Expa
     copy = Redeliver(message)
     after = resolve(current, copy)
     return [] if after is None else [*steps, (copy, after)]
-
-
-def _new_round(state: Any, message: Any) -> bool:
-    """Whether a standard vote's answer meets its receiver prospective in the answer's epoch
-    (KIP-996: the candidate's election timer expired and it asks for pre-votes again, same
-    epoch), where the answer belongs to a round given up (RAFT-DRIVE-STALE-ANSWER)."""
-    node = state.node(message.dst)
-    return isinstance(message, VoteResponse) and not message.pre_vote and isinstance(node.role, Prospective) \
-        and node.epoch == message.epoch
 
 
 def _elect_without(node: int, absent: int, state: Any, actions: Actions, resolve: Resolve) -> Expansion:

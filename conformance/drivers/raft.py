@@ -769,9 +769,8 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
         chain, state = self._timer_chain_probe(state, k)
         duplicate, state = self._duplicate_vote_probe(state, k)
         long_payload, state = self._long_payload_probe(state, k)
-        held, state = self._held_vote_probe(state, k)
         restarted, state = self._restarted_candidate_probe(state, k)
-        return out + chain + duplicate + long_payload + held + restarted
+        return out + chain + duplicate + long_payload + restarted
 
     def _long_payload_probe(self, state: Raft, k: int) -> tuple[list[tuple[str, Any]], Raft]:
         """RAFT-DRIVE-LONG-PAYLOAD, last on every fourth guided path (``k % 4 == 3``): where a
@@ -814,40 +813,6 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
         """The state after ``action`` where the driver offers it in ``category`` (a guided run
         takes only what is offered), else None."""
         return self.resolve(s, action) if (category, action) in self.candidates(s) else None
-
-    def _held_vote_probe(self, state: Raft, k: int) -> tuple[list[tuple[str, Any]], Raft]:
-        """RAFT-DRIVE-HELD-VOTE (kip-996, with faults), last on a guided path: a voter (the
-        ``k``-th that can, rotating) stands until it is a candidate (RAFT-DRIVE-DUPLICATE-VOTE's
-        way), one VoteRequest is answered, and the answer is held (macros.Stale) while the
-        candidate's election timer expires, which makes it prospective again in the same epoch
-        (RAFT-KIP996-ONLY-PROSPECTIVE); then the answer arrives. A standard vote's answer is no
-        pre-vote answer: the new round's tally must not count it (RAFT-RULE-RESPONSE: a
-        prospective counts pre-vote answers; Kafka's ``handleVoteResponse`` checks the answer's
-        ``PreVote``). RAFT-DRIVE-STALE-ANSWER's held answers waited only for a later epoch, which
-        a kip-996 candidate does not reach by its timers alone, so none arrived at a prospective
-        (red team ``raft_scratch9:prospective-counts-standard-grant``). Nothing where no voter
-        can stand."""
-        if not (self.config["pre_vote"] and self.config["faults"]):
-            return [], state
-        voters = sorted(self.model.voter_ids)
-        for j in range(len(voters)):
-            c = voters[(k + j) % len(voters)]
-            stood = self._stand(state, c)
-            if stood is None:
-                continue
-            script, s = stood
-            requests = sorted((m for m in s.network.distinct() if isinstance(m, VoteRequest) and not m.pre_vote
-                               and m.src == c and m.epoch == s.node(c).epoch), key=repr)
-            for request in requests:
-                asked = self._offered(s, "deliver", Deliver(request))
-                answer = None if asked is None else next(
-                    (m for m in asked.network.distinct() if isinstance(m, VoteResponse) and m.dst == c), None)
-                if asked is None or answer is None:
-                    continue
-                held = self._offered(asked, "redeliver", macros.Stale(answer))
-                if held is not None:
-                    return [*script, ("deliver", Deliver(request)), ("redeliver", macros.Stale(answer))], held
-        return [], state
 
     def _restarted_candidate_probe(self, state: Raft, k: int) -> tuple[list[tuple[str, Any]], Raft]:
         """RAFT-DRIVE-RESTARTED-CANDIDATE (with faults), last on a guided path: a voter (the

@@ -606,25 +606,10 @@ class BeginEpochRenewsFollower(RaftReplica):
             self.has_fetched = False
 
 
-class ProspectiveCountsVoteAnswer(RaftReplica):
-    """A prospective counts a standard VoteResponse of its epoch (a late grant of the candidacy
-    its election timer ended: under KIP-996 the candidate is prospective again in the same
-    epoch) as a pre-vote answer (RAFT-RULE-PRE-VOTE: pre-vote answers only;
-    RAFT-DRIVE-HELD-VOTE)."""
-
-    def on_response(self, resp: dict[str, Any]) -> None:
-        if resp["type"] == "VoteResponse" and self.role == "prospective" and resp["epoch"] == self.epoch:
-            resp = {**resp, "pre_vote": True}
-        super().on_response(resp)
-
-
-RAFT_MUTANTS += (  # session 16, outsiderc: RAFT-DRIVE-HEARTBEAT, RAFT-DRIVE-HELD-VOTE
+RAFT_MUTANTS += (  # session 16, outsiderc: RAFT-DRIVE-HEARTBEAT
     ("raft-begin-epoch-renews-follower", BeginEpochRenewsFollower,
      "a follower state rebuilt by a repeated announcement (KIP-996)", True,
      "RAFT-DRIVE-HEARTBEAT's: no guided path asked a follower anything after a repeated BeginQuorumEpoch"),
-    ("raft-prospective-counts-vote-answer", ProspectiveCountsVoteAnswer,
-     "a response's PreVote flag not checked (KIP-996)", True,
-     "RAFT-DRIVE-HELD-VOTE's: no held vote answer reached a prospective of its epoch before it"),
 )
 
 
