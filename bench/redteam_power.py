@@ -46,6 +46,7 @@ MODULE_LINES: tuple[tuple[str, str], ...] = (
     ("raft", "raft_scratch6"),
     ("raft", "raft_scratch7"),
     ("raft", "raft_scratch8"),
+    ("raft", "raft_scratch9"),
     # voters
     ("voters", "voters"),
     ("voters", "voters_scratch"),

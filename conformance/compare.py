@@ -44,10 +44,12 @@ def _get(doc: JSON, path: str) -> JSON:
 
 
 def order_violation(rules: Any, model: list[JSON], target: list[JSON],
-                    key: Callable[[JSON], str]) -> tuple[str, str] | None:
+                    key: Callable[[JSON], str],
+                    kind: Callable[[JSON], Any] = lambda o: o.get("type")) -> tuple[str, str] | None:
     """``(field, detail)`` when ``target`` (the same multiset as ``model``) puts two outputs in
-    an order a rule forbids: the model emits ``a`` (type in a rule's ``before``) ahead of ``b``
-    (type in its ``after``) and the target emits ``b`` first. Equal outputs are matched in the
+    an order a rule forbids: the model emits ``a`` (kind in a rule's ``before``) ahead of ``b``
+    (kind in its ``after``) and the target emits ``b`` first. An output's kind is its type unless
+    the driver names it otherwise (``Driver.output_kind``). Equal outputs are matched in the
     order each side emits them."""
     if not rules or len(model) < 2:
         return None
@@ -62,11 +64,11 @@ def order_violation(rules: Any, model: list[JSON], target: list[JSON],
         used[k] += 1
     for before, after, spec_id in rules:
         for i, a in enumerate(model):
-            if a.get("type") not in before:
+            if kind(a) not in before:
                 continue
             for j in range(i + 1, len(model)):
                 b = model[j]
-                if b.get("type") in after and pos[i] > pos[j]:
+                if kind(b) in after and pos[i] > pos[j]:
                     return (f"order.{a['type']}<{b['type']}",
                             f"{spec_id}: the model emits {_short(a, 80)} before {_short(b, 80)}; "
                             f"the target emitted them the other way round")

@@ -128,6 +128,11 @@ class Driver(ABC, Generic[M]):
         """The part of an output the comparison holds a target to (default: all of it)."""
         return output
 
+    def output_kind(self, node: Any, output: JSON) -> Any:
+        """The name ``output_order``'s rules match an output of ``node``'s step by (default: its
+        ``type``; a driver may tell apart outputs of one type that the spec orders differently)."""
+        return output.get("type") if isinstance(output, dict) else None
+
     def canonical_observation(self, inp: JSON, observation: JSON) -> JSON:
         """The observation with collections the spec does not order brought to one order
         (a Java ``Collection`` or ``Set`` answer); both sides are compared so. Default: as is."""

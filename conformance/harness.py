@@ -138,7 +138,7 @@ class Feeder:
                 if extra else ""]))
             self._diverge(index, "outputs", "outputs." + "|".join(kinds), detail)
         broken = order_violation(self.order, allowed, record.target_outputs or [],
-                                 lambda o: _key(relevant(o)))
+                                 lambda o: _key(relevant(o)), lambda o: self.driver.output_kind(record.node, o))
         if broken is not None:
             self._diverge(index, "order", *broken)
         violated = self.driver.observed_violation(record.node, record.input, self.observations, self.memory)

@@ -304,7 +304,22 @@ class MacroSteps(Driver[M]):
     and ``resolve``, and the guided runs' abstract state."""
 
     _expansions: tuple[Any, dict[Macro, Expansion | None]] = (None, {})
-    output_order = (ordering.PERSIST_BEFORE_SEND,)  # RAFT-STATE-PERSIST-BEFORE-SEND
+    # RAFT-STATE-PERSIST-BEFORE-SEND; RAFT-OBS-LISTENER-LEADER (a leader told after the commit)
+    output_order = (ordering.PERSIST_BEFORE_SEND, ordering.LEADER_TOLD_AFTER_COMMIT)
+
+    # Whether the model tells a leader it leads at its epoch start, before the epoch commits
+    # (Kafka 3.3-3.5, deviation raft-leader-told-before-epoch-commits): Kafka tells it inside
+    # onBecomeLeader, ahead of the commit a lone voter makes in the same step, so the leader's
+    # notice is ordered only where the rules hold it back until the commit.
+    leader_told_at_epoch_start = False
+
+    def output_kind(self, node: Any, output: Any) -> Any:
+        """An output's type, a HandleLeaderChange that names the stepping replica itself as
+        ``HandleLeaderChange(self)`` (ordering.LEADER_TOLD_AFTER_COMMIT)."""
+        kind = super().output_kind(node, output)
+        if kind == "HandleLeaderChange" and output.get("leader") == node and not self.leader_told_at_epoch_start:
+            return "HandleLeaderChange(self)"
+        return kind
 
     def guide_key(self, state: Any) -> Hashable:
         """The KRaft system state without its ghost history (which only the properties read:

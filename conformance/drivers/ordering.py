@@ -15,13 +15,21 @@ from typing import Any
 from kspec.conformance.driver import Driver, OrderRule
 from kspec.model.raft.messages import MESSAGE_TYPES
 
-__all__ = ["PERSIST_BEFORE_SEND", "SHARE_RECORDS_FIRST", "OrderRule", "rules_for"]
+__all__ = ["LEADER_TOLD_AFTER_COMMIT", "PERSIST_BEFORE_SEND", "SHARE_RECORDS_FIRST", "OrderRule", "rules_for"]
 
 _MESSAGES = frozenset(t.__name__ for t in MESSAGE_TYPES)
 
 # RAFT-STATE-PERSIST-BEFORE-SEND: a changed election state is written before any message of
 # the step (a vote is durable before the VoteResponse that grants it is sent).
 PERSIST_BEFORE_SEND: OrderRule = (frozenset({"PersistElection"}), _MESSAGES, "RAFT-STATE-PERSIST-BEFORE-SEND")
+
+# RAFT-OBS-LISTENER-LEADER: a leader is told it leads only once its state machine has read the
+# records up to its epoch start (KAFKA-15345), so within one step the HandleCommit that delivers
+# them comes before the HandleLeaderChange naming the replica itself (``MacroSteps.output_kind``).
+# Not a leader change that names another replica: Kafka tells a follower its leader inside the
+# transition (``maybeFireLeaderChange``), before the fetch answer that made it follow commits.
+LEADER_TOLD_AFTER_COMMIT: OrderRule = (frozenset({"HandleCommit"}), frozenset({"HandleLeaderChange(self)"}),
+                                       "RAFT-OBS-LISTENER-LEADER")
 
 # A share coordinator request's records are appended before its one response (the runtime
 # completes the response once the records are written): ADAPTER-SHARE-RECORDS-FIRST.

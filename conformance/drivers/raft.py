@@ -77,6 +77,7 @@ from kspec.model.raft.system import (
     Fire,
     Raft,
     RaftModel,
+    Reboot,
     describe_action,
     describe_message,
     exchange_in_flight,
@@ -596,6 +597,8 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
                     told_at_transition=any(r.told_at_transition for r in rules),
                     leader_told_at_epoch_start=any(r.leader_told_at_epoch_start for r in rules),
                     data_only=data_only)
+        told = extra["listener"]
+        self.leader_told_at_epoch_start = isinstance(told, ListenerRules) and told.leader_told_at_epoch_start
         replicas = int(self.config["voters"]) + int(self.config["observers"])
         # RAFT-DRIVE-FETCH-BUDGET: five fetches a replica in the shapes with four or five
         # replicas, so two replications to every follower and a macro after them (a late
@@ -774,6 +777,8 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
                         out.append((category, action))
                         state = after
                         break
+        heartbeat, state = self._heartbeat_probe(state)
+        out += heartbeat
         if self.config["pre_vote"]:
             truncated, state = self._truncated_pre_vote_probe(state)
             out += truncated
@@ -784,7 +789,8 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
         chain, state = self._timer_chain_probe(state, k)
         duplicate, state = self._duplicate_vote_probe(state, k)
         long_payload, state = self._long_payload_probe(state, k)
-        return out + chain + duplicate + long_payload
+        restarted, state = self._restarted_candidate_probe(state, k)
+        return out + chain + duplicate + long_payload + restarted
 
     def _long_payload_probe(self, state: Raft, k: int) -> tuple[list[tuple[str, Any]], Raft]:
         """RAFT-DRIVE-LONG-PAYLOAD, last on every fourth guided path (``k % 4 == 3``): where a
@@ -823,11 +829,72 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
                 return found
         return [], state
 
+    def _offered(self, s: Raft, category: str, action: Any) -> Raft | None:
+        """The state after ``action`` where the driver offers it in ``category`` (a guided run
+        takes only what is offered), else None."""
+        return self.resolve(s, action) if (category, action) in self.candidates(s) else None
+
+    def _restarted_candidate_probe(self, state: Raft, k: int) -> tuple[list[tuple[str, Any]], Raft]:
+        """RAFT-DRIVE-RESTARTED-CANDIDATE (with faults), last on a guided path: a voter (the
+        ``k``-th that can, rotating) stands until it is a candidate (:meth:`_stand`), reboots
+        (RAFT-MODEL-REBOOT: a candidate of its persisted epoch, its vote for itself counted,
+        RAFT-RULE-RESTART), and one of its new VoteRequests is delivered and answered: with three
+        voters that one grant elects it. A reboot is one random draw among many and the guide's
+        graph rarely keeps a candidate's (red team
+        ``raft_scratch9:restarted-candidate-forgets-own-vote``: a restart that rebuilt the
+        role but not the tally escaped at seeds 0 and 1). Nothing where the crash budget is spent
+        or no voter can stand."""
+        if not self.config["faults"]:
+            return [], state
+        voters = sorted(self.model.voter_ids)
+        for j in range(len(voters)):
+            c = voters[(k + j) % len(voters)]
+            stood = self._stand(state, c)
+            if stood is None:
+                continue
+            script, s = stood
+            rebooted = self._offered(s, "crash", Reboot(c))
+            if rebooted is None:
+                continue
+            for request in sorted((m for m in rebooted.network.distinct()
+                                   if isinstance(m, VoteRequest) and m.src == c), key=repr):
+                asked = self._offered(rebooted, "deliver", Deliver(request))
+                answer = None if asked is None else next(
+                    (m for m in asked.network.distinct() if isinstance(m, VoteResponse) and m.dst == c), None)
+                answered = None if answer is None or asked is None else self._offered(asked, "deliver", Deliver(answer))
+                if answered is not None and answer is not None:
+                    return [*script, ("crash", Reboot(c)), ("deliver", Deliver(request)),
+                            ("deliver", Deliver(answer))], answered
+        return [], state
+
     def _stand_with_one_copy(self, state: Raft, c: int) -> tuple[list[tuple[str, Any]], Raft] | None:
         """Voter ``c`` stands, one voter grants its vote, the answer arrives twice (see
         :meth:`_duplicate_vote_probe`); the steps and the state after, or None."""
-        def offered(s: Raft, category: str, action: Any) -> Raft | None:
-            return self.resolve(s, action) if (category, action) in self.candidates(s) else None
+        offered = self._offered
+        stood = self._stand(state, c)
+        if stood is None:
+            return None
+        script, s = stood
+        requests = sorted((m for m in s.network.distinct() if isinstance(m, VoteRequest) and not m.pre_vote
+                           and m.src == c and m.epoch == s.node(c).epoch), key=repr)
+        for request in requests:
+            asked = offered(s, "deliver", Deliver(request))
+            if asked is None:
+                continue
+            answer = next((m for m in asked.network.distinct() if isinstance(m, VoteResponse) and not m.pre_vote
+                           and m.src == request.dst and m.dst == c and m.granted), None)
+            if answer is None:
+                continue
+            twice = offered(asked, "redeliver", macros.DeliverTwice(answer))
+            if twice is not None and isinstance(twice.node(c).role, Candidate):
+                return [*script, ("deliver", Deliver(request)), ("redeliver", macros.DeliverTwice(answer))], twice
+        return None
+
+    def _stand(self, state: Raft, c: int) -> tuple[list[tuple[str, Any]], Raft] | None:
+        """Voter ``c``'s fetch or election timer makes it stand and, with pre-vote, its pre-vote
+        requests and answers are delivered one at a time until it is a candidate: the steps and
+        the state where it is a candidate with its vote requests on the wire, or None."""
+        offered = self._offered
 
         def standing(s: Raft) -> bool:
             return isinstance(s.node(c).role, Candidate | Prospective)
@@ -858,20 +925,33 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
             s = step[1]
         if not isinstance(s.node(c).role, Candidate) or s.node(c).epoch < epoch:
             return None
-        requests = sorted((m for m in s.network.distinct() if isinstance(m, VoteRequest) and not m.pre_vote
-                           and m.src == c and m.epoch == s.node(c).epoch), key=repr)
-        for request in requests:
-            asked = offered(s, "deliver", Deliver(request))
-            if asked is None:
+        return script, s
+
+    def _heartbeat_probe(self, state: Raft) -> tuple[list[tuple[str, Any]], Raft]:
+        """RAFT-DRIVE-HEARTBEAT, after the per-replica probes: a voter follower (one that has
+        fetched from its leader first, kip-996) is sent its leader's BeginQuorumEpoch of its
+        epoch again (RAFT-DRIVE-INJECT; Kafka 3.9+ sends it every fetch timeout / 2, KAFKA-16536,
+        and a resend or a late copy does the same), which changes nothing (RAFT-RULE-BEGIN-EPOCH:
+        a follower of that epoch and leader is unchanged); then, with pre-vote, a well-formed
+        pre-vote of its epoch whose log is not behind its own, which the role alone decides
+        (RAFT-KIP996-PRE-VOTE-GRANT: refused once it fetched). The probes before send the
+        pre-vote first and the other requests after it, so a follower that rebuilds its state on
+        the repeated announcement (and forgets it fetched) was never asked after it (red team
+        ``raft_scratch9:begin-epoch-resets-follower-state``). Nothing where no voter follows a
+        leader of its epoch."""
+        followers = sorted(((n, n.role) for n in state.nodes if n.is_voter and isinstance(n.role, Follower)),
+                           key=lambda f: (not f[1].fetched, f[0].id))
+        for n, role in followers:
+            leader = state.node(role.leader)
+            if not (isinstance(leader.role, Leader) and leader.epoch == n.epoch):
                 continue
-            answer = next((m for m in asked.network.distinct() if isinstance(m, VoteResponse) and not m.pre_vote
-                           and m.src == request.dst and m.dst == c and m.granted), None)
-            if answer is None:
+            beat = Inject(BeginQuorumEpochRequest(role.leader, n.id, n.epoch, True))
+            after = self.resolve(state, beat)
+            if after is None:
                 continue
-            twice = offered(asked, "redeliver", macros.DeliverTwice(answer))
-            if twice is not None and isinstance(twice.node(c).role, Candidate):
-                return [*script, ("deliver", Deliver(request)), ("redeliver", macros.DeliverTwice(answer))], twice
-        return None
+            vote, after = self._up_to_date_vote(after, n.id, pre_vote=True) if self.config["pre_vote"] else ([], after)
+            return [("inject", beat), *vote], after
+        return [], state
 
     def _truncated_pre_vote_probe(self, state: Raft) -> tuple[list[tuple[str, Any]], Raft]:
         """RAFT-DRIVE-TRUNCATED-PRE-VOTE (kip-996), after the other probes: a deposition
@@ -1241,16 +1321,20 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
                              alternatives=others))
         return out
 
-    @staticmethod
-    def comparable(output: JSON) -> JSON:
-        """The part of an output that must equal the model's: an EndQuorumEpoch's preferred
-        successors only shorten the successors' timers, which are abstract here, so any list
-        is allowed (Kafka names them by fetch offset; the model may name none)."""
+    def comparable(self, output: JSON) -> JSON:
+        """The part of an output that must equal the model's (:func:`comparable_output`), and
+        an EndQuorumEpoch's preferred successors judged as a set of candidates
+        (RAFT-RULE-PREFERRED-SUCCESSORS): any order, but only other voters, each once. A list
+        that names an observer, an unknown replica, the sender or a voter twice is kept as it
+        is, so it differs from the model's (which names none)."""
         if isinstance(output, dict) and output.get("type") == "EndQuorumEpochRequest":
-            return {k: v for k, v in output.items() if k != "preferred"}
-        if isinstance(output, dict) and output.get("type") == "Halt":
-            return {k: v for k, v in output.items() if k != "message"}  # RAFT-OBS-EXCEPTION: the class
-        return output
+            preferred = output.get("preferred")
+            others = self.model.voter_ids - {output.get("src")}
+            named = preferred if isinstance(preferred, list) else None
+            if named is not None and len(set(named)) == len(named) and all(p in others for p in named):
+                return {**comparable_output(output), "preferred": "other voters"}
+            return {**comparable_output(output), "preferred": preferred}
+        return comparable_output(output)
 
     def input_cells(self, before: Raft, action: Any) -> list[tuple[str, str]]:
         """The coverage-matrix cells of ``action``'s node-level inputs (RAFT-DRIVE-MATRIX)."""
@@ -1341,6 +1425,19 @@ def _injected(votes: bool) -> Callable[[Raft, Node, frozenset[int]], list[Reques
 _PROBE_POOLS: tuple[tuple[str, Callable[[Raft, Node, frozenset[int]], list[Any]]], ...] = (
     ("inject", _own_epoch_votes(True)), ("inject", _own_epoch_votes(False)), ("inject", _injected(True)),
     ("inject", _injected(False)), ("leader_only", leader_only_requests))
+
+
+def comparable_output(output: JSON) -> JSON:
+    """The part of an output that must equal the model's whatever the voter set: an
+    EndQuorumEpoch's preferred successors only shorten the successors' timers, which are
+    abstract here, so their order is free and the model names none (D-CHECK-QUORUM-SUCCESSORS;
+    the raft driver judges whom they name, RAFT-RULE-PREFERRED-SUCCESSORS); a Halt's message is
+    free text (RAFT-OBS-EXCEPTION: the class is compared)."""
+    if isinstance(output, dict) and output.get("type") == "EndQuorumEpochRequest":
+        return {k: v for k, v in output.items() if k != "preferred"}
+    if isinstance(output, dict) and output.get("type") == "Halt":
+        return {k: v for k, v in output.items() if k != "message"}
+    return output
 
 
 def node_inputs(action: Any) -> list[tuple[int, Input]]:

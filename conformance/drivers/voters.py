@@ -39,7 +39,7 @@ from itertools import pairwise
 from typing import Any
 
 from kspec.conformance.drivers import macros, voters_log
-from kspec.conformance.drivers.raft import IDLE_TIMERS, NO_REPLICA, PROBE, RaftDriver, by_category, wire
+from kspec.conformance.drivers.raft import IDLE_TIMERS, NO_REPLICA, PROBE, by_category, comparable_output, wire
 from kspec.conformance.harness import JSON, Event
 from kspec.model.core.codec import encode
 from kspec.model.core.evolve import evolve
@@ -1035,7 +1035,7 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
                         for i, o, obs in log_events(inp, outputs, node_before, node_after, self.rules)]
         return out
 
-    comparable = staticmethod(RaftDriver.comparable)
+    comparable = staticmethod(comparable_output)
 
     def describe(self, action: Any) -> str:
         if isinstance(action, StartUp):

@@ -572,3 +572,85 @@ RAFT_MUTANTS += (  # appended as one block (session 16, raftfetch)
      "run 18 at seed 0 (a guided run: every seed); before it the driver never sent ResendDue towards an "
      "acknowledged voter, so no run could catch it"),
 )
+
+
+# ---- session 16 (outsiderc): RAFT-RULE-PREFERRED-SUCCESSORS
+
+
+class PreferredNamesSelf(RaftReplica):
+    """A resigning leader sorts every voter by its fetch offset, itself included, and names
+    that list as its preferred successors (Kafka's ``nonLeaderVotersByDescendingFetchOffset``
+    without the filter that leaves the leader out): a former leader is told to stand first
+    (RAFT-RULE-PREFERRED-SUCCESSORS: other voters only)."""
+
+    def resign(self) -> None:
+        offsets = {**self.end_offsets, self.id: self.end_offset}
+        preferred = sorted(self.voters, key=lambda v: (-offsets.get(v, 0), v))
+        super().resign()
+        self.out[:] = [{**o, "preferred": preferred} if o["type"] == "EndQuorumEpochRequest" else o
+                       for o in self.out]
+
+
+RAFT_MUTANTS += (  # appended as one block (session 16, outsiderc)
+    ("raft-preferred-names-self", PreferredNamesSelf, "a list built over every voter, the sender included", True,
+     "RAFT-RULE-PREFERRED-SUCCESSORS's: before it the driver compared EndQuorumEpoch without its list"),
+)
+
+
+class LeaderToldBeforeCommitCallback(RaftReplica):
+    """The listener's callbacks of one step fired from a map keyed by kind, leader changes
+    first: a new leader's state machine is told it leads before the records up to its epoch
+    start are handed to it (RAFT-OBS-LISTENER-LEADER, KAFKA-15345: the records first).
+    Observations and the set of callbacks are the model's; only their order differs."""
+
+    def notify_listener(self) -> None:
+        start = len(self.out)
+        super().notify_listener()
+        told = self.out[start:]
+        self.out[start:] = sorted(told, key=lambda o: o["type"] != "HandleLeaderChange")
+
+
+RAFT_MUTANTS += (  # session 16, outsiderc: ordering.LEADER_TOLD_AFTER_COMMIT
+    ("raft-leader-told-before-commit-callback", LeaderToldBeforeCommitCallback,
+     "callbacks of one step in the wrong order (KAFKA-15345)", True,
+     "the leader-change order rule's: before it the harness compared listener callbacks as a multiset"),
+)
+
+
+class BeginEpochRenewsFollower(RaftReplica):
+    """A follower handles every BeginQuorumEpoch of its leader's epoch as a new announcement:
+    it enters a new follower state, which has not fetched (a port of ``maybeTransition`` that
+    calls ``transitionToFollower`` whenever the request names a leader), so after Kafka 3.9+'s
+    heartbeat it grants an up-to-date pre-vote it must refuse (RAFT-RULE-BEGIN-EPOCH: unchanged;
+    RAFT-KIP996-PRE-VOTE-GRANT; RAFT-DRIVE-HEARTBEAT)."""
+
+    def on_BeginQuorumEpochRequest(self, req: dict[str, Any]) -> None:
+        super().on_BeginQuorumEpochRequest(req)
+        if self.role == "follower" and req["src"] == self.leader and req["epoch"] == self.epoch:
+            self.has_fetched = False
+
+
+RAFT_MUTANTS += (  # session 16, outsiderc: RAFT-DRIVE-HEARTBEAT
+    ("raft-begin-epoch-renews-follower", BeginEpochRenewsFollower,
+     "a follower state rebuilt by a repeated announcement (KIP-996)", True,
+     "RAFT-DRIVE-HEARTBEAT's: no guided path asked a follower anything after a repeated BeginQuorumEpoch"),
+)
+
+
+class RestartedCandidateTalliesAnswersOnly(RaftReplica):
+    """A candidate that restarts rebuilds its tally from the answers it gets from then on and
+    leaves out its own vote, which only the quorum-state file holds (RAFT-RULE-RESTART: a
+    candidate with ``granted = {self}``): with three voters one grant no longer elects it
+    (RAFT-DRIVE-RESTARTED-CANDIDATE)."""
+
+    def on_restart(self) -> None:
+        super().on_restart()
+        if self.role == "candidate":
+            self.granted.discard(self.id)
+
+
+RAFT_MUTANTS += (  # session 16, outsiderc: RAFT-DRIVE-RESTARTED-CANDIDATE
+    ("raft-restarted-candidate-tallies-answers-only", RestartedCandidateTalliesAnswersOnly,
+     "a restart that rebuilds the role but not the vote the file records", True,
+     "RAFT-DRIVE-RESTARTED-CANDIDATE's: a candidate's reboot followed by a grant was left to random draws"),
+)

@@ -44,6 +44,7 @@ BASELINES = [
     ("raft", "raft_scratch6", "Correct"),
     ("raft", "raft_scratch7", "Correct"),
     ("raft", "raft_scratch8", "Correct"),
+    ("raft", "raft_scratch9", "Correct"),
     # voters
     ("voters", "voters_scratch", "Correct"),
     ("voters", "voters_scratch2", "Correct"),
