@@ -64,6 +64,7 @@ MODULE_LINES: tuple[tuple[str, str], ...] = (
     ("share", "share_scratch5"),
     ("share", "share_scratch6"),
     ("share", "share_scratch7"),
+    ("share", "share_scratch8"),
     # mm2
     ("mm2", "mm2"),
     ("mm2", "mm2_scratch"),

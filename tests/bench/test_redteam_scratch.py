@@ -65,6 +65,7 @@ BASELINES = [
     ("share", "share_scratch5", "Correct"),
     ("share", "share_scratch6", "Correct"),
     ("share", "share_scratch7", "Correct"),
+    ("share", "share_scratch8", "Correct"),
     # mm2
     ("mm2", "mm2_scratch", "Correct"),
     ("mm2", "mm2_scratch2", "Correct"),
