@@ -74,6 +74,7 @@ MODULE_LINES: tuple[tuple[str, str], ...] = (
     ("mm2", "mm2_scratch5"),
     ("mm2", "mm2_scratch6"),
     ("mm2", "mm2_scratch7"),
+    ("mm2", "mm2_scratch8"),
     # streams
     ("streams", "streams"),
     ("streams", "streams_scratch"),

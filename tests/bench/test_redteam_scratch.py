@@ -74,6 +74,7 @@ BASELINES = [
     ("mm2", "mm2_scratch5", "Correct"),
     ("mm2", "mm2_scratch6", "Correct"),
     ("mm2", "mm2_scratch7", "Correct"),
+    ("mm2", "mm2_scratch8", "Correct"),
     # streams
     ("streams", "streams_scratch", "Correct"),
     ("streams", "streams_scratch2", "Correct"),
