@@ -70,6 +70,16 @@ class SuffixContainedPolicy(DefaultPolicy):
         return (topic.startswith("mm2") and inside) or self.is_checkpoints_topic(topic)
 
 
+class CheckpointsAliasParsedPolicy(DefaultPolicy):
+    """``isCheckpointsTopic`` parses the alias back out of the name (its first piece at the
+    internal separator) and asks whether ``checkpointsTopic(alias)`` rebuilds it: the checkpoints
+    topic of an alias holding that separator (``us.west.checkpoints.internal``) is not recognised
+    (MM2-DRIVE-DOTTED-CHECKPOINTS)."""
+
+    def is_checkpoints_topic(self, topic: str) -> bool:
+        return topic == self.checkpoints_topic(topic.split(self._sep())[0])
+
+
 class StripsSeparatorsPolicy(DefaultPolicy):
     """topicSource strips separators off the ends of a name before splitting it ("..orders" and
     "orders." are then read as remote topics), as a hand-written parser that tidies its input
@@ -489,6 +499,8 @@ ENTRIES: tuple[tuple[str, str, type, str], ...] = (
     ("mm2-rstrip-separator", "mm2", RstripSeparatorPolicy,
      "rare vocabulary: a trailing run that is not a multiple of the separator"),
     ("mm2-suffix-contained", "mm2", SuffixContainedPolicy, "rare vocabulary: an internal suffix inside a name"),
+    ("mm2-checkpoints-alias-parsed", "mm2", CheckpointsAliasParsedPolicy,
+     "rare vocabulary: the checkpoints topic of an alias holding the separator"),
     ("mm2-strips-separators", "mm2", StripsSeparatorsPolicy, "rare vocabulary: separators at the ends"),
     ("mm2-collapses-doubled-separator", "mm2", CollapsesDoubledSeparatorPolicy,
      "rare vocabulary: a doubled separator"),

@@ -48,3 +48,14 @@ def test_suffixes_inside_a_name_are_asked_and_tell_contains_apart() -> None:
         wrong = SuffixContainedPolicy(separator=sep, internal_rule=rule)
         assert not right.is_mm2_internal_topic(inside[0]) and not right.is_heartbeats_topic(inside[1])
         assert any(right.is_mm2_internal_topic(n) != wrong.is_mm2_internal_topic(n) for n in names), (sep, rule)
+
+
+def test_checkpoints_of_a_dotted_alias_are_asked() -> None:
+    """MM2-DRIVE-DOTTED-CHECKPOINTS (session 16): ``us.west``'s checkpoints topic is asked; a test
+    that rebuilds the name from its first piece (mutant ``mm2-checkpoints-alias-parsed``) differs."""
+    from kspec.conformance.targets.mm2_policies import DefaultPolicy
+    from kspec.conformance.targets.mutants_power import CheckpointsAliasParsedPolicy
+
+    assert "us.west.checkpoints.internal" in interesting_topics(".")
+    assert DefaultPolicy().is_checkpoints_topic("us.west.checkpoints.internal")
+    assert not CheckpointsAliasParsedPolicy().is_checkpoints_topic("us.west.checkpoints.internal")
