@@ -66,6 +66,7 @@ MODULE_LINES: tuple[tuple[str, str], ...] = (
     ("share", "share_scratch5"),
     ("share", "share_scratch6"),
     ("share", "share_scratch7"),
+    ("share", "share_scratch8"),
     # mm2
     ("mm2", "mm2"),
     ("mm2", "mm2_scratch"),
@@ -75,6 +76,7 @@ MODULE_LINES: tuple[tuple[str, str], ...] = (
     ("mm2", "mm2_scratch5"),
     ("mm2", "mm2_scratch6"),
     ("mm2", "mm2_scratch7"),
+    ("mm2", "mm2_scratch8"),
     # streams
     ("streams", "streams"),
     ("streams", "streams_scratch"),

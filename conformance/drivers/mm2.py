@@ -181,6 +181,19 @@ def interesting_topics(sep: str) -> list[str]:
             # policy that strips trailing separator characters (Python's ``rstrip`` takes a set)
             # reads them as local
             f"A{sep}{sep[-1]}", f"x_{sep}",
+            # MM2-DRIVE-SUFFIX-INSIDE: the suffixes the internal tests match at a name's end
+            # (``.internal``, the internal separator's, ``-internal``, the checkpoints suffix) and
+            # the heartbeats name as an inner part, followed by more: Kafka tests endsWith, so
+            # none of these is internal or a heartbeats topic; a test written as "contains"
+            # (every real MM2 name ends with its suffix, so nothing else tells them apart) differs
+            f"orders.internal{sep}v2", f"orders{sep}internal{sep}v2", "orders-internal-v2",
+            f"mm2-offsets{sep}A{sep}internal{sep}bak", "mm2-offsets.A.internal.bak",
+            f"A{sep}checkpoints{sep}internal{sep}bak", f"A{sep}heartbeats{sep}orders",
+            # MM2-DRIVE-DOTTED-CHECKPOINTS: the checkpoints topic of an alias holding the separator
+            # (with the internal separator and with ".", as KIP-949's flag names it): Kafka tests
+            # the suffix, so it is one; a test that parses the alias back out of the name and
+            # rebuilds it (the alias's first piece) says it is not
+            f"us.west{sep}checkpoints{sep}internal", "us.west.checkpoints.internal",
             # MM2-DRIVE-DEEP-NAME: a name 32 hops away (within Kafka's 249 characters), past any
             # hop count a policy might cap originalTopic's walk at
             DEEP_NAME.replace(".", sep)]

@@ -134,6 +134,25 @@ class DeleteThenRead:
     limit 1 by a path the beam kept by chance, and lost when another composite was added)."""
 
 
+@dataclass(frozen=True, slots=True)
+class ReinitAtCountedStart:
+    """Composite step (category ``initialize``: it holds one; SHARE-DRIVE-REINIT-COUNTED-START,
+    4.2+): the key initialized at start offset 0, its leader reads (the state epoch it writes
+    with), a ``counts`` probe raises the stored delivery-complete count at that start offset
+    (2), and the group coordinator initializes it again at the same start offset: the count is
+    0 again (SHARE-RULE-INITIALIZE-COUNT: an initialize is a reset, whatever was counted at that
+    start offset). The actors' menu moves the start offset to 1 and the reinitialize is at 0, so
+    the count a reinitialize reset was one measured from another start offset, and a shard that
+    reused the write's "the higher count at the same start offset" for an initialize was never
+    told apart (red team session 16's ``reinitialize-same-start-keeps-count``, 300 runs at seeds
+    0 and 1). Each part is the model's own action sent as its own input; one step, as
+    :class:`DeleteThenRead`, so the guide's beam keeps the path."""
+
+
+# The composite steps: each is several model actions sent as their own inputs, one step of the guide.
+COMPOSITES = (ReloadWithoutTopic, StaleReadWithoutTopic, ReinitPruneReload, CutReload, DeleteThenRead,
+              ReinitAtCountedStart)
+
 BOUNDS: dict[str, int] = {"offsets": 2, "max_records": 10, "max_leader_epoch": 2, "max_state_epoch": 2,
                           "max_failovers": 2, "probes": True}
 
@@ -206,6 +225,8 @@ class ShareDriver(Driver[ShareSystem]):
             out.append(("initialize", ReinitPruneReload()))
         if self.model.probes and self._delete_parts(state) is not None:
             out.append(("delete", DeleteThenRead()))
+        if self.model.probes and self._reinit_count_parts(state) is not None:
+            out.append(("initialize", ReinitAtCountedStart()))
         cut = self._cut_parts(state) if self.model.probes else None
         if cut is not None:
             # A target that declines initialize never gets one from the composite either.
@@ -303,6 +324,8 @@ class ShareDriver(Driver[ShareSystem]):
             return self._cut_parts(state)
         if isinstance(action, DeleteThenRead):
             return self._delete_parts(state)
+        if isinstance(action, ReinitAtCountedStart):
+            return self._reinit_count_parts(state)
         return None
 
     def _chain(self, state: SysState, wants: list[Any]) -> list[tuple[Action, SysState]] | None:
@@ -372,6 +395,23 @@ class ShareDriver(Driver[ShareSystem]):
         wants += [lambda a: isinstance(a, Delete) and a.key == KEY,
                   lambda a: isinstance(a, Read) and a.key == KEY and a.leader_epoch == state.leader_epoch]
         return self._chain(state, wants)
+
+    def _reinit_count_parts(self, state: SysState) -> list[tuple[Action, SysState]] | None:
+        """The model actions of :class:`ReinitAtCountedStart` from ``state`` (None: not enabled:
+        KIP-1226's count is 4.2's, the shard must be loaded, every part offered and in bounds)."""
+        if not self.model.rules.delivery_complete_count or not state.shard.active:
+            return None
+
+        def reinit(a: Any) -> bool:
+            return isinstance(a, Initialize) and a.key == KEY and a.start_offset == 0
+
+        def leader_read(a: Any) -> bool:
+            return isinstance(a, Read) and a.key == KEY and a.leader_epoch == state.leader_epoch
+
+        def counted(a: Any) -> bool:  # the counts probe: a higher count at the same start offset
+            return isinstance(a, Write) and a.key == KEY and a.start_offset == 0 and a.delivery_complete_count == 2
+
+        return self._chain(state, [reinit, leader_read, counted, reinit])
 
     def _cut_parts(self, state: SysState) -> list[tuple[Action, SysState]] | None:
         """The model actions of :class:`CutReload` from ``state`` (None: not enabled: the shard
@@ -469,8 +509,7 @@ class ShareDriver(Driver[ShareSystem]):
         return self._chain(state, wants)
 
     def resolve(self, state: SysState, action: Any) -> SysState | None:
-        if isinstance(action, ReloadWithoutTopic | StaleReadWithoutTopic | ReinitPruneReload | CutReload
-                                  | DeleteThenRead):
+        if isinstance(action, COMPOSITES):
             parts = self._parts_of(state, action)
             return None if parts is None else parts[-1][1]
         after = self.model.next_state(state, action)
@@ -479,8 +518,7 @@ class ShareDriver(Driver[ShareSystem]):
         return after
 
     def events(self, before: SysState, action: Action, after: SysState) -> list[Event]:
-        if isinstance(action, ReloadWithoutTopic | StaleReadWithoutTopic | ReinitPruneReload | CutReload
-                                  | DeleteThenRead):
+        if isinstance(action, COMPOSITES):
             out: list[Event] = []
             s = before
             for part, nxt in self._parts_of(before, action) or []:
@@ -507,6 +545,9 @@ class ShareDriver(Driver[ShareSystem]):
         return [Event(0, encode(request), encode(outputs), obs)]
 
     def describe(self, action: Any) -> str:
+        if isinstance(action, ReinitAtCountedStart):
+            return ("the leader raises the count at the stored start offset, the group coordinator "
+                    "initializes there again")
         if isinstance(action, ReloadWithoutTopic):
             key = DOOMED.coordinator_key()
             return f"topic {DOOMED_TOPIC} deleted during a fail-over while [{key}] is stored, its leader reads"
@@ -566,8 +607,7 @@ class ShareDriver(Driver[ShareSystem]):
         return {**observation, "partitions": parts}
 
     def model_violation(self, before: SysState, action: Any, after: SysState) -> str | None:
-        if isinstance(action, ReloadWithoutTopic | StaleReadWithoutTopic | ReinitPruneReload | CutReload
-                                  | DeleteThenRead):
+        if isinstance(action, COMPOSITES):
             s = before
             for part, nxt in self._parts_of(before, action) or []:
                 found = first_violated(self._always + self._always_step, s, part, nxt)

@@ -57,6 +57,29 @@ class RstripSeparatorPolicy(DefaultPolicy):
         return super().topic_source(topic.rstrip(self.separator))
 
 
+class SuffixContainedPolicy(DefaultPolicy):
+    """``isMM2InternalTopic`` tests the internal suffix with "contains" where Kafka tests
+    ``endsWith``: ``orders.internal.v2`` (3.x) and ``mm2-offsets.A.internal.bak`` (4.x) read as
+    MM2's own. Every real MM2 name ends with the suffix, so only a name holding it inside tells
+    them apart (MM2-DRIVE-SUFFIX-INSIDE)."""
+
+    def is_mm2_internal_topic(self, topic: str) -> bool:
+        inside = f"{self._sep()}internal" in topic
+        if self.internal_rule == "3.x":
+            return inside
+        return (topic.startswith("mm2") and inside) or self.is_checkpoints_topic(topic)
+
+
+class CheckpointsAliasParsedPolicy(DefaultPolicy):
+    """``isCheckpointsTopic`` parses the alias back out of the name (its first piece at the
+    internal separator) and asks whether ``checkpointsTopic(alias)`` rebuilds it: the checkpoints
+    topic of an alias holding that separator (``us.west.checkpoints.internal``) is not recognised
+    (MM2-DRIVE-DOTTED-CHECKPOINTS)."""
+
+    def is_checkpoints_topic(self, topic: str) -> bool:
+        return topic == self.checkpoints_topic(topic.split(self._sep())[0])
+
+
 class StripsSeparatorsPolicy(DefaultPolicy):
     """topicSource strips separators off the ends of a name before splitting it ("..orders" and
     "orders." are then read as remote topics), as a hand-written parser that tidies its input
@@ -475,6 +498,9 @@ ENTRIES: tuple[tuple[str, str, type, str], ...] = (
     ("mm2-original-hop-cap", "mm2", OriginalHopCapPolicy, "rare vocabulary: a name past a loop guard's hop count"),
     ("mm2-rstrip-separator", "mm2", RstripSeparatorPolicy,
      "rare vocabulary: a trailing run that is not a multiple of the separator"),
+    ("mm2-suffix-contained", "mm2", SuffixContainedPolicy, "rare vocabulary: an internal suffix inside a name"),
+    ("mm2-checkpoints-alias-parsed", "mm2", CheckpointsAliasParsedPolicy,
+     "rare vocabulary: the checkpoints topic of an alias holding the separator"),
     ("mm2-strips-separators", "mm2", StripsSeparatorsPolicy, "rare vocabulary: separators at the ends"),
     ("mm2-collapses-doubled-separator", "mm2", CollapsesDoubledSeparatorPolicy,
      "rare vocabulary: a doubled separator"),

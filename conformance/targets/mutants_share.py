@@ -448,8 +448,56 @@ class ImageDroppedWhileUnloaded(ShareShard):
         return super().step(inp)
 
 
+class NewLeaderReadRecordsWithoutTopic(ShareShard):
+    """A read at a new leader epoch records it before the metadata image is checked: a leader
+    elected after its topic was deleted gets UNKNOWN_TOPIC_OR_PARTITION and still appends a
+    record that raises the fence (SHARE-RULE-METADATA-UPDATE: a failed check appends nothing).
+    Reached by SHARE-DRIVE-NEW-LEADER-WITHOUT-TOPIC."""
+
+    def on_ReadRequest(self, key: tuple[str, str, int], req: dict[str, Any]) -> tuple[list[Any], dict[str, Any]]:
+        fence = self.leader_epochs.get(key)
+        if key in self.offsets and not self.hosts(key) and fence is not None and req["leader_epoch"] > fence:
+            current = self.offsets[key]
+            record = self.state_record(key, req["leader_epoch"], current["state_epoch"], current["start_offset"], [],
+                                       from_read=True, count=current.get("delivery_complete_count", NOT_SET))
+            return [record], self.response(req, *UNKNOWN_TP)
+        return super().on_ReadRequest(key, req)
+
+
+class CountUnknownStartKept(ShareShard):
+    """A stored start offset of -1 (initialized with an unknown start) is read as "nothing to
+    compare with": a write's delivery-complete count is never taken and the stored -1 stays
+    (SHARE-RULE-WRITE-COUNT: -1 is below every known start offset, so the write's count is
+    stored). Reached by SHARE-DRIVE-COUNT-FROM-UNKNOWN-START."""
+
+    def write_count(self, current: dict[str, Any], start_offset: int, count: int) -> int:
+        if self.delivery_complete_count and current["start_offset"] == NOT_SET:
+            return int(current["delivery_complete_count"])
+        return super().write_count(current, start_offset, count)
+
+
+class ReinitializeKeepsCountAtStart(ShareShard):
+    """An initialize at the stored start offset keeps the higher of 0 and the stored
+    delivery-complete count, the write's rule at the same start offset reused
+    (SHARE-RULE-INITIALIZE-COUNT: an initialize with a known start offset stores 0). Reached by
+    SHARE-DRIVE-REINIT-COUNTED-START."""
+
+    def initialize_record(self, key: tuple[str, str, int], req: dict[str, Any]) -> dict[str, Any]:
+        record = super().initialize_record(key, req)
+        current = self.offsets.get(key)
+        if current is not None and req["start_offset"] != NOT_SET and req["start_offset"] == current["start_offset"]:
+            record["delivery_complete_count"] = max(0, int(record["delivery_complete_count"]),
+                                                    int(current["delivery_complete_count"]))
+        return record
+
+
 SHARE_MUTANTS = (
     *SHARE_MUTANTS,
+    ("share-new-leader-read-records-without-topic", NewLeaderReadRecordsWithoutTopic,
+     "a side effect made before the check that refuses the request"),
+    ("share-count-unknown-start-kept", CountUnknownStartKept, "a -1 sentinel taken for \"no value\" in a comparison"),
+    ("share-reinitialize-keeps-count-at-start", ReinitializeKeepsCountAtStart,
+     "a reset that reuses an update's merge rule"),
     ("share-image-dropped-while-unloaded", ImageDroppedWhileUnloaded, "an update dropped by an inactive component"),
     ("share-update-tie-newer-wins", UpdateTieNewerWins, "a tie broken by recency, not by the rule's second key"),
     ("share-read-image-before-fence", ReadImageBeforeFence, "two checks in the wrong order on the read path"),

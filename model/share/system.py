@@ -391,7 +391,8 @@ class ShareSystem:
           before 4.2): once the key is stored, writes by the current leader with counts 0 and 2
           at the stored start offset, 2 with start offset -1 and one below the stored one, 1 one
           above it (the initialize of ``g:T:1`` with start offset -1, whose count stays -1, is
-          in ``initialize``);
+          in ``initialize``); while ``g:T:1`` is stored with start offset -1, a write to it with
+          a known start offset and count 1 (SHARE-DRIVE-COUNT-FROM-UNKNOWN-START);
         - ``batches``: writes by the current leader of multi-offset batches (BATCH_PROBES), and
           once a multi-offset batch is stored, a write whose start offset cuts it (no batches);
         - ``delete``, ``summary``: DeleteShareGroupState, ReadShareGroupStateSummary (with the
@@ -401,8 +402,9 @@ class ShareSystem:
           have (``g:T:2``, a write) and of partition -1 (their initialize, delete and
           read-summary are in those categories);
         - ``image``: topic ``U`` deleted from the metadata image (``DeleteTopic``), then, while
-          ``g:U:0``'s state is still stored, its leader's read and write (both must fail) and a
-          write at a stale state epoch (fenced before the image is checked);
+          ``g:U:0``'s state is still stored, its leader's read and write (both must fail), a
+          write at a stale state epoch (fenced before the image is checked) and a read one epoch
+          above its fence (a leader elected after the deletion: refused, nothing recorded);
         - ``epochs`` also: a read and a write of ``h:T:0`` at leader epoch ``MAX_EPOCH``
           (Integer.MAX_VALUE; the write at that state epoch too).
         Requests a release has no API for (SHARE-VER-INITIALIZE) are not sent to it.
@@ -431,6 +433,15 @@ class ShareSystem:
             # SHARE-RULE-INITIALIZE-COUNT: a start offset not yet known leaves the count unknown
             # (in the category of its kind, like every initialize).
             yield "initialize", Initialize(1, NOT_SET, key=OTHER_PARTITION)
+            unknown = state.shard.offset(OTHER_PARTITION)
+            if unknown is not None and unknown.start_offset == NOT_SET:
+                # SHARE-DRIVE-COUNT-FROM-UNKNOWN-START: its first write with a known start offset
+                # and a count: -1 is below every start offset, so the count is taken
+                # (SHARE-RULE-WRITE-COUNT). The side keys' writes carry -1, which the stored -1
+                # could not tell from a count left unknown.
+                known, batches = self.menu[-1]
+                yield "counts", Write(0, max(known, 0), batches, state_epoch=1, key=OTHER_PARTITION,
+                                      delivery_complete_count=1)
         yield "epochs", Read(le + 1)
         if le > 0:
             yield "epochs", Read(le - 1)
@@ -481,6 +492,13 @@ class ShareSystem:
             # A stale group coordinator's state epoch: the fences come before the image, so it is
             # FENCED_STATE_EPOCH, not UNKNOWN_TOPIC_OR_PARTITION (SHARE-RULE-METADATA-UPDATE).
             yield "image", Write(0, side_start, side_batches, state_epoch=0, key=DOOMED)
+            # SHARE-DRIVE-NEW-LEADER-WITHOUT-TOPIC: a leader elected after the topic went away
+            # (one epoch above the fence) reads: UNKNOWN_TOPIC_OR_PARTITION and no record, the
+            # image before the leader epoch is recorded (SHARE-RULE-METADATA-UPDATE: a failed
+            # check appends nothing). The read at 0 never carries a new epoch (the fence is 0 or
+            # above), so a read that records before it checks the image was not told apart.
+            fence = state.shard.leader_epoch(DOOMED)
+            yield "image", Read((0 if fence is None else fence) + 1, key=DOOMED)
         for route in ROUTE_KEYS:
             yield "routing", FindCoordinator(route)  # SHARE-DRIVE-ROUTING
         yield "keys", Write(0, side_start, side_batches, state_epoch=1, key=UNHOSTED)

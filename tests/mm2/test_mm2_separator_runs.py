@@ -29,3 +29,33 @@ def test_separator_runs_are_asked_and_tell_a_suffix_test_apart() -> None:
     # with a one-character separator every such name is a heartbeats topic (the chain ends there)
     dotted = DefaultReplicationPolicy(separator=".")
     assert all(dotted.is_heartbeats_topic(n) for n in ("us.west.heartbeats", "A..heartbeats"))
+
+
+def test_suffixes_inside_a_name_are_asked_and_tell_contains_apart() -> None:
+    """MM2-DRIVE-SUFFIX-INSIDE (session 16): names holding an internal suffix followed by more are
+    asked in every configuration; Kafka's endsWith says none is MM2-internal, a "contains" test
+    (mutant ``mm2-suffix-contained``, red team ``mm2_scratch8``'s ``mm2-suffix-contained``) differs."""
+    from kspec.conformance.targets.mm2_policies import DefaultPolicy
+    from kspec.conformance.targets.mutants_power import SuffixContainedPolicy
+
+    for config in CONFIGS:
+        sep, rule = str(config["separator"]), str(config["internal_rule"])
+        names = interesting_topics(sep)
+        assert len(dict.fromkeys(names)) <= MAX_NAMES
+        inside = [f"mm2-offsets{sep}A{sep}internal{sep}bak", f"A{sep}heartbeats{sep}orders"]
+        assert set(inside) <= set(names), sep
+        right = DefaultPolicy(separator=sep, internal_rule=rule)
+        wrong = SuffixContainedPolicy(separator=sep, internal_rule=rule)
+        assert not right.is_mm2_internal_topic(inside[0]) and not right.is_heartbeats_topic(inside[1])
+        assert any(right.is_mm2_internal_topic(n) != wrong.is_mm2_internal_topic(n) for n in names), (sep, rule)
+
+
+def test_checkpoints_of_a_dotted_alias_are_asked() -> None:
+    """MM2-DRIVE-DOTTED-CHECKPOINTS (session 16): ``us.west``'s checkpoints topic is asked; a test
+    that rebuilds the name from its first piece (mutant ``mm2-checkpoints-alias-parsed``) differs."""
+    from kspec.conformance.targets.mm2_policies import DefaultPolicy
+    from kspec.conformance.targets.mutants_power import CheckpointsAliasParsedPolicy
+
+    assert "us.west.checkpoints.internal" in interesting_topics(".")
+    assert DefaultPolicy().is_checkpoints_topic("us.west.checkpoints.internal")
+    assert not CheckpointsAliasParsedPolicy().is_checkpoints_topic("us.west.checkpoints.internal")

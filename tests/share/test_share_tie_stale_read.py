@@ -1,15 +1,16 @@
 """SHARE-DRIVE-TIE-UPDATE, SHARE-DRIVE-STALE-READ-WITHOUT-TOPIC and SHARE-DRIVE-IMAGE-WHILE-UNLOADED
-(red team session 15): what the driver sends tells the reference shard from the mutant of the
+(red team session 15), SHARE-DRIVE-NEW-LEADER-WITHOUT-TOPIC, SHARE-DRIVE-COUNT-FROM-UNKNOWN-START and
+SHARE-DRIVE-REINIT-COUNTED-START (session 16): what the driver sends tells the reference shard from the mutant of the
 same name, input by input, where the model's answer is the reference's."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from kspec.conformance.drivers.share import ReloadWithoutTopic, ShareDriver, StaleReadWithoutTopic
+from kspec.conformance.drivers.share import ReinitAtCountedStart, ReloadWithoutTopic, ShareDriver, StaleReadWithoutTopic
 from kspec.conformance.targets.registry import resolve_target
 from kspec.model.share.records import ShareUpdate
-from kspec.model.share.system import DOOMED, Initialize, Read, Write
+from kspec.model.share.system import DOOMED, DOOMED_TOPIC, KEY, OTHER_PARTITION, DeleteTopic, Initialize, Read, Write
 
 
 def first_difference(driver: ShareDriver, steps: list[tuple[Any, Any]], target: str) -> str | None:
@@ -75,3 +76,50 @@ def test_reload_without_topic_deletes_it_while_unloaded() -> None:
     steps = [(s0, ReloadWithoutTopic())]
     assert first_difference(driver, steps, "reference") is None
     assert first_difference(driver, steps, "mutant:share-image-dropped-while-unloaded") == "ReadRequest"
+
+
+def test_new_leader_read_without_topic_records_nothing() -> None:
+    """SHARE-DRIVE-NEW-LEADER-WITHOUT-TOPIC (session 16): once topic U is gone, a read of g:U:0
+    one epoch above its fence is refused and appends nothing: the image before the record."""
+    driver = ShareDriver({})
+    s0 = driver.init_state()
+    steps = walk(driver, s0, [Initialize(1, 0, key=DOOMED), DeleteTopic(DOOMED_TOPIC)])
+    end = driver.resolve(*steps[-1])
+    probe = Read(1, key=DOOMED)
+    assert ("image", probe) in driver.candidates(end)
+    steps += walk(driver, end, [probe])
+    after = driver.resolve(*steps[-1])
+    assert after is not None and after.last_error == "UNKNOWN_TOPIC_OR_PARTITION" and len(after.log) == 1
+    assert first_difference(driver, steps, "reference") is None
+    assert first_difference(driver, steps, "mutant:share-new-leader-read-records-without-topic") == "ReadRequest"
+
+
+def test_count_from_an_unknown_start_offset_is_taken() -> None:
+    """SHARE-DRIVE-COUNT-FROM-UNKNOWN-START (session 16): g:T:1 initialized with start offset -1,
+    then written with a known start offset and count 1: the count is stored."""
+    driver = ShareDriver({})
+    s0 = driver.init_state()
+    steps = walk(driver, s0, [Initialize(1, -1, key=OTHER_PARTITION)])
+    end = driver.resolve(*steps[-1])
+    probe = next(a for c, a in driver.candidates(end) if c == "counts" and a.key == OTHER_PARTITION)
+    steps += walk(driver, end, [probe])
+    stored = driver.resolve(*steps[-1]).shard.offset(OTHER_PARTITION)
+    assert stored is not None and stored.delivery_complete_count == 1
+    assert first_difference(driver, steps, "reference") is None
+    assert first_difference(driver, steps, "mutant:share-count-unknown-start-kept") == "WriteRequest"
+
+
+def test_reinitialize_at_the_counted_start_resets_the_count() -> None:
+    """SHARE-DRIVE-REINIT-COUNTED-START (session 16): the composite raises the count at start
+    offset 0 and initializes there again: 0, not the higher of the two."""
+    driver = ShareDriver({})
+    s0 = driver.init_state()
+    assert ("initialize", ReinitAtCountedStart()) in driver.candidates(s0)
+    parts = driver._parts_of(s0, ReinitAtCountedStart())
+    assert parts is not None and parts[2][1].shard.offset(KEY).delivery_complete_count == 2
+    assert parts[-1][1].shard.offset(KEY).delivery_complete_count == 0
+    steps = [(s0, ReinitAtCountedStart())]
+    assert first_difference(driver, steps, "reference") is None
+    assert first_difference(driver, steps, "mutant:share-reinitialize-keeps-count-at-start") == "InitializeRequest"
+    # 4.1 has no count: the composite is not offered
+    assert ShareDriver({"kafka_version": "4.1"})._reinit_count_parts(s0) is None
