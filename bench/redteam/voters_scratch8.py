@@ -27,33 +27,13 @@ from kspec.conformance.targets.reference.voters import (
     ControlRecords,
     VoterReplica,
     VoterSet,
-    VotersTarget,
     _ids,
     _show,
 )
-from redteam._targets import SelfNamed, register, subclass
+from redteam._targets import register, subclass
 
-# ---------------------------------------------------------------------------- the targets
-
-
-class ReplicaTarget(SelfNamed, VotersTarget):
-    """The replica level over ``replica`` (and its control-record class ``control``)."""
-
-    replica: type[VoterReplica] = VoterReplica
-    control: type[ControlRecords] = ControlRecords
-    driven_level = "replica"
-
-    def __init__(self) -> None:
-        VotersTarget.__init__(self, "", replica_class=self.replica, control_class=self.control,
-                              level=self.driven_level)
-        SelfNamed.__init__(self)
-
-
-class LogTarget(ReplicaTarget):
-    """The log level over ``control``."""
-
-    driven_level = "log"
-
+# the two levels' targets, as session 15's voters module defines them
+from redteam.voters_scratch7 import LogTarget, ReplicaTarget
 
 # ---------------------------------------------------------------------------- replica-level bugs
 
