@@ -156,6 +156,17 @@ def unexplained(run: dict[str, Any], known: dict[str, dict[str, Any]]) -> bool:
     return run["verdict"] == "diverges" and run.get("deviation") not in known
 
 
+def unjudged(protocol: str, version: str) -> dict[str, str]:
+    """What the ``kafka:VERSION`` adapter holds without judging (``Target.unjudged``): read from the
+    adapter code, which is the same for every run of a release (the 3.9+ raft heartbeat; voters'
+    replica level runs the same raft client)."""
+    if protocol not in ("raft", "voters"):
+        return {}
+    from kspec.conformance.targets.kafka.raft import unjudged_for
+
+    return unjudged_for(version)
+
+
 def render(protocol: str, runs: list[dict[str, Any]]) -> str:
     """The generated section: one row per release."""
     known = catalogue(protocol)
@@ -210,6 +221,14 @@ def render(protocol: str, runs: list[dict[str, Any]]) -> str:
                 f" at step {acc.get('steps')}" if acc.get("steps") else "")
         cpu = sum(float(r.get("cpu_seconds") or 0) for r in vruns) + float((acc or {}).get("cpu_seconds") or 0)
         lines.append(f"| {version} | {verdicts} | {divs} | {shortest} | {acc_cell} | {cpu:.0f} |")
+    held: dict[tuple[str, str], list[str]] = {}
+    for version in sorted(by_version, key=_vkey):
+        if any(r["verdict"] not in NOT_A_VERDICT for r in by_version[version]):
+            for name, why in unjudged(protocol, version).items():
+                held.setdefault((name, why), []).append(version)
+    for (name, why), versions in held.items():
+        lines += ["", f"Held unjudged by the adapter on {', '.join(versions)} (`kspec conform` prints it, `--json` "
+                  f"has `unjudged`): `{name}`: {why}."]
     bad = sum(unexplained(r, known) for rs in by_version.values() for r in rs)
     lines += ["", f"Runs: {sum(len(v) for v in by_version.values())}; not a clean verdict (error, timeout or "
               f"a divergence not catalogued): {bad}."]

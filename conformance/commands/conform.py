@@ -213,6 +213,7 @@ def conform_cmd(protocol: str, target_name: str, examples: int, steps: int, seed
     if variant:
         doc["model_variant"] = variant
     doc["accepted"] = [d.name for d in accepted]
+    doc["unjudged"] = dict(limited.unjudged)
     if fixed:
         doc["settings"] = fixed
     if judged:
@@ -229,6 +230,8 @@ def conform_cmd(protocol: str, target_name: str, examples: int, steps: int, seed
                        + (f"; --set {key}=... for another" if how["from"] == "default" else "") + ")")
         for dev in accepted:
             click.echo(f"  accepted deviation: {dev.line()}")
+        for name, why in limited.unjudged.items():
+            click.echo(f"  held unjudged by the adapter: {name}: {why}")
         if result.finding is not None:
             click.echo(f"  {result.finding.line()}")
             if result.deviation is not None:

@@ -72,3 +72,16 @@ def test_accept_run_takes_the_deviations_of_the_same_code(matrix) -> None:  # ty
     assert "voters-history-refuses-disjoint-sets" not in on_391
     assert "voters-update-self-crashes-leader" not in on_391
     assert "voters-update-self-crashes-leader" in matrix.observed_on("voters", "4.1.2")
+
+
+def test_held_heartbeat_listed_for_the_releases_that_hold_it(matrix, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    # the 3.9+ adapter holds KAFKA-16536's heartbeat copies unjudged: the matrix must say so,
+    # for exactly the releases that ran, never for 3.8 (no heartbeat) or a refused one
+    d = tmp_path / "runs"
+    for version, verdict in (("3.8.1", "conforms"), ("4.4.0", "conforms"), ("4.3.1", "refused")):
+        _write(d, f"{version}-seed0.json", {"version": version, "seed": 0, "verdict": verdict, "examples": 5})
+    text = matrix.render("raft", matrix.load_runs(d))
+    held = [ln for ln in text.splitlines() if ln.startswith("Held unjudged by the adapter")]
+    assert len(held) == 1 and "on 4.4.0 (" in held[0] and "`raft-begin-epoch-heartbeat`" in held[0]
+    assert "KAFKA-16536" in held[0]
+    assert not any("Held unjudged" in ln for ln in matrix.render("share", matrix.load_runs(d)).splitlines())

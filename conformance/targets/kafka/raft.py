@@ -610,6 +610,16 @@ class KafkaRaftNode(ClientBuild, Timers):
         self.store_proxy = self.listener = None
 
 
+HEARTBEAT_HELD = ("KAFKA-16536's BeginQuorumEpoch heartbeat (3.9+) to a voter that acknowledged the epoch "
+                  "(RAFT-RULE-RESEND): the adapter holds these copies, since no model variant predicts them "
+                  "step for step (spec/raft.md D-RESEND); every resend the rule allows is judged")
+
+
+def unjudged_for(version: str) -> dict[str, str]:
+    """What ``kafka:VERSION``'s adapter holds without judging, by deviation name (``Target.unjudged``)."""
+    return {"raft-begin-epoch-heartbeat": HEARTBEAT_HELD} if check_supported(version) >= (3, 9) else {}
+
+
 class KafkaRaftTarget(Target):
     """``kafka:VERSION`` for raft: one :class:`KafkaRaftNode` per replica."""
 
@@ -634,6 +644,7 @@ class KafkaRaftTarget(Target):
         # a leader is told it leads once its listener reached the epoch start, before the epoch
         # is committed, a bug the javadoc already ruled out (raft-leader-told-before-epoch-commits).
         self.model_config = {**dict(rule_set_for(version).bounds), "listener": True if vt >= (3, 6) else "data"}
+        self.unjudged = unjudged_for(version)
 
     def supports(self, config: dict[str, JSON]) -> bool:
         """The cluster shapes this Kafka can be compared on: those of the release's own rule

@@ -661,6 +661,8 @@ class KafkaVotersReplicaTarget(Target):
         release = tuple(int(x) for x in version.split(".")[:2])
         self.model_config = {**dict(rule_set_for(version).bounds), "kraft_upgrade": release >= (4, 1),
                              "controller_auto_join": release >= (4, 2)}  # KAFKA-19078
+        # the raft client's 3.9+ heartbeat timer is restarted whenever time passes (raft_timers)
+        self.unjudged = kraft.unjudged_for(version)
 
     def supports(self, config: dict[str, JSON]) -> bool:
         """The release's raft rule set and upgrade rules, with a bootstrap checkpoint
