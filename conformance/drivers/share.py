@@ -342,19 +342,24 @@ class ShareDriver(Driver[ShareSystem]):
             s = after
         return parts
 
+    def _store_first(self, state: SysState, key: Any) -> list[Any]:
+        """What a composite step that needs ``key``'s state stored starts with, as ``_chain``'s
+        wants: nothing when it is stored, else the request that stores it (its initialize; 4.0
+        has none: its first write)."""
+        if state.shard.offset(key) is not None:
+            return []
+        first = Initialize if self.model.rules.initialize else Write  # 4.0 has no initialize
+        return [lambda a: isinstance(a, first) and a.key == key]
+
     def _stale_read_parts(self, state: SysState) -> list[tuple[Action, SysState]] | None:
         """The model actions of :class:`StaleReadWithoutTopic` from ``state`` (None: not enabled:
         the shard must be loaded and topic ``U`` still in the image, every part within bounds)."""
         image = state.shard.image
         if not state.shard.active or image is None or all(t != DOOMED_TOPIC for t, _ in image):
             return None
-        parts: list[tuple[Action, SysState]] = []
-        if state.shard.offset(DOOMED) is None:
-            first = Initialize if self.model.rules.initialize else Write  # 4.0 has no initialize
-            stored = self._chain(state, [lambda a: isinstance(a, first) and a.key == DOOMED])
-            if stored is None:
-                return None
-            parts += stored
+        parts = self._chain(state, self._store_first(state, DOOMED))
+        if parts is None:
+            return None
         s = parts[-1][1] if parts else state
         fence = s.shard.leader_epoch(DOOMED)
         higher = Read((fence if fence is not None else 0) + 1, key=DOOMED)
@@ -389,12 +394,9 @@ class ShareDriver(Driver[ShareSystem]):
         has no delete, and the shard must be loaded)."""
         if not self.model.rules.initialize or not state.shard.active:
             return None
-        wants: list[Any] = []
-        if state.shard.offset(KEY) is None:
-            wants.append(lambda a: isinstance(a, Initialize) and a.key == KEY)
-        wants += [lambda a: isinstance(a, Delete) and a.key == KEY,
-                  lambda a: isinstance(a, Read) and a.key == KEY and a.leader_epoch == state.leader_epoch]
-        return self._chain(state, wants)
+        return self._chain(state, [*self._store_first(state, KEY), lambda a: isinstance(a, Delete) and a.key == KEY,
+                                   lambda a: isinstance(a, Read) and a.key == KEY
+                                   and a.leader_epoch == state.leader_epoch])
 
     def _reinit_count_parts(self, state: SysState) -> list[tuple[Action, SysState]] | None:
         """The model actions of :class:`ReinitAtCountedStart` from ``state`` (None: not enabled:
@@ -423,13 +425,9 @@ class ShareDriver(Driver[ShareSystem]):
         def cutting(a: Any) -> bool:  # SHARE-DRIVE-CUT-BATCH's probe: a start offset, no batches
             return isinstance(a, Write) and a.key == KEY and a.start_offset != NOT_SET and not a.batches
 
-        parts: list[tuple[Action, SysState]] = []
-        if state.shard.offset(KEY) is None:
-            first = Initialize if self.model.rules.initialize else Write  # 4.0 has no initialize
-            stored = self._chain(state, [lambda a: isinstance(a, first) and a.key == KEY])
-            if stored is None:
-                return None
-            parts += stored
+        parts = self._chain(state, self._store_first(state, KEY))
+        if parts is None:
+            return None
         s = parts[-1][1] if parts else state
         if not any(cutting(a) for _, a in self.candidates_single(s)):
             store = self._cut_store(s, cutting)
@@ -495,18 +493,14 @@ class ShareDriver(Driver[ShareSystem]):
         if not state.shard.active or image is None or all(t != DOOMED_TOPIC for t, _ in image):
             return None
 
-        wants: list[Any] = []
-        if state.shard.offset(DOOMED) is None:
-            first = Initialize if self.model.rules.initialize else Write  # 4.0 has no initialize
-            wants.append(lambda a: isinstance(a, first) and a.key == DOOMED)
         # SHARE-DRIVE-IMAGE-WHILE-UNLOADED: the topic is deleted while the shard is unloaded, so
         # the new shard must take the image as it is at Load, including a MetadataUpdate that
         # came during the fail-over (red team session 15's ``image-dropped-while-unloaded``
         # was caught by random runs only; deleted before the Unload it was not told apart).
-        wants += [lambda a: isinstance(a, Unload), lambda a: isinstance(a, DeleteTopic),
-                  lambda a: isinstance(a, Load) and not isinstance(a, PrunedLoad),
-                  lambda a: isinstance(a, Read) and a.key == DOOMED]
-        return self._chain(state, wants)
+        return self._chain(state, [*self._store_first(state, DOOMED), lambda a: isinstance(a, Unload),
+                                   lambda a: isinstance(a, DeleteTopic),
+                                   lambda a: isinstance(a, Load) and not isinstance(a, PrunedLoad),
+                                   lambda a: isinstance(a, Read) and a.key == DOOMED])
 
     def resolve(self, state: SysState, action: Any) -> SysState | None:
         if isinstance(action, COMPOSITES):
