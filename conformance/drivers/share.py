@@ -18,7 +18,8 @@ group ids a key-string parser can get wrong, SHARE-DRIVE-ROUTING), ``image`` (th
 then its leader's read, one step of the guide, so a reload that validates against the start
 image is met by a guided run, SHARE-WIT-IMAGE-FAILOVER). Three more composite steps keep deep
 probes within the guide's reach: :class:`ReinitPruneReload` (SHARE-DRIVE-PRUNE-RELOAD),
-:class:`CutReload` (SHARE-DRIVE-CUT-BATCH) and :class:`DeleteThenRead` (SHARE-WIT-DELETED-REFUSED);
+:class:`CutReload` (SHARE-DRIVE-CUT-BATCH), :class:`DeleteThenRead` (SHARE-WIT-DELETED-REFUSED) and
+:class:`FencesAcrossDelete` (SHARE-DRIVE-FENCES-ACROSS-DELETE);
 :class:`StaleReadWithoutTopic` sends a read the candidates do not hold (g:U:0 above epoch 0,
 SHARE-DRIVE-STALE-READ-WITHOUT-TOPIC). Every guided path ends with :meth:`ShareDriver.probes`:
 a count tie a ShareUpdate must lose (SHARE-DRIVE-TIE-UPDATE), then the routing tail.
@@ -135,6 +136,21 @@ class DeleteThenRead:
 
 
 @dataclass(frozen=True, slots=True)
+class FencesAcrossDelete:
+    """Composite step (category ``delete``; SHARE-DRIVE-FENCES-ACROSS-DELETE, 4.1+): the key's
+    state stored (initialized when it has none), a leader one epoch above the current one reads
+    it (its fence is then above the current leader's epoch), the group coordinator deletes it and
+    initializes it again, then the current leader reads (below the deleted key's fence) and
+    writes: both ``NONE``, the delete forgot the fences with the key (SHARE-RULE-REPLAY-TOMBSTONE)
+    and the new state starts at the initialize's leader epoch 0. What a fence is after a delete
+    and an initialize is a rule any shard can get wrong (a zombie guard kept apart from the four
+    maps, a fence restored by the initialize), and no single path of the guide reached it: red
+    team session 16's ``zombie-fence-survives-delete`` escaped the default budget at seed 0 (one
+    random run, 66, caught it until the draws moved). Each part is the model's own action sent as
+    its own input; one step, as :class:`DeleteThenRead`, so the guide's beam keeps the path."""
+
+
+@dataclass(frozen=True, slots=True)
 class ReinitAtCountedStart:
     """Composite step (category ``initialize``: it holds one; SHARE-DRIVE-REINIT-COUNTED-START,
     4.2+): the key initialized at start offset 0, its leader reads (the state epoch it writes
@@ -151,7 +167,7 @@ class ReinitAtCountedStart:
 
 # The composite steps: each is several model actions sent as their own inputs, one step of the guide.
 COMPOSITES = (ReloadWithoutTopic, StaleReadWithoutTopic, ReinitPruneReload, CutReload, DeleteThenRead,
-              ReinitAtCountedStart)
+              ReinitAtCountedStart, FencesAcrossDelete)
 
 BOUNDS: dict[str, int] = {"offsets": 2, "max_records": 10, "max_leader_epoch": 2, "max_state_epoch": 2,
                           "max_failovers": 2, "probes": True}
@@ -227,6 +243,8 @@ class ShareDriver(Driver[ShareSystem]):
             out.append(("delete", DeleteThenRead()))
         if self.model.probes and self._reinit_count_parts(state) is not None:
             out.append(("initialize", ReinitAtCountedStart()))
+        if self.model.probes and self._fences_delete_parts(state) is not None:
+            out.append(("delete", FencesAcrossDelete()))
         cut = self._cut_parts(state) if self.model.probes else None
         if cut is not None:
             # A target that declines initialize never gets one from the composite either.
@@ -326,6 +344,8 @@ class ShareDriver(Driver[ShareSystem]):
             return self._delete_parts(state)
         if isinstance(action, ReinitAtCountedStart):
             return self._reinit_count_parts(state)
+        if isinstance(action, FencesAcrossDelete):
+            return self._fences_delete_parts(state)
         return None
 
     def _chain(self, state: SysState, wants: list[Any]) -> list[tuple[Action, SysState]] | None:
@@ -397,6 +417,24 @@ class ShareDriver(Driver[ShareSystem]):
         return self._chain(state, [*self._store_first(state, KEY), lambda a: isinstance(a, Delete) and a.key == KEY,
                                    lambda a: isinstance(a, Read) and a.key == KEY
                                    and a.leader_epoch == state.leader_epoch])
+
+    def _fences_delete_parts(self, state: SysState) -> list[tuple[Action, SysState]] | None:
+        """The model actions of :class:`FencesAcrossDelete` from ``state`` (None: not enabled: 4.0
+        has no delete, the shard must be loaded, every part offered and in bounds)."""
+        if not self.model.rules.initialize or not state.shard.active:
+            return None
+        le = state.leader_epoch
+
+        def leader_write(a: Any) -> bool:  # the menu's: the state epoch its read gave, no count
+            return (isinstance(a, Write) and a.key == KEY and a.leader_epoch == le and a.state_epoch is None
+                    and a.delivery_complete_count == NOT_SET)
+
+        return self._chain(state, [*self._store_first(state, KEY),
+                                   lambda a: isinstance(a, Read) and a.key == KEY and a.leader_epoch == le + 1,
+                                   lambda a: isinstance(a, Delete) and a.key == KEY,
+                                   lambda a: isinstance(a, Initialize) and a.key == KEY,
+                                   lambda a: isinstance(a, Read) and a.key == KEY and a.leader_epoch == le,
+                                   leader_write])
 
     def _reinit_count_parts(self, state: SysState) -> list[tuple[Action, SysState]] | None:
         """The model actions of :class:`ReinitAtCountedStart` from ``state`` (None: not enabled:
@@ -547,6 +585,9 @@ class ShareDriver(Driver[ShareSystem]):
             return f"topic {DOOMED_TOPIC} deleted during a fail-over while [{key}] is stored, its leader reads"
         if isinstance(action, DeleteThenRead):
             return "the group coordinator deletes the state, its leader reads"
+        if isinstance(action, FencesAcrossDelete):
+            return ("a leader one epoch ahead reads, the group coordinator deletes and initializes the state, "
+                    "the current leader reads and writes below the deleted fence")
         if isinstance(action, StaleReadWithoutTopic):
             key = DOOMED.coordinator_key()
             return f"a new leader of [{key}] reads, topic {DOOMED_TOPIC} is deleted, the old leader reads"

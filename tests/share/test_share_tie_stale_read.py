@@ -7,7 +7,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from kspec.conformance.drivers.share import ReinitAtCountedStart, ReloadWithoutTopic, ShareDriver, StaleReadWithoutTopic
+from kspec.conformance.drivers.share import (
+    FencesAcrossDelete,
+    ReinitAtCountedStart,
+    ReloadWithoutTopic,
+    ShareDriver,
+    StaleReadWithoutTopic,
+)
 from kspec.conformance.targets.registry import resolve_target
 from kspec.model.share.records import ShareUpdate
 from kspec.model.share.system import DOOMED, DOOMED_TOPIC, KEY, OTHER_PARTITION, DeleteTopic, Initialize, Read, Write
@@ -123,3 +129,23 @@ def test_reinitialize_at_the_counted_start_resets_the_count() -> None:
     assert first_difference(driver, steps, "mutant:share-reinitialize-keeps-count-at-start") == "InitializeRequest"
     # 4.1 has no count: the composite is not offered
     assert ShareDriver({"kafka_version": "4.1"})._reinit_count_parts(s0) is None
+
+
+def test_fences_across_delete_start_again() -> None:
+    """SHARE-DRIVE-FENCES-ACROSS-DELETE (session 17): a read one epoch ahead raises the fence,
+    delete and initialize forget it, and the current leader's read and write are answered NONE.
+    A shard that keeps fencing with the deleted key's epochs (the red team's zombie guard) is
+    told apart at the read; one that fences only writes, at the write."""
+    driver = ShareDriver({})
+    s0 = driver.init_state()
+    assert ("delete", FencesAcrossDelete()) in driver.candidates(s0)
+    parts = driver._parts_of(s0, FencesAcrossDelete())
+    assert parts is not None and [type(a).__name__ for a, _ in parts] == [
+        "Initialize", "Read", "Delete", "Initialize", "Read", "Write"]
+    assert parts[1][1].shard.leader_epoch(KEY) == 1 and all(s.last_error == "NONE" for _, s in parts)
+    assert parts[-1][1].shard.leader_epoch(KEY) == 0  # the fence starts again at the initialize's 0
+    steps = [(s0, FencesAcrossDelete())]
+    assert first_difference(driver, steps, "reference") is None
+    assert first_difference(driver, steps, "mutant:share-fence-survives-delete") == "ReadRequest"
+    # 4.0 has no delete: the composite is not offered
+    assert ShareDriver({"kafka_version": "4.0"})._fences_delete_parts(s0) is None
