@@ -111,6 +111,9 @@ def test_count_from_an_unknown_start_offset_is_taken() -> None:
     steps += walk(driver, end, [probe])
     stored = driver.resolve(*steps[-1]).shard.offset(OTHER_PARTITION)
     assert stored is not None and stored.delivery_complete_count == 1
+    witness = "SHARE-WIT-COUNT-FROM-UNKNOWN-START"  # the guided runs plan a path to it
+    assert witness in [p.id for p in driver.witnesses() if p.holds(driver.resolve(*steps[-1]))]
+    assert witness not in [p.id for p in driver.witnesses() if p.holds(end)]
     assert first_difference(driver, steps, "reference") is None
     assert first_difference(driver, steps, "mutant:share-count-unknown-start-kept") == "WriteRequest"
 
@@ -144,6 +147,9 @@ def test_fences_across_delete_start_again() -> None:
         "Initialize", "Read", "Delete", "Initialize", "Read", "Write"]
     assert parts[1][1].shard.leader_epoch(KEY) == 1 and all(s.last_error == "NONE" for _, s in parts)
     assert parts[-1][1].shard.leader_epoch(KEY) == 0  # the fence starts again at the initialize's 0
+    # the witness the guided runs plan a path to holds after the composite, not before its write
+    reached = ["SHARE-WIT-FENCE-RESTARTED" in [p.id for p in driver.witnesses() if p.holds(s)] for _, s in parts]
+    assert reached == [False] * 5 + [True]
     steps = [(s0, FencesAcrossDelete())]
     assert first_difference(driver, steps, "reference") is None
     assert first_difference(driver, steps, "mutant:share-fence-survives-delete") == "ReadRequest"
