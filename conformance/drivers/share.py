@@ -45,7 +45,7 @@ from kspec.conformance.harness import JSON
 from kspec.model.core.codec import encode
 from kspec.model.core.protocol import first_violated
 from kspec.model.share.combiner import coalesce, per_offset
-from kspec.model.share.records import NOT_SET, ShareUpdate, StateBatch
+from kspec.model.share.records import NOT_SET, ShareSnapshot, ShareUpdate, StateBatch
 from kspec.model.share.shard import NONE, observe, step_with
 from kspec.model.share.system import (
     DOOMED,
@@ -255,8 +255,58 @@ class ShareDriver(Driver[ShareSystem]):
 
     def probes(self, state: SysState, k: int) -> list[tuple[str, Any]]:
         """What a guided path ends with: SHARE-DRIVE-TIE-UPDATE (:meth:`tie_probes`, every target),
-        then SHARE-DRIVE-ROUTING-UNLOADED (:meth:`routing_probes`, a target that routes)."""
-        return [*self.tie_probes(state), *self.routing_probes(state, k)]
+        SHARE-DRIVE-REORDER-SNAPSHOT (:meth:`reorder_probes`, every target), then
+        SHARE-DRIVE-ROUTING-UNLOADED (:meth:`routing_probes`, a target that routes)."""
+        tie = self.tie_probes(state)
+        s = state
+        for _, action in tie:
+            s = self.resolve(s, action) or s
+        return [*tie, *self.reorder_probes(s), *self.routing_probes(state, k)]
+
+    def reorder_probes(self, state: SysState) -> list[tuple[str, Any]]:
+        """SHARE-DRIVE-REORDER-SNAPSHOT: an out-of-order write (the ``reorder`` probe, start offset
+        0) whose batch lies below the stored start offset, written as a ShareSnapshot: its batches
+        are combined and pruned at the stored start offset (SHARE-RULE-WRITE-START-MONOTONE,
+        SHARE-RULE-COMBINE-PRUNE), so the batch below it is dropped. Sent as the leader's menu write
+        that moves the start offset past 0 where none did, the ``counts`` probe that moves it one
+        further when the batch is not yet below it, and empty writes of the leader until the
+        write is the limit snapshot; left out where the model does not allow it within its
+        bounds. The reorder write reached a limit snapshot with such a batch by the guide's greedy
+        plan only (red team ``share_scratch7``'s
+        ``reorder-limit-snapshot-keeps-low-batches``, guided run 59 at seed 0, lost when session
+        17 added a composite step)."""
+        parts = self._reorder_parts(state)
+        return [] if parts is None else [(self._category_of(s, a), a) for (a, _), s in
+                                         zip(parts, [state, *(after for _, after in parts)], strict=False)]
+
+    def _reorder_parts(self, state: SysState) -> list[tuple[Action, SysState]] | None:
+        """The model actions of SHARE-DRIVE-REORDER-SNAPSHOT from ``state`` (None: not here)."""
+        if not state.shard.active or state.shard.offset(KEY) is None:
+            return None
+
+        def reorder(a: Any) -> bool:
+            return isinstance(a, Write) and a.key == KEY and a.start_offset == 0 and a.state_epoch is None \
+                and a.delivery_complete_count == NOT_SET and a.leader_epoch == state.leader_epoch
+
+        def past(a: Any) -> bool:  # the counts probe one above the stored start offset
+            return isinstance(a, Write) and a.key == KEY and a.delivery_complete_count == 1 and a.start_offset > 0
+
+        def mover(a: Any) -> bool:  # the leader's menu write that moves the start offset past 0
+            return (isinstance(a, Write) and a.key == KEY and a.start_offset > 0 and a.state_epoch is None
+                    and a.delivery_complete_count == NOT_SET and a.leader_epoch == state.leader_epoch)
+
+        for lead in ([], [past], [mover, past]):
+            for empties in range(self.model.snapshot_every + 1):
+                parts = self._chain(state, [*lead, *[_empty_write] * empties, reorder])
+                if parts is None:
+                    continue
+                before, after = parts[-2][1] if len(parts) > 1 else state, parts[-1][1]
+                stored, write = before.shard.offset(KEY), parts[-1][0]
+                if (stored is not None and isinstance(write, Write) and after.last_error == NONE
+                        and len(after.log) > len(before.log) and isinstance(after.log[-1], ShareSnapshot)
+                        and any(b.first_offset < stored.start_offset for b in write.batches)):
+                    return parts
+        return None
 
     def tie_probes(self, state: SysState) -> list[tuple[str, Any]]:
         """SHARE-DRIVE-TIE-UPDATE: a ShareUpdate whose batch overlaps a stored offset at the same

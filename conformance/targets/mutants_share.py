@@ -17,6 +17,7 @@ from kspec.conformance.targets.reference.share import (
     UNKNOWN_TP,
     ShareShard,
     _batches_in,
+    _batches_out,
     combine,
     java_hash,
 )
@@ -524,6 +525,24 @@ class FenceSurvivesDelete(ShareShard):
         return super().on_ReadRequest(key, req)
 
 
+class ReorderSnapshotCombinesAtRequestStart(ShareShard):
+    """An out-of-order write (start offset below the stored one) that falls due for the limit
+    snapshot keeps the stored start offset in the record, but its batches are combined at the
+    request's start offset, so a batch below the stored start offset comes back
+    (SHARE-RULE-WRITE-START-MONOTONE: combined and pruned at the higher one): the start offset
+    clamped where the field is set, the raw one passed to the combiner. Red team session 15's
+    ``reorder-limit-snapshot-keeps-low-batches``. Reached by SHARE-DRIVE-REORDER-SNAPSHOT."""
+
+    def state_record(self, key: Any, leader_epoch: int, state_epoch: int, start_offset: int,
+                     batches: list[list[int]], from_read: bool = False, count: int = NOT_SET) -> dict[str, Any]:
+        current = self.offsets.get(key)
+        record = super().state_record(key, leader_epoch, state_epoch, start_offset, batches, from_read, count)
+        if (record["type"] == "ShareSnapshot" and current is not None and start_offset != NOT_SET
+                and start_offset < current["start_offset"]):
+            record["state_batches"] = _batches_out(combine(start_offset, current["state_batches"], batches))
+        return record
+
+
 SHARE_MUTANTS = (
     *SHARE_MUTANTS,
     ("share-new-leader-read-records-without-topic", NewLeaderReadRecordsWithoutTopic,
@@ -535,4 +554,6 @@ SHARE_MUTANTS = (
     ("share-update-tie-newer-wins", UpdateTieNewerWins, "a tie broken by recency, not by the rule's second key"),
     ("share-read-image-before-fence", ReadImageBeforeFence, "two checks in the wrong order on the read path"),
     ("share-fence-survives-delete", FenceSurvivesDelete, "a guard kept outside the state a delete clears"),
+    ("share-reorder-snapshot-combines-at-request-start", ReorderSnapshotCombinesAtRequestStart,
+     "a value clamped in one use and passed raw to the next"),
 )

@@ -15,7 +15,7 @@ from kspec.conformance.drivers.share import (
     StaleReadWithoutTopic,
 )
 from kspec.conformance.targets.registry import resolve_target
-from kspec.model.share.records import ShareUpdate
+from kspec.model.share.records import ShareSnapshot, ShareUpdate
 from kspec.model.share.system import DOOMED, DOOMED_TOPIC, KEY, OTHER_PARTITION, DeleteTopic, Initialize, Read, Write
 
 
@@ -155,3 +155,23 @@ def test_fences_across_delete_start_again() -> None:
     assert first_difference(driver, steps, "mutant:share-fence-survives-delete") == "ReadRequest"
     # 4.0 has no delete: the composite is not offered
     assert ShareDriver({"kafka_version": "4.0"})._fences_delete_parts(s0) is None
+
+
+def test_guided_tail_sends_a_reorder_write_as_a_limit_snapshot() -> None:
+    """SHARE-DRIVE-REORDER-SNAPSHOT (session 17): every guided path ends with the out-of-order write
+    (start offset 0) carrying a batch below the stored start offset, written as the limit
+    snapshot: its batches are pruned at the stored start offset."""
+    for limit in (0, 1, 2):
+        driver = ShareDriver({"snapshot_every": limit})
+        s0 = driver.init_state()
+        steps = walk(driver, s0, [Initialize(1, 0), Read(0)])
+        end = driver.resolve(*steps[-1])
+        tail = driver.reorder_probes(end)
+        assert tail and tail[-1][0] == "reorder" and tail[-1][1].start_offset == 0, limit
+        steps += walk(driver, end, [a for _, a in tail])
+        before, last = driver.resolve(*steps[-2]), driver.resolve(*steps[-1])
+        assert isinstance(last.log[-1], ShareSnapshot) and last.shard.offset(KEY).start_offset > 0
+        assert any(b.first_offset < before.shard.offset(KEY).start_offset for b in tail[-1][1].batches)
+        assert first_difference(driver, steps, "reference") is None
+        assert first_difference(driver, steps, "mutant:share-reorder-snapshot-combines-at-request-start") == \
+            "WriteRequest", limit
