@@ -23,7 +23,8 @@ each switch (``guide._GRAPHS`` is cached by configuration; some probes' steps ar
   ``FencesAcrossDelete``; in random runs too: they are candidates) by its ``_*_parts`` returning
   None (not enabled anywhere); the routing probe of a guided path's end
   (SHARE-DRIVE-ROUTING-UNLOADED) by ``ShareDriver.probes`` returning nothing, the count tie
-  before it (SHARE-DRIVE-TIE-UPDATE) by ``ShareDriver.tie_probes`` returning nothing; one probe
+  and the reorder write before it (SHARE-DRIVE-TIE-UPDATE, SHARE-DRIVE-REORDER-SNAPSHOT) by
+  ``ShareDriver.tie_probes`` / ``reorder_probes`` returning nothing; one probe
   request of the model's mix (SHARE-DRIVE-NEW-LEADER-WITHOUT-TOPIC: the read of ``g:U:0`` above
   its fence; SHARE-DRIVE-COUNT-FROM-UNKNOWN-START: the count written to ``g:T:1``) by a
   ``ShareSystem.probe_actions`` that leaves it out; ``probe requests`` (every request of
@@ -98,6 +99,7 @@ _SWITCHES: dict[str, dict[str, tuple[Any, str, Any]]] = {
         "ReinitAtCountedStart": (ShareDriver, "_reinit_count_parts", _none),
         "FencesAcrossDelete": (ShareDriver, "_fences_delete_parts", _none),
         "SHARE-DRIVE-TIE-UPDATE": (ShareDriver, "tie_probes", _nothing),
+        "SHARE-DRIVE-REORDER-SNAPSHOT": (ShareDriver, "reorder_probes", _nothing),
         # probe requests of the model's mix (ShareSystem.probe_actions), one kind left out
         "SHARE-DRIVE-NEW-LEADER-WITHOUT-TOPIC": (ShareSystem, "probe_actions", _probe_requests_without(
             lambda kind, a: kind == "image" and isinstance(a, Read) and a.key == DOOMED and a.leader_epoch > 0)),

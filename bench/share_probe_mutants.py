@@ -30,6 +30,7 @@ PROBE_MUTANTS: list[tuple[str, str]] = [
     ("SHARE-DRIVE-COUNT-FROM-UNKNOWN-START", "share-count-unknown-start-kept"),
     ("ReinitAtCountedStart", "share-reinitialize-keeps-count-at-start"),
     ("FencesAcrossDelete", "share-fence-survives-delete"),
+    ("SHARE-DRIVE-REORDER-SNAPSHOT", "share-reorder-snapshot-combines-at-request-start"),
     *((SHARE_PROBE_REQUESTS, name) for name in (
         "share-delete-keeps-fences", "share-delete-without-tombstone", "share-replay-skips-tombstone",
         "share-summary-leader-epoch-from-fence", "share-summary-records-leader-epoch",
