@@ -19,18 +19,24 @@ each switch (``guide._GRAPHS`` is cached by configuration; some probes' steps ar
 * voters (``VotersDriver.probes``): each ``VOTERS-DRIVE-*`` script a guided path ends with, by its
   function returning nothing (``voters_log.probes`` for the log level's free-log script).
 * share: each composite step (``CutReload``, ``DeleteThenRead``, ``ReinitPruneReload``,
-  ``ReloadWithoutTopic``; in random runs too: they are candidates) by its ``_*_parts`` returning
+  ``ReloadWithoutTopic``, ``StaleReadWithoutTopic``, ``ReinitAtCountedStart``,
+  ``FencesAcrossDelete``; in random runs too: they are candidates) by its ``_*_parts`` returning
   None (not enabled anywhere); the routing probe of a guided path's end
-  (SHARE-DRIVE-ROUTING-UNLOADED) by ``ShareDriver.probes`` returning nothing; ``probe requests``
-  (every request of ``ShareSystem.probe_actions`` and with them every composite) by the driver's
-  bound ``probes`` off.
+  (SHARE-DRIVE-ROUTING-UNLOADED) by ``ShareDriver.probes`` returning nothing, the count tie
+  and the reorder write before it (SHARE-DRIVE-TIE-UPDATE, SHARE-DRIVE-REORDER-SNAPSHOT) by
+  ``ShareDriver.tie_probes`` / ``reorder_probes`` returning nothing; one probe
+  request of the model's mix (SHARE-DRIVE-NEW-LEADER-WITHOUT-TOPIC: the read of ``g:U:0`` above
+  its fence; SHARE-DRIVE-COUNT-FROM-UNKNOWN-START: the count written to ``g:T:1``) by a
+  ``ShareSystem.probe_actions`` that leaves it out; ``probe requests`` (every request of
+  ``ShareSystem.probe_actions`` and with them every composite) by the driver's bound ``probes``
+  off.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -41,6 +47,7 @@ from kspec.conformance.drivers.runner import run_conformance
 from kspec.conformance.drivers.share import ShareDriver
 from kspec.conformance.drivers.voters import VotersDriver
 from kspec.conformance.targets.mutants import CATALOGUE
+from kspec.model.share.system import DOOMED, OTHER_PARTITION, Read, ShareSystem, Write
 
 TIMER_CHAIN = "RAFT-DRIVE-TIMER-CHAIN"
 RAFT_MACROS = ("FirstAnswer", "AbandonRound", "LateVote", "HeldFetch", "Retry", "Canvass")
@@ -52,6 +59,17 @@ def _nothing(*_: Any) -> list[Any]:
 
 def _none(*_: Any) -> None:
     return None
+
+
+def _probe_requests_without(dropped: Callable[[str, Any], bool]) -> Callable[..., Iterator[tuple[str, Any]]]:
+    """``ShareSystem.probe_actions`` without the (category, action) pairs ``dropped`` matches:
+    one probe request switched off, the rest of the mix (and the composite steps) kept."""
+    every = ShareSystem.probe_actions
+
+    def probe_actions(self: ShareSystem, state: Any) -> Iterator[tuple[str, Any]]:
+        return (pair for pair in every(self, state) if not dropped(*pair))
+
+    return probe_actions
 
 
 # protocol -> probe -> (owner, attribute, replacement)
@@ -77,6 +95,16 @@ _SWITCHES: dict[str, dict[str, tuple[Any, str, Any]]] = {
         "ReinitPruneReload": (ShareDriver, "_prune_parts", _none),
         "ReloadWithoutTopic": (ShareDriver, "_reload_parts", _none),
         "SHARE-DRIVE-ROUTING-UNLOADED": (ShareDriver, "probes", _nothing),
+        "StaleReadWithoutTopic": (ShareDriver, "_stale_read_parts", _none),
+        "ReinitAtCountedStart": (ShareDriver, "_reinit_count_parts", _none),
+        "FencesAcrossDelete": (ShareDriver, "_fences_delete_parts", _none),
+        "SHARE-DRIVE-TIE-UPDATE": (ShareDriver, "tie_probes", _nothing),
+        "SHARE-DRIVE-REORDER-SNAPSHOT": (ShareDriver, "reorder_probes", _nothing),
+        # probe requests of the model's mix (ShareSystem.probe_actions), one kind left out
+        "SHARE-DRIVE-NEW-LEADER-WITHOUT-TOPIC": (ShareSystem, "probe_actions", _probe_requests_without(
+            lambda kind, a: kind == "image" and isinstance(a, Read) and a.key == DOOMED and a.leader_epoch > 0)),
+        "SHARE-DRIVE-COUNT-FROM-UNKNOWN-START": (ShareSystem, "probe_actions", _probe_requests_without(
+            lambda kind, a: kind == "counts" and isinstance(a, Write) and a.key == OTHER_PARTITION)),
     },
 }
 SHARE_PROBE_REQUESTS = "probe requests"

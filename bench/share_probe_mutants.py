@@ -22,6 +22,15 @@ from _probes import SHARE_PROBE_REQUESTS, bench
 PROBE_MUTANTS: list[tuple[str, str]] = [
     ("CutReload", "share-load-keeps-straddling-batch"),
     ("ReinitPruneReload", "share-pruned-load-from-log-start"),
+    # sessions 15-17: red-team escapes, each carried into the reference shard as a mutant
+    ("SHARE-DRIVE-TIE-UPDATE", "share-update-tie-newer-wins"),
+    ("StaleReadWithoutTopic", "share-read-image-before-fence"),
+    ("ReloadWithoutTopic", "share-image-dropped-while-unloaded"),
+    ("SHARE-DRIVE-NEW-LEADER-WITHOUT-TOPIC", "share-new-leader-read-records-without-topic"),
+    ("SHARE-DRIVE-COUNT-FROM-UNKNOWN-START", "share-count-unknown-start-kept"),
+    ("ReinitAtCountedStart", "share-reinitialize-keeps-count-at-start"),
+    ("FencesAcrossDelete", "share-fence-survives-delete"),
+    ("SHARE-DRIVE-REORDER-SNAPSHOT", "share-reorder-snapshot-combines-at-request-start"),
     *((SHARE_PROBE_REQUESTS, name) for name in (
         "share-delete-keeps-fences", "share-delete-without-tombstone", "share-replay-skips-tombstone",
         "share-summary-leader-epoch-from-fence", "share-summary-records-leader-epoch",

@@ -18,7 +18,8 @@ group ids a key-string parser can get wrong, SHARE-DRIVE-ROUTING), ``image`` (th
 then its leader's read, one step of the guide, so a reload that validates against the start
 image is met by a guided run, SHARE-WIT-IMAGE-FAILOVER). Three more composite steps keep deep
 probes within the guide's reach: :class:`ReinitPruneReload` (SHARE-DRIVE-PRUNE-RELOAD),
-:class:`CutReload` (SHARE-DRIVE-CUT-BATCH) and :class:`DeleteThenRead` (SHARE-WIT-DELETED-REFUSED);
+:class:`CutReload` (SHARE-DRIVE-CUT-BATCH), :class:`DeleteThenRead` (SHARE-WIT-DELETED-REFUSED) and
+:class:`FencesAcrossDelete` (SHARE-DRIVE-FENCES-ACROSS-DELETE);
 :class:`StaleReadWithoutTopic` sends a read the candidates do not hold (g:U:0 above epoch 0,
 SHARE-DRIVE-STALE-READ-WITHOUT-TOPIC). Every guided path ends with :meth:`ShareDriver.probes`:
 a count tie a ShareUpdate must lose (SHARE-DRIVE-TIE-UPDATE), then the routing tail.
@@ -44,7 +45,7 @@ from kspec.conformance.harness import JSON
 from kspec.model.core.codec import encode
 from kspec.model.core.protocol import first_violated
 from kspec.model.share.combiner import coalesce, per_offset
-from kspec.model.share.records import NOT_SET, ShareUpdate, StateBatch
+from kspec.model.share.records import NOT_SET, ShareSnapshot, ShareUpdate, StateBatch
 from kspec.model.share.shard import NONE, observe, step_with
 from kspec.model.share.system import (
     DOOMED,
@@ -135,6 +136,21 @@ class DeleteThenRead:
 
 
 @dataclass(frozen=True, slots=True)
+class FencesAcrossDelete:
+    """Composite step (category ``delete``; SHARE-DRIVE-FENCES-ACROSS-DELETE, 4.1+): the key's
+    state stored (initialized when it has none), a leader one epoch above the current one reads
+    it (its fence is then above the current leader's epoch), the group coordinator deletes it and
+    initializes it again, then the current leader reads (below the deleted key's fence) and
+    writes: both ``NONE``, the delete forgot the fences with the key (SHARE-RULE-REPLAY-TOMBSTONE)
+    and the new state starts at the initialize's leader epoch 0. What a fence is after a delete
+    and an initialize is a rule any shard can get wrong (a zombie guard kept apart from the four
+    maps, a fence restored by the initialize), and no single path of the guide reached it: red
+    team session 16's ``zombie-fence-survives-delete`` escaped the default budget at seed 0 (one
+    random run, 66, caught it until the draws moved). Each part is the model's own action sent as
+    its own input; one step, as :class:`DeleteThenRead`, so the guide's beam keeps the path."""
+
+
+@dataclass(frozen=True, slots=True)
 class ReinitAtCountedStart:
     """Composite step (category ``initialize``: it holds one; SHARE-DRIVE-REINIT-COUNTED-START,
     4.2+): the key initialized at start offset 0, its leader reads (the state epoch it writes
@@ -151,7 +167,7 @@ class ReinitAtCountedStart:
 
 # The composite steps: each is several model actions sent as their own inputs, one step of the guide.
 COMPOSITES = (ReloadWithoutTopic, StaleReadWithoutTopic, ReinitPruneReload, CutReload, DeleteThenRead,
-              ReinitAtCountedStart)
+              ReinitAtCountedStart, FencesAcrossDelete)
 
 BOUNDS: dict[str, int] = {"offsets": 2, "max_records": 10, "max_leader_epoch": 2, "max_state_epoch": 2,
                           "max_failovers": 2, "probes": True}
@@ -227,6 +243,8 @@ class ShareDriver(Driver[ShareSystem]):
             out.append(("delete", DeleteThenRead()))
         if self.model.probes and self._reinit_count_parts(state) is not None:
             out.append(("initialize", ReinitAtCountedStart()))
+        if self.model.probes and self._fences_delete_parts(state) is not None:
+            out.append(("delete", FencesAcrossDelete()))
         cut = self._cut_parts(state) if self.model.probes else None
         if cut is not None:
             # A target that declines initialize never gets one from the composite either.
@@ -237,8 +255,58 @@ class ShareDriver(Driver[ShareSystem]):
 
     def probes(self, state: SysState, k: int) -> list[tuple[str, Any]]:
         """What a guided path ends with: SHARE-DRIVE-TIE-UPDATE (:meth:`tie_probes`, every target),
-        then SHARE-DRIVE-ROUTING-UNLOADED (:meth:`routing_probes`, a target that routes)."""
-        return [*self.tie_probes(state), *self.routing_probes(state, k)]
+        SHARE-DRIVE-REORDER-SNAPSHOT (:meth:`reorder_probes`, every target), then
+        SHARE-DRIVE-ROUTING-UNLOADED (:meth:`routing_probes`, a target that routes)."""
+        tie = self.tie_probes(state)
+        s = state
+        for _, action in tie:
+            s = self.resolve(s, action) or s
+        return [*tie, *self.reorder_probes(s), *self.routing_probes(state, k)]
+
+    def reorder_probes(self, state: SysState) -> list[tuple[str, Any]]:
+        """SHARE-DRIVE-REORDER-SNAPSHOT: an out-of-order write (the ``reorder`` probe, start offset
+        0) whose batch lies below the stored start offset, written as a ShareSnapshot: its batches
+        are combined and pruned at the stored start offset (SHARE-RULE-WRITE-START-MONOTONE,
+        SHARE-RULE-COMBINE-PRUNE), so the batch below it is dropped. Sent as the leader's menu write
+        that moves the start offset past 0 where none did, the ``counts`` probe that moves it one
+        further when the batch is not yet below it, and empty writes of the leader until the
+        write is the limit snapshot; left out where the model does not allow it within its
+        bounds. The reorder write reached a limit snapshot with such a batch by the guide's greedy
+        plan only (red team ``share_scratch7``'s
+        ``reorder-limit-snapshot-keeps-low-batches``, guided run 59 at seed 0, lost when session
+        17 added a composite step)."""
+        parts = self._reorder_parts(state)
+        return [] if parts is None else [(self._category_of(s, a), a) for (a, _), s in
+                                         zip(parts, [state, *(after for _, after in parts)], strict=False)]
+
+    def _reorder_parts(self, state: SysState) -> list[tuple[Action, SysState]] | None:
+        """The model actions of SHARE-DRIVE-REORDER-SNAPSHOT from ``state`` (None: not here)."""
+        if not state.shard.active or state.shard.offset(KEY) is None:
+            return None
+
+        def reorder(a: Any) -> bool:
+            return isinstance(a, Write) and a.key == KEY and a.start_offset == 0 and a.state_epoch is None \
+                and a.delivery_complete_count == NOT_SET and a.leader_epoch == state.leader_epoch
+
+        def past(a: Any) -> bool:  # the counts probe one above the stored start offset
+            return isinstance(a, Write) and a.key == KEY and a.delivery_complete_count == 1 and a.start_offset > 0
+
+        def mover(a: Any) -> bool:  # the leader's menu write that moves the start offset past 0
+            return (isinstance(a, Write) and a.key == KEY and a.start_offset > 0 and a.state_epoch is None
+                    and a.delivery_complete_count == NOT_SET and a.leader_epoch == state.leader_epoch)
+
+        for lead in ([], [past], [mover, past]):
+            for empties in range(self.model.snapshot_every + 1):
+                parts = self._chain(state, [*lead, *[_empty_write] * empties, reorder])
+                if parts is None:
+                    continue
+                before, after = parts[-2][1] if len(parts) > 1 else state, parts[-1][1]
+                stored, write = before.shard.offset(KEY), parts[-1][0]
+                if (stored is not None and isinstance(write, Write) and after.last_error == NONE
+                        and len(after.log) > len(before.log) and isinstance(after.log[-1], ShareSnapshot)
+                        and any(b.first_offset < stored.start_offset for b in write.batches)):
+                    return parts
+        return None
 
     def tie_probes(self, state: SysState) -> list[tuple[str, Any]]:
         """SHARE-DRIVE-TIE-UPDATE: a ShareUpdate whose batch overlaps a stored offset at the same
@@ -326,6 +394,8 @@ class ShareDriver(Driver[ShareSystem]):
             return self._delete_parts(state)
         if isinstance(action, ReinitAtCountedStart):
             return self._reinit_count_parts(state)
+        if isinstance(action, FencesAcrossDelete):
+            return self._fences_delete_parts(state)
         return None
 
     def _chain(self, state: SysState, wants: list[Any]) -> list[tuple[Action, SysState]] | None:
@@ -342,19 +412,24 @@ class ShareDriver(Driver[ShareSystem]):
             s = after
         return parts
 
+    def _store_first(self, state: SysState, key: Any) -> list[Any]:
+        """What a composite step that needs ``key``'s state stored starts with, as ``_chain``'s
+        wants: nothing when it is stored, else the request that stores it (its initialize; 4.0
+        has none: its first write)."""
+        if state.shard.offset(key) is not None:
+            return []
+        first = Initialize if self.model.rules.initialize else Write  # 4.0 has no initialize
+        return [lambda a: isinstance(a, first) and a.key == key]
+
     def _stale_read_parts(self, state: SysState) -> list[tuple[Action, SysState]] | None:
         """The model actions of :class:`StaleReadWithoutTopic` from ``state`` (None: not enabled:
         the shard must be loaded and topic ``U`` still in the image, every part within bounds)."""
         image = state.shard.image
         if not state.shard.active or image is None or all(t != DOOMED_TOPIC for t, _ in image):
             return None
-        parts: list[tuple[Action, SysState]] = []
-        if state.shard.offset(DOOMED) is None:
-            first = Initialize if self.model.rules.initialize else Write  # 4.0 has no initialize
-            stored = self._chain(state, [lambda a: isinstance(a, first) and a.key == DOOMED])
-            if stored is None:
-                return None
-            parts += stored
+        parts = self._chain(state, self._store_first(state, DOOMED))
+        if parts is None:
+            return None
         s = parts[-1][1] if parts else state
         fence = s.shard.leader_epoch(DOOMED)
         higher = Read((fence if fence is not None else 0) + 1, key=DOOMED)
@@ -389,12 +464,27 @@ class ShareDriver(Driver[ShareSystem]):
         has no delete, and the shard must be loaded)."""
         if not self.model.rules.initialize or not state.shard.active:
             return None
-        wants: list[Any] = []
-        if state.shard.offset(KEY) is None:
-            wants.append(lambda a: isinstance(a, Initialize) and a.key == KEY)
-        wants += [lambda a: isinstance(a, Delete) and a.key == KEY,
-                  lambda a: isinstance(a, Read) and a.key == KEY and a.leader_epoch == state.leader_epoch]
-        return self._chain(state, wants)
+        return self._chain(state, [*self._store_first(state, KEY), lambda a: isinstance(a, Delete) and a.key == KEY,
+                                   lambda a: isinstance(a, Read) and a.key == KEY
+                                   and a.leader_epoch == state.leader_epoch])
+
+    def _fences_delete_parts(self, state: SysState) -> list[tuple[Action, SysState]] | None:
+        """The model actions of :class:`FencesAcrossDelete` from ``state`` (None: not enabled: 4.0
+        has no delete, the shard must be loaded, every part offered and in bounds)."""
+        if not self.model.rules.initialize or not state.shard.active:
+            return None
+        le = state.leader_epoch
+
+        def leader_write(a: Any) -> bool:  # the menu's: the state epoch its read gave, no count
+            return (isinstance(a, Write) and a.key == KEY and a.leader_epoch == le and a.state_epoch is None
+                    and a.delivery_complete_count == NOT_SET)
+
+        return self._chain(state, [*self._store_first(state, KEY),
+                                   lambda a: isinstance(a, Read) and a.key == KEY and a.leader_epoch == le + 1,
+                                   lambda a: isinstance(a, Delete) and a.key == KEY,
+                                   lambda a: isinstance(a, Initialize) and a.key == KEY,
+                                   lambda a: isinstance(a, Read) and a.key == KEY and a.leader_epoch == le,
+                                   leader_write])
 
     def _reinit_count_parts(self, state: SysState) -> list[tuple[Action, SysState]] | None:
         """The model actions of :class:`ReinitAtCountedStart` from ``state`` (None: not enabled:
@@ -423,13 +513,9 @@ class ShareDriver(Driver[ShareSystem]):
         def cutting(a: Any) -> bool:  # SHARE-DRIVE-CUT-BATCH's probe: a start offset, no batches
             return isinstance(a, Write) and a.key == KEY and a.start_offset != NOT_SET and not a.batches
 
-        parts: list[tuple[Action, SysState]] = []
-        if state.shard.offset(KEY) is None:
-            first = Initialize if self.model.rules.initialize else Write  # 4.0 has no initialize
-            stored = self._chain(state, [lambda a: isinstance(a, first) and a.key == KEY])
-            if stored is None:
-                return None
-            parts += stored
+        parts = self._chain(state, self._store_first(state, KEY))
+        if parts is None:
+            return None
         s = parts[-1][1] if parts else state
         if not any(cutting(a) for _, a in self.candidates_single(s)):
             store = self._cut_store(s, cutting)
@@ -495,18 +581,14 @@ class ShareDriver(Driver[ShareSystem]):
         if not state.shard.active or image is None or all(t != DOOMED_TOPIC for t, _ in image):
             return None
 
-        wants: list[Any] = []
-        if state.shard.offset(DOOMED) is None:
-            first = Initialize if self.model.rules.initialize else Write  # 4.0 has no initialize
-            wants.append(lambda a: isinstance(a, first) and a.key == DOOMED)
         # SHARE-DRIVE-IMAGE-WHILE-UNLOADED: the topic is deleted while the shard is unloaded, so
         # the new shard must take the image as it is at Load, including a MetadataUpdate that
         # came during the fail-over (red team session 15's ``image-dropped-while-unloaded``
         # was caught by random runs only; deleted before the Unload it was not told apart).
-        wants += [lambda a: isinstance(a, Unload), lambda a: isinstance(a, DeleteTopic),
-                  lambda a: isinstance(a, Load) and not isinstance(a, PrunedLoad),
-                  lambda a: isinstance(a, Read) and a.key == DOOMED]
-        return self._chain(state, wants)
+        return self._chain(state, [*self._store_first(state, DOOMED), lambda a: isinstance(a, Unload),
+                                   lambda a: isinstance(a, DeleteTopic),
+                                   lambda a: isinstance(a, Load) and not isinstance(a, PrunedLoad),
+                                   lambda a: isinstance(a, Read) and a.key == DOOMED])
 
     def resolve(self, state: SysState, action: Any) -> SysState | None:
         if isinstance(action, COMPOSITES):
@@ -553,6 +635,9 @@ class ShareDriver(Driver[ShareSystem]):
             return f"topic {DOOMED_TOPIC} deleted during a fail-over while [{key}] is stored, its leader reads"
         if isinstance(action, DeleteThenRead):
             return "the group coordinator deletes the state, its leader reads"
+        if isinstance(action, FencesAcrossDelete):
+            return ("a leader one epoch ahead reads, the group coordinator deletes and initializes the state, "
+                    "the current leader reads and writes below the deleted fence")
         if isinstance(action, StaleReadWithoutTopic):
             key = DOOMED.coordinator_key()
             return f"a new leader of [{key}] reads, topic {DOOMED_TOPIC} is deleted, the old leader reads"

@@ -10,12 +10,14 @@ from __future__ import annotations
 from typing import Any
 
 from kspec.conformance.targets.reference.share import (
+    FENCED_LEADER,
     NOT_AVAILABLE,
     NOT_SET,
     STATE_PARTITIONS,
     UNKNOWN_TP,
     ShareShard,
     _batches_in,
+    _batches_out,
     combine,
     java_hash,
 )
@@ -491,6 +493,56 @@ class ReinitializeKeepsCountAtStart(ShareShard):
         return record
 
 
+class FenceSurvivesDelete(ShareShard):
+    """A zombie guard kept apart from the four maps: the highest leader epoch ever recorded for a
+    key, which a delete does not clear, fences reads and writes, so after a delete and a fresh
+    initialize a leader below the deleted key's fence is FENCED_LEADER_EPOCH where the fences
+    were forgotten with the key (SHARE-RULE-REPLAY-TOMBSTONE; the new state starts at the
+    initialize's leader epoch 0). Replay rebuilds the guard, so a reload agrees, and the
+    observation shows the four maps only. Red team session 16's ``zombie-fence-survives-delete``.
+    Reached by SHARE-DRIVE-FENCES-ACROSS-DELETE."""
+
+    def reset(self) -> None:
+        super().reset()
+        self.highest_leader: dict[tuple[str, str, int], int] = {}
+
+    def replay_maps(self, record: dict[str, Any]) -> None:
+        super().replay_maps(record)
+        if record["type"] != "ShareTombstone" and record["leader_epoch"] != NOT_SET:
+            k = record["key"]
+            self._raise_to(self.highest_leader, (k["group_id"], k["topic_id"], k["partition"]), record["leader_epoch"])
+
+    def zombie(self, key: tuple[str, str, int], req: dict[str, Any]) -> bool:
+        epoch = req["leader_epoch"]
+        return key in self.offsets and epoch != NOT_SET and self.highest_leader.get(key, NOT_SET) > epoch
+
+    def write_fenced(self, key: tuple[str, str, int], req: dict[str, Any]) -> tuple[str, str] | None:
+        return FENCED_LEADER if self.zombie(key, req) else super().write_fenced(key, req)
+
+    def on_ReadRequest(self, key: tuple[str, str, int], req: dict[str, Any]) -> tuple[list[Any], dict[str, Any]]:
+        if self.zombie(key, req):
+            return [], self.response(req, *FENCED_LEADER)
+        return super().on_ReadRequest(key, req)
+
+
+class ReorderSnapshotCombinesAtRequestStart(ShareShard):
+    """An out-of-order write (start offset below the stored one) that falls due for the limit
+    snapshot keeps the stored start offset in the record, but its batches are combined at the
+    request's start offset, so a batch below the stored start offset comes back
+    (SHARE-RULE-WRITE-START-MONOTONE: combined and pruned at the higher one): the start offset
+    clamped where the field is set, the raw one passed to the combiner. Red team session 15's
+    ``reorder-limit-snapshot-keeps-low-batches``. Reached by SHARE-DRIVE-REORDER-SNAPSHOT."""
+
+    def state_record(self, key: Any, leader_epoch: int, state_epoch: int, start_offset: int,
+                     batches: list[list[int]], from_read: bool = False, count: int = NOT_SET) -> dict[str, Any]:
+        current = self.offsets.get(key)
+        record = super().state_record(key, leader_epoch, state_epoch, start_offset, batches, from_read, count)
+        if (record["type"] == "ShareSnapshot" and current is not None and start_offset != NOT_SET
+                and start_offset < current["start_offset"]):
+            record["state_batches"] = _batches_out(combine(start_offset, current["state_batches"], batches))
+        return record
+
+
 SHARE_MUTANTS = (
     *SHARE_MUTANTS,
     ("share-new-leader-read-records-without-topic", NewLeaderReadRecordsWithoutTopic,
@@ -501,4 +553,7 @@ SHARE_MUTANTS = (
     ("share-image-dropped-while-unloaded", ImageDroppedWhileUnloaded, "an update dropped by an inactive component"),
     ("share-update-tie-newer-wins", UpdateTieNewerWins, "a tie broken by recency, not by the rule's second key"),
     ("share-read-image-before-fence", ReadImageBeforeFence, "two checks in the wrong order on the read path"),
+    ("share-fence-survives-delete", FenceSurvivesDelete, "a guard kept outside the state a delete clears"),
+    ("share-reorder-snapshot-combines-at-request-start", ReorderSnapshotCombinesAtRequestStart,
+     "a value clamped in one use and passed raw to the next"),
 )

@@ -765,6 +765,20 @@ class ShareSystem:
             at = [i for i, r in enumerate(s.log) if isinstance(r, ShareTombstone) and r.key == KEY]
             return bool(at) and s.shard.offset(KEY) is not None
 
+        @sometimes("SHARE-WIT-FENCE-RESTARTED", "fence_restarted_after_delete")
+        def fence_restarted(s: SysState) -> bool:
+            """After the key's last tombstone it was initialized again and a request was answered
+            with a record (a write, or a read that recorded its epoch) while its leader-epoch fence is
+            below the one the tombstone forgot: the new state's fences start again
+            (SHARE-RULE-REPLAY-TOMBSTONE; SHARE-DRIVE-FENCES-ACROSS-DELETE)."""
+            at = [i for i, r in enumerate(s.log) if isinstance(r, ShareTombstone) and r.key == KEY]
+            if not at:
+                return False
+            before = [r.leader_epoch for r in s.log[:at[-1]] if not isinstance(r, ShareTombstone) and r.key == KEY]
+            after = [r for r in s.log[at[-1] + 1:] if r.key == KEY]
+            fence = s.shard.leader_epoch(KEY)
+            return bool(before) and len(after) > 1 and fence is not None and fence < max(before)
+
         @sometimes("SHARE-WIT-DELETED-REFUSED", "deleted_key_refused")
         def deleted_refused(s: SysState) -> bool:
             """A request for the key after its delete was refused as uninitialized (4.1+: a deleted
@@ -869,8 +883,8 @@ class ShareSystem:
             return (isinstance(action, FindCoordinator) and ":" in action.key.group_id
                     and _found(before, action, flaws).error == NONE)
 
-        deletes = ((deleted, delete_failover, delete_releases, deleted_refused) if self.rules.initialize
-                   else ())  # 4.0: no delete
+        deletes = ((deleted, delete_failover, delete_releases, deleted_refused, fence_restarted)
+                   if self.rules.initialize else ())  # 4.0: no delete
         counts = self._count_properties() if self.rules.delivery_complete_count else ()
         return (isolation, delete_forgets, summary_only_reads, *deletes, keys, image_failover,
                 redundant_safe, released, updates_redundant, prune_keeps_fences, prune_restores, update_cuts,
@@ -925,7 +939,17 @@ class ShareSystem:
             return (a is not None and b is not None and a.delivery_complete_count != 0
                     and b.delivery_complete_count == 0)
 
-        return (initialized, by_start, kept, reset)
+        @sometimes("SHARE-WIT-COUNT-FROM-UNKNOWN-START", "count_from_unknown_start")
+        def from_unknown(s: SysState) -> bool:
+            """``g:T:1``, initialized with start offset -1 (count -1), holds a count a write stored
+            from a known start offset (SHARE-DRIVE-COUNT-FROM-UNKNOWN-START: -1 is below every
+            start offset, SHARE-RULE-WRITE-COUNT)."""
+            off = s.shard.offset(OTHER_PARTITION)
+            return (off is not None and off.delivery_complete_count > 0
+                    and any(isinstance(r, ShareSnapshot) and r.key == OTHER_PARTITION and r.start_offset == NOT_SET
+                            for r in s.log))
+
+        return (initialized, by_start, kept, reset, from_unknown)
 
     # -- rendering and traces ------------------------------------------------------------------
 

@@ -7,9 +7,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from kspec.conformance.drivers.share import ReinitAtCountedStart, ReloadWithoutTopic, ShareDriver, StaleReadWithoutTopic
+from kspec.conformance.drivers.share import (
+    FencesAcrossDelete,
+    ReinitAtCountedStart,
+    ReloadWithoutTopic,
+    ShareDriver,
+    StaleReadWithoutTopic,
+)
 from kspec.conformance.targets.registry import resolve_target
-from kspec.model.share.records import ShareUpdate
+from kspec.model.share.records import ShareSnapshot, ShareUpdate
 from kspec.model.share.system import DOOMED, DOOMED_TOPIC, KEY, OTHER_PARTITION, DeleteTopic, Initialize, Read, Write
 
 
@@ -105,6 +111,9 @@ def test_count_from_an_unknown_start_offset_is_taken() -> None:
     steps += walk(driver, end, [probe])
     stored = driver.resolve(*steps[-1]).shard.offset(OTHER_PARTITION)
     assert stored is not None and stored.delivery_complete_count == 1
+    witness = "SHARE-WIT-COUNT-FROM-UNKNOWN-START"  # the guided runs plan a path to it
+    assert witness in [p.id for p in driver.witnesses() if p.holds(driver.resolve(*steps[-1]))]
+    assert witness not in [p.id for p in driver.witnesses() if p.holds(end)]
     assert first_difference(driver, steps, "reference") is None
     assert first_difference(driver, steps, "mutant:share-count-unknown-start-kept") == "WriteRequest"
 
@@ -123,3 +132,46 @@ def test_reinitialize_at_the_counted_start_resets_the_count() -> None:
     assert first_difference(driver, steps, "mutant:share-reinitialize-keeps-count-at-start") == "InitializeRequest"
     # 4.1 has no count: the composite is not offered
     assert ShareDriver({"kafka_version": "4.1"})._reinit_count_parts(s0) is None
+
+
+def test_fences_across_delete_start_again() -> None:
+    """SHARE-DRIVE-FENCES-ACROSS-DELETE (session 17): a read one epoch ahead raises the fence,
+    delete and initialize forget it, and the current leader's read and write are answered NONE.
+    A shard that keeps fencing with the deleted key's epochs (the red team's zombie guard) is
+    told apart at the read; one that fences only writes, at the write."""
+    driver = ShareDriver({})
+    s0 = driver.init_state()
+    assert ("delete", FencesAcrossDelete()) in driver.candidates(s0)
+    parts = driver._parts_of(s0, FencesAcrossDelete())
+    assert parts is not None and [type(a).__name__ for a, _ in parts] == [
+        "Initialize", "Read", "Delete", "Initialize", "Read", "Write"]
+    assert parts[1][1].shard.leader_epoch(KEY) == 1 and all(s.last_error == "NONE" for _, s in parts)
+    assert parts[-1][1].shard.leader_epoch(KEY) == 0  # the fence starts again at the initialize's 0
+    # the witness the guided runs plan a path to holds after the composite, not before its write
+    reached = ["SHARE-WIT-FENCE-RESTARTED" in [p.id for p in driver.witnesses() if p.holds(s)] for _, s in parts]
+    assert reached == [False] * 5 + [True]
+    steps = [(s0, FencesAcrossDelete())]
+    assert first_difference(driver, steps, "reference") is None
+    assert first_difference(driver, steps, "mutant:share-fence-survives-delete") == "ReadRequest"
+    # 4.0 has no delete: the composite is not offered
+    assert ShareDriver({"kafka_version": "4.0"})._fences_delete_parts(s0) is None
+
+
+def test_guided_tail_sends_a_reorder_write_as_a_limit_snapshot() -> None:
+    """SHARE-DRIVE-REORDER-SNAPSHOT (session 17): every guided path ends with the out-of-order write
+    (start offset 0) carrying a batch below the stored start offset, written as the limit
+    snapshot: its batches are pruned at the stored start offset."""
+    for limit in (0, 1, 2):
+        driver = ShareDriver({"snapshot_every": limit})
+        s0 = driver.init_state()
+        steps = walk(driver, s0, [Initialize(1, 0), Read(0)])
+        end = driver.resolve(*steps[-1])
+        tail = driver.reorder_probes(end)
+        assert tail and tail[-1][0] == "reorder" and tail[-1][1].start_offset == 0, limit
+        steps += walk(driver, end, [a for _, a in tail])
+        before, last = driver.resolve(*steps[-2]), driver.resolve(*steps[-1])
+        assert isinstance(last.log[-1], ShareSnapshot) and last.shard.offset(KEY).start_offset > 0
+        assert any(b.first_offset < before.shard.offset(KEY).start_offset for b in tail[-1][1].batches)
+        assert first_difference(driver, steps, "reference") is None
+        assert first_difference(driver, steps, "mutant:share-reorder-snapshot-combines-at-request-start") == \
+            "WriteRequest", limit
