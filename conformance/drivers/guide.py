@@ -291,6 +291,38 @@ def with_probes(driver: Driver[Any], path: list[Step], k: int, skipped: frozense
     return out
 
 
+def offered(driver: Driver[Any], path: list[Step]) -> bool:
+    """Whether a guided run takes every step of ``path``: each offered in its category by
+    ``driver.candidates`` and enabled by the model after the ones before (``Lockstep.take``)."""
+    state = driver.init_state()
+    for category, action in path:
+        after = driver.resolve(state, action) if (category, action) in driver.candidates(state) else None
+        if after is None:
+            return False
+        state = after
+    return True
+
+
+def start_paths(driver: Driver[Any], g: Graph, skipped: frozenset[str] = frozenset()) -> list[list[Step]]:
+    """One guided path per start probe of the driver (``Driver.start_probes``) that fits
+    somewhere in ``g``: the shortest path to the first state, breadth first (the least of the
+    crash, election and epoch budgets spent), where its script is not empty and takes no
+    category in ``skipped`` (the target declines them) and the whole path replays, then the
+    script. The planned paths' probes run where a path ends, its budgets mostly spent; these
+    run where they are whole."""
+    out: list[list[Step]] = []
+    for probe in driver.start_probes():
+        for i in sorted(range(len(g.states)), key=lambda i: (g.depth[i], i)):
+            script = probe.script(g.states[i])
+            if not script or any(category in skipped for category, _ in script):
+                continue
+            path = g.path_to(i) + script
+            if offered(driver, path):
+                out.append(path)
+                break
+    return out
+
+
 # The graphs a process keeps, least recently used first. A ``kspec conform`` run needs one per
 # configuration (up to 14); a long-lived process (the test suite, bench sweeps) meets many more
 # (each target's configurations, listener on or off), and one that cleared them all at the cap
