@@ -24,6 +24,12 @@ Two driver hooks keep the graph small enough to be deep (both optional):
   such a transition is the same wherever it is taken, so it is counted once, not per state
   (and a path may take it wherever it is offered).
 
+A driver's probes (``Driver.probes``) end each planned path where it ends, its budgets (one
+crash, a few elections, the epoch bound) mostly spent; a probe that needs them whole is a start
+probe (``Driver.start_probes``): :func:`start_paths` gives each a path of its own, the shortest
+to the first state, breadth first, where it fits, then its script; a run takes a
+configuration's start paths before its planned ones (``runner._guided_plans``).
+
 Witnesses are the model's ``sometimes`` properties (``driver.model.properties()``), evaluated
 on the explored states; a path to the first state reaching each is planned before the
 transitions. Nothing is cached on disk: the graph of a configuration is computed once per
