@@ -15,9 +15,11 @@ each switch (``guide._GRAPHS`` is cached by configuration; some probes' steps ar
   ``AbandonRound``, ``LateVote``, ``HeldFetch``, ``Retry``, ``Canvass``) by a ``resolve`` that does
   not enable it (the probe that would take it takes nothing, or the next kind its rotation offers;
   ``Canvass`` is a random-run macro too, off there as well); ``RAFT-DRIVE-TIMER-CHAIN`` by a
-  ``_timer_chain_probe`` that takes nothing.
-* voters (``VotersDriver.probes``): each ``VOTERS-DRIVE-*`` script a guided path ends with, by its
-  function returning nothing (``voters_log.probes`` for the log level's free-log script).
+  ``_timer_chain_probe`` that takes nothing; a start probe (``RaftDriver.start_probes``,
+  ``RAFT-DRIVE-EXPIRED-STEP-DOWN``) by its script taking nothing (no start path).
+* voters (``VotersDriver.probes``, ``VotersDriver.start_probes``): each ``VOTERS-DRIVE-*`` script
+  a guided path ends with or a start path takes, by its function returning nothing
+  (``voters_log.probes`` for the log level's free-log script).
 * share: each composite step (``CutReload``, ``DeleteThenRead``, ``ReinitPruneReload``,
   ``ReloadWithoutTopic``, ``StaleReadWithoutTopic``, ``ReinitAtCountedStart``,
   ``FencesAcrossDelete``; in random runs too: they are candidates) by its ``_*_parts`` returning
@@ -74,7 +76,8 @@ def _probe_requests_without(dropped: Callable[[str, Any], bool]) -> Callable[...
 
 # protocol -> probe -> (owner, attribute, replacement)
 _SWITCHES: dict[str, dict[str, tuple[Any, str, Any]]] = {
-    "raft": {TIMER_CHAIN: (RaftDriver, "_timer_chain_probe", lambda self, state, k: ([], state))},
+    "raft": {TIMER_CHAIN: (RaftDriver, "_timer_chain_probe", lambda self, state, k: ([], state)),
+             "RAFT-DRIVE-EXPIRED-STEP-DOWN": (RaftDriver, "_expired_step_down_probe", _nothing)},
     "voters": {
         "VOTERS-DRIVE-JOIN-PROBE": (VotersDriver, "_join_probe", _nothing),
         "VOTERS-DRIVE-LAPSE-PROBE": (VotersDriver, "_lapse_probe", _nothing),

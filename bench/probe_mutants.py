@@ -28,6 +28,8 @@ PROBE_MUTANTS: list[tuple[str, str]] = [
     ("HeldFetch", "raft-stale-answer-marks-fetched"),
     ("Retry", "raft-resigned-never-resends-end-epoch"),
     ("Canvass", "raft-prospective-loss-votes-for-self"),
+    # session 17: a start probe (a path of its own); random run 3460 at seed 0 before
+    ("RAFT-DRIVE-EXPIRED-STEP-DOWN", "raft-step-down-resets-timer"),
 ]
 # written for a probe, caught by it first, not its alone (session 14, docs/performance.md)
 NOT_ALONE: list[tuple[str, str]] = [

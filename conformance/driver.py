@@ -14,7 +14,7 @@ the guided runs (``drivers/guide.py``) and ``kspec conform`` read them directly.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Generic, TypeVar
 
@@ -45,6 +45,18 @@ class Event:
     # Other outputs the protocol allows for this input (each a whole list, as model_outputs);
     # the state after is the same (raft: RAFT-RULE-VOTE-REASKED). The target may send any one.
     alternatives: tuple[JSON, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class StartProbe:
+    """A probe that gets a guided path of its own (``Driver.start_probes``, ``guide.start_paths``):
+    ``script(state)`` is the probe's steps from ``state`` (``[]`` where it does not fit), and the
+    path is the guide graph's shortest path to the first state, breadth first, where it fits,
+    then the script. A probe that spends a run's one crash or most of its election budget needs
+    the budgets a path's end has seldom left; at the start of a path they are whole."""
+
+    id: str  # the spec ID of the probe (VOTERS-DRIVE-ADDED-LEADER-RESTART)
+    script: Callable[[Any], list[tuple[str, Any]]]
 
 
 class Driver(ABC, Generic[M]):
@@ -162,6 +174,13 @@ class Driver(ABC, Generic[M]):
         rotated over the paths by ``k`` (raft: RAFT-DRIVE-PROBE). Each is resolved after the
         one before it; one the model does not enable is left out. Default: none."""
         return []
+
+    def start_probes(self) -> Sequence[StartProbe]:
+        """The probes that run at the start of a guided path, each on a path of its own (the
+        shortest prefix of the guide graph to where it fits, nothing of the planned paths before
+        it): a probe that needs the crash or election budgets whole, which the end of a path
+        has spent (``probes`` run where the planned path ends). Default: none."""
+        return ()
 
     def witnesses(self) -> Sequence[Property[Any, Any]]:
         """The model's ``sometimes`` witnesses, which guided runs plan paths to."""

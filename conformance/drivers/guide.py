@@ -24,6 +24,12 @@ Two driver hooks keep the graph small enough to be deep (both optional):
   such a transition is the same wherever it is taken, so it is counted once, not per state
   (and a path may take it wherever it is offered).
 
+A driver's probes (``Driver.probes``) end each planned path where it ends, its budgets (one
+crash, a few elections, the epoch bound) mostly spent; a probe that needs them whole is a start
+probe (``Driver.start_probes``): :func:`start_paths` gives each a path of its own, the shortest
+to the first state, breadth first, where it fits, then its script; a run takes a
+configuration's start paths before its planned ones (``runner._guided_plans``).
+
 Witnesses are the model's ``sometimes`` properties (``driver.model.properties()``), evaluated
 on the explored states; a path to the first state reaching each is planned before the
 transitions. Nothing is cached on disk: the graph of a configuration is computed once per
@@ -288,6 +294,38 @@ def with_probes(driver: Driver[Any], path: list[Step], k: int, skipped: frozense
         if after is not None:
             out.append((category, action))
             state = after
+    return out
+
+
+def offered(driver: Driver[Any], path: list[Step]) -> bool:
+    """Whether a guided run takes every step of ``path``: each offered in its category by
+    ``driver.candidates`` and enabled by the model after the ones before (``Lockstep.take``)."""
+    state = driver.init_state()
+    for category, action in path:
+        after = driver.resolve(state, action) if (category, action) in driver.candidates(state) else None
+        if after is None:
+            return False
+        state = after
+    return True
+
+
+def start_paths(driver: Driver[Any], g: Graph, skipped: frozenset[str] = frozenset()) -> list[list[Step]]:
+    """One guided path per start probe of the driver (``Driver.start_probes``) that fits
+    somewhere in ``g``: the shortest path to the first state, breadth first (the least of the
+    crash, election and epoch budgets spent), where its script is not empty and takes no
+    category in ``skipped`` (the target declines them) and the whole path replays, then the
+    script. The planned paths' probes run where a path ends, its budgets mostly spent; these
+    run where they are whole."""
+    out: list[list[Step]] = []
+    for probe in driver.start_probes():
+        for i in sorted(range(len(g.states)), key=lambda i: (g.depth[i], i)):
+            script = probe.script(g.states[i])
+            if not script or any(category in skipped for category, _ in script):
+                continue
+            path = g.path_to(i) + script
+            if offered(driver, path):
+                out.append(path)
+                break
     return out
 
 

@@ -23,10 +23,11 @@ short exchanges in one step, fed to the target as their node-level inputs.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from kspec.conformance.driver import StartProbe
 from kspec.conformance.drivers import macros
 from kspec.conformance.harness import JSON, Event
 from kspec.model.core.codec import encode
@@ -1044,6 +1045,66 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
             if vote:
                 return [*prefix, (category, macro), *vote], after
         return [], state
+
+    def start_probes(self) -> Sequence[StartProbe]:
+        """RAFT-DRIVE-EXPIRED-STEP-DOWN (kip-595 elections, three or more voters): it takes
+        three election timers and the last epoch the bounds allow, which no path's end has
+        left, so it runs on a path of its own from where the budgets are whole."""
+        if self.config["pre_vote"] or len(self.model.voter_ids) < 3:
+            return ()
+        return (StartProbe("RAFT-DRIVE-EXPIRED-STEP-DOWN", self._expired_step_down_probe),)
+
+    def _expired_step_down_probe(self, state: Raft) -> list[tuple[str, Any]]:
+        """RAFT-DRIVE-EXPIRED-STEP-DOWN (a start probe, ``start_probes``): RAFT-RULE-TIMER-KEPT,
+        a candidate whose election timer expired (it backs off) and that a higher epoch makes
+        unattached keeps the expired timer, so it stands again in the same step. A voter C
+        stands (:meth:`_stand`) and its election timer expires (it backs off); its VoteRequest
+        reaches a voter V, which then stands in the next epoch; V's VoteRequest reaches a third
+        voter W, then C's old VoteRequest reaches W, whose refusal (W's epoch, no leader) reaches
+        C: C is a candidate of the epoch after V's. Random runs seldom keep C's request to W in
+        flight across V's election, and a path's end has spent the election budget (three
+        timers) or the epoch bound (mutant ``raft-step-down-resets-timer``: random run 3460 at
+        seed 0). Each step only where the driver offers it; all or nothing."""
+        offered = self._offered
+        voters = sorted(self.model.voter_ids)
+        for c in voters:
+            stood = self._stand(state, c)
+            if stood is None:
+                continue
+            script, s = stood
+            expired = offered(s, "timer", Fire(c, ElectionTimeout()))
+            if expired is None:
+                continue
+            script, s = [*script, ("timer", Fire(c, ElectionTimeout()))], expired
+            epoch = s.node(c).epoch
+
+            def request(s: Raft, src: int, dst: int, epoch: int) -> Deliver | None:
+                return next((Deliver(m) for m in sorted(s.network.distinct(), key=repr) if isinstance(m, VoteRequest)
+                             and (m.src, m.dst, m.epoch) == (src, dst, epoch)), None)
+
+            for v, w in ((v, w) for v in voters for w in voters if len({c, v, w}) == 3):
+                route, now = list(script), s
+                asked = request(now, c, v, epoch)
+                if asked is None or (after := offered(now, "deliver", asked)) is None:
+                    continue
+                route, now = [*route, ("deliver", asked)], after
+                stood_v = self._stand(now, v)
+                if stood_v is None:
+                    continue
+                route, now = [*route, *stood_v[0]], stood_v[1]
+                higher = now.node(v).epoch
+                steps = [request(now, v, w, higher)]
+                after = None if steps[0] is None else offered(now, "deliver", steps[0])
+                late = None if after is None else request(after, c, w, epoch)
+                answered = None if late is None or after is None else offered(after, "deliver", late)
+                answer = None if answered is None else next(
+                    (Deliver(m) for m in answered.network.distinct() if isinstance(m, VoteResponse)
+                     and (m.src, m.dst) == (w, c) and m.epoch == higher), None)
+                final = None if answer is None or answered is None else offered(answered, "deliver", answer)
+                role = None if final is None else final.node(c).role
+                if isinstance(role, Candidate) and role.epoch > higher:
+                    return [*route, ("deliver", steps[0]), ("deliver", late), ("deliver", answer)]
+        return []
 
     def _timer_chain_probe(self, state: Raft, k: int) -> tuple[list[tuple[str, Any]], Raft]:
         """RAFT-DRIVE-TIMER-CHAIN, last on a guided path: two timers of one voter back to back,

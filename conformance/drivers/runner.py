@@ -160,10 +160,16 @@ def _guided_plans(spec: Any, configs: list[dict[str, Any]], skipped: frozenset[s
             if config_key(config) in refused:
                 continue  # the target refused it at start: its paths go to the others
             if plans[c] is None:
-                graph = guide.graph_for(spec.driver(config), skipped)
+                drivers[c] = spec.driver(config)
+                graph = guide.graph_for(drivers[c], skipped)
                 coverage.add_graph(config_key(config), graph)
                 plans[c] = guide.plan(graph, steps, budget)
-                drivers[c] = spec.driver(config)
+                # A configuration's start probes first (Driver.start_probes), each on a path of
+                # its own where the budgets are whole; ``k`` counts the planned paths only.
+                for path in guide.start_paths(drivers[c], graph, skipped):
+                    if given < budget:
+                        given += 1
+                        yield config, path
             paths = plans[c]
             assert paths is not None
             if k < len(paths) and given < budget:

@@ -34,10 +34,12 @@ records it, so replay runs the same variant.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from itertools import pairwise
 from typing import Any
 
+from kspec.conformance.driver import StartProbe
 from kspec.conformance.drivers import macros, voters_log
 from kspec.conformance.drivers.raft import IDLE_TIMERS, NO_REPLICA, PROBE, by_category, comparable_output, wire
 from kspec.conformance.harness import JSON, Event
@@ -466,57 +468,70 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
     def probes(self, state: Any, k: int) -> list[tuple[str, Any]]:
         """At the log level, the free log's script (VOTERS-DRIVE-FREE-PROBE,
         ``voters_log.probes``): guided runs leave the free log alone (``unguided``), so every
-        guided path ends with a few writes, a truncation and reads there."""
+        guided path ends with a few writes, a truncation and reads there. At the replica level,
+        one fold over the path-end probes (``_end_probes``), each from the state the ones
+        before it leave (their steps kept where the model enables them, as
+        ``guide.with_probes`` keeps them). The probes that need the run's one crash with the
+        election budget whole run at the start of paths of their own (``start_probes``)."""
         if isinstance(state, WithFreeLog) and state.free is not None:
             return list(voters_log.probes(state.free, self.rules, k))
-        if self.level == "replica" and isinstance(state, Voters):
-            join = self._join_probe(state)
-            if join:
-                # the auto-join configuration: the observer's request, then the lapse probes
-                out = join + self._replica_probes(state, k)
-            else:
-                added, after = self._uncommitted_add_probe(state)
-                head = self._describe_probe(state) + self._odd_key_probe(state) + added
-                # before the lapse probes, whose observer fetch timer spends the election budget
-                vote = self._outsider_vote_probe(after, k)
-                out = head + vote + self._replica_probes(self._after_probes(after, vote) if vote else after, k)
-                out += self._unreachable_leader_probe(self._after_probes(state, out), k)
-                out += self._added_leader_restart_probe(self._after_probes(state, out))
-            out += self._rejoin_probe(self._after_probes(state, out))
-            # last: nothing may follow the upgrade it ends with (its docstring)
-            return out + self._upgrade_directory_probe(self._after_probes(state, out))
-        return []
-
-    def _outsider_vote_probe(self, state: Voters, k: int) -> list[tuple[str, Any]]:
-        """VOTERS-DRIVE-OUTSIDER-VOTE-RESTART (replica level, kip-595, with faults): a replica
-        outside its own voter set that granted a vote (VOTERS-RULE-OPEN-VOTE) has voted like any
-        other: the vote is persisted and survives a restart (one vote per epoch). The vote needs
-        a change replicated to the candidate and not to the voter, then the candidate's election
-        and the crash of the voter before the epoch moves on, which random runs do not put
-        together (and the guided graph of a configuration with faults does not reach). So a
-        guided path ends (after the describe, odd-key and uncommitted-add probes, before the
-        lapse probes, whose observer fetch timer spends the election budget), where a leader L
-        with no change pending has a voter follower V and an observer O following it and the
-        budgets still allow V's election and O's reboot (not on a first path where
-        VOTERS-DRIVE-ADDED-LEADER-RESTART fits, which takes its crash, nor on the paths of
-        VOTERS-DRIVE-UNREACHABLE-RESTART, ``k % 4 == 1``: a run has one crash, nor of
-        VOTERS-DRIVE-LEADERLESS-ANSWER-PROBE, ``k % 3 == 2``, whose observer O becomes a voter
-        here), with O's fetch
-        exchange in flight delivered and a replication (``macros.Replicate``: O catches up to L's
-        log end), L's AddVoter(O), a
-        round trip of V alone (V's set now holds O, O's does not), V's fetch timer (it stands in
-        epoch + 1), its VoteRequest delivered to O (O grants, outside its own set), O's reboot
-        (it comes back voted for V) and O's fetch timer (a voted observer asks a bootstrap server,
-        VOTERS-RULE-OBSERVER-BOOTSTRAP). Each step only where the driver offers it and the model
-        enables it; nothing where the vote and the reboot are not (the lapse probes then run as
-        before). kip-595 configurations only: under KIP-996 V's pre-vote comes first."""
-        if self.model.pre_vote or k % 4 == 1 or k % 3 == 2:
-            # kip-595 only; not on the paths of VOTERS-DRIVE-UNREACHABLE-RESTART (k % 4 == 1: one
-            # crash a run) nor VOTERS-DRIVE-LEADERLESS-ANSWER-PROBE (k % 3 == 2: the observer it needs)
+        if self.level != "replica" or not isinstance(state, Voters):
             return []
-        if k == 0 and self._added_leader_restart_probe(state):
-            # the first path's crash is VOTERS-DRIVE-ADDED-LEADER-RESTART's where that probe fits
-            # (at the defaults no other path end leaves it the budget)
+        out: list[tuple[str, Any]] = []
+        for probe in self._end_probes(state, k):
+            steps = probe(state)
+            out += steps
+            state = self._after_probes(state, steps)
+        return out
+
+    def _end_probes(self, state: Voters, k: int) -> list[Callable[[Voters], list[tuple[str, Any]]]]:
+        """The path-end probes in their order, for the ``k``-th path ending in ``state``. The
+        crash budget (one a run) is VOTERS-DRIVE-UNREACHABLE-RESTART's alone at a path's end
+        (``k % 4 == 1``, and the pre-vote configuration's paths that leave it): the other
+        crashing probes are start probes (``start_probes``). The lapse probes spend the
+        observer's fetch timer, so the uncommitted-add probe comes before them; the upgrade ends
+        the path (nothing may follow it, its docstring)."""
+        head: list[Callable[[Voters], list[tuple[str, Any]]]]
+        if self._join_probe(state):
+            # the auto-join configuration: the observer's request, then the lapse probes
+            head = [self._join_probe, lambda s: self._replica_probes(s, k)]
+        else:
+            head = [self._describe_probe, self._odd_key_probe, lambda s: self._uncommitted_add_probe(s)[0],
+                    lambda s: self._replica_probes(s, k), lambda s: self._unreachable_leader_probe(s, k)]
+        return [*head, self._rejoin_probe, self._upgrade_directory_probe]
+
+    def start_probes(self) -> Sequence[StartProbe]:
+        """VOTERS-DRIVE-ADDED-LEADER-RESTART and VOTERS-DRIVE-OUTSIDER-VOTE-RESTART (replica
+        level, with faults, no pre-vote): each takes the run's
+        one crash after two or three elections' worth of steps, which at the defaults only the
+        first path's end left (the two contended for it), so each runs on a path of its own."""
+        if self.level != "replica" or self.model.pre_vote or not self.faults:
+            return ()
+        return (StartProbe("VOTERS-DRIVE-ADDED-LEADER-RESTART", self._started(self._added_leader_restart_probe)),
+                StartProbe("VOTERS-DRIVE-OUTSIDER-VOTE-RESTART", self._started(self._outsider_vote_probe)))
+
+    @staticmethod
+    def _started(probe: Callable[[Voters], list[tuple[str, Any]]]) -> Callable[[Any], list[tuple[str, Any]]]:
+        """``probe`` over any state of the graph: nothing before the start-up (``Formatted``)."""
+        return lambda state: probe(state) if isinstance(state, Voters) else []
+
+    def _outsider_vote_probe(self, state: Voters) -> list[tuple[str, Any]]:
+        """VOTERS-DRIVE-OUTSIDER-VOTE-RESTART (replica level, kip-595, with faults; a start probe):
+        a replica outside its own voter set that granted a vote (VOTERS-RULE-OPEN-VOTE) has voted
+        like any other: the vote is persisted and survives a restart (one vote per epoch). The
+        vote needs a change replicated to the candidate and not to the voter, then the
+        candidate's election and the crash of the voter before the epoch moves on, which random
+        runs do not put together (and the guided graph of a configuration with faults does not
+        reach). So a guided path of its own (``start_probes``) goes to where a leader L with no
+        change pending has a voter follower V and an observer O following it, then O's fetch
+        exchange in flight with L is delivered, a replication (``macros.Replicate``: O catches
+        up to L's log end), L's AddVoter(O), a round trip of V alone (V's set now holds O, O's
+        does not), V's fetch timer (it stands in epoch + 1), its VoteRequest delivered to O (O
+        grants, outside its own set), O's reboot (it comes back voted for V) and O's fetch timer
+        (a voted observer asks a bootstrap server, VOTERS-RULE-OBSERVER-BOOTSTRAP). Each step only
+        where the driver offers it and the model enables it; nothing where the vote and the
+        reboot are not. kip-595 configurations only: under KIP-996 V's pre-vote comes first."""
+        if self.model.pre_vote:
             return []
         leader = next((n for n in state.nodes if isinstance(n.role, Leader)), None)
         if leader is None:
@@ -529,8 +544,7 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
         v, o = voters[0], observers[0]
         script: list[tuple[str, Any]] = []
         s: Any = state
-        # O's fetch exchange in flight with L (the lapse probe's last fetch) is delivered, then the
-        # followers fetch to L's log end
+        # O's fetch exchange in flight with L is delivered, then the followers fetch to L's log end
         for _ in range(2):
             pending = next((m for m in sorted(s.network.distinct(), key=repr)
                             if {m.src, m.dst} == {o, leader.id} and type(m).__name__.startswith("Fetch")), None)
@@ -618,14 +632,16 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
         endpoint comes from the voter set at the restarting replica's log end, not from
         ``controller.quorum.bootstrap.servers`` (VOTERS-RULE-LEADER-UNREACHABLE): a replica that
         restarts following an ADDED voter follows it again. No path's end has an added voter
-        leading (the guide graph does not get that deep), so a guided path ends, where a leader L
-        has an observer O following it and the crash, election and epoch budgets allow the whole
-        route, with O's fetch in flight answered, a replication (O catches up; a change left
-        uncommitted commits), L's AddVoter(O), a replication (it commits: O is a voter
-        follower), O's fetch timer (it stands), its VoteRequests to two other voters V1, V2 and
+        leading (the guide graph does not get that deep), so a guided path of its own
+        (``start_probes``) goes to where a leader L has an observer O following it and the crash,
+        election and epoch budgets allow the whole route, then O's fetch in flight answered, a
+        replication (O catches up; a change left uncommitted commits), L's AddVoter(O), a
+        replication (it commits: O is a voter follower), O's fetch timer (it stands), its
+        VoteRequests to two other voters V1, V2 and
         their grants delivered (O leads the next epoch), O's BeginQuorumEpoch to V1 delivered, and
-        V1's reboot. All or nothing (at the defaults few paths end with the budgets left: the
-        first of the faults configuration)."""
+        V1's reboot. All or nothing (few planned paths end with the budgets left: at the
+        defaults only the first of the faults configuration, which
+        VOTERS-DRIVE-OUTSIDER-VOTE-RESTART's crash also wanted)."""
         if self.model.pre_vote or not self.faults:
             return []
         leader = next((n for n in state.nodes if isinstance(n.role, Leader)), None)

@@ -10,8 +10,8 @@ from kspec.conformance.adapters.base import JSON, StepResult, Target, TargetErro
 from kspec.conformance.drivers import PROTOCOLS, RunLog, attach, config_key, guide
 from kspec.conformance.drivers.ordering import PERSIST_BEFORE_SEND
 from kspec.conformance.drivers.raft import CONFIGS as RAFT_CONFIGS
-from kspec.conformance.drivers.runner import run_conformance
-from kspec.conformance.harness import Lockstep, order_violation
+from kspec.conformance.drivers.runner import _guided_plans, run_conformance
+from kspec.conformance.harness import Divergence, Lockstep, order_violation
 from kspec.conformance.targets.mutants import CATALOGUE
 from kspec.conformance.targets.registry import reference_target
 
@@ -156,3 +156,49 @@ def test_a_target_that_refuses_everything_is_an_error(tmp_path: Path) -> None:
     result = run_conformance("raft", Nothing(), examples=10, out_dir=tmp_path)
     assert result.verdict == "error" and result.finding is not None
     assert "refused every configuration" in result.finding.detail
+
+
+def _diverges(spec: Any, config: dict[str, JSON], target: Target, path: list[guide.Step]) -> bool:
+    session = Lockstep(spec.driver(config), target)
+    try:
+        for category, action in path:
+            assert session.take(category, action), (category, action)
+    except Divergence:
+        return True
+    finally:
+        session.close()
+    return False
+
+
+def test_a_start_probe_runs_on_a_path_of_its_own_where_the_budgets_are_whole() -> None:
+    # RAFT-DRIVE-EXPIRED-STEP-DOWN (Driver.start_probes): three election timers and the last
+    # epoch, which no planned path's end has left; from the initial state it fits at once (an
+    # empty prefix), and the mutant that resets an expired timer on a step-down, caught before
+    # only by random run 3460 at seed 0, diverges on that path where the reference does not.
+    spec = PROTOCOLS["raft"]()
+    config = RAFT_CONFIGS[0]
+    driver = spec.driver(config)
+    [path] = guide.start_paths(driver, guide.explore(driver, 12))
+    assert guide.offered(driver, path) and len(path) == 7
+    assert not _diverges(spec, config, reference_target("raft"), path)
+    assert _diverges(spec, config, CATALOGUE["raft-step-down-resets-timer"].target(), path)
+    # a configuration the probe does not fit (pre-vote) has no start path
+    pre_vote = spec.driver({**config, "pre_vote": True, "kip853": True})
+    assert guide.start_paths(pre_vote, guide.explore(pre_vote, 12)) == []
+
+
+def test_start_paths_come_first_and_leave_the_planned_paths_their_index() -> None:
+    # The voters faults configuration: VOTERS-DRIVE-ADDED-LEADER-RESTART and
+    # -OUTSIDER-VOTE-RESTART each take the run's one crash, on a path of their own before the
+    # configuration's planned paths (which end with the path-end probes of their own index k).
+    spec = PROTOCOLS["voters"]()
+    config = spec.configs[0]
+    driver = spec.driver(config)
+    assert [p.id for p in driver.start_probes()] == ["VOTERS-DRIVE-ADDED-LEADER-RESTART",
+                                                     "VOTERS-DRIVE-OUTSIDER-VOTE-RESTART"]
+    graph = guide.graph_for(driver)
+    starts = guide.start_paths(driver, graph)
+    assert len(starts) == 2 and all(p[-1][0] == "crash" or p[-2][0] == "crash" for p in starts)
+    given = [path for _, path in _guided_plans(spec, [config], frozenset(), 60, 4, guide.Coverage(), {})]
+    planned = guide.plan(graph, 60, 4)
+    assert given == [*starts, *(guide.with_probes(driver, planned[k], k) for k in range(2))]

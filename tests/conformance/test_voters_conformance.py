@@ -410,12 +410,15 @@ def test_outsider_vote_probe_reboots_a_voter_outside_its_set() -> None:
     """VOTERS-DRIVE-OUTSIDER-VOTE-RESTART: the leader adds the observer, one voter alone fetches
     the VotersRecord and stands, the observer (outside its own set) grants the vote, reboots and
     comes back voted (VOTERS-RULE-OPEN-VOTE: a vote is a vote), then its fetch timer asks a
-    bootstrap server; each step offered in its category. Nothing without faults (no crash) nor
-    under KIP-996 (the pre-vote comes first)."""
+    bootstrap server; each step offered in its category. A start probe (a path of its own, where
+    the crash budget is whole), with VOTERS-DRIVE-ADDED-LEADER-RESTART; nothing without faults
+    (no crash) nor under KIP-996 (the pre-vote comes first)."""
     driver = VotersDriver(CONFIGS[0])
+    assert [p.id for p in driver.start_probes()] == ["VOTERS-DRIVE-ADDED-LEADER-RESTART",
+                                                     "VOTERS-DRIVE-OUTSIDER-VOTE-RESTART"]
     start = driver.resolve(driver.init_state(), StartUp())
-    assert driver._outsider_vote_probe(start, 0) == []  # the first path's crash is the added leader's
-    steps = driver._outsider_vote_probe(start, 12)
+    assert driver.start_probes()[1].script(driver.init_state()) == []  # nothing before the start-up
+    steps = driver.start_probes()[1].script(start)
     assert [c for c, _ in steps][-6:] == ["reconfig", "round_trip", "timer", "deliver", "crash", "fetch"]
     state = start
     for category, action in steps[:-1]:
@@ -427,6 +430,6 @@ def test_outsider_vote_probe_reboots_a_voter_outside_its_set() -> None:
     (event,) = driver.events(state, steps[-1][1], driver.resolve(state, steps[-1][1]))
     assert [o["type"] for o in event.model_outputs] == ["FetchRequest"]
     calm = VotersDriver(next(c for c in CONFIGS if c.get("faults") is False))
-    assert calm._outsider_vote_probe(calm.resolve(calm.init_state(), StartUp()), 12) == []
+    assert calm.start_probes() == ()
     pre = VotersDriver(next(c for c in CONFIGS if c.get("pre_vote")))
-    assert pre._outsider_vote_probe(pre.resolve(pre.init_state(), StartUp()), 12) == []
+    assert pre._outsider_vote_probe(pre.resolve(pre.init_state(), StartUp())) == [] and pre.start_probes() == ()
