@@ -57,6 +57,7 @@ MODULE_LINES: tuple[tuple[str, str], ...] = (
     ("voters", "voters_scratch6"),
     ("voters", "voters_scratch7"),
     ("voters", "voters_scratch8"),
+    ("voters", "voters_scratch9"),
     # share
     ("share", "share"),
     ("share", "share_scratch"),
@@ -87,6 +88,7 @@ MODULE_LINES: tuple[tuple[str, str], ...] = (
     ("streams", "streams_scratch6"),
     ("streams", "streams_scratch7"),
     ("streams", "streams_scratch8"),
+    ("streams", "streams_scratch9"),
 )
 MODULES = {p: tuple(m for q, m in MODULE_LINES if q == p) for p in PROTOCOLS}
 

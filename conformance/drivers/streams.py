@@ -94,7 +94,10 @@ CONFIGS: list[dict[str, JSON]] = [
     {"instances": 1, "partitions": 2, "standbys": 0},
     # Partition counts at the edges: one partition (every key in partition 0, the side topic of
     # ``joined`` has one too), and eight (the widest a one-instance plan keeps small).
-    {"instances": 2, "partitions": 1, "standbys": 1},
+    {"instances": 2, "partitions": 1, "standbys": 1,
+     # STREAMS-DRIVE-PORT-DIGITS: one host name, ports of four and five digits (host order
+     # compares the port as a number, (host, port); the ``host:port`` text puts 10092 first)
+     "servers": "localhost:9092,localhost:10092"},
     {"instances": 1, "partitions": 8, "standbys": 0},
     # Two standby replicas: a key with two standby hosts (a lookup that keeps one in a scalar
     # names one; red team, session 9).

@@ -119,6 +119,9 @@ CONFIGS: list[dict[str, JSON]] = [
     # controller.quorum.auto.join.enable at every host (VOTERS-RULE-AUTO-JOIN, Kafka 4.2+): last,
     # so that a target without the setting draws its configurations as before
     {"hosts": 4, "voters": 3, "kraft_version": 1, "pre_vote": False, "auto_join": True},
+    # VOTERS-DRIVE-STATIC-JOIN: auto-join in a kraft.version-0 cluster, where its timer sends
+    # nothing until the upgrade (a target without the setting runs it as the static quorum above)
+    {"hosts": 4, "voters": 3, "kraft_version": 0, "pre_vote": False, "auto_join": True},
 ]
 
 # The model's cluster shape (what a configuration says beyond the fault profile).
@@ -496,9 +499,10 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
             # the auto-join configuration: the observer's request, then the lapse probes
             head = [self._join_probe, lambda s: self._replica_probes(s, k)]
         else:
-            head = [self._describe_probe, self._odd_key_probe, lambda s: self._uncommitted_add_probe(s)[0],
+            head = [self._static_join_probe, self._describe_probe, self._odd_key_probe,
+                    lambda s: self._uncommitted_add_probe(s)[0],
                     lambda s: self._replica_probes(s, k), lambda s: self._unreachable_leader_probe(s, k)]
-        return [*head, self._rejoin_probe, self._upgrade_directory_probe]
+        return [*head, self._rejoin_probe, self._relead_upgrade_probe, self._upgrade_directory_probe]
 
     def start_probes(self) -> Sequence[StartProbe]:
         """VOTERS-DRIVE-ADDED-LEADER-RESTART and VOTERS-DRIVE-OUTSIDER-VOTE-RESTART (replica
@@ -747,6 +751,79 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
             deliver = ("deliver", Deliver(request[0]))  # type: ignore[arg-type]
             return [*route, timer, *([deliver] if self._offered_route(after, [deliver]) is not None else [])]
         return []
+
+    def _static_join_probe(self, state: Voters) -> list[tuple[str, Any]]:
+        """VOTERS-DRIVE-STATIC-JOIN: in the auto-join configuration at kraft.version 0 a guided
+        path (replica level) starts its probes, where an observer follows a leader, with that
+        observer's update-voter-set timer, answered with nothing: a voter change needs
+        kraft.version 1 (VOTERS-RULE-AUTO-JOIN; Kafka's ``shouldSendAddOrRemoveVoterRequest``
+        checks ``isReconfigSupported`` first), so a replica that asks anyway is seen. Only where
+        offered (the timer is an idle input: not in the fault-free profile)."""
+        if not self.model.auto_join:
+            return []
+        for n in state.nodes:
+            if isinstance(n, VoterNode) and n.kraft_version < 1 and isinstance(n.role, Follower) \
+                    and observer_follower(n):
+                step = ("idle", Ignored(n.id, UpdateVoterSetDue()))  # type: ignore[arg-type]
+                return [step] if self._offered_route(state, [step]) is not None else []
+        return []
+
+    def _relead_upgrade_probe(self, state: Voters) -> list[tuple[str, Any]]:
+        """VOTERS-DRIVE-RELEAD-UPGRADE (replica level, kraft.version 0, 4.1+ rules): a leader's
+        view of its voters for the upgrade (VOTERS-RULE-UPGRADE-VOTERS: each voter's directory and
+        whether it supports kraft.version 1, from its UpdateVoter) belongs to its epoch (Kafka's
+        ``LeaderState``, made anew at each election): the same replica leading again knows only
+        itself until the voters report again. No guided path had one replica lead twice at
+        kraft.version 0, so state kept across its epochs conformed. A guided path therefore ends,
+        where a kraft.version-0 leader L with two other voters V, W and the epoch and election
+        budgets for two more elections, with a replication (where L has not committed all it
+        holds), the reports L lacks (each voter's own UpdateVoter), V's fetch timer and its
+        election won with L's vote, L's fetch timer and its election won with W's vote (W took
+        nothing of V's epoch), a replication from L (it commits in its new epoch), and the
+        upgrade at L, which L refuses (INVALID_UPDATE_VERSION: no voter reported in this epoch).
+        Each message delivered where it is in flight; all or nothing."""
+        leader = next((n for n in state.nodes if isinstance(n, VoterNode) and isinstance(n.role, Leader)), None)
+        if leader is None or leader.kraft_version >= 1 or not leader.kraft_upgrade:
+            return []
+        ld = leader.id
+        others = sorted(v for v in leader.voters if v != ld)
+        if len(others) < 2:
+            return []
+        v, w = others[:2]
+        reports = [("update", Fire(ld, UpdateVoter(r, directory_of(r), leader.epoch)))  # type: ignore[arg-type]
+                   for r, _, known in leader.upgrade_voters if not known and r != ld]
+        # (a replication first only where L has not committed all it holds; W, which took no
+        # record of V's epoch, elects L back, so that the fetch budget is left for L's commit)
+        first = [("replicate", macros.Replicate(ld))] if leader.high_watermark != leader.end_offset else []
+        wanted: list[tuple[int, int, type] | tuple[str, Any]] = [
+            *first, *reports,
+            ("timer", Fire(v, FetchTimeout())), (v, ld, VoteRequest), (ld, v, VoteResponse),
+            (v, ld, BeginQuorumEpochRequest),
+            ("timer", Fire(ld, FetchTimeout())), (ld, w, VoteRequest), (w, ld, VoteResponse),
+            (ld, v, BeginQuorumEpochRequest), (ld, w, BeginQuorumEpochRequest), ("replicate", macros.Replicate(ld)),
+            ("request", Ignored(ld, UpgradeKRaftVersion()))]  # type: ignore[arg-type]
+        script: list[tuple[str, Any]] = []
+        s = state
+        for want in wanted:
+            if isinstance(want[0], str):
+                step: tuple[str, Any] = want
+            else:
+                src, dst, kind = want
+                found = next((m for m in s.network.distinct() if (m.src, m.dst) == (src, dst) and isinstance(m, kind)),
+                             None)
+                if found is None:
+                    continue  # (a vote the winner no longer waits for: not sent)
+                step = ("deliver", Deliver(found))
+            after = self._offered_route(s, [step])
+            if after is None:
+                return []
+            script.append(step)
+            s = after
+        last = s.node(ld)
+        # the route counts only where L leads again, in a later epoch, and has committed in it
+        # (else the upgrade is refused for the unknown high watermark first)
+        return script if isinstance(last.role, Leader) and last.epoch > leader.epoch \
+            and last.high_watermark is not None else []
 
     def _upgrade_directory_probe(self, state: Voters) -> list[tuple[str, Any]]:
         """VOTERS-DRIVE-UPGRADE-DIRECTORY: the kraft.version upgrade writes each static voter with

@@ -217,6 +217,34 @@ class UpgradeUpdateByKey(VoterReplica):
             self.reject("update_voter", inp["replica"], "VOTER_NOT_FOUND")
 
 
+class AutoJoinIgnoresVersion(VoterReplica):
+    """Auto-join whatever the kraft.version: an observer follower of a kraft.version-0 cluster asks
+    its leader to add it when its update-voter-set period expires, where a voter change needs
+    kraft.version 1 and Kafka's ``shouldSendAddOrRemoveVoterRequest`` sends nothing before the
+    upgrade (VOTERS-RULE-AUTO-JOIN). VOTERS-DRIVE-STATIC-JOIN's configuration and timer show it."""
+
+    def joins(self) -> bool:
+        return self.auto_join and self.role == "follower" and (self.id, self.id) not in self.voter_set
+
+
+class UpgradeReportsOutliveEpoch(VoterReplica):
+    """The kraft.version-0 leader's voter reports (VOTERS-RULE-UPGRADE-VOTERS) kept beyond its
+    epoch: a replica that leads again starts from what the voters told it when it led before, so
+    an upgrade is accepted before any voter reported in this epoch (Kafka's ``LeaderState`` is
+    made anew at each election). VOTERS-DRIVE-RELEAD-UPGRADE shows it."""
+
+    kept: dict[int, tuple[int, bool]] | None = None
+
+    def track_upgrade_voters(self) -> None:
+        epoch = self._upgrade_epoch
+        super().track_upgrade_voters()
+        if not self.upgrade_voters:
+            return
+        if self._upgrade_epoch != epoch and self.kept:
+            self.upgrade_voters.update({r: v for r, v in self.kept.items() if r in self.upgrade_voters})
+        self.kept = dict(self.upgrade_voters)
+
+
 # ------------------------------------------------------------------------------ share
 
 
@@ -356,6 +384,12 @@ ENTRIES: tuple[tuple[str, str, type, str, bool, str], ...] = (
     ("voters-upgrade-update-by-key", "voters", UpgradeUpdateByKey,
      "rule of another version applied", True,
      "VOTERS-DRIVE-UPGRADE-DIRECTORY's (session 16): guided run 3 at seed 0"),
+    ("voters-auto-join-ignores-version", "voters", AutoJoinIgnoresVersion,
+     "missing precondition check", True,
+     "VOTERS-DRIVE-STATIC-JOIN's (session 17): guided run 8 at seed 0 (the configuration's first path)"),
+    ("voters-upgrade-reports-outlive-epoch", "voters", UpgradeReportsOutliveEpoch,
+     "per-epoch state kept across epochs", True,
+     "VOTERS-DRIVE-RELEAD-UPGRADE's (session 17): guided run 3 at seed 0"),
     ("voters-describe-committed-voters", "voters", DescribeCommittedVoters,
      "a view built from the committed state where the current one is meant", True,
      "written for VOTERS-DRIVE-DESCRIBE (guided run 25 at seeds 0 and 1), not its alone: the same guided run "

@@ -306,6 +306,24 @@ class GlobalKeyBusyHostRouter(ReferenceRouter):
     __call__ = route
 
 
+class HostOrderByTextRouter(ReferenceRouter):
+    """Mutant: a global store's key is answered by the first host in the order of the
+    ``host:port`` texts, not of (host, port): the port compares as text, so ``localhost:10092``
+    comes before ``localhost:9092`` (STREAMS-RULE-KEY 2; red team, session 17)."""
+
+    def route(self, assignment: Any, store: str, key_bytes: bytes,
+              partitions: Mapping[str, int] | None = None) -> KeyQueryMetadata | None:
+        answer = super().route(assignment, store, key_bytes, partitions)
+        if answer is None or store not in assignment.topology.global_stores or answer.partition != -1 \
+                or answer.active_host == UNKNOWN_HOST:
+            return answer
+        hosts = {h for h, _ in (*assignment.active, *assignment.standby)}
+        first = min(hosts, key=lambda h: f"{h.host}:{h.port}")
+        return KeyQueryMetadata(first, answer.standby_hosts, answer.partition)
+
+    __call__ = route
+
+
 REFERENCE = {"default": ReferenceRouter}
 MUTANTS = {
     "ignore-partition-count": IgnorePartitionCountRouter,
@@ -320,6 +338,7 @@ MUTANTS = {
     "trimmed-keys": TrimmedKeysRouter,
     "standby-cache": StandbyCacheRouter,
     "global-key-busy-host": GlobalKeyBusyHostRouter,
+    "host-order-by-text": HostOrderByTextRouter,
 }
 
 

@@ -58,6 +58,8 @@ BASELINES = [
     ("voters", "voters_scratch7", "CorrectLog"),
     ("voters", "voters_scratch8", "Correct"),
     ("voters", "voters_scratch8", "CorrectLog"),
+    ("voters", "voters_scratch9", "Correct"),
+    ("voters", "voters_scratch9", "CorrectLog"),
     # share (session 9's baseline claims 4.4, 4.1 and 4.3 in turn)
     ("share", "share_scratch", "Correct"),
     ("share", "share_scratch2", "Correct"),
@@ -87,6 +89,7 @@ BASELINES = [
     ("streams", "streams_scratch6", "Correct"),
     ("streams", "streams_scratch7", "Correct"),
     ("streams", "streams_scratch8", "Correct"),
+    ("streams", "streams_scratch9", "Correct"),
 ]
 
 

@@ -394,6 +394,35 @@ def test_upgrade_directory_probe_writes_the_named_directory_last() -> None:
     assert (named.replica, named.directory) in leader.control.last_voter_set() and leader.kraft_version == 1
 
 
+def test_relead_upgrade_probe_ends_with_the_upgrade_refused_in_the_new_epoch() -> None:
+    """VOTERS-DRIVE-RELEAD-UPGRADE: at a kraft.version-0 leader that heard every voter's report,
+    another voter's election and the leader's own again, then the upgrade: refused
+    INVALID_UPDATE_VERSION (the reports belonged to the earlier epoch); nothing at kraft.version 1."""
+    driver, start = _started(next(c for c in CONFIGS if c["kraft_version"] == 0))
+    steps = driver._relead_upgrade_probe(start)  # type: ignore[arg-type]
+    assert steps and steps[-1][0] == "request" and [c for c, _ in steps].count("timer") == 2
+    before = _take(driver, start, steps[:-1])
+    leader = steps[-1][1].node  # type: ignore[attr-defined]
+    assert before.node(leader).epoch == start.node(leader).epoch + 2  # type: ignore[attr-defined]
+    (event,) = driver.events(before, steps[-1][1], driver.resolve(before, steps[-1][1]))  # type: ignore[arg-type]
+    assert [o.get("error") for o in event.model_outputs] == ["INVALID_UPDATE_VERSION"]
+    plain, begun = _started(CONFIGS[0])
+    assert plain._relead_upgrade_probe(begun) == []  # type: ignore[arg-type]
+
+
+def test_static_join_probe_fires_the_timer_of_an_observer_at_kraft_version_zero() -> None:
+    """VOTERS-DRIVE-STATIC-JOIN: the auto-join configuration at kraft.version 0 exists, and where
+    an observer follows a leader its update-voter-set timer is offered (idle) and sends nothing;
+    nothing in a configuration without auto-join."""
+    config = next(c for c in CONFIGS if c.get("auto_join") and c["kraft_version"] == 0)
+    driver, start = _started(config)
+    state = _take(driver, start, [("replicate", next(a for c, a in driver.candidates(start) if c == "replicate"))])
+    steps = driver._static_join_probe(state)  # type: ignore[arg-type]
+    assert [c for c, _ in steps] == ["idle"] and driver.resolve(state, steps[0][1]) == state  # type: ignore[arg-type]
+    plain, begun = _started(next(c for c in CONFIGS if c["kraft_version"] == 0 and not c.get("auto_join")))
+    assert plain._static_join_probe(begun) == []  # type: ignore[arg-type]
+
+
 def test_added_leader_restart_probe_follows_the_added_leader_again() -> None:
     """VOTERS-DRIVE-ADDED-LEADER-RESTART: the observer is added and elected; a follower of it
     that reboots follows it again (its endpoint is in the voter set at the log end, though it is
