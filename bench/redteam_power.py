@@ -68,6 +68,7 @@ MODULE_LINES: tuple[tuple[str, str], ...] = (
     ("share", "share_scratch6"),
     ("share", "share_scratch7"),
     ("share", "share_scratch8"),
+    ("share", "share_scratch9"),
     # mm2
     ("mm2", "mm2"),
     ("mm2", "mm2_scratch"),
@@ -78,6 +79,7 @@ MODULE_LINES: tuple[tuple[str, str], ...] = (
     ("mm2", "mm2_scratch6"),
     ("mm2", "mm2_scratch7"),
     ("mm2", "mm2_scratch8"),
+    ("mm2", "mm2_scratch9"),
     # streams
     ("streams", "streams"),
     ("streams", "streams_scratch"),

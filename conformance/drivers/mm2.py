@@ -85,11 +85,24 @@ CONFIGS: list[dict[str, JSON]] = [
     {"policy": "default", "separator": ".", "internal_rule": "3.x"},
     {"policy": "default", "separator": "_", "internal_rule": "3.x"},
     {"policy": "identity", "separator": ".", "internal_rule": "3.x"},
+    # MM2-DRIVE-DASH-SEPARATOR: "-", legal in topic names, is also the last character of
+    # Connect's "-internal": with KIP-949's internal separator on, MM2's own names end with
+    # "-internal" (``A-checkpoints-internal``), so a 4.x test that takes every "-internal" name
+    # for a user's Connect-style topic (KAFKA-17200) refuses none of MM2's; no other separator
+    # tells it apart (red team session 17's ``connect-suffix-early-exit``).
+    {"policy": "default", "separator": "-", "internal_rule": "4.x"},
 ]
 
 # User topics the system model creates: a Connect-style name replicates under the 4.x rule
-# and is refused under 3.x.
-USER_TOPICS = ("orders", "orders-internal")
+# and is refused under 3.x. The system model creates only names without the separator
+# (MM2-LAW-TOPIC-SEPARATOR), so with "-" the Connect-style name is the ".internal" one.
+CONNECT_STYLE = ("orders-internal", "orders.internal")
+
+
+def user_topics(sep: str) -> tuple[str, ...]:
+    """The system model's user topics under separator ``sep``: ``orders`` and the first
+    Connect-style name that does not hold the separator."""
+    return ("orders", next(t for t in CONNECT_STYLE if sep not in t))
 # Aliases besides the clusters': one with ".", one with "_", one that straddles "__", and
 # the third cluster MM2-LAW-CYCLE-DETECTABLE's second hop goes to.
 EXTRA_ALIASES = ("us.west", "us_west", "x_", "third-cluster")
@@ -107,6 +120,8 @@ MAX_FORMAT_TOPICS = 40  # every interesting name up to the non-ASCII sources (th
 
 # A name at Kafka's longest (249 characters, Topic.MAX_NAME_LENGTH): its remote name is longer.
 LONG_NAME = "t" * 249
+# MM2-DRIVE-SUPPLEMENTARY: a character outside the Basic Multilingual Plane (U+1F680, two UTF-16 units).
+SUPPLEMENTARY = "\U0001F680"
 # MM2-DRIVE-DEEP-NAME: 32 hops (A.B.C.A.B.C....orders, written with "." and given the separator).
 DEEP_NAME = ".".join(("A", "B", "C")[k % 3] for k in range(32)) + ".orders"
 # MM2-DRIVE-HEARTBEATS-NAME: the heartbeats topic a configuration names with KIP-1016's
@@ -196,7 +211,13 @@ def interesting_topics(sep: str) -> list[str]:
             f"us.west{sep}checkpoints{sep}internal", "us.west.checkpoints.internal",
             # MM2-DRIVE-DEEP-NAME: a name 32 hops away (within Kafka's 249 characters), past any
             # hop count a policy might cap originalTopic's walk at
-            DEEP_NAME.replace(".", sep)]
+            DEEP_NAME.replace(".", sep),
+            # MM2-DRIVE-SUPPLEMENTARY: a character outside the Basic Multilingual Plane as a source
+            # and as an inner hop's source: Java counts it as two UTF-16 units in length() and cuts
+            # in the same units, so the upstream name starts right after the separator; a port that
+            # keeps Java's lengths but slices code points (or the reverse) cuts a character off
+            # (red team session 17's ``upstream-utf16-length``; the BMP names above cannot tell)
+            f"{SUPPLEMENTARY}{sep}orders", f"A{sep}gr\u00fcppe{SUPPLEMENTARY}{sep}orders"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -319,7 +340,7 @@ class Mm2Driver(Driver[Mm2System]):
         self.kind = str(self.config["policy"])
         self.sep = str(self.config["separator"])
         self.model = Mm2System(self.setup.policy, clusters=3, hops=3, aliases=self.setup.clusters,
-                               user_topics=USER_TOPICS)
+                               user_topics=user_topics(self.sep))
         skip = IDENTITY_BREAKS if self.kind == "identity" else frozenset()
         self._always = [p for p in self.model.properties() if p.kind == "always" and p.id not in skip]
         self._key = _config_key(self.config)

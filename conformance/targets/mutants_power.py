@@ -159,6 +159,31 @@ class ByteOffsetsPolicy(DefaultPolicy):
         return None if source is None else topic[len(source.encode("utf-8")) + len(self.separator):]
 
 
+class Utf16LengthsPolicy(DefaultPolicy):
+    """upstreamTopic cuts at Java's lengths (``String.length()``: UTF-16 code units) in a string
+    indexed by code points: right for every BMP source, one character short per supplementary
+    character (``\U0001F680.orders``). Rare vocabulary: only the driver's names with such a
+    source (MM2-DRIVE-SUPPLEMENTARY; red team session 17)."""
+
+    def upstream_topic(self, topic: str) -> str | None:
+        source = self.topic_source(topic)
+        units = len(source.encode("utf-16-le")) // 2 if source is not None else 0
+        return None if source is None else topic[units + len(self.separator):]
+
+
+class DashSuffixUserTopicPolicy(DefaultPolicy):
+    """4.x's isInternalTopic answers false early for a name ending with ``-internal`` that does
+    not start with ``mm2`` (KAFKA-17200's user topics as their own branch): with the separator
+    ``-`` MM2's checkpoints topic ``A-checkpoints-internal`` is no longer internal. Rare
+    vocabulary: only the separator ``-`` (MM2-DRIVE-DASH-SEPARATOR; red team session 17)."""
+
+    def is_internal_topic(self, topic: str) -> bool:
+        if self.internal_rule == "4.x" and not topic.startswith(("__", ".")) and topic.endswith("-internal") \
+                and not topic.startswith("mm2"):
+            return False
+        return super().is_internal_topic(topic)
+
+
 class EmptyAliasLocalPolicy(DefaultPolicy):
     """formatRemoteTopic with an empty alias returns the topic unchanged (a guard against a
     missing alias), where Kafka prepends the separator. Rare vocabulary: only the driver's
@@ -510,6 +535,9 @@ ENTRIES: tuple[tuple[str, str, type, str], ...] = (
     ("mm2-three-hop-original", "mm2", ThreeHopOriginalPolicy, "rare vocabulary: four hops"),
     ("mm2-byte-offsets", "mm2", ByteOffsetsPolicy, "rare vocabulary: a non-ASCII source"),
     ("mm2-empty-alias-local", "mm2", EmptyAliasLocalPolicy, "rare vocabulary: the empty alias"),
+    ("mm2-utf16-lengths", "mm2", Utf16LengthsPolicy, "rare vocabulary: a supplementary character in a source"),
+    ("mm2-dash-suffix-user-topic", "mm2", DashSuffixUserTopicPolicy,
+     "rare vocabulary: the separator '-', MM2's names ending with '-internal'"),
     ("mm2-nfc-names", "mm2", NfcNamesPolicy, "rare vocabulary: decomposed Unicode names"),
     ("mm2-configured-alias-names", "mm2", ConfiguredAliasNamesPolicy, "rare vocabulary: another node's alias"),
     ("mm2-case-folded-internal", "mm2", CaseFoldedInternalPolicy, "rare vocabulary: MM2's names in upper case"),

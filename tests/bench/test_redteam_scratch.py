@@ -71,6 +71,7 @@ BASELINES = [
     ("share", "share_scratch6", "Correct"),
     ("share", "share_scratch7", "Correct"),
     ("share", "share_scratch8", "Correct"),
+    ("share", "share_scratch9", "Correct"),
     # mm2
     ("mm2", "mm2_scratch", "Correct"),
     ("mm2", "mm2_scratch2", "Correct"),
@@ -80,6 +81,7 @@ BASELINES = [
     ("mm2", "mm2_scratch6", "Correct"),
     ("mm2", "mm2_scratch7", "Correct"),
     ("mm2", "mm2_scratch8", "Correct"),
+    ("mm2", "mm2_scratch9", "Correct"),
     # streams
     ("streams", "streams_scratch", "Correct"),
     ("streams", "streams_scratch2", "Correct"),

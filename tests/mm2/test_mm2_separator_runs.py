@@ -59,3 +59,41 @@ def test_checkpoints_of_a_dotted_alias_are_asked() -> None:
     assert "us.west.checkpoints.internal" in interesting_topics(".")
     assert DefaultPolicy().is_checkpoints_topic("us.west.checkpoints.internal")
     assert not CheckpointsAliasParsedPolicy().is_checkpoints_topic("us.west.checkpoints.internal")
+
+
+def test_dash_separator_configured_and_tells_a_connect_branch_apart() -> None:
+    """MM2-DRIVE-DASH-SEPARATOR (session 17): a 4.x configuration with separator ``-``, whose MM2
+    names end with ``-internal``; a branch that takes every ``-internal`` name for a user's
+    Connect-style topic (mutant ``mm2-dash-suffix-user-topic``) refuses MM2's checkpoints topic
+    there and nowhere else. Its system model creates no user topic holding the separator."""
+    from kspec.conformance.drivers.mm2 import user_topics
+    from kspec.conformance.targets.mm2_policies import DefaultPolicy
+    from kspec.conformance.targets.mutants_power import DashSuffixUserTopicPolicy
+
+    dash = [c for c in CONFIGS if c["separator"] == "-"]
+    assert dash and all(c["internal_rule"] == "4.x" for c in dash)
+    for config in CONFIGS:
+        sep, rule = str(config["separator"]), str(config["internal_rule"])
+        assert not any(sep in t for t in user_topics(sep))
+        right = DefaultPolicy(separator=sep, internal_rule=rule)
+        wrong = DashSuffixUserTopicPolicy(separator=sep, internal_rule=rule)
+        differs = [n for n in interesting_topics(sep) if right.is_internal_topic(n) != wrong.is_internal_topic(n)]
+        assert bool(differs) == (sep == "-"), (sep, differs)
+
+
+def test_supplementary_sources_are_asked_and_tell_utf16_lengths_apart() -> None:
+    """MM2-DRIVE-SUPPLEMENTARY (session 17): a source holding a character outside the BMP is asked
+    in every configuration; a port cutting at UTF-16 lengths (mutant ``mm2-utf16-lengths``) differs
+    there, and on no BMP name."""
+    from kspec.conformance.drivers.mm2 import SUPPLEMENTARY
+    from kspec.conformance.targets.mm2_policies import DefaultPolicy
+    from kspec.conformance.targets.mutants_power import Utf16LengthsPolicy
+
+    for config in CONFIGS:
+        sep = str(config["separator"])
+        names = interesting_topics(sep)
+        assert len(dict.fromkeys(names)) <= MAX_NAMES
+        right, wrong = DefaultPolicy(separator=sep), Utf16LengthsPolicy(separator=sep)
+        differs = {n for n in names if right.upstream_topic(n) != wrong.upstream_topic(n)}
+        assert differs and all(SUPPLEMENTARY in n for n in differs), sep
+        assert right.upstream_topic(f"{SUPPLEMENTARY}{sep}orders") == "orders"
