@@ -47,6 +47,7 @@ MODULE_LINES: tuple[tuple[str, str], ...] = (
     ("raft", "raft_scratch7"),
     ("raft", "raft_scratch8"),
     ("raft", "raft_scratch9"),
+    ("raft", "raft_scratch10"),
     # voters
     ("voters", "voters"),
     ("voters", "voters_scratch"),

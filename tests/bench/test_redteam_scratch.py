@@ -45,6 +45,7 @@ BASELINES = [
     ("raft", "raft_scratch7", "Correct"),
     ("raft", "raft_scratch8", "Correct"),
     ("raft", "raft_scratch9", "Correct"),
+    ("raft", "raft_scratch10", "Correct"),
     # voters
     ("voters", "voters_scratch", "Correct"),
     ("voters", "voters_scratch2", "Correct"),
