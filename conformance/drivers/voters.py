@@ -764,7 +764,7 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
         for n in state.nodes:
             if isinstance(n, VoterNode) and n.kraft_version < 1 and isinstance(n.role, Follower) \
                     and observer_follower(n):
-                step = ("idle", Ignored(n.id, UpdateVoterSetDue()))  # type: ignore[arg-type]
+                step = ("idle", Ignored(n.id, UpdateVoterSetDue()))
                 return [step] if self._offered_route(state, [step]) is not None else []
         return []
 
@@ -801,7 +801,7 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
             (v, ld, BeginQuorumEpochRequest),
             ("timer", Fire(ld, FetchTimeout())), (ld, w, VoteRequest), (w, ld, VoteResponse),
             (ld, v, BeginQuorumEpochRequest), (ld, w, BeginQuorumEpochRequest), ("replicate", macros.Replicate(ld)),
-            ("request", Ignored(ld, UpgradeKRaftVersion()))]  # type: ignore[arg-type]
+            ("request", Ignored(ld, UpgradeKRaftVersion()))]
         script: list[tuple[str, Any]] = []
         s = state
         for want in wanted:
