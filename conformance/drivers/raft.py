@@ -67,6 +67,7 @@ from kspec.model.raft.state import (
     Leader,
     Node,
     Prospective,
+    Resigned,
     Unattached,
     Voted,
     end_offset_for_epoch,
@@ -417,9 +418,19 @@ def idle_resends(state: Raft, node: Node) -> list[IdleTimer]:
     has not answered (RAFT-RULE-RESEND), so without these a leader that resends to a voter it
     forgot had fetched was never asked to (red team ``resend-ignores-fetch-ack``). Only while
     the replica keeps who answered (``Node.resends``: the budget not spent), since a target has
-    no budget and still knows."""
+    no budget and still knows. Also (RAFT-DRIVE-RESEND-BACKOFF, session 17) at a kip-595
+    candidate backing off, ``ResendDue(v)`` for every other voter ``v`` that has not answered:
+    ``pollCandidate`` sends nothing while it backs off (RAFT-RULE-RESEND), and a candidate that
+    resent its vote request then could still be elected by a late grant in an election it gave
+    up (red team ``raft_scratch10:backing-off-candidate-resends``)."""
     role = node.role
-    if not isinstance(role, Leader) or not node.resends:
+    if not node.resends:
+        return []
+    if isinstance(role, Candidate) and role.backing_off:
+        return [IdleTimer(node.id, ResendDue(v)) for v in sorted(node.voters)
+                if v != node.id and v not in role.granted | role.rejected
+                and not exchange_in_flight(state, node.id, v)]
+    if not isinstance(role, Leader):
         return []
     return [IdleTimer(node.id, ResendDue(v)) for v in sorted(role.acknowledged)
             if v != node.id and v in node.voters and not exchange_in_flight(state, node.id, v)]
@@ -740,8 +751,11 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
         # it: DescribeQuorum is the one window on the leader's replica table (each voter's
         # fetch offset in its epoch, -1 before the voter fetched in it), which the
         # observation leaves out; the k-th leader-only probe below rarely picks it at a leader.
+        # A resigned leader is asked too: it still names itself leader of its epoch, and must
+        # answer NOT_LEADER_OR_FOLLOWER (RAFT-RULE-DESCRIBE-QUORUM), which the rotation below
+        # reaches only where a path ends resigned and the k-th request is the describe.
         for n in state.nodes:
-            if isinstance(n.role, Leader):
+            if isinstance(n.role, Leader | Resigned):
                 describe = Inject(DescribeQuorumRequest(NO_REPLICA, n.id, True))
                 if self.resolve(state, describe) is not None:
                     out.append(("leader_only", describe))

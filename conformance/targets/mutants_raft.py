@@ -654,3 +654,43 @@ RAFT_MUTANTS += (  # session 16, outsiderc: RAFT-DRIVE-RESTARTED-CANDIDATE
      "a restart that rebuilds the role but not the vote the file records", True,
      "RAFT-DRIVE-RESTARTED-CANDIDATE's: a candidate's reboot followed by a grant was left to random draws"),
 )
+
+
+class ResignedDescribesQuorum(RaftReplica):
+    """A resigned leader still answers DescribeQuorum with itself as the leader and its (cleared)
+    replica table: the handler is guarded by "the epoch's leader is me", which a resigned state
+    still says, instead of "I lead" (RAFT-RULE-DESCRIBE-QUORUM: NOT_LEADER_OR_FOLLOWER;
+    RAFT-DRIVE-LEADER-TABLE at a resigned leader)."""
+
+    def on_DescribeQuorumRequest(self, req: dict[str, Any]) -> None:
+        if self.role == "resigned":
+            voters = [[v, self.end_offset if v == self.id else -1] for v in self.voters]
+            self.send("DescribeQuorumResponse", req["src"], error="NONE", leader=self.id, epoch=self.epoch,
+                      high_watermark=self.high_watermark, voters=voters)
+            return
+        super().on_DescribeQuorumRequest(req)
+
+
+class BackingOffCandidateResends(RaftReplica):
+    """A kip-595 candidate backing off still resends its VoteRequest to the voters that have not
+    answered (``pollCandidate`` without its ``isBackingOff()`` branch), so a late grant can elect
+    it in an election it gave up (RAFT-RULE-RESEND; RAFT-DRIVE-RESEND-BACKOFF)."""
+
+    def on_ResendDue(self, inp: dict[str, Any]) -> None:
+        to = inp["to"]
+        if (self.role == "candidate" and self.backing_off and to != self.id and to in self.voters
+                and to not in self.granted | self.rejected):
+            self.send("VoteRequest", to, epoch=self.epoch, last_epoch=self.last_epoch,
+                      end_offset=self.end_offset, pre_vote=False)
+            return
+        super().on_ResendDue(inp)
+
+
+RAFT_MUTANTS += (  # session 17, lead: red team raft_scratch10's escapes
+    ("raft-resigned-describes-quorum", ResignedDescribesQuorum,
+     "a leader-only request guarded by the epoch's leader id instead of the role", True,
+     "RAFT-DRIVE-LEADER-TABLE at a resigned leader: the rotation rarely met one"),
+    ("raft-backing-off-candidate-resends", BackingOffCandidateResends,
+     "a resend without its backoff branch", True,
+     "RAFT-DRIVE-RESEND-BACKOFF's: ResendDue was enabled at a backing-off candidate nowhere"),
+)
