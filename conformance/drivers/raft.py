@@ -1066,7 +1066,37 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
         left, so it runs on a path of its own from where the budgets are whole."""
         if self.config["pre_vote"] or len(self.model.voter_ids) < 3:
             return ()
-        return (StartProbe("RAFT-DRIVE-EXPIRED-STEP-DOWN", self._expired_step_down_probe),)
+        probes = [StartProbe("RAFT-DRIVE-EXPIRED-STEP-DOWN", self._expired_step_down_probe)]
+        if self.config["faults"]:
+            probes.append(StartProbe("RAFT-DRIVE-RESEND-BACKOFF", self._backoff_resend_probe))
+        return tuple(probes)
+
+    def _backoff_resend_probe(self, state: Raft) -> list[tuple[str, Any]]:
+        """RAFT-DRIVE-RESEND-BACKOFF (a start probe, kip-595, with faults): a candidate backing
+        off sends nothing (RAFT-RULE-RESEND: ``pollCandidate`` resends only while it is not
+        backing off). A voter C stands (:meth:`_stand`), its election timer expires (it backs
+        off), its VoteRequest to another voter V is lost, and then C's resend timer towards V
+        fires (``idle_resends``: the model sends nothing). Random runs seldom lose the request
+        and fire that timer before C's backoff ends (red team
+        ``raft_scratch10:backing-off-candidate-resends``: random run 278 at seed 1, escaped seed
+        0). All or nothing; each step only where the driver offers it."""
+        offered = self._offered
+        for c in sorted(self.model.voter_ids):
+            stood = self._stand(state, c)
+            if stood is None:
+                continue
+            script, s = stood
+            expired = offered(s, "timer", Fire(c, ElectionTimeout()))
+            if expired is None or not isinstance(expired.node(c).role, Candidate):
+                continue
+            for m in sorted(expired.network.distinct(), key=repr):
+                if not (isinstance(m, VoteRequest) and m.src == c and m.epoch == expired.node(c).epoch):
+                    continue
+                lost = offered(expired, "network", Drop(m))
+                idle = IdleTimer(c, ResendDue(m.dst))
+                if lost is not None and offered(lost, "idle_timer", idle) is not None:
+                    return [*script, ("timer", Fire(c, ElectionTimeout())), ("network", Drop(m)), ("idle_timer", idle)]
+        return []
 
     def _expired_step_down_probe(self, state: Raft) -> list[tuple[str, Any]]:
         """RAFT-DRIVE-EXPIRED-STEP-DOWN (a start probe, ``start_probes``): RAFT-RULE-TIMER-KEPT,

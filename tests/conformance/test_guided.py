@@ -178,10 +178,16 @@ def test_a_start_probe_runs_on_a_path_of_its_own_where_the_budgets_are_whole() -
     spec = PROTOCOLS["raft"]()
     config = RAFT_CONFIGS[0]
     driver = spec.driver(config)
-    [path] = guide.start_paths(driver, guide.explore(driver, 12))
+    assert [p.id for p in driver.start_probes()] == ["RAFT-DRIVE-EXPIRED-STEP-DOWN", "RAFT-DRIVE-RESEND-BACKOFF"]
+    path, backoff = guide.start_paths(driver, guide.explore(driver, 12))
     assert guide.offered(driver, path) and len(path) == 7
     assert not _diverges(spec, config, reference_target("raft"), path)
     assert _diverges(spec, config, CATALOGUE["raft-step-down-resets-timer"].target(), path)
+    # RAFT-DRIVE-RESEND-BACKOFF: stand, back off, lose one vote request, its resend timer fires
+    assert [c for c, _ in backoff] == ["timer", "timer", "network", "idle_timer"]
+    assert not _diverges(spec, config, reference_target("raft"), backoff)
+    assert _diverges(spec, config, CATALOGUE["raft-backing-off-candidate-resends"].target(), backoff)
+    assert not _diverges(spec, config, CATALOGUE["raft-backing-off-candidate-resends"].target(), path)
     # a configuration the probe does not fit (pre-vote) has no start path
     pre_vote = spec.driver({**config, "pre_vote": True, "kip853": True})
     assert guide.start_paths(pre_vote, guide.explore(pre_vote, 12)) == []
