@@ -38,7 +38,8 @@ SWITCHED = [(protocol, probe) for protocol in ("raft", "voters", "share") for pr
 
 @pytest.mark.parametrize(("protocol", "probe"), SWITCHED)
 def test_probe_off_restores_the_driver(protocol: str, probe: str) -> None:
-    owners = (RaftDriver, VotersDriver, ShareDriver, PROBES.voters_log)
+    # ShareSystem: the share probe requests are switched in the model's mix (probe_actions)
+    owners = (RaftDriver, VotersDriver, ShareDriver, PROBES.voters_log, PROBES.ShareSystem)
     before = [dict(vars(o)) for o in owners], dict(share_driver.BOUNDS)
     with PROBES.probe_off(protocol, probe):
         during = [dict(vars(o)) for o in owners], dict(share_driver.BOUNDS)
