@@ -297,16 +297,21 @@ def with_probes(driver: Driver[Any], path: list[Step], k: int, skipped: frozense
     return out
 
 
-def offered(driver: Driver[Any], path: list[Step]) -> bool:
-    """Whether a guided run takes every step of ``path``: each offered in its category by
-    ``driver.candidates`` and enabled by the model after the ones before (``Lockstep.take``)."""
-    state = driver.init_state()
+def replay(driver: Driver[Any], state: Any, path: list[Step]) -> Any | None:
+    """The state after ``path`` from ``state`` where a guided run takes every step (each offered
+    in its category by ``driver.candidates`` and enabled by the model after the ones before,
+    ``Lockstep.take``); else None."""
     for category, action in path:
         after = driver.resolve(state, action) if (category, action) in driver.candidates(state) else None
         if after is None:
-            return False
+            return None
         state = after
-    return True
+    return state
+
+
+def offered(driver: Driver[Any], path: list[Step]) -> bool:
+    """Whether a guided run takes every step of ``path`` from the initial state (``replay``)."""
+    return replay(driver, driver.init_state(), path) is not None
 
 
 def start_paths(driver: Driver[Any], g: Graph, skipped: frozenset[str] = frozenset()) -> list[list[Step]]:

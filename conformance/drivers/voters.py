@@ -40,7 +40,7 @@ from itertools import pairwise
 from typing import Any
 
 from kspec.conformance.driver import StartProbe
-from kspec.conformance.drivers import macros, voters_log
+from kspec.conformance.drivers import guide, macros, voters_log
 from kspec.conformance.drivers.raft import IDLE_TIMERS, NO_REPLICA, PROBE, by_category, comparable_output, wire
 from kspec.conformance.harness import JSON, Event
 from kspec.model.core.codec import encode
@@ -689,13 +689,9 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
 
     def _offered_route(self, state: Voters, route: list[tuple[str, Any]]) -> Voters | None:
         """The state after ``route``, where the driver offers each step after the ones before;
-        else None."""
-        for category, action in route:
-            after = self.resolve(state, action) if (category, action) in self.candidates(state) else None
-            if after is None:
-                return None
-            state = after
-        return state
+        else None (``guide.replay``)."""
+        after: Voters | None = guide.replay(self, state, route)
+        return after
 
     def _unreachable_prospective(self, state: Voters, node: int) -> list[tuple[str, Any]]:
         """VOTERS-DRIVE-UNREACHABLE-RESTART under KIP-996: the rebooted replica, unattached with a
