@@ -77,7 +77,15 @@ def _probe_requests_without(dropped: Callable[[str, Any], bool]) -> Callable[...
 # protocol -> probe -> (owner, attribute, replacement)
 _SWITCHES: dict[str, dict[str, tuple[Any, str, Any]]] = {
     "raft": {TIMER_CHAIN: (RaftDriver, "_timer_chain_probe", lambda self, state, k: ([], state)),
-             "RAFT-DRIVE-EXPIRED-STEP-DOWN": (RaftDriver, "_expired_step_down_probe", _nothing)},
+             "RAFT-DRIVE-EXPIRED-STEP-DOWN": (RaftDriver, "_expired_step_down_probe", _nothing),
+             # session 16-17 path-end probes: each takes nothing, the path goes on from its state
+             "RAFT-DRIVE-DUPLICATE-VOTE": (RaftDriver, "_duplicate_vote_probe", lambda self, state, k: ([], state)),
+             "RAFT-DRIVE-HEARTBEAT": (RaftDriver, "_heartbeat_probe", lambda self, state: ([], state)),
+             "RAFT-DRIVE-RESTARTED-CANDIDATE": (RaftDriver, "_restarted_candidate_probe",
+                                                lambda self, state, k: ([], state)),
+             "RAFT-DRIVE-RESEND-ACKED": (RaftDriver, "_acked_resend_probe", lambda self, state, k: ([], state)),
+             # the start probe only: ResendDue stays an idle timer at a backing-off candidate
+             "RAFT-DRIVE-RESEND-BACKOFF": (RaftDriver, "_backoff_resend_probe", _nothing)},
     "voters": {
         "VOTERS-DRIVE-JOIN-PROBE": (VotersDriver, "_join_probe", _nothing),
         "VOTERS-DRIVE-LAPSE-PROBE": (VotersDriver, "_lapse_probe", _nothing),
@@ -91,6 +99,8 @@ _SWITCHES: dict[str, dict[str, tuple[Any, str, Any]]] = {
         "VOTERS-DRIVE-ADDED-LEADER-RESTART": (VotersDriver, "_added_leader_restart_probe", _nothing),
         "VOTERS-DRIVE-REJOIN-PROBE": (VotersDriver, "_rejoin_probe", _nothing),
         "VOTERS-DRIVE-UPGRADE-DIRECTORY": (VotersDriver, "_upgrade_directory_probe", _nothing),
+        "VOTERS-DRIVE-STATIC-JOIN": (VotersDriver, "_static_join_probe", _nothing),
+        "VOTERS-DRIVE-RELEAD-UPGRADE": (VotersDriver, "_relead_upgrade_probe", _nothing),
     },
     "share": {
         "CutReload": (ShareDriver, "_cut_parts", _none),

@@ -30,11 +30,22 @@ PROBE_MUTANTS: list[tuple[str, str]] = [
     ("Canvass", "raft-prospective-loss-votes-for-self"),
     # session 17: a start probe (a path of its own); random run 3460 at seed 0 before
     ("RAFT-DRIVE-EXPIRED-STEP-DOWN", "raft-step-down-resets-timer"),
+    # sessions 16-17: path-end probes written after red-team escapes (session 18: off, both
+    # conform at seeds 0 and 1)
+    ("RAFT-DRIVE-HEARTBEAT", "raft-begin-epoch-renews-follower"),
+    ("RAFT-DRIVE-RESEND-ACKED", "raft-resend-ignores-fetch-ack"),
 ]
 # written for a probe, caught by it first, not its alone (session 14, docs/performance.md)
 NOT_ALONE: list[tuple[str, str]] = [
     ("AbandonRound", "raft-prospective-retimes-in-place"),
     (TIMER_CHAIN, "raft-prospective-timeout-leaves-leader"),
+    # session 18 (docs/performance.md, "Probe mutants, session 18"): off, the liveness check's
+    # output comparison catches the first two (seeds 0 and 1; seed 1 only for the second), and
+    # the rule's other half (ResendDue as an idle timer at a backing-off candidate) the third in
+    # random run 278 at seed 0
+    ("RAFT-DRIVE-DUPLICATE-VOTE", "raft-vote-copies-counted"),
+    ("RAFT-DRIVE-RESTARTED-CANDIDATE", "raft-restarted-candidate-tallies-answers-only"),
+    ("RAFT-DRIVE-RESEND-BACKOFF", "raft-backing-off-candidate-resends"),
 ]
 
 if __name__ == "__main__":

@@ -25,6 +25,8 @@ PROBE_MUTANTS: list[tuple[str, str]] = [
     # session 16: both conformed over 300 runs at seed 0 before the probe (seed 1 not measured off)
     ("VOTERS-DRIVE-OUTSIDER-VOTE-RESTART", "voters-restart-drops-outsider-vote"),
     ("VOTERS-DRIVE-OUTSIDER-VOTE-RESTART", "voters-voted-observer-stops-fetching"),
+    # session 17 (blind round voters_scratch9); off, it conforms at seeds 0 and 1 (session 18)
+    ("VOTERS-DRIVE-RELEAD-UPGRADE", "voters-upgrade-reports-outlive-epoch"),
 ]
 # caught by the probe first, not its alone (docs/performance.md, "Probe mutants, session 15")
 NOT_ALONE: list[tuple[str, str]] = [
@@ -37,6 +39,8 @@ NOT_ALONE: list[tuple[str, str]] = [
     ("VOTERS-DRIVE-FREE-PROBE", "voters-log-truncate-keeps-entry-at-end"),
     ("VOTERS-DRIVE-FREE-PROBE", "voters-log-trim-drops-last"),
     ("VOTERS-DRIVE-FREE-PROBE", "voters-log-restart-ignores-snapshot"),
+    # session 18: the static-join configuration is the reach, not its path-end probe (g14 either way)
+    ("VOTERS-DRIVE-STATIC-JOIN", "voters-auto-join-ignores-version"),
 ]
 
 if __name__ == "__main__":
