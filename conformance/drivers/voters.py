@@ -437,6 +437,8 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
                 # directory (DUPLICATE_VOTER: ids are compared), a non-voter's (never caught up).
                 out += [("request", Ignored(n.id, AddVoter(h, directory_of(h) + WRONG_DIRECTORY)))
                         for h in (hosts[0], hosts[-1])]
+                # VOTERS-DRIVE-CROSSED-KEY-PROBE: a voter's id with another voter's directory
+                out += [("request", Ignored(n.id, r)) for r in _crossed_key_requests(n)]
             # Malformed requests (VOTERS-RULE-KEY-VALID, -ADD-ENDPOINT): at a leader every one;
             # elsewhere too, where the role check comes first (NOT_LEADER_OR_FOLLOWER), so a
             # replica that validates the request before it checks its role is seen.
@@ -499,7 +501,7 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
             # the auto-join configuration: the observer's request, then the lapse probes
             head = [self._join_probe, lambda s: self._replica_probes(s, k)]
         else:
-            head = [self._static_join_probe, self._describe_probe, self._odd_key_probe,
+            head = [self._static_join_probe, self._describe_probe, self._odd_key_probe, self._crossed_key_probe,
                     lambda s: self._uncommitted_add_probe(s)[0],
                     lambda s: self._replica_probes(s, k), lambda s: self._unreachable_leader_probe(s, k)]
         return [*head, self._rejoin_probe, self._relead_upgrade_probe, self._upgrade_directory_probe]
@@ -859,6 +861,15 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
         hosts = sorted(n.id for n in state.nodes)
         return [("request", Ignored(n.id, r)) for n in state.nodes
                 if isinstance(n, VoterNode) and isinstance(n.role, Leader) for r in _odd_key_requests(n, hosts)]
+
+    @staticmethod
+    def _crossed_key_probe(state: Voters) -> list[tuple[str, Any]]:
+        """VOTERS-DRIVE-CROSSED-KEY-PROBE: a guided path (replica level) ends, where a replica
+        leads, with a RemoveVoter whose replica key pairs the lowest voter's id with the highest
+        voter's directory: both parts name a voter, the key names none (VOTERS-KEY: VOTER_NOT_FOUND
+        at a leader that may change its voters). Refused; it changes nothing."""
+        return [("request", Ignored(n.id, r)) for n in state.nodes
+                if isinstance(n, VoterNode) and isinstance(n.role, Leader) for r in _crossed_key_requests(n)]
 
     @staticmethod
     def _describe_probe(state: Voters) -> list[tuple[str, Any]]:
@@ -1250,6 +1261,14 @@ def _odd_key_requests(leader: VoterNode,
     v = min(leader.voters) if leader.voters else leader.id
     return [AddVoter(hosts[-1], 0), RemoveVoter(v, 0),
             UpdateVoter(UNKNOWN_REPLICA, directory_of(UNKNOWN_REPLICA), leader.epoch, min_version=2, max_version=3)]
+
+
+def _crossed_key_requests(leader: Any) -> list[RemoveVoter]:
+    """VOTERS-DRIVE-CROSSED-KEY-PROBE's request at ``leader``: RemoveVoter of the lowest voter
+    under the highest voter's directory (none with fewer than two voters). A target that finds
+    the voter by its directory id alone removes the highest voter."""
+    voters = sorted(leader.voters)
+    return [RemoveVoter(voters[0], directory_of(voters[-1]))] if len(voters) > 1 else []
 
 
 def describe_quorum(node: int) -> DescribeQuorumRequest:

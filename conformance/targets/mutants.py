@@ -264,6 +264,20 @@ class AddVoterWithoutKey(VoterReplica):
         return True
 
 
+class RemoveByDirectory(VoterReplica):
+    """The leader's RemoveVoter finds the voter by its directory id alone (VOTERS-KEY: a replica
+    key is the id *and* the directory): a request pairing a voter's id with another voter's
+    directory removes that other voter instead of answering VOTER_NOT_FOUND (red team, session
+    18)."""
+
+    def reconfigure(self, inp: dict[str, Any]) -> None:
+        if inp["type"] == "RemoveVoter" and inp["directory"] != -1:
+            found = [r for r, d in self.control.voters_now() if d == inp["directory"]]
+            if found:
+                inp = {**inp, "replica": found[0]}
+        super().reconfigure(inp)
+
+
 class TwoChangesInFlight(VoterReplica):
     """The leader accepts an AddVoter or RemoveVoter while the previous VotersRecord is still
     uncommitted (VOTERS-RULE-ONE-CHANGE missing)."""
@@ -632,6 +646,7 @@ CATALOGUE: dict[str, Mutant] = {m.name: m for m in (
            "bootstrap configuration never written to the log"),
     Mutant("voters-add-voter-without-endpoint", "voters", AddVoterWithoutEndpoint, "missing input validation"),
     Mutant("voters-add-voter-without-key", "voters", AddVoterWithoutKey, "missing input validation"),
+    Mutant("voters-remove-by-directory", "voters", RemoveByDirectory, "an identity matched on one of its two parts"),
     Mutant("voters-voter-only-votes", "voters", VoterOnlyVotes, "rule of an older protocol version kept",
            default_budget=False,
            note="caught at seed 0 after 278 runs (about 5 minutes on the shared machine): a vote across voter "
