@@ -340,6 +340,20 @@ class RemovedLeaderStaysResigned(VoterReplica):
         super().on_ElectionTimeout(inp)
 
 
+class UpgradeSupportLatched(VoterReplica):
+    """A kraft.version-0 leader latches a voter's support for kraft.version 1 once reported: a
+    later UpdateVoter of the same voter in the epoch with the range [0, 0] does not withdraw it,
+    so the upgrade is written where it must be refused (VOTERS-RULE-UPGRADE-VOTERS: the voter's
+    latest report counts; red team, session 18)."""
+
+    def update_voter(self, inp: dict[str, Any]) -> None:
+        before = self.upgrade_voters.get(inp["replica"])
+        super().update_voter(inp)
+        after = self.upgrade_voters.get(inp["replica"])
+        if before is not None and after is not None and before[1] and not after[1]:
+            self.upgrade_voters[inp["replica"]] = (after[0], True)
+
+
 class UpgradeWithoutVoters(VoterReplica):
     """The kraft.version upgrade does not wait for the voters: a kraft.version-0 leader writes
     KRaftVersionRecord(1) and its static voters (each under its host's directory) before every
@@ -647,6 +661,7 @@ CATALOGUE: dict[str, Mutant] = {m.name: m for m in (
     Mutant("voters-add-voter-without-endpoint", "voters", AddVoterWithoutEndpoint, "missing input validation"),
     Mutant("voters-add-voter-without-key", "voters", AddVoterWithoutKey, "missing input validation"),
     Mutant("voters-remove-by-directory", "voters", RemoveByDirectory, "an identity matched on one of its two parts"),
+    Mutant("voters-upgrade-support-latched", "voters", UpgradeSupportLatched, "a capability latched, not replaced"),
     Mutant("voters-voter-only-votes", "voters", VoterOnlyVotes, "rule of an older protocol version kept",
            default_budget=False,
            note="caught at seed 0 after 278 runs (about 5 minutes on the shared machine): a vote across voter "
