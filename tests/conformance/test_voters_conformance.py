@@ -410,6 +410,35 @@ def test_relead_upgrade_probe_ends_with_the_upgrade_refused_in_the_new_epoch() -
     assert plain._relead_upgrade_probe(begun) == []  # type: ignore[arg-type]
 
 
+def test_withdrawn_upgrade_probe_refuses_the_upgrade_after_a_voter_withdrew() -> None:
+    """VOTERS-DRIVE-UPGRADE-WITHDRAWN: at a kraft.version-0 leader that has committed, the reports
+    it lacks, the lowest other voter's [0, 0] update (taken: kept in memory) and the upgrade,
+    refused INVALID_UPDATE_VERSION; nothing at kraft.version 1."""
+    driver, start = _started(next(c for c in CONFIGS if c["kraft_version"] == 0))
+    steps = driver._withdrawn_upgrade_probe(start)  # type: ignore[arg-type]
+    assert steps and steps[-1][0] == "request" and steps[-2][0] == "update"
+    assert (steps[-2][1].input.min_version, steps[-2][1].input.max_version) == (0, 0)  # type: ignore[attr-defined]
+    before = _take(driver, start, steps[:-1])
+    (event,) = driver.events(before, steps[-1][1], driver.resolve(before, steps[-1][1]))  # type: ignore[arg-type]
+    assert [o.get("error") for o in event.model_outputs] == ["INVALID_UPDATE_VERSION"]
+    plain, begun = _started(CONFIGS[0])
+    assert plain._withdrawn_upgrade_probe(begun) == []  # type: ignore[arg-type]
+
+
+def test_crossed_key_probe_pairs_a_voter_with_another_voters_directory() -> None:
+    """VOTERS-DRIVE-CROSSED-KEY-PROBE: where a replica leads, RemoveVoter of the lowest voter under
+    the highest voter's directory, which the model refuses (VOTER_NOT_FOUND) and which changes
+    nothing."""
+    driver, start = _started(CONFIGS[0])
+    (step,) = driver._crossed_key_probe(start)  # type: ignore[arg-type]
+    request = step[1].input  # type: ignore[attr-defined]
+    voters = sorted(start.node(step[1].node).voters)  # type: ignore[attr-defined]
+    assert (request.replica, request.directory) == (voters[0], voters[-1])
+    assert driver.resolve(start, step[1]) == start
+    (event,) = driver.events(start, step[1], start)  # type: ignore[arg-type]
+    assert [o.get("error") for o in event.model_outputs] == ["VOTER_NOT_FOUND"]
+
+
 def test_static_join_probe_fires_the_timer_of_an_observer_at_kraft_version_zero() -> None:
     """VOTERS-DRIVE-STATIC-JOIN: the auto-join configuration at kraft.version 0 exists, and where
     an observer follows a leader its update-voter-set timer is offered (idle) and sends nothing;
