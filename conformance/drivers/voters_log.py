@@ -334,6 +334,12 @@ def probes(free: FreeLog, rules: Rules, k: int) -> list[tuple[str, FreeAction]]:
     # Replica ids at the edges (VOTERS-DRIVE-ODD-IDS: 0 and 2**15), read back at their offset.
     take("free_voters", voters_append("odd-ids"))
     take("free_read", FreeRead(free.control.next_offset - 1))
+    # VOTERS-DRIVE-FREE-VERSION-TRIM: the kraft.version in force written again, so that the
+    # snapshot below trims a kraft.version history of two entries (VOTERS-CTRL-TRIM trims both
+    # histories; the read at -1 then answers none, where a reader that trims only the voter sets
+    # answers the older entry).
+    if free.control.last_kraft_version() >= 1:
+        take("free_record", FreeAppend(Entry(free.epoch, KRAFT_VERSION, (free.control.last_kraft_version(),))))
     # A snapshot at the log end, then reads below it: answered from the entry in force there
     # (the trim keeps it, VOTERS-CTRL-TRIM), not refused as trimmed.
     take("free_log", FreeSnapshot(len(free.log)))

@@ -538,6 +538,18 @@ class TrimDropsLast(ControlRecords):
         return [e for e in history if e[0] > last]
 
 
+class TrimSkipsVersionHistory(ControlRecords):
+    """Log level: a snapshot trims the voter-set history but not the kraft.version history
+    (VOTERS-CTRL-TRIM trims both), so a read below the snapshot's floor answers an older
+    KRaftVersionRecord where none is kept (red team, session 18)."""
+
+    def take_snapshot(self, end_offset: int) -> dict[str, Any]:
+        versions = list(self.version_history)
+        snapshot = super().take_snapshot(end_offset)
+        self.version_history = versions
+        return snapshot
+
+
 class RestartIgnoresSnapshot(ControlRecords):
     """Log level: on restart the control state is rebuilt from the log alone, without the latest
     snapshot (or the bootstrap checkpoint) it starts from (VOTERS-CTRL-REBUILD)."""
@@ -701,6 +713,8 @@ CATALOGUE: dict[str, Mutant] = {m.name: m for m in (
            note="needs a VotersRecord truncated away (a leader change before it replicates): the driver's "
                 "depose macro (conformance/drivers/macros.py) does that in one step"),
     Mutant("voters-log-trim-drops-last", "voters", TrimDropsLast, "compaction drops the value still in force"),
+    Mutant("voters-log-trim-skips-version-history", "voters", TrimSkipsVersionHistory,
+           "compaction applied to one of two histories"),
     Mutant("voters-log-restart-ignores-snapshot", "voters", RestartIgnoresSnapshot,
            "recovery reads the log but not the snapshot"),
 )}
