@@ -91,6 +91,8 @@ _SWITCHES: dict[str, dict[str, tuple[Any, str, Any]]] = {
         "VOTERS-DRIVE-ADDED-LEADER-RESTART": (VotersDriver, "_added_leader_restart_probe", _nothing),
         "VOTERS-DRIVE-REJOIN-PROBE": (VotersDriver, "_rejoin_probe", _nothing),
         "VOTERS-DRIVE-UPGRADE-DIRECTORY": (VotersDriver, "_upgrade_directory_probe", _nothing),
+        "VOTERS-DRIVE-CROSSED-KEY-PROBE": (VotersDriver, "_crossed_key_probe", staticmethod(_nothing)),
+        "VOTERS-DRIVE-UPGRADE-WITHDRAWN": (VotersDriver, "_withdrawn_upgrade_probe", _nothing),
     },
     "share": {
         "CutReload": (ShareDriver, "_cut_parts", _none),

@@ -25,6 +25,9 @@ PROBE_MUTANTS: list[tuple[str, str]] = [
     # session 16: both conformed over 300 runs at seed 0 before the probe (seed 1 not measured off)
     ("VOTERS-DRIVE-OUTSIDER-VOTE-RESTART", "voters-restart-drops-outsider-vote"),
     ("VOTERS-DRIVE-OUTSIDER-VOTE-RESTART", "voters-voted-observer-stops-fetching"),
+    # session 18 (red team voters_scratch10: both escaped seeds 0 and 1 before the probe)
+    ("VOTERS-DRIVE-CROSSED-KEY-PROBE", "voters-remove-by-directory"),
+    ("VOTERS-DRIVE-UPGRADE-WITHDRAWN", "voters-upgrade-support-latched"),
 ]
 # caught by the probe first, not its alone (docs/performance.md, "Probe mutants, session 15")
 NOT_ALONE: list[tuple[str, str]] = [
