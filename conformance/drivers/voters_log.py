@@ -288,7 +288,8 @@ def probes(free: FreeLog, rules: Rules, k: int) -> list[tuple[str, FreeAction]]:
     :func:`step` gives the state for the next, so the offsets follow the script's own log. A
     static quorum's free log (kraft.version 0) first takes a LeaderChange, the upgrade's
     KRaftVersionRecord and a snapshot that ends before it (it holds kraft.version 0). The script
-    ends with a snapshot at the log end and reads below it."""
+    ends with the kraft.version in force written again (kraft.version 1:
+    VOTERS-DRIVE-FREE-VERSION-TRIM), a snapshot at the log end and reads below it."""
     out: list[tuple[str, FreeAction]] = []
 
     def enabled(action: FreeAction) -> bool:
