@@ -315,7 +315,9 @@ def test_uncommitted_add_probe_asks_right_after_an_append() -> None:
     assert script[0] == ("request", Ignored(1, describe_quorum(1)))
     # then VOTERS-DRIVE-ODD-KEY-PROBE's three refused requests (directory 0, UpdateVoter(9, [2, 3]))
     assert [c for c, _ in script[1:4]] == ["request"] * 3
-    script = script[4:]
+    # then VOTERS-DRIVE-CROSSED-KEY-PROBE's RemoveVoter(lowest voter, highest voter's directory)
+    assert script[4] == ("request", Ignored(1, RemoveVoter(1, 3)))
+    script = script[5:]
     assert [c for c, _ in script[:2]] == ["client", "request"]
     after = driver.resolve(state, script[0][1])
     (event,) = driver.events(after, script[1][1], after)
