@@ -101,6 +101,8 @@ _SWITCHES: dict[str, dict[str, tuple[Any, str, Any]]] = {
         "VOTERS-DRIVE-UPGRADE-DIRECTORY": (VotersDriver, "_upgrade_directory_probe", _nothing),
         "VOTERS-DRIVE-STATIC-JOIN": (VotersDriver, "_static_join_probe", _nothing),
         "VOTERS-DRIVE-RELEAD-UPGRADE": (VotersDriver, "_relead_upgrade_probe", _nothing),
+        "VOTERS-DRIVE-CROSSED-KEY-PROBE": (VotersDriver, "_crossed_key_probe", staticmethod(_nothing)),
+        "VOTERS-DRIVE-UPGRADE-WITHDRAWN": (VotersDriver, "_withdrawn_upgrade_probe", _nothing),
     },
     "share": {
         "CutReload": (ShareDriver, "_cut_parts", _none),

@@ -59,6 +59,7 @@ MODULE_LINES: tuple[tuple[str, str], ...] = (
     ("voters", "voters_scratch7"),
     ("voters", "voters_scratch8"),
     ("voters", "voters_scratch9"),
+    ("voters", "voters_scratch10"),
     # share
     ("share", "share"),
     ("share", "share_scratch"),
@@ -92,6 +93,7 @@ MODULE_LINES: tuple[tuple[str, str], ...] = (
     ("streams", "streams_scratch7"),
     ("streams", "streams_scratch8"),
     ("streams", "streams_scratch9"),
+    ("streams", "streams_scratch10"),
 )
 MODULES = {p: tuple(m for q, m in MODULE_LINES if q == p) for p in PROTOCOLS}
 

@@ -27,6 +27,9 @@ PROBE_MUTANTS: list[tuple[str, str]] = [
     ("VOTERS-DRIVE-OUTSIDER-VOTE-RESTART", "voters-voted-observer-stops-fetching"),
     # session 17 (blind round voters_scratch9); off, it conforms at seeds 0 and 1 (session 18)
     ("VOTERS-DRIVE-RELEAD-UPGRADE", "voters-upgrade-reports-outlive-epoch"),
+    # session 18 (red team voters_scratch10: both escaped seeds 0 and 1 before the probe)
+    ("VOTERS-DRIVE-CROSSED-KEY-PROBE", "voters-remove-by-directory"),
+    ("VOTERS-DRIVE-UPGRADE-WITHDRAWN", "voters-upgrade-support-latched"),
 ]
 # caught by the probe first, not its alone (docs/performance.md, "Probe mutants, session 15")
 NOT_ALONE: list[tuple[str, str]] = [

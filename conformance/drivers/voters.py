@@ -437,6 +437,8 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
                 # directory (DUPLICATE_VOTER: ids are compared), a non-voter's (never caught up).
                 out += [("request", Ignored(n.id, AddVoter(h, directory_of(h) + WRONG_DIRECTORY)))
                         for h in (hosts[0], hosts[-1])]
+                # VOTERS-DRIVE-CROSSED-KEY-PROBE: a voter's id with another voter's directory
+                out += [("request", Ignored(n.id, r)) for r in _crossed_key_requests(n)]
             # Malformed requests (VOTERS-RULE-KEY-VALID, -ADD-ENDPOINT): at a leader every one;
             # elsewhere too, where the role check comes first (NOT_LEADER_OR_FOLLOWER), so a
             # replica that validates the request before it checks its role is seen.
@@ -499,10 +501,11 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
             # the auto-join configuration: the observer's request, then the lapse probes
             head = [self._join_probe, lambda s: self._replica_probes(s, k)]
         else:
-            head = [self._static_join_probe, self._describe_probe, self._odd_key_probe,
+            head = [self._static_join_probe, self._describe_probe, self._odd_key_probe, self._crossed_key_probe,
                     lambda s: self._uncommitted_add_probe(s)[0],
                     lambda s: self._replica_probes(s, k), lambda s: self._unreachable_leader_probe(s, k)]
-        return [*head, self._rejoin_probe, self._relead_upgrade_probe, self._upgrade_directory_probe]
+        return [*head, self._rejoin_probe, self._withdrawn_upgrade_probe, self._relead_upgrade_probe,
+                self._upgrade_directory_probe]
 
     def start_probes(self) -> Sequence[StartProbe]:
         """VOTERS-DRIVE-ADDED-LEADER-RESTART and VOTERS-DRIVE-OUTSIDER-VOTE-RESTART (replica
@@ -764,6 +767,30 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
                 return [step] if self._offered_route(state, [step]) is not None else []
         return []
 
+    def _withdrawn_upgrade_probe(self, state: Voters) -> list[tuple[str, Any]]:
+        """VOTERS-DRIVE-UPGRADE-WITHDRAWN (replica level, kraft.version 0, 4.1+ rules): a
+        kraft.version-0 leader keeps what each voter told it *last* (VOTERS-RULE-UPGRADE-VOTERS:
+        the voter's node replaced by its latest UpdateVoter), so a voter that reported [0, 1] and
+        then [0, 0] (rolled back to a binary without kraft.version 1) no longer supports the
+        upgrade. The driver's only [0, 0] update was offered as a refused request, which at such
+        a leader it is not, so no run withdrew a voter's support. A guided path therefore ends,
+        where a kraft.version-0 leader has committed in its epoch and has another voter, with the
+        reports it lacks (each voter's own UpdateVoter), the lowest other voter's [0, 0] update,
+        and the upgrade, which the leader refuses (INVALID_UPDATE_VERSION). All or nothing."""
+        leader = next((n for n in state.nodes if isinstance(n, VoterNode) and isinstance(n.role, Leader)), None)
+        if leader is None or leader.kraft_version >= 1 or not leader.kraft_upgrade or leader.high_watermark is None:
+            return []
+        others = sorted(v for v in leader.voters if v != leader.id)
+        if not others:
+            return []
+        e = leader.epoch
+        route: list[tuple[str, Any]] = [("update", Fire(leader.id, UpdateVoter(r, directory_of(r), e)))  # type: ignore[arg-type]
+                                        for r, _, known in leader.upgrade_voters if not known and r != leader.id]
+        route += [("update", Fire(leader.id, UpdateVoter(others[0], directory_of(others[0]), e,  # type: ignore[arg-type]
+                                                         min_version=0, max_version=0))),
+                  ("request", Ignored(leader.id, UpgradeKRaftVersion()))]
+        return route if self._offered_route(state, route) is not None else []
+
     def _relead_upgrade_probe(self, state: Voters) -> list[tuple[str, Any]]:
         """VOTERS-DRIVE-RELEAD-UPGRADE (replica level, kraft.version 0, 4.1+ rules): a leader's
         view of its voters for the upgrade (VOTERS-RULE-UPGRADE-VOTERS: each voter's directory and
@@ -859,6 +886,15 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
         hosts = sorted(n.id for n in state.nodes)
         return [("request", Ignored(n.id, r)) for n in state.nodes
                 if isinstance(n, VoterNode) and isinstance(n.role, Leader) for r in _odd_key_requests(n, hosts)]
+
+    @staticmethod
+    def _crossed_key_probe(state: Voters) -> list[tuple[str, Any]]:
+        """VOTERS-DRIVE-CROSSED-KEY-PROBE: a guided path (replica level) ends, where a replica
+        leads, with a RemoveVoter whose replica key pairs the lowest voter's id with the highest
+        voter's directory: both parts name a voter, the key names none (VOTERS-KEY: VOTER_NOT_FOUND
+        at a leader that may change its voters). Refused; it changes nothing."""
+        return [("request", Ignored(n.id, r)) for n in state.nodes
+                if isinstance(n, VoterNode) and isinstance(n.role, Leader) for r in _crossed_key_requests(n)]
 
     @staticmethod
     def _describe_probe(state: Voters) -> list[tuple[str, Any]]:
@@ -1194,6 +1230,9 @@ def _updates(leader: VoterNode, rules: Rules) -> list[UpdateVoter]:
     out += [UpdateVoter(o, directory_of(o), e, listeners=shape) for o in others
             for shape in ("duplicate", "empty-host", "port-0")]
     out += [UpdateVoter(o, directory_of(o), e, min_version=1, max_version=1) for o in others]
+    # VOTERS-DRIVE-UPGRADE-WITHDRAWN: at kraft.version 0 (4.1+) a voter's support for 1 withdrawn
+    # (kept in memory, so offered here; at 1 it is refused, a request of _bad_updates)
+    out += [UpdateVoter(o, directory_of(o), e, min_version=0, max_version=0) for o in others]
     return out
 
 
@@ -1250,6 +1289,14 @@ def _odd_key_requests(leader: VoterNode,
     v = min(leader.voters) if leader.voters else leader.id
     return [AddVoter(hosts[-1], 0), RemoveVoter(v, 0),
             UpdateVoter(UNKNOWN_REPLICA, directory_of(UNKNOWN_REPLICA), leader.epoch, min_version=2, max_version=3)]
+
+
+def _crossed_key_requests(leader: Any) -> list[RemoveVoter]:
+    """VOTERS-DRIVE-CROSSED-KEY-PROBE's request at ``leader``: RemoveVoter of the lowest voter
+    under the highest voter's directory (none with fewer than two voters). A target that finds
+    the voter by its directory id alone removes the highest voter."""
+    voters = sorted(leader.voters)
+    return [RemoveVoter(voters[0], directory_of(voters[-1]))] if len(voters) > 1 else []
 
 
 def describe_quorum(node: int) -> DescribeQuorumRequest:

@@ -264,6 +264,20 @@ class AddVoterWithoutKey(VoterReplica):
         return True
 
 
+class RemoveByDirectory(VoterReplica):
+    """The leader's RemoveVoter finds the voter by its directory id alone (VOTERS-KEY: a replica
+    key is the id *and* the directory): a request pairing a voter's id with another voter's
+    directory removes that other voter instead of answering VOTER_NOT_FOUND (red team, session
+    18)."""
+
+    def reconfigure(self, inp: dict[str, Any]) -> None:
+        if inp["type"] == "RemoveVoter" and inp["directory"] != -1:
+            found = [r for r, d in self.control.voters_now() if d == inp["directory"]]
+            if found:
+                inp = {**inp, "replica": found[0]}
+        super().reconfigure(inp)
+
+
 class TwoChangesInFlight(VoterReplica):
     """The leader accepts an AddVoter or RemoveVoter while the previous VotersRecord is still
     uncommitted (VOTERS-RULE-ONE-CHANGE missing)."""
@@ -324,6 +338,20 @@ class RemovedLeaderStaysResigned(VoterReplica):
         if self.role == "resigned" and not self.is_voter:
             return
         super().on_ElectionTimeout(inp)
+
+
+class UpgradeSupportLatched(VoterReplica):
+    """A kraft.version-0 leader latches a voter's support for kraft.version 1 once reported: a
+    later UpdateVoter of the same voter in the epoch with the range [0, 0] does not withdraw it,
+    so the upgrade is written where it must be refused (VOTERS-RULE-UPGRADE-VOTERS: the voter's
+    latest report counts; red team, session 18)."""
+
+    def update_voter(self, inp: dict[str, Any]) -> None:
+        before = self.upgrade_voters.get(inp["replica"])
+        super().update_voter(inp)
+        after = self.upgrade_voters.get(inp["replica"])
+        if before is not None and after is not None and before[1] and not after[1]:
+            self.upgrade_voters[inp["replica"]] = (after[0], True)
 
 
 class UpgradeWithoutVoters(VoterReplica):
@@ -510,6 +538,18 @@ class TrimDropsLast(ControlRecords):
         return [e for e in history if e[0] > last]
 
 
+class TrimSkipsVersionHistory(ControlRecords):
+    """Log level: a snapshot trims the voter-set history but not the kraft.version history
+    (VOTERS-CTRL-TRIM trims both), so a read below the snapshot's floor answers an older
+    KRaftVersionRecord where none is kept (red team, session 18)."""
+
+    def take_snapshot(self, end_offset: int) -> dict[str, Any]:
+        versions = list(self.version_history)
+        snapshot = super().take_snapshot(end_offset)
+        self.version_history = versions
+        return snapshot
+
+
 class RestartIgnoresSnapshot(ControlRecords):
     """Log level: on restart the control state is rebuilt from the log alone, without the latest
     snapshot (or the bootstrap checkpoint) it starts from (VOTERS-CTRL-REBUILD)."""
@@ -608,6 +648,8 @@ CATALOGUE: dict[str, Mutant] = {m.name: m for m in (
            "a member without work treated as absent (one lookup)"),
     Mutant("streams-host-order-by-text", "streams", streams.HostOrderByTextRouter,
            "numbers compared as text"),
+    Mutant("streams-store-metadata-cache", "streams", streams.StoreMetadataCacheRouter,
+           "a cache invalidated by the members, not by what they hold"),
     Mutant("voters-history-not-truncated", "voters", HistoryNotTruncated, "stale state kept across a truncation"),
     Mutant("voters-two-changes-in-flight", "voters", TwoChangesInFlight, "missing one-at-a-time guard"),
     Mutant("voters-change-on-commit", "voters", ChangeOnCommit, "configuration used from commit, not append"),
@@ -630,6 +672,8 @@ CATALOGUE: dict[str, Mutant] = {m.name: m for m in (
            "bootstrap configuration never written to the log"),
     Mutant("voters-add-voter-without-endpoint", "voters", AddVoterWithoutEndpoint, "missing input validation"),
     Mutant("voters-add-voter-without-key", "voters", AddVoterWithoutKey, "missing input validation"),
+    Mutant("voters-remove-by-directory", "voters", RemoveByDirectory, "an identity matched on one of its two parts"),
+    Mutant("voters-upgrade-support-latched", "voters", UpgradeSupportLatched, "a capability latched, not replaced"),
     Mutant("voters-voter-only-votes", "voters", VoterOnlyVotes, "rule of an older protocol version kept",
            default_budget=False,
            note="caught at seed 0 after 278 runs (about 5 minutes on the shared machine): a vote across voter "
@@ -669,6 +713,8 @@ CATALOGUE: dict[str, Mutant] = {m.name: m for m in (
            note="needs a VotersRecord truncated away (a leader change before it replicates): the driver's "
                 "depose macro (conformance/drivers/macros.py) does that in one step"),
     Mutant("voters-log-trim-drops-last", "voters", TrimDropsLast, "compaction drops the value still in force"),
+    Mutant("voters-log-trim-skips-version-history", "voters", TrimSkipsVersionHistory,
+           "compaction applied to one of two histories"),
     Mutant("voters-log-restart-ignores-snapshot", "voters", RestartIgnoresSnapshot,
            "recovery reads the log but not the snapshot"),
 )}

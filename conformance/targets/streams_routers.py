@@ -324,6 +324,21 @@ class HostOrderByTextRouter(ReferenceRouter):
     __call__ = route
 
 
+class StoreMetadataCacheRouter(ReferenceRouter):
+    """Mutant: ``allMetadataForStore`` memoised per store until the set of hosts changes: a
+    rebalance over the same members that moves a store's tasks keeps listing the store's old
+    hosts (STREAMS-RULE-STORE-METADATA; red team, session 18)."""
+
+    def __init__(self) -> None:
+        self.memo: dict[Any, list[StreamsMetadata]] = {}
+
+    def all_metadata_for_store(self, assignment: Any, store: str) -> list[StreamsMetadata]:
+        hosts = frozenset(h for h, _ in (*assignment.active, *assignment.standby))
+        if (store, hosts) not in self.memo:
+            self.memo[(store, hosts)] = super().all_metadata_for_store(assignment, store)
+        return self.memo[(store, hosts)]
+
+
 REFERENCE = {"default": ReferenceRouter}
 MUTANTS = {
     "ignore-partition-count": IgnorePartitionCountRouter,
@@ -339,6 +354,7 @@ MUTANTS = {
     "standby-cache": StandbyCacheRouter,
     "global-key-busy-host": GlobalKeyBusyHostRouter,
     "host-order-by-text": HostOrderByTextRouter,
+    "store-metadata-cache": StoreMetadataCacheRouter,
 }
 
 

@@ -61,6 +61,8 @@ BASELINES = [
     ("voters", "voters_scratch8", "CorrectLog"),
     ("voters", "voters_scratch9", "Correct"),
     ("voters", "voters_scratch9", "CorrectLog"),
+    ("voters", "voters_scratch10", "Correct"),
+    ("voters", "voters_scratch10", "CorrectLog"),
     # share (session 9's baseline claims 4.4, 4.1 and 4.3 in turn)
     ("share", "share_scratch", "Correct"),
     ("share", "share_scratch2", "Correct"),
@@ -93,6 +95,7 @@ BASELINES = [
     ("streams", "streams_scratch7", "Correct"),
     ("streams", "streams_scratch8", "Correct"),
     ("streams", "streams_scratch9", "Correct"),
+    ("streams", "streams_scratch10", "Correct"),
 ]
 
 

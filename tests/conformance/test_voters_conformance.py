@@ -171,6 +171,8 @@ def test_free_log_probes_end_every_guided_path() -> None:
         assert kinds[2:4] == ["Read:refused", "Read"] and "Truncate" in kinds, kinds
         cut = kinds.index("Truncate")
         assert kinds[cut + 1] == "Read:refused", kinds  # at the new log end: K2's reader answers
+        # VOTERS-DRIVE-FREE-VERSION-TRIM: the kraft.version written again before the last snapshot
+        assert kinds[-4:-2] == ["KRaftVersion", "Snapshot"], kinds
     assert driver.probes(driver.resolve(driver.init_state(), StartUp()), 0) != driver.probes(state, 1)
     static = VotersDriver({"hosts": 3, "voters": 3, "kraft_version": 0, "pre_vote": False, "level": "log"})
     after = static.resolve(static.init_state(), StartUp())
@@ -182,11 +184,13 @@ def test_free_log_probes_end_every_guided_path() -> None:
     assert kinds[:3] == ["LeaderChange", "KRaftVersion", "Snapshot"] and "Truncate" in kinds, kinds
     replica = VotersDriver({"hosts": 3, "voters": 3, "kraft_version": 1, "pre_vote": False, "level": "replica"})
     # the replica level has no free log: with no observer, only VOTERS-DRIVE-DESCRIBE's
-    # DescribeQuorum and VOTERS-DRIVE-ODD-KEY-PROBE's requests at the leader end the path
+    # DescribeQuorum, VOTERS-DRIVE-ODD-KEY-PROBE's and VOTERS-DRIVE-CROSSED-KEY-PROBE's requests
+    # at the leader end the path
     assert replica.probes(replica.resolve(replica.init_state(), StartUp()), 0) == [
         ("request", Ignored(1, describe_quorum(1))), ("request", Ignored(1, AddVoter(3, 0))),
         ("request", Ignored(1, RemoveVoter(1, 0))),
-        ("request", Ignored(1, UpdateVoter(9, 9, 1, min_version=2, max_version=3)))]
+        ("request", Ignored(1, UpdateVoter(9, 9, 1, min_version=2, max_version=3))),
+        ("request", Ignored(1, RemoveVoter(1, 3)))]
 
 
 def test_free_log_reader_bugs_caught_by_the_first_guided_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -311,7 +315,9 @@ def test_uncommitted_add_probe_asks_right_after_an_append() -> None:
     assert script[0] == ("request", Ignored(1, describe_quorum(1)))
     # then VOTERS-DRIVE-ODD-KEY-PROBE's three refused requests (directory 0, UpdateVoter(9, [2, 3]))
     assert [c for c, _ in script[1:4]] == ["request"] * 3
-    script = script[4:]
+    # then VOTERS-DRIVE-CROSSED-KEY-PROBE's RemoveVoter(lowest voter, highest voter's directory)
+    assert script[4] == ("request", Ignored(1, RemoveVoter(1, 3)))
+    script = script[5:]
     assert [c for c, _ in script[:2]] == ["client", "request"]
     after = driver.resolve(state, script[0][1])
     (event,) = driver.events(after, script[1][1], after)
@@ -408,6 +414,35 @@ def test_relead_upgrade_probe_ends_with_the_upgrade_refused_in_the_new_epoch() -
     assert [o.get("error") for o in event.model_outputs] == ["INVALID_UPDATE_VERSION"]
     plain, begun = _started(CONFIGS[0])
     assert plain._relead_upgrade_probe(begun) == []  # type: ignore[arg-type]
+
+
+def test_withdrawn_upgrade_probe_refuses_the_upgrade_after_a_voter_withdrew() -> None:
+    """VOTERS-DRIVE-UPGRADE-WITHDRAWN: at a kraft.version-0 leader that has committed, the reports
+    it lacks, the lowest other voter's [0, 0] update (taken: kept in memory) and the upgrade,
+    refused INVALID_UPDATE_VERSION; nothing at kraft.version 1."""
+    driver, start = _started(next(c for c in CONFIGS if c["kraft_version"] == 0))
+    steps = driver._withdrawn_upgrade_probe(start)  # type: ignore[arg-type]
+    assert steps and steps[-1][0] == "request" and steps[-2][0] == "update"
+    assert (steps[-2][1].input.min_version, steps[-2][1].input.max_version) == (0, 0)  # type: ignore[attr-defined]
+    before = _take(driver, start, steps[:-1])
+    (event,) = driver.events(before, steps[-1][1], driver.resolve(before, steps[-1][1]))  # type: ignore[arg-type]
+    assert [o.get("error") for o in event.model_outputs] == ["INVALID_UPDATE_VERSION"]
+    plain, begun = _started(CONFIGS[0])
+    assert plain._withdrawn_upgrade_probe(begun) == []  # type: ignore[arg-type]
+
+
+def test_crossed_key_probe_pairs_a_voter_with_another_voters_directory() -> None:
+    """VOTERS-DRIVE-CROSSED-KEY-PROBE: where a replica leads, RemoveVoter of the lowest voter under
+    the highest voter's directory, which the model refuses (VOTER_NOT_FOUND) and which changes
+    nothing."""
+    driver, start = _started(CONFIGS[0])
+    (step,) = driver._crossed_key_probe(start)  # type: ignore[arg-type]
+    request = step[1].input  # type: ignore[attr-defined]
+    voters = sorted(start.node(step[1].node).voters)  # type: ignore[attr-defined]
+    assert (request.replica, request.directory) == (voters[0], voters[-1])
+    assert driver.resolve(start, step[1]) == start
+    (event,) = driver.events(start, step[1], start)  # type: ignore[arg-type]
+    assert [o.get("error") for o in event.model_outputs] == ["VOTER_NOT_FOUND"]
 
 
 def test_static_join_probe_fires_the_timer_of_an_observer_at_kraft_version_zero() -> None:
