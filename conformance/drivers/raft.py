@@ -484,14 +484,33 @@ def input_cell(node: Node, inp: Input) -> tuple[str, str]:
     return role, kind
 
 
+# KIP-630's fields of messages older than it (RAFT-RULE-FETCH-SNAPSHOT-ID, -DATA), with their
+# "none" value: left off the wire at that value, so a target that does not declare snapshots
+# sees and sends its messages as before (BRIEF compatibility: an adapter that builds a
+# FetchResponse from every field it is given, or reports one without them, is unchanged).
+SNAPSHOT_FIELDS: dict[str, dict[str, JSON]] = {"FetchResponse": {"snapshot_id": None},
+                                               "FetchSnapshotResponse": {"snapshot_id": None, "entries": []}}
+
+
+def without_snapshot_defaults(value: JSON) -> JSON:
+    """An encoded message without the KIP-630 fields that are at their "none" value."""
+    if not isinstance(value, dict):
+        return value
+    unset = SNAPSHOT_FIELDS.get(str(value.get("type", "")))
+    if not unset:
+        return value
+    return {k: v for k, v in value.items() if not (k in unset and v == unset[k])}
+
+
 def wire(value: JSON) -> JSON:
     """Encoded model inputs or outputs as a replica sees them: a request's ``orphaned`` is the
-    system model's mark (RAFT-MODEL-IGNORED-RESPONSES), not a field on the wire."""
+    system model's mark (RAFT-MODEL-IGNORED-RESPONSES), not a field on the wire; KIP-630's
+    fields at their "none" value are left off (``SNAPSHOT_FIELDS``)."""
     if isinstance(value, list):
         return [wire(v) for v in value]
     if isinstance(value, dict) and "orphaned" in value and str(value.get("type", "")).endswith("Request"):
         return {k: v for k, v in value.items() if k != "orphaned"}
-    return value
+    return without_snapshot_defaults(value)
 
 
 @dataclass(frozen=True)
@@ -1542,7 +1561,7 @@ def comparable_output(output: JSON) -> JSON:
         return {k: v for k, v in output.items() if k != "preferred"}
     if isinstance(output, dict) and output.get("type") == "Halt":
         return {k: v for k, v in output.items() if k != "message"}
-    return output
+    return without_snapshot_defaults(output)
 
 
 def node_inputs(action: Any) -> list[tuple[int, Input]]:

@@ -51,7 +51,7 @@ def parse_value(field: str, raw: str) -> Any:
             epoch, kind = item.split(":")
             out.append(msgs.Entry(int(epoch), kind))
         return tuple(out)
-    if "," in raw or field in ("preferred", "diverging", "payload"):
+    if "," in raw or field in ("preferred", "diverging", "payload", "snapshot_id"):
         return tuple(int(x) for x in raw.split(",") if x)
     try:
         return int(raw)
@@ -87,6 +87,8 @@ def show_output(o: Any) -> str:
             return f"listener commit offset={off} [{' '.join(f'{k}@{e}' for e, k in es)}]"
         case msgs.HandleLeaderChange(epoch=e, leader=l):
             return f"listener leader epoch={e} leader={l}"
+        case msgs.HandleLoadSnapshot(offset=off):
+            return f"listener load snapshot offset={off}"
     return "send " + describe_message(o)
 
 

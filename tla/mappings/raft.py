@@ -69,7 +69,8 @@ CONSTANT_OF_BOUND = {
 FIXED_BOUNDS: dict[str, int | bool] = {"symmetry": False, "kip853": False}
 # Bounds KRaft.tla models at one value (Voters.tla shares FIXED_BOUNDS; its INSTANCE of KRaft
 # runs without resends, as the voter-set model does).
-RAFT_FIXED_BOUNDS: dict[str, int | bool] = dict(FIXED_BOUNDS)
+# KRaft.tla has no snapshots (KIP-630): the model's max_snapshots is 0 there.
+RAFT_FIXED_BOUNDS: dict[str, int | bool] = {**FIXED_BOUNDS, "max_snapshots": 0}
 # The flaw flags of the spec, by the Python variant they copy (model/raft/variants.py).
 VARIANT_FLAGS = {"vote-twice": "VoteTwice", "candidate-counts-rejections": "CandidateCountsRejections",
                  "vote-ignores-log": "VoteIgnoresLog"}
@@ -111,6 +112,8 @@ def flagged_constants(spec: str, bounds: Mapping[str, int | bool], variant: str 
 
 def constants(bounds: Mapping[str, int | bool], variant: str | None = None) -> dict[str, Any]:
     """The spec's CONSTANTS for the model's bounds (defaults for any bound not given)."""
+    if int(bounds.get("max_snapshots", 0)):
+        raise UnsupportedBounds(f"{SPEC} models max_snapshots=0 only (got {bounds['max_snapshots']})")
     out = flagged_constants(SPEC, bounds, variant, defaults=DEFAULT_BOUNDS, constant_of_bound=CONSTANT_OF_BOUND,
                             variant_flags=VARIANT_FLAGS)
     out["LiveFlaw"] = "none"  # the liveness variants' step flaws: tla/KRaftLive.tla (kspec.tla.liveness)
