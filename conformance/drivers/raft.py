@@ -1128,7 +1128,7 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
         probes = [StartProbe("RAFT-DRIVE-EXPIRED-STEP-DOWN", self._expired_step_down_probe)]
         if self.config["faults"]:
             probes.append(StartProbe("RAFT-DRIVE-RESEND-BACKOFF", self._backoff_resend_probe))
-        return (*self._snapshot_probes(), *probes)
+        return (*probes, *self._snapshot_probes())
 
     def _snapshot_probes(self) -> tuple[StartProbe, ...]:
         """RAFT-DRIVE-SNAPSHOT, in every shape with two replicas or more, where the target
@@ -1193,6 +1193,11 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
             node = s.node(leader)
             return node.high_watermark is not None and node.high_watermark == node.end_offset
 
+        # an append, and the snapshot of it the leader must refuse before it commits
+        if not take("client", Fire(leader, ClientAppend(guided_payload(s)))):
+            return []
+        for idle in refused_snapshots(s.node(leader))[:1]:
+            take("snapshot", idle)
         if not commit():
             return []
         hw = s.node(leader).high_watermark
