@@ -3,6 +3,8 @@
 Commands (one replica set per file, created with ``new``):
 
     new id=1 voters=1,2,3 [pre_vote] [kip853=true|false] [listener] [resigned_told] [told_at_transition]
+                                              [below_start] (below_start: Kafka 3.3-3.5's
+                                              snapshot loading, KAFKA-15076)
                                               a replica's first start (with a listener:
                                               RAFT-OBS-LISTENER; resigned_told: KAFKA-17333;
                                               told_at_transition: KAFKA-16286)
@@ -108,7 +110,8 @@ class Cluster:
             node = new_node(int(case.arg("id")), voters, case.has("pre_vote"), kip853)
             if case.has("listener"):
                 self.rules[node.id] = ListenerRules(resigned_told=case.has("resigned_told"),
-                                                    told_at_transition=case.has("told_at_transition"))
+                                                    told_at_transition=case.has("told_at_transition"),
+                                                    snapshot_below_start_only=case.has("below_start"))
                 node, _ = notify(dataclasses.replace(node, listener=Listener()), self.rules[node.id],
                                  transition=False)
             self.nodes[node.id] = node
