@@ -582,8 +582,9 @@ def describe_action(action: Action) -> str:
         case Duplicate(message=m):
             return f"duplicate {_msg(m)}"
         case Fire(node=n, input=inp):
-            return f"replica {n}: {type(inp).__name__}" + (f"(to={inp.to})" if isinstance(inp, FetchDue | ResendDue)
-                                                            else "")
+            return f"replica {n}: {type(inp).__name__}" + (
+                f"(to={inp.to})" if isinstance(inp, FetchDue | ResendDue)
+                else f"(end_offset={inp.end_offset})" if isinstance(inp, TakeSnapshot) else "")
         case Reboot(node=n):
             return f"replica {n}: crash and restart"
     return repr(action)
