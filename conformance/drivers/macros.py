@@ -43,6 +43,8 @@ from kspec.model.raft.messages import (
     FetchDue,
     FetchRequest,
     FetchResponse,
+    FetchSnapshotRequest,
+    FetchSnapshotResponse,
     FetchTimeout,
     ResendDue,
     VoteRequest,
@@ -497,17 +499,20 @@ def _round_trip(node: int, state: Any, actions: Actions, resolve: Resolve, to: i
     if not steps:
         return []
     fired = steps[-1][1]
-    for request in _new_messages(state, fired, FetchRequest, src=node)[:1]:
+    # (a FetchSnapshot and its answer where a leader named its snapshot: KIP-630)
+    for request in _new_messages(state, fired, (FetchRequest, FetchSnapshotRequest), src=node)[:1]:
         steps += _deliver(request, fired, resolve)
         if len(steps) == 2:
             answered = steps[-1][1]
-            for response in _new_messages(fired, answered, FetchResponse, dst=node)[:1]:
+            for response in _new_messages(fired, answered, (FetchResponse, FetchSnapshotResponse), dst=node)[:1]:
                 steps += _deliver(response, answered, resolve)
     return steps
 
 
 def _progress(state: Any) -> tuple[Any, ...]:
-    return tuple((n.log, n.high_watermark) for n in state.nodes)
+    # a follower that was named a snapshot (KIP-630) has progressed too: it fetches that next
+    return tuple((n.log, n.high_watermark, n.log_start, getattr(n.role, "fetching_snapshot", None))
+                 for n in state.nodes)
 
 
 def _replicate(leader: int, state: Any, actions: Actions, resolve: Resolve) -> Expansion:

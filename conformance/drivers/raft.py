@@ -41,6 +41,7 @@ from kspec.model.raft.messages import (
     BeginQuorumEpochRequest,
     BeginQuorumEpochResponse,
     CheckQuorumTimeout,
+    CleanLog,
     ClientAppend,
     Crash,
     DescribeQuorumRequest,
@@ -55,6 +56,7 @@ from kspec.model.raft.messages import (
     Request,
     ResendDue,
     Restart,
+    TakeSnapshot,
     TopicPartitions,
     VoteRequest,
     VoteResponse,
@@ -123,6 +125,12 @@ FAULTS = frozenset({"network", "crash", "resign", "idle_timer", "redeliver"})
 
 BOUNDS: dict[str, Any] = {"max_epoch": 3, "max_inflight": 6, "max_appends": 2, "max_crashes": 1,
                           "max_fetches": 8, "max_duplicates": 1, "max_elections": 4, "max_resends": 2}
+
+# RAFT-DRIVE-SNAPSHOT: the snapshots a run may take where the target declares snapshots
+# (model_config {"snapshots": true}; KIP-630): the model's bound ``max_snapshots``, 0 for every
+# other target, which is then never sent TakeSnapshot, CleanLog or a FetchResponse naming a
+# snapshot (BRIEF compatibility: an adapter written before KIP-630 runs as it did).
+SNAPSHOT_BOUNDS: dict[str, Any] = {"max_snapshots": 2}
 
 # RAFT-OBS-ORDER: the output pairs the spec orders within one step, as data for the harness:
 # (earlier, later) output types; every other pair of outputs is unordered. A vote is durable
@@ -393,6 +401,17 @@ def leader_only_requests(state: Raft, node: Node, observers: frozenset[int]) -> 
     return out[turn:] + out[:turn]
 
 
+def refused_snapshots(node: Node) -> list[IdleTimer]:
+    """RAFT-DRIVE-SNAPSHOT: the snapshots ``node`` must refuse (RAFT-RULE-SNAPSHOT-TAKE; the model
+    changes nothing): one past its high watermark (uncommitted records; at the log end, or past
+    it where the log holds no more), and where its log starts past 0, one below its log start."""
+    hw = node.high_watermark or 0
+    out = [IdleTimer(node.id, TakeSnapshot(max(hw + 1, node.end_offset)))]
+    if node.log_start > 1:
+        out.append(IdleTimer(node.id, TakeSnapshot(node.log_start - 1)))
+    return out
+
+
 def idle_fetches(node: Node) -> list[IdleTimer]:
     """RAFT-DRIVE-FETCH-ELSEWHERE: ``FetchDue(v)`` at ``node`` for every voter ``v`` (not itself)
     it must not fetch from (RAFT-RULE-FETCH-DUE): every voter but its leader at a follower, voter
@@ -466,6 +485,10 @@ def input_cell(node: Node, inp: Input) -> tuple[str, str]:
         kind = "PreVoteRequest"
     elif kind == "VoteResponse" and getattr(inp, "pre_vote", False):
         kind = "PreVoteResponse"
+    if isinstance(inp, TakeSnapshot):
+        # RAFT-DRIVE-SNAPSHOT: where the snapshot's end lies against the high watermark
+        hw = node.high_watermark
+        kind += " hw?" if hw is None else " <hw" if inp.end_offset < hw else " =hw" if inp.end_offset == hw else " >hw"
     epoch = getattr(inp, "epoch", None)
     if isinstance(epoch, int) and not isinstance(node.role, Down):
         kind += "<" if epoch < node.epoch else "=" if epoch == node.epoch else ">"
@@ -484,14 +507,33 @@ def input_cell(node: Node, inp: Input) -> tuple[str, str]:
     return role, kind
 
 
+# KIP-630's fields of messages older than it (RAFT-RULE-FETCH-SNAPSHOT-ID, -DATA), with their
+# "none" value: left off the wire at that value, so a target that does not declare snapshots
+# sees and sends its messages as before (BRIEF compatibility: an adapter that builds a
+# FetchResponse from every field it is given, or reports one without them, is unchanged).
+SNAPSHOT_FIELDS: dict[str, dict[str, JSON]] = {"FetchResponse": {"snapshot_id": None},
+                                               "FetchSnapshotResponse": {"snapshot_id": None, "entries": []}}
+
+
+def without_snapshot_defaults(value: JSON) -> JSON:
+    """An encoded message without the KIP-630 fields that are at their "none" value."""
+    if not isinstance(value, dict):
+        return value
+    unset = SNAPSHOT_FIELDS.get(str(value.get("type", "")))
+    if not unset:
+        return value
+    return {k: v for k, v in value.items() if not (k in unset and v == unset[k])}
+
+
 def wire(value: JSON) -> JSON:
     """Encoded model inputs or outputs as a replica sees them: a request's ``orphaned`` is the
-    system model's mark (RAFT-MODEL-IGNORED-RESPONSES), not a field on the wire."""
+    system model's mark (RAFT-MODEL-IGNORED-RESPONSES), not a field on the wire; KIP-630's
+    fields at their "none" value are left off (``SNAPSHOT_FIELDS``)."""
     if isinstance(value, list):
         return [wire(v) for v in value]
     if isinstance(value, dict) and "orphaned" in value and str(value.get("type", "")).endswith("Request"):
         return {k: v for k, v in value.items() if k != "orphaned"}
-    return value
+    return without_snapshot_defaults(value)
 
 
 @dataclass(frozen=True)
@@ -537,6 +579,8 @@ def _input_category(inp: Input) -> str:
         return "resend"  # RAFT-RULE-RESEND: a request sent again to a voter that has not answered
     if isinstance(inp, CheckQuorumTimeout):
         return "resign"
+    if isinstance(inp, TakeSnapshot | CleanLog):
+        return "snapshot"  # RAFT-DRIVE-SNAPSHOT (only where the target declares snapshots)
     return "timer"  # the timers that start or back off an election
 
 
@@ -609,6 +653,14 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
                     told_at_transition=any(r.told_at_transition for r in rules),
                     leader_told_at_epoch_start=any(r.leader_told_at_epoch_start for r in rules),
                     data_only=data_only)
+        # RAFT-DRIVE-SNAPSHOT: KIP-630's snapshots only for a target that declares them
+        # (model_config {"snapshots": true}; "below-start" is Kafka 3.3-3.5's listener, which loads
+        # a snapshot only below the log start: ListenerRules.snapshot_below_start_only).
+        self.snapshots = bool(self.config.get("snapshots", False))
+        if self.snapshots:
+            self.categories = (*type(self).categories, "snapshot")
+            if self.config.get("snapshots") == "below-start" and isinstance(extra["listener"], ListenerRules):
+                extra["listener"] = replace(extra["listener"], snapshot_below_start_only=True)
         told = extra["listener"]
         self.leader_told_at_epoch_start = isinstance(told, ListenerRules) and told.leader_told_at_epoch_start
         replicas = int(self.config["voters"]) + int(self.config["observers"])
@@ -620,7 +672,8 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
         self.model = RaftModel(voters=int(self.config["voters"]), observers=int(self.config["observers"]),
                                pre_vote=bool(self.config["pre_vote"]), kip853=bool(self.config.get("kip853")),
                                first_id=int(self.config.get("first_id", 1)),
-                               **{**BOUNDS, **fetches, **(bounds or {})}, **extra)
+                               **{**BOUNDS, **fetches, **(SNAPSHOT_BOUNDS if self.snapshots else {}), **(bounds or {})},
+                               **extra)
         props = raft_properties()
         self._always = [p for p in props if p.kind == "always"]
         self._always_step = [p for p in props if p.kind == "always_step"]
@@ -631,14 +684,18 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
     def node_config(self, node: int) -> dict[str, JSON]:
         # "listener": the target registers a listener on each replica and reports its callbacks
         # as outputs (RAFT-OBS-LISTENER).
-        return {"voters": sorted(self.model.voter_ids), "pre_vote": self.model.pre_vote,
-                "kip853": self.model.kip853, "listener": self.listening}
+        config: dict[str, JSON] = {"voters": sorted(self.model.voter_ids), "pre_vote": self.model.pre_vote,
+                                   "kip853": self.model.kip853, "listener": self.listening}
+        if self.snapshots:
+            config["snapshots"] = True  # RAFT-DRIVE-SNAPSHOT (absent for a target without them)
+        return config
 
     def init_state(self) -> Raft:
         return self.model.init_states()[0]
 
     # (not "idle": that is the lockstep machine's own rule for a state where nothing is enabled)
-    categories = ("deliver", "fetch", "resend", "timer", "client", "payload", "resign", "network", "crash",
+    categories: tuple[str, ...] = ("deliver", "fetch", "resend", "timer", "client", "payload", "resign", "network",
+                                  "crash",
                   "idle_timer", "idle_fetch", "inject", "leader_only", *macros.CATEGORIES, *macros.RAFT_CATEGORIES)
     # Deliveries and fetches carry the protocol; most random walks that reach deep states
     # deliver and fetch a lot. Several rules per category also make it rare that swarm testing
@@ -678,6 +735,8 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
                 out += [("idle_timer", idle) for idle in idle_resends(state, n)]
                 out += [("inject", Inject(m)) for m in injected_requests(state, n, observers)]
                 out += [("leader_only", Inject(m)) for m in leader_only_requests(state, n, observers)]
+                if self.snapshots:
+                    out += [("snapshot", idle) for idle in refused_snapshots(n)]
         out += macros.candidates(state)
         out += macros.raft_candidates(state)
         out += probe_candidates(state)
@@ -1065,11 +1124,90 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
         three election timers and the last epoch the bounds allow, which no path's end has
         left, so it runs on a path of its own from where the budgets are whole."""
         if self.config["pre_vote"] or len(self.model.voter_ids) < 3:
-            return ()
+            return self._snapshot_probes()
         probes = [StartProbe("RAFT-DRIVE-EXPIRED-STEP-DOWN", self._expired_step_down_probe)]
         if self.config["faults"]:
             probes.append(StartProbe("RAFT-DRIVE-RESEND-BACKOFF", self._backoff_resend_probe))
-        return tuple(probes)
+        return (*probes, *self._snapshot_probes())
+
+    def _snapshot_probes(self) -> tuple[StartProbe, ...]:
+        """RAFT-DRIVE-SNAPSHOT, in every shape with two replicas or more, where the target
+        declares snapshots: it takes about eight fetches, which a path's end has spent."""
+        if not self.snapshots or len(self.model.replica_ids) < 2:
+            return ()
+        return (StartProbe("RAFT-DRIVE-SNAPSHOT", self._snapshot_probe),)
+
+    def _snapshot_probe(self, state: Raft) -> list[tuple[str, Any]]:
+        """RAFT-DRIVE-SNAPSHOT (a start probe, KIP-630): the first voter is elected (the others'
+        BeginQuorumEpoch delivered) and the followers but one lagging replica (an observer if
+        there is one, else the last voter) commit its LeaderChange record; the leader snapshots
+        its log at the high watermark and cleans it (RAFT-RULE-SNAPSHOT-TAKE, -CLEAN), appends a
+        record the same followers commit, and then the lagging replica catches up: its fetch is
+        below the leader's log start, so it is sent the snapshot id, fetches the snapshot,
+        truncates to it, and its listener is told HandleLoadSnapshot and then the commit of the
+        record after it (RAFT-RULE-FETCH-SNAPSHOT-ID, -DATA, -LOAD, RAFT-OBS-LISTENER-SNAPSHOT).
+        Random runs seldom clean a log while a replica lags. Each step only where the driver
+        offers it; all or nothing."""
+        voters = sorted(self.model.voter_ids)
+        observers = sorted(set(self.model.replica_ids) - self.model.voter_ids)
+        leader = voters[0]
+        lagging = observers[0] if observers else voters[-1]
+        if lagging == leader:
+            return []
+        script: list[tuple[str, Any]] = []
+        s = state
+
+        def take(category: str, action: Any) -> bool:
+            nonlocal s
+            after = self._offered(s, category, action)
+            if after is None:
+                return False
+            script.append((category, action))
+            s = after
+            return True
+
+        if not isinstance(s.node(leader).role, Leader):
+            stood = self._stand(s, leader)
+            if stood is None:
+                return []
+            script, s = list(stood[0]), stood[1]
+            for _ in range(4 * len(voters)):
+                if isinstance(s.node(leader).role, Leader):
+                    break
+                ballots = sorted((m for m in s.network.distinct() if isinstance(m, VoteRequest | VoteResponse)
+                                  and leader in (m.src, m.dst)), key=repr)
+                if not any(take("deliver", Deliver(m)) for m in ballots):
+                    return []
+        if not isinstance(s.node(leader).role, Leader):
+            return []
+        for m in sorted(s.network.distinct(), key=repr):
+            if isinstance(m, BeginQuorumEpochRequest) and m.src == leader:
+                take("deliver", Deliver(m))
+
+        def commit() -> bool:
+            followers = [n.id for n in s.nodes if isinstance(n.role, Follower) and n.role.leader == leader
+                         and n.id != lagging]
+            for f in followers:
+                for _ in range(2):
+                    take("round_trip", macros.RoundTrip(f))
+            node = s.node(leader)
+            return node.high_watermark is not None and node.high_watermark == node.end_offset
+
+        # an append, and the snapshot of it the leader must refuse before it commits
+        if not take("client", Fire(leader, ClientAppend(guided_payload(s)))):
+            return []
+        for idle in refused_snapshots(s.node(leader))[:1]:
+            take("snapshot", idle)
+        if not commit():
+            return []
+        hw = s.node(leader).high_watermark
+        if not (take("snapshot", Fire(leader, TakeSnapshot(hw or 0))) and take("snapshot", Fire(leader, CleanLog()))):
+            return []
+        if not take("client", Fire(leader, ClientAppend(guided_payload(s)))) or not commit():
+            return []
+        if not take("catch_up", macros.CatchUp(lagging)) or s.node(lagging).log_start == 0:
+            return []
+        return script
 
     def _backoff_resend_probe(self, state: Raft) -> list[tuple[str, Any]]:
         """RAFT-DRIVE-RESEND-BACKOFF (a start probe, kip-595, with faults): a candidate backing
@@ -1496,19 +1634,30 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
             other = leaders.setdefault(epoch, node)
             if other != node:
                 return f"RAFT-INV-ELECTION-SAFETY: replicas {other} and {node} both lead epoch {epoch}"
-        hw, log = obs.get("high_watermark"), obs.get("log") or []
+        hw, log = obs.get("high_watermark"), _log_from_zero(obs)
         if isinstance(hw, int) and hw > len(log):
             return f"RAFT-INV-HW-MAJORITY: replica {node} has high watermark {hw} past its log end {len(log)}"
         if isinstance(hw, int):
             for other, o in observations.items():
-                ohw, olog = o.get("high_watermark"), o.get("log") or []
+                ohw, olog = o.get("high_watermark"), _log_from_zero(o)
                 if other == node or not isinstance(ohw, int):
                     continue
                 upto = min(hw, ohw)
-                if log[:upto] != olog[:upto]:
+                # (below a log start a record is gone, None: a snapshot's records are compared
+                # where both replicas still hold them)
+                if any(a != b and a is not None and b is not None for a, b in zip(log[:upto], olog[:upto],
+                                                                                  strict=False)):
                     return (f"RAFT-INV-COMMITTED-UNIQUE: replicas {node} and {other} disagree below their "
                             f"high watermarks ({hw}, {ohw})")
         return None
+
+
+def _log_from_zero(obs: Any) -> list[Any]:
+    """An observation's log indexed by offset: the records below its ``log_start`` (RAFT-OBS-
+    SNAPSHOT, KIP-630: gone from the log) as None, then ``log``."""
+    log = obs.get("log") or []
+    start = obs.get("log_start")
+    return [None] * start + list(log) if isinstance(start, int) and start > 0 else list(log)
 
 
 def _own_epoch_votes(pre_vote: bool) -> Callable[[Raft, Node, frozenset[int]], list[Request]]:
@@ -1542,7 +1691,7 @@ def comparable_output(output: JSON) -> JSON:
         return {k: v for k, v in output.items() if k != "preferred"}
     if isinstance(output, dict) and output.get("type") == "Halt":
         return {k: v for k, v in output.items() if k != "message"}
-    return output
+    return without_snapshot_defaults(output)
 
 
 def node_inputs(action: Any) -> list[tuple[int, Input]]:

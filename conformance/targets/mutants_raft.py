@@ -694,3 +694,51 @@ RAFT_MUTANTS += (  # session 17, lead: red team raft_scratch10's escapes
      "a resend without its backoff branch", True,
      "RAFT-DRIVE-RESEND-BACKOFF's: ResendDue was enabled at a backing-off candidate nowhere"),
 )
+
+
+class SnapshotFetchServedAsRecords(RaftReplica):
+    """A leader serves a fetch below its log start as if the log still held those records: it
+    answers with what it has from the log start on (nothing of what was asked) instead of the
+    snapshot id (KIP-630, RAFT-RULE-FETCH-SNAPSHOT-ID: ``validateOffsetAndEpoch`` without its
+    SNAPSHOT kind), so the follower never loads the snapshot and its log has a hole."""
+
+    def snapshot_needed(self, offset: int, last_epoch: int) -> bool:
+        return False
+
+
+class SnapshotLoadUntold(RaftReplica):
+    """A follower that fetched a snapshot does not tell its state machine
+    (``handleLoadSnapshot`` missing after ``truncateToLatestSnapshot``): the listener reads on
+    from the snapshot's end as if it had applied it (RAFT-OBS-LISTENER-SNAPSHOT)."""
+
+    def on_FetchSnapshotResponse(self, resp: dict[str, Any]) -> None:
+        before = self.log_start
+        super().on_FetchSnapshotResponse(resp)
+        if self.log_start != before and self.listening:
+            self.listener_next = max(self.listener_next, self.log_start)
+
+
+class SnapshotAboveHighWatermark(RaftReplica):
+    """``createSnapshot`` accepted above the high watermark: the state machine snapshots records
+    that are not committed (RAFT-RULE-SNAPSHOT-TAKE, RAFT-INV-SNAPSHOT-COMMITTED)."""
+
+    def on_TakeSnapshot(self, inp: dict[str, Any]) -> None:
+        end = inp["end_offset"]
+        if self.role != "down" and max(1, self.log_start) <= end <= self.end_offset and (
+                not self.snapshots or end > self.snapshots[-1][0]):
+            self.snapshots.append((end, self.log[end - 1]["epoch"]))
+            return
+        super().on_TakeSnapshot(inp)
+
+
+RAFT_MUTANTS += (  # session 18, raftsnap: KIP-630 snapshots (RAFT-DRIVE-SNAPSHOT)
+    ("raft-snapshot-fetch-served-as-records", SnapshotFetchServedAsRecords,
+     "a fetch below the log start answered with records instead of the snapshot id", True,
+     "RAFT-DRIVE-SNAPSHOT's: a replica lagging behind a cleaned log"),
+    ("raft-snapshot-load-untold", SnapshotLoadUntold,
+     "the listener not told HandleLoadSnapshot after a snapshot fetch", True,
+     "RAFT-DRIVE-SNAPSHOT's: a snapshot fetched and loaded"),
+    ("raft-snapshot-above-hw", SnapshotAboveHighWatermark,
+     "a snapshot taken above the high watermark accepted", True,
+     "RAFT-DRIVE-SNAPSHOT's refused snapshots (category snapshot)"),
+)

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from kspec.model.core.evolve import evolve as replace
-from kspec.model.raft.messages import HandleCommit, HandleLeaderChange, Input, Output
+from kspec.model.raft.messages import HandleCommit, HandleLeaderChange, HandleLoadSnapshot, Input, Output
 from kspec.model.raft.state import Down, Leader, Listener, Node, Resigned, election_of
 
 StepFn = Callable[[Node, Input], tuple[Node, tuple[Output, ...]]]
@@ -48,6 +48,11 @@ class ListenerRules:
     told_at_transition: bool = False
     leader_told_at_epoch_start: bool = False
     data_only: bool = False
+    # KIP-630 allows either (an efficiency choice, not a deviation): Kafka 3.6+ also gives a
+    # listener at offset 0 the latest snapshot when one exists (KAFKA-15076,
+    # ``updateListenersProgress``); 3.3-3.5 only one whose next offset is below the log start.
+    # Chosen by the release, as ``data_only`` (RAFT-OBS-LISTENER-SNAPSHOT).
+    snapshot_below_start_only: bool = False
 
 
 def leader_and_epoch(node: Node, rules: ListenerRules = ListenerRules()) -> tuple[int, int | None] | None:
@@ -102,7 +107,10 @@ def notify(node: Node, rules: ListenerRules = ListenerRules(),
     RAFT-OBS-LISTENER-COMMIT: records below the high watermark not yet delivered are delivered,
     once, in offset order, never past the high watermark. RAFT-OBS-LISTENER-LEADER: then the
     leader and epoch, if it is news. A down replica's listener is gone: the restart registers a
-    fresh one, which reads from offset 0 (the model has no snapshots) and knows no leader."""
+    fresh one, which reads from offset 0 and knows no leader. RAFT-OBS-LISTENER-SNAPSHOT: before
+    the commits, a listener whose next offset is below the high watermark and below the log
+    start (or at 0 while a snapshot exists, unless ``snapshot_below_start_only``) is given the
+    latest snapshot and reads on from its end."""
     listener = node.listener
     if listener is None:
         return node, ()
@@ -110,6 +118,13 @@ def notify(node: Node, rules: ListenerRules = ListenerRules(),
         return (node, ()) if listener == Listener() else (replace(node, listener=Listener()), ())
     out: list[Output] = []
     hw = node.high_watermark
+    latest = node.latest_snapshot
+    if hw is not None and latest is not None and listener.next_offset < hw and (
+            listener.next_offset < node.log_start
+            or (listener.next_offset == 0 and not rules.snapshot_below_start_only)):
+        out.append(HandleLoadSnapshot(latest[0]))
+        listener = replace(listener, next_offset=latest[0])
+        node = replace(node, listener=listener)
     if hw is not None and hw > listener.next_offset:
         committed = node.log[listener.next_offset:hw]
         if rules.data_only:  # Kafka 3.3-3.5's API: data records only

@@ -118,6 +118,10 @@ class FetchResponse(_LeaderAnswer):
     entries: tuple[Entry, ...] = ()
     high_watermark: int | None = None
     diverging: tuple[int, int] | None = None
+    # KIP-630: the fetch is below the leader's log start (its records are in a snapshot only):
+    # the id ``(end offset, epoch)`` of the leader's latest snapshot, and no records
+    # (RAFT-RULE-FETCH-SNAPSHOT-ID). None in every other answer.
+    snapshot_id: tuple[int, int] | None = None
 
 
 # The topic/partition list of a leader-only request as it is on the wire: (topic name, partition
@@ -148,14 +152,20 @@ class FetchSnapshotRequest:
 class FetchSnapshotResponse:
     """The answer to FetchSnapshot: an error with the responder's epoch and leader, or, for a
     request refused before its partition is found (INVALID_REQUEST, UNKNOWN_TOPIC_OR_PARTITION),
-    with neither (``None``: Kafka's -1). The model has no snapshots, so it never answers with
-    snapshot bytes (RAFT-MSG-FETCH-SNAPSHOT)."""
+    with neither (``None``: Kafka's -1); a leader that holds the snapshot answers ``NONE`` with
+    it (RAFT-MSG-FETCH-SNAPSHOT, only where the replicas take snapshots: bound ``max_snapshots``)."""
 
     src: int
     dst: int
     epoch: int | None
     leader: int | None
     error: ErrorCode = "NONE"
+    # KIP-630: with ``NONE``, the snapshot asked for, whole (one response carries it from
+    # position 0; how Kafka chunks it is not part of the contract): its id and the records it
+    # stands for (RAFT-RULE-FETCH-SNAPSHOT-DATA). The model's snapshot is the committed prefix
+    # of the log it summarises, so its contents are those records.
+    snapshot_id: tuple[int, int] | None = None
+    entries: tuple[Entry, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,19 +198,27 @@ class DescribeQuorumResponse:
 # no longer expects the answer, the recipient handles the request but its response is not put
 # in flight (spec/raft.md, RAFT-MODEL-IGNORED-RESPONSES). A replica's step never reads it.
 # FetchSnapshot and DescribeQuorum are leader-only requests a replica answers without changing
-# its state (RAFT-RULE-LEADER-ONLY), which the driver injects. They are not ``Message``s of the
-# system model: no replica sends one (the model has no snapshots and no administrator), and an
-# answer to one is never put in flight (it goes to the driver).
+# its state (RAFT-RULE-LEADER-ONLY), which the driver injects; an answer to an injected one is
+# never put in flight (it goes to the driver). A FetchSnapshot a replica sends itself (KIP-630,
+# only where replicas take snapshots) is in flight like a Fetch (``SnapshotMessage``).
 LeaderOnlyRequest = FetchSnapshotRequest | DescribeQuorumRequest
 LeaderOnlyResponse = FetchSnapshotResponse | DescribeQuorumResponse
 Request = VoteRequest | BeginQuorumEpochRequest | EndQuorumEpochRequest | FetchRequest
 Response = VoteResponse | BeginQuorumEpochResponse | EndQuorumEpochResponse | FetchResponse
-Message = Request | Response
+# A replica's own FetchSnapshot (KIP-630: sent after a FetchResponse named a snapshot) is a
+# message of the system model too, in flight like a Fetch (RAFT-RULE-FETCH-SNAPSHOT-ID).
+SnapshotMessage = FetchSnapshotRequest | FetchSnapshotResponse
+# The messages the cross-role epoch rules handle (KIP-595's four exchanges).
+QuorumMessage = Request | Response
+Message = QuorumMessage | SnapshotMessage
 
 MESSAGE_TYPES: tuple[type, ...] = (
     VoteRequest, VoteResponse, BeginQuorumEpochRequest, BeginQuorumEpochResponse,
     EndQuorumEpochRequest, EndQuorumEpochResponse, FetchRequest, FetchResponse,
 )
+# The messages a replica of the system model puts in flight: MESSAGE_TYPES, and the snapshot
+# exchange where replicas take snapshots.
+IN_FLIGHT_TYPES: tuple[type, ...] = (*MESSAGE_TYPES, FetchSnapshotRequest, FetchSnapshotResponse)
 LEADER_ONLY_TYPES: tuple[type, ...] = (FetchSnapshotRequest, FetchSnapshotResponse, DescribeQuorumRequest,
                                        DescribeQuorumResponse)
 
@@ -255,6 +273,21 @@ class ClientAppend:
 
 
 @dataclass(frozen=True, slots=True)
+class TakeSnapshot:
+    """The state machine snapshots the replica's log up to ``end_offset`` (exclusive): Kafka's
+    ``RaftClient.createSnapshot(OffsetAndEpoch, lastContainedLogTime)``, the id's epoch the
+    log's at ``end_offset - 1`` (KIP-630, RAFT-RULE-SNAPSHOT-TAKE)."""
+
+    end_offset: int
+
+
+@dataclass(frozen=True, slots=True)
+class CleanLog:
+    """The log cleaner deletes the records below the latest snapshot (Kafka's
+    ``ReplicatedLog.deleteBeforeSnapshot``; RAFT-RULE-SNAPSHOT-CLEAN)."""
+
+
+@dataclass(frozen=True, slots=True)
 class Crash:
     """The replica stops; only its persisted state (quorum state and log) survives."""
 
@@ -265,11 +298,12 @@ class Restart:
 
 
 Timer = ElectionTimeout | BackoffExpired | FetchTimeout | CheckQuorumTimeout | FetchDue | ResendDue
-Input = Message | LeaderOnlyRequest | LeaderOnlyResponse | Timer | ClientAppend | Crash | Restart
+Input = (Message | LeaderOnlyRequest | LeaderOnlyResponse | Timer | ClientAppend | Crash | Restart | TakeSnapshot
+         | CleanLog)
 
 INPUT_TYPES: tuple[type, ...] = (
     *MESSAGE_TYPES, *LEADER_ONLY_TYPES, ElectionTimeout, BackoffExpired, FetchTimeout, CheckQuorumTimeout, FetchDue,
-    ResendDue, ClientAppend, Crash, Restart,
+    ResendDue, ClientAppend, Crash, Restart, TakeSnapshot, CleanLog,
 )
 
 
@@ -335,8 +369,9 @@ class HandleLeaderChange:
 
 @dataclass(frozen=True, slots=True)
 class HandleLoadSnapshot:
-    """``Listener.handleLoadSnapshot``: never predicted (the model has no snapshots and its log
-    starts at offset 0), so a target that calls it diverges."""
+    """``Listener.handleLoadSnapshot``: the listener is given the latest snapshot, ending at
+    ``offset``, and reads on from there (RAFT-OBS-LISTENER-SNAPSHOT); predicted only where the
+    replicas take snapshots, so a target without them that calls it diverges."""
 
     offset: int
 

@@ -21,6 +21,7 @@ from kspec.model.raft.messages import (
     BeginQuorumEpochRequest,
     BeginQuorumEpochResponse,
     CheckQuorumTimeout,
+    CleanLog,
     ClientAppend,
     Crash,
     DescribeQuorumRequest,
@@ -40,8 +41,10 @@ from kspec.model.raft.messages import (
     Message,
     Output,
     PersistElection,
+    QuorumMessage,
     ResendDue,
     Restart,
+    TakeSnapshot,
     TruncateLog,
     VoteRequest,
     VoteResponse,
@@ -365,8 +368,14 @@ def _step(node: Node, inp: Input) -> Step:
             return node, (on_fetch_snapshot(node, inp),)
         case DescribeQuorumRequest():
             return node, (on_describe_quorum(node, inp),)
-        case FetchSnapshotResponse() | DescribeQuorumResponse():
+        case FetchSnapshotResponse():
+            return on_fetch_snapshot_response(node, inp)
+        case DescribeQuorumResponse():
             return node, ()  # never asked for by a replica of the model (RAFT-RULE-LEADER-ONLY)
+        case TakeSnapshot(end_offset=end):
+            return take_snapshot(node, end), ()
+        case CleanLog():
+            return clean_log(node), ()
         case (VoteRequest() | BeginQuorumEpochRequest() | EndQuorumEpochRequest() | FetchRequest()
               | VoteResponse() | BeginQuorumEpochResponse() | EndQuorumEpochResponse() | FetchResponse()):
             # The cross-role rules first, once for every role (as etcd's raft.go Step): a stale
@@ -398,7 +407,7 @@ def _step(node: Node, inp: Input) -> Step:
     raise TypeError(f"not a KRaft input: {inp!r}")
 
 
-def _fenced(node: Node, msg: Message) -> Step | None:
+def _fenced(node: Node, msg: QuorumMessage) -> Step | None:
     """The cross-role rules that answer a message without a handler, or None.
 
     RAFT-RULE-STALE-EPOCH: a request of a lower epoch is answered FENCED_LEADER_EPOCH with the
@@ -460,12 +469,12 @@ def _malformed(node: Node, msg: Message) -> Step | None:
     return None
 
 
-def is_malformed(node: Node, msg: Message) -> bool:
+def is_malformed(node: Node, msg: QuorumMessage) -> bool:
     """Whether ``node`` answers ``msg`` INVALID_REQUEST for its positions (RAFT-RULE-INVALID-REQUEST)."""
     return _malformed(node, msg) is not None
 
 
-def _higher_epoch(node: Node, msg: Message) -> Node:
+def _higher_epoch(node: Node, msg: QuorumMessage) -> Node:
     """RAFT-RULE-HIGHER-EPOCH, once for every role: a message of a higher epoch moves the
     replica to it, as the follower of the leader the message names (a BeginQuorumEpoch's or
     EndQuorumEpoch's sender, a response's leader), else unattached (a vote or pre-vote, a
@@ -665,6 +674,11 @@ def _on_fetch_request(before: Node, node: Node, req: FetchRequest) -> Step:
         return _fetch_error(node, req, "UNKNOWN_LEADER_EPOCH")
     if not isinstance(role, Leader):
         return _fetch_error(node, req, "NOT_LEADER_OR_FOLLOWER")
+    if node.snapshots and fetch_needs_snapshot(node, req.fetch_offset, req.last_fetched_epoch):
+        # KIP-630: the records asked for are in a snapshot only; the answer names the latest
+        # snapshot and carries no records, and, as a diverging answer, moves no replica's offset.
+        return node, (FetchResponse(node.id, req.src, node.epoch, node.id, "NONE", req.fetch_offset, (),
+                                    node.high_watermark, snapshot_id=node.latest_snapshot),)
     epoch_found, end = end_offset_for_epoch(node.log, req.last_fetched_epoch)
     valid = (req.fetch_offset == 0 and req.last_fetched_epoch == 0) or (
         epoch_found == req.last_fetched_epoch and end >= req.fetch_offset and req.fetch_offset <= node.end_offset)
@@ -714,8 +728,87 @@ def snapshot_answer(node: Node, req: FetchSnapshotRequest) -> FetchSnapshotRespo
     by the leader-only rule and, at the leader of its epoch, SNAPSHOT_NOT_FOUND: the model's
     replicas hold no snapshot (their logs start at offset 0), so none has the one asked for.
     The answer names the responder's epoch and leader."""
-    error = leader_only_error(node, req.epoch) or "SNAPSHOT_NOT_FOUND"
-    return FetchSnapshotResponse(node.id, req.src, node.epoch, _leader_hint(node), error)
+    error = leader_only_error(node, req.epoch)
+    if error is None and req.snapshot_id in node.snapshots and req.position == 0:
+        # KIP-630 (RAFT-RULE-FETCH-SNAPSHOT-DATA): the leader holds it and sends it whole.
+        return FetchSnapshotResponse(node.id, req.src, node.epoch, node.id, "NONE", req.snapshot_id,
+                                     node.log[:req.snapshot_id[0]])
+    return FetchSnapshotResponse(node.id, req.src, node.epoch, _leader_hint(node), error or "SNAPSHOT_NOT_FOUND")
+
+
+def fetch_needs_snapshot(node: Node, offset: int, last_epoch: int) -> bool:
+    """RAFT-RULE-FETCH-SNAPSHOT-ID (KIP-630; Kafka's ``ReplicatedLog.validateOffsetAndEpoch``,
+    kind ``SNAPSHOT``): a leader holding snapshots answers a fetch with its latest snapshot's id
+    when the fetch is below its log start, at its log start with another last epoch than the
+    earliest snapshot's, or with a last epoch below that snapshot's (the diverging epoch would
+    lie below the log start). A fetch at offset 0 of a log that starts at 0 is always valid."""
+    if not node.snapshots or (node.log_start == 0 and offset == 0):
+        return False
+    earliest_epoch = node.snapshots[0][1]
+    return (offset < node.log_start or (offset == node.log_start and last_epoch != earliest_epoch)
+            or last_epoch < earliest_epoch)
+
+
+def snapshot_id_at(node: Node, end_offset: int) -> tuple[int, int] | None:
+    """The id a snapshot of ``node``'s log up to ``end_offset`` takes, or None where the
+    replica may not take one (RAFT-RULE-SNAPSHOT-TAKE, Kafka's ``createNewSnapshot``): only
+    committed records (``end_offset`` at most its high watermark), not below its log start, and
+    not one it holds or one older than its latest (which changes nothing). The epoch is the
+    log's at ``end_offset - 1``; every record is a batch of its own in the model (a leader
+    appends one record per batch), so every offset is a batch boundary (KAFKA-14619)."""
+    hw = node.high_watermark
+    latest = node.latest_snapshot
+    if (isinstance(node.role, Down) or hw is None or end_offset < 1 or end_offset > hw
+            or end_offset > node.end_offset or end_offset < node.log_start
+            or (latest is not None and end_offset <= latest[0])):
+        return None
+    return end_offset, node.log[end_offset - 1].epoch
+
+
+def take_snapshot(node: Node, end_offset: int) -> Node:
+    """RAFT-RULE-SNAPSHOT-TAKE: the state machine snapshots the committed log up to
+    ``end_offset``; an id it may not take changes nothing (Kafka throws to the caller, or
+    returns no writer)."""
+    snapshot = snapshot_id_at(node, end_offset)
+    if snapshot is None:
+        return node
+    return replace(node, snapshots=(*node.snapshots, snapshot))
+
+
+def clean_log(node: Node) -> Node:
+    """RAFT-RULE-SNAPSHOT-CLEAN (Kafka's ``deleteBeforeSnapshot(latestSnapshotId)``): the
+    records below the latest snapshot are deleted and the older snapshots with them; the log
+    then starts at the snapshot's end. Only below the high watermark (Kafka refuses above it)."""
+    latest = node.latest_snapshot
+    hw = node.high_watermark
+    if latest is None or latest[0] <= node.log_start or hw is None or latest[0] > hw or isinstance(node.role, Down):
+        return node
+    return replace(node, snapshots=(latest,), log_start=latest[0])
+
+
+def on_fetch_snapshot_response(node: Node, resp: FetchSnapshotResponse) -> Step:
+    """RAFT-RULE-FETCH-SNAPSHOT-LOAD (KIP-630): a follower fetching the snapshot its leader named
+    takes the whole snapshot in one answer and truncates its log to it (Kafka's
+    ``truncateToLatestSnapshot``): the snapshot's records are the log's prefix, the log starts
+    and ends at its end, it holds that snapshot only, and its high watermark is at least the
+    snapshot's end. SNAPSHOT_NOT_FOUND sends it back to fetching records; a higher epoch moves it
+    on (RAFT-RULE-HIGHER-EPOCH); any other answer changes nothing."""
+    role = node.role
+    if resp.epoch is not None and resp.epoch > node.epoch:
+        after = _observe_epoch(node, resp.epoch, resp.leader)
+        return after, _persist(node, after)
+    if (not isinstance(role, Follower) or role.fetching_snapshot is None or resp.src != role.leader
+            or resp.epoch != node.epoch):
+        return node, ()
+    if resp.error == "SNAPSHOT_NOT_FOUND":
+        return replace(node, role=replace(role, fetching_snapshot=None)), ()
+    if resp.error != "NONE" or resp.snapshot_id != role.fetching_snapshot:
+        return node, ()
+    end = resp.snapshot_id[0]
+    hw = end if node.high_watermark is None else max(node.high_watermark, end)
+    after = replace(node, role=replace(role, fetching_snapshot=None), log=resp.entries, log_start=end,
+                    snapshots=(resp.snapshot_id,), high_watermark=hw)
+    return after, (TruncateLog(end),) if after.log != node.log else ()
 
 
 def on_fetch_snapshot(node: Node, req: FetchSnapshotRequest) -> FetchSnapshotResponse:
@@ -855,7 +948,8 @@ def _on_fetch_response(node: Node, resp: FetchResponse) -> Step:
     role = node.role
     if not isinstance(role, Follower) or resp.src != role.leader or resp.error != "NONE":
         return node, ()
-    if node.pre_vote and not role.fetched and (resp.diverging is not None or resp.offset == node.end_offset):
+    if node.pre_vote and not role.fetched and (resp.diverging is not None or resp.snapshot_id is not None
+                                               or resp.offset == node.end_offset):
         # Kafka 4.0+ resetFetchTimeoutForSuccessfulFetch, after a truncation or an append: from
         # now on this follower grants no pre-vote (RAFT-KIP996-PRE-VOTE-GRANT).
         node = replace(node, role=replace(role, fetched=True))
@@ -866,6 +960,9 @@ def _on_fetch_response(node: Node, resp: FetchResponse) -> Step:
         if target >= node.end_offset:
             return node, ()
         return replace(node, log=node.log[:target]), (TruncateLog(target),)
+    if resp.snapshot_id is not None:
+        # KIP-630: fetch that snapshot next (RAFT-RULE-FETCH-SNAPSHOT-ID); nothing else changes.
+        return replace(node, role=replace(node.role, fetching_snapshot=resp.snapshot_id)), ()
     if resp.offset != node.end_offset:
         # A reply to an older fetch; Kafka matches replies to the one fetch in flight.
         return node, ()
@@ -929,6 +1026,8 @@ def _on_check_quorum_timeout(node: Node) -> Step:
 def _on_fetch_due(node: Node, to: int) -> Step:
     """A follower fetches from its leader; an unattached observer asks any voter."""
     role = node.role
+    if isinstance(role, Follower) and to == role.leader and role.fetching_snapshot is not None:
+        return node, (FetchSnapshotRequest(node.id, to, node.epoch, role.fetching_snapshot),)
     if isinstance(role, Follower) and to == role.leader:
         return node, (FetchRequest(node.id, to, node.epoch, node.end_offset, node.last_epoch),)
     if isinstance(role, Unattached | Voted) and not node.is_voter and to in node.voters:
@@ -1043,6 +1142,15 @@ def observe(node: Node) -> dict[str, object]:
         "epoch": node.epoch,
         "leader": election.leader,
         "voted_for": election.voted_for,
-        "log": [[e.epoch, e.kind] for e in node.log],
+        "log": [[e.epoch, e.kind] for e in node.log[node.log_start:]],
         "high_watermark": node.high_watermark,
-    }
+    } | snapshot_observation(node)
+
+
+def snapshot_observation(node: Node) -> dict[str, object]:
+    """RAFT-OBS-SNAPSHOT: once a replica holds a snapshot, its log start offset and its
+    snapshot ids are compared too, and ``log`` is the records from the log start on (the ones
+    below it are gone). Nothing is added before: a target without snapshots reports as before."""
+    if not node.snapshots:
+        return {}
+    return {"log_start": node.log_start, "snapshots": [list(s) for s in node.snapshots]}

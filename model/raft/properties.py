@@ -17,6 +17,7 @@ from kspec.model.raft.messages import (
     Crash,
     EndQuorumEpochRequest,
     FetchResponse,
+    FetchSnapshotResponse,
     ResendDue,
     Restart,
     VoteRequest,
@@ -289,6 +290,49 @@ def restart_rejoins(before: Any, action: Any, after: Any) -> bool:
     return isinstance(leader.role, Leader) and leader.epoch == node.epoch
 
 
+@always("RAFT-INV-SNAPSHOT-COMMITTED", "SnapshotCommitted", witnessed_by=("SnapshotTaken", "SnapshotLoaded"))
+def snapshot_committed(s: Any) -> bool:
+    """KIP-630: a snapshot holds committed records only. Every snapshot taken ended at or below
+    the high watermark of the replica that took it (the ghost ``snapshot_marks``), and every
+    snapshot a replica holds, taken or fetched, has the id of its last record (end offset and
+    that record's epoch) and contents that were committed (each record is in the ghost
+    ``committed``, so, with RAFT-INV-COMMITTED-UNIQUE, a prefix of every replica's committed
+    log); a replica's log starts at its earliest snapshot's end at most."""
+    if any(end > hw for _, end, hw in s.snapshot_marks):
+        return False
+    committed = {(o, e) for o, e, _ in s.committed}
+    for n in s.nodes:
+        if not n.snapshots:
+            if n.log_start:
+                return False
+            continue
+        if n.log_start > n.snapshots[0][0]:
+            return False
+        for end, epoch in n.snapshots:
+            if end > len(n.log) or n.log[end - 1].epoch != epoch:
+                return False
+            if any((o, n.log[o]) not in committed for o in range(end)):
+                return False
+    return True
+
+
+@sometimes("RAFT-WIT-SNAPSHOT-TAKEN", "SnapshotTaken", needs="max_snapshots")
+def snapshot_taken(s: Any) -> bool:
+    """A replica cleaned its log below a snapshot it took: its log starts past offset 0."""
+    return any(n.log_start > 0 for n in s.nodes)
+
+
+@sometimes_step("RAFT-WIT-SNAPSHOT-LOADED", "SnapshotLoaded", needs="max_snapshots")
+def snapshot_loaded(before: Any, action: Any, after: Any) -> bool:
+    """A follower fetched its leader's snapshot (KIP-630's FetchSnapshot) and truncated its log
+    to it: the records below the snapshot's end reached it as a snapshot, not as records."""
+    msg = getattr(action, "message", None)
+    if not isinstance(msg, FetchSnapshotResponse) or msg.error != "NONE" or msg.snapshot_id is None:
+        return False
+    start: int = after.node(msg.dst).log_start
+    return bool(start == msg.snapshot_id[0] != before.node(msg.dst).log_start)
+
+
 def raft_properties() -> Sequence[Property[Any, Any]]:
     """Every KRaft property, invariants first."""
     return (
@@ -296,7 +340,7 @@ def raft_properties() -> Sequence[Property[Any, Any]]:
         high_watermark_monotonic, epoch_monotonic, resend_only_unanswered, check_quorum_counted,
         leader_elected, second_epoch_leader, vote_granted, record_committed, leader_after_commit,
         high_watermark_advances, follower_truncates, leader_resigns_check_quorum, restart_rejoins,
-        begin_quorum_epoch_resent, check_quorum_after_fetch,
+        begin_quorum_epoch_resent, check_quorum_after_fetch, snapshot_committed, snapshot_taken, snapshot_loaded,
     )
 
 

@@ -112,6 +112,10 @@ class Follower:
     leader: int
     voted_for: int | None = None
     fetched: bool = False
+    # KIP-630: the snapshot id ``(end offset, epoch)`` the leader named in a FetchResponse; the
+    # follower fetches it (FetchSnapshot) instead of records until it has it (Kafka's
+    # ``FollowerState.fetchingSnapshot``, RAFT-RULE-FETCH-SNAPSHOT-ID). Volatile.
+    fetching_snapshot: tuple[int, int] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,6 +192,18 @@ class Node:
     # resend (the model's ``max_resends`` bound), since that record decides nothing else and
     # would multiply states elsewhere (the voter-set model, which runs without resends).
     resends: bool = False
+    # KIP-630 (RAFT-STATE-SNAPSHOT), both persisted: the snapshot ids ``(end offset, epoch)`` the
+    # replica holds, oldest first, and its log start offset. The records below ``log_start`` are
+    # gone from the log: ``log`` keeps them only as the contents of the snapshot that ends at
+    # ``log_start`` (a snapshot stands for the committed prefix it summarises), so no rule reads
+    # them as records (a fetch below ``log_start`` is answered with the snapshot id).
+    snapshots: tuple[tuple[int, int], ...] = ()
+    log_start: int = 0
+
+    @property
+    def latest_snapshot(self) -> tuple[int, int] | None:
+        """The latest snapshot's id, or None (Kafka's ``latestSnapshotId``)."""
+        return self.snapshots[-1] if self.snapshots else None
 
     @property
     def epoch(self) -> int:

@@ -18,10 +18,11 @@ from kspec.model.core.protocol import Property
 from kspec.model.raft import node as node_mod
 from kspec.model.raft.listener import ListenerRules, listening, notify
 from kspec.model.raft.messages import (
-    MESSAGE_TYPES,
+    IN_FLIGHT_TYPES,
     BackoffExpired,
     BeginQuorumEpochRequest,
     BeginQuorumEpochResponse,
+    CleanLog,
     ClientAppend,
     Crash,
     ElectionTimeout,
@@ -31,6 +32,8 @@ from kspec.model.raft.messages import (
     FetchDue,
     FetchRequest,
     FetchResponse,
+    FetchSnapshotRequest,
+    FetchSnapshotResponse,
     FetchTimeout,
     Input,
     LeaderOnlyRequest,
@@ -39,6 +42,7 @@ from kspec.model.raft.messages import (
     Output,
     ResendDue,
     Restart,
+    TakeSnapshot,
     VoteRequest,
     VoteResponse,
 )
@@ -105,6 +109,11 @@ class Raft:
     elected: frozenset[tuple[int, int]] = frozenset()
     votes: frozenset[tuple[int, int, int]] = frozenset()
     committed: frozenset[tuple[int, Entry, int]] = frozenset()
+    # snapshots taken in the run (``max_snapshots``; KIP-630, RAFT-RULE-SNAPSHOT-TAKE)
+    snapshots_taken: int = 0
+    # ghost: each snapshot taken, as (replica, end offset, the replica's high watermark when it
+    # took it) (RAFT-INV-SNAPSHOT-COMMITTED)
+    snapshot_marks: frozenset[tuple[int, int, int]] = frozenset()
 
     def node(self, replica: int) -> Node:
         # replicas are numbered in a row from the first one's id (RaftModel's first_id)
@@ -122,6 +131,11 @@ COUNTED_INPUTS: tuple[tuple[tuple[type, ...], str, str], ...] = (
     (ELECTION_TIMERS, "elections", "max_elections"),
     ((ResendDue,), "resends", "max_resends"),
 )
+# KIP-630's inputs, fired only where the model takes snapshots (``max_snapshots`` above 0): the
+# counter and bound are RaftModel's own (``snapshots_taken``, ``max_log_snapshots``), not
+# COUNTED_INPUTS, so a model built on this one with a ``max_snapshots`` of its own (the voter-set
+# model's) never fires them.
+SNAPSHOT_INPUTS = (TakeSnapshot, CleanLog)
 
 StepFn = Callable[[Node, Input], tuple[Node, tuple[Output, ...]]]
 
@@ -135,13 +149,18 @@ class RaftModel:
                  max_crashes: int = 1, max_inflight: int = 2, max_duplicates: int = 0, max_fetches: int = 2,
                  max_elections: int = 2, reboot: bool = True, symmetry: bool = True, pre_vote: bool = False,
                  kip853: bool = False, step: StepFn | None = None, listener: ListenerRules | None = None,
-                 max_resends: int = 0, first_id: int = 1) -> None:
+                 max_resends: int = 0, first_id: int = 1, max_snapshots: int = 0) -> None:
         self.bounds: dict[str, int | bool] = {
             "voters": voters, "observers": observers, "max_epoch": max_epoch, "max_appends": max_appends,
             "max_crashes": max_crashes, "max_inflight": max_inflight, "max_duplicates": max_duplicates,
             "max_fetches": max_fetches, "max_elections": max_elections, "reboot": reboot,
             "symmetry": symmetry, "pre_vote": pre_vote, "kip853": kip853, "max_resends": max_resends,
         }
+        # KIP-630 (RAFT-RULE-SNAPSHOT-TAKE): snapshots a run may take. Reported as a bound only
+        # when on, so the default bounds (explorer, TLA+) are those of a model without snapshots.
+        self.max_log_snapshots = max_snapshots
+        if max_snapshots:
+            self.bounds["max_snapshots"] = max_snapshots
         # Replica ids from first_id (1 unless asked): the voters, then the observers. A
         # conformance configuration numbers from 0 too (RAFT-DRIVE-ID-ZERO), Kafka's usual
         # first node.id, which a port testing an id for truth mistakes for "none".
@@ -221,6 +240,7 @@ class RaftModel:
                     # (or for either to be lost), as Kafka's request timeout without time.
                     continue
                 yield Fire(n.id, inp)
+            yield from (Fire(n.id, inp) for inp in self.snapshot_inputs(state, n))
             if state.crashes < int(b["max_crashes"]):
                 yield Reboot(n.id) if b["reboot"] else Fire(n.id, Crash())
 
@@ -241,6 +261,8 @@ class RaftModel:
                 if msg not in state.network or state.duplicates >= int(self.bounds["max_duplicates"]):
                     return None
                 return replace(state, network=state.network.add(msg), duplicates=state.duplicates + 1)
+            case Fire(node=replica, input=inp) if isinstance(inp, SNAPSHOT_INPUTS):
+                return self._snapshot_step(state, replica, inp)
             case Fire(node=replica, input=inp):
                 for kinds, counter, bound in COUNTED_INPUTS:
                     if isinstance(inp, kinds):
@@ -265,6 +287,45 @@ class RaftModel:
                     return None  # a reboot that loses nothing is not a new behaviour
                 return replace(up, crashes=state.crashes + 1)
         return None
+
+    def snapshot_inputs(self, state: Raft, n: Node) -> list[Input]:
+        """KIP-630's inputs at live replica ``n``: a snapshot at its high watermark
+        (RAFT-RULE-SNAPSHOT-TAKE; one offset a replica, so the state space stays small) and at
+        its log end when that is past it (refused: nothing changes, so it is no action of the
+        correct model, but a broken variant that takes it is caught), and cleaning its log below
+        its latest snapshot (RAFT-RULE-SNAPSHOT-CLEAN). None unless ``max_snapshots`` is above 0."""
+        if not self.max_log_snapshots:
+            return []
+        out: list[Input] = []
+        hw = n.high_watermark
+        if state.snapshots_taken < self.max_log_snapshots:
+            if hw is not None and hw >= 1:
+                out.append(TakeSnapshot(hw))
+            if n.end_offset > (hw or 0):
+                out.append(TakeSnapshot(n.end_offset))
+        if n.snapshots and n.snapshots[-1][0] > n.log_start:
+            out.append(CleanLog())
+        return out
+
+    def _snapshot_step(self, state: Raft, replica: int, inp: TakeSnapshot | CleanLog) -> Raft | None:
+        """A TakeSnapshot or CleanLog fired at ``replica``; one that takes a snapshot is counted
+        and marked with the replica's high watermark (the ghost ``snapshot_marks``,
+        RAFT-INV-SNAPSHOT-COMMITTED). None where it changes nothing."""
+        node = state.node(replica)
+        if not self.max_log_snapshots or isinstance(node.role, Down):
+            return None
+        taking = isinstance(inp, TakeSnapshot)
+        if taking and state.snapshots_taken >= self.max_log_snapshots:
+            return None
+        after = self._apply(state, replica, inp)
+        if after is None or not taking:
+            return after
+        taken = after.node(replica).latest_snapshot
+        if taken is None or taken == node.latest_snapshot:
+            return after
+        hw = -1 if node.high_watermark is None else node.high_watermark
+        return replace(after, snapshots_taken=state.snapshots_taken + 1,
+                       snapshot_marks=after.snapshot_marks | {(replica, taken[0], hw)})
 
     @property
     def resending(self) -> bool:
@@ -355,8 +416,9 @@ class RaftModel:
 
 
 def is_message(output: Output) -> TypeGuard[Message]:
-    """True for a message (as opposed to a persistence effect)."""
-    return isinstance(output, MESSAGE_TYPES)
+    """True for a message a replica puts in flight (as opposed to a persistence effect, or an
+    answer to a leader-only request the driver injected, which ``_apply`` leaves out)."""
+    return isinstance(output, IN_FLIGHT_TYPES)
 
 
 def _inert(msg: Message, state: Raft) -> bool:
@@ -437,16 +499,17 @@ def _forget_ignored(network: Bag[Message], before: Node, after: Node, inp: Input
     return Bag(frozenset(counts.items()))
 
 
-REQUEST_TYPES = (VoteRequest, BeginQuorumEpochRequest, EndQuorumEpochRequest, FetchRequest)
-RESPONSE_TYPES = (VoteResponse, BeginQuorumEpochResponse, EndQuorumEpochResponse, FetchResponse)
+REQUEST_TYPES = (VoteRequest, BeginQuorumEpochRequest, EndQuorumEpochRequest, FetchRequest, FetchSnapshotRequest)
+RESPONSE_TYPES = (VoteResponse, BeginQuorumEpochResponse, EndQuorumEpochResponse, FetchResponse,
+                  FetchSnapshotResponse)
 
 
 def fetch_in_flight(state: Raft, replica: int) -> bool:
     """Whether ``replica`` has a fetch out (a request it still expects an answer to) or an
     answer on its way to it."""
     for m in state.network.distinct():
-        if (isinstance(m, FetchRequest) and m.src == replica and not m.orphaned) or (
-                isinstance(m, FetchResponse) and m.dst == replica):
+        if (isinstance(m, FetchRequest | FetchSnapshotRequest) and m.src == replica and not m.orphaned) or (
+                isinstance(m, FetchResponse | FetchSnapshotResponse) and m.dst == replica):
             return True
     return False
 
@@ -519,8 +582,9 @@ def describe_action(action: Action) -> str:
         case Duplicate(message=m):
             return f"duplicate {_msg(m)}"
         case Fire(node=n, input=inp):
-            return f"replica {n}: {type(inp).__name__}" + (f"(to={inp.to})" if isinstance(inp, FetchDue | ResendDue)
-                                                            else "")
+            return f"replica {n}: {type(inp).__name__}" + (
+                f"(to={inp.to})" if isinstance(inp, FetchDue | ResendDue)
+                else f"(end_offset={inp.end_offset})" if isinstance(inp, TakeSnapshot) else "")
         case Reboot(node=n):
             return f"replica {n}: crash and restart"
     return repr(action)
@@ -551,8 +615,10 @@ def describe_node(n: Node) -> str:
         extra += f" voted={e.voted_for}"
     if e.leader is not None and not isinstance(n.role, Leader):
         extra += f" leader={e.leader}"
-    log = " ".join(_entry(x) for x in n.log) or "-"
+    log = " ".join(_entry(x) for x in n.log[n.log_start:]) or "-"
     hw = "-" if n.high_watermark is None else n.high_watermark
+    if n.snapshots:  # KIP-630 (RAFT-STATE-SNAPSHOT): the log is shown from its start
+        extra += f" snapshots={','.join(f'{o}@{e}' for o, e in n.snapshots)} start={n.log_start}"
     return f"r{n.id} {n.role_name:<11} epoch={n.epoch}{extra} log=[{log}] hw={hw}"
 
 

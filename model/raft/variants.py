@@ -29,6 +29,7 @@ from kspec.model.raft.messages import (
     Output,
     ResendDue,
     Restart,
+    TakeSnapshot,
     VoteRequest,
     VoteResponse,
 )
@@ -68,6 +69,16 @@ def vote_ignores_log(node: Node, inp: Input) -> tuple[Node, tuple[Output, ...]]:
         # the longest log a well-formed request can claim (its last epoch below its epoch,
         # RAFT-RULE-INVALID-REQUEST): every voter's log is at most that
         inp = replace(inp, last_epoch=inp.epoch - 1, end_offset=10**6)
+    return node_mod.step(node, inp)
+
+
+def snapshot_above_hw(node: Node, inp: Input) -> tuple[Node, tuple[Output, ...]]:
+    """A replica snapshots records that are not committed yet: ``createNewSnapshot`` without
+    its high-watermark check (RAFT-RULE-SNAPSHOT-TAKE)."""
+    if isinstance(inp, TakeSnapshot) and not isinstance(node.role, Down):
+        end, latest = inp.end_offset, node.latest_snapshot
+        if max(1, node.log_start) <= end <= node.end_offset and (latest is None or end > latest[0]):
+            return replace(node, snapshots=(*node.snapshots, (end, node.log[end - 1].epoch))), ()
     return node_mod.step(node, inp)
 
 
@@ -243,6 +254,9 @@ CATALOGUE: dict[str, Variant] = {
                                        {"max_epoch": 1, "max_crashes": 0, "max_appends": 0, "max_resends": 1}),
     "never-resends": Variant(never_resends, "BeginQuorumEpochResent",
                              {"max_epoch": 1, "max_crashes": 0, "max_appends": 0, "max_resends": 1}),
+    "snapshot-above-hw": Variant(snapshot_above_hw, "SnapshotCommitted",
+                                 {"max_epoch": 1, "max_crashes": 0, "max_appends": 0, "max_snapshots": 1},
+                                 inputs=(TakeSnapshot,)),
 }
 
 

@@ -193,6 +193,32 @@ def test_a_start_probe_runs_on_a_path_of_its_own_where_the_budgets_are_whole() -
     assert guide.start_paths(pre_vote, guide.explore(pre_vote, 12)) == []
 
 
+def test_the_snapshot_start_probe_loads_a_snapshot_at_a_lagging_replica() -> None:
+    # RAFT-DRIVE-SNAPSHOT (KIP-630), only where the target declares snapshots: the leader is asked
+    # for a snapshot of an uncommitted record (refused), snapshots at its HW and cleans its log;
+    # the lagging voter fetches below the log start, fetches the snapshot and loads it, and its
+    # listener is told HandleLoadSnapshot, then the commit after it. The reference conforms on
+    # the path; each snapshot mutant diverges on it.
+    spec = PROTOCOLS["raft"]()
+    assert "RAFT-DRIVE-SNAPSHOT" not in [p.id for p in spec.driver(RAFT_CONFIGS[0]).start_probes()]
+    config = {**RAFT_CONFIGS[0], "snapshots": True}
+    driver = spec.driver(config)
+    assert [p.id for p in driver.start_probes()][-1] == "RAFT-DRIVE-SNAPSHOT"
+    path = guide.start_paths(driver, guide.explore(driver, 12))[-1]
+    assert guide.offered(driver, path) and path[-1][0] == "catch_up"
+    assert [c for c, _ in path].count("snapshot") == 3
+    state, told = driver.init_state(), []
+    for _, action in path:
+        after = driver.resolve(state, action)
+        told += [o["type"] for e in driver.events(state, action, after) if e.node == 3 for o in e.model_outputs
+                 if o["type"].startswith("Handle")]
+        state = after
+    assert state.node(3).log_start > 0 and told[-2:] == ["HandleLoadSnapshot", "HandleCommit"]
+    assert not _diverges(spec, config, reference_target("raft"), path)
+    for name in ("raft-snapshot-fetch-served-as-records", "raft-snapshot-load-untold", "raft-snapshot-above-hw"):
+        assert _diverges(spec, config, CATALOGUE[name].target(), path), name
+
+
 def test_start_paths_come_first_and_leave_the_planned_paths_their_index() -> None:
     # The voters faults configuration: VOTERS-DRIVE-ADDED-LEADER-RESTART and
     # -OUTSIDER-VOTE-RESTART each take the run's one crash, on a path of their own before the

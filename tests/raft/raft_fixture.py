@@ -3,6 +3,8 @@
 Commands (one replica set per file, created with ``new``):
 
     new id=1 voters=1,2,3 [pre_vote] [kip853=true|false] [listener] [resigned_told] [told_at_transition]
+                                              [below_start] (below_start: Kafka 3.3-3.5's
+                                              snapshot loading, KAFKA-15076)
                                               a replica's first start (with a listener:
                                               RAFT-OBS-LISTENER; resigned_told: KAFKA-17333;
                                               told_at_transition: KAFKA-16286)
@@ -51,7 +53,7 @@ def parse_value(field: str, raw: str) -> Any:
             epoch, kind = item.split(":")
             out.append(msgs.Entry(int(epoch), kind))
         return tuple(out)
-    if "," in raw or field in ("preferred", "diverging", "payload"):
+    if "," in raw or field in ("preferred", "diverging", "payload", "snapshot_id"):
         return tuple(int(x) for x in raw.split(",") if x)
     try:
         return int(raw)
@@ -87,6 +89,8 @@ def show_output(o: Any) -> str:
             return f"listener commit offset={off} [{' '.join(f'{k}@{e}' for e, k in es)}]"
         case msgs.HandleLeaderChange(epoch=e, leader=l):
             return f"listener leader epoch={e} leader={l}"
+        case msgs.HandleLoadSnapshot(offset=off):
+            return f"listener load snapshot offset={off}"
     return "send " + describe_message(o)
 
 
@@ -106,7 +110,8 @@ class Cluster:
             node = new_node(int(case.arg("id")), voters, case.has("pre_vote"), kip853)
             if case.has("listener"):
                 self.rules[node.id] = ListenerRules(resigned_told=case.has("resigned_told"),
-                                                    told_at_transition=case.has("told_at_transition"))
+                                                    told_at_transition=case.has("told_at_transition"),
+                                                    snapshot_below_start_only=case.has("below_start"))
                 node, _ = notify(dataclasses.replace(node, listener=Listener()), self.rules[node.id],
                                  transition=False)
             self.nodes[node.id] = node

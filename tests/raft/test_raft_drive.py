@@ -378,3 +378,21 @@ def test_acked_resend_probe_fires_the_timer_after_a_fetch_acknowledges() -> None
     assert step(state.node(idle.node), idle.input)[1] == ()  # RAFT-STEP-RESEND: nothing to send
     # never offered towards a voter that has not answered (the model's own ResendDue is there)
     assert all(i.input.to in leader.acknowledged for i in idle_resends(state, state.node(idle.node)))
+
+
+def test_snapshots_only_for_a_target_that_declares_them() -> None:
+    """RAFT-DRIVE-SNAPSHOT is opt-in (BRIEF compatibility): a target without ``"snapshots"`` in
+    its model_config gets the model without snapshots, the categories, node config and start
+    probes it always had, and messages without KIP-630's fields; one that declares them gets
+    all of it."""
+    from kspec.conformance.drivers.raft import wire
+    from kspec.model.core.codec import encode
+    from kspec.model.raft.messages import FetchResponse
+
+    plain, snapshots = RaftDriver(CONFIGS[0]), RaftDriver({**CONFIGS[0], "snapshots": True})
+    assert plain.model.max_log_snapshots == 0 and snapshots.model.max_log_snapshots == 2
+    assert "snapshot" not in plain.categories and "snapshot" in snapshots.categories
+    assert "snapshots" not in plain.node_config(1) and snapshots.node_config(1)["snapshots"] is True
+    assert "RAFT-DRIVE-SNAPSHOT" not in [p.id for p in plain.start_probes()]
+    assert "snapshot_id" not in wire(encode(FetchResponse(1, 2, 1, 1, "NONE", 0)))
+    assert wire(encode(FetchResponse(1, 2, 1, 1, "NONE", 0, snapshot_id=(2, 1))))["snapshot_id"] == [2, 1]

@@ -21,7 +21,11 @@ def test_default_exploration_holds_and_reaches_every_witness() -> None:
     # A witness behind a bound that is 0 by default (max_resends, as max_duplicates) is not
     # applicable there, neither reached nor missed (Property.needs); reached at max_resends=1 by
     # test_resend_exploration_holds_and_reaches_its_witness.
-    assert result.not_applicable == {"BeginQuorumEpochResent": "needs max_resends >= 1"}
+    # Likewise the snapshot witnesses behind max_snapshots (KIP-630), reached by
+    # test_snapshot_exploration_holds_and_reaches_its_witnesses.
+    assert result.not_applicable == {"BeginQuorumEpochResent": "needs max_resends >= 1",
+                                     "SnapshotTaken": "needs max_snapshots >= 1",
+                                     "SnapshotLoaded": "needs max_snapshots >= 1"}
     assert "BeginQuorumEpochResent" not in result.witnesses and result.ok
     assert result.distinct_states >= 10_000
 
@@ -29,7 +33,18 @@ def test_default_exploration_holds_and_reaches_every_witness() -> None:
 def test_resend_exploration_holds_and_reaches_its_witness() -> None:
     result = explore(make(**SMALL, max_resends=1))
     assert result.complete and not result.violations
-    assert result.witnesses["BeginQuorumEpochResent"] and not result.not_applicable
+    assert result.witnesses["BeginQuorumEpochResent"]
+    assert set(result.not_applicable) == {"SnapshotTaken", "SnapshotLoaded"}  # max_snapshots is 0
+
+
+def test_snapshot_exploration_holds_and_reaches_its_witnesses() -> None:
+    # KIP-630: a leader snapshots its committed log and cleans it; a follower that fetches below
+    # the log start is sent the snapshot id, fetches the snapshot and truncates to it. Four
+    # fetches: two commit the LeaderChange record, two more bring the snapshot to a follower.
+    result = explore(make(**SMALL, max_snapshots=1, max_fetches=4))
+    assert result.complete and not result.violations, [v.name for v in result.violations]
+    assert result.witnesses["SnapshotTaken"] and result.witnesses["SnapshotLoaded"]
+    assert result.not_applicable == {"BeginQuorumEpochResent": "needs max_resends >= 1"}
 
 
 def test_every_always_property_has_witnesses_and_a_variant() -> None:

@@ -69,12 +69,16 @@ CONSTANT_OF_BOUND = {
 FIXED_BOUNDS: dict[str, int | bool] = {"symmetry": False, "kip853": False}
 # Bounds KRaft.tla models at one value (Voters.tla shares FIXED_BOUNDS; its INSTANCE of KRaft
 # runs without resends, as the voter-set model does).
-RAFT_FIXED_BOUNDS: dict[str, int | bool] = dict(FIXED_BOUNDS)
+# KRaft.tla has no snapshots (KIP-630): the model's max_snapshots is 0 there.
+RAFT_FIXED_BOUNDS: dict[str, int | bool] = {**FIXED_BOUNDS, "max_snapshots": 0}
 # The flaw flags of the spec, by the Python variant they copy (model/raft/variants.py).
 VARIANT_FLAGS = {"vote-twice": "VoteTwice", "candidate-counts-rejections": "CandidateCountsRejections",
                  "vote-ignores-log": "VoteIgnoresLog"}
 
 INVARIANTS = ("ElectionSafety", "VoteOnce", "CommittedLogsAgree", "LeaderCompleteness", "HighWatermarkDurable")
+# The model's invariants KRaft.tla has no counterpart of: it has no snapshots (KIP-630,
+# max_snapshots = 0 in every configuration it checks), where SnapshotCommitted holds trivially.
+NOT_IN_SPEC = ("SnapshotCommitted",)
 ACTION_PROPERTIES = ("HighWatermarkMonotonic", "EpochMonotonic", "ResendOnlyUnanswered", "CheckQuorumCounted")
 # The state witnesses the spec defines (TLC reaches one by violating ``Not<name>``).
 WITNESSES = ("LeaderElected", "SecondEpochLeader", "VoteGranted", "RecordCommitted", "LeaderAfterCommit",
@@ -111,6 +115,8 @@ def flagged_constants(spec: str, bounds: Mapping[str, int | bool], variant: str 
 
 def constants(bounds: Mapping[str, int | bool], variant: str | None = None) -> dict[str, Any]:
     """The spec's CONSTANTS for the model's bounds (defaults for any bound not given)."""
+    if int(bounds.get("max_snapshots", 0)):
+        raise UnsupportedBounds(f"{SPEC} models max_snapshots=0 only (got {bounds['max_snapshots']})")
     out = flagged_constants(SPEC, bounds, variant, defaults=DEFAULT_BOUNDS, constant_of_bound=CONSTANT_OF_BOUND,
                             variant_flags=VARIANT_FLAGS)
     out["LiveFlaw"] = "none"  # the liveness variants' step flaws: tla/KRaftLive.tla (kspec.tla.liveness)
@@ -149,11 +155,17 @@ def _value(v: Any) -> Any:
     return v
 
 
+# KIP-630's message fields, which KRaft.tla (no snapshots) has not: left out of its records
+# (always None there: max_snapshots is 0 in every configuration the spec checks).
+SNAPSHOT_ONLY_FIELDS = frozenset({"snapshot_id"})
+
+
 def message_value(m: Message) -> FrozenDict:
     """A message as the spec's record: its fields plus ``type``."""
     out: dict[str, Any] = {"type": type(m).__name__}
     for f in fields(m):
-        out[f.name] = _value(getattr(m, f.name))
+        if f.name not in SNAPSHOT_ONLY_FIELDS:
+            out[f.name] = _value(getattr(m, f.name))
     return FrozenDict(out)
 
 

@@ -64,6 +64,13 @@ class RaftReplica:
         self.leader: int | None = None
         # the log (persisted): list of Entry dicts
         self.log: list[dict[str, Any]] = []
+        # KIP-630 (persisted): the snapshot ids [end offset, epoch] held, oldest first, and the log
+        # start offset; the records below it are kept only as the contents of the snapshot
+        # ending there (never served as records). Volatile: the snapshot id a follower was told
+        # to fetch (FollowerState.fetchingSnapshot).
+        self.snapshots: list[tuple[int, int]] = []
+        self.log_start = 0
+        self.fetching_snapshot: tuple[int, int] | None = None
         # volatile
         self.role = "unattached"
         self.high_watermark: int | None = None
@@ -150,6 +157,7 @@ class RaftReplica:
         return found, end
 
     def _reset_role_state(self) -> None:
+        self.fetching_snapshot = None
         self.granted, self.rejected, self.backing_off, self.prior = set(), set(), False, None
         self.timed_out = False
         self.end_offsets, self.fetched, self.has_fetched = {}, set(), False
@@ -343,6 +351,11 @@ class RaftReplica:
             self.listener_next, self.listener_told = 0, (0, None)  # the restart registers a new one
             return
         hw = self.high_watermark
+        if hw is not None and self.snapshots and self.listener_next < hw and (
+                self.listener_next < self.log_start or self.listener_next == 0):
+            # KIP-630 (Kafka 3.6+ updateListenersProgress): the latest snapshot first
+            self.listener_next = self.snapshots[-1][0]
+            self.out.append({"type": "HandleLoadSnapshot", "offset": self.listener_next})
         if hw is not None and hw > self.listener_next:
             entries = [[e["epoch"], e["kind"]] for e in self.log[self.listener_next:hw]]
             self.out.append({"type": "HandleCommit", "offset": self.listener_next, "entries": entries})
@@ -526,6 +539,12 @@ class RaftReplica:
         if self.role != "leader":
             return self.fetch_error(req, NOT_LEADER)
         offset, last_epoch = req["fetch_offset"], req["last_fetched_epoch"]
+        if self.snapshot_needed(offset, last_epoch):
+            # KIP-630: the records are in a snapshot only; name the latest, send no records
+            self.send("FetchResponse", req["src"], epoch=self.epoch, leader=self.id, error=NONE, offset=offset,
+                      entries=[], high_watermark=self.high_watermark, diverging=None,
+                      snapshot_id=list(self.snapshots[-1]))
+            return None
         found, end = self.end_offset_for_epoch(last_epoch)
         valid = (offset == 0 and last_epoch == 0) or (found == last_epoch and end >= offset
                                                        and offset <= self.end_offset)
@@ -538,6 +557,31 @@ class RaftReplica:
         self.send("FetchResponse", req["src"], epoch=self.epoch, leader=self.id, error=NONE, offset=offset,
                   entries=[dict(e) for e in self.log[offset:]], high_watermark=self.high_watermark, diverging=None)
         return None
+
+    def snapshot_needed(self, offset: int, last_epoch: int) -> bool:
+        """Kafka's ``validateOffsetAndEpoch`` of kind SNAPSHOT (a log with snapshots only)."""
+        if not self.snapshots or (self.log_start == 0 and offset == 0):
+            return False
+        earliest = self.snapshots[0][1]
+        return offset < self.log_start or (offset == self.log_start and last_epoch != earliest) or last_epoch < earliest
+
+    def on_TakeSnapshot(self, inp: dict[str, Any]) -> None:
+        """``createSnapshot``: committed records only, not below the log start, a new latest."""
+        end, hw = inp["end_offset"], self.high_watermark
+        if self.role == "down" or hw is None or not (max(1, self.log_start) <= end <= min(hw, self.end_offset)):
+            return
+        if self.snapshots and end <= self.snapshots[-1][0]:
+            return
+        self.snapshots.append((end, self.log[end - 1]["epoch"]))
+
+    def on_CleanLog(self, inp: dict[str, Any]) -> None:
+        """``deleteBeforeSnapshot(latestSnapshotId)``: up to the latest snapshot, at most the HW."""
+        if not self.snapshots or self.high_watermark is None:
+            return
+        end = self.snapshots[-1][0]
+        if self.log_start < end <= self.high_watermark:
+            self.snapshots = [self.snapshots[-1]]
+            self.log_start = end
 
     def on_valid_fetch(self, replica: int, offset: int) -> None:
         """The leader learns a replica's end offset; a majority fetching resets check-quorum."""
@@ -568,8 +612,15 @@ class RaftReplica:
         elif topics[0][0] != "raft" or topics[0][1][0] != 0:
             self.send("FetchSnapshotResponse", req["src"], epoch=None, leader=None, error="UNKNOWN_TOPIC_OR_PARTITION")
         else:
-            error = self.leader_only_error(req["epoch"]) or "SNAPSHOT_NOT_FOUND"
-            self.send("FetchSnapshotResponse", req["src"], epoch=self.epoch, leader=self.leader, error=error)
+            error = self.leader_only_error(req["epoch"])
+            wanted = tuple(req.get("snapshot_id") or ())
+            if error is None and wanted in self.snapshots and req.get("position", 0) == 0:
+                # KIP-630: the whole snapshot in one answer
+                self.send("FetchSnapshotResponse", req["src"], epoch=self.epoch, leader=self.id, error=NONE,
+                          snapshot_id=list(wanted), entries=[dict(e) for e in self.log[:wanted[0]]])
+                return
+            self.send("FetchSnapshotResponse", req["src"], epoch=self.epoch, leader=self.leader,
+                      error=error or "SNAPSHOT_NOT_FOUND")
 
     def on_DescribeQuorumRequest(self, req: dict[str, Any]) -> None:
         """RAFT-RULE-DESCRIBE-QUORUM: the leader's id, epoch, HW and voters' log end offsets."""
@@ -582,9 +633,33 @@ class RaftReplica:
                   high_watermark=self.high_watermark, voters=voters)
 
     def on_FetchSnapshotResponse(self, resp: dict[str, Any]) -> None:
-        """Never asked for: ignored."""
+        """KIP-630: the snapshot a follower asked its leader for, taken whole; the log truncated to
+        it (``truncateToLatestSnapshot``), the HW at least its end."""
+        epoch = resp.get("epoch")
+        if epoch is not None and epoch > self.epoch:
+            self.observe_epoch(epoch, resp.get("leader"))
+            return
+        if (self.role != "follower" or self.fetching_snapshot is None or resp["src"] != self.leader
+                or epoch != self.epoch):
+            return
+        if resp.get("error") == "SNAPSHOT_NOT_FOUND":
+            self.fetching_snapshot = None
+            return
+        snapshot = tuple(resp.get("snapshot_id") or ())
+        if resp.get("error") != NONE or snapshot != self.fetching_snapshot:
+            return
+        self.fetching_snapshot = None
+        end = snapshot[0]
+        entries = [dict(e) for e in resp.get("entries", [])]
+        if entries != self.log:
+            self.out.append({"type": "TruncateLog", "offset": end})
+        self.log = entries
+        self.log_start = end
+        self.snapshots = [(end, snapshot[1])]
+        self.high_watermark = end if self.high_watermark is None else max(self.high_watermark, end)
 
-    on_DescribeQuorumResponse = on_FetchSnapshotResponse
+    def on_DescribeQuorumResponse(self, resp: dict[str, Any]) -> None:
+        """Never asked for: ignored."""
 
     def on_response(self, resp: dict[str, Any]) -> None:
         if resp["epoch"] > self.epoch:
@@ -639,10 +714,14 @@ class RaftReplica:
     def on_fetch_response(self, resp: dict[str, Any]) -> None:
         if self.role != "follower" or resp["src"] != self.leader or resp["error"] != NONE:
             return
-        if resp.get("diverging") is not None or resp["offset"] == self.end_offset:
+        if resp.get("diverging") is not None or resp.get("snapshot_id") is not None \
+                or resp["offset"] == self.end_offset:
             self.has_fetched = True
         if resp.get("diverging") is not None:
             self.truncate_to(*resp["diverging"])
+            return
+        if resp.get("snapshot_id") is not None:
+            self.fetching_snapshot = tuple(resp["snapshot_id"])  # fetch that snapshot next
             return
         if resp["offset"] != self.end_offset:
             return  # a reply to an older fetch
@@ -703,6 +782,10 @@ class RaftReplica:
 
     def on_FetchDue(self, inp: dict[str, Any]) -> None:
         to = inp["to"]
+        if self.role == "follower" and to == self.leader and self.fetching_snapshot is not None:
+            self.send("FetchSnapshotRequest", to, epoch=self.epoch, snapshot_id=list(self.fetching_snapshot),
+                      position=0, topics=[["raft", [0]]])
+            return
         if (self.role == "follower" and to == self.leader) or (
                 self.role in ("unattached", "voted") and not self.is_voter and to in self.voters):
             self.send("FetchRequest", to, epoch=self.epoch, fetch_offset=self.end_offset,
@@ -739,9 +822,9 @@ class RaftReplica:
             "epoch": self.epoch,
             "leader": self.leader,
             "voted_for": self.voted_for,
-            "log": [[e["epoch"], e["kind"]] for e in self.log],
+            "log": [[e["epoch"], e["kind"]] for e in self.log[self.log_start:]],
             "high_watermark": self.high_watermark,
-        }
+        } | ({"log_start": self.log_start, "snapshots": [list(x) for x in self.snapshots]} if self.snapshots else {})
 
 
 class RaftInstance:
@@ -809,8 +892,9 @@ class RaftTarget(Target):
     """A raft target: one :class:`RaftReplica` (or subclass) per node."""
 
     protocol = "raft"
-    # It reports its listener's callbacks (RAFT-OBS-LISTENER), so the run holds it to them.
-    model_config: Mapping[str, JSON] = MappingProxyType({"listener": True})
+    # It reports its listener's callbacks (RAFT-OBS-LISTENER), so the run holds it to them, and
+    # takes KIP-630's snapshots (RAFT-DRIVE-SNAPSHOT).
+    model_config: Mapping[str, JSON] = MappingProxyType({"listener": True, "snapshots": True})
 
     def __init__(self, name: str = "reference", replica_class: type[RaftReplica] = RaftReplica) -> None:
         self.name = name
