@@ -559,11 +559,26 @@ def probe_candidates(state: Raft) -> list[tuple[str, Any]]:
     live = [n for n in state.nodes if not isinstance(n.role, Down)]
     out += [(PROBE, macros.HeldFetch(n.id)) for n in live if isinstance(n.role, Follower)]
     out += [(PROBE, macros.Retry(n.id, to)) for n in live for to in node_mod.unanswered(n)]
+    # a follower's answer to its leader's BeginQuorumEpoch (RAFT-DRIVE-CHECK-QUORUM-ACK)
+    out += [(PROBE, macros.BeginEpochAnswer(n.role.leader, n.id)) for n in live
+            if isinstance(n.role, Follower) and n.is_voter]
     # a kip-996 candidate's standard vote answer held until it is prospective (RAFT-DRIVE-HELD-GRANT)
     out += [(PROBE, macros.HeldGrant(m)) for m in sorted(state.network.distinct(), key=repr)
             if isinstance(m, VoteResponse) and not m.pre_vote and state.node(m.dst).pre_vote
             and isinstance(state.node(m.dst).role, Candidate)]
     return out
+
+
+def _leading(state: Raft, leader: int) -> Leader | None:
+    """Replica ``leader``'s role if it leads, else None."""
+    role = state.node(leader).role
+    return role if isinstance(role, Leader) else None
+
+
+def _followers_of(state: Raft, leader: int) -> list[int]:
+    """The voters that follow ``leader`` in its epoch."""
+    return [n.id for n in state.nodes if n.is_voter and isinstance(n.role, Follower)
+            and n.role.leader == leader and n.epoch == state.node(leader).epoch]
 
 
 class RaftDriver(macros.MacroSteps[RaftModel]):
@@ -811,6 +826,66 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
         long_payload, state = self._long_payload_probe(state, k)
         restarted, state = self._restarted_candidate_probe(state, k)
         return out + chain + duplicate + long_payload + restarted
+
+    def _check_quorum_ack_probe(self, state: Raft) -> list[tuple[str, Any]]:
+        """RAFT-DRIVE-CHECK-QUORUM-ACK (a start probe, four or more voters, with faults): a voter
+        stands (:meth:`_stand`) and its vote requests and the answers are delivered until it
+        leads, its BeginQuorumEpoch requests reach the voters (they follow it), then
+        :meth:`_check_quorum_ack`. A leader that counts an acknowledgement as a fetch leads on
+        where the protocol resigns (red team ``raft_scratch10:begin-epoch-ack-resets-check-
+        quorum`` escaped seeds 0 and 1 while a CheckQuorumTimeout resigned whatever was counted,
+        before RAFT-RULE-CHECK-QUORUM-PERIOD). All or nothing; each step only where the driver
+        offers it."""
+        offered = self._offered
+        voters = sorted(self.model.voter_ids)
+        for c in voters:
+            stood = self._stand(state, c)
+            if stood is None:
+                continue
+            script, s = stood
+            epoch = s.node(c).epoch
+            for kind in (VoteRequest, VoteResponse, VoteResponse, BeginQuorumEpochRequest):
+                # requests, answers (an answer can arrive only once its request did), then the
+                # winner's announcements
+                for m in sorted(s.network.distinct(), key=repr):
+                    if not (isinstance(m, kind) and c in (m.src, m.dst) and m.epoch == epoch
+                            and not getattr(m, "pre_vote", False) and not getattr(m, "orphaned", False)):
+                        continue
+                    after = offered(s, "deliver", Deliver(m))
+                    if after is not None:
+                        script.append(("deliver", Deliver(m)))
+                        s = after
+            if _leading(s, c) is None:
+                continue
+            ack = self._check_quorum_ack(s, c)
+            if ack:
+                return [*script, *ack]
+        return []
+
+    def _check_quorum_ack(self, state: Raft, leader: int) -> list[tuple[str, Any]]:
+        """RAFT-DRIVE-CHECK-QUORUM-ACK's core at ``leader``, whose check-quorum count is empty and
+        whose period is not renewed: one follower B's BeginQuorumEpoch answer arrives
+        (macros.BeginEpochAnswer), another follower A fetches once (macros.RoundTrip), then the
+        leader's CheckQuorumTimeout: the leader and A alone are no majority of four or more
+        voters, so it resigns (RAFT-RULE-CHECK-QUORUM-PERIOD)."""
+        offered = self._offered
+        role = _leading(state, leader)
+        if role is None or role.fetched or role.renewed:
+            return []
+        timeout = Fire(leader, CheckQuorumTimeout())
+        followers = _followers_of(state, leader)
+        for a, b in ((a, b) for a in followers for b in followers if a != b):
+            ack = macros.BeginEpochAnswer(leader, b)
+            acked = offered(state, PROBE, ack)
+            trip = macros.RoundTrip(a)
+            fetched = None if acked is None else offered(acked, "round_trip", trip)
+            counted = None if fetched is None else _leading(fetched, leader)
+            if fetched is None or counted is None or counted.fetched != {a} or counted.renewed:
+                continue
+            resigned = offered(fetched, "resign", timeout)
+            if resigned is not None and _leading(resigned, leader) is None:
+                return [(PROBE, ack), ("round_trip", trip), ("resign", timeout)]
+        return []
 
     def _long_payload_probe(self, state: Raft, k: int) -> tuple[list[tuple[str, Any]], Raft]:
         """RAFT-DRIVE-LONG-PAYLOAD, last on every fourth guided path (``k % 4 == 3``): where a
@@ -1069,14 +1144,18 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
         """RAFT-DRIVE-EXPIRED-STEP-DOWN (kip-595 elections, three or more voters): it takes
         three election timers and the last epoch the bounds allow, which no path's end has
         left, so it runs on a path of its own from where the budgets are whole. With pre-vote
-        (and faults) RAFT-DRIVE-HELD-GRANT instead."""
+        (and faults) RAFT-DRIVE-HELD-GRANT instead; with four or more voters (and faults) also
+        RAFT-DRIVE-CHECK-QUORUM-ACK."""
+        probes: list[StartProbe] = []
         if self.config["pre_vote"]:
-            return (StartProbe("RAFT-DRIVE-HELD-GRANT", self._held_grant_probe),) if self.config["faults"] else ()
-        if len(self.model.voter_ids) < 3:
-            return ()
-        probes = [StartProbe("RAFT-DRIVE-EXPIRED-STEP-DOWN", self._expired_step_down_probe)]
-        if self.config["faults"]:
-            probes.append(StartProbe("RAFT-DRIVE-RESEND-BACKOFF", self._backoff_resend_probe))
+            if self.config["faults"]:
+                probes.append(StartProbe("RAFT-DRIVE-HELD-GRANT", self._held_grant_probe))
+        elif len(self.model.voter_ids) >= 3:
+            probes.append(StartProbe("RAFT-DRIVE-EXPIRED-STEP-DOWN", self._expired_step_down_probe))
+            if self.config["faults"]:
+                probes.append(StartProbe("RAFT-DRIVE-RESEND-BACKOFF", self._backoff_resend_probe))
+        if self.config["faults"] and len(self.model.voter_ids) >= 4:
+            probes.append(StartProbe("RAFT-DRIVE-CHECK-QUORUM-ACK", self._check_quorum_ack_probe))
         return tuple(probes)
 
     def _held_grant_probe(self, state: Raft) -> list[tuple[str, Any]]:

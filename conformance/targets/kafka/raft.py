@@ -454,6 +454,7 @@ class KafkaRaftNode(ClientBuild, Timers):
             self._stop_log(halted=True)
             return StepResult(self._effects(before_log) + self.outputs, self.observation())
         outputs = self._effects(before_log) + self.outputs
+        self._note_check_period()
         return StepResult(outputs, self.observation())
 
     def _stop_log(self, halted: bool = False) -> None:
@@ -508,6 +509,10 @@ class KafkaRaftNode(ClientBuild, Timers):
         elif kind == "ClientAppend":
             self._append(list(inp.get("payload") or []))
             self._settle()
+        elif kind == "CheckQuorumTimeout" and self._check_period_renewed():
+            # RAFT-RULE-CHECK-QUORUM-PERIOD: the period ends before Kafka's (reset) timer expires
+            self._settle()
+            self._begin_check_period()
         elif kind in ("ElectionTimeout", "BackoffExpired", "FetchTimeout", "CheckQuorumTimeout"):
             self._timer(kind)
             self._settle()
