@@ -658,6 +658,10 @@ def _stale(message: Any, state: Any, actions: Actions, resolve: Resolve) -> Expa
     else:
         leader, follower = message.src, message.dst
         steps = _fire(leader, (CheckQuorumTimeout,), current, actions, resolve)
+        if steps and isinstance(steps[-1][1].node(leader).role, Leader):
+            # a renewed check-quorum period ends first, the next timeout resigns
+            # (RAFT-RULE-CHECK-QUORUM-PERIOD)
+            steps += _fire(leader, (CheckQuorumTimeout,), steps[-1][1], actions, resolve)
         if not steps:
             return []
         steps += _campaign(leader, steps[-1][1], actions, resolve)

@@ -1112,11 +1112,11 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
             if caught is not None:
                 prefix.append(("catch_up", macros.CatchUp(n.id)))
                 start = caught
-        resign = Fire(leaders[0].id, CheckQuorumTimeout())
-        resigned = self.resolve(start, resign)
-        if resigned is None:
+        resigning = self._resign(start, leaders[0].id)
+        if resigning is None:
             return [], state
-        prefix.append(("resign", resign))
+        prefix += resigning[0]
+        resigned = resigning[1]
         # its EndQuorumEpoch notices are lost (they would fill the in-flight bound the election
         # needs, and change nothing at followers that know their leader)
         for message in sorted(resigned.network.distinct(), key=repr):
@@ -1281,7 +1281,13 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
                 continue
             out: list[tuple[str, Any]] = []
             s = state
-            for timer in (first, ElectionTimeout()):
+            # (a leader whose check-quorum period was renewed leads on at the first timeout and
+            # resigns at the next: RAFT-RULE-CHECK-QUORUM-PERIOD)
+            timers = (first, first, ElectionTimeout()) if isinstance(first, CheckQuorumTimeout) \
+                else (first, ElectionTimeout())
+            for timer in timers:
+                if isinstance(timer, CheckQuorumTimeout) and not isinstance(s.node(n.id).role, Leader):
+                    continue
                 found = next(((c, a) for c, a in by_category(self.model.actions(s), _input_category)
                               if isinstance(a, Fire) and a.node == n.id and a.input == timer
                               and (self.config["faults"] or c not in FAULTS)), None)
@@ -1293,6 +1299,23 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
             if out:
                 return out, s
         return [], state
+
+    def _resign(self, state: Raft, leader: int) -> tuple[list[tuple[str, Any]], Raft] | None:
+        """Leader ``leader``'s CheckQuorumTimeout until it resigns: where a majority fetched in
+        its current period the first ends the period and it leads on (RAFT-RULE-CHECK-QUORUM-
+        PERIOD). The steps and the state after, or None where it does not resign."""
+        steps: list[tuple[str, Any]] = []
+        s = state
+        for _ in range(2):
+            fire = Fire(leader, CheckQuorumTimeout())
+            after = self.resolve(s, fire)
+            if after is None:
+                return None
+            steps.append(("resign", fire))
+            s = after
+            if _leading(s, leader) is None:
+                return steps, s
+        return None
 
     def _resend_probe(self, state: Raft, k: int) -> tuple[list[tuple[str, Any]], Raft]:
         """RAFT-DRIVE-RESEND at a guided path's end (with faults): a request lost and sent again
@@ -1307,10 +1330,9 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
         start = state
         if k % 2 == 0:
             for leader in (n for n in state.nodes if isinstance(n.role, Leader)):
-                resign = Fire(leader.id, CheckQuorumTimeout())
-                after = self.resolve(state, resign)
-                if after is not None:
-                    out, state = [("resign", resign)], after
+                resigned = self._resign(state, leader.id)
+                if resigned is not None:
+                    out, state = resigned
                     break
         retries = [m for _, m in probe_candidates(state) if isinstance(m, macros.Retry)]
         for j in range(len(retries)):

@@ -18,7 +18,10 @@ loop sees and polls the client until it is quiet (no message queued, nothing new
   names, read from Kafka's own state: ElectionTimeout the election timer of a voter that is
   unattached, voted, resigned or a candidate not backing off; BackoffExpired a backing-off
   candidate's backoff; FetchTimeout a voter follower's fetch timer; CheckQuorumTimeout the
-  leader's check-quorum timer. When Kafka's state has no such timer the input is idle: the
+  leader's check-quorum timer, unless Kafka reset that timer since the leader's check-quorum
+  period began (a majority fetched): then the period ends with no time passing
+  (RAFT-RULE-CHECK-QUORUM-PERIOD; a period begins 1 ms before the next input, so a reset is a
+  later deadline). When Kafka's state has no such timer the input is idle: the
   clock stays, the client is polled.
 - Kafka sends its Fetch as soon as it may; the model sends on ``FetchDue(to)``. The adapter
   holds Kafka's Fetch back and reports it at ``FetchDue(to)``. If Kafka's fetch went to another
