@@ -639,18 +639,20 @@ Duplicate(m) ==
     /\ UNCHANGED <<nodes, appends, crashes, fetches, elections, adds, removes, snapshots, upgrades, joins, elected,
                    votes, committed>>
 
-\* RAFT-MODEL-FIRE; VOTERS-MODEL-ELECTIONS: CheckQuorumTimeout spends the election budget too.
+\* RAFT-MODEL-FIRE; VOTERS-MODEL-ELECTIONS: CheckQuorumTimeout spends the election budget too
+\* where it resigns (one that ends a renewed period, RAFT-RULE-CHECK-QUORUM-PERIOD, starts nothing).
 ElectionBudgeted == K!ElectionTimers \cup {"CheckQuorumTimeout"}
+Spends(m, r) == m.type \in K!ElectionTimers \/ (m.type = "CheckQuorumTimeout" /\ r.node.role # "leader")
 
 FireTimer(i, m) ==
     /\ m \in EnabledInputs(i, nodes[i])
     /\ m.type = "ClientAppend" => appends < MaxAppends
     /\ m.type \in ElectionBudgeted => elections < MaxElections
     /\ m.type = "FetchDue" => fetches < MaxFetches /\ ~K!FetchInFlight(i)
-    /\ LET r == VStep(i, nodes[i], m)  \* computed once for both uses
-       IN Changes(nodes[i], r) /\ K!SetSys(ApplyResult(K!Sys, i, m, r))
+    /\ LET r == VStep(i, nodes[i], m)  \* computed once for all uses
+       IN /\ Changes(nodes[i], r) /\ K!SetSys(ApplyResult(K!Sys, i, m, r))
+          /\ elections' = IF Spends(m, r) THEN elections + 1 ELSE elections
     /\ appends' = IF m.type = "ClientAppend" THEN appends + 1 ELSE appends
-    /\ elections' = IF m.type \in ElectionBudgeted THEN elections + 1 ELSE elections
     /\ fetches' = IF m.type = "FetchDue" THEN fetches + 1 ELSE fetches
     /\ UNCHANGED <<crashes, duplicates, adds, removes, snapshots, upgrades, joins>>
 
