@@ -203,6 +203,20 @@ def test_a_start_probe_runs_on_a_path_of_its_own_where_the_budgets_are_whole() -
     assert guide.start_paths(quiet, guide.explore(quiet, 12)) == []
 
 
+def test_check_quorum_ack_start_path_resigns_where_an_acknowledgement_is_counted_as_a_fetch() -> None:
+    # RAFT-DRIVE-CHECK-QUORUM-ACK (four or more voters, with faults): elected, B's answer to the
+    # BeginQuorumEpoch, A's fetch, then CheckQuorumTimeout: the reference resigns with the
+    # model (RAFT-RULE-CHECK-QUORUM-PERIOD); the leader that counts B's answer leads on.
+    spec = PROTOCOLS["raft"]()
+    config = next(c for c in RAFT_CONFIGS if c["voters"] == 4 and not c["pre_vote"])
+    driver = spec.driver(config)
+    assert driver.start_probes()[-1].id == "RAFT-DRIVE-CHECK-QUORUM-ACK"
+    *_, acked = guide.start_paths(driver, guide.explore(driver, 12))
+    assert guide.offered(driver, acked) and [c for c, _ in acked[-3:]] == ["probe", "round_trip", "resign"]
+    assert not _diverges(spec, config, reference_target("raft"), acked)
+    assert _diverges(spec, config, CATALOGUE["raft-begin-epoch-ack-counts-for-check-quorum"].target(), acked)
+
+
 def test_start_paths_come_first_and_leave_the_planned_paths_their_index() -> None:
     # The voters faults configuration: VOTERS-DRIVE-ADDED-LEADER-RESTART and
     # -OUTSIDER-VOTE-RESTART each take the run's one crash, on a path of their own before the
