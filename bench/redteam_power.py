@@ -71,6 +71,7 @@ MODULE_LINES: tuple[tuple[str, str], ...] = (
     ("share", "share_scratch7"),
     ("share", "share_scratch8"),
     ("share", "share_scratch9"),
+    ("share", "share_scratch10"),
     # mm2
     ("mm2", "mm2"),
     ("mm2", "mm2_scratch"),
@@ -82,6 +83,7 @@ MODULE_LINES: tuple[tuple[str, str], ...] = (
     ("mm2", "mm2_scratch7"),
     ("mm2", "mm2_scratch8"),
     ("mm2", "mm2_scratch9"),
+    ("mm2", "mm2_scratch10"),
     # streams
     ("streams", "streams"),
     ("streams", "streams_scratch"),

@@ -75,6 +75,7 @@ BASELINES = [
     ("share", "share_scratch7", "Correct"),
     ("share", "share_scratch8", "Correct"),
     ("share", "share_scratch9", "Correct"),
+    ("share", "share_scratch10", "Correct"),
     # mm2
     ("mm2", "mm2_scratch", "Correct"),
     ("mm2", "mm2_scratch2", "Correct"),
@@ -85,6 +86,7 @@ BASELINES = [
     ("mm2", "mm2_scratch7", "Correct"),
     ("mm2", "mm2_scratch8", "Correct"),
     ("mm2", "mm2_scratch9", "Correct"),
+    ("mm2", "mm2_scratch10", "Correct"),
     # streams
     ("streams", "streams_scratch", "Correct"),
     ("streams", "streams_scratch2", "Correct"),
