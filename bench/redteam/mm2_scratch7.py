@@ -108,9 +108,11 @@ class ConnectDotSuffixFolded(DefaultPolicy):
 
 class Kip1016Target(PolicyTarget):
     """scratch5's target, declaring that its policies read KIP-1016's heartbeats-topic name (its
-    ``DefaultPolicy`` does): the driver then configures one (MM2-DRIVE-HEARTBEATS-NAME)."""
+    ``DefaultPolicy`` does): the driver then configures one (MM2-DRIVE-HEARTBEATS-NAME); and, since
+    session 18, that they read absent properties at Kafka's defaults (``configure`` tests
+    ``containsKey`` as Kafka's does): the driver then leaves defaults out (MM2-DRIVE-DEFAULT-PROPS)."""
 
-    model_config = MappingProxyType({"heartbeats_topic_name": True})
+    model_config = MappingProxyType({"heartbeats_topic_name": True, "default_props": True})
 
 
 Correct = subclass(globals(), "Correct", Kip1016Target)

@@ -132,6 +132,7 @@ DEEP_NAME = ".".join(("A", "B", "C")[k % 3] for k in range(32)) + ".orders"
 # policy's "looks like a heartbeat" is a suffix test of the configured name) nor holding a
 # separator.
 HEARTBEATS_NAME_CONFIG = "default.replication.policy.heartbeats.topic.name"
+SEPARATOR_PROP = "replication.policy.separator"
 CUSTOM_HEARTBEATS = "hb-topic"
 
 
@@ -204,6 +205,12 @@ def interesting_topics(sep: str) -> list[str]:
             f"orders.internal{sep}v2", f"orders{sep}internal{sep}v2", "orders-internal-v2",
             f"mm2-offsets{sep}A{sep}internal{sep}bak", "mm2-offsets.A.internal.bak",
             f"A{sep}checkpoints{sep}internal{sep}bak", f"A{sep}heartbeats{sep}orders",
+            # MM2-DRIVE-SUFFIX-BARE: ``internal`` at a name's end after a character that is neither
+            # ``.``, ``-`` nor the separator (none of Kafka's suffixes): not internal under either
+            # rule; a suffix test written as a regular expression with an unescaped ``.``
+            # (``.internal$``) or as ``endsWith("internal")`` says it is (red team session 18's
+            # ``rule3x-connect-regex-dot``: every other name ending in ``internal`` had one of them)
+            "ordersinternal", "orders_internal" if sep != "_" else "ordersXinternal",
             # MM2-DRIVE-DOTTED-CHECKPOINTS: the checkpoints topic of an alias holding the separator
             # (with the internal separator and with ".", as KIP-949's flag names it): Kafka tests
             # the suffix, so it is one; a test that parses the alias back out of the name and
@@ -293,7 +300,7 @@ def setup(config_key: str) -> Setup:
                                  heartbeats_topic_name=named))
     clusters = DOTTED_ALIASES if sep == "_" else PLAIN_ALIASES
     nodes = tuple(dict.fromkeys((*clusters, *EXTRA_ALIASES)))
-    props = {"replication.policy.separator": sep,
+    props = {SEPARATOR_PROP: sep,
              "replication.policy.internal.topic.separator.enabled": str(internal_sep).lower()}
     if hb is not None:
         props[HEARTBEATS_NAME_CONFIG] = hb
@@ -356,6 +363,18 @@ class Mm2Driver(Driver[Mm2System]):
         if flag in props:
             spell = (str.lower, str.upper, str.capitalize)[self.nodes().index(node) % 3]
             props[flag] = spell(props[flag])
+        if self.config.get("default_props") is True and self.nodes().index(node) % 2 == 1:
+            # MM2-DRIVE-DEFAULT-PROPS (opt-in): every other node gets only the settings whose value
+            # is not Kafka's default, as a MirrorMaker configuration that sets only what it
+            # changes: no separator when it is "." (the flag is then not read at all), no flag
+            # when it is true (KIP-949's default). Kafka's configure answers the same, so the
+            # model's policy is unchanged; a policy that reads one setting only inside another's
+            # block, or a missing flag as Boolean.parseBoolean(null) = false, differs.
+            if props.get(SEPARATOR_PROP) == ".":
+                props.pop(SEPARATOR_PROP)
+                props.pop(flag, None)
+            elif str(props.get(flag, "")).lower() == "true":
+                props.pop(flag)
         return {"policy": self.kind, "props": props, "internal_rule": self.config["internal_rule"]}
 
     def init_state(self) -> State:
@@ -383,6 +402,16 @@ class Mm2Driver(Driver[Mm2System]):
         for k, name in enumerate(names[:MAX_NAMES]):
             node = clusters[k % len(clusters)]
             out.extend(("query", Query(node, q(name))) for q in TOPIC_QUERIES)
+        # MM2-DRIVE-OWN-ALIAS: a name that starts with an extra node's alias and the separator is
+        # asked at that node too (its connectors read their own remote topics' names): Kafka
+        # splits it as any other name, where a policy that recognises its configured
+        # ``source.cluster.alias`` first answers that alias whole (``us.west.orders`` at
+        # ``us.west`` with ``.``: Kafka ``us``). The query names went to the clusters only.
+        for alias in self.setup.nodes:
+            if alias in clusters:
+                continue
+            out.extend(("query", Query(alias, q(name))) for name in names[:MAX_NAMES]
+                       if name.startswith(alias + self.sep) for q in TOPIC_QUERIES)
         held = names[len(interesting_topics(self.sep)):]
         for name in dict.fromkeys([*names[:CLIENT_NAMES], *held]):
             out.extend(("query", Query(CLIENT_NODE, q(name))) for q in TOPIC_QUERIES)

@@ -275,7 +275,9 @@ class PolicyTarget(Target):
     protocol = "mm2"
     # It reads KIP-1016's heartbeats-topic name (MM2-DRIVE-HEARTBEATS-NAME; opt-in, since a
     # policy written before the setting, and Kafka before it, keep ``heartbeats``).
-    model_config: Mapping[str, JSON] = MappingProxyType({"heartbeats_topic_name": True})
+    # It reads its properties as Kafka's configure does, an absent one at its default
+    # (MM2-DRIVE-DEFAULT-PROPS; opt-in, since an adapter may index the properties it expects).
+    model_config: Mapping[str, JSON] = MappingProxyType({"heartbeats_topic_name": True, "default_props": True})
 
     def __init__(self, name: str = "reference", classes: Mapping[str, type] | None = None) -> None:
         self.name = name

@@ -10,6 +10,7 @@ registers them). ``bench/mutant_power.py`` measures runs to detection and counte
 from __future__ import annotations
 
 import dataclasses
+import re
 import unicodedata
 from collections.abc import Mapping
 from typing import Any, ClassVar
@@ -504,6 +505,51 @@ RAFT_ENTRIES: tuple[tuple[str, type, str, bool, str], ...] = (
      "listener state reset on a transition", True, _CAUGHT),
 )
 
+class FlagAbsentFalsePolicy(DefaultPolicy):
+    """KIP-949's flag read as ``Boolean.parseBoolean(props.get(flag))`` without ``containsKey``:
+    a custom separator configured without the flag (its default is true) names the internal
+    topics with ``.``, the pre-3.1 names. Caught only where a configuration leaves a default
+    setting out (MM2-DRIVE-DEFAULT-PROPS; red team session 18's ``internal-flag-absent-disabled``)."""
+
+    def configure(self, props: Mapping[str, Any]) -> None:
+        super().configure(props)
+        if "replication.policy.separator" in props and "replication.policy.internal.topic.separator.enabled" \
+                not in props:
+            self.internal_topic_separator_enabled = False
+
+
+class OwnAliasSourcePolicy(DefaultPolicy):
+    """topicSource answers the configured ``source.cluster.alias`` whole for a name that starts
+    with it and the separator, where Kafka splits at the first separator: ``us.west.orders`` at
+    ``us.west`` is from ``us``. Rare vocabulary: a name asked at the node whose alias (holding
+    the separator) it starts with (MM2-DRIVE-OWN-ALIAS; red team session 18's
+    ``source-prefers-own-alias``)."""
+
+    configured: str | None = None
+
+    def configure(self, props: Mapping[str, Any]) -> None:
+        super().configure(props)
+        self.configured = props.get("source.cluster.alias")
+
+    def topic_source(self, topic: str) -> str | None:
+        prefix = f"{self.configured}{self.separator}"
+        if self.configured and topic.startswith(prefix) and topic != prefix:
+            return self.configured
+        return super().topic_source(topic)
+
+
+class InternalRegexDotPolicy(DefaultPolicy):
+    """3.x's Connect suffix test as the regular expression ``.internal$|-internal$``, its ``.``
+    unescaped: any character before ``internal`` matches (``ordersinternal`` is internal). Rare
+    vocabulary: a name ending in ``internal`` after neither ``.``, ``-`` nor the separator
+    (MM2-DRIVE-SUFFIX-BARE; red team session 18's ``rule3x-connect-regex-dot``)."""
+
+    def is_internal_topic(self, topic: str) -> bool:
+        if self.internal_rule != "3.x":
+            return super().is_internal_topic(topic)
+        return super().is_internal_topic(topic) or re.search(".internal$", topic) is not None
+
+
 # ------------------------------------------------------------------------------ share
 
 
@@ -542,6 +588,9 @@ ENTRIES: tuple[tuple[str, str, type, str], ...] = (
     ("mm2-configured-alias-names", "mm2", ConfiguredAliasNamesPolicy, "rare vocabulary: another node's alias"),
     ("mm2-case-folded-internal", "mm2", CaseFoldedInternalPolicy, "rare vocabulary: MM2's names in upper case"),
     ("mm2-exact-flag-spelling", "mm2", ExactFlagSpellingPolicy, "rare vocabulary: the flag spelled TRUE"),
+    ("mm2-flag-absent-false", "mm2", FlagAbsentFalsePolicy, "a missing setting read as false, not its default"),
+    ("mm2-own-alias-source", "mm2", OwnAliasSourcePolicy, "rare vocabulary: a name asked at its own alias's node"),
+    ("mm2-internal-regex-dot", "mm2", InternalRegexDotPolicy, "an unescaped '.' in a suffix pattern"),
     ("streams-empty-key-unrouted", "streams", EmptyKeyUnroutedRouter, "rare vocabulary: the empty key"),
     ("streams-nul-terminated-keys", "streams", NulTerminatedKeysRouter, "rare vocabulary: a key with a NUL byte"),
     ("streams-last-source-count", "streams", LastSourceCountRouter, "rare vocabulary: the widest topic listed first"),

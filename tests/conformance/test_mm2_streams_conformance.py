@@ -108,8 +108,9 @@ def test_targets_take_their_configurations() -> None:
     mutant = CATALOGUE["mm2-dotted-alias"].target()
     assert {c["policy"] for c in supported_configs(spec.configs, mutant)} == {"default"}
     # every configuration, each with the reference's KIP-1016 declaration (MM2-DRIVE-HEARTBEATS-NAME)
+    # and its defaults declaration (MM2-DRIVE-DEFAULT-PROPS)
     assert supported_configs(spec.configs, reference_target("mm2")) == [
-        {**c, "heartbeats_topic_name": True} for c in spec.configs]
+        {**c, "heartbeats_topic_name": True, "default_props": True} for c in spec.configs]
     # A run whose configuration the target lacks is an error at start, naming why.
     with pytest.raises(TargetFailure, match="no identity policy"):
         Lockstep(Mm2Driver(MM2_CONFIGS[2]), mutant)
