@@ -48,6 +48,7 @@ MODULE_LINES: tuple[tuple[str, str], ...] = (
     ("raft", "raft_scratch8"),
     ("raft", "raft_scratch9"),
     ("raft", "raft_scratch10"),
+    ("raft", "raft_scratch11"),
     # voters
     ("voters", "voters"),
     ("voters", "voters_scratch"),

@@ -372,13 +372,17 @@ SNAPSHOT_SHAPES: dict[str, TopicPartitions] = {
     "other-partition": ((OWN_TOPIC, (1,)),),
 }
 _SHAPE_NAMES = {topics: name for name, topics in SNAPSHOT_SHAPES.items()}
+# RAFT-DRIVE-SNAPSHOT-POSITION: the byte position of the one FetchSnapshot that carries Kafka's -1
+# sentinel; the position is read only once the snapshot is found, which no model replica holds.
+SNAPSHOT_SENTINEL_POSITION = -1
 
 
 def leader_only_requests(state: Raft, node: Node, observers: frozenset[int]) -> list[LeaderOnlyRequest]:
     """RAFT-DRIVE-LEADER-ONLY: the leader-only requests the driver delivers to ``node`` whatever
     its role (RAFT-RULE-LEADER-ONLY): a well-formed FetchSnapshot at the epoch sentinel -1 and
     at the receiver's epoch minus one, equal and plus one, one of each malformed topic list
-    (``SNAPSHOT_SHAPES``) at its epoch, and a DescribeQuorum from an administrator (no replica:
+    (``SNAPSHOT_SHAPES``) at its epoch, one of its epoch at byte position -1
+    (RAFT-DRIVE-SNAPSHOT-POSITION), and a DescribeQuorum from an administrator (no replica:
     id -1). A FetchSnapshot comes from a replica that fetches (another voter, else an
     observer) and asks for a snapshot ending at the receiver's log end (offset 1 at least: no
     replica holds any, so which one does not decide the answer). Their answers go to no one
@@ -393,6 +397,10 @@ def leader_only_requests(state: Raft, node: Node, observers: frozenset[int]) -> 
     shapes: list[LeaderOnlyRequest] = [FetchSnapshotRequest(src, me, node.epoch, snapshot, 0, topics, True)
                                        for name, topics in SNAPSHOT_SHAPES.items() if name != "one"]
     shapes.insert(2, DescribeQuorumRequest(NO_REPLICA, me, True))
+    # RAFT-DRIVE-SNAPSHOT-POSITION: a well-formed request of its epoch at byte position -1, next to
+    # the one at byte 0 (early in the list, so that the first paths' probes meet it)
+    epochs.insert(1, FetchSnapshotRequest(src, me, node.epoch, snapshot, SNAPSHOT_SENTINEL_POSITION,
+                                          OWN_PARTITION, True))
     # interleaved, then rotated by the replica's id: a guided path's probes (the k-th of the
     # list at every replica, RAFT-DRIVE-PROBE) meet a malformed shape, an epoch and a
     # DescribeQuorum within a few paths, and different ones at the replicas of one path
@@ -495,6 +503,7 @@ def input_cell(node: Node, inp: Input) -> tuple[str, str]:
         if isinstance(inp, FetchSnapshotRequest):
             # RAFT-DRIVE-LEADER-ONLY: the epoch sentinel and the topic list's shape
             kind += (" -1" if epoch == -1 else "") + f" {_SHAPE_NAMES.get(inp.topics, 'topics')}"
+            kind += " position-1" if inp.position < 0 else ""
         # RAFT-DRIVE-WELL-FORMED: a request that carries a log position is marked by that
         # position against the receiver's log, a malformed one as such
         claim = (inp.last_epoch, inp.end_offset) if isinstance(inp, VoteRequest) else \

@@ -271,6 +271,23 @@ class FetchSnapshotShapeAnd(RaftReplica):
             super().on_FetchSnapshotRequest({**req, "topics": [["raft", [0]]]})
 
 
+class SnapshotPositionFirst(RaftReplica):
+    """A FetchSnapshot's byte position validated with the request's other fields, before the
+    leader-only epoch check and the snapshot lookup: a negative position is answered
+    POSITION_OUT_OF_RANGE at every role (Kafka reads the position only against the snapshot it
+    found, ``position < 0 || position >= snapshotSize``). RAFT-RULE-FETCH-SNAPSHOT-LEADER,
+    RAFT-DRIVE-SNAPSHOT-POSITION."""
+
+    def on_FetchSnapshotRequest(self, req: dict[str, Any]) -> None:
+        topics = req["topics"]
+        own = len(topics) == 1 and len(topics[0][1]) == 1 and topics[0][0] == "raft" and topics[0][1][0] == 0
+        if own and req.get("position", 0) < 0:
+            self.send("FetchSnapshotResponse", req["src"], epoch=self.epoch, leader=self.leader,
+                      error="POSITION_OUT_OF_RANGE")
+            return
+        super().on_FetchSnapshotRequest(req)
+
+
 class DescribeQuorumAnyRole(RaftReplica):
     """A replica that is not the leader answers DescribeQuorum INVALID_REQUEST, as Kafka did
     before KAFKA-13940 (apache/kafka#12517), an error the admin client and the forwarding
@@ -336,6 +353,8 @@ RAFT_MUTANTS: tuple[tuple[str, type, str, bool, str], ...] = (
      True, ""),
     ("raft-describe-quorum-any-role", DescribeQuorumAnyRole,
      "a leader-only request answered with a fatal error at a non-leader (KAFKA-13940)", True, ""),
+    ("raft-snapshot-position-first", SnapshotPositionFirst,
+     "a field validated before the epoch and the lookup that make it meaningful", True, ""),
 )
 
 

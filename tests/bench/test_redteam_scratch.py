@@ -46,6 +46,7 @@ BASELINES = [
     ("raft", "raft_scratch8", "Correct"),
     ("raft", "raft_scratch9", "Correct"),
     ("raft", "raft_scratch10", "Correct"),
+    ("raft", "raft_scratch11", "Correct"),
     # voters
     ("voters", "voters_scratch", "Correct"),
     ("voters", "voters_scratch2", "Correct"),
