@@ -195,7 +195,11 @@ class ReplaceDisk:
     """The operator replaces the replica's disk (KIP-853's motivating example): the replica
     stops, its log, snapshots and election state are lost, the new disk is formatted with a
     fresh directory id and no initial voters (``kafka-storage format --no-initial-controllers``)
-    and the replica starts again with the same id and configuration (VOTERS-RULE-DISK-REPLACED)."""
+    and the replica starts again with the same id and configuration (VOTERS-RULE-DISK-REPLACED).
+    ``directory`` is the new disk's id (the format step draws it; the model's is
+    ``replaced_directory``, VOTERS-MODEL-DIRS)."""
+
+    directory: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -351,8 +355,8 @@ def make_step(raft_step: RaftStep = raft_node.step, rules: Rules = Rules()) -> S
                 after, outputs = _reconfigure(node, RemoveVoter(r, d), rules)
             case TakeSnapshot():
                 after, outputs = _take_snapshot(node, rules)
-            case ReplaceDisk():
-                after, outputs = _replace_disk(node), ()
+            case ReplaceDisk(directory=d):
+                after, outputs = _replace_disk(node, d), ()
             case FetchDue(to=to) if seeks_leader(node):
                 # VOTERS-RULE-OBSERVER-BOOTSTRAP: an observer without a leader asks a bootstrap
                 # server (KIP-853; Kafka's maybeSendAnyVoterFetch, findReadyBootstrapServer),
@@ -761,12 +765,15 @@ def observe(node: VoterNode) -> dict[str, object]:
 # ---------------------------------------------------------------- disk replacement (KIP-853)
 
 
-def _replace_disk(node: VoterNode) -> VoterNode:
+def _replace_disk(node: VoterNode, directory: int) -> VoterNode:
     """VOTERS-RULE-DISK-REPLACED: the same host (id, configuration: bootstrap servers, pre-vote,
     auto-join) on a new disk: a fresh directory id, no log, no snapshot but the bootstrap
     checkpoint of a disk formatted with ``--no-initial-controllers`` (the cluster's kraft.version,
     no voters), no election state. It knows no voter set: an observer that asks a bootstrap
     server for the leader (VOTERS-RULE-OBSERVER-BOOTSTRAP)."""
+    if directory != replaced_directory(node.id, node.replaced + 1):
+        raise ValueError(f"replica {node.id}: ReplaceDisk({directory}) is not its next directory id "
+                         f"{replaced_directory(node.id, node.replaced + 1)} (VOTERS-MODEL-DIRS)")
     snap = Snapshot(0, max(node.kraft_version, 1), None)
     fresh = raft_node.new_node(node.id, frozenset())
     return replace(node, voters=frozenset(), log=(), role=fresh.role, high_watermark=None,

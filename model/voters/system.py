@@ -193,6 +193,11 @@ class VotersModel(RaftModel):
             if isinstance(n.role, Down):
                 continue
             assert isinstance(n, VoterNode)
+            if n.replaced and not n.voters and vnode.seeks_leader(n) and n.id not in asked \
+                    and state.fetches < int(b["max_fetches"]) and not fetch_in_flight(state, n.id):
+                # VOTERS-RULE-DISK-REPLACED: a new disk knows no voter set (raft offers a fetch
+                # to none); it asks the configured bootstrap servers (-OBSERVER-BOOTSTRAP)
+                yield from (Fire(n.id, FetchDue(b)) for b in sorted(n.bootstrap_servers))
             if isinstance(n.role, Leader):
                 if state.upgrades < 1 and n.kraft_version == 0:
                     yield Fire(n.id, UpgradeKRaftVersion())  # type: ignore[arg-type]
@@ -204,7 +209,10 @@ class VotersModel(RaftModel):
                 if state.adds < int(b["max_adds"]):
                     for h in self.replica_ids:
                         if h not in n.voters:
-                            yield Fire(n.id, AddVoter(h, directory_of(h)))  # type: ignore[arg-type]
+                            # the operator adds the host's current disk (VOTERS-RULE-DISK-REPLACED)
+                            disk = state.node(h)
+                            assert isinstance(disk, VoterNode)
+                            yield Fire(n.id, AddVoter(h, disk.directory))  # type: ignore[arg-type]
                 if state.removes < int(b["max_removes"]):
                     for r, d in sorted(n.control.last_voter_set()):
                         yield Fire(n.id, RemoveVoter(r, d))  # type: ignore[arg-type]
@@ -217,7 +225,7 @@ class VotersModel(RaftModel):
             if state.snapshots < int(b["max_snapshots"]) and _snapshot_worth_taking(n):
                 yield Fire(n.id, TakeSnapshot())  # type: ignore[arg-type]
             if state.disk_swaps < int(b["max_disk_swaps"]) and _disk_replaceable(n):
-                yield Fire(n.id, ReplaceDisk())  # type: ignore[arg-type]
+                yield Fire(n.id, ReplaceDisk(vnode.replaced_directory(n.id, n.replaced + 1)))  # type: ignore[arg-type]
 
     def next_state(self, state: Raft, action: Action) -> Raft | None:
         assert isinstance(state, Voters)
