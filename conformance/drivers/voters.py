@@ -516,8 +516,10 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
         level, with faults, no pre-vote): each takes the run's
         one crash after two or three elections' worth of steps, which at the defaults only the
         first path's end left (the two contended for it), so each runs on a path of its own."""
-        if self.level != "replica" or self.model.pre_vote or not self.faults:
+        if self.level != "replica" or not self.faults:
             return ()
+        if self.model.pre_vote:
+            return self._disk_start_probes()  # (the disk probes run under KIP-996 too: Kafka 4.0+)
         return (StartProbe("VOTERS-DRIVE-ADDED-LEADER-RESTART", self._started(self._added_leader_restart_probe)),
                 StartProbe("VOTERS-DRIVE-OUTSIDER-VOTE-RESTART", self._started(self._outsider_vote_probe)),
                 *self._disk_start_probes())
@@ -617,8 +619,8 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
         of a voter follower V is replaced, another voter W's fetch timer fires (it stands), and
         W's Vote, which names V's old directory, is delivered to V and V's answer to W
         (VOTERS-RULE-VOTE-BY-KEY: INVALID_VOTER_KEY, not granted; a wiped voter's empty log
-        must not elect a candidate). kip-595 configurations (under KIP-996 W's pre-vote comes
-        first, and the same rule answers it). All or nothing."""
+        must not elect a candidate); under KIP-996 W stands as a prospective and its pre-vote
+        gets the same answer. All or nothing."""
         found = self._disk_victim(state)
         if found is None:
             return []

@@ -197,7 +197,7 @@ class VotersModel(RaftModel):
                     and state.fetches < int(b["max_fetches"]) and not fetch_in_flight(state, n.id):
                 # VOTERS-RULE-DISK-REPLACED: a new disk knows no voter set (raft offers a fetch
                 # to none); it asks the configured bootstrap servers (-OBSERVER-BOOTSTRAP)
-                yield from (Fire(n.id, FetchDue(b)) for b in sorted(n.bootstrap_servers))
+                yield from (Fire(n.id, FetchDue(b)) for b in sorted(n.bootstrap_servers) if b != n.id)
             if isinstance(n.role, Leader):
                 if state.upgrades < 1 and n.kraft_version == 0:
                     yield Fire(n.id, UpgradeKRaftVersion())  # type: ignore[arg-type]
