@@ -617,10 +617,12 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
     def _disk_replaced_vote_probe(self, state: Voters) -> list[tuple[str, Any]]:
         """VOTERS-DRIVE-DISK-REPLACED-VOTE (a start probe, as VOTERS-DRIVE-DISK-REPLACED): the disk
         of a voter follower V is replaced, another voter W's fetch timer fires (it stands), and
-        W's Vote, which names V's old directory, is delivered to V and V's answer to W
-        (VOTERS-RULE-VOTE-BY-KEY: INVALID_VOTER_KEY, not granted; a wiped voter's empty log
-        must not elect a candidate); under KIP-996 W stands as a prospective and its pre-vote
-        gets the same answer. All or nothing."""
+        W's Vote, which names V's old directory, is delivered to V (VOTERS-RULE-VOTE-BY-KEY:
+        INVALID_VOTER_KEY, not granted; a wiped voter's empty log must not elect a candidate);
+        under KIP-996 W stands as a prospective and its pre-vote gets the same answer. The answer
+        is not delivered to W: what a candidate does with INVALID_VOTER_KEY KIP-853 does not say
+        (the model counts a refusal; Kafka 4.4.0 takes it as a failed request and sends the Vote
+        again), left open (session 18 report). All or nothing."""
         found = self._disk_victim(state)
         if found is None:
             return []
@@ -632,7 +634,7 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
         steps: list[Callable[[Voters], tuple[str, Any] | None]] = [
             lambda s: (PROBE, Fire(v, ReplaceDisk(replaced_directory(v, 1)))),  # type: ignore[arg-type]
             lambda s: ("timer", Fire(w, FetchTimeout())),
-            self._delivery(w, v, "VoteRequest"), self._delivery(v, w, "VoteResponse")]
+            self._delivery(w, v, "VoteRequest")]
         script, taken = self._disk_script(state, steps)
         return script if taken == len(steps) else []
 

@@ -129,6 +129,8 @@ class KafkaVoterReplica(kraft.KafkaRaftNode):
         # VOTERS-RULE-DISK-REPLACED: this disk's directory id (the host's first is its id), and the
         # directories the inbound request being handled names (KeyedFetchRequest, KeyedVoteRequest)
         self.disk_directory = node
+        # configuration, so kept across a disk replacement (which empties ``bootstrap``)
+        self._servers = frozenset(int(r) for r, _ in initial)
         self._inbound_dirs: tuple[int | None, int | None] = (None, None)  # (fetcher's, voter's)
         super().__init__(java, node, [int(r) for r, _ in initial])
 
@@ -446,7 +448,7 @@ class KafkaVoterReplica(kraft.KafkaRaftNode):
     def _bootstrap_ids(self) -> set[int]:
         """The replicas an observer asks for the leader: ``controller.quorum.bootstrap.servers``
         (the initial voters) or, with static voters, ``controller.quorum.voters``."""
-        return {int(r) for r, _ in ((self.bootstrap or {}).get("voters") or self.static)}
+        return set(self._servers)
 
     def _sent(self, req: Any) -> None:
         """A Fetch to a bootstrap server is held under the replica it names; Kafka's
