@@ -232,7 +232,8 @@ BUILTIN: tuple[ConformanceProtocol, ...] = (
         docs=("spec/voters.md",), trace_packages=("kspec.model.raft",), deviations=True,
         events=NodeEvents("kspec.model.voters.node:observe", ("kspec.model.raft.messages:INPUT_TYPES",
                                                                "kspec.model.voters.node:VOTER_INPUT_TYPES",
-                                                               "kspec.model.voters.node:NODE_INPUT_TYPES"),
+                                                               "kspec.model.voters.node:NODE_INPUT_TYPES",
+                                                               "kspec.model.voters.node:DISK_INPUT_TYPES"),
                           other_answers="kspec.model.raft.node:other_answers"),
         transitions="kspec.model.raft.node:TRANSITIONS", initial_role="unattached",
         transitions_note="the table the checked role constructors enforce: a transition not listed raises an "

@@ -83,6 +83,7 @@ from kspec.model.voters.node import (
     AddVoter,
     ReconfigRejected,
     RemoveVoter,
+    ReplaceDisk,
     Rules,
     SnapshotWritten,
     TakeSnapshot,
@@ -93,6 +94,7 @@ from kspec.model.voters.node import (
     auto_join_request,
     directory_of,
     observer_follower,
+    replaced_directory,
     seeks_leader,
 )
 from kspec.model.voters.system import Voters, VotersModel
@@ -242,6 +244,8 @@ def _setup(config: dict[str, JSON], bounds: dict[str, Any], variant: str = "") -
 
 
 def _input_category(inp: Input) -> str | None:
+    if isinstance(inp, ReplaceDisk):
+        return PROBE  # only VOTERS-DRIVE-DISK-REPLACED's start probes take it (random runs draw no PROBE)
     if isinstance(inp, TakeSnapshot):
         return None  # offered at every replica (VotersDriver.candidates)
     if isinstance(inp, AddVoter | RemoveVoter | UpgradeKRaftVersion):
@@ -279,7 +283,10 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
         # cached setups stay as they were.)
         if self.config.get("auto_join") and self.config.get("controller_auto_join"):
             shape["auto_join"] = True
-        setup = _setup(shape, {**BOUNDS, **(bounds or {})}, self.variant)
+        # VOTERS-RULE-DISK-REPLACED only for a target that declares it (model_config
+        # {"disk_replacement": true}): another target is never sent ReplaceDisk nor a keyed message.
+        disk = {"max_disk_swaps": 1} if self.config.get("disk_replacement") and self.level == "replica" else {}
+        setup = _setup(shape, {**BOUNDS, **disk, **(bounds or {})}, self.variant)
         self.model = setup.model
         self._setup = setup
         self._step = setup.model._vstep
@@ -512,10 +519,127 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
         level, with faults, no pre-vote): each takes the run's
         one crash after two or three elections' worth of steps, which at the defaults only the
         first path's end left (the two contended for it), so each runs on a path of its own."""
-        if self.level != "replica" or self.model.pre_vote or not self.faults:
+        if self.level != "replica" or not self.faults:
             return ()
+        if self.model.pre_vote:
+            return self._disk_start_probes()  # (the disk probes run under KIP-996 too: Kafka 4.0+)
         return (StartProbe("VOTERS-DRIVE-ADDED-LEADER-RESTART", self._started(self._added_leader_restart_probe)),
-                StartProbe("VOTERS-DRIVE-OUTSIDER-VOTE-RESTART", self._started(self._outsider_vote_probe)))
+                StartProbe("VOTERS-DRIVE-OUTSIDER-VOTE-RESTART", self._started(self._outsider_vote_probe)),
+                *self._disk_start_probes())
+
+    def _disk_start_probes(self) -> tuple[StartProbe, ...]:
+        """VOTERS-DRIVE-DISK-REPLACED and VOTERS-DRIVE-DISK-REPLACED-VOTE, for a target that
+        declares disk replacement (``max_disk_swaps`` set from its model_config)."""
+        if not int(self.model.bounds.get("max_disk_swaps", 0)):
+            return ()
+        return (StartProbe("VOTERS-DRIVE-DISK-REPLACED", self._started(self._disk_replaced_probe)),
+                StartProbe("VOTERS-DRIVE-DISK-REPLACED-VOTE", self._started(self._disk_replaced_vote_probe)))
+
+    def _disk_victim(self, state: Voters) -> tuple[VoterNode, int] | None:
+        """The leader and the last voter following it, where a disk replacement fits: a quorum at
+        kraft.version 1 whose leader's high watermark is its log end (the voter has fetched
+        everything), no disk replaced yet, nothing in flight."""
+        leader = next((n for n in state.nodes if isinstance(n.role, Leader)), None)
+        if not isinstance(leader, VoterNode) or leader.kraft_version < 1 or state.disk_swaps or len(state.network) \
+                or leader.high_watermark != leader.end_offset:
+            return None
+        voters = [n.id for n in state.nodes if isinstance(n.role, Follower) and n.role.leader == leader.id
+                  and n.id in leader.voters and leader.role.end_offset_of(n.id) == leader.end_offset]  # type: ignore[union-attr]
+        return (leader, voters[-1]) if voters else None
+
+    def _disk_script(self, state: Voters, steps: list[Callable[[Voters], tuple[str, Any] | None]]) -> \
+            tuple[list[tuple[str, Any]], int]:
+        """The steps each ``make`` gives from the state the ones before left, as far as the driver
+        offers them (``_offered_route``); the script and how many were taken."""
+        script: list[tuple[str, Any]] = []
+        s = state
+        for make in steps:
+            step = make(s)
+            after = None if step is None else self._offered_route(s, [step])
+            if step is None or after is None:
+                break
+            script.append(step)
+            s = after
+        return script, len(script)
+
+    @staticmethod
+    def _delivery(src: int, dst: int, kind: str) -> Callable[[Voters], tuple[str, Any] | None]:
+        """The delivery of a message ``kind`` (its class name ends so) from ``src`` to ``dst`` in flight."""
+        def make(s: Voters) -> tuple[str, Any] | None:
+            found = sorted((m for m in s.network.distinct() if m.src == src and m.dst == dst
+                            and type(m).__name__.endswith(kind)), key=repr)
+            return ("deliver", Deliver(found[0])) if found else None
+        return make
+
+    def _disk_replaced_probe(self, state: Voters) -> list[tuple[str, Any]]:
+        """VOTERS-DRIVE-DISK-REPLACED (replica level, a target that declares disk replacement; a
+        start probe): KIP-853's motivating example. Where a leader L has every voter caught up,
+        L's client append, then the disk of a voter follower V that fetched everything is replaced
+        (VOTERS-RULE-DISK-REPLACED: a new directory, an empty log, no election state); V asks L
+        (a bootstrap server) and learns L's epoch, then fetches as an observer until it holds L's
+        log and once more at its end (VOTERS-RULE-FETCH-BY-KEY: L serves it and counts none of it:
+        the high watermark stays below the append, which L and the new disk alone hold). Then the
+        operator's RemoveVoter(V, old directory), a replication, AddVoter(V, new directory) and a
+        replication (V is a voter again, under its new key); in the auto-join configuration V's
+        update-voter-set timer asks L for the two changes itself (VOTERS-RULE-AUTO-JOIN). All of
+        the fetches or nothing; the rest as far as offered."""
+        found = self._disk_victim(state)
+        if found is None:
+            return []
+        leader, v = found
+        lead, new = leader.id, replaced_directory(v, 1)
+
+        def append(s: Voters) -> tuple[str, Any] | None:
+            return next(((c, a) for c, a in self.candidates(s) if c == "client" and isinstance(a, Fire)
+                         and a.node == lead), None)
+
+        fetch: Callable[[Voters], tuple[str, Any] | None] = lambda s: ("fetch", Fire(v, FetchDue(lead)))
+        exchange = [fetch, self._delivery(v, lead, "FetchRequest"), self._delivery(lead, v, "FetchResponse")]
+        steps: list[Callable[[Voters], tuple[str, Any] | None]] = [
+            append, lambda s: (PROBE, Fire(v, ReplaceDisk(new))),  # type: ignore[arg-type]
+            *exchange, *exchange, *exchange, *exchange]
+        script, taken = self._disk_script(state, steps)
+        if taken < len(steps):
+            return []
+        s = self._after_probes(state, script)
+        replicate: Callable[[Voters], tuple[str, Any] | None] = lambda s: ("replicate", macros.Replicate(lead))
+        rejoin: list[Callable[[Voters], tuple[str, Any] | None]]
+        if self.model.auto_join:
+            timer: Callable[[Voters], tuple[str, Any] | None] = \
+                lambda s: ("timer", Fire(v, UpdateVoterSetDue()))  # type: ignore[arg-type]
+            rejoin = [timer, self._delivery(v, lead, "RemoveVoterRequest"), replicate,
+                      timer, self._delivery(v, lead, "AddVoterRequest"), replicate]
+        else:
+            rejoin = [lambda s: ("reconfig", Fire(lead, RemoveVoter(v, directory_of(v)))),  # type: ignore[arg-type]
+                      replicate,
+                      lambda s: ("reconfig", Fire(lead, AddVoter(v, new))),  # type: ignore[arg-type]
+                      replicate]
+        more, _ = self._disk_script(s, rejoin)
+        return script + more
+
+    def _disk_replaced_vote_probe(self, state: Voters) -> list[tuple[str, Any]]:
+        """VOTERS-DRIVE-DISK-REPLACED-VOTE (a start probe, as VOTERS-DRIVE-DISK-REPLACED): the disk
+        of a voter follower V is replaced, another voter W's fetch timer fires (it stands), and
+        W's Vote, which names V's old directory, is delivered to V (VOTERS-RULE-VOTE-BY-KEY:
+        INVALID_VOTER_KEY, not granted; a wiped voter's empty log must not elect a candidate);
+        under KIP-996 W stands as a prospective and its pre-vote gets the same answer. The answer
+        is not delivered to W: what a candidate does with INVALID_VOTER_KEY KIP-853 does not say
+        (the model counts a refusal; Kafka 4.4.0 takes it as a failed request and sends the Vote
+        again), left open (session 18 report). All or nothing."""
+        found = self._disk_victim(state)
+        if found is None:
+            return []
+        leader, v = found
+        others = [n for n in sorted(leader.voters) if n not in (leader.id, v)]
+        if not others:
+            return []
+        w = others[0]
+        steps: list[Callable[[Voters], tuple[str, Any] | None]] = [
+            lambda s: (PROBE, Fire(v, ReplaceDisk(replaced_directory(v, 1)))),  # type: ignore[arg-type]
+            lambda s: ("timer", Fire(w, FetchTimeout())),
+            self._delivery(w, v, "VoteRequest")]
+        script, taken = self._disk_script(state, steps)
+        return script if taken == len(steps) else []
 
     @staticmethod
     def _started(probe: Callable[[Voters], list[tuple[str, Any]]]) -> Callable[[Any], list[tuple[str, Any]]]:

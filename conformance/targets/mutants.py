@@ -739,6 +739,12 @@ from kspec.conformance.targets.mutants_probes import ENTRIES as _PROBES  # noqa:
 
 CATALOGUE.update({n: Mutant(n, p, c, b, default_budget=caught, note=note) for n, p, c, b, caught, note in _PROBES})
 
+# The disk-replacement mutants (session 18, issue #18): caught by VOTERS-DRIVE-DISK-REPLACED's start
+# probes only (mutants_disk.py).
+from kspec.conformance.targets.mutants_disk import ENTRIES as _DISK  # noqa: E402
+
+CATALOGUE.update({n: Mutant(n, p, c, b, default_budget=caught, note=note) for n, p, c, b, caught, note in _DISK})
+
 NOT_IN_CATALOGUE: dict[str, str] = {}
 
 

@@ -10,7 +10,8 @@ from dataclasses import dataclass
 from typing import Literal
 
 ErrorCode = Literal["NONE", "FENCED_LEADER_EPOCH", "UNKNOWN_LEADER_EPOCH", "NOT_LEADER_OR_FOLLOWER",
-                    "INCONSISTENT_VOTER_SET", "INVALID_REQUEST", "UNKNOWN_TOPIC_OR_PARTITION", "SNAPSHOT_NOT_FOUND"]
+                    "INCONSISTENT_VOTER_SET", "INVALID_REQUEST", "UNKNOWN_TOPIC_OR_PARTITION", "SNAPSHOT_NOT_FOUND",
+                    "INVALID_VOTER_KEY"]
 
 
 @dataclass(frozen=True, slots=True)

@@ -27,6 +27,8 @@ BOUNDS: tuple[Bound, ...] = (
     Bound("max_inflight", 2, "do not expand states with more messages in flight", minimum=1),
     Bound("max_duplicates", 0, "message duplications in a run", minimum=0),
     Bound("max_fetches", 4, "fetch requests sent in a run", minimum=0),
+    Bound("max_disk_swaps", 0, "disk replacements in a run: a replica restarts with a new directory id, no log "
+          "and no election state (VOTERS-MODEL-DISK-SWAP)", minimum=0),
     Bound("symmetry", True, "explore one state per orbit of initial-voter renamings (VOTERS-MODEL-SYMMETRY)"),
     Bound("pre_vote", False, "pre-vote (KIP-996)"),
 )

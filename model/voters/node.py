@@ -32,6 +32,8 @@ from kspec.model.raft.messages import (
     PersistElection,
     Restart,
     TruncateLog,
+    VoteRequest,
+    VoteResponse,
 )
 from kspec.model.raft.state import Down, Follower, Leader, Node, Resigned, Unattached, Voted, election_of
 from kspec.model.voters.control import (
@@ -98,10 +100,22 @@ class VoterNode(Node):
     # controller.quorum.auto.join.enable (VOTERS-RULE-AUTO-JOIN): configuration, so fixed. Kafka
     # 4.2+ has it (KAFKA-19078; off by default, as here); a release before has no such setting.
     auto_join: bool = False
+    # VOTERS-RULE-DISK-REPLACED: how many times this host's disk was replaced (ReplaceDisk); its
+    # directory id is the host's first (``directory_of``) at 0, a fresh one after each.
+    replaced: int = 0
+    # VOTERS-RULE-FETCH-BY-KEY, at a leader: (replica, directory) of the replicas whose recorded
+    # fetch offset came from a replaced disk's directory (Kafka keeps replica state by ReplicaKey).
+    # Always () where no disk was replaced (a host's first directory is implied).
+    fetch_dirs: tuple[tuple[int, int], ...] = ()
 
     @property
     def kraft_version(self) -> int:
         return self.control.last_kraft_version()
+
+    @property
+    def directory(self) -> int:
+        """The directory id of the replica's current disk (VOTERS-MODEL-DIRS, VOTERS-RULE-DISK-REPLACED)."""
+        return replaced_directory(self.id, self.replaced)
 
 
 # ---------------------------------------------------------------- inputs and outputs
@@ -177,6 +191,36 @@ JOIN_REQUEST_TYPES: tuple[type, ...] = (AddVoterRequest, RemoveVoterRequest)
 
 
 @dataclass(frozen=True, slots=True)
+class ReplaceDisk:
+    """The operator replaces the replica's disk (KIP-853's motivating example): the replica
+    stops, its log, snapshots and election state are lost, the new disk is formatted with a
+    fresh directory id and no initial voters (``kafka-storage format --no-initial-controllers``)
+    and the replica starts again with the same id and configuration (VOTERS-RULE-DISK-REPLACED).
+    ``directory`` is the new disk's id (the format step draws it; the model's is
+    ``replaced_directory``, VOTERS-MODEL-DIRS)."""
+
+    directory: int
+
+
+@dataclass(frozen=True, slots=True)
+class KeyedFetchRequest(FetchRequest):
+    """A Fetch from a replica on a replaced disk, naming its directory id (Fetch v17's
+    ReplicaDirectoryId). A plain FetchRequest names the host's first directory
+    (VOTERS-MODEL-DIRS); only a replaced disk's fetches carry the field on the wire."""
+
+    directory: int = -1
+
+
+@dataclass(frozen=True, slots=True)
+class KeyedVoteRequest(VoteRequest):
+    """A Vote naming the recipient's directory id as the candidate's voter set has it (Vote v1's
+    VoterDirectoryId) where that is a replaced disk's; a plain VoteRequest names the host's
+    first directory (VOTERS-MODEL-DIRS)."""
+
+    voter_directory: int = -1
+
+
+@dataclass(frozen=True, slots=True)
 class UpgradeKRaftVersion:
     """The operator finalizes kraft.version 1 (``kafka-features upgrade``) at the leader."""
 
@@ -205,12 +249,15 @@ class SnapshotWritten:
 
 
 VoterInput = (Input | AddVoter | RemoveVoter | UpgradeKRaftVersion | TakeSnapshot | UpdateVoter | UpdateVoterSetDue
-              | AddVoterRequest | RemoveVoterRequest)
+              | AddVoterRequest | RemoveVoterRequest | ReplaceDisk)
 VoterOutput = Output | ReconfigRejected | SnapshotWritten | AddVoterRequest | RemoveVoterRequest
 VOTER_INPUT_TYPES: tuple[type, ...] = (AddVoter, RemoveVoter, UpgradeKRaftVersion, TakeSnapshot)
 # Inputs only the node level (the conformance driver) gives: the system model has no action for
 # them (an accepted UpdateVoter changes no voter set; spec/voters.md VOTERS-RULE-UPDATE).
 NODE_INPUT_TYPES: tuple[type, ...] = (UpdateVoter,)
+# VOTERS-RULE-DISK-REPLACED: the system input and the messages of a replaced disk (sent only to a
+# target that declares model_config {"disk_replacement": true}).
+DISK_INPUT_TYPES: tuple[type, ...] = (ReplaceDisk, KeyedFetchRequest, KeyedVoteRequest)
 VOTER_OUTPUT_TYPES: tuple[type, ...] = (ReconfigRejected, SnapshotWritten, *JOIN_REQUEST_TYPES)
 
 RaftStep = Callable[[Node, Input], tuple[Node, tuple[Output, ...]]]
@@ -272,6 +319,21 @@ def directory_of(replica: int) -> int:
     return replica
 
 
+# VOTERS-MODEL-DIRS: the n-th replacement disk of host r has directory id r + n * DISK_BASE, an id
+# no first directory (1..5) nor the driver's wrong directories (r + 100) take.
+DISK_BASE = 1000
+
+
+def replaced_directory(replica: int, replaced: int) -> int:
+    """The directory id of host ``replica``'s disk after ``replaced`` replacements."""
+    return directory_of(replica) + DISK_BASE * replaced
+
+
+def is_replacement(directory: int) -> bool:
+    """Whether ``directory`` is a replaced disk's (VOTERS-MODEL-DIRS)."""
+    return directory >= DISK_BASE
+
+
 # ---------------------------------------------------------------- the step function
 
 
@@ -293,6 +355,8 @@ def make_step(raft_step: RaftStep = raft_node.step, rules: Rules = Rules()) -> S
                 after, outputs = _reconfigure(node, RemoveVoter(r, d), rules)
             case TakeSnapshot():
                 after, outputs = _take_snapshot(node, rules)
+            case ReplaceDisk(directory=d):
+                after, outputs = _replace_disk(node, d), ()
             case FetchDue(to=to) if seeks_leader(node):
                 # VOTERS-RULE-OBSERVER-BOOTSTRAP: an observer without a leader asks a bootstrap
                 # server (KIP-853; Kafka's maybeSendAnyVoterFetch, findReadyBootstrapServer),
@@ -319,8 +383,7 @@ def make_step(raft_step: RaftStep = raft_node.step, rules: Rules = Rules()) -> S
                     # Kafka reads the snapshot and the log before QuorumState.initialize, which
                     # decides with that voter set (VOTERS-CTRL-REBUILD, RAFT-KIP853-LEADER-UNREACHABLE).
                     node = _sync_voters(replace(node, control=rebuild(node.static, node.snapshot, node.log)), rules)
-                stepped, raft_outputs = raft_step(node, inp)
-                after = cast(VoterNode, stepped)
+                after, raft_outputs = _raft_step_by_key(raft_step, node, inp, rules)
                 control = _follow_log(node, after, inp, raft_outputs, rules)
                 if control is not after.control:
                     after = replace(after, control=control)
@@ -334,7 +397,8 @@ def make_step(raft_step: RaftStep = raft_node.step, rules: Rules = Rules()) -> S
                 outputs = raft_outputs
         after = _sync_voters(after, rules)
         after, more = _maybe_resign(after)
-        return _track_upgrade_voters(node, after), outputs + more
+        after = _track_fetch_dirs(node, after, inp, outputs)
+        return _track_upgrade_voters(node, after), _keyed(after, outputs + more, rules)
 
     return step
 
@@ -359,7 +423,7 @@ def auto_join_request(node: VoterNode) -> tuple[JoinRequest, ...]:
     role = node.role
     if not node.auto_join or not isinstance(role, Follower) or node.kraft_version < 1:
         return ()
-    me = (node.id, directory_of(node.id))
+    me = (node.id, node.directory)
     current = node.control.last_voter_set()
     if me in current:
         return ()
@@ -458,7 +522,7 @@ def _track_upgrade_voters(before: VoterNode, after: VoterNode) -> VoterNode:
         return replace(after, upgrade_voters=()) if after.upgrade_voters else after
     if isinstance(before.role, Leader) and before.epoch == after.epoch and after.upgrade_voters:
         return after  # the same leadership: the step kept (or updated) the record
-    known = tuple((v, directory_of(v), True) if v == after.id else (v, NO_DIRECTORY, False)
+    known = tuple((v, after.directory, True) if v == after.id else (v, NO_DIRECTORY, False)
                   for v in sorted(voter_ids(after.control.last_voter_set())))
     return replace(after, upgrade_voters=known)
 
@@ -487,11 +551,19 @@ def _read(control: ControlState, offset: int, entries: tuple[Entry, ...], rules:
     return read_log(control, offset, entries)
 
 
+def _voter_keys(node: VoterNode, rules: Rules) -> VoterSet:
+    """The voter set (keys) a replica's elections and high watermark use (VOTERS-RULE-EFFECT-ON-APPEND)."""
+    return node.control.last_voter_set() if rules.effect_on_append else _committed_voter_set(node)
+
+
 def _sync_voters(node: VoterNode, rules: Rules) -> VoterNode:
     """VOTERS-RULE-EFFECT-ON-APPEND: a replica's elections and high watermark use the voter set
-    in force at its log end, committed or not."""
-    voters = node.control.last_voter_set() if rules.effect_on_append else _committed_voter_set(node)
+    in force at its log end, committed or not. VOTERS-RULE-DISK-REPLACED: a replica on a
+    replaced disk is a voter only where its own key (id, new directory) is in that set."""
+    voters = _voter_keys(node, rules)
     ids = voter_ids(voters)
+    if node.replaced and node.id in ids and (node.id, node.directory) not in voters:
+        ids = ids - {node.id}
     if ids == node.voters:
         return node
     node = replace(node, voters=ids)
@@ -639,8 +711,11 @@ def _caught_up(node: VoterNode, replica: int, directory: int, rules: Rules) -> b
     under K4, it was caught up at some fetch of this leadership (Kafka's isReplicaCaughtUp)."""
     role = node.role
     assert isinstance(role, Leader)
-    if directory != directory_of(replica):
-        return False  # no replica (id, directory) fetches: each host has one directory (VOTERS-MODEL-DIRS)
+    if directory != dict(node.fetch_dirs).get(replica, directory_of(replica)):
+        # no replica (id, directory) fetches: the replica's offset came from the directory it
+        # fetched with, its host's first one unless its disk was replaced (VOTERS-MODEL-DIRS,
+        # VOTERS-RULE-FETCH-BY-KEY)
+        return False
     if rules.add_caught_up_now:
         return role.end_offset_of(replica) == node.end_offset
     return any(r == replica and caught for r, _, caught in node.fetch_marks)
@@ -685,3 +760,133 @@ def observe(node: VoterNode) -> dict[str, object]:
     out["kraft_version"] = node.kraft_version
     out["history"] = [[o, sorted(voter_ids(v))] for o, v in node.control.voters.entries]
     return out
+
+
+# ---------------------------------------------------------------- disk replacement (KIP-853)
+
+
+def _replace_disk(node: VoterNode, directory: int) -> VoterNode:
+    """VOTERS-RULE-DISK-REPLACED: the same host (id, configuration: bootstrap servers, pre-vote,
+    auto-join) on a new disk: a fresh directory id, no log, no snapshot but the bootstrap
+    checkpoint of a disk formatted with ``--no-initial-controllers`` (the cluster's kraft.version,
+    no voters), no election state. It knows no voter set: an observer that asks a bootstrap
+    server for the leader (VOTERS-RULE-OBSERVER-BOOTSTRAP)."""
+    if directory != replaced_directory(node.id, node.replaced + 1):
+        raise ValueError(f"replica {node.id}: ReplaceDisk({directory}) is not its next directory id "
+                         f"{replaced_directory(node.id, node.replaced + 1)} (VOTERS-MODEL-DIRS)")
+    snap = Snapshot(0, max(node.kraft_version, 1), None)
+    fresh = raft_node.new_node(node.id, frozenset())
+    return replace(node, voters=frozenset(), log=(), role=fresh.role, high_watermark=None,
+                   control=load_snapshot(frozenset(), snap), snapshot=snap, static=frozenset(), fetch_marks=(),
+                   fetch_lapsed=False, upgrade_voters=(), fetch_dirs=(), replaced=node.replaced + 1)
+
+
+def fetch_directory(msg: FetchRequest) -> int:
+    """The directory id a Fetch names (Fetch v17 ReplicaDirectoryId; VOTERS-MODEL-DIRS)."""
+    return msg.directory if isinstance(msg, KeyedFetchRequest) else directory_of(msg.src)
+
+
+def vote_directory(msg: VoteRequest) -> int:
+    """The recipient's directory id a Vote names (Vote v1 VoterDirectoryId; VOTERS-MODEL-DIRS)."""
+    return msg.voter_directory if isinstance(msg, KeyedVoteRequest) else directory_of(msg.dst)
+
+
+def fetch_not_a_voters(node: VoterNode, msg: object, rules: Rules = Rules()) -> bool:
+    """VOTERS-RULE-FETCH-BY-KEY: ``msg`` is a Fetch at a leader from a replica whose id is in the
+    leader's voter set under another directory id (a replaced disk's fetch, or the old disk's
+    after the new one was added). Only where a replaced disk is one of the two."""
+    if not isinstance(msg, FetchRequest) or not isinstance(node.role, Leader) or msg.src not in node.voters:
+        return False
+    keys = _voter_keys(node, rules)
+    if (msg.src, fetch_directory(msg)) in keys:
+        return False
+    return isinstance(msg, KeyedFetchRequest) or any(r == msg.src and is_replacement(d) for r, d in keys)
+
+
+def vote_not_for_me(node: VoterNode, msg: object) -> bool:
+    """VOTERS-RULE-VOTE-BY-KEY: ``msg`` is a Vote naming another directory id than the replica's
+    own (only where a replaced disk is one of the two)."""
+    return isinstance(msg, VoteRequest) and (node.replaced > 0 or isinstance(msg, KeyedVoteRequest)) \
+        and vote_directory(msg) != node.directory
+
+
+def _plain(msg: Input) -> Input:
+    """A keyed message as raft's own class (raft's step keeps no directory ids)."""
+    if isinstance(msg, KeyedFetchRequest):
+        return FetchRequest(msg.src, msg.dst, msg.epoch, msg.fetch_offset, msg.last_fetched_epoch, msg.orphaned)
+    if isinstance(msg, KeyedVoteRequest):
+        return VoteRequest(msg.src, msg.dst, msg.epoch, msg.last_epoch, msg.end_offset, msg.pre_vote, msg.orphaned)
+    return msg
+
+
+def _raft_step_by_key(raft_step: RaftStep, node: VoterNode, inp: VoterInput,
+                      rules: Rules) -> tuple[VoterNode, tuple[Output, ...]]:
+    """Raft's step, with KIP-853's replica keys where a replaced disk is involved.
+
+    VOTERS-RULE-VOTE-BY-KEY (Kafka's ``handleVoteRequest``: after the stale-epoch and malformed
+    checks and the move to a higher epoch, ``isValidVoterKey``): a Vote naming another directory
+    than the replica's is refused with INVALID_VOTER_KEY and grants nothing.
+    VOTERS-RULE-FETCH-BY-KEY (``LeaderState.updateReplicaState``: a fetch whose key is not the
+    voter's is an observer's): the fetch is served, but the voter's fetch offset, the check-quorum
+    and acknowledgement records and the high watermark stay as they were."""
+    plain = _plain(cast(Input, inp))
+    if vote_not_for_me(node, inp):
+        stepped, outputs = raft_step(replace(node, open_votes=False, voters=frozenset()), plain)
+        after = replace(cast(VoterNode, stepped), open_votes=node.open_votes, voters=node.voters)
+        return after, tuple(replace(o, error="INVALID_VOTER_KEY") if isinstance(o, VoteResponse) and o.error == "NONE"
+                            else o for o in outputs)
+    stepped, outputs = raft_step(node, plain)
+    after = cast(VoterNode, stepped)
+    before_role, role = node.role, after.role
+    if fetch_not_a_voters(node, inp, rules) and isinstance(before_role, Leader) and isinstance(role, Leader) \
+            and isinstance(inp, FetchRequest):
+        table = dict(role.end_offsets)
+        was = before_role.end_offset_of(inp.src)
+        if was is None:
+            table.pop(inp.src, None)
+        else:
+            table[inp.src] = was
+        role = replace(role, end_offsets=tuple(sorted(table.items())), fetched=before_role.fetched,
+                       acknowledged=before_role.acknowledged)
+        hw = node.high_watermark
+        after = replace(after, role=role, high_watermark=hw)
+        outputs = tuple(replace(o, high_watermark=hw) if isinstance(o, FetchResponse) and o.error == "NONE"
+                        and o.diverging is None else o for o in outputs)
+    return after, outputs
+
+
+def _track_fetch_dirs(before: VoterNode, after: VoterNode, inp: VoterInput,
+                      outputs: tuple[VoterOutput, ...]) -> VoterNode:
+    """VOTERS-RULE-FETCH-BY-KEY at a leader: the directory a replica's recorded fetch offset came
+    from, where it is not its host's first (``fetch_dirs``); a new leadership starts with none."""
+    if not isinstance(after.role, Leader):
+        return replace(after, fetch_dirs=()) if after.fetch_dirs else after
+    dirs = dict(after.fetch_dirs) if isinstance(before.role, Leader) else {}
+    if isinstance(inp, FetchRequest) and not fetch_not_a_voters(before, inp) and any(
+            isinstance(o, FetchResponse) and o.error == "NONE" and o.diverging is None for o in outputs):
+        d = fetch_directory(inp)
+        if d == directory_of(inp.src):
+            dirs.pop(inp.src, None)
+        else:
+            dirs[inp.src] = d
+    fetch_dirs = tuple(sorted(dirs.items()))
+    return after if fetch_dirs == after.fetch_dirs else replace(after, fetch_dirs=fetch_dirs)
+
+
+def _keyed(node: VoterNode, outputs: tuple[VoterOutput, ...], rules: Rules) -> tuple[VoterOutput, ...]:
+    """The replica's requests with the directory ids the wire carries where a replaced disk is
+    one of the keys: a replaced disk's Fetch names its directory, a Vote names the recipient's
+    replaced directory as the voter set has it."""
+    if not node.replaced and not any(is_replacement(d) for _, d in _voter_keys(node, rules)):
+        return outputs
+    keys = dict(_voter_keys(node, rules))
+    out: list[VoterOutput] = []
+    for o in outputs:
+        if type(o) is FetchRequest and o.src == node.id and node.replaced:
+            o = KeyedFetchRequest(o.src, o.dst, o.epoch, o.fetch_offset, o.last_fetched_epoch, o.orphaned,
+                                  node.directory)
+        elif type(o) is VoteRequest and o.src == node.id and is_replacement(keys.get(o.dst, 0)):
+            o = KeyedVoteRequest(o.src, o.dst, o.epoch, o.last_epoch, o.end_offset, o.pre_vote, o.orphaned,
+                                 keys[o.dst])
+        out.append(o)
+    return tuple(out)

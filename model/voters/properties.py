@@ -13,12 +13,21 @@ from typing import Any
 from kspec.model.core.memo import by_identity
 from kspec.model.core.protocol import Property, always, always_step, sometimes, sometimes_step
 from kspec.model.raft import properties as raft_props
-from kspec.model.raft.messages import ElectionTimeout, FetchDue, FetchRequest, FetchResponse
-from kspec.model.raft.state import Down, Follower, Leader, Resigned, Unattached, Voted
+from kspec.model.raft.messages import ElectionTimeout, FetchDue, FetchRequest, FetchResponse, VoteRequest, VoteResponse
+from kspec.model.raft.state import Candidate, Down, Follower, Leader, Prospective, Resigned, Unattached, Voted
 from kspec.model.raft.system import Deliver, Fire
 from kspec.model.voters.control import KRAFT_VERSION, VOTERS, rebuild, view, voters_of
 from kspec.model.voters.history import voter_ids
-from kspec.model.voters.node import AddVoter, AddVoterRequest, UpdateVoter, VoterNode, removed_leader, seeks_leader
+from kspec.model.voters.node import (
+    AddVoter,
+    AddVoterRequest,
+    UpdateVoter,
+    VoterNode,
+    fetch_not_a_voters,
+    removed_leader,
+    seeks_leader,
+    vote_not_for_me,
+)
 
 
 def _voter_records(log: Any) -> list[tuple[int, Any]]:
@@ -59,6 +68,11 @@ def voters_from_log_end(s: Any) -> bool:
     for n in s.nodes:
         records = _voter_records(n.log)
         expected = voter_ids(voters_of(records[-1][1])) if records else s.initial_voters
+        if isinstance(n, VoterNode) and n.replaced:
+            # VOTERS-RULE-DISK-REPLACED: a new disk's set comes from its own log (its bootstrap
+            # checkpoint has none), and holds the replica itself only under its new key
+            keys = voters_of(records[-1][1]) if records else frozenset()
+            expected = voter_ids(keys) - ({n.id} if (n.id, n.directory) not in keys else set())
         if n.voters != expected:
             return False
     return True
@@ -274,8 +288,66 @@ def observer_auto_joins(before: Any, action: Any, after: Any) -> bool:
     return msg.src not in before.node(msg.dst).voters and msg.src in after.node(msg.dst).voters
 
 
+@always("VOTERS-INV-REPLACED-NOT-VOTER", "ReplacedDiskStandsOnlyByKey", witnessed_by=("ReplacedDiskFollows",))
+def replaced_disk_stands_only_by_key(s: Any) -> bool:
+    """A replica on a replaced disk stands for election or leads only once its own key (id, new
+    directory) is in its voter set: the old voter's id does not make it one
+    (VOTERS-RULE-DISK-REPLACED)."""
+    for n in s.nodes:
+        if isinstance(n, VoterNode) and n.replaced and isinstance(n.role, Candidate | Prospective | Leader) \
+                and (n.id, n.directory) not in n.control.last_voter_set():
+            return False
+    return True
+
+
+@always_step("VOTERS-STEP-FETCH-BY-KEY", "FetchCountsOnlyByKey", witnessed_by=("ReplacedDiskFetchNotCounted",))
+def fetch_counts_only_by_key(before: Any, action: Any, after: Any) -> bool:
+    """A leader's high watermark and its record of a voter's fetch offset do not move on a fetch
+    from that voter's id under another directory (a replaced disk's): VOTERS-RULE-FETCH-BY-KEY."""
+    if not isinstance(action, Deliver) or not isinstance(action.message, FetchRequest):
+        return True
+    msg = action.message
+    b, a = before.node(msg.dst), after.node(msg.dst)
+    if not isinstance(b, VoterNode) or not fetch_not_a_voters(b, msg) or not isinstance(a.role, Leader):
+        return True
+    assert isinstance(b.role, Leader)
+    return a.high_watermark == b.high_watermark and a.role.end_offset_of(msg.src) == b.role.end_offset_of(msg.src)
+
+
+@always_step("VOTERS-STEP-VOTE-BY-KEY", "VoteOnlyByKey", witnessed_by=("ReplacedDiskFollows",))
+def vote_only_by_key(before: Any, action: Any, after: Any) -> bool:
+    """A replica grants no vote (nor pre-vote) asked of another directory id than its own: a
+    replaced disk is not the voter the candidate's set names (VOTERS-RULE-VOTE-BY-KEY)."""
+    if not isinstance(action, Deliver) or not isinstance(action.message, VoteRequest):
+        return True
+    msg = action.message
+    node = before.node(msg.dst)
+    if not isinstance(node, VoterNode) or not vote_not_for_me(node, msg):
+        return True
+    return not any(isinstance(m, VoteResponse) and m.granted and m.src == msg.dst and m.dst == msg.src
+                   and before.network.count(m) < after.network.count(m) for m in after.network.distinct())
+
+
+@sometimes("VOTERS-WIT-DISK-REPLACED", "ReplacedDiskFollows")
+def replaced_disk_follows(s: Any) -> bool:
+    """A replica on a replaced disk follows the leader (as an observer, or as a voter again)."""
+    return any(isinstance(n, VoterNode) and n.replaced and isinstance(n.role, Follower) for n in s.nodes)
+
+
+@sometimes_step("VOTERS-WIT-FETCH-NOT-COUNTED", "ReplacedDiskFetchNotCounted")
+def replaced_disk_fetch_not_counted(before: Any, action: Any, after: Any) -> bool:
+    """A leader serves a fetch from a voter's id under another directory without counting it."""
+    if not isinstance(action, Deliver) or not isinstance(action.message, FetchRequest):
+        return False
+    msg = action.message
+    b = before.node(msg.dst)
+    return isinstance(b, VoterNode) and fetch_not_a_voters(b, msg) and any(
+        isinstance(m, FetchResponse) and m.src == msg.dst and m.error == "NONE" for m in after.network.distinct())
+
+
 def voters_properties(*, upgrade: bool, crashes: bool = False, open_vote: bool = True,
-                      rejoin: bool = True, auto_join: bool = False) -> Sequence[Property[Any, Any]]:
+                      rejoin: bool = True, auto_join: bool = False,
+                      disk_swaps: bool = False) -> Sequence[Property[Any, Any]]:
     """Every voter-set property, invariants first; the upgrade witness when the model starts at
     kraft.version 0, the unreachable-leader witness when replicas may crash, the open-vote and
     removed-leader-rejoins witnesses when reachable (``open_vote``, ``rejoin``: VotersModel
@@ -297,4 +369,7 @@ def voters_properties(*, upgrade: bool, crashes: bool = False, open_vote: bool =
         props.append(leader_unreachable)
     if auto_join:
         props.append(observer_auto_joins)
+    if disk_swaps:
+        props += [replaced_disk_stands_only_by_key, fetch_counts_only_by_key, vote_only_by_key,
+                  replaced_disk_follows, replaced_disk_fetch_not_counted]
     return tuple(props)

@@ -31,6 +31,7 @@ from kspec.model.voters.node import (
     AddVoter,
     AddVoterRequest,
     RemoveVoter,
+    ReplaceDisk,
     Rules,
     TakeSnapshot,
     UpdateVoter,
@@ -55,6 +56,7 @@ class Voters(Raft):
     snapshots: int = 0
     upgrades: int = 0
     joins: int = 0  # auto-join requests a leader accepted (VOTERS-RULE-AUTO-JOIN; ghost, for the witness)
+    disk_swaps: int = 0  # ReplaceDisk inputs taken (VOTERS-MODEL-DISK-SWAP)
 
 
 class VotersModel(RaftModel):
@@ -67,7 +69,7 @@ class VotersModel(RaftModel):
                  max_appends: int = 0, max_crashes: int = 0, max_inflight: int = 2, max_duplicates: int = 0,
                  max_fetches: int = 4, pre_vote: bool = False, symmetry: bool = True, started: bool = True,
                  rules: Rules | None = None, raft_step: vnode.RaftStep | None = None, kraft_upgrade: bool = True,
-                 auto_join: bool = False, **raft_bounds: Any) -> None:
+                 auto_join: bool = False, max_disk_swaps: int = 0, **raft_bounds: Any) -> None:
         if voters > hosts:
             raise ValueError(f"voters={voters} is more than hosts={hosts}")
         self._vstep = make_step(raft_step or raft_node.step, rules or Rules())
@@ -79,7 +81,8 @@ class VotersModel(RaftModel):
         raft_only = {k: v for k, v in self.bounds.items() if k not in ("voters", "observers")}
         self.bounds = {"hosts": hosts, "voters": voters, "started": started, "max_adds": max_adds,
                        "max_removes": max_removes, "max_snapshots": max_snapshots, "kraft_version": kraft_version,
-                       "auto_join": auto_join, **raft_only, "symmetry": symmetry}
+                       "auto_join": auto_join, **raft_only, "max_disk_swaps": max_disk_swaps,
+                       "symmetry": symmetry}
         self.started = started
         self.kraft_version = kraft_version
         # The upgrade's rule set (VOTERS-RULE-UPGRADE-VOTERS): not a bound, a release's rules
@@ -88,7 +91,8 @@ class VotersModel(RaftModel):
         # controller.quorum.auto.join.enable at every host (VOTERS-RULE-AUTO-JOIN): a bound, as
         # the configuration is the operator's (Kafka 4.2+; off by default, as Kafka's)
         self.auto_join = auto_join
-        if symmetry and voters > 1:
+        if symmetry and voters > 1 and not max_disk_swaps:
+            # (VOTERS-MODEL-SYMMETRY renames first directories only: not with replaced disks)
             from kspec.model.voters.symmetry import make_canonical
 
             # The initial voters are interchangeable (VOTERS-MODEL-SYMMETRY).
@@ -102,7 +106,8 @@ class VotersModel(RaftModel):
         # FetchResponse, an EndQuorumEpoch to each remaining voter), past the default max_inflight.
         rejoin = 2 <= voters <= int(self.bounds["max_inflight"])
         self._props = voters_properties(upgrade=kraft_version == 0, crashes=int(self.bounds["max_crashes"]) > 0,
-                                        open_vote=open_vote, rejoin=rejoin, auto_join=auto_join)
+                                        open_vote=open_vote, rejoin=rejoin, auto_join=auto_join,
+                                        disk_swaps=max_disk_swaps > 0)
 
     def init_states(self) -> Sequence[Voters]:
         initial = frozenset((v, directory_of(v)) for v in sorted(self.voter_ids))
@@ -188,6 +193,11 @@ class VotersModel(RaftModel):
             if isinstance(n.role, Down):
                 continue
             assert isinstance(n, VoterNode)
+            if n.replaced and not n.voters and vnode.seeks_leader(n) and n.id not in asked \
+                    and state.fetches < int(b["max_fetches"]) and not fetch_in_flight(state, n.id):
+                # VOTERS-RULE-DISK-REPLACED: a new disk knows no voter set (raft offers a fetch
+                # to none); it asks the configured bootstrap servers (-OBSERVER-BOOTSTRAP)
+                yield from (Fire(n.id, FetchDue(b)) for b in sorted(n.bootstrap_servers) if b != n.id)
             if isinstance(n.role, Leader):
                 if state.upgrades < 1 and n.kraft_version == 0:
                     yield Fire(n.id, UpgradeKRaftVersion())  # type: ignore[arg-type]
@@ -199,7 +209,10 @@ class VotersModel(RaftModel):
                 if state.adds < int(b["max_adds"]):
                     for h in self.replica_ids:
                         if h not in n.voters:
-                            yield Fire(n.id, AddVoter(h, directory_of(h)))  # type: ignore[arg-type]
+                            # the operator adds the host's current disk (VOTERS-RULE-DISK-REPLACED)
+                            disk = state.node(h)
+                            assert isinstance(disk, VoterNode)
+                            yield Fire(n.id, AddVoter(h, disk.directory))  # type: ignore[arg-type]
                 if state.removes < int(b["max_removes"]):
                     for r, d in sorted(n.control.last_voter_set()):
                         yield Fire(n.id, RemoveVoter(r, d))  # type: ignore[arg-type]
@@ -211,6 +224,8 @@ class VotersModel(RaftModel):
                 yield Fire(n.id, UpdateVoterSetDue())  # type: ignore[arg-type]
             if state.snapshots < int(b["max_snapshots"]) and _snapshot_worth_taking(n):
                 yield Fire(n.id, TakeSnapshot())  # type: ignore[arg-type]
+            if state.disk_swaps < int(b["max_disk_swaps"]) and _disk_replaceable(n):
+                yield Fire(n.id, ReplaceDisk(vnode.replaced_directory(n.id, n.replaced + 1)))  # type: ignore[arg-type]
 
     def next_state(self, state: Raft, action: Action) -> Raft | None:
         assert isinstance(state, Voters)
@@ -229,6 +244,13 @@ class VotersModel(RaftModel):
             if nxt is None or nxt.node(action.node) == state.node(action.node):
                 return None
             return replace(nxt, **{counter: getattr(state, counter) + 1})
+        if isinstance(action, Fire) and isinstance(action.input, ReplaceDisk):
+            # VOTERS-MODEL-DISK-SWAP: within the budget, at a replica the guard allows
+            if state.disk_swaps >= int(self.bounds["max_disk_swaps"]) or not _disk_replaceable(
+                    state.node(action.node)):
+                return None
+            nxt = self._apply(state, action.node, action.input)
+            return None if nxt is None else replace(nxt, disk_swaps=state.disk_swaps + 1)
         if isinstance(action, Fire) and isinstance(action.input, UpdateVoterSetDue):
             # VOTERS-RULE-AUTO-JOIN: the request goes out; the observer's state does not change
             if not isinstance(state.node(action.node), VoterNode) or not _may_join(state, state.node(action.node),
@@ -301,6 +323,14 @@ def _may_join(state: Voters, n: object, bounds: dict[str, Any]) -> bool:
     if getattr(state, kind) >= int(bounds["max_" + kind]):
         return False
     return not any(isinstance(m, vnode.JOIN_REQUEST_TYPES) and m.src == n.id for m in state.network.distinct())
+
+
+def _disk_replaceable(n: object) -> bool:
+    """VOTERS-MODEL-DISK-SWAP's guard: a running replica (a stopped one restarts first) that is not
+    the leader (a leader's lost disk is a crash plus the same replacement: left to max_crashes),
+    in a cluster at kraft.version 1 (replica keys exist only there: KIP-853), on its first disk."""
+    assert isinstance(n, VoterNode)
+    return not isinstance(n.role, Down | Leader) and n.kraft_version >= 1 and n.replaced == 0
 
 
 def _snapshot_worth_taking(n: object) -> bool:

@@ -141,7 +141,9 @@ def from_model(s: Voters) -> FrozenDict:
 
 
 # Voters.tla INSTANCEs KRaft.tla, so it fixes raft's bounds but kip853: the voter-set model is KIP-853 itself.
-FIXED_BOUNDS: dict[str, int | bool] = {k: v for k, v in RAFT_FIXED_BOUNDS.items() if k != "kip853"}
+# Voters.tla has no disk replacement (VOTERS-RULE-DISK-REPLACED): the explorer alone checks it.
+FIXED_BOUNDS: dict[str, int | bool] = {**{k: v for k, v in RAFT_FIXED_BOUNDS.items() if k != "kip853"},
+                                       "max_disk_swaps": 0}
 
 MAPPING = TLAMapping(
     "voters", SPEC, config, from_model, variables=VARIABLES, fixed_bounds=FIXED_BOUNDS,

@@ -71,6 +71,8 @@ from kspec.conformance.targets.kafka.raft_wire import (
     PORT_BASE,
     _api_name,
     _first_partition,
+    make_log_proxy,
+    make_store_proxy,
     voters_record,
 )
 from kspec.conformance.targets.kafka.voters import _Java as _LogJava
@@ -78,6 +80,9 @@ from kspec.conformance.targets.kafka.voters import _java_error, _offset, snapsho
 from kspec.model.raft.rule_sets import rule_set_for
 
 MIN_VERSION = (3, 9)
+# A replaced disk's directory id is at least this (VOTERS-MODEL-DIRS): a Vote names such a voter's
+# directory on the wire (KeyedVoteRequest).
+REPLACED_FROM = 1000
 
 REQUESTS = {"AddVoter": ("add_voter", "ADD_RAFT_VOTER"), "RemoveVoter": ("remove_voter", "REMOVE_RAFT_VOTER"),
             "UpdateVoter": ("update_voter", "UPDATE_RAFT_VOTER")}
@@ -121,12 +126,18 @@ class KafkaVoterReplica(kraft.KafkaRaftNode):
         self._booted = False
         self._late = False  # whether answers to inbound requests are still reported
         self.auto_join = bool(config.get("auto_join", False))  # VOTERS-RULE-AUTO-JOIN (4.2+)
+        # VOTERS-RULE-DISK-REPLACED: this disk's directory id (the host's first is its id), and the
+        # directories the inbound request being handled names (KeyedFetchRequest, KeyedVoteRequest)
+        self.disk_directory = node
+        # configuration, so kept across a disk replacement (which empties ``bootstrap``)
+        self._servers = frozenset(int(r) for r, _ in initial)
+        self._inbound_dirs: tuple[int | None, int | None] = (None, None)  # (fetcher's, voter's)
         super().__init__(java, node, [int(r) for r, _ in initial])
 
     # -------------------------------------------------------------- construction
 
     def directory_id(self) -> Any:
-        return self.values.uuid(self.id)
+        return self.values.uuid(self.disk_directory)
 
     def flag_argument(self) -> bool:
         """``canBecomeVoter`` (4.2+) where auto-join is on: every host is a controller."""
@@ -164,7 +175,8 @@ class KafkaVoterReplica(kraft.KafkaRaftNode):
         assert bootstrap is not None
         writer = self.inner_log.createNewSnapshotUnchecked(lj.OffsetAndEpoch(0, 0)).get()
         flat = [int(x) for pair in sorted(bootstrap["voters"]) for x in pair]
-        voter_set = j.Optional.of(lj.VoterSet.fromVotersRecord(voters_record(j, flat)))
+        # --no-initial-controllers (a replaced disk, VOTERS-RULE-DISK-REPLACED): kraft.version alone
+        voter_set = j.Optional.of(lj.VoterSet.fromVotersRecord(voters_record(j, flat))) if flat else j.Optional.empty()
         builder = lj.SnapshotBuilder().setLastContainedLogTimestamp(0).setTime(lj.Time.SYSTEM)
         builder = (builder.setMaxBatchSizeBytes(8192) if hasattr(builder, "setMaxBatchSizeBytes")
                    else builder.setMaxBatchSize(8192))
@@ -258,12 +270,76 @@ class KafkaVoterReplica(kraft.KafkaRaftNode):
         """A Fetch names the fetching replica's directory (Kafka's leader tracks replicas by
         key; AddVoter needs the key's fetch state)."""
         self._leader_endpoints(data)
+        fetcher, voter = self._inbound_dirs
         if _api_name(self.java, data) == "FETCH":  # FetchPartition.ReplicaDirectoryId (v17, KIP-853)
             replica = int(data.replicaState().replicaId())
             for topic in data.topics():
                 for part in topic.partitions():
-                    part.setReplicaDirectoryId(self.values.uuid(replica))
+                    part.setReplicaDirectoryId(self.values.uuid(replica if fetcher is None else fetcher))
+        elif _api_name(self.java, data) == "VOTE" and voter is not None:
+            # Vote v1's VoterDirectoryId, where a replaced disk is involved (VOTERS-RULE-VOTE-BY-KEY)
+            for topic in data.topics():
+                for part in topic.partitions():
+                    part.setVoterDirectoryId(self.values.uuid(voter))
         return super()._request(data)
+
+    # -------------------------------------------------------------- disk replacement (KIP-853)
+
+    def _replace_disk(self, directory: int) -> None:
+        """VOTERS-RULE-DISK-REPLACED: the process stops, the disk is replaced by one formatted
+        with ``--no-initial-controllers`` (a new directory id, a bootstrap checkpoint holding
+        kraft.version 1 and no voters, no quorum-state file) and the replica starts again with
+        its configuration: a fresh ``MockLog``, a fresh quorum-state store, a new client."""
+        import weakref
+
+        j = self.java
+        self.client, self.down = None, False
+        self.disk_directory = directory
+        self.inner_log = j.MockLog(j.tp, j.topic_id, j.log_context)
+        self.log = make_log_proxy(j, self.inner_log)
+        self.store = j.MockStore()
+        on_write = weakref.WeakMethod(self._on_write)
+
+        def wrote() -> None:
+            method = on_write()
+            if method is not None:
+                method()
+
+        self.store_proxy = make_store_proxy(j, self.store, wrote)
+        self._written = (0, None, None)
+        self.static, self.bootstrap = [], {"kraft_version": 1, "voters": []}
+        self._lapsed, self._last_control, self._log_read = None, {}, None
+        self._write_bootstrap()
+        self._boot()
+
+    def _keyed(self, outputs: list[dict[str, Any]], sent: dict[int, Any]) -> list[dict[str, Any]]:
+        """The requests this replica sent, with the directory ids Kafka put in them where a
+        replaced disk is one of the keys (KeyedFetchRequest, KeyedVoteRequest; spec/adapter-protocol.md)."""
+        out = []
+        for o in outputs:
+            req = sent.get(int(o.get("dst", -1))) if o.get("src") == self.id else None
+            if o.get("type") == "FetchRequest" and self.disk_directory != self.id:
+                o = {**o, "type": "KeyedFetchRequest", "directory": self.disk_directory}
+                if req is not None:
+                    part = _first_partition(req.data())
+                    u = part.replicaDirectoryId()
+                    o["directory"] = int(u.getLeastSignificantBits()) \
+                        if int(u.getMostSignificantBits()) == DIRECTORY_UUID_HIGH else -1
+            elif o.get("type") == "VoteRequest" and o.get("src") == self.id:
+                voter = self._voter_directory(int(o["dst"]))
+                if voter is not None and voter >= REPLACED_FROM:
+                    o = {**o, "type": "KeyedVoteRequest", "voter_directory": voter}
+            out.append(o)
+        return out
+
+    def _voter_directory(self, voter: int) -> int | None:
+        """The directory the voter set in force gives ``voter`` (Kafka puts it in its Vote)."""
+        if self.client is None:
+            return None
+        for r, d in self.values.lj.pairs(self._state_machine().lastVoterSet()):
+            if int(r) == voter:
+                return int(d)
+        return None
 
     @staticmethod
     def _peer(node: Any) -> int:
@@ -372,7 +448,7 @@ class KafkaVoterReplica(kraft.KafkaRaftNode):
     def _bootstrap_ids(self) -> set[int]:
         """The replicas an observer asks for the leader: ``controller.quorum.bootstrap.servers``
         (the initial voters) or, with static voters, ``controller.quorum.voters``."""
-        return {int(r) for r, _ in ((self.bootstrap or {}).get("voters") or self.static)}
+        return set(self._servers)
 
     def _sent(self, req: Any) -> None:
         """A Fetch to a bootstrap server is held under the replica it names; Kafka's
@@ -589,12 +665,31 @@ class KafkaVoterReplica(kraft.KafkaRaftNode):
                     finally:
                         self._log_read = None
                 return StepResult(self._effects(before_log) + self.outputs, self.observation())
+            if kind == "ReplaceDisk":
+                self.outputs, self.inbound, self._callbacks = [], [], []
+                self._replace_disk(int(inp["directory"]))
+                self.outputs = []  # what a replica does while it starts is no step of the model
+                return StepResult([], self.observation())
+            if kind in ("KeyedFetchRequest", "KeyedVoteRequest") or (
+                    kind == "VoteRequest" and self.disk_directory != self.id):
+                # the directory ids the wire carries (VOTERS-RULE-FETCH-BY-KEY, -VOTE-BY-KEY)
+                plain = {k: v for k, v in inp.items() if k not in ("directory", "voter_directory")}
+                plain["type"] = kind.removeprefix("Keyed")
+                self._inbound_dirs = (inp.get("directory"), inp.get("voter_directory", int(inp["dst"])))
+                try:
+                    result = super().step(plain)
+                finally:
+                    self._inbound_dirs = (None, None)
+                return StepResult(self._keyed(result.outputs, {}), result.observation)
             if kind == "FetchTimeout":
                 # VOTERS-RULE-OBSERVER-FETCH-TIMEOUT: Kafka runs an observer follower's fetch
                 # timer, the raft target moves only a voter's: noted here, acted on at the next
                 # Fetch to a bootstrap server (_fetch_due)
                 self._lapsed = self._following()
+            held = dict(self.held)  # the Fetches Kafka sent, which FetchDue reports
             result = super().step(inp)
+            if self.disk_directory != self.id or any(o.get("type") == "VoteRequest" for o in result.outputs):
+                result = StepResult(self._keyed(result.outputs, held), result.observation)
             if self._lapsed is not None and (self._lapsed != self._following() or (
                     kind == "FetchResponse" and (inp.get("epoch"), inp.get("leader")) == self._lapsed
                     and not self._asks_bootstrap_on_timer())):
@@ -660,7 +755,8 @@ class KafkaVotersReplicaTarget(Target):
         # kraft.version upgrade rules (VOTERS-RULE-UPGRADE-VOTERS: KAFKA-16538, from 4.1).
         release = tuple(int(x) for x in version.split(".")[:2])
         self.model_config = {**dict(rule_set_for(version).bounds), "kraft_upgrade": release >= (4, 1),
-                             "controller_auto_join": release >= (4, 2)}  # KAFKA-19078
+                             "controller_auto_join": release >= (4, 2),  # KAFKA-19078
+                             "disk_replacement": True}  # VOTERS-RULE-DISK-REPLACED (KIP-853, 3.9+)
         # the raft client's 3.9+ heartbeat timer is restarted whenever time passes (raft_timers)
         self.unjudged = kraft.unjudged_for(version)
 

@@ -203,6 +203,12 @@ class VoterReplica(RaftReplica):
         self._upgrade_epoch: int | None = None
         # controller.quorum.auto.join.enable (VOTERS-RULE-AUTO-JOIN, 4.2+)
         self.auto_join = bool(config.get("auto_join", False))
+        # VOTERS-RULE-DISK-REPLACED: this disk's directory id (a host's first is its id), and at a
+        # leader the directory each replica's recorded fetch offset came from where it is not
+        # the replica's first (VOTERS-RULE-FETCH-BY-KEY)
+        self.directory = node_id
+        self.fetch_dirs: dict[int, int] = {}
+        self._fetch_key: tuple[int, bool] | None = None  # the Fetch being handled: (directory, named)
 
     rediscovers_leader = True  # off: K7 (KAFKA-19354), only the leader's own answer ends a lapse
 
@@ -234,6 +240,87 @@ class VoterReplica(RaftReplica):
             return
         super().on_FetchDue(inp)
 
+    # -------------------------------------------------------------- replica keys (KIP-853)
+
+    # A replaced disk's directory id is at least this (the adapter protocol's convention: a
+    # host's first directory is its id; spec/voters.md VOTERS-MODEL-DIRS).
+    REPLACED_FROM = 1000
+
+    def replace_disk(self, directory: int) -> None:
+        """VOTERS-RULE-DISK-REPLACED: everything on the disk is gone (log, snapshots, quorum-state
+        file); the new disk was formatted without initial controllers (kraft.version 1, no
+        voters). The configuration stays: id, bootstrap servers, pre-vote, auto-join."""
+        keep = (self.bootstrap_servers, self.kraft_upgrade, self.auto_join, type(self.control))
+        RaftReplica.__init__(self, self.id, [], self.pre_vote, kip853=True)
+        self.bootstrap_servers, self.kraft_upgrade, self.auto_join = keep[0], keep[1], keep[2]
+        self.control = keep[3](frozenset(), None)
+        self.control.snapshot = {"end_offset": 0, "kraft_version": 1, "voters": None}
+        self.control.rebuild()
+        self.voter_set, self.voters = frozenset(), []
+        self.fetch_lapsed, self.upgrade_voters, self._upgrade_epoch = False, {}, None
+        self.directory, self.fetch_dirs = directory, {}
+
+    def send(self, kind: str, dst: int, **fields: Any) -> None:
+        """A replaced disk's Fetch names its directory (KeyedFetchRequest); a Vote to a voter whose
+        directory in this replica's set is a replaced disk's names it (KeyedVoteRequest)."""
+        if kind == "FetchRequest" and self.directory != self.id:
+            kind, fields = "KeyedFetchRequest", {**fields, "directory": self.directory}
+        elif kind == "VoteRequest":
+            named = dict(self.voter_set).get(dst, dst)
+            if named >= self.REPLACED_FROM:
+                kind, fields = "KeyedVoteRequest", {**fields, "voter_directory": named}
+        super().send(kind, dst, **fields)
+
+    def on_VoteRequest(self, req: dict[str, Any]) -> None:
+        """VOTERS-RULE-VOTE-BY-KEY: a Vote naming another directory than this disk's is refused
+        (INVALID_VOTER_KEY) after the malformed and stale-epoch checks and a higher epoch."""
+        named = req.get("voter_directory", self.id)
+        if (self.directory != self.id or "voter_directory" in req) and named != self.directory:
+            pre_vote = bool(req.get("pre_vote"))
+            if self.refuse_vote(req, pre_vote=pre_vote) or self.refuse_non_voter(req):
+                return
+            if req["epoch"] > self.epoch:
+                self.become_unattached(req["epoch"])
+                self.persist()
+            self.answer_vote(req, False, pre_vote=pre_vote, error="INVALID_VOTER_KEY")
+            return
+        super().on_VoteRequest(req)
+
+    on_KeyedVoteRequest = on_VoteRequest
+
+    def on_FetchRequest(self, req: dict[str, Any]) -> None:
+        self._fetch_key = (int(req.get("directory", req["src"])), "directory" in req)
+        try:
+            super().on_FetchRequest(req)
+        finally:
+            self._fetch_key = None
+
+    on_KeyedFetchRequest = on_FetchRequest
+
+    def on_valid_fetch(self, replica: int, offset: int) -> None:
+        """VOTERS-RULE-FETCH-BY-KEY: a fetch from a voter's id under another directory (where a
+        replaced disk is one of the two) is an observer's: served, not counted."""
+        directory, named = self._fetch_key or (replica, False)
+        mine = dict(self.voter_set).get(replica)
+        if mine is not None and mine != directory and (named or mine >= self.REPLACED_FROM):
+            return
+        if directory == replica:
+            self.fetch_dirs.pop(replica, None)
+        else:
+            self.fetch_dirs[replica] = directory
+        super().on_valid_fetch(replica, offset)
+
+    def use_voters(self, voters: VoterSet) -> None:
+        """A replaced disk is a voter only under its own key (VOTERS-RULE-DISK-REPLACED)."""
+        ids = _ids(voters)
+        if self.directory != self.id and (self.id, self.directory) not in voters:
+            ids = [i for i in ids if i != self.id]
+        self.voter_set = voters
+        if ids != self.voters:
+            self.voters = ids
+            if self.role == "leader":
+                self.update_high_watermark()
+
     def start(self) -> None:
         """The first start: ``KafkaRaftClient.initialize()`` elects a lone voter at once (as a
         first leader it writes the bootstrap set); what it writes then is not compared."""
@@ -257,6 +344,9 @@ class VoterReplica(RaftReplica):
         elif kind == "UpdateVoterSetDue":
             self.out = []
             self.on_update_voter_set_due()
+        elif kind == "ReplaceDisk":
+            self.out = []
+            self.replace_disk(int(inp["directory"]))
         elif kind in ("AddVoterRequest", "RemoveVoterRequest"):
             # an observer's auto-join request, judged as a client's (AddVoterHandler, RemoveVoterHandler)
             self.out = []
@@ -284,7 +374,7 @@ class VoterReplica(RaftReplica):
         """Whether this replica asks to join when its update-voter-set period expires: auto-join
         on, following a leader, kraft.version 1, its own key (id, directory) not a voter."""
         return (self.auto_join and self.role == "follower" and self.control.kraft_version() >= 1
-                and (self.id, self.id) not in self.voter_set)
+                and (self.id, self.directory) not in self.voter_set)
 
     def on_update_voter_set_due(self) -> None:
         """VOTERS-RULE-AUTO-JOIN: first remove a voter with this id under another directory, else
@@ -295,7 +385,7 @@ class VoterReplica(RaftReplica):
         if old:
             self.send("RemoveVoterRequest", self.leader, replica=self.id, directory=old[0])
         else:
-            self.send("AddVoterRequest", self.leader, replica=self.id, directory=self.id)
+            self.send("AddVoterRequest", self.leader, replica=self.id, directory=self.directory)
 
     def track_upgrade_voters(self) -> None:
         """A kraft.version-0 leader (4.1+) starts its epoch knowing only itself; the record goes
@@ -322,6 +412,7 @@ class VoterReplica(RaftReplica):
         """VOTERS-RULE-FIRST-LEADER: a leader whose voter set came from the bootstrap checkpoint
         writes KRaftVersionRecord and that VotersRecord in the batch of its LeaderChange."""
         start = self.end_offset
+        self.fetch_dirs = {}  # a new leadership knows no replica's fetch yet
         super().become_leader()
         history = self.control.voter_history
         if not history or history[-1][0] != -1 or self.control.kraft_version() < 1:
@@ -345,14 +436,6 @@ class VoterReplica(RaftReplica):
     def current_voters(self) -> VoterSet:
         """The voter set this replica uses: the one in force at its log end, committed or not."""
         return self.control.voters_now()
-
-    def use_voters(self, voters: VoterSet) -> None:
-        self.voter_set = voters
-        ids = _ids(voters)
-        if ids != self.voters:
-            self.voters = ids
-            if self.role == "leader":
-                self.update_high_watermark()
 
     def resign_if_removed(self) -> None:
         """A leader that removed itself resigns once that VotersRecord commits."""
@@ -407,7 +490,7 @@ class VoterReplica(RaftReplica):
         if request == "add_voter":
             if key[0] in _ids(current):
                 return self.reject(request, replica, "DUPLICATE_VOTER")
-            if key[1] != key[0] or self.end_offsets.get(key[0]) != self.end_offset:
+            if key[1] != self.fetch_dirs.get(key[0], key[0]) or self.end_offsets.get(key[0]) != self.end_offset:
                 # (a host's one directory is its id: no other (id, directory) ever fetched)
                 return self.reject(request, replica, "REQUEST_TIMED_OUT")  # not caught up yet
             new = current | {key}
@@ -522,7 +605,8 @@ class VotersTarget(Target):
         self.replica_class = replica_class
         self.control_class = control_class
         # It implements controller auto-join (VOTERS-RULE-AUTO-JOIN; opt-in, as in Kafka).
-        self.model_config: dict[str, JSON] = {"controller_auto_join": True}
+        # And disk replacement (VOTERS-RULE-DISK-REPLACED; opt-in: ReplaceDisk and the keyed messages).
+        self.model_config: dict[str, JSON] = {"controller_auto_join": True, "disk_replacement": True}
 
     def start(self, node: int, config: dict[str, JSON]) -> NodeInstance | LogInstance:
         asked = config.get("level", "replica")

@@ -1,0 +1,50 @@
+"""The disk-replacement mutants (issue #18, KIP-853's motivating example; session 18).
+
+Each is the reference voters replica with one slip that only a replaced disk shows
+(VOTERS-RULE-DISK-REPLACED), so only VOTERS-DRIVE-DISK-REPLACED and -VOTE (the driver's start
+probes for a target that declares ``disk_replacement``) reach it: no other run replaces a disk.
+Registered in ``mutants.CATALOGUE`` (the block at its end).
+"""
+
+from __future__ import annotations
+
+from kspec.conformance.targets.reference.raft import RaftReplica
+from kspec.conformance.targets.reference.voters import VoterReplica
+
+
+class FetchCountedById(VoterReplica):
+    """The leader matches a fetch to a voter by replica id alone: a replaced disk's fetch (same
+    id, new directory) is counted as the old voter's, so the high watermark moves past records
+    that only the leader and the wiped disk hold, and the new disk counts for check-quorum
+    (VOTERS-RULE-FETCH-BY-KEY: Kafka's ``LeaderState`` keeps a key that does not match the voter's
+    among the observers). VOTERS-DRIVE-DISK-REPLACED: the new disk fetches the leader's append."""
+
+    def on_valid_fetch(self, replica: int, offset: int) -> None:
+        directory, _ = self._fetch_key or (replica, False)
+        if directory == replica:
+            self.fetch_dirs.pop(replica, None)
+        else:
+            self.fetch_dirs[replica] = directory
+        RaftReplica.on_valid_fetch(self, replica, offset)
+
+
+class NewDiskKeepsDirectory(VoterReplica):
+    """A replica whose disk was replaced keeps answering as the old directory id (it reads its
+    directory id from configuration, not from the disk's meta.properties): its fetches name the
+    old key, so the leader counts them as the old voter's, it takes the old voter's place in the
+    fetched voter set, and it grants a Vote meant for the old disk with its empty log
+    (VOTERS-RULE-DISK-REPLACED, -VOTE-BY-KEY). VOTERS-DRIVE-DISK-REPLACED and -VOTE."""
+
+    def replace_disk(self, directory: int) -> None:
+        super().replace_disk(self.id)
+
+
+ENTRIES: tuple[tuple[str, str, type, str, bool, str], ...] = (
+    ("voters-fetch-counted-by-id", "voters", FetchCountedById, "identity by id where the key is (id, directory)", True,
+     "VOTERS-DRIVE-DISK-REPLACED's (session 18): a start probe's guided run at seeds 0 and 1; no other run "
+     "replaces a disk"),
+    ("voters-new-disk-keeps-directory", "voters", NewDiskKeepsDirectory,
+     "identity read from configuration instead of from the disk", True,
+     "VOTERS-DRIVE-DISK-REPLACED's and -VOTE's (session 18): a start probe's guided run at seeds 0 and 1; no "
+     "other run replaces a disk"),
+)
