@@ -697,7 +697,9 @@ def _on_fetch_request(before: Node, node: Node, req: FetchRequest) -> Step:
             # a valid fetch acknowledges the leader too (Kafka's ReplicaState.updateFollowerState
             # sets hasAcknowledgedLeader): RAFT-RULE-RESEND
             new_role = replace(new_role, acknowledged=new_role.acknowledged | {req.src})
-        new_role = count_fetched(new_role, req.src, node.id, node.voters)
+        fetched = new_role.fetched | {req.src}
+        # Kafka resets the check-quorum timer as soon as a majority has fetched.
+        new_role = replace(new_role, fetched=frozenset() if is_quorum(fetched | {node.id}, node.voters) else fetched)
     node = update_high_watermark(replace(node, role=new_role))
     entries = node.log[req.fetch_offset:]
     return node, (FetchResponse(node.id, req.src, node.epoch, node.id, "NONE", req.fetch_offset, entries,
@@ -1008,26 +1010,10 @@ def _on_election_timeout(node: Node) -> Step:
     return node, ()
 
 
-def count_fetched(role: Leader, voter: int, leader: int, voters: frozenset[int]) -> Leader:
-    """RAFT-RULE-CHECK-QUORUM: a valid fetch from ``voter`` is counted; the moment the voters that
-    fetched, the leader with them, are a majority, the set is cleared and the check-quorum timer
-    reset (Kafka's ``updateCheckQuorumForFollowingVoter``), which renews the current period
-    (RAFT-RULE-CHECK-QUORUM-PERIOD)."""
-    fetched = role.fetched | {voter}
-    if is_quorum(fetched | {leader}, voters):
-        return replace(role, fetched=frozenset(), renewed=True)
-    return replace(role, fetched=fetched)
-
-
 def _on_check_quorum_timeout(node: Node) -> Step:
     """RAFT-RULE-CHECK-QUORUM: a leader that has not heard a fetch from a majority of voters
-    within the fetch timeout resigns and tells the voters so. RAFT-RULE-CHECK-QUORUM-PERIOD: the
-    timeout ends the period that began at the election or the last CheckQuorumTimeout; where a
-    majority fetched within it, the timer was reset then and runs on (a new period, the count
-    since the reset kept)."""
+    within the fetch timeout resigns and tells the voters so."""
     role = node.role
-    if isinstance(role, Leader) and role.renewed:
-        return replace(node, role=replace(role, renewed=False)), ()
     if not isinstance(role, Leader) or is_quorum(role.fetched | {node.id}, node.voters):
         return node, ()
     after = to_resigned(node)
@@ -1132,8 +1118,8 @@ def enabled_inputs(node: Node) -> list[Input]:
             out.append(FetchDue(leader))
             if node.is_voter:
                 out.append(FetchTimeout())
-        case Leader(fetched=fetched, renewed=renewed):
-            if renewed or not is_quorum(fetched | {node.id}, node.voters):
+        case Leader(fetched=fetched):
+            if not is_quorum(fetched | {node.id}, node.voters):
                 out.append(CheckQuorumTimeout())
             out.append(ClientAppend())
     out += [ResendDue(v) for v in unanswered(node)]

@@ -79,9 +79,7 @@ class Leader:
 
     ``end_offsets`` are the replicas' fetch offsets as the leader last saw them (sorted
     ``(replica, offset)`` pairs); ``fetched`` the voters that fetched since the check-quorum
-    timer was last reset; ``renewed`` whether it was reset (a majority fetched) in the current
-    check-quorum period, the one that began at the election or the last CheckQuorumTimeout
-    (RAFT-RULE-CHECK-QUORUM-PERIOD); ``acknowledged the voters that acknowledged the epoch (a ``NONE``
+    timer was last reset; ``acknowledged`` the voters that acknowledged the epoch (a ``NONE``
     BeginQuorumEpochResponse or a fetch, Kafka's ``hasAcknowledgedLeader``): the others are
     sent BeginQuorumEpoch again (RAFT-RULE-RESEND). Kept only where a run can resend
     (``Node.resends``), else empty.
@@ -92,7 +90,6 @@ class Leader:
     end_offsets: tuple[tuple[int, int], ...] = ()
     fetched: frozenset[int] = frozenset()
     acknowledged: frozenset[int] = frozenset()
-    renewed: bool = False
 
     def end_offset_of(self, replica: int) -> int | None:
         for r, o in self.end_offsets:

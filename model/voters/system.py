@@ -275,14 +275,11 @@ class VotersModel(RaftModel):
             return None if nxt is None or nxt.node(action.node) == state.node(action.node) else nxt
         if isinstance(action, Fire) and isinstance(action.input, CheckQuorumTimeout):
             # VOTERS-MODEL-ELECTIONS: a leader's check-quorum resignation spends the election
-            # budget too (it starts an election at the voters it tells); one that ends a
-            # renewed period (RAFT-RULE-CHECK-QUORUM-PERIOD) starts nothing.
+            # budget too (it starts an election at the voters it tells).
             if state.elections >= int(self.bounds["max_elections"]):
                 return None
             nxt = super().next_state(state, action)
-            if nxt is None or isinstance(nxt.node(action.node).role, Leader):
-                return nxt
-            return replace(nxt, elections=state.elections + 1)
+            return None if nxt is None else replace(nxt, elections=state.elections + 1)
         return super().next_state(state, action)
 
     def properties(self) -> Sequence[Property[Raft, Action]]:

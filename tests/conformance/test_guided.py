@@ -188,33 +188,9 @@ def test_a_start_probe_runs_on_a_path_of_its_own_where_the_budgets_are_whole() -
     assert not _diverges(spec, config, reference_target("raft"), backoff)
     assert _diverges(spec, config, CATALOGUE["raft-backing-off-candidate-resends"].target(), backoff)
     assert not _diverges(spec, config, CATALOGUE["raft-backing-off-candidate-resends"].target(), path)
-    # a configuration these probes do not fit (pre-vote) has RAFT-DRIVE-HELD-GRANT's instead:
-    # stand, a grant held while the candidate's timer makes it prospective, then the grant
-    pre_vote_config = {**config, "pre_vote": True, "kip853": True}
-    pre_vote = spec.driver(pre_vote_config)
-    assert [p.id for p in pre_vote.start_probes()] == ["RAFT-DRIVE-HELD-GRANT"]
-    (held,) = guide.start_paths(pre_vote, guide.explore(pre_vote, 12))
-    assert guide.offered(pre_vote, held) and held[-1][0] == "probe"
-    assert not _diverges(spec, pre_vote_config, reference_target("raft"), held)
-    assert _diverges(spec, pre_vote_config, CATALOGUE["raft-prospective-counts-standard-answer"].target(), held)
-    assert not _diverges(spec, config, CATALOGUE["raft-prospective-counts-standard-answer"].target(), path)
-    # without faults a held answer is no fault the configuration draws: no start path
-    quiet = spec.driver({**pre_vote_config, "faults": False})
-    assert guide.start_paths(quiet, guide.explore(quiet, 12)) == []
-
-
-def test_check_quorum_ack_start_path_resigns_where_an_acknowledgement_is_counted_as_a_fetch() -> None:
-    # RAFT-DRIVE-CHECK-QUORUM-ACK (four or more voters, with faults): elected, B's answer to the
-    # BeginQuorumEpoch, A's fetch, then CheckQuorumTimeout: the reference resigns with the
-    # model (RAFT-RULE-CHECK-QUORUM-PERIOD); the leader that counts B's answer leads on.
-    spec = PROTOCOLS["raft"]()
-    config = next(c for c in RAFT_CONFIGS if c["voters"] == 4 and not c["pre_vote"])
-    driver = spec.driver(config)
-    assert driver.start_probes()[-1].id == "RAFT-DRIVE-CHECK-QUORUM-ACK"
-    *_, acked = guide.start_paths(driver, guide.explore(driver, 12))
-    assert guide.offered(driver, acked) and [c for c, _ in acked[-3:]] == ["probe", "round_trip", "resign"]
-    assert not _diverges(spec, config, reference_target("raft"), acked)
-    assert _diverges(spec, config, CATALOGUE["raft-begin-epoch-ack-counts-for-check-quorum"].target(), acked)
+    # a configuration the probe does not fit (pre-vote) has no start path
+    pre_vote = spec.driver({**config, "pre_vote": True, "kip853": True})
+    assert guide.start_paths(pre_vote, guide.explore(pre_vote, 12)) == []
 
 
 def test_the_snapshot_start_probe_loads_a_snapshot_at_a_lagging_replica() -> None:

@@ -83,7 +83,6 @@ class RaftReplica:
         self.epoch_start = 0
         self.end_offsets: dict[int, int] = {}
         self.fetched: set[int] = set()
-        self.renewed = False  # leader: a majority fetched in this check-quorum period
         self.has_fetched = False  # follower (KIP-996): fetched from its leader since it became follower
         self.out: list[dict[str, Any]] = []
         self._written = self.election()
@@ -161,7 +160,7 @@ class RaftReplica:
         self.fetching_snapshot = None
         self.granted, self.rejected, self.backing_off, self.prior = set(), set(), False, None
         self.timed_out = False
-        self.end_offsets, self.fetched, self.has_fetched, self.renewed = {}, set(), False, False
+        self.end_offsets, self.fetched, self.has_fetched = {}, set(), False
         self.acked: set[int] = set()  # leader / resigned: voters that acknowledged (Kafka's hasAcknowledgedLeader)
 
     # ------------------------------------------------------------------ timers
@@ -589,15 +588,10 @@ class RaftReplica:
         self.end_offsets[replica] = offset
         if replica in self.voters:
             self.acked.add(replica)  # a fetch acknowledges the leader (ReplicaState.updateFollowerState)
-            self.count_for_check_quorum(replica)
+            self.fetched.add(replica)
+            if self.majority(self.fetched | {self.id}):
+                self.fetched = set()
         self.update_high_watermark()
-
-    def count_for_check_quorum(self, voter: int) -> None:
-        """Kafka's ``updateCheckQuorumForFollowingVoter``: once the voters heard from (and the
-        leader) are a majority, the check-quorum timer is reset, which renews the period."""
-        self.fetched.add(voter)
-        if self.majority(self.fetched | {self.id}):
-            self.fetched, self.renewed = set(), True
 
     # ---- leader-only requests (RAFT-RULE-LEADER-ONLY): answered, nothing changes ----
 
@@ -783,9 +777,7 @@ class RaftReplica:
             self.start_election()
 
     def on_CheckQuorumTimeout(self, inp: dict[str, Any]) -> None:
-        if self.role == "leader" and self.renewed:
-            self.renewed = False  # the timer was reset in the period just ended: a new period
-        elif self.role == "leader" and not self.majority(self.fetched | {self.id}):
+        if self.role == "leader" and not self.majority(self.fetched | {self.id}):
             self.resign()
 
     def on_FetchDue(self, inp: dict[str, Any]) -> None:
