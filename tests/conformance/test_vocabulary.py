@@ -115,16 +115,21 @@ def test_voters_requests_off_the_protocol_are_sent() -> None:
                 odd.add(f"{inp['type']} no directory")  # VOTERS-RULE-KEY-VALID
             elif inp["directory"] == 0:
                 odd.add(f"{inp['type']} directory 0")  # VOTERS-DRIVE-ODD-KEY-PROBE
-            elif inp["directory"] != inp["replica"]:
-                assert inp["directory"] == inp["replica"] + WRONG_DIRECTORY
+            elif inp["directory"] == inp["replica"] + WRONG_DIRECTORY:
                 odd.add(f"{inp['type']} wrong directory")
+            elif inp["directory"] >= 1000:
+                odd.add(f"{inp['type']} replaced disk")  # VOTERS-DRIVE-DISK-REPLACED: id + 1000·n
+            elif inp["directory"] != inp["replica"]:
+                odd.add(f"{inp['type']} crossed key")  # VOTERS-DRIVE-CROSSED-KEY-PROBE: another voter's directory
     assert {"AddVoter", "RemoveVoter", "UpgradeKRaftVersion", "TakeSnapshot", "VoteRequest", "FetchRequest",
             "ElectionTimeout", "Crash", "Restart", "DescribeQuorumRequest"} <= kinds  # VOTERS-DRIVE-DESCRIBE
     assert "ResendDue" not in kinds  # the voter-set model runs without resends (docs/adapter-guide.md)
-    assert odd == {"AddVoter unknown replica", "RemoveVoter unknown replica", "RemoveVoter wrong directory",
-                   "AddVoter wrong directory", "AddVoter negative id", "RemoveVoter negative id",
-                   "AddVoter no directory", "RemoveVoter no directory", "AddVoter directory 0",
-                   "RemoveVoter directory 0"}
+    expected = {"AddVoter unknown replica", "RemoveVoter unknown replica", "RemoveVoter wrong directory",
+                "AddVoter wrong directory", "AddVoter negative id", "RemoveVoter negative id",
+                "AddVoter no directory", "RemoveVoter no directory", "AddVoter directory 0",
+                "RemoveVoter directory 0", "RemoveVoter crossed key"}
+    # the disk-replacement probe's keys where the reference declares it (a new directory id)
+    assert expected <= odd <= expected | {"AddVoter replaced disk", "RemoveVoter replaced disk"}
 
 
 def test_mm2_client_policy_without_alias_is_asked() -> None:
