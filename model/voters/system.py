@@ -222,15 +222,15 @@ class VotersModel(RaftModel):
                 yield Fire(n.id, FetchTimeout())
             if self.auto_join and _may_join(state, n, b):
                 yield Fire(n.id, UpdateVoterSetDue())  # type: ignore[arg-type]
-            if state.snapshots < int(b["max_snapshots"]) and _snapshot_worth_taking(n):
+            if state.snapshots < int(b["max_snapshots"]) and _snapshot_worth_taking(n) and not _new_disk_empty(state):
                 yield Fire(n.id, TakeSnapshot())  # type: ignore[arg-type]
-            if state.disk_swaps < int(b["max_disk_swaps"]) and _disk_replaceable(n):
+            if state.disk_swaps < int(b["max_disk_swaps"]) and _disk_replaceable(n) and not _snapshot_taken(state):
                 yield Fire(n.id, ReplaceDisk(vnode.replaced_directory(n.id, n.replaced + 1)))  # type: ignore[arg-type]
 
     def next_state(self, state: Raft, action: Action) -> Raft | None:
         assert isinstance(state, Voters)
         if isinstance(action, Fire) and isinstance(action.input, TakeSnapshot) \
-                and not _snapshot_worth_taking(state.node(action.node)):
+                and (not _snapshot_worth_taking(state.node(action.node)) or _new_disk_empty(state)):
             return None
         if isinstance(action, Fire) and isinstance(action.input, (*vnode.VOTER_INPUT_TYPES,)):
             counter = {AddVoter: "adds", RemoveVoter: "removes", TakeSnapshot: "snapshots",
@@ -247,7 +247,7 @@ class VotersModel(RaftModel):
         if isinstance(action, Fire) and isinstance(action.input, ReplaceDisk):
             # VOTERS-MODEL-DISK-SWAP: within the budget, at a replica the guard allows
             if state.disk_swaps >= int(self.bounds["max_disk_swaps"]) or not _disk_replaceable(
-                    state.node(action.node)):
+                    state.node(action.node)) or _snapshot_taken(state):
                 return None
             nxt = self._apply(state, action.node, action.input)
             return None if nxt is None else replace(nxt, disk_swaps=state.disk_swaps + 1)
@@ -328,6 +328,21 @@ def _disk_replaceable(n: object) -> bool:
     in a cluster at kraft.version 1 (replica keys exist only there: KIP-853), on its first disk."""
     assert isinstance(n, VoterNode)
     return not isinstance(n.role, Down | Leader) and n.kraft_version >= 1 and n.replaced == 0
+
+
+def _snapshot_taken(state: Voters) -> bool:
+    """VOTERS-MODEL-DISK-SWAP: a replica holds a snapshot past the bootstrap checkpoint. A new
+    disk's first fetch (offset 0) at a leader holding one is answered with the snapshot's id
+    (KIP-630's FetchSnapshot; Kafka 3.6+ sends it for offset 0 too, KAFKA-15078), which the voter
+    model does not follow: no disk is replaced then."""
+    return any(isinstance(n, VoterNode) and n.snapshot is not None and n.snapshot.end_offset > 0
+               for n in state.nodes)
+
+
+def _new_disk_empty(state: Voters) -> bool:
+    """VOTERS-MODEL-DISK-SWAP: a replaced disk holds no record yet; no snapshot is taken until it
+    has fetched some (the same reason as :func:`_snapshot_taken`)."""
+    return any(isinstance(n, VoterNode) and n.replaced and not n.log for n in state.nodes)
 
 
 def _snapshot_worth_taking(n: object) -> bool:
