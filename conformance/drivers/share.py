@@ -45,7 +45,7 @@ from kspec.conformance.harness import JSON
 from kspec.model.core.codec import encode
 from kspec.model.core.protocol import first_violated
 from kspec.model.share.combiner import coalesce, per_offset
-from kspec.model.share.records import NOT_SET, ShareSnapshot, ShareUpdate, StateBatch
+from kspec.model.share.records import ACKNOWLEDGED, AVAILABLE, NOT_SET, ShareSnapshot, ShareUpdate, StateBatch
 from kspec.model.share.shard import NONE, observe, step_with
 from kspec.model.share.system import (
     DOOMED,
@@ -169,6 +169,11 @@ class ReinitAtCountedStart:
 COMPOSITES = (ReloadWithoutTopic, StaleReadWithoutTopic, ReinitPruneReload, CutReload, DeleteThenRead,
               ReinitAtCountedStart, FencesAcrossDelete)
 
+# SHARE-DRIVE-INNER-BATCH: a stored range of four offsets, then a write strictly inside it with a
+# higher (count, state) (:meth:`ShareDriver.inner_probes`).
+INNER_SPLIT: tuple[tuple[StateBatch, ...], ...] = ((StateBatch(0, 3, AVAILABLE, 1),),
+                                                   (StateBatch(1, 2, ACKNOWLEDGED, 2),))
+
 BOUNDS: dict[str, int] = {"offsets": 2, "max_records": 10, "max_leader_epoch": 2, "max_state_epoch": 2,
                           "max_failovers": 2, "probes": True}
 
@@ -255,13 +260,54 @@ class ShareDriver(Driver[ShareSystem]):
 
     def probes(self, state: SysState, k: int) -> list[tuple[str, Any]]:
         """What a guided path ends with: SHARE-DRIVE-TIE-UPDATE (:meth:`tie_probes`, every target),
-        SHARE-DRIVE-REORDER-SNAPSHOT (:meth:`reorder_probes`, every target), then
+        SHARE-DRIVE-REORDER-SNAPSHOT (:meth:`reorder_probes`, every target),
+        SHARE-DRIVE-INNER-BATCH (:meth:`inner_probes`, every target), then
         SHARE-DRIVE-ROUTING-UNLOADED (:meth:`routing_probes`, a target that routes)."""
         tie = self.tie_probes(state)
         s = state
         for _, action in tie:
             s = self.resolve(s, action) or s
-        return [*tie, *self.reorder_probes(s), *self.routing_probes(state, k)]
+        reorder = self.reorder_probes(s)
+        for _, action in reorder:
+            s = self.resolve(s, action) or s
+        return [*tie, *reorder, *self.inner_probes(s), *self.routing_probes(state, k)]
+
+    def inner_probes(self, state: SysState) -> list[tuple[str, Any]]:
+        """SHARE-DRIVE-INNER-BATCH: a stored batch wider than the batch probes' (``[0,3]``
+        AVAILABLE x1) and then a write strictly inside it of a higher (count, state) (``[1,2]``
+        ACKNOWLEDGED x2), after the leader's read (its state epoch): per offset the higher wins
+        (SHARE-RULE-COMBINE-PRIORITY), so the stored batch is cut in three and its head and its
+        tail stay. The batch probes and the menu overlap a stored batch at its ends only,
+        where nothing of it is left after the new batch, so a combiner that forgets the outer
+        batch's tail past an inner one was never told apart (red team session 18's
+        ``inner-batch-drops-tail``, escaped the default budget at seeds 0 and 1). Both writes are the driver's own
+        inputs (category ``batches``), not candidates: the guide's graph is unchanged."""
+        parts = self._inner_parts(state)
+        if parts is None:
+            return []
+        befores = [state, *(after for _, after in parts)]
+        return [("batches" if isinstance(a, Write) else self._category_of(s, a), a)
+                for (a, _), s in zip(parts, befores, strict=False)]
+
+    def _inner_parts(self, state: SysState) -> list[tuple[Action, SysState]] | None:
+        """The model actions of SHARE-DRIVE-INNER-BATCH from ``state`` (None: the key has no
+        state, the shard is not loaded, the leader is fenced or the records would pass the bounds).
+        No fail-over follows: the routing tail after it may need the last one the bounds allow."""
+        if not state.shard.active or state.shard.offset(KEY) is None:
+            return None
+        parts = self._chain(state, [lambda a: isinstance(a, Read) and a.key == KEY
+                                    and a.leader_epoch == state.leader_epoch])
+        if parts is None:
+            return None
+        s = parts[-1][1]
+        for batches in INNER_SPLIT:
+            write = Write(state.leader_epoch, NOT_SET, batches)
+            after = self.resolve(s, write)
+            if after is None or after.last_error != NONE:
+                return None
+            parts.append((write, after))
+            s = after
+        return parts
 
     def reorder_probes(self, state: SysState) -> list[tuple[str, Any]]:
         """SHARE-DRIVE-REORDER-SNAPSHOT: an out-of-order write (the ``reorder`` probe, start offset

@@ -100,7 +100,13 @@ MAX_EPOCH = 2**31 - 1
 ROUTE_TOPIC = "y6cwZmhbJHOwKfrveLr4zw"
 ROUTE_GROUPS = ("share-g", "a:b", ":lead", "trail:", "x::y", f"k:{ROUTE_TOPIC}:7", " padded ",
                 "gr\u00fcppe-\u2603-\U0001F600", "long-" + "x" * 250, "int-min-HMGRMVK")
-ROUTE_KEYS = (*(SharePartitionKey(g, ROUTE_TOPIC, 0) for g in ROUTE_GROUPS), SharePartitionKey("a:b", ROUTE_TOPIC, 3))
+# SHARE-DRIVE-ROUTING-URLSAFE-TOPIC: a Uuid whose string form holds "-" and "_", the two characters
+# base64url has where standard base64 has "+" and "/" (about half of all random Uuids hold one):
+# a broker that formats the parsed Uuid again with the standard alphabet routes another string
+# (red team, session 18). Last, so the routing tail's rotation over the others is unchanged.
+ROUTE_TOPIC_URLSAFE = "q-0RhV_hS9GyWkV3x_pXYw"
+ROUTE_KEYS = (*(SharePartitionKey(g, ROUTE_TOPIC, 0) for g in ROUTE_GROUPS), SharePartitionKey("a:b", ROUTE_TOPIC, 3),
+              SharePartitionKey("share-g", ROUTE_TOPIC_URLSAFE, 0))
 PROBE_IMAGE = frozenset({(TOPIC, 0), (TOPIC, 1), (DOOMED_TOPIC, 0)})
 # Writes of more than one offset (probes): a range batch; adjacent offsets in the same delivery
 # state with different counts (they must not merge); a range overlapping the stored offsets with
@@ -492,6 +498,11 @@ class ShareSystem:
             # A stale group coordinator's state epoch: the fences come before the image, so it is
             # FENCED_STATE_EPOCH, not UNKNOWN_TOPIC_OR_PARTITION (SHARE-RULE-METADATA-UPDATE).
             yield "image", Write(0, side_start, side_batches, state_epoch=0, key=DOOMED)
+            if api:
+                # SHARE-DRIVE-STALE-INITIALIZE-WITHOUT-TOPIC: a stale group coordinator's
+                # initialize (state epoch 0, below the side keys' 1) is fenced before the image
+                # too (SHARE-RULE-VALIDATE-STATE-FENCE); in the category of its kind.
+                yield "initialize", Initialize(0, 0, key=DOOMED)
             # SHARE-DRIVE-NEW-LEADER-WITHOUT-TOPIC: a leader elected after the topic went away
             # (one epoch above the fence) reads: UNKNOWN_TOPIC_OR_PARTITION and no record, the
             # image before the leader epoch is recorded (SHARE-RULE-METADATA-UPDATE: a failed

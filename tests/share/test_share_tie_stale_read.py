@@ -15,6 +15,7 @@ from kspec.conformance.drivers.share import (
     StaleReadWithoutTopic,
 )
 from kspec.conformance.targets.registry import resolve_target
+from kspec.model.share.combiner import per_offset
 from kspec.model.share.records import ShareSnapshot, ShareUpdate
 from kspec.model.share.system import DOOMED, DOOMED_TOPIC, KEY, OTHER_PARTITION, DeleteTopic, Initialize, Read, Write
 
@@ -175,3 +176,53 @@ def test_guided_tail_sends_a_reorder_write_as_a_limit_snapshot() -> None:
         assert first_difference(driver, steps, "reference") is None
         assert first_difference(driver, steps, "mutant:share-reorder-snapshot-combines-at-request-start") == \
             "WriteRequest", limit
+
+
+def test_guided_tail_writes_inside_a_wider_stored_batch() -> None:
+    """SHARE-DRIVE-INNER-BATCH (session 18): every guided path ends with a stored [0,3] batch and a
+    write strictly inside it of a higher (count, state): the stored batch keeps its head and its
+    tail. A combiner that forgets the tail is told apart at the inner write."""
+    for limit in (0, 1, 2):
+        driver = ShareDriver({"snapshot_every": limit})
+        s0 = driver.init_state()
+        steps = walk(driver, s0, [Initialize(1, 0), Read(0)])
+        end = driver.resolve(*steps[-1])
+        tail = driver.inner_probes(end)
+        assert [c for c, _ in tail][-2:] == ["batches", "batches"], limit
+        assert [c for c, _ in driver.probes(end, 0)][-2:] == ["batches", "batches"], limit  # the guided tail's end
+        steps += walk(driver, end, [a for _, a in tail])
+        stored = driver.resolve(*steps[-1]).shard.offset(KEY)
+        assert {o: c for o, c in per_offset(stored.state_batches).items() if o == 3} == {3: (0, 1)}, limit
+        assert first_difference(driver, steps, "reference") is None
+        assert first_difference(driver, steps, "mutant:share-inner-batch-drops-tail") == "WriteRequest"
+
+
+def test_stale_initialize_of_a_deleted_topic_is_fenced_first() -> None:
+    """SHARE-DRIVE-STALE-INITIALIZE-WITHOUT-TOPIC (session 18): while ``g:U:0`` is stored and topic
+    ``U`` is deleted, an initialize at a state epoch below its fence is FENCED_STATE_EPOCH (the
+    fences before the image); offered in category ``initialize``."""
+    driver = ShareDriver({})
+    s0 = driver.init_state()
+    steps = walk(driver, s0, [Initialize(1, 0, key=DOOMED), DeleteTopic(DOOMED_TOPIC)])
+    end = driver.resolve(*steps[-1])
+    stale = Initialize(0, 0, key=DOOMED)
+    assert ("initialize", stale) in driver.candidates(end)
+    steps += walk(driver, end, [stale])
+    assert driver.resolve(*steps[-1]).last_error == "FENCED_STATE_EPOCH"
+    assert first_difference(driver, steps, "reference") is None
+    assert first_difference(driver, steps, "mutant:share-initialize-image-before-fence") == "InitializeRequest"
+    # 4.0 has no initialize: not offered
+    assert all(not isinstance(a, Initialize) for _, a in ShareDriver({"kafka_version": "4.0"}).candidates(end))
+
+
+def test_routing_probes_hold_a_urlsafe_topic_id() -> None:
+    """SHARE-DRIVE-ROUTING-URLSAFE-TOPIC (session 18): a route key's topic id holds "-" and "_", and
+    the mutant that re-encodes the parsed Uuid in standard base64 differs on that key alone."""
+    from kspec.conformance.targets.mutants_share import RoutingStandardBase64
+    from kspec.conformance.targets.reference.share import ShareShard
+    from kspec.model.share.system import ROUTE_KEYS
+
+    texts = [k.coordinator_key() for k in ROUTE_KEYS]
+    reference, mutant = ShareShard(1, None), RoutingStandardBase64(1, None)
+    differ = [t for t in texts if mutant.route(t) != reference.route(t)]
+    assert len(differ) == 1 and "-" in differ[0] and "_" in differ[0]
