@@ -410,7 +410,9 @@ class ShareSystem:
         - ``image``: topic ``U`` deleted from the metadata image (``DeleteTopic``), then, while
           ``g:U:0``'s state is still stored, its leader's read and write (both must fail), a
           write at a stale state epoch (fenced before the image is checked) and a read one epoch
-          above its fence (a leader elected after the deletion: refused, nothing recorded);
+          above its fence (a leader elected after the deletion: refused, nothing recorded); the
+          group coordinator's initialize at a stale state epoch (category ``initialize``: fenced
+          before the image is checked too);
         - ``epochs`` also: a read and a write of ``h:T:0`` at leader epoch ``MAX_EPOCH``
           (Integer.MAX_VALUE; the write at that state epoch too).
         Requests a release has no API for (SHARE-VER-INITIALIZE) are not sent to it.
