@@ -8,7 +8,9 @@ from __future__ import annotations
 from typing import Any
 
 from kspec.conformance.drivers.share import (
+    INNER_SPLIT,
     FencesAcrossDelete,
+    InnerBatchSplit,
     ReinitAtCountedStart,
     ReloadWithoutTopic,
     ShareDriver,
@@ -17,7 +19,17 @@ from kspec.conformance.drivers.share import (
 from kspec.conformance.targets.registry import resolve_target
 from kspec.model.share.combiner import per_offset
 from kspec.model.share.records import ShareSnapshot, ShareUpdate
-from kspec.model.share.system import DOOMED, DOOMED_TOPIC, KEY, OTHER_PARTITION, DeleteTopic, Initialize, Read, Write
+from kspec.model.share.system import (
+    DOOMED,
+    DOOMED_TOPIC,
+    KEY,
+    OTHER_PARTITION,
+    DeleteTopic,
+    Initialize,
+    Load,
+    Read,
+    Write,
+)
 
 
 def first_difference(driver: ShareDriver, steps: list[tuple[Any, Any]], target: str) -> str | None:
@@ -178,23 +190,32 @@ def test_guided_tail_sends_a_reorder_write_as_a_limit_snapshot() -> None:
             "WriteRequest", limit
 
 
-def test_guided_tail_writes_inside_a_wider_stored_batch() -> None:
-    """SHARE-DRIVE-INNER-BATCH (session 18): every guided path ends with a stored [0,3] batch and a
-    write strictly inside it of a higher (count, state): the stored batch keeps its head and its
-    tail. A combiner that forgets the tail is told apart at the inner write."""
+def test_inner_batch_split_is_a_composite_step_where_the_range_is_whole() -> None:
+    """SHARE-DRIVE-INNER-BATCH (sessions 18, 19): the composite step stores [0,3] AVAILABLE x1 and
+    writes [1,2] ACKNOWLEDGED x2 strictly inside it, then fails over: the stored range keeps its
+    head and its tail. From the initial state (it initializes first, in category ``initialize``)
+    and from a state whose start offset clips the range (it initializes again at 0). A combiner
+    that forgets the tail is told apart at the inner write."""
     for limit in (0, 1, 2):
         driver = ShareDriver({"snapshot_every": limit})
         s0 = driver.init_state()
-        steps = walk(driver, s0, [Initialize(1, 0), Read(0)])
-        end = driver.resolve(*steps[-1])
-        tail = driver.inner_probes(end)
-        assert [c for c, _ in tail][-2:] == ["batches", "batches"], limit
-        assert [c for c, _ in driver.probes(end, 0)][-2:] == ["batches", "batches"], limit  # the guided tail's end
-        steps += walk(driver, end, [a for _, a in tail])
-        stored = driver.resolve(*steps[-1]).shard.offset(KEY)
-        assert {o: c for o, c in per_offset(stored.state_batches).items() if o == 3} == {3: (0, 1)}, limit
-        assert first_difference(driver, steps, "reference") is None
-        assert first_difference(driver, steps, "mutant:share-inner-batch-drops-tail") == "WriteRequest"
+        assert ("initialize", InnerBatchSplit()) in driver.candidates(s0), limit
+        moved = walk(driver, s0, [Initialize(1, 0), Read(0), Write(0, 1, ())])
+        for steps in ([], moved):
+            start = driver.resolve(*steps[-1]) if steps else s0
+            steps = [*steps, (start, InnerBatchSplit())]
+            parts = driver._parts_of(start, InnerBatchSplit())
+            assert parts is not None and isinstance(parts[-1][0], Load), limit
+            written = [a for a, _ in parts if isinstance(a, Write)]
+            assert [w.batches for w in written] == list(INNER_SPLIT), limit
+            stored = driver.resolve(*steps[-1]).shard.offset(KEY)
+            assert stored is not None and stored.start_offset <= 0
+            assert {o: per_offset(stored.state_batches)[o] for o in (0, 3)} == {0: (0, 1), 3: (0, 1)}, limit
+            assert first_difference(driver, steps, "reference") is None
+            assert first_difference(driver, steps, "mutant:share-inner-batch-drops-tail") == "WriteRequest", limit
+    # 4.0 has no initialize: the first write stores the key (category batches)
+    driver = ShareDriver({"kafka_version": "4.0"})
+    assert ("batches", InnerBatchSplit()) in driver.candidates(driver.init_state())
 
 
 def test_stale_initialize_of_a_deleted_topic_is_fenced_first() -> None:
