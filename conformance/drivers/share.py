@@ -18,8 +18,9 @@ group ids a key-string parser can get wrong, SHARE-DRIVE-ROUTING), ``image`` (th
 then its leader's read, one step of the guide, so a reload that validates against the start
 image is met by a guided run, SHARE-WIT-IMAGE-FAILOVER). Three more composite steps keep deep
 probes within the guide's reach: :class:`ReinitPruneReload` (SHARE-DRIVE-PRUNE-RELOAD),
-:class:`CutReload` (SHARE-DRIVE-CUT-BATCH), :class:`DeleteThenRead` (SHARE-WIT-DELETED-REFUSED) and
-:class:`FencesAcrossDelete` (SHARE-DRIVE-FENCES-ACROSS-DELETE);
+:class:`CutReload` (SHARE-DRIVE-CUT-BATCH), :class:`DeleteThenRead` (SHARE-WIT-DELETED-REFUSED),
+:class:`FencesAcrossDelete` (SHARE-DRIVE-FENCES-ACROSS-DELETE) and :class:`InnerBatchSplit`
+(SHARE-DRIVE-INNER-BATCH);
 :class:`StaleReadWithoutTopic` sends a read the candidates do not hold (g:U:0 above epoch 0,
 SHARE-DRIVE-STALE-READ-WITHOUT-TOPIC). Every guided path ends with :meth:`ShareDriver.probes`:
 a count tie a ShareUpdate must lose (SHARE-DRIVE-TIE-UPDATE), then the routing tail.

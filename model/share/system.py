@@ -103,7 +103,8 @@ ROUTE_GROUPS = ("share-g", "a:b", ":lead", "trail:", "x::y", f"k:{ROUTE_TOPIC}:7
 # SHARE-DRIVE-ROUTING-URLSAFE-TOPIC: a Uuid whose string form holds "-" and "_", the two characters
 # base64url has where standard base64 has "+" and "/" (about half of all random Uuids hold one):
 # a broker that formats the parsed Uuid again with the standard alphabet routes another string
-# (red team, session 18). Last, so the routing tail's rotation over the others is unchanged.
+# (red team, session 18). Last: the guide sends every routing probe once (``routing`` is
+# stateless); the routing tail (``ROUTE_KEYS[k % len(ROUTE_KEYS)]``) takes it on paths 11, 23, ...
 ROUTE_TOPIC_URLSAFE = "q-0RhV_hS9GyWkV3x_pXYw"
 ROUTE_KEYS = (*(SharePartitionKey(g, ROUTE_TOPIC, 0) for g in ROUTE_GROUPS), SharePartitionKey("a:b", ROUTE_TOPIC, 3),
               SharePartitionKey("share-g", ROUTE_TOPIC_URLSAFE, 0))
