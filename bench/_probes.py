@@ -22,13 +22,14 @@ each switch (``guide._GRAPHS`` is cached by configuration; some probes' steps ar
   (``voters_log.probes`` for the log level's free-log script).
 * share: each composite step (``CutReload``, ``DeleteThenRead``, ``ReinitPruneReload``,
   ``ReloadWithoutTopic``, ``StaleReadWithoutTopic``, ``ReinitAtCountedStart``,
-  ``FencesAcrossDelete``; in random runs too: they are candidates) by its ``_*_parts`` returning
-  None (not enabled anywhere); the routing probe of a guided path's end
+  ``FencesAcrossDelete``, ``InnerBatchSplit``; in random runs too: they are candidates) by its
+  ``_*_parts`` returning None (not enabled anywhere); the routing probe of a guided path's end
   (SHARE-DRIVE-ROUTING-UNLOADED) by ``ShareDriver.probes`` returning nothing, the count tie
   and the reorder write before it (SHARE-DRIVE-TIE-UPDATE, SHARE-DRIVE-REORDER-SNAPSHOT) by
   ``ShareDriver.tie_probes`` / ``reorder_probes`` returning nothing; one probe
   request of the model's mix (SHARE-DRIVE-NEW-LEADER-WITHOUT-TOPIC: the read of ``g:U:0`` above
-  its fence; SHARE-DRIVE-COUNT-FROM-UNKNOWN-START: the count written to ``g:T:1``) by a
+  its fence; SHARE-DRIVE-COUNT-FROM-UNKNOWN-START: the count written to ``g:T:1``;
+  SHARE-DRIVE-STALE-INITIALIZE-WITHOUT-TOPIC: the initialize of ``g:U:0`` at state epoch 0) by a
   ``ShareSystem.probe_actions`` that leaves it out; ``probe requests`` (every request of
   ``ShareSystem.probe_actions`` and with them every composite) by the driver's bound ``probes``
   off.
@@ -49,7 +50,7 @@ from kspec.conformance.drivers.runner import run_conformance
 from kspec.conformance.drivers.share import ShareDriver
 from kspec.conformance.drivers.voters import VotersDriver
 from kspec.conformance.targets.mutants import CATALOGUE
-from kspec.model.share.system import DOOMED, OTHER_PARTITION, Read, ShareSystem, Write
+from kspec.model.share.system import DOOMED, OTHER_PARTITION, Initialize, Read, ShareSystem, Write
 
 TIMER_CHAIN = "RAFT-DRIVE-TIMER-CHAIN"
 RAFT_MACROS = ("FirstAnswer", "AbandonRound", "LateVote", "HeldFetch", "Retry", "Canvass")
@@ -120,6 +121,11 @@ _SWITCHES: dict[str, dict[str, tuple[Any, str, Any]]] = {
             lambda kind, a: kind == "image" and isinstance(a, Read) and a.key == DOOMED and a.leader_epoch > 0)),
         "SHARE-DRIVE-COUNT-FROM-UNKNOWN-START": (ShareSystem, "probe_actions", _probe_requests_without(
             lambda kind, a: kind == "counts" and isinstance(a, Write) and a.key == OTHER_PARTITION)),
+        # session 19
+        "InnerBatchSplit": (ShareDriver, "_inner_split_parts", _none),
+        "SHARE-DRIVE-STALE-INITIALIZE-WITHOUT-TOPIC": (ShareSystem, "probe_actions", _probe_requests_without(
+            lambda kind, a: kind == "initialize" and isinstance(a, Initialize) and a.key == DOOMED
+            and a.state_epoch == 0)),
     },
 }
 SHARE_PROBE_REQUESTS = "probe requests"

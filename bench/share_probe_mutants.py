@@ -31,6 +31,9 @@ PROBE_MUTANTS: list[tuple[str, str]] = [
     ("ReinitAtCountedStart", "share-reinitialize-keeps-count-at-start"),
     ("FencesAcrossDelete", "share-fence-survives-delete"),
     ("SHARE-DRIVE-REORDER-SNAPSHOT", "share-reorder-snapshot-combines-at-request-start"),
+    # session 19 (red team session 18's escapes)
+    ("InnerBatchSplit", "share-inner-batch-drops-tail"),
+    ("SHARE-DRIVE-STALE-INITIALIZE-WITHOUT-TOPIC", "share-initialize-image-before-fence"),
     *((SHARE_PROBE_REQUESTS, name) for name in (
         "share-delete-keeps-fences", "share-delete-without-tombstone", "share-replay-skips-tombstone",
         "share-summary-leader-epoch-from-fence", "share-summary-records-leader-epoch",

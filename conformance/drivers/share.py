@@ -18,8 +18,9 @@ group ids a key-string parser can get wrong, SHARE-DRIVE-ROUTING), ``image`` (th
 then its leader's read, one step of the guide, so a reload that validates against the start
 image is met by a guided run, SHARE-WIT-IMAGE-FAILOVER). Three more composite steps keep deep
 probes within the guide's reach: :class:`ReinitPruneReload` (SHARE-DRIVE-PRUNE-RELOAD),
-:class:`CutReload` (SHARE-DRIVE-CUT-BATCH), :class:`DeleteThenRead` (SHARE-WIT-DELETED-REFUSED) and
-:class:`FencesAcrossDelete` (SHARE-DRIVE-FENCES-ACROSS-DELETE);
+:class:`CutReload` (SHARE-DRIVE-CUT-BATCH), :class:`DeleteThenRead` (SHARE-WIT-DELETED-REFUSED),
+:class:`FencesAcrossDelete` (SHARE-DRIVE-FENCES-ACROSS-DELETE) and :class:`InnerBatchSplit`
+(SHARE-DRIVE-INNER-BATCH);
 :class:`StaleReadWithoutTopic` sends a read the candidates do not hold (g:U:0 above epoch 0,
 SHARE-DRIVE-STALE-READ-WITHOUT-TOPIC). Every guided path ends with :meth:`ShareDriver.probes`:
 a count tie a ShareUpdate must lose (SHARE-DRIVE-TIE-UPDATE), then the routing tail.
@@ -45,7 +46,7 @@ from kspec.conformance.harness import JSON
 from kspec.model.core.codec import encode
 from kspec.model.core.protocol import first_violated
 from kspec.model.share.combiner import coalesce, per_offset
-from kspec.model.share.records import NOT_SET, ShareSnapshot, ShareUpdate, StateBatch
+from kspec.model.share.records import ACKNOWLEDGED, AVAILABLE, NOT_SET, ShareSnapshot, ShareUpdate, StateBatch
 from kspec.model.share.shard import NONE, observe, step_with
 from kspec.model.share.system import (
     DOOMED,
@@ -165,9 +166,31 @@ class ReinitAtCountedStart:
     :class:`DeleteThenRead`, so the guide's beam keeps the path."""
 
 
+@dataclass(frozen=True, slots=True)
+class InnerBatchSplit:
+    """Composite step (category ``batches``, ``initialize`` when it holds one;
+    SHARE-DRIVE-INNER-BATCH): the key's state stored (initialized when it has none, in 4.0
+    written; initialized again at start offset 0 where the stored start offset would clip the
+    range), the leader's read (its state epoch), a write of ``[0,3]`` AVAILABLE x1 and then one
+    strictly inside it of a higher (count, state), ``[1,2]`` ACKNOWLEDGED x2, then the shard fails
+    over where the bounds allow (``Unload``, ``Load``: the replay combines the records too). Per
+    offset the higher wins (SHARE-RULE-COMBINE-PRIORITY), so the stored range is cut in three and
+    its head and tail stay. The writes are the composite's own inputs, not candidates (the menu's
+    batches are one offset wide and the batch probes overlap a stored batch at one end only, where
+    nothing of it is left past the new batch). As a tail of every guided path (session 18) it was
+    dropped where the path's end had spent the records or had moved the start offset past 0 (red
+    team ``share_scratch10``'s ``inner-batch-drops-tail`` escaped at seeds 0 and 1); one step, as
+    :class:`CutReload`, so the guide plans it where the records allow."""
+
+
 # The composite steps: each is several model actions sent as their own inputs, one step of the guide.
 COMPOSITES = (ReloadWithoutTopic, StaleReadWithoutTopic, ReinitPruneReload, CutReload, DeleteThenRead,
-              ReinitAtCountedStart, FencesAcrossDelete)
+              ReinitAtCountedStart, FencesAcrossDelete, InnerBatchSplit)
+
+# SHARE-DRIVE-INNER-BATCH: a stored range of four offsets, then a write strictly inside it with a
+# higher (count, state) (:class:`InnerBatchSplit`).
+INNER_SPLIT: tuple[tuple[StateBatch, ...], ...] = ((StateBatch(0, 3, AVAILABLE, 1),),
+                                                   (StateBatch(1, 2, ACKNOWLEDGED, 2),))
 
 BOUNDS: dict[str, int] = {"offsets": 2, "max_records": 10, "max_leader_epoch": 2, "max_state_epoch": 2,
                           "max_failovers": 2, "probes": True}
@@ -249,6 +272,10 @@ class ShareDriver(Driver[ShareSystem]):
         if cut is not None:
             # A target that declines initialize never gets one from the composite either.
             out.append(("initialize" if any(isinstance(a, Initialize) for a, _ in cut) else "batches", CutReload()))
+        inner = self._inner_split_parts(state) if self.model.probes else None
+        if inner is not None:
+            out.append(("initialize" if any(isinstance(a, Initialize) for a, _ in inner) else "batches",
+                        InnerBatchSplit()))
         if not self.routes:
             out = [(category, action) for category, action in out if category != "routing"]
         return out
@@ -396,6 +423,8 @@ class ShareDriver(Driver[ShareSystem]):
             return self._reinit_count_parts(state)
         if isinstance(action, FencesAcrossDelete):
             return self._fences_delete_parts(state)
+        if isinstance(action, InnerBatchSplit):
+            return self._inner_split_parts(state)
         return None
 
     def _chain(self, state: SysState, wants: list[Any]) -> list[tuple[Action, SysState]] | None:
@@ -549,6 +578,41 @@ class ShareDriver(Driver[ShareSystem]):
                         return [*before, (a, after)]
         return None
 
+    def _inner_split_parts(self, state: SysState) -> list[tuple[Action, SysState]] | None:
+        """The model actions of :class:`InnerBatchSplit` from ``state`` (None: not enabled: the
+        shard must be loaded, the range stored whole (no stored start offset above 0 or higher
+        cell of the key clips it), both writes answered NONE and every part within bounds)."""
+        if not state.shard.active:
+            return None
+
+        def leader_read(a: Any) -> bool:
+            return isinstance(a, Read) and a.key == KEY and a.leader_epoch == state.leader_epoch
+
+        preludes: list[list[Any]] = [[*self._store_first(state, KEY), leader_read]]
+        if self.model.rules.initialize:  # a reset to start offset 0 where the stored start clips the range
+            preludes.append([lambda a: isinstance(a, Initialize) and a.key == KEY and a.start_offset == 0
+                             and a.state_epoch >= state.group_state_epoch, leader_read])
+        outer, inner = INNER_SPLIT
+        for prelude in preludes:
+            parts = self._chain(state, prelude)
+            if parts is None:
+                continue
+            for batches in (outer, inner):
+                s = parts[-1][1]
+                after = self.resolve(s, Write(state.leader_epoch, NOT_SET, batches))
+                if after is None or after.last_error != NONE:
+                    break
+                parts.append((Write(state.leader_epoch, NOT_SET, batches), after))
+            else:
+                stored = parts[-2][1].shard.offset(KEY)  # after the outer write
+                cells = per_offset(stored.state_batches) if stored is not None else {}
+                if all(cells.get(o) == (b.delivery_state, b.delivery_count) for b in outer
+                       for o in range(b.first_offset, b.last_offset + 1)):
+                    failover = self._chain(parts[-1][1], [lambda a: isinstance(a, Unload), lambda a: isinstance(a, Load)
+                                                          and not isinstance(a, PrunedLoad)])
+                    return parts + (failover or [])
+        return None
+
     def _category_of(self, state: SysState, action: Action) -> str:
         return next(c for c, a in self.candidates_single(state) if a == action)
 
@@ -646,6 +710,8 @@ class ShareDriver(Driver[ShareSystem]):
         if isinstance(action, ReinitPruneReload):
             return ("a new leader reads, the group coordinator initializes again, fail-over from the log "
                     "pruned below the redundant offset")
+        if isinstance(action, InnerBatchSplit):
+            return "the leader writes [0,3], then a higher batch strictly inside it, fail-over"
         return self.model.describe_action(action)
 
     # -- what is compared (spec/share.md, "What is observable") --------------------------------

@@ -7,6 +7,8 @@ real implementation gets it wrong (three of them are bugs Kafka shipped). Regist
 
 from __future__ import annotations
 
+import base64
+import binascii
 from typing import Any
 
 from kspec.conformance.targets.reference.share import (
@@ -556,4 +558,73 @@ SHARE_MUTANTS = (
     ("share-fence-survives-delete", FenceSurvivesDelete, "a guard kept outside the state a delete clears"),
     ("share-reorder-snapshot-combines-at-request-start", ReorderSnapshotCombinesAtRequestStart,
      "a value clamped in one use and passed raw to the next"),
+)
+
+
+def _split_forgets_tail(start_offset: int, current: list[list[int]], new: list[list[int]]) -> list[list[int]]:
+    """The reference combiner, then every offset past a higher-priority batch that lies strictly
+    inside an earlier, wider one dropped where the wider batch alone held it (the split's third
+    piece never emitted)."""
+    out = combine(start_offset, current, new)
+    listed = [*current, *new]
+    dropped = {(o, outer[2], outer[3]) for i, outer in enumerate(listed) for inner in listed[i + 1:]
+               if outer[0] < inner[0] and inner[1] < outer[1] and (inner[3], inner[2]) > (outer[3], outer[2])
+               for o in range(inner[1] + 1, outer[1] + 1)}
+    kept = [[o, o, st, n] for f, last, st, n in out for o in range(f, last + 1) if (o, st, n) not in dropped]
+    return combine(NOT_SET, kept, [])
+
+
+class InnerBatchDropsTail(ShareShard):
+    """A batch of higher (count, state) strictly inside a stored wider one splits it into the
+    head and the new batch, and the stored batch's tail past it is lost
+    (SHARE-RULE-COMBINE-PRIORITY: per offset the maximum over every batch covering it). Red team
+    session 18's ``inner-batch-drops-tail``. Reached by SHARE-DRIVE-INNER-BATCH."""
+
+    combine = staticmethod(_split_forgets_tail)
+
+
+class InitializeImageBeforeFence(ShareShard):
+    """InitializeShareGroupState checks the metadata image before the state-epoch fence, so a
+    stale initialize of a deleted topic's stored share-partition is UNKNOWN_TOPIC_OR_PARTITION,
+    not FENCED_STATE_EPOCH (SHARE-RULE-METADATA-UPDATE: the fences come first). Red team session
+    18's ``initialize-image-before-state-fence``. Reached by
+    SHARE-DRIVE-STALE-INITIALIZE-WITHOUT-TOPIC."""
+
+    def on_InitializeRequest(self, key: Any, req: dict[str, Any]) -> tuple[list[Any], dict[str, Any]]:
+        if not self.hosts(key):
+            return [], self.response(req, *UNKNOWN_TP)
+        return super().on_InitializeRequest(key, req)
+
+
+def _standard_alphabet(key: str) -> str:
+    """The coordinator key with its topic id (a Uuid's base64url form) written again in standard
+    base64, unpadded: ``-`` becomes ``+`` and ``_`` becomes ``/``."""
+    head, _, partition = key.rpartition(":")
+    group, _, topic = head.rpartition(":")
+    try:
+        raw = base64.urlsafe_b64decode(topic + "==")
+    except (binascii.Error, ValueError):
+        return key
+    if len(topic) != 22 or len(raw) != 16:
+        return key
+    return f"{group}:{base64.b64encode(raw).decode().rstrip('=')}:{partition}"
+
+
+class RoutingStandardBase64(ShareShard):
+    """The broker parses the coordinator key's topic id as a Uuid and formats it again with the
+    standard base64 alphabet instead of ``Uuid.toString``'s base64url, so a topic id holding
+    ``-`` or ``_`` is routed as another string (SHARE-RULE-KEY, SHARE-RULE-ROUTING). Red team
+    session 18's ``routing-topic-id-std-alphabet``. Reached by
+    SHARE-DRIVE-ROUTING-URLSAFE-TOPIC."""
+
+    def route(self, key: str) -> int:
+        return super().route(_standard_alphabet(key))
+
+
+SHARE_MUTANTS = (
+    *SHARE_MUTANTS,
+    ("share-inner-batch-drops-tail", InnerBatchDropsTail, "an interval split that emits two of its three pieces"),
+    ("share-initialize-image-before-fence", InitializeImageBeforeFence,
+     "two checks in the wrong order on the group coordinator's path"),
+    ("share-routing-standard-base64", RoutingStandardBase64, "an identifier re-encoded in a sibling alphabet"),
 )

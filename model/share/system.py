@@ -100,7 +100,14 @@ MAX_EPOCH = 2**31 - 1
 ROUTE_TOPIC = "y6cwZmhbJHOwKfrveLr4zw"
 ROUTE_GROUPS = ("share-g", "a:b", ":lead", "trail:", "x::y", f"k:{ROUTE_TOPIC}:7", " padded ",
                 "gr\u00fcppe-\u2603-\U0001F600", "long-" + "x" * 250, "int-min-HMGRMVK")
-ROUTE_KEYS = (*(SharePartitionKey(g, ROUTE_TOPIC, 0) for g in ROUTE_GROUPS), SharePartitionKey("a:b", ROUTE_TOPIC, 3))
+# SHARE-DRIVE-ROUTING-URLSAFE-TOPIC: a Uuid whose string form holds "-" and "_", the two characters
+# base64url has where standard base64 has "+" and "/" (about half of all random Uuids hold one):
+# a broker that formats the parsed Uuid again with the standard alphabet routes another string
+# (red team, session 18). Last: the guide sends every routing probe once (``routing`` is
+# stateless); the routing tail (``ROUTE_KEYS[k % len(ROUTE_KEYS)]``) takes it on paths 11, 23, ...
+ROUTE_TOPIC_URLSAFE = "q-0RhV_hS9GyWkV3x_pXYw"
+ROUTE_KEYS = (*(SharePartitionKey(g, ROUTE_TOPIC, 0) for g in ROUTE_GROUPS), SharePartitionKey("a:b", ROUTE_TOPIC, 3),
+              SharePartitionKey("share-g", ROUTE_TOPIC_URLSAFE, 0))
 PROBE_IMAGE = frozenset({(TOPIC, 0), (TOPIC, 1), (DOOMED_TOPIC, 0)})
 # Writes of more than one offset (probes): a range batch; adjacent offsets in the same delivery
 # state with different counts (they must not merge); a range overlapping the stored offsets with
@@ -404,7 +411,9 @@ class ShareSystem:
         - ``image``: topic ``U`` deleted from the metadata image (``DeleteTopic``), then, while
           ``g:U:0``'s state is still stored, its leader's read and write (both must fail), a
           write at a stale state epoch (fenced before the image is checked) and a read one epoch
-          above its fence (a leader elected after the deletion: refused, nothing recorded);
+          above its fence (a leader elected after the deletion: refused, nothing recorded); the
+          group coordinator's initialize at a stale state epoch (category ``initialize``: fenced
+          before the image is checked too);
         - ``epochs`` also: a read and a write of ``h:T:0`` at leader epoch ``MAX_EPOCH``
           (Integer.MAX_VALUE; the write at that state epoch too).
         Requests a release has no API for (SHARE-VER-INITIALIZE) are not sent to it.
@@ -492,6 +501,11 @@ class ShareSystem:
             # A stale group coordinator's state epoch: the fences come before the image, so it is
             # FENCED_STATE_EPOCH, not UNKNOWN_TOPIC_OR_PARTITION (SHARE-RULE-METADATA-UPDATE).
             yield "image", Write(0, side_start, side_batches, state_epoch=0, key=DOOMED)
+            if api:
+                # SHARE-DRIVE-STALE-INITIALIZE-WITHOUT-TOPIC: a stale group coordinator's
+                # initialize (state epoch 0, below the side keys' 1) is fenced before the image
+                # too (SHARE-RULE-VALIDATE-STATE-FENCE); in the category of its kind.
+                yield "initialize", Initialize(0, 0, key=DOOMED)
             # SHARE-DRIVE-NEW-LEADER-WITHOUT-TOPIC: a leader elected after the topic went away
             # (one epoch above the fence) reads: UNKNOWN_TOPIC_OR_PARTITION and no record, the
             # image before the leader epoch is recorded (SHARE-RULE-METADATA-UPDATE: a failed

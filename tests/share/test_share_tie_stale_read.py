@@ -8,15 +8,28 @@ from __future__ import annotations
 from typing import Any
 
 from kspec.conformance.drivers.share import (
+    INNER_SPLIT,
     FencesAcrossDelete,
+    InnerBatchSplit,
     ReinitAtCountedStart,
     ReloadWithoutTopic,
     ShareDriver,
     StaleReadWithoutTopic,
 )
 from kspec.conformance.targets.registry import resolve_target
+from kspec.model.share.combiner import per_offset
 from kspec.model.share.records import ShareSnapshot, ShareUpdate
-from kspec.model.share.system import DOOMED, DOOMED_TOPIC, KEY, OTHER_PARTITION, DeleteTopic, Initialize, Read, Write
+from kspec.model.share.system import (
+    DOOMED,
+    DOOMED_TOPIC,
+    KEY,
+    OTHER_PARTITION,
+    DeleteTopic,
+    Initialize,
+    Load,
+    Read,
+    Write,
+)
 
 
 def first_difference(driver: ShareDriver, steps: list[tuple[Any, Any]], target: str) -> str | None:
@@ -175,3 +188,62 @@ def test_guided_tail_sends_a_reorder_write_as_a_limit_snapshot() -> None:
         assert first_difference(driver, steps, "reference") is None
         assert first_difference(driver, steps, "mutant:share-reorder-snapshot-combines-at-request-start") == \
             "WriteRequest", limit
+
+
+def test_inner_batch_split_is_a_composite_step_where_the_range_is_whole() -> None:
+    """SHARE-DRIVE-INNER-BATCH (sessions 18, 19): the composite step stores [0,3] AVAILABLE x1 and
+    writes [1,2] ACKNOWLEDGED x2 strictly inside it, then fails over: the stored range keeps its
+    head and its tail. From the initial state (it initializes first, in category ``initialize``)
+    and from a state whose start offset clips the range (it initializes again at 0). A combiner
+    that forgets the tail is told apart at the inner write."""
+    for limit in (0, 1, 2):
+        driver = ShareDriver({"snapshot_every": limit})
+        s0 = driver.init_state()
+        assert ("initialize", InnerBatchSplit()) in driver.candidates(s0), limit
+        moved = walk(driver, s0, [Initialize(1, 0), Read(0), Write(0, 1, ())])
+        for steps in ([], moved):
+            start = driver.resolve(*steps[-1]) if steps else s0
+            steps = [*steps, (start, InnerBatchSplit())]
+            parts = driver._parts_of(start, InnerBatchSplit())
+            assert parts is not None and isinstance(parts[-1][0], Load), limit
+            written = [a for a, _ in parts if isinstance(a, Write)]
+            assert [w.batches for w in written] == list(INNER_SPLIT), limit
+            stored = driver.resolve(*steps[-1]).shard.offset(KEY)
+            assert stored is not None and stored.start_offset <= 0
+            assert {o: per_offset(stored.state_batches)[o] for o in (0, 3)} == {0: (0, 1), 3: (0, 1)}, limit
+            assert first_difference(driver, steps, "reference") is None
+            assert first_difference(driver, steps, "mutant:share-inner-batch-drops-tail") == "WriteRequest", limit
+    # 4.0 has no initialize: the first write stores the key (category batches)
+    driver = ShareDriver({"kafka_version": "4.0"})
+    assert ("batches", InnerBatchSplit()) in driver.candidates(driver.init_state())
+
+
+def test_stale_initialize_of_a_deleted_topic_is_fenced_first() -> None:
+    """SHARE-DRIVE-STALE-INITIALIZE-WITHOUT-TOPIC (session 18): while ``g:U:0`` is stored and topic
+    ``U`` is deleted, an initialize at a state epoch below its fence is FENCED_STATE_EPOCH (the
+    fences before the image); offered in category ``initialize``."""
+    driver = ShareDriver({})
+    s0 = driver.init_state()
+    steps = walk(driver, s0, [Initialize(1, 0, key=DOOMED), DeleteTopic(DOOMED_TOPIC)])
+    end = driver.resolve(*steps[-1])
+    stale = Initialize(0, 0, key=DOOMED)
+    assert ("initialize", stale) in driver.candidates(end)
+    steps += walk(driver, end, [stale])
+    assert driver.resolve(*steps[-1]).last_error == "FENCED_STATE_EPOCH"
+    assert first_difference(driver, steps, "reference") is None
+    assert first_difference(driver, steps, "mutant:share-initialize-image-before-fence") == "InitializeRequest"
+    # 4.0 has no initialize: not offered
+    assert all(not isinstance(a, Initialize) for _, a in ShareDriver({"kafka_version": "4.0"}).candidates(end))
+
+
+def test_routing_probes_hold_a_urlsafe_topic_id() -> None:
+    """SHARE-DRIVE-ROUTING-URLSAFE-TOPIC (session 18): a route key's topic id holds "-" and "_", and
+    the mutant that re-encodes the parsed Uuid in standard base64 differs on that key alone."""
+    from kspec.conformance.targets.mutants_share import RoutingStandardBase64
+    from kspec.conformance.targets.reference.share import ShareShard
+    from kspec.model.share.system import ROUTE_KEYS
+
+    texts = [k.coordinator_key() for k in ROUTE_KEYS]
+    reference, mutant = ShareShard(1, None), RoutingStandardBase64(1, None)
+    differ = [t for t in texts if mutant.route(t) != reference.route(t)]
+    assert len(differ) == 1 and "-" in differ[0] and "_" in differ[0]
