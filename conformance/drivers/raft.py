@@ -1153,7 +1153,9 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
     def start_probes(self) -> Sequence[StartProbe]:
         """RAFT-DRIVE-EXPIRED-STEP-DOWN (kip-595 elections, three or more voters): it takes
         three election timers and the last epoch the bounds allow, which no path's end has
-        left, so it runs on a path of its own from where the budgets are whole."""
+        left, so it runs on a path of its own from where the budgets are whole. Then, where
+        they fit, RAFT-DRIVE-RESEND-BACKOFF, RAFT-DRIVE-SNAPSHOT and the kip-996 ones
+        (:meth:`_kip996_start_probes`)."""
         if self.config["pre_vote"] or len(self.model.voter_ids) < 3:
             return (*self._snapshot_probes(), *self._kip996_start_probes())
         probes = [StartProbe("RAFT-DRIVE-EXPIRED-STEP-DOWN", self._expired_step_down_probe)]
