@@ -16,7 +16,8 @@ each switch (``guide._GRAPHS`` is cached by configuration; some probes' steps ar
   not enable it (the probe that would take it takes nothing, or the next kind its rotation offers;
   ``Canvass`` is a random-run macro too, off there as well); ``RAFT-DRIVE-TIMER-CHAIN`` by a
   ``_timer_chain_probe`` that takes nothing; a start probe (``RaftDriver.start_probes``,
-  ``RAFT-DRIVE-EXPIRED-STEP-DOWN``) by its script taking nothing (no start path).
+  ``RAFT-DRIVE-EXPIRED-STEP-DOWN``, ``-RESEND-BACKOFF``, ``-PROSPECTIVE-BEGIN-EPOCH``,
+  ``-ERROR-FETCH-PRE-VOTE``) by its script taking nothing (no start path).
 * voters (``VotersDriver.probes``, ``VotersDriver.start_probes``): each ``VOTERS-DRIVE-*`` script
   a guided path ends with or a start path takes, by its function returning nothing
   (``voters_log.probes`` for the log level's free-log script).
@@ -86,7 +87,10 @@ _SWITCHES: dict[str, dict[str, tuple[Any, str, Any]]] = {
                                                 lambda self, state, k: ([], state)),
              "RAFT-DRIVE-RESEND-ACKED": (RaftDriver, "_acked_resend_probe", lambda self, state, k: ([], state)),
              # the start probe only: ResendDue stays an idle timer at a backing-off candidate
-             "RAFT-DRIVE-RESEND-BACKOFF": (RaftDriver, "_backoff_resend_probe", _nothing)},
+             "RAFT-DRIVE-RESEND-BACKOFF": (RaftDriver, "_backoff_resend_probe", _nothing),
+             # session 19 (probestart): the kip-996 start probes, each by its script taking nothing
+             "RAFT-DRIVE-PROSPECTIVE-BEGIN-EPOCH": (RaftDriver, "_prospective_begin_epoch_probe", _nothing),
+             "RAFT-DRIVE-ERROR-FETCH-PRE-VOTE": (RaftDriver, "_error_fetch_pre_vote_probe", _nothing)},
     "voters": {
         "VOTERS-DRIVE-JOIN-PROBE": (VotersDriver, "_join_probe", _nothing),
         "VOTERS-DRIVE-LAPSE-PROBE": (VotersDriver, "_lapse_probe", _nothing),

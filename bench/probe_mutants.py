@@ -34,6 +34,9 @@ PROBE_MUTANTS: list[tuple[str, str]] = [
     # conform at seeds 0 and 1)
     ("RAFT-DRIVE-HEARTBEAT", "raft-begin-epoch-renews-follower"),
     ("RAFT-DRIVE-RESEND-ACKED", "raft-resend-ignores-fetch-ack"),
+    # session 19 (probestart): kip-996 start probes after red team raft_scratch11's escapes
+    ("RAFT-DRIVE-PROSPECTIVE-BEGIN-EPOCH", "raft-prospective-follows-known-leader-again"),
+    ("RAFT-DRIVE-ERROR-FETCH-PRE-VOTE", "raft-error-fetch-marks-fetched"),
 ]
 # written for a probe, caught by it first, not its alone (session 14, docs/performance.md)
 NOT_ALONE: list[tuple[str, str]] = [

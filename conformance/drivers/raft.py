@@ -49,6 +49,7 @@ from kspec.model.raft.messages import (
     EndQuorumEpochRequest,
     FetchDue,
     FetchRequest,
+    FetchResponse,
     FetchSnapshotRequest,
     FetchTimeout,
     Input,
@@ -1010,6 +1011,27 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
             return None
         return script, s
 
+    def _elect(self, state: Raft, c: int) -> tuple[list[tuple[str, Any]], Raft] | None:
+        """Voter ``c`` stands (:meth:`_stand`) and its vote requests and their answers are
+        delivered one at a time until it leads: the steps and the state where it leads with
+        its BeginQuorumEpoch requests on the wire, or None."""
+        stood = self._stand(state, c)
+        if stood is None:
+            return None
+        script, s = list(stood[0]), stood[1]
+        for _ in range(4 * len(self.model.voter_ids)):
+            if isinstance(s.node(c).role, Leader):
+                return script, s
+            ballots = sorted((m for m in s.network.distinct() if isinstance(m, VoteRequest | VoteResponse)
+                              and c in (m.src, m.dst)), key=repr)
+            step = next(((d, a) for m in ballots if (a := self._offered(s, "deliver", d := Deliver(m))) is not None),
+                        None)
+            if step is None:
+                return None
+            script.append(("deliver", step[0]))
+            s = step[1]
+        return (script, s) if isinstance(s.node(c).role, Leader) else None
+
     def _heartbeat_probe(self, state: Raft) -> tuple[list[tuple[str, Any]], Raft]:
         """RAFT-DRIVE-HEARTBEAT, after the per-replica probes: a voter follower (one that has
         fetched from its leader first, kip-996) is sent its leader's BeginQuorumEpoch of its
@@ -1131,13 +1153,15 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
     def start_probes(self) -> Sequence[StartProbe]:
         """RAFT-DRIVE-EXPIRED-STEP-DOWN (kip-595 elections, three or more voters): it takes
         three election timers and the last epoch the bounds allow, which no path's end has
-        left, so it runs on a path of its own from where the budgets are whole."""
+        left, so it runs on a path of its own from where the budgets are whole. Then, where
+        they fit, RAFT-DRIVE-RESEND-BACKOFF, RAFT-DRIVE-SNAPSHOT and the kip-996 ones
+        (:meth:`_kip996_start_probes`)."""
         if self.config["pre_vote"] or len(self.model.voter_ids) < 3:
-            return self._snapshot_probes()
+            return (*self._snapshot_probes(), *self._kip996_start_probes())
         probes = [StartProbe("RAFT-DRIVE-EXPIRED-STEP-DOWN", self._expired_step_down_probe)]
         if self.config["faults"]:
             probes.append(StartProbe("RAFT-DRIVE-RESEND-BACKOFF", self._backoff_resend_probe))
-        return (*probes, *self._snapshot_probes())
+        return (*probes, *self._snapshot_probes(), *self._kip996_start_probes())
 
     def _snapshot_probes(self) -> tuple[StartProbe, ...]:
         """RAFT-DRIVE-SNAPSHOT, in every shape with two replicas or more, where the target
@@ -1176,19 +1200,10 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
             return True
 
         if not isinstance(s.node(leader).role, Leader):
-            stood = self._stand(s, leader)
-            if stood is None:
+            elected = self._elect(s, leader)
+            if elected is None:
                 return []
-            script, s = list(stood[0]), stood[1]
-            for _ in range(4 * len(voters)):
-                if isinstance(s.node(leader).role, Leader):
-                    break
-                ballots = sorted((m for m in s.network.distinct() if isinstance(m, VoteRequest | VoteResponse)
-                                  and leader in (m.src, m.dst)), key=repr)
-                if not any(take("deliver", Deliver(m)) for m in ballots):
-                    return []
-        if not isinstance(s.node(leader).role, Leader):
-            return []
+            script, s = elected
         for m in sorted(s.network.distinct(), key=repr):
             if isinstance(m, BeginQuorumEpochRequest) and m.src == leader:
                 take("deliver", Deliver(m))
@@ -1446,15 +1461,16 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
                 return [*bump, *stand, *grant], after
         return [], state
 
-    def _up_to_date_vote(self, state: Raft, replica: int,
-                         pre_vote: bool = False) -> tuple[list[tuple[str, Any]], Raft]:
+    def _up_to_date_vote(self, state: Raft, replica: int, pre_vote: bool = False,
+                         avoid: int | None = None) -> tuple[list[tuple[str, Any]], Raft]:
         """A well-formed standard vote (``pre_vote``: pre-vote) of ``replica``'s epoch from
         another voter whose log is not behind its own (RAFT-DRIVE-WELL-FORMED, category
         ``inject``): what a prospective with neither a vote nor a leader in its epoch grants
         (RAFT-KIP996-PROSPECTIVE-VOTES). The step and the state after it; none where the model
-        enables none."""
+        enables none. A sender other than ``avoid`` where there is one (a resigned leader does
+        not stand in its own epoch)."""
         node = state.node(replica)
-        for vote in well_formed_votes(state, node):
+        for vote in sorted(well_formed_votes(state, node), key=lambda v: v.src == avoid):
             if vote.pre_vote == pre_vote and vote.epoch == node.epoch \
                     and (vote.last_epoch, vote.end_offset) >= (node.last_epoch, node.end_offset):
                 after = self.resolve(state, Inject(vote))
@@ -1514,6 +1530,112 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
                 category = PROBE if isinstance(macro, macros.HeldFetch) else "redeliver"
                 return [("client", append), (category, macro)], after
         return [], state
+
+    def _kip996_start_probes(self) -> tuple[StartProbe, ...]:
+        """The start probes of a KIP-996 follower whose leader never heard from it (kip-996,
+        three or more voters, with faults: each loses a message or resigns a leader):
+        RAFT-DRIVE-PROSPECTIVE-BEGIN-EPOCH and RAFT-DRIVE-ERROR-FETCH-PRE-VOTE. Each elects a
+        leader, which a path's end has seldom the election budget left for."""
+        if not (self.config["pre_vote"] and self.config["faults"]) or len(self.model.voter_ids) < 3:
+            return ()
+        return (StartProbe("RAFT-DRIVE-PROSPECTIVE-BEGIN-EPOCH", self._prospective_begin_epoch_probe),
+                StartProbe("RAFT-DRIVE-ERROR-FETCH-PRE-VOTE", self._error_fetch_pre_vote_probe))
+
+    def _announced(self, state: Raft) -> list[tuple[list[tuple[str, Any]], Raft, int, int]]:
+        """Each voter ``c`` elected (:meth:`_elect`), then its BeginQuorumEpoch delivered to
+        another voter ``f`` (which follows it, not yet fetched): the steps, the state after,
+        ``c`` and ``f``, for every such pair where each step is offered."""
+        out = []
+        voters = sorted(self.model.voter_ids)
+        for c in voters:
+            elected = self._elect(state, c)
+            if elected is None:
+                continue
+            script, s = elected
+            for f in voters:
+                begin = next((Deliver(m) for m in sorted(s.network.distinct(), key=repr)
+                              if isinstance(m, BeginQuorumEpochRequest) and (m.src, m.dst) == (c, f)), None)
+                after = None if begin is None else self._offered(s, "deliver", begin)
+                role = None if after is None else after.node(f).role
+                if after is not None and isinstance(role, Follower) and role.leader == c and not role.fetched:
+                    out.append(([*script, ("deliver", begin)], after, c, f))
+        return out
+
+    def _prospective_begin_epoch_probe(self, state: Raft) -> list[tuple[str, Any]]:
+        """RAFT-DRIVE-PROSPECTIVE-BEGIN-EPOCH (a start probe, kip-996, with faults): a voter F
+        follows the new leader L after L's BeginQuorumEpoch, its answer is lost (L has not
+        heard from it: RAFT-RULE-RESEND), F's fetch timer expires (it is prospective and
+        remembers L, RAFT-KIP996-PRE-VOTE-EPOCH), then L's resend timer for F fires and that
+        BeginQuorumEpoch reaches F. A prospective that knows its epoch's leader is unchanged by
+        it (RAFT-KIP996-LEADER-KNOWN: Kafka's ``maybeTransition`` moves only a replica with no
+        leader) and answers with its epoch and L; one that takes the notice as "the leader is
+        alive" and follows L again diverges (red team
+        ``raft_scratch11:prospective-rejoins-on-begin-epoch``, escaped seeds 0 and 1: random
+        runs seldom lose that one answer and fire both timers in this order). All or nothing;
+        each step only where the driver offers it."""
+        offered = self._offered
+        for script, s, leader, f in self._announced(state):
+            answer = next((m for m in s.network.distinct() if isinstance(m, BeginQuorumEpochResponse)
+                           and (m.src, m.dst) == (f, leader)), None)
+            lost = None if answer is None else offered(s, "network", Drop(answer))
+            timed_out = None if lost is None else offered(lost, "timer", Fire(f, FetchTimeout()))
+            if timed_out is None or not isinstance(timed_out.node(f).role, Prospective):
+                continue
+            resend = Fire(leader, ResendDue(f))
+            resent = offered(timed_out, "resend", resend)
+            again = None if resent is None else next(
+                (Deliver(m) for m in resent.network.distinct() if isinstance(m, BeginQuorumEpochRequest)
+                 and (m.src, m.dst) == (leader, f)), None)
+            if answer is None or again is None or resent is None or offered(resent, "deliver", again) is None:
+                continue
+            return [*script, ("network", Drop(answer)), ("timer", Fire(f, FetchTimeout())), ("resend", resend),
+                    ("deliver", again)]
+        return []
+
+    def _error_fetch_pre_vote_probe(self, state: Raft) -> list[tuple[str, Any]]:
+        """RAFT-DRIVE-ERROR-FETCH-PRE-VOTE (a start probe, kip-996, with faults): a voter F
+        follows the new leader L after L's BeginQuorumEpoch and has not fetched; L resigns
+        (check quorum; its EndQuorumEpoch notices are lost, which would change nothing at F);
+        F fetches from L, which answers NOT_LEADER_OR_FOLLOWER naming itself (a resigned leader
+        still names itself the epoch's leader); then another voter asks F for a well-formed
+        pre-vote of its epoch whose log is not behind F's (:meth:`_up_to_date_vote`). F grants:
+        only a successful fetch from its leader makes a follower refuse pre-votes
+        (RAFT-KIP996-PRE-VOTE-GRANT, Kafka's ``FollowerState.hasFetchedFromLeader``, set on the
+        success path of ``handleFetchResponse``); one that counts an error answer refuses the
+        pre-vote that would replace a leader that is gone (red team
+        ``raft_scratch11:follower-error-fetch-counted``, escaped seeds 0 and 1). All or nothing;
+        each step only where the driver offers it."""
+        offered = self._offered
+        for script, s, leader, f in self._announced(state):
+            resign = Fire(leader, CheckQuorumTimeout())
+            now = offered(s, "resign", resign)
+            if now is None:
+                continue
+            steps = [*script, ("resign", resign)]
+            for notice in sorted(now.network.distinct(), key=repr):
+                if isinstance(notice, EndQuorumEpochRequest) and notice.src == leader:
+                    lost = offered(now, "network", Drop(notice))
+                    if lost is not None:
+                        steps.append(("network", Drop(notice)))
+                        now = lost
+            due = Fire(f, FetchDue(leader))
+            asked = offered(now, "fetch", due)
+            fetch = None if asked is None else next(
+                (Deliver(m) for m in asked.network.distinct() if isinstance(m, FetchRequest)
+                 and (m.src, m.dst) == (f, leader)), None)
+            refused = None if fetch is None or asked is None else offered(asked, "deliver", fetch)
+            error = None if refused is None else next(
+                (Deliver(m) for m in refused.network.distinct() if isinstance(m, FetchResponse)
+                 and (m.src, m.dst) == (leader, f) and m.error == "NOT_LEADER_OR_FOLLOWER"), None)
+            answered = None if error is None or refused is None else offered(refused, "deliver", error)
+            if answered is None:
+                continue
+            vote, _ = self._up_to_date_vote(answered, f, pre_vote=True, avoid=leader)
+            granted = vote and any(isinstance(o, VoteResponse) and o.granted
+                                   for o in self.model._step(answered.node(f), vote[0][1].message)[1])
+            if granted:
+                return [*steps, ("fetch", due), ("deliver", fetch), ("deliver", error), *vote]
+        return []
 
     def resolve(self, state: Raft, action: Any) -> Raft | None:
         """The state after ``action``, or None when the model does not enable it within bounds."""

@@ -761,3 +761,44 @@ RAFT_MUTANTS += (  # session 18, raftsnap: KIP-630 snapshots (RAFT-DRIVE-SNAPSHO
      "a snapshot taken above the high watermark accepted", True,
      "RAFT-DRIVE-SNAPSHOT's refused snapshots (category snapshot)"),
 )
+
+
+# ---- session 19, probestart: red team raft_scratch11's KIP-996 escapes (start probes)
+
+
+class ProspectiveFollowsKnownLeaderAgain(RaftReplica):
+    """A prospective that came from following leader L goes back to following L when L's
+    BeginQuorumEpoch of its epoch arrives (a handler with its own "the leader is alive"
+    branch), abandoning its pre-vote round, where a replica that knows its epoch's leader is
+    unchanged by the notice (RAFT-KIP996-LEADER-KNOWN, RAFT-RULE-BEGIN-EPOCH;
+    RAFT-DRIVE-PROSPECTIVE-BEGIN-EPOCH)."""
+
+    def on_BeginQuorumEpochRequest(self, req: dict[str, Any]) -> None:
+        if (self.role == "prospective" and req["epoch"] == self.epoch and req["src"] == self.leader
+                and req["src"] != self.id):
+            self.become_follower(self.epoch, req["src"])
+        super().on_BeginQuorumEpochRequest(req)
+
+
+class ErrorFetchMarksFetched(RaftReplica):
+    """A follower marks "fetched from its leader" on any answer of its leader, an error too
+    (the flag set before the error branch of ``handleFetchResponse``): after its resigned
+    leader's NOT_LEADER_OR_FOLLOWER it refuses the pre-votes that would replace that leader
+    (RAFT-KIP996-PRE-VOTE-GRANT: a successful fetch only; RAFT-DRIVE-ERROR-FETCH-PRE-VOTE)."""
+
+    def on_fetch_response(self, resp: dict[str, Any]) -> None:
+        if self.role == "follower" and resp["src"] == self.leader and resp["error"] != "NONE":
+            self.has_fetched = True
+        super().on_fetch_response(resp)
+
+
+RAFT_MUTANTS += (  # session 19, probestart: red team raft_scratch11's escapes
+    ("raft-prospective-follows-known-leader-again", ProspectiveFollowsKnownLeaderAgain,
+     "a prospective's pre-vote abandoned on a notice from the leader it knew", True,
+     "RAFT-DRIVE-PROSPECTIVE-BEGIN-EPOCH's (a start probe): a lost BeginQuorumEpoch answer, the fetch timer, "
+     "then the leader's resend at the prospective"),
+    ("raft-error-fetch-marks-fetched", ErrorFetchMarksFetched,
+     "a follower's fetched flag set by an error answer", True,
+     "RAFT-DRIVE-ERROR-FETCH-PRE-VOTE's (a start probe): a follower that never fetched, its leader resigned, "
+     "a NOT_LEADER_OR_FOLLOWER answer, then a pre-vote"),
+)

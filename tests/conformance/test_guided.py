@@ -188,9 +188,11 @@ def test_a_start_probe_runs_on_a_path_of_its_own_where_the_budgets_are_whole() -
     assert not _diverges(spec, config, reference_target("raft"), backoff)
     assert _diverges(spec, config, CATALOGUE["raft-backing-off-candidate-resends"].target(), backoff)
     assert not _diverges(spec, config, CATALOGUE["raft-backing-off-candidate-resends"].target(), path)
-    # a configuration the probe does not fit (pre-vote) has no start path
+    # a configuration the probe does not fit (pre-vote) has no start path of it (only the
+    # kip-996 start probes', RAFT-DRIVE-PROSPECTIVE-BEGIN-EPOCH and -ERROR-FETCH-PRE-VOTE)
     pre_vote = spec.driver({**config, "pre_vote": True, "kip853": True})
-    assert guide.start_paths(pre_vote, guide.explore(pre_vote, 12)) == []
+    assert [p.id for p in pre_vote.start_probes()] == ["RAFT-DRIVE-PROSPECTIVE-BEGIN-EPOCH",
+                                                       "RAFT-DRIVE-ERROR-FETCH-PRE-VOTE"]
 
 
 def test_the_snapshot_start_probe_loads_a_snapshot_at_a_lagging_replica() -> None:
@@ -234,3 +236,34 @@ def test_start_paths_come_first_and_leave_the_planned_paths_their_index() -> Non
     given = [path for _, path in _guided_plans(spec, [config], frozenset(), 60, 4, guide.Coverage(), {})]
     planned = guide.plan(graph, 60, 4)
     assert given == [*starts, *(guide.with_probes(driver, planned[k], k) for k in range(2))]
+
+
+def test_the_kip996_start_probes_meet_a_follower_its_leader_never_heard_from() -> None:
+    # RAFT-DRIVE-PROSPECTIVE-BEGIN-EPOCH and RAFT-DRIVE-ERROR-FETCH-PRE-VOTE (kip-996, with
+    # faults; red team raft_scratch11's escapes): a leader is elected and one voter follows it
+    # after its BeginQuorumEpoch. Then its answer is lost, its fetch timer makes it prospective
+    # and the leader's resend reaches it (it stays prospective); or the leader resigns, the
+    # follower's fetch is answered NOT_LEADER_OR_FOLLOWER and another voter asks it for a
+    # pre-vote (it grants). The reference conforms on both paths; each mutant diverges on its
+    # own path only. A kip-595 shape or one without faults has neither probe.
+    spec = PROTOCOLS["raft"]()
+    config = next(c for c in RAFT_CONFIGS if c["pre_vote"] and c["faults"] and c["voters"] == 3)
+    driver = spec.driver(config)
+    assert [p.id for p in driver.start_probes()][-2:] == ["RAFT-DRIVE-PROSPECTIVE-BEGIN-EPOCH",
+                                                           "RAFT-DRIVE-ERROR-FETCH-PRE-VOTE"]
+    begin, error = guide.start_paths(driver, guide.explore(driver, 12))[-2:]
+    assert guide.offered(driver, begin) and guide.offered(driver, error)
+    assert [c for c, _ in begin][-4:] == ["network", "timer", "resend", "deliver"]
+    assert [c for c, _ in error][-4:] == ["fetch", "deliver", "deliver", "inject"]
+    state = driver.init_state()
+    for _, action in begin:
+        state = driver.resolve(state, action)
+    assert state.node(begin[-1][1].message.dst).role_name == "prospective"
+    mutants = {"raft-prospective-follows-known-leader-again": begin, "raft-error-fetch-marks-fetched": error}
+    for path in (begin, error):
+        assert not _diverges(spec, config, reference_target("raft"), path)
+        for name, own in mutants.items():
+            assert _diverges(spec, config, CATALOGUE[name].target(), path) == (path is own), name
+    for other in RAFT_CONFIGS:
+        if not (other["pre_vote"] and other["faults"]):
+            assert "RAFT-DRIVE-ERROR-FETCH-PRE-VOTE" not in [p.id for p in spec.driver(other).start_probes()]
