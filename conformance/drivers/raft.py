@@ -420,6 +420,16 @@ def refused_snapshots(node: Node) -> list[IdleTimer]:
     return out
 
 
+def refused_cleans(node: Node) -> list[IdleTimer]:
+    """RAFT-DRIVE-SNAPSHOT-LAG: a ``CleanLog`` ``node`` must refuse (RAFT-RULE-SNAPSHOT-CLEAN; the
+    model changes nothing) though it holds a snapshot past its log start: its high watermark is
+    unknown (restarted) or below that snapshot's end."""
+    if not node.snapshots or node.snapshots[-1][0] <= node.log_start:
+        return []
+    hw = node.high_watermark
+    return [IdleTimer(node.id, CleanLog())] if hw is None or node.snapshots[-1][0] > hw else []
+
+
 def idle_fetches(node: Node) -> list[IdleTimer]:
     """RAFT-DRIVE-FETCH-ELSEWHERE: ``FetchDue(v)`` at ``node`` for every voter ``v`` (not itself)
     it must not fetch from (RAFT-RULE-FETCH-DUE): every voter but its leader at a follower, voter
@@ -746,6 +756,7 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
                 out += [("leader_only", Inject(m)) for m in leader_only_requests(state, n, observers)]
                 if self.snapshots:
                     out += [("snapshot", idle) for idle in refused_snapshots(n)]
+                    out += [("snapshot", idle) for idle in refused_cleans(n)]
         out += macros.candidates(state)
         out += macros.raft_candidates(state)
         out += probe_candidates(state)
@@ -1144,7 +1155,102 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
         declares snapshots: it takes about eight fetches, which a path's end has spent."""
         if not self.snapshots or len(self.model.replica_ids) < 2:
             return ()
-        return (StartProbe("RAFT-DRIVE-SNAPSHOT", self._snapshot_probe),)
+        return (StartProbe("RAFT-DRIVE-SNAPSHOT", self._snapshot_probe), *self._snapshot_lag_probes())
+
+    def _snapshot_lag_probes(self) -> tuple[StartProbe, ...]:
+        """RAFT-DRIVE-SNAPSHOT-LAG and RAFT-DRIVE-SNAPSHOT-SUPERSEDED (three voters or more: the
+        lagging voter is not needed for a commit)."""
+        if len(self.model.voter_ids) < 3:
+            return ()
+        return (StartProbe("RAFT-DRIVE-SNAPSHOT-LAG", self._snapshot_lag_probe),
+                StartProbe("RAFT-DRIVE-SNAPSHOT-SUPERSEDED", self._snapshot_superseded_probe))
+
+    def _lagging_script(self, state: Raft) -> _Script | None:
+        """The common start of the snapshot-lag probes: the first voter is elected and the last
+        voter (the lagging one) fetches until it knows a high watermark (its listener has read
+        the LeaderChange record), the other followers fetching in between only where it needs
+        them for a majority."""
+        elected = self._elect_first(state)
+        if elected is None:
+            return None
+        voters = sorted(self.model.voter_ids)
+        run = _Script(self, *elected)
+        lagging, others = voters[-1], voters[1:-1]
+        for f in [lagging, lagging, *others, *others, lagging]:
+            if run.s.node(lagging).high_watermark is not None:
+                break
+            if not run.take("round_trip", macros.RoundTrip(f)):
+                return None
+        return run if run.s.node(lagging).high_watermark is not None else None
+
+    def _snapshot_lag_probe(self, state: Raft) -> list[tuple[str, Any]]:
+        """RAFT-DRIVE-SNAPSHOT-LAG (a start probe, KIP-630): a replica that holds a snapshot of
+        its own when it loads its leader's. The lagging voter (:meth:`_lagging_script`) snapshots
+        at its high watermark; with faults it reboots (its HW unknown) and is asked to clean its
+        log, which it must not (RAFT-RULE-SNAPSHOT-CLEAN: no HW, no clean); the leader appends a
+        record, the other followers commit it, the leader snapshots at its HW and cleans, and the
+        lagging voter catches up: sent the snapshot id, it loads the leader's snapshot, which
+        replaces its own (RAFT-RULE-FETCH-SNAPSHOT-LOAD: it holds that snapshot alone). The
+        RAFT-DRIVE-SNAPSHOT probe's lagging replica holds no snapshot and never knew a HW (red
+        team ``raft_scratch12:snapshot-load-keeps-older``, ``clean-log-without-hw``, escaped at
+        seeds 0 and 1). All or nothing but the reboot; each step only where the driver offers it."""
+        run = self._lagging_script(state)
+        if run is None:
+            return []
+        voters = sorted(self.model.voter_ids)
+        leader, lagging, others = voters[0], voters[-1], voters[1:-1]
+        if not run.take("snapshot", Fire(lagging, TakeSnapshot(run.s.node(lagging).high_watermark or 0))):
+            return []
+        if self.config["faults"] and run.take("crash", Reboot(lagging)):
+            for idle in refused_cleans(run.s.node(lagging)):
+                run.take("snapshot", idle)
+        if not (run.take("client", Fire(leader, ClientAppend(guided_payload(run.s)))) and run.commit(others)):
+            return []
+        hw = run.s.node(leader).high_watermark or 0
+        if not (run.take("snapshot", Fire(leader, TakeSnapshot(hw)))
+                and run.take("snapshot", Fire(leader, CleanLog()))):
+            return []
+        if not run.take("catch_up", macros.CatchUp(lagging)) or run.s.node(lagging).log_start == 0:
+            return []
+        return run.script
+
+    def _snapshot_superseded_probe(self, state: Raft) -> list[tuple[str, Any]]:
+        """RAFT-DRIVE-SNAPSHOT-SUPERSEDED (a start probe, KIP-630): a snapshot deleted between the
+        fetch that named it and the FetchSnapshot that asks for it, at a follower whose listener
+        had read records. The lagging voter knows a HW (:meth:`_lagging_script`); the leader
+        appends two records, the other followers commit them, the leader snapshots below its HW
+        and cleans; the lagging voter's fetch is sent that snapshot's id; the leader snapshots at
+        its HW and cleans again (deleting the one named); the lagging voter's FetchSnapshot is
+        answered SNAPSHOT_NOT_FOUND, so it fetches records again (RAFT-RULE-FETCH-SNAPSHOT-LOAD),
+        is sent the new id, loads that snapshot, and its listener, which had read past offset 0
+        but not to the log start, is told HandleLoadSnapshot (RAFT-OBS-LISTENER-SNAPSHOT), not
+        the records below the log start. Red team ``raft_scratch12:snapshot-not-found-keeps-asking``,
+        ``listener-commits-past-snapshot`` (escaped at seeds 0 and 1). All or nothing; each step
+        only where the driver offers it."""
+        run = self._lagging_script(state)
+        if run is None:
+            return []
+        voters = sorted(self.model.voter_ids)
+        leader, lagging, others = voters[0], voters[-1], voters[1:-1]
+        for _ in range(2):
+            if not run.take("client", Fire(leader, ClientAppend(guided_payload(run.s)))):
+                return []
+        if not run.commit(others):
+            return []
+        hw = run.s.node(leader).high_watermark or 0
+        if not (run.take("snapshot", Fire(leader, TakeSnapshot(hw - 1)))
+                and run.take("snapshot", Fire(leader, CleanLog()))
+                and run.take("round_trip", macros.RoundTrip(lagging))):
+            return []
+        if not (run.take("snapshot", Fire(leader, TakeSnapshot(hw)))
+                and run.take("snapshot", Fire(leader, CleanLog()))):
+            return []
+        for _ in range(2):
+            if not run.take("round_trip", macros.RoundTrip(lagging)):
+                return []
+        if not run.take("catch_up", macros.CatchUp(lagging)) or run.s.node(lagging).log_start != hw:
+            return []
+        return run.script
 
     def _snapshot_probe(self, state: Raft) -> list[tuple[str, Any]]:
         """RAFT-DRIVE-SNAPSHOT (a start probe, KIP-630): the first voter is elected (the others'
@@ -1163,8 +1269,10 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
         lagging = observers[0] if observers else voters[-1]
         if lagging == leader:
             return []
-        script: list[tuple[str, Any]] = []
-        s = state
+        elected = self._elect_first(state)
+        if elected is None:
+            return []
+        script, s = elected
 
         def take(category: str, action: Any) -> bool:
             nonlocal s
@@ -1174,24 +1282,6 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
             script.append((category, action))
             s = after
             return True
-
-        if not isinstance(s.node(leader).role, Leader):
-            stood = self._stand(s, leader)
-            if stood is None:
-                return []
-            script, s = list(stood[0]), stood[1]
-            for _ in range(4 * len(voters)):
-                if isinstance(s.node(leader).role, Leader):
-                    break
-                ballots = sorted((m for m in s.network.distinct() if isinstance(m, VoteRequest | VoteResponse)
-                                  and leader in (m.src, m.dst)), key=repr)
-                if not any(take("deliver", Deliver(m)) for m in ballots):
-                    return []
-        if not isinstance(s.node(leader).role, Leader):
-            return []
-        for m in sorted(s.network.distinct(), key=repr):
-            if isinstance(m, BeginQuorumEpochRequest) and m.src == leader:
-                take("deliver", Deliver(m))
 
         def commit() -> bool:
             followers = [n.id for n in s.nodes if isinstance(n.role, Follower) and n.role.leader == leader
@@ -1217,6 +1307,42 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
         if not take("catch_up", macros.CatchUp(lagging)) or s.node(lagging).log_start == 0:
             return []
         return script
+
+    def _elect_first(self, state: Raft) -> tuple[list[tuple[str, Any]], Raft] | None:
+        """The first voter stands and is elected (its ballots delivered one at a time), then its
+        BeginQuorumEpoch notices are delivered: the steps and the state after, or None."""
+        voters = sorted(self.model.voter_ids)
+        leader = voters[0]
+        script: list[tuple[str, Any]] = []
+        s = state
+
+        def take(category: str, action: Any) -> bool:
+            nonlocal s
+            after = self._offered(s, category, action)
+            if after is None:
+                return False
+            script.append((category, action))
+            s = after
+            return True
+
+        if not isinstance(s.node(leader).role, Leader):
+            stood = self._stand(s, leader)
+            if stood is None:
+                return None
+            script, s = list(stood[0]), stood[1]
+            for _ in range(4 * len(voters)):
+                if isinstance(s.node(leader).role, Leader):
+                    break
+                ballots = sorted((m for m in s.network.distinct() if isinstance(m, VoteRequest | VoteResponse)
+                                  and leader in (m.src, m.dst)), key=repr)
+                if not any(take("deliver", Deliver(m)) for m in ballots):
+                    return None
+        if not isinstance(s.node(leader).role, Leader):
+            return None
+        for m in sorted(s.network.distinct(), key=repr):
+            if isinstance(m, BeginQuorumEpochRequest) and m.src == leader:
+                take("deliver", Deliver(m))
+        return script, s
 
     def _backoff_resend_probe(self, state: Raft) -> list[tuple[str, Any]]:
         """RAFT-DRIVE-RESEND-BACKOFF (a start probe, kip-595, with faults): a candidate backing
@@ -1713,3 +1839,28 @@ def node_inputs(action: Any) -> list[tuple[int, Input]]:
     if type(action).__name__ == "Reboot":
         return [(action.node, Crash()), (action.node, Restart())]
     return []
+
+
+class _Script:
+    """A start probe's steps as it takes them (RAFT-DRIVE-SNAPSHOT-LAG, -SUPERSEDED): each only
+    where the driver offers it (:meth:`RaftDriver._offered`)."""
+
+    def __init__(self, driver: RaftDriver, script: list[tuple[str, Any]], s: Raft) -> None:
+        self.driver, self.script, self.s = driver, list(script), s
+
+    def take(self, category: str, action: Any) -> bool:
+        after = self.driver._offered(self.s, category, action)
+        if after is None:
+            return False
+        self.script.append((category, action))
+        self.s = after
+        return True
+
+    def commit(self, followers: Sequence[int]) -> bool:
+        """``followers`` fetch twice each (the records, then the high watermark that commits
+        them); True when the leader's high watermark is its log end."""
+        for f in followers:
+            for _ in range(2):
+                self.take("round_trip", macros.RoundTrip(f))
+        leader = next((n for n in self.s.nodes if isinstance(n.role, Leader)), None)
+        return leader is not None and leader.high_watermark == leader.end_offset
