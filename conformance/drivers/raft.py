@@ -1243,6 +1243,62 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
             return []
         return run.script
 
+    def _snapshot_probe(self, state: Raft) -> list[tuple[str, Any]]:
+        """RAFT-DRIVE-SNAPSHOT (a start probe, KIP-630): the first voter is elected (the others'
+        BeginQuorumEpoch delivered) and the followers but one lagging replica (an observer if
+        there is one, else the last voter) commit its LeaderChange record; the leader snapshots
+        its log at the high watermark and cleans it (RAFT-RULE-SNAPSHOT-TAKE, -CLEAN), appends a
+        record the same followers commit, and then the lagging replica catches up: its fetch is
+        below the leader's log start, so it is sent the snapshot id, fetches the snapshot,
+        truncates to it, and its listener is told HandleLoadSnapshot and then the commit of the
+        record after it (RAFT-RULE-FETCH-SNAPSHOT-ID, -DATA, -LOAD, RAFT-OBS-LISTENER-SNAPSHOT).
+        Random runs seldom clean a log while a replica lags. Each step only where the driver
+        offers it; all or nothing."""
+        voters = sorted(self.model.voter_ids)
+        observers = sorted(set(self.model.replica_ids) - self.model.voter_ids)
+        leader = voters[0]
+        lagging = observers[0] if observers else voters[-1]
+        if lagging == leader:
+            return []
+        elected = self._elect_first(state)
+        if elected is None:
+            return []
+        script, s = elected
+
+        def take(category: str, action: Any) -> bool:
+            nonlocal s
+            after = self._offered(s, category, action)
+            if after is None:
+                return False
+            script.append((category, action))
+            s = after
+            return True
+
+        def commit() -> bool:
+            followers = [n.id for n in s.nodes if isinstance(n.role, Follower) and n.role.leader == leader
+                         and n.id != lagging]
+            for f in followers:
+                for _ in range(2):
+                    take("round_trip", macros.RoundTrip(f))
+            node = s.node(leader)
+            return node.high_watermark is not None and node.high_watermark == node.end_offset
+
+        # an append, and the snapshot of it the leader must refuse before it commits
+        if not take("client", Fire(leader, ClientAppend(guided_payload(s)))):
+            return []
+        for idle in refused_snapshots(s.node(leader))[:1]:
+            take("snapshot", idle)
+        if not commit():
+            return []
+        hw = s.node(leader).high_watermark
+        if not (take("snapshot", Fire(leader, TakeSnapshot(hw or 0))) and take("snapshot", Fire(leader, CleanLog()))):
+            return []
+        if not take("client", Fire(leader, ClientAppend(guided_payload(s)))) or not commit():
+            return []
+        if not take("catch_up", macros.CatchUp(lagging)) or s.node(lagging).log_start == 0:
+            return []
+        return script
+
     def _elect_first(self, state: Raft) -> tuple[list[tuple[str, Any]], Raft] | None:
         """The first voter stands and is elected (its ballots delivered one at a time), then its
         BeginQuorumEpoch notices are delivered: the steps and the state after, or None."""
