@@ -1144,11 +1144,46 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
         three election timers and the last epoch the bounds allow, which no path's end has
         left, so it runs on a path of its own from where the budgets are whole."""
         if self.config["pre_vote"] or len(self.model.voter_ids) < 3:
-            return self._snapshot_probes()
+            return (*self._snapshot_probes(), *self._refollow_probes())
         probes = [StartProbe("RAFT-DRIVE-EXPIRED-STEP-DOWN", self._expired_step_down_probe)]
         if self.config["faults"]:
             probes.append(StartProbe("RAFT-DRIVE-RESEND-BACKOFF", self._backoff_resend_probe))
-        return (*probes, *self._snapshot_probes())
+        return (*probes, *self._snapshot_probes(), *self._refollow_probes())
+
+    def _refollow_probes(self) -> tuple[StartProbe, ...]:
+        """RAFT-DRIVE-REFOLLOW-PRE-VOTE (kip-996, three voters or more)."""
+        if not self.config["pre_vote"] or len(self.model.voter_ids) < 3:
+            return ()
+        return (StartProbe("RAFT-DRIVE-REFOLLOW-PRE-VOTE", self._refollow_pre_vote_probe),)
+
+    def _refollow_pre_vote_probe(self, state: Raft) -> list[tuple[str, Any]]:
+        """RAFT-DRIVE-REFOLLOW-PRE-VOTE (a start probe, kip-996): a follower whose first fetch
+        since it follows again brings no records. The first voter is elected; the last voter
+        fetches until it knows the high watermark (caught up); its fetch timer makes it
+        prospective and its election timer sends it back to following its leader
+        (RAFT-KIP996-LOSS: a new follower state, not fetched); it fetches once, an answer with no
+        records (nothing new), and is asked a well-formed pre-vote of its epoch whose log is not
+        behind its own, which it refuses (RAFT-KIP996-PRE-VOTE-GRANT: a successful fetch counts,
+        records or none). Elsewhere every follower's first fetch brings the LeaderChange record
+        of its leader's epoch (red team ``raft_scratch12:empty-fetch-not-counted``, escaped at
+        seeds 0 and 1). All or nothing; each step only where the driver offers it."""
+        elected = self._elect_first(state)
+        if elected is None:
+            return []
+        run = _Script(self, *elected)
+        voters = sorted(self.model.voter_ids)
+        leader, f = voters[0], voters[-1]
+        for _ in range(3):
+            if run.s.node(f).high_watermark == run.s.node(leader).end_offset:
+                break
+            if not run.take("round_trip", macros.RoundTrip(f)):
+                return []
+        if not (run.take("timer", Fire(f, FetchTimeout())) and isinstance(run.s.node(f).role, Prospective)
+                and run.take("timer", Fire(f, ElectionTimeout())) and isinstance(run.s.node(f).role, Follower)
+                and run.take("round_trip", macros.RoundTrip(f))):
+            return []
+        vote, _ = self._up_to_date_vote(run.s, f, pre_vote=True)
+        return [*run.script, *vote] if vote else []
 
     def _snapshot_probes(self) -> tuple[StartProbe, ...]:
         """RAFT-DRIVE-SNAPSHOT, in every shape with two replicas or more, where the target
