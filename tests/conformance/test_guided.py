@@ -188,9 +188,11 @@ def test_a_start_probe_runs_on_a_path_of_its_own_where_the_budgets_are_whole() -
     assert not _diverges(spec, config, reference_target("raft"), backoff)
     assert _diverges(spec, config, CATALOGUE["raft-backing-off-candidate-resends"].target(), backoff)
     assert not _diverges(spec, config, CATALOGUE["raft-backing-off-candidate-resends"].target(), path)
-    # a configuration the probe does not fit (pre-vote) has no start path
+    # a configuration the probe does not fit (pre-vote) has no start path of it: only
+    # RAFT-DRIVE-REFOLLOW-PRE-VOTE's (kip-996)
     pre_vote = spec.driver({**config, "pre_vote": True, "kip853": True})
-    assert guide.start_paths(pre_vote, guide.explore(pre_vote, 12)) == []
+    assert [p.id for p in pre_vote.start_probes()] == ["RAFT-DRIVE-REFOLLOW-PRE-VOTE"]
+    assert [p[-1][0] for p in guide.start_paths(pre_vote, guide.explore(pre_vote, 12))] == ["inject"]
 
 
 def test_the_snapshot_start_probe_loads_a_snapshot_at_a_lagging_replica() -> None:
