@@ -421,6 +421,16 @@ def refused_snapshots(node: Node) -> list[IdleTimer]:
     return out
 
 
+def refused_cleans(node: Node) -> list[IdleTimer]:
+    """RAFT-DRIVE-SNAPSHOT-LAG: a ``CleanLog`` ``node`` must refuse (RAFT-RULE-SNAPSHOT-CLEAN; the
+    model changes nothing) though it holds a snapshot past its log start: its high watermark is
+    unknown (restarted) or below that snapshot's end."""
+    if not node.snapshots or node.snapshots[-1][0] <= node.log_start:
+        return []
+    hw = node.high_watermark
+    return [IdleTimer(node.id, CleanLog())] if hw is None or node.snapshots[-1][0] > hw else []
+
+
 def idle_fetches(node: Node) -> list[IdleTimer]:
     """RAFT-DRIVE-FETCH-ELSEWHERE: ``FetchDue(v)`` at ``node`` for every voter ``v`` (not itself)
     it must not fetch from (RAFT-RULE-FETCH-DUE): every voter but its leader at a follower, voter
@@ -747,6 +757,7 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
                 out += [("leader_only", Inject(m)) for m in leader_only_requests(state, n, observers)]
                 if self.snapshots:
                     out += [("snapshot", idle) for idle in refused_snapshots(n)]
+                    out += [("snapshot", idle) for idle in refused_cleans(n)]
         out += macros.candidates(state)
         out += macros.raft_candidates(state)
         out += probe_candidates(state)
@@ -1157,18 +1168,139 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
         they fit, RAFT-DRIVE-RESEND-BACKOFF, RAFT-DRIVE-SNAPSHOT and the kip-996 ones
         (:meth:`_kip996_start_probes`)."""
         if self.config["pre_vote"] or len(self.model.voter_ids) < 3:
-            return (*self._snapshot_probes(), *self._kip996_start_probes())
+            return (*self._snapshot_probes(), *self._kip996_start_probes(), *self._refollow_probes())
         probes = [StartProbe("RAFT-DRIVE-EXPIRED-STEP-DOWN", self._expired_step_down_probe)]
         if self.config["faults"]:
             probes.append(StartProbe("RAFT-DRIVE-RESEND-BACKOFF", self._backoff_resend_probe))
-        return (*probes, *self._snapshot_probes(), *self._kip996_start_probes())
+        return (*probes, *self._snapshot_probes(), *self._kip996_start_probes(), *self._refollow_probes())
+
+    def _refollow_probes(self) -> tuple[StartProbe, ...]:
+        """RAFT-DRIVE-REFOLLOW-PRE-VOTE (kip-996, three voters or more)."""
+        if not self.config["pre_vote"] or len(self.model.voter_ids) < 3:
+            return ()
+        return (StartProbe("RAFT-DRIVE-REFOLLOW-PRE-VOTE", self._refollow_pre_vote_probe),)
+
+    def _refollow_pre_vote_probe(self, state: Raft) -> list[tuple[str, Any]]:
+        """RAFT-DRIVE-REFOLLOW-PRE-VOTE (a start probe, kip-996): a follower whose first fetch
+        since it follows again brings no records. The first voter is elected; the last voter
+        fetches until it knows the high watermark (caught up); its fetch timer makes it
+        prospective and its election timer sends it back to following its leader
+        (RAFT-KIP996-LOSS: a new follower state, not fetched); it fetches once, an answer with no
+        records (nothing new), and is asked a well-formed pre-vote of its epoch whose log is not
+        behind its own, which it refuses (RAFT-KIP996-PRE-VOTE-GRANT: a successful fetch counts,
+        records or none). Elsewhere every follower's first fetch brings the LeaderChange record
+        of its leader's epoch (red team ``raft_scratch12:empty-fetch-not-counted``, escaped at
+        seeds 0 and 1). All or nothing; each step only where the driver offers it."""
+        elected = self._elect_first(state)
+        if elected is None:
+            return []
+        run = _Script(self, *elected)
+        voters = sorted(self.model.voter_ids)
+        leader, f = voters[0], voters[-1]
+        for _ in range(3):
+            if run.s.node(f).high_watermark == run.s.node(leader).end_offset:
+                break
+            if not run.take("round_trip", macros.RoundTrip(f)):
+                return []
+        if not (run.take("timer", Fire(f, FetchTimeout())) and isinstance(run.s.node(f).role, Prospective)
+                and run.take("timer", Fire(f, ElectionTimeout())) and isinstance(run.s.node(f).role, Follower)
+                and run.take("round_trip", macros.RoundTrip(f))):
+            return []
+        vote, _ = self._up_to_date_vote(run.s, f, pre_vote=True)
+        return [*run.script, *vote] if vote else []
 
     def _snapshot_probes(self) -> tuple[StartProbe, ...]:
         """RAFT-DRIVE-SNAPSHOT, in every shape with two replicas or more, where the target
         declares snapshots: it takes about eight fetches, which a path's end has spent."""
         if not self.snapshots or len(self.model.replica_ids) < 2:
             return ()
-        return (StartProbe("RAFT-DRIVE-SNAPSHOT", self._snapshot_probe),)
+        return (StartProbe("RAFT-DRIVE-SNAPSHOT", self._snapshot_probe), *self._snapshot_lag_probes())
+
+    def _snapshot_lag_probes(self) -> tuple[StartProbe, ...]:
+        """RAFT-DRIVE-SNAPSHOT-LAG and RAFT-DRIVE-SNAPSHOT-SUPERSEDED (three voters or more: the
+        lagging voter is not needed for a commit)."""
+        if len(self.model.voter_ids) < 3:
+            return ()
+        return (StartProbe("RAFT-DRIVE-SNAPSHOT-LAG", self._snapshot_lag_probe),
+                StartProbe("RAFT-DRIVE-SNAPSHOT-SUPERSEDED", self._snapshot_superseded_probe))
+
+    def _lagging_script(self, state: Raft) -> _Script | None:
+        """The common start of the snapshot-lag probes: the first voter is elected and the last
+        voter (the lagging one) fetches until it knows a high watermark (its listener has read
+        the LeaderChange record), the other followers fetching in between only where it needs
+        them for a majority."""
+        elected = self._elect_first(state)
+        if elected is None:
+            return None
+        voters = sorted(self.model.voter_ids)
+        run = _Script(self, *elected)
+        lagging, others = voters[-1], voters[1:-1]
+        for f in [lagging, lagging, *others, *others, lagging]:
+            if run.s.node(lagging).high_watermark is not None:
+                break
+            if not run.take("round_trip", macros.RoundTrip(f)):
+                return None
+        return run if run.s.node(lagging).high_watermark is not None else None
+
+    def _snapshot_lag_probe(self, state: Raft) -> list[tuple[str, Any]]:
+        """RAFT-DRIVE-SNAPSHOT-LAG (a start probe, KIP-630): a replica that holds a snapshot of
+        its own when it loads its leader's. The lagging voter (:meth:`_lagging_script`) snapshots
+        at its high watermark; with faults it reboots (its HW unknown) and is asked to clean its
+        log, which it must not (RAFT-RULE-SNAPSHOT-CLEAN: no HW, no clean); the leader appends a
+        record, the other followers commit it, the leader snapshots at its HW and cleans, and the
+        lagging voter catches up: sent the snapshot id, it loads the leader's snapshot, which
+        replaces its own (RAFT-RULE-FETCH-SNAPSHOT-LOAD: it holds that snapshot alone). The
+        RAFT-DRIVE-SNAPSHOT probe's lagging replica holds no snapshot and never knew a HW (red
+        team ``raft_scratch12:snapshot-load-keeps-older``, ``clean-log-without-hw``, escaped at
+        seeds 0 and 1). All or nothing but the reboot; each step only where the driver offers it."""
+        run = self._lagging_script(state)
+        if run is None:
+            return []
+        voters = sorted(self.model.voter_ids)
+        leader, lagging, others = voters[0], voters[-1], voters[1:-1]
+        if not run.take("snapshot", Fire(lagging, TakeSnapshot(run.s.node(lagging).high_watermark or 0))):
+            return []
+        if self.config["faults"] and run.take("crash", Reboot(lagging)):
+            for idle in refused_cleans(run.s.node(lagging)):
+                run.take("snapshot", idle)
+        if not (run.take("client", Fire(leader, ClientAppend(guided_payload(run.s)))) and run.commit(others)):
+            return []
+        hw = run.s.node(leader).high_watermark or 0
+        if not (run.take("snapshot", Fire(leader, TakeSnapshot(hw)))
+                and run.take("snapshot", Fire(leader, CleanLog()))):
+            return []
+        if not run.take("catch_up", macros.CatchUp(lagging)) or run.s.node(lagging).log_start == 0:
+            return []
+        return run.script
+
+    def _snapshot_superseded_probe(self, state: Raft) -> list[tuple[str, Any]]:
+        """RAFT-DRIVE-SNAPSHOT-SUPERSEDED (a start probe, KIP-630): a snapshot deleted between the
+        fetch that named it and the FetchSnapshot that asks for it. The first voter is elected;
+        it appends a record the followers but the last voter (the lagging one) commit, snapshots
+        at its HW and cleans; the lagging voter's fetch is sent that snapshot's id; the leader
+        appends and commits another record, snapshots at its HW and cleans again (deleting the one
+        named); the lagging voter's FetchSnapshot is answered SNAPSHOT_NOT_FOUND, so it fetches
+        records again (RAFT-RULE-FETCH-SNAPSHOT-LOAD), is sent the new id and loads that snapshot.
+        Eight fetches: the three-replica budget (RAFT-DRIVE-FETCH-BUDGET). Red team
+        ``raft_scratch12:snapshot-not-found-keeps-asking`` (escaped at seeds 0 and 1). All or
+        nothing; each step only where the driver offers it."""
+        elected = self._elect_first(state)
+        if elected is None:
+            return []
+        run = _Script(self, *elected)
+        voters = sorted(self.model.voter_ids)
+        leader, lagging, others = voters[0], voters[-1], voters[1:-1]
+        for _ in range(2):
+            if not (run.take("client", Fire(leader, ClientAppend(guided_payload(run.s)))) and run.commit(others)):
+                return []
+            hw = run.s.node(leader).high_watermark or 0
+            if not (run.take("snapshot", Fire(leader, TakeSnapshot(hw)))
+                    and run.take("snapshot", Fire(leader, CleanLog()))
+                    and run.take("round_trip", macros.RoundTrip(lagging))):
+                return []
+        if not run.take("catch_up", macros.CatchUp(lagging)) or run.s.node(lagging).log_start != hw:
+            return []
+        return run.script
 
     def _snapshot_probe(self, state: Raft) -> list[tuple[str, Any]]:
         """RAFT-DRIVE-SNAPSHOT (a start probe, KIP-630): the first voter is elected (the others'
@@ -1187,8 +1319,10 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
         lagging = observers[0] if observers else voters[-1]
         if lagging == leader:
             return []
-        script: list[tuple[str, Any]] = []
-        s = state
+        elected = self._elect_first(state)
+        if elected is None:
+            return []
+        script, s = elected
 
         def take(category: str, action: Any) -> bool:
             nonlocal s
@@ -1198,15 +1332,6 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
             script.append((category, action))
             s = after
             return True
-
-        if not isinstance(s.node(leader).role, Leader):
-            elected = self._elect(s, leader)
-            if elected is None:
-                return []
-            script, s = elected
-        for m in sorted(s.network.distinct(), key=repr):
-            if isinstance(m, BeginQuorumEpochRequest) and m.src == leader:
-                take("deliver", Deliver(m))
 
         def commit() -> bool:
             followers = [n.id for n in s.nodes if isinstance(n.role, Follower) and n.role.leader == leader
@@ -1232,6 +1357,24 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
         if not take("catch_up", macros.CatchUp(lagging)) or s.node(lagging).log_start == 0:
             return []
         return script
+
+    def _elect_first(self, state: Raft) -> tuple[list[tuple[str, Any]], Raft] | None:
+        """The first voter is elected (:meth:`_elect`, where it does not lead yet), then its
+        BeginQuorumEpoch notices are delivered: the steps and the state after, or None."""
+        leader = min(self.model.voter_ids)
+        script: list[tuple[str, Any]] = []
+        s = state
+        if not isinstance(s.node(leader).role, Leader):
+            elected = self._elect(s, leader)
+            if elected is None:
+                return None
+            script, s = list(elected[0]), elected[1]
+        for m in sorted(s.network.distinct(), key=repr):
+            if isinstance(m, BeginQuorumEpochRequest) and m.src == leader \
+                    and (after := self._offered(s, "deliver", Deliver(m))) is not None:
+                script.append(("deliver", Deliver(m)))
+                s = after
+        return script, s
 
     def _backoff_resend_probe(self, state: Raft) -> list[tuple[str, Any]]:
         """RAFT-DRIVE-RESEND-BACKOFF (a start probe, kip-595, with faults): a candidate backing
@@ -1835,3 +1978,28 @@ def node_inputs(action: Any) -> list[tuple[int, Input]]:
     if type(action).__name__ == "Reboot":
         return [(action.node, Crash()), (action.node, Restart())]
     return []
+
+
+class _Script:
+    """A start probe's steps as it takes them (RAFT-DRIVE-SNAPSHOT-LAG, -SUPERSEDED): each only
+    where the driver offers it (:meth:`RaftDriver._offered`)."""
+
+    def __init__(self, driver: RaftDriver, script: list[tuple[str, Any]], s: Raft) -> None:
+        self.driver, self.script, self.s = driver, list(script), s
+
+    def take(self, category: str, action: Any) -> bool:
+        after = self.driver._offered(self.s, category, action)
+        if after is None:
+            return False
+        self.script.append((category, action))
+        self.s = after
+        return True
+
+    def commit(self, followers: Sequence[int]) -> bool:
+        """``followers`` fetch twice each (the records, then the high watermark that commits
+        them); True when the leader's high watermark is its log end."""
+        for f in followers:
+            for _ in range(2):
+                self.take("round_trip", macros.RoundTrip(f))
+        leader = next((n for n in self.s.nodes if isinstance(n.role, Leader)), None)
+        return leader is not None and leader.high_watermark == leader.end_offset

@@ -802,3 +802,57 @@ RAFT_MUTANTS += (  # session 19, probestart: red team raft_scratch11's escapes
      "RAFT-DRIVE-ERROR-FETCH-PRE-VOTE's (a start probe): a follower that never fetched, its leader resigned, "
      "a NOT_LEADER_OR_FOLLOWER answer, then a pre-vote"),
 )
+
+
+# ---- session 19, blindraft: red team raft_scratch12's escapes (start probes)
+
+
+class CleanLogUnbounded(RaftReplica):
+    """``deleteBeforeSnapshot`` without its high-watermark bound: the log is cleaned up to the
+    latest snapshot whether or not the replica knows it is committed, so a restarted replica
+    (its HW unknown) drops its log below a snapshot (RAFT-RULE-SNAPSHOT-CLEAN)."""
+
+    def on_CleanLog(self, inp: dict[str, Any]) -> None:
+        if self.snapshots and self.log_start < self.snapshots[-1][0]:
+            self.log_start = self.snapshots[-1][0]
+            self.snapshots = [self.snapshots[-1]]
+            return
+        super().on_CleanLog(inp)
+
+
+class SnapshotNotFoundRetried(RaftReplica):
+    """A follower answered ``SNAPSHOT_NOT_FOUND`` keeps the snapshot id it was told and asks for
+    it again (the error taken as transient), where it must fetch records again and be told the
+    leader's current snapshot (RAFT-RULE-FETCH-SNAPSHOT-LOAD)."""
+
+    def on_FetchSnapshotResponse(self, resp: dict[str, Any]) -> None:
+        wanted = self.fetching_snapshot
+        super().on_FetchSnapshotResponse(resp)
+        if resp.get("error") == "SNAPSHOT_NOT_FOUND" and self.role == "follower" and self.fetching_snapshot is None:
+            self.fetching_snapshot = wanted
+
+
+class FetchedOnlyWithRecords(RaftReplica):
+    """KIP-996's "has fetched from the leader" set only by an answer that brings records: a
+    follower already caught up when it started following grants pre-votes against its live
+    leader (RAFT-KIP996-PRE-VOTE-GRANT)."""
+
+    def on_fetch_response(self, resp: dict[str, Any]) -> None:
+        fetched = self.has_fetched
+        super().on_fetch_response(resp)
+        if self.role == "follower" and not resp.get("entries") and resp.get("diverging") is None \
+                and resp.get("snapshot_id") is None:
+            self.has_fetched = fetched
+
+
+RAFT_MUTANTS += (  # session 19, blindraft: red team raft_scratch12's escapes
+    ("raft-clean-log-unbounded", CleanLogUnbounded,
+     "a log cleaned to the latest snapshot with no high-watermark bound", True,
+     "RAFT-DRIVE-SNAPSHOT-LAG's: a restarted replica holding a snapshot past its log start"),
+    ("raft-snapshot-not-found-retried", SnapshotNotFoundRetried,
+     "SNAPSHOT_NOT_FOUND taken as transient: the deleted snapshot asked for again", True,
+     "RAFT-DRIVE-SNAPSHOT-SUPERSEDED's: a snapshot deleted between the fetch naming it and its fetch"),
+    ("raft-fetched-only-with-records", FetchedOnlyWithRecords,
+     "a follower's fetched flag set only by an answer with records", True,
+     "RAFT-DRIVE-REFOLLOW-PRE-VOTE's: a follower's first fetch since it follows again brings nothing"),
+)

@@ -188,11 +188,12 @@ def test_a_start_probe_runs_on_a_path_of_its_own_where_the_budgets_are_whole() -
     assert not _diverges(spec, config, reference_target("raft"), backoff)
     assert _diverges(spec, config, CATALOGUE["raft-backing-off-candidate-resends"].target(), backoff)
     assert not _diverges(spec, config, CATALOGUE["raft-backing-off-candidate-resends"].target(), path)
-    # a configuration the probe does not fit (pre-vote) has no start path of it (only the
-    # kip-996 start probes', RAFT-DRIVE-PROSPECTIVE-BEGIN-EPOCH and -ERROR-FETCH-PRE-VOTE)
+    # a configuration the probe does not fit (pre-vote) has no start path of it: only the kip-996
+    # start probes' (RAFT-DRIVE-PROSPECTIVE-BEGIN-EPOCH, -ERROR-FETCH-PRE-VOTE, -REFOLLOW-PRE-VOTE)
     pre_vote = spec.driver({**config, "pre_vote": True, "kip853": True})
     assert [p.id for p in pre_vote.start_probes()] == ["RAFT-DRIVE-PROSPECTIVE-BEGIN-EPOCH",
-                                                       "RAFT-DRIVE-ERROR-FETCH-PRE-VOTE"]
+                                                       "RAFT-DRIVE-ERROR-FETCH-PRE-VOTE",
+                                                       "RAFT-DRIVE-REFOLLOW-PRE-VOTE"]
 
 
 def test_the_snapshot_start_probe_loads_a_snapshot_at_a_lagging_replica() -> None:
@@ -205,8 +206,9 @@ def test_the_snapshot_start_probe_loads_a_snapshot_at_a_lagging_replica() -> Non
     assert "RAFT-DRIVE-SNAPSHOT" not in [p.id for p in spec.driver(RAFT_CONFIGS[0]).start_probes()]
     config = {**RAFT_CONFIGS[0], "snapshots": True}
     driver = spec.driver(config)
-    assert [p.id for p in driver.start_probes()][-1] == "RAFT-DRIVE-SNAPSHOT"
-    path = guide.start_paths(driver, guide.explore(driver, 12))[-1]
+    ids = [p.id for p in driver.start_probes()]
+    assert ids[-3:] == ["RAFT-DRIVE-SNAPSHOT", "RAFT-DRIVE-SNAPSHOT-LAG", "RAFT-DRIVE-SNAPSHOT-SUPERSEDED"]
+    path = guide.start_paths(driver, guide.explore(driver, 12))[-3]
     assert guide.offered(driver, path) and path[-1][0] == "catch_up"
     assert [c for c, _ in path].count("snapshot") == 3
     state, told = driver.init_state(), []
@@ -219,6 +221,24 @@ def test_the_snapshot_start_probe_loads_a_snapshot_at_a_lagging_replica() -> Non
     assert not _diverges(spec, config, reference_target("raft"), path)
     for name in ("raft-snapshot-fetch-served-as-records", "raft-snapshot-load-untold", "raft-snapshot-above-hw"):
         assert _diverges(spec, config, CATALOGUE[name].target(), path), name
+
+
+def test_snapshot_lag_superseded_and_refollow_probes_judge_their_mutants() -> None:
+    # RAFT-DRIVE-SNAPSHOT-LAG, -SUPERSEDED (snapshots) and RAFT-DRIVE-REFOLLOW-PRE-VOTE (kip-996):
+    # each start path replays at the reference and its catalogued mutant diverges on it.
+    spec = PROTOCOLS["raft"]()
+    snapshots = {**RAFT_CONFIGS[0], "snapshots": True}
+    pre_vote = next(c for c in RAFT_CONFIGS if c["pre_vote"] and c["voters"] == 3 and not c["observers"])
+    for config, probe, mutant, last in (
+            (snapshots, "RAFT-DRIVE-SNAPSHOT-LAG", "raft-clean-log-unbounded", "catch_up"),
+            (snapshots, "RAFT-DRIVE-SNAPSHOT-SUPERSEDED", "raft-snapshot-not-found-retried", "catch_up"),
+            (pre_vote, "RAFT-DRIVE-REFOLLOW-PRE-VOTE", "raft-fetched-only-with-records", "inject")):
+        driver = spec.driver(config)
+        ids = [p.id for p in driver.start_probes()]
+        path = guide.start_paths(driver, guide.explore(driver, 12))[ids.index(probe)]
+        assert guide.offered(driver, path) and path[-1][0] == last, probe
+        assert not _diverges(spec, config, reference_target("raft"), path), probe
+        assert _diverges(spec, config, CATALOGUE[mutant].target(), path), mutant
 
 
 def test_start_paths_come_first_and_leave_the_planned_paths_their_index() -> None:
@@ -249,9 +269,9 @@ def test_the_kip996_start_probes_meet_a_follower_its_leader_never_heard_from() -
     spec = PROTOCOLS["raft"]()
     config = next(c for c in RAFT_CONFIGS if c["pre_vote"] and c["faults"] and c["voters"] == 3)
     driver = spec.driver(config)
-    assert [p.id for p in driver.start_probes()][-2:] == ["RAFT-DRIVE-PROSPECTIVE-BEGIN-EPOCH",
-                                                           "RAFT-DRIVE-ERROR-FETCH-PRE-VOTE"]
-    begin, error = guide.start_paths(driver, guide.explore(driver, 12))[-2:]
+    ids = [p.id for p in driver.start_probes()]
+    assert ids[-3:-1] == ["RAFT-DRIVE-PROSPECTIVE-BEGIN-EPOCH", "RAFT-DRIVE-ERROR-FETCH-PRE-VOTE"]
+    begin, error = guide.start_paths(driver, guide.explore(driver, 12))[-3:-1]
     assert guide.offered(driver, begin) and guide.offered(driver, error)
     assert [c for c, _ in begin][-4:] == ["network", "timer", "resend", "deliver"]
     assert [c for c, _ in error][-4:] == ["fetch", "deliver", "deliver", "inject"]
