@@ -208,6 +208,21 @@ class Stale:
 
 
 @dataclass(frozen=True)
+class HeldGrant:
+    """RAFT-DRIVE-HELD-GRANT (kip-996): candidate ``message.dst``'s standard vote answer
+    ``message`` is held while the candidate's election timer expires, which under KIP-996 makes
+    it a prospective of the same epoch asking for pre-votes (Kafka 4.0+ ``pollCandidate``); then
+    the answer arrives. Kafka's request manager no longer expects it (``resetConnections`` at the
+    transition, so it is ignored by its correlation id; the model took it off the wire,
+    RAFT-MODEL-IGNORED-RESPONSES), so it arrives as a :class:`Redeliver` copy, enabled only where
+    it changes nothing: a standard answer is never a pre-vote, although its epoch is the
+    prospective's (RAFT-RULE-PRE-VOTE). :class:`Stale` fires the timers on until the epoch has
+    moved, past the prospective."""
+
+    message: Any
+
+
+@dataclass(frozen=True)
 class ElectWithout:
     """RAFT-DRIVE-ELECT-WITHOUT: voter ``node``'s election timer expires and it wins without ``absent``: its (pre-)vote
     requests to ``absent`` stay on the wire, the others and their answers are delivered; then
@@ -290,7 +305,7 @@ class Retry:
 
 Macro = (RoundTrip | Replicate | Campaign | Depose | CatchUp | Reclaim | DeliverTwice | DeposeCommitted
          | StrayCampaign | Canvass | DeliverLate | LateFetch | Stale | ElectWithout | FirstAnswer | AbandonRound
-         | LateVote | HeldFetch | Retry)
+         | LateVote | HeldFetch | Retry | HeldGrant)
 # The driver categories the macros come in (one per offered macro).
 CATEGORIES = ("round_trip", "replicate", "depose")
 
@@ -651,6 +666,22 @@ def _stale(message: Any, state: Any, actions: Actions, resolve: Resolve) -> Expa
     return [] if after is None else [*steps, (copy, after)]
 
 
+def _held_grant(message: Any, state: Any, actions: Actions, resolve: Resolve) -> Expansion:
+    node = message.dst
+    if not isinstance(message, VoteResponse) or message.pre_vote or not isinstance(state.node(node).role, Candidate) \
+            or state.node(node).epoch != message.epoch:
+        return []
+    steps = _fire(node, (ElectionTimeout,), state, actions, resolve)
+    if not steps:
+        return []
+    current = steps[-1][1]
+    if not (isinstance(current.node(node).role, Prospective) and current.node(node).epoch == message.epoch):
+        return []  # a kip-595 candidate backs off instead: the answer would still count
+    copy = Redeliver(message)
+    after = resolve(current, copy)
+    return [] if after is None else [*steps, (copy, after)]
+
+
 def _elect_without(node: int, absent: int, state: Any, actions: Actions, resolve: Resolve) -> Expansion:
     steps = _campaign(node, state, actions, resolve, absent=absent)
     if not steps or not isinstance(steps[-1][1].node(node).role, Leader):
@@ -931,6 +962,8 @@ MACROS: dict[type[Macro], tuple[Expander, Callable[[Any], str]]] = {
                lambda m: f"replica {m.node}: stand, replica {m.voter}'s answer held until it stood again"),
     HeldFetch: (lambda m, s, a, r: _held_fetch(m.node, s, a, r),
                 lambda m: f"replica {m.node}: fetch answer held until its leader resigned and won the next epoch"),
+    HeldGrant: (lambda m, s, a, r: _held_grant(m.message, s, a, r),
+                lambda m: f"{describe_message(m.message)} held while its candidate became prospective, then delivered"),
     Retry: (lambda m, s, a, r: _retry(m.node, m.to, s, a, r),
             lambda m: f"replica {m.node}: its request to replica {m.to} is lost and sent again"),
     ElectWithout: (lambda m, s, a, r: _elect_without(m.node, m.absent, s, a, r),

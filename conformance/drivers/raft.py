@@ -603,14 +603,19 @@ PROBE = "probe"
 def probe_candidates(state: Raft) -> list[tuple[str, Any]]:
     """The macros of category PROBE in ``state``: the three mid-round rounds at every voter
     pair (RAFT-DRIVE-MID-ROUND), a held fetch answer at every follower (macros.HeldFetch,
-    RAFT-DRIVE-STALE-ANSWER) and a retry (macros.Retry, RAFT-DRIVE-RESEND) for every voter a
-    live replica awaits an answer from."""
+    RAFT-DRIVE-STALE-ANSWER), a retry (macros.Retry, RAFT-DRIVE-RESEND) for every voter a
+    live replica awaits an answer from, and a held standard vote answer to every kip-996
+    candidate (macros.HeldGrant, RAFT-DRIVE-HELD-GRANT)."""
     out: list[tuple[str, Any]] = [(PROBE, kind(m.node, m.voter)) for _, m in macros.mid_round_candidates(state)
                                   if isinstance(m, macros.FirstAnswer)
                                   for kind in (macros.FirstAnswer, macros.AbandonRound, macros.LateVote)]
     live = [n for n in state.nodes if not isinstance(n.role, Down)]
     out += [(PROBE, macros.HeldFetch(n.id)) for n in live if isinstance(n.role, Follower)]
     out += [(PROBE, macros.Retry(n.id, to)) for n in live for to in node_mod.unanswered(n)]
+    # a kip-996 candidate's standard vote answer held until it is prospective (RAFT-DRIVE-HELD-GRANT)
+    out += [(PROBE, macros.HeldGrant(m)) for m in sorted(state.network.distinct(), key=repr)
+            if isinstance(m, VoteResponse) and not m.pre_vote and state.node(m.dst).pre_vote
+            and isinstance(state.node(m.dst).role, Candidate)]
     return out
 
 
@@ -1131,12 +1136,17 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
     def start_probes(self) -> Sequence[StartProbe]:
         """RAFT-DRIVE-EXPIRED-STEP-DOWN (kip-595 elections, three or more voters): it takes
         three election timers and the last epoch the bounds allow, which no path's end has
-        left, so it runs on a path of its own from where the budgets are whole."""
-        if self.config["pre_vote"] or len(self.model.voter_ids) < 3:
-            return self._snapshot_probes()
-        probes = [StartProbe("RAFT-DRIVE-EXPIRED-STEP-DOWN", self._expired_step_down_probe)]
-        if self.config["faults"]:
-            probes.append(StartProbe("RAFT-DRIVE-RESEND-BACKOFF", self._backoff_resend_probe))
+        left, so it runs on a path of its own from where the budgets are whole. With pre-vote
+        (and faults) RAFT-DRIVE-HELD-GRANT instead; last RAFT-DRIVE-SNAPSHOT where the target
+        declares snapshots."""
+        probes: list[StartProbe] = []
+        if self.config["pre_vote"]:
+            if self.config["faults"]:
+                probes.append(StartProbe("RAFT-DRIVE-HELD-GRANT", self._held_grant_probe))
+        elif len(self.model.voter_ids) >= 3:
+            probes.append(StartProbe("RAFT-DRIVE-EXPIRED-STEP-DOWN", self._expired_step_down_probe))
+            if self.config["faults"]:
+                probes.append(StartProbe("RAFT-DRIVE-RESEND-BACKOFF", self._backoff_resend_probe))
         return (*probes, *self._snapshot_probes())
 
     def _snapshot_probes(self) -> tuple[StartProbe, ...]:
@@ -1217,6 +1227,34 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
         if not take("catch_up", macros.CatchUp(lagging)) or s.node(lagging).log_start == 0:
             return []
         return script
+
+    def _held_grant_probe(self, state: Raft) -> list[tuple[str, Any]]:
+        """RAFT-DRIVE-HELD-GRANT (a start probe, kip-996, with faults): a voter C stands until it
+        is a candidate (:meth:`_stand`), its VoteRequest reaches a voter V, which grants; the
+        grant is held while C's election timer expires (a kip-996 candidate is then prospective
+        in the same epoch) and then arrives (macros.HeldGrant): a standard grant that must not
+        count as a pre-vote (with three voters it would win the pre-vote round). The model takes
+        such an answer off the wire (RAFT-MODEL-IGNORED-RESPONSES), so no run delivered it (red
+        team ``raft_scratch9:prospective-counts-standard-grant`` escaped seeds 0 and 1). All or
+        nothing; each step only where the driver offers it."""
+        offered = self._offered
+        for c in sorted(self.model.voter_ids):
+            stood = self._stand(state, c)
+            if stood is None:
+                continue
+            script, s = stood
+            for request in sorted((m for m in s.network.distinct() if isinstance(m, VoteRequest) and not m.pre_vote
+                                   and m.src == c and m.epoch == s.node(c).epoch), key=repr):
+                asked = offered(s, "deliver", Deliver(request))
+                answer = None if asked is None else next(
+                    (m for m in sorted(asked.network.distinct(), key=repr) if isinstance(m, VoteResponse)
+                     and not m.pre_vote and m.granted and (m.src, m.dst) == (request.dst, c)), None)
+                if asked is None or answer is None:
+                    continue
+                held = macros.HeldGrant(answer)
+                if offered(asked, PROBE, held) is not None:
+                    return [*script, ("deliver", Deliver(request)), (PROBE, held)]
+        return []
 
     def _backoff_resend_probe(self, state: Raft) -> list[tuple[str, Any]]:
         """RAFT-DRIVE-RESEND-BACKOFF (a start probe, kip-595, with faults): a candidate backing

@@ -761,3 +761,24 @@ RAFT_MUTANTS += (  # session 18, raftsnap: KIP-630 snapshots (RAFT-DRIVE-SNAPSHO
      "a snapshot taken above the high watermark accepted", True,
      "RAFT-DRIVE-SNAPSHOT's refused snapshots (category snapshot)"),
 )
+
+
+class ProspectiveCountsStandardAnswer(RaftReplica):
+    """A prospective counts every vote answer of its epoch as a pre-vote answer, so a late grant
+    of the candidacy it gave up in that epoch (KIP-996: a candidate whose election timer expires
+    is prospective in the same epoch) wins it the pre-vote round: a port whose response
+    dispatch reads the role alone, where Kafka ignores the answer by its correlation id
+    (RAFT-RULE-PRE-VOTE, RAFT-MODEL-IGNORED-RESPONSES; RAFT-DRIVE-HELD-GRANT)."""
+
+    def on_vote_response(self, resp: dict[str, Any]) -> None:
+        if self.role == "prospective":
+            self.on_pre_vote_response(resp)
+            return
+        super().on_vote_response(resp)
+
+
+RAFT_MUTANTS += (  # session 18, raftgaps: red team raft_scratch9's prospective-counts-standard-grant
+    ("raft-prospective-counts-standard-answer", ProspectiveCountsStandardAnswer,
+     "a vote answer dispatched on the role alone, not on the request it answers (KIP-996)", True,
+     "RAFT-DRIVE-HELD-GRANT's: the model takes a held standard answer off the wire at the prospective"),
+)

@@ -188,9 +188,19 @@ def test_a_start_probe_runs_on_a_path_of_its_own_where_the_budgets_are_whole() -
     assert not _diverges(spec, config, reference_target("raft"), backoff)
     assert _diverges(spec, config, CATALOGUE["raft-backing-off-candidate-resends"].target(), backoff)
     assert not _diverges(spec, config, CATALOGUE["raft-backing-off-candidate-resends"].target(), path)
-    # a configuration the probe does not fit (pre-vote) has no start path
-    pre_vote = spec.driver({**config, "pre_vote": True, "kip853": True})
-    assert guide.start_paths(pre_vote, guide.explore(pre_vote, 12)) == []
+    # a configuration these probes do not fit (pre-vote) has RAFT-DRIVE-HELD-GRANT's instead:
+    # stand, a grant held while the candidate's timer makes it prospective, then the grant
+    pre_vote_config = {**config, "pre_vote": True, "kip853": True}
+    pre_vote = spec.driver(pre_vote_config)
+    assert [p.id for p in pre_vote.start_probes()] == ["RAFT-DRIVE-HELD-GRANT"]
+    (held,) = guide.start_paths(pre_vote, guide.explore(pre_vote, 12))
+    assert guide.offered(pre_vote, held) and held[-1][0] == "probe"
+    assert not _diverges(spec, pre_vote_config, reference_target("raft"), held)
+    assert _diverges(spec, pre_vote_config, CATALOGUE["raft-prospective-counts-standard-answer"].target(), held)
+    assert not _diverges(spec, config, CATALOGUE["raft-prospective-counts-standard-answer"].target(), path)
+    # without faults a held answer is no fault the configuration draws: no start path
+    quiet = spec.driver({**pre_vote_config, "faults": False})
+    assert guide.start_paths(quiet, guide.explore(quiet, 12)) == []
 
 
 def test_the_snapshot_start_probe_loads_a_snapshot_at_a_lagging_replica() -> None:

@@ -11,8 +11,9 @@ loop sees and polls the client until it is quiet (no message queued, nothing new
   inbound request's completion. A response completes the outbound request Kafka sent to that
   peer with that API (the model's network has no correlation ids; Kafka's request manager
   expects exactly the one in flight, so the match is the latest *reported* request of that
-  kind to that peer; a response with no such request reaches Kafka unmatched and is ignored,
-  as Kafka ignores any response it no longer expects).
+  kind to that peer, a vote answer only of a vote of its kind, ``raft_wire.answers``; a response
+  with no such request reaches Kafka unmatched and is ignored, as Kafka ignores any response it
+  no longer expects).
 - a timer input advances this replica's ``MockTime`` to the deadline of the Kafka timer it
   names, read from Kafka's own state: ElectionTimeout the election timer of a voter that is
   unattached, voted, resigned or a candidate not backing off; BackoffExpired a backing-off
@@ -542,8 +543,6 @@ class KafkaRaftNode(ClientBuild, Timers):
         self._callbacks.append(callback)
         completion.whenComplete(callback)
 
-    def _request_epoch(self, req: Any) -> int:
-        return int(request_json(self.java, self.id, _dst(req), req.data())["epoch"])
 
     def _successors(self, leader: int) -> list[int]:
         """The preferred successors this replica is told: the other voters, itself last.
@@ -560,7 +559,7 @@ class KafkaRaftNode(ClientBuild, Timers):
         src, api = int(msg["src"]), API[msg["type"]]
         data = build_response(j, msg)
         req = self.reported.get((src, api))
-        if req is not None and answers(self._request_epoch(req), msg):
+        if req is not None and answers(request_json(self.java, self.id, _dst(req), req.data()), msg):
             self._complete(req, self._response(req.correlationId(), data, req))
         else:
             self.queue.add(self._response(-1, data, src))  # nothing asked: Kafka ignores it
