@@ -38,6 +38,7 @@ from kspec.model.core.protocol import first_violated
 from kspec.model.raft.messages import (
     BackoffExpired,
     BeginQuorumEpochRequest,
+    BeginQuorumEpochResponse,
     CheckQuorumTimeout,
     ElectionTimeout,
     FetchDue,
@@ -223,6 +224,19 @@ class HeldGrant:
 
 
 @dataclass(frozen=True)
+class BeginEpochAnswer:
+    """RAFT-DRIVE-CHECK-QUORUM-ACK: voter ``voter``'s NONE answer to leader ``leader``'s
+    BeginQuorumEpoch arrives: the one in flight, else (the model leaves an answer that changes
+    nothing off the wire, RAFT-MODEL-INERT-RESPONSES) a :class:`Redeliver` copy of the answer a
+    follower of the leader's epoch gives, enabled only where it changes nothing. An
+    acknowledgement is no fetch: it must not count towards check-quorum
+    (RAFT-RULE-CHECK-QUORUM)."""
+
+    leader: int
+    voter: int
+
+
+@dataclass(frozen=True)
 class ElectWithout:
     """RAFT-DRIVE-ELECT-WITHOUT: voter ``node``'s election timer expires and it wins without ``absent``: its (pre-)vote
     requests to ``absent`` stay on the wire, the others and their answers are delivered; then
@@ -305,7 +319,7 @@ class Retry:
 
 Macro = (RoundTrip | Replicate | Campaign | Depose | CatchUp | Reclaim | DeliverTwice | DeposeCommitted
          | StrayCampaign | Canvass | DeliverLate | LateFetch | Stale | ElectWithout | FirstAnswer | AbandonRound
-         | LateVote | HeldFetch | Retry | HeldGrant)
+         | LateVote | HeldFetch | Retry | HeldGrant | BeginEpochAnswer)
 # The driver categories the macros come in (one per offered macro).
 CATEGORIES = ("round_trip", "replicate", "depose")
 
@@ -649,6 +663,10 @@ def _stale(message: Any, state: Any, actions: Actions, resolve: Resolve) -> Expa
     else:
         leader, follower = message.src, message.dst
         steps = _fire(leader, (CheckQuorumTimeout,), current, actions, resolve)
+        if steps and isinstance(steps[-1][1].node(leader).role, Leader):
+            # a renewed check-quorum period ends first, the next timeout resigns
+            # (RAFT-RULE-CHECK-QUORUM-PERIOD)
+            steps += _fire(leader, (CheckQuorumTimeout,), steps[-1][1], actions, resolve)
         if not steps:
             return []
         steps += _campaign(leader, steps[-1][1], actions, resolve)
@@ -680,6 +698,18 @@ def _held_grant(message: Any, state: Any, actions: Actions, resolve: Resolve) ->
     copy = Redeliver(message)
     after = resolve(current, copy)
     return [] if after is None else [*steps, (copy, after)]
+
+
+def _begin_epoch_answer(leader: int, voter: int, state: Any, resolve: Resolve) -> Expansion:
+    lead, follower = state.node(leader), state.node(voter)
+    if not (isinstance(lead.role, Leader) and isinstance(follower.role, Follower) and follower.role.leader == leader
+            and follower.epoch == lead.epoch and voter in lead.voters):
+        return []
+    answer = BeginQuorumEpochResponse(voter, leader, lead.epoch, leader)
+    if state.network.count(answer):
+        return _deliver(answer, state, resolve)
+    after = resolve(state, Redeliver(answer))
+    return [] if after is None else [(Redeliver(answer), after)]
 
 
 def _elect_without(node: int, absent: int, state: Any, actions: Actions, resolve: Resolve) -> Expansion:
@@ -964,6 +994,8 @@ MACROS: dict[type[Macro], tuple[Expander, Callable[[Any], str]]] = {
                 lambda m: f"replica {m.node}: fetch answer held until its leader resigned and won the next epoch"),
     HeldGrant: (lambda m, s, a, r: _held_grant(m.message, s, a, r),
                 lambda m: f"{describe_message(m.message)} held while its candidate became prospective, then delivered"),
+    BeginEpochAnswer: (lambda m, s, a, r: _begin_epoch_answer(m.leader, m.voter, s, r),
+                       lambda m: f"replica {m.voter}'s answer to replica {m.leader}'s BeginQuorumEpoch arrives"),
     Retry: (lambda m, s, a, r: _retry(m.node, m.to, s, a, r),
             lambda m: f"replica {m.node}: its request to replica {m.to} is lost and sent again"),
     ElectWithout: (lambda m, s, a, r: _elect_without(m.node, m.absent, s, a, r),

@@ -229,6 +229,27 @@ def test_the_snapshot_start_probe_loads_a_snapshot_at_a_lagging_replica() -> Non
         assert _diverges(spec, config, CATALOGUE[name].target(), path), name
 
 
+def test_check_quorum_ack_start_path_resigns_where_an_acknowledgement_is_counted_as_a_fetch() -> None:
+    # RAFT-DRIVE-CHECK-QUORUM-ACK (four or more voters, with faults): elected, B's answer to the
+    # BeginQuorumEpoch, A's fetch, then CheckQuorumTimeout: the reference resigns with the
+    # model (RAFT-RULE-CHECK-QUORUM-PERIOD); the leader that counts B's answer leads on. Only
+    # where the target declares the period (model_config {"check_quorum_period": true}).
+    spec = PROTOCOLS["raft"]()
+    plain = next(c for c in RAFT_CONFIGS if c["voters"] == 4 and not c["pre_vote"])
+    undeclared = spec.driver(plain)
+    assert "RAFT-DRIVE-CHECK-QUORUM-ACK" not in [p.id for p in undeclared.start_probes()]
+    # (and the model it runs renews no leader: Node.check_quorum_period off)
+    assert not any(n.check_quorum_period for n in undeclared.init_state().nodes)
+    assert "check_quorum_period" not in undeclared.node_config(1)
+    config = {**plain, "check_quorum_period": True}
+    driver = spec.driver(config)
+    assert driver.start_probes()[-1].id == "RAFT-DRIVE-CHECK-QUORUM-ACK"
+    *_, acked = guide.start_paths(driver, guide.explore(driver, 12))
+    assert guide.offered(driver, acked) and [c for c, _ in acked[-3:]] == ["probe", "round_trip", "resign"]
+    assert not _diverges(spec, config, reference_target("raft"), acked)
+    assert _diverges(spec, config, CATALOGUE["raft-begin-epoch-ack-counts-for-check-quorum"].target(), acked)
+
+
 def test_start_paths_come_first_and_leave_the_planned_paths_their_index() -> None:
     # The voters faults configuration: VOTERS-DRIVE-ADDED-LEADER-RESTART and
     # -OUTSIDER-VOTE-RESTART each take the run's one crash, on a path of their own before the
