@@ -150,8 +150,8 @@ Resending(n) == MaxResends > 0 /\ n.resends
 (* a field the role does not have holds its default (Nil, {}, FALSE, 0),   *)
 (* so a record is one Python role: voted_for is Voted's, leader is         *)
 (* Follower's; granted, rejected, backing_off are Candidate's;             *)
-(* epoch_start, end_offsets (a set of <<replica, offset>>), fetched are    *)
-(* Leader's; acknowledged is Leader's and Resigned's (RAFT-RULE-RESEND);   *)
+(* epoch_start, end_offsets (a set of <<replica, offset>>), fetched and   *)
+(* renewed are Leader's; acknowledged is Leader's and Resigned's (RAFT-RULE-RESEND);   *)
 (* resends, every replica's, says whether it keeps those answers;          *)
 (* granted, rejected and prior (an Election) are Prospective's;            *)
 (* a follower also has voted_for and has_fetched under kip-996.           *)
@@ -166,11 +166,11 @@ SetRole(n, role, e, votedFor, leader) ==
     WithAcknowledged(
         [n EXCEPT !.role = role, !.epoch = e, !.voted_for = votedFor, !.leader = leader, !.granted = {},
                   !.rejected = {}, !.backing_off = FALSE, !.timed_out = FALSE, !.epoch_start = 0, !.end_offsets = {}, !.fetched = {},
-                  !.has_fetched = FALSE, !.prior = Nil], {})
+                  !.renewed = FALSE, !.has_fetched = FALSE, !.prior = Nil], {})
 
 NewNode == [role |-> "unattached", epoch |-> 0, voted_for |-> Nil, leader |-> Nil, granted |-> {},
             rejected |-> {}, backing_off |-> FALSE, timed_out |-> FALSE, epoch_start |-> 0, end_offsets |-> {}, fetched |-> {},
-            acknowledged |-> {}, resends |-> MaxResends > 0, has_fetched |-> FALSE, prior |-> Nil, log |-> <<>>,
+            renewed |-> FALSE, acknowledged |-> {}, resends |-> MaxResends > 0, has_fetched |-> FALSE, prior |-> Nil, log |-> <<>>,
             high_watermark |-> Nil]
 
 \* RAFT-STATE-PERSISTED: the election state a replica has persisted in its role.
@@ -355,10 +355,12 @@ OnFetchRequest(i, n, r) ==
                                           found)})
             ELSE LET a == WithEndOffset(n, r.src, r.fetch_offset)
                      f == a.fetched \cup {r.src}
-                     \* Kafka resets the check-quorum timer as soon as a majority has fetched.
+                     \* Kafka resets the check-quorum timer as soon as a majority has fetched,
+                     \* which renews the period (RAFT-RULE-CHECK-QUORUM-PERIOD).
                      \* a valid fetch acknowledges the leader too (RAFT-RULE-RESEND)
                      b == IF r.src \in Voters
                           THEN [a EXCEPT !.fetched = IF IsQuorum(f \cup {i}) THEN {} ELSE f,
+                                         !.renewed = IF IsQuorum(f \cup {i}) THEN TRUE ELSE @,
                                          !.acknowledged = IF Resending(a) THEN @ \cup {r.src} ELSE @]
                           ELSE a
                      c == UpdateHighWatermark(i, b)
@@ -441,8 +443,10 @@ OnElectionTimeout(i, n) ==
       [] OTHER -> Result(n, {})
 
 \* RAFT-RULE-CHECK-QUORUM: resign when no majority fetched (no preferred successors: D-CHECK-QUORUM-SUCCESSORS).
+\* RAFT-RULE-CHECK-QUORUM-PERIOD: a period in which a majority fetched ends with the leader leading on.
 OnCheckQuorumTimeout(i, n) ==
-    IF n.role # "leader" \/ IsQuorum(n.fetched \cup {i}) THEN Result(n, {})
+    IF n.role = "leader" /\ n.renewed THEN Result([n EXCEPT !.renewed = FALSE], {})
+    ELSE IF n.role # "leader" \/ IsQuorum(n.fetched \cup {i}) THEN Result(n, {})
     ELSE LET a == ToResigned(n) IN Result(a, EndQuorumEpochRequests(i, a))
 
 \* A follower fetches from its leader; an unattached observer asks any voter (RAFT-RULE-OBSERVER).
@@ -535,7 +539,7 @@ EnabledInputs(i, n) ==
       [] n.role \in {"unattached", "voted", "resigned", "prospective"} -> {Input("ElectionTimeout")}
       [] n.role = "candidate" -> IF n.backing_off THEN {Input("BackoffExpired")} ELSE {Input("ElectionTimeout")}
       [] n.role = "follower" -> {FetchDue(n.leader)} \cup (IF i \in Voters THEN {Input("FetchTimeout")} ELSE {})
-      [] n.role = "leader" -> (IF IsQuorum(n.fetched \cup {i}) THEN {} ELSE {Input("CheckQuorumTimeout")})
+      [] n.role = "leader" -> (IF n.renewed \/ ~IsQuorum(n.fetched \cup {i}) THEN {Input("CheckQuorumTimeout")} ELSE {})
                               \cup {Input("ClientAppend")}
     IN byRole \cup {ResendDue(v) : v \in Unanswered(i, n)}
 
@@ -794,7 +798,8 @@ CheckQuorumSetCounted(i, n) ==
     n.role = "leader" /\ n.fetched # {} => n.fetched \subseteq Voters \ {i} /\ ~IsQuorum(n.fetched \cup {i})
 
 \* A running leader resigns only when the voters that fetched since its check-quorum timer was
-\* last reset, itself counted once and observers not at all, are fewer than a majority. (A
+\* last reset, itself counted once and observers not at all, are fewer than a majority, and
+\* no majority fetched in its current period (RAFT-RULE-CHECK-QUORUM-PERIOD). (A
 \* TLA+ step names no input: here only CheckQuorumTimeout moves a running leader to resigned;
 \* a crash, the one other way a leader stops, counts one in crashes.)
 \* RAFT-STEP-CHECK-QUORUM
@@ -802,7 +807,7 @@ CheckQuorumCounted ==
     [][\A i \in Replica :
          /\ CheckQuorumSetCounted(i, nodes'[i])
          /\ (nodes[i].role = "leader" /\ nodes'[i].role \in {"resigned", "down"} /\ crashes' = crashes)
-            => ~IsQuorum((nodes[i].fetched \cap Voters) \cup ({i} \cap Voters))]_vars
+            => ~IsQuorum((nodes[i].fetched \cap Voters) \cup ({i} \cap Voters)) /\ ~nodes[i].renewed]_vars
 
 -----------------------------------------------------------------------------
 (* Witnesses (sometimes): TLC shows one is reached by violating Not<Name>.  *)

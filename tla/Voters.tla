@@ -167,7 +167,7 @@ Bootstrap == [end_offset |-> 0, kraft_version |-> 1, voters |-> InitialSet]
 NewVoterNode ==
     [role |-> "unattached", epoch |-> 0, voted_for |-> Nil, leader |-> Nil, granted |-> {},
      rejected |-> {}, backing_off |-> FALSE, timed_out |-> FALSE, epoch_start |-> 0, end_offsets |-> {},
-     fetched |-> {}, has_fetched |-> FALSE, prior |-> Nil, log |-> <<>>, high_watermark |-> Nil, voters |-> InitialVoters,
+     fetched |-> {}, renewed |-> FALSE, has_fetched |-> FALSE, prior |-> Nil, log |-> <<>>, high_watermark |-> Nil, voters |-> InitialVoters,
      control |-> IF KRaftVersion >= 1 THEN LoadSnapshot(Bootstrap) ELSE NoControl,
      snapshot |-> IF KRaftVersion >= 1 THEN Bootstrap ELSE Nil,
      static |-> IF KRaftVersion >= 1 THEN {} ELSE InitialSet,
@@ -287,7 +287,8 @@ OnFetchRequest(i, n, r) ==
             ELSE LET a == K!WithEndOffset(n, r.src, r.fetch_offset)
                      f == a.fetched \cup {r.src}
                      b == IF r.src \in a.voters
-                          THEN [a EXCEPT !.fetched = IF IsQuorum(f \cup {i}, a.voters) THEN {} ELSE f]
+                          THEN [a EXCEPT !.fetched = IF IsQuorum(f \cup {i}, a.voters) THEN {} ELSE f,
+                                         !.renewed = IF IsQuorum(f \cup {i}, a.voters) THEN TRUE ELSE @]
                           ELSE a
                      c == UpdateHighWatermark(i, b)
                  IN Result(c, {K!FetchResponse(i, r.src, c.epoch, i, "NONE", r.fetch_offset,
@@ -343,7 +344,9 @@ OnElectionTimeout(i, n) ==
 
 \* RAFT-RULE-CHECK-QUORUM
 OnCheckQuorumTimeout(i, n) ==
-    IF n.role # "leader" \/ IsQuorum(n.fetched \cup {i}, n.voters)
+    IF n.role = "leader" /\ n.renewed /\ ~(NoCheckQuorumWithOneVoter /\ Cardinality(n.voters) = 1)
+    THEN Result([n EXCEPT !.renewed = FALSE], {})  \* RAFT-RULE-CHECK-QUORUM-PERIOD
+    ELSE IF n.role # "leader" \/ IsQuorum(n.fetched \cup {i}, n.voters)
        \/ (NoCheckQuorumWithOneVoter /\ Cardinality(n.voters) = 1)  \* VOTERS-KAFKA-K3
     THEN Result(n, {})
     ELSE LET a == K!ToResigned(n) IN Result(a, EndQuorumEpochRequests(i, a))
@@ -396,7 +399,8 @@ EnabledInputs(i, n) ==
       [] n.role = "follower" -> {K!FetchDue(n.leader)}
              \* an observer's fetch timer fires with no fetch of it in flight (VOTERS-MODEL-OBSERVER-TIMER)
              \cup (IF i \in n.voters \/ ~K!FetchInFlight(i) THEN {K!Input("FetchTimeout")} ELSE {})
-      [] n.role = "leader" -> (IF IsQuorum(n.fetched \cup {i}, n.voters) THEN {} ELSE {K!Input("CheckQuorumTimeout")})
+      [] n.role = "leader" -> (IF n.renewed \/ ~IsQuorum(n.fetched \cup {i}, n.voters)
+                               THEN {K!Input("CheckQuorumTimeout")} ELSE {})
                               \cup {K!Input("ClientAppend")}
 
 -----------------------------------------------------------------------------
@@ -635,18 +639,20 @@ Duplicate(m) ==
     /\ UNCHANGED <<nodes, appends, crashes, fetches, elections, adds, removes, snapshots, upgrades, joins, elected,
                    votes, committed>>
 
-\* RAFT-MODEL-FIRE; VOTERS-MODEL-ELECTIONS: CheckQuorumTimeout spends the election budget too.
+\* RAFT-MODEL-FIRE; VOTERS-MODEL-ELECTIONS: CheckQuorumTimeout spends the election budget too
+\* where it resigns (one that ends a renewed period, RAFT-RULE-CHECK-QUORUM-PERIOD, starts nothing).
 ElectionBudgeted == K!ElectionTimers \cup {"CheckQuorumTimeout"}
+Spends(m, r) == m.type \in K!ElectionTimers \/ (m.type = "CheckQuorumTimeout" /\ r.node.role # "leader")
 
 FireTimer(i, m) ==
     /\ m \in EnabledInputs(i, nodes[i])
     /\ m.type = "ClientAppend" => appends < MaxAppends
     /\ m.type \in ElectionBudgeted => elections < MaxElections
     /\ m.type = "FetchDue" => fetches < MaxFetches /\ ~K!FetchInFlight(i)
-    /\ LET r == VStep(i, nodes[i], m)  \* computed once for both uses
-       IN Changes(nodes[i], r) /\ K!SetSys(ApplyResult(K!Sys, i, m, r))
+    /\ LET r == VStep(i, nodes[i], m)  \* computed once for all uses
+       IN /\ Changes(nodes[i], r) /\ K!SetSys(ApplyResult(K!Sys, i, m, r))
+          /\ elections' = IF Spends(m, r) THEN elections + 1 ELSE elections
     /\ appends' = IF m.type = "ClientAppend" THEN appends + 1 ELSE appends
-    /\ elections' = IF m.type \in ElectionBudgeted THEN elections + 1 ELSE elections
     /\ fetches' = IF m.type = "FetchDue" THEN fetches + 1 ELSE fetches
     /\ UNCHANGED <<crashes, duplicates, adds, removes, snapshots, upgrades, joins>>
 

@@ -38,6 +38,7 @@ from kspec.model.core.protocol import first_violated
 from kspec.model.raft.messages import (
     BackoffExpired,
     BeginQuorumEpochRequest,
+    BeginQuorumEpochResponse,
     CheckQuorumTimeout,
     ElectionTimeout,
     FetchDue,
@@ -208,6 +209,34 @@ class Stale:
 
 
 @dataclass(frozen=True)
+class HeldGrant:
+    """RAFT-DRIVE-HELD-GRANT (kip-996): candidate ``message.dst``'s standard vote answer
+    ``message`` is held while the candidate's election timer expires, which under KIP-996 makes
+    it a prospective of the same epoch asking for pre-votes (Kafka 4.0+ ``pollCandidate``); then
+    the answer arrives. Kafka's request manager no longer expects it (``resetConnections`` at the
+    transition, so it is ignored by its correlation id; the model took it off the wire,
+    RAFT-MODEL-IGNORED-RESPONSES), so it arrives as a :class:`Redeliver` copy, enabled only where
+    it changes nothing: a standard answer is never a pre-vote, although its epoch is the
+    prospective's (RAFT-RULE-PRE-VOTE). :class:`Stale` fires the timers on until the epoch has
+    moved, past the prospective."""
+
+    message: Any
+
+
+@dataclass(frozen=True)
+class BeginEpochAnswer:
+    """RAFT-DRIVE-CHECK-QUORUM-ACK: voter ``voter``'s NONE answer to leader ``leader``'s
+    BeginQuorumEpoch arrives: the one in flight, else (the model leaves an answer that changes
+    nothing off the wire, RAFT-MODEL-INERT-RESPONSES) a :class:`Redeliver` copy of the answer a
+    follower of the leader's epoch gives, enabled only where it changes nothing. An
+    acknowledgement is no fetch: it must not count towards check-quorum
+    (RAFT-RULE-CHECK-QUORUM)."""
+
+    leader: int
+    voter: int
+
+
+@dataclass(frozen=True)
 class ElectWithout:
     """RAFT-DRIVE-ELECT-WITHOUT: voter ``node``'s election timer expires and it wins without ``absent``: its (pre-)vote
     requests to ``absent`` stay on the wire, the others and their answers are delivered; then
@@ -290,7 +319,7 @@ class Retry:
 
 Macro = (RoundTrip | Replicate | Campaign | Depose | CatchUp | Reclaim | DeliverTwice | DeposeCommitted
          | StrayCampaign | Canvass | DeliverLate | LateFetch | Stale | ElectWithout | FirstAnswer | AbandonRound
-         | LateVote | HeldFetch | Retry)
+         | LateVote | HeldFetch | Retry | HeldGrant | BeginEpochAnswer)
 # The driver categories the macros come in (one per offered macro).
 CATEGORIES = ("round_trip", "replicate", "depose")
 
@@ -634,6 +663,10 @@ def _stale(message: Any, state: Any, actions: Actions, resolve: Resolve) -> Expa
     else:
         leader, follower = message.src, message.dst
         steps = _fire(leader, (CheckQuorumTimeout,), current, actions, resolve)
+        if steps and isinstance(steps[-1][1].node(leader).role, Leader):
+            # a renewed check-quorum period ends first, the next timeout resigns
+            # (RAFT-RULE-CHECK-QUORUM-PERIOD)
+            steps += _fire(leader, (CheckQuorumTimeout,), steps[-1][1], actions, resolve)
         if not steps:
             return []
         steps += _campaign(leader, steps[-1][1], actions, resolve)
@@ -649,6 +682,34 @@ def _stale(message: Any, state: Any, actions: Actions, resolve: Resolve) -> Expa
     copy = Redeliver(message)
     after = resolve(current, copy)
     return [] if after is None else [*steps, (copy, after)]
+
+
+def _held_grant(message: Any, state: Any, actions: Actions, resolve: Resolve) -> Expansion:
+    node = message.dst
+    if not isinstance(message, VoteResponse) or message.pre_vote or not isinstance(state.node(node).role, Candidate) \
+            or state.node(node).epoch != message.epoch:
+        return []
+    steps = _fire(node, (ElectionTimeout,), state, actions, resolve)
+    if not steps:
+        return []
+    current = steps[-1][1]
+    if not (isinstance(current.node(node).role, Prospective) and current.node(node).epoch == message.epoch):
+        return []  # a kip-595 candidate backs off instead: the answer would still count
+    copy = Redeliver(message)
+    after = resolve(current, copy)
+    return [] if after is None else [*steps, (copy, after)]
+
+
+def _begin_epoch_answer(leader: int, voter: int, state: Any, resolve: Resolve) -> Expansion:
+    lead, follower = state.node(leader), state.node(voter)
+    if not (isinstance(lead.role, Leader) and isinstance(follower.role, Follower) and follower.role.leader == leader
+            and follower.epoch == lead.epoch and voter in lead.voters):
+        return []
+    answer = BeginQuorumEpochResponse(voter, leader, lead.epoch, leader)
+    if state.network.count(answer):
+        return _deliver(answer, state, resolve)
+    after = resolve(state, Redeliver(answer))
+    return [] if after is None else [(Redeliver(answer), after)]
 
 
 def _elect_without(node: int, absent: int, state: Any, actions: Actions, resolve: Resolve) -> Expansion:
@@ -931,6 +992,10 @@ MACROS: dict[type[Macro], tuple[Expander, Callable[[Any], str]]] = {
                lambda m: f"replica {m.node}: stand, replica {m.voter}'s answer held until it stood again"),
     HeldFetch: (lambda m, s, a, r: _held_fetch(m.node, s, a, r),
                 lambda m: f"replica {m.node}: fetch answer held until its leader resigned and won the next epoch"),
+    HeldGrant: (lambda m, s, a, r: _held_grant(m.message, s, a, r),
+                lambda m: f"{describe_message(m.message)} held while its candidate became prospective, then delivered"),
+    BeginEpochAnswer: (lambda m, s, a, r: _begin_epoch_answer(m.leader, m.voter, s, r),
+                       lambda m: f"replica {m.voter}'s answer to replica {m.leader}'s BeginQuorumEpoch arrives"),
     Retry: (lambda m, s, a, r: _retry(m.node, m.to, s, a, r),
             lambda m: f"replica {m.node}: its request to replica {m.to} is lost and sent again"),
     ElectWithout: (lambda m, s, a, r: _elect_without(m.node, m.absent, s, a, r),

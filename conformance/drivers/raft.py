@@ -614,15 +614,36 @@ PROBE = "probe"
 def probe_candidates(state: Raft) -> list[tuple[str, Any]]:
     """The macros of category PROBE in ``state``: the three mid-round rounds at every voter
     pair (RAFT-DRIVE-MID-ROUND), a held fetch answer at every follower (macros.HeldFetch,
-    RAFT-DRIVE-STALE-ANSWER) and a retry (macros.Retry, RAFT-DRIVE-RESEND) for every voter a
-    live replica awaits an answer from."""
+    RAFT-DRIVE-STALE-ANSWER), a retry (macros.Retry, RAFT-DRIVE-RESEND) for every voter a
+    live replica awaits an answer from, and a held standard vote answer to every kip-996
+    candidate (macros.HeldGrant, RAFT-DRIVE-HELD-GRANT)."""
     out: list[tuple[str, Any]] = [(PROBE, kind(m.node, m.voter)) for _, m in macros.mid_round_candidates(state)
                                   if isinstance(m, macros.FirstAnswer)
                                   for kind in (macros.FirstAnswer, macros.AbandonRound, macros.LateVote)]
     live = [n for n in state.nodes if not isinstance(n.role, Down)]
     out += [(PROBE, macros.HeldFetch(n.id)) for n in live if isinstance(n.role, Follower)]
     out += [(PROBE, macros.Retry(n.id, to)) for n in live for to in node_mod.unanswered(n)]
+    # a kip-996 candidate's standard vote answer held until it is prospective (RAFT-DRIVE-HELD-GRANT)
+    out += [(PROBE, macros.HeldGrant(m)) for m in sorted(state.network.distinct(), key=repr)
+            if isinstance(m, VoteResponse) and not m.pre_vote and state.node(m.dst).pre_vote
+            and isinstance(state.node(m.dst).role, Candidate)]
+    # a follower's answer to its leader's BeginQuorumEpoch (RAFT-DRIVE-CHECK-QUORUM-ACK), only
+    # where the model keeps the check-quorum period (the target declares it)
+    out += [(PROBE, macros.BeginEpochAnswer(n.role.leader, n.id)) for n in live
+            if isinstance(n.role, Follower) and n.is_voter and n.check_quorum_period]
     return out
+
+
+def _leading(state: Raft, leader: int) -> Leader | None:
+    """Replica ``leader``'s role if it leads, else None."""
+    role = state.node(leader).role
+    return role if isinstance(role, Leader) else None
+
+
+def _followers_of(state: Raft, leader: int) -> list[int]:
+    """The voters that follow ``leader`` in its epoch."""
+    return [n.id for n in state.nodes if n.is_voter and isinstance(n.role, Follower)
+            and n.role.leader == leader and n.epoch == state.node(leader).epoch]
 
 
 class RaftDriver(macros.MacroSteps[RaftModel]):
@@ -681,6 +702,12 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
             self.categories = (*type(self).categories, "snapshot")
             if self.config.get("snapshots") == "below-start" and isinstance(extra["listener"], ListenerRules):
                 extra["listener"] = replace(extra["listener"], snapshot_below_start_only=True)
+        # RAFT-RULE-CHECK-QUORUM-PERIOD only for a target that declares it (model_config
+        # {"check_quorum_period": true}): for any other the model runs without it
+        # (Node.check_quorum_period), so no leader is ever renewed and every CheckQuorumTimeout
+        # the target is sent is one the model resigns at (or ignores, where a majority fetched
+        # since the last reset), as before session 19; RAFT-DRIVE-CHECK-QUORUM-ACK is not run.
+        self.check_quorum_period = bool(self.config.get("check_quorum_period", False))
         told = extra["listener"]
         self.leader_told_at_epoch_start = isinstance(told, ListenerRules) and told.leader_told_at_epoch_start
         replicas = int(self.config["voters"]) + int(self.config["observers"])
@@ -692,6 +719,7 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
         self.model = RaftModel(voters=int(self.config["voters"]), observers=int(self.config["observers"]),
                                pre_vote=bool(self.config["pre_vote"]), kip853=bool(self.config.get("kip853")),
                                first_id=int(self.config.get("first_id", 1)),
+                               check_quorum_period=self.check_quorum_period,
                                **{**BOUNDS, **fetches, **(SNAPSHOT_BOUNDS if self.snapshots else {}), **(bounds or {})},
                                **extra)
         props = raft_properties()
@@ -708,6 +736,8 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
                                    "kip853": self.model.kip853, "listener": self.listening}
         if self.snapshots:
             config["snapshots"] = True  # RAFT-DRIVE-SNAPSHOT (absent for a target without them)
+        if self.check_quorum_period:
+            config["check_quorum_period"] = True  # RAFT-RULE-CHECK-QUORUM-PERIOD (absent where undeclared)
         return config
 
     def init_state(self) -> Raft:
@@ -886,6 +916,66 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
         long_payload, state = self._long_payload_probe(state, k)
         restarted, state = self._restarted_candidate_probe(state, k)
         return out + chain + duplicate + long_payload + restarted
+
+    def _check_quorum_ack_probe(self, state: Raft) -> list[tuple[str, Any]]:
+        """RAFT-DRIVE-CHECK-QUORUM-ACK (a start probe, four or more voters, with faults): a voter
+        stands (:meth:`_stand`) and its vote requests and the answers are delivered until it
+        leads, its BeginQuorumEpoch requests reach the voters (they follow it), then
+        :meth:`_check_quorum_ack`. A leader that counts an acknowledgement as a fetch leads on
+        where the protocol resigns (red team ``raft_scratch10:begin-epoch-ack-resets-check-
+        quorum`` escaped seeds 0 and 1 while a CheckQuorumTimeout resigned whatever was counted,
+        before RAFT-RULE-CHECK-QUORUM-PERIOD). All or nothing; each step only where the driver
+        offers it."""
+        offered = self._offered
+        voters = sorted(self.model.voter_ids)
+        for c in voters:
+            stood = self._stand(state, c)
+            if stood is None:
+                continue
+            script, s = stood
+            epoch = s.node(c).epoch
+            for kind in (VoteRequest, VoteResponse, VoteResponse, BeginQuorumEpochRequest):
+                # requests, answers (an answer can arrive only once its request did), then the
+                # winner's announcements
+                for m in sorted(s.network.distinct(), key=repr):
+                    if not (isinstance(m, kind) and c in (m.src, m.dst) and m.epoch == epoch
+                            and not getattr(m, "pre_vote", False) and not getattr(m, "orphaned", False)):
+                        continue
+                    after = offered(s, "deliver", Deliver(m))
+                    if after is not None:
+                        script.append(("deliver", Deliver(m)))
+                        s = after
+            if _leading(s, c) is None:
+                continue
+            ack = self._check_quorum_ack(s, c)
+            if ack:
+                return [*script, *ack]
+        return []
+
+    def _check_quorum_ack(self, state: Raft, leader: int) -> list[tuple[str, Any]]:
+        """RAFT-DRIVE-CHECK-QUORUM-ACK's core at ``leader``, whose check-quorum count is empty and
+        whose period is not renewed: one follower B's BeginQuorumEpoch answer arrives
+        (macros.BeginEpochAnswer), another follower A fetches once (macros.RoundTrip), then the
+        leader's CheckQuorumTimeout: the leader and A alone are no majority of four or more
+        voters, so it resigns (RAFT-RULE-CHECK-QUORUM-PERIOD)."""
+        offered = self._offered
+        role = _leading(state, leader)
+        if role is None or role.fetched or role.renewed:
+            return []
+        timeout = Fire(leader, CheckQuorumTimeout())
+        followers = _followers_of(state, leader)
+        for a, b in ((a, b) for a in followers for b in followers if a != b):
+            ack = macros.BeginEpochAnswer(leader, b)
+            acked = offered(state, PROBE, ack)
+            trip = macros.RoundTrip(a)
+            fetched = None if acked is None else offered(acked, "round_trip", trip)
+            counted = None if fetched is None else _leading(fetched, leader)
+            if fetched is None or counted is None or counted.fetched != {a} or counted.renewed:
+                continue
+            resigned = offered(fetched, "resign", timeout)
+            if resigned is not None and _leading(resigned, leader) is None:
+                return [(PROBE, ack), ("round_trip", trip), ("resign", timeout)]
+        return []
 
     def _long_payload_probe(self, state: Raft, k: int) -> tuple[list[tuple[str, Any]], Raft]:
         """RAFT-DRIVE-LONG-PAYLOAD, last on every fourth guided path (``k % 4 == 3``): where a
@@ -1133,11 +1223,11 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
             if caught is not None:
                 prefix.append(("catch_up", macros.CatchUp(n.id)))
                 start = caught
-        resign = Fire(leaders[0].id, CheckQuorumTimeout())
-        resigned = self.resolve(start, resign)
-        if resigned is None:
+        resigning = self._resign(start, leaders[0].id)
+        if resigning is None:
             return [], state
-        prefix.append(("resign", resign))
+        prefix += resigning[0]
+        resigned = resigning[1]
         # its EndQuorumEpoch notices are lost (they would fill the in-flight bound the election
         # needs, and change nothing at followers that know their leader)
         for message in sorted(resigned.network.distinct(), key=repr):
@@ -1164,14 +1254,21 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
     def start_probes(self) -> Sequence[StartProbe]:
         """RAFT-DRIVE-EXPIRED-STEP-DOWN (kip-595 elections, three or more voters): it takes
         three election timers and the last epoch the bounds allow, which no path's end has
-        left, so it runs on a path of its own from where the budgets are whole. Then, where
-        they fit, RAFT-DRIVE-RESEND-BACKOFF, RAFT-DRIVE-SNAPSHOT and the kip-996 ones
-        (:meth:`_kip996_start_probes`)."""
-        if self.config["pre_vote"] or len(self.model.voter_ids) < 3:
-            return (*self._snapshot_probes(), *self._kip996_start_probes(), *self._refollow_probes())
-        probes = [StartProbe("RAFT-DRIVE-EXPIRED-STEP-DOWN", self._expired_step_down_probe)]
-        if self.config["faults"]:
-            probes.append(StartProbe("RAFT-DRIVE-RESEND-BACKOFF", self._backoff_resend_probe))
+        left, so it runs on a path of its own from where the budgets are whole. With pre-vote
+        (and faults) RAFT-DRIVE-HELD-GRANT instead; with four or more voters (and faults) also
+        RAFT-DRIVE-CHECK-QUORUM-ACK where the target declares the check-quorum period; then
+        RAFT-DRIVE-SNAPSHOT where the target declares snapshots, and the kip-996 ones
+        (:meth:`_kip996_start_probes`, :meth:`_refollow_probes`)."""
+        probes: list[StartProbe] = []
+        if self.config["pre_vote"]:
+            if self.config["faults"]:
+                probes.append(StartProbe("RAFT-DRIVE-HELD-GRANT", self._held_grant_probe))
+        elif len(self.model.voter_ids) >= 3:
+            probes.append(StartProbe("RAFT-DRIVE-EXPIRED-STEP-DOWN", self._expired_step_down_probe))
+            if self.config["faults"]:
+                probes.append(StartProbe("RAFT-DRIVE-RESEND-BACKOFF", self._backoff_resend_probe))
+        if self.check_quorum_period and self.config["faults"] and len(self.model.voter_ids) >= 4:
+            probes.append(StartProbe("RAFT-DRIVE-CHECK-QUORUM-ACK", self._check_quorum_ack_probe))
         return (*probes, *self._snapshot_probes(), *self._kip996_start_probes(), *self._refollow_probes())
 
     def _refollow_probes(self) -> tuple[StartProbe, ...]:
@@ -1376,6 +1473,34 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
                 s = after
         return script, s
 
+    def _held_grant_probe(self, state: Raft) -> list[tuple[str, Any]]:
+        """RAFT-DRIVE-HELD-GRANT (a start probe, kip-996, with faults): a voter C stands until it
+        is a candidate (:meth:`_stand`), its VoteRequest reaches a voter V, which grants; the
+        grant is held while C's election timer expires (a kip-996 candidate is then prospective
+        in the same epoch) and then arrives (macros.HeldGrant): a standard grant that must not
+        count as a pre-vote (with three voters it would win the pre-vote round). The model takes
+        such an answer off the wire (RAFT-MODEL-IGNORED-RESPONSES), so no run delivered it (red
+        team ``raft_scratch9:prospective-counts-standard-grant`` escaped seeds 0 and 1). All or
+        nothing; each step only where the driver offers it."""
+        offered = self._offered
+        for c in sorted(self.model.voter_ids):
+            stood = self._stand(state, c)
+            if stood is None:
+                continue
+            script, s = stood
+            for request in sorted((m for m in s.network.distinct() if isinstance(m, VoteRequest) and not m.pre_vote
+                                   and m.src == c and m.epoch == s.node(c).epoch), key=repr):
+                asked = offered(s, "deliver", Deliver(request))
+                answer = None if asked is None else next(
+                    (m for m in sorted(asked.network.distinct(), key=repr) if isinstance(m, VoteResponse)
+                     and not m.pre_vote and m.granted and (m.src, m.dst) == (request.dst, c)), None)
+                if asked is None or answer is None:
+                    continue
+                held = macros.HeldGrant(answer)
+                if offered(asked, PROBE, held) is not None:
+                    return [*script, ("deliver", Deliver(request)), (PROBE, held)]
+        return []
+
     def _backoff_resend_probe(self, state: Raft) -> list[tuple[str, Any]]:
         """RAFT-DRIVE-RESEND-BACKOFF (a start probe, kip-595, with faults): a candidate backing
         off sends nothing (RAFT-RULE-RESEND: ``pollCandidate`` resends only while it is not
@@ -1471,7 +1596,13 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
                 continue
             out: list[tuple[str, Any]] = []
             s = state
-            for timer in (first, ElectionTimeout()):
+            # (a leader whose check-quorum period was renewed leads on at the first timeout and
+            # resigns at the next: RAFT-RULE-CHECK-QUORUM-PERIOD)
+            timers = (first, first, ElectionTimeout()) if isinstance(first, CheckQuorumTimeout) \
+                else (first, ElectionTimeout())
+            for timer in timers:
+                if isinstance(timer, CheckQuorumTimeout) and not isinstance(s.node(n.id).role, Leader):
+                    continue
                 found = next(((c, a) for c, a in by_category(self.model.actions(s), _input_category)
                               if isinstance(a, Fire) and a.node == n.id and a.input == timer
                               and (self.config["faults"] or c not in FAULTS)), None)
@@ -1483,6 +1614,23 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
             if out:
                 return out, s
         return [], state
+
+    def _resign(self, state: Raft, leader: int) -> tuple[list[tuple[str, Any]], Raft] | None:
+        """Leader ``leader``'s CheckQuorumTimeout until it resigns: where a majority fetched in
+        its current period the first ends the period and it leads on (RAFT-RULE-CHECK-QUORUM-
+        PERIOD). The steps and the state after, or None where it does not resign."""
+        steps: list[tuple[str, Any]] = []
+        s = state
+        for _ in range(2):
+            fire = Fire(leader, CheckQuorumTimeout())
+            after = self.resolve(s, fire)
+            if after is None:
+                return None
+            steps.append(("resign", fire))
+            s = after
+            if _leading(s, leader) is None:
+                return steps, s
+        return None
 
     def _resend_probe(self, state: Raft, k: int) -> tuple[list[tuple[str, Any]], Raft]:
         """RAFT-DRIVE-RESEND at a guided path's end (with faults): a request lost and sent again
@@ -1497,10 +1645,9 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
         start = state
         if k % 2 == 0:
             for leader in (n for n in state.nodes if isinstance(n.role, Leader)):
-                resign = Fire(leader.id, CheckQuorumTimeout())
-                after = self.resolve(state, resign)
-                if after is not None:
-                    out, state = [("resign", resign)], after
+                resigned = self._resign(state, leader.id)
+                if resigned is not None:
+                    out, state = resigned
                     break
         retries = [m for _, m in probe_candidates(state) if isinstance(m, macros.Retry)]
         for j in range(len(retries)):

@@ -262,6 +262,17 @@ class TimedSuffix:
             due.append(t)
         return due
 
+    def renew_check_quorum(self, leader: int) -> None:
+        """RAFT-RULE-CHECK-QUORUM-PERIOD: where a majority fetched from ``leader`` within its
+        current check-quorum period (the timer was reset then), the model's CheckQuorumTimeout
+        ends that period and the leader leads on; it comes before the clock moves to the timer's
+        expiry (no time passes: the reset timer has not expired), so the CheckQuorumTimeout at
+        the expiry is the one that resigns."""
+        fire = Fire(leader, CheckQuorumTimeout())
+        after = self.suffix.next_state(self.s.state, fire)
+        if after is not None and isinstance(after.node(leader).role, Leader):
+            self.take(fire)
+
     def elapse(self, ms: int) -> None:
         for inst in self.timed().values():
             inst.elapse(ms)
@@ -295,6 +306,8 @@ class TimedSuffix:
                     continue
                 for inp in (ElectionTimeout(), FetchTimeout(), BackoffExpired(), CheckQuorumTimeout()):
                     fire = Fire(n.id, inp)
+                    if isinstance(inp, CheckQuorumTimeout):
+                        self.renew_check_quorum(n.id)
                     if self.suffix.next_state(self.s.state, fire) is None:
                         continue
                     left = self.timed()[n.id].timers().get(type(inp).__name__)
@@ -406,6 +419,9 @@ class TimedSuffix:
                 self._violate("EventuallyStableLeader", f"no stable leader {BOUND_MS} ms ({ROUNDS} election "
                               f"rounds of {ROUND_MS} ms) after the last fault; {self.out.elections} elections "
                               f"started, the next timer expires at {self.now + dt} ms")
+            for r, t in left:
+                if r == dt and isinstance(t.input, CheckQuorumTimeout):
+                    self.renew_check_quorum(t.node)
             self.elapse(dt)
             for r, t in left:  # every timer due now fires before any delivery (a tie: together)
                 if r == dt:

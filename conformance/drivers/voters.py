@@ -221,7 +221,8 @@ def _setup(config: dict[str, JSON], bounds: dict[str, Any], variant: str = "") -
                         kraft_version=int(config["kraft_version"]), pre_vote=bool(config["pre_vote"]),
                         started=False, symmetry=False, rules=rules_for(variant),
                         kraft_upgrade=bool(config.get("kraft_upgrade", True)),
-                        auto_join=bool(config.get("auto_join", False)), **bounds)
+                        auto_join=bool(config.get("auto_join", False)),
+                        check_quorum_period=bool(config.get("check_quorum_period", False)), **bounds)
     recorded: list[tuple[int, Input, tuple[Any, ...], VoterNode, VoterNode]] = []
     inner: Any = model._step
 
@@ -283,6 +284,10 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
         # cached setups stay as they were.)
         if self.config.get("auto_join") and self.config.get("controller_auto_join"):
             shape["auto_join"] = True
+        # RAFT-RULE-CHECK-QUORUM-PERIOD only for a target that declares it (model_config
+        # {"check_quorum_period": true}), as raft's driver: for another, no leader is ever renewed.
+        if self.config.get("check_quorum_period"):
+            shape["check_quorum_period"] = True
         # VOTERS-RULE-DISK-REPLACED only for a target that declares it (model_config
         # {"disk_replacement": true}): another target is never sent ReplaceDisk nor a keyed message.
         disk = {"max_disk_swaps": 1} if self.config.get("disk_replacement") and self.level == "replica" else {}
@@ -318,7 +323,9 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
         return {"level": self.level, "static_voters": [] if bootstrap else pairs(initial),
                 "bootstrap": {"kraft_version": 1, "voters": pairs(initial)} if bootstrap else None,
                 "pre_vote": self.model.pre_vote, "kraft_upgrade": self.model.kraft_upgrade,
-                **({"auto_join": True} if self.model.auto_join else {})}
+                **({"auto_join": True} if self.model.auto_join else {}),
+                # RAFT-RULE-CHECK-QUORUM-PERIOD (absent for a target that does not declare it)
+                **({"check_quorum_period": True} if self.model.check_quorum_period else {})}
 
     def init_state(self) -> Formatted:
         started = self._setup.started

@@ -44,7 +44,9 @@ class SingleVoterResigns(RaftReplica):
     single-voter leader (and any leader with exactly a majority fetching) resigns."""
 
     def on_CheckQuorumTimeout(self, inp: dict[str, Any]) -> None:
-        if self.role == "leader" and not self.majority(self.fetched):
+        if self.role == "leader" and self.renewed:
+            self.renewed = False  # a renewed period (RAFT-RULE-CHECK-QUORUM-PERIOD): as the reference
+        elif self.role == "leader" and not self.majority(self.fetched):
             self.resign()
 
 
@@ -57,7 +59,9 @@ class CheckQuorumCountsLeaderTwice(RaftReplica):
 
     def on_CheckQuorumTimeout(self, inp: dict[str, Any]) -> None:
         heard = len((self.fetched | {self.id}) & set(self.voters)) + 1
-        if self.role == "leader" and heard < len(self.voters) // 2 + 1:
+        if self.role == "leader" and self.renewed:
+            self.renewed = False  # a renewed period (RAFT-RULE-CHECK-QUORUM-PERIOD): as the reference
+        elif self.role == "leader" and heard < len(self.voters) // 2 + 1:
             self.resign()
 
 

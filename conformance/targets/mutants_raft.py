@@ -856,3 +856,49 @@ RAFT_MUTANTS += (  # session 19, blindraft: red team raft_scratch12's escapes
      "a follower's fetched flag set only by an answer with records", True,
      "RAFT-DRIVE-REFOLLOW-PRE-VOTE's: a follower's first fetch since it follows again brings nothing"),
 )
+
+
+class ProspectiveCountsStandardAnswer(RaftReplica):
+    """A prospective counts every vote answer of its epoch as a pre-vote answer, so a late grant
+    of the candidacy it gave up in that epoch (KIP-996: a candidate whose election timer expires
+    is prospective in the same epoch) wins it the pre-vote round: a port whose response
+    dispatch reads the role alone, where Kafka ignores the answer by its correlation id
+    (RAFT-RULE-PRE-VOTE, RAFT-MODEL-IGNORED-RESPONSES; RAFT-DRIVE-HELD-GRANT)."""
+
+    def on_vote_response(self, resp: dict[str, Any]) -> None:
+        if self.role == "prospective":
+            self.on_pre_vote_response(resp)
+            return
+        super().on_vote_response(resp)
+
+
+RAFT_MUTANTS += (  # session 18, raftgaps: red team raft_scratch9's prospective-counts-standard-grant
+    ("raft-prospective-counts-standard-answer", ProspectiveCountsStandardAnswer,
+     "a vote answer dispatched on the role alone, not on the request it answers (KIP-996)", True,
+     "RAFT-DRIVE-HELD-GRANT's: the model takes a held standard answer off the wire at the prospective"),
+)
+
+
+class BeginEpochAckCountsForCheckQuorum(RaftReplica):
+    """A leader counts a voter's NONE BeginQuorumEpochResponse of its epoch towards check-quorum
+    as it counts a fetch: one "this voter is alive" record for the acknowledgements
+    (``addAcknowledgementFrom``) and for check-quorum (``updateCheckQuorumForFollowingVoter``),
+    so a period in which a voter answered the epoch but never fetched is renewed and the leader
+    leads on where the protocol resigns (RAFT-RULE-CHECK-QUORUM-PERIOD;
+    RAFT-DRIVE-CHECK-QUORUM-ACK)."""
+
+    def on_response(self, resp: dict[str, Any]) -> None:
+        super().on_response(resp)
+        if (resp["type"] == "BeginQuorumEpochResponse" and self.role == "leader" and resp["epoch"] == self.epoch
+                and resp.get("error") == "NONE" and resp["src"] in self.voters and resp["src"] != self.id):
+            self.count_for_check_quorum(resp["src"])
+
+    on_BeginQuorumEpochResponse = on_response
+
+
+RAFT_MUTANTS += (  # session 18, raftgaps: red team raft_scratch10's begin-epoch-ack-resets-check-quorum
+    ("raft-begin-epoch-ack-counts-for-check-quorum", BeginEpochAckCountsForCheckQuorum,
+     "an acknowledgement counted as a fetch towards check-quorum", True,
+     "RAFT-RULE-CHECK-QUORUM-PERIOD's and RAFT-DRIVE-CHECK-QUORUM-ACK's: a CheckQuorumTimeout resigned "
+     "whatever was counted"),
+)

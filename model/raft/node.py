@@ -697,9 +697,7 @@ def _on_fetch_request(before: Node, node: Node, req: FetchRequest) -> Step:
             # a valid fetch acknowledges the leader too (Kafka's ReplicaState.updateFollowerState
             # sets hasAcknowledgedLeader): RAFT-RULE-RESEND
             new_role = replace(new_role, acknowledged=new_role.acknowledged | {req.src})
-        fetched = new_role.fetched | {req.src}
-        # Kafka resets the check-quorum timer as soon as a majority has fetched.
-        new_role = replace(new_role, fetched=frozenset() if is_quorum(fetched | {node.id}, node.voters) else fetched)
+        new_role = count_fetched(new_role, req.src, node)
     node = update_high_watermark(replace(node, role=new_role))
     entries = node.log[req.fetch_offset:]
     return node, (FetchResponse(node.id, req.src, node.epoch, node.id, "NONE", req.fetch_offset, entries,
@@ -1010,10 +1008,27 @@ def _on_election_timeout(node: Node) -> Step:
     return node, ()
 
 
+def count_fetched(role: Leader, voter: int, leader: Node) -> Leader:
+    """RAFT-RULE-CHECK-QUORUM: a valid fetch from ``voter`` at ``leader`` (whose new role is
+    ``role``) is counted; the moment the voters that fetched, the leader with them, are a
+    majority, the set is cleared and the check-quorum timer reset (Kafka's
+    ``updateCheckQuorumForFollowingVoter``), which renews the current period
+    (RAFT-RULE-CHECK-QUORUM-PERIOD; not where the model runs without it, ``Node.check_quorum_period``)."""
+    fetched = role.fetched | {voter}
+    if is_quorum(fetched | {leader.id}, leader.voters):
+        return replace(role, fetched=frozenset(), renewed=leader.check_quorum_period)
+    return replace(role, fetched=fetched)
+
+
 def _on_check_quorum_timeout(node: Node) -> Step:
     """RAFT-RULE-CHECK-QUORUM: a leader that has not heard a fetch from a majority of voters
-    within the fetch timeout resigns and tells the voters so."""
+    within the fetch timeout resigns and tells the voters so. RAFT-RULE-CHECK-QUORUM-PERIOD: the
+    timeout ends the period that began at the election or the last CheckQuorumTimeout; where a
+    majority fetched within it, the timer was reset then and runs on (a new period, the count
+    since the reset kept)."""
     role = node.role
+    if isinstance(role, Leader) and role.renewed:
+        return replace(node, role=replace(role, renewed=False)), ()
     if not isinstance(role, Leader) or is_quorum(role.fetched | {node.id}, node.voters):
         return node, ()
     after = to_resigned(node)
@@ -1118,8 +1133,8 @@ def enabled_inputs(node: Node) -> list[Input]:
             out.append(FetchDue(leader))
             if node.is_voter:
                 out.append(FetchTimeout())
-        case Leader(fetched=fetched):
-            if not is_quorum(fetched | {node.id}, node.voters):
+        case Leader(fetched=fetched, renewed=renewed):
+            if renewed or not is_quorum(fetched | {node.id}, node.voters):
                 out.append(CheckQuorumTimeout())
             out.append(ClientAppend())
     out += [ResendDue(v) for v in unanswered(node)]

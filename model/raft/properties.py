@@ -172,14 +172,15 @@ def _fetched_quorum(n: Node) -> bool:
 
 
 @always_step("RAFT-STEP-CHECK-QUORUM", "CheckQuorumCounted",
-             witnessed_by=("LeaderResignsCheckQuorum", "CheckQuorumAfterFetch"))
+             witnessed_by=("LeaderResignsCheckQuorum", "CheckQuorumAfterFetch", "CheckQuorumRenewed"))
 def check_quorum_counted(before: Any, action: Any, after: Any) -> bool:
     """Check-quorum counts right (RAFT-RULE-CHECK-QUORUM): a running leader resigns only on its
     own CheckQuorumTimeout, and only when the voters that fetched from it since its timer was
     last reset, itself counted once and observers not at all, are fewer than a majority, so it
-    never resigns while a majority fetched; and after every step each leader's record of who
-    fetched holds voters other than itself, never a majority with it (it is cleared, the timer
-    reset, the moment a majority fetched)."""
+    never resigns while a majority fetched, nor at the end of a period in which a majority
+    fetched (RAFT-RULE-CHECK-QUORUM-PERIOD: the timer was reset within it); and after every step
+    each leader's record of who fetched holds voters other than itself, never a majority with it
+    (it is cleared, the timer reset, the moment a majority fetched)."""
     rebooted = action.node if isinstance(action, Reboot) or isinstance(getattr(action, "input", None),
                                                                          Crash | Restart) else None
     for b, a in zip(before.nodes, after.nodes, strict=True):
@@ -190,9 +191,19 @@ def check_quorum_counted(before: Any, action: Any, after: Any) -> bool:
         if not (isinstance(b.role, Leader) and isinstance(a.role, Resigned)) or a.id == rebooted:
             continue
         timeout = isinstance(action, Fire) and action.node == a.id and isinstance(action.input, CheckQuorumTimeout)
-        if not timeout or _fetched_quorum(b):
+        if not timeout or _fetched_quorum(b) or b.role.renewed:
             return False
     return True
+
+
+@sometimes_step("RAFT-WIT-CHECK-QUORUM-RENEWED", "CheckQuorumRenewed")
+def check_quorum_renewed(before: Any, action: Any, after: Any) -> bool:
+    """A leader's CheckQuorumTimeout ends a period in which a majority fetched and the leader
+    leads on (RAFT-RULE-CHECK-QUORUM-PERIOD): the timer reset by that majority has not expired."""
+    if not (isinstance(action, Fire) and isinstance(action.input, CheckQuorumTimeout)):
+        return False
+    b, a = before.node(action.node), after.node(action.node)
+    return isinstance(b.role, Leader) and b.role.renewed and isinstance(a.role, Leader)
 
 
 @sometimes_step("RAFT-WIT-CHECK-QUORUM-AFTER-FETCH", "CheckQuorumAfterFetch")
@@ -340,7 +351,8 @@ def raft_properties() -> Sequence[Property[Any, Any]]:
         high_watermark_monotonic, epoch_monotonic, resend_only_unanswered, check_quorum_counted,
         leader_elected, second_epoch_leader, vote_granted, record_committed, leader_after_commit,
         high_watermark_advances, follower_truncates, leader_resigns_check_quorum, restart_rejoins,
-        begin_quorum_epoch_resent, check_quorum_after_fetch, snapshot_committed, snapshot_taken, snapshot_loaded,
+        begin_quorum_epoch_resent, check_quorum_after_fetch, check_quorum_renewed,
+        snapshot_committed, snapshot_taken, snapshot_loaded,
     )
 
 

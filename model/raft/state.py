@@ -79,7 +79,9 @@ class Leader:
 
     ``end_offsets`` are the replicas' fetch offsets as the leader last saw them (sorted
     ``(replica, offset)`` pairs); ``fetched`` the voters that fetched since the check-quorum
-    timer was last reset; ``acknowledged`` the voters that acknowledged the epoch (a ``NONE``
+    timer was last reset; ``renewed`` whether it was reset (a majority fetched) in the current
+    check-quorum period, the one that began at the election or the last CheckQuorumTimeout
+    (RAFT-RULE-CHECK-QUORUM-PERIOD); ``acknowledged the voters that acknowledged the epoch (a ``NONE``
     BeginQuorumEpochResponse or a fetch, Kafka's ``hasAcknowledgedLeader``): the others are
     sent BeginQuorumEpoch again (RAFT-RULE-RESEND). Kept only where a run can resend
     (``Node.resends``), else empty.
@@ -90,6 +92,7 @@ class Leader:
     end_offsets: tuple[tuple[int, int], ...] = ()
     fetched: frozenset[int] = frozenset()
     acknowledged: frozenset[int] = frozenset()
+    renewed: bool = False
 
     def end_offset_of(self, replica: int) -> int | None:
         for r, o in self.end_offsets:
@@ -199,6 +202,13 @@ class Node:
     # them as records (a fetch below ``log_start`` is answered with the snapshot id).
     snapshots: tuple[tuple[int, int], ...] = ()
     log_start: int = 0
+    # RAFT-RULE-CHECK-QUORUM-PERIOD: whether a CheckQuorumTimeout ends a check-quorum period
+    # (a leader a majority fetched from in it leads on: ``Leader.renewed``). On in the model the
+    # explorer and TLA+ check; off where the conformance driver runs a target that does not
+    # declare the period (model_config {"check_quorum_period": true}): ``renewed`` then stays
+    # false, and the timeout resigns wherever a majority has not fetched since the timer was
+    # last reset, the contract adapters were written against before session 19.
+    check_quorum_period: bool = True
 
     @property
     def latest_snapshot(self) -> tuple[int, int] | None:

@@ -149,7 +149,8 @@ class RaftModel:
                  max_crashes: int = 1, max_inflight: int = 2, max_duplicates: int = 0, max_fetches: int = 2,
                  max_elections: int = 2, reboot: bool = True, symmetry: bool = True, pre_vote: bool = False,
                  kip853: bool = False, step: StepFn | None = None, listener: ListenerRules | None = None,
-                 max_resends: int = 0, first_id: int = 1, max_snapshots: int = 0) -> None:
+                 max_resends: int = 0, first_id: int = 1, max_snapshots: int = 0,
+                 check_quorum_period: bool = True) -> None:
         self.bounds: dict[str, int | bool] = {
             "voters": voters, "observers": observers, "max_epoch": max_epoch, "max_appends": max_appends,
             "max_crashes": max_crashes, "max_inflight": max_inflight, "max_duplicates": max_duplicates,
@@ -168,6 +169,9 @@ class RaftModel:
         self.replica_ids = tuple(range(first_id, first_id + voters + observers))
         self.pre_vote = pre_vote
         self.kip853 = kip853
+        # RAFT-RULE-CHECK-QUORUM-PERIOD (Node.check_quorum_period): not a bound, a target's
+        # contract; the conformance driver turns it off for a target that does not declare it.
+        self.check_quorum_period = check_quorum_period
         self._step: StepFn = step or node_mod.step
         # The state machine's listener (RAFT-OBS-LISTENER): the conformance driver runs the model
         # with one, to predict the callbacks; the explorer and TLA+ without (it changes no rule).
@@ -187,6 +191,8 @@ class RaftModel:
 
     def init_states(self) -> Sequence[Raft]:
         state = Raft(tuple(node_mod.new_node(i, self.voter_ids, self.pre_vote, self.kip853) for i in self.replica_ids))
+        if not self.check_quorum_period:
+            state = replace(state, nodes=tuple(replace(n, check_quorum_period=False) for n in state.nodes))
         if self.resending:
             # the replicas keep who answered their requests only where a run can resend
             # (RAFT-RULE-RESEND, RAFT-MODEL-ONE-RESEND)

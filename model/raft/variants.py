@@ -33,7 +33,7 @@ from kspec.model.raft.messages import (
     VoteRequest,
     VoteResponse,
 )
-from kspec.model.raft.rules import is_quorum, majority_end_offset
+from kspec.model.raft.rules import majority_end_offset
 from kspec.model.raft.state import Down, Election, Leader, Node, Unattached, Voted, election_of
 from kspec.model.raft.system import RaftModel
 
@@ -127,9 +127,7 @@ def check_quorum_counts_observers(node: Node, inp: Input) -> tuple[Node, tuple[O
     role = after.role
     if (isinstance(inp, FetchRequest) and inp.src >= 0 and inp.src not in node.voters and isinstance(role, Leader)
             and isinstance(node.role, Leader) and role.end_offset_of(inp.src) == inp.fetch_offset):
-        fetched = role.fetched | {inp.src}
-        reset = is_quorum(fetched | {node.id}, node.voters)
-        after = replace(after, role=replace(role, fetched=frozenset() if reset else fetched))
+        after = replace(after, role=node_mod.count_fetched(role, inp.src, node))
     return after, outputs
 
 

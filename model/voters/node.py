@@ -291,7 +291,8 @@ class Rules:
 
 
 def new_voter_node(node_id: int, initial_voters: VoterSet, *, bootstrap: bool, pre_vote: bool = False,
-                   kraft_upgrade: bool = True, auto_join: bool = False) -> VoterNode:
+                   kraft_upgrade: bool = True, auto_join: bool = False,
+                   check_quorum_period: bool = True) -> VoterNode:
     """A replica's first start. With ``bootstrap`` (kraft.version 1) it was formatted with a
     bootstrap checkpoint holding KRaftVersionRecord(1) and the initial VotersRecord at offset -1
     and has no static voters; without (kraft.version 0) the initial voters are static. Votes
@@ -303,11 +304,11 @@ def new_voter_node(node_id: int, initial_voters: VoterSet, *, bootstrap: bool, p
         return VoterNode(node_id, voter_ids(initial_voters), (), raft_node.new_node(node_id, frozenset()).role,
                          None, pre_vote, open_votes=True, control=control, snapshot=snap, static=frozenset(),
                          bootstrap_servers=voter_ids(initial_voters), kraft_upgrade=kraft_upgrade,
-                         auto_join=auto_join)
+                         auto_join=auto_join, check_quorum_period=check_quorum_period)
     return VoterNode(node_id, voter_ids(initial_voters), (), raft_node.new_node(node_id, frozenset()).role,
                      None, pre_vote, open_votes=True, control=initial(initial_voters), snapshot=None,
                      static=initial_voters, bootstrap_servers=voter_ids(initial_voters), kraft_upgrade=kraft_upgrade,
-                     auto_join=auto_join)
+                     auto_join=auto_join, check_quorum_period=check_quorum_period)
 
 
 # A request's directory id when it names none (Kafka's Uuid.ZERO_UUID, ReplicaKey.NO_DIRECTORY_ID).
@@ -847,7 +848,7 @@ def _raft_step_by_key(raft_step: RaftStep, node: VoterNode, inp: VoterInput,
         else:
             table[inp.src] = was
         role = replace(role, end_offsets=tuple(sorted(table.items())), fetched=before_role.fetched,
-                       acknowledged=before_role.acknowledged)
+                       renewed=before_role.renewed, acknowledged=before_role.acknowledged)
         hw = node.high_watermark
         after = replace(after, role=role, high_watermark=hw)
         outputs = tuple(replace(o, high_watermark=hw) if isinstance(o, FetchResponse) and o.error == "NONE"

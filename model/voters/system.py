@@ -112,7 +112,8 @@ class VotersModel(RaftModel):
     def init_states(self) -> Sequence[Voters]:
         initial = frozenset((v, directory_of(v)) for v in sorted(self.voter_ids))
         nodes = tuple(new_voter_node(i, initial, bootstrap=self.kraft_version >= 1, pre_vote=self.pre_vote,
-                                     kraft_upgrade=self.kraft_upgrade, auto_join=self.auto_join)
+                                     kraft_upgrade=self.kraft_upgrade, auto_join=self.auto_join,
+                                     check_quorum_period=self.check_quorum_period)
                       for i in self.replica_ids)
         formatted = Voters(nodes, initial_voters=frozenset(self.voter_ids))
         if len(self.voter_ids) == 1:
@@ -275,11 +276,14 @@ class VotersModel(RaftModel):
             return None if nxt is None or nxt.node(action.node) == state.node(action.node) else nxt
         if isinstance(action, Fire) and isinstance(action.input, CheckQuorumTimeout):
             # VOTERS-MODEL-ELECTIONS: a leader's check-quorum resignation spends the election
-            # budget too (it starts an election at the voters it tells).
+            # budget too (it starts an election at the voters it tells); one that ends a
+            # renewed period (RAFT-RULE-CHECK-QUORUM-PERIOD) starts nothing.
             if state.elections >= int(self.bounds["max_elections"]):
                 return None
             nxt = super().next_state(state, action)
-            return None if nxt is None else replace(nxt, elections=state.elections + 1)
+            if nxt is None or isinstance(nxt.node(action.node).role, Leader):
+                return nxt
+            return replace(nxt, elections=state.elections + 1)
         return super().next_state(state, action)
 
     def properties(self) -> Sequence[Property[Raft, Action]]:

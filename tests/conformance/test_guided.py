@@ -188,12 +188,23 @@ def test_a_start_probe_runs_on_a_path_of_its_own_where_the_budgets_are_whole() -
     assert not _diverges(spec, config, reference_target("raft"), backoff)
     assert _diverges(spec, config, CATALOGUE["raft-backing-off-candidate-resends"].target(), backoff)
     assert not _diverges(spec, config, CATALOGUE["raft-backing-off-candidate-resends"].target(), path)
-    # a configuration the probe does not fit (pre-vote) has no start path of it: only the kip-996
-    # start probes' (RAFT-DRIVE-PROSPECTIVE-BEGIN-EPOCH, -ERROR-FETCH-PRE-VOTE, -REFOLLOW-PRE-VOTE)
-    pre_vote = spec.driver({**config, "pre_vote": True, "kip853": True})
-    assert [p.id for p in pre_vote.start_probes()] == ["RAFT-DRIVE-PROSPECTIVE-BEGIN-EPOCH",
+    # a configuration these probes do not fit (pre-vote) has RAFT-DRIVE-HELD-GRANT's instead
+    # (stand, a grant held while the candidate's timer makes it prospective, then the grant),
+    # then the kip-996 start probes (RAFT-DRIVE-PROSPECTIVE-BEGIN-EPOCH, -ERROR-FETCH-PRE-VOTE,
+    # -REFOLLOW-PRE-VOTE)
+    pre_vote_config = {**config, "pre_vote": True, "kip853": True}
+    pre_vote = spec.driver(pre_vote_config)
+    assert [p.id for p in pre_vote.start_probes()] == ["RAFT-DRIVE-HELD-GRANT", "RAFT-DRIVE-PROSPECTIVE-BEGIN-EPOCH",
                                                        "RAFT-DRIVE-ERROR-FETCH-PRE-VOTE",
                                                        "RAFT-DRIVE-REFOLLOW-PRE-VOTE"]
+    held = guide.start_paths(pre_vote, guide.explore(pre_vote, 12))[0]
+    assert guide.offered(pre_vote, held) and held[-1][0] == "probe"
+    assert not _diverges(spec, pre_vote_config, reference_target("raft"), held)
+    assert _diverges(spec, pre_vote_config, CATALOGUE["raft-prospective-counts-standard-answer"].target(), held)
+    assert not _diverges(spec, config, CATALOGUE["raft-prospective-counts-standard-answer"].target(), path)
+    # without faults a held answer is no fault the configuration draws: no start path of it
+    quiet = spec.driver({**pre_vote_config, "faults": False})
+    assert [p.id for p in quiet.start_probes()] == ["RAFT-DRIVE-REFOLLOW-PRE-VOTE"]
 
 
 def test_the_snapshot_start_probe_loads_a_snapshot_at_a_lagging_replica() -> None:
@@ -239,6 +250,27 @@ def test_snapshot_lag_superseded_and_refollow_probes_judge_their_mutants() -> No
         assert guide.offered(driver, path) and path[-1][0] == last, probe
         assert not _diverges(spec, config, reference_target("raft"), path), probe
         assert _diverges(spec, config, CATALOGUE[mutant].target(), path), mutant
+
+
+def test_check_quorum_ack_start_path_resigns_where_an_acknowledgement_is_counted_as_a_fetch() -> None:
+    # RAFT-DRIVE-CHECK-QUORUM-ACK (four or more voters, with faults): elected, B's answer to the
+    # BeginQuorumEpoch, A's fetch, then CheckQuorumTimeout: the reference resigns with the
+    # model (RAFT-RULE-CHECK-QUORUM-PERIOD); the leader that counts B's answer leads on. Only
+    # where the target declares the period (model_config {"check_quorum_period": true}).
+    spec = PROTOCOLS["raft"]()
+    plain = next(c for c in RAFT_CONFIGS if c["voters"] == 4 and not c["pre_vote"])
+    undeclared = spec.driver(plain)
+    assert "RAFT-DRIVE-CHECK-QUORUM-ACK" not in [p.id for p in undeclared.start_probes()]
+    # (and the model it runs renews no leader: Node.check_quorum_period off)
+    assert not any(n.check_quorum_period for n in undeclared.init_state().nodes)
+    assert "check_quorum_period" not in undeclared.node_config(1)
+    config = {**plain, "check_quorum_period": True}
+    driver = spec.driver(config)
+    assert driver.start_probes()[-1].id == "RAFT-DRIVE-CHECK-QUORUM-ACK"
+    *_, acked = guide.start_paths(driver, guide.explore(driver, 12))
+    assert guide.offered(driver, acked) and [c for c, _ in acked[-3:]] == ["probe", "round_trip", "resign"]
+    assert not _diverges(spec, config, reference_target("raft"), acked)
+    assert _diverges(spec, config, CATALOGUE["raft-begin-epoch-ack-counts-for-check-quorum"].target(), acked)
 
 
 def test_start_paths_come_first_and_leave_the_planned_paths_their_index() -> None:

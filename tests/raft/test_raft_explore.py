@@ -114,3 +114,21 @@ def test_symmetry_reduction_visits_exactly_the_orbits() -> None:
     orbits = {reduced.canonical(s) for s in reachable_states(full)}
     assert len(orbits) == explore(reduced).distinct_states
     assert len(orbits) < len(reachable_states(full))
+
+
+def test_without_the_check_quorum_period_no_leader_is_renewed_and_check_quorum_still_resigns() -> None:
+    # RAFT-RULE-CHECK-QUORUM-PERIOD is opt-in for a target (model_config check_quorum_period):
+    # the driver runs the model without it for any other, and then the model is the earlier one.
+    # A majority's fetch clears the count but renews nothing, so every CheckQuorumTimeout it
+    # offers resigns, a leader a majority fetched from included (CheckQuorumAfterFetch).
+    from kspec.model.raft.state import Leader
+
+    bounds = {**SMALL, "max_fetches": 3}
+    result = explore(make(**bounds, check_quorum_period=False))
+    assert result.complete and not result.violations
+    assert result.witnesses["CheckQuorumAfterFetch"] and not result.witnesses["CheckQuorumRenewed"]
+    states = reachable_states(make(**bounds, check_quorum_period=False))
+    leaders = [n.role for s in states for n in s.nodes if isinstance(n.role, Leader)]
+    assert leaders and not any(r.renewed for r in leaders)
+    # with the period (the protocol, the default) the same bounds renew a leader
+    assert explore(make(**bounds)).witnesses["CheckQuorumRenewed"]

@@ -154,6 +154,10 @@ def test_a_resigned_leader_and_the_candidate_it_becomes_have_no_high_watermark()
         s = run(s, Deliver(find(s, FetchRequest, 2, 1)))
         s = run(s, Deliver(find(s, FetchResponse, 1, 2)))
     assert s.node(1).high_watermark == 2 and s.node(2).high_watermark == 2
+    # the period in which 2 fetched ends with 1 leading on, the next resigns it
+    # (RAFT-RULE-CHECK-QUORUM-PERIOD)
+    s = run(s, Fire(1, CheckQuorumTimeout()))
+    assert isinstance(s.node(1).role, Leader) and not s.node(1).role.renewed
     s = run(s, Fire(1, CheckQuorumTimeout()))
     assert s.node(1).role == Resigned(1) and s.node(1).high_watermark is None
     s = run(s, Fire(1, ElectionTimeout()))

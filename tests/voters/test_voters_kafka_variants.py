@@ -184,7 +184,8 @@ def test_k3_leader_outside_a_one_voter_set_never_fails_check_quorum() -> None:
     started = make(hosts=3, voters=2, symmetry=False).init_states()[0]
     leader, _ = step(started.node(1), RemoveVoter(1, 1))
     assert leader.voters == frozenset({2}) and isinstance(leader.role, Leader)
-    leader = replace(leader, role=replace(leader.role, fetched=frozenset()))
+    # no fetch in the current check-quorum period (RAFT-RULE-CHECK-QUORUM-PERIOD: not renewed)
+    leader = replace(leader, role=replace(leader.role, fetched=frozenset(), renewed=False))
     resigned, outputs = step(leader, CheckQuorumTimeout())
     assert isinstance(resigned.role, Resigned) and outputs
     kafka = make_step(rules=rules_for("kafka-no-check-quorum-with-one-voter"))

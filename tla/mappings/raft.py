@@ -8,7 +8,7 @@ maps to TLC's values field by field (spec/raft.md, "TLA+ mapping"):
   (Voted's, or a down replica's persisted vote), ``leader`` (Follower's, or a down replica's
   persisted leader), ``granted``/``rejected``/``backing_off`` (Candidate's; ``granted``,
   ``rejected`` and ``prior``, an election record, are Prospective's),
-  ``epoch_start``/``end_offsets``/``fetched`` (Leader's; ``end_offsets`` a set of
+  ``epoch_start``/``end_offsets``/``fetched``/``renewed`` (Leader's; ``end_offsets`` a set of
   ``<<replica, offset>>``), ``acknowledged`` (Leader's and Resigned's: RAFT-RULE-RESEND),
   ``resends`` (every replica's ``Node.resends``: whether it keeps who answered),
   ``log`` and ``high_watermark``; a field the role lacks holds its
@@ -180,8 +180,9 @@ def node_value(n: Node) -> FrozenDict:
     rec: dict[str, Any] = {
         "role": n.role_name, "epoch": n.epoch, "voted_for": NIL, "leader": NIL, "granted": frozenset(),
         "rejected": frozenset(), "backing_off": False, "timed_out": False, "epoch_start": 0, "end_offsets": frozenset(),
-        "fetched": frozenset(), "acknowledged": frozenset(), "resends": n.resends, "has_fetched": False, "prior": NIL,
-        "log": tuple(entry_value(e) for e in n.log), "high_watermark": _opt(n.high_watermark),
+        "fetched": frozenset(), "renewed": False, "acknowledged": frozenset(), "resends": n.resends,
+        "has_fetched": False, "prior": NIL, "log": tuple(entry_value(e) for e in n.log),
+        "high_watermark": _opt(n.high_watermark),
     }
     match role:
         case Unattached(leader=leader):
@@ -195,7 +196,7 @@ def node_value(n: Node) -> FrozenDict:
                        timed_out=role.timed_out)
         case Leader():
             rec.update(epoch_start=role.epoch_start, end_offsets=frozenset(role.end_offsets), fetched=role.fetched,
-                       acknowledged=role.acknowledged)
+                       renewed=role.renewed, acknowledged=role.acknowledged)
         case Resigned():
             rec.update(acknowledged=role.acknowledged)
         case Prospective():

@@ -11,13 +11,17 @@ loop sees and polls the client until it is quiet (no message queued, nothing new
   inbound request's completion. A response completes the outbound request Kafka sent to that
   peer with that API (the model's network has no correlation ids; Kafka's request manager
   expects exactly the one in flight, so the match is the latest *reported* request of that
-  kind to that peer; a response with no such request reaches Kafka unmatched and is ignored,
-  as Kafka ignores any response it no longer expects).
+  kind to that peer, a vote answer only of a vote of its kind, ``raft_wire.answers``; a response
+  with no such request reaches Kafka unmatched and is ignored, as Kafka ignores any response it
+  no longer expects).
 - a timer input advances this replica's ``MockTime`` to the deadline of the Kafka timer it
   names, read from Kafka's own state: ElectionTimeout the election timer of a voter that is
   unattached, voted, resigned or a candidate not backing off; BackoffExpired a backing-off
   candidate's backoff; FetchTimeout a voter follower's fetch timer; CheckQuorumTimeout the
-  leader's check-quorum timer. When Kafka's state has no such timer the input is idle: the
+  leader's check-quorum timer, unless Kafka reset that timer since the leader's check-quorum
+  period began (a majority fetched): then the period ends with no time passing
+  (RAFT-RULE-CHECK-QUORUM-PERIOD; a period begins 1 ms before the next input, so a reset is a
+  later deadline). When Kafka's state has no such timer the input is idle: the
   clock stays, the client is polled.
 - Kafka sends its Fetch as soon as it may; the model sends on ``FetchDue(to)``. The adapter
   holds Kafka's Fetch back and reports it at ``FetchDue(to)``. If Kafka's fetch went to another
@@ -453,6 +457,7 @@ class KafkaRaftNode(ClientBuild, Timers):
             self._stop_log(halted=True)
             return StepResult(self._effects(before_log) + self.outputs, self.observation())
         outputs = self._effects(before_log) + self.outputs
+        self._note_check_period()
         return StepResult(outputs, self.observation())
 
     def _stop_log(self, halted: bool = False) -> None:
@@ -507,6 +512,10 @@ class KafkaRaftNode(ClientBuild, Timers):
         elif kind == "ClientAppend":
             self._append(list(inp.get("payload") or []))
             self._settle()
+        elif kind == "CheckQuorumTimeout" and self._check_period_renewed():
+            # RAFT-RULE-CHECK-QUORUM-PERIOD: the period ends before Kafka's (reset) timer expires
+            self._settle()
+            self._begin_check_period()
         elif kind in ("ElectionTimeout", "BackoffExpired", "FetchTimeout", "CheckQuorumTimeout"):
             self._timer(kind)
             self._settle()
@@ -542,8 +551,6 @@ class KafkaRaftNode(ClientBuild, Timers):
         self._callbacks.append(callback)
         completion.whenComplete(callback)
 
-    def _request_epoch(self, req: Any) -> int:
-        return int(request_json(self.java, self.id, _dst(req), req.data())["epoch"])
 
     def _successors(self, leader: int) -> list[int]:
         """The preferred successors this replica is told: the other voters, itself last.
@@ -560,7 +567,7 @@ class KafkaRaftNode(ClientBuild, Timers):
         src, api = int(msg["src"]), API[msg["type"]]
         data = build_response(j, msg)
         req = self.reported.get((src, api))
-        if req is not None and answers(self._request_epoch(req), msg):
+        if req is not None and answers(request_json(self.java, self.id, _dst(req), req.data()), msg):
             self._complete(req, self._response(req.correlationId(), data, req))
         else:
             self.queue.add(self._response(-1, data, src))  # nothing asked: Kafka ignores it
@@ -643,7 +650,11 @@ class KafkaRaftTarget(Target):
         # records only, the listener API of those releases ("data": ListenerRules.data_only), and
         # a leader is told it leads once its listener reached the epoch start, before the epoch
         # is committed, a bug the javadoc already ruled out (raft-leader-told-before-epoch-commits).
-        self.model_config = {**dict(rule_set_for(version).bounds), "listener": True if vt >= (3, 6) else "data"}
+        # 3.7+ keep the check-quorum period (RAFT-RULE-CHECK-QUORUM-PERIOD: LeaderState's
+        # checkQuorumTimer, reset by updateCheckQuorumForFollowingVoter, KAFKA-15489); 3.3-3.6 have
+        # no check-quorum at all (raft-leader-never-resigns) and run without it.
+        self.model_config = {**dict(rule_set_for(version).bounds), "listener": True if vt >= (3, 6) else "data",
+                             **({"check_quorum_period": True} if vt >= (3, 7) else {})}
         self.unjudged = unjudged_for(version)
 
     def supports(self, config: dict[str, JSON]) -> bool:
@@ -655,7 +666,9 @@ class KafkaRaftTarget(Target):
         return all(config.get(k) == v for k, v in wanted.items())
 
     def start(self, node: int, config: dict[str, JSON]) -> KafkaRaftNode:
-        return KafkaRaftNode(self.java, int(node), [int(v) for v in config["voters"]], bool(config.get("listener")))
+        replica = KafkaRaftNode(self.java, int(node), [int(v) for v in config["voters"]], bool(config.get("listener")))
+        replica.check_quorum_period = bool(config.get("check_quorum_period"))  # RAFT-RULE-CHECK-QUORUM-PERIOD
+        return replica
 
     def close(self) -> None:
         pass

@@ -30,6 +30,13 @@ class Timers:
     _pick: int | None
     _draw_proxy: Any
     _draw_voters = 0
+    # RAFT-RULE-CHECK-QUORUM-PERIOD: (epoch, Kafka's check-quorum deadline) where the leader's
+    # current check-quorum period began
+    _check_period: tuple[int, int] | None = None
+    # whether the run holds this replica to the period (its node configuration, where the
+    # target declares check_quorum_period): else a CheckQuorumTimeout always moves the clock to
+    # Kafka's own check-quorum deadline, as before session 19
+    check_quorum_period = False
 
     def _random(self) -> Any:
         """A ``MockableRandom`` whose draws the adapter fixes: each ``nextInt(bound)`` is
@@ -161,6 +168,47 @@ class Timers:
             left = int(q.leaderStateOrThrow().timeUntilCheckQuorumExpires(now))
             remaining = None if left >= 2**62 else left
         return remaining
+
+    def _check_quorum_deadline(self) -> int | None:
+        """When the leader's check-quorum timer expires on this replica's clock (None: Kafka's
+        state runs none: not a leader, a single voter, a release without check-quorum)."""
+        if self.down or self.quorum is None or not self.quorum.isLeader():
+            return None
+        left = self._remaining("CheckQuorumTimeout")
+        return None if left is None else int(self.time.milliseconds()) + left
+
+    def _begin_check_period(self) -> None:
+        """RAFT-RULE-CHECK-QUORUM-PERIOD: a leader's check-quorum period begins (at its election,
+        at a CheckQuorumTimeout that renewed the period): note where Kafka's timer expires now,
+        then let 1 ms pass, so a reset from here on (``updateCheckQuorumForFollowingVoter``: a
+        majority fetched) is seen as a later deadline. Kafka's check-quorum timer is 1.5 times
+        the fetch timeout, and the 3.9+ BeginQuorumEpoch heartbeat restarts as time passes
+        (``elapse``), so the millisecond moves nothing else."""
+        deadline = self._check_quorum_deadline()
+        self._check_period = None if deadline is None else (int(self.quorum.epoch()), deadline)
+        if deadline is not None:
+            self.elapse(1)
+
+    def _note_check_period(self) -> None:
+        """After every step: a replica that has just become leader begins its first period."""
+        if not self.check_quorum_period:
+            return
+        deadline = self._check_quorum_deadline()
+        if deadline is None:
+            self._check_period = None
+        elif self._check_period is None or self._check_period[0] != int(self.quorum.epoch()):
+            self._begin_check_period()
+
+    def _check_period_renewed(self) -> bool:
+        """Whether Kafka reset its check-quorum timer since the leader's period began: the model's
+        ``Leader.renewed``, read from Kafka's own timer (RAFT-RULE-CHECK-QUORUM-PERIOD). A
+        CheckQuorumTimeout then ends the period before Kafka's timer expires: no time passes."""
+        if not self.check_quorum_period:
+            return False
+        deadline = self._check_quorum_deadline()
+        period = self._check_period
+        return deadline is not None and period is not None and period[0] == int(self.quorum.epoch()) \
+            and deadline > period[1]
 
     def _voted(self) -> bool:
         """Whether the replica is in the model's voted role (3.8 ``VotedState``; 3.9+ an

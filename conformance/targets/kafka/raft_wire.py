@@ -465,14 +465,21 @@ def response_json(java: _Java, src: int, dst: int, data: Any, request: dict[str,
     return out
 
 
-def answers(request_epoch: int, response: dict[str, Any]) -> bool:
-    """Whether ``response`` can be the answer to a request of ``request_epoch``.
+def answers(request: dict[str, Any], response: dict[str, Any]) -> bool:
+    """Whether ``response`` can be the answer to ``request`` (both as the model's JSON).
 
     The model's network has no correlation ids, so the adapter infers them: a responder
     answers with its epoch after handling (never below the request's), FENCED_LEADER_EPOCH
     only to a lower request epoch, UNKNOWN_LEADER_EPOCH only to a higher one, and
-    NOT_LEADER_OR_FOLLOWER and a Fetch without error only at its own epoch. A response that
-    cannot answer the latest request answers an older one, which Kafka no longer expects."""
+    NOT_LEADER_OR_FOLLOWER and a Fetch without error only at its own epoch; a vote answer
+    answers a vote of its own kind (a pre-vote's answer a pre-vote, KIP-996: a candidate that
+    became prospective in the same epoch sent a pre-vote after its vote, and the vote's late
+    answer carries the vote's correlation id, RAFT-DRIVE-HELD-GRANT). A response that cannot
+    answer the latest request answers an older one, which Kafka no longer expects."""
+    if response["type"] == "VoteResponse" and bool(request.get("pre_vote", False)) != bool(
+            response.get("pre_vote", False)):
+        return False
+    request_epoch = int(request["epoch"])
     epoch, error = int(response["epoch"]), response.get("error", "NONE")
     if error == "FENCED_LEADER_EPOCH":
         return request_epoch < epoch

@@ -126,6 +126,7 @@ class KafkaVoterReplica(kraft.KafkaRaftNode):
         self._booted = False
         self._late = False  # whether answers to inbound requests are still reported
         self.auto_join = bool(config.get("auto_join", False))  # VOTERS-RULE-AUTO-JOIN (4.2+)
+        self.check_quorum_period = bool(config.get("check_quorum_period"))  # RAFT-RULE-CHECK-QUORUM-PERIOD
         # VOTERS-RULE-DISK-REPLACED: this disk's directory id (the host's first is its id), and the
         # directories the inbound request being handled names (KeyedFetchRequest, KeyedVoteRequest)
         self.disk_directory = node
@@ -756,7 +757,8 @@ class KafkaVotersReplicaTarget(Target):
         release = tuple(int(x) for x in version.split(".")[:2])
         self.model_config = {**dict(rule_set_for(version).bounds), "kraft_upgrade": release >= (4, 1),
                              "controller_auto_join": release >= (4, 2),  # KAFKA-19078
-                             "disk_replacement": True}  # VOTERS-RULE-DISK-REPLACED (KIP-853, 3.9+)
+                             "disk_replacement": True,  # VOTERS-RULE-DISK-REPLACED (KIP-853, 3.9+)
+                             "check_quorum_period": True}  # RAFT-RULE-CHECK-QUORUM-PERIOD (3.7+)
         # the raft client's 3.9+ heartbeat timer is restarted whenever time passes (raft_timers)
         self.unjudged = kraft.unjudged_for(version)
 

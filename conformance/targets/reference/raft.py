@@ -83,6 +83,12 @@ class RaftReplica:
         self.epoch_start = 0
         self.end_offsets: dict[int, int] = {}
         self.fetched: set[int] = set()
+        self.renewed = False  # leader: a majority fetched in this check-quorum period
+        # RAFT-RULE-CHECK-QUORUM-PERIOD: whether the run holds it to the check-quorum period (its
+        # node configuration says so where the target declares it; else a CheckQuorumTimeout
+        # resigns wherever no majority fetched since the timer was last reset, and no leader is
+        # ever renewed)
+        self.check_quorum_period = False
         self.has_fetched = False  # follower (KIP-996): fetched from its leader since it became follower
         self.out: list[dict[str, Any]] = []
         self._written = self.election()
@@ -160,7 +166,7 @@ class RaftReplica:
         self.fetching_snapshot = None
         self.granted, self.rejected, self.backing_off, self.prior = set(), set(), False, None
         self.timed_out = False
-        self.end_offsets, self.fetched, self.has_fetched = {}, set(), False
+        self.end_offsets, self.fetched, self.has_fetched, self.renewed = {}, set(), False, False
         self.acked: set[int] = set()  # leader / resigned: voters that acknowledged (Kafka's hasAcknowledgedLeader)
 
     # ------------------------------------------------------------------ timers
@@ -588,10 +594,15 @@ class RaftReplica:
         self.end_offsets[replica] = offset
         if replica in self.voters:
             self.acked.add(replica)  # a fetch acknowledges the leader (ReplicaState.updateFollowerState)
-            self.fetched.add(replica)
-            if self.majority(self.fetched | {self.id}):
-                self.fetched = set()
+            self.count_for_check_quorum(replica)
         self.update_high_watermark()
+
+    def count_for_check_quorum(self, voter: int) -> None:
+        """Kafka's ``updateCheckQuorumForFollowingVoter``: once the voters heard from (and the
+        leader) are a majority, the check-quorum timer is reset, which renews the period."""
+        self.fetched.add(voter)
+        if self.majority(self.fetched | {self.id}):
+            self.fetched, self.renewed = set(), self.check_quorum_period
 
     # ---- leader-only requests (RAFT-RULE-LEADER-ONLY): answered, nothing changes ----
 
@@ -777,7 +788,9 @@ class RaftReplica:
             self.start_election()
 
     def on_CheckQuorumTimeout(self, inp: dict[str, Any]) -> None:
-        if self.role == "leader" and not self.majority(self.fetched | {self.id}):
+        if self.role == "leader" and self.renewed:
+            self.renewed = False  # the timer was reset in the period just ended: a new period
+        elif self.role == "leader" and not self.majority(self.fetched | {self.id}):
             self.resign()
 
     def on_FetchDue(self, inp: dict[str, Any]) -> None:
@@ -893,8 +906,10 @@ class RaftTarget(Target):
 
     protocol = "raft"
     # It reports its listener's callbacks (RAFT-OBS-LISTENER), so the run holds it to them, and
-    # takes KIP-630's snapshots (RAFT-DRIVE-SNAPSHOT).
-    model_config: Mapping[str, JSON] = MappingProxyType({"listener": True, "snapshots": True})
+    # takes KIP-630's snapshots (RAFT-DRIVE-SNAPSHOT), and keeps the check-quorum period
+    # (RAFT-RULE-CHECK-QUORUM-PERIOD).
+    model_config: Mapping[str, JSON] = MappingProxyType({"listener": True, "snapshots": True,
+                                                         "check_quorum_period": True})
 
     def __init__(self, name: str = "reference", replica_class: type[RaftReplica] = RaftReplica) -> None:
         self.name = name
@@ -905,6 +920,7 @@ class RaftTarget(Target):
         replica = self.replica_class(node, list(config["voters"]), bool(config.get("pre_vote", False)),
                                      None if kip853 is None else bool(kip853))
         replica.listening = bool(config.get("listener"))
+        replica.check_quorum_period = bool(config.get("check_quorum_period"))
         replica.initialize()  # what it would write or send at start: nothing the harness compares
         replica.notify_listener()
         return RaftInstance(replica)

@@ -203,6 +203,7 @@ class VoterReplica(RaftReplica):
         self._upgrade_epoch: int | None = None
         # controller.quorum.auto.join.enable (VOTERS-RULE-AUTO-JOIN, 4.2+)
         self.auto_join = bool(config.get("auto_join", False))
+        self.check_quorum_period = bool(config.get("check_quorum_period"))  # RAFT-RULE-CHECK-QUORUM-PERIOD
         # VOTERS-RULE-DISK-REPLACED: this disk's directory id (a host's first is its id), and at a
         # leader the directory each replica's recorded fetch offset came from where it is not
         # the replica's first (VOTERS-RULE-FETCH-BY-KEY)
@@ -251,8 +252,10 @@ class VoterReplica(RaftReplica):
         file); the new disk was formatted without initial controllers (kraft.version 1, no
         voters). The configuration stays: id, bootstrap servers, pre-vote, auto-join."""
         keep = (self.bootstrap_servers, self.kraft_upgrade, self.auto_join, type(self.control))
+        period = self.check_quorum_period
         RaftReplica.__init__(self, self.id, [], self.pre_vote, kip853=True)
         self.bootstrap_servers, self.kraft_upgrade, self.auto_join = keep[0], keep[1], keep[2]
+        self.check_quorum_period = period
         self.control = keep[3](frozenset(), None)
         self.control.snapshot = {"end_offset": 0, "kraft_version": 1, "voters": None}
         self.control.rebuild()
@@ -606,7 +609,10 @@ class VotersTarget(Target):
         self.control_class = control_class
         # It implements controller auto-join (VOTERS-RULE-AUTO-JOIN; opt-in, as in Kafka).
         # And disk replacement (VOTERS-RULE-DISK-REPLACED; opt-in: ReplaceDisk and the keyed messages).
-        self.model_config: dict[str, JSON] = {"controller_auto_join": True, "disk_replacement": True}
+        # And the check-quorum period (RAFT-RULE-CHECK-QUORUM-PERIOD; opt-in: the meaning of
+        # CheckQuorumTimeout an adapter written before session 19 does not know).
+        self.model_config: dict[str, JSON] = {"controller_auto_join": True, "disk_replacement": True,
+                                              "check_quorum_period": True}
 
     def start(self, node: int, config: dict[str, JSON]) -> NodeInstance | LogInstance:
         asked = config.get("level", "replica")
