@@ -512,7 +512,7 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
                     lambda s: self._uncommitted_add_probe(s)[0],
                     lambda s: self._replica_probes(s, k), lambda s: self._unreachable_leader_probe(s, k)]
         return [*head, self._rejoin_probe, self._withdrawn_upgrade_probe, self._relead_upgrade_probe,
-                self._upgrade_directory_probe]
+                self._upgrade_directory_probe, self._uncommitted_set_election_probe]
 
     def start_probes(self) -> Sequence[StartProbe]:
         """VOTERS-DRIVE-ADDED-LEADER-RESTART and VOTERS-DRIVE-OUTSIDER-VOTE-RESTART (replica
@@ -808,6 +808,62 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
                     return []
                 step = ("deliver", Deliver(found))
             after = self._offered_route(s, [step])
+            if after is None:
+                return []
+            script.append(step)
+            s = after
+        return script
+
+    def _uncommitted_set_election_probe(self, state: Voters) -> list[tuple[str, Any]]:
+        """VOTERS-DRIVE-UNCOMMITTED-SET-ELECTION (replica level, kip-595, kraft.version 1): a
+        replica's elections count votes over the voter set in force at its log end, committed or
+        not (VOTERS-RULE-EFFECT-ON-APPEND), and the sets differ only while a change is
+        uncommitted at the candidate; no guided path stood a replica for election then, and
+        random runs need the change, its fetch by a voter before it commits, that voter's timer
+        and a grant delivered, in that order. So a guided path ends, where a leader L with no
+        change pending (after a replication) has voter followers V and W and an observer O
+        following it, with L's AddVoter(O), a round trip of V alone (V's set now holds O, its
+        high watermark below the record), V's fetch timer (it stands in epoch + 1), its
+        VoteRequest to W and W's grant delivered: V has two votes of four (the model keeps it a
+        candidate), two of the three committed voters. A run where O's fetch exchange is still in
+        flight has it delivered first. All or nothing; kip-595 only (under KIP-996 W, having
+        fetched from L, refuses V's pre-vote). Last of a path's probes (at kraft.version 0,
+        where the upgrade probes run, there is no AddVoter)."""
+        if self.model.pre_vote:
+            return []
+        leader = next((n for n in state.nodes if isinstance(n, VoterNode) and isinstance(n.role, Leader)), None)
+        if leader is None:
+            return []
+        followers = sorted(n.id for n in state.nodes
+                           if isinstance(n.role, Follower) and n.role.leader == leader.id)
+        voters = [f for f in followers if f in leader.voters]
+        observers = [f for f in followers if f not in leader.voters]
+        if len(voters) < 2 or not observers:
+            return []
+        (v, w), o = voters[:2], observers[0]
+        replicate: tuple[str, Any] = ("replicate", macros.Replicate(leader.id))
+        wanted: list[tuple[int, int, type] | tuple[str, Any]] = [
+            (o, leader.id, FetchRequest), (leader.id, o, FetchResponse), replicate,
+            ("reconfig", Fire(leader.id, AddVoter(o, directory_of(o)))),  # type: ignore[arg-type]
+            ("round_trip", macros.RoundTrip(v)), ("timer", Fire(v, FetchTimeout())),
+            (v, w, VoteRequest), (w, v, VoteResponse)]
+        script: list[tuple[str, Any]] = []
+        s = state
+        for k, want in enumerate(wanted):
+            if isinstance(want[0], str):
+                step: tuple[str, Any] = want
+            else:
+                src, dst, kind = want
+                found = next((m for m in sorted(s.network.distinct(), key=repr)
+                              if (m.src, m.dst) == (src, dst) and isinstance(m, kind)), None)
+                if found is None:
+                    if k < 2:
+                        continue  # no fetch of O's in flight
+                    return []
+                step = ("deliver", Deliver(found))
+            after = self._offered_route(s, [step])
+            if after is None and step is replicate:
+                continue  # nothing left to replicate
             if after is None:
                 return []
             script.append(step)

@@ -562,6 +562,20 @@ class RestartIgnoresSnapshot(ControlRecords):
             self.snapshot = snapshot
 
 
+class ElectionCountsCommittedSet(VoterReplica):
+    """A candidate (or prospective) counts its votes over the voter set before an uncommitted
+    VotersRecord at its log end, not over the set that record puts in force
+    (VOTERS-RULE-EFFECT-ON-APPEND: elections use the set at the log end, committed or not)."""
+
+    def majority(self, members: set[int]) -> bool:
+        history, hw = self.control.voter_history, self.high_watermark
+        if self.role in ("candidate", "prospective") and hw is not None and len(history) > 1 \
+                and history[-1][0] >= hw:
+            ids = set(_ids(history[-2][1]))
+            return len(members & ids) >= len(ids) // 2 + 1
+        return super().majority(members)
+
+
 # ------------------------------------------------------------------------------ the catalogue
 
 
@@ -717,6 +731,10 @@ CATALOGUE: dict[str, Mutant] = {m.name: m for m in (
            "compaction applied to one of two histories"),
     Mutant("voters-log-restart-ignores-snapshot", "voters", RestartIgnoresSnapshot,
            "recovery reads the log but not the snapshot"),
+    Mutant("voters-election-counts-committed-set", "voters", ElectionCountsCommittedSet,
+           "configuration used from commit, not append (one role's tally)",
+           note="needs a voter that appended an uncommitted AddVoter's record to stand and get a grant: "
+                "VOTERS-DRIVE-UNCOMMITTED-SET-ELECTION ends the kip-595 guided paths with it"),
 )}
 
 # The search-power mutants (issue #19): deep runs, output order, off-protocol inputs, rare
