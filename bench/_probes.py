@@ -108,6 +108,8 @@ _SWITCHES: dict[str, dict[str, tuple[Any, str, Any]]] = {
         "VOTERS-DRIVE-RELEAD-UPGRADE": (VotersDriver, "_relead_upgrade_probe", _nothing),
         "VOTERS-DRIVE-CROSSED-KEY-PROBE": (VotersDriver, "_crossed_key_probe", staticmethod(_nothing)),
         "VOTERS-DRIVE-UPGRADE-WITHDRAWN": (VotersDriver, "_withdrawn_upgrade_probe", _nothing),
+        "VOTERS-DRIVE-UNCOMMITTED-SET-ELECTION": (VotersDriver, "_uncommitted_set_election_probe", _nothing),
+        "VOTERS-DRIVE-FIRST-LEADER-AGAIN": (VotersDriver, "_first_leader_again_probe", _nothing),
     },
     "share": {
         "CutReload": (ShareDriver, "_cut_parts", _none),

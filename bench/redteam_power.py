@@ -62,6 +62,7 @@ MODULE_LINES: tuple[tuple[str, str], ...] = (
     ("voters", "voters_scratch8"),
     ("voters", "voters_scratch9"),
     ("voters", "voters_scratch10"),
+    ("voters", "voters_scratch11"),
     # share
     ("share", "share"),
     ("share", "share_scratch"),

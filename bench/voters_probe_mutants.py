@@ -30,6 +30,10 @@ PROBE_MUTANTS: list[tuple[str, str]] = [
     # session 18 (red team voters_scratch10: both escaped seeds 0 and 1 before the probe)
     ("VOTERS-DRIVE-CROSSED-KEY-PROBE", "voters-remove-by-directory"),
     ("VOTERS-DRIVE-UPGRADE-WITHDRAWN", "voters-upgrade-support-latched"),
+    # session 19 (red team voters_scratch11's election-over-committed-set escaped seed 1 before the probe)
+    ("VOTERS-DRIVE-UNCOMMITTED-SET-ELECTION", "voters-election-counts-committed-set"),
+    # session 19 (red team voters_scratch10's first-leader-writes-bootstrap-once: escaped seeds 0 and 1)
+    ("VOTERS-DRIVE-FIRST-LEADER-AGAIN", "voters-bootstrap-written-once"),
 ]
 # caught by the probe first, not its alone (docs/performance.md, "Probe mutants, session 15")
 NOT_ALONE: list[tuple[str, str]] = [

@@ -65,7 +65,7 @@ from kspec.model.raft.messages import (
     VoteResponse,
 )
 from kspec.model.raft.state import Down, Follower, Leader
-from kspec.model.raft.system import Deliver, Fire, Reboot, describe_action, fetch_in_flight
+from kspec.model.raft.system import Deliver, Drop, Fire, Reboot, describe_action, fetch_in_flight
 from kspec.model.voters.control import (
     KRAFT_VERSION,
     VOTERS,
@@ -183,6 +183,13 @@ class Formatted:
 @dataclass(frozen=True)
 class StartUp:
     """The opening action: the quorum's start-up (VOTERS-MODEL-START)."""
+
+
+@dataclass(frozen=True)
+class Unstarted:
+    """The opening without the start-up: the formatted state itself (VOTERS-MODEL-START's
+    ``started=false``), taken only by VOTERS-DRIVE-FIRST-LEADER-AGAIN's start probe (category
+    PROBE: no lockstep rule draws it, the guide's graph leaves it out)."""
 
 
 @dataclass(frozen=True)
@@ -389,7 +396,9 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
         """The opening first; then the model's actions by category, the node-level snapshots,
         and (replica level) the ignored timers and refused requests of the live replicas."""
         if isinstance(state, Formatted):
-            return [("opening", StartUp())]
+            # (the opening's one rule draws the first of its category: StartUp, as before)
+            unstarted = [(PROBE, Unstarted())] if self.level == "replica" else []
+            return [("opening", StartUp()), *unstarted]
         out = by_category(self.model.actions(state), _input_category)
         hosts = self.model.replica_ids
         for n in state.nodes:
@@ -519,7 +528,7 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
                     lambda s: self._uncommitted_add_probe(s)[0],
                     lambda s: self._replica_probes(s, k), lambda s: self._unreachable_leader_probe(s, k)]
         return [*head, self._rejoin_probe, self._withdrawn_upgrade_probe, self._relead_upgrade_probe,
-                self._upgrade_directory_probe]
+                self._upgrade_directory_probe, self._uncommitted_set_election_probe]
 
     def start_probes(self) -> Sequence[StartProbe]:
         """VOTERS-DRIVE-ADDED-LEADER-RESTART and VOTERS-DRIVE-OUTSIDER-VOTE-RESTART (replica
@@ -532,7 +541,8 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
             return self._disk_start_probes()  # (the disk probes run under KIP-996 too: Kafka 4.0+)
         return (StartProbe("VOTERS-DRIVE-ADDED-LEADER-RESTART", self._started(self._added_leader_restart_probe)),
                 StartProbe("VOTERS-DRIVE-OUTSIDER-VOTE-RESTART", self._started(self._outsider_vote_probe)),
-                *self._disk_start_probes())
+                *self._disk_start_probes(),
+                StartProbe("VOTERS-DRIVE-FIRST-LEADER-AGAIN", self._first_leader_again_probe))
 
     def _disk_start_probes(self) -> tuple[StartProbe, ...]:
         """VOTERS-DRIVE-DISK-REPLACED and VOTERS-DRIVE-DISK-REPLACED-VOTE, for a target that
@@ -815,6 +825,111 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
                     return []
                 step = ("deliver", Deliver(found))
             after = self._offered_route(s, [step])
+            if after is None:
+                return []
+            script.append(step)
+            s = after
+        return script
+
+    def _first_leader_again_probe(self, state: Any) -> list[tuple[str, Any]]:
+        """VOTERS-DRIVE-FIRST-LEADER-AGAIN (replica level, kip-595, with faults, kraft.version 1,
+        three voters or more; a start probe from the formatted state): VOTERS-RULE-FIRST-LEADER's
+        second half, a leader that finds the bootstrap records truncated away writes them again.
+        Every run opens with the start-up (VOTERS-MODEL-START), where the first leader's copy of
+        the bootstrap set commits, so no run met it. The path leaves the start-up out
+        (``Unstarted``, category PROBE): voter A's election timer, its Vote to B and B's grant
+        delivered (A leads epoch 1 and appends LeaderChange, KRaftVersionRecord and VotersRecord),
+        B's election timer, its Vote to C and C's grant delivered (B leads epoch 2, writing its own
+        copy), B's BeginQuorumEpoch to A, A's fetch from B and its answer (A truncates its epoch-1
+        records: its voter set is the bootstrap checkpoint's again), the messages of the epochs
+        before dropped (``max_inflight``), A's fetch timer, its Vote to C and C's grant (A leads
+        epoch 3 and writes the bootstrap records again). All or nothing; within the default
+        bounds (three elections, epoch 3)."""
+        if not isinstance(state, Formatted) or self.level != "replica" or self.model.pre_vote \
+                or self.model.kraft_version < 1 or len(self.model.voter_ids) < 3:
+            return []
+        a, b, c = sorted(self.model.voter_ids)[:3]
+        wanted: list[tuple[Any, ...]] = [
+            (PROBE, Unstarted()), ("timer", Fire(a, ElectionTimeout())),
+            (a, b, VoteRequest, "deliver"), (b, a, VoteResponse, "deliver"),
+            ("timer", Fire(b, ElectionTimeout())),
+            (b, c, VoteRequest, "deliver"), (c, b, VoteResponse, "deliver"),
+            (b, a, BeginQuorumEpochRequest, "deliver"),
+            ("fetch", Fire(a, FetchDue(b))),
+            (a, b, FetchRequest, "deliver"), (b, a, FetchResponse, "deliver"),
+            (a, b, BeginQuorumEpochRequest, "drop"), (a, c, BeginQuorumEpochRequest, "drop"),
+            (a, c, VoteRequest, "drop"), (b, a, VoteRequest, "drop"),
+            ("timer", Fire(a, FetchTimeout())),
+            (a, c, VoteRequest, "deliver"), (c, a, VoteResponse, "deliver")]
+        script: list[tuple[str, Any]] = []
+        s: Any = state
+        for want in wanted:
+            if len(want) == 2:
+                step: tuple[str, Any] = (want[0], want[1])
+            else:
+                src, dst, kind, how = want
+                found = next((m for m in sorted(s.network.distinct(), key=repr)
+                              if (m.src, m.dst) == (src, dst) and isinstance(m, kind)), None)
+                if found is None:
+                    return []
+                step = ("deliver", Deliver(found)) if how == "deliver" else ("network", Drop(found))
+            after = self._offered_route(s, [step])
+            if after is None:
+                return []
+            script.append(step)
+            s = after
+        return script
+
+    def _uncommitted_set_election_probe(self, state: Voters) -> list[tuple[str, Any]]:
+        """VOTERS-DRIVE-UNCOMMITTED-SET-ELECTION (replica level, kip-595, kraft.version 1): a
+        replica's elections count votes over the voter set in force at its log end, committed or
+        not (VOTERS-RULE-EFFECT-ON-APPEND), and the sets differ only while a change is
+        uncommitted at the candidate; no guided path stood a replica for election then, and
+        random runs need the change, its fetch by a voter before it commits, that voter's timer
+        and a grant delivered, in that order. So a guided path ends, where a leader L with no
+        change pending (after a replication) has voter followers V and W and an observer O
+        following it, with L's AddVoter(O), a round trip of V alone (V's set now holds O, its
+        high watermark below the record), V's fetch timer (it stands in epoch + 1), its
+        VoteRequest to W and W's grant delivered: V has two votes of four (the model keeps it a
+        candidate), two of the three committed voters. A run where O's fetch exchange is still in
+        flight has it delivered first. All or nothing; kip-595 only (under KIP-996 W, having
+        fetched from L, refuses V's pre-vote). Last of a path's probes (at kraft.version 0,
+        where the upgrade probes run, there is no AddVoter)."""
+        if self.model.pre_vote:
+            return []
+        leader = next((n for n in state.nodes if isinstance(n, VoterNode) and isinstance(n.role, Leader)), None)
+        if leader is None:
+            return []
+        followers = sorted(n.id for n in state.nodes
+                           if isinstance(n.role, Follower) and n.role.leader == leader.id)
+        voters = [f for f in followers if f in leader.voters]
+        observers = [f for f in followers if f not in leader.voters]
+        if len(voters) < 2 or not observers:
+            return []
+        (v, w), o = voters[:2], observers[0]
+        replicate: tuple[str, Any] = ("replicate", macros.Replicate(leader.id))
+        wanted: list[tuple[int, int, type] | tuple[str, Any]] = [
+            (o, leader.id, FetchRequest), (leader.id, o, FetchResponse), replicate,
+            ("reconfig", Fire(leader.id, AddVoter(o, directory_of(o)))),  # type: ignore[arg-type]
+            ("round_trip", macros.RoundTrip(v)), ("timer", Fire(v, FetchTimeout())),
+            (v, w, VoteRequest), (w, v, VoteResponse)]
+        script: list[tuple[str, Any]] = []
+        s = state
+        for k, want in enumerate(wanted):
+            if isinstance(want[0], str):
+                step: tuple[str, Any] = want
+            else:
+                src, dst, kind = want
+                found = next((m for m in sorted(s.network.distinct(), key=repr)
+                              if (m.src, m.dst) == (src, dst) and isinstance(m, kind)), None)
+                if found is None:
+                    if k < 2:
+                        continue  # no fetch of O's in flight
+                    return []
+                step = ("deliver", Deliver(found))
+            after = self._offered_route(s, [step])
+            if after is None and step is replicate:
+                continue  # nothing left to replicate
             if after is None:
                 return []
             script.append(step)
@@ -1182,6 +1297,8 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
     def resolve(self, state: Voters | Formatted, action: Any) -> Any:
         """The state after ``action``, or None when the model does not enable it within bounds."""
         if isinstance(state, Formatted):
+            if isinstance(action, Unstarted) and self.level == "replica":
+                return self._setup.formatted
             return state.state if isinstance(action, StartUp) else None
         if isinstance(action, macros.MACRO_TYPES):
             return self.resolve_macro(state, action)
@@ -1251,6 +1368,8 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
 
     def _node_steps(self, before: Any, action: Any) -> list[tuple[int, Input, tuple[Any, ...], VoterNode, VoterNode]]:
         """The node steps of ``action``: (replica, input, outputs, node before, node after)."""
+        if isinstance(action, Unstarted):
+            return []  # the targets started formatted: nothing more to feed
         if isinstance(action, StartUp):
             # The replica level's targets did the first start's steps when they started.
             skip = self._setup.at_start if self.level == "replica" else 0
@@ -1296,6 +1415,8 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
     def describe(self, action: Any) -> str:
         if isinstance(action, StartUp):
             return "start-up: replica 1 elected, every host caught up (VOTERS-MODEL-START)"
+        if isinstance(action, Unstarted):
+            return "no start-up: every host formatted (VOTERS-DRIVE-FIRST-LEADER-AGAIN)"
         if isinstance(action, macros.MACRO_TYPES):
             return macros.describe(action)
         if isinstance(action, voters_log.FREE_TYPES):
@@ -1309,7 +1430,7 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
     # ------------------------------------------------------------------ checks
 
     def model_violation(self, before: Any, action: Any, after: Any) -> str | None:
-        if isinstance(action, (Ignored, StartUp, *voters_log.FREE_TYPES)) or self.variant:
+        if isinstance(action, (Ignored, StartUp, Unstarted, *voters_log.FREE_TYPES)) or self.variant:
             return None  # a broken variant breaks properties on purpose; the free log has none
         if isinstance(action, macros.MACRO_TYPES):
             return self.violated_within(before, action, self._always + self._always_step)

@@ -566,6 +566,37 @@ class RestartIgnoresSnapshot(ControlRecords):
             self.snapshot = snapshot
 
 
+class ElectionCountsCommittedSet(VoterReplica):
+    """A candidate (or prospective) counts its votes over the voter set before an uncommitted
+    VotersRecord at its log end, not over the set that record puts in force
+    (VOTERS-RULE-EFFECT-ON-APPEND: elections use the set at the log end, committed or not)."""
+
+    def majority(self, members: set[int]) -> bool:
+        history, hw = self.control.voter_history, self.high_watermark
+        if self.role in ("candidate", "prospective") and hw is not None and len(history) > 1 \
+                and history[-1][0] >= hw:
+            ids = set(_ids(history[-2][1]))
+            return len(members & ids) >= len(ids) // 2 + 1
+        return super().majority(members)
+
+
+class BootstrapWrittenOnce(VoterReplica):
+    """The replica writes the bootstrap checkpoint's KRaftVersionRecord and VotersRecord at its
+    first leadership only (a flag of the process), not at every leadership whose voter set is
+    still the checkpoint's (VOTERS-RULE-FIRST-LEADER: a leader that finds them truncated away
+    writes them again)."""
+
+    bootstrap_written = False
+
+    def become_leader(self) -> None:
+        if self.bootstrap_written:
+            RaftReplica.become_leader(self)
+            return
+        start = self.end_offset
+        super().become_leader()
+        self.bootstrap_written = self.end_offset > start + 1
+
+
 # ------------------------------------------------------------------------------ the catalogue
 
 
@@ -721,6 +752,14 @@ CATALOGUE: dict[str, Mutant] = {m.name: m for m in (
            "compaction applied to one of two histories"),
     Mutant("voters-log-restart-ignores-snapshot", "voters", RestartIgnoresSnapshot,
            "recovery reads the log but not the snapshot"),
+    Mutant("voters-election-counts-committed-set", "voters", ElectionCountsCommittedSet,
+           "configuration used from commit, not append (one role's tally)",
+           note="needs a voter that appended an uncommitted AddVoter's record to stand and get a grant: "
+                "VOTERS-DRIVE-UNCOMMITTED-SET-ELECTION ends the kip-595 guided paths with it"),
+    Mutant("voters-bootstrap-written-once", "voters", BootstrapWrittenOnce,
+           "a once-per-process flag where the rule reads the log",
+           note="needs the first leader's bootstrap records truncated away and that replica leading again: "
+                "VOTERS-DRIVE-FIRST-LEADER-AGAIN's start path (the start-up commits them in every other run)"),
 )}
 
 # The search-power mutants (issue #19): deep runs, output order, off-protocol inputs, rare

@@ -11,6 +11,7 @@ from kspec.conformance.drivers import PROTOCOLS, RunLog, attach, config_key, gui
 from kspec.conformance.drivers.ordering import PERSIST_BEFORE_SEND
 from kspec.conformance.drivers.raft import CONFIGS as RAFT_CONFIGS
 from kspec.conformance.drivers.runner import _guided_plans, run_conformance
+from kspec.conformance.drivers.voters import Unstarted
 from kspec.conformance.harness import Divergence, Lockstep, order_violation
 from kspec.conformance.targets.mutants import CATALOGUE
 from kspec.conformance.targets.registry import reference_target
@@ -281,12 +282,15 @@ def test_start_paths_come_first_and_leave_the_planned_paths_their_index() -> Non
     config = spec.configs[0]
     driver = spec.driver(config)
     assert [p.id for p in driver.start_probes()] == ["VOTERS-DRIVE-ADDED-LEADER-RESTART",
-                                                     "VOTERS-DRIVE-OUTSIDER-VOTE-RESTART"]
+                                                     "VOTERS-DRIVE-OUTSIDER-VOTE-RESTART",
+                                                     "VOTERS-DRIVE-FIRST-LEADER-AGAIN"]
     graph = guide.graph_for(driver)
     starts = guide.start_paths(driver, graph)
-    assert len(starts) == 2 and all(p[-1][0] == "crash" or p[-2][0] == "crash" for p in starts)
-    given = [path for _, path in _guided_plans(spec, [config], frozenset(), 60, 4, guide.Coverage(), {})]
-    planned = guide.plan(graph, 60, 4)
+    assert len(starts) == 3 and all(p[-1][0] == "crash" or p[-2][0] == "crash" for p in starts[:2])
+    # VOTERS-DRIVE-FIRST-LEADER-AGAIN starts from the formatted state: no start-up, no crash
+    assert starts[2][0] == ("probe", Unstarted()) and all(c != "crash" for c, _ in starts[2])
+    given = [path for _, path in _guided_plans(spec, [config], frozenset(), 60, 5, guide.Coverage(), {})]
+    planned = guide.plan(graph, 60, 5)
     assert given == [*starts, *(guide.with_probes(driver, planned[k], k) for k in range(2))]
 
 
