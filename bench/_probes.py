@@ -22,7 +22,8 @@ each switch (``guide._GRAPHS`` is cached by configuration; some probes' steps ar
   (``voters_log.probes`` for the log level's free-log script).
 * share: each composite step (``CutReload``, ``DeleteThenRead``, ``ReinitPruneReload``,
   ``ReloadWithoutTopic``, ``StaleReadWithoutTopic``, ``ReinitAtCountedStart``,
-  ``FencesAcrossDelete``; in random runs too: they are candidates) by its ``_*_parts`` returning
+  ``FencesAcrossDelete``, ``ReinitBelowStored``, ``StateEpochAcrossDelete``; in random runs too:
+  they are candidates) by its ``_*_parts`` returning
   None (not enabled anywhere); the routing probe of a guided path's end
   (SHARE-DRIVE-ROUTING-UNLOADED) by ``ShareDriver.probes`` returning nothing, the count tie
   and the reorder write before it (SHARE-DRIVE-TIE-UPDATE, SHARE-DRIVE-REORDER-SNAPSHOT) by
@@ -120,6 +121,8 @@ _SWITCHES: dict[str, dict[str, tuple[Any, str, Any]]] = {
             lambda kind, a: kind == "image" and isinstance(a, Read) and a.key == DOOMED and a.leader_epoch > 0)),
         "SHARE-DRIVE-COUNT-FROM-UNKNOWN-START": (ShareSystem, "probe_actions", _probe_requests_without(
             lambda kind, a: kind == "counts" and isinstance(a, Write) and a.key == OTHER_PARTITION)),
+        "ReinitBelowStored": (ShareDriver, "_reinit_below_parts", _none),
+        "StateEpochAcrossDelete": (ShareDriver, "_state_delete_parts", _none),
     },
 }
 SHARE_PROBE_REQUESTS = "probe requests"

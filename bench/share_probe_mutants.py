@@ -31,6 +31,9 @@ PROBE_MUTANTS: list[tuple[str, str]] = [
     ("ReinitAtCountedStart", "share-reinitialize-keeps-count-at-start"),
     ("FencesAcrossDelete", "share-fence-survives-delete"),
     ("SHARE-DRIVE-REORDER-SNAPSHOT", "share-reorder-snapshot-combines-at-request-start"),
+    # session 19: red-team catches the guide's greedy plan made by chance
+    ("ReinitBelowStored", "share-read-fence-from-stored-offset"),
+    ("StateEpochAcrossDelete", "share-state-fence-survives-delete"),
     *((SHARE_PROBE_REQUESTS, name) for name in (
         "share-delete-keeps-fences", "share-delete-without-tombstone", "share-replay-skips-tombstone",
         "share-summary-leader-epoch-from-fence", "share-summary-records-leader-epoch",
@@ -44,6 +47,7 @@ NOT_ALONE: list[tuple[str, str]] = [
     ("DeleteThenRead", "share-deleted-read-unknown"),
     ("ReloadWithoutTopic", "share-reload-keeps-start-image"),
     ("SHARE-DRIVE-ROUTING-UNLOADED", "share-find-coordinator-needs-load"),
+    ("ReinitBelowStored", "share-initialize-start-monotone"),
 ]
 
 if __name__ == "__main__":
