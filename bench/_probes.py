@@ -23,8 +23,9 @@ each switch (``guide._GRAPHS`` is cached by configuration; some probes' steps ar
   (``voters_log.probes`` for the log level's free-log script).
 * share: each composite step (``CutReload``, ``DeleteThenRead``, ``ReinitPruneReload``,
   ``ReloadWithoutTopic``, ``StaleReadWithoutTopic``, ``ReinitAtCountedStart``,
-  ``FencesAcrossDelete``, ``InnerBatchSplit``; in random runs too: they are candidates) by its
-  ``_*_parts`` returning None (not enabled anywhere); the routing probe of a guided path's end
+  ``FencesAcrossDelete``, ``InnerBatchSplit``, ``ReinitBelowStored``, ``StateEpochAcrossDelete``;
+  in random runs too: they are candidates) by its ``_*_parts`` returning None (not enabled
+  anywhere); the routing probe of a guided path's end
   (SHARE-DRIVE-ROUTING-UNLOADED) by ``ShareDriver.probes`` returning nothing, the count tie
   and the reorder write before it (SHARE-DRIVE-TIE-UPDATE, SHARE-DRIVE-REORDER-SNAPSHOT) by
   ``ShareDriver.tie_probes`` / ``reorder_probes`` returning nothing; one probe
@@ -132,6 +133,8 @@ _SWITCHES: dict[str, dict[str, tuple[Any, str, Any]]] = {
         "SHARE-DRIVE-STALE-INITIALIZE-WITHOUT-TOPIC": (ShareSystem, "probe_actions", _probe_requests_without(
             lambda kind, a: kind == "initialize" and isinstance(a, Initialize) and a.key == DOOMED
             and a.state_epoch == 0)),
+        "ReinitBelowStored": (ShareDriver, "_reinit_below_parts", _none),
+        "StateEpochAcrossDelete": (ShareDriver, "_state_delete_parts", _none),
     },
 }
 SHARE_PROBE_REQUESTS = "probe requests"

@@ -34,6 +34,9 @@ PROBE_MUTANTS: list[tuple[str, str]] = [
     # session 19 (red team session 18's escapes)
     ("InnerBatchSplit", "share-inner-batch-drops-tail"),
     ("SHARE-DRIVE-STALE-INITIALIZE-WITHOUT-TOPIC", "share-initialize-image-before-fence"),
+    # session 19: red-team catches the guide's greedy plan made by chance
+    ("ReinitBelowStored", "share-read-fence-from-stored-offset"),
+    ("StateEpochAcrossDelete", "share-state-fence-survives-delete"),
     *((SHARE_PROBE_REQUESTS, name) for name in (
         "share-delete-keeps-fences", "share-delete-without-tombstone", "share-replay-skips-tombstone",
         "share-summary-leader-epoch-from-fence", "share-summary-records-leader-epoch",
@@ -47,6 +50,7 @@ NOT_ALONE: list[tuple[str, str]] = [
     ("DeleteThenRead", "share-deleted-read-unknown"),
     ("ReloadWithoutTopic", "share-reload-keeps-start-image"),
     ("SHARE-DRIVE-ROUTING-UNLOADED", "share-find-coordinator-needs-load"),
+    ("ReinitBelowStored", "share-initialize-start-monotone"),
 ]
 
 if __name__ == "__main__":

@@ -19,8 +19,9 @@ then its leader's read, one step of the guide, so a reload that validates agains
 image is met by a guided run, SHARE-WIT-IMAGE-FAILOVER). Three more composite steps keep deep
 probes within the guide's reach: :class:`ReinitPruneReload` (SHARE-DRIVE-PRUNE-RELOAD),
 :class:`CutReload` (SHARE-DRIVE-CUT-BATCH), :class:`DeleteThenRead` (SHARE-WIT-DELETED-REFUSED),
-:class:`FencesAcrossDelete` (SHARE-DRIVE-FENCES-ACROSS-DELETE) and :class:`InnerBatchSplit`
-(SHARE-DRIVE-INNER-BATCH);
+:class:`FencesAcrossDelete` (SHARE-DRIVE-FENCES-ACROSS-DELETE), :class:`InnerBatchSplit`
+(SHARE-DRIVE-INNER-BATCH), :class:`ReinitBelowStored` (SHARE-DRIVE-REINIT-BELOW-STORED) and
+:class:`StateEpochAcrossDelete` (SHARE-DRIVE-STATE-EPOCH-ACROSS-DELETE);
 :class:`StaleReadWithoutTopic` sends a read the candidates do not hold (g:U:0 above epoch 0,
 SHARE-DRIVE-STALE-READ-WITHOUT-TOPIC). Every guided path ends with :meth:`ShareDriver.probes`:
 a count tie a ShareUpdate must lose (SHARE-DRIVE-TIE-UPDATE), then the routing tail.
@@ -181,11 +182,39 @@ class InnerBatchSplit:
     dropped where the path's end had spent the records or had moved the start offset past 0 (red
     team ``share_scratch10``'s ``inner-batch-drops-tail`` escaped at seeds 0 and 1); one step, as
     :class:`CutReload`, so the guide plans it where the records allow."""
+class ReinitBelowStored:
+    """Composite step (category ``initialize``: it holds one; SHARE-DRIVE-REINIT-BELOW-STORED,
+    4.1+): the key's state stored (initialized when it has none), the current leader reads and
+    writes the menu's write that moves the start offset past 0, a leader one epoch above reads
+    (its fence is then above the current leader's epoch), and the group coordinator initializes
+    the key again at start offset 0 (a reset of the offsets to the earliest: lower than the
+    stored start offset, with the initialize's leader epoch 0 below the fence); then the current
+    leader reads (FENCED_LEADER_EPOCH: the fence keeps its maximum) and the leader one epoch
+    above reads (NONE, start offset 0). SHARE-RULE-INITIALIZE-SNAPSHOT: every field of the stored
+    offset an initialize replaces is then told from the one it replaced, and so is the fence it
+    does not. Red team session 19 (``share_scratch11``): a read fenced by the stored offset's
+    leader epoch and an initialize held to the writes' monotone start offset were caught only
+    where the guide's greedy plan took those transitions (guided runs 91 and 50). Each part is
+    the model's own action sent as its own input; one step, so the guide's beam keeps it."""
+
+
+@dataclass(frozen=True, slots=True)
+class StateEpochAcrossDelete:
+    """Composite step (category ``delete``; SHARE-DRIVE-STATE-EPOCH-ACROSS-DELETE, 4.1+): the key
+    stored at a state epoch above 0 (the group coordinator's next initialize when it is at 0), the
+    group coordinator deletes it and initializes it at the state epoch below (a share group
+    deleted and created again under its id restarts its epochs), then the current leader reads
+    and writes: all ``NONE``. The delete forgot the state-epoch fence with the key
+    (SHARE-RULE-REPLAY-TOMBSTONE), so SHARE-RULE-VALIDATE-STATE-FENCE has nothing to fence the
+    initialize with: the twin of SHARE-DRIVE-FENCES-ACROSS-DELETE for the state epoch. Red team
+    session 19's ``state-fence-survives-delete`` (a state-epoch mark kept apart from the four
+    maps) was caught only where the guide's greedy plan took that transition (guided run 131).
+    Each part is the model's own action sent as its own input; one step."""
 
 
 # The composite steps: each is several model actions sent as their own inputs, one step of the guide.
 COMPOSITES = (ReloadWithoutTopic, StaleReadWithoutTopic, ReinitPruneReload, CutReload, DeleteThenRead,
-              ReinitAtCountedStart, FencesAcrossDelete, InnerBatchSplit)
+              ReinitAtCountedStart, FencesAcrossDelete, InnerBatchSplit, ReinitBelowStored, StateEpochAcrossDelete)
 
 # SHARE-DRIVE-INNER-BATCH: a stored range of four offsets, then a write strictly inside it with a
 # higher (count, state) (:class:`InnerBatchSplit`).
@@ -276,6 +305,10 @@ class ShareDriver(Driver[ShareSystem]):
         if inner is not None:
             out.append(("initialize" if any(isinstance(a, Initialize) for a, _ in inner) else "batches",
                         InnerBatchSplit()))
+        if self.model.probes and self._reinit_below_parts(state) is not None:
+            out.append(("initialize", ReinitBelowStored()))
+        if self.model.probes and self._state_delete_parts(state) is not None:
+            out.append(("delete", StateEpochAcrossDelete()))
         if not self.routes:
             out = [(category, action) for category, action in out if category != "routing"]
         return out
@@ -425,6 +458,10 @@ class ShareDriver(Driver[ShareSystem]):
             return self._fences_delete_parts(state)
         if isinstance(action, InnerBatchSplit):
             return self._inner_split_parts(state)
+        if isinstance(action, ReinitBelowStored):
+            return self._reinit_below_parts(state)
+        if isinstance(action, StateEpochAcrossDelete):
+            return self._state_delete_parts(state)
         return None
 
     def _chain(self, state: SysState, wants: list[Any]) -> list[tuple[Action, SysState]] | None:
@@ -514,6 +551,63 @@ class ShareDriver(Driver[ShareSystem]):
                                    lambda a: isinstance(a, Initialize) and a.key == KEY,
                                    lambda a: isinstance(a, Read) and a.key == KEY and a.leader_epoch == le,
                                    leader_write])
+
+    def _reinit_below_parts(self, state: SysState) -> list[tuple[Action, SysState]] | None:
+        """The model actions of :class:`ReinitBelowStored` from ``state`` (None: not enabled: 4.0
+        has no initialize, the shard must be loaded, the start offset moved past 0 before the
+        initialize, every part offered and in bounds)."""
+        if not self.model.rules.initialize or not state.shard.active:
+            return None
+        le = state.leader_epoch
+
+        def mover(a: Any) -> bool:  # the leader's menu write that moves the start offset past 0
+            return (isinstance(a, Write) and a.key == KEY and a.start_offset > 0 and a.state_epoch is None
+                    and a.delivery_complete_count == NOT_SET and a.leader_epoch == le)
+
+        parts = self._chain(state, [*self._store_first(state, KEY),
+                                    lambda a: isinstance(a, Read) and a.key == KEY and a.leader_epoch == le,
+                                    mover,
+                                    lambda a: isinstance(a, Read) and a.key == KEY and a.leader_epoch == le + 1,
+                                    lambda a: isinstance(a, Initialize) and a.key == KEY and a.start_offset == 0,
+                                    lambda a: isinstance(a, Read) and a.key == KEY and a.leader_epoch == le,
+                                    lambda a: isinstance(a, Read) and a.key == KEY and a.leader_epoch == le + 1])
+        if parts is None:
+            return None
+        before_init = parts[-4][1].shard.offset(KEY)
+        if before_init is None or before_init.start_offset <= 0 or parts[-3][1].last_error != NONE:
+            return None
+        return parts
+
+    def _state_delete_parts(self, state: SysState) -> list[tuple[Action, SysState]] | None:
+        """The model actions of :class:`StateEpochAcrossDelete` from ``state`` (None: not
+        enabled: 4.0 has no delete, the shard must be loaded, every part offered and in bounds)."""
+        if not self.model.rules.initialize or not state.shard.active:
+            return None
+        parts = self._chain(state, self._store_first(state, KEY))
+        if parts is None:
+            return None
+        s = parts[-1][1] if parts else state
+        stored = s.shard.offset(KEY)
+        if stored is not None and stored.state_epoch <= 0:
+            raised = self._chain(s, [lambda a: isinstance(a, Initialize) and a.key == KEY
+                                     and a.state_epoch == s.group_state_epoch + 1])
+            if raised is None:
+                return None
+            parts, s = parts + raised, raised[-1][1]
+            stored = s.shard.offset(KEY)
+        if stored is None:
+            return None
+        below, le = stored.state_epoch - 1, s.leader_epoch
+
+        def leader_write(a: Any) -> bool:  # the menu's: the state epoch its read gave, no count
+            return (isinstance(a, Write) and a.key == KEY and a.leader_epoch == le and a.state_epoch is None
+                    and a.delivery_complete_count == NOT_SET)
+
+        rest = self._chain(s, [lambda a: isinstance(a, Delete) and a.key == KEY,
+                               lambda a: isinstance(a, Initialize) and a.key == KEY and a.state_epoch == below,
+                               lambda a: isinstance(a, Read) and a.key == KEY and a.leader_epoch == le,
+                               leader_write])
+        return None if rest is None else parts + rest
 
     def _reinit_count_parts(self, state: SysState) -> list[tuple[Action, SysState]] | None:
         """The model actions of :class:`ReinitAtCountedStart` from ``state`` (None: not enabled:
@@ -712,6 +806,12 @@ class ShareDriver(Driver[ShareSystem]):
                     "pruned below the redundant offset")
         if isinstance(action, InnerBatchSplit):
             return "the leader writes [0,3], then a higher batch strictly inside it, fail-over"
+        if isinstance(action, ReinitBelowStored):
+            return ("the leader moves the start offset, a leader one epoch ahead reads, the group coordinator "
+                    "initializes at start offset 0, both leaders read")
+        if isinstance(action, StateEpochAcrossDelete):
+            return ("the group coordinator deletes the state and initializes it at a lower state epoch, "
+                    "the leader reads and writes")
         return self.model.describe_action(action)
 
     # -- what is compared (spec/share.md, "What is observable") --------------------------------

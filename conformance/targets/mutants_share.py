@@ -13,8 +13,10 @@ from typing import Any
 
 from kspec.conformance.targets.reference.share import (
     FENCED_LEADER,
+    FENCED_STATE,
     NOT_AVAILABLE,
     NOT_SET,
+    READ_UNINITIALIZED,
     STATE_PARTITIONS,
     UNKNOWN_TP,
     ShareShard,
@@ -627,4 +629,69 @@ SHARE_MUTANTS = (
     ("share-initialize-image-before-fence", InitializeImageBeforeFence,
      "two checks in the wrong order on the group coordinator's path"),
     ("share-routing-standard-base64", RoutingStandardBase64, "an identifier re-encoded in a sibling alphabet"),
+)
+
+
+class ReadFenceFromStoredOffset(ShareShard):
+    """The read path fences by the stored offset's leader epoch (what it is about to answer
+    from), not by the leader-epoch fence: after an initialize writes leader epoch 0 below the
+    fence, a leader between the two reads NONE and records its stale epoch
+    (SHARE-RULE-READ-FENCE, SHARE-RULE-INITIALIZE-SNAPSHOT). Red team session 19's
+    ``read-fence-from-stored-offset``. Reached by SHARE-DRIVE-REINIT-BELOW-STORED."""
+
+    def on_ReadRequest(self, key: tuple[str, str, int], req: dict[str, Any]) -> tuple[list[Any], dict[str, Any]]:
+        current = self.offsets.get(key)
+        if current is None:
+            return [], self.response(req, *READ_UNINITIALIZED)
+        if req["leader_epoch"] != NOT_SET and current["leader_epoch"] > req["leader_epoch"]:
+            return [], self.response(req, *FENCED_LEADER)
+        if not self.hosts(key):
+            return [], self.response(req, *UNKNOWN_TP)
+        response = self.response(req, state_epoch=current["state_epoch"], start_offset=current["start_offset"],
+                                 state_batches=_batches_out(current["state_batches"]))
+        return self.read_records(key, req, response, self.leader_epochs.get(key)), response
+
+
+class InitializeStartMonotone(ShareShard):
+    """SHARE-RULE-WRITE-START-MONOTONE applied to initialize too: a group coordinator's reset to
+    an earlier start offset keeps the stored one, where only initialize may set a lower one. Red
+    team session 19's ``initialize-start-monotone``. Reached by SHARE-DRIVE-REINIT-BELOW-STORED."""
+
+    def initialize_record(self, key: tuple[str, str, int], req: dict[str, Any]) -> dict[str, Any]:
+        current = self.offsets.get(key)
+        if current is not None and req["start_offset"] != NOT_SET and req["start_offset"] < current["start_offset"]:
+            req = {**req, "start_offset": current["start_offset"]}
+        return super().initialize_record(key, req)
+
+
+class StateFenceSurvivesDelete(ShareShard):
+    """A state-epoch guard kept apart from the four maps (the highest state epoch a snapshot of
+    the key carried, not cleared by a tombstone, rebuilt by replay) fences initializes, so a key
+    deleted and initialized at a lower state epoch (a group created again under its id) is
+    FENCED_STATE_EPOCH where the delete forgot the fence (SHARE-RULE-REPLAY-TOMBSTONE). Red team
+    session 19's ``state-fence-survives-delete``. Reached by SHARE-DRIVE-STATE-EPOCH-ACROSS-DELETE."""
+
+    def reset(self) -> None:
+        super().reset()
+        self.highest_state: dict[tuple[str, str, int], int] = {}
+
+    def replay_maps(self, record: dict[str, Any]) -> None:
+        super().replay_maps(record)
+        if record["type"] == "ShareSnapshot":
+            k = record["key"]
+            self._raise_to(self.highest_state, (k["group_id"], k["topic_id"], k["partition"]), record["state_epoch"])
+
+    def on_InitializeRequest(self, key: tuple[str, str, int], req: dict[str, Any]
+                             ) -> tuple[list[Any], dict[str, Any]]:
+        if req["state_epoch"] != NOT_SET and self.highest_state.get(key, NOT_SET) > req["state_epoch"]:
+            return [], self.response(req, *FENCED_STATE)
+        return super().on_InitializeRequest(key, req)
+
+
+SHARE_MUTANTS = (
+    *SHARE_MUTANTS,
+    ("share-read-fence-from-stored-offset", ReadFenceFromStoredOffset,
+     "a guard read from the value it protects, not from its own record"),
+    ("share-initialize-start-monotone", InitializeStartMonotone, "a fix applied to a path it was not for"),
+    ("share-state-fence-survives-delete", StateFenceSurvivesDelete, "a guard kept outside the state a delete clears"),
 )

@@ -12,9 +12,11 @@ from kspec.conformance.drivers.share import (
     FencesAcrossDelete,
     InnerBatchSplit,
     ReinitAtCountedStart,
+    ReinitBelowStored,
     ReloadWithoutTopic,
     ShareDriver,
     StaleReadWithoutTopic,
+    StateEpochAcrossDelete,
 )
 from kspec.conformance.targets.registry import resolve_target
 from kspec.model.share.combiner import per_offset
@@ -247,3 +249,42 @@ def test_routing_probes_hold_a_urlsafe_topic_id() -> None:
     reference, mutant = ShareShard(1, None), RoutingStandardBase64(1, None)
     differ = [t for t in texts if mutant.route(t) != reference.route(t)]
     assert len(differ) == 1 and "-" in differ[0] and "_" in differ[0]
+
+
+def test_reinit_below_stored_tells_each_field_from_the_one_replaced() -> None:
+    """SHARE-DRIVE-REINIT-BELOW-STORED (session 19): the start offset moved past 0 and the fence
+    raised above the current leader, then an initialize at start offset 0: the current leader's
+    read is fenced (the fence keeps its maximum though the snapshot's leader epoch is 0) and the
+    leader above reads start offset 0 (only initialize sets a lower one)."""
+    for limit in (0, 1, 2):
+        driver = ShareDriver({"snapshot_every": limit})
+        s0 = driver.init_state()
+        assert ("initialize", ReinitBelowStored()) in driver.candidates(s0)
+        parts = driver._parts_of(s0, ReinitBelowStored())
+        assert parts is not None and [type(a).__name__ for a, _ in parts] == [
+            "Initialize", "Read", "Write", "Read", "Initialize", "Read", "Read"]
+        assert [s.last_error for _, s in parts][-2:] == ["FENCED_LEADER_EPOCH", "NONE"]
+        assert parts[2][1].shard.offset(KEY).start_offset > 0 and parts[-1][1].shard.offset(KEY).start_offset == 0
+        steps = [(s0, ReinitBelowStored())]
+        assert first_difference(driver, steps, "reference") is None
+        assert first_difference(driver, steps, "mutant:share-read-fence-from-stored-offset") == "ReadRequest"
+        assert first_difference(driver, steps, "mutant:share-initialize-start-monotone") == "InitializeRequest"
+    assert ShareDriver({"kafka_version": "4.0"})._reinit_below_parts(ShareDriver({}).init_state()) is None
+
+
+def test_state_epoch_across_delete_starts_again() -> None:
+    """SHARE-DRIVE-STATE-EPOCH-ACROSS-DELETE (session 19): a key stored at state epoch 1, deleted,
+    initialized at 0: NONE (the delete forgot the state-epoch fence), and the leader's read and
+    write at the new state epoch are NONE too."""
+    driver = ShareDriver({})
+    s0 = driver.init_state()
+    assert ("delete", StateEpochAcrossDelete()) in driver.candidates(s0)
+    parts = driver._parts_of(s0, StateEpochAcrossDelete())
+    assert parts is not None and [type(a).__name__ for a, _ in parts] == [
+        "Initialize", "Delete", "Initialize", "Read", "Write"]
+    assert parts[0][0].state_epoch == 1 and parts[2][0].state_epoch == 0
+    assert all(s.last_error == "NONE" for _, s in parts) and parts[-1][1].shard.state_epoch(KEY) == 0
+    steps = [(s0, StateEpochAcrossDelete())]
+    assert first_difference(driver, steps, "reference") is None
+    assert first_difference(driver, steps, "mutant:share-state-fence-survives-delete") == "InitializeRequest"
+    assert ShareDriver({"kafka_version": "4.0"})._state_delete_parts(s0) is None
