@@ -182,6 +182,9 @@ class InnerBatchSplit:
     dropped where the path's end had spent the records or had moved the start offset past 0 (red
     team ``share_scratch10``'s ``inner-batch-drops-tail`` escaped at seeds 0 and 1); one step, as
     :class:`CutReload`, so the guide plans it where the records allow."""
+
+
+@dataclass(frozen=True, slots=True)
 class ReinitBelowStored:
     """Composite step (category ``initialize``: it holds one; SHARE-DRIVE-REINIT-BELOW-STORED,
     4.1+): the key's state stored (initialized when it has none), the current leader reads and

