@@ -236,6 +236,7 @@ def test_time_limit_ends_the_run_with_the_partial_counterexample(py_targets: Pat
     assert doc["seconds"] < 30
     meta, steps = read_counterexample(Path(doc["counterexample"]))
     assert meta["verdict"] == "error" and "time limit" in meta["divergence"]["detail"] and steps
+    assert doc["divergence"]["detail"] == "time limit: 1 s reached"
 
 
 def test_default_time_limit_is_in_the_report(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

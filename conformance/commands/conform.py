@@ -33,7 +33,7 @@ from kspec.conformance.drivers.runner import (
     DEFAULT_STEPS,
     run_conformance,
 )
-from kspec.conformance.harness import DEFAULT_STEP_TIMEOUT
+from kspec.conformance.harness import DEFAULT_STEP_TIMEOUT, Finding
 from kspec.conformance.targets.exec import harness_timeout
 from kspec.conformance.targets.registry import UnknownTarget, resolve_target
 from kspec.conformance.timelimit import DEFAULT_TIME_LIMIT, TimeLimited
@@ -204,6 +204,11 @@ def conform_cmd(protocol: str, target_name: str, examples: int, steps: int, seed
                                  minimal=minimal, cover=cover, deviations=deviation_candidates(protocol, accepted),
                                  liveness=liveness)
     result.target = target_name
+    if result.verdict == "error" and limited.expired:
+        # Once the limit passes every replay fails at once, so Hypothesis may end the run with
+        # its own complaint (FlakyStrategyDefinition): the JSON names the time limit instead.
+        at = result.finding.step if result.finding is not None and result.finding.field != "hypothesis" else 0
+        result.finding = Finding("error", at, "target", f"time limit: {time_limit:g} s reached")
     doc = result.to_json()
     doc["target"] = target_name
     doc["time_limit"] = {"seconds": time_limit, "reached": limited.expired}
