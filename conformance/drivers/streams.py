@@ -100,8 +100,11 @@ CONFIGS: list[dict[str, JSON]] = [
      "servers": "localhost:9092,localhost:10092"},
     {"instances": 1, "partitions": 8, "standbys": 0},
     # Two standby replicas: a key with two standby hosts (a lookup that keeps one in a scalar
-    # names one; red team, session 9).
-    {"instances": 3, "partitions": 2, "standbys": 2},
+    # names one; red team, session 9). STREAMS-DRIVE-SHARED-HOST-STANDBYS: two of the three on
+    # one machine, so every key whose active is the third has both as standbys (a target that
+    # tells standbys apart by host name alone answers one).
+    {"instances": 3, "partitions": 2, "standbys": 2,
+     "servers": "localhost:8080,localhost:8081,host2:8080"},
 ]
 
 # Keys over every partition of 2, 3 and 4, and some whose murmur2 is negative (bob, grace,

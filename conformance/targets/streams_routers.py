@@ -25,6 +25,7 @@ from kspec.model.streams.metadata import (
     NOT_AVAILABLE,
     UNKNOWN_HOST,
     Assignment,
+    HostInfo,
     KeyQueryMetadata,
     StreamsMetadata,
     Topology,
@@ -324,6 +325,23 @@ class HostOrderByTextRouter(ReferenceRouter):
     __call__ = route
 
 
+class StandbysByHostNameRouter(ReferenceRouter):
+    """Mutant: a key's standbys told apart by host name alone (the first port in host order
+    kept), not by ``HostInfo`` (host and port): two instances on one machine standing by for
+    the key's partition are answered as one (STREAMS-RULE-KEY 3; red team, session 20)."""
+
+    def route(self, assignment: Any, store: str, key_bytes: bytes,
+              partitions: Mapping[str, int] | None = None) -> KeyQueryMetadata | None:
+        answer = super().route(assignment, store, key_bytes, partitions)
+        if answer is None:
+            return answer
+        kept: dict[str, HostInfo] = {}
+        for h in sorted(answer.standby_hosts):
+            kept.setdefault(h.host, h)
+        return KeyQueryMetadata(answer.active_host, frozenset(kept.values()), answer.partition)
+
+    __call__ = route
+
 class StoreMetadataCacheRouter(ReferenceRouter):
     """Mutant: ``allMetadataForStore`` memoised per store until the set of hosts changes: a
     rebalance over the same members that moves a store's tasks keeps listing the store's old
@@ -355,6 +373,7 @@ MUTANTS = {
     "global-key-busy-host": GlobalKeyBusyHostRouter,
     "host-order-by-text": HostOrderByTextRouter,
     "store-metadata-cache": StoreMetadataCacheRouter,
+    "standbys-by-host-name": StandbysByHostNameRouter,
 }
 
 
