@@ -687,6 +687,8 @@ CATALOGUE: dict[str, Mutant] = {m.name: m for m in (
            "a cache invalidated by the members, not by what they hold"),
     Mutant("streams-standbys-by-host-name", "streams", streams.StandbysByHostNameRouter,
            "identity by one field of a composite key"),
+    Mutant("streams-key-cache-from-rebalance-start", "streams", streams.KeyCacheFromRebalanceStartRouter,
+           "a cache invalidated at the start of a change, refilled before its end"),
     Mutant("voters-history-not-truncated", "voters", HistoryNotTruncated, "stale state kept across a truncation"),
     Mutant("voters-two-changes-in-flight", "voters", TwoChangesInFlight, "missing one-at-a-time guard"),
     Mutant("voters-change-on-commit", "voters", ChangeOnCommit, "configuration used from commit, not append"),
