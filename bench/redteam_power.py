@@ -88,6 +88,7 @@ MODULE_LINES: tuple[tuple[str, str], ...] = (
     ("mm2", "mm2_scratch8"),
     ("mm2", "mm2_scratch9"),
     ("mm2", "mm2_scratch10"),
+    ("mm2", "mm2_scratch11"),
     # streams
     ("streams", "streams"),
     ("streams", "streams_scratch"),
@@ -100,6 +101,7 @@ MODULE_LINES: tuple[tuple[str, str], ...] = (
     ("streams", "streams_scratch8"),
     ("streams", "streams_scratch9"),
     ("streams", "streams_scratch10"),
+    ("streams", "streams_scratch11"),
 )
 MODULES = {p: tuple(m for q, m in MODULE_LINES if q == p) for p in PROTOCOLS}
 

@@ -100,8 +100,11 @@ CONFIGS: list[dict[str, JSON]] = [
      "servers": "localhost:9092,localhost:10092"},
     {"instances": 1, "partitions": 8, "standbys": 0},
     # Two standby replicas: a key with two standby hosts (a lookup that keeps one in a scalar
-    # names one; red team, session 9).
-    {"instances": 3, "partitions": 2, "standbys": 2},
+    # names one; red team, session 9). STREAMS-DRIVE-SHARED-HOST-STANDBYS: two of the three on
+    # one machine, so every key whose active is the third has both as standbys (a target that
+    # tells standbys apart by host name alone answers one).
+    {"instances": 3, "partitions": 2, "standbys": 2,
+     "servers": "localhost:8080,localhost:8081,host2:8080"},
 ]
 
 # Keys over every partition of 2, 3 and 4, and some whose murmur2 is negative (bob, grace,
@@ -279,7 +282,8 @@ class StreamsDriver(Driver[StreamsSystem]):
         every partition queried, that rebalance, the same keys again (the standby hosts must
         follow the new plan though no active owner changed). On odd ``k`` the moved plan leaves
         the first host idle where such a plan exists, and the global store's key is asked last
-        (STREAMS-DRIVE-IDLE-FIRST-HOST)."""
+        (STREAMS-DRIVE-IDLE-FIRST-HOST). STREAMS-DRIVE-MID-REBALANCE-QUERY: the keys asked after the
+        moved rebalance are asked inside it too, before its finish."""
         if state.published is None or len(state.members) < 2:
             return []
         plans = self.model.plans(state.members)
@@ -310,9 +314,14 @@ class StreamsDriver(Driver[StreamsSystem]):
         # not: an answer memoised until the member set changes is the old one; red team,
         # session 18: ``store-metadata-memo``).
         store_queries = [("metadata", AllMetadataForStore(s)) for s in (STORE, SESSIONS)]
-        out += [*store_queries, ("membership", Leave(back)), ("membership", Join(back)),
+        # STREAMS-DRIVE-MID-REBALANCE-QUERY: the keys asked after it are asked during it too
+        # (answered from the old assignment until ``onChange``): an answer kept from inside the
+        # rebalance past its end is the old owner's (red team, session 20: a key cache emptied
+        # when a rebalance starts, ``key-cache-cleared-on-start``, found only by random runs).
+        key_queries = [("query", MetadataForKey(STORE, key)) for key in KEYS[:3]]
+        out += [*store_queries, ("membership", Leave(back)), ("membership", Join(back)), *key_queries,
                 ("assign", Assign(pool[k % len(pool)])), ("finish", Finish()), *store_queries]
-        out += [("query", MetadataForKey(STORE, key)) for key in KEYS[:3]]
+        out += key_queries
         out += [("query", MetadataForKey(JOINED, KEYS[0])), ("query", MetadataForKey(SESSIONS, KEYS[0])),
                 ("metadata", AllMetadata()), ("query", MetadataForKey(GLOBAL_STORE, KEYS[0]))]
         return out

@@ -25,6 +25,7 @@ from kspec.model.streams.metadata import (
     NOT_AVAILABLE,
     UNKNOWN_HOST,
     Assignment,
+    HostInfo,
     KeyQueryMetadata,
     StreamsMetadata,
     Topology,
@@ -92,6 +93,10 @@ class ReferenceRouter:
 
     # KafkaStreams keeps answering from the last assignment while a rebalance runs.
     keeps_metadata_during_rebalance = True
+
+    def rebalance_started(self) -> None:
+        """A rebalance began (``RebalanceStarted``): nothing to do, the metadata is the last
+        assignment's until ``onChange`` (a hook for routers that keep derived state)."""
 
     def all_metadata(self, assignment: Any) -> list[StreamsMetadata]:
         """One entry per host in either map, by (host, port); a host whose sets are empty (a
@@ -324,6 +329,42 @@ class HostOrderByTextRouter(ReferenceRouter):
     __call__ = route
 
 
+class StandbysByHostNameRouter(ReferenceRouter):
+    """Mutant: a key's standbys told apart by host name alone (the first port in host order
+    kept), not by ``HostInfo`` (host and port): two instances on one machine standing by for
+    the key's partition are answered as one (STREAMS-RULE-KEY 3; red team, session 20)."""
+
+    def route(self, assignment: Any, store: str, key_bytes: bytes,
+              partitions: Mapping[str, int] | None = None) -> KeyQueryMetadata | None:
+        answer = super().route(assignment, store, key_bytes, partitions)
+        if answer is None:
+            return answer
+        kept: dict[str, HostInfo] = {}
+        for h in sorted(answer.standby_hosts):
+            kept.setdefault(h.host, h)
+        return KeyQueryMetadata(answer.active_host, frozenset(kept.values()), answer.partition)
+
+    __call__ = route
+
+class KeyCacheFromRebalanceStartRouter(ReferenceRouter):
+    """Mutant: key answers memoised per (store, key), the memo emptied when a rebalance starts
+    rather than when its assignment arrives: a key asked during the rebalance keeps the old
+    owners' answer after ``onChange`` (STREAMS-RULE-KEY; red team, session 20)."""
+
+    def __init__(self) -> None:
+        self.memo: dict[tuple[str, bytes], KeyQueryMetadata | None] = {}
+
+    def rebalance_started(self) -> None:
+        self.memo.clear()
+
+    def route(self, assignment: Any, store: str, key_bytes: bytes,
+              partitions: Mapping[str, int] | None = None) -> KeyQueryMetadata | None:
+        if (store, key_bytes) not in self.memo:
+            self.memo[(store, key_bytes)] = super().route(assignment, store, key_bytes, partitions)
+        return self.memo[(store, key_bytes)]
+
+    __call__ = route
+
 class StoreMetadataCacheRouter(ReferenceRouter):
     """Mutant: ``allMetadataForStore`` memoised per store until the set of hosts changes: a
     rebalance over the same members that moves a store's tasks keeps listing the store's old
@@ -355,6 +396,8 @@ MUTANTS = {
     "global-key-busy-host": GlobalKeyBusyHostRouter,
     "host-order-by-text": HostOrderByTextRouter,
     "store-metadata-cache": StoreMetadataCacheRouter,
+    "standbys-by-host-name": StandbysByHostNameRouter,
+    "key-cache-from-rebalance-start": KeyCacheFromRebalanceStartRouter,
 }
 
 
@@ -374,6 +417,7 @@ class RouterInstance:
     def step(self, inp: JSON) -> StepResult:
         kind = inp.get("type") if isinstance(inp, dict) else None
         if kind == "RebalanceStarted":
+            self.router.rebalance_started()
             if not self.router.keeps_metadata_during_rebalance:
                 self.assignment = _nothing()
             return StepResult([], {"result": None})

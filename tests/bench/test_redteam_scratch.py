@@ -91,6 +91,7 @@ BASELINES = [
     ("mm2", "mm2_scratch8", "Correct"),
     ("mm2", "mm2_scratch9", "Correct"),
     ("mm2", "mm2_scratch10", "Correct"),
+    ("mm2", "mm2_scratch11", "Correct"),
     # streams
     ("streams", "streams_scratch", "Correct"),
     ("streams", "streams_scratch2", "Correct"),
@@ -102,6 +103,7 @@ BASELINES = [
     ("streams", "streams_scratch8", "Correct"),
     ("streams", "streams_scratch9", "Correct"),
     ("streams", "streams_scratch10", "Correct"),
+    ("streams", "streams_scratch11", "Correct"),
 ]
 
 
