@@ -63,6 +63,7 @@ MODULE_LINES: tuple[tuple[str, str], ...] = (
     ("voters", "voters_scratch9"),
     ("voters", "voters_scratch10"),
     ("voters", "voters_scratch11"),
+    ("voters", "voters_scratch12"),
     # share
     ("share", "share"),
     ("share", "share_scratch"),

@@ -550,7 +550,8 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
         if not int(self.model.bounds.get("max_disk_swaps", 0)):
             return ()
         return (StartProbe("VOTERS-DRIVE-DISK-REPLACED", self._started(self._disk_replaced_probe)),
-                StartProbe("VOTERS-DRIVE-DISK-REPLACED-VOTE", self._started(self._disk_replaced_vote_probe)))
+                StartProbe("VOTERS-DRIVE-DISK-REPLACED-VOTE", self._started(self._disk_replaced_vote_probe)),
+                StartProbe("VOTERS-DRIVE-REJOINED-DISK-VOTE", self._started(self._rejoined_disk_vote_probe)))
 
     def _disk_victim(self, state: Voters) -> tuple[VoterNode, int] | None:
         """The leader and the last voter following it, where a disk replacement fits: a quorum at
@@ -657,6 +658,31 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
             self._delivery(w, v, "VoteRequest")]
         script, taken = self._disk_script(state, steps)
         return script if taken == len(steps) else []
+
+    def _rejoined_disk_vote_probe(self, state: Voters) -> list[tuple[str, Any]]:
+        """VOTERS-DRIVE-REJOINED-DISK-VOTE (a start probe, as VOTERS-DRIVE-DISK-REPLACED): the path
+        of VOTERS-DRIVE-DISK-REPLACED (V's disk replaced, V removed under its old key and added
+        under its new one, each replicated), then another voter W's fetch timer (it stands) and
+        its Vote to V, which now names V's new directory (VOTERS-RULE-VOTE-BY-KEY, the sending
+        side: a KeyedVoteRequest), delivered. The two disk probes stop before any election over
+        the set that holds the new key, so a candidate that asks a replaced disk by id alone (and
+        is refused INVALID_VOTER_KEY) was never reached. All or nothing: only where the rejoin
+        reached W (its Vote to V is keyed)."""
+        found = self._disk_victim(state)
+        if found is None:
+            return []
+        leader, v = found
+        others = [n for n in sorted(leader.voters) if n not in (leader.id, v)]
+        if not others:
+            return []
+        w = others[0]
+        script = self._disk_replaced_probe(state)
+        if not script:
+            return []
+        steps: list[Callable[[Voters], tuple[str, Any] | None]] = [
+            lambda s: ("timer", Fire(w, FetchTimeout())), self._delivery(w, v, "KeyedVoteRequest")]
+        more, taken = self._disk_script(self._after_probes(state, script), steps)
+        return script + more if taken == len(steps) else []
 
     @staticmethod
     def _started(probe: Callable[[Voters], list[tuple[str, Any]]]) -> Callable[[Any], list[tuple[str, Any]]]:

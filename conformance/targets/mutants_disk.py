@@ -1,12 +1,15 @@
 """The disk-replacement mutants (issue #18, KIP-853's motivating example; session 18).
 
 Each is the reference voters replica with one slip that only a replaced disk shows
-(VOTERS-RULE-DISK-REPLACED), so only VOTERS-DRIVE-DISK-REPLACED and -VOTE (the driver's start
-probes for a target that declares ``disk_replacement``) reach it: no other run replaces a disk.
+(VOTERS-RULE-DISK-REPLACED), so only VOTERS-DRIVE-DISK-REPLACED, -VOTE and -REJOINED-DISK-VOTE
+(the driver's start probes for a target that declares ``disk_replacement``) reach it: no other
+run replaces a disk.
 Registered in ``mutants.CATALOGUE`` (the block at its end).
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from kspec.conformance.targets.reference.raft import RaftReplica
 from kspec.conformance.targets.reference.voters import VoterReplica
@@ -39,6 +42,21 @@ class NewDiskKeepsDirectory(VoterReplica):
         super().replace_disk(self.id)
 
 
+class ReplacedDiskNeverVotes(VoterReplica):
+    """A replica whose disk was replaced refuses every Vote as INVALID_VOTER_KEY ("a wiped disk
+    must not elect a candidate"), also once it is a voter again under its new key and the Vote
+    names that key: the refusal is for a Vote naming another directory (VOTERS-RULE-VOTE-BY-KEY),
+    not for the new disk. VOTERS-DRIVE-REJOINED-DISK-VOTE: the two other disk probes end before
+    any Vote names the new key."""
+
+    def on_VoteRequest(self, req: dict[str, Any]) -> None:
+        if self.directory != self.id:
+            req = {**req, "voter_directory": self.id}
+        super().on_VoteRequest(req)
+
+    on_KeyedVoteRequest = on_VoteRequest
+
+
 ENTRIES: tuple[tuple[str, str, type, str, bool, str], ...] = (
     ("voters-fetch-counted-by-id", "voters", FetchCountedById, "identity by id where the key is (id, directory)", True,
      "VOTERS-DRIVE-DISK-REPLACED's (session 18): a start probe's guided run at seeds 0 and 1; no other run "
@@ -47,4 +65,8 @@ ENTRIES: tuple[tuple[str, str, type, str, bool, str], ...] = (
      "identity read from configuration instead of from the disk", True,
      "VOTERS-DRIVE-DISK-REPLACED's and -VOTE's (session 18): a start probe's guided run at seeds 0 and 1; no "
      "other run replaces a disk"),
+    ("voters-replaced-disk-never-votes", "voters", ReplacedDiskNeverVotes,
+     "a refusal meant for a stale key applied to the replica itself", True,
+     "VOTERS-DRIVE-REJOINED-DISK-VOTE's (session 20): a start probe's guided run at seeds 0 and 1; the other "
+     "disk probes end before a Vote names the new key"),
 )
