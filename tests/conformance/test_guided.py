@@ -274,6 +274,27 @@ def test_check_quorum_ack_start_path_resigns_where_an_acknowledgement_is_counted
     assert _diverges(spec, config, CATALOGUE["raft-begin-epoch-ack-counts-for-check-quorum"].target(), acked)
 
 
+def test_disk_replaced_vote_probe_delivers_the_error_answer_which_is_no_refusal() -> None:
+    # VOTERS-DRIVE-DISK-REPLACED-VOTE (a target that declares disk replacement), the pre-vote
+    # shape: W's pre-vote reaches V's new disk (INVALID_VOTER_KEY), the answer reaches W, then
+    # the leader's refusal: one refusal of three, W stays prospective (RAFT-RULE-VOTE-ERROR).
+    # The reference conforms; the port that reads the error answer as a refusal returns to
+    # following the leader.
+    spec = PROTOCOLS["voters"]()
+    config = {**next(c for c in spec.configs if c["pre_vote"]), "disk_replacement": True}
+    driver = spec.driver(config)
+    ids = [p.id for p in driver.start_probes()]
+    path = guide.start_paths(driver, guide.graph_for(driver))[ids.index("VOTERS-DRIVE-DISK-REPLACED-VOTE")]
+    assert guide.offered(driver, path) and [c for c, _ in path][-4:] == ["deliver"] * 4
+    state = driver.init_state()
+    for _, action in path:
+        state = driver.resolve(state, action)
+    prospective = next(n for n in state.nodes if n.role_name == "prospective")
+    assert len(prospective.role.rejected) == 1 and prospective.role.granted == {prospective.id}
+    assert not _diverges(spec, config, reference_target("voters"), path)
+    assert _diverges(spec, config, CATALOGUE["voters-error-answer-counts-as-refusal"].target(), path)
+
+
 def test_start_paths_come_first_and_leave_the_planned_paths_their_index() -> None:
     # The voters faults configuration: VOTERS-DRIVE-ADDED-LEADER-RESTART and
     # -OUTSIDER-VOTE-RESTART each take the run's one crash, on a path of their own before the
