@@ -1279,20 +1279,22 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
         return (*probes, *self._snapshot_probes(), *self._kip996_start_probes(), *self._refollow_probes(), *ordered)
 
     def _preferred_order_probe(self, state: Raft) -> list[tuple[str, Any]]:
-        """RAFT-DRIVE-PREFERRED-ORDER (a start probe, three voters, no observer, with faults): the first
-        voter L is elected and its BeginQuorumEpoch notices delivered; the second voter A fetches
-        twice (the LeaderChange record, then at L's log end) and the third voter B once, so L
-        records A ahead of B; then L's CheckQuorumTimeout until it resigns (a period renewed by
-        those fetches ends first, RAFT-RULE-CHECK-QUORUM-PERIOD). L's EndQuorumEpoch requests must
-        name A before B (RAFT-RULE-PREFERRED-ORDER). Elsewhere the followers of a resigning leader
-        had fetched to the same offset or not at all, so a list sorted the wrong way round was
-        never told apart (red team ``raft_scratch12:preferred-successors-ascending``, escaped at
-        seeds 0 and 1). All or nothing; each step only where the driver offers it."""
+        """RAFT-DRIVE-PREFERRED-ORDER (a start probe, three voters, no observer, with faults): the
+        first voter L is elected and its BeginQuorumEpoch notices delivered; the third voter A
+        fetches twice (the LeaderChange record, then at L's log end) and the second voter B once,
+        so L records A ahead of B (the order by offset is not the order by id); then L's
+        CheckQuorumTimeout until it resigns (a period renewed by those fetches ends first,
+        RAFT-RULE-CHECK-QUORUM-PERIOD). L's EndQuorumEpoch requests must name A before B
+        (RAFT-RULE-PREFERRED-ORDER). Elsewhere the followers of a resigning leader had fetched to
+        the same offset or not at all, so a list sorted the wrong way round was never told apart
+        (red team ``raft_scratch12:preferred-successors-ascending``, escaped at seeds 0 and 1).
+        All or nothing; each step only where the driver offers it."""
         elected = self._elect_first(state)
         if elected is None:
             return []
         run = _Script(self, *elected)
-        leader, a, b = sorted(self.model.voter_ids)[:3]
+        # A, the one ahead, is the last voter, so that the order by offset is not the order by id
+        leader, b, a = sorted(self.model.voter_ids)[:3]
         if not all(run.take("round_trip", macros.RoundTrip(f)) for f in (a, a, b)):
             return []
         role = _leading(run.s, leader)
