@@ -34,6 +34,8 @@ PROBE_MUTANTS: list[tuple[str, str]] = [
     ("VOTERS-DRIVE-UNCOMMITTED-SET-ELECTION", "voters-election-counts-committed-set"),
     # session 19 (red team voters_scratch10's first-leader-writes-bootstrap-once: escaped seeds 0 and 1)
     ("VOTERS-DRIVE-FIRST-LEADER-AGAIN", "voters-bootstrap-written-once"),
+    # session 20 (RAFT-RULE-VOTE-ERROR: the replaced disk's INVALID_VOTER_KEY answer now reaches W)
+    ("VOTERS-DRIVE-DISK-REPLACED-VOTE", "voters-error-answer-counts-as-refusal"),
 ]
 # caught by the probe first, not its alone (docs/performance.md, "Probe mutants, session 15")
 NOT_ALONE: list[tuple[str, str]] = [

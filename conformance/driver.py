@@ -140,6 +140,13 @@ class Driver(ABC, Generic[M]):
         """The part of an output the comparison holds a target to (default: all of it)."""
         return output
 
+    def comparable_at(self, model_outputs: JSON) -> Callable[[JSON], JSON]:
+        """:meth:`comparable` for the outputs of one step whose model outputs are ``model_outputs``
+        (default: the same at every step). A driver whose freedom in an output depends on the
+        model's state at that step (raft: the order of a resigning leader's preferred successors,
+        RAFT-RULE-PREFERRED-ORDER) reads it from what its events put in the model's outputs."""
+        return self.comparable
+
     def output_kind(self, node: Any, output: JSON) -> Any:
         """The name ``output_order``'s rules match an output of ``node``'s step by (default: its
         ``type``; a driver may tell apart outputs of one type that the spec orders differently)."""

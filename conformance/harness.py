@@ -119,7 +119,7 @@ class Feeder:
 
     def compare(self, record: StepRecord) -> None:
         index = record.index
-        relevant = self.driver.comparable
+        relevant = self.driver.comparable_at(record.model_outputs)
         allowed = record.model_outputs or []
         expected = Counter(_key(relevant(o)) for o in allowed)
         actual = Counter(_key(relevant(o)) for o in record.target_outputs or [])

@@ -368,8 +368,9 @@ OnFetchRequest(i, n, r) ==
                                              SubSeq(c.log, r.fetch_offset + 1, Len(c.log)), c.high_watermark, Nil)})
 
 \* RAFT-RULE-CANDIDATE, RAFT-RULE-BACKOFF
+\* RAFT-RULE-VOTE-ERROR: an answer with an error is no ballot.
 OnVoteResponse(i, n, r) ==
-    IF n.role # "candidate" \/ r.src \notin Voters THEN Result(n, {})
+    IF n.role # "candidate" \/ r.src \notin Voters \/ r.error # "NONE" THEN Result(n, {})
     ELSE LET a == IF r.granted THEN [n EXCEPT !.granted = @ \cup {r.src}]
                   ELSE [n EXCEPT !.rejected = @ \cup {r.src}]
          IN IF r.granted /\ IsQuorum(a.granted) THEN BecomeLeader(i, a)
@@ -379,7 +380,7 @@ OnVoteResponse(i, n, r) ==
 \* RAFT-RULE-PRE-VOTE: a majority of pre-votes starts a real election; a majority of rejections
 \* returns the replica to the state it came from.
 OnPreVoteResponse(i, n, r) ==
-    IF r.src \notin Voters THEN Result(n, {})
+    IF r.src \notin Voters \/ r.error # "NONE" THEN Result(n, {})
     ELSE LET a == IF r.granted THEN [n EXCEPT !.granted = @ \cup {r.src}]
                   ELSE [n EXCEPT !.rejected = @ \cup {r.src}]
          IN IF IsQuorum(a.granted) THEN BecomeCandidate(i, a)

@@ -23,8 +23,9 @@ short exchanges in one step, fed to the target as their node-level inputs.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from itertools import pairwise
 from typing import Any
 
 from kspec.conformance.driver import StartProbe
@@ -1257,8 +1258,9 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
         left, so it runs on a path of its own from where the budgets are whole. With pre-vote
         (and faults) RAFT-DRIVE-HELD-GRANT instead; with four or more voters (and faults) also
         RAFT-DRIVE-CHECK-QUORUM-ACK where the target declares the check-quorum period; then
-        RAFT-DRIVE-SNAPSHOT where the target declares snapshots, and the kip-996 ones
-        (:meth:`_kip996_start_probes`, :meth:`_refollow_probes`)."""
+        RAFT-DRIVE-SNAPSHOT where the target declares snapshots, the kip-996 ones
+        (:meth:`_kip996_start_probes`, :meth:`_refollow_probes`) and, with faults, three voters and
+        no observer, RAFT-DRIVE-PREFERRED-ORDER."""
         probes: list[StartProbe] = []
         if self.config["pre_vote"]:
             if self.config["faults"]:
@@ -1269,7 +1271,41 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
                 probes.append(StartProbe("RAFT-DRIVE-RESEND-BACKOFF", self._backoff_resend_probe))
         if self.check_quorum_period and self.config["faults"] and len(self.model.voter_ids) >= 4:
             probes.append(StartProbe("RAFT-DRIVE-CHECK-QUORUM-ACK", self._check_quorum_ack_probe))
-        return (*probes, *self._snapshot_probes(), *self._kip996_start_probes(), *self._refollow_probes())
+        # last, so that the start paths before it keep their places (RAFT-DRIVE-PREFERRED-ORDER:
+        # three voters and no observer, one shape per rule set; the order needs no more)
+        ordered = ((StartProbe("RAFT-DRIVE-PREFERRED-ORDER", self._preferred_order_probe),)
+                   if self.config["faults"] and len(self.model.voter_ids) == 3 and not self.config["observers"]
+                   else ())
+        return (*probes, *self._snapshot_probes(), *self._kip996_start_probes(), *self._refollow_probes(), *ordered)
+
+    def _preferred_order_probe(self, state: Raft) -> list[tuple[str, Any]]:
+        """RAFT-DRIVE-PREFERRED-ORDER (a start probe, three voters, no observer, with faults): the
+        first voter L is elected and its BeginQuorumEpoch notices delivered; the third voter A
+        fetches twice (the LeaderChange record, then at L's log end) and the second voter B once,
+        so L records A ahead of B (the order by offset is not the order by id); then L's
+        CheckQuorumTimeout until it resigns (a period renewed by those fetches ends first,
+        RAFT-RULE-CHECK-QUORUM-PERIOD). L's EndQuorumEpoch requests must name A before B
+        (RAFT-RULE-PREFERRED-ORDER). Elsewhere the followers of a resigning leader had fetched to
+        the same offset or not at all, so a list sorted the wrong way round was never told apart
+        (red team ``raft_scratch12:preferred-successors-ascending``, escaped at seeds 0 and 1).
+        All or nothing; each step only where the driver offers it."""
+        elected = self._elect_first(state)
+        if elected is None:
+            return []
+        run = _Script(self, *elected)
+        # A, the one ahead, is the last voter, so that the order by offset is not the order by id
+        leader, b, a = sorted(self.model.voter_ids)[:3]
+        if not all(run.take("round_trip", macros.RoundTrip(f)) for f in (a, a, b)):
+            return []
+        role = _leading(run.s, leader)
+        if role is None or dict(role.end_offsets).get(a, 0) <= dict(role.end_offsets).get(b, -1):
+            return []
+        for _ in range(2):
+            if not run.take("resign", Fire(leader, CheckQuorumTimeout())):
+                return []
+            if _leading(run.s, leader) is None:
+                return run.script
+        return []
 
     def _refollow_probes(self) -> tuple[StartProbe, ...]:
         """RAFT-DRIVE-REFOLLOW-PRE-VOTE (kip-996, three voters or more)."""
@@ -1981,9 +2017,31 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
             node = nodes[replica]
             nodes[replica], outputs = self.model._step(node, inp)
             others = tuple(wire(encode(o)) for o in node_mod.other_answers(node, inp, outputs))
-            out.append(Event(replica, wire(encode(inp)), wire(encode(outputs)), node_mod.observe(nodes[replica]),
-                             alternatives=others))
+            out.append(Event(replica, wire(encode(inp)), _with_successor_offsets(node, wire(encode(outputs))),
+                             node_mod.observe(nodes[replica]), alternatives=others))
         return out
+
+    def comparable_at(self, model_outputs: JSON) -> Callable[[JSON], JSON]:
+        """:meth:`comparable`, and at a leader's resignation (the model's EndQuorumEpoch requests
+        carry ``successor_offsets``, :func:`_with_successor_offsets`) the order of a target's
+        preferred successors too (RAFT-RULE-PREFERRED-ORDER): a list that names the voters the
+        leader heard from out of non-increasing fetch-offset order is kept as sent, so it differs
+        from the model's."""
+        offsets = next((o["successor_offsets"] for o in model_outputs or [] if isinstance(o, dict)
+                        and o.get("type") == "EndQuorumEpochRequest" and "successor_offsets" in o), None)
+        if offsets is None:
+            return self.comparable
+        seen = {int(v): int(off) for v, off in offsets}
+
+        def relevant(output: JSON) -> JSON:
+            if isinstance(output, dict) and output.get("type") == "EndQuorumEpochRequest" \
+                    and "successor_offsets" not in output:
+                preferred = output.get("preferred")
+                if isinstance(preferred, list) and not in_progress_order(preferred, seen):
+                    return {**comparable_output(output), "preferred": {"not by fetch offset": preferred,
+                                                                       "offsets": sorted(seen.items())}}
+            return self.comparable(output)
+        return relevant
 
     def comparable(self, output: JSON) -> JSON:
         """The part of an output that must equal the model's (:func:`comparable_output`), and
@@ -2102,6 +2160,27 @@ _PROBE_POOLS: tuple[tuple[str, Callable[[Raft, Node, frozenset[int]], list[Any]]
     ("inject", _injected(False)), ("leader_only", leader_only_requests))
 
 
+def _with_successor_offsets(before: Node, outputs: JSON) -> JSON:
+    """RAFT-RULE-PREFERRED-ORDER: at a step where a leader resigns (check-quorum), its
+    EndQuorumEpoch requests as the model sends them, each with ``successor_offsets``: the last
+    fetch offset the leader recorded for each other voter it heard from in its epoch, which
+    the comparison of the target's preferred successors reads (``RaftDriver.comparable_at``)."""
+    role = before.role
+    if not isinstance(role, Leader) or not isinstance(outputs, list):
+        return outputs
+    heard = [[v, off] for v, off in role.end_offsets if v in before.voters and v != before.id]
+    return [{**o, "successor_offsets": heard} if isinstance(o, dict) and o.get("type") == "EndQuorumEpochRequest"
+            else o for o in outputs]
+
+
+def in_progress_order(preferred: Sequence[Any], offsets: Mapping[int, int]) -> bool:
+    """RAFT-RULE-PREFERRED-ORDER: the voters of ``preferred`` whose fetch offset the leader
+    recorded (``offsets``) come in non-increasing offset order; ties, and voters it never heard
+    from, may stand anywhere."""
+    known = [offsets[p] for p in preferred if isinstance(p, int) and p in offsets]
+    return all(a >= b for a, b in pairwise(known))
+
+
 def comparable_output(output: JSON) -> JSON:
     """The part of an output that must equal the model's whatever the voter set: an
     EndQuorumEpoch's preferred successors only shorten the successors' timers, which are
@@ -2109,7 +2188,7 @@ def comparable_output(output: JSON) -> JSON:
     the raft driver judges whom they name, RAFT-RULE-PREFERRED-SUCCESSORS); a Halt's message is
     free text (RAFT-OBS-EXCEPTION: the class is compared)."""
     if isinstance(output, dict) and output.get("type") == "EndQuorumEpochRequest":
-        return {k: v for k, v in output.items() if k != "preferred"}
+        return {k: v for k, v in output.items() if k not in ("preferred", "successor_offsets")}
     if isinstance(output, dict) and output.get("type") == "Halt":
         return {k: v for k, v in output.items() if k != "message"}
     return without_snapshot_defaults(output)

@@ -640,10 +640,13 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
         of a voter follower V is replaced, another voter W's fetch timer fires (it stands), and
         W's Vote, which names V's old directory, is delivered to V (VOTERS-RULE-VOTE-BY-KEY:
         INVALID_VOTER_KEY, not granted; a wiped voter's empty log must not elect a candidate);
-        under KIP-996 W stands as a prospective and its pre-vote gets the same answer. The answer
-        is not delivered to W: what a candidate does with INVALID_VOTER_KEY KIP-853 does not say
-        (the model counts a refusal; Kafka 4.4.0 takes it as a failed request and sends the Vote
-        again), left open (session 18 report). All or nothing."""
+        under KIP-996 W stands as a prospective and its pre-vote gets the same answer. Then, as far
+        as offered, V's answer reaches W (RAFT-RULE-VOTE-ERROR: an answer with an error is no
+        vote, W counts V neither way), and W's request to the leader L and L's answer: a pre-vote
+        L refuses (a leader grants none), so W has one refusal of three and stays prospective
+        where a replica that took V's error for a refusal too has lost (a majority of refusals)
+        and returned to following L; a Vote L grants or refuses by the log check. The first three
+        steps or nothing."""
         found = self._disk_victim(state)
         if found is None:
             return []
@@ -657,7 +660,12 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
             lambda s: ("timer", Fire(w, FetchTimeout())),
             self._delivery(w, v, "VoteRequest")]
         script, taken = self._disk_script(state, steps)
-        return script if taken == len(steps) else []
+        if taken < len(steps):
+            return []
+        answers = [self._delivery(v, w, "VoteResponse"), self._delivery(w, leader.id, "VoteRequest"),
+                   self._delivery(leader.id, w, "VoteResponse")]
+        more, _ = self._disk_script(self._after_probes(state, script), answers)
+        return script + more
 
     def _rejoined_disk_vote_probe(self, state: Voters) -> list[tuple[str, Any]]:
         """VOTERS-DRIVE-REJOINED-DISK-VOTE (a start probe, as VOTERS-DRIVE-DISK-REPLACED): the path

@@ -57,6 +57,18 @@ class ReplacedDiskNeverVotes(VoterReplica):
     on_KeyedVoteRequest = on_VoteRequest
 
 
+class ErrorAnswerCountsAsRefusal(VoterReplica):
+    """A candidate or prospective counts a VoteResponse with an error as a refusal (a port that
+    reads ``VoteGranted`` alone): the INVALID_VOTER_KEY of a replaced disk is one more refusal, so
+    a candidate backs off and a prospective returns to its prior state with one real refusal of
+    three (RAFT-RULE-VOTE-ERROR: an answer with an error is no vote; Kafka's ``handleVoteResponse``
+    records only ``NONE`` answers, 3.7-4.4). VOTERS-DRIVE-DISK-REPLACED-VOTE's pre-vote shape."""
+
+    @staticmethod
+    def is_ballot(resp: dict[str, object]) -> bool:
+        return True
+
+
 ENTRIES: tuple[tuple[str, str, type, str, bool, str], ...] = (
     ("voters-fetch-counted-by-id", "voters", FetchCountedById, "identity by id where the key is (id, directory)", True,
      "VOTERS-DRIVE-DISK-REPLACED's (session 18): a start probe's guided run at seeds 0 and 1; no other run "
@@ -69,4 +81,9 @@ ENTRIES: tuple[tuple[str, str, type, str, bool, str], ...] = (
      "a refusal meant for a stale key applied to the replica itself", True,
      "VOTERS-DRIVE-REJOINED-DISK-VOTE's (session 20): a start probe's guided run at seeds 0 and 1; the other "
      "disk probes end before a Vote names the new key"),
+    ("voters-error-answer-counts-as-refusal", "voters", ErrorAnswerCountsAsRefusal,
+     "an error answer read as a negative one", True,
+     "VOTERS-DRIVE-DISK-REPLACED-VOTE's pre-vote shape (session 20): the replaced disk's INVALID_VOTER_KEY and "
+     "the leader's refusal reach the prospective, which must stay prospective; no other run answers a vote "
+     "with an error"),
 )

@@ -845,6 +845,23 @@ class FetchedOnlyWithRecords(RaftReplica):
             self.has_fetched = fetched
 
 
+class PreferredByRecency(RaftReplica):
+    """A resigning leader names its successors by when it last heard from them, the latest
+    fetch first, not by how far each has fetched (a port that keeps its replica table in access
+    order and reads it backwards): a voter that fetched last, but not far, is asked to stand
+    first (RAFT-RULE-PREFERRED-ORDER; KIP-595's preferred successors are sorted by progress)."""
+
+    def on_valid_fetch(self, replica: int, offset: int) -> None:
+        self.end_offsets.pop(replica, None)  # re-inserted last: the table in access order
+        super().on_valid_fetch(replica, offset)
+
+    def resign(self) -> None:
+        recent = [v for v in reversed(self.end_offsets) if v in self.others()]
+        super().resign()
+        order = recent + [v for v in self.others() if v not in recent]
+        self.out[:] = [{**o, "preferred": order} if o["type"] == "EndQuorumEpochRequest" else o for o in self.out]
+
+
 RAFT_MUTANTS += (  # session 19, blindraft: red team raft_scratch12's escapes
     ("raft-clean-log-unbounded", CleanLogUnbounded,
      "a log cleaned to the latest snapshot with no high-watermark bound", True,
@@ -855,6 +872,10 @@ RAFT_MUTANTS += (  # session 19, blindraft: red team raft_scratch12's escapes
     ("raft-fetched-only-with-records", FetchedOnlyWithRecords,
      "a follower's fetched flag set only by an answer with records", True,
      "RAFT-DRIVE-REFOLLOW-PRE-VOTE's: a follower's first fetch since it follows again brings nothing"),
+    # session 20 (raftgaps): RAFT-RULE-PREFERRED-ORDER, red team raft_scratch12's last escape
+    ("raft-preferred-by-recency", PreferredByRecency,
+     "preferred successors ordered by the last fetch's time, not its offset", True,
+     "RAFT-DRIVE-PREFERRED-ORDER's (a start probe): the voter that fetched last but least asked first"),
 )
 
 

@@ -884,7 +884,10 @@ _Ballot = TypeVar("_Ballot", Candidate, Prospective)
 
 
 def _tally(node: Node, role: _Ballot, resp: VoteResponse) -> tuple[Node, _Ballot]:
-    """Count one answer to a (pre-)vote request: ``resp.src`` granted or rejected."""
+    """Count one answer to a (pre-)vote request: ``resp.src`` granted or rejected.
+    RAFT-RULE-VOTE-ERROR: an answer with an error is no ballot: neither counted (the caller
+    tallies only ``NONE`` answers)."""
+    assert resp.error == "NONE"
     if resp.granted:
         role = replace(role, granted=role.granted | {resp.src})
     else:
@@ -896,7 +899,9 @@ def _on_vote_response(node: Node, resp: VoteResponse) -> Step:
     """RAFT-RULE-CANDIDATE: a majority of grants makes the candidate leader; once a majority
     can no longer grant, it backs off (RAFT-RULE-BACKOFF)."""
     role = node.role
-    if not isinstance(role, Candidate) or resp.src not in node.voters:
+    if not isinstance(role, Candidate) or resp.src not in node.voters or resp.error != "NONE":
+        # RAFT-RULE-VOTE-ERROR: an error answer is no vote; the voter stays unanswered and the
+        # request may be sent again (RAFT-RULE-RESEND)
         return node, ()
     node, role = _tally(node, role, resp)
     if resp.granted and is_quorum(role.granted, node.voters):
@@ -911,8 +916,8 @@ def _on_pre_vote_response(node: Node, resp: VoteResponse) -> Step:
     rejections returns the replica to the state it came from."""
     role = node.role
     assert isinstance(role, Prospective)
-    if resp.src not in node.voters:
-        return node, ()
+    if resp.src not in node.voters or resp.error != "NONE":
+        return node, ()  # RAFT-RULE-VOTE-ERROR, as for a candidate
     node, role = _tally(node, role, resp)
     if is_quorum(role.granted, node.voters):
         return _become_candidate(node)

@@ -140,7 +140,8 @@ class _RefusesPreVote(Target):
 
 
 def test_a_refused_configuration_is_skipped_and_counted(tmp_path: Path) -> None:
-    result = run_conformance("raft", _RefusesPreVote(), examples=30, out_dir=tmp_path, liveness=False)
+    # (36 runs: the start paths come first, and every pre-vote configuration must be drawn)
+    result = run_conformance("raft", _RefusesPreVote(), examples=36, out_dir=tmp_path, liveness=False)
     assert result.verdict == "conforms", result.finding and result.finding.line()
     doc = result.to_json()
     pre_vote = [c for c in RAFT_CONFIGS if c.get("pre_vote")]
@@ -179,8 +180,9 @@ def test_a_start_probe_runs_on_a_path_of_its_own_where_the_budgets_are_whole() -
     spec = PROTOCOLS["raft"]()
     config = RAFT_CONFIGS[0]
     driver = spec.driver(config)
-    assert [p.id for p in driver.start_probes()] == ["RAFT-DRIVE-EXPIRED-STEP-DOWN", "RAFT-DRIVE-RESEND-BACKOFF"]
-    path, backoff = guide.start_paths(driver, guide.explore(driver, 12))
+    assert [p.id for p in driver.start_probes()] == ["RAFT-DRIVE-EXPIRED-STEP-DOWN", "RAFT-DRIVE-RESEND-BACKOFF",
+                                                     "RAFT-DRIVE-PREFERRED-ORDER"]
+    path, backoff, ordered = guide.start_paths(driver, guide.explore(driver, 12))
     assert guide.offered(driver, path) and len(path) == 7
     assert not _diverges(spec, config, reference_target("raft"), path)
     assert _diverges(spec, config, CATALOGUE["raft-step-down-resets-timer"].target(), path)
@@ -189,6 +191,12 @@ def test_a_start_probe_runs_on_a_path_of_its_own_where_the_budgets_are_whole() -
     assert not _diverges(spec, config, reference_target("raft"), backoff)
     assert _diverges(spec, config, CATALOGUE["raft-backing-off-candidate-resends"].target(), backoff)
     assert not _diverges(spec, config, CATALOGUE["raft-backing-off-candidate-resends"].target(), path)
+    # RAFT-DRIVE-PREFERRED-ORDER: A fetches twice, B once, the leader resigns; a list that names
+    # B before A is out of fetch-offset order (RAFT-RULE-PREFERRED-ORDER)
+    assert [c for c, _ in ordered][-4:] == ["round_trip", "round_trip", "round_trip", "resign"]
+    assert not _diverges(spec, config, reference_target("raft"), ordered)
+    assert _diverges(spec, config, CATALOGUE["raft-preferred-by-recency"].target(), ordered)
+    assert not _diverges(spec, config, CATALOGUE["raft-preferred-by-recency"].target(), backoff)
     # a configuration these probes do not fit (pre-vote) has RAFT-DRIVE-HELD-GRANT's instead
     # (stand, a grant held while the candidate's timer makes it prospective, then the grant),
     # then the kip-996 start probes (RAFT-DRIVE-PROSPECTIVE-BEGIN-EPOCH, -ERROR-FETCH-PRE-VOTE,
@@ -197,7 +205,7 @@ def test_a_start_probe_runs_on_a_path_of_its_own_where_the_budgets_are_whole() -
     pre_vote = spec.driver(pre_vote_config)
     assert [p.id for p in pre_vote.start_probes()] == ["RAFT-DRIVE-HELD-GRANT", "RAFT-DRIVE-PROSPECTIVE-BEGIN-EPOCH",
                                                        "RAFT-DRIVE-ERROR-FETCH-PRE-VOTE",
-                                                       "RAFT-DRIVE-REFOLLOW-PRE-VOTE"]
+                                                       "RAFT-DRIVE-REFOLLOW-PRE-VOTE", "RAFT-DRIVE-PREFERRED-ORDER"]
     held = guide.start_paths(pre_vote, guide.explore(pre_vote, 12))[0]
     assert guide.offered(pre_vote, held) and held[-1][0] == "probe"
     assert not _diverges(spec, pre_vote_config, reference_target("raft"), held)
@@ -219,8 +227,8 @@ def test_the_snapshot_start_probe_loads_a_snapshot_at_a_lagging_replica() -> Non
     config = {**RAFT_CONFIGS[0], "snapshots": True}
     driver = spec.driver(config)
     ids = [p.id for p in driver.start_probes()]
-    assert ids[-3:] == ["RAFT-DRIVE-SNAPSHOT", "RAFT-DRIVE-SNAPSHOT-LAG", "RAFT-DRIVE-SNAPSHOT-SUPERSEDED"]
-    path = guide.start_paths(driver, guide.explore(driver, 12))[-3]
+    assert ids[-4:-1] == ["RAFT-DRIVE-SNAPSHOT", "RAFT-DRIVE-SNAPSHOT-LAG", "RAFT-DRIVE-SNAPSHOT-SUPERSEDED"]
+    path = guide.start_paths(driver, guide.explore(driver, 12))[ids.index("RAFT-DRIVE-SNAPSHOT")]
     assert guide.offered(driver, path) and path[-1][0] == "catch_up"
     assert [c for c, _ in path].count("snapshot") == 3
     state, told = driver.init_state(), []
@@ -274,6 +282,27 @@ def test_check_quorum_ack_start_path_resigns_where_an_acknowledgement_is_counted
     assert _diverges(spec, config, CATALOGUE["raft-begin-epoch-ack-counts-for-check-quorum"].target(), acked)
 
 
+def test_disk_replaced_vote_probe_delivers_the_error_answer_which_is_no_refusal() -> None:
+    # VOTERS-DRIVE-DISK-REPLACED-VOTE (a target that declares disk replacement), the pre-vote
+    # shape: W's pre-vote reaches V's new disk (INVALID_VOTER_KEY), the answer reaches W, then
+    # the leader's refusal: one refusal of three, W stays prospective (RAFT-RULE-VOTE-ERROR).
+    # The reference conforms; the port that reads the error answer as a refusal returns to
+    # following the leader.
+    spec = PROTOCOLS["voters"]()
+    config = {**next(c for c in spec.configs if c["pre_vote"]), "disk_replacement": True}
+    driver = spec.driver(config)
+    ids = [p.id for p in driver.start_probes()]
+    path = guide.start_paths(driver, guide.graph_for(driver))[ids.index("VOTERS-DRIVE-DISK-REPLACED-VOTE")]
+    assert guide.offered(driver, path) and [c for c, _ in path][-4:] == ["deliver"] * 4
+    state = driver.init_state()
+    for _, action in path:
+        state = driver.resolve(state, action)
+    prospective = next(n for n in state.nodes if n.role_name == "prospective")
+    assert len(prospective.role.rejected) == 1 and prospective.role.granted == {prospective.id}
+    assert not _diverges(spec, config, reference_target("voters"), path)
+    assert _diverges(spec, config, CATALOGUE["voters-error-answer-counts-as-refusal"].target(), path)
+
+
 def test_start_paths_come_first_and_leave_the_planned_paths_their_index() -> None:
     # The voters faults configuration: VOTERS-DRIVE-ADDED-LEADER-RESTART and
     # -OUTSIDER-VOTE-RESTART each take the run's one crash, on a path of their own before the
@@ -306,8 +335,8 @@ def test_the_kip996_start_probes_meet_a_follower_its_leader_never_heard_from() -
     config = next(c for c in RAFT_CONFIGS if c["pre_vote"] and c["faults"] and c["voters"] == 3)
     driver = spec.driver(config)
     ids = [p.id for p in driver.start_probes()]
-    assert ids[-3:-1] == ["RAFT-DRIVE-PROSPECTIVE-BEGIN-EPOCH", "RAFT-DRIVE-ERROR-FETCH-PRE-VOTE"]
-    begin, error = guide.start_paths(driver, guide.explore(driver, 12))[-3:-1]
+    assert ids[-4:-2] == ["RAFT-DRIVE-PROSPECTIVE-BEGIN-EPOCH", "RAFT-DRIVE-ERROR-FETCH-PRE-VOTE"]
+    begin, error = guide.start_paths(driver, guide.explore(driver, 12))[-4:-2]
     assert guide.offered(driver, begin) and guide.offered(driver, error)
     assert [c for c, _ in begin][-4:] == ["network", "timer", "resend", "deliver"]
     assert [c for c, _ in error][-4:] == ["fetch", "deliver", "deliver", "inject"]

@@ -108,6 +108,8 @@ class Cluster:
             # absent: neither (the voter-set model's replica)
             kip853 = next((a.partition("=")[2] == "true" for a in case.args if a.startswith("kip853=")), None)
             node = new_node(int(case.arg("id")), voters, case.has("pre_vote"), kip853)
+            if case.has("resends"):  # keeps who answered (RAFT-RULE-RESEND: ResendDue sends)
+                node = dataclasses.replace(node, resends=True)
             if case.has("listener"):
                 self.rules[node.id] = ListenerRules(resigned_told=case.has("resigned_told"),
                                                     told_at_transition=case.has("told_at_transition"),

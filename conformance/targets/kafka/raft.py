@@ -31,7 +31,8 @@ loop sees and polls the client until it is quiet (no message queued, nothing new
 - ``ResendDue(to)`` (RAFT-RULE-RESEND): the request Kafka still awaits from ``to`` is completed as
   a lost connection, so the next poll sends it again (3.3-3.8; Vote and EndQuorumEpoch in every
   line); a 3.9+ leader's BeginQuorumEpoch heartbeat timer is expired in place and the copies to
-  other voters are held until their own ResendDue (spec/raft.md D-RESEND).
+  other voters are held until their own ResendDue (spec/raft.md D-RESEND). A Vote Kafka sends
+  again at once after an answer with an error (no vote: RAFT-RULE-VOTE-ERROR) is held the same way.
 - ClientAppend is ``scheduleAppend`` (3.9+: ``prepareAppend`` + ``schedulePreparedAppend``) of
   one string record at the leader; elsewhere nothing (Kafka throws NotLeaderException).
 - Crash drops the client and ``MockLog.reopen()`` loses a voter's unflushed data (an observer's
@@ -86,6 +87,10 @@ from kspec.model.raft.rule_sets import rule_set_for
 ARTIFACTS = ["kafka-raft", "kafka-raft@test", "kafka-clients@test"]
 
 MAX_POLLS = 16
+
+# The VoteResponse errors Kafka's ``maybeHandleCommonResponse`` settles by the epoch (3.7-4.4):
+# any other error is no vote and leaves the request to be sent again (RAFT-RULE-VOTE-ERROR).
+_VOTE_ANSWERS = frozenset({"NONE", "FENCED_LEADER_EPOCH", "NOT_LEADER_OR_FOLLOWER", "UNKNOWN_LEADER_EPOCH"})
 
 
 def check_supported(version: str) -> tuple[int, int]:
@@ -168,6 +173,7 @@ class KafkaRaftNode(ClientBuild, Timers):
         # dst -> a 3.9+ BeginQuorumEpoch heartbeat copy the model has not sent yet (D-RESEND)
         self.held_resends: dict[int, Any] = {}
         self._resend_to: int | None = None  # a heartbeat is being let out for this voter
+        self._vote_retry: int | None = None  # the voter whose error answer Kafka takes as no vote
         self._pick = None
         self._settle()
 
@@ -236,6 +242,9 @@ class KafkaRaftNode(ClientBuild, Timers):
             # KAFKA-16536's heartbeat, the deviation raft-begin-epoch-heartbeat: held, never
             # reported, so a ResendDue at an acknowledged voter is judged on every line
             self.held_resends[dst] = req
+            return
+        if api == "VOTE" and dst == self._vote_retry:
+            self.held_resends[dst] = req  # let out at ResendDue(dst), as a heartbeat copy is
             return
         self.reported[(dst, api)] = req
         self.outputs.append(request_json(self.java, self.id, dst, req.data()))
@@ -330,8 +339,8 @@ class KafkaRaftNode(ClientBuild, Timers):
         if api is None:
             return
         held = self.held_resends.pop(to, None)
-        if held is not None and api == "BEGIN_QUORUM_EPOCH" and self._expected(held):
-            if self._acknowledged(to):
+        if held is not None and _api_name(self.java, held.data()) == api and self._expected(held):
+            if api == "BEGIN_QUORUM_EPOCH" and self._acknowledged(to):
                 self.held_resends[to] = held  # the heartbeat to an acknowledged voter: held still
                 return
             self.reported[(to, api)] = held
@@ -502,7 +511,15 @@ class KafkaRaftNode(ClientBuild, Timers):
             self._settle()
         elif kind.endswith("Response"):
             self._deliver(inp)
-            self._settle()
+            if kind == "VoteResponse" and inp.get("error", "NONE") not in _VOTE_ANSWERS:
+                # RAFT-RULE-VOTE-ERROR: Kafka records no vote and its connection to the voter is
+                # ready again (3.9+ INVALID_VOTER_KEY handled; 3.7 an unexpected error, retry
+                # backoff 0), so the next poll asks again; the model sends it at ResendDue(src)
+                self._vote_retry = int(inp["src"])
+            try:
+                self._settle()
+            finally:
+                self._vote_retry = None
         elif kind == "FetchDue":
             self._settle()
             self._fetch_due(int(inp["to"]))

@@ -703,8 +703,14 @@ class RaftReplica:
     on_EndQuorumEpochResponse = on_response
     on_FetchResponse = on_response
 
+    @staticmethod
+    def is_ballot(resp: dict[str, Any]) -> bool:
+        """An answer with an error is no vote, granted or refused (RAFT-RULE-VOTE-ERROR; Kafka's
+        ``handleVoteResponse`` records only ``NONE`` answers)."""
+        return bool(resp.get("error", NONE) == NONE)
+
     def on_vote_response(self, resp: dict[str, Any]) -> None:
-        if self.role != "candidate" or resp["src"] not in self.voters:
+        if self.role != "candidate" or resp["src"] not in self.voters or not self.is_ballot(resp):
             return
         (self.granted if resp["granted"] else self.rejected).add(resp["src"])
         if resp["granted"] and self.majority(self.granted):
@@ -713,7 +719,7 @@ class RaftReplica:
             self.backing_off = True
 
     def on_pre_vote_response(self, resp: dict[str, Any]) -> None:
-        if resp["src"] not in self.voters:
+        if resp["src"] not in self.voters or not self.is_ballot(resp):
             return
         (self.granted if resp["granted"] else self.rejected).add(resp["src"])
         if self.majority(self.granted):
