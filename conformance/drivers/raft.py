@@ -1354,8 +1354,14 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
         lagging voter is not needed for a commit)."""
         if len(self.model.voter_ids) < 3:
             return ()
-        return (StartProbe("RAFT-DRIVE-SNAPSHOT-LAG", self._snapshot_lag_probe),
-                StartProbe("RAFT-DRIVE-SNAPSHOT-SUPERSEDED", self._snapshot_superseded_probe))
+        probes = [StartProbe("RAFT-DRIVE-SNAPSHOT-LAG", self._snapshot_lag_probe),
+                  StartProbe("RAFT-DRIVE-SNAPSHOT-SUPERSEDED", self._snapshot_superseded_probe)]
+        if len(self.model.voter_ids) == 3:
+            # RAFT-DRIVE-SNAPSHOT-DEPOSED takes eight fetches with three voters (a quorum of two)
+            probes.append(StartProbe("RAFT-DRIVE-SNAPSHOT-DEPOSED", self._snapshot_deposed_probe))
+        if self.config["faults"]:
+            probes.append(StartProbe("RAFT-DRIVE-SNAPSHOT-REBOOT", self._snapshot_reboot_probe))
+        return tuple(probes)
 
     def _lagging_script(self, state: Raft) -> _Script | None:
         """The common start of the snapshot-lag probes: the first voter is elected and the last
@@ -1434,6 +1440,86 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
         if not run.take("catch_up", macros.CatchUp(lagging)) or run.s.node(lagging).log_start != hw:
             return []
         return run.script
+
+    def _snapshot_deposed_probe(self, state: Raft) -> list[tuple[str, Any]]:
+        """RAFT-DRIVE-SNAPSHOT-DEPOSED (a start probe, KIP-630, three voters): a leader holding two
+        snapshots of different epochs, and a deposed leader whose log runs past the snapshot it
+        loads. The first voter A is elected and the second, B, commits its LeaderChange record
+        and snapshots at its HW (epoch 1); A appends two records no one fetches; B is elected
+        without A's vote or records (the third voter grants), its follower commits B's
+        LeaderChange and B snapshots again (epoch 2), holding both: a fetch claiming one record
+        more of epoch 1 than B holds (RAFT-DRIVE-DIVERGING-FETCH's, from replica 9) is checked
+        against the log, its last epoch not below the EARLIEST snapshot's (Kafka's
+        ``validateOffsetAndEpoch``), and answered a diverging epoch, not a snapshot id. B cleans
+        its log; A hears of B's epoch and catches up: its last fetched epoch (1) is below the
+        snapshot's, so it is sent the snapshot id, and the snapshot it loads replaces its whole
+        log, the two stale records past the snapshot's end included
+        (RAFT-RULE-FETCH-SNAPSHOT-LOAD, Kafka's ``truncateToLatestSnapshot``). Elsewhere a
+        replica that loads a snapshot holds no records past it and a leader cleans after each
+        snapshot (red team ``raft_scratch13:snapshot-needed-uses-latest``,
+        ``snapshot-load-keeps-suffix``: escaped at seeds 0 and 1). All or nothing; each step
+        only where the driver offers it."""
+        elected = self._elect_first(state)
+        if elected is None:
+            return []
+        run = _Script(self, *elected)
+        a, b, c = sorted(self.model.voter_ids)
+        if not (run.commit([b]) and run.take("snapshot", Fire(b, TakeSnapshot(run.s.node(b).high_watermark or 0)))):
+            return []
+        for _ in range(2):
+            if not run.take("client", Fire(a, ClientAppend(guided_payload(run.s)))):
+                return []
+        won = self._elect(run.s, b)
+        if won is None:
+            return []
+        run.script += won[0]
+        run.s = won[1]
+        begin = sorted((m for m in run.s.network.distinct() if isinstance(m, BeginQuorumEpochRequest)
+                        and m.src == b), key=lambda m: (m.dst != c, repr(m)))
+        if not begin or begin[0].dst != c or not run.take("deliver", Deliver(begin[0])):
+            return []
+        for _ in range(2):  # (``run.commit`` would judge A, which may still lead epoch 1)
+            run.take("round_trip", macros.RoundTrip(c))
+        hw = run.s.node(b).high_watermark
+        if hw != run.s.node(b).end_offset or not run.take("snapshot", Fire(b, TakeSnapshot(hw or 0))):
+            return []
+        for fetch in diverging_fetches(run.s.node(b)):
+            run.take("inject", Inject(fetch))
+        if not run.take("snapshot", Fire(b, CleanLog())):
+            return []
+        for m in begin[1:]:
+            if m.dst == a:
+                run.take("deliver", Deliver(m))
+        if not run.take("catch_up", macros.CatchUp(a)) or run.s.node(a).log_start == 0:
+            return []
+        return run.script
+
+    def _snapshot_reboot_probe(self, state: Raft) -> list[tuple[str, Any]]:
+        """RAFT-DRIVE-SNAPSHOT-REBOOT (a start probe, KIP-630, with faults): a replica that holds
+        two snapshots, not cleaned, reboots and learns a high watermark. The first voter is
+        elected; the second commits its LeaderChange record and snapshots at its HW; the leader
+        appends a record the second commits, which snapshots again at its HW; it reboots (its
+        listener is a new one, RAFT-OBS-LISTENER) and fetches until it knows a HW: its listener
+        is handed the LATEST snapshot, then the commits past it (RAFT-OBS-LISTENER-SNAPSHOT).
+        Elsewhere a replica holds two snapshots only between a take and its clean, and a
+        rebooted one one snapshot at most (red team ``raft_scratch13:listener-loads-earliest-snapshot``:
+        escaped at seeds 0 and 1). All or nothing; each step only where the driver offers it."""
+        elected = self._elect_first(state)
+        if elected is None:
+            return []
+        run = _Script(self, *elected)
+        voters = sorted(self.model.voter_ids)
+        leader, f = voters[0], voters[1]
+        quorum = voters[1:len(voters) // 2 + 1]
+        if not (run.commit(quorum) and run.take("snapshot", Fire(f, TakeSnapshot(run.s.node(f).high_watermark or 0)))
+                and run.take("client", Fire(leader, ClientAppend(guided_payload(run.s)))) and run.commit(quorum)
+                and run.take("snapshot", Fire(f, TakeSnapshot(run.s.node(f).high_watermark or 0)))
+                and len(run.s.node(f).snapshots) == 2 and run.take("crash", Reboot(f))):
+            return []
+        for _ in range(2):
+            if run.s.node(f).high_watermark is not None or not run.take("round_trip", macros.RoundTrip(f)):
+                break
+        return run.script if run.s.node(f).high_watermark is not None else []
 
     def _snapshot_probe(self, state: Raft) -> list[tuple[str, Any]]:
         """RAFT-DRIVE-SNAPSHOT (a start probe, KIP-630): the first voter is elected (the others'

@@ -879,6 +879,53 @@ RAFT_MUTANTS += (  # session 19, blindraft: red team raft_scratch12's escapes
 )
 
 
+class SnapshotLoadKeepsTail(RaftReplica):
+    """A follower loading its leader's snapshot truncates its log only when the snapshot runs past
+    the log's end, so a deposed leader's stale records past the snapshot survive the load
+    (RAFT-RULE-FETCH-SNAPSHOT-LOAD; RAFT-DRIVE-SNAPSHOT-DEPOSED)."""
+
+    def on_FetchSnapshotResponse(self, resp: dict[str, Any]) -> None:
+        log, wanted = list(self.log), self.fetching_snapshot
+        super().on_FetchSnapshotResponse(resp)
+        if wanted is not None and self.fetching_snapshot is None and self.log_start == wanted[0] < len(log):
+            self.log += [dict(e) for e in log[wanted[0]:]]
+
+
+class SnapshotCheckedAgainstLatest(RaftReplica):
+    """A leader judges whether a fetch needs a snapshot against its latest snapshot's epoch, not
+    its earliest: a fetch it could answer from the log (or with a diverging epoch) is sent a
+    snapshot id while two snapshots are held (RAFT-RULE-FETCH-SNAPSHOT; RAFT-DRIVE-SNAPSHOT-DEPOSED)."""
+
+    def snapshot_needed(self, offset: int, last_epoch: int) -> bool:
+        held = self.snapshots
+        return super().snapshot_needed(offset, last_epoch) or (bool(held) and offset > 0 and last_epoch < held[-1][1])
+
+
+class NewListenerLoadsOldest(RaftReplica):
+    """A new listener (a rebooted replica's) is handed the oldest snapshot the replica holds, not
+    the latest (RAFT-OBS-LISTENER-SNAPSHOT; RAFT-DRIVE-SNAPSHOT-REBOOT)."""
+
+    def notify_listener(self) -> None:
+        held = self.snapshots
+        if self.listening and self.role != "down" and self.listener_next == 0 and len(held) > 1 \
+                and self.high_watermark is not None and held[0][0] <= self.high_watermark:
+            self.listener_next = held[0][0]
+            self.out.append({"type": "HandleLoadSnapshot", "offset": held[0][0]})
+        super().notify_listener()
+
+
+RAFT_MUTANTS += (  # session 20, blindraft: red team raft_scratch13's escapes
+    ("raft-snapshot-load-keeps-tail", SnapshotLoadKeepsTail,
+     "a loaded snapshot keeps the follower's records past its end", True,
+     "RAFT-DRIVE-SNAPSHOT-DEPOSED's: a deposed leader's stale suffix runs past the snapshot it loads"),
+    ("raft-snapshot-checked-against-latest", SnapshotCheckedAgainstLatest,
+     "a fetch's need for a snapshot judged by the latest snapshot's epoch", True,
+     "RAFT-DRIVE-SNAPSHOT-DEPOSED's: a leader holding two snapshots of different epochs"),
+    ("raft-new-listener-loads-oldest", NewListenerLoadsOldest,
+     "a new listener handed the oldest snapshot held", True,
+     "RAFT-DRIVE-SNAPSHOT-REBOOT's: a rebooted replica holding two snapshots"),
+)
+
 class ProspectiveCountsStandardAnswer(RaftReplica):
     """A prospective counts every vote answer of its epoch as a pre-vote answer, so a late grant
     of the candidacy it gave up in that epoch (KIP-996: a candidate whose election timer expires

@@ -227,7 +227,9 @@ def test_the_snapshot_start_probe_loads_a_snapshot_at_a_lagging_replica() -> Non
     config = {**RAFT_CONFIGS[0], "snapshots": True}
     driver = spec.driver(config)
     ids = [p.id for p in driver.start_probes()]
-    assert ids[-4:-1] == ["RAFT-DRIVE-SNAPSHOT", "RAFT-DRIVE-SNAPSHOT-LAG", "RAFT-DRIVE-SNAPSHOT-SUPERSEDED"]
+    snapshot_ids = ["RAFT-DRIVE-SNAPSHOT", "RAFT-DRIVE-SNAPSHOT-LAG", "RAFT-DRIVE-SNAPSHOT-SUPERSEDED",
+                    "RAFT-DRIVE-SNAPSHOT-DEPOSED", "RAFT-DRIVE-SNAPSHOT-REBOOT"]
+    assert ids[-6:] == [*snapshot_ids, "RAFT-DRIVE-PREFERRED-ORDER"]
     path = guide.start_paths(driver, guide.explore(driver, 12))[ids.index("RAFT-DRIVE-SNAPSHOT")]
     assert guide.offered(driver, path) and path[-1][0] == "catch_up"
     assert [c for c, _ in path].count("snapshot") == 3
@@ -244,7 +246,7 @@ def test_the_snapshot_start_probe_loads_a_snapshot_at_a_lagging_replica() -> Non
 
 
 def test_snapshot_lag_superseded_and_refollow_probes_judge_their_mutants() -> None:
-    # RAFT-DRIVE-SNAPSHOT-LAG, -SUPERSEDED (snapshots) and RAFT-DRIVE-REFOLLOW-PRE-VOTE (kip-996):
+    # RAFT-DRIVE-SNAPSHOT-LAG, -SUPERSEDED, -DEPOSED, -REBOOT (snapshots) and RAFT-DRIVE-REFOLLOW-PRE-VOTE (kip-996):
     # each start path replays at the reference and its catalogued mutant diverges on it.
     spec = PROTOCOLS["raft"]()
     snapshots = {**RAFT_CONFIGS[0], "snapshots": True}
@@ -252,6 +254,9 @@ def test_snapshot_lag_superseded_and_refollow_probes_judge_their_mutants() -> No
     for config, probe, mutant, last in (
             (snapshots, "RAFT-DRIVE-SNAPSHOT-LAG", "raft-clean-log-unbounded", "catch_up"),
             (snapshots, "RAFT-DRIVE-SNAPSHOT-SUPERSEDED", "raft-snapshot-not-found-retried", "catch_up"),
+            (snapshots, "RAFT-DRIVE-SNAPSHOT-DEPOSED", "raft-snapshot-load-keeps-tail", "catch_up"),
+            (snapshots, "RAFT-DRIVE-SNAPSHOT-DEPOSED", "raft-snapshot-checked-against-latest", "catch_up"),
+            (snapshots, "RAFT-DRIVE-SNAPSHOT-REBOOT", "raft-new-listener-loads-oldest", "round_trip"),
             (pre_vote, "RAFT-DRIVE-REFOLLOW-PRE-VOTE", "raft-fetched-only-with-records", "inject")):
         driver = spec.driver(config)
         ids = [p.id for p in driver.start_probes()]
