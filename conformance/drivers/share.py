@@ -167,7 +167,7 @@ class ReinitAtCountedStart:
     bounds allow its record): the stored 2 stays, the higher count at the same start offset
     (SHARE-DRIVE-COUNT-KEPT-AT-START; the witness SHARE-WIT-COUNT-KEPT is also reached from
     below the start offset, so a shard taking the newest count at the same start offset was told
-    apart only by runs 225 and 275 at seeds 0 and 1: red team session 20's
+    apart only by runs 175 and 275 (seeds 0 and 1): red team session 20's
     ``same-start-count-replaced``). Each part is the model's own action
     sent as its own input; one step, as :class:`DeleteThenRead`, so the guide's beam keeps the
     path."""
