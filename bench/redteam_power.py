@@ -78,6 +78,7 @@ MODULE_LINES: tuple[tuple[str, str], ...] = (
     ("share", "share_scratch9"),
     ("share", "share_scratch10"),
     ("share", "share_scratch11"),
+    ("share", "share_scratch12"),
     # mm2
     ("mm2", "mm2"),
     ("mm2", "mm2_scratch"),

@@ -163,8 +163,14 @@ class ReinitAtCountedStart:
     the count a reinitialize reset was one measured from another start offset, and a shard that
     reused the write's "the higher count at the same start offset" for an initialize was never
     told apart (red team session 16's ``reinitialize-same-start-keeps-count``, 300 runs at seeds
-    0 and 1). Each part is the model's own action sent as its own input; one step, as
-    :class:`DeleteThenRead`, so the guide's beam keeps the path."""
+    0 and 1). Between the two, the same probe with count 0 at that start offset (where the
+    bounds allow its record): the stored 2 stays, the higher count at the same start offset
+    (SHARE-DRIVE-COUNT-KEPT-AT-START; the witness SHARE-WIT-COUNT-KEPT is also reached from
+    below the start offset, so a shard taking the newest count at the same start offset was told
+    apart only by runs 175 and 275 (seeds 0 and 1): red team session 20's
+    ``same-start-count-replaced``). Each part is the model's own action
+    sent as its own input; one step, as :class:`DeleteThenRead`, so the guide's beam keeps the
+    path."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -627,7 +633,12 @@ class ShareDriver(Driver[ShareSystem]):
         def counted(a: Any) -> bool:  # the counts probe: a higher count at the same start offset
             return isinstance(a, Write) and a.key == KEY and a.start_offset == 0 and a.delivery_complete_count == 2
 
-        return self._chain(state, [reinit, leader_read, counted, reinit])
+        def lower(a: Any) -> bool:  # SHARE-DRIVE-COUNT-KEPT-AT-START: then a lower one there (2 stays)
+            return isinstance(a, Write) and a.key == KEY and a.start_offset == 0 and a.delivery_complete_count == 0
+
+        # Without the lower write where the bounds leave no room for its record.
+        return (self._chain(state, [reinit, leader_read, counted, lower, reinit])
+                or self._chain(state, [reinit, leader_read, counted, reinit]))
 
     def _cut_parts(self, state: SysState) -> list[tuple[Action, SysState]] | None:
         """The model actions of :class:`CutReload` from ``state`` (None: not enabled: the shard
@@ -789,8 +800,8 @@ class ShareDriver(Driver[ShareSystem]):
 
     def describe(self, action: Any) -> str:
         if isinstance(action, ReinitAtCountedStart):
-            return ("the leader raises the count at the stored start offset, the group coordinator "
-                    "initializes there again")
+            return ("the leader raises the count at the stored start offset and writes a lower one there, "
+                    "the group coordinator initializes there again")
         if isinstance(action, ReloadWithoutTopic):
             key = DOOMED.coordinator_key()
             return f"topic {DOOMED_TOPIC} deleted during a fail-over while [{key}] is stored, its leader reads"

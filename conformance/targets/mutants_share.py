@@ -497,6 +497,18 @@ class ReinitializeKeepsCountAtStart(ShareShard):
         return record
 
 
+
+class SameStartCountReplaced(ShareShard):
+    """A write at the stored start offset replaces the stored delivery-complete count with its
+    own, lower or not (SHARE-RULE-WRITE-COUNT: at the same start offset the higher of the two
+    stays; writes of one leader can arrive out of order). Red team session 20's
+    ``same-start-count-replaced``. Reached by SHARE-DRIVE-COUNT-KEPT-AT-START."""
+
+    def write_count(self, current: dict[str, Any], start_offset: int, count: int) -> int:
+        if self.delivery_complete_count and start_offset == current["start_offset"]:
+            return count
+        return super().write_count(current, start_offset, count)
+
 class FenceSurvivesDelete(ShareShard):
     """A zombie guard kept apart from the four maps: the highest leader epoch ever recorded for a
     key, which a delete does not clear, fences reads and writes, so after a delete and a fresh
@@ -554,6 +566,8 @@ SHARE_MUTANTS = (
     ("share-count-unknown-start-kept", CountUnknownStartKept, "a -1 sentinel taken for \"no value\" in a comparison"),
     ("share-reinitialize-keeps-count-at-start", ReinitializeKeepsCountAtStart,
      "a reset that reuses an update's merge rule"),
+    ("share-same-start-count-replaced", SameStartCountReplaced,
+     "a newest-wins update where the rule keeps the maximum"),
     ("share-image-dropped-while-unloaded", ImageDroppedWhileUnloaded, "an update dropped by an inactive component"),
     ("share-update-tie-newer-wins", UpdateTieNewerWins, "a tie broken by recency, not by the rule's second key"),
     ("share-read-image-before-fence", ReadImageBeforeFence, "two checks in the wrong order on the read path"),

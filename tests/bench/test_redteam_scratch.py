@@ -83,6 +83,7 @@ BASELINES = [
     ("share", "share_scratch9", "Correct"),
     ("share", "share_scratch10", "Correct"),
     ("share", "share_scratch11", "Correct"),
+    ("share", "share_scratch12", "Correct"),
     # mm2
     ("mm2", "mm2_scratch", "Correct"),
     ("mm2", "mm2_scratch2", "Correct"),

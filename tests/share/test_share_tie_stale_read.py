@@ -141,10 +141,14 @@ def test_reinitialize_at_the_counted_start_resets_the_count() -> None:
     assert ("initialize", ReinitAtCountedStart()) in driver.candidates(s0)
     parts = driver._parts_of(s0, ReinitAtCountedStart())
     assert parts is not None and parts[2][1].shard.offset(KEY).delivery_complete_count == 2
+    # SHARE-DRIVE-COUNT-KEPT-AT-START (session 20): a lower count at the same start offset keeps the 2
+    assert isinstance(parts[3][0], Write) and parts[3][0].delivery_complete_count == 0
+    assert parts[3][1].shard.offset(KEY).delivery_complete_count == 2
     assert parts[-1][1].shard.offset(KEY).delivery_complete_count == 0
     steps = [(s0, ReinitAtCountedStart())]
     assert first_difference(driver, steps, "reference") is None
     assert first_difference(driver, steps, "mutant:share-reinitialize-keeps-count-at-start") == "InitializeRequest"
+    assert first_difference(driver, steps, "mutant:share-same-start-count-replaced") == "WriteRequest"
     # 4.1 has no count: the composite is not offered
     assert ShareDriver({"kafka_version": "4.1"})._reinit_count_parts(s0) is None
 
