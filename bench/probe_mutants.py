@@ -37,6 +37,8 @@ PROBE_MUTANTS: list[tuple[str, str]] = [
     # session 19 (probestart): kip-996 start probes after red team raft_scratch11's escapes
     ("RAFT-DRIVE-PROSPECTIVE-BEGIN-EPOCH", "raft-prospective-follows-known-leader-again"),
     ("RAFT-DRIVE-ERROR-FETCH-PRE-VOTE", "raft-error-fetch-marks-fetched"),
+    # session 20 (probestart): after red team raft_scratch14's escape
+    ("RAFT-DRIVE-PROSPECTIVE-LEADER-VOTE", "raft-prospective-votes-past-leader"),
 ]
 # written for a probe, caught by it first, not its alone (session 14, docs/performance.md)
 NOT_ALONE: list[tuple[str, str]] = [

@@ -51,6 +51,7 @@ MODULE_LINES: tuple[tuple[str, str], ...] = (
     ("raft", "raft_scratch11"),
     ("raft", "raft_scratch12"),
     ("raft", "raft_scratch13"),
+    ("raft", "raft_scratch14"),
     # voters
     ("voters", "voters"),
     ("voters", "voters_scratch"),

@@ -1951,7 +1951,8 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
         if not (self.config["pre_vote"] and self.config["faults"]) or len(self.model.voter_ids) < 3:
             return ()
         return (StartProbe("RAFT-DRIVE-PROSPECTIVE-BEGIN-EPOCH", self._prospective_begin_epoch_probe),
-                StartProbe("RAFT-DRIVE-ERROR-FETCH-PRE-VOTE", self._error_fetch_pre_vote_probe))
+                StartProbe("RAFT-DRIVE-ERROR-FETCH-PRE-VOTE", self._error_fetch_pre_vote_probe),
+                StartProbe("RAFT-DRIVE-PROSPECTIVE-LEADER-VOTE", self._prospective_leader_vote_probe))
 
     def _announced(self, state: Raft) -> list[tuple[list[tuple[str, Any]], Raft, int, int]]:
         """Each voter ``c`` elected (:meth:`_elect`), then its BeginQuorumEpoch delivered to
@@ -2002,6 +2003,31 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
                 continue
             return [*script, ("network", Drop(answer)), ("timer", Fire(f, FetchTimeout())), ("resend", resend),
                     ("deliver", again)]
+        return []
+
+    def _prospective_leader_vote_probe(self, state: Raft) -> list[tuple[str, Any]]:
+        """RAFT-DRIVE-PROSPECTIVE-LEADER-VOTE (a start probe, kip-996, with faults): a voter F
+        follows the new leader L after L's BeginQuorumEpoch, has not fetched, and its fetch timer
+        makes it prospective (it keeps L, RAFT-KIP996-PRE-VOTE-EPOCH; F did not vote in L's
+        election, else its vote alone refuses); then another voter asks it
+        for a well-formed standard vote of its epoch whose log is not behind F's
+        (:meth:`_up_to_date_vote`: a candidate that lost L's election, its request late or
+        resent). F refuses: a prospective grants a standard vote only with neither a vote nor a
+        leader in its epoch (RAFT-KIP996-PROSPECTIVE-VOTES, Kafka's ``ProspectiveState`` keeps
+        the leader it came from). The path-end votes meet prospectives that never knew a
+        leader, and a follower's vote of its own epoch claims a log behind the LeaderChange it
+        fetched, so one that tests the vote only (red team
+        ``raft_scratch14:prospective-grants-with-known-leader``) escaped seeds 0 and 1. All or
+        nothing; each step only where the driver offers it."""
+        for script, s, leader, f in self._announced(state):
+            timeout = Fire(f, FetchTimeout())
+            timed_out = self._offered(s, "timer", timeout)
+            role = None if timed_out is None else timed_out.node(f).role
+            if timed_out is None or not isinstance(role, Prospective) or role.prior.voted_for is not None:
+                continue  # a voter that voted in the epoch refuses every other candidate anyway
+            vote, _ = self._up_to_date_vote(timed_out, f, avoid=leader)
+            if vote and vote[0][1].message.src != leader:
+                return [*script, ("timer", timeout), *vote]
         return []
 
     def _error_fetch_pre_vote_probe(self, state: Raft) -> list[tuple[str, Any]]:

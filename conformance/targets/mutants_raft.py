@@ -804,6 +804,31 @@ RAFT_MUTANTS += (  # session 19, probestart: red team raft_scratch11's escapes
 )
 
 
+# ---- session 20, probestart: red team raft_scratch14's escape (a start probe)
+
+
+class ProspectiveVotesPastLeader(RaftReplica):
+    """A prospective that came from following its epoch's leader grants a standard vote of that
+    epoch to an up-to-date candidate (its grant tests the vote it holds, not the leader it
+    knows), where it must refuse (RAFT-KIP996-PROSPECTIVE-VOTES: neither a vote nor a leader;
+    RAFT-DRIVE-PROSPECTIVE-LEADER-VOTE)."""
+
+    def grant_vote(self, req: dict[str, Any], up_to_date: bool) -> bool:
+        known, self.leader = self.leader, (None if self.role == "prospective" else self.leader)
+        try:
+            return super().grant_vote(req, up_to_date)
+        finally:
+            self.leader = known
+
+
+RAFT_MUTANTS += (  # session 20, probestart: red team raft_scratch14's escape
+    ("raft-prospective-votes-past-leader", ProspectiveVotesPastLeader,
+     "a prospective that knows its epoch's leader grants a standard vote of that epoch", True,
+     "RAFT-DRIVE-PROSPECTIVE-LEADER-VOTE's (a start probe): a follower that never fetched, its fetch timer, "
+     "then an up-to-date vote of its epoch"),
+)
+
+
 # ---- session 19, blindraft: red team raft_scratch12's escapes (start probes)
 
 

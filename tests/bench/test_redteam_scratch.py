@@ -49,6 +49,7 @@ BASELINES = [
     ("raft", "raft_scratch11", "Correct"),
     ("raft", "raft_scratch12", "Correct"),
     ("raft", "raft_scratch13", "Correct"),
+    ("raft", "raft_scratch14", "Correct"),
     # voters
     ("voters", "voters_scratch", "Correct"),
     ("voters", "voters_scratch2", "Correct"),

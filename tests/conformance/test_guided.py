@@ -329,7 +329,8 @@ def test_start_paths_come_first_and_leave_the_planned_paths_their_index() -> Non
 
 
 def test_the_kip996_start_probes_meet_a_follower_its_leader_never_heard_from() -> None:
-    # RAFT-DRIVE-PROSPECTIVE-BEGIN-EPOCH and RAFT-DRIVE-ERROR-FETCH-PRE-VOTE (kip-996, with
+    # RAFT-DRIVE-PROSPECTIVE-BEGIN-EPOCH, RAFT-DRIVE-ERROR-FETCH-PRE-VOTE and (session 20)
+    # RAFT-DRIVE-PROSPECTIVE-LEADER-VOTE, its prospective asked an up-to-date vote (kip-996, with
     # faults; red team raft_scratch11's escapes): a leader is elected and one voter follows it
     # after its BeginQuorumEpoch. Then its answer is lost, its fetch timer makes it prospective
     # and the leader's resend reaches it (it stays prospective); or the leader resigns, the
@@ -340,17 +341,21 @@ def test_the_kip996_start_probes_meet_a_follower_its_leader_never_heard_from() -
     config = next(c for c in RAFT_CONFIGS if c["pre_vote"] and c["faults"] and c["voters"] == 3)
     driver = spec.driver(config)
     ids = [p.id for p in driver.start_probes()]
-    assert ids[-4:-2] == ["RAFT-DRIVE-PROSPECTIVE-BEGIN-EPOCH", "RAFT-DRIVE-ERROR-FETCH-PRE-VOTE"]
-    begin, error = guide.start_paths(driver, guide.explore(driver, 12))[-4:-2]
-    assert guide.offered(driver, begin) and guide.offered(driver, error)
+    assert ids[-5:-2] == ["RAFT-DRIVE-PROSPECTIVE-BEGIN-EPOCH", "RAFT-DRIVE-ERROR-FETCH-PRE-VOTE",
+                          "RAFT-DRIVE-PROSPECTIVE-LEADER-VOTE"]
+    begin, error, vote = guide.start_paths(driver, guide.explore(driver, 12))[-5:-2]
+    assert guide.offered(driver, begin) and guide.offered(driver, error) and guide.offered(driver, vote)
     assert [c for c, _ in begin][-4:] == ["network", "timer", "resend", "deliver"]
     assert [c for c, _ in error][-4:] == ["fetch", "deliver", "deliver", "inject"]
-    state = driver.init_state()
-    for _, action in begin:
-        state = driver.resolve(state, action)
-    assert state.node(begin[-1][1].message.dst).role_name == "prospective"
-    mutants = {"raft-prospective-follows-known-leader-again": begin, "raft-error-fetch-marks-fetched": error}
-    for path in (begin, error):
+    assert [c for c, _ in vote][-2:] == ["timer", "inject"] and not vote[-1][1].message.pre_vote
+    for path in (begin, vote):  # the last step meets a prospective that knows its leader
+        state = driver.init_state()
+        for _, action in path:
+            state = driver.resolve(state, action)
+        assert state.node(path[-1][1].message.dst).role_name == "prospective"
+    mutants = {"raft-prospective-follows-known-leader-again": begin, "raft-error-fetch-marks-fetched": error,
+               "raft-prospective-votes-past-leader": vote}
+    for path in (begin, error, vote):
         assert not _diverges(spec, config, reference_target("raft"), path)
         for name, own in mutants.items():
             assert _diverges(spec, config, CATALOGUE[name].target(), path) == (path is own), name
