@@ -205,6 +205,7 @@ def test_a_start_probe_runs_on_a_path_of_its_own_where_the_budgets_are_whole() -
     pre_vote = spec.driver(pre_vote_config)
     assert [p.id for p in pre_vote.start_probes()] == ["RAFT-DRIVE-HELD-GRANT", "RAFT-DRIVE-PROSPECTIVE-BEGIN-EPOCH",
                                                        "RAFT-DRIVE-ERROR-FETCH-PRE-VOTE",
+                                                       "RAFT-DRIVE-PROSPECTIVE-LEADER-VOTE",
                                                        "RAFT-DRIVE-REFOLLOW-PRE-VOTE", "RAFT-DRIVE-PREFERRED-ORDER"]
     held = guide.start_paths(pre_vote, guide.explore(pre_vote, 12))[0]
     assert guide.offered(pre_vote, held) and held[-1][0] == "probe"
