@@ -91,7 +91,8 @@ _SWITCHES: dict[str, dict[str, tuple[Any, str, Any]]] = {
              "RAFT-DRIVE-RESEND-BACKOFF": (RaftDriver, "_backoff_resend_probe", _nothing),
              # session 19 (probestart): the kip-996 start probes, each by its script taking nothing
              "RAFT-DRIVE-PROSPECTIVE-BEGIN-EPOCH": (RaftDriver, "_prospective_begin_epoch_probe", _nothing),
-             "RAFT-DRIVE-ERROR-FETCH-PRE-VOTE": (RaftDriver, "_error_fetch_pre_vote_probe", _nothing)},
+             "RAFT-DRIVE-ERROR-FETCH-PRE-VOTE": (RaftDriver, "_error_fetch_pre_vote_probe", _nothing),
+             "RAFT-DRIVE-PROSPECTIVE-LEADER-VOTE": (RaftDriver, "_prospective_leader_vote_probe", _nothing)},
     "voters": {
         "VOTERS-DRIVE-JOIN-PROBE": (VotersDriver, "_join_probe", _nothing),
         "VOTERS-DRIVE-LAPSE-PROBE": (VotersDriver, "_lapse_probe", _nothing),
@@ -110,6 +111,7 @@ _SWITCHES: dict[str, dict[str, tuple[Any, str, Any]]] = {
         "VOTERS-DRIVE-CROSSED-KEY-PROBE": (VotersDriver, "_crossed_key_probe", staticmethod(_nothing)),
         "VOTERS-DRIVE-UPGRADE-WITHDRAWN": (VotersDriver, "_withdrawn_upgrade_probe", _nothing),
         "VOTERS-DRIVE-UNCOMMITTED-SET-ELECTION": (VotersDriver, "_uncommitted_set_election_probe", _nothing),
+        "VOTERS-DRIVE-DISK-REPLACED-VOTE": (VotersDriver, "_disk_replaced_vote_probe", _nothing),
         "VOTERS-DRIVE-FIRST-LEADER-AGAIN": (VotersDriver, "_first_leader_again_probe", _nothing),
     },
     "share": {

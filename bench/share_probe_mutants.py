@@ -38,7 +38,7 @@ PROBE_MUTANTS: list[tuple[str, str]] = [
     ("ReinitBelowStored", "share-read-fence-from-stored-offset"),
     ("StateEpochAcrossDelete", "share-state-fence-survives-delete"),
     # session 20 (red team session 20's escape)
-    ("SHARE-DRIVE-COUNT-KEPT-AT-START", "share-same-start-count-replaced"),
+    ("ReinitAtCountedStart", "share-same-start-count-replaced"),
     *((SHARE_PROBE_REQUESTS, name) for name in (
         "share-delete-keeps-fences", "share-delete-without-tombstone", "share-replay-skips-tombstone",
         "share-summary-leader-epoch-from-fence", "share-summary-records-leader-epoch",
