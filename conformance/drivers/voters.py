@@ -635,6 +635,16 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
         more, _ = self._disk_script(s, rejoin)
         return script + more
 
+    def _disk_trio(self, state: Voters) -> tuple[VoterNode, int, int] | None:
+        """The leader, the disk victim V (:meth:`_disk_victim`) and the lowest other voter W that
+        stands in the disk vote probes; None where there is no such W."""
+        found = self._disk_victim(state)
+        if found is None:
+            return None
+        leader, v = found
+        others = [n for n in sorted(leader.voters) if n not in (leader.id, v)]
+        return (leader, v, others[0]) if others else None
+
     def _disk_replaced_vote_probe(self, state: Voters) -> list[tuple[str, Any]]:
         """VOTERS-DRIVE-DISK-REPLACED-VOTE (a start probe, as VOTERS-DRIVE-DISK-REPLACED): the disk
         of a voter follower V is replaced, another voter W's fetch timer fires (it stands), and
@@ -647,14 +657,10 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
         where a replica that took V's error for a refusal too has lost (a majority of refusals)
         and returned to following L; a Vote L grants or refuses by the log check. The first three
         steps or nothing."""
-        found = self._disk_victim(state)
-        if found is None:
+        trio = self._disk_trio(state)
+        if trio is None:
             return []
-        leader, v = found
-        others = [n for n in sorted(leader.voters) if n not in (leader.id, v)]
-        if not others:
-            return []
-        w = others[0]
+        leader, v, w = trio
         steps: list[Callable[[Voters], tuple[str, Any] | None]] = [
             lambda s: (PROBE, Fire(v, ReplaceDisk(replaced_directory(v, 1)))),  # type: ignore[arg-type]
             lambda s: ("timer", Fire(w, FetchTimeout())),
@@ -676,14 +682,10 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
         the set that holds the new key, so a candidate that asks a replaced disk by id alone (and
         is refused INVALID_VOTER_KEY) was never reached. All or nothing: only where the rejoin
         reached W (its Vote to V is keyed)."""
-        found = self._disk_victim(state)
-        if found is None:
+        trio = self._disk_trio(state)
+        if trio is None:
             return []
-        leader, v = found
-        others = [n for n in sorted(leader.voters) if n not in (leader.id, v)]
-        if not others:
-            return []
-        w = others[0]
+        _, v, w = trio
         script = self._disk_replaced_probe(state)
         if not script:
             return []
