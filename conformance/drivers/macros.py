@@ -317,9 +317,20 @@ class Retry:
     to: int
 
 
+@dataclass(frozen=True)
+class PastBound:
+    """RAFT-DRIVE-DIVERGENT-EPOCHS: the macros ``steps`` taken in turn, where the raft driver lets
+    their steps run one epoch past its ``max_epoch`` (``RaftDriver.expand``): a deposition the
+    bound forbids (an election in epoch ``max_epoch + 1``) and the old leader's catch-up. Offered
+    in category PROBE only (no random run draws it, the guide's graph leaves it out), at the
+    epoch bound; nothing can follow it (every state after it is past the bound)."""
+
+    steps: tuple[Any, ...]
+
+
 Macro = (RoundTrip | Replicate | Campaign | Depose | CatchUp | Reclaim | DeliverTwice | DeposeCommitted
          | StrayCampaign | Canvass | DeliverLate | LateFetch | Stale | ElectWithout | FirstAnswer | AbandonRound
-         | LateVote | HeldFetch | Retry | HeldGrant | BeginEpochAnswer)
+         | LateVote | HeldFetch | Retry | HeldGrant | BeginEpochAnswer | PastBound)
 # The driver categories the macros come in (one per offered macro).
 CATEGORIES = ("round_trip", "replicate", "depose")
 
@@ -946,6 +957,20 @@ def _deliver_twice(message: Any, state: Any, resolve: Resolve) -> Expansion:
     return [] if after is None else [*steps, (copy, after)]
 
 
+def _in_turn(steps: Sequence[Any], state: Any, actions: Actions, resolve: Resolve) -> Expansion:
+    """The expansions of ``steps`` one after the other (each from where the one before ended);
+    empty where one of them is not enabled."""
+    out: Expansion = []
+    current = state
+    for macro in steps:
+        found = expand(macro, current, actions, resolve)
+        if found is None:
+            return []
+        out += found
+        current = found[-1][1]
+    return out
+
+
 def _canvass_then_stand(node: int, voter: int, state: Any, actions: Actions, resolve: Resolve) -> Expansion:
     steps = _canvass(node, voter, state, actions, resolve)
     if steps:  # then the voter stands itself (a stray campaign, mostly lost)
@@ -1000,6 +1025,8 @@ MACROS: dict[type[Macro], tuple[Expander, Callable[[Any], str]]] = {
             lambda m: f"replica {m.node}: its request to replica {m.to} is lost and sent again"),
     ElectWithout: (lambda m, s, a, r: _elect_without(m.node, m.absent, s, a, r),
                    lambda m: f"replica {m.node}: campaign and win without replica {m.absent}, which then hears of it"),
+    PastBound: (lambda m, s, a, r: _in_turn(m.steps, s, a, r),
+                lambda m: "; ".join(describe(x) for x in m.steps) + " (one epoch past the bound)"),
 }
 MACRO_TYPES: tuple[type[Macro], ...] = tuple(MACROS)
 

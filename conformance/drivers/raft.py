@@ -792,6 +792,11 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
         out += macros.candidates(state)
         out += macros.raft_candidates(state)
         out += probe_candidates(state)
+        if max(n.epoch for n in state.nodes) >= int(self.model.bounds["max_epoch"]):
+            # RAFT-DRIVE-DIVERGENT-EPOCHS: at the epoch bound, a deposition past it and the old
+            # leader's catch-up (category PROBE: only that start probe takes it)
+            out += [(PROBE, macros.PastBound((macros.ElectWithout(m.successor, m.leader), macros.CatchUp(m.leader))))
+                    for _, m in macros.candidates(state) if isinstance(m, macros.Depose)]
         if not self.config["faults"]:
             out = [(category, action) for category, action in out if category not in FAULTS]
         return out
@@ -1273,10 +1278,51 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
             probes.append(StartProbe("RAFT-DRIVE-CHECK-QUORUM-ACK", self._check_quorum_ack_probe))
         # last, so that the start paths before it keep their places (RAFT-DRIVE-PREFERRED-ORDER:
         # three voters and no observer, one shape per rule set; the order needs no more)
-        ordered = ((StartProbe("RAFT-DRIVE-PREFERRED-ORDER", self._preferred_order_probe),)
+        ordered = ((StartProbe("RAFT-DRIVE-PREFERRED-ORDER", self._preferred_order_probe),
+                    StartProbe("RAFT-DRIVE-DIVERGENT-EPOCHS", self._divergent_epochs_probe))
                    if self.config["faults"] and len(self.model.voter_ids) == 3 and not self.config["observers"]
                    else ())
         return (*probes, *self._snapshot_probes(), *self._kip996_start_probes(), *self._refollow_probes(), *ordered)
+
+    def _divergent_epochs_probe(self, state: Raft) -> list[tuple[str, Any]]:
+        """RAFT-DRIVE-DIVERGENT-EPOCHS (a start probe, three voters, no observer, with faults, one
+        shape per rule set): a follower whose log diverges from its new leader's over several
+        epochs. The first voter A is elected (epoch 1) and its BeginQuorumEpoch notices
+        delivered; the second, B, fetches A's LeaderChange record once; A appends two records no
+        one fetches. B is elected without A (``macros.ElectWithout``: the third voter C, which
+        never fetched, grants; then B's BeginQuorumEpoch makes A its follower) and writes its
+        LeaderChange (epoch 2); A is elected back without B the same way (epoch 3: C grants, its
+        log behind A's), each campaign's requests to the replica left out lost (the in-flight
+        bound). A holds epochs {1, 3} (three records of epoch 1), B {1, 2}. Then B is elected
+        without A one epoch past the bound (``macros.PastBound``: epoch 4, ``max_epoch`` is 3) and
+        A catches up: its fetch (last epoch 3) is answered the diverging epoch (2, 2), an epoch A
+        never held, so A truncates to the end of its own largest epoch below it (epoch 1, offset
+        3: RAFT-RULE-TRUNCATE), not to min(3, 2); then (1, 1), then B's records. Four epochs are
+        the fewest such a truncation needs (the follower's epoch below the diverging one, the
+        diverging one, the follower's last, the leader's), one more than the bounds let any other
+        path reach (red team ``raft_scratch13:truncate-min-ignores-epoch``, escaped at seeds 0 and
+        1). All or nothing; each step only where the driver offers it. Four elections, the budget."""
+        elected = self._elect_first(state)
+        if elected is None:
+            return []
+        run = _Script(self, *elected)
+        a, b, _ = sorted(self.model.voter_ids)
+        if not run.take("round_trip", macros.RoundTrip(b)) or len(run.s.node(b).log) != 1:
+            return []
+        for _ in range(2):
+            if not run.take("client", Fire(a, ClientAppend(guided_payload(run.s)))):
+                return []
+        for node, absent in ((b, a), (a, b)):
+            if not run.take("stray", macros.ElectWithout(node, absent)):
+                return []
+            for m in run.s.network.distinct():
+                if m.src == node and m.dst == absent and isinstance(m, VoteRequest):
+                    for _ in range(run.s.network.count(m)):
+                        run.take("network", Drop(m))
+        past = macros.PastBound((macros.ElectWithout(b, a), macros.CatchUp(a)))
+        if not run.take(PROBE, past) or run.s.node(a).log != run.s.node(b).log:
+            return []
+        return run.script
 
     def _preferred_order_probe(self, state: Raft) -> list[tuple[str, Any]]:
         """RAFT-DRIVE-PREFERRED-ORDER (a start probe, three voters, no observer, with faults): the
@@ -2077,6 +2123,20 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
 
     def resolve(self, state: Raft, action: Any) -> Raft | None:
         """The state after ``action``, or None when the model does not enable it within bounds."""
+        return self._resolve(state, action, 0)
+
+    def _past_bound(self, state: Raft, action: Any) -> Raft | None:
+        """:meth:`resolve` one epoch past ``max_epoch`` (RAFT-DRIVE-DIVERGENT-EPOCHS: the steps of
+        a ``macros.PastBound``, and only those)."""
+        return self._resolve(state, action, 1)
+
+    def expand(self, state: Any, macro: macros.Macro) -> macros.Expansion | None:
+        """As the base class, but a ``macros.PastBound`` expands with :meth:`_past_bound`."""
+        if not isinstance(macro, macros.PastBound):
+            return super().expand(state, macro)
+        return macros.expand(macro, state, self.model.actions, self._past_bound)
+
+    def _resolve(self, state: Raft, action: Any, past_epochs: int) -> Raft | None:
         if isinstance(action, IdleTimer | macros.Redeliver):
             # a timer that is not due, or a copy of a response already taken: enabled only
             # where the replica's step changes nothing (it is ignored)
@@ -2092,7 +2152,7 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
             if isinstance(state.node(action.message.dst).role, Down):
                 return None
             injected = self.model._apply(state, action.message.dst, action.message)
-            return injected if injected is not None and self.model.within_bounds(injected) else None
+            return injected if injected is not None and self.model.within_bounds(injected, past_epochs) else None
         after = self.model.next_state(state, action)
         if after is None and self.variant and isinstance(action, Fire):
             # An input the correct model acts on and a deviation's variant ignores (3.8's voted
@@ -2103,7 +2163,7 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
                 return state
         if after is None and type(action).__name__ == "Reboot":
             after = self._quiet_reboot(state, action.node)
-        if after is None or not self.model.within_bounds(after):
+        if after is None or not self.model.within_bounds(after, past_epochs):
             return None
         return after
 

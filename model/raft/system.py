@@ -338,8 +338,11 @@ class RaftModel:
         """Whether a run may resend (RAFT-RULE-RESEND): the ``max_resends`` budget is not 0."""
         return int(self.bounds.get("max_resends", 0)) > 0
 
-    def within_bounds(self, state: Raft) -> bool:
-        return (max(n.epoch for n in state.nodes) <= int(self.bounds["max_epoch"])
+    def within_bounds(self, state: Raft, past_epochs: int = 0) -> bool:
+        """Whether ``state`` lies within the bounds; ``past_epochs`` more epochs than
+        ``max_epoch`` allowed (the bounds are the exploration's, not the protocol's: a caller may
+        step past them on purpose)."""
+        return (max(n.epoch for n in state.nodes) <= int(self.bounds["max_epoch"]) + past_epochs
                 and len(state.network) <= int(self.bounds["max_inflight"]))
 
     def properties(self) -> Sequence[Property[Raft, Action]]:
