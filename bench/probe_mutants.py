@@ -39,6 +39,8 @@ PROBE_MUTANTS: list[tuple[str, str]] = [
     ("RAFT-DRIVE-ERROR-FETCH-PRE-VOTE", "raft-error-fetch-marks-fetched"),
     # session 20 (probestart): after red team raft_scratch14's escape
     ("RAFT-DRIVE-PROSPECTIVE-LEADER-VOTE", "raft-prospective-votes-past-leader"),
+    # session 21 (raftreach): after red team raft_scratch13's truncate-min-ignores-epoch
+    ("RAFT-DRIVE-DIVERGENT-EPOCHS", "raft-truncate-min-any-epoch"),
 ]
 # written for a probe, caught by it first, not its alone (session 14, docs/performance.md)
 NOT_ALONE: list[tuple[str, str]] = [

@@ -995,3 +995,26 @@ RAFT_MUTANTS += (  # session 18, raftgaps: red team raft_scratch10's begin-epoch
      "RAFT-RULE-CHECK-QUORUM-PERIOD's and RAFT-DRIVE-CHECK-QUORUM-ACK's: a CheckQuorumTimeout resigned "
      "whatever was counted"),
 )
+
+
+class TruncateMinAnyEpoch(RaftReplica):
+    """A follower told a diverging (epoch, end) truncates to the lesser of that end and the end
+    of its own largest epoch not above the diverging one, whether or not that epoch IS the
+    diverging one: a follower that never held the diverging epoch cuts records of its own older
+    epoch that the leader's next answer would have judged (``truncateToEndOffset`` without the
+    epoch check; RAFT-RULE-TRUNCATE; RAFT-DRIVE-DIVERGENT-EPOCHS)."""
+
+    def truncate_to(self, div_epoch: int, div_end: int) -> None:
+        _, local_end = self.end_offset_for_epoch(div_epoch)
+        target = min(local_end, div_end)
+        if target < self.end_offset:
+            del self.log[target:]
+            self.out.append({"type": "TruncateLog", "offset": target})
+
+
+RAFT_MUTANTS += (  # session 21, raftreach: red team raft_scratch13's truncate-min-ignores-epoch
+    ("raft-truncate-min-any-epoch", TruncateMinAnyEpoch,
+     "a truncation offset taken as a minimum without checking the epoch found", True,
+     "RAFT-DRIVE-DIVERGENT-EPOCHS's (a start probe, one epoch past the bound): a follower that never "
+     "held the diverging epoch"),
+)

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from kspec.conformance.adapters.base import JSON, StepResult, Target, TargetError
-from kspec.conformance.drivers import PROTOCOLS, RunLog, attach, config_key, guide
+from kspec.conformance.drivers import PROTOCOLS, RunLog, attach, config_key, guide, macros
 from kspec.conformance.drivers.ordering import PERSIST_BEFORE_SEND
 from kspec.conformance.drivers.raft import CONFIGS as RAFT_CONFIGS
 from kspec.conformance.drivers.runner import _guided_plans, run_conformance
@@ -181,8 +181,8 @@ def test_a_start_probe_runs_on_a_path_of_its_own_where_the_budgets_are_whole() -
     config = RAFT_CONFIGS[0]
     driver = spec.driver(config)
     assert [p.id for p in driver.start_probes()] == ["RAFT-DRIVE-EXPIRED-STEP-DOWN", "RAFT-DRIVE-RESEND-BACKOFF",
-                                                     "RAFT-DRIVE-PREFERRED-ORDER"]
-    path, backoff, ordered = guide.start_paths(driver, guide.explore(driver, 12))
+                                                     "RAFT-DRIVE-PREFERRED-ORDER", "RAFT-DRIVE-DIVERGENT-EPOCHS"]
+    path, backoff, ordered, _ = guide.start_paths(driver, guide.explore(driver, 12))
     assert guide.offered(driver, path) and len(path) == 7
     assert not _diverges(spec, config, reference_target("raft"), path)
     assert _diverges(spec, config, CATALOGUE["raft-step-down-resets-timer"].target(), path)
@@ -206,7 +206,8 @@ def test_a_start_probe_runs_on_a_path_of_its_own_where_the_budgets_are_whole() -
     assert [p.id for p in pre_vote.start_probes()] == ["RAFT-DRIVE-HELD-GRANT", "RAFT-DRIVE-PROSPECTIVE-BEGIN-EPOCH",
                                                        "RAFT-DRIVE-ERROR-FETCH-PRE-VOTE",
                                                        "RAFT-DRIVE-PROSPECTIVE-LEADER-VOTE",
-                                                       "RAFT-DRIVE-REFOLLOW-PRE-VOTE", "RAFT-DRIVE-PREFERRED-ORDER"]
+                                                       "RAFT-DRIVE-REFOLLOW-PRE-VOTE", "RAFT-DRIVE-PREFERRED-ORDER",
+                                                       "RAFT-DRIVE-DIVERGENT-EPOCHS"]
     held = guide.start_paths(pre_vote, guide.explore(pre_vote, 12))[0]
     assert guide.offered(pre_vote, held) and held[-1][0] == "probe"
     assert not _diverges(spec, pre_vote_config, reference_target("raft"), held)
@@ -230,7 +231,7 @@ def test_the_snapshot_start_probe_loads_a_snapshot_at_a_lagging_replica() -> Non
     ids = [p.id for p in driver.start_probes()]
     snapshot_ids = ["RAFT-DRIVE-SNAPSHOT", "RAFT-DRIVE-SNAPSHOT-LAG", "RAFT-DRIVE-SNAPSHOT-SUPERSEDED",
                     "RAFT-DRIVE-SNAPSHOT-DEPOSED", "RAFT-DRIVE-SNAPSHOT-REBOOT"]
-    assert ids[-6:] == [*snapshot_ids, "RAFT-DRIVE-PREFERRED-ORDER"]
+    assert ids[-7:] == [*snapshot_ids, "RAFT-DRIVE-PREFERRED-ORDER", "RAFT-DRIVE-DIVERGENT-EPOCHS"]
     path = guide.start_paths(driver, guide.explore(driver, 12))[ids.index("RAFT-DRIVE-SNAPSHOT")]
     assert guide.offered(driver, path) and path[-1][0] == "catch_up"
     assert [c for c, _ in path].count("snapshot") == 3
@@ -265,6 +266,41 @@ def test_snapshot_lag_superseded_and_refollow_probes_judge_their_mutants() -> No
         assert guide.offered(driver, path) and path[-1][0] == last, probe
         assert not _diverges(spec, config, reference_target("raft"), path), probe
         assert _diverges(spec, config, CATALOGUE[mutant].target(), path), mutant
+
+
+def test_divergent_epochs_start_path_truncates_past_the_epoch_bound() -> None:
+    # RAFT-DRIVE-DIVERGENT-EPOCHS (three voters, no observer, with faults; each rule set): A holds
+    # epochs {1, 3}, B {1, 2}; B is elected in epoch 4, one past max_epoch (macros.PastBound, the
+    # path's last step), and A, told the diverging epoch (2, 2) it never held, truncates to 3, the
+    # end of its epoch 1: the reference conforms, a truncation to min(3, 2) diverges there.
+    spec = PROTOCOLS["raft"]()
+    shapes = [c for c in RAFT_CONFIGS if c["voters"] == 3 and not c["observers"] and c["faults"]]
+    assert {(c["pre_vote"], c["kip853"]) for c in shapes} == {(False, False), (False, True), (True, True)}
+    for config in shapes:
+        driver = spec.driver(config)
+        ids = [p.id for p in driver.start_probes()]
+        path = guide.start_paths(driver, guide.explore(driver, 12))[ids.index("RAFT-DRIVE-DIVERGENT-EPOCHS")]
+        assert guide.offered(driver, path) and path[-1][0] == "probe", config
+        state = driver.init_state()
+        for _, action in path[:-1]:
+            state = driver.resolve(state, action)
+        bound = int(driver.model.bounds["max_epoch"])
+        assert max(n.epoch for n in state.nodes) == bound and [e.epoch for e in state.node(1).log] == [1, 1, 1, 3]
+        last = path[-1][1]
+        assert isinstance(last, macros.PastBound)
+        # its steps run one epoch past the bound, and only as its own: the same election alone is
+        # not enabled there
+        assert driver.resolve(state, last.steps[0]) is None
+        after = driver.resolve(state, last)
+        assert after is not None and max(n.epoch for n in after.nodes) == bound + 1
+        truncated = [o["offset"] for e in driver.events(state, last, after) if e.node == 1
+                     for o in e.model_outputs if o["type"] == "TruncateLog"]
+        assert truncated == [3, 1] and after.node(1).log == after.node(2).log
+        assert not _diverges(spec, config, reference_target("raft"), path), config
+        assert _diverges(spec, config, CATALOGUE["raft-truncate-min-any-epoch"].target(), path), config
+    # below the bound no deposition past it is offered
+    driver = spec.driver(shapes[0])
+    assert not any(isinstance(a, macros.PastBound) for _, a in driver.candidates(driver.init_state()))
 
 
 def test_check_quorum_ack_start_path_resigns_where_an_acknowledgement_is_counted_as_a_fetch() -> None:
