@@ -23,7 +23,7 @@ short exchanges in one step, fed to the target as their node-level inputs.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from itertools import pairwise
 from typing import Any
@@ -933,12 +933,7 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
         before RAFT-RULE-CHECK-QUORUM-PERIOD). All or nothing; each step only where the driver
         offers it."""
         offered = self._offered
-        voters = sorted(self.model.voter_ids)
-        for c in voters:
-            stood = self._stand(state, c)
-            if stood is None:
-                continue
-            script, s = stood
+        for c, script, s in self._each_elected(state, standing=True):
             epoch = s.node(c).epoch
             for kind in (VoteRequest, VoteResponse, VoteResponse, BeginQuorumEpochRequest):
                 # requests, answers (an answer can arrive only once its request did), then the
@@ -1037,13 +1032,7 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
         or no voter can stand."""
         if not self.config["faults"]:
             return [], state
-        voters = sorted(self.model.voter_ids)
-        for j in range(len(voters)):
-            c = voters[(k + j) % len(voters)]
-            stood = self._stand(state, c)
-            if stood is None:
-                continue
-            script, s = stood
+        for c, script, s in self._each_elected(state, standing=True, first=k):
             rebooted = self._offered(s, "crash", Reboot(c))
             if rebooted is None:
                 continue
@@ -1057,6 +1046,19 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
                     return [*script, ("crash", Reboot(c)), ("deliver", Deliver(request)),
                             ("deliver", Deliver(answer))], answered
         return [], state
+
+    def _each_elected(self, state: Raft, *, standing: bool = False,
+                      first: int = 0) -> Iterator[tuple[int, list[tuple[str, Any]], Raft]]:
+        """Each voter ``c``, in id order from the ``first``-th (rotating), that :meth:`_elect`
+        elects from ``state`` (with ``standing``, that :meth:`_stand` makes a candidate): ``c``,
+        the steps and the state after. Lazily, so a probe that takes the first that fits tries no
+        other."""
+        voters = sorted(self.model.voter_ids)
+        for j in range(len(voters)):
+            c = voters[(first + j) % len(voters)]
+            found = self._stand(state, c) if standing else self._elect(state, c)
+            if found is not None:
+                yield c, found[0], found[1]
 
     def _stand_with_one_copy(self, state: Raft, c: int) -> tuple[list[tuple[str, Any]], Raft] | None:
         """Voter ``c`` stands, one voter grants its vote, the answer arrives twice (see
@@ -1651,11 +1653,7 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
         team ``raft_scratch9:prospective-counts-standard-grant`` escaped seeds 0 and 1). All or
         nothing; each step only where the driver offers it."""
         offered = self._offered
-        for c in sorted(self.model.voter_ids):
-            stood = self._stand(state, c)
-            if stood is None:
-                continue
-            script, s = stood
+        for c, script, s in self._each_elected(state, standing=True):
             for request in sorted((m for m in s.network.distinct() if isinstance(m, VoteRequest) and not m.pre_vote
                                    and m.src == c and m.epoch == s.node(c).epoch), key=repr):
                 asked = offered(s, "deliver", Deliver(request))
@@ -1679,11 +1677,7 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
         ``raft_scratch10:backing-off-candidate-resends``: random run 278 at seed 1, escaped seed
         0). All or nothing; each step only where the driver offers it."""
         offered = self._offered
-        for c in sorted(self.model.voter_ids):
-            stood = self._stand(state, c)
-            if stood is None:
-                continue
-            script, s = stood
+        for c, script, s in self._each_elected(state, standing=True):
             expired = offered(s, "timer", Fire(c, ElectionTimeout()))
             if expired is None or not isinstance(expired.node(c).role, Candidate):
                 continue
@@ -1709,11 +1703,7 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
         seed 0). Each step only where the driver offers it; all or nothing."""
         offered = self._offered
         voters = sorted(self.model.voter_ids)
-        for c in voters:
-            stood = self._stand(state, c)
-            if stood is None:
-                continue
-            script, s = stood
+        for c, script, s in self._each_elected(state, standing=True):
             expired = offered(s, "timer", Fire(c, ElectionTimeout()))
             if expired is None:
                 continue
@@ -2006,11 +1996,7 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
         ``c`` and ``f``, for every such pair where each step is offered."""
         out = []
         voters = sorted(self.model.voter_ids)
-        for c in voters:
-            elected = self._elect(state, c)
-            if elected is None:
-                continue
-            script, s = elected
+        for c, script, s in self._each_elected(state):
             for f in voters:
                 begin = next((Deliver(m) for m in sorted(s.network.distinct(), key=repr)
                               if isinstance(m, BeginQuorumEpochRequest) and (m.src, m.dst) == (c, f)), None)
