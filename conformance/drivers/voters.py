@@ -1190,14 +1190,34 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
         """VOTERS-DRIVE-JOIN-PROBE: in the auto-join configuration, a guided path (replica level)
         ends, where an observer follows a leader, with its update-voter-set timer and its request
         delivered at once (VOTERS-RULE-AUTO-JOIN): random runs seldom deliver it before the
-        leader's state moves on, so the leader's answers (accepted, or which refusal) stay rare."""
+        leader's state moves on, so the leader's answers (accepted, or which refusal) stay rare.
+        The request is judged as any AddVoter (VOTERS-RULE-ADD step 7: REQUEST_TIMED_OUT until
+        the observer has fetched the leader's whole log), so where the observer has (the plan
+        ended with it caught up), the leader first appends a record, where the driver offers it
+        (the append budget), and the request meets an observer behind: the probe builds that
+        precondition itself rather than rely on where the plan ends (a leader renewed by
+        RAFT-RULE-CHECK-QUORUM-PERIOD moves the plan). Where it cannot, the request is accepted."""
         if not self.model.auto_join:
             return []
         for n in state.nodes:
             request = auto_join_request(n) if isinstance(n, VoterNode) else ()
             if request:
-                return [("timer", Fire(n.id, UpdateVoterSetDue())),  # type: ignore[arg-type]
-                        ("deliver", Deliver(request[0]))]  # type: ignore[arg-type]
+                join: list[tuple[str, Any]] = [("timer", Fire(n.id, UpdateVoterSetDue())),  # type: ignore[arg-type]
+                                               ("deliver", Deliver(request[0]))]  # type: ignore[arg-type]
+                return [*self._put_behind(state, n.id, request[0].dst), *join]
+        return []
+
+    def _put_behind(self, state: Voters, observer: int, leader: int) -> list[tuple[str, Any]]:
+        """VOTERS-DRIVE-JOIN-PROBE's precondition: ``leader``'s client append where ``observer``
+        has fetched its whole log and the driver offers the append; else nothing."""
+        lead = state.node(leader)
+        if not isinstance(lead, VoterNode) or not isinstance(lead.role, Leader) \
+                or lead.role.end_offset_of(observer) != lead.end_offset:
+            return []
+        for category, action in by_category(self.model.actions(state), _input_category):
+            if category == "client" and isinstance(action, Fire) and action.node == leader:
+                step = (category, action)
+                return [step] if self._offered_route(state, [step]) is not None else []
         return []
 
     def _replica_probes(self, state: Voters, k: int) -> list[tuple[str, Any]]:

@@ -757,9 +757,10 @@ class KafkaVotersReplicaTarget(Target):
         release = tuple(int(x) for x in version.split(".")[:2])
         self.model_config = {**dict(rule_set_for(version).bounds), "kraft_upgrade": release >= (4, 1),
                              "controller_auto_join": release >= (4, 2),  # KAFKA-19078
-                             "disk_replacement": True}  # VOTERS-RULE-DISK-REPLACED (KIP-853, 3.9+)
-        # RAFT-RULE-CHECK-QUORUM-PERIOD is not declared at the voters level yet (not run against
-        # Kafka's voters with it); the raft level declares it (3.7+)
+                             "disk_replacement": True,  # VOTERS-RULE-DISK-REPLACED (KIP-853, 3.9+)
+                             # RAFT-RULE-CHECK-QUORUM-PERIOD: LeaderState's check-quorum timer
+                             # (3.7+, as the raft level: every voters release has it)
+                             "check_quorum_period": True}
         # the raft client's 3.9+ heartbeat timer is restarted whenever time passes (raft_timers)
         self.unjudged = kraft.unjudged_for(version)
 

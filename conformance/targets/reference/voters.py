@@ -609,10 +609,11 @@ class VotersTarget(Target):
         self.control_class = control_class
         # It implements controller auto-join (VOTERS-RULE-AUTO-JOIN; opt-in, as in Kafka).
         # And disk replacement (VOTERS-RULE-DISK-REPLACED; opt-in: ReplaceDisk and the keyed messages).
-        # The check-quorum period (RAFT-RULE-CHECK-QUORUM-PERIOD) it implements but does not
-        # declare yet: with it declared the voters catalogue lost voters-auto-join-skips-catch-up
-        # (the renewed leaders move the guided plan); the voters driver runs the old contract.
-        self.model_config: dict[str, JSON] = {"controller_auto_join": True, "disk_replacement": True}
+        # And the check-quorum period (RAFT-RULE-CHECK-QUORUM-PERIOD, declared since session 21:
+        # VOTERS-DRIVE-JOIN-PROBE now puts its observer behind itself, which the plan ending
+        # there had done before renewed leaders moved it).
+        self.model_config: dict[str, JSON] = {"controller_auto_join": True, "disk_replacement": True,
+                                              "check_quorum_period": True}
 
     def start(self, node: int, config: dict[str, JSON]) -> NodeInstance | LogInstance:
         asked = config.get("level", "replica")
