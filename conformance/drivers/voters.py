@@ -202,6 +202,26 @@ class Ignored:
 
 
 @dataclass(frozen=True)
+class _Msg:
+    """A step of a scripted walk (``VotersDriver._walk``): the first message (in repr order) of
+    class ``kind`` from ``src`` to ``dst`` in flight, delivered (with ``drop``, dropped); with
+    ``optional``, left out where none is in flight (else the walk stops there)."""
+
+    src: int
+    dst: int
+    kind: type
+    drop: bool = False
+    optional: bool = False
+
+
+@dataclass(frozen=True)
+class _Maybe:
+    """A step of a scripted walk (``VotersDriver._walk``) left out where the driver does not offer it."""
+
+    step: tuple[str, Any]
+
+
+@dataclass(frozen=True)
 class _Setup:
     model: VotersModel
     formatted: Voters
@@ -840,32 +860,14 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
         v1, v2 = voters[:2]
         replicate = ("replicate", macros.Replicate(leader.id))
         add = ("reconfig", Fire(leader.id, AddVoter(o, directory_of(o))))  # type: ignore[arg-type]
-        # (src, dst, kind): a message to deliver where one is in flight; else a step as it is. O's
-        # fetch left in flight (the lapse probe ends with one) is answered first.
-        wanted: list[tuple[int, int, type] | tuple[str, Any]] = [
-            (o, leader.id, FetchRequest), (leader.id, o, FetchResponse), replicate, add, replicate,
-            ("timer", Fire(o, FetchTimeout())), (o, v1, VoteRequest), (v1, o, VoteResponse), (o, v2, VoteRequest),
-            (v2, o, VoteResponse), (o, v1, BeginQuorumEpochRequest), ("crash", Reboot(v1))]
-        script: list[tuple[str, Any]] = []
-        s = state
-        for k, want in enumerate(wanted):
-            if isinstance(want[0], str):
-                step: tuple[str, Any] = want
-            else:
-                src, dst, kind = want
-                found = next((m for m in s.network.distinct() if (m.src, m.dst) == (src, dst) and isinstance(m, kind)),
-                             None)
-                if found is None:
-                    if k < 2:
-                        continue  # no fetch of O's in flight
-                    return []
-                step = ("deliver", Deliver(found))
-            after = self._offered_route(s, [step])
-            if after is None:
-                return []
-            script.append(step)
-            s = after
-        return script
+        # O's fetch left in flight (the lapse probe ends with one) is answered first.
+        walked = self._walk(state, [
+            _Msg(o, leader.id, FetchRequest, optional=True), _Msg(leader.id, o, FetchResponse, optional=True),
+            replicate, add, replicate,
+            ("timer", Fire(o, FetchTimeout())), _Msg(o, v1, VoteRequest), _Msg(v1, o, VoteResponse),
+            _Msg(o, v2, VoteRequest), _Msg(v2, o, VoteResponse), _Msg(o, v1, BeginQuorumEpochRequest),
+            ("crash", Reboot(v1))])
+        return walked[0] if walked is not None else []
 
     def _first_leader_again_probe(self, state: Any) -> list[tuple[str, Any]]:
         """VOTERS-DRIVE-FIRST-LEADER-AGAIN (replica level, kip-595, with faults, kraft.version 1,
@@ -885,36 +887,19 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
                 or self.model.kraft_version < 1 or len(self.model.voter_ids) < 3:
             return []
         a, b, c = sorted(self.model.voter_ids)[:3]
-        wanted: list[tuple[Any, ...]] = [
+        walked = self._walk(state, [
             (PROBE, Unstarted()), ("timer", Fire(a, ElectionTimeout())),
-            (a, b, VoteRequest, "deliver"), (b, a, VoteResponse, "deliver"),
+            _Msg(a, b, VoteRequest), _Msg(b, a, VoteResponse),
             ("timer", Fire(b, ElectionTimeout())),
-            (b, c, VoteRequest, "deliver"), (c, b, VoteResponse, "deliver"),
-            (b, a, BeginQuorumEpochRequest, "deliver"),
+            _Msg(b, c, VoteRequest), _Msg(c, b, VoteResponse),
+            _Msg(b, a, BeginQuorumEpochRequest),
             ("fetch", Fire(a, FetchDue(b))),
-            (a, b, FetchRequest, "deliver"), (b, a, FetchResponse, "deliver"),
-            (a, b, BeginQuorumEpochRequest, "drop"), (a, c, BeginQuorumEpochRequest, "drop"),
-            (a, c, VoteRequest, "drop"), (b, a, VoteRequest, "drop"),
+            _Msg(a, b, FetchRequest), _Msg(b, a, FetchResponse),
+            _Msg(a, b, BeginQuorumEpochRequest, drop=True), _Msg(a, c, BeginQuorumEpochRequest, drop=True),
+            _Msg(a, c, VoteRequest, drop=True), _Msg(b, a, VoteRequest, drop=True),
             ("timer", Fire(a, FetchTimeout())),
-            (a, c, VoteRequest, "deliver"), (c, a, VoteResponse, "deliver")]
-        script: list[tuple[str, Any]] = []
-        s: Any = state
-        for want in wanted:
-            if len(want) == 2:
-                step: tuple[str, Any] = (want[0], want[1])
-            else:
-                src, dst, kind, how = want
-                found = next((m for m in sorted(s.network.distinct(), key=repr)
-                              if (m.src, m.dst) == (src, dst) and isinstance(m, kind)), None)
-                if found is None:
-                    return []
-                step = ("deliver", Deliver(found)) if how == "deliver" else ("network", Drop(found))
-            after = self._offered_route(s, [step])
-            if after is None:
-                return []
-            script.append(step)
-            s = after
-        return script
+            _Msg(a, c, VoteRequest), _Msg(c, a, VoteResponse)])
+        return walked[0] if walked is not None else []
 
     def _uncommitted_set_election_probe(self, state: Voters) -> list[tuple[str, Any]]:
         """VOTERS-DRIVE-UNCOMMITTED-SET-ELECTION (replica level, kip-595, kraft.version 1): a
@@ -943,34 +928,44 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
         if len(voters) < 2 or not observers:
             return []
         (v, w), o = voters[:2], observers[0]
-        replicate: tuple[str, Any] = ("replicate", macros.Replicate(leader.id))
-        wanted: list[tuple[int, int, type] | tuple[str, Any]] = [
-            (o, leader.id, FetchRequest), (leader.id, o, FetchResponse), replicate,
+        walked = self._walk(state, [
+            _Msg(o, leader.id, FetchRequest, optional=True), _Msg(leader.id, o, FetchResponse, optional=True),
+            _Maybe(("replicate", macros.Replicate(leader.id))),  # (nothing left to replicate: left out)
             ("reconfig", Fire(leader.id, AddVoter(o, directory_of(o)))),  # type: ignore[arg-type]
             ("round_trip", macros.RoundTrip(v)), ("timer", Fire(v, FetchTimeout())),
-            (v, w, VoteRequest), (w, v, VoteResponse)]
+            _Msg(v, w, VoteRequest), _Msg(w, v, VoteResponse)])
+        return walked[0] if walked is not None else []
+
+    def _walk(self, state: Any, wanted: Sequence[tuple[str, Any] | _Msg | _Maybe]) \
+            -> tuple[list[tuple[str, Any]], Any] | None:
+        """A scripted walk from ``state`` (a system state, or ``Formatted`` where a start probe
+        leaves the start-up out): each of ``wanted`` in turn, a (category, action) step as
+        it is, a :class:`_Msg` as the delivery (or drop) of the message it names in flight, a
+        :class:`_Maybe` as its step; each taken only where the driver offers it after the ones
+        before (``_offered_route``). The steps and the state after, or None where a wanted
+        message is not in flight (unless ``optional``) or a step other than a :class:`_Maybe`'s is
+        not offered (a :class:`_Maybe` or an optional message is then left out)."""
         script: list[tuple[str, Any]] = []
-        s = state
-        for k, want in enumerate(wanted):
-            if isinstance(want[0], str):
-                step: tuple[str, Any] = want
-            else:
-                src, dst, kind = want
-                found = next((m for m in sorted(s.network.distinct(), key=repr)
-                              if (m.src, m.dst) == (src, dst) and isinstance(m, kind)), None)
+        s: Any = state
+        for want in wanted:
+            if isinstance(want, _Msg):
+                found: Any = next((m for m in s.network.distinct()  # (in repr order)
+                              if (m.src, m.dst) == (want.src, want.dst) and isinstance(m, want.kind)), None)
                 if found is None:
-                    if k < 2:
-                        continue  # no fetch of O's in flight
-                    return []
-                step = ("deliver", Deliver(found))
+                    if want.optional:
+                        continue
+                    return None
+                step: tuple[str, Any] = ("network", Drop(found)) if want.drop else ("deliver", Deliver(found))
+            else:
+                step = want.step if isinstance(want, _Maybe) else want
             after = self._offered_route(s, [step])
-            if after is None and step is replicate:
-                continue  # nothing left to replicate
             if after is None:
-                return []
+                if isinstance(want, _Maybe):
+                    continue
+                return None
             script.append(step)
             s = after
-        return script
+        return script, s
 
     def _offered_route(self, state: Voters, route: list[tuple[str, Any]]) -> Voters | None:
         """The state after ``route``, where the driver offers each step after the ones before;
@@ -1100,30 +1095,18 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
         # (a replication first only where L has not committed all it holds; W, which took no
         # record of V's epoch, elects L back, so that the fetch budget is left for L's commit)
         first = [("replicate", macros.Replicate(ld))] if leader.high_watermark != leader.end_offset else []
-        wanted: list[tuple[int, int, type] | tuple[str, Any]] = [
+        # (a message not in flight is left out: a vote the winner no longer waits for is not sent)
+        walked = self._walk(state, [
             *first, *reports,
-            ("timer", Fire(v, FetchTimeout())), (v, ld, VoteRequest), (ld, v, VoteResponse),
-            (v, ld, BeginQuorumEpochRequest),
-            ("timer", Fire(ld, FetchTimeout())), (ld, w, VoteRequest), (w, ld, VoteResponse),
-            (ld, v, BeginQuorumEpochRequest), (ld, w, BeginQuorumEpochRequest), ("replicate", macros.Replicate(ld)),
-            ("request", Ignored(ld, UpgradeKRaftVersion()))]
-        script: list[tuple[str, Any]] = []
-        s = state
-        for want in wanted:
-            if isinstance(want[0], str):
-                step: tuple[str, Any] = want
-            else:
-                src, dst, kind = want
-                found = next((m for m in s.network.distinct() if (m.src, m.dst) == (src, dst) and isinstance(m, kind)),
-                             None)
-                if found is None:
-                    continue  # (a vote the winner no longer waits for: not sent)
-                step = ("deliver", Deliver(found))
-            after = self._offered_route(s, [step])
-            if after is None:
-                return []
-            script.append(step)
-            s = after
+            ("timer", Fire(v, FetchTimeout())), _Msg(v, ld, VoteRequest, optional=True),
+            _Msg(ld, v, VoteResponse, optional=True), _Msg(v, ld, BeginQuorumEpochRequest, optional=True),
+            ("timer", Fire(ld, FetchTimeout())), _Msg(ld, w, VoteRequest, optional=True),
+            _Msg(w, ld, VoteResponse, optional=True), _Msg(ld, v, BeginQuorumEpochRequest, optional=True),
+            _Msg(ld, w, BeginQuorumEpochRequest, optional=True), ("replicate", macros.Replicate(ld)),
+            ("request", Ignored(ld, UpgradeKRaftVersion()))])
+        if walked is None:
+            return []
+        script, s = walked
         last = s.node(ld)
         # the route counts only where L leads again, in a later epoch, and has committed in it
         # (else the upgrade is refused for the unknown high watermark first)
