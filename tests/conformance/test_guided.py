@@ -140,8 +140,8 @@ class _RefusesPreVote(Target):
 
 
 def test_a_refused_configuration_is_skipped_and_counted(tmp_path: Path) -> None:
-    # (36 runs: the start paths come first, and every pre-vote configuration must be drawn)
-    result = run_conformance("raft", _RefusesPreVote(), examples=36, out_dir=tmp_path, liveness=False)
+    # (40 runs: the start paths come first, and every pre-vote configuration must be drawn)
+    result = run_conformance("raft", _RefusesPreVote(), examples=40, out_dir=tmp_path, liveness=False)
     assert result.verdict == "conforms", result.finding and result.finding.line()
     doc = result.to_json()
     pre_vote = [c for c in RAFT_CONFIGS if c.get("pre_vote")]
@@ -378,9 +378,9 @@ def test_the_kip996_start_probes_meet_a_follower_its_leader_never_heard_from() -
     config = next(c for c in RAFT_CONFIGS if c["pre_vote"] and c["faults"] and c["voters"] == 3)
     driver = spec.driver(config)
     ids = [p.id for p in driver.start_probes()]
-    assert ids[-5:-2] == ["RAFT-DRIVE-PROSPECTIVE-BEGIN-EPOCH", "RAFT-DRIVE-ERROR-FETCH-PRE-VOTE",
+    assert ids[-6:-3] == ["RAFT-DRIVE-PROSPECTIVE-BEGIN-EPOCH", "RAFT-DRIVE-ERROR-FETCH-PRE-VOTE",
                           "RAFT-DRIVE-PROSPECTIVE-LEADER-VOTE"]
-    begin, error, vote = guide.start_paths(driver, guide.explore(driver, 12))[-5:-2]
+    begin, error, vote = guide.start_paths(driver, guide.explore(driver, 12))[-6:-3]
     assert guide.offered(driver, begin) and guide.offered(driver, error) and guide.offered(driver, vote)
     assert [c for c, _ in begin][-4:] == ["network", "timer", "resend", "deliver"]
     assert [c for c, _ in error][-4:] == ["fetch", "deliver", "deliver", "inject"]
