@@ -1267,7 +1267,8 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
         RAFT-DRIVE-CHECK-QUORUM-ACK where the target declares the check-quorum period; then
         RAFT-DRIVE-SNAPSHOT where the target declares snapshots, the kip-996 ones
         (:meth:`_kip996_start_probes`, :meth:`_refollow_probes`) and, with faults, three voters and
-        no observer, RAFT-DRIVE-PREFERRED-ORDER."""
+        no observer, RAFT-DRIVE-PREFERRED-ORDER and RAFT-DRIVE-DIVERGENT-EPOCHS (four elections,
+        the budget: only from the initial state)."""
         probes: list[StartProbe] = []
         if self.config["pre_vote"]:
             if self.config["faults"]:
@@ -1278,8 +1279,8 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
                 probes.append(StartProbe("RAFT-DRIVE-RESEND-BACKOFF", self._backoff_resend_probe))
         if self.check_quorum_period and self.config["faults"] and len(self.model.voter_ids) >= 4:
             probes.append(StartProbe("RAFT-DRIVE-CHECK-QUORUM-ACK", self._check_quorum_ack_probe))
-        # last, so that the start paths before it keep their places (RAFT-DRIVE-PREFERRED-ORDER:
-        # three voters and no observer, one shape per rule set; the order needs no more)
+        # last, so that the start paths before them keep their places (RAFT-DRIVE-PREFERRED-ORDER,
+        # -DIVERGENT-EPOCHS: three voters and no observer, one shape per rule set; neither needs more)
         ordered = ((StartProbe("RAFT-DRIVE-PREFERRED-ORDER", self._preferred_order_probe),
                     StartProbe("RAFT-DRIVE-DIVERGENT-EPOCHS", self._divergent_epochs_probe))
                    if self.config["faults"] and len(self.model.voter_ids) == 3 and not self.config["observers"]
