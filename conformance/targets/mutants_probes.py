@@ -362,8 +362,9 @@ ENTRIES: tuple[tuple[str, str, type, str, bool, str], ...] = (
      "seeds 0 and 1 with the probe off (bench/voters_probe_mutants.py)"),
     ("voters-auto-join-skips-catch-up", "voters", AutoJoinSkipsCatchUp,
      "a precondition checked on one path of two", True,
-     "VOTERS-DRIVE-JOIN-PROBE's: guided run 42 at seeds 0 and 1, escapes the default budget at seeds 0 and 1 "
-     "with the probe off (bench/voters_probe_mutants.py)"),
+     "VOTERS-DRIVE-JOIN-PROBE's: guided run 27 at seeds 0 and 1 (session 21: the probe puts its observer behind "
+     "itself, the check-quorum period declared; 42 before), escapes the default budget at seeds 0 and 1 with the "
+     "probe off (bench/voters_probe_mutants.py)"),
     ("share-load-keeps-straddling-batch", "share", LoadKeepsStraddlingBatch,
      "a bound applied to whole items, not cut through one", True,
      "CutReload's (SHARE-DRIVE-CUT-BATCH): guided run 10 at seeds 0 and 1, escapes the default budget at seeds 0 "
