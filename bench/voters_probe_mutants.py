@@ -36,6 +36,8 @@ PROBE_MUTANTS: list[tuple[str, str]] = [
     ("VOTERS-DRIVE-FIRST-LEADER-AGAIN", "voters-bootstrap-written-once"),
     # session 20 (RAFT-RULE-VOTE-ERROR: the replaced disk's INVALID_VOTER_KEY answer now reaches W)
     ("VOTERS-DRIVE-DISK-REPLACED-VOTE", "voters-error-answer-counts-as-refusal"),
+    # session 21 (red team voters_scratch13's removed-leader-rejoin-unpersisted: caught at one seed of two)
+    ("VOTERS-DRIVE-REMOVED-LEADER-TIMER", "voters-removed-leader-rejoin-unpersisted"),
 ]
 # caught by the probe first, not its alone (docs/performance.md, "Probe mutants, session 15")
 NOT_ALONE: list[tuple[str, str]] = [

@@ -354,6 +354,21 @@ class ReloadKeepsStartImage(ShareShard):
         return super().step(inp)
 
 
+class RemovedLeaderRejoinUnpersisted(VoterReplica):
+    """A leader that removed itself and resigned moves to unattached in epoch + 1 when its
+    election timer expires (VOTERS-RULE-REMOVED-LEADER-TIMER) in memory only: the quorum-state
+    file keeps the old epoch (no PersistElection), as if an observer's state were no election.
+    The slip of red team voters_scratch13's ``removed-leader-rejoin-unpersisted`` (session 21);
+    VOTERS-DRIVE-REMOVED-LEADER-TIMER reaches it."""
+
+    def on_ElectionTimeout(self, inp: dict[str, Any]) -> None:
+        if self.role == "resigned" and not self.is_voter:
+            self.become_unattached(self.epoch + 1)
+            self._written = self.election()
+            return
+        super().on_ElectionTimeout(inp)
+
+
 # (name, protocol, class, bug class, caught by the CI run at the default budget, note)
 ENTRIES: tuple[tuple[str, str, type, str, bool, str], ...] = (
     ("voters-lapse-ends-on-leaderless-answer", "voters", LapseEndsOnLeaderlessAnswer,
@@ -423,4 +438,7 @@ ENTRIES: tuple[tuple[str, str, type, str, bool, str], ...] = (
      "written for VOTERS-DRIVE-UNCOMMITTED-ADD-PROBE (guided run 1 at seeds 0 and 1), not its alone: with it "
      "off a guide-graph path catches it at guided run 32 (a lone leader removes a voter, which commits at "
      "once, then adds it back)"),
+    ("voters-removed-leader-rejoin-unpersisted", "voters", RemovedLeaderRejoinUnpersisted,
+     "a transition made in memory and not persisted", True,
+     "VOTERS-DRIVE-REMOVED-LEADER-TIMER's (session 21): guided run 7 at seeds 0 and 1"),
 )
