@@ -990,7 +990,8 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
         and its answer delivered. The steps up to the timer all or nothing; the fetch steps where
         offered."""
         leader = next((n for n in state.nodes if isinstance(n, VoterNode) and isinstance(n.role, Leader)), None)
-        if leader is None or leader.kraft_version < 1 or len(leader.voters) < 2:
+        # (not in a kraft.version-0 configuration: its upgrade probes end the path, nothing follows them)
+        if leader is None or self.model.kraft_version < 1 or leader.kraft_version < 1 or len(leader.voters) < 2:
             return []
         remove = ("reconfig", Fire(leader.id, RemoveVoter(leader.id, directory_of(leader.id))))  # type: ignore[arg-type]
         replicate = ("replicate", macros.Replicate(leader.id))
