@@ -17,7 +17,7 @@ from typing import Any
 from kspec.conformance.targets.mutants_share import LoadingShard
 from kspec.conformance.targets.reference.raft import NOT_LEADER
 from kspec.conformance.targets.reference.share import ShareShard
-from kspec.conformance.targets.reference.voters import VoterReplica
+from kspec.conformance.targets.reference.voters import ControlRecords, VoterReplica
 
 # ------------------------------------------------------------------------------ voters
 
@@ -369,6 +369,23 @@ class RemovedLeaderRejoinUnpersisted(VoterReplica):
         super().on_ElectionTimeout(inp)
 
 
+class SnapshotVersionLoadedWithVoters(ControlRecords):
+    """A snapshot's KRaftVersionRecord is loaded only with its VotersRecord (the version read
+    inside the voter set's branch), so a snapshot holding kraft.version 1 and no voter set
+    rebuilds to kraft.version 0 (VOTERS-CTRL-SNAPSHOT, VOTERS-CTRL-REBUILD). The slip of red team
+    voters_scratch13's ``rebuild-version-with-voters`` (session 21); VOTERS-DRIVE-FREE-REBUILD
+    takes a static quorum's upgrade record into such a snapshot, then a restart."""
+
+    def rebuild(self) -> None:
+        snapshot = self.snapshot
+        if snapshot is not None and snapshot["voters"] is None:
+            self.snapshot = {**snapshot, "kraft_version": 0}
+        try:
+            super().rebuild()
+        finally:
+            self.snapshot = snapshot
+
+
 # (name, protocol, class, bug class, caught by the CI run at the default budget, note)
 ENTRIES: tuple[tuple[str, str, type, str, bool, str], ...] = (
     ("voters-lapse-ends-on-leaderless-answer", "voters", LapseEndsOnLeaderlessAnswer,
@@ -441,4 +458,8 @@ ENTRIES: tuple[tuple[str, str, type, str, bool, str], ...] = (
     ("voters-removed-leader-rejoin-unpersisted", "voters", RemovedLeaderRejoinUnpersisted,
      "a transition made in memory and not persisted", True,
      "VOTERS-DRIVE-REMOVED-LEADER-TIMER's (session 21): guided run 7 at seeds 0 and 1"),
+    ("voters-log-snapshot-version-with-voters", "voters", SnapshotVersionLoadedWithVoters,
+     "one field restored only together with another", True,
+     "written for VOTERS-DRIVE-FREE-REBUILD (session 21; log level: guided run 3 at seeds 0 and 1), not its "
+     "alone: random free-log runs also reach it late (the red-team bug at runs 261 and 339 without the probe)"),
 )
