@@ -457,7 +457,8 @@ ENTRIES: tuple[tuple[str, str, type, str, bool, str], ...] = (
      "once, then adds it back)"),
     ("voters-removed-leader-rejoin-unpersisted", "voters", RemovedLeaderRejoinUnpersisted,
      "a transition made in memory and not persisted", True,
-     "VOTERS-DRIVE-REMOVED-LEADER-TIMER's (session 21): guided run 7 at seeds 0 and 1"),
+     "written for VOTERS-DRIVE-REMOVED-LEADER-TIMER (session 21): guided run 7 at seeds 0 and 1; not its "
+     "alone: with the probe off random run 303 (seed 1) and the liveness check (seed 0) catch it"),
     ("voters-log-snapshot-version-with-voters", "voters", SnapshotVersionLoadedWithVoters,
      "one field restored only together with another", True,
      "written for VOTERS-DRIVE-FREE-REBUILD (session 21; log level: guided run 3 at seeds 0 and 1), not its "
