@@ -527,12 +527,10 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
             head = [self._static_join_probe, self._describe_probe, self._odd_key_probe, self._crossed_key_probe,
                     lambda s: self._uncommitted_add_probe(s)[0],
                     lambda s: self._replica_probes(s, k), lambda s: self._unreachable_leader_probe(s, k)]
-        tail: list[Callable[[Voters], list[tuple[str, Any]]]] = [self._uncommitted_set_election_probe,
-                                                                  self._removed_leader_timer_probe]
-        if k % 3 == 0:
-            tail.reverse()  # every third path the removed leader's script first (it ends the leadership)
+        # the removed leader's script ends the leadership: last, where the path's leader is left
         return [*head, self._rejoin_probe, self._withdrawn_upgrade_probe, self._relead_upgrade_probe,
-                self._upgrade_directory_probe, *tail]
+                self._upgrade_directory_probe, self._uncommitted_set_election_probe,
+                self._removed_leader_timer_probe]
 
     def start_probes(self) -> Sequence[StartProbe]:
         """VOTERS-DRIVE-ADDED-LEADER-RESTART and VOTERS-DRIVE-OUTSIDER-VOTE-RESTART (replica
