@@ -115,6 +115,9 @@ _SWITCHES: dict[str, dict[str, tuple[Any, str, Any]]] = {
         "VOTERS-DRIVE-UNCOMMITTED-SET-ELECTION": (VotersDriver, "_uncommitted_set_election_probe", _nothing),
         "VOTERS-DRIVE-DISK-REPLACED-VOTE": (VotersDriver, "_disk_replaced_vote_probe", _nothing),
         "VOTERS-DRIVE-FIRST-LEADER-AGAIN": (VotersDriver, "_first_leader_again_probe", _nothing),
+        # session 21 (red team voters_scratch13's removed-leader-rejoin-unpersisted escaped seed 0 or 1)
+        "VOTERS-DRIVE-REMOVED-LEADER-TIMER": (VotersDriver, "_removed_leader_timer_probe", _nothing),
+        "VOTERS-DRIVE-FREE-REBUILD": (voters_log, "rebuild_probes", _nothing),
     },
     "share": {
         "CutReload": (ShareDriver, "_cut_parts", _none),

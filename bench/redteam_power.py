@@ -66,6 +66,7 @@ MODULE_LINES: tuple[tuple[str, str], ...] = (
     ("voters", "voters_scratch10"),
     ("voters", "voters_scratch11"),
     ("voters", "voters_scratch12"),
+    ("voters", "voters_scratch13"),
     # share
     ("share", "share"),
     ("share", "share_scratch"),

@@ -50,6 +50,10 @@ NOT_ALONE: list[tuple[str, str]] = [
     ("VOTERS-DRIVE-FREE-PROBE", "voters-log-restart-ignores-snapshot"),
     # session 18: the static-join configuration is the reach, not its path-end probe (g14 either way)
     ("VOTERS-DRIVE-STATIC-JOIN", "voters-auto-join-ignores-version"),
+    # session 21: the red-team bug (voters_scratch13) was caught at runs 261 and 339 without the probe
+    ("VOTERS-DRIVE-FREE-REBUILD", "voters-log-snapshot-version-with-voters"),
+    # session 21: with the probe off g7 becomes r303 (seed 1) and the liveness check after 348 runs (seed 0)
+    ("VOTERS-DRIVE-REMOVED-LEADER-TIMER", "voters-removed-leader-rejoin-unpersisted"),
 ]
 
 if __name__ == "__main__":

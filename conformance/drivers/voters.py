@@ -547,8 +547,10 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
             head = [self._static_join_probe, self._describe_probe, self._odd_key_probe, self._crossed_key_probe,
                     lambda s: self._uncommitted_add_probe(s)[0],
                     lambda s: self._replica_probes(s, k), lambda s: self._unreachable_leader_probe(s, k)]
+        # the removed leader's script ends the leadership: last, where the path's leader is left
         return [*head, self._rejoin_probe, self._withdrawn_upgrade_probe, self._relead_upgrade_probe,
-                self._upgrade_directory_probe, self._uncommitted_set_election_probe]
+                self._upgrade_directory_probe, self._uncommitted_set_election_probe,
+                self._removed_leader_timer_probe]
 
     def start_probes(self) -> Sequence[StartProbe]:
         """VOTERS-DRIVE-ADDED-LEADER-RESTART and VOTERS-DRIVE-OUTSIDER-VOTE-RESTART (replica
@@ -966,6 +968,51 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
             script.append(step)
             s = after
         return script, s
+
+    def _removed_leader_timer_probe(self, state: Voters) -> list[tuple[str, Any]]:
+        """VOTERS-DRIVE-REMOVED-LEADER-TIMER (replica level, kraft.version 1): a leader L that
+        removes itself resigns once the record commits (VOTERS-RULE-REMOVED-LEADER), and when its
+        election timer expires it becomes unattached in epoch + 1, persisted, an observer asking a
+        bootstrap server for the leader (VOTERS-RULE-REMOVED-LEADER-TIMER). Random runs need the
+        removal, its replication and L's timer before any candidate's Vote reaches L, in that
+        order; VOTERS-DRIVE-UNREACHABLE-RESTART stops at the replication (its reboot is a
+        follower's). So a guided path ends, where L leads a set of two voters or more at
+        kraft.version 1 with nothing else in the way, with RemoveVoter(L) (after a replication
+        where a change the path left uncommitted would refuse it), a replication, L's election
+        timer, then L's fetch timer picking a bootstrap server B other than itself and the Fetch
+        and its answer delivered. The steps up to the timer all or nothing; the fetch steps where
+        offered."""
+        leader = next((n for n in state.nodes if isinstance(n, VoterNode) and isinstance(n.role, Leader)), None)
+        # (not in a kraft.version-0 configuration: its upgrade probes end the path, nothing follows them)
+        if leader is None or self.model.kraft_version < 1 or leader.kraft_version < 1 or len(leader.voters) < 2:
+            return []
+        remove = ("reconfig", Fire(leader.id, RemoveVoter(leader.id, directory_of(leader.id))))  # type: ignore[arg-type]
+        replicate = ("replicate", macros.Replicate(leader.id))
+        timer = ("timer", Fire(leader.id, ElectionTimeout()))
+        for route in ([remove, replicate, timer], [replicate, remove, replicate, timer]):
+            s = self._offered_route(state, route)
+            if s is None:
+                continue
+            out = list(route)
+            node = next(n for n in s.nodes if n.id == leader.id)
+            servers = sorted(b for b in getattr(node, "bootstrap_servers", ()) if b != leader.id)
+            if not servers:
+                return out
+            b = servers[0]
+            fetch = ("fetch", Fire(leader.id, FetchDue(b)))
+            after = self._offered_route(s, [fetch])
+            if after is None:
+                return out
+            out.append(fetch)
+            s = after
+            for src, dst in ((leader.id, b), (b, leader.id)):
+                msg = next((m for m in sorted(s.network.distinct(), key=repr) if m.src == src and m.dst == dst), None)
+                if msg is None or (after := self._offered_route(s, [("deliver", Deliver(msg))])) is None:
+                    return out
+                out.append(("deliver", Deliver(msg)))
+                s = after
+            return out
+        return []
 
     def _offered_route(self, state: Voters, route: list[tuple[str, Any]]) -> Voters | None:
         """The state after ``route``, where the driver offers each step after the ones before;

@@ -322,6 +322,9 @@ def probes(free: FreeLog, rules: Rules, k: int) -> list[tuple[str, FreeAction]]:
         take("free_record", FreeAppend(Entry(free.epoch, "leader_change", ())))
         take("free_record", FreeAppend(Entry(free.epoch, KRAFT_VERSION, (1,))))
         take("free_log", FreeSnapshot(1))
+        # VOTERS-DRIVE-FREE-REBUILD: then a snapshot holding kraft.version 1 and no voter set
+        for category, action in rebuild_probes(free, rules):
+            take(category, action)
     take("free_voters", voters_append("one-change"))
     take("free_voters", voters_append("disjoint") or voters_append("no-majority"))
     end = free.control.next_offset
@@ -350,4 +353,26 @@ def probes(free: FreeLog, rules: Rules, k: int) -> list[tuple[str, FreeAction]]:
     take("free_log", FreeSnapshot(len(free.log)))
     for o in (-1, len(free.log) - 2):
         take("free_read", FreeRead(o))
+    for category, action in rebuild_probes(free, rules):  # VOTERS-DRIVE-FREE-REBUILD
+        take(category, action)
+    return out
+
+
+def rebuild_probes(free: FreeLog, rules: Rules) -> list[tuple[str, FreeAction]]:
+    """VOTERS-DRIVE-FREE-REBUILD: a snapshot's control records are loaded at its last contained
+    offset, each on its own (VOTERS-CTRL-SNAPSHOT, VOTERS-CTRL-REBUILD), which only a restart
+    after a snapshot shows; the free-log script restarted only where its random steps did. From
+    ``free``: a snapshot at the log end where the latest one ends below it, a restart, then reads
+    at the snapshot's last offset and at -1. :func:`probes` takes it after a static quorum's
+    upgrade record (the snapshot holds kraft.version 1 and no voter set) and at its end. Each
+    step as the model then enables it."""
+    out: list[tuple[str, FreeAction]] = []
+    script: list[tuple[str, FreeAction]] = []
+    if free.log and (free.snapshot is None or free.snapshot.end_offset < len(free.log)):
+        script.append(("free_log", FreeSnapshot(len(free.log))))
+    script += [("free_log", FreeRestart()), ("free_read", FreeRead(len(free.log) - 1)), ("free_read", FreeRead(-1))]
+    for category, action in script:
+        if any(a == action for _, a in candidates(free, rules)):
+            out.append((category, action))
+            free = step(free, action, rules)[0]
     return out

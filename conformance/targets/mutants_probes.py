@@ -17,7 +17,7 @@ from typing import Any
 from kspec.conformance.targets.mutants_share import LoadingShard
 from kspec.conformance.targets.reference.raft import NOT_LEADER
 from kspec.conformance.targets.reference.share import ShareShard
-from kspec.conformance.targets.reference.voters import VoterReplica
+from kspec.conformance.targets.reference.voters import ControlRecords, VoterReplica
 
 # ------------------------------------------------------------------------------ voters
 
@@ -354,6 +354,38 @@ class ReloadKeepsStartImage(ShareShard):
         return super().step(inp)
 
 
+class RemovedLeaderRejoinUnpersisted(VoterReplica):
+    """A leader that removed itself and resigned moves to unattached in epoch + 1 when its
+    election timer expires (VOTERS-RULE-REMOVED-LEADER-TIMER) in memory only: the quorum-state
+    file keeps the old epoch (no PersistElection), as if an observer's state were no election.
+    The slip of red team voters_scratch13's ``removed-leader-rejoin-unpersisted`` (session 21);
+    VOTERS-DRIVE-REMOVED-LEADER-TIMER reaches it."""
+
+    def on_ElectionTimeout(self, inp: dict[str, Any]) -> None:
+        if self.role == "resigned" and not self.is_voter:
+            self.become_unattached(self.epoch + 1)
+            self._written = self.election()
+            return
+        super().on_ElectionTimeout(inp)
+
+
+class SnapshotVersionLoadedWithVoters(ControlRecords):
+    """A snapshot's KRaftVersionRecord is loaded only with its VotersRecord (the version read
+    inside the voter set's branch), so a snapshot holding kraft.version 1 and no voter set
+    rebuilds to kraft.version 0 (VOTERS-CTRL-SNAPSHOT, VOTERS-CTRL-REBUILD). The slip of red team
+    voters_scratch13's ``rebuild-version-with-voters`` (session 21); VOTERS-DRIVE-FREE-REBUILD
+    takes a static quorum's upgrade record into such a snapshot, then a restart."""
+
+    def rebuild(self) -> None:
+        snapshot = self.snapshot
+        if snapshot is not None and snapshot["voters"] is None:
+            self.snapshot = {**snapshot, "kraft_version": 0}
+        try:
+            super().rebuild()
+        finally:
+            self.snapshot = snapshot
+
+
 # (name, protocol, class, bug class, caught by the CI run at the default budget, note)
 ENTRIES: tuple[tuple[str, str, type, str, bool, str], ...] = (
     ("voters-lapse-ends-on-leaderless-answer", "voters", LapseEndsOnLeaderlessAnswer,
@@ -424,4 +456,12 @@ ENTRIES: tuple[tuple[str, str, type, str, bool, str], ...] = (
      "written for VOTERS-DRIVE-UNCOMMITTED-ADD-PROBE (guided run 1 at seeds 0 and 1), not its alone: with it "
      "off a guide-graph path catches it at guided run 32 (a lone leader removes a voter, which commits at "
      "once, then adds it back)"),
+    ("voters-removed-leader-rejoin-unpersisted", "voters", RemovedLeaderRejoinUnpersisted,
+     "a transition made in memory and not persisted", True,
+     "written for VOTERS-DRIVE-REMOVED-LEADER-TIMER (session 21): guided run 7 at seeds 0 and 1; not its "
+     "alone: with the probe off random run 303 (seed 1) and the liveness check (seed 0) catch it"),
+    ("voters-log-snapshot-version-with-voters", "voters", SnapshotVersionLoadedWithVoters,
+     "one field restored only together with another", True,
+     "written for VOTERS-DRIVE-FREE-REBUILD (session 21; log level: guided run 3 at seeds 0 and 1), not its "
+     "alone: random free-log runs also reach it late (the red-team bug at runs 261 and 339 without the probe)"),
 )

@@ -70,6 +70,8 @@ BASELINES = [
     ("voters", "voters_scratch11", "Correct"),
     ("voters", "voters_scratch12", "Correct"),
     ("voters", "voters_scratch12", "CorrectLog"),
+    ("voters", "voters_scratch13", "Correct"),
+    ("voters", "voters_scratch13", "CorrectLog"),
     # share (session 9's baseline claims 4.4, 4.1 and 4.3 in turn)
     ("share", "share_scratch", "Correct"),
     ("share", "share_scratch2", "Correct"),

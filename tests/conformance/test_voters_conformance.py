@@ -17,7 +17,7 @@ import pytest
 
 from kspec.conformance.cli import main
 from kspec.conformance.counterexample import read_counterexample
-from kspec.conformance.drivers import PROTOCOLS, voters_log
+from kspec.conformance.drivers import PROTOCOLS, macros, voters_log
 from kspec.conformance.drivers.raft import PROBE
 from kspec.conformance.drivers.runner import run_conformance
 from kspec.conformance.drivers.voters import (
@@ -33,6 +33,8 @@ from kspec.conformance.harness import replay_steps
 from kspec.conformance.targets.mutants import CATALOGUE
 from kspec.conformance.targets.reference.voters import VotersTarget
 from kspec.conformance.targets.registry import reference_target, resolve_target
+from kspec.model.raft.messages import ElectionTimeout, FetchDue
+from kspec.model.raft.system import Fire
 from kspec.model.voters.node import NO_DIRECTORY, AddVoter, RemoveVoter, UpdateVoter
 
 DATA = Path(__file__).parent / "testdata" / "voters"
@@ -172,7 +174,9 @@ def test_free_log_probes_end_every_guided_path() -> None:
         cut = kinds.index("Truncate")
         assert kinds[cut + 1] == "Read:refused", kinds  # at the new log end: K2's reader answers
         # VOTERS-DRIVE-FREE-VERSION-TRIM: the kraft.version written again before the last snapshot
-        assert kinds[-4:-2] == ["KRaftVersion", "Snapshot"], kinds
+        assert kinds[-7:-5] == ["KRaftVersion", "Snapshot"], kinds
+        # VOTERS-DRIVE-FREE-REBUILD: then a restart and reads at the snapshot's last offset and -1
+        assert kinds[-3:] == ["Restart", "Read", "Read"], kinds
     assert driver.probes(driver.resolve(driver.init_state(), StartUp()), 0) != driver.probes(state, 1)
     static = VotersDriver({"hosts": 3, "voters": 3, "kraft_version": 0, "pre_vote": False, "level": "log"})
     after = static.resolve(static.init_state(), StartUp())
@@ -182,15 +186,22 @@ def test_free_log_probes_end_every_guided_path() -> None:
         after = static.resolve(after, action)
     # a static quorum's upgrade record, then a snapshot ending before it (it holds kraft.version 0)
     assert kinds[:3] == ["LeaderChange", "KRaftVersion", "Snapshot"] and "Truncate" in kinds, kinds
+    # VOTERS-DRIVE-FREE-REBUILD: a snapshot holding kraft.version 1 and no voter set, a restart
+    assert kinds[3:5] == ["Snapshot", "Restart"], kinds
     replica = VotersDriver({"hosts": 3, "voters": 3, "kraft_version": 1, "pre_vote": False, "level": "replica"})
     # the replica level has no free log: with no observer, only VOTERS-DRIVE-DESCRIBE's
     # DescribeQuorum, VOTERS-DRIVE-ODD-KEY-PROBE's and VOTERS-DRIVE-CROSSED-KEY-PROBE's requests
-    # at the leader end the path
-    assert replica.probes(replica.resolve(replica.init_state(), StartUp()), 0) == [
+    # at the leader end the path, then VOTERS-DRIVE-REMOVED-LEADER-TIMER: the leader removes
+    # itself, the record replicates (it resigns), its election timer, its fetch to a bootstrap server
+    script = replica.probes(replica.resolve(replica.init_state(), StartUp()), 0)
+    assert script[:5] == [
         ("request", Ignored(1, describe_quorum(1))), ("request", Ignored(1, AddVoter(3, 0))),
         ("request", Ignored(1, RemoveVoter(1, 0))),
         ("request", Ignored(1, UpdateVoter(9, 9, 1, min_version=2, max_version=3))),
         ("request", Ignored(1, RemoveVoter(1, 3)))]
+    assert script[5:8] == [("reconfig", Fire(1, RemoveVoter(1, 1))), ("replicate", macros.Replicate(1)),
+                           ("timer", Fire(1, ElectionTimeout()))], script[5:]
+    assert script[8] == ("fetch", Fire(1, FetchDue(2))), script[8:]
 
 
 def test_free_log_reader_bugs_caught_by_the_first_guided_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
