@@ -299,9 +299,16 @@ class StreamsDriver(Driver[StreamsSystem]):
         out.append(("metadata", AllMetadata()))
         out += [("metadata", AllMetadataForStore(s))
                 for s in (STORE, JOINED, ENRICHED, SESSIONS, GLOBAL_STORE, *UNKNOWN_STORES)]
-        if isinstance(state, DeletedState):  # STREAMS-DRIVE-TOPIC-DELETED: no store over the gone topic alone
-            out = [(c, a) for c, a in out if not (isinstance(a, MetadataForKey) and a.store == STORE)]
-        return out
+        return out + self._topic_deleted_candidates(state, out)
+
+    def _topic_deleted_candidates(self, state: State, out: list[tuple[str, Any]]) -> list[tuple[str, Any]]:
+        """STREAMS-DRIVE-TOPIC-DELETED: the deletion is offered in category ``topology``, which has no
+        random rule (not in ``categories``): guided paths alone take it (``_topic_deleted_probe``).
+        While ``input`` is gone no key of ``counts`` (over it alone) is asked."""
+        if isinstance(state, DeletedState):
+            out[:] = [(c, a) for c, a in out if not (isinstance(a, MetadataForKey) and a.store == STORE)]
+            return []
+        return [("topology", TopicDeleted(SOURCE_TOPIC))] if state.published is not None else []
 
     def probes(self, state: State, k: int) -> list[tuple[str, Any]]:
         """STREAMS-DRIVE-MOVED-TASKS: a guided path ends with a rebalance over the same members
@@ -403,7 +410,7 @@ class StreamsDriver(Driver[StreamsSystem]):
         keys = [("query", MetadataForKey(store, key)) for store in (JOINED, ENRICHED) for key in WIDE_KEYS[:3]]
         looks = [("metadata", AllMetadata()), ("metadata", AllMetadataForStore(JOINED)),
                  ("query", MetadataForKey(SESSIONS, KEYS[0]))]
-        return [("finish", TopicDeleted(SOURCE_TOPIC)), *keys, *looks,
+        return [("topology", TopicDeleted(SOURCE_TOPIC)), *keys, *looks,
                 ("membership", Leave(back)), ("membership", Join(back)), *keys,
                 ("assign", Assign(state.published)), ("finish", Finish()), *keys,
                 ("query", MetadataForKey(STORE, KEYS[0]))]
