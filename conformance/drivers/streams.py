@@ -202,6 +202,17 @@ def widen(assignment: Assignment, partitions: int, servers: dict[HostInfo, HostI
                       partitions_from_active(active) if assignment.active else ())
 
 
+def without_topic(assignment: Assignment, topic: str) -> Assignment:
+    """``assignment`` after ``topic`` is deleted (STREAMS-DRIVE-TOPIC-DELETED): no host holds a
+    partition of it, and the partition counts, again those of the active map, have none."""
+
+    def drop(host_map: HostMap) -> HostMap:
+        return tuple((h, frozenset(tp for tp in tps if tp.topic != topic)) for h, tps in host_map)
+
+    active = drop(assignment.active)
+    return Assignment(assignment.topology, active, drop(assignment.standby), partitions_from_active(active))
+
+
 @dataclass(frozen=True, slots=True)
 class MetadataForKey:
     store: str
@@ -219,6 +230,24 @@ class AllMetadataForStore:
 
 
 QueryAction = MetadataForKey | AllMetadata | AllMetadataForStore
+
+
+@dataclass(frozen=True, slots=True)
+class TopicDeleted:
+    """STREAMS-DRIVE-TOPIC-DELETED: a source topic deleted from the cluster; the rebalance it
+    causes hands the instance the published assignment without any partition of it (its count
+    absent from the cluster metadata ``onChange`` gets: STREAMS-RULE-PARTITION-INFO)."""
+
+    topic: str
+
+
+@dataclass(frozen=True, slots=True)
+class DeletedState(State):
+    """The driver's state while ``deleted`` is gone: the model's state, the instance's metadata
+    the published assignment without that topic's partitions, until the next ``Finish`` (the
+    topic re-created, every partition assigned again)."""
+
+    deleted: str = ""
 
 
 # The valid plans over a member set, per (partitions, standbys): computed once per process.
@@ -270,7 +299,16 @@ class StreamsDriver(Driver[StreamsSystem]):
         out.append(("metadata", AllMetadata()))
         out += [("metadata", AllMetadataForStore(s))
                 for s in (STORE, JOINED, ENRICHED, SESSIONS, GLOBAL_STORE, *UNKNOWN_STORES)]
-        return out
+        return out + self._topic_deleted_candidates(state, out)
+
+    def _topic_deleted_candidates(self, state: State, out: list[tuple[str, Any]]) -> list[tuple[str, Any]]:
+        """STREAMS-DRIVE-TOPIC-DELETED: the deletion is offered in category ``topology``, which has no
+        random rule (not in ``categories``): guided paths alone take it (``_topic_deleted_probe``).
+        While ``input`` is gone no key of ``counts`` (over it alone) is asked."""
+        if isinstance(state, DeletedState):
+            out[:] = [(c, a) for c, a in out if not (isinstance(a, MetadataForKey) and a.store == STORE)]
+            return []
+        return [("topology", TopicDeleted(SOURCE_TOPIC))] if state.published is not None else []
 
     def probes(self, state: State, k: int) -> list[tuple[str, Any]]:
         """STREAMS-DRIVE-MOVED-TASKS: a guided path ends with a rebalance over the same members
@@ -324,7 +362,7 @@ class StreamsDriver(Driver[StreamsSystem]):
         out += key_queries
         out += [("query", MetadataForKey(JOINED, KEYS[0])), ("query", MetadataForKey(SESSIONS, KEYS[0])),
                 ("metadata", AllMetadata()), ("query", MetadataForKey(GLOBAL_STORE, KEYS[0]))]
-        return out
+        return out + self._topic_deleted_probe(state, k)
 
     def _first_host_idle(self, plan: Any) -> bool:
         """Whether ``plan`` leaves the first host in host order (the wire's, after the
@@ -335,17 +373,54 @@ class StreamsDriver(Driver[StreamsSystem]):
     def resolve(self, state: State, action: Any) -> State | None:
         if isinstance(action, MetadataForKey | AllMetadata | AllMetadataForStore):
             return state
+        if isinstance(action, TopicDeleted) or isinstance(state, DeletedState):
+            return self._resolve_deleted(state, action)
         return self.model.next_state(state, action)
 
+    def _resolve_deleted(self, state: State, action: Any) -> State | None:
+        """STREAMS-DRIVE-TOPIC-DELETED: a deletion needs a published assignment and lasts until the
+        next ``Finish`` (the model's steps otherwise, the deletion carried along)."""
+        if isinstance(action, TopicDeleted):
+            if state.published is None or isinstance(state, DeletedState):
+                return None
+            return DeletedState(state.members, state.phase, state.published, state.pending, state.answer,
+                                action.topic)
+        after = self.model.next_state(state, action)
+        if after is None or isinstance(action, Finish) or not isinstance(state, DeletedState):
+            return after
+        return DeletedState(after.members, after.phase, after.published, after.pending, after.answer, state.deleted)
+
     def _metadata(self, state: State) -> Assignment:
-        return widen(to_assignment(state.published), self.model.partitions, self._servers)
+        wide = widen(to_assignment(state.published), self.model.partitions, self._servers)
+        return without_topic(wide, state.deleted) if isinstance(state, DeletedState) else wide
+
+    def _topic_deleted_probe(self, state: State, k: int) -> list[tuple[str, Any]]:
+        """STREAMS-DRIVE-TOPIC-DELETED (session 21): ``input`` deleted (an assignment with no
+        partition of it), then keys of ``joined`` and ``enriched`` (over ``side`` and ``input``:
+        now hashed modulo ``side``'s count, the only one the cluster metadata still has) and the
+        stores' hosts asked, then ``input`` re-created (a rebalance over the same members hands
+        out ``state``'s plan again) and the keys asked again. A metadata state that merges each
+        assignment's partition counts into the ones it knew hashes modulo the deleted topic's
+        (red team, session 20: ``partition-counts-merged``). ``counts`` (over ``input`` alone) is
+        not asked while its topic is gone: no partition count, Kafka's partitioner divides by
+        zero (ArithmeticException) where the model answers NOT_AVAILABLE."""
+        if state.published is None or len(state.members) < 2 or self.model.partitions < 2:
+            return []
+        back = max(state.members)
+        keys = [("query", MetadataForKey(store, key)) for store in (JOINED, ENRICHED) for key in WIDE_KEYS[:3]]
+        looks = [("metadata", AllMetadata()), ("metadata", AllMetadataForStore(JOINED)),
+                 ("query", MetadataForKey(SESSIONS, KEYS[0]))]
+        return [("topology", TopicDeleted(SOURCE_TOPIC)), *keys, *looks,
+                ("membership", Leave(back)), ("membership", Join(back)), *keys,
+                ("assign", Assign(state.published)), ("finish", Finish()), *keys,
+                ("query", MetadataForKey(STORE, KEYS[0]))]
 
     def events(self, before: State, action: Any, after: State) -> list[Event]:
         if isinstance(action, Join | Leave):
             return [Event(0, {"type": "RebalanceStarted"}, [], {"result": None})]
         if isinstance(action, Assign):
             return []  # the leader's plan; the instance learns it when the rebalance finishes
-        if isinstance(action, Finish):
+        if isinstance(action, Finish | TopicDeleted):
             inp = {"type": "RebalanceFinished", "assignment": assignment_json(self._metadata(after))}
             return [Event(0, inp, [], {"result": None})]
         meta = self._metadata(after)
@@ -367,6 +442,8 @@ class StreamsDriver(Driver[StreamsSystem]):
             return "allMetadata()"
         if isinstance(action, AllMetadataForStore):
             return f"allMetadataForStore({action.store!r})"
+        if isinstance(action, TopicDeleted):
+            return f"topic {action.topic!r} deleted (the next assignment has none of its partitions)"
         return self.model.describe_action(action)
 
     def model_violation(self, before: State, action: Any, after: State) -> str | None:

@@ -689,6 +689,8 @@ CATALOGUE: dict[str, Mutant] = {m.name: m for m in (
            "identity by one field of a composite key"),
     Mutant("streams-key-cache-from-rebalance-start", "streams", streams.KeyCacheFromRebalanceStartRouter,
            "a cache invalidated at the start of a change, refilled before its end"),
+    Mutant("streams-partition-counts-merged", "streams", streams.PartitionCountsMergedRouter,
+           "stale entries kept when a map is merged instead of replaced"),
     Mutant("voters-history-not-truncated", "voters", HistoryNotTruncated, "stale state kept across a truncation"),
     Mutant("voters-two-changes-in-flight", "voters", TwoChangesInFlight, "missing one-at-a-time guard"),
     Mutant("voters-change-on-commit", "voters", ChangeOnCommit, "configuration used from commit, not append"),

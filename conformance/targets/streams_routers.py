@@ -380,6 +380,27 @@ class StoreMetadataCacheRouter(ReferenceRouter):
         return self.memo[(store, hosts)]
 
 
+class PartitionCountsMergedRouter(ReferenceRouter):
+    """Mutant: each assignment's partition counts merged into the ones known before ("a missing
+    count is an incomplete metadata refresh"), so after a source topic is deleted (no partition
+    of it in the next assignment) a store over it and a narrower topic still hashes modulo the
+    deleted topic's count (STREAMS-RULE-PARTITION-INFO; red team, session 20:
+    ``partition-counts-merged``). Caught by STREAMS-DRIVE-TOPIC-DELETED alone."""
+
+    def __init__(self) -> None:
+        self.known: dict[str, int] = {}
+        self.seen: Any = None
+
+    def route(self, assignment: Any, store: str, key_bytes: bytes,
+              partitions: Mapping[str, int] | None = None) -> KeyQueryMetadata | None:
+        if assignment is not self.seen:
+            self.seen = assignment
+            self.known = {**self.known, **dict(assignment.partitions)}
+        return super().route(assignment, store, key_bytes, self.known if partitions is None else partitions)
+
+    __call__ = route
+
+
 REFERENCE = {"default": ReferenceRouter}
 MUTANTS = {
     "ignore-partition-count": IgnorePartitionCountRouter,
@@ -398,6 +419,7 @@ MUTANTS = {
     "store-metadata-cache": StoreMetadataCacheRouter,
     "standbys-by-host-name": StandbysByHostNameRouter,
     "key-cache-from-rebalance-start": KeyCacheFromRebalanceStartRouter,
+    "partition-counts-merged": PartitionCountsMergedRouter,
 }
 
 

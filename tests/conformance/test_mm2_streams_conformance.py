@@ -284,6 +284,7 @@ def test_streams_probes_move_standbys_alone_then_ask_again() -> None:
     state = driver.resolve(driver.resolve(state, Assign(plan)), Finish())
     assert state is not None
     probes = [a for _, a in driver.probes(state, 0)]
+    probes = probes[:len(probes) - len(driver._topic_deleted_probe(state, 0))]  # STREAMS-DRIVE-TOPIC-DELETED follows
     assigned = [a.plan for a in probes if isinstance(a, Assign)]
     assert len(assigned) == 2
     assert assigned[0].active == plan.active and assigned[0].standby != plan.standby
@@ -315,7 +316,7 @@ def test_streams_probes_leave_the_first_host_idle_then_ask_a_global_key() -> Non
     probes = [a for _, a in driver.probes(state, 1)]
     plan = next(a.plan for a in probes if isinstance(a, Assign))
     assert driver._first_host_idle(plan)
-    last = probes[-1]
+    last = probes[-1 - len(driver._topic_deleted_probe(state, 1))]  # STREAMS-DRIVE-TOPIC-DELETED follows
     assert isinstance(last, MetadataForKey) and last.store == GLOBAL_STORE
     # after it, the reference names the idle first host, the mutant another
     meta = widen(to_assignment(plan), driver.model.partitions)
@@ -324,3 +325,42 @@ def test_streams_probes_leave_the_first_host_idle_then_ask_a_global_key() -> Non
     assert GlobalKeyBusyHostRouter().route(meta, GLOBAL_STORE, b"alice").active_host != first  # type: ignore[union-attr]
     # on even paths the probes keep the rotation over every moved plan
     assert any(isinstance(a, Assign) for _, a in driver.probes(state, 0))
+
+
+def test_streams_probes_delete_input_then_recreate_it() -> None:
+    """STREAMS-DRIVE-TOPIC-DELETED: the probes end with ``input`` deleted (an assignment without any
+    of its partitions, so no count for it), keys of ``joined`` asked (hashed modulo ``side``'s count
+    now), then ``input`` re-created; no key of ``counts`` (over ``input`` alone) is offered while it
+    is gone. The mutant streams-partition-counts-merged (counts merged over assignments) answers
+    another partition there (red team, session 20: ``partition-counts-merged``)."""
+    from kspec.conformance.drivers.streams import JOINED, DeletedState, TopicDeleted
+    from kspec.conformance.targets.streams_routers import PartitionCountsMergedRouter, ReferenceRouter
+    from kspec.model.streams.metadata import route
+    from kspec.model.streams.system import STORE, Assign, Leave
+
+    driver = StreamsDriver({"instances": 3, "partitions": 3, "standbys": 1})
+    state = driver.init_state()
+    plan = driver.model.plans(state.members)[0]
+    state = driver.resolve(driver.resolve(state, Assign(plan)), Finish())
+    assert state is not None
+    probes = [a for _, a in driver.probes(state, 0)]
+    at = probes.index(TopicDeleted("input"))
+    assert any(isinstance(a, MetadataForKey) and a.store == JOINED for a in probes[at:])
+    assert Finish() in probes[at:] and not any(
+        isinstance(a, MetadataForKey) and a.store == STORE for a in probes[at:probes.index(Finish(), at)])
+    full = driver._metadata(state)
+    gone = driver.resolve(state, TopicDeleted("input"))
+    assert isinstance(gone, DeletedState)
+    assert not any(isinstance(a, MetadataForKey) and a.store == STORE for _, a in driver.candidates(gone))
+    meta = driver._metadata(gone)
+    assert "input" not in dict(meta.partitions) and dict(meta.partitions)["side"] == 2
+    # the deletion lasts through a rebalance's start and ends with its finish
+    during = driver.resolve(gone, Leave(2))
+    assert isinstance(during, DeletedState)
+    after = driver.resolve(driver.resolve(driver.resolve(during, Join(2)), Assign(plan)), Finish())
+    assert after is not None and not isinstance(after, DeletedState)
+    key = b"alice"  # murmur2 % 3 != murmur2 % 2
+    reference, merged = ReferenceRouter(), PartitionCountsMergedRouter()
+    merged.route(full, STORE, key)
+    assert reference.route(meta, JOINED, key) == route(meta, JOINED, key)
+    assert merged.route(meta, JOINED, key).partition != route(meta, JOINED, key).partition  # type: ignore[union-attr]
