@@ -52,6 +52,8 @@ MODULE_LINES: tuple[tuple[str, str], ...] = (
     ("raft", "raft_scratch12"),
     ("raft", "raft_scratch13"),
     ("raft", "raft_scratch14"),
+    ("raft", "raft_scratch15"),
+    ("raft", "raft_scratch16"),
     # voters
     ("voters", "voters"),
     ("voters", "voters_scratch"),
@@ -81,6 +83,7 @@ MODULE_LINES: tuple[tuple[str, str], ...] = (
     ("share", "share_scratch10"),
     ("share", "share_scratch11"),
     ("share", "share_scratch12"),
+    ("share", "share_scratch13"),
     # mm2
     ("mm2", "mm2"),
     ("mm2", "mm2_scratch"),
@@ -94,6 +97,7 @@ MODULE_LINES: tuple[tuple[str, str], ...] = (
     ("mm2", "mm2_scratch9"),
     ("mm2", "mm2_scratch10"),
     ("mm2", "mm2_scratch11"),
+    ("mm2", "mm2_scratch12"),
     # streams
     ("streams", "streams"),
     ("streams", "streams_scratch"),
@@ -107,6 +111,7 @@ MODULE_LINES: tuple[tuple[str, str], ...] = (
     ("streams", "streams_scratch9"),
     ("streams", "streams_scratch10"),
     ("streams", "streams_scratch11"),
+    ("streams", "streams_scratch12"),
 )
 MODULES = {p: tuple(m for q, m in MODULE_LINES if q == p) for p in PROTOCOLS}
 

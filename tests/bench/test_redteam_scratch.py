@@ -50,6 +50,8 @@ BASELINES = [
     ("raft", "raft_scratch12", "Correct"),
     ("raft", "raft_scratch13", "Correct"),
     ("raft", "raft_scratch14", "Correct"),
+    ("raft", "raft_scratch15", "Correct"),
+    ("raft", "raft_scratch16", "Correct"),
     # voters
     ("voters", "voters_scratch", "Correct"),
     ("voters", "voters_scratch2", "Correct"),
@@ -87,6 +89,7 @@ BASELINES = [
     ("share", "share_scratch10", "Correct"),
     ("share", "share_scratch11", "Correct"),
     ("share", "share_scratch12", "Correct"),
+    ("share", "share_scratch13", "Correct"),
     # mm2
     ("mm2", "mm2_scratch", "Correct"),
     ("mm2", "mm2_scratch2", "Correct"),
@@ -99,6 +102,7 @@ BASELINES = [
     ("mm2", "mm2_scratch9", "Correct"),
     ("mm2", "mm2_scratch10", "Correct"),
     ("mm2", "mm2_scratch11", "Correct"),
+    ("mm2", "mm2_scratch12", "Correct"),
     # streams
     ("streams", "streams_scratch", "Correct"),
     ("streams", "streams_scratch2", "Correct"),
@@ -111,6 +115,7 @@ BASELINES = [
     ("streams", "streams_scratch9", "Correct"),
     ("streams", "streams_scratch10", "Correct"),
     ("streams", "streams_scratch11", "Correct"),
+    ("streams", "streams_scratch12", "Correct"),
 ]
 
 
