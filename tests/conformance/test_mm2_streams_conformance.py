@@ -24,7 +24,7 @@ from kspec.conformance.targets import mm2_policies, streams_routers
 from kspec.conformance.targets.mutants import CATALOGUE
 from kspec.conformance.targets.registry import reference_target
 from kspec.model.mm2.calls import IsInternalTopic, IsMM2InternalTopic
-from kspec.model.streams.system import Finish, Join
+from kspec.model.streams.system import Assign, Finish, Join, Plan, State
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -271,17 +271,21 @@ def test_exec_target_over_the_stdio_protocol(protocol: str, tmp_path: Path) -> N
     assert result.verdict == "conforms", result.finding and result.finding.line()
 
 
+def _three_by_three_settled() -> tuple[StreamsDriver, Plan, State | None]:
+    """The (3 instances, 3 partitions, 1 standby) driver, its first plan, and the state after that
+    plan's rebalance finished: where the streams probe tests start."""
+    driver = StreamsDriver({"instances": 3, "partitions": 3, "standbys": 1})
+    state = driver.init_state()
+    plan = driver.model.plans(state.members)[0]
+    return driver, plan, driver.resolve(driver.resolve(state, Assign(plan)), Finish())
+
+
 def test_streams_probes_move_standbys_alone_then_ask_again() -> None:
     """STREAMS-DRIVE-MOVED-STANDBYS: where a plan over the same members moves standby tasks only
     ((3, 3, 1)), a guided path's probes query the keys of every partition, run that rebalance and
     query them again, before the moved-tasks rebalance; the mutant streams-standby-cache (lookups
     memoised until the active map changes) is caught there (red team, session 14)."""
-    from kspec.model.streams.system import Assign
-
-    driver = StreamsDriver({"instances": 3, "partitions": 3, "standbys": 1})
-    state = driver.init_state()
-    plan = driver.model.plans(state.members)[0]
-    state = driver.resolve(driver.resolve(state, Assign(plan)), Finish())
+    driver, plan, state = _three_by_three_settled()
     assert state is not None
     probes = [a for _, a in driver.probes(state, 0)]
     probes = probes[:len(probes) - len(driver._topic_deleted_probe(state, 0))]  # STREAMS-DRIVE-TOPIC-DELETED follows
@@ -336,12 +340,9 @@ def test_streams_probes_delete_input_then_recreate_it() -> None:
     from kspec.conformance.drivers.streams import JOINED, DeletedState, TopicDeleted
     from kspec.conformance.targets.streams_routers import PartitionCountsMergedRouter, ReferenceRouter
     from kspec.model.streams.metadata import route
-    from kspec.model.streams.system import STORE, Assign, Leave
+    from kspec.model.streams.system import STORE, Leave
 
-    driver = StreamsDriver({"instances": 3, "partitions": 3, "standbys": 1})
-    state = driver.init_state()
-    plan = driver.model.plans(state.members)[0]
-    state = driver.resolve(driver.resolve(state, Assign(plan)), Finish())
+    driver, plan, state = _three_by_three_settled()
     assert state is not None
     probes = [a for _, a in driver.probes(state, 0)]
     at = probes.index(TopicDeleted("input"))
