@@ -36,7 +36,7 @@ meets; ``"contract": "default"`` holds it to all of them (the cycle counterexamp
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache, partial
 from typing import Any
 
@@ -134,6 +134,19 @@ DEEP_NAME = ".".join(("A", "B", "C")[k % 3] for k in range(32)) + ".orders"
 HEARTBEATS_NAME_CONFIG = "default.replication.policy.heartbeats.topic.name"
 SEPARATOR_PROP = "replication.policy.separator"
 CUSTOM_HEARTBEATS = "hb-topic"
+# MM2-DRIVE-HEARTBEATS-SEPARATOR: in those configurations one extra node (an alias no cluster has,
+# so the system model's syncs never run under it) names a heartbeats topic that holds the
+# separator. KIP-1016 validates no name; Kafka reads ``hb.topic`` as remote (source ``hb``,
+# original ``topic``), so by KIP-690's ``isHeartbeatsTopic(t) = heartbeatsTopic().equals(
+# originalTopic(t))`` the configured name is not a heartbeats topic (MM2-LAW-HEARTBEATS). Every
+# other name told a policy with a shortcut "the heartbeats topic itself is one" apart from
+# Kafka's in nothing (red team session 21's ``heartbeats-name-shortcut``).
+SEPARATED_HEARTBEATS_NODE = "us_west"
+
+
+def separated_heartbeats(sep: str) -> str:
+    """The heartbeats name MM2-DRIVE-HEARTBEATS-SEPARATOR configures at its node: it holds ``sep``."""
+    return f"hb{sep}topic"
 
 
 def heartbeats_name(config: dict[str, JSON]) -> str | None:
@@ -269,14 +282,24 @@ class Setup:
     laws: tuple[L.Law, ...]
     cases: tuple[LawCase, ...]
     last_call: dict[tuple[str, str], tuple[int, ...]]
+    # MM2-DRIVE-HEARTBEATS-SEPARATOR: nodes configured with another heartbeats name, and their policy.
+    node_policies: dict[str, ReplicationPolicy] = field(default_factory=dict)
+    node_heartbeats: dict[str, str] = field(default_factory=dict)
+
+    def policy_at(self, node: str) -> ReplicationPolicy:
+        """The model's policy as ``node`` is configured (the client: without ``source.cluster.alias``)."""
+        if node == CLIENT_NODE:
+            return self.policy
+        return self.node_policies.get(node, self.policy).for_flow(node)
 
 
 def _config_key(config: dict[str, JSON]) -> str:
     return json.dumps(config, sort_keys=True)
 
 
-def _recording(policy: ReplicationPolicy, log: list[tuple[str, Call, Answer]], alias: str) -> RecordingPolicy:
-    return RecordingPolicy(policy.for_flow(alias), alias, log)
+def _recording(policies: dict[str, ReplicationPolicy], policy: ReplicationPolicy,
+               log: list[tuple[str, Call, Answer]], alias: str) -> RecordingPolicy:
+    return RecordingPolicy(policies.get(alias, policy).for_flow(alias), alias, log)
 
 
 @cache
@@ -292,18 +315,24 @@ def setup(config_key: str) -> Setup:
                          f"{'|'.join(INTERNAL_RULES)}, non-empty separator")
     hb = heartbeats_name(config)
     named = DEFAULT_HEARTBEATS_TOPIC if hb is None else hb
-    policy: ReplicationPolicy = (
-        IdentityReplicationPolicy(separator=sep, internal_topic_separator_enabled=internal_sep, internal_rule=rule,
-                                  heartbeats_topic_name=named)
-        if kind == "identity" else
-        DefaultReplicationPolicy(separator=sep, internal_topic_separator_enabled=internal_sep, internal_rule=rule,
-                                 heartbeats_topic_name=named))
+    cls = IdentityReplicationPolicy if kind == "identity" else DefaultReplicationPolicy
+
+    def configured(name: str) -> ReplicationPolicy:
+        return cls(separator=sep, internal_topic_separator_enabled=internal_sep, internal_rule=rule,
+                   heartbeats_topic_name=name)
+
+    policy = configured(named)
     clusters = DOTTED_ALIASES if sep == "_" else PLAIN_ALIASES
     nodes = tuple(dict.fromkeys((*clusters, *EXTRA_ALIASES)))
     props = {SEPARATOR_PROP: sep,
              "replication.policy.internal.topic.separator.enabled": str(internal_sep).lower()}
     if hb is not None:
         props[HEARTBEATS_NAME_CONFIG] = hb
+    node_heartbeats: dict[str, str] = {}
+    node_policies: dict[str, ReplicationPolicy] = {}
+    if hb is not None and SEPARATED_HEARTBEATS_NODE in nodes:
+        node_heartbeats[SEPARATED_HEARTBEATS_NODE] = separated_heartbeats(sep)
+        node_policies[SEPARATED_HEARTBEATS_NODE] = configured(node_heartbeats[SEPARATED_HEARTBEATS_NODE])
     full = kind == "default" or config.get("contract") == "default"
     laws = tuple(law for law in L.LAWS if full or law.identity_meets)
     cases: list[LawCase] = []
@@ -314,7 +343,7 @@ def setup(config_key: str) -> Setup:
                 if not law.precondition(inp):
                     continue
                 log: list[tuple[str, Call, Answer]] = []
-                law.check(partial(_recording, policy, log), inp)
+                law.check(partial(_recording, node_policies, policy, log), inp)
                 if log and all(node in nodes for node, _, _ in log):
                     cases.append(LawCase(law, inp, tuple(log)))
     last: dict[tuple[str, str], list[int]] = {}
@@ -322,7 +351,7 @@ def setup(config_key: str) -> Setup:
         node, call, _ = case.calls[-1]
         last.setdefault((node, _key(call)), []).append(k)
     return Setup(policy, tuple(clusters), nodes, props, laws, tuple(cases),
-                 {k: tuple(v) for k, v in last.items()})
+                 {k: tuple(v) for k, v in last.items()}, node_policies, node_heartbeats)
 
 
 _CALLS: dict[tuple[str, tuple[str, ...]], list[tuple[str, Any]]] = {}
@@ -357,6 +386,8 @@ class Mm2Driver(Driver[Mm2System]):
 
     def node_config(self, node: str) -> dict[str, JSON]:
         props = dict(self.setup.props) if node == CLIENT_NODE else {**self.setup.props, "source.cluster.alias": node}
+        if node in self.setup.node_heartbeats:
+            props[HEARTBEATS_NAME_CONFIG] = self.setup.node_heartbeats[node]
         # KIP-949's flag as users spell it: Kafka reads it with Boolean.parseBoolean (any case),
         # so the nodes get "true"/"false" in three spellings (a policy testing == "false" differs).
         flag = "replication.policy.internal.topic.separator.enabled"
@@ -416,6 +447,12 @@ class Mm2Driver(Driver[Mm2System]):
         for name in dict.fromkeys([*names[:CLIENT_NAMES], *held]):
             out.extend(("query", Query(CLIENT_NODE, q(name))) for q in TOPIC_QUERIES)
         out.append(("format", Query(clusters[0], HeartbeatsTopic())))
+        # MM2-DRIVE-HEARTBEATS-SEPARATOR: the node whose heartbeats name holds the separator is
+        # asked that name, and the one-topic calls of it and of its remote copy.
+        for node, name in self.setup.node_heartbeats.items():
+            out.append(("format", Query(node, HeartbeatsTopic())))
+            for topic in (name, f"{clusters[0]}{self.sep}{name}"):
+                out.extend(("query", Query(node, q(topic))) for q in TOPIC_QUERIES)
         nodes = self.setup.nodes
         # The naming calls take the alias as an argument: a node is asked about its own alias
         # (what its connectors ask) and about every other one, and so is the client (MirrorClient
@@ -460,7 +497,7 @@ class Mm2Driver(Driver[Mm2System]):
                 replicate(fp, name, action.source, action.target)
             return [self._event(*entry) for entry in log]
         if isinstance(action, Query):
-            policy = self.setup.policy if action.node == CLIENT_NODE else self.setup.policy.for_flow(action.node)
+            policy = self.setup.policy_at(action.node)
             return [self._event(action.node, action.call, answer(policy, action.call))]
         return [self._event(*entry) for entry in self.setup.cases[action.index].calls]
 

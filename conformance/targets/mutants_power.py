@@ -550,6 +550,18 @@ class InternalRegexDotPolicy(DefaultPolicy):
         return super().is_internal_topic(topic) or re.search(".internal$", topic) is not None
 
 
+class HeartbeatsNameSelfPolicy(DefaultPolicy):
+    """``is_heartbeats_topic`` with a fast path "the configured heartbeats topic is a heartbeats
+    topic" before KIP-690's ``heartbeatsTopic().equals(originalTopic(t))``: the same for every
+    name that is its own original topic, not for a KIP-1016 name holding the separator
+    (``hb.topic`` with ``.``: Kafka reads it as remote, original ``topic``, and answers false).
+    Rare vocabulary: a heartbeats name with the separator (MM2-DRIVE-HEARTBEATS-SEPARATOR; red
+    team session 21's ``heartbeats-name-shortcut``)."""
+
+    def is_heartbeats_topic(self, topic: str) -> bool:
+        return topic == self.heartbeats_topic() or super().is_heartbeats_topic(topic)
+
+
 # ------------------------------------------------------------------------------ share
 
 
@@ -591,6 +603,8 @@ ENTRIES: tuple[tuple[str, str, type, str], ...] = (
     ("mm2-flag-absent-false", "mm2", FlagAbsentFalsePolicy, "a missing setting read as false, not its default"),
     ("mm2-own-alias-source", "mm2", OwnAliasSourcePolicy, "rare vocabulary: a name asked at its own alias's node"),
     ("mm2-internal-regex-dot", "mm2", InternalRegexDotPolicy, "an unescaped '.' in a suffix pattern"),
+    ("mm2-heartbeats-name-self", "mm2", HeartbeatsNameSelfPolicy,
+     "rare vocabulary: a heartbeats name holding the separator"),
     ("streams-empty-key-unrouted", "streams", EmptyKeyUnroutedRouter, "rare vocabulary: the empty key"),
     ("streams-nul-terminated-keys", "streams", NulTerminatedKeysRouter, "rare vocabulary: a key with a NUL byte"),
     ("streams-last-source-count", "streams", LastSourceCountRouter, "rare vocabulary: the widest topic listed first"),

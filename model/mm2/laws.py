@@ -158,6 +158,12 @@ def _internal_not_remote_shaped(pf: PolicyFor, i: LawInput) -> bool:
 def _heartbeats(pf: PolicyFor, i: LawInput) -> bool:
     p = pf(i.alias)
     hb = p.heartbeats_topic()
+    if p.original_topic(hb) != hb:
+        # KIP-1016 validates no name: one holding the separator (``hb.topic`` with ``.``) reads as
+        # remote, and KIP-690's ``isHeartbeatsTopic(t) = heartbeatsTopic().equals(originalTopic(t))``
+        # is false for the name itself (and for its remote copies): MM2 then neither recognises
+        # nor specially replicates its heartbeats (MM2-LAW-HEARTBEATS-SEPARATOR, spec/mm2.md §2).
+        return not p.is_heartbeats_topic(hb)
     one = p.format_remote_topic(i.alias, hb)
     two = pf(i.other_alias).format_remote_topic(i.other_alias, one)
     return (p.is_heartbeats_topic(hb) and not p.is_internal_topic(hb)
@@ -226,8 +232,9 @@ LAWS: tuple[Law, ...] = (
         "neither checkpoints_topic(a) nor offset_syncs_topic(a) is a heartbeats topic",
         _internal_not_remote_shaped, lambda i: clean_alias(i.alias, i.separator)),
     Law("MM2-LAW-HEARTBEATS", "heartbeats are replicable and recognised at every hop",
-        "heartbeats_topic() is a heartbeats topic, not internal, and stays a heartbeats topic after one and"
-        " two hops", _heartbeats, _heartbeats_ok),
+        "heartbeats_topic() is a heartbeats topic exactly when it is its own original topic (KIP-690's"
+        " is_heartbeats_topic); then it is not internal and stays a heartbeats topic after one and two hops",
+        _heartbeats, _heartbeats_ok),
     Law("MM2-LAW-USER-NOT-HEARTBEAT", "a user topic is not a heartbeat",
         "is_heartbeats_topic(t) is false for t not ending with the heartbeats name", _user_not_heartbeat,
         _user_not_heartbeat_ok),
