@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from redteam._targets import attribute_target, register, subclass
-from redteam.streams_scratch5 import Metadata, murmur2
+from redteam.streams_scratch5 import UNKNOWN_HOST, Metadata, murmur2
 from redteam.streams_scratch7 import Metadata7, Target7
 
 
@@ -46,7 +46,7 @@ class StandbysSkippedWithoutActive(Metadata7):
 
     def key_metadata(self, store: str, key: str) -> dict[str, Any] | None:
         answer = super().key_metadata(store, key)
-        if answer is not None and answer["partition"] >= 0 and answer["active"] == "unknown:-1":
+        if answer is not None and answer["partition"] >= 0 and answer["active"] == UNKNOWN_HOST:
             return {**answer, "standbys": []}
         return answer
 

@@ -213,6 +213,19 @@ def without_topic(assignment: Assignment, topic: str) -> Assignment:
     return Assignment(assignment.topology, active, drop(assignment.standby), partitions_from_active(active))
 
 
+def without_active(assignment: Assignment, every: bool) -> Assignment:
+    """``assignment`` with actives withheld (STREAMS-DRIVE-ACTIVE-WITHHELD): task 0 of ``input``'s
+    sub-topology (``input`` 0 and ``side`` 0) owned actively by no host, or, with ``every``, no
+    task at all; the standbys stay, and the partition counts are again those of the active map
+    (STREAMS-RULE-PARTITION-INFO), so they lose the withheld partitions."""
+
+    def held(tp: TopicPartition) -> bool:
+        return not every and not (tp.topic in (SOURCE_TOPIC, SIDE_TOPIC) and tp.partition == 0)
+
+    active = tuple((h, frozenset(tp for tp in tps if held(tp))) for h, tps in assignment.active)
+    return Assignment(assignment.topology, active, assignment.standby, partitions_from_active(active))
+
+
 @dataclass(frozen=True, slots=True)
 class MetadataForKey:
     store: str
@@ -248,6 +261,25 @@ class DeletedState(State):
     topic re-created, every partition assigned again)."""
 
     deleted: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ActiveWithheld:
+    """STREAMS-DRIVE-ACTIVE-WITHHELD: an ``onChange`` whose active map leaves out the active of
+    ``input``'s task 0 (``every``: of every task) while the standbys stay, as KIP-1071's streams
+    group protocol hands it out while a moved task is revoked from its old owner and not yet
+    owned by its new one (the endpoints' partitions are the members' current assignments)."""
+
+    every: bool
+
+
+@dataclass(frozen=True, slots=True)
+class WithheldState(State):
+    """The driver's state while actives are withheld: the model's state, the instance's metadata
+    the published assignment less those actives (:func:`without_active`), until the next
+    ``Finish`` (the tasks owned again)."""
+
+    every: bool = False
 
 
 # The valid plans over a member set, per (partitions, standbys): computed once per process.
@@ -308,7 +340,15 @@ class StreamsDriver(Driver[StreamsSystem]):
         if isinstance(state, DeletedState):
             out[:] = [(c, a) for c, a in out if not (isinstance(a, MetadataForKey) and a.store == STORE)]
             return []
-        return [("topology", TopicDeleted(SOURCE_TOPIC))] if state.published is not None else []
+        if state.published is None:
+            return []
+        # STREAMS-DRIVE-ACTIVE-WITHHELD: offered in category ``topology`` too (guided paths alone).
+        withheld = [("topology", ActiveWithheld(True))]
+        if self.model.partitions >= 2:  # with one partition no count of ``input`` would be left
+            withheld.insert(0, ("topology", ActiveWithheld(False)))
+        if isinstance(state, WithheldState):
+            return withheld
+        return [("topology", TopicDeleted(SOURCE_TOPIC)), *withheld]
 
     def probes(self, state: State, k: int) -> list[tuple[str, Any]]:
         """STREAMS-DRIVE-MOVED-TASKS: a guided path ends with a rebalance over the same members
@@ -362,7 +402,7 @@ class StreamsDriver(Driver[StreamsSystem]):
         out += key_queries
         out += [("query", MetadataForKey(JOINED, KEYS[0])), ("query", MetadataForKey(SESSIONS, KEYS[0])),
                 ("metadata", AllMetadata()), ("query", MetadataForKey(GLOBAL_STORE, KEYS[0]))]
-        return out + self._topic_deleted_probe(state, k)
+        return out + self._topic_deleted_probe(state, k) + self._active_withheld_probe(state)
 
     def _first_host_idle(self, plan: Any) -> bool:
         """Whether ``plan`` leaves the first host in host order (the wire's, after the
@@ -375,7 +415,24 @@ class StreamsDriver(Driver[StreamsSystem]):
             return state
         if isinstance(action, TopicDeleted) or isinstance(state, DeletedState):
             return self._resolve_deleted(state, action)
+        if isinstance(action, ActiveWithheld) or isinstance(state, WithheldState):
+            return self._resolve_withheld(state, action)
         return self.model.next_state(state, action)
+
+    def _resolve_withheld(self, state: State, action: Any) -> State | None:
+        """STREAMS-DRIVE-ACTIVE-WITHHELD: withholding needs a published assignment (and, for task 0
+        alone, two partitions) and lasts until the next ``Finish``."""
+        if isinstance(action, ActiveWithheld):
+            if state.published is None or (not action.every and self.model.partitions < 2):
+                return None
+            return WithheldState(state.members, state.phase, state.published, state.pending, state.answer,
+                                 action.every)
+        if not isinstance(state, WithheldState):
+            return None
+        after = self.model.next_state(state, action)
+        if after is None or isinstance(action, Finish):
+            return after
+        return WithheldState(after.members, after.phase, after.published, after.pending, after.answer, state.every)
 
     def _resolve_deleted(self, state: State, action: Any) -> State | None:
         """STREAMS-DRIVE-TOPIC-DELETED: a deletion needs a published assignment and lasts until the
@@ -392,6 +449,8 @@ class StreamsDriver(Driver[StreamsSystem]):
 
     def _metadata(self, state: State) -> Assignment:
         wide = widen(to_assignment(state.published), self.model.partitions, self._servers)
+        if isinstance(state, WithheldState):
+            return without_active(wide, state.every)
         return without_topic(wide, state.deleted) if isinstance(state, DeletedState) else wide
 
     def _topic_deleted_probe(self, state: State, k: int) -> list[tuple[str, Any]]:
@@ -415,12 +474,37 @@ class StreamsDriver(Driver[StreamsSystem]):
                 ("assign", Assign(state.published)), ("finish", Finish()), *keys,
                 ("query", MetadataForKey(STORE, KEYS[0]))]
 
+    def _active_withheld_probe(self, state: State) -> list[tuple[str, Any]]:
+        """STREAMS-DRIVE-ACTIVE-WITHHELD (session 22): an assignment in which ``input``'s task 0 has
+        no active owner while its standbys stay (KIP-1071's reconciliation), then the keys of
+        ``counts`` (now hashed modulo one partition fewer, so some land on the partition without an
+        active: Kafka answers UNKNOWN_HOST and still lists its standby hosts) and the stores' hosts;
+        then one in which no task has an active owner (the partition counts empty: Kafka is
+        uninitialized again, NOT_AVAILABLE, ``allMetadataForStore`` empty, ``allMetadata`` still
+        listing the members), the same queries and a global store's key; then the tasks owned
+        again (a rebalance over the same members hands out ``state``'s plan) and the keys asked.
+        Before it every partition had an active owner in every assignment and no assignment after
+        the first had empty counts (red team ``streams_scratch12``'s ``standbys-skipped-without-active``
+        and ``initialized-by-first-assignment`` conformed over every run at seeds 0 and 1)."""
+        if state.published is None or len(state.members) < 2:
+            return []
+        back = max(state.members)
+        keys = [("query", MetadataForKey(STORE, key)) for key in KEYS[:8]]
+        looks = [("query", MetadataForKey(JOINED, KEYS[0])), ("query", MetadataForKey(GLOBAL_STORE, KEYS[0])),
+                 ("metadata", AllMetadataForStore(STORE)), ("metadata", AllMetadata())]
+        out: list[tuple[str, Any]] = []
+        if self.model.partitions >= 2:
+            out += [("topology", ActiveWithheld(False)), *keys, *looks]
+        return out + [("topology", ActiveWithheld(True)), *keys, *looks,
+                      ("membership", Leave(back)), ("membership", Join(back)),
+                      ("assign", Assign(state.published)), ("finish", Finish()), *keys, *looks]
+
     def events(self, before: State, action: Any, after: State) -> list[Event]:
         if isinstance(action, Join | Leave):
             return [Event(0, {"type": "RebalanceStarted"}, [], {"result": None})]
         if isinstance(action, Assign):
             return []  # the leader's plan; the instance learns it when the rebalance finishes
-        if isinstance(action, Finish | TopicDeleted):
+        if isinstance(action, Finish | TopicDeleted | ActiveWithheld):
             inp = {"type": "RebalanceFinished", "assignment": assignment_json(self._metadata(after))}
             return [Event(0, inp, [], {"result": None})]
         meta = self._metadata(after)
@@ -444,6 +528,9 @@ class StreamsDriver(Driver[StreamsSystem]):
             return f"allMetadataForStore({action.store!r})"
         if isinstance(action, TopicDeleted):
             return f"topic {action.topic!r} deleted (the next assignment has none of its partitions)"
+        if isinstance(action, ActiveWithheld):
+            held = "every task" if action.every else "input's task 0"
+            return f"active of {held} withheld (KIP-1071 reconciliation: standbys kept, counts from the active map)"
         return self.model.describe_action(action)
 
     def model_violation(self, before: State, action: Any, after: State) -> str | None:
