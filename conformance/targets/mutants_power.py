@@ -20,6 +20,7 @@ from kspec.conformance.targets.reference.raft import RaftReplica
 from kspec.conformance.targets.reference.share import ShareShard
 from kspec.conformance.targets.reference.voters import VoterReplica
 from kspec.conformance.targets.streams_routers import ReferenceRouter, java_murmur2
+from kspec.model.streams.metadata import UNKNOWN_HOST, KeyQueryMetadata
 
 # ------------------------------------------------------------------------------ mm2: vocabulary
 
@@ -373,6 +374,57 @@ def _members(assignment: Any) -> frozenset[Any]:
     return frozenset(h for h, _ in assignment.active) | frozenset(h for h, _ in assignment.standby)
 
 
+def _counted(assignment: Any) -> bool:
+    return any(n > 0 for _, n in assignment.partitions)
+
+
+class InitializedOnceRouter(ReferenceRouter):
+    """STREAMS-RULE-NOT-AVAILABLE's "initialized" (the latest assignment's partition counts are not
+    empty) kept as a flag set by the first assignment ("once assigned, we are initialized"): after
+    an assignment with no partition counts a global store's key names the first host and
+    ``allMetadataForStore`` lists the store's holders, where Kafka is NOT_AVAILABLE / empty again.
+    Rare vocabulary: an assignment in which no task has an active owner, after one in which they
+    do (STREAMS-DRIVE-ACTIVE-WITHHELD; red team session 21's ``initialized-by-first-assignment``)."""
+
+    def _initialized(self, assignment: Any) -> bool:
+        if _members(assignment):
+            self.__dict__["_assigned"] = True
+        return bool(self.__dict__.get("_assigned"))
+
+    def route(self, assignment: Any, store: str, key_bytes: bytes, partitions: Any = None) -> Any:
+        if self._initialized(assignment) and partitions is None and not _counted(assignment):
+            if store in assignment.topology.global_stores:
+                return KeyQueryMetadata(min(_members(assignment)), frozenset(), -1)
+            return None  # no count for the store's topics: "no matching metadata"
+        return super().route(assignment, store, key_bytes, partitions)
+
+    __call__ = route
+
+    def all_metadata_for_store(self, assignment: Any, store: str) -> Any:
+        if self._initialized(assignment) and not _counted(assignment):
+            every = self.all_metadata(assignment)
+            if store in assignment.topology.global_stores:
+                return every
+            return [m for m in every if store in m.state_store_names or store in m.standby_state_store_names]
+        return super().all_metadata_for_store(assignment, store)
+
+
+class StandbysNeedActiveRouter(ReferenceRouter):
+    """STREAMS-RULE-KEY 5 (the standbys collected whatever the active look-up found): a lookup that
+    returns early with no standbys once no host holds the key's partition actively ("nothing to
+    route to"). Rare vocabulary: a partition with a standby and no active owner, as KIP-1071's
+    reconciliation hands out (STREAMS-DRIVE-ACTIVE-WITHHELD; red team session 21's
+    ``standbys-skipped-without-active``)."""
+
+    def route(self, assignment: Any, store: str, key_bytes: bytes, partitions: Any = None) -> Any:
+        found = super().route(assignment, store, key_bytes, partitions)
+        if found is not None and found.partition >= 0 and found.active_host == UNKNOWN_HOST:
+            return KeyQueryMetadata(UNKNOWN_HOST, frozenset(), found.partition)
+        return found
+
+    __call__ = route
+
+
 # ------------------------------------------------------------------------------ voters
 
 
@@ -613,6 +665,10 @@ ENTRIES: tuple[tuple[str, str, type, str], ...] = (
     ("streams-hashes-characters", "streams", HashesCharactersRouter, "rare vocabulary: non-ASCII keys"),
     ("streams-skips-unchanged-members", "streams", SkipsUnchangedMembersRouter,
      "listener contract: an onChange skipped"),
+    ("streams-initialized-once", "streams", InitializedOnceRouter,
+     "rare vocabulary: an assignment with no active owner after one with them"),
+    ("streams-standbys-need-active", "streams", StandbysNeedActiveRouter,
+     "rare vocabulary: a partition with a standby and no active owner"),
     ("voters-sends-before-persist", "voters", SendsBeforePersistReplica, "wrong output order"),
     ("voters-remove-ignores-directory", "voters", RemoveIgnoresDirectoryReplica,
      "off-protocol input: a voter named with the wrong directory"),

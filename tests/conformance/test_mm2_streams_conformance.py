@@ -288,7 +288,9 @@ def test_streams_probes_move_standbys_alone_then_ask_again() -> None:
     driver, plan, state = _three_by_three_settled()
     assert state is not None
     probes = [a for _, a in driver.probes(state, 0)]
-    probes = probes[:len(probes) - len(driver._topic_deleted_probe(state, 0))]  # STREAMS-DRIVE-TOPIC-DELETED follows
+    # STREAMS-DRIVE-TOPIC-DELETED and STREAMS-DRIVE-ACTIVE-WITHHELD follow
+    probes = probes[:len(probes) - len(driver._topic_deleted_probe(state, 0))
+                    - len(driver._active_withheld_probe(state))]
     assigned = [a.plan for a in probes if isinstance(a, Assign)]
     assert len(assigned) == 2
     assert assigned[0].active == plan.active and assigned[0].standby != plan.standby
@@ -320,7 +322,8 @@ def test_streams_probes_leave_the_first_host_idle_then_ask_a_global_key() -> Non
     probes = [a for _, a in driver.probes(state, 1)]
     plan = next(a.plan for a in probes if isinstance(a, Assign))
     assert driver._first_host_idle(plan)
-    last = probes[-1 - len(driver._topic_deleted_probe(state, 1))]  # STREAMS-DRIVE-TOPIC-DELETED follows
+    # STREAMS-DRIVE-TOPIC-DELETED and STREAMS-DRIVE-ACTIVE-WITHHELD follow
+    last = probes[-1 - len(driver._topic_deleted_probe(state, 1)) - len(driver._active_withheld_probe(state))]
     assert isinstance(last, MetadataForKey) and last.store == GLOBAL_STORE
     # after it, the reference names the idle first host, the mutant another
     meta = widen(to_assignment(plan), driver.model.partitions)
@@ -365,3 +368,64 @@ def test_streams_probes_delete_input_then_recreate_it() -> None:
     merged.route(full, STORE, key)
     assert reference.route(meta, JOINED, key) == route(meta, JOINED, key)
     assert merged.route(meta, JOINED, key).partition != route(meta, JOINED, key).partition  # type: ignore[union-attr]
+
+
+def test_streams_probes_withhold_actives_then_own_them_again() -> None:
+    """STREAMS-DRIVE-ACTIVE-WITHHELD: the probes end with an assignment in which ``input``'s task 0
+    has no active owner (its standby kept, the counts one fewer: KIP-1071's reconciliation), then
+    one in which no task has (counts empty: NOT_AVAILABLE again), then the tasks owned again. The
+    reference answers as the model; the mutants streams-standbys-need-active (no standbys without
+    an active) and streams-initialized-once ("initialized" a flag of the first assignment) do not
+    (red team, session 21)."""
+    from kspec.conformance.drivers.streams import ActiveWithheld, WithheldState
+    from kspec.conformance.targets.mutants_power import InitializedOnceRouter, StandbysNeedActiveRouter
+    from kspec.conformance.targets.streams_routers import ReferenceRouter
+    from kspec.model.streams.metadata import NOT_AVAILABLE, UNKNOWN_HOST, all_metadata, all_metadata_for_store, route
+    from kspec.model.streams.system import STORE, Leave
+
+    driver, plan, state = _three_by_three_settled()
+    assert state is not None
+    probes = [a for _, a in driver.probes(state, 0)]
+    tail = probes[len(probes) - len(driver._active_withheld_probe(state)):]
+    assert tail[0] == ActiveWithheld(False) and ActiveWithheld(True) in tail and tail.count(Finish()) == 1
+    one = driver.resolve(state, ActiveWithheld(False))
+    assert isinstance(one, WithheldState)
+    meta = driver._metadata(one)
+    assert dict(meta.partitions)["input"] == 2  # input 0 has no active owner
+    keys = ("alice", "dave", "carol", "bob", "grace", "judy", "erin", "ivan")
+    answers = [route(meta, STORE, k.encode()) for k in keys]
+    orphan = [a for a in answers if a is not None and a.active_host == UNKNOWN_HOST]
+    assert orphan and all(a.standby_hosts and a.partition == 0 for a in orphan)
+    key = next(k for k in ("alice", "dave", "carol", "bob") if route(meta, STORE, k.encode()) in orphan).encode()
+    assert ReferenceRouter().route(meta, STORE, key) == route(meta, STORE, key)
+    assert StandbysNeedActiveRouter().route(meta, STORE, key).standby_hosts == frozenset()  # type: ignore[union-attr]
+    # every active withheld: uninitialized again, the members still listed
+    every = driver._metadata(driver.resolve(one, ActiveWithheld(True)))
+    assert not every.initialized() and route(every, STORE, b"alice") == NOT_AVAILABLE
+    assert all_metadata(every) and not all_metadata_for_store(every, STORE)
+    once = InitializedOnceRouter()
+    assert once.route(meta, STORE, key) == route(meta, STORE, key)  # initialized: as Kafka
+    assert once.all_metadata_for_store(every, STORE) and not ReferenceRouter().all_metadata_for_store(every, STORE)
+    # withholding lasts through a rebalance's start and ends with its finish
+    during = driver.resolve(driver.resolve(one, Leave(2)), Join(2))
+    assert isinstance(during, WithheldState)
+    after = driver.resolve(driver.resolve(during, Assign(plan)), Finish())
+    assert after is not None and not isinstance(after, WithheldState)
+
+
+@pytest.mark.parametrize("mutant", ["streams-initialized-once", "streams-standbys-need-active"])
+def test_active_withheld_mutants_are_caught_by_that_probe_alone(mutant: str, tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    from kspec.conformance.drivers import guide
+    from kspec.conformance.drivers.runner import run_conformance
+    from kspec.conformance.targets.registry import resolve_target
+
+    target = resolve_target(f"mutant:{mutant}", "streams")
+    found = run_conformance("streams", target, seed_value=0, out_dir=tmp_path)
+    assert found.verdict == "diverges"
+    # STREAMS-DRIVE-ACTIVE-WITHHELD off (never enabled, never probed): the rest of the suite conforms
+    monkeypatch.setattr(StreamsDriver, "_resolve_withheld", lambda *_: None)
+    monkeypatch.setattr(StreamsDriver, "_active_withheld_probe", lambda *_: [])
+    monkeypatch.setattr(guide, "_GRAPHS", {})
+    missed = run_conformance("streams", target, seed_value=0, out_dir=tmp_path)
+    assert missed.verdict == "conforms", missed.finding and missed.finding.line()
