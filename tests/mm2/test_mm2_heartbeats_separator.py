@@ -8,6 +8,10 @@ a heartbeats topic" (red team ``mm2_scratch12``'s ``heartbeats-name-shortcut``, 
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
+
 from kspec.conformance.drivers.mm2 import (
     HEARTBEATS_NAME_CONFIG,
     SEPARATED_HEARTBEATS_NODE,
@@ -16,8 +20,10 @@ from kspec.conformance.drivers.mm2 import (
     separated_heartbeats,
     setup,
 )
+from kspec.conformance.drivers.runner import run_conformance
 from kspec.conformance.targets.mm2_policies import DefaultPolicy
 from kspec.conformance.targets.mutants_power import HeartbeatsNameSelfPolicy
+from kspec.conformance.targets.registry import resolve_target
 from kspec.model.mm2.calls import IsHeartbeatsTopic
 from kspec.model.mm2.laws import LAWS_BY_ID, LawInput
 from kspec.model.mm2.policy import DefaultReplicationPolicy
@@ -71,3 +77,23 @@ def test_the_law_judges_the_name_and_tells_the_shortcut_apart() -> None:
     assert LAW.check(lambda a: driver.setup.policy_at(a), inp)
     assert LAW.check(lambda _: DefaultReplicationPolicy(heartbeats_topic_name="hb.topic"), inp)
     assert Query  # the driver's call type
+
+
+def test_the_mutant_is_caught_by_that_node_alone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from kspec.conformance.drivers import guide
+    from kspec.conformance.drivers import mm2 as driver_module
+
+    target = resolve_target("mutant:mm2-heartbeats-name-self", "mm2")
+    found = run_conformance("mm2", target, seed_value=0, out_dir=tmp_path)
+    assert found.verdict == "diverges" and found.finding is not None
+    # MM2-DRIVE-HEARTBEATS-SEPARATOR off (no node named so): the rest of the suite conforms
+    monkeypatch.setattr(driver_module, "SEPARATED_HEARTBEATS_NODE", "(none)")
+    monkeypatch.setattr(guide, "_GRAPHS", {})
+    driver_module.setup.cache_clear()
+    driver_module._CALLS.clear()
+    try:
+        missed = run_conformance("mm2", target, seed_value=0, out_dir=tmp_path)
+    finally:
+        driver_module.setup.cache_clear()
+        driver_module._CALLS.clear()
+    assert missed.verdict == "conforms", missed.finding and missed.finding.line()
