@@ -495,9 +495,9 @@ class StreamsDriver(Driver[StreamsSystem]):
         out: list[tuple[str, Any]] = []
         if self.model.partitions >= 2:
             out += [("topology", ActiveWithheld(False)), *keys, *looks]
-        return out + [("topology", ActiveWithheld(True)), *keys, *looks,
-                      ("membership", Leave(back)), ("membership", Join(back)),
-                      ("assign", Assign(state.published)), ("finish", Finish()), *keys, *looks]
+        return [*out, ("topology", ActiveWithheld(True)), *keys, *looks,
+                ("membership", Leave(back)), ("membership", Join(back)),
+                ("assign", Assign(state.published)), ("finish", Finish()), *keys, *looks]
 
     def events(self, before: State, action: Any, after: State) -> list[Event]:
         if isinstance(action, Join | Leave):
