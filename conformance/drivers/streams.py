@@ -19,7 +19,9 @@ global ``global-config`` (``widen``); unknown store names that look like a real 
 with none; a second sub-topology (``sessions`` over ``clicks``, its tasks placed apart from
 ``input``'s: STREAMS-DRIVE-SUBTOPOLOGIES); endpoints as deployments write them (configuration
 ``servers``: two instances on one host, a mixed-case name, an IPv6 literal), the model's
-``hostN:8080`` renamed at the wire.
+``hostN:8080`` renamed at the wire; assignments in which a partition has standbys and no
+active owner, then none has an active owner (KIP-1071's reconciliation, guided paths' probes:
+STREAMS-DRIVE-ACTIVE-WITHHELD).
 
 The assignment names every member the plan was made for, a member with no task with empty
 sets (STREAMS-RULE-EVERY-MEMBER); the configurations (3, 3, 1) and (2, 4, 0) have plans that
