@@ -98,6 +98,7 @@ MODULE_LINES: tuple[tuple[str, str], ...] = (
     ("mm2", "mm2_scratch10"),
     ("mm2", "mm2_scratch11"),
     ("mm2", "mm2_scratch12"),
+    ("mm2", "mm2_scratch13"),
     # streams
     ("streams", "streams"),
     ("streams", "streams_scratch"),
@@ -112,6 +113,7 @@ MODULE_LINES: tuple[tuple[str, str], ...] = (
     ("streams", "streams_scratch10"),
     ("streams", "streams_scratch11"),
     ("streams", "streams_scratch12"),
+    ("streams", "streams_scratch13"),
 )
 MODULES = {p: tuple(m for q, m in MODULE_LINES if q == p) for p in PROTOCOLS}
 

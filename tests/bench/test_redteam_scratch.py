@@ -103,6 +103,7 @@ BASELINES = [
     ("mm2", "mm2_scratch10", "Correct"),
     ("mm2", "mm2_scratch11", "Correct"),
     ("mm2", "mm2_scratch12", "Correct"),
+    ("mm2", "mm2_scratch13", "Correct"),
     # streams
     ("streams", "streams_scratch", "Correct"),
     ("streams", "streams_scratch2", "Correct"),
@@ -116,6 +117,7 @@ BASELINES = [
     ("streams", "streams_scratch10", "Correct"),
     ("streams", "streams_scratch11", "Correct"),
     ("streams", "streams_scratch12", "Correct"),
+    ("streams", "streams_scratch13", "Correct"),
 ]
 
 
