@@ -1285,7 +1285,78 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
                     StartProbe("RAFT-DRIVE-DIVERGENT-EPOCHS", self._divergent_epochs_probe))
                    if self.config["faults"] and len(self.model.voter_ids) == 3 and not self.config["observers"]
                    else ())
-        return (*probes, *self._snapshot_probes(), *self._kip996_start_probes(), *self._refollow_probes(), *ordered)
+        # RAFT-DRIVE-END-EPOCH-AHEAD: three or more voters, every rule set, with or without faults
+        ahead = (StartProbe("RAFT-DRIVE-END-EPOCH-AHEAD", self._end_epoch_ahead_probe),) \
+            if len(self.model.voter_ids) >= 3 else ()
+        return (*probes, *self._snapshot_probes(), *self._kip996_start_probes(), *self._refollow_probes(), *ahead,
+                *ordered)
+
+    def _elect_past(self, state: Raft, c: int, f: int) -> tuple[list[tuple[str, Any]], Raft] | None:
+        """Voter ``c`` stands (:meth:`_stand`) and wins without ``f``: its vote requests to the
+        other voters and their answers are delivered one at a time until it leads, its request
+        to ``f`` stays on the wire (so ``f`` stays in its older epoch). The steps and the state
+        where ``c`` leads, or None."""
+        stood = self._stand(state, c)
+        if stood is None:
+            return None
+        script, s = list(stood[0]), stood[1]
+        for _ in range(4 * len(self.model.voter_ids)):
+            if isinstance(s.node(c).role, Leader):
+                return script, s
+            ballots = sorted((m for m in s.network.distinct() if isinstance(m, VoteRequest | VoteResponse)
+                              and c in (m.src, m.dst) and f not in (m.src, m.dst)), key=repr)
+            step = next(((d, a) for m in ballots if (a := self._offered(s, "deliver", d := Deliver(m))) is not None),
+                        None)
+            if step is None:
+                return None
+            script.append(("deliver", step[0]))
+            s = step[1]
+        return (script, s) if isinstance(s.node(c).role, Leader) else None
+
+    def _end_epoch_ahead_probe(self, state: Raft) -> list[tuple[str, Any]]:
+        """RAFT-DRIVE-END-EPOCH-AHEAD (a start probe, three or more voters, every rule set): an
+        EndQuorumEpoch of an epoch ahead of its receiver's. A voter C is elected without a voter
+        F (:meth:`_elect_past`: its vote request to F stays on the wire, F is still in the older
+        epoch); with faults C's check-quorum timer makes it resign (no voter fetched) and its
+        EndQuorumEpoch reaches F; without faults, or where the resignation's notices would pass
+        the in-flight bound (four or five voters), C's notice of its epoch is delivered to F as
+        an injected request (RAFT-DRIVE-INJECT: it names the replica elected in that epoch). F
+        moves to C's epoch as C's follower (RAFT-RULE-HIGHER-EPOCH), and its new quorum state is
+        durable before its answer leaves (RAFT-OBS-PERSIST, ordering.PERSIST_BEFORE_SEND). Then
+        each observer, still in the older epoch, is sent C's notice too. Random runs deliver an
+        EndQuorumEpoch only from the replica that leads its epoch, and seldom to a replica that
+        missed that epoch's election: at seeds 0 and 1 no run did (red team
+        ``raft_scratch15:end-epoch-answered-before-persist`` escaped both). All or nothing for
+        F; each step only where the driver offers it."""
+        offered = self._offered
+        voters = sorted(self.model.voter_ids)
+        for c in voters:
+            for f in (v for v in voters if v != c):
+                elected = self._elect_past(state, c, f)
+                if elected is None:
+                    continue
+                script, s = elected
+                epoch = s.node(c).epoch
+                if s.node(f).epoch >= epoch:
+                    continue
+                resigned = self._resign(s, c) if self.config["faults"] else None
+                notice: Any = Inject(EndQuorumEpochRequest(c, f, epoch, (), True))
+                category = "inject"
+                if resigned is not None:
+                    script, s = [*script, *resigned[0]], resigned[1]
+                    notice = next((Deliver(m) for m in sorted(s.network.distinct(), key=repr)
+                                   if isinstance(m, EndQuorumEpochRequest) and (m.src, m.dst) == (c, f)), None)
+                    category = "deliver"
+                after = None if notice is None else offered(s, category, notice)
+                if after is None:
+                    continue
+                script, s = [*script, (category, notice)], after
+                for o in sorted(set(self.model.replica_ids) - self.model.voter_ids):
+                    told = Inject(EndQuorumEpochRequest(c, o, epoch, (), True))
+                    if s.node(o).epoch < epoch and (after := offered(s, "inject", told)) is not None:
+                        script, s = [*script, ("inject", told)], after
+                return script
+        return []
 
     def _divergent_epochs_probe(self, state: Raft) -> list[tuple[str, Any]]:
         """RAFT-DRIVE-DIVERGENT-EPOCHS (a start probe, three voters, no observer, with faults, one
