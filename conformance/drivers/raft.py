@@ -134,16 +134,6 @@ BOUNDS: dict[str, Any] = {"max_epoch": 3, "max_inflight": 6, "max_appends": 2, "
 # snapshot (BRIEF compatibility: an adapter written before KIP-630 runs as it did).
 SNAPSHOT_BOUNDS: dict[str, Any] = {"max_snapshots": 2}
 
-# RAFT-OBS-ORDER: the output pairs the spec orders within one step, as data for the harness:
-# (earlier, later) output types; every other pair of outputs is unordered. A vote is durable
-# before the VoteResponse that grants it leaves, a candidacy before its VoteRequests, a
-# leadership before its BeginQuorumEpoch.
-ORDERED_OUTPUTS: tuple[tuple[str, str], ...] = (
-    ("PersistElection", "VoteResponse"),
-    ("PersistElection", "VoteRequest"),
-    ("PersistElection", "BeginQuorumEpochRequest"),
-)
-
 IDLE_TIMERS: tuple[Input, ...] = (ElectionTimeout(), FetchTimeout(), CheckQuorumTimeout(), BackoffExpired())
 
 # A replica id no replica of the cluster has (RAFT-DRIVE-UNKNOWN-ID): a request from it is one
@@ -651,7 +641,6 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
     """Lockstep driver for ``raft`` (see the module docstring)."""
 
     protocol = "raft"
-    ordered_outputs = ORDERED_OUTPUTS
     # config["model_variant"]: a variant of model.raft.variants the model runs instead (what
     # --accept NAME of a catalogued deviation, or --model-variant, asks for); one at a time.
     takes_model_variant = True
