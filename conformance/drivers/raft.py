@@ -480,6 +480,28 @@ def _injected_vote(state: Raft, node: Node, src: int, epoch: int) -> VoteRequest
     return VoteRequest(src, node.id, epoch, sender.last_epoch, sender.end_offset, False, True)
 
 
+# RAFT-DRIVE-REQUEST-GRID: the request kinds that carry an epoch, a pre-vote as its own kind.
+GRID_REQUESTS: tuple[str, ...] = ("VoteRequest", "PreVoteRequest", "BeginQuorumEpochRequest", "EndQuorumEpochRequest",
+                                  "FetchRequest", "FetchSnapshotRequest")
+
+
+def request_cell(node: Node, inp: Input) -> tuple[str, str, str, str] | None:
+    """The request-grid cell of ``inp`` at ``node`` (RAFT-DRIVE-REQUEST-GRID): the request kind
+    (a pre-vote as ``PreVoteRequest``), the receiver's role (an observer's prefixed
+    ``observer``), its epoch against the receiver's (``<``, ``=``, ``>``) and its sender:
+    ``replica`` (one of the cluster's), ``unknown`` (RAFT-DRIVE-UNKNOWN-ID) or ``-1``
+    (RAFT-DRIVE-SENTINEL); None for any other input, or at a replica that is down."""
+    if not isinstance(inp, VoteRequest | BeginQuorumEpochRequest | EndQuorumEpochRequest | FetchRequest
+                      | FetchSnapshotRequest) or isinstance(node.role, Down):
+        return None
+    kind = "PreVoteRequest" if isinstance(inp, VoteRequest) and inp.pre_vote else type(inp).__name__
+    role = node.role_name if node.is_voter else f"observer {node.role_name}"
+    rel = "<" if inp.epoch < node.epoch else "=" if inp.epoch == node.epoch else ">"
+    src = inp.src
+    sender = "-1" if src == NO_REPLICA else "unknown" if src == UNKNOWN_REPLICA else "replica"
+    return kind, role, rel, sender
+
+
 def input_cell(node: Node, inp: Input) -> tuple[str, str]:
     """The (role, input kind) cell of the coverage matrix one node-level input falls in
     (RAFT-DRIVE-MATRIX): the receiver's role before the input (``observer`` prefixed for a
@@ -644,6 +666,9 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
     # config["model_variant"]: a variant of model.raft.variants the model runs instead (what
     # --accept NAME of a catalogued deviation, or --model-variant, asks for); one at a time.
     takes_model_variant = True
+
+    # RaftDriver._fed's last answer: (state before, action, [(receiver before, input)])
+    _fed_memo: tuple[Raft, Any, list[tuple[Node, Input]]] | None = None
 
     def __init__(self, config: dict[str, JSON], bounds: dict[str, int] | None = None) -> None:
         from kspec.model.raft.variants import CATALOGUE, DEVIATIONS, compose
@@ -2279,20 +2304,46 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
 
     def input_cells(self, before: Raft, action: Any) -> list[tuple[str, str]]:
         """The coverage-matrix cells of ``action``'s node-level inputs (RAFT-DRIVE-MATRIX)."""
+        return [input_cell(node, inp) for node, inp in self._fed(before, action)]
+
+    def request_grid(self) -> frozenset[tuple[str, str, str]]:
+        """RAFT-DRIVE-REQUEST-GRID: every request kind that carries an epoch (a pre-vote where
+        the configuration has them) at every role a replica of the configuration may be in
+        (an observer's prefixed ``observer``: it never stands; with kip-853's open votes it may
+        vote), each with a stale, equal and future epoch."""
+        roles = ["unattached", "voted", "candidate", "follower", "leader", "resigned"]
+        if self.config["pre_vote"]:
+            roles.append("prospective")
+        if self.config["observers"]:
+            roles += ["observer unattached", "observer follower"]
+            if self.config["kip853"]:
+                roles.append("observer voted")
+        kinds = [k for k in GRID_REQUESTS if k != "PreVoteRequest" or self.config["pre_vote"]]
+        return frozenset((k, r, rel) for k in kinds for r in roles for rel in ("<", "=", ">"))
+
+    def request_cells(self, before: Raft, action: Any) -> list[tuple[str, str, str, str]]:
+        """The request-grid cells of ``action``'s requests, each with its sender's class
+        (RAFT-DRIVE-REQUEST-GRID)."""
+        return [cell for node, inp in self._fed(before, action) if (cell := request_cell(node, inp)) is not None]
+
+    def _fed(self, before: Raft, action: Any) -> list[tuple[Node, Input]]:
+        """``action``'s node-level inputs, each with its receiver as it was just before it (the
+        last answer kept: the coverage asks twice for one step)."""
+        memo = self._fed_memo
+        if memo is not None and memo[0] is before and memo[1] is action:
+            return memo[2]
+        found: list[tuple[Node, Input]] = []
         if isinstance(action, macros.MACRO_TYPES):
-            cells: list[tuple[str, str]] = []
+            state = before
             for sub, after in self.sub_steps(before, action):
-                cells += self.input_cells(before, sub)
-                before = after
-            return cells
-        pairs = node_inputs(action)
-        if not pairs:
-            return []
-        nodes = {n.id: n for n in before.nodes}
-        found = []
-        for replica, inp in pairs:
-            found.append(input_cell(nodes[replica], inp))
-            nodes[replica], _ = self.model._step(nodes[replica], inp)
+                found += self._fed(state, sub)
+                state = after
+        else:
+            nodes = {n.id: n for n in before.nodes}
+            for replica, inp in node_inputs(action):
+                found.append((nodes[replica], inp))
+                nodes[replica], _ = self.model._step(nodes[replica], inp)
+        self._fed_memo = (before, action, found)
         return found
 
     def describe(self, action: Any) -> str:
