@@ -935,7 +935,31 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
         duplicate, state = self._duplicate_vote_probe(state, k)
         long_payload, state = self._long_payload_probe(state, k)
         restarted, state = self._restarted_candidate_probe(state, k)
-        return out + chain + duplicate + long_payload + restarted
+        ahead, state = self._notice_ahead_probe(state, k)
+        return out + chain + duplicate + long_payload + restarted + ahead
+
+    def _notice_ahead_probe(self, state: Raft, k: int) -> tuple[list[tuple[str, Any]], Raft]:
+        """RAFT-DRIVE-NOTICE-AHEAD, last on a guided path (nothing after it sees its state): each
+        live replica still behind the latest epoch the run elected a leader in is sent that
+        leader's notice of it, injected (RAFT-DRIVE-INJECT: it names the replica elected in that
+        epoch), an EndQuorumEpoch on even paths and a BeginQuorumEpoch on odd ones
+        (RAFT-DRIVE-REQUEST-GRID: a notice of an epoch ahead at the role the path left the
+        replica in; elsewhere only RAFT-DRIVE-END-EPOCH-AHEAD's unattached voters and observers
+        got an EndQuorumEpoch of an epoch ahead from a replica of the cluster)."""
+        if not state.elected:
+            return [], state
+        epoch, leader = max(state.elected)
+        out: list[tuple[str, Any]] = []
+        for n in state.nodes:
+            if n.id == leader or isinstance(n.role, Down) or n.epoch >= epoch:
+                continue
+            notice = Inject(EndQuorumEpochRequest(leader, n.id, epoch, (), True) if k % 2 == 0
+                            else BeginQuorumEpochRequest(leader, n.id, epoch, True))
+            after = self._offered(state, "inject", notice)
+            if after is not None:
+                out.append(("inject", notice))
+                state = after
+        return out, state
 
     def _check_quorum_ack_probe(self, state: Raft) -> list[tuple[str, Any]]:
         """RAFT-DRIVE-CHECK-QUORUM-ACK (a start probe, four or more voters, with faults): a voter
@@ -1337,7 +1361,8 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
         an injected request (RAFT-DRIVE-INJECT: it names the replica elected in that epoch). F
         moves to C's epoch as C's follower (RAFT-RULE-HIGHER-EPOCH), and its new quorum state is
         durable before its answer leaves (RAFT-OBS-PERSIST, ordering.PERSIST_BEFORE_SEND). Then
-        each observer, still in the older epoch, is sent C's notice too. Random runs deliver an
+        each observer, still in the older epoch, is sent C's notice too, and last, where it
+        fits, C is deposed and told so (:meth:`_deposed_notice`). Random runs deliver an
         EndQuorumEpoch only from the replica that leads its epoch, and seldom to a replica that
         missed that epoch's election: at seeds 0 and 1 no run did (red team
         ``raft_scratch15:end-epoch-answered-before-persist`` escaped both). All or nothing for
@@ -1369,7 +1394,23 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
                     told = Inject(EndQuorumEpochRequest(c, o, epoch, (), True))
                     if s.node(o).epoch < epoch and (after := offered(s, "inject", told)) is not None:
                         script, s = [*script, ("inject", told)], after
-                return script
+                return script + self._deposed_notice(s, c)
+        return []
+
+    def _deposed_notice(self, state: Raft, c: int) -> list[tuple[str, Any]]:
+        """RAFT-DRIVE-END-EPOCH-AHEAD's second part: another voter C2 is elected without C
+        (:meth:`_elect_past`), and C2's notice of its epoch, injected, reaches C, still the
+        leader (without faults) or the resigned leader (with faults) of the older epoch: the
+        role's move to C2's epoch is written before its answer. Nothing where C2 cannot win
+        without C (an in-flight bound, a log behind)."""
+        for c2 in sorted(self.model.voter_ids - {c}):
+            elected = self._elect_past(state, c2, c)
+            if elected is None or elected[1].node(c).epoch >= elected[1].node(c2).epoch:
+                continue
+            script, s = elected
+            notice = Inject(EndQuorumEpochRequest(c2, c, s.node(c2).epoch, (), True))
+            if self._offered(s, "inject", notice) is not None:
+                return [*script, ("inject", notice)]
         return []
 
     def _divergent_epochs_probe(self, state: Raft) -> list[tuple[str, Any]]:
