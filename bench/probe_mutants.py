@@ -41,6 +41,8 @@ PROBE_MUTANTS: list[tuple[str, str]] = [
     ("RAFT-DRIVE-PROSPECTIVE-LEADER-VOTE", "raft-prospective-votes-past-leader"),
     # session 21 (raftreach): after red team raft_scratch13's truncate-min-ignores-epoch
     ("RAFT-DRIVE-DIVERGENT-EPOCHS", "raft-truncate-min-any-epoch"),
+    # session 22 (raftpersist): after red team raft_scratch15's end-epoch-answered-before-persist
+    ("RAFT-DRIVE-END-EPOCH-AHEAD", "raft-end-epoch-move-written-after-answer"),
 ]
 # written for a probe, caught by it first, not its alone (session 14, docs/performance.md)
 NOT_ALONE: list[tuple[str, str]] = [

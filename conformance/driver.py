@@ -174,6 +174,16 @@ class Driver(ABC, Generic[M]):
         receiver's role and the request or timer); default: none, the protocol has no matrix."""
         return []
 
+    def request_grid(self) -> frozenset[tuple[str, str, str]]:
+        """The (request kind, receiver role, epoch relation) cells this configuration's runs
+        should feed (raft: RAFT-DRIVE-REQUEST-GRID); default: none, the protocol has no grid."""
+        return frozenset()
+
+    def request_cells(self, before: Any, action: Any) -> list[tuple[str, str, str, str]]:
+        """The (request kind, receiver role, epoch relation, sender) cells of the requests this
+        action feeds (:meth:`request_grid`'s cells with who sent them); default: none."""
+        return []
+
     def probes(self, state: Any, k: int) -> list[tuple[str, Any]]:
         """``(category, action)`` pairs a guided path (the ``k``-th of its configuration) ends
         with, from ``state``, where it ends: inputs of the categories left to the random runs

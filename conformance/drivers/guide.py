@@ -371,6 +371,10 @@ class Coverage:
         self.categories: Counter[str] = Counter()
         # (role, input kind) -> inputs fed, for drivers that name cells (``input_cells``).
         self.cells: Counter[tuple[str, str]] = Counter()
+        # (request kind, role, epoch relation, sender) -> requests fed, and the union of the
+        # configurations' grids (``Driver.request_grid``, RAFT-DRIVE-REQUEST-GRID)
+        self.requests: Counter[tuple[str, str, str, str]] = Counter()
+        self.grid: set[tuple[str, str, str]] = set()
         self.guided_runs = 0
         self.random_runs = 0
 
@@ -389,6 +393,8 @@ class Coverage:
         """Record one action of a session (Lockstep calls it before the action's events)."""
         self.categories[category] += 1
         self.cells.update(driver.input_cells(before, action))
+        self.requests.update(driver.request_cells(before, action))
+        self.grid |= driver.request_grid()
         g = self.graphs.get(config_key)
         if g is None:
             return
@@ -416,7 +422,22 @@ class Coverage:
                 "graph_states": sum(len(g.states) for g in self.graphs.values()),
                 "guided_runs": self.guided_runs, "random_runs": self.random_runs,
                 "inputs": dict(sorted(self.inputs.items())), "categories": dict(sorted(self.categories.items())),
-                **({"matrix": self.matrix()} if self.cells else {})}
+                **({"matrix": self.matrix()} if self.cells else {}),
+                **({"requests": self.request_grid()} if self.grid else {})}
+
+    def request_grid(self) -> dict[str, Any]:
+        """The request grid (RAFT-DRIVE-REQUEST-GRID): how many of its (request kind, receiver
+        role, epoch relation) cells a request from a replica of the cluster reached, and the
+        cells it did not, as ``KIND REL @ ROLE``, with the senders that did reach them (an
+        unknown replica id, the -1 sentinel) or ``-`` where no request at all did."""
+        by_cell: dict[tuple[str, str, str], set[str]] = {}
+        for (kind, role, rel, sender), n in self.requests.items():
+            if n:
+                by_cell.setdefault((kind, role, rel), set()).add(sender)
+        reached = {c for c, senders in by_cell.items() if "replica" in senders}
+        empty = {f"{kind} {rel} @ {role}": ", ".join(sorted(by_cell.get((kind, role, rel), set()))) or "-"
+                 for kind, role, rel in sorted(self.grid - reached)}
+        return {"cells": len(self.grid & reached), "total": len(self.grid), "empty": empty}
 
     def matrix(self) -> dict[str, dict[str, int]]:
         """Inputs fed per receiver role and input kind: ``{role: {kind: count}}``."""
@@ -443,4 +464,12 @@ class Coverage:
         return (f"coverage: {doc['edges_covered']}/{doc['edges_total']} transitions ({pct:.0f}%) of "
                 f"{doc['graph_states']} explored states, {doc['witnesses_reached']}/{doc['witnesses_total']} "
                 f"witnesses; {doc['guided_runs']} guided + {doc['random_runs']} random runs; inputs: {kinds}"
-                + "".join("\n  " + row for row in (self.matrix_lines() if self.cells else [])))
+                + "".join("\n  " + row for row in (self.matrix_lines() if self.cells else []))
+                + ("\n  " + self.grid_line() if self.grid else ""))
+
+    def grid_line(self) -> str:
+        """The request grid as one line: the cells reached and the empty ones."""
+        grid = self.request_grid()
+        empty = "; ".join(f"{cell} ({senders})" for cell, senders in grid["empty"].items())
+        return (f"request x role x epoch: {grid['cells']}/{grid['total']} cells reached by a replica's request; "
+                f"empty (reached only by): {empty or 'none'}")

@@ -134,16 +134,6 @@ BOUNDS: dict[str, Any] = {"max_epoch": 3, "max_inflight": 6, "max_appends": 2, "
 # snapshot (BRIEF compatibility: an adapter written before KIP-630 runs as it did).
 SNAPSHOT_BOUNDS: dict[str, Any] = {"max_snapshots": 2}
 
-# RAFT-OBS-ORDER: the output pairs the spec orders within one step, as data for the harness:
-# (earlier, later) output types; every other pair of outputs is unordered. A vote is durable
-# before the VoteResponse that grants it leaves, a candidacy before its VoteRequests, a
-# leadership before its BeginQuorumEpoch.
-ORDERED_OUTPUTS: tuple[tuple[str, str], ...] = (
-    ("PersistElection", "VoteResponse"),
-    ("PersistElection", "VoteRequest"),
-    ("PersistElection", "BeginQuorumEpochRequest"),
-)
-
 IDLE_TIMERS: tuple[Input, ...] = (ElectionTimeout(), FetchTimeout(), CheckQuorumTimeout(), BackoffExpired())
 
 # A replica id no replica of the cluster has (RAFT-DRIVE-UNKNOWN-ID): a request from it is one
@@ -490,6 +480,28 @@ def _injected_vote(state: Raft, node: Node, src: int, epoch: int) -> VoteRequest
     return VoteRequest(src, node.id, epoch, sender.last_epoch, sender.end_offset, False, True)
 
 
+# RAFT-DRIVE-REQUEST-GRID: the request kinds that carry an epoch, a pre-vote as its own kind.
+GRID_REQUESTS: tuple[str, ...] = ("VoteRequest", "PreVoteRequest", "BeginQuorumEpochRequest", "EndQuorumEpochRequest",
+                                  "FetchRequest", "FetchSnapshotRequest")
+
+
+def request_cell(node: Node, inp: Input) -> tuple[str, str, str, str] | None:
+    """The request-grid cell of ``inp`` at ``node`` (RAFT-DRIVE-REQUEST-GRID): the request kind
+    (a pre-vote as ``PreVoteRequest``), the receiver's role (an observer's prefixed
+    ``observer``), its epoch against the receiver's (``<``, ``=``, ``>``) and its sender:
+    ``replica`` (one of the cluster's), ``unknown`` (RAFT-DRIVE-UNKNOWN-ID) or ``-1``
+    (RAFT-DRIVE-SENTINEL); None for any other input, or at a replica that is down."""
+    if not isinstance(inp, VoteRequest | BeginQuorumEpochRequest | EndQuorumEpochRequest | FetchRequest
+                      | FetchSnapshotRequest) or isinstance(node.role, Down):
+        return None
+    kind = "PreVoteRequest" if isinstance(inp, VoteRequest) and inp.pre_vote else type(inp).__name__
+    role = node.role_name if node.is_voter else f"observer {node.role_name}"
+    rel = "<" if inp.epoch < node.epoch else "=" if inp.epoch == node.epoch else ">"
+    src = inp.src
+    sender = "-1" if src == NO_REPLICA else "unknown" if src == UNKNOWN_REPLICA else "replica"
+    return kind, role, rel, sender
+
+
 def input_cell(node: Node, inp: Input) -> tuple[str, str]:
     """The (role, input kind) cell of the coverage matrix one node-level input falls in
     (RAFT-DRIVE-MATRIX): the receiver's role before the input (``observer`` prefixed for a
@@ -651,10 +663,12 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
     """Lockstep driver for ``raft`` (see the module docstring)."""
 
     protocol = "raft"
-    ordered_outputs = ORDERED_OUTPUTS
     # config["model_variant"]: a variant of model.raft.variants the model runs instead (what
     # --accept NAME of a catalogued deviation, or --model-variant, asks for); one at a time.
     takes_model_variant = True
+
+    # RaftDriver._fed's last answer: (state before, action, [(receiver before, input)])
+    _fed_memo: tuple[Raft, Any, list[tuple[Node, Input]]] | None = None
 
     def __init__(self, config: dict[str, JSON], bounds: dict[str, int] | None = None) -> None:
         from kspec.model.raft.variants import CATALOGUE, DEVIATIONS, compose
@@ -921,7 +935,31 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
         duplicate, state = self._duplicate_vote_probe(state, k)
         long_payload, state = self._long_payload_probe(state, k)
         restarted, state = self._restarted_candidate_probe(state, k)
-        return out + chain + duplicate + long_payload + restarted
+        ahead, state = self._notice_ahead_probe(state, k)
+        return out + chain + duplicate + long_payload + restarted + ahead
+
+    def _notice_ahead_probe(self, state: Raft, k: int) -> tuple[list[tuple[str, Any]], Raft]:
+        """RAFT-DRIVE-NOTICE-AHEAD, last on a guided path (nothing after it sees its state): each
+        live replica still behind the latest epoch the run elected a leader in is sent that
+        leader's notice of it, injected (RAFT-DRIVE-INJECT: it names the replica elected in that
+        epoch), an EndQuorumEpoch on even paths and a BeginQuorumEpoch on odd ones
+        (RAFT-DRIVE-REQUEST-GRID: a notice of an epoch ahead at the role the path left the
+        replica in; elsewhere only RAFT-DRIVE-END-EPOCH-AHEAD's unattached voters and observers
+        got an EndQuorumEpoch of an epoch ahead from a replica of the cluster)."""
+        if not state.elected:
+            return [], state
+        epoch, leader = max(state.elected)
+        out: list[tuple[str, Any]] = []
+        for n in state.nodes:
+            if n.id == leader or isinstance(n.role, Down) or n.epoch >= epoch:
+                continue
+            notice = Inject(EndQuorumEpochRequest(leader, n.id, epoch, (), True) if k % 2 == 0
+                            else BeginQuorumEpochRequest(leader, n.id, epoch, True))
+            after = self._offered(state, "inject", notice)
+            if after is not None:
+                out.append(("inject", notice))
+                state = after
+        return out, state
 
     def _check_quorum_ack_probe(self, state: Raft) -> list[tuple[str, Any]]:
         """RAFT-DRIVE-CHECK-QUORUM-ACK (a start probe, four or more voters, with faults): a voter
@@ -1285,7 +1323,95 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
                     StartProbe("RAFT-DRIVE-DIVERGENT-EPOCHS", self._divergent_epochs_probe))
                    if self.config["faults"] and len(self.model.voter_ids) == 3 and not self.config["observers"]
                    else ())
-        return (*probes, *self._snapshot_probes(), *self._kip996_start_probes(), *self._refollow_probes(), *ordered)
+        # RAFT-DRIVE-END-EPOCH-AHEAD: three or more voters, every rule set, with or without faults
+        ahead = (StartProbe("RAFT-DRIVE-END-EPOCH-AHEAD", self._end_epoch_ahead_probe),) \
+            if len(self.model.voter_ids) >= 3 else ()
+        return (*probes, *self._snapshot_probes(), *self._kip996_start_probes(), *self._refollow_probes(), *ahead,
+                *ordered)
+
+    def _elect_past(self, state: Raft, c: int, f: int) -> tuple[list[tuple[str, Any]], Raft] | None:
+        """Voter ``c`` stands (:meth:`_stand`) and wins without ``f``: its vote requests to the
+        other voters and their answers are delivered one at a time until it leads, its request
+        to ``f`` stays on the wire (so ``f`` stays in its older epoch). The steps and the state
+        where ``c`` leads, or None."""
+        stood = self._stand(state, c)
+        if stood is None:
+            return None
+        script, s = list(stood[0]), stood[1]
+        for _ in range(4 * len(self.model.voter_ids)):
+            if isinstance(s.node(c).role, Leader):
+                return script, s
+            ballots = sorted((m for m in s.network.distinct() if isinstance(m, VoteRequest | VoteResponse)
+                              and c in (m.src, m.dst) and f not in (m.src, m.dst)), key=repr)
+            step = next(((d, a) for m in ballots if (a := self._offered(s, "deliver", d := Deliver(m))) is not None),
+                        None)
+            if step is None:
+                return None
+            script.append(("deliver", step[0]))
+            s = step[1]
+        return (script, s) if isinstance(s.node(c).role, Leader) else None
+
+    def _end_epoch_ahead_probe(self, state: Raft) -> list[tuple[str, Any]]:
+        """RAFT-DRIVE-END-EPOCH-AHEAD (a start probe, three or more voters, every rule set): an
+        EndQuorumEpoch of an epoch ahead of its receiver's. A voter C is elected without a voter
+        F (:meth:`_elect_past`: its vote request to F stays on the wire, F is still in the older
+        epoch); with faults C's check-quorum timer makes it resign (no voter fetched) and its
+        EndQuorumEpoch reaches F; without faults, or where the resignation's notices would pass
+        the in-flight bound (four or five voters), C's notice of its epoch is delivered to F as
+        an injected request (RAFT-DRIVE-INJECT: it names the replica elected in that epoch). F
+        moves to C's epoch as C's follower (RAFT-RULE-HIGHER-EPOCH), and its new quorum state is
+        durable before its answer leaves (RAFT-OBS-PERSIST, ordering.PERSIST_BEFORE_SEND). Then
+        each observer, still in the older epoch, is sent C's notice too, and last, where it
+        fits, C is deposed and told so (:meth:`_deposed_notice`). Random runs deliver an
+        EndQuorumEpoch only from the replica that leads its epoch, and seldom to a replica that
+        missed that epoch's election: at seeds 0 and 1 no run did (red team
+        ``raft_scratch15:end-epoch-answered-before-persist`` escaped both). All or nothing for
+        F; each step only where the driver offers it."""
+        offered = self._offered
+        voters = sorted(self.model.voter_ids)
+        for c in voters:
+            for f in (v for v in voters if v != c):
+                elected = self._elect_past(state, c, f)
+                if elected is None:
+                    continue
+                script, s = elected
+                epoch = s.node(c).epoch
+                if s.node(f).epoch >= epoch:
+                    continue
+                resigned = self._resign(s, c) if self.config["faults"] else None
+                notice: Any = Inject(EndQuorumEpochRequest(c, f, epoch, (), True))
+                category = "inject"
+                if resigned is not None:
+                    script, s = [*script, *resigned[0]], resigned[1]
+                    notice = next((Deliver(m) for m in sorted(s.network.distinct(), key=repr)
+                                   if isinstance(m, EndQuorumEpochRequest) and (m.src, m.dst) == (c, f)), None)
+                    category = "deliver"
+                after = None if notice is None else offered(s, category, notice)
+                if after is None:
+                    continue
+                script, s = [*script, (category, notice)], after
+                for o in sorted(set(self.model.replica_ids) - self.model.voter_ids):
+                    told = Inject(EndQuorumEpochRequest(c, o, epoch, (), True))
+                    if s.node(o).epoch < epoch and (after := offered(s, "inject", told)) is not None:
+                        script, s = [*script, ("inject", told)], after
+                return script + self._deposed_notice(s, c)
+        return []
+
+    def _deposed_notice(self, state: Raft, c: int) -> list[tuple[str, Any]]:
+        """RAFT-DRIVE-END-EPOCH-AHEAD's second part: another voter C2 is elected without C
+        (:meth:`_elect_past`), and C2's notice of its epoch, injected, reaches C, still the
+        leader (without faults) or the resigned leader (with faults) of the older epoch: the
+        role's move to C2's epoch is written before its answer. Nothing where C2 cannot win
+        without C (an in-flight bound, a log behind)."""
+        for c2 in sorted(self.model.voter_ids - {c}):
+            elected = self._elect_past(state, c2, c)
+            if elected is None or elected[1].node(c).epoch >= elected[1].node(c2).epoch:
+                continue
+            script, s = elected
+            notice = Inject(EndQuorumEpochRequest(c2, c, s.node(c2).epoch, (), True))
+            if self._offered(s, "inject", notice) is not None:
+                return [*script, ("inject", notice)]
+        return []
 
     def _divergent_epochs_probe(self, state: Raft) -> list[tuple[str, Any]]:
         """RAFT-DRIVE-DIVERGENT-EPOCHS (a start probe, three voters, no observer, with faults, one
@@ -2219,20 +2345,46 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
 
     def input_cells(self, before: Raft, action: Any) -> list[tuple[str, str]]:
         """The coverage-matrix cells of ``action``'s node-level inputs (RAFT-DRIVE-MATRIX)."""
+        return [input_cell(node, inp) for node, inp in self._fed(before, action)]
+
+    def request_grid(self) -> frozenset[tuple[str, str, str]]:
+        """RAFT-DRIVE-REQUEST-GRID: every request kind that carries an epoch (a pre-vote where
+        the configuration has them) at every role a replica of the configuration may be in
+        (an observer's prefixed ``observer``: it never stands; with kip-853's open votes it may
+        vote), each with a stale, equal and future epoch."""
+        roles = ["unattached", "voted", "candidate", "follower", "leader", "resigned"]
+        if self.config["pre_vote"]:
+            roles.append("prospective")
+        if self.config["observers"]:
+            roles += ["observer unattached", "observer follower"]
+            if self.config["kip853"]:
+                roles.append("observer voted")
+        kinds = [k for k in GRID_REQUESTS if k != "PreVoteRequest" or self.config["pre_vote"]]
+        return frozenset((k, r, rel) for k in kinds for r in roles for rel in ("<", "=", ">"))
+
+    def request_cells(self, before: Raft, action: Any) -> list[tuple[str, str, str, str]]:
+        """The request-grid cells of ``action``'s requests, each with its sender's class
+        (RAFT-DRIVE-REQUEST-GRID)."""
+        return [cell for node, inp in self._fed(before, action) if (cell := request_cell(node, inp)) is not None]
+
+    def _fed(self, before: Raft, action: Any) -> list[tuple[Node, Input]]:
+        """``action``'s node-level inputs, each with its receiver as it was just before it (the
+        last answer kept: the coverage asks twice for one step)."""
+        memo = self._fed_memo
+        if memo is not None and memo[0] is before and memo[1] is action:
+            return memo[2]
+        found: list[tuple[Node, Input]] = []
         if isinstance(action, macros.MACRO_TYPES):
-            cells: list[tuple[str, str]] = []
+            state = before
             for sub, after in self.sub_steps(before, action):
-                cells += self.input_cells(before, sub)
-                before = after
-            return cells
-        pairs = node_inputs(action)
-        if not pairs:
-            return []
-        nodes = {n.id: n for n in before.nodes}
-        found = []
-        for replica, inp in pairs:
-            found.append(input_cell(nodes[replica], inp))
-            nodes[replica], _ = self.model._step(nodes[replica], inp)
+                found += self._fed(state, sub)
+                state = after
+        else:
+            nodes = {n.id: n for n in before.nodes}
+            for replica, inp in node_inputs(action):
+                found.append((nodes[replica], inp))
+                nodes[replica], _ = self.model._step(nodes[replica], inp)
+        self._fed_memo = (before, action, found)
         return found
 
     def describe(self, action: Any) -> str:

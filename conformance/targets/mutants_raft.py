@@ -1018,3 +1018,31 @@ RAFT_MUTANTS += (  # session 21, raftreach: red team raft_scratch13's truncate-m
      "RAFT-DRIVE-DIVERGENT-EPOCHS's (a start probe, one epoch past the bound): a follower that never "
      "held the diverging epoch"),
 )
+
+
+class EndEpochMoveWrittenAfterAnswer(RaftReplica):
+    """A replica writes its quorum state in an EndQuorumEpoch handler only where the handler
+    itself makes it follow (a leaderless replica of the request's epoch), not after the
+    higher-epoch move the cross-role rule made just before: that write is left to the end of
+    the step, after the answer has left (``handleEndQuorumEpochRequest`` sending its response
+    before the ``transitionToFollower`` of ``maybeTransition`` is flushed). A crash between the
+    two restarts in the older epoch although the sender saw the new one (RAFT-OBS-PERSIST,
+    ordering.PERSIST_BEFORE_SEND; RAFT-DRIVE-END-EPOCH-AHEAD)."""
+
+    def on_EndQuorumEpochRequest(self, req: dict[str, Any]) -> None:
+        if self.refuse_epoch_request(req):
+            return
+        self.observe_epoch(req["epoch"], req["src"])
+        if (req["epoch"] == self.epoch and req["src"] != self.id and req["src"] in self.voters
+                and self.role in ("unattached", "voted", "candidate", "prospective")
+                and (self.leader is None or self.leader_unreachable())):
+            self.become_follower(req["epoch"], req["src"])
+            self.persist()
+        self.send("EndQuorumEpochResponse", req["src"], epoch=self.epoch, leader=self.leader, error="NONE")
+
+
+RAFT_MUTANTS += (  # session 22, raftpersist: red team raft_scratch15's end-epoch-answered-before-persist
+    ("raft-end-epoch-move-written-after-answer", EndEpochMoveWrittenAfterAnswer,
+     "a quorum-state write after the answer of the request that moved the epoch", True,
+     "RAFT-DRIVE-END-EPOCH-AHEAD's (a start probe): an EndQuorumEpoch of an epoch ahead of its receiver"),
+)

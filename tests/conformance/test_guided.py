@@ -15,6 +15,7 @@ from kspec.conformance.drivers.voters import Unstarted
 from kspec.conformance.harness import Divergence, Lockstep, order_violation
 from kspec.conformance.targets.mutants import CATALOGUE
 from kspec.conformance.targets.registry import reference_target
+from kspec.model.raft.messages import EndQuorumEpochRequest
 
 
 def test_guided_paths_take_every_transition_of_a_complete_graph() -> None:
@@ -140,8 +141,9 @@ class _RefusesPreVote(Target):
 
 
 def test_a_refused_configuration_is_skipped_and_counted(tmp_path: Path) -> None:
-    # (40 runs: the start paths come first, and every pre-vote configuration must be drawn)
-    result = run_conformance("raft", _RefusesPreVote(), examples=40, out_dir=tmp_path, liveness=False)
+    # (52 runs: the start paths come first, and every pre-vote configuration must be drawn; 40
+    # before RAFT-DRIVE-END-EPOCH-AHEAD added a start path per shape of three voters or more)
+    result = run_conformance("raft", _RefusesPreVote(), examples=52, out_dir=tmp_path, liveness=False)
     assert result.verdict == "conforms", result.finding and result.finding.line()
     doc = result.to_json()
     pre_vote = [c for c in RAFT_CONFIGS if c.get("pre_vote")]
@@ -181,8 +183,9 @@ def test_a_start_probe_runs_on_a_path_of_its_own_where_the_budgets_are_whole() -
     config = RAFT_CONFIGS[0]
     driver = spec.driver(config)
     assert [p.id for p in driver.start_probes()] == ["RAFT-DRIVE-EXPIRED-STEP-DOWN", "RAFT-DRIVE-RESEND-BACKOFF",
-                                                     "RAFT-DRIVE-PREFERRED-ORDER", "RAFT-DRIVE-DIVERGENT-EPOCHS"]
-    path, backoff, ordered, _ = guide.start_paths(driver, guide.explore(driver, 12))
+                                                     "RAFT-DRIVE-END-EPOCH-AHEAD", "RAFT-DRIVE-PREFERRED-ORDER",
+                                                     "RAFT-DRIVE-DIVERGENT-EPOCHS"]
+    path, backoff, _, ordered, _ = guide.start_paths(driver, guide.explore(driver, 12))
     assert guide.offered(driver, path) and len(path) == 7
     assert not _diverges(spec, config, reference_target("raft"), path)
     assert _diverges(spec, config, CATALOGUE["raft-step-down-resets-timer"].target(), path)
@@ -206,8 +209,8 @@ def test_a_start_probe_runs_on_a_path_of_its_own_where_the_budgets_are_whole() -
     assert [p.id for p in pre_vote.start_probes()] == ["RAFT-DRIVE-HELD-GRANT", "RAFT-DRIVE-PROSPECTIVE-BEGIN-EPOCH",
                                                        "RAFT-DRIVE-ERROR-FETCH-PRE-VOTE",
                                                        "RAFT-DRIVE-PROSPECTIVE-LEADER-VOTE",
-                                                       "RAFT-DRIVE-REFOLLOW-PRE-VOTE", "RAFT-DRIVE-PREFERRED-ORDER",
-                                                       "RAFT-DRIVE-DIVERGENT-EPOCHS"]
+                                                       "RAFT-DRIVE-REFOLLOW-PRE-VOTE", "RAFT-DRIVE-END-EPOCH-AHEAD",
+                                                       "RAFT-DRIVE-PREFERRED-ORDER", "RAFT-DRIVE-DIVERGENT-EPOCHS"]
     held = guide.start_paths(pre_vote, guide.explore(pre_vote, 12))[0]
     assert guide.offered(pre_vote, held) and held[-1][0] == "probe"
     assert not _diverges(spec, pre_vote_config, reference_target("raft"), held)
@@ -215,7 +218,56 @@ def test_a_start_probe_runs_on_a_path_of_its_own_where_the_budgets_are_whole() -
     assert not _diverges(spec, config, CATALOGUE["raft-prospective-counts-standard-answer"].target(), path)
     # without faults a held answer is no fault the configuration draws: no start path of it
     quiet = spec.driver({**pre_vote_config, "faults": False})
-    assert [p.id for p in quiet.start_probes()] == ["RAFT-DRIVE-REFOLLOW-PRE-VOTE"]
+    assert [p.id for p in quiet.start_probes()] == ["RAFT-DRIVE-REFOLLOW-PRE-VOTE", "RAFT-DRIVE-END-EPOCH-AHEAD"]
+
+
+def test_end_epoch_ahead_start_path_writes_the_new_epoch_before_answering() -> None:
+    # RAFT-DRIVE-END-EPOCH-AHEAD (three voters or more, every rule set, with or without faults): a
+    # voter elected without F, its EndQuorumEpoch (a resignation's with faults where the in-flight
+    # bound allows, else injected) reaches F in the older epoch; F follows it and writes that
+    # before it answers. The reference conforms; a write left to the step's end diverges on the
+    # order (RAFT-STATE-PERSIST-BEFORE-SEND), and nowhere else on these paths.
+    spec = PROTOCOLS["raft"]()
+    mutant = CATALOGUE["raft-end-epoch-move-written-after-answer"]
+    shapes = [c for c in RAFT_CONFIGS if c["voters"] >= 3]
+    assert {(c["faults"], c["voters"]) for c in shapes} >= {(True, 3), (False, 3), (True, 4), (True, 5)}
+    for config in shapes:
+        driver = spec.driver(config)
+        assert "RAFT-DRIVE-END-EPOCH-AHEAD" in [p.id for p in driver.start_probes()], config
+        start = driver.init_state()
+        path = driver._end_epoch_ahead_probe(start)
+        assert guide.offered(driver, path), config
+        state, notices = start, []
+        for category, action in path:
+            after = driver.resolve(state, action)
+            message = getattr(action, "message", None)
+            if isinstance(message, EndQuorumEpochRequest):
+                receiver = message.dst
+                assert state.node(receiver).epoch < message.epoch, config
+                outputs = [o["type"] for e in driver.events(state, action, after) if e.node == receiver
+                           for o in e.model_outputs]
+                if receiver in driver.model.voter_ids or config["kip853"]:
+                    assert outputs[:2] == ["PersistElection", "EndQuorumEpochResponse"], (config, outputs)
+                else:  # a KIP-595 observer refuses it (INCONSISTENT_VOTER_SET), in its own epoch
+                    assert outputs == ["EndQuorumEpochResponse"], (config, outputs)
+                notices.append((category, state.node(receiver).role_name))
+            state = after
+        resigned = config["faults"] and config["voters"] == 3
+        assert notices[0] == ("deliver" if resigned else "inject", "unattached"), config
+        # then the observer, and without faults (three voters) the leader C, deposed by a voter
+        # elected without it
+        deposed = [("inject", "leader")] if not config["faults"] and config["voters"] == 3 else []
+        assert notices[1:] == [("inject", "unattached")] * config["observers"] + deposed, config
+        assert not _diverges(spec, config, reference_target("raft"), path), config
+        assert _diverges(spec, config, mutant.target(), path), config
+        session = Lockstep(spec.driver(config), mutant.target())
+        try:
+            for category, action in path:
+                session.take(category, action)
+        except Divergence as found:
+            assert found.finding.kind == "order" and "EndQuorumEpochResponse" in found.finding.field, config
+        finally:
+            session.close()
 
 
 def test_the_snapshot_start_probe_loads_a_snapshot_at_a_lagging_replica() -> None:
@@ -231,7 +283,8 @@ def test_the_snapshot_start_probe_loads_a_snapshot_at_a_lagging_replica() -> Non
     ids = [p.id for p in driver.start_probes()]
     snapshot_ids = ["RAFT-DRIVE-SNAPSHOT", "RAFT-DRIVE-SNAPSHOT-LAG", "RAFT-DRIVE-SNAPSHOT-SUPERSEDED",
                     "RAFT-DRIVE-SNAPSHOT-DEPOSED", "RAFT-DRIVE-SNAPSHOT-REBOOT"]
-    assert ids[-7:] == [*snapshot_ids, "RAFT-DRIVE-PREFERRED-ORDER", "RAFT-DRIVE-DIVERGENT-EPOCHS"]
+    assert ids[-8:] == [*snapshot_ids, "RAFT-DRIVE-END-EPOCH-AHEAD", "RAFT-DRIVE-PREFERRED-ORDER",
+                        "RAFT-DRIVE-DIVERGENT-EPOCHS"]
     path = guide.start_paths(driver, guide.explore(driver, 12))[ids.index("RAFT-DRIVE-SNAPSHOT")]
     assert guide.offered(driver, path) and path[-1][0] == "catch_up"
     assert [c for c, _ in path].count("snapshot") == 3
@@ -317,8 +370,8 @@ def test_check_quorum_ack_start_path_resigns_where_an_acknowledgement_is_counted
     assert "check_quorum_period" not in undeclared.node_config(1)
     config = {**plain, "check_quorum_period": True}
     driver = spec.driver(config)
-    assert driver.start_probes()[-1].id == "RAFT-DRIVE-CHECK-QUORUM-ACK"
-    *_, acked = guide.start_paths(driver, guide.explore(driver, 12))
+    assert [p.id for p in driver.start_probes()][-2:] == ["RAFT-DRIVE-CHECK-QUORUM-ACK", "RAFT-DRIVE-END-EPOCH-AHEAD"]
+    *_, acked, _ = guide.start_paths(driver, guide.explore(driver, 12))
     assert guide.offered(driver, acked) and [c for c, _ in acked[-3:]] == ["probe", "round_trip", "resign"]
     assert not _diverges(spec, config, reference_target("raft"), acked)
     assert _diverges(spec, config, CATALOGUE["raft-begin-epoch-ack-counts-for-check-quorum"].target(), acked)
@@ -378,9 +431,9 @@ def test_the_kip996_start_probes_meet_a_follower_its_leader_never_heard_from() -
     config = next(c for c in RAFT_CONFIGS if c["pre_vote"] and c["faults"] and c["voters"] == 3)
     driver = spec.driver(config)
     ids = [p.id for p in driver.start_probes()]
-    assert ids[-6:-3] == ["RAFT-DRIVE-PROSPECTIVE-BEGIN-EPOCH", "RAFT-DRIVE-ERROR-FETCH-PRE-VOTE",
+    assert ids[-7:-4] == ["RAFT-DRIVE-PROSPECTIVE-BEGIN-EPOCH", "RAFT-DRIVE-ERROR-FETCH-PRE-VOTE",
                           "RAFT-DRIVE-PROSPECTIVE-LEADER-VOTE"]
-    begin, error, vote = guide.start_paths(driver, guide.explore(driver, 12))[-6:-3]
+    begin, error, vote = guide.start_paths(driver, guide.explore(driver, 12))[-7:-4]
     assert guide.offered(driver, begin) and guide.offered(driver, error) and guide.offered(driver, vote)
     assert [c for c, _ in begin][-4:] == ["network", "timer", "resend", "deliver"]
     assert [c for c, _ in error][-4:] == ["fetch", "deliver", "deliver", "inject"]

@@ -4,8 +4,10 @@ replica id, at every role; their coverage is a role x input-kind matrix in the r
 
 from __future__ import annotations
 
+from kspec.conformance.drivers.guide import Coverage
 from kspec.conformance.drivers.raft import (
     CONFIGS,
+    NO_REPLICA,
     UNKNOWN_REPLICA,
     IdleTimer,
     Inject,
@@ -14,6 +16,7 @@ from kspec.conformance.drivers.raft import (
     injected_requests,
     input_cell,
     malformed_requests,
+    request_cell,
     well_formed_votes,
 )
 from kspec.conformance.drivers.runner import run_conformance
@@ -116,6 +119,44 @@ def test_conform_report_has_the_role_input_matrix() -> None:
     assert "role x input" in result.coverage.line()
     # RAFT-DRIVE-FETCH-ELSEWHERE: a follower asked to fetch from a voter other than its leader
     assert "FetchDue elsewhere" in matrix.get("follower", {}), matrix.get("follower")
+
+
+def test_request_grid_counts_a_cell_reached_only_by_a_replica_of_the_cluster() -> None:
+    # RAFT-DRIVE-REQUEST-GRID: every request kind with an epoch x every role x <, =, >; a cell
+    # reached only by replica -1 (or 9) is listed empty, with who reached it
+    driver = RaftDriver({"voters": 3, "observers": 1, "pre_vote": True, "kip853": True, "faults": True})
+    grid = driver.request_grid()
+    assert len(grid) == 6 * 10 * 3
+    assert {("EndQuorumEpochRequest", "unattached", ">"), ("PreVoteRequest", "prospective", "<"),
+            ("VoteRequest", "observer voted", "=")} <= grid
+    kip595 = RaftDriver({"voters": 3, "observers": 0, "pre_vote": False, "kip853": False,
+                         "faults": True}).request_grid()
+    assert len(kip595) == 5 * 6 * 3 and not any(kind == "PreVoteRequest" for kind, _, _ in kip595)
+    start = driver.init_state()
+    behind = start.node(2)
+    assert request_cell(behind, EndQuorumEpochRequest(NO_REPLICA, 2, 1, ())) == (
+        "EndQuorumEpochRequest", "unattached", ">", "-1")
+    assert request_cell(behind, VoteRequest(UNKNOWN_REPLICA, 2, 1, 0, 0)) == (
+        "VoteRequest", "unattached", ">", "unknown")
+    assert request_cell(behind, ElectionTimeout()) is None
+    coverage = Coverage()
+    sentinel = Inject(EndQuorumEpochRequest(NO_REPLICA, 2, 1, (), True))
+    coverage.on_step(driver, "c", start, "inject", sentinel, driver.resolve(start, sentinel))
+    doc = coverage.to_json()["requests"]
+    assert doc["total"] == len(grid) and doc["cells"] == 0
+    assert doc["empty"]["EndQuorumEpochRequest > @ unattached"] == "-1"
+    assert doc["empty"]["EndQuorumEpochRequest > @ leader"] == "-"
+    # RAFT-DRIVE-END-EPOCH-AHEAD's path reaches the cell with a replica's request
+    state = start
+    for category, action in driver._end_epoch_ahead_probe(start):
+        after = driver.resolve(state, action)
+        coverage.on_step(driver, "c", state, category, action, after)
+        state = after
+    doc = coverage.to_json()["requests"]
+    assert "EndQuorumEpochRequest > @ unattached" not in doc["empty"]
+    assert "EndQuorumEpochRequest > @ observer unattached" not in doc["empty"]
+    assert doc["cells"] == len(grid) - len(doc["empty"])
+    assert "request x role x epoch" in coverage.line()
 
 
 def _elect_pre_vote(driver: RaftDriver) -> object:
