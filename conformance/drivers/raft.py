@@ -1270,8 +1270,9 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
         (and faults) RAFT-DRIVE-HELD-GRANT instead; with four or more voters (and faults) also
         RAFT-DRIVE-CHECK-QUORUM-ACK where the target declares the check-quorum period; then
         RAFT-DRIVE-SNAPSHOT where the target declares snapshots, the kip-996 ones
-        (:meth:`_kip996_start_probes`, :meth:`_refollow_probes`) and, with faults, three voters and
-        no observer, RAFT-DRIVE-PREFERRED-ORDER and RAFT-DRIVE-DIVERGENT-EPOCHS (four elections,
+        (:meth:`_kip996_start_probes`, :meth:`_refollow_probes`), with faults and three voters or
+        more RAFT-DRIVE-LEADER-REBOOT and, with faults, three voters and no observer,
+        RAFT-DRIVE-PREFERRED-ORDER and RAFT-DRIVE-DIVERGENT-EPOCHS (four elections,
         the budget: only from the initial state)."""
         probes: list[StartProbe] = []
         if self.config["pre_vote"]:
