@@ -1298,16 +1298,17 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
 
     def _leader_reboot_probe(self, state: Raft) -> list[tuple[str, Any]]:
         """RAFT-DRIVE-LEADER-REBOOT (a start probe, three voters or more, with faults): a leader
-        with other voters crashes and restarts from its quorum-state file and log. The first voter
-        L is elected and its BeginQuorumEpoch notices delivered; a quorum commits its LeaderChange
-        record (the second voter F among them); L appends a record no one fetches (uncommitted);
-        L reboots: it restarts resigned in its epoch and sends EndQuorumEpoch to every other
-        voter at once (RAFT-RULE-RESTART); its EndQuorumEpoch to F is lost, the others delivered; its resend timer for F fires (RAFT-RULE-RESEND: a restarted
-        resignation has no acknowledgement yet, whoever acknowledged the leadership) and the copy
-        reaches F; F stands and is elected in the next epoch (L, whose uncommitted record makes
-        its log longer, refuses), its BeginQuorumEpoch reaches L, which follows it and fetches
-        until it truncated the uncommitted record. Elsewhere (seed 0, the default budget) every
-        leader that rebooted was a lone voter's, which has no one to tell (red team
+        with other voters crashes and restarts from its quorum-state file and log. The first
+        voter L is elected and its BeginQuorumEpoch notices delivered; a quorum commits its
+        LeaderChange record (the second voter F among them); L appends a record no one fetches
+        (uncommitted); L reboots: it restarts resigned in its epoch and sends EndQuorumEpoch to
+        every other voter at once (RAFT-RULE-RESTART); its request to F is lost, the others
+        delivered; its resend timer for F fires (RAFT-RULE-RESEND: a restarted resignation has
+        no acknowledgement yet, whoever acknowledged the leadership) and the copy reaches F; F
+        stands and is elected in the next epoch (L, whose uncommitted record makes its log
+        longer, refuses), its BeginQuorumEpoch reaches L, which follows it and fetches until it
+        truncated the uncommitted record. Elsewhere (seed 0, the default budget) every leader
+        that rebooted was a lone voter's, which has no one to tell (red team
         ``raft_scratch16:restarted-leader-waits-to-resign``, escaped at seeds 0 and 1). All or
         nothing; each step only where the driver offers it."""
         elected = self._elect_first(state)
