@@ -143,8 +143,8 @@ class _RefusesPreVote(Target):
 
 
 def test_a_refused_configuration_is_skipped_and_counted(tmp_path: Path) -> None:
-    # (40 runs: the start paths come first, and every pre-vote configuration must be drawn)
-    result = run_conformance("raft", _RefusesPreVote(), examples=40, out_dir=tmp_path, liveness=False)
+    # (48 runs: the start paths come first, and every pre-vote configuration must be drawn)
+    result = run_conformance("raft", _RefusesPreVote(), examples=48, out_dir=tmp_path, liveness=False)
     assert result.verdict == "conforms", result.finding and result.finding.line()
     doc = result.to_json()
     pre_vote = [c for c in RAFT_CONFIGS if c.get("pre_vote")]
@@ -322,8 +322,9 @@ def test_check_quorum_ack_start_path_resigns_where_an_acknowledgement_is_counted
     assert "check_quorum_period" not in undeclared.node_config(1)
     config = {**plain, "check_quorum_period": True}
     driver = spec.driver(config)
-    assert driver.start_probes()[-1].id == "RAFT-DRIVE-CHECK-QUORUM-ACK"
-    *_, acked = guide.start_paths(driver, guide.explore(driver, 12))
+    assert [p.id for p in driver.start_probes()][-2:] == ["RAFT-DRIVE-CHECK-QUORUM-ACK", "RAFT-DRIVE-LEADER-REBOOT"]
+    *_, acked, reboot = guide.start_paths(driver, guide.explore(driver, 12))
+    assert "crash" in [c for c, _ in reboot]
     assert guide.offered(driver, acked) and [c for c, _ in acked[-3:]] == ["probe", "round_trip", "resign"]
     assert not _diverges(spec, config, reference_target("raft"), acked)
     assert _diverges(spec, config, CATALOGUE["raft-begin-epoch-ack-counts-for-check-quorum"].target(), acked)
@@ -383,9 +384,9 @@ def test_the_kip996_start_probes_meet_a_follower_its_leader_never_heard_from() -
     config = next(c for c in RAFT_CONFIGS if c["pre_vote"] and c["faults"] and c["voters"] == 3)
     driver = spec.driver(config)
     ids = [p.id for p in driver.start_probes()]
-    assert ids[-6:-3] == ["RAFT-DRIVE-PROSPECTIVE-BEGIN-EPOCH", "RAFT-DRIVE-ERROR-FETCH-PRE-VOTE",
+    assert ids[-7:-4] == ["RAFT-DRIVE-PROSPECTIVE-BEGIN-EPOCH", "RAFT-DRIVE-ERROR-FETCH-PRE-VOTE",
                           "RAFT-DRIVE-PROSPECTIVE-LEADER-VOTE"]
-    begin, error, vote = guide.start_paths(driver, guide.explore(driver, 12))[-6:-3]
+    begin, error, vote = guide.start_paths(driver, guide.explore(driver, 12))[-7:-4]
     assert guide.offered(driver, begin) and guide.offered(driver, error) and guide.offered(driver, vote)
     assert [c for c, _ in begin][-4:] == ["network", "timer", "resend", "deliver"]
     assert [c for c, _ in error][-4:] == ["fetch", "deliver", "deliver", "inject"]
