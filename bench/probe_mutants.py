@@ -43,6 +43,8 @@ PROBE_MUTANTS: list[tuple[str, str]] = [
     ("RAFT-DRIVE-DIVERGENT-EPOCHS", "raft-truncate-min-any-epoch"),
     # session 22 (raftpersist): after red team raft_scratch15's end-epoch-answered-before-persist
     ("RAFT-DRIVE-END-EPOCH-AHEAD", "raft-end-epoch-move-written-after-answer"),
+    # session 22 (raftreboot): after red team raft_scratch16's restarted-leader-waits-to-resign
+    ("RAFT-DRIVE-LEADER-REBOOT", "raft-crash-keeps-acknowledgements"),
 ]
 # written for a probe, caught by it first, not its alone (session 14, docs/performance.md)
 NOT_ALONE: list[tuple[str, str]] = [

@@ -517,6 +517,10 @@ def input_cell(node: Node, inp: Input) -> tuple[str, str]:
         kind = "PreVoteRequest"
     elif kind == "VoteResponse" and getattr(inp, "pre_vote", False):
         kind = "PreVoteResponse"
+    if isinstance(inp, Crash) and isinstance(node.role, Leader) and len(node.voters) > 1:
+        # RAFT-DRIVE-LEADER-REBOOT: a leader with other voters to tell on its restart, apart from
+        # a lone voter's (which restarts and leads again with no one to tell)
+        kind = "Crash voters>1"
     if isinstance(inp, TakeSnapshot):
         # RAFT-DRIVE-SNAPSHOT: where the snapshot's end lies against the high watermark
         hw = node.high_watermark
@@ -1304,8 +1308,9 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
         (and faults) RAFT-DRIVE-HELD-GRANT instead; with four or more voters (and faults) also
         RAFT-DRIVE-CHECK-QUORUM-ACK where the target declares the check-quorum period; then
         RAFT-DRIVE-SNAPSHOT where the target declares snapshots, the kip-996 ones
-        (:meth:`_kip996_start_probes`, :meth:`_refollow_probes`) and, with faults, three voters and
-        no observer, RAFT-DRIVE-PREFERRED-ORDER and RAFT-DRIVE-DIVERGENT-EPOCHS (four elections,
+        (:meth:`_kip996_start_probes`, :meth:`_refollow_probes`), with faults and three voters or
+        more RAFT-DRIVE-LEADER-REBOOT and, with faults, three voters and no observer,
+        RAFT-DRIVE-PREFERRED-ORDER and RAFT-DRIVE-DIVERGENT-EPOCHS (four elections,
         the budget: only from the initial state)."""
         probes: list[StartProbe] = []
         if self.config["pre_vote"]:
@@ -1326,8 +1331,11 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
         # RAFT-DRIVE-END-EPOCH-AHEAD: three or more voters, every rule set, with or without faults
         ahead = (StartProbe("RAFT-DRIVE-END-EPOCH-AHEAD", self._end_epoch_ahead_probe),) \
             if len(self.model.voter_ids) >= 3 else ()
+        # RAFT-DRIVE-LEADER-REBOOT: a leader with other voters crashed and restarted (with faults)
+        reboot = ((StartProbe("RAFT-DRIVE-LEADER-REBOOT", self._leader_reboot_probe),)
+                  if self.config["faults"] and len(self.model.voter_ids) >= 3 else ())
         return (*probes, *self._snapshot_probes(), *self._kip996_start_probes(), *self._refollow_probes(), *ahead,
-                *ordered)
+                *reboot, *ordered)
 
     def _elect_past(self, state: Raft, c: int, f: int) -> tuple[list[tuple[str, Any]], Raft] | None:
         """Voter ``c`` stands (:meth:`_stand`) and wins without ``f``: its vote requests to the
@@ -1412,6 +1420,57 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
             if self._offered(s, "inject", notice) is not None:
                 return [*script, ("inject", notice)]
         return []
+
+    def _leader_reboot_probe(self, state: Raft) -> list[tuple[str, Any]]:
+        """RAFT-DRIVE-LEADER-REBOOT (a start probe, three voters or more, with faults): a leader
+        with other voters crashes and restarts from its quorum-state file and log. The first
+        voter L is elected and its BeginQuorumEpoch notices delivered; a quorum commits its
+        LeaderChange record (the second voter F among them); L appends a record no one fetches
+        (uncommitted); L reboots: it restarts resigned in its epoch and sends EndQuorumEpoch to
+        every other voter at once (RAFT-RULE-RESTART); its request to F is lost, the others
+        delivered; its resend timer for F fires (RAFT-RULE-RESEND: a restarted resignation has
+        no acknowledgement yet, whoever acknowledged the leadership) and the copy reaches F; F
+        stands and is elected in the next epoch (L, whose uncommitted record makes its log
+        longer, refuses), its BeginQuorumEpoch reaches L, which follows it and fetches until it
+        truncated the uncommitted record. Elsewhere (seed 0, the default budget) every leader
+        that rebooted was a lone voter's, which has no one to tell (red team
+        ``raft_scratch16:restarted-leader-waits-to-resign``, escaped at seeds 0 and 1). All or
+        nothing; each step only where the driver offers it."""
+        elected = self._elect_first(state)
+        if elected is None:
+            return []
+        run = _Script(self, *elected)
+        voters = sorted(self.model.voter_ids)
+        leader, f = voters[0], voters[1]
+        quorum = voters[1:len(voters) // 2 + 1]
+        if not (run.commit(quorum) and run.take("client", Fire(leader, ClientAppend(guided_payload(run.s))))
+                and run.take("crash", Reboot(leader)) and isinstance(run.s.node(leader).role, Resigned)):
+            return []
+        ends = sorted((m for m in run.s.network.distinct() if isinstance(m, EndQuorumEpochRequest)
+                       and m.src == leader), key=lambda m: m.dst != f)
+        if not ends or ends[0].dst != f or not run.take("network", Drop(ends[0])):
+            return []
+        for m in ends[1:]:
+            if not run.take("deliver", Deliver(m)):
+                return []
+        if not run.take("resend", Fire(leader, ResendDue(f))):
+            return []
+        resent = [m for m in run.s.network.distinct() if isinstance(m, EndQuorumEpochRequest) and m.dst == f]
+        if len(resent) != 1 or not run.take("deliver", Deliver(resent[0])):
+            return []
+        won = self._elect(run.s, f)
+        if won is None:
+            return []
+        run.script += won[0]
+        run.s = won[1]
+        begin = next((m for m in run.s.network.distinct() if isinstance(m, BeginQuorumEpochRequest)
+                      and m.src == f and m.dst == leader), None)
+        if begin is None or not run.take("deliver", Deliver(begin)):
+            return []
+        for _ in range(3):
+            if run.s.node(leader).log == run.s.node(f).log or not run.take("round_trip", macros.RoundTrip(leader)):
+                break
+        return run.script if run.s.node(leader).log == run.s.node(f).log else []
 
     def _divergent_epochs_probe(self, state: Raft) -> list[tuple[str, Any]]:
         """RAFT-DRIVE-DIVERGENT-EPOCHS (a start probe, three voters, no observer, with faults, one

@@ -1046,3 +1046,27 @@ RAFT_MUTANTS += (  # session 22, raftpersist: red team raft_scratch15's end-epoc
      "a quorum-state write after the answer of the request that moved the epoch", True,
      "RAFT-DRIVE-END-EPOCH-AHEAD's (a start probe): an EndQuorumEpoch of an epoch ahead of its receiver"),
 )
+
+
+class CrashKeepsAcknowledgements(RaftReplica):
+    """A crash clears the role and the high watermark but not the leader's acknowledgement
+    bookkeeping, so a leader that restarts resigned (RAFT-RULE-RESTART) takes the voters that
+    acknowledged its leadership (a fetch, a BeginQuorumEpoch answer) as having acknowledged its
+    resignation: its EndQuorumEpoch to such a voter, once lost, is never sent again, and the
+    voter waits out its whole fetch timeout (RAFT-RULE-RESEND: pollResigned resends to every
+    voter that has not answered the EndQuorumEpoch; a port whose ResignedState is built from the
+    in-memory LeaderState's acknowledged set instead of all the other voters). Only a leader
+    with other voters restarts with anyone to resend to (RAFT-DRIVE-LEADER-REBOOT)."""
+
+    def on_Crash(self, inp: dict[str, Any]) -> None:
+        acked = set(self.acked)
+        super().on_Crash(inp)
+        self.acked = acked
+
+
+RAFT_MUTANTS += (  # session 22, raftreboot: red team raft_scratch16's restarted-leader-waits-to-resign
+    ("raft-crash-keeps-acknowledgements", CrashKeepsAcknowledgements,
+     "a restarted leader's resignation takes its leadership's acknowledgements as answered", True,
+     "RAFT-DRIVE-LEADER-REBOOT's (a start probe): a leader with other voters reboots, its EndQuorumEpoch "
+     "to a voter that had fetched is lost and its resend timer fires"),
+)

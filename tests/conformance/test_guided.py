@@ -10,12 +10,14 @@ from kspec.conformance.adapters.base import JSON, StepResult, Target, TargetErro
 from kspec.conformance.drivers import PROTOCOLS, RunLog, attach, config_key, guide, macros
 from kspec.conformance.drivers.ordering import PERSIST_BEFORE_SEND
 from kspec.conformance.drivers.raft import CONFIGS as RAFT_CONFIGS
+from kspec.conformance.drivers.raft import input_cell
 from kspec.conformance.drivers.runner import _guided_plans, run_conformance
 from kspec.conformance.drivers.voters import Unstarted
 from kspec.conformance.harness import Divergence, Lockstep, order_violation
 from kspec.conformance.targets.mutants import CATALOGUE
 from kspec.conformance.targets.registry import reference_target
-from kspec.model.raft.messages import EndQuorumEpochRequest
+from kspec.model.raft.messages import Crash, EndQuorumEpochRequest
+from kspec.model.raft.state import Leader
 
 
 def test_guided_paths_take_every_transition_of_a_complete_graph() -> None:
@@ -141,9 +143,9 @@ class _RefusesPreVote(Target):
 
 
 def test_a_refused_configuration_is_skipped_and_counted(tmp_path: Path) -> None:
-    # (52 runs: the start paths come first, and every pre-vote configuration must be drawn; 40
-    # before RAFT-DRIVE-END-EPOCH-AHEAD added a start path per shape of three voters or more)
-    result = run_conformance("raft", _RefusesPreVote(), examples=52, out_dir=tmp_path, liveness=False)
+    # (60 runs: the start paths come first, and every pre-vote configuration must be drawn; 40
+    # before RAFT-DRIVE-END-EPOCH-AHEAD and -LEADER-REBOOT added a start path per shape of three voters or more)
+    result = run_conformance("raft", _RefusesPreVote(), examples=60, out_dir=tmp_path, liveness=False)
     assert result.verdict == "conforms", result.finding and result.finding.line()
     doc = result.to_json()
     pre_vote = [c for c in RAFT_CONFIGS if c.get("pre_vote")]
@@ -183,9 +185,10 @@ def test_a_start_probe_runs_on_a_path_of_its_own_where_the_budgets_are_whole() -
     config = RAFT_CONFIGS[0]
     driver = spec.driver(config)
     assert [p.id for p in driver.start_probes()] == ["RAFT-DRIVE-EXPIRED-STEP-DOWN", "RAFT-DRIVE-RESEND-BACKOFF",
-                                                     "RAFT-DRIVE-END-EPOCH-AHEAD", "RAFT-DRIVE-PREFERRED-ORDER",
+                                                     "RAFT-DRIVE-END-EPOCH-AHEAD", "RAFT-DRIVE-LEADER-REBOOT",
+                                                     "RAFT-DRIVE-PREFERRED-ORDER",
                                                      "RAFT-DRIVE-DIVERGENT-EPOCHS"]
-    path, backoff, _, ordered, _ = guide.start_paths(driver, guide.explore(driver, 12))
+    path, backoff, _, _, ordered, _ = guide.start_paths(driver, guide.explore(driver, 12))
     assert guide.offered(driver, path) and len(path) == 7
     assert not _diverges(spec, config, reference_target("raft"), path)
     assert _diverges(spec, config, CATALOGUE["raft-step-down-resets-timer"].target(), path)
@@ -210,6 +213,7 @@ def test_a_start_probe_runs_on_a_path_of_its_own_where_the_budgets_are_whole() -
                                                        "RAFT-DRIVE-ERROR-FETCH-PRE-VOTE",
                                                        "RAFT-DRIVE-PROSPECTIVE-LEADER-VOTE",
                                                        "RAFT-DRIVE-REFOLLOW-PRE-VOTE", "RAFT-DRIVE-END-EPOCH-AHEAD",
+                                                       "RAFT-DRIVE-LEADER-REBOOT",
                                                        "RAFT-DRIVE-PREFERRED-ORDER", "RAFT-DRIVE-DIVERGENT-EPOCHS"]
     held = guide.start_paths(pre_vote, guide.explore(pre_vote, 12))[0]
     assert guide.offered(pre_vote, held) and held[-1][0] == "probe"
@@ -283,7 +287,8 @@ def test_the_snapshot_start_probe_loads_a_snapshot_at_a_lagging_replica() -> Non
     ids = [p.id for p in driver.start_probes()]
     snapshot_ids = ["RAFT-DRIVE-SNAPSHOT", "RAFT-DRIVE-SNAPSHOT-LAG", "RAFT-DRIVE-SNAPSHOT-SUPERSEDED",
                     "RAFT-DRIVE-SNAPSHOT-DEPOSED", "RAFT-DRIVE-SNAPSHOT-REBOOT"]
-    assert ids[-8:] == [*snapshot_ids, "RAFT-DRIVE-END-EPOCH-AHEAD", "RAFT-DRIVE-PREFERRED-ORDER",
+    assert ids[-9:] == [*snapshot_ids, "RAFT-DRIVE-END-EPOCH-AHEAD", "RAFT-DRIVE-LEADER-REBOOT",
+                        "RAFT-DRIVE-PREFERRED-ORDER",
                         "RAFT-DRIVE-DIVERGENT-EPOCHS"]
     path = guide.start_paths(driver, guide.explore(driver, 12))[ids.index("RAFT-DRIVE-SNAPSHOT")]
     assert guide.offered(driver, path) and path[-1][0] == "catch_up"
@@ -370,8 +375,10 @@ def test_check_quorum_ack_start_path_resigns_where_an_acknowledgement_is_counted
     assert "check_quorum_period" not in undeclared.node_config(1)
     config = {**plain, "check_quorum_period": True}
     driver = spec.driver(config)
-    assert [p.id for p in driver.start_probes()][-2:] == ["RAFT-DRIVE-CHECK-QUORUM-ACK", "RAFT-DRIVE-END-EPOCH-AHEAD"]
-    *_, acked, _ = guide.start_paths(driver, guide.explore(driver, 12))
+    assert [p.id for p in driver.start_probes()][-3:] == ["RAFT-DRIVE-CHECK-QUORUM-ACK", "RAFT-DRIVE-END-EPOCH-AHEAD",
+                                                          "RAFT-DRIVE-LEADER-REBOOT"]
+    *_, acked, _, reboot = guide.start_paths(driver, guide.explore(driver, 12))
+    assert "crash" in [c for c, _ in reboot]
     assert guide.offered(driver, acked) and [c for c, _ in acked[-3:]] == ["probe", "round_trip", "resign"]
     assert not _diverges(spec, config, reference_target("raft"), acked)
     assert _diverges(spec, config, CATALOGUE["raft-begin-epoch-ack-counts-for-check-quorum"].target(), acked)
@@ -431,9 +438,9 @@ def test_the_kip996_start_probes_meet_a_follower_its_leader_never_heard_from() -
     config = next(c for c in RAFT_CONFIGS if c["pre_vote"] and c["faults"] and c["voters"] == 3)
     driver = spec.driver(config)
     ids = [p.id for p in driver.start_probes()]
-    assert ids[-7:-4] == ["RAFT-DRIVE-PROSPECTIVE-BEGIN-EPOCH", "RAFT-DRIVE-ERROR-FETCH-PRE-VOTE",
+    assert ids[-8:-5] == ["RAFT-DRIVE-PROSPECTIVE-BEGIN-EPOCH", "RAFT-DRIVE-ERROR-FETCH-PRE-VOTE",
                           "RAFT-DRIVE-PROSPECTIVE-LEADER-VOTE"]
-    begin, error, vote = guide.start_paths(driver, guide.explore(driver, 12))[-7:-4]
+    begin, error, vote = guide.start_paths(driver, guide.explore(driver, 12))[-8:-5]
     assert guide.offered(driver, begin) and guide.offered(driver, error) and guide.offered(driver, vote)
     assert [c for c, _ in begin][-4:] == ["network", "timer", "resend", "deliver"]
     assert [c for c, _ in error][-4:] == ["fetch", "deliver", "deliver", "inject"]
@@ -452,3 +459,50 @@ def test_the_kip996_start_probes_meet_a_follower_its_leader_never_heard_from() -
     for other in RAFT_CONFIGS:
         if not (other["pre_vote"] and other["faults"]):
             assert "RAFT-DRIVE-ERROR-FETCH-PRE-VOTE" not in [p.id for p in spec.driver(other).start_probes()]
+
+
+def test_leader_reboot_start_path_resigns_resends_and_truncates() -> None:
+    # RAFT-DRIVE-LEADER-REBOOT (three voters or more, with faults): the first voter L leads with
+    # an uncommitted record, reboots and restarts resigned, sending EndQuorumEpoch to every other
+    # voter at once; the one to F is lost and L's resend timer sends it again; F is elected
+    # and L follows it and truncates its uncommitted record. The reference conforms; a crash
+    # that keeps the leader's acknowledgements (no resend to F) diverges at the resend, and the
+    # red team's restart that leaves the first sends to the resend timer (raft_scratch16)
+    # diverges at the reboot. The coverage matrix counts the crash as "Crash voters>1".
+    import sys
+    spec = PROTOCOLS["raft"]()
+    shapes = [c for c in RAFT_CONFIGS if c["faults"] and c["voters"] == 3]
+    assert not any("RAFT-DRIVE-LEADER-REBOOT" in [p.id for p in spec.driver(c).start_probes()]
+                   for c in RAFT_CONFIGS if not c["faults"] or c["voters"] < 3)
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+    try:
+        from redteam import raft_scratch16 as scratch
+    finally:
+        sys.path.pop(0)
+    waits = getattr(scratch, scratch.TARGETS["restarted-leader-waits-to-resign"])
+    for config in shapes:
+        driver = spec.driver(config)
+        ids = [p.id for p in driver.start_probes()]
+        ordered = ["RAFT-DRIVE-PREFERRED-ORDER", "RAFT-DRIVE-DIVERGENT-EPOCHS"] if not config["observers"] else []
+        assert ids[len(ids) - len(ordered) - 1:] == ["RAFT-DRIVE-LEADER-REBOOT", *ordered], config
+        path = driver._leader_reboot_probe(driver.init_state())
+        assert guide.offered(driver, path) and path[-1][0] == "round_trip", config
+        categories = [c for c, _ in path]
+        crash = categories.index("crash")
+        assert categories[crash + 1:crash + 5] == ["network", "deliver", "resend", "deliver"], config
+        state, cells, leader = driver.init_state(), [], min(driver.model.voter_ids)
+        for _, action in path:
+            cells += driver.input_cells(state, action)
+            state = driver.resolve(state, action)
+        assert ("leader", "Crash voters>1") in cells and ("leader", "Crash") not in cells
+        follower = sorted(driver.model.voter_ids)[1]
+        assert isinstance(state.node(follower).role, Leader) and state.node(leader).log == state.node(follower).log
+        assert state.node(leader).end_offset == 2  # the uncommitted record truncated, epoch 2's LeaderChange
+        assert not _diverges(spec, config, reference_target("raft"), path), config
+        assert _diverges(spec, config, CATALOGUE["raft-crash-keeps-acknowledgements"].target(), path), config
+        assert _diverges(spec, config, waits(), path), config
+    # a lone voter's leader crash keeps its own cell (it has no one to tell)
+    lone = spec.driver(next(c for c in RAFT_CONFIGS if c["voters"] == 1))
+    node = lone.init_state().nodes[0]
+    assert isinstance(node.role, Leader)
+    assert input_cell(node, Crash()) == ("leader", "Crash")
