@@ -125,6 +125,21 @@ def test_lapsed_observer_whose_fetch_is_lost_asks_the_next_bootstrap_server() ->
     assert "conforms after 37 of 37 steps" in done.stdout, (done.stdout[-1500:], done.stderr[-800:])
 
 
+def test_added_voter_fetch_renews_the_check_quorum_period() -> None:
+    """RAFT-RULE-CHECK-QUORUM-PERIOD at the adapter: lone voter 1 leads (Kafka runs no
+    check-quorum timer for one voter), AddVoter(2) appends {1,2}, 2's Fetch arrives (Kafka's
+    LeaderState counts it: its voterStates follow the latest, uncommitted set, as KIP-853's),
+    and the CheckQuorumTimeout ends a renewed period: the leader leads on. The adapter used to
+    begin the period only after the next raft step, that very Fetch, so the renewal was missed
+    and Kafka's timer moved to expiry: kafka:3.9.1 seed 0 (the period declared) and 4.0.2 sent
+    EndQuorumEpoch at step 22, a false alarm that kept 3.9 from declaring the period."""
+    trace = K6_TRACE.with_name("kafka_added_voter_renews_check_quorum.itf.json")
+    for version in ("3.9.1", "4.0.2"):
+        done = subprocess.run(["kspec", "replay", str(trace), "--target", f"kafka:{version}"],
+                              capture_output=True, text=True, timeout=600, check=False)
+        assert "conforms after 22 of 22 steps" in done.stdout, (version, done.stdout[-1500:], done.stderr[-800:])
+
+
 def test_log_level_is_named_and_refuses_the_replica_level() -> None:
     done = subprocess.run(["kspec", "conform", "voters", "--target", f"kafka:{VERSION}:loggy", "--json"],
                           capture_output=True, text=True, timeout=120, check=False)
