@@ -140,6 +140,20 @@ def test_added_voter_fetch_renews_the_check_quorum_period() -> None:
         assert "conforms after 22 of 22 steps" in done.stdout, (version, done.stdout[-1500:], done.stderr[-800:])
 
 
+def test_check_quorum_period_outlives_a_single_voter() -> None:
+    """RAFT-RULE-CHECK-QUORUM-PERIOD across a one-voter interval: leader 1 of {1,2}, renewed by
+    2's Fetch, then RemoveVoter(2) (Kafka runs no timer for one voter: voters K3) and
+    AddVoter(3): the CheckQuorumTimeout still ends the renewed period, as the model's (which
+    keeps the period through the interval) and Kafka's timer (reset at 2's Fetch, still
+    running). An adapter that dropped the period with the timer and began another at
+    AddVoter(3) saw no renewal and expired Kafka's timer: kafka:4.4.0 seed 0 sent EndQuorumEpoch
+    at step 24 (session 22, a false alarm of the first fix for the test above)."""
+    trace = K6_TRACE.with_name("kafka_check_quorum_period_over_one_voter.itf.json")
+    done = subprocess.run(["kspec", "replay", str(trace), "--target", "kafka:4.4.0"],
+                          capture_output=True, text=True, timeout=600, check=False)
+    assert "conforms after 24 of 24 steps" in done.stdout, (done.stdout[-1500:], done.stderr[-800:])
+
+
 def test_log_level_is_named_and_refuses_the_replica_level() -> None:
     done = subprocess.run(["kspec", "conform", "voters", "--target", f"kafka:{VERSION}:loggy", "--json"],
                           capture_output=True, text=True, timeout=120, check=False)
