@@ -239,6 +239,9 @@ def conform_cmd(protocol: str, target_name: str, examples: int, steps: int, seed
             click.echo(f"  held unjudged by the adapter: {name}: {why}")
         if result.finding is not None:
             click.echo(f"  {result.finding.line()}")
+            if result.shrinking_stopped is not None:
+                click.echo(f"  (shrinking stopped early, the target failed on a replay: "
+                           f"{result.shrinking_stopped.line()})")
             if result.deviation is not None:
                 dev = catalogue(protocol)[result.deviation]
                 click.echo(f"  this is the known deviation {dev.line()}")

@@ -65,6 +65,14 @@ class RunLog:
     runs: int = 0
     current: Lockstep | None = None
     failed: Lockstep | None = None
+    # The last session that diverged (failed holds a target failure after it, when the target
+    # hung or crashed while Hypothesis was shrinking that divergence).
+    diverged: Lockstep | None = None
+    # The target failure that ended a Hypothesis run. It leaves Hypothesis at once (a
+    # BaseException), but on the way out Hypothesis checks the run's choices against the runs
+    # before, and when an earlier run went on drawing past the failed step (a shared prefix: a
+    # new run's, or a replay while shrinking) it raises FlakyStrategyDefinition in its place.
+    aborted: TargetFailure | None = None
     config: dict[str, JSON] = field(default_factory=dict)
     on_run: Callable[[int], None] | None = None
     started: float = field(default_factory=time.perf_counter)
@@ -143,9 +151,13 @@ def lockstep_machine(spec: ProtocolSpec, target: Target, log: RunLog,
     skipped = unsupported_categories(target)
     configs = supported_configs(target_configs(spec, target), target)
 
-    def failed(session: Lockstep) -> None:
+    def failed(session: Lockstep, err: BaseException) -> None:
         """Keep the failing session; the first one's time, steps and run count are the report's."""
         log.failed = session
+        if isinstance(err, TargetFailure):
+            log.aborted = err
+        if session.finding is not None and session.finding.kind != "error":
+            log.diverged = session
         if log.first_found is None:
             log.first_found = time.perf_counter() - log.started
             log.first_steps = len(session.steps)
@@ -173,6 +185,7 @@ def lockstep_machine(spec: ProtocolSpec, target: Target, log: RunLog,
                     log.coverage.drop(key)
                 reject()
             log.failed = None  # the target did not start: no session to show
+            log.aborted = err
             raise
         except BaseException:
             log.failed = None  # the target did not start: no session to show
@@ -185,8 +198,8 @@ def lockstep_machine(spec: ProtocolSpec, target: Target, log: RunLog,
         for category in self.session.driver.opening:
             try:
                 self.session.apply(category, 0)
-            except BaseException:
-                failed(self.session)
+            except BaseException as err:
+                failed(self.session, err)
                 raise
 
     def make_rule(category: str) -> Any:
@@ -194,8 +207,8 @@ def lockstep_machine(spec: ProtocolSpec, target: Target, log: RunLog,
             choice = data.draw(CHOICE, label=category)
             try:
                 self.session.apply(category, choice)
-            except BaseException:
-                failed(self.session)
+            except BaseException as err:
+                failed(self.session, err)
                 raise
 
         run.__name__ = category

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from hypothesis import HealthCheck, Phase, Verbosity, seed, settings
-from hypothesis.errors import HypothesisException
+from hypothesis.errors import Flaky, HypothesisException
 from hypothesis.stateful import run_state_machine_as_test
 
 from kspec.conformance import protocols
@@ -69,6 +69,8 @@ class ConformResult:
     unsupported: int = 0  # configurations the target's supports() declined
     deviation: str | None = None  # the catalogued deviation that explains the divergence, if one does
     liveness: Any = None  # raft_liveness.LivenessReport / voters_liveness.ReconfigReport (None: not run)
+    # The target failure (a hung step) that stopped Hypothesis's shrinking of the divergence found
+    shrinking_stopped: Finding | None = None
 
     @property
     def phase(self) -> str | None:
@@ -92,6 +94,7 @@ class ConformResult:
                 "runs_to_detection": self.first_runs if self.finding is not None and self.verdict == "diverges"
                 else None,
                 "phase": self.phase,
+                "shrinking_stopped": self.shrinking_stopped.to_json() if self.shrinking_stopped else None,
                 "cover": self.cover,
                 **({"liveness": self.liveness.to_json(), "liveness_witnesses": dict(self.liveness.witnesses),
                     "liveness_suffixes": self.liveness.suffixes,
@@ -253,6 +256,7 @@ def run_conformance(protocol: str, target: Target, *, examples: int = DEFAULT_EX
     live: Any = None
     live_steps: list[StepRecord] | None = None
     live_config: dict[str, Any] = {}
+    stopped: Finding | None = None
     all_configs = target_configs(spec, target)
     configs = supported_configs(all_configs, target)
     unsupported = len(all_configs) - len(configs) if len(configs) < len(all_configs) else 0
@@ -287,21 +291,39 @@ def run_conformance(protocol: str, target: Target, *, examples: int = DEFAULT_EX
                 with without_local_constants():
                     run_state_machine_as_test(machine, settings=conform_settings(examples - log.runs_before,
                                                                                  steps, shrink))
-        except (Divergence, TargetFailure) as err:
-            verdict = "error" if isinstance(err, TargetFailure) else "diverges"
-            finding = err.finding
-            if log.first_runs is None and log.failed is not None:  # a guided path
-                log.first_found = time.perf_counter() - log.started
-                log.first_steps = len(log.failed.steps)
-                log.first_runs = log.runs_before
-        except HypothesisException as err:
-            if len(log.refused) >= len(configs):
+        except (Divergence, TargetFailure, HypothesisException) as caught:
+            ended: BaseException = caught
+            if isinstance(caught, HypothesisException) and log.aborted is not None:
+                ended = log.aborted  # Hypothesis's complaint on the way out hid it (RunLog.aborted)
+            if isinstance(ended, Divergence | TargetFailure):
+                verdict = "error" if isinstance(ended, TargetFailure) else "diverges"
+                finding = ended.finding
+                if isinstance(ended, TargetFailure) and log.diverged is not None and log.failed is not log.diverged:
+                    # The target failed (a step hung on a starved CPU, say) while Hypothesis was
+                    # shrinking a divergence it had found and reproduced: that divergence
+                    # stands, shrunk as far as it got, and the failure is named with it.
+                    stopped, log.failed = ended.finding, log.diverged
+                    assert log.failed.finding is not None
+                    verdict, finding = "diverges", log.failed.finding
+                if log.first_runs is None and log.failed is not None:  # a guided path
+                    log.first_found = time.perf_counter() - log.started
+                    log.first_steps = len(log.failed.steps)
+                    log.first_runs = log.runs_before
+            elif len(log.refused) >= len(configs):
                 verdict = "error"
                 finding = Finding("error", 0, "target", "the target refused every configuration: "
                                   + "; ".join(sorted(set(log.refused.values())))[:400])
+            elif isinstance(ended, Flaky):
+                # Hypothesis replayed a failing run's choices and the outcome changed: the model is
+                # deterministic, so the target answered the same inputs differently.
+                verdict = "error"
+                finding = Finding("error", 0, "nondeterministic",
+                                  "the target answered the same inputs differently when the failing run was "
+                                  "replayed (state kept between runs, or a clock or thread it depends on); "
+                                  f"Hypothesis: {type(ended).__name__}: {str(ended).splitlines()[0]}")
             else:
                 verdict = "error"
-                finding = Finding("error", 0, "hypothesis", f"{type(err).__name__}: {str(err).splitlines()[0]}")
+                finding = Finding("error", 0, "hypothesis", f"{type(ended).__name__}: {str(ended).splitlines()[0]}")
         coverage.guided_runs = log.runs_before
         checker = protocols.get(protocol).conform_liveness
         if verdict == "conforms" and liveness and checker is not None and configs:
@@ -355,6 +377,7 @@ def run_conformance(protocol: str, target: Target, *, examples: int = DEFAULT_EX
     result.unsupported = unsupported
     result.deviation = deviation
     result.liveness = live
+    result.shrinking_stopped = stopped
     if finding is not None:
         # A target that failed to start leaves no session: the file then has no steps.
         result.steps = session.steps if session is not None else []

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import time
 from typing import Any
 
@@ -113,3 +114,97 @@ class ShareReference(Target):
 
     def close(self) -> None:
         pass
+
+
+class _Counted(RaftInstance):
+    """The reference replica, counting the steps of every instance its target started (the
+    target's ``steps``); ``at(n, inp)`` may take over the ``n``-th step of the whole run."""
+
+    def __init__(self, replica: RaftReplica, owner: _CountingTarget) -> None:
+        super().__init__(replica)
+        self.owner = owner
+        self.own = 0  # this instance's steps
+
+    def step(self, inp: Any) -> StepResult:
+        self.owner.steps += 1
+        taken = self.owner.at(self.owner.steps, self, inp)
+        return taken if taken is not None else super().step(inp)
+
+
+class _CountingTarget(RaftTarget):
+    """A reference raft target whose instances share one step counter (Hypothesis's replays
+    while shrinking count on), so that exactly one step of the run misbehaves."""
+
+    def __init__(self) -> None:
+        super().__init__(f"python:conformance_faulty_targets:{type(self).__name__}")
+        self.steps = 0
+
+    def start(self, node: int, config: dict[str, Any]) -> RaftInstance:
+        replica = RaftReplica(node, list(config["voters"]), bool(config.get("pre_vote")))
+        replica.listening = bool(config.get("listener"))
+        return _Counted(replica, self)
+
+    def at(self, n: int, instance: _Counted, inp: Any) -> StepResult | None:
+        return None
+
+
+SLOW_STEP = 12  # the run's step that overruns the limit (in the first random run)
+OVERRUN = 1.0  # seconds it takes: beyond the tests' step limit of 0.3 s
+
+
+class AlarmSwallowedOnce(_CountingTarget):
+    """Step SLOW_STEP overruns once, catches whatever interrupts it and answers wrong: what a
+    Kafka client does when the harness's alarm lands in a Python callback the JVM called (it
+    becomes a Java exception Kafka catches or throws back). Hypothesis, taking the answer as a
+    divergence, would replay it while shrinking, find it gone, and end with its flakiness error."""
+
+    def at(self, n: int, instance: _Counted, inp: Any) -> StepResult | None:
+        if n != SLOW_STEP:
+            return None
+        deadline = time.monotonic() + OVERRUN
+        while time.monotonic() < deadline:
+            with contextlib.suppress(BaseException):  # the alarm, swallowed as foreign code would
+                time.sleep(0.01)
+        right = RaftInstance.step(instance, inp)
+        return StepResult(outputs=[*right.outputs, {"type": "Halt", "exception": "Interrupted"}],
+                          observation=right.observation)
+
+
+class HangsOnce(_CountingTarget):
+    """One step hangs, once (a replay of the same inputs would not): an instance's first step
+    after the first LATER_RUN steps of the whole run, so early in a later Hypothesis run."""
+
+    LATER_RUN = 30
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.hung: int | None = None
+
+    def at(self, n: int, instance: _Counted, inp: Any) -> StepResult | None:
+        instance.own += 1
+        if self.hung is None and n > self.LATER_RUN and instance.own == 1:
+            self.hung = n
+            time.sleep(OVERRUN)
+        return None
+
+
+class DivergesThenHangs(_CountingTarget):
+    """Every instance's third step answers wrong (a deterministic divergence Hypothesis
+    shrinks), and one step, SLOW_STEP steps after the first wrong answer (a replay while
+    shrinking), hangs."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.first_wrong: int | None = None
+
+    def at(self, n: int, instance: _Counted, inp: Any) -> StepResult | None:
+        instance.own += 1
+        if self.first_wrong is not None and n == self.first_wrong + SLOW_STEP:
+            time.sleep(OVERRUN)
+            return None
+        if instance.own == 3:
+            self.first_wrong = self.first_wrong or n
+            right = RaftInstance.step(instance, inp)
+            return StepResult(outputs=[*right.outputs, {"type": "Halt", "exception": "Wrong"}],
+                              observation=right.observation)
+        return None

@@ -125,6 +125,35 @@ def test_lapsed_observer_whose_fetch_is_lost_asks_the_next_bootstrap_server() ->
     assert "conforms after 37 of 37 steps" in done.stdout, (done.stdout[-1500:], done.stderr[-800:])
 
 
+def test_added_voter_fetch_renews_the_check_quorum_period() -> None:
+    """RAFT-RULE-CHECK-QUORUM-PERIOD at the adapter: lone voter 1 leads (Kafka runs no
+    check-quorum timer for one voter), AddVoter(2) appends {1,2}, 2's Fetch arrives (Kafka's
+    LeaderState counts it: its voterStates follow the latest, uncommitted set, as KIP-853's),
+    and the CheckQuorumTimeout ends a renewed period: the leader leads on. The adapter used to
+    begin the period only after the next raft step, that very Fetch, so the renewal was missed
+    and Kafka's timer moved to expiry: kafka:3.9.1 seed 0 (the period declared) and 4.0.2 sent
+    EndQuorumEpoch at step 22, a false alarm that kept 3.9 from declaring the period."""
+    trace = K6_TRACE.with_name("kafka_added_voter_renews_check_quorum.itf.json")
+    for version in ("3.9.1", "4.0.2"):
+        done = subprocess.run(["kspec", "replay", str(trace), "--target", f"kafka:{version}"],
+                              capture_output=True, text=True, timeout=600, check=False)
+        assert "conforms after 22 of 22 steps" in done.stdout, (version, done.stdout[-1500:], done.stderr[-800:])
+
+
+def test_check_quorum_period_outlives_a_single_voter() -> None:
+    """RAFT-RULE-CHECK-QUORUM-PERIOD across a one-voter interval: leader 1 of {1,2}, renewed by
+    2's Fetch, then RemoveVoter(2) (Kafka runs no timer for one voter: voters K3) and
+    AddVoter(3): the CheckQuorumTimeout still ends the renewed period, as the model's (which
+    keeps the period through the interval) and Kafka's timer (reset at 2's Fetch, still
+    running). An adapter that dropped the period with the timer and began another at
+    AddVoter(3) saw no renewal and expired Kafka's timer: kafka:4.4.0 seed 0 sent EndQuorumEpoch
+    at step 24 (session 22, a false alarm of the first fix for the test above)."""
+    trace = K6_TRACE.with_name("kafka_check_quorum_period_over_one_voter.itf.json")
+    done = subprocess.run(["kspec", "replay", str(trace), "--target", "kafka:4.4.0"],
+                          capture_output=True, text=True, timeout=600, check=False)
+    assert "conforms after 24 of 24 steps" in done.stdout, (done.stdout[-1500:], done.stderr[-800:])
+
+
 def test_log_level_is_named_and_refuses_the_replica_level() -> None:
     done = subprocess.run(["kspec", "conform", "voters", "--target", f"kafka:{VERSION}:loggy", "--json"],
                           capture_output=True, text=True, timeout=120, check=False)

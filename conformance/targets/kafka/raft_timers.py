@@ -195,7 +195,12 @@ class Timers:
             return
         deadline = self._check_quorum_deadline()
         if deadline is None:
-            self._check_period = None
+            if self.down or self.quorum is None or not self.quorum.isLeader():
+                self._check_period = None
+            # A leader whose timer Kafka does not run for now (a single voter: voters K3,
+            # timeUntilCheckQuorumExpires) keeps its period: the timer keeps its deadline, and
+            # the model's period (renewed or not) goes on, a CheckQuorumTimeout changing nothing
+            # meanwhile. When the set grows again, a renewal before it still counts.
         elif self._check_period is None or self._check_period[0] != int(self.quorum.epoch()):
             self._begin_check_period()
 

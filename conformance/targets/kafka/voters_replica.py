@@ -665,7 +665,13 @@ class KafkaVoterReplica(kraft.KafkaRaftNode):
                             self._snapshot()
                     finally:
                         self._log_read = None
-                return StepResult(self._effects(before_log) + self.outputs, self.observation())
+                outputs = self._effects(before_log) + self.outputs
+                # RAFT-RULE-CHECK-QUORUM-PERIOD: an AddVoter that makes a lone voter's set two
+                # starts Kafka's check-quorum timer (LeaderState.timeUntilCheckQuorumExpires runs
+                # none for one voter): the leader's period begins here, as after a raft step,
+                # not at the next raft step, which may be the new voter's Fetch that renews it
+                self._note_check_period()
+                return StepResult(outputs, self.observation())
             if kind == "ReplaceDisk":
                 self.outputs, self.inbound, self._callbacks = [], [], []
                 self._replace_disk(int(inp["directory"]))
@@ -759,13 +765,11 @@ class KafkaVotersReplicaTarget(Target):
                              "controller_auto_join": release >= (4, 2),  # KAFKA-19078
                              "disk_replacement": True,  # VOTERS-RULE-DISK-REPLACED (KIP-853, 3.9+)
                              # RAFT-RULE-CHECK-QUORUM-PERIOD: LeaderState's check-quorum timer
-                             # (3.7+, as the raft level), declared from 4.0. Not on 3.9 (session
-                             # 21): its plan then meets a lone voter's leader whose AddVoter'd
-                             # (uncommitted) voter fetched, a fetch Kafka 3.9.1 does not count
-                             # towards check-quorum (the timer is not reset, it resigns at the
-                             # next CheckQuorumTimeout; the model, with or without the period,
-                             # counts it): uncatalogued, not yet explained
-                             **({"check_quorum_period": True} if release >= (4, 0) else {})}
+                             # (3.7+, as the raft level), declared for every voters release
+                             # (3.9 too since session 22: what kept it off, a lone voter's
+                             # leader resigning after its added voter's Fetch, was this
+                             # adapter's: the period began after that Fetch, step())
+                             "check_quorum_period": True}
         # the raft client's 3.9+ heartbeat timer is restarted whenever time passes (raft_timers)
         self.unjudged = kraft.unjudged_for(version)
 
