@@ -17,7 +17,8 @@ each switch (``guide._GRAPHS`` is cached by configuration; some probes' steps ar
   ``Canvass`` is a random-run macro too, off there as well); ``RAFT-DRIVE-TIMER-CHAIN`` by a
   ``_timer_chain_probe`` that takes nothing; a start probe (``RaftDriver.start_probes``,
   ``RAFT-DRIVE-EXPIRED-STEP-DOWN``, ``-RESEND-BACKOFF``, ``-PROSPECTIVE-BEGIN-EPOCH``,
-  ``-ERROR-FETCH-PRE-VOTE``, ``-DIVERGENT-EPOCHS``) by its script taking nothing (no start path).
+  ``-ERROR-FETCH-PRE-VOTE``, ``-DIVERGENT-EPOCHS``, ``-SNAPSHOT-TABLE``) by its script taking
+  nothing (no start path).
 * voters (``VotersDriver.probes``, ``VotersDriver.start_probes``): each ``VOTERS-DRIVE-*`` script
   a guided path ends with or a start path takes, by its function returning nothing
   (``voters_log.probes`` for the log level's free-log script).
@@ -94,7 +95,9 @@ _SWITCHES: dict[str, dict[str, tuple[Any, str, Any]]] = {
              "RAFT-DRIVE-ERROR-FETCH-PRE-VOTE": (RaftDriver, "_error_fetch_pre_vote_probe", _nothing),
              "RAFT-DRIVE-PROSPECTIVE-LEADER-VOTE": (RaftDriver, "_prospective_leader_vote_probe", _nothing),
              # session 21 (raftreach): a start probe one epoch past the bound
-             "RAFT-DRIVE-DIVERGENT-EPOCHS": (RaftDriver, "_divergent_epochs_probe", _nothing)},
+             "RAFT-DRIVE-DIVERGENT-EPOCHS": (RaftDriver, "_divergent_epochs_probe", _nothing),
+             # session 22 (raftfetch): a snapshot start probe (targets that declare snapshots)
+             "RAFT-DRIVE-SNAPSHOT-TABLE": (RaftDriver, "_snapshot_table_probe", _nothing)},
     "voters": {
         "VOTERS-DRIVE-JOIN-PROBE": (VotersDriver, "_join_probe", _nothing),
         "VOTERS-DRIVE-LAPSE-PROBE": (VotersDriver, "_lapse_probe", _nothing),

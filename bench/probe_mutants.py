@@ -41,6 +41,8 @@ PROBE_MUTANTS: list[tuple[str, str]] = [
     ("RAFT-DRIVE-PROSPECTIVE-LEADER-VOTE", "raft-prospective-votes-past-leader"),
     # session 21 (raftreach): after red team raft_scratch13's truncate-min-ignores-epoch
     ("RAFT-DRIVE-DIVERGENT-EPOCHS", "raft-truncate-min-any-epoch"),
+    # session 22 (raftfetch): after red team raft_scratch15's snapshot-answer-counts-position
+    ("RAFT-DRIVE-SNAPSHOT-TABLE", "raft-snapshot-answer-records-snapshot-end"),
 ]
 # written for a probe, caught by it first, not its alone (session 14, docs/performance.md)
 NOT_ALONE: list[tuple[str, str]] = [
