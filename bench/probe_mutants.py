@@ -45,6 +45,8 @@ PROBE_MUTANTS: list[tuple[str, str]] = [
     ("RAFT-DRIVE-END-EPOCH-AHEAD", "raft-end-epoch-move-written-after-answer"),
     # session 22 (raftreboot): after red team raft_scratch16's restarted-leader-waits-to-resign
     ("RAFT-DRIVE-LEADER-REBOOT", "raft-crash-keeps-acknowledgements"),
+    # session 22 (raftfetch): after red team raft_scratch15's snapshot-answer-counts-position
+    ("RAFT-DRIVE-SNAPSHOT-TABLE", "raft-snapshot-answer-records-snapshot-end"),
 ]
 # written for a probe, caught by it first, not its alone (session 14, docs/performance.md)
 NOT_ALONE: list[tuple[str, str]] = [

@@ -325,10 +325,17 @@ def malformed_requests(state: Raft, node: Node) -> list[Request]:
     is above its epoch: RAFT-KIP996-PRE-VOTE-INVALID), a fetch whose last fetched epoch is above
     its epoch, and the voter-only requests from replica id -1 (RAFT-DRIVE-SENTINEL). Kafka
     answers each INVALID_REQUEST and changes nothing. Also a fetch from replica id -1, which is
-    not malformed (a consumer's: RAFT-RULE-FETCH-NO-REPLICA)."""
+    not malformed (a consumer's: RAFT-RULE-FETCH-NO-REPLICA). RAFT-DRIVE-MALFORMED-STALE-FETCH:
+    the malformed fetch at the receiver's epoch minus one too, where the shape is judged before
+    the epoch (INVALID_REQUEST, not FENCED_LEADER_EPOCH: Kafka 3.3-4.4's ``handleFetchRequest``
+    checks it before ``tryCompleteFetchRequest`` calls ``validateLeaderOnlyRequest``)."""
     me = node.id
     voters = sorted(v for v in node.voters if v != me)
     out: list[Request] = []
+    if voters and node.epoch >= 1:
+        src = voters[0]
+        # its last fetched epoch (the receiver's own epoch) is above the fetch's stale one
+        out.append(FetchRequest(src, me, node.epoch - 1, state.node(src).end_offset, node.epoch, True))
     for e in (node.epoch, node.epoch + 1):
         if voters:
             src = voters[0]
@@ -1595,7 +1602,42 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
             probes.append(StartProbe("RAFT-DRIVE-SNAPSHOT-DEPOSED", self._snapshot_deposed_probe))
         if self.config["faults"]:
             probes.append(StartProbe("RAFT-DRIVE-SNAPSHOT-REBOOT", self._snapshot_reboot_probe))
+        probes.append(StartProbe("RAFT-DRIVE-SNAPSHOT-TABLE", self._snapshot_table_probe))
         return tuple(probes)
+
+    def _snapshot_table_probe(self, state: Raft) -> list[tuple[str, Any]]:
+        """RAFT-DRIVE-SNAPSHOT-TABLE (a start probe, KIP-630): the leader's replica table right
+        after a fetch it answered with a snapshot id. The first voter is elected, the followers
+        but the last voter (the lagging one, which has not fetched in the epoch) commit its
+        LeaderChange record, the leader snapshots at its HW and cleans its log; the lagging
+        voter fetches once, below the log start, and is sent the snapshot id; then the leader
+        describes its quorum: the lagging voter is still at -1 (RAFT-RULE-FETCH-SNAPSHOT-ID: a
+        snapshot answer, as a diverging one, records no position; Kafka's
+        ``tryCompleteFetchRequest`` calls ``updateReplicaState`` for a VALID position only).
+        Elsewhere the fetcher loads the snapshot and fetches again before anything reads the
+        table, and the recorded offset (below the log start, so at most the HW) never moves the
+        HW, so a leader that records a snapshot-answered fetch was never told apart (red team
+        ``raft_scratch15:snapshot-answer-counts-position``, escaped at seeds 0 and 1). All or
+        nothing; each step only where the driver offers it."""
+        elected = self._elect_first(state)
+        if elected is None:
+            return []
+        voters = sorted(self.model.voter_ids)
+        leader, lagging, others = voters[0], voters[-1], voters[1:-1]
+        run = _Script(self, *elected)
+        if not run.commit(others):
+            return []
+        hw = run.s.node(leader).high_watermark or 0
+        if not (run.take("snapshot", Fire(leader, TakeSnapshot(hw)))
+                and run.take("snapshot", Fire(leader, CleanLog()))):
+            return []
+        start = run.s.node(leader).log_start
+        if not (start > 0 and run.s.node(lagging).end_offset < start
+                and run.take("round_trip", macros.RoundTrip(lagging))):
+            return []
+        if not run.take("leader_only", Inject(DescribeQuorumRequest(NO_REPLICA, leader, True))):
+            return []
+        return run.script
 
     def _lagging_script(self, state: Raft) -> _Script | None:
         """The common start of the snapshot-lag probes: the first voter is elected and the last

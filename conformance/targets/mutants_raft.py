@@ -1070,3 +1070,44 @@ RAFT_MUTANTS += (  # session 22, raftreboot: red team raft_scratch16's restarted
      "RAFT-DRIVE-LEADER-REBOOT's (a start probe): a leader with other voters reboots, its EndQuorumEpoch "
      "to a voter that had fetched is lost and its resend timer fires"),
 )
+
+
+class StaleFetchFencedFirst(RaftReplica):
+    """A replica fences a Fetch of a stale epoch before it validates the request's shape: the
+    stale-epoch rule taken as a cross-role rule ahead of every handler (etcd's ``Step`` order, a
+    lower term answered before the message is read), so a malformed Fetch of a stale epoch (its
+    last fetched epoch above its epoch) is answered FENCED_LEADER_EPOCH where Kafka 3.3-4.4's
+    ``handleFetchRequest`` answers INVALID_REQUEST before ``validateLeaderOnlyRequest``
+    (RAFT-RULE-INVALID-REQUEST; RAFT-DRIVE-MALFORMED-STALE-FETCH)."""
+
+    def on_FetchRequest(self, req: dict[str, Any]) -> None:
+        if req["epoch"] < self.epoch:
+            self.fetch_error(req, "FENCED_LEADER_EPOCH")
+            return
+        super().on_FetchRequest(req)
+
+
+class SnapshotAnswerRecordsSnapshotEnd(RaftReplica):
+    """A leader that answers a Fetch with its snapshot's id records the fetcher at that
+    snapshot's end, as if the fetcher had already loaded what it is told to fetch (a port that
+    moves the replica's position with the answer, not with the fetch): DescribeQuorum then
+    reports a voter that holds nothing of the snapshot at its end (RAFT-RULE-FETCH-SNAPSHOT-ID:
+    a snapshot answer records no position; RAFT-DRIVE-SNAPSHOT-TABLE)."""
+
+    def on_FetchRequest(self, req: dict[str, Any]) -> None:
+        start = len(self.out)
+        super().on_FetchRequest(req)
+        told = [o for o in self.out[start:] if o["type"] == "FetchResponse" and o.get("snapshot_id") is not None]
+        if told and self.role == "leader" and req["src"] >= 0:
+            self.end_offsets[req["src"]] = told[0]["snapshot_id"][0]
+
+
+RAFT_MUTANTS += (  # session 22, raftfetch: red team raft_scratch15's fetch escapes
+    ("raft-stale-fetch-fenced-first", StaleFetchFencedFirst,
+     "a stale epoch fenced before the request's shape is validated", False,
+     "RAFT-DRIVE-MALFORMED-STALE-FETCH's (an injected request): caught at seed 0 with the default budget "
+     "at run 221, a random one (490 s at load ~10): kept out of the CI run"),
+    ("raft-snapshot-answer-records-snapshot-end", SnapshotAnswerRecordsSnapshotEnd,
+     "a fetcher's position moved by the answer it is sent, not by its fetch", True,
+     "RAFT-DRIVE-SNAPSHOT-TABLE's (a start probe): DescribeQuorum right after a snapshot answer"),
+)

@@ -286,10 +286,9 @@ def test_the_snapshot_start_probe_loads_a_snapshot_at_a_lagging_replica() -> Non
     driver = spec.driver(config)
     ids = [p.id for p in driver.start_probes()]
     snapshot_ids = ["RAFT-DRIVE-SNAPSHOT", "RAFT-DRIVE-SNAPSHOT-LAG", "RAFT-DRIVE-SNAPSHOT-SUPERSEDED",
-                    "RAFT-DRIVE-SNAPSHOT-DEPOSED", "RAFT-DRIVE-SNAPSHOT-REBOOT"]
-    assert ids[-9:] == [*snapshot_ids, "RAFT-DRIVE-END-EPOCH-AHEAD", "RAFT-DRIVE-LEADER-REBOOT",
-                        "RAFT-DRIVE-PREFERRED-ORDER",
-                        "RAFT-DRIVE-DIVERGENT-EPOCHS"]
+                    "RAFT-DRIVE-SNAPSHOT-DEPOSED", "RAFT-DRIVE-SNAPSHOT-REBOOT", "RAFT-DRIVE-SNAPSHOT-TABLE"]
+    assert ids[-10:] == [*snapshot_ids, "RAFT-DRIVE-END-EPOCH-AHEAD", "RAFT-DRIVE-LEADER-REBOOT",
+                         "RAFT-DRIVE-PREFERRED-ORDER", "RAFT-DRIVE-DIVERGENT-EPOCHS"]
     path = guide.start_paths(driver, guide.explore(driver, 12))[ids.index("RAFT-DRIVE-SNAPSHOT")]
     assert guide.offered(driver, path) and path[-1][0] == "catch_up"
     assert [c for c, _ in path].count("snapshot") == 3
@@ -317,6 +316,7 @@ def test_snapshot_lag_superseded_and_refollow_probes_judge_their_mutants() -> No
             (snapshots, "RAFT-DRIVE-SNAPSHOT-DEPOSED", "raft-snapshot-load-keeps-tail", "catch_up"),
             (snapshots, "RAFT-DRIVE-SNAPSHOT-DEPOSED", "raft-snapshot-checked-against-latest", "catch_up"),
             (snapshots, "RAFT-DRIVE-SNAPSHOT-REBOOT", "raft-new-listener-loads-oldest", "round_trip"),
+            (snapshots, "RAFT-DRIVE-SNAPSHOT-TABLE", "raft-snapshot-answer-records-snapshot-end", "leader_only"),
             (pre_vote, "RAFT-DRIVE-REFOLLOW-PRE-VOTE", "raft-fetched-only-with-records", "inject")):
         driver = spec.driver(config)
         ids = [p.id for p in driver.start_probes()]
@@ -324,6 +324,34 @@ def test_snapshot_lag_superseded_and_refollow_probes_judge_their_mutants() -> No
         assert guide.offered(driver, path) and path[-1][0] == last, probe
         assert not _diverges(spec, config, reference_target("raft"), path), probe
         assert _diverges(spec, config, CATALOGUE[mutant].target(), path), mutant
+
+
+def test_snapshot_table_probe_describes_the_quorum_after_a_snapshot_answer() -> None:
+    # RAFT-DRIVE-SNAPSHOT-TABLE (snapshots, three voters or more): the last voter's first fetch is
+    # below the cleaned log's start and answered with the snapshot id, then DescribeQuorum: the
+    # model keeps that voter at -1 (nothing recorded) and the reference conforms; a leader that
+    # records the snapshot's end (the catalogue's mutant) diverges there.
+    spec = PROTOCOLS["raft"]()
+    config = {**RAFT_CONFIGS[0], "snapshots": True}
+    driver = spec.driver(config)
+    ids = [p.id for p in driver.start_probes()]
+    path = guide.start_paths(driver, guide.explore(driver, 12))[ids.index("RAFT-DRIVE-SNAPSHOT-TABLE")]
+    state = driver.init_state()
+    for _, action in path[:-2]:
+        state = driver.resolve(state, action)
+    assert state.node(1).log_start > 0 and state.node(3).end_offset == 0
+    fetched = driver.resolve(state, path[-2][1])
+    told = [o for e in driver.events(state, path[-2][1], fetched) if e.node == 1 for o in e.model_outputs
+            if o["type"] == "FetchResponse"]
+    assert [o["snapshot_id"] for o in told] == [[state.node(1).log_start, 1]], told
+    described = driver.resolve(fetched, path[-1][1])
+    table = [o for e in driver.events(fetched, path[-1][1], described) for o in e.model_outputs
+             if o["type"] == "DescribeQuorumResponse"]
+    assert len(table) == 1 and dict(map(tuple, table[0]["voters"]))[3] == -1, table
+    assert not _diverges(spec, config, reference_target("raft"), path)
+    assert _diverges(spec, config, CATALOGUE["raft-snapshot-answer-records-snapshot-end"].target(), path)
+    # a target without snapshots has no such path
+    assert "RAFT-DRIVE-SNAPSHOT-TABLE" not in [p.id for p in spec.driver(RAFT_CONFIGS[0]).start_probes()]
 
 
 def test_divergent_epochs_start_path_truncates_past_the_epoch_bound() -> None:

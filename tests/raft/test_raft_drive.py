@@ -82,6 +82,44 @@ def test_injected_requests_span_kinds_epochs_and_senders() -> None:
     assert all(m.orphaned for m in injected_requests(state, follower, observers))
 
 
+def test_a_malformed_fetch_of_a_stale_epoch_is_injected_and_invalid() -> None:
+    """RAFT-DRIVE-MALFORMED-STALE-FETCH: the malformed fetch (last fetched epoch above its epoch)
+    at the receiver's epoch minus one too, whatever the role: the model answers INVALID_REQUEST
+    (the shape before the epoch, RAFT-RULE-INVALID-REQUEST) and changes nothing; a replica that
+    fences a stale epoch first (the catalogue's mutant) answers FENCED_LEADER_EPOCH. Its matrix
+    cell is ``FetchRequest< malformed``."""
+    from kspec.conformance.targets.mutants import CATALOGUE
+
+    driver = RaftDriver({"voters": 3, "observers": 1, "pre_vote": False, "kip853": False, "faults": True})
+    state = _elect(driver)
+    # replica 1 leads epoch 1, replica 2 follows it; the observer lags in epoch 0 (no stale epoch)
+    for replica in (1, 2):
+        node = state.node(replica)
+        stale = [m for m in malformed_requests(state, node)
+                 if isinstance(m, FetchRequest) and m.epoch == node.epoch - 1]
+        assert [(m.src, m.last_fetched_epoch) for m in stale] == [(min(v for v in (1, 2, 3) if v != replica), 1)]
+        assert stale[0] in injected_requests(state, node, frozenset({4}))
+        assert input_cell(node, stale[0]) == (node.role_name, "FetchRequest< malformed")
+        after, outputs = step(node, stale[0])
+        assert after == node and [getattr(o, "error", None) for o in outputs] == ["INVALID_REQUEST"]
+    assert not [m for m in malformed_requests(state, state.node(4)) if isinstance(m, FetchRequest) and m.epoch < 0]
+    mutant = CATALOGUE["raft-stale-fetch-fenced-first"].target()
+    reference = RaftTarget()
+    assert isinstance(mutant, RaftTarget)
+    stale = next(m for m in malformed_requests(state, state.node(1)) if isinstance(m, FetchRequest) and m.epoch == 0)
+    for target, wanted in ((reference, "INVALID_REQUEST"), (mutant, "FENCED_LEADER_EPOCH")):
+        assert _answer_at_epoch_one(target, stale) == wanted
+
+
+def _answer_at_epoch_one(target: RaftTarget, fetch: FetchRequest) -> str:
+    """The error a replica of ``target`` in epoch 1 answers ``fetch`` with."""
+    replica = target.replica_class(1, [1, 2, 3], False, False)
+    replica.epoch = 1
+    out = replica.step({"type": "FetchRequest", "src": fetch.src, "dst": 1, "epoch": fetch.epoch,
+                        "fetch_offset": fetch.fetch_offset, "last_fetched_epoch": fetch.last_fetched_epoch})
+    return str(next(o["error"] for o in out if o["type"] == "FetchResponse"))
+
+
 def test_input_cell_names_role_and_epoch_relation() -> None:
     driver = RaftDriver({"voters": 3, "observers": 1, "pre_vote": True, "kip853": True, "faults": True})
     state = driver.init_state()
