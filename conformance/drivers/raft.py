@@ -1169,10 +1169,12 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
             return None
         return script, s
 
-    def _elect(self, state: Raft, c: int) -> tuple[list[tuple[str, Any]], Raft] | None:
+    def _elect(self, state: Raft, c: int, without: int | None = None) -> tuple[list[tuple[str, Any]], Raft] | None:
         """Voter ``c`` stands (:meth:`_stand`) and its vote requests and their answers are
         delivered one at a time until it leads: the steps and the state where it leads with
-        its BeginQuorumEpoch requests on the wire, or None."""
+        its BeginQuorumEpoch requests on the wire, or None. With ``without``, that voter's
+        ballots are never delivered: ``c`` wins without it, and its request to ``without``
+        stays on the wire (so that voter stays in its older epoch)."""
         stood = self._stand(state, c)
         if stood is None:
             return None
@@ -1181,7 +1183,7 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
             if isinstance(s.node(c).role, Leader):
                 return script, s
             ballots = sorted((m for m in s.network.distinct() if isinstance(m, VoteRequest | VoteResponse)
-                              and c in (m.src, m.dst)), key=repr)
+                              and c in (m.src, m.dst) and without not in (m.src, m.dst)), key=repr)
             step = next(((d, a) for m in ballots if (a := self._offered(s, "deliver", d := Deliver(m))) is not None),
                         None)
             if step is None:
@@ -1344,32 +1346,10 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
         return (*probes, *self._snapshot_probes(), *self._kip996_start_probes(), *self._refollow_probes(), *ahead,
                 *reboot, *ordered)
 
-    def _elect_past(self, state: Raft, c: int, f: int) -> tuple[list[tuple[str, Any]], Raft] | None:
-        """Voter ``c`` stands (:meth:`_stand`) and wins without ``f``: its vote requests to the
-        other voters and their answers are delivered one at a time until it leads, its request
-        to ``f`` stays on the wire (so ``f`` stays in its older epoch). The steps and the state
-        where ``c`` leads, or None."""
-        stood = self._stand(state, c)
-        if stood is None:
-            return None
-        script, s = list(stood[0]), stood[1]
-        for _ in range(4 * len(self.model.voter_ids)):
-            if isinstance(s.node(c).role, Leader):
-                return script, s
-            ballots = sorted((m for m in s.network.distinct() if isinstance(m, VoteRequest | VoteResponse)
-                              and c in (m.src, m.dst) and f not in (m.src, m.dst)), key=repr)
-            step = next(((d, a) for m in ballots if (a := self._offered(s, "deliver", d := Deliver(m))) is not None),
-                        None)
-            if step is None:
-                return None
-            script.append(("deliver", step[0]))
-            s = step[1]
-        return (script, s) if isinstance(s.node(c).role, Leader) else None
-
     def _end_epoch_ahead_probe(self, state: Raft) -> list[tuple[str, Any]]:
         """RAFT-DRIVE-END-EPOCH-AHEAD (a start probe, three or more voters, every rule set): an
         EndQuorumEpoch of an epoch ahead of its receiver's. A voter C is elected without a voter
-        F (:meth:`_elect_past`: its vote request to F stays on the wire, F is still in the older
+        F (:meth:`_elect` without F: its vote request to F stays on the wire, F is still in the older
         epoch); with faults C's check-quorum timer makes it resign (no voter fetched) and its
         EndQuorumEpoch reaches F; without faults, or where the resignation's notices would pass
         the in-flight bound (four or five voters), C's notice of its epoch is delivered to F as
@@ -1386,7 +1366,7 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
         voters = sorted(self.model.voter_ids)
         for c in voters:
             for f in (v for v in voters if v != c):
-                elected = self._elect_past(state, c, f)
+                elected = self._elect(state, c, without=f)
                 if elected is None:
                     continue
                 script, s = elected
@@ -1414,12 +1394,12 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
 
     def _deposed_notice(self, state: Raft, c: int) -> list[tuple[str, Any]]:
         """RAFT-DRIVE-END-EPOCH-AHEAD's second part: another voter C2 is elected without C
-        (:meth:`_elect_past`), and C2's notice of its epoch, injected, reaches C, still the
+        (:meth:`_elect` without F), and C2's notice of its epoch, injected, reaches C, still the
         leader (without faults) or the resigned leader (with faults) of the older epoch: the
         role's move to C2's epoch is written before its answer. Nothing where C2 cannot win
         without C (an in-flight bound, a log behind)."""
         for c2 in sorted(self.model.voter_ids - {c}):
-            elected = self._elect_past(state, c2, c)
+            elected = self._elect(state, c2, without=c)
             if elected is None or elected[1].node(c).epoch >= elected[1].node(c2).epoch:
                 continue
             script, s = elected
