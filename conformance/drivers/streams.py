@@ -21,7 +21,11 @@ with none; a second sub-topology (``sessions`` over ``clicks``, its tasks placed
 ``servers``: two instances on one host, a mixed-case name, an IPv6 literal), the model's
 ``hostN:8080`` renamed at the wire; assignments in which a partition has standbys and no
 active owner, then none has an active owner (KIP-1071's reconciliation, guided paths' probes:
-STREAMS-DRIVE-ACTIVE-WITHHELD).
+STREAMS-DRIVE-ACTIVE-WITHHELD), and one in which a whole sub-topology (``sessions``) has none while
+the instance stays initialized (STREAMS-DRIVE-SUBTOPOLOGY-IN-FLIGHT). No assignment drops a source
+topic while keeping the others: no protocol Kafka ships hands one out (STREAMS-DRIVE-TOPIC-DELETED,
+withdrawn in session 23, spec/streams.md). ``input_cells`` files each input in the coverage matrix
+(STREAMS-DRIVE-COVERAGE).
 
 The assignment names every member the plan was made for, a member with no task with empty
 sets (STREAMS-RULE-EVERY-MEMBER); the configurations (3, 3, 1) and (2, 4, 0) have plans that
