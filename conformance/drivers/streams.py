@@ -449,7 +449,7 @@ class StreamsDriver(Driver[StreamsSystem]):
         whenever the instance was initialized, so an ``allMetadataForStore`` that answers nothing for
         a store without one (mutant ``streams-store-metadata-needs-count``) conformed. No key of
         ``sessions`` is asked meanwhile (``_withheld_candidates``)."""
-        if not self._in_flight_enabled(state):
+        if not self._in_flight_enabled(state) or state.published is None:
             return []
         back = max(state.members)
         looks = [("metadata", AllMetadataForStore(SESSIONS)), ("metadata", AllMetadata()),
