@@ -22,6 +22,10 @@ each switch (``guide._GRAPHS`` is cached by configuration; some probes' steps ar
 * voters (``VotersDriver.probes``, ``VotersDriver.start_probes``): each ``VOTERS-DRIVE-*`` script
   a guided path ends with or a start path takes, by its function returning nothing
   (``voters_log.probes`` for the log level's free-log script).
+* streams (``StreamsDriver``): STREAMS-DRIVE-SUBTOPOLOGY-IN-FLIGHT by ``_in_flight_enabled``
+  returning False (neither offered nor probed); STREAMS-DRIVE-ACTIVE-WITHHELD by a
+  ``_resolve_withheld`` that enables no withholding (every withheld assignment off, the in-flight
+  one with them).
 * share: each composite step (``CutReload``, ``DeleteThenRead``, ``ReinitPruneReload``,
   ``ReloadWithoutTopic``, ``StaleReadWithoutTopic``, ``ReinitAtCountedStart``,
   ``FencesAcrossDelete``, ``InnerBatchSplit``, ``ReinitBelowStored``, ``StateEpochAcrossDelete``;
@@ -51,6 +55,7 @@ from kspec.conformance.drivers import share as share_driver
 from kspec.conformance.drivers.raft import RaftDriver
 from kspec.conformance.drivers.runner import run_conformance
 from kspec.conformance.drivers.share import ShareDriver
+from kspec.conformance.drivers.streams import StreamsDriver
 from kspec.conformance.drivers.voters import VotersDriver
 from kspec.conformance.targets.mutants import CATALOGUE
 from kspec.model.share.system import DOOMED, OTHER_PARTITION, Initialize, Read, ShareSystem, Write
@@ -149,6 +154,12 @@ _SWITCHES: dict[str, dict[str, tuple[Any, str, Any]]] = {
             and a.state_epoch == 0)),
         "ReinitBelowStored": (ShareDriver, "_reinit_below_parts", _none),
         "StateEpochAcrossDelete": (ShareDriver, "_state_delete_parts", _none),
+    },
+    # streams (session 23): the guided paths' end probes (StreamsDriver.probes); the in-flight
+    # sub-topology is offered in category ``topology`` too, so its switch disables the step itself
+    "streams": {
+        "STREAMS-DRIVE-SUBTOPOLOGY-IN-FLIGHT": (StreamsDriver, "_in_flight_enabled", lambda self, state: False),
+        "STREAMS-DRIVE-ACTIVE-WITHHELD": (StreamsDriver, "_resolve_withheld", _none),
     },
 }
 SHARE_PROBE_REQUESTS = "probe requests"

@@ -21,7 +21,11 @@ with none; a second sub-topology (``sessions`` over ``clicks``, its tasks placed
 ``servers``: two instances on one host, a mixed-case name, an IPv6 literal), the model's
 ``hostN:8080`` renamed at the wire; assignments in which a partition has standbys and no
 active owner, then none has an active owner (KIP-1071's reconciliation, guided paths' probes:
-STREAMS-DRIVE-ACTIVE-WITHHELD).
+STREAMS-DRIVE-ACTIVE-WITHHELD), and one in which a whole sub-topology (``sessions``) has none while
+the instance stays initialized (STREAMS-DRIVE-SUBTOPOLOGY-IN-FLIGHT). No assignment drops a source
+topic while keeping the others: no protocol Kafka ships hands one out (STREAMS-DRIVE-TOPIC-DELETED,
+withdrawn in session 23, spec/streams.md). ``input_cells`` files each input in the coverage matrix
+(STREAMS-DRIVE-COVERAGE).
 
 The assignment names every member the plan was made for, a member with no task with empty
 sets (STREAMS-RULE-EVERY-MEMBER); the configurations (3, 3, 1) and (2, 4, 0) have plans that
@@ -204,25 +208,20 @@ def widen(assignment: Assignment, partitions: int, servers: dict[HostInfo, HostI
                       partitions_from_active(active) if assignment.active else ())
 
 
-def without_topic(assignment: Assignment, topic: str) -> Assignment:
-    """``assignment`` after ``topic`` is deleted (STREAMS-DRIVE-TOPIC-DELETED): no host holds a
-    partition of it, and the partition counts, again those of the active map, have none."""
-
-    def drop(host_map: HostMap) -> HostMap:
-        return tuple((h, frozenset(tp for tp in tps if tp.topic != topic)) for h, tps in host_map)
-
-    active = drop(assignment.active)
-    return Assignment(assignment.topology, active, drop(assignment.standby), partitions_from_active(active))
-
-
-def without_active(assignment: Assignment, every: bool) -> Assignment:
+def without_active(assignment: Assignment, every: bool, sessions: bool = False) -> Assignment:
     """``assignment`` with actives withheld (STREAMS-DRIVE-ACTIVE-WITHHELD): task 0 of ``input``'s
     sub-topology (``input`` 0 and ``side`` 0) owned actively by no host, or, with ``every``, no
-    task at all; the standbys stay, and the partition counts are again those of the active map
-    (STREAMS-RULE-PARTITION-INFO), so they lose the withheld partitions."""
+    task at all, or, with ``sessions``, no task of the ``sessions`` sub-topology (every ``clicks``
+    partition: STREAMS-DRIVE-SUBTOPOLOGY-IN-FLIGHT); the standbys stay, and the partition counts are
+    again those of the active map (STREAMS-RULE-PARTITION-INFO), so they lose the withheld
+    partitions (with ``sessions``, ``clicks``' count altogether)."""
 
     def held(tp: TopicPartition) -> bool:
-        return not every and not (tp.topic in (SOURCE_TOPIC, SIDE_TOPIC) and tp.partition == 0)
+        if every:
+            return False
+        if sessions:
+            return tp.topic != CLICKS_TOPIC
+        return not (tp.topic in (SOURCE_TOPIC, SIDE_TOPIC) and tp.partition == 0)
 
     active = tuple((h, frozenset(tp for tp in tps if held(tp))) for h, tps in assignment.active)
     return Assignment(assignment.topology, active, assignment.standby, partitions_from_active(active))
@@ -248,31 +247,15 @@ QueryAction = MetadataForKey | AllMetadata | AllMetadataForStore
 
 
 @dataclass(frozen=True, slots=True)
-class TopicDeleted:
-    """STREAMS-DRIVE-TOPIC-DELETED: a source topic deleted from the cluster; the rebalance it
-    causes hands the instance the published assignment without any partition of it (its count
-    absent from the cluster metadata ``onChange`` gets: STREAMS-RULE-PARTITION-INFO)."""
-
-    topic: str
-
-
-@dataclass(frozen=True, slots=True)
-class DeletedState(State):
-    """The driver's state while ``deleted`` is gone: the model's state, the instance's metadata
-    the published assignment without that topic's partitions, until the next ``Finish`` (the
-    topic re-created, every partition assigned again)."""
-
-    deleted: str = ""
-
-
-@dataclass(frozen=True, slots=True)
 class ActiveWithheld:
     """STREAMS-DRIVE-ACTIVE-WITHHELD: an ``onChange`` whose active map leaves out the active of
-    ``input``'s task 0 (``every``: of every task) while the standbys stay, as KIP-1071's streams
-    group protocol hands it out while a moved task is revoked from its old owner and not yet
-    owned by its new one (the endpoints' partitions are the members' current assignments)."""
+    ``input``'s task 0 (``every``: of every task; ``sessions``: of every task of the ``sessions``
+    sub-topology, STREAMS-DRIVE-SUBTOPOLOGY-IN-FLIGHT) while the standbys stay, as KIP-1071's
+    streams group protocol hands it out while a moved task is revoked from its old owner and not
+    yet owned by its new one (the endpoints' partitions are the members' current assignments)."""
 
     every: bool
+    sessions: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -282,6 +265,7 @@ class WithheldState(State):
     ``Finish`` (the tasks owned again)."""
 
     every: bool = False
+    sessions: bool = False
 
 
 # The valid plans over a member set, per (partitions, standbys): computed once per process.
@@ -333,24 +317,31 @@ class StreamsDriver(Driver[StreamsSystem]):
         out.append(("metadata", AllMetadata()))
         out += [("metadata", AllMetadataForStore(s))
                 for s in (STORE, JOINED, ENRICHED, SESSIONS, GLOBAL_STORE, *UNKNOWN_STORES)]
-        return out + self._topic_deleted_candidates(state, out)
+        return out + self._withheld_candidates(state, out)
 
-    def _topic_deleted_candidates(self, state: State, out: list[tuple[str, Any]]) -> list[tuple[str, Any]]:
-        """STREAMS-DRIVE-TOPIC-DELETED: the deletion is offered in category ``topology``, which has no
-        random rule (not in ``categories``): guided paths alone take it (``_topic_deleted_probe``).
-        While ``input`` is gone no key of ``counts`` (over it alone) is asked."""
-        if isinstance(state, DeletedState):
-            out[:] = [(c, a) for c, a in out if not (isinstance(a, MetadataForKey) and a.store == STORE)]
-            return []
+    def _withheld_candidates(self, state: State, out: list[tuple[str, Any]]) -> list[tuple[str, Any]]:
+        """STREAMS-DRIVE-ACTIVE-WITHHELD: offered in category ``topology``, which has no random rule
+        (not in ``categories``): guided paths alone take it. While the ``sessions`` sub-topology is
+        in flight (STREAMS-DRIVE-SUBTOPOLOGY-IN-FLIGHT, a probe's step alone) no key of ``sessions``
+        is asked: ``clicks`` has no partition count, and Kafka's partitioner divides by zero
+        (ArithmeticException) where the model answers NOT_AVAILABLE; neither KIP says what a key of
+        a store without partitions answers."""
+        if isinstance(state, WithheldState) and state.sessions:
+            out[:] = [(c, a) for c, a in out if not (isinstance(a, MetadataForKey) and a.store == SESSIONS)]
         if state.published is None:
             return []
-        # STREAMS-DRIVE-ACTIVE-WITHHELD: offered in category ``topology`` too (guided paths alone).
         withheld = [("topology", ActiveWithheld(True))]
         if self.model.partitions >= 2:  # with one partition no count of ``input`` would be left
             withheld.insert(0, ("topology", ActiveWithheld(False)))
-        if isinstance(state, WithheldState):
-            return withheld
-        return [("topology", TopicDeleted(SOURCE_TOPIC)), *withheld]
+        if self._in_flight_enabled(state):  # STREAMS-DRIVE-SUBTOPOLOGY-IN-FLIGHT
+            withheld.append(("topology", ActiveWithheld(False, sessions=True)))
+        return withheld
+
+    def _in_flight_enabled(self, state: State) -> bool:
+        """Whether STREAMS-DRIVE-SUBTOPOLOGY-IN-FLIGHT's assignment (the ``sessions`` sub-topology
+        without an active owner) is offered and probed: once an assignment is published, with two
+        members or more (one to revoke from, one to hand to). bench/_probes.py switches it off here."""
+        return state.published is not None and len(state.members) >= 2
 
     def probes(self, state: State, k: int) -> list[tuple[str, Any]]:
         """STREAMS-DRIVE-MOVED-TASKS: a guided path ends with a rebalance over the same members
@@ -404,7 +395,7 @@ class StreamsDriver(Driver[StreamsSystem]):
         out += key_queries
         out += [("query", MetadataForKey(JOINED, KEYS[0])), ("query", MetadataForKey(SESSIONS, KEYS[0])),
                 ("metadata", AllMetadata()), ("query", MetadataForKey(GLOBAL_STORE, KEYS[0]))]
-        return out + self._topic_deleted_probe(state, k) + self._active_withheld_probe(state)
+        return out + self._in_flight_probe(state) + self._active_withheld_probe(state)
 
     def _first_host_idle(self, plan: Any) -> bool:
         """Whether ``plan`` leaves the first host in host order (the wire's, after the
@@ -415,66 +406,59 @@ class StreamsDriver(Driver[StreamsSystem]):
     def resolve(self, state: State, action: Any) -> State | None:
         if isinstance(action, MetadataForKey | AllMetadata | AllMetadataForStore):
             return state
-        if isinstance(action, TopicDeleted) or isinstance(state, DeletedState):
-            return self._resolve_deleted(state, action)
         if isinstance(action, ActiveWithheld) or isinstance(state, WithheldState):
             return self._resolve_withheld(state, action)
         return self.model.next_state(state, action)
 
     def _resolve_withheld(self, state: State, action: Any) -> State | None:
         """STREAMS-DRIVE-ACTIVE-WITHHELD: withholding needs a published assignment (and, for task 0
-        alone, two partitions) and lasts until the next ``Finish``."""
+        alone, two partitions) and lasts until the next ``Finish``; the ``sessions`` sub-topology's
+        withholding (STREAMS-DRIVE-SUBTOPOLOGY-IN-FLIGHT) leaves ``input``'s tasks owned, so any
+        partition count will do."""
         if isinstance(action, ActiveWithheld):
-            if state.published is None or (not action.every and self.model.partitions < 2):
+            alone = not action.every and not action.sessions
+            if state.published is None or (alone and self.model.partitions < 2) or (
+                    action.sessions and not self._in_flight_enabled(state)):
                 return None
             return WithheldState(state.members, state.phase, state.published, state.pending, state.answer,
-                                 action.every)
+                                 action.every, action.sessions)
         if not isinstance(state, WithheldState):
             return None
         after = self.model.next_state(state, action)
         if after is None or isinstance(action, Finish):
             return after
-        return WithheldState(after.members, after.phase, after.published, after.pending, after.answer, state.every)
-
-    def _resolve_deleted(self, state: State, action: Any) -> State | None:
-        """STREAMS-DRIVE-TOPIC-DELETED: a deletion needs a published assignment and lasts until the
-        next ``Finish`` (the model's steps otherwise, the deletion carried along)."""
-        if isinstance(action, TopicDeleted):
-            if state.published is None or isinstance(state, DeletedState):
-                return None
-            return DeletedState(state.members, state.phase, state.published, state.pending, state.answer,
-                                action.topic)
-        after = self.model.next_state(state, action)
-        if after is None or isinstance(action, Finish) or not isinstance(state, DeletedState):
-            return after
-        return DeletedState(after.members, after.phase, after.published, after.pending, after.answer, state.deleted)
+        return WithheldState(after.members, after.phase, after.published, after.pending, after.answer, state.every,
+                             state.sessions)
 
     def _metadata(self, state: State) -> Assignment:
         wide = widen(to_assignment(state.published), self.model.partitions, self._servers)
         if isinstance(state, WithheldState):
-            return without_active(wide, state.every)
-        return without_topic(wide, state.deleted) if isinstance(state, DeletedState) else wide
+            return without_active(wide, state.every, state.sessions)
+        return wide
 
-    def _topic_deleted_probe(self, state: State, k: int) -> list[tuple[str, Any]]:
-        """STREAMS-DRIVE-TOPIC-DELETED (session 21): ``input`` deleted (an assignment with no
-        partition of it), then keys of ``joined`` and ``enriched`` (over ``side`` and ``input``:
-        now hashed modulo ``side``'s count, the only one the cluster metadata still has) and the
-        stores' hosts asked, then ``input`` re-created (a rebalance over the same members hands
-        out ``state``'s plan again) and the keys asked again. A metadata state that merges each
-        assignment's partition counts into the ones it knew hashes modulo the deleted topic's
-        (red team, session 20: ``partition-counts-merged``). ``counts`` (over ``input`` alone) is
-        not asked while its topic is gone: no partition count, Kafka's partitioner divides by
-        zero (ArithmeticException) where the model answers NOT_AVAILABLE."""
-        if state.published is None or len(state.members) < 2 or self.model.partitions < 2:
+    def _in_flight_probe(self, state: State) -> list[tuple[str, Any]]:
+        """STREAMS-DRIVE-SUBTOPOLOGY-IN-FLIGHT (session 23): an assignment in which no task of the
+        ``sessions`` sub-topology has an active owner while ``input``'s tasks keep theirs (KIP-1071's
+        reconciliation with every ``sessions`` task moving at once: revoked from the old owners, not
+        yet owned by the new ones; the standbys stay), so ``clicks`` has no partition count while the
+        instance is initialized. Then ``allMetadataForStore('sessions')`` (Kafka lists the hosts
+        holding it as a standby: the answer never looks at a partition count), ``allMetadata``, a
+        key of ``counts`` and of ``joined`` (routed as before) and the global store's key; then the
+        tasks owned again (a rebalance over the same members hands out ``state``'s plan) and
+        ``allMetadataForStore('sessions')`` again. Before it a store's source topics had a count
+        whenever the instance was initialized, so an ``allMetadataForStore`` that answers nothing for
+        a store without one (mutant ``streams-store-metadata-needs-count``) conformed. No key of
+        ``sessions`` is asked meanwhile (``_withheld_candidates``)."""
+        if not self._in_flight_enabled(state) or state.published is None:
             return []
         back = max(state.members)
-        keys = [("query", MetadataForKey(store, key)) for store in (JOINED, ENRICHED) for key in WIDE_KEYS[:3]]
-        looks = [("metadata", AllMetadata()), ("metadata", AllMetadataForStore(JOINED)),
-                 ("query", MetadataForKey(SESSIONS, KEYS[0]))]
-        return [("topology", TopicDeleted(SOURCE_TOPIC)), *keys, *looks,
-                ("membership", Leave(back)), ("membership", Join(back)), *keys,
-                ("assign", Assign(state.published)), ("finish", Finish()), *keys,
-                ("query", MetadataForKey(STORE, KEYS[0]))]
+        looks = [("metadata", AllMetadataForStore(SESSIONS)), ("metadata", AllMetadata()),
+                 ("query", MetadataForKey(STORE, KEYS[0])), ("query", MetadataForKey(JOINED, KEYS[1])),
+                 ("query", MetadataForKey(GLOBAL_STORE, KEYS[0]))]
+        return [("topology", ActiveWithheld(False, sessions=True)), *looks,
+                ("membership", Leave(back)), ("membership", Join(back)),
+                ("assign", Assign(state.published)), ("finish", Finish()),
+                ("metadata", AllMetadataForStore(SESSIONS))]
 
     def _active_withheld_probe(self, state: State) -> list[tuple[str, Any]]:
         """STREAMS-DRIVE-ACTIVE-WITHHELD (session 22): an assignment in which ``input``'s task 0 has
@@ -506,7 +490,7 @@ class StreamsDriver(Driver[StreamsSystem]):
             return [Event(0, {"type": "RebalanceStarted"}, [], {"result": None})]
         if isinstance(action, Assign):
             return []  # the leader's plan; the instance learns it when the rebalance finishes
-        if isinstance(action, Finish | TopicDeleted | ActiveWithheld):
+        if isinstance(action, Finish | ActiveWithheld):
             inp = {"type": "RebalanceFinished", "assignment": assignment_json(self._metadata(after))}
             return [Event(0, inp, [], {"result": None})]
         meta = self._metadata(after)
@@ -528,12 +512,71 @@ class StreamsDriver(Driver[StreamsSystem]):
             return "allMetadata()"
         if isinstance(action, AllMetadataForStore):
             return f"allMetadataForStore({action.store!r})"
-        if isinstance(action, TopicDeleted):
-            return f"topic {action.topic!r} deleted (the next assignment has none of its partitions)"
         if isinstance(action, ActiveWithheld):
-            held = "every task" if action.every else "input's task 0"
+            held = "every task" if action.every else "every sessions task" if action.sessions else "input's task 0"
             return f"active of {held} withheld (KIP-1071 reconciliation: standbys kept, counts from the active map)"
         return self.model.describe_action(action)
+
+    def input_cells(self, before: State, action: Any) -> list[tuple[str, str]]:
+        """STREAMS-DRIVE-COVERAGE (session 23): the coverage matrix's cells of ``action`` (``kspec
+        conform streams --json``: ``coverage.matrix``), as (the instance's metadata before the
+        input, the input's kind). The metadata: ``uninitialized`` (no assignment yet),
+        ``assigned``, ``rebalancing`` (a rebalance started, the last assignment still answering),
+        or a withheld assignment (``task 0 withheld``, ``sessions in flight``, ``every active
+        withheld``: STREAMS-DRIVE-ACTIVE-WITHHELD, -SUBTOPOLOGY-IN-FLIGHT). The kind: a query by the
+        store it names (``counts``, ``joined``, ``enriched``, ``sessions``, ``global``, ``unknown``),
+        a key query also by the key's shape where it is a rare one (``empty key``, ``non-ASCII
+        key``, ``NUL key``, ``numeric key``, ``300-byte key``, ``blank-edged key``) and by its
+        answer where no host holds the key's partition actively (``no active``); an assignment
+        (``RebalanceFinished``) once, and again per shape it has (``idle member``, ``standby-only
+        member``, ``standbys without active``, ``no counts``, ``same members``: over the members
+        of the last one)."""
+        if isinstance(action, Assign):
+            return []  # the leader's plan: no input reaches the instance
+        if before.published is None:
+            where = "uninitialized"
+        elif isinstance(before, WithheldState):
+            where = ("every active withheld" if before.every else "sessions in flight" if before.sessions
+                     else "task 0 withheld")
+        else:
+            where = "rebalancing" if before.phase == REBALANCING else "assigned"
+        if isinstance(action, Join | Leave):
+            return [(where, "RebalanceStarted")]
+        after = self.resolve(before, action)
+        if isinstance(action, Finish | ActiveWithheld):
+            if after is None:
+                return []
+            meta = self._metadata(after)
+            cells = [(where, "RebalanceFinished")]
+            active, standby = dict(meta.active), dict(meta.standby)
+            held = {tp for tps in active.values() for tp in tps}
+            shapes = {"idle member": any(not active.get(h) and not standby.get(h) for h in active),
+                      "standby-only member": any(not active.get(h) and standby.get(h) for h in active),
+                      "standbys without active": any(tp not in held for tps in standby.values() for tp in tps),
+                      "no counts": not meta.initialized(),
+                      "same members": before.published is not None
+                      and {h for h, _ in meta.active} == {h for h, _ in self._metadata(before).active}}
+            return cells + [(where, f"RebalanceFinished {shape}") for shape, hit in shapes.items() if hit]
+        classes = {STORE: "counts", JOINED: "joined", ENRICHED: "enriched", SESSIONS: "sessions",
+                   GLOBAL_STORE: "global"}
+        if isinstance(action, AllMetadata):
+            return [(where, "AllMetadata")]
+        if isinstance(action, AllMetadataForStore):
+            return [(where, f"AllMetadataForStore {classes.get(action.store, 'unknown')}")]
+        if not isinstance(action, MetadataForKey):
+            return []
+        kind = f"MetadataForKey {classes.get(action.store, 'unknown')}"
+        cells = [(where, kind)]
+        key = action.key
+        shape = ("empty key" if key == "" else "NUL key" if "\x00" in key else "300-byte key" if len(key) >= 300
+                 else "non-ASCII key" if not key.isascii() else "blank-edged key" if key != key.strip()
+                 else "numeric key" if key.lstrip("-").isdigit() else None)
+        if shape is not None:
+            cells.append((where, f"{kind} {shape}"))
+        answer = route(self._metadata(before), action.store, key.encode("utf-8")) if before.published else None
+        if answer is not None and answer.partition >= 0 and answer.active_host.port == -1:
+            cells.append((where, f"{kind} no active"))
+        return cells
 
     def model_violation(self, before: State, action: Any, after: State) -> str | None:
         if before is after:

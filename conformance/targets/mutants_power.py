@@ -425,6 +425,23 @@ class StandbysNeedActiveRouter(ReferenceRouter):
     __call__ = route
 
 
+class StoreMetadataNeedsCountRouter(ReferenceRouter):
+    """STREAMS-RULE-STORE-METADATA (the hosts holding the store as active or standby, once the
+    instance is initialized: no partition count is looked at): ``allMetadataForStore`` answers
+    nothing for a store none of whose source topics has a partition count ("the store is not
+    initialized yet"), where Kafka lists the hosts holding it as a standby. Rare vocabulary: an
+    initialized instance whose assignment leaves one sub-topology without an active owner, as
+    KIP-1071's reconciliation hands out while every task of it moves
+    (STREAMS-DRIVE-SUBTOPOLOGY-IN-FLIGHT, session 23)."""
+
+    def all_metadata_for_store(self, assignment: Any, store: str) -> Any:
+        counts = dict(assignment.partitions)
+        sources = next((topics for name, topics in assignment.topology.stores if name == store), ())
+        if sources and _counted(assignment) and max(counts.get(t, 0) for t in sources) <= 0:
+            return []
+        return super().all_metadata_for_store(assignment, store)
+
+
 # ------------------------------------------------------------------------------ voters
 
 
@@ -669,6 +686,8 @@ ENTRIES: tuple[tuple[str, str, type, str], ...] = (
      "rare vocabulary: an assignment with no active owner after one with them"),
     ("streams-standbys-need-active", "streams", StandbysNeedActiveRouter,
      "rare vocabulary: a partition with a standby and no active owner"),
+    ("streams-store-metadata-needs-count", "streams", StoreMetadataNeedsCountRouter,
+     "rare vocabulary: a sub-topology with no active owner while the instance is initialized"),
     ("voters-sends-before-persist", "voters", SendsBeforePersistReplica, "wrong output order"),
     ("voters-remove-ignores-directory", "voters", RemoveIgnoresDirectoryReplica,
      "off-protocol input: a voter named with the wrong directory"),

@@ -385,7 +385,11 @@ class PartitionCountsMergedRouter(ReferenceRouter):
     count is an incomplete metadata refresh"), so after a source topic is deleted (no partition
     of it in the next assignment) a store over it and a narrower topic still hashes modulo the
     deleted topic's count (STREAMS-RULE-PARTITION-INFO; red team, session 20:
-    ``partition-counts-merged``). Caught by STREAMS-DRIVE-TOPIC-DELETED alone."""
+    ``partition-counts-merged``). No protocol Kafka ships hands ``onChange`` an assignment without
+    a deleted source topic while keeping the other topics (session 23, spec/streams.md
+    STREAMS-DRIVE-TOPIC-DELETED, withdrawn), but KIP-1071's reconciliation hands out one with no
+    active owner at all, so no count (STREAMS-DRIVE-ACTIVE-WITHHELD): merged, the old counts stay
+    and a key is routed where Kafka answers NOT_AVAILABLE. Caught by that probe alone."""
 
     def __init__(self) -> None:
         self.known: dict[str, int] = {}

@@ -14,6 +14,7 @@ import pytest
 from kspec.conformance.drivers import share as share_driver
 from kspec.conformance.drivers.raft import RaftDriver
 from kspec.conformance.drivers.share import ShareDriver
+from kspec.conformance.drivers.streams import StreamsDriver
 from kspec.conformance.drivers.voters import VotersDriver
 from kspec.conformance.targets.mutants import CATALOGUE
 
@@ -33,13 +34,14 @@ def _load(name: str) -> ModuleType:
 
 
 PROBES = _load("_probes")
-SWITCHED = [(protocol, probe) for protocol in ("raft", "voters", "share") for probe in PROBES.probes(protocol)]
+SWITCHED = [(protocol, probe) for protocol in ("raft", "voters", "share", "streams")
+            for probe in PROBES.probes(protocol)]
 
 
 @pytest.mark.parametrize(("protocol", "probe"), SWITCHED)
 def test_probe_off_restores_the_driver(protocol: str, probe: str) -> None:
     # ShareSystem: the share probe requests are switched in the model's mix (probe_actions)
-    owners = (RaftDriver, VotersDriver, ShareDriver, PROBES.voters_log, PROBES.ShareSystem)
+    owners = (RaftDriver, VotersDriver, ShareDriver, StreamsDriver, PROBES.voters_log, PROBES.ShareSystem)
     before = [dict(vars(o)) for o in owners], dict(share_driver.BOUNDS)
     with PROBES.probe_off(protocol, probe):
         during = [dict(vars(o)) for o in owners], dict(share_driver.BOUNDS)
@@ -59,7 +61,8 @@ def test_voters_probe_off_takes_nothing() -> None:
     assert d._join_probe(s)
 
 
-@pytest.mark.parametrize("bench", ["probe_mutants", "voters_probe_mutants", "share_probe_mutants"])
+@pytest.mark.parametrize("bench", ["probe_mutants", "voters_probe_mutants", "share_probe_mutants",
+                                   "streams_probe_mutants"])
 def test_benches_name_catalogued_mutants_and_known_probes(bench: str) -> None:
     module = _load(bench)
     protocol = {"probe_mutants": "raft"}.get(bench, bench.split("_")[0])

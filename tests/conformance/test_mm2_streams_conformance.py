@@ -288,8 +288,8 @@ def test_streams_probes_move_standbys_alone_then_ask_again() -> None:
     driver, plan, state = _three_by_three_settled()
     assert state is not None
     probes = [a for _, a in driver.probes(state, 0)]
-    # STREAMS-DRIVE-TOPIC-DELETED and STREAMS-DRIVE-ACTIVE-WITHHELD follow
-    probes = probes[:len(probes) - len(driver._topic_deleted_probe(state, 0))
+    # STREAMS-DRIVE-SUBTOPOLOGY-IN-FLIGHT and STREAMS-DRIVE-ACTIVE-WITHHELD follow
+    probes = probes[:len(probes) - len(driver._in_flight_probe(state))
                     - len(driver._active_withheld_probe(state))]
     assigned = [a.plan for a in probes if isinstance(a, Assign)]
     assert len(assigned) == 2
@@ -322,8 +322,8 @@ def test_streams_probes_leave_the_first_host_idle_then_ask_a_global_key() -> Non
     probes = [a for _, a in driver.probes(state, 1)]
     plan = next(a.plan for a in probes if isinstance(a, Assign))
     assert driver._first_host_idle(plan)
-    # STREAMS-DRIVE-TOPIC-DELETED and STREAMS-DRIVE-ACTIVE-WITHHELD follow
-    last = probes[-1 - len(driver._topic_deleted_probe(state, 1)) - len(driver._active_withheld_probe(state))]
+    # STREAMS-DRIVE-SUBTOPOLOGY-IN-FLIGHT and STREAMS-DRIVE-ACTIVE-WITHHELD follow
+    last = probes[-1 - len(driver._in_flight_probe(state)) - len(driver._active_withheld_probe(state))]
     assert isinstance(last, MetadataForKey) and last.store == GLOBAL_STORE
     # after it, the reference names the idle first host, the mutant another
     meta = widen(to_assignment(plan), driver.model.partitions)
@@ -334,40 +334,70 @@ def test_streams_probes_leave_the_first_host_idle_then_ask_a_global_key() -> Non
     assert any(isinstance(a, Assign) for _, a in driver.probes(state, 0))
 
 
-def test_streams_probes_delete_input_then_recreate_it() -> None:
-    """STREAMS-DRIVE-TOPIC-DELETED: the probes end with ``input`` deleted (an assignment without any
-    of its partitions, so no count for it), keys of ``joined`` asked (hashed modulo ``side``'s count
-    now), then ``input`` re-created; no key of ``counts`` (over ``input`` alone) is offered while it
-    is gone. The mutant streams-partition-counts-merged (counts merged over assignments) answers
-    another partition there (red team, session 20: ``partition-counts-merged``)."""
-    from kspec.conformance.drivers.streams import JOINED, DeletedState, TopicDeleted
-    from kspec.conformance.targets.streams_routers import PartitionCountsMergedRouter, ReferenceRouter
-    from kspec.model.streams.metadata import route
-    from kspec.model.streams.system import STORE, Leave
+def test_streams_probes_take_the_sessions_subtopology_in_flight() -> None:
+    """STREAMS-DRIVE-SUBTOPOLOGY-IN-FLIGHT: the probes take an assignment in which no ``sessions``
+    task has an active owner while ``input``'s keep theirs (KIP-1071's reconciliation moving every
+    ``sessions`` task at once; standbys kept): ``clicks`` has no count, the instance is initialized,
+    ``allMetadataForStore('sessions')`` lists its standby holders, and no key of ``sessions`` is
+    offered meanwhile. The mutant streams-store-metadata-needs-count (nothing for a store without a
+    count) answers nothing there; the deletion of STREAMS-DRIVE-TOPIC-DELETED is no longer sent."""
+    from kspec.conformance.drivers.streams import SESSIONS, ActiveWithheld, AllMetadataForStore, WithheldState
+    from kspec.conformance.targets.mutants_power import StoreMetadataNeedsCountRouter
+    from kspec.conformance.targets.streams_routers import ReferenceRouter
+    from kspec.model.streams.metadata import all_metadata_for_store
+    from kspec.model.streams.system import Leave
 
     driver, plan, state = _three_by_three_settled()
     assert state is not None
     probes = [a for _, a in driver.probes(state, 0)]
-    at = probes.index(TopicDeleted("input"))
-    assert any(isinstance(a, MetadataForKey) and a.store == JOINED for a in probes[at:])
-    assert Finish() in probes[at:] and not any(
-        isinstance(a, MetadataForKey) and a.store == STORE for a in probes[at:probes.index(Finish(), at)])
+    assert not any(type(a).__name__ == "TopicDeleted" for a in probes)
+    step = ActiveWithheld(False, sessions=True)
+    at = probes.index(step)
+    assert AllMetadataForStore(SESSIONS) in probes[at:at + 3] and Finish() in probes[at:]
+    assert ("topology", step) in driver.candidates(state)
+    flight = driver.resolve(state, step)
+    assert isinstance(flight, WithheldState) and flight.sessions
+    assert not any(isinstance(a, MetadataForKey) and a.store == SESSIONS for _, a in driver.candidates(flight))
+    meta = driver._metadata(flight)
+    assert meta.initialized() and "clicks" not in dict(meta.partitions)
+    holders = all_metadata_for_store(meta, SESSIONS)
+    assert holders and all(SESSIONS in m.standby_state_store_names for m in holders)
+    assert ReferenceRouter().all_metadata_for_store(meta, SESSIONS) == list(holders)
+    assert StoreMetadataNeedsCountRouter().all_metadata_for_store(meta, SESSIONS) == []
+    # the same before it: every store has a count
     full = driver._metadata(state)
-    gone = driver.resolve(state, TopicDeleted("input"))
-    assert isinstance(gone, DeletedState)
-    assert not any(isinstance(a, MetadataForKey) and a.store == STORE for _, a in driver.candidates(gone))
-    meta = driver._metadata(gone)
-    assert "input" not in dict(meta.partitions) and dict(meta.partitions)["side"] == 2
-    # the deletion lasts through a rebalance's start and ends with its finish
-    during = driver.resolve(gone, Leave(2))
-    assert isinstance(during, DeletedState)
-    after = driver.resolve(driver.resolve(driver.resolve(during, Join(2)), Assign(plan)), Finish())
-    assert after is not None and not isinstance(after, DeletedState)
-    key = b"alice"  # murmur2 % 3 != murmur2 % 2
-    reference, merged = ReferenceRouter(), PartitionCountsMergedRouter()
-    merged.route(full, STORE, key)
-    assert reference.route(meta, JOINED, key) == route(meta, JOINED, key)
-    assert merged.route(meta, JOINED, key).partition != route(meta, JOINED, key).partition  # type: ignore[union-attr]
+    assert StoreMetadataNeedsCountRouter().all_metadata_for_store(full, SESSIONS) == list(
+        all_metadata_for_store(full, SESSIONS))
+    # in flight through a rebalance's start, owned again at its finish
+    during = driver.resolve(driver.resolve(flight, Leave(2)), Join(2))
+    assert isinstance(during, WithheldState) and during.sessions
+    after = driver.resolve(driver.resolve(during, Assign(plan)), Finish())
+    assert after is not None and not isinstance(after, WithheldState)
+
+
+def test_coverage_matrix_names_the_metadata_and_the_input() -> None:
+    """STREAMS-DRIVE-COVERAGE: ``input_cells`` files each input under the instance's metadata and the
+    input's kind (``kspec conform streams --json``: ``coverage.matrix``)."""
+    from kspec.conformance.drivers.streams import GLOBAL_STORE, SESSIONS, ActiveWithheld, AllMetadataForStore
+    from kspec.model.streams.system import STORE
+
+    driver, plan, state = _three_by_three_settled()
+    assert state is not None
+    start = driver.init_state()
+    assert driver.input_cells(start, Join(0)) == [("uninitialized", "RebalanceStarted")]
+    assert driver.input_cells(start, Assign(plan)) == []
+    assert ("assigned", "MetadataForKey counts empty key") in driver.input_cells(state, MetadataForKey(STORE, ""))
+    assert driver.input_cells(state, MetadataForKey("missing", "k")) == [("assigned", "MetadataForKey unknown")]
+    assert driver.input_cells(state, AllMetadataForStore(GLOBAL_STORE)) == [("assigned", "AllMetadataForStore global")]
+    cells = driver.input_cells(state, ActiveWithheld(True))
+    assert ("assigned", "RebalanceFinished no counts") in cells
+    assert ("assigned", "RebalanceFinished same members") in cells
+    flight = driver.resolve(state, ActiveWithheld(False, sessions=True))
+    assert driver.input_cells(flight, AllMetadataForStore(SESSIONS)) == [
+        ("sessions in flight", "AllMetadataForStore sessions")]
+    one = driver.resolve(state, ActiveWithheld(False))
+    keys = [driver.input_cells(one, MetadataForKey(STORE, k)) for k in ("alice", "dave", "carol", "bob")]
+    assert any(("task 0 withheld", "MetadataForKey counts no active") in c for c in keys)
 
 
 def test_streams_probes_withhold_actives_then_own_them_again() -> None:
@@ -413,7 +443,8 @@ def test_streams_probes_withhold_actives_then_own_them_again() -> None:
     assert after is not None and not isinstance(after, WithheldState)
 
 
-@pytest.mark.parametrize("mutant", ["streams-initialized-once", "streams-standbys-need-active"])
+@pytest.mark.parametrize("mutant", ["streams-initialized-once", "streams-standbys-need-active",
+                                    "streams-partition-counts-merged"])
 def test_active_withheld_mutants_are_caught_by_that_probe_alone(mutant: str, tmp_path: Path,
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     from kspec.conformance.drivers import guide
@@ -426,6 +457,22 @@ def test_active_withheld_mutants_are_caught_by_that_probe_alone(mutant: str, tmp
     # STREAMS-DRIVE-ACTIVE-WITHHELD off (never enabled, never probed): the rest of the suite conforms
     monkeypatch.setattr(StreamsDriver, "_resolve_withheld", lambda *_: None)
     monkeypatch.setattr(StreamsDriver, "_active_withheld_probe", lambda *_: [])
+    monkeypatch.setattr(guide, "_GRAPHS", {})
+    missed = run_conformance("streams", target, seed_value=0, out_dir=tmp_path)
+    assert missed.verdict == "conforms", missed.finding and missed.finding.line()
+
+
+def test_in_flight_mutant_is_caught_by_that_probe_alone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """streams-store-metadata-needs-count diverges at seed 0; with STREAMS-DRIVE-SUBTOPOLOGY-IN-FLIGHT
+    off (neither offered nor probed) the rest of the suite conforms."""
+    from kspec.conformance.drivers import guide
+    from kspec.conformance.drivers.runner import run_conformance
+    from kspec.conformance.targets.registry import resolve_target
+
+    target = resolve_target("mutant:streams-store-metadata-needs-count", "streams")
+    found = run_conformance("streams", target, seed_value=0, out_dir=tmp_path)
+    assert found.verdict == "diverges"
+    monkeypatch.setattr(StreamsDriver, "_in_flight_enabled", lambda *_: False)
     monkeypatch.setattr(guide, "_GRAPHS", {})
     missed = run_conformance("streams", target, seed_value=0, out_dir=tmp_path)
     assert missed.verdict == "conforms", missed.finding and missed.finding.line()
