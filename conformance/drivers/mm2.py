@@ -144,6 +144,24 @@ CUSTOM_HEARTBEATS = "hb-topic"
 SEPARATED_HEARTBEATS_NODE = "us_west"
 
 
+# MM2-DRIVE-HEARTBEATS-ODD-NAMES (session 23): in those configurations, more extra nodes (aliases no
+# cluster has, after the client in the node list) each configure a KIP-1016 name Kafka accepts but
+# no other node has: ``DefaultReplicationPolicy.configure`` stores the string as given and
+# ``MirrorClientConfig`` defines the setting as a STRING without a validator (apache/kafka trunk;
+# 4.3.1's jar has no setting yet), so the empty name, the separator alone, the separator at the
+# start or the end, the checkpoints suffix, Connect's ``-internal``, Kafka's ``__`` prefix, 249
+# characters and a non-ASCII name are all names the laws must hold for (MM2-LAW-HEARTBEATS with
+# its validity condition, spec/mm2.md §2). A policy that reads the setting with a fallback for the
+# empty string (red team session 22's ``heartbeats-name-empty-default``: ``props.get(k) or
+# "heartbeats"``) or trims separators off the name answers otherwise; with ``hb-topic``,
+# ``hb.topic`` and ``heartbeats`` nothing told it apart.
+def odd_heartbeats(sep: str) -> dict[str, str]:
+    """The nodes MM2-DRIVE-HEARTBEATS-ODD-NAMES adds, with the heartbeats name each configures."""
+    return {"hb-empty": "", "hb-sep": sep, "hb-lead": f"{sep}hb", "hb-trail": f"hb{sep}",
+            "hb-suffix": f"{sep}checkpoints{sep}internal", "hb-connect": "-internal", "hb-kafka": "__hb",
+            "hb-long": "h" * 249, "hb-unicode": f"hb-\u00f6{SUPPLEMENTARY}"}
+
+
 def separated_heartbeats(sep: str) -> str:
     """The heartbeats name MM2-DRIVE-HEARTBEATS-SEPARATOR configures at its node: it holds ``sep``."""
     return f"hb{sep}topic"
@@ -285,6 +303,8 @@ class Setup:
     # MM2-DRIVE-HEARTBEATS-SEPARATOR: nodes configured with another heartbeats name, and their policy.
     node_policies: dict[str, ReplicationPolicy] = field(default_factory=dict)
     node_heartbeats: dict[str, str] = field(default_factory=dict)
+    # MM2-DRIVE-HEARTBEATS-ODD-NAMES: nodes after the client (their names are in node_heartbeats).
+    odd_nodes: tuple[str, ...] = ()
 
     def policy_at(self, node: str) -> ReplicationPolicy:
         """The model's policy as ``node`` is configured (the client: without ``source.cluster.alias``)."""
@@ -333,6 +353,11 @@ def setup(config_key: str) -> Setup:
     if hb is not None and SEPARATED_HEARTBEATS_NODE in nodes:
         node_heartbeats[SEPARATED_HEARTBEATS_NODE] = separated_heartbeats(sep)
         node_policies[SEPARATED_HEARTBEATS_NODE] = configured(node_heartbeats[SEPARATED_HEARTBEATS_NODE])
+    odd = odd_heartbeats(sep) if hb is not None else {}
+    for node, name in odd.items():
+        node_heartbeats[node] = name
+        node_policies[node] = configured(name)
+    asked = (*nodes, *odd)
     full = kind == "default" or config.get("contract") == "default"
     laws = tuple(law for law in L.LAWS if full or law.identity_meets)
     cases: list[LawCase] = []
@@ -346,12 +371,20 @@ def setup(config_key: str) -> Setup:
                 law.check(partial(_recording, node_policies, policy, log), inp)
                 if log and all(node in nodes for node, _, _ in log):
                     cases.append(LawCase(law, inp, tuple(log)))
+    heartbeats_law = L.LAWS_BY_ID["MM2-LAW-HEARTBEATS"]
+    for node in odd if heartbeats_law in laws else ():
+        inp = L.LawInput(node, clusters[1], "orders", sep, rule)
+        if heartbeats_law.precondition(inp):
+            log = []
+            heartbeats_law.check(partial(_recording, node_policies, policy, log), inp)
+            if log and all(n in asked for n, _, _ in log):
+                cases.append(LawCase(heartbeats_law, inp, tuple(log)))
     last: dict[tuple[str, str], list[int]] = {}
     for k, case in enumerate(cases):
         node, call, _ = case.calls[-1]
         last.setdefault((node, _key(call)), []).append(k)
     return Setup(policy, tuple(clusters), nodes, props, laws, tuple(cases),
-                 {k: tuple(v) for k, v in last.items()}, node_policies, node_heartbeats)
+                 {k: tuple(v) for k, v in last.items()}, node_policies, node_heartbeats, tuple(odd))
 
 
 _CALLS: dict[tuple[str, tuple[str, ...]], list[tuple[str, Any]]] = {}
@@ -382,7 +415,7 @@ class Mm2Driver(Driver[Mm2System]):
         self._key = _config_key(self.config)
 
     def nodes(self) -> list[str]:
-        return [*self.setup.nodes, CLIENT_NODE]
+        return [*self.setup.nodes, CLIENT_NODE, *self.setup.odd_nodes]
 
     def node_config(self, node: str) -> dict[str, JSON]:
         props = dict(self.setup.props) if node == CLIENT_NODE else {**self.setup.props, "source.cluster.alias": node}
@@ -448,10 +481,13 @@ class Mm2Driver(Driver[Mm2System]):
             out.extend(("query", Query(CLIENT_NODE, q(name))) for q in TOPIC_QUERIES)
         out.append(("format", Query(clusters[0], HeartbeatsTopic())))
         # MM2-DRIVE-HEARTBEATS-SEPARATOR: the node whose heartbeats name holds the separator is
-        # asked that name, and the one-topic calls of it and of its remote copy.
+        # asked that name, and the one-topic calls of it and of its remote copy;
+        # MM2-DRIVE-HEARTBEATS-ODD-NAMES: so is each node with an odd name, and of the default name
+        # too (a policy that falls back to ``heartbeats`` takes it for a heartbeats topic).
         for node, name in self.setup.node_heartbeats.items():
             out.append(("format", Query(node, HeartbeatsTopic())))
-            for topic in (name, f"{clusters[0]}{self.sep}{name}"):
+            odd = node in self.setup.odd_nodes
+            for topic in (name, f"{clusters[0]}{self.sep}{name}", *((DEFAULT_HEARTBEATS_TOPIC,) if odd else ())):
                 out.extend(("query", Query(node, q(topic))) for q in TOPIC_QUERIES)
         nodes = self.setup.nodes
         # The naming calls take the alias as an argument: a node is asked about its own alias
