@@ -91,6 +91,13 @@ CONFIGS: list[dict[str, JSON]] = [
     # for a user's Connect-style topic (KAFKA-17200) refuses none of MM2's; no other separator
     # tells it apart (red team session 17's ``connect-suffix-early-exit``).
     {"policy": "default", "separator": "-", "internal_rule": "4.x"},
+    # MM2-DRIVE-DOTTED-SEPARATOR (session 23): a separator of two different characters holding
+    # ".", the one regular-expression metacharacter Kafka's topic names allow. Kafka splits with
+    # ``Pattern.quote``; a port that escapes the default "." only (``re.split(r"\." if sep ==
+    # "." else sep)``) reads ``-.`` as "a dash and any character" (``orders-internal`` from
+    # ``orders``); with ".", "_", "__" and "-" it splits as Kafka does. Under the 3.x rule, so
+    # that the 3.x releases run it too (KIP-949's flag at its default, as 3.1-3.5 behave).
+    {"policy": "default", "separator": "-.", "internal_rule": "3.x"},
 ]
 
 # User topics the system model creates: a Connect-style name replicates under the 4.x rule
@@ -512,6 +519,31 @@ class Mm2Driver(Driver[Mm2System]):
         out.extend(("law", CheckLaw(k)) for k in range(len(self.setup.cases)))
         return out
 
+    def input_cells(self, before: State, action: Any) -> list[tuple[str, str]]:
+        """MM2-DRIVE-NAME-KINDS: each call this action makes, by the kinds of name it is about
+        (:func:`name_kinds`) and its type: the coverage matrix of ``--json`` (``matrix``)."""
+        if isinstance(action, CreateTopic):
+            return []
+        if isinstance(action, Sync):
+            log: list[tuple[str, Call, Answer]] = []
+            fp = RecordingPolicy(self.model.flow_policy(action.source), action.source, log)
+            for name in before.names_on(action.source):
+                replicate(fp, name, action.source, action.target)
+            calls = [(node, call) for node, call, _ in log]
+        elif isinstance(action, Query):
+            calls = [(action.node, action.call)]
+        elif isinstance(action, CheckLaw):
+            calls = [(node, call) for node, call, _ in self.setup.cases[action.index].calls]
+        else:
+            return []
+        out: list[tuple[str, str]] = []
+        for node, call in calls:
+            kind = type(call).__name__
+            out.extend((k, kind) for k in call_kinds(call, self.sep, self.setup.nodes))
+            if node in self.setup.odd_nodes:
+                out.append(("heartbeats name: odd", kind))
+        return out
+
     def resolve(self, state: State, action: Action) -> State | None:
         if isinstance(action, CreateTopic):
             return self.model.next_state(state, action)
@@ -571,6 +603,77 @@ class Mm2Driver(Driver[Mm2System]):
                 return (f"{case.law.id}: {case.law.doc} fails for alias={i.alias!r} other={i.other_alias!r} "
                         f"topic={i.topic!r} separator={i.separator!r} ({case.law.name})")
         return None
+
+
+def name_kinds(topic: str, sep: str, aliases: tuple[str, ...] = ()) -> list[str]:
+    """MM2-DRIVE-NAME-KINDS: the kinds of topic name the coverage matrix counts ``topic`` under
+    (a name may be of several): where the separator sits, how many hops Kafka's split reads,
+    length, characters, and the shapes the internal and heartbeats tests look at."""
+    if topic == "":
+        return ["name: empty"]
+    kinds: list[str] = []
+    parts = topic.split(sep)
+    if not any(parts):
+        return ["name: only separators"]
+    if topic.startswith(sep):
+        kinds.append("name: separator at start")
+    if topic.endswith(sep):
+        kinds.append("name: separator at end")
+    if sep * 2 in topic:
+        kinds.append("name: separator doubled")
+    if len(sep) > 1 and (sep[0] + sep) in topic:
+        kinds.append("name: separator run, not a multiple")
+    hops = 0
+    policy = DefaultReplicationPolicy(separator=sep)
+    current: str | None = topic
+    while current is not None and hops < 64:
+        current = policy.upstream_topic(current)
+        hops += current is not None
+    kinds.append("name: local" if hops == 0 else "name: 1 hop" if hops == 1 else
+                 "name: 2-3 hops" if hops <= 3 else "name: 4+ hops")
+    if any(sep in a and topic.startswith(a + sep) for a in aliases):
+        kinds.append("name: alias holding the separator")
+    if len(topic) == 249:
+        kinds.append("name: 249 characters")
+    elif len(topic) > 249:
+        kinds.append("name: over 249 characters")
+    if any(ord(c) > 0xFFFF for c in topic):
+        kinds.append("name: outside the BMP")
+    elif any(ord(c) > 127 for c in topic):
+        kinds.append("name: non-ASCII")
+    if sum(c in topic for c in "._-") >= 2:
+        kinds.append("name: mixes . _ -")
+    if topic.startswith("__") or topic.startswith("."):
+        kinds.append("name: Kafka-internal prefix")
+    if topic.endswith("internal"):
+        kinds.append("name: ends with internal")
+    if "heartbeats" in topic.lower():
+        kinds.append("name: heartbeats-like")
+    return kinds
+
+
+def alias_kinds(alias: str, sep: str) -> list[str]:
+    """MM2-DRIVE-NAME-KINDS for an alias argument: empty, clean (MM2-LAW-ALIAS-SEPARATOR) or not."""
+    if alias == "":
+        return ["alias: empty"]
+    return ["alias: clean" if L.clean_alias(alias, sep) else "alias: holding the separator"]
+
+
+def call_kinds(call: Call, sep: str, aliases: tuple[str, ...] = ()) -> list[str]:
+    """MM2-DRIVE-NAME-KINDS of one call: its topic's kinds and its alias's, and the separator's
+    (more than one character; a regular-expression metacharacter)."""
+    kinds: list[str] = []
+    fields = encode(call)
+    if "topic" in fields:
+        kinds += name_kinds(str(fields["topic"]), sep, aliases)
+    for key in ("source", "alias"):
+        if key in fields:
+            kinds += alias_kinds(str(fields[key]), sep)
+    if len(sep) > 1:
+        kinds.append("separator: several characters")
+    if any(c in ".^$*+?{}[]\\|()" for c in sep):
+        kinds.append("separator: regex metacharacter")
+    return kinds or ["no name"]
 
 
 def _show(call: Call) -> str:

@@ -627,6 +627,21 @@ class HeartbeatsNameEmptyDefaultPolicy(DefaultPolicy):
             self.heartbeats_topic_name = "heartbeats"
 
 
+class RegexSeparatorPolicy(DefaultPolicy):
+    """``topicSource`` splits with a regular expression that escapes the default separator only
+    (``re.split(r"\\." if sep == "." else sep)``): Kafka quotes any separator
+    (``Pattern.quote``). The same for ``.``, ``_``, ``__`` and ``-``; with ``-.`` the pattern is "a
+    dash and any character" (``orders-internal`` has source ``orders``). Rare vocabulary: a
+    separator of several characters holding ``.`` (MM2-DRIVE-DOTTED-SEPARATOR)."""
+
+    def topic_source(self, topic: str) -> str | None:
+        pattern = r"\." if self.separator == "." else self.separator
+        pieces = re.split(pattern, topic)
+        while len(pieces) > 1 and pieces[-1] == "":
+            pieces.pop()  # Java's split drops trailing empty strings
+        return pieces[0] if len(pieces) > 1 else None
+
+
 # ------------------------------------------------------------------------------ share
 
 
@@ -672,6 +687,8 @@ ENTRIES: tuple[tuple[str, str, type, str], ...] = (
      "rare vocabulary: a heartbeats name holding the separator"),
     ("mm2-heartbeats-name-empty-default", "mm2", HeartbeatsNameEmptyDefaultPolicy,
      "rare vocabulary: an empty heartbeats name"),
+    ("mm2-regex-separator", "mm2", RegexSeparatorPolicy,
+     "rare vocabulary: a separator of several characters holding '.'"),
     ("streams-empty-key-unrouted", "streams", EmptyKeyUnroutedRouter, "rare vocabulary: the empty key"),
     ("streams-nul-terminated-keys", "streams", NulTerminatedKeysRouter, "rare vocabulary: a key with a NUL byte"),
     ("streams-last-source-count", "streams", LastSourceCountRouter, "rare vocabulary: the widest topic listed first"),
