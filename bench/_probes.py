@@ -161,7 +161,8 @@ _SWITCHES: dict[str, dict[str, tuple[Any, str, Any]]] = {
 # the "-." configuration); the driver's per-configuration caches are cleared around the switch.
 _SWITCHES["mm2"] = {
     "MM2-DRIVE-HEARTBEATS-ODD-NAMES": (mm2_driver, "odd_heartbeats", lambda sep: {}),
-    "MM2-DRIVE-DOTTED-SEPARATOR": (mm2_driver, "CONFIGS", [c for c in mm2_driver.CONFIGS if c.get("separator") != "-."]),
+    "MM2-DRIVE-DOTTED-SEPARATOR": (mm2_driver, "CONFIGS",
+                                   [c for c in mm2_driver.CONFIGS if c.get("separator") != "-."]),
 }
 SHARE_PROBE_REQUESTS = "probe requests"
 
