@@ -121,7 +121,7 @@ IDENTITY_BREAKS = frozenset({"MM2-INV-NO-CYCLE", "MM2-INV-NO-MERGE"})
 # checkpointsTopic(remote alias); MM2-DRIVE-ALIAS-ARGUMENT).
 CLIENT_NODE = "(client)"
 CLIENT_NAMES = 16  # interesting names the client is asked about, besides every name the clusters hold
-MAX_NAMES = 82  # names offered to the query category (7 calls each: at most 574 candidates)
+MAX_NAMES = 85  # names offered to the query category (7 calls each: at most 595; "-." keeps 85 distinct)
 MAX_FORMAT_TOPICS = 40  # every interesting name up to the non-ASCII sources (the long names are at 33-34)
 
 
