@@ -121,3 +121,21 @@ def test_name_kinds_count_the_vocabulary() -> None:
     driver = Mm2Driver(DECLARED)
     cells = driver.input_cells(driver.init_state(), Query("hb-empty", HeartbeatsTopic()))
     assert ("heartbeats name: odd", "HeartbeatsTopic") in cells
+
+
+def test_mirror_client_reads_odd_heartbeat_names_as_kafka_does() -> None:
+    # MirrorClient.countHopsForTopic / allSources (apache/kafka MirrorClient.java) over the model's
+    # policy: a doubled separator names the empty alias as a hop, a dotted alias its first piece
+    from kspec.model.mm2.policy import all_sources, count_hops_for_topic, replication_hops, upstream_clusters
+
+    p = DefaultReplicationPolicy()
+    assert all_sources(p, "A..heartbeats") == {"A", ""}
+    assert count_hops_for_topic(p, "A..heartbeats", "") == 2
+    assert all_sources(p, "us.west.heartbeats") == {"us", "west"}
+    assert count_hops_for_topic(p, "A.B.A.heartbeats", "C") == -1  # a source seen twice: Kafka's cycle guard
+    topics = ["A.B.heartbeats", "B.heartbeats", "A.heartbeats.", "heartbeats"]
+    assert upstream_clusters(p, topics) == {"A", "B"} and replication_hops(p, topics, "A") == 1
+    # the empty configured name: "" is a heartbeats topic with no source, "A." is local
+    empty = DefaultReplicationPolicy(heartbeats_topic_name="")
+    assert upstream_clusters(empty, ["", "A.", "A.heartbeats"]) == frozenset()
+    assert replication_hops(empty, ["", "A."], "A") == -1
