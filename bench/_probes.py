@@ -1,5 +1,6 @@
 """Switching one probe of a lockstep driver off, for the probe-mutant benches
-(bench/probe_mutants.py: raft, bench/voters_probe_mutants.py, bench/share_probe_mutants.py).
+(bench/probe_mutants.py: raft, bench/voters_probe_mutants.py, bench/share_probe_mutants.py,
+bench/mm2_probe_mutants.py).
 
 Issue #17/#18: "each new observation and input kind has a mutant in the catalogue that only it
 catches". A bench runs each probe's mutant at the default budget (``run_conformance`` as
@@ -26,6 +27,9 @@ each switch (``guide._GRAPHS`` is cached by configuration; some probes' steps ar
   returning False (neither offered nor probed); STREAMS-DRIVE-ACTIVE-WITHHELD by a
   ``_resolve_withheld`` that enables no withholding (every withheld assignment off, the in-flight
   one with them).
+* mm2 (session 23): MM2-DRIVE-HEARTBEATS-ODD-NAMES by ``odd_heartbeats`` naming no node,
+  MM2-DRIVE-DOTTED-SEPARATOR by ``CONFIGS`` without the ``-.`` configuration (the driver's
+  per-configuration caches, ``setup`` and ``_CALLS``, cleared on each switch).
 * share: each composite step (``CutReload``, ``DeleteThenRead``, ``ReinitPruneReload``,
   ``ReloadWithoutTopic``, ``StaleReadWithoutTopic``, ``ReinitAtCountedStart``,
   ``FencesAcrossDelete``, ``InnerBatchSplit``, ``ReinitBelowStored``, ``StateEpochAcrossDelete``;
@@ -51,6 +55,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from kspec.conformance.drivers import guide, macros, voters_log
+from kspec.conformance.drivers import mm2 as mm2_driver
 from kspec.conformance.drivers import share as share_driver
 from kspec.conformance.drivers.raft import RaftDriver
 from kspec.conformance.drivers.runner import run_conformance
@@ -162,7 +167,20 @@ _SWITCHES: dict[str, dict[str, tuple[Any, str, Any]]] = {
         "STREAMS-DRIVE-ACTIVE-WITHHELD": (StreamsDriver, "_resolve_withheld", _none),
     },
 }
+# mm2 (session 23): an input kind by the driver module's function or list that makes it, without it
+# (MM2-DRIVE-HEARTBEATS-ODD-NAMES: no odd-name nodes; MM2-DRIVE-DOTTED-SEPARATOR: CONFIGS without
+# the "-." configuration); the driver's per-configuration caches are cleared around the switch.
+_SWITCHES["mm2"] = {
+    "MM2-DRIVE-HEARTBEATS-ODD-NAMES": (mm2_driver, "odd_heartbeats", lambda sep: {}),
+    "MM2-DRIVE-DOTTED-SEPARATOR": (mm2_driver, "CONFIGS",
+                                   [c for c in mm2_driver.CONFIGS if c.get("separator") != "-."]),
+}
 SHARE_PROBE_REQUESTS = "probe requests"
+
+
+def _clear_mm2() -> None:
+    mm2_driver.setup.cache_clear()
+    mm2_driver._CALLS.clear()
 
 
 def probes(protocol: str) -> list[str]:
@@ -198,6 +216,7 @@ def probe_off(protocol: str, probe: str) -> Iterator[None]:
             raise SystemExit(f"probe_off: unknown {protocol} probe {probe!r} (known: {', '.join(probes(protocol))})")
         patch(*switch)
     guide._GRAPHS.clear()
+    _clear_mm2()
     try:
         yield
     finally:
@@ -207,6 +226,7 @@ def probe_off(protocol: str, probe: str) -> Iterator[None]:
             else:
                 setattr(owner, name, value)
         guide._GRAPHS.clear()
+        _clear_mm2()
 
 
 def catching_run(name: str, seed: int) -> str:

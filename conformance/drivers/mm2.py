@@ -91,6 +91,13 @@ CONFIGS: list[dict[str, JSON]] = [
     # for a user's Connect-style topic (KAFKA-17200) refuses none of MM2's; no other separator
     # tells it apart (red team session 17's ``connect-suffix-early-exit``).
     {"policy": "default", "separator": "-", "internal_rule": "4.x"},
+    # MM2-DRIVE-DOTTED-SEPARATOR (session 23): a separator of two different characters holding
+    # ".", the one regular-expression metacharacter Kafka's topic names allow. Kafka splits with
+    # ``Pattern.quote``; a port that escapes the default "." only (``re.split(r"\." if sep ==
+    # "." else sep)``) reads ``-.`` as "a dash and any character" (``orders-internal`` from
+    # ``orders``); with ".", "_", "__" and "-" it splits as Kafka does. Under the 3.x rule, so
+    # that the 3.x releases run it too (KIP-949's flag at its default, as 3.1-3.5 behave).
+    {"policy": "default", "separator": "-.", "internal_rule": "3.x"},
 ]
 
 # User topics the system model creates: a Connect-style name replicates under the 4.x rule
@@ -114,7 +121,7 @@ IDENTITY_BREAKS = frozenset({"MM2-INV-NO-CYCLE", "MM2-INV-NO-MERGE"})
 # checkpointsTopic(remote alias); MM2-DRIVE-ALIAS-ARGUMENT).
 CLIENT_NODE = "(client)"
 CLIENT_NAMES = 16  # interesting names the client is asked about, besides every name the clusters hold
-MAX_NAMES = 82  # names offered to the query category (7 calls each: at most 574 candidates)
+MAX_NAMES = 85  # names offered to the query category (7 calls each: at most 595; "-." keeps 85 distinct)
 MAX_FORMAT_TOPICS = 40  # every interesting name up to the non-ASCII sources (the long names are at 33-34)
 
 
@@ -142,6 +149,24 @@ CUSTOM_HEARTBEATS = "hb-topic"
 # other name told a policy with a shortcut "the heartbeats topic itself is one" apart from
 # Kafka's in nothing (red team session 21's ``heartbeats-name-shortcut``).
 SEPARATED_HEARTBEATS_NODE = "us_west"
+
+
+# MM2-DRIVE-HEARTBEATS-ODD-NAMES (session 23): in those configurations, more extra nodes (aliases no
+# cluster has, after the client in the node list) each configure a KIP-1016 name Kafka accepts but
+# no other node has: ``DefaultReplicationPolicy.configure`` stores the string as given and
+# ``MirrorClientConfig`` defines the setting as a STRING without a validator (apache/kafka trunk;
+# 4.3.1's jar has no setting yet), so the empty name, the separator alone, the separator at the
+# start or the end, the checkpoints suffix, Connect's ``-internal``, Kafka's ``__`` prefix, 249
+# characters and a non-ASCII name are all names the laws must hold for (MM2-LAW-HEARTBEATS with
+# its validity condition, spec/mm2.md §2). A policy that reads the setting with a fallback for the
+# empty string (red team session 22's ``heartbeats-name-empty-default``: ``props.get(k) or
+# "heartbeats"``) or trims separators off the name answers otherwise; with ``hb-topic``,
+# ``hb.topic`` and ``heartbeats`` nothing told it apart.
+def odd_heartbeats(sep: str) -> dict[str, str]:
+    """The nodes MM2-DRIVE-HEARTBEATS-ODD-NAMES adds, with the heartbeats name each configures."""
+    return {"hb-empty": "", "hb-sep": sep, "hb-lead": f"{sep}hb", "hb-trail": f"hb{sep}",
+            "hb-suffix": f"{sep}checkpoints{sep}internal", "hb-connect": "-internal", "hb-kafka": "__hb",
+            "hb-long": "h" * 249, "hb-unicode": f"hb-\u00f6{SUPPLEMENTARY}"}
 
 
 def separated_heartbeats(sep: str) -> str:
@@ -285,6 +310,8 @@ class Setup:
     # MM2-DRIVE-HEARTBEATS-SEPARATOR: nodes configured with another heartbeats name, and their policy.
     node_policies: dict[str, ReplicationPolicy] = field(default_factory=dict)
     node_heartbeats: dict[str, str] = field(default_factory=dict)
+    # MM2-DRIVE-HEARTBEATS-ODD-NAMES: nodes after the client (their names are in node_heartbeats).
+    odd_nodes: tuple[str, ...] = ()
 
     def policy_at(self, node: str) -> ReplicationPolicy:
         """The model's policy as ``node`` is configured (the client: without ``source.cluster.alias``)."""
@@ -333,6 +360,11 @@ def setup(config_key: str) -> Setup:
     if hb is not None and SEPARATED_HEARTBEATS_NODE in nodes:
         node_heartbeats[SEPARATED_HEARTBEATS_NODE] = separated_heartbeats(sep)
         node_policies[SEPARATED_HEARTBEATS_NODE] = configured(node_heartbeats[SEPARATED_HEARTBEATS_NODE])
+    odd = odd_heartbeats(sep) if hb is not None else {}
+    for node, name in odd.items():
+        node_heartbeats[node] = name
+        node_policies[node] = configured(name)
+    asked = (*nodes, *odd)
     full = kind == "default" or config.get("contract") == "default"
     laws = tuple(law for law in L.LAWS if full or law.identity_meets)
     cases: list[LawCase] = []
@@ -346,12 +378,20 @@ def setup(config_key: str) -> Setup:
                 law.check(partial(_recording, node_policies, policy, log), inp)
                 if log and all(node in nodes for node, _, _ in log):
                     cases.append(LawCase(law, inp, tuple(log)))
+    heartbeats_law = L.LAWS_BY_ID["MM2-LAW-HEARTBEATS"]
+    for node in odd if heartbeats_law in laws else ():
+        inp = L.LawInput(node, clusters[1], "orders", sep, rule)
+        if heartbeats_law.precondition(inp):
+            log = []
+            heartbeats_law.check(partial(_recording, node_policies, policy, log), inp)
+            if log and all(n in asked for n, _, _ in log):
+                cases.append(LawCase(heartbeats_law, inp, tuple(log)))
     last: dict[tuple[str, str], list[int]] = {}
     for k, case in enumerate(cases):
         node, call, _ = case.calls[-1]
         last.setdefault((node, _key(call)), []).append(k)
     return Setup(policy, tuple(clusters), nodes, props, laws, tuple(cases),
-                 {k: tuple(v) for k, v in last.items()}, node_policies, node_heartbeats)
+                 {k: tuple(v) for k, v in last.items()}, node_policies, node_heartbeats, tuple(odd))
 
 
 _CALLS: dict[tuple[str, tuple[str, ...]], list[tuple[str, Any]]] = {}
@@ -382,7 +422,7 @@ class Mm2Driver(Driver[Mm2System]):
         self._key = _config_key(self.config)
 
     def nodes(self) -> list[str]:
-        return [*self.setup.nodes, CLIENT_NODE]
+        return [*self.setup.nodes, CLIENT_NODE, *self.setup.odd_nodes]
 
     def node_config(self, node: str) -> dict[str, JSON]:
         props = dict(self.setup.props) if node == CLIENT_NODE else {**self.setup.props, "source.cluster.alias": node}
@@ -448,10 +488,13 @@ class Mm2Driver(Driver[Mm2System]):
             out.extend(("query", Query(CLIENT_NODE, q(name))) for q in TOPIC_QUERIES)
         out.append(("format", Query(clusters[0], HeartbeatsTopic())))
         # MM2-DRIVE-HEARTBEATS-SEPARATOR: the node whose heartbeats name holds the separator is
-        # asked that name, and the one-topic calls of it and of its remote copy.
+        # asked that name, and the one-topic calls of it and of its remote copy;
+        # MM2-DRIVE-HEARTBEATS-ODD-NAMES: so is each node with an odd name, and of the default name
+        # too (a policy that falls back to ``heartbeats`` takes it for a heartbeats topic).
         for node, name in self.setup.node_heartbeats.items():
             out.append(("format", Query(node, HeartbeatsTopic())))
-            for topic in (name, f"{clusters[0]}{self.sep}{name}"):
+            odd = node in self.setup.odd_nodes
+            for topic in (name, f"{clusters[0]}{self.sep}{name}", *((DEFAULT_HEARTBEATS_TOPIC,) if odd else ())):
                 out.extend(("query", Query(node, q(topic))) for q in TOPIC_QUERIES)
         nodes = self.setup.nodes
         # The naming calls take the alias as an argument: a node is asked about its own alias
@@ -474,6 +517,31 @@ class Mm2Driver(Driver[Mm2System]):
         out.append(("format", Query(clusters[0], CheckpointsTopic(""))))
         out.append(("format", Query(clusters[0], OffsetSyncsTopic(""))))
         out.extend(("law", CheckLaw(k)) for k in range(len(self.setup.cases)))
+        return out
+
+    def input_cells(self, before: State, action: Any) -> list[tuple[str, str]]:
+        """MM2-DRIVE-NAME-KINDS: each call this action makes, by the kinds of name it is about
+        (:func:`name_kinds`) and its type: the coverage matrix of ``--json`` (``matrix``)."""
+        if isinstance(action, CreateTopic):
+            return []
+        if isinstance(action, Sync):
+            log: list[tuple[str, Call, Answer]] = []
+            fp = RecordingPolicy(self.model.flow_policy(action.source), action.source, log)
+            for name in before.names_on(action.source):
+                replicate(fp, name, action.source, action.target)
+            calls = [(node, call) for node, call, _ in log]
+        elif isinstance(action, Query):
+            calls = [(action.node, action.call)]
+        elif isinstance(action, CheckLaw):
+            calls = [(node, call) for node, call, _ in self.setup.cases[action.index].calls]
+        else:
+            return []
+        out: list[tuple[str, str]] = []
+        for node, call in calls:
+            kind = type(call).__name__
+            out.extend((k, kind) for k in call_kinds(call, self.sep, self.setup.nodes))
+            if node in self.setup.odd_nodes:
+                out.append(("heartbeats name: odd", kind))
         return out
 
     def resolve(self, state: State, action: Action) -> State | None:
@@ -535,6 +603,77 @@ class Mm2Driver(Driver[Mm2System]):
                 return (f"{case.law.id}: {case.law.doc} fails for alias={i.alias!r} other={i.other_alias!r} "
                         f"topic={i.topic!r} separator={i.separator!r} ({case.law.name})")
         return None
+
+
+def name_kinds(topic: str, sep: str, aliases: tuple[str, ...] = ()) -> list[str]:
+    """MM2-DRIVE-NAME-KINDS: the kinds of topic name the coverage matrix counts ``topic`` under
+    (a name may be of several): where the separator sits, how many hops Kafka's split reads,
+    length, characters, and the shapes the internal and heartbeats tests look at."""
+    if topic == "":
+        return ["name: empty"]
+    kinds: list[str] = []
+    parts = topic.split(sep)
+    if not any(parts):
+        return ["name: only separators"]
+    if topic.startswith(sep):
+        kinds.append("name: separator at start")
+    if topic.endswith(sep):
+        kinds.append("name: separator at end")
+    if sep * 2 in topic:
+        kinds.append("name: separator doubled")
+    if len(sep) > 1 and (sep[0] + sep) in topic:
+        kinds.append("name: separator run, not a multiple")
+    hops = 0
+    policy = DefaultReplicationPolicy(separator=sep)
+    current: str | None = topic
+    while current is not None and hops < 64:
+        current = policy.upstream_topic(current)
+        hops += current is not None
+    kinds.append("name: local" if hops == 0 else "name: 1 hop" if hops == 1 else
+                 "name: 2-3 hops" if hops <= 3 else "name: 4+ hops")
+    if any(sep in a and topic.startswith(a + sep) for a in aliases):
+        kinds.append("name: alias holding the separator")
+    if len(topic) == 249:
+        kinds.append("name: 249 characters")
+    elif len(topic) > 249:
+        kinds.append("name: over 249 characters")
+    if any(ord(c) > 0xFFFF for c in topic):
+        kinds.append("name: outside the BMP")
+    elif any(ord(c) > 127 for c in topic):
+        kinds.append("name: non-ASCII")
+    if sum(c in topic for c in "._-") >= 2:
+        kinds.append("name: mixes . _ -")
+    if topic.startswith("__") or topic.startswith("."):
+        kinds.append("name: Kafka-internal prefix")
+    if topic.endswith("internal"):
+        kinds.append("name: ends with internal")
+    if "heartbeats" in topic.lower():
+        kinds.append("name: heartbeats-like")
+    return kinds
+
+
+def alias_kinds(alias: str, sep: str) -> list[str]:
+    """MM2-DRIVE-NAME-KINDS for an alias argument: empty, clean (MM2-LAW-ALIAS-SEPARATOR) or not."""
+    if alias == "":
+        return ["alias: empty"]
+    return ["alias: clean" if L.clean_alias(alias, sep) else "alias: holding the separator"]
+
+
+def call_kinds(call: Call, sep: str, aliases: tuple[str, ...] = ()) -> list[str]:
+    """MM2-DRIVE-NAME-KINDS of one call: its topic's kinds and its alias's, and the separator's
+    (more than one character; a regular-expression metacharacter)."""
+    kinds: list[str] = []
+    fields = encode(call)
+    if "topic" in fields:
+        kinds += name_kinds(str(fields["topic"]), sep, aliases)
+    for key in ("source", "alias"):
+        if key in fields:
+            kinds += alias_kinds(str(fields[key]), sep)
+    if len(sep) > 1:
+        kinds.append("separator: several characters")
+    if any(c in ".^$*+?{}[]\\|()" for c in sep):
+        kinds.append("separator: regex metacharacter")
+    return kinds or ["no name"]
 
 
 def _show(call: Call) -> str:

@@ -631,6 +631,34 @@ class HeartbeatsNameSelfPolicy(DefaultPolicy):
         return topic == self.heartbeats_topic() or super().is_heartbeats_topic(topic)
 
 
+class HeartbeatsNameEmptyDefaultPolicy(DefaultPolicy):
+    """KIP-1016's setting read with a fallback for the empty string (``props.get(k) or
+    "heartbeats"``): Kafka stores the string as given (``DefaultReplicationPolicy.configure``; no
+    validator in ``MirrorClientConfig``), so a configured empty name is ``""`` there and
+    ``heartbeats`` here. The same for every non-empty name. Rare vocabulary: an empty heartbeats
+    name (MM2-DRIVE-HEARTBEATS-ODD-NAMES; red team session 22's ``heartbeats-name-empty-default``)."""
+
+    def configure(self, props: Mapping[str, Any]) -> None:
+        super().configure(props)
+        if not self.heartbeats_topic_name:
+            self.heartbeats_topic_name = "heartbeats"
+
+
+class RegexSeparatorPolicy(DefaultPolicy):
+    """``topicSource`` splits with a regular expression that escapes the default separator only
+    (``re.split(r"\\." if sep == "." else sep)``): Kafka quotes any separator
+    (``Pattern.quote``). The same for ``.``, ``_``, ``__`` and ``-``; with ``-.`` the pattern is "a
+    dash and any character" (``orders-internal`` has source ``orders``). Rare vocabulary: a
+    separator of several characters holding ``.`` (MM2-DRIVE-DOTTED-SEPARATOR)."""
+
+    def topic_source(self, topic: str) -> str | None:
+        pattern = r"\." if self.separator == "." else self.separator
+        pieces = re.split(pattern, topic)
+        while len(pieces) > 1 and pieces[-1] == "":
+            pieces.pop()  # Java's split drops trailing empty strings
+        return pieces[0] if len(pieces) > 1 else None
+
+
 # ------------------------------------------------------------------------------ share
 
 
@@ -674,6 +702,10 @@ ENTRIES: tuple[tuple[str, str, type, str], ...] = (
     ("mm2-internal-regex-dot", "mm2", InternalRegexDotPolicy, "an unescaped '.' in a suffix pattern"),
     ("mm2-heartbeats-name-self", "mm2", HeartbeatsNameSelfPolicy,
      "rare vocabulary: a heartbeats name holding the separator"),
+    ("mm2-heartbeats-name-empty-default", "mm2", HeartbeatsNameEmptyDefaultPolicy,
+     "rare vocabulary: an empty heartbeats name"),
+    ("mm2-regex-separator", "mm2", RegexSeparatorPolicy,
+     "rare vocabulary: a separator of several characters holding '.'"),
     ("streams-empty-key-unrouted", "streams", EmptyKeyUnroutedRouter, "rare vocabulary: the empty key"),
     ("streams-nul-terminated-keys", "streams", NulTerminatedKeysRouter, "rare vocabulary: a key with a NUL byte"),
     ("streams-last-source-count", "streams", LastSourceCountRouter, "rare vocabulary: the widest topic listed first"),

@@ -164,11 +164,23 @@ def _heartbeats(pf: PolicyFor, i: LawInput) -> bool:
         # is false for the name itself (and for its remote copies): MM2 then neither recognises
         # nor specially replicates its heartbeats (MM2-LAW-HEARTBEATS-SEPARATOR, spec/mm2.md §2).
         return not p.is_heartbeats_topic(hb)
+    if not topic_ok(hb, i.separator):
+        # MM2-LAW-HEARTBEATS-NAME-VALID: the empty name or one made only of separators is its own
+        # original topic, so a heartbeats topic, but its remote copy (``A.`` / ``A..``) reads as
+        # local (Java's split drops trailing empty strings): the hops ask nothing of it.
+        return p.is_heartbeats_topic(hb)
     one = p.format_remote_topic(i.alias, hb)
-    two = pf(i.other_alias).format_remote_topic(i.other_alias, one)
-    return (p.is_heartbeats_topic(hb) and not p.is_internal_topic(hb)
-            and p.is_heartbeats_topic(one) and pf(i.other_alias).is_heartbeats_topic(two)
-            and not p.is_internal_topic(one))
+    if not (p.is_heartbeats_topic(hb) and p.is_heartbeats_topic(one)):
+        return False
+    if _not_internal_shaped(hb) and (p.is_internal_topic(hb) or p.is_internal_topic(one)):
+        # A name Kafka's internal tests match (``__hb``, ``-internal``) is internal as named:
+        # a hazard of the configuration, not a bug of the policy (MM2-LAW-HEARTBEATS-NAME-VALID).
+        return False
+    other = pf(i.other_alias)
+    if other.heartbeats_topic() != hb:
+        return True  # the second hop's flow names another heartbeats topic: nothing to ask of it
+    two = other.format_remote_topic(i.other_alias, one)
+    return other.is_heartbeats_topic(two)
 
 
 def _heartbeats_ok(i: LawInput) -> bool:
@@ -233,7 +245,9 @@ LAWS: tuple[Law, ...] = (
         _internal_not_remote_shaped, lambda i: clean_alias(i.alias, i.separator)),
     Law("MM2-LAW-HEARTBEATS", "heartbeats are replicable and recognised at every hop",
         "heartbeats_topic() is a heartbeats topic exactly when it is its own original topic (KIP-690's"
-        " is_heartbeats_topic); then it is not internal and stays a heartbeats topic after one and two hops",
+        " is_heartbeats_topic); then, when the name is a valid topic (not empty, not only separators), it"
+        " stays a heartbeats topic after one hop and after two through a flow naming the same topic, and"
+        " neither it nor its copy is internal unless the name is internal-shaped",
         _heartbeats, _heartbeats_ok),
     Law("MM2-LAW-USER-NOT-HEARTBEAT", "a user topic is not a heartbeat",
         "is_heartbeats_topic(t) is false for t not ending with the heartbeats name", _user_not_heartbeat,

@@ -11,6 +11,7 @@ from types import ModuleType
 
 import pytest
 
+from kspec.conformance.drivers import mm2 as mm2_driver
 from kspec.conformance.drivers import share as share_driver
 from kspec.conformance.drivers.raft import RaftDriver
 from kspec.conformance.drivers.share import ShareDriver
@@ -34,14 +35,15 @@ def _load(name: str) -> ModuleType:
 
 
 PROBES = _load("_probes")
-SWITCHED = [(protocol, probe) for protocol in ("raft", "voters", "share", "streams")
+SWITCHED = [(protocol, probe) for protocol in ("raft", "voters", "share", "streams", "mm2")
             for probe in PROBES.probes(protocol)]
 
 
 @pytest.mark.parametrize(("protocol", "probe"), SWITCHED)
 def test_probe_off_restores_the_driver(protocol: str, probe: str) -> None:
     # ShareSystem: the share probe requests are switched in the model's mix (probe_actions)
-    owners = (RaftDriver, VotersDriver, ShareDriver, StreamsDriver, PROBES.voters_log, PROBES.ShareSystem)
+    owners = (RaftDriver, VotersDriver, ShareDriver, StreamsDriver, PROBES.voters_log, PROBES.ShareSystem,
+              mm2_driver)
     before = [dict(vars(o)) for o in owners], dict(share_driver.BOUNDS)
     with PROBES.probe_off(protocol, probe):
         during = [dict(vars(o)) for o in owners], dict(share_driver.BOUNDS)
@@ -62,10 +64,22 @@ def test_voters_probe_off_takes_nothing() -> None:
 
 
 @pytest.mark.parametrize("bench", ["probe_mutants", "voters_probe_mutants", "share_probe_mutants",
-                                   "streams_probe_mutants"])
+                                   "streams_probe_mutants", "mm2_probe_mutants"])
 def test_benches_name_catalogued_mutants_and_known_probes(bench: str) -> None:
     module = _load(bench)
     protocol = {"probe_mutants": "raft"}.get(bench, bench.split("_")[0])
     for probe, name in [*module.PROBE_MUTANTS, *module.NOT_ALONE]:
         assert CATALOGUE[name].protocol == protocol
         assert probe in PROBES.probes(protocol)
+
+
+def test_mm2_probe_off_takes_the_input_kind_away() -> None:
+    # The odd heartbeats names' nodes and the "-." configuration go while off and come back after.
+    declared = {"policy": "default", "separator": ".", "internal_rule": "4.x", "heartbeats_topic_name": True}
+    assert "hb-empty" in mm2_driver.Mm2Driver(declared).nodes()
+    with PROBES.probe_off("mm2", "MM2-DRIVE-HEARTBEATS-ODD-NAMES"):
+        assert not any(n.startswith("hb-") for n in mm2_driver.Mm2Driver(declared).nodes())
+    assert "hb-empty" in mm2_driver.Mm2Driver(declared).nodes()
+    with PROBES.probe_off("mm2", "MM2-DRIVE-DOTTED-SEPARATOR"):
+        assert all(c["separator"] != "-." for c in mm2_driver.CONFIGS)
+    assert any(c["separator"] == "-." for c in mm2_driver.CONFIGS)

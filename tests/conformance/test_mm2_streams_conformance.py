@@ -117,12 +117,13 @@ def test_targets_take_their_configurations() -> None:
 
 
 def test_mm2_configurations_span_policies_rules_and_separators() -> None:
-    # Not vacuous: the runs reach the identity policy, both rules and four separators, "-" for
-    # MM2-DRIVE-DASH-SEPARATOR (the reference's conformance over them is test_conformance_lockstep's).
+    # Not vacuous: the runs reach the identity policy, both rules and five separators, "-" for
+    # MM2-DRIVE-DASH-SEPARATOR and "-." for MM2-DRIVE-DOTTED-SEPARATOR (the reference's conformance
+    # over them is test_conformance_lockstep's).
     assert len({json.dumps(c, sort_keys=True) for c in MM2_CONFIGS}) == len(MM2_CONFIGS)
     assert {c["policy"] for c in MM2_CONFIGS} == {"default", "identity"}
     assert {c["internal_rule"] for c in MM2_CONFIGS} == {"3.x", "4.x"}
-    assert {c["separator"] for c in MM2_CONFIGS} == {".", "_", "__", "-"}
+    assert {c["separator"] for c in MM2_CONFIGS} == {".", "_", "__", "-", "-."}
     for config in MM2_CONFIGS:
         driver = Mm2Driver(config)
         laws = {c.law.id for c in driver.setup.cases}

@@ -29,7 +29,9 @@ def test_default_props_leave_kafka_defaults_out_only_when_declared() -> None:
     driver = Mm2Driver({**dotted, "default_props": True})
     props = [driver.node_config(n)["props"] for n in driver.nodes()]
     bare = [p for p in props if SEP not in p]
-    assert bare and all(FLAG not in p and p[HB] == CUSTOM_HEARTBEATS for p in bare)
+    named = driver.setup.node_heartbeats  # MM2-DRIVE-HEARTBEATS-SEPARATOR's and -ODD-NAMES' nodes
+    assert bare and all(FLAG not in p and p[HB] == named.get(str(p.get("source.cluster.alias")), CUSTOM_HEARTBEATS)
+                        for p in bare)
     assert any(SEP in p for p in props)
     underscore = Mm2Driver({"policy": "default", "separator": "_", "internal_rule": "4.x", "default_props": True})
     props = [underscore.node_config(n)["props"] for n in underscore.nodes()]
