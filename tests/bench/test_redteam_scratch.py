@@ -52,6 +52,7 @@ BASELINES = [
     ("raft", "raft_scratch14", "Correct"),
     ("raft", "raft_scratch15", "Correct"),
     ("raft", "raft_scratch16", "Correct"),
+    ("raft", "raft_scratch17", "Correct"),
     # voters
     ("voters", "voters_scratch", "Correct"),
     ("voters", "voters_scratch2", "Correct"),
