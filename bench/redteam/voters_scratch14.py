@@ -12,6 +12,11 @@ after its host's new key was added, an observer whose last Fetch diverged at the
 when AddVoter comes, a second UpdateVoter while the first one's VotersRecord is uncommitted,
 and a truncation followed by a new VotersRecord at an offset the history had read before.
 
+BEFORE (committed before any kspec change; ``redteam_power.py --seeds 2``): caught at seeds 0
+and 1: auto-join-checks-id-only (23 runs), update-pending-by-set-difference (104),
+log-truncate-keeps-read-mark (1); escaped at both: unkeyed-fetch-counted-for-replaced-voter,
+add-caught-up-by-divergent-fetch.
+
     PYTHONPATH=bench kspec conform voters --target python:redteam.voters_scratch14:Correct
     PYTHONPATH=bench kspec conform voters --target python:redteam.voters_scratch14:CorrectLog
 """
