@@ -125,6 +125,8 @@ _SWITCHES: dict[str, dict[str, tuple[Any, str, Any]]] = {
         # session 21 (red team voters_scratch13's removed-leader-rejoin-unpersisted escaped seed 0 or 1)
         "VOTERS-DRIVE-REMOVED-LEADER-TIMER": (VotersDriver, "_removed_leader_timer_probe", _nothing),
         "VOTERS-DRIVE-FREE-REBUILD": (voters_log, "rebuild_probes", _nothing),
+        # session 23 (red team voters_scratch14's unkeyed-fetch-counted-for-replaced-voter escaped)
+        "VOTERS-DRIVE-STALE-DISK-FETCH": (VotersDriver, "_stale_disk_fetch_probe", _nothing),
     },
     "share": {
         "CutReload": (ShareDriver, "_cut_parts", _none),
