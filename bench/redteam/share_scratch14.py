@@ -12,6 +12,11 @@ epoch and start offset taken for a retry, 4.4's refusal of negative epochs writt
 sentinel -1 only, the start-offset clamp kept as a high-water map that a re-initialize does not
 lower, and a write's own overlapping batches indexed by first offset.
 
+BEFORE (committed before any share change; ``redteam_power.py --seeds 2``): caught at seeds 0
+and 1: initialize-retry-no-record (44 runs); at one seed: count-after-start-resolved (run 285);
+escaped at both: negative-epoch-sentinel-only, start-clamp-survives-reinitialize,
+write-batches-by-first-offset.
+
     PYTHONPATH=bench kspec conform share --target python:redteam.share_scratch14:Correct
 """
 
