@@ -53,7 +53,7 @@ from kspec.conformance.drivers.runner import run_conformance
 from kspec.conformance.drivers.share import ShareDriver
 from kspec.conformance.drivers.voters import VotersDriver
 from kspec.conformance.targets.mutants import CATALOGUE
-from kspec.model.share.system import DOOMED, OTHER_PARTITION, Initialize, Read, ShareSystem, Write
+from kspec.model.share.system import DOOMED, MIN_EPOCH, OTHER_PARTITION, Initialize, Read, ShareSystem, Write
 
 TIMER_CHAIN = "RAFT-DRIVE-TIMER-CHAIN"
 RAFT_MACROS = ("FirstAnswer", "AbandonRound", "LateVote", "HeldFetch", "Retry", "Canvass")
@@ -151,6 +151,9 @@ _SWITCHES: dict[str, dict[str, tuple[Any, str, Any]]] = {
             and a.state_epoch == 0)),
         "ReinitBelowStored": (ShareDriver, "_reinit_below_parts", _none),
         "StateEpochAcrossDelete": (ShareDriver, "_state_delete_parts", _none),
+        # session 23 (red team share_scratch14's negative-epoch-sentinel-only escaped seeds 0 and 1)
+        "SHARE-DRIVE-MIN-EPOCH": (ShareSystem, "probe_actions", _probe_requests_without(
+            lambda kind, a: MIN_EPOCH in (getattr(a, "leader_epoch", None), getattr(a, "state_epoch", None)))),
     },
 }
 SHARE_PROBE_REQUESTS = "probe requests"
