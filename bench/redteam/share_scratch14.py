@@ -15,7 +15,8 @@ lower, and a write's own overlapping batches indexed by first offset.
 BEFORE (committed before any share change; ``redteam_power.py --seeds 2``): caught at seeds 0
 and 1: initialize-retry-no-record (44 runs); at one seed: count-after-start-resolved (run 285);
 escaped at both: negative-epoch-sentinel-only, start-clamp-survives-reinitialize,
-write-batches-by-first-offset.
+write-batches-by-first-offset. AFTER (session 23, SHARE-DRIVE-MIN-EPOCH): negative-epoch-sentinel-only caught at
+seeds 0 and 1 (run 14); count-after-start-resolved still at one seed (run 170).
 
     PYTHONPATH=bench kspec conform share --target python:redteam.share_scratch14:Correct
 """

@@ -15,7 +15,9 @@ and a truncation followed by a new VotersRecord at an offset the history had rea
 BEFORE (committed before any kspec change; ``redteam_power.py --seeds 2``): caught at seeds 0
 and 1: auto-join-checks-id-only (23 runs), update-pending-by-set-difference (104),
 log-truncate-keeps-read-mark (1); escaped at both: unkeyed-fetch-counted-for-replaced-voter,
-add-caught-up-by-divergent-fetch.
+add-caught-up-by-divergent-fetch. AFTER (session 23, VOTERS-DRIVE-STALE-DISK-FETCH):
+unkeyed-fetch-counted-for-replaced-voter caught at seeds 0 and 1 (run 6);
+add-caught-up-by-divergent-fetch still escapes (not reached).
 
     PYTHONPATH=bench kspec conform voters --target python:redteam.voters_scratch14:Correct
     PYTHONPATH=bench kspec conform voters --target python:redteam.voters_scratch14:CorrectLog
