@@ -63,7 +63,7 @@ from kspec.conformance.drivers.share import ShareDriver
 from kspec.conformance.drivers.streams import StreamsDriver
 from kspec.conformance.drivers.voters import VotersDriver
 from kspec.conformance.targets.mutants import CATALOGUE
-from kspec.model.share.system import DOOMED, OTHER_PARTITION, Initialize, Read, ShareSystem, Write
+from kspec.model.share.system import DOOMED, MIN_EPOCH, OTHER_PARTITION, Initialize, Read, ShareSystem, Write
 
 TIMER_CHAIN = "RAFT-DRIVE-TIMER-CHAIN"
 RAFT_MACROS = ("FirstAnswer", "AbandonRound", "LateVote", "HeldFetch", "Retry", "Canvass")
@@ -135,6 +135,8 @@ _SWITCHES: dict[str, dict[str, tuple[Any, str, Any]]] = {
         # session 21 (red team voters_scratch13's removed-leader-rejoin-unpersisted escaped seed 0 or 1)
         "VOTERS-DRIVE-REMOVED-LEADER-TIMER": (VotersDriver, "_removed_leader_timer_probe", _nothing),
         "VOTERS-DRIVE-FREE-REBUILD": (voters_log, "rebuild_probes", _nothing),
+        # session 23 (red team voters_scratch14's unkeyed-fetch-counted-for-replaced-voter escaped)
+        "VOTERS-DRIVE-STALE-DISK-FETCH": (VotersDriver, "_stale_disk_fetch_probe", _nothing),
     },
     "share": {
         "CutReload": (ShareDriver, "_cut_parts", _none),
@@ -159,6 +161,9 @@ _SWITCHES: dict[str, dict[str, tuple[Any, str, Any]]] = {
             and a.state_epoch == 0)),
         "ReinitBelowStored": (ShareDriver, "_reinit_below_parts", _none),
         "StateEpochAcrossDelete": (ShareDriver, "_state_delete_parts", _none),
+        # session 23 (red team share_scratch14's negative-epoch-sentinel-only escaped seeds 0 and 1)
+        "SHARE-DRIVE-MIN-EPOCH": (ShareSystem, "probe_actions", _probe_requests_without(
+            lambda kind, a: MIN_EPOCH in (getattr(a, "leader_epoch", None), getattr(a, "state_epoch", None)))),
     },
     # streams (session 23): the guided paths' end probes (StreamsDriver.probes); the in-flight
     # sub-topology is offered in category ``topology`` too, so its switch disables the step itself

@@ -70,6 +70,7 @@ MODULE_LINES: tuple[tuple[str, str], ...] = (
     ("voters", "voters_scratch11"),
     ("voters", "voters_scratch12"),
     ("voters", "voters_scratch13"),
+    ("voters", "voters_scratch14"),
     # share
     ("share", "share"),
     ("share", "share_scratch"),
@@ -85,6 +86,7 @@ MODULE_LINES: tuple[tuple[str, str], ...] = (
     ("share", "share_scratch11"),
     ("share", "share_scratch12"),
     ("share", "share_scratch13"),
+    ("share", "share_scratch14"),
     # mm2
     ("mm2", "mm2"),
     ("mm2", "mm2_scratch"),

@@ -45,6 +45,8 @@ PROBE_MUTANTS: list[tuple[str, str]] = [
         "share-write-records-higher-state-epoch", "share-stale-initialize-accepted",
         "share-initialize-unknown-partition", "share-fences-ignore-group", "share-start-offset-regresses",
         "share-merge-ignores-count", "share-image-before-fences")),
+    # session 23 (red team share_scratch14's negative-epoch-sentinel-only escaped seeds 0 and 1)
+    ("SHARE-DRIVE-MIN-EPOCH", "share-negative-epoch-sentinel-only"),
 ]
 # written for a probe, caught by it first, not its alone (the catalogue's notes)
 NOT_ALONE: list[tuple[str, str]] = [

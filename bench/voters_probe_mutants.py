@@ -36,6 +36,8 @@ PROBE_MUTANTS: list[tuple[str, str]] = [
     ("VOTERS-DRIVE-FIRST-LEADER-AGAIN", "voters-bootstrap-written-once"),
     # session 20 (RAFT-RULE-VOTE-ERROR: the replaced disk's INVALID_VOTER_KEY answer now reaches W)
     ("VOTERS-DRIVE-DISK-REPLACED-VOTE", "voters-error-answer-counts-as-refusal"),
+    # session 23 (red team voters_scratch14's unkeyed-fetch-counted-for-replaced-voter escaped seeds 0 and 1)
+    ("VOTERS-DRIVE-STALE-DISK-FETCH", "voters-unkeyed-fetch-counted"),
 ]
 # caught by the probe first, not its alone (docs/performance.md, "Probe mutants, session 15")
 NOT_ALONE: list[tuple[str, str]] = [

@@ -573,7 +573,8 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
             return ()
         return (StartProbe("VOTERS-DRIVE-DISK-REPLACED", self._started(self._disk_replaced_probe)),
                 StartProbe("VOTERS-DRIVE-DISK-REPLACED-VOTE", self._started(self._disk_replaced_vote_probe)),
-                StartProbe("VOTERS-DRIVE-REJOINED-DISK-VOTE", self._started(self._rejoined_disk_vote_probe)))
+                StartProbe("VOTERS-DRIVE-REJOINED-DISK-VOTE", self._started(self._rejoined_disk_vote_probe)),
+                StartProbe("VOTERS-DRIVE-STALE-DISK-FETCH", self._started(self._stale_disk_fetch_probe)))
 
     def _disk_victim(self, state: Voters) -> tuple[VoterNode, int] | None:
         """The leader and the last voter following it, where a disk replacement fits: a quorum at
@@ -611,7 +612,7 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
             return ("deliver", Deliver(found[0])) if found else None
         return make
 
-    def _disk_replaced_probe(self, state: Voters) -> list[tuple[str, Any]]:
+    def _disk_replaced_probe(self, state: Voters, stale_fetch: bool = False) -> list[tuple[str, Any]]:
         """VOTERS-DRIVE-DISK-REPLACED (replica level, a target that declares disk replacement; a
         start probe): KIP-853's motivating example. Where a leader L has every voter caught up,
         L's client append, then the disk of a voter follower V that fetched everything is replaced
@@ -634,9 +635,12 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
                          and a.node == lead), None)
 
         fetch: Callable[[Voters], tuple[str, Any] | None] = lambda s: ("fetch", Fire(v, FetchDue(lead)))
-        exchange = [fetch, self._delivery(v, lead, "FetchRequest"), self._delivery(lead, v, "FetchResponse")]
+        # (with ``stale_fetch``, the old disk's plain Fetch stays in flight: the new disk's are keyed)
+        request = "KeyedFetchRequest" if stale_fetch else "FetchRequest"
+        exchange = [fetch, self._delivery(v, lead, request), self._delivery(lead, v, "FetchResponse")]
         steps: list[Callable[[Voters], tuple[str, Any] | None]] = [
-            append, lambda s: (PROBE, Fire(v, ReplaceDisk(new))),  # type: ignore[arg-type]
+            append, *([fetch] if stale_fetch else []),
+            lambda s: (PROBE, Fire(v, ReplaceDisk(new))),  # type: ignore[arg-type]
             *exchange, *exchange, *exchange, *exchange]
         script, taken = self._disk_script(state, steps)
         if taken < len(steps):
@@ -656,6 +660,38 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
                       replicate]
         more, _ = self._disk_script(s, rejoin)
         return script + more
+
+    def _stale_disk_fetch_probe(self, state: Voters) -> list[tuple[str, Any]]:
+        """VOTERS-DRIVE-STALE-DISK-FETCH (a start probe, as VOTERS-DRIVE-DISK-REPLACED): the path of
+        VOTERS-DRIVE-DISK-REPLACED where the voter V has sent L a Fetch just before its disk is
+        replaced; that Fetch of the old disk (a plain one: it names V's first directory) stays in
+        flight while the new disk catches up, the old key is removed and the new one added. Then
+        it is delivered (VOTERS-RULE-FETCH-BY-KEY: the old disk's fetch after the new key was
+        added is an observer's, V's fetch offset stays the new disk's), and an administrator's
+        DescribeQuorum at L shows the offset L keeps for V. All or nothing: only where the path
+        added V's new key at L."""
+        found = self._disk_victim(state)
+        if found is None:
+            return []
+        leader, v = found
+        script = self._disk_replaced_probe(state, stale_fetch=True)
+        if not script:
+            return []
+        s = self._after_probes(state, script)
+        lead = s.node(leader.id)
+        if not isinstance(lead, VoterNode) or not isinstance(lead.role, Leader) \
+                or (v, replaced_directory(v, 1)) not in (lead.control.last_voter_set() or ()):
+            return []
+
+        def stale(s: Voters) -> tuple[str, Any] | None:
+            found = sorted((m for m in s.network.distinct() if m.src == v and m.dst == leader.id
+                            and type(m) is FetchRequest), key=repr)
+            return ("deliver", Deliver(found[0])) if found else None
+
+        more, taken = self._disk_script(s, [stale])
+        if not taken:
+            return []
+        return script + more + [("request", Ignored(leader.id, describe_quorum(leader.id)))]
 
     def _disk_trio(self, state: Voters) -> tuple[VoterNode, int, int] | None:
         """The leader, the disk victim V (:meth:`_disk_victim`) and the lowest other voter W that

@@ -69,6 +69,28 @@ class ErrorAnswerCountsAsRefusal(VoterReplica):
         return True
 
 
+class UnkeyedFetchCounted(VoterReplica):
+    """The leader checks a fetch's directory only where the Fetch names one (v17's
+    ``ReplicaDirectoryId``) and takes a plain Fetch as the voter's whatever directory its set
+    holds for that id: the old disk's Fetch still in flight after the new key was added moves
+    the voter's fetch offset back to the old log's (VOTERS-RULE-FETCH-BY-KEY: the old disk's
+    fetch after the new key was added is an observer's). VOTERS-DRIVE-STALE-DISK-FETCH: the
+    other disk probes start with nothing in flight, so no old-disk Fetch outlives the swap."""
+
+    def on_valid_fetch(self, replica: int, offset: int) -> None:
+        directory, named = self._fetch_key or (replica, False)
+        mine = dict(self.voter_set).get(replica)
+        if mine is not None and not named:
+            directory = mine
+        if mine is not None and mine != directory:
+            return
+        if directory == replica:
+            self.fetch_dirs.pop(replica, None)
+        else:
+            self.fetch_dirs[replica] = directory
+        RaftReplica.on_valid_fetch(self, replica, offset)
+
+
 ENTRIES: tuple[tuple[str, str, type, str, bool, str], ...] = (
     ("voters-fetch-counted-by-id", "voters", FetchCountedById, "identity by id where the key is (id, directory)", True,
      "VOTERS-DRIVE-DISK-REPLACED's (session 18): a start probe's guided run at seeds 0 and 1; no other run "
@@ -86,4 +108,9 @@ ENTRIES: tuple[tuple[str, str, type, str, bool, str], ...] = (
      "VOTERS-DRIVE-DISK-REPLACED-VOTE's pre-vote shape (session 20): the replaced disk's INVALID_VOTER_KEY and "
      "the leader's refusal reach the prospective, which must stay prospective; no other run answers a vote "
      "with an error"),
+    ("voters-unkeyed-fetch-counted", "voters", UnkeyedFetchCounted,
+     "an unchecked field read as a match (no directory named, any directory taken)", True,
+     "VOTERS-DRIVE-STALE-DISK-FETCH's (session 23, red team voters_scratch14's "
+     "unkeyed-fetch-counted-for-replaced-voter escaped seeds 0 and 1): the old disk's Fetch in flight "
+     "across the swap, delivered after the new key was added; no other run keeps one"),
 )

@@ -709,3 +709,27 @@ SHARE_MUTANTS = (
     ("share-initialize-start-monotone", InitializeStartMonotone, "a fix applied to a path it was not for"),
     ("share-state-fence-survives-delete", StateFenceSurvivesDelete, "a guard kept outside the state a delete clears"),
 )
+
+
+class NegativeEpochSentinelOnly(ShareShard):
+    """4.4's refusal of negative epochs written against the old sentinel alone (``epoch == -1``):
+    any other negative epoch (Integer.MIN_VALUE) passes on to the fences, so a read or write at
+    it is fenced or served and an initialize at it stores it (SHARE-VER-NEGATIVE-EPOCHS-REFUSED).
+    Red team session 23's ``negative-epoch-sentinel-only``. Reached by SHARE-DRIVE-MIN-EPOCH."""
+
+    def negative_epoch_error(self, req: dict[str, Any]) -> str | None:
+        if not self.negative_epochs_refused or req["type"] not in ("WriteRequest", "ReadRequest",
+                                                                    "InitializeRequest"):
+            return None
+        if req["type"] != "InitializeRequest" and req["leader_epoch"] == NOT_SET:
+            return "The leader epoch cannot be a negative number."
+        if req["type"] != "ReadRequest" and req["state_epoch"] == NOT_SET:
+            return "The state epoch cannot be a negative number."
+        return None
+
+
+SHARE_MUTANTS = (
+    *SHARE_MUTANTS,
+    ("share-negative-epoch-sentinel-only", NegativeEpochSentinelOnly,
+     "a range check written as an equality against the one value it used to mean"),
+)

@@ -89,6 +89,7 @@ SIDE_KEYS = (OTHER_PARTITION, OTHER_GROUP, DOOMED, CASE_TWIN)
 # The largest epoch an int32 field holds (Integer.MAX_VALUE): a store that takes it for a "no
 # epoch" sentinel, as it does -1, records nothing where Kafka records it (red team, session 11).
 MAX_EPOCH = 2**31 - 1
+MIN_EPOCH = -(2**31)  # Integer.MIN_VALUE: a negative epoch other than the old sentinel -1
 # FindCoordinator probes (SHARE-DRIVE-ROUTING): group ids KIP-932 allows that a parser of the
 # coordinator key string can get wrong: ':' inside, first and last; a group id that itself reads
 # as a whole key; padded with spaces (a parser that trims finds another group); non-ASCII with a
@@ -416,6 +417,8 @@ class ShareSystem:
           before the image is checked too);
         - ``epochs`` also: a read and a write of ``h:T:0`` at leader epoch ``MAX_EPOCH``
           (Integer.MAX_VALUE; the write at that state epoch too).
+        - ``epochs`` from 4.4 (SHARE-DRIVE-MIN-EPOCH): a read and a write of ``h:T:0`` at leader
+          epoch ``MIN_EPOCH`` (Integer.MIN_VALUE), a write and an initialize at that state epoch.
         Requests a release has no API for (SHARE-VER-INITIALIZE) are not sent to it.
         """
         le, ge, api = state.leader_epoch, state.group_state_epoch, self.rules.initialize
@@ -488,6 +491,15 @@ class ShareSystem:
         # read records MAX_EPOCH as its leader epoch, a write at it is fenced by nothing.
         yield "epochs", Read(MAX_EPOCH, key=OTHER_GROUP)
         yield "epochs", Write(MAX_EPOCH, side_start, side_batches, state_epoch=MAX_EPOCH, key=OTHER_GROUP)
+        if self.rules.negative_epochs_refused:
+            # SHARE-DRIVE-MIN-EPOCH: 4.4 refuses every negative epoch, not only the old sentinel -1
+            # (SHARE-VER-NEGATIVE-EPOCHS-REFUSED): Integer.MIN_VALUE as the leader epoch of a read
+            # and a write, and as the state epoch of a write and an initialize (another group's key).
+            yield "epochs", Read(MIN_EPOCH, key=OTHER_GROUP)
+            yield "epochs", Write(MIN_EPOCH, side_start, side_batches, state_epoch=1, key=OTHER_GROUP)
+            yield "epochs", Write(0, side_start, side_batches, state_epoch=MIN_EPOCH, key=OTHER_GROUP)
+            if api:
+                yield "initialize", Initialize(MIN_EPOCH, 0, key=OTHER_GROUP)
         if api:
             yield "initialize", Initialize(1, 0, key=UNHOSTED)
             yield "delete", Delete(UNHOSTED)

@@ -75,6 +75,8 @@ BASELINES = [
     ("voters", "voters_scratch12", "CorrectLog"),
     ("voters", "voters_scratch13", "Correct"),
     ("voters", "voters_scratch13", "CorrectLog"),
+    ("voters", "voters_scratch14", "Correct"),
+    ("voters", "voters_scratch14", "CorrectLog"),
     # share (session 9's baseline claims 4.4, 4.1 and 4.3 in turn)
     ("share", "share_scratch", "Correct"),
     ("share", "share_scratch2", "Correct"),
@@ -91,6 +93,7 @@ BASELINES = [
     ("share", "share_scratch11", "Correct"),
     ("share", "share_scratch12", "Correct"),
     ("share", "share_scratch13", "Correct"),
+    ("share", "share_scratch14", "Correct"),
     # mm2
     ("mm2", "mm2_scratch", "Correct"),
     ("mm2", "mm2_scratch2", "Correct"),

@@ -35,7 +35,7 @@ from kspec.conformance.targets.reference.voters import VotersTarget
 from kspec.conformance.targets.registry import reference_target, resolve_target
 from kspec.model.raft.messages import ElectionTimeout, FetchDue
 from kspec.model.raft.system import Fire
-from kspec.model.voters.node import NO_DIRECTORY, AddVoter, RemoveVoter, UpdateVoter
+from kspec.model.voters.node import NO_DIRECTORY, AddVoter, RemoveVoter, UpdateVoter, replaced_directory
 
 DATA = Path(__file__).parent / "testdata" / "voters"
 # Caught within a few dozen runs at seed 0: run from scratch here.
@@ -508,3 +508,21 @@ def test_outsider_vote_probe_reboots_a_voter_outside_its_set() -> None:
     assert calm.start_probes() == ()
     pre = VotersDriver(next(c for c in CONFIGS if c.get("pre_vote")))
     assert pre._outsider_vote_probe(pre.resolve(pre.init_state(), StartUp())) == [] and pre.start_probes() == ()
+
+
+def test_stale_disk_fetch_probe_delivers_the_old_disks_fetch_after_the_rejoin() -> None:
+    """VOTERS-DRIVE-STALE-DISK-FETCH: V's plain Fetch to the leader goes out just before its disk
+    is replaced, outlives the swap, the removal of the old key and the addition of the new one,
+    and is delivered then; an administrator's DescribeQuorum at the leader ends the path. Only
+    for a target that declares disk replacement."""
+    driver = VotersDriver({**CONFIGS[0], "disk_replacement": True, "controller_auto_join": True})
+    assert "VOTERS-DRIVE-STALE-DISK-FETCH" in [p.id for p in driver.start_probes()]
+    start = driver.resolve(driver.init_state(), StartUp())
+    steps = driver._stale_disk_fetch_probe(start)  # type: ignore[arg-type]
+    assert steps and steps[-1][0] == "request" and steps[-2][0] == "deliver"
+    stale = steps[-2][1].message  # type: ignore[attr-defined]
+    assert type(stale).__name__ == "FetchRequest" and stale.orphaned
+    state = _take(driver, start, steps[:-1])
+    leader = state.node(stale.dst)  # type: ignore[attr-defined]
+    assert (stale.src, replaced_directory(stale.src, 1)) in leader.control.last_voter_set()
+    assert VotersDriver(CONFIGS[0])._disk_start_probes() == ()
