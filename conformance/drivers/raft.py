@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 from itertools import pairwise
 from typing import Any
 
@@ -964,6 +965,114 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
         ahead, state = self._notice_ahead_probe(state, k)
         return out + chain + duplicate + long_payload + restarted + ahead
 
+    # RAFT-DRIVE-MISSED-ELECTION: (the role a voter holds while it misses the next epoch's
+    # election, the request of that epoch it then meets), the empty request-grid cells first
+    MISSED_PAIRS: tuple[tuple[type, str], ...] = (
+        (Resigned, "end"), (Follower, "begin"), (Candidate, "fetch"), (Prospective, "begin"),
+        (Prospective, "end"), (Leader, "fetch"), (Follower, "end"), (Candidate, "begin"), (Candidate, "end"),
+        (Prospective, "fetch"), (Resigned, "fetch"), (Follower, "fetch"), (Resigned, "vote"), (Prospective, "vote"))
+
+    def _missed_pairs(self, config: Mapping[str, Any]) -> list[tuple[type, str]]:
+        """The MISSED_PAIRS a configuration can reach: a prospective only with pre-vote, a
+        resigned leader only with faults (its check-quorum timer), a fetch only from an observer."""
+        return [(role, kind) for role, kind in self.MISSED_PAIRS
+                if (role is not Prospective or config["pre_vote"]) and (role is not Resigned or config["faults"])
+                and (kind != "fetch" or (config["observers"] and config.get("kip853")))]
+
+    def _missed_election_probes(self) -> tuple[StartProbe, ...]:
+        """RAFT-DRIVE-MISSED-ELECTION's start probe of this configuration (three voters or more):
+        the first pair of MISSED_PAIRS it can reach that no configuration before it in CONFIGS
+        takes (so the configurations share the pairs out, one each; the grid is their union)."""
+        if len(self.model.voter_ids) < 3:
+            return ()
+        taken: set[tuple[type, str]] = set()
+        mine = {key: self.config[key] for key in CONFIGS[0]}
+        for shape in CONFIGS:
+            if shape["voters"] < 3:
+                continue
+            pair = next((p for p in self._missed_pairs(shape) if p not in taken), None)
+            if pair is None:
+                continue
+            if {key: shape[key] for key in CONFIGS[0]} == mine:
+                return (StartProbe("RAFT-DRIVE-MISSED-ELECTION", partial(self._missed_election_probe, role=pair[0],
+                                                                         kind=pair[1])),)
+            taken.add(pair)
+        return ()
+
+    def _missed_election_probe(self, state: Raft, role: type, kind: str) -> list[tuple[str, Any]]:
+        """RAFT-DRIVE-MISSED-ELECTION (session 23; a start probe, three voters or more): a voter F
+        in ``role`` misses the next epoch's election, which another voter C wins without it
+        (:meth:`_elect` without F), and then meets a request of that epoch from the cluster, of
+        ``kind``: C's vote request, left on the wire (a late copy); C's BeginQuorumEpoch, left on
+        the wire; C's EndQuorumEpoch (with faults C resigns at its check-quorum timer and the
+        request is delivered, else C's notice injected, RAFT-DRIVE-INJECT); an observer's Fetch
+        (kip-853: the observer hears of C's epoch without its leader, RAFT-DRIVE-OBSERVER-EPOCH's
+        vote from replica 9, and asks F, a voter it may ask: RAFT-RULE-OBSERVER). Random runs and
+        the guided paths reached a higher epoch's EndQuorumEpoch, BeginQuorumEpoch or Fetch at
+        these roles seldom or never (RAFT-DRIVE-REQUEST-GRID: at seed 0 no EndQuorumEpoch ahead
+        at a follower, candidate, prospective or resigned leader), and at a guided path's end the election and epoch
+        budgets are mostly spent. Each step only where the driver offers it; nothing where F is
+        not in ``role`` or no voter can win without it."""
+        voters = sorted(self.model.voter_ids)
+        for f in voters:
+            node = state.node(f)
+            if type(node.role) is not role:
+                continue
+            for c in (v for v in voters if v != f):
+                elected = self._elect(state, c, without=f)
+                if elected is None:
+                    continue
+                after = elected[1].node(f)
+                if type(after.role) is not role or after.epoch >= elected[1].node(c).epoch:
+                    continue
+                found = self._missed_request(elected[1], c, f, kind)
+                if found is not None:
+                    return [*elected[0], *found[0]]
+        return []
+
+    def _missed_request(self, s: Raft, c: int, f: int, kind: str) -> tuple[list[tuple[str, Any]], Raft] | None:
+        """:meth:`_missed_election_probe`'s last steps: a request of leader ``c``'s epoch, of
+        ``kind``, delivered to ``f`` (still in an older epoch); the steps and the state after, or None."""
+        offered = self._offered
+        epoch = s.node(c).epoch
+        script: list[tuple[str, Any]] = []
+
+        def sent(state: Raft, kind_: type, src: int) -> Deliver | None:
+            return next((Deliver(m) for m in sorted(state.network.distinct(), key=repr)
+                         if isinstance(m, kind_) and (m.src, m.dst) == (src, f) and m.epoch > state.node(f).epoch
+                         and not getattr(m, "pre_vote", False)), None)
+
+        if kind == "vote":
+            step: tuple[str, Any] | None = ("deliver", d) if (d := sent(s, VoteRequest, c)) else None
+        elif kind == "begin":
+            step = ("deliver", d) if (d := sent(s, BeginQuorumEpochRequest, c)) else None
+        elif kind == "end":
+            resigned = self._resign(s, c) if self.config["faults"] else None
+            if resigned is not None:
+                script, s = list(resigned[0]), resigned[1]
+                step = ("deliver", d) if (d := sent(s, EndQuorumEpochRequest, c)) else None
+            else:
+                step = ("inject", Inject(EndQuorumEpochRequest(c, f, epoch, (), True)))
+        else:
+            observer = next((o for o in sorted(set(self.model.replica_ids) - self.model.voter_ids)
+                             if not isinstance(s.node(o).role, Down)), None)
+            vote = None if observer is None else _injected_vote(s, s.node(observer), UNKNOWN_REPLICA, epoch)
+            if observer is None or vote is None or not s.node(observer).open_votes:
+                return None
+            # RAFT-DRIVE-OBSERVER-EPOCH's way: the observer hears of C's epoch without its leader
+            # (a vote of it from replica 9, kip-853's open votes), then asks F
+            for category, action in (("inject", Inject(vote)), ("fetch", Fire(observer, FetchDue(f)))):
+                after = offered(s, category, action)
+                if after is None:
+                    return None
+                script.append((category, action))
+                s = after
+            step = ("deliver", d) if (d := sent(s, FetchRequest, observer)) else None
+        if step is None:
+            return None
+        after = offered(s, *step)
+        return None if after is None else ([*script, step], after)
+
     def _notice_ahead_probe(self, state: Raft, k: int) -> tuple[list[tuple[str, Any]], Raft]:
         """RAFT-DRIVE-NOTICE-AHEAD, last on a guided path (nothing after it sees its state): each
         live replica still behind the latest epoch the run elected a leader in is sent that
@@ -1358,6 +1467,7 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
         # RAFT-DRIVE-LEADER-REBOOT: a leader with other voters crashed and restarted (with faults)
         reboot = ((StartProbe("RAFT-DRIVE-LEADER-REBOOT", self._leader_reboot_probe),)
                   if self.config["faults"] and len(self.model.voter_ids) >= 3 else ())
+        probes += self._missed_election_probes()
         return (*probes, *self._snapshot_probes(), *self._kip996_start_probes(), *self._refollow_probes(), *ahead,
                 *reboot, *ordered)
 
