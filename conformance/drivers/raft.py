@@ -832,7 +832,7 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
         out += macros.candidates(state)
         out += macros.raft_candidates(state)
         out += probe_candidates(state)
-        out += leader_crashes(state)
+        out += self._leader_crashes(state)
         if max(n.epoch for n in state.nodes) >= int(self.model.bounds["max_epoch"]):
             # RAFT-DRIVE-DIVERGENT-EPOCHS: at the epoch bound, a deposition past it and the old
             # leader's catch-up (category PROBE: only that start probe takes it)
@@ -2496,6 +2496,11 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
         down = self.model._apply(state, replica, Crash())
         up = None if down is None else self.model._apply(down, replica, Restart())
         return None if up is None else replace(up, crashes=state.crashes + 1)
+
+    def _leader_crashes(self, state: Raft) -> list[tuple[str, Any]]:
+        """RAFT-DRIVE-LEADER-CRASH's candidates (:func:`leader_crashes`; bench/_probes.py switches
+        them off here)."""
+        return leader_crashes(state)
 
     def _leader_reboot(self, state: Raft, replica: int) -> Raft | None:
         """RAFT-DRIVE-LEADER-CRASH: a reboot of a leader with other voters one past the crash

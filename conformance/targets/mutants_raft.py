@@ -1111,3 +1111,56 @@ RAFT_MUTANTS += (  # session 22, raftfetch: red team raft_scratch15's fetch esca
      "a fetcher's position moved by the answer it is sent, not by its fetch", True,
      "RAFT-DRIVE-SNAPSHOT-TABLE's (a start probe): DescribeQuorum right after a snapshot answer"),
 )
+
+
+class UncommittedLeaderRestartsSilently(RaftReplica):
+    """A leader that crashes before anything of its epoch committed (its high watermark still
+    unknown) restarts resigned but tells no one: no EndQuorumEpoch at the restart (a port that
+    announces the resignation only of a leadership that took effect, its epoch's LeaderChange
+    committed), so the other voters wait out their fetch or election timeout
+    (RAFT-RULE-RESTART: a replica that restarts as its epoch's leader resigns and sends
+    EndQuorumEpoch to every other voter, whatever it committed). RAFT-DRIVE-LEADER-REBOOT's start
+    path commits before it reboots the leader; only a leader rebooted soon after it was elected
+    shows it (RAFT-DRIVE-LEADER-CRASH)."""
+
+    def on_Crash(self, inp: dict[str, Any]) -> None:
+        self.uncommitted_leader = self.role == "leader" and self.high_watermark is None
+        super().on_Crash(inp)
+
+    def on_restart(self) -> None:
+        start = len(self.out)
+        super().on_restart()
+        if getattr(self, "uncommitted_leader", False) and self.role == "resigned":
+            self.out[start:] = [m for m in self.out[start:] if m.get("type") != "EndQuorumEpochRequest"]
+        self.uncommitted_leader = False
+
+
+class FollowerKeepsLeaderOnEndEpochAhead(RaftReplica):
+    """A voter following a leader that meets an EndQuorumEpoch of a higher epoch from another
+    voter moves to that epoch but keeps following its old leader (a port whose follower state
+    takes the request's epoch and not its sender), where RAFT-RULE-HIGHER-EPOCH makes it the
+    follower of the epoch's leader, the request's sender (Kafka's ``handleEndQuorumEpochRequest``:
+    ``maybeTransition`` with the sender as leader). Only RAFT-DRIVE-MISSED-ELECTION's start path
+    delivers such a request at a follower from a replica of the cluster (a follower that missed
+    the election the sender won, then the sender's resignation)."""
+
+    def on_EndQuorumEpochRequest(self, req: dict[str, Any]) -> None:
+        if (self.role == "follower" and self.is_voter and req["epoch"] > self.epoch and req["src"] in self.voters
+                and req["src"] not in (self.id, self.leader) and self.leader is not None):
+            self.become_follower(req["epoch"], self.leader)
+            self.persist()
+            self.send("EndQuorumEpochResponse", req["src"], epoch=self.epoch, leader=self.leader, error="NONE")
+            return
+        super().on_EndQuorumEpochRequest(req)
+
+
+RAFT_MUTANTS += (  # session 23, raftcov
+    ("raft-uncommitted-leader-restarts-silently", UncommittedLeaderRestartsSilently,
+     "a leader rebooted before its epoch committed sends no EndQuorumEpoch at its restart", True,
+     "RAFT-DRIVE-LEADER-CRASH's (random runs reboot a leader with other voters past the crash budget): "
+     "a leader rebooted soon after it was elected"),
+    ("raft-follower-keeps-leader-on-end-epoch-ahead", FollowerKeepsLeaderOnEndEpochAhead,
+     "a follower meeting a newer epoch's EndQuorumEpoch keeps following its old leader", True,
+     "RAFT-DRIVE-MISSED-ELECTION's (a start probe): a follower that missed an election meets the winner's "
+     "EndQuorumEpoch"),
+)
