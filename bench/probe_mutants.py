@@ -49,7 +49,7 @@ PROBE_MUTANTS: list[tuple[str, str]] = [
     ("RAFT-DRIVE-SNAPSHOT-TABLE", "raft-snapshot-answer-records-snapshot-end"),
     # session 23 (raftcov): random runs reboot a leader with other voters; a voter that missed
     # an election meets that epoch's requests
-    ("RAFT-DRIVE-LEADER-CRASH", "raft-uncommitted-leader-restarts-silently"),
+    ("RAFT-DRIVE-LEADER-CRASH", "raft-second-restart-reads-first-quorum-state"),
     ("RAFT-DRIVE-MISSED-ELECTION", "raft-follower-keeps-leader-on-end-epoch-ahead"),
 ]
 # written for a probe, caught by it first, not its alone (session 14, docs/performance.md)
