@@ -538,3 +538,77 @@ def test_leader_reboot_start_path_resigns_resends_and_truncates() -> None:
     node = lone.init_state().nodes[0]
     assert isinstance(node.role, Leader)
     assert input_cell(node, Crash()) == ("leader", "Crash")
+
+
+def test_random_runs_reboot_a_leader_past_the_crash_budget() -> None:
+    # RAFT-DRIVE-LEADER-CRASH: once a run spent its crash, a leader with other voters is still
+    # offered a reboot (category leader_crash, a fault), one past the budget: it restarts
+    # resigned; none after it, none at a lone voter, none without faults.
+    from kspec.model.raft.state import Resigned
+    from kspec.model.raft.system import Reboot
+    spec = PROTOCOLS["raft"]()
+    driver = spec.driver(RAFT_CONFIGS[0])
+    state = driver.resolve(driver.init_state(), Reboot(2))
+    assert state is not None and state.crashes == 1
+    assert not [a for c, a in driver.candidates(state) if c in ("crash", "leader_crash")]
+    elected = driver._elect_first(state)
+    assert elected is not None
+    state = elected[1]
+    offered = [a for c, a in driver.candidates(state) if c == "leader_crash"]
+    assert offered == [Reboot(1)] and not [a for c, a in driver.candidates(state) if c == "crash"]
+    after = driver.resolve(state, Reboot(1))
+    assert after is not None and after.crashes == 2 and isinstance(after.node(1).role, Resigned)
+    assert ("leader", "Crash voters>1") in driver.input_cells(state, Reboot(1))
+    assert not [a for c, a in driver.candidates(after) if c == "leader_crash"]
+    elected_again = driver._elect(after, 2)
+    assert elected_again is not None and driver.resolve(elected_again[1], Reboot(2)) is None  # once
+    quiet = spec.driver(RAFT_CONFIGS[1])
+    lone = spec.driver(RAFT_CONFIGS[4])
+    for d in (quiet, lone):
+        s = d.init_state()
+        won = d._elect_first(s) if d is quiet else None
+        s = won[1] if won else s
+        assert not [a for c, a in d.candidates(s) if c == "leader_crash"]
+
+
+def _start_path(driver: Any, probe: Any) -> list[guide.Step]:
+    """A start probe's path as guide.start_paths finds it: the graph's shortest path to the
+    first state, breadth first, where the script fits, then the script."""
+    graph = guide.graph_for(driver)
+    for i in sorted(range(len(graph.states)), key=lambda i: (graph.depth[i], i)):
+        script = probe.script(graph.states[i])
+        if script and guide.offered(driver, path := graph.path_to(i) + script):
+            return path
+    raise AssertionError(f"{probe.id} fits nowhere")
+
+
+def test_missed_election_start_paths_fill_the_grid_cells_and_catch_their_mutant() -> None:
+    # RAFT-DRIVE-MISSED-ELECTION: the (role, request) pairs are shared out over the shapes, one
+    # each and none twice; every one fits the shape's graph and fills its cell (a request of an
+    # epoch ahead from a replica of the cluster at a voter in that role). At the three-voter
+    # observer shape a follower that missed C's election meets C's EndQuorumEpoch: the
+    # reference conforms, a follower that keeps its old leader diverges.
+    spec = PROTOCOLS["raft"]()
+    kinds = {"begin": "BeginQuorumEpochRequest", "end": "EndQuorumEpochRequest", "fetch": "FetchRequest",
+             "vote": "VoteRequest"}
+    pairs = []
+    for config in RAFT_CONFIGS:
+        driver = spec.driver(config)
+        probes = [p for p in driver.start_probes() if p.id == "RAFT-DRIVE-MISSED-ELECTION"]
+        if not probes:
+            continue
+        role, kind = probes[0].script.keywords["role"], probes[0].script.keywords["kind"]
+        pairs.append((role, kind))
+        path = _start_path(driver, probes[0])
+        state, cells = driver.init_state(), set()
+        for _, action in path:
+            cells |= {c[:3] for c in driver.request_cells(state, action) if c[3] == "replica"}
+            state = driver.resolve(state, action)
+        assert (kinds[kind], role.__name__.lower(), ">") in cells, (config, role, kind)
+    assert len(pairs) == len(set(pairs)) == len(spec.driver(RAFT_CONFIGS[0]).MISSED_PAIRS)
+    config = RAFT_CONFIGS[2]
+    driver = spec.driver(config)
+    path = _start_path(driver, next(p for p in driver.start_probes() if p.id == "RAFT-DRIVE-MISSED-ELECTION"))
+    assert guide.offered(driver, path) and isinstance(path[-1][1].message, EndQuorumEpochRequest)
+    assert not _diverges(spec, config, reference_target("raft"), path)
+    assert _diverges(spec, config, CATALOGUE["raft-follower-keeps-leader-on-end-epoch-ahead"].target(), path)
