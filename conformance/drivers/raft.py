@@ -1040,7 +1040,8 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
 
         def sent(state: Raft, kind_: type, src: int) -> Deliver | None:
             return next((Deliver(m) for m in sorted(state.network.distinct(), key=repr)
-                         if isinstance(m, kind_) and (m.src, m.dst) == (src, f) and m.epoch > state.node(f).epoch
+                         if isinstance(m, kind_) and (m.src, m.dst) == (src, f)
+                         and (m.epoch or 0) > state.node(f).epoch
                          and not getattr(m, "pre_vote", False)), None)
 
         if kind == "vote":
