@@ -1059,7 +1059,7 @@ class CrashKeepsAcknowledgements(RaftReplica):
     with other voters restarts with anyone to resend to (RAFT-DRIVE-LEADER-REBOOT)."""
 
     def on_Crash(self, inp: dict[str, Any]) -> None:
-        acked = set(self.acked)
+        acked = set(getattr(self, "acked", ()))  # (a replica that never changed role has none)
         super().on_Crash(inp)
         self.acked = acked
 
