@@ -612,3 +612,22 @@ def test_missed_election_start_paths_fill_the_grid_cells_and_catch_their_mutant(
     assert guide.offered(driver, path) and isinstance(path[-1][1].message, EndQuorumEpochRequest)
     assert not _diverges(spec, config, reference_target("raft"), path)
     assert _diverges(spec, config, CATALOGUE["raft-follower-keeps-leader-on-end-epoch-ahead"].target(), path)
+
+
+def test_a_second_restart_is_reached_only_past_the_crash_budget() -> None:
+    # RAFT-DRIVE-LEADER-CRASH's mutant: voter 1 reboots (the run's crash), is elected, and is
+    # rebooted again as a leader (category leader_crash): the reference conforms, a replica whose
+    # second restart resumes from what its first restart read diverges.
+    from kspec.model.raft.system import Reboot
+    spec = PROTOCOLS["raft"]()
+    config = RAFT_CONFIGS[0]
+    driver = spec.driver(config)
+    state = driver.init_state()
+    path: list[guide.Step] = [("crash", Reboot(1))]
+    state = driver.resolve(state, Reboot(1))
+    elected = driver._elect(state, 1)
+    assert elected is not None
+    path += [*elected[0], ("leader_crash", Reboot(1))]
+    assert guide.offered(driver, path)
+    assert not _diverges(spec, config, reference_target("raft"), path)
+    assert _diverges(spec, config, CATALOGUE["raft-second-restart-reads-first-quorum-state"].target(), path)
