@@ -1187,8 +1187,8 @@ RAFT_MUTANTS += (  # session 23, raftcov
     ("raft-restarted-resigned-refuses-newer-vote", RestartedResignedRefusesNewerVote,
      "a restarted resigned leader refuses the first vote of a newer epoch", False,
      "RAFT-DRIVE-LEADER-CRASH's (random runs reboot a leader with other voters past the crash budget): "
-     "the restarted leader meets a newer candidate's vote; no guided run catches it; session 23: escaped seed 1 "
-     "with the category on (331 runs) and seeds 0 and 1 with it off (326, 347 runs)"),
+     "the restarted leader meets a newer candidate's vote; no guided run catches it; session 23: with the category on "
+     "random run 229 at seed 0, seed 1 escaped (331 runs); off, seeds 0 and 1 escaped (326, 347 runs)"),
     ("raft-follower-keeps-leader-on-end-epoch-ahead", FollowerKeepsLeaderOnEndEpochAhead,
      "a follower meeting a newer epoch's EndQuorumEpoch keeps following its old leader", True,
      "RAFT-DRIVE-MISSED-ELECTION's (a start probe): a follower that missed an election meets the winner's "
