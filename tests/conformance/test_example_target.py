@@ -20,8 +20,9 @@ def test_the_example_target_conforms_and_its_naive_twin_is_caught(tmp_path: Path
                            out_dir=tmp_path)
     assert good.verdict == "conforms", good.finding and good.finding.line()
     doc = good.to_json()
-    # identity: declined by supports(); default under the 3.x rule: refused at start.
-    assert doc["configurations"]["unsupported"] == 2 and doc["configurations"]["refused"] == 2
+    # identity: declined by supports(); default under the 3.x rule: refused at start, once per
+    # separator (".", "_", "-.").
+    assert doc["configurations"]["unsupported"] == 2 and doc["configurations"]["refused"] == 3
     assert all("3.x is not implemented" in r["reason"] for r in doc["configurations"]["refusals"])
     naive = run_conformance("mm2", resolve_target("python:mm2_target:NaivePolicyTarget", "mm2"), out_dir=tmp_path)
     assert naive.verdict == "diverges" and naive.finding is not None
@@ -48,5 +49,5 @@ def test_the_guide_s_complete_target_conforms_declines_and_refuses(tmp_path: Pat
                              out_dir=tmp_path)
     assert result.verdict == "conforms", result.finding and result.finding.line()
     doc = result.to_json()
-    assert doc["configurations"]["unsupported"] == 2 and doc["configurations"]["refused"] == 2
+    assert doc["configurations"]["unsupported"] == 2 and doc["configurations"]["refused"] == 3
     assert all("3.x is not implemented" in r["reason"] for r in doc["configurations"]["refusals"])
