@@ -33,6 +33,7 @@ from kspec.conformance.compare import _get, _key, _short, first_difference, orde
 from kspec.conformance.driver import Driver, Event
 from kspec.conformance.findings import Divergence, Finding, StepRecord, TargetFailure, norm
 from kspec.conformance.guard import _Worker, call_with_timeout, check_result
+from kspec.conformance.timelimit import TimeLimitReached
 
 __all__ = ["DEFAULT_STEP_TIMEOUT", "JSON", "Divergence", "Driver", "Event", "Feeder", "Finding", "Lockstep",
            "ReplayResult", "StepRecord", "TargetFailure", "call_with_timeout", "check_result", "first_difference",
@@ -79,6 +80,8 @@ class Feeder:
         except TimeoutError as err:
             self._worker = None  # a hung worker thread is abandoned
             self._fail(step, "timeout", f"{what}: the target hung ({err})")
+        except TimeLimitReached as err:
+            self._fail(step, "time_limit", f"{what}: {err}")
         except TargetError as err:
             self._fail(step, "target", f"{what}: {err}")
         except Exception as err:
