@@ -14,6 +14,7 @@ class _After(RaftInstance):
     """The reference replica until its ``limit``-th step, then ``fail``."""
 
     limit = 3
+    failed = 0  # how many times a subclass's fail() ran, over all its instances
 
     def __init__(self, replica: RaftReplica) -> None:
         super().__init__(replica)
@@ -22,6 +23,7 @@ class _After(RaftInstance):
     def step(self, inp: Any) -> StepResult:
         self.count += 1
         if self.count >= self.limit:
+            type(self).failed += 1
             return self.fail(inp)
         return super().step(inp)
 
