@@ -63,16 +63,7 @@ from kspec.conformance.drivers.share import ShareDriver
 from kspec.conformance.drivers.streams import StreamsDriver
 from kspec.conformance.drivers.voters import VotersDriver
 from kspec.conformance.targets.mutants import CATALOGUE
-from kspec.model.share.system import (
-    DOOMED,
-    MAX_DELIVERY_COUNT,
-    MIN_EPOCH,
-    OTHER_PARTITION,
-    Initialize,
-    Read,
-    ShareSystem,
-    Write,
-)
+from kspec.model.share.system import DOOMED, MIN_EPOCH, OTHER_PARTITION, Initialize, Read, ShareSystem, Write
 
 TIMER_CHAIN = "RAFT-DRIVE-TIMER-CHAIN"
 RAFT_MACROS = ("FirstAnswer", "AbandonRound", "LateVote", "HeldFetch", "Retry", "Canvass")
@@ -173,9 +164,6 @@ _SWITCHES: dict[str, dict[str, tuple[Any, str, Any]]] = {
         # session 23 (red team share_scratch14's negative-epoch-sentinel-only escaped seeds 0 and 1)
         "SHARE-DRIVE-MIN-EPOCH": (ShareSystem, "probe_actions", _probe_requests_without(
             lambda kind, a: MIN_EPOCH in (getattr(a, "leader_epoch", None), getattr(a, "state_epoch", None)))),
-        # session 24 (red team share_scratch15's delivery-count-as-int8 escaped seeds 0 and 1)
-        "SHARE-DRIVE-MAX-DELIVERY-COUNT": (ShareSystem, "probe_actions", _probe_requests_without(
-            lambda kind, a: any(b.delivery_count == MAX_DELIVERY_COUNT for b in getattr(a, "batches", ())))),
     },
     # streams (session 23): the guided paths' end probes (StreamsDriver.probes); the in-flight
     # sub-topology is offered in category ``topology`` too, so its switch disables the step itself
