@@ -15,8 +15,8 @@ and a delivery count narrowed to a signed byte.
 BEFORE (committed before any share change; ``redteam_power.py --seeds 2``, split per bug/seed
 under a load of ~28 on 2 cores): caught at seeds 0 and 1: limit-zero-disables-snapshots (run 2),
 summary-stored-before-image (run 35), negative-epoch-checked-last (run 86),
-known-count-never-decreases (run 111); same-epoch-read-boxed-compare and delivery-count-as-int8
-not caught when session 24 stopped (their 300-run budgets still running at 09:15 UTC). With
+known-count-never-decreases (run 111); at seed 0 only: same-epoch-read-boxed-compare (random run
+228, 4 steps); escaped at both: delivery-count-as-int8. With
 SHARE-DRIVE-MAX-DELIVERY-COUNT (commit 48ed5a6, reverted in 3fb8df5: the lockstep catalogue
 could not be run in time) delivery-count-as-int8 is caught at seed 0, guided run 110, 2 steps.
 
