@@ -87,6 +87,7 @@ MODULE_LINES: tuple[tuple[str, str], ...] = (
     ("share", "share_scratch12"),
     ("share", "share_scratch13"),
     ("share", "share_scratch14"),
+    ("share", "share_scratch15"),
     # mm2
     ("mm2", "mm2"),
     ("mm2", "mm2_scratch"),

@@ -94,6 +94,7 @@ BASELINES = [
     ("share", "share_scratch12", "Correct"),
     ("share", "share_scratch13", "Correct"),
     ("share", "share_scratch14", "Correct"),
+    ("share", "share_scratch15", "Correct"),
     # mm2
     ("mm2", "mm2_scratch", "Correct"),
     ("mm2", "mm2_scratch2", "Correct"),
