@@ -13,7 +13,12 @@ started following, a replaced disk's auto-join AddVoter naming the host's first 
 Vote's key compared with the host id, and a "caught up" flag set at a fetch that later appends
 do not clear.
 
-BEFORE / AFTER: see /work/wt/R24-blindvoters.md (session 24).
+BEFORE (committed before any kspec change; ``redteam_power.py --seeds 2``, a machine at load
+25-31 on 2 cores, where the guard's per-call time limit fired in some runs: "error"): caught at
+seeds 0 and 1: vote-key-checked-against-host-id (run 4), add-caught-up-at-last-fetch (8),
+auto-join-adds-host-directory (27); reconfig-before-epoch-commit-by-log-hw caught at one seed
+(run 261), the other an error (time limit); pending-change-kept-across-leaderships escaped one
+seed, the other an error; voter-role-latched-at-epoch: see /work/wt/R24-blindvoters.md.
 
     PYTHONPATH=bench kspec conform voters --target python:redteam.voters_scratch15:Correct
 """
