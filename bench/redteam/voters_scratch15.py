@@ -16,9 +16,12 @@ do not clear.
 BEFORE (committed before any kspec change; ``redteam_power.py --seeds 2``, a machine at load
 25-31 on 2 cores, where the guard's per-call time limit fired in some runs: "error"): caught at
 seeds 0 and 1: vote-key-checked-against-host-id (run 4), add-caught-up-at-last-fetch (8),
-auto-join-adds-host-directory (27); reconfig-before-epoch-commit-by-log-hw caught at one seed
-(run 261), the other an error (time limit); pending-change-kept-across-leaderships escaped one
-seed, the other an error; voter-role-latched-at-epoch: see /work/wt/R24-blindvoters.md.
+auto-join-adds-host-directory (27), voter-role-latched-at-epoch (1); reconfig-before-epoch-commit-
+by-log-hw caught at one seed (run 261), the other an error (time limit), and re-run per seed (no
+kspec change in between): runs 261 and 180; pending-change-kept-across-leaderships escaped one
+seed, the other an error, and re-run per seed: escaped at seeds 0 and 1 (not reached: no run
+truncates a leader's uncommitted VotersRecord and lets that replica lead again). No AFTER: no
+kspec change this session (see /work/wt/R24-blindvoters.md).
 
     PYTHONPATH=bench kspec conform voters --target python:redteam.voters_scratch15:Correct
 """
