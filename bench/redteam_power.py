@@ -71,6 +71,7 @@ MODULE_LINES: tuple[tuple[str, str], ...] = (
     ("voters", "voters_scratch12"),
     ("voters", "voters_scratch13"),
     ("voters", "voters_scratch14"),
+    ("voters", "voters_scratch15"),
     # share
     ("share", "share"),
     ("share", "share_scratch"),

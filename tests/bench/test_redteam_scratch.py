@@ -77,6 +77,7 @@ BASELINES = [
     ("voters", "voters_scratch13", "CorrectLog"),
     ("voters", "voters_scratch14", "Correct"),
     ("voters", "voters_scratch14", "CorrectLog"),
+    ("voters", "voters_scratch15", "Correct"),
     # share (session 9's baseline claims 4.4, 4.1 and 4.3 in turn)
     ("share", "share_scratch", "Correct"),
     ("share", "share_scratch2", "Correct"),
