@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 from itertools import pairwise
 from typing import Any
 
@@ -123,7 +124,7 @@ CONFIGS: list[dict[str, JSON]] = [
 
 # The categories a run without faults never draws (and the check-quorum resignation, which is
 # a fault of the network too: the followers' fetches did not arrive in time).
-FAULTS = frozenset({"network", "crash", "resign", "idle_timer", "redeliver"})
+FAULTS = frozenset({"network", "crash", "resign", "idle_timer", "redeliver", "leader_crash"})
 
 BOUNDS: dict[str, Any] = {"max_epoch": 3, "max_inflight": 6, "max_appends": 2, "max_crashes": 1,
                           "max_fetches": 8, "max_duplicates": 1, "max_elections": 4, "max_resends": 2}
@@ -658,6 +659,18 @@ def probe_candidates(state: Raft) -> list[tuple[str, Any]]:
     return out
 
 
+def leader_crashes(state: Raft) -> list[tuple[str, Any]]:
+    """RAFT-DRIVE-LEADER-CRASH (session 23): a reboot of every leader that has other voters, in a
+    category of its own (``leader_crash``, a fault: with ``faults`` only), offered whatever the
+    crash budget says (:meth:`RaftDriver._leader_reboot`: one past it). The model offers a
+    ``Reboot`` at every live replica from the first step, so a random run spent its one crash
+    long before a leader of several voters was elected: at seeds 0 and 1 no random run rebooted
+    one (only RAFT-DRIVE-LEADER-REBOOT's start path did), and a restarted leader's resignation
+    and the election after it were seen on that one path only."""
+    return [("leader_crash", Reboot(n.id)) for n in state.nodes
+            if isinstance(n.role, Leader) and len(n.voters) > 1]
+
+
 def _leading(state: Raft, leader: int) -> Leader | None:
     """Replica ``leader``'s role if it leads, else None."""
     role = state.node(leader).role
@@ -772,7 +785,8 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
     # (not "idle": that is the lockstep machine's own rule for a state where nothing is enabled)
     categories: tuple[str, ...] = ("deliver", "fetch", "resend", "timer", "client", "payload", "resign", "network",
                                   "crash",
-                  "idle_timer", "idle_fetch", "inject", "leader_only", *macros.CATEGORIES, *macros.RAFT_CATEGORIES)
+                  "idle_timer", "idle_fetch", "inject", "leader_only", *macros.CATEGORIES, *macros.RAFT_CATEGORIES,
+                  "leader_crash")
     # Deliveries and fetches carry the protocol; most random walks that reach deep states
     # deliver and fetch a lot. Several rules per category also make it rare that swarm testing
     # switches a whole category off (each rule is off with the run's probability p).
@@ -787,7 +801,8 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
     # The fetches due at a voter other than the replica's leader (RAFT-DRIVE-FETCH-ELSEWHERE, up to
     # four a replica a state, each a self-loop) likewise: a guided path ends with one at every
     # replica instead.
-    unguided = ("inject", "leader_only", "payload", "idle_fetch", PROBE)
+    # RAFT-DRIVE-LEADER-CRASH's reboots too (the crash budget's extra one): the graph keeps its states.
+    unguided = ("inject", "leader_only", "payload", "idle_fetch", PROBE, "leader_crash")
     # RAFT-DRIVE-LEADER-ONLY's RPCs are KIP-595's and drawn for every target; a replica written
     # without them declares the category unsupported (the error line on their first input says so).
     declinable = {"leader_only": "FetchSnapshotRequest and DescribeQuorumRequest (RAFT-DRIVE-LEADER-ONLY)",
@@ -817,6 +832,7 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
         out += macros.candidates(state)
         out += macros.raft_candidates(state)
         out += probe_candidates(state)
+        out += self._leader_crashes(state)
         if max(n.epoch for n in state.nodes) >= int(self.model.bounds["max_epoch"]):
             # RAFT-DRIVE-DIVERGENT-EPOCHS: at the epoch bound, a deposition past it and the old
             # leader's catch-up (category PROBE: only that start probe takes it)
@@ -948,6 +964,116 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
         restarted, state = self._restarted_candidate_probe(state, k)
         ahead, state = self._notice_ahead_probe(state, k)
         return out + chain + duplicate + long_payload + restarted + ahead
+
+    # RAFT-DRIVE-MISSED-ELECTION: (the role a voter holds while it misses the next epoch's
+    # election, the request of that epoch it then meets): the request-grid cells no run filled
+    # at seed 0 before it, and only those (each start path takes a planned path's place in the
+    # guided budget; "vote" fits too, where a cell needs it)
+    MISSED_PAIRS: tuple[tuple[type, str], ...] = (
+        (Resigned, "end"), (Follower, "begin"), (Candidate, "fetch"), (Prospective, "begin"),
+        (Prospective, "end"), (Leader, "fetch"), (Follower, "end"), (Candidate, "begin"), (Candidate, "end"))
+
+    def _missed_pairs(self, config: Mapping[str, Any]) -> list[tuple[type, str]]:
+        """The MISSED_PAIRS a configuration can reach: a prospective only with pre-vote, a
+        resigned leader only with faults (its check-quorum timer), a fetch only from an observer."""
+        return [(role, kind) for role, kind in self.MISSED_PAIRS
+                if (role is not Prospective or config["pre_vote"]) and (role is not Resigned or config["faults"])
+                and (kind != "fetch" or (config["observers"] and config.get("kip853")))]
+
+    def _missed_election_probes(self) -> tuple[StartProbe, ...]:
+        """RAFT-DRIVE-MISSED-ELECTION's start probe of this configuration (three voters or more):
+        the first pair of MISSED_PAIRS it can reach that no configuration before it in CONFIGS
+        takes (so the configurations share the pairs out, one each; the grid is their union)."""
+        if len(self.model.voter_ids) < 3:
+            return ()
+        taken: set[tuple[type, str]] = set()
+        mine = {key: self.config[key] for key in CONFIGS[0]}
+        for shape in CONFIGS:
+            if shape["voters"] < 3:
+                continue
+            pair = next((p for p in self._missed_pairs(shape) if p not in taken), None)
+            if pair is None:
+                continue
+            if {key: shape[key] for key in CONFIGS[0]} == mine:
+                return (StartProbe("RAFT-DRIVE-MISSED-ELECTION", partial(self._missed_election_probe, role=pair[0],
+                                                                         kind=pair[1])),)
+            taken.add(pair)
+        return ()
+
+    def _missed_election_probe(self, state: Raft, role: type, kind: str) -> list[tuple[str, Any]]:
+        """RAFT-DRIVE-MISSED-ELECTION (session 23; a start probe, three voters or more): a voter F
+        in ``role`` misses the next epoch's election, which another voter C wins without it
+        (:meth:`_elect` without F), and then meets a request of that epoch from the cluster, of
+        ``kind``: C's vote request, left on the wire (a late copy); C's BeginQuorumEpoch, left on
+        the wire; C's EndQuorumEpoch (with faults C resigns at its check-quorum timer and the
+        request is delivered, else C's notice injected, RAFT-DRIVE-INJECT); an observer's Fetch
+        (kip-853: the observer hears of C's epoch without its leader, RAFT-DRIVE-OBSERVER-EPOCH's
+        vote from replica 9, and asks F, a voter it may ask: RAFT-RULE-OBSERVER). Random runs and
+        the guided paths reached a higher epoch's EndQuorumEpoch, BeginQuorumEpoch or Fetch at
+        these roles seldom or never (RAFT-DRIVE-REQUEST-GRID: at seed 0 no EndQuorumEpoch ahead
+        at a follower, candidate, prospective or resigned leader), and at a guided path's end the election and epoch
+        budgets are mostly spent. Each step only where the driver offers it; nothing where F is
+        not in ``role`` or no voter can win without it."""
+        voters = sorted(self.model.voter_ids)
+        for f in voters:
+            node = state.node(f)
+            if type(node.role) is not role:
+                continue
+            for c in (v for v in voters if v != f):
+                elected = self._elect(state, c, without=f)
+                if elected is None:
+                    continue
+                after = elected[1].node(f)
+                if type(after.role) is not role or after.epoch >= elected[1].node(c).epoch:
+                    continue
+                found = self._missed_request(elected[1], c, f, kind)
+                if found is not None:
+                    return [*elected[0], *found[0]]
+        return []
+
+    def _missed_request(self, s: Raft, c: int, f: int, kind: str) -> tuple[list[tuple[str, Any]], Raft] | None:
+        """:meth:`_missed_election_probe`'s last steps: a request of leader ``c``'s epoch, of
+        ``kind``, delivered to ``f`` (still in an older epoch); the steps and the state after, or None."""
+        offered = self._offered
+        epoch = s.node(c).epoch
+        script: list[tuple[str, Any]] = []
+
+        def sent(state: Raft, kind_: type, src: int) -> Deliver | None:
+            return next((Deliver(m) for m in sorted(state.network.distinct(), key=repr)
+                         if isinstance(m, kind_) and (m.src, m.dst) == (src, f)
+                         and (m.epoch or 0) > state.node(f).epoch
+                         and not getattr(m, "pre_vote", False)), None)
+
+        if kind == "vote":
+            step: tuple[str, Any] | None = ("deliver", d) if (d := sent(s, VoteRequest, c)) else None
+        elif kind == "begin":
+            step = ("deliver", d) if (d := sent(s, BeginQuorumEpochRequest, c)) else None
+        elif kind == "end":
+            resigned = self._resign(s, c) if self.config["faults"] else None
+            if resigned is not None:
+                script, s = list(resigned[0]), resigned[1]
+                step = ("deliver", d) if (d := sent(s, EndQuorumEpochRequest, c)) else None
+            else:
+                step = ("inject", Inject(EndQuorumEpochRequest(c, f, epoch, (), True)))
+        else:
+            observer = next((o for o in sorted(set(self.model.replica_ids) - self.model.voter_ids)
+                             if not isinstance(s.node(o).role, Down)), None)
+            vote = None if observer is None else _injected_vote(s, s.node(observer), UNKNOWN_REPLICA, epoch)
+            if observer is None or vote is None or not s.node(observer).open_votes:
+                return None
+            # RAFT-DRIVE-OBSERVER-EPOCH's way: the observer hears of C's epoch without its leader
+            # (a vote of it from replica 9, kip-853's open votes), then asks F
+            for category, action in (("inject", Inject(vote)), ("fetch", Fire(observer, FetchDue(f)))):
+                after = offered(s, category, action)
+                if after is None:
+                    return None
+                script.append((category, action))
+                s = after
+            step = ("deliver", d) if (d := sent(s, FetchRequest, observer)) else None
+        if step is None:
+            return None
+        after = offered(s, *step)
+        return None if after is None else ([*script, step], after)
 
     def _notice_ahead_probe(self, state: Raft, k: int) -> tuple[list[tuple[str, Any]], Raft]:
         """RAFT-DRIVE-NOTICE-AHEAD, last on a guided path (nothing after it sees its state): each
@@ -1343,6 +1469,7 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
         # RAFT-DRIVE-LEADER-REBOOT: a leader with other voters crashed and restarted (with faults)
         reboot = ((StartProbe("RAFT-DRIVE-LEADER-REBOOT", self._leader_reboot_probe),)
                   if self.config["faults"] and len(self.model.voter_ids) >= 3 else ())
+        probes += self._missed_election_probes()
         return (*probes, *self._snapshot_probes(), *self._kip996_start_probes(), *self._refollow_probes(), *ahead,
                 *reboot, *ordered)
 
@@ -2357,6 +2484,8 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
                 return state
         if after is None and type(action).__name__ == "Reboot":
             after = self._quiet_reboot(state, action.node)
+        if after is None and isinstance(action, Reboot):
+            after = self._leader_reboot(state, action.node)
         if after is None or not self.model.within_bounds(after, past_epochs):
             return None
         return after
@@ -2365,6 +2494,24 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
         """A reboot that loses nothing. The explorer skips it (no new state), but a target must
         show it changes nothing too (a vote not read back on restart shows exactly here)."""
         if state.crashes >= int(self.model.bounds["max_crashes"]) or isinstance(state.node(replica).role, Down):
+            return None
+        down = self.model._apply(state, replica, Crash())
+        up = None if down is None else self.model._apply(down, replica, Restart())
+        return None if up is None else replace(up, crashes=state.crashes + 1)
+
+    def _leader_crashes(self, state: Raft) -> list[tuple[str, Any]]:
+        """RAFT-DRIVE-LEADER-CRASH's candidates (:func:`leader_crashes`; bench/_probes.py switches
+        them off here)."""
+        return leader_crashes(state)
+
+    def _leader_reboot(self, state: Raft, replica: int) -> Raft | None:
+        """RAFT-DRIVE-LEADER-CRASH: a reboot of a leader with other voters one past the crash
+        budget (``max_crashes`` + 1 in all): a run that spent its crash before any leader was
+        elected (most do: a crash is offered from the first step) may still reboot the leader it
+        elects later. Only at such a leader; the counter goes past the bound, so once."""
+        node = state.node(replica)
+        if (state.crashes > int(self.model.bounds["max_crashes"]) or not isinstance(node.role, Leader)
+                or len(node.voters) < 2):
             return None
         down = self.model._apply(state, replica, Crash())
         up = None if down is None else self.model._apply(down, replica, Restart())

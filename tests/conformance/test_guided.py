@@ -185,10 +185,11 @@ def test_a_start_probe_runs_on_a_path_of_its_own_where_the_budgets_are_whole() -
     config = RAFT_CONFIGS[0]
     driver = spec.driver(config)
     assert [p.id for p in driver.start_probes()] == ["RAFT-DRIVE-EXPIRED-STEP-DOWN", "RAFT-DRIVE-RESEND-BACKOFF",
+                                                     "RAFT-DRIVE-MISSED-ELECTION",
                                                      "RAFT-DRIVE-END-EPOCH-AHEAD", "RAFT-DRIVE-LEADER-REBOOT",
                                                      "RAFT-DRIVE-PREFERRED-ORDER",
                                                      "RAFT-DRIVE-DIVERGENT-EPOCHS"]
-    path, backoff, _, _, ordered, _ = guide.start_paths(driver, guide.explore(driver, 12))
+    path, backoff, _, _, _, ordered, _ = guide.start_paths(driver, guide.explore(driver, 12))
     assert guide.offered(driver, path) and len(path) == 7
     assert not _diverges(spec, config, reference_target("raft"), path)
     assert _diverges(spec, config, CATALOGUE["raft-step-down-resets-timer"].target(), path)
@@ -209,7 +210,8 @@ def test_a_start_probe_runs_on_a_path_of_its_own_where_the_budgets_are_whole() -
     # -REFOLLOW-PRE-VOTE)
     pre_vote_config = {**config, "pre_vote": True, "kip853": True}
     pre_vote = spec.driver(pre_vote_config)
-    assert [p.id for p in pre_vote.start_probes()] == ["RAFT-DRIVE-HELD-GRANT", "RAFT-DRIVE-PROSPECTIVE-BEGIN-EPOCH",
+    assert [p.id for p in pre_vote.start_probes()] == ["RAFT-DRIVE-HELD-GRANT", "RAFT-DRIVE-MISSED-ELECTION",
+                                                       "RAFT-DRIVE-PROSPECTIVE-BEGIN-EPOCH",
                                                        "RAFT-DRIVE-ERROR-FETCH-PRE-VOTE",
                                                        "RAFT-DRIVE-PROSPECTIVE-LEADER-VOTE",
                                                        "RAFT-DRIVE-REFOLLOW-PRE-VOTE", "RAFT-DRIVE-END-EPOCH-AHEAD",
@@ -222,7 +224,8 @@ def test_a_start_probe_runs_on_a_path_of_its_own_where_the_budgets_are_whole() -
     assert not _diverges(spec, config, CATALOGUE["raft-prospective-counts-standard-answer"].target(), path)
     # without faults a held answer is no fault the configuration draws: no start path of it
     quiet = spec.driver({**pre_vote_config, "faults": False})
-    assert [p.id for p in quiet.start_probes()] == ["RAFT-DRIVE-REFOLLOW-PRE-VOTE", "RAFT-DRIVE-END-EPOCH-AHEAD"]
+    assert [p.id for p in quiet.start_probes()] == ["RAFT-DRIVE-MISSED-ELECTION", "RAFT-DRIVE-REFOLLOW-PRE-VOTE",
+                                                    "RAFT-DRIVE-END-EPOCH-AHEAD"]
 
 
 def test_end_epoch_ahead_start_path_writes_the_new_epoch_before_answering() -> None:
@@ -403,8 +406,9 @@ def test_check_quorum_ack_start_path_resigns_where_an_acknowledgement_is_counted
     assert "check_quorum_period" not in undeclared.node_config(1)
     config = {**plain, "check_quorum_period": True}
     driver = spec.driver(config)
-    assert [p.id for p in driver.start_probes()][-3:] == ["RAFT-DRIVE-CHECK-QUORUM-ACK", "RAFT-DRIVE-END-EPOCH-AHEAD",
-                                                          "RAFT-DRIVE-LEADER-REBOOT"]
+    assert [p.id for p in driver.start_probes()][-4:] == ["RAFT-DRIVE-CHECK-QUORUM-ACK", "RAFT-DRIVE-MISSED-ELECTION",
+                                                          "RAFT-DRIVE-END-EPOCH-AHEAD", "RAFT-DRIVE-LEADER-REBOOT"]
+    # (RAFT-DRIVE-MISSED-ELECTION's resigned voter fits nowhere in a graph of 12 states: no path)
     *_, acked, _, reboot = guide.start_paths(driver, guide.explore(driver, 12))
     assert "crash" in [c for c, _ in reboot]
     assert guide.offered(driver, acked) and [c for c, _ in acked[-3:]] == ["probe", "round_trip", "resign"]
@@ -534,3 +538,96 @@ def test_leader_reboot_start_path_resigns_resends_and_truncates() -> None:
     node = lone.init_state().nodes[0]
     assert isinstance(node.role, Leader)
     assert input_cell(node, Crash()) == ("leader", "Crash")
+
+
+def test_random_runs_reboot_a_leader_past_the_crash_budget() -> None:
+    # RAFT-DRIVE-LEADER-CRASH: once a run spent its crash, a leader with other voters is still
+    # offered a reboot (category leader_crash, a fault), one past the budget: it restarts
+    # resigned; none after it, none at a lone voter, none without faults.
+    from kspec.model.raft.state import Resigned
+    from kspec.model.raft.system import Reboot
+    spec = PROTOCOLS["raft"]()
+    driver = spec.driver(RAFT_CONFIGS[0])
+    state = driver.resolve(driver.init_state(), Reboot(2))
+    assert state is not None and state.crashes == 1
+    assert not [a for c, a in driver.candidates(state) if c in ("crash", "leader_crash")]
+    elected = driver._elect_first(state)
+    assert elected is not None
+    state = elected[1]
+    offered = [a for c, a in driver.candidates(state) if c == "leader_crash"]
+    assert offered == [Reboot(1)] and not [a for c, a in driver.candidates(state) if c == "crash"]
+    after = driver.resolve(state, Reboot(1))
+    assert after is not None and after.crashes == 2 and isinstance(after.node(1).role, Resigned)
+    assert ("leader", "Crash voters>1") in driver.input_cells(state, Reboot(1))
+    assert not [a for c, a in driver.candidates(after) if c == "leader_crash"]
+    elected_again = driver._elect(after, 2)
+    assert elected_again is not None and driver.resolve(elected_again[1], Reboot(2)) is None  # once
+    quiet = spec.driver(RAFT_CONFIGS[1])
+    lone = spec.driver(RAFT_CONFIGS[4])
+    for d in (quiet, lone):
+        s = d.init_state()
+        won = d._elect_first(s) if d is quiet else None
+        s = won[1] if won else s
+        assert not [a for c, a in d.candidates(s) if c == "leader_crash"]
+
+
+def _start_path(driver: Any, probe: Any) -> list[guide.Step]:
+    """A start probe's path as guide.start_paths finds it: the graph's shortest path to the
+    first state, breadth first, where the script fits, then the script."""
+    graph = guide.graph_for(driver)
+    for i in sorted(range(len(graph.states)), key=lambda i: (graph.depth[i], i)):
+        script = probe.script(graph.states[i])
+        if script and guide.offered(driver, path := graph.path_to(i) + script):
+            return path
+    raise AssertionError(f"{probe.id} fits nowhere")
+
+
+def test_missed_election_start_paths_fill_the_grid_cells_and_catch_their_mutant() -> None:
+    # RAFT-DRIVE-MISSED-ELECTION: the (role, request) pairs are shared out over the shapes, one
+    # each and none twice; every one fits the shape's graph and fills its cell (a request of an
+    # epoch ahead from a replica of the cluster at a voter in that role). At the three-voter
+    # observer shape a follower that missed C's election meets C's EndQuorumEpoch: the
+    # reference conforms, a follower that keeps its old leader diverges.
+    spec = PROTOCOLS["raft"]()
+    kinds = {"begin": "BeginQuorumEpochRequest", "end": "EndQuorumEpochRequest", "fetch": "FetchRequest",
+             "vote": "VoteRequest"}
+    pairs = []
+    for config in RAFT_CONFIGS:
+        driver = spec.driver(config)
+        probes = [p for p in driver.start_probes() if p.id == "RAFT-DRIVE-MISSED-ELECTION"]
+        if not probes:
+            continue
+        role, kind = probes[0].script.keywords["role"], probes[0].script.keywords["kind"]
+        pairs.append((role, kind))
+        path = _start_path(driver, probes[0])
+        state, cells = driver.init_state(), set()
+        for _, action in path:
+            cells |= {c[:3] for c in driver.request_cells(state, action) if c[3] == "replica"}
+            state = driver.resolve(state, action)
+        assert (kinds[kind], role.__name__.lower(), ">") in cells, (config, role, kind)
+    assert len(pairs) == len(set(pairs)) == len(spec.driver(RAFT_CONFIGS[0]).MISSED_PAIRS)
+    config = RAFT_CONFIGS[2]
+    driver = spec.driver(config)
+    path = _start_path(driver, next(p for p in driver.start_probes() if p.id == "RAFT-DRIVE-MISSED-ELECTION"))
+    assert guide.offered(driver, path) and isinstance(path[-1][1].message, EndQuorumEpochRequest)
+    assert not _diverges(spec, config, reference_target("raft"), path)
+    assert _diverges(spec, config, CATALOGUE["raft-follower-keeps-leader-on-end-epoch-ahead"].target(), path)
+
+
+def test_a_second_restart_is_reached_only_past_the_crash_budget() -> None:
+    # RAFT-DRIVE-LEADER-CRASH's mutant: voter 1 reboots (the run's crash), is elected, and is
+    # rebooted again as a leader (category leader_crash): the reference conforms, a replica whose
+    # second restart resumes from what its first restart read diverges.
+    from kspec.model.raft.system import Reboot
+    spec = PROTOCOLS["raft"]()
+    config = RAFT_CONFIGS[0]
+    driver = spec.driver(config)
+    state = driver.init_state()
+    path: list[guide.Step] = [("crash", Reboot(1))]
+    state = driver.resolve(state, Reboot(1))
+    elected = driver._elect(state, 1)
+    assert elected is not None
+    path += [*elected[0], ("leader_crash", Reboot(1))]
+    assert guide.offered(driver, path)
+    assert not _diverges(spec, config, reference_target("raft"), path)
+    assert _diverges(spec, config, CATALOGUE["raft-second-restart-reads-first-quorum-state"].target(), path)
