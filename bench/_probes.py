@@ -20,9 +20,7 @@ each switch (``guide._GRAPHS`` is cached by configuration; some probes' steps ar
   ``RAFT-DRIVE-EXPIRED-STEP-DOWN``, ``-RESEND-BACKOFF``, ``-PROSPECTIVE-BEGIN-EPOCH``,
   ``-ERROR-FETCH-PRE-VOTE``, ``-DIVERGENT-EPOCHS``, ``-END-EPOCH-AHEAD``,
   ``-LEADER-REBOOT``, ``-SNAPSHOT-TABLE``) by its script taking nothing (no start path);
-  ``RAFT-DRIVE-MISSED-ELECTION`` by ``_missed_election_probes`` giving no start probe,
-  ``RAFT-DRIVE-LEADER-CRASH`` (random runs' ``leader_crash`` category) by ``_leader_crashes``
-  offering nothing.
+  ``RAFT-DRIVE-MISSED-ELECTION`` by ``_missed_election_probes`` giving no start probe.
 * voters (``VotersDriver.probes``, ``VotersDriver.start_probes``): each ``VOTERS-DRIVE-*`` script
   a guided path ends with or a start path takes, by its function returning nothing
   (``voters_log.probes`` for the log level's free-log script).
@@ -115,9 +113,7 @@ _SWITCHES: dict[str, dict[str, tuple[Any, str, Any]]] = {
              "RAFT-DRIVE-LEADER-REBOOT": (RaftDriver, "_leader_reboot_probe", _nothing),
              # session 22 (raftfetch): a snapshot start probe (targets that declare snapshots)
              "RAFT-DRIVE-SNAPSHOT-TABLE": (RaftDriver, "_snapshot_table_probe", _nothing),
-             # session 23 (raftcov): a random-run category (a leader's reboot past the crash
-             # budget) and a start probe a shape (a voter that missed an election)
-             "RAFT-DRIVE-LEADER-CRASH": (RaftDriver, "_leader_crashes", _nothing),
+             # session 23 (raftcov): a start probe a shape (a voter that missed an election)
              "RAFT-DRIVE-MISSED-ELECTION": (RaftDriver, "_missed_election_probes", lambda self: ())},
     "voters": {
         "VOTERS-DRIVE-JOIN-PROBE": (VotersDriver, "_join_probe", _nothing),

@@ -48,8 +48,6 @@ PROBE_MUTANTS: list[tuple[str, str]] = [
     # session 22 (raftfetch): after red team raft_scratch15's snapshot-answer-counts-position
     ("RAFT-DRIVE-SNAPSHOT-TABLE", "raft-snapshot-answer-records-snapshot-end"),
     # session 23 (raftcov): a voter that missed an election meets that epoch's requests
-    # (RAFT-DRIVE-LEADER-CRASH's raft-second-restart-reads-first-quorum-state escaped seeds 0 and 1
-    # with the category on: not listed, catalogued as not caught at the default budget)
     ("RAFT-DRIVE-MISSED-ELECTION", "raft-follower-keeps-leader-on-end-epoch-ahead"),
 ]
 # written for a probe, caught by it first, not its alone (session 14, docs/performance.md)

@@ -124,7 +124,7 @@ CONFIGS: list[dict[str, JSON]] = [
 
 # The categories a run without faults never draws (and the check-quorum resignation, which is
 # a fault of the network too: the followers' fetches did not arrive in time).
-FAULTS = frozenset({"network", "crash", "resign", "idle_timer", "redeliver", "leader_crash"})
+FAULTS = frozenset({"network", "crash", "resign", "idle_timer", "redeliver"})
 
 BOUNDS: dict[str, Any] = {"max_epoch": 3, "max_inflight": 6, "max_appends": 2, "max_crashes": 1,
                           "max_fetches": 8, "max_duplicates": 1, "max_elections": 4, "max_resends": 2}
@@ -659,18 +659,6 @@ def probe_candidates(state: Raft) -> list[tuple[str, Any]]:
     return out
 
 
-def leader_crashes(state: Raft) -> list[tuple[str, Any]]:
-    """RAFT-DRIVE-LEADER-CRASH (session 23): a reboot of every leader that has other voters, in a
-    category of its own (``leader_crash``, a fault: with ``faults`` only), offered whatever the
-    crash budget says (:meth:`RaftDriver._leader_reboot`: one past it). The model offers a
-    ``Reboot`` at every live replica from the first step, so a random run spent its one crash
-    long before a leader of several voters was elected: at seeds 0 and 1 no random run rebooted
-    one (only RAFT-DRIVE-LEADER-REBOOT's start path did), and a restarted leader's resignation
-    and the election after it were seen on that one path only."""
-    return [("leader_crash", Reboot(n.id)) for n in state.nodes
-            if isinstance(n.role, Leader) and len(n.voters) > 1]
-
-
 def _leading(state: Raft, leader: int) -> Leader | None:
     """Replica ``leader``'s role if it leads, else None."""
     role = state.node(leader).role
@@ -785,8 +773,7 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
     # (not "idle": that is the lockstep machine's own rule for a state where nothing is enabled)
     categories: tuple[str, ...] = ("deliver", "fetch", "resend", "timer", "client", "payload", "resign", "network",
                                   "crash",
-                  "idle_timer", "idle_fetch", "inject", "leader_only", *macros.CATEGORIES, *macros.RAFT_CATEGORIES,
-                  "leader_crash")
+                  "idle_timer", "idle_fetch", "inject", "leader_only", *macros.CATEGORIES, *macros.RAFT_CATEGORIES)
     # Deliveries and fetches carry the protocol; most random walks that reach deep states
     # deliver and fetch a lot. Several rules per category also make it rare that swarm testing
     # switches a whole category off (each rule is off with the run's probability p).
@@ -801,8 +788,7 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
     # The fetches due at a voter other than the replica's leader (RAFT-DRIVE-FETCH-ELSEWHERE, up to
     # four a replica a state, each a self-loop) likewise: a guided path ends with one at every
     # replica instead.
-    # RAFT-DRIVE-LEADER-CRASH's reboots too (the crash budget's extra one): the graph keeps its states.
-    unguided = ("inject", "leader_only", "payload", "idle_fetch", PROBE, "leader_crash")
+    unguided = ("inject", "leader_only", "payload", "idle_fetch", PROBE)
     # RAFT-DRIVE-LEADER-ONLY's RPCs are KIP-595's and drawn for every target; a replica written
     # without them declares the category unsupported (the error line on their first input says so).
     declinable = {"leader_only": "FetchSnapshotRequest and DescribeQuorumRequest (RAFT-DRIVE-LEADER-ONLY)",
@@ -832,7 +818,6 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
         out += macros.candidates(state)
         out += macros.raft_candidates(state)
         out += probe_candidates(state)
-        out += self._leader_crashes(state)
         if max(n.epoch for n in state.nodes) >= int(self.model.bounds["max_epoch"]):
             # RAFT-DRIVE-DIVERGENT-EPOCHS: at the epoch bound, a deposition past it and the old
             # leader's catch-up (category PROBE: only that start probe takes it)
@@ -2484,8 +2469,6 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
                 return state
         if after is None and type(action).__name__ == "Reboot":
             after = self._quiet_reboot(state, action.node)
-        if after is None and isinstance(action, Reboot):
-            after = self._leader_reboot(state, action.node)
         if after is None or not self.model.within_bounds(after, past_epochs):
             return None
         return after
@@ -2494,24 +2477,6 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
         """A reboot that loses nothing. The explorer skips it (no new state), but a target must
         show it changes nothing too (a vote not read back on restart shows exactly here)."""
         if state.crashes >= int(self.model.bounds["max_crashes"]) or isinstance(state.node(replica).role, Down):
-            return None
-        down = self.model._apply(state, replica, Crash())
-        up = None if down is None else self.model._apply(down, replica, Restart())
-        return None if up is None else replace(up, crashes=state.crashes + 1)
-
-    def _leader_crashes(self, state: Raft) -> list[tuple[str, Any]]:
-        """RAFT-DRIVE-LEADER-CRASH's candidates (:func:`leader_crashes`; bench/_probes.py switches
-        them off here)."""
-        return leader_crashes(state)
-
-    def _leader_reboot(self, state: Raft, replica: int) -> Raft | None:
-        """RAFT-DRIVE-LEADER-CRASH: a reboot of a leader with other voters one past the crash
-        budget (``max_crashes`` + 1 in all): a run that spent its crash before any leader was
-        elected (most do: a crash is offered from the first step) may still reboot the leader it
-        elects later. Only at such a leader; the counter goes past the bound, so once."""
-        node = state.node(replica)
-        if (state.crashes > int(self.model.bounds["max_crashes"]) or not isinstance(node.role, Leader)
-                or len(node.voters) < 2):
             return None
         down = self.model._apply(state, replica, Crash())
         up = None if down is None else self.model._apply(down, replica, Restart())

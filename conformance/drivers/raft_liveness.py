@@ -465,11 +465,10 @@ def _prefix(session: Lockstep, rng: random.Random, steps: int) -> None:
     """A random fault phase: ``steps`` enabled actions of the driver's categories, none of a
     category the target declines (``Target.unsupported``: a replica without the leader-only
     RPCs was sent them here) and no fetch due elsewhere (RAFT-DRIVE-FETCH-ELSEWHERE: it changes
-    nothing, as the idle timers), nor RAFT-DRIVE-LEADER-CRASH's reboot past the crash budget (the
-    fault phase draws as before session 23)."""
+    nothing, as the idle timers)."""
     declined = frozenset(session.target.unsupported)
-    skipped = ("inject", "idle_timer", "idle_fetch", "leader_crash")
-    categories = [c for c in session.driver.categories if c not in skipped and c not in declined]
+    categories = [c for c in session.driver.categories if c not in ("inject", "idle_timer", "idle_fetch")
+                  and c not in declined]
     for _ in range(steps):
         live = [c for c in categories if session.has_enabled(c)]
         if not live:

@@ -1113,51 +1113,6 @@ RAFT_MUTANTS += (  # session 22, raftfetch: red team raft_scratch15's fetch esca
 )
 
 
-class SecondRestartReadsFirstQuorumState(RaftReplica):
-    """A replica reads its quorum-state file once per process and keeps what it read: a replica
-    that crashes and restarts a second time resumes from the epoch, vote and leader its first
-    restart read, not from the file as it was last written (RAFT-RULE-RESTART: every restart
-    resumes from the persisted quorum state and log; a port that caches the file's contents on
-    first load). Every other run crashes at most once (``max_crashes`` 1); only
-    RAFT-DRIVE-LEADER-CRASH's reboot past that budget restarts a replica twice, where the one
-    rebooted first was elected since (its quorum state moved on)."""
-
-    def on_restart(self) -> None:
-        first = getattr(self, "first_read", None)
-        if first is None:
-            self.first_read = self.election()
-        else:
-            self.epoch, self.voted_for, self.leader = first
-        super().on_restart()
-
-
-class RestartedResignedRefusesNewerVote(RaftReplica):
-    """A leader that restarted resigned (RAFT-RULE-RESTART) refuses the first standard vote of a
-    newer epoch from another voter, however up to date: it moves to that epoch but keeps the
-    "I led" mark its restart set (a port whose restart builds a resigned state that survives the
-    first epoch change as the vote check's "already voted for myself"), where
-    RAFT-RULE-HIGHER-EPOCH makes it unattached in the new epoch and RAFT-RULE-VOTE grants an up
-    to date candidate. RAFT-DRIVE-LEADER-REBOOT's start path makes its restarted leader refuse on
-    the log (its uncommitted record); only a leader rebooted elsewhere in a run, whose log is no
-    longer than the candidate's, shows it (RAFT-DRIVE-LEADER-CRASH)."""
-
-    def on_restart(self) -> None:
-        super().on_restart()
-        self.restarted_resigned = self.role == "resigned"
-
-    def on_VoteRequest(self, req: dict[str, Any]) -> None:
-        if (getattr(self, "restarted_resigned", False) and not req.get("pre_vote") and req["epoch"] > self.epoch
-                and req["src"] in self.voters and req["src"] != self.id):
-            self.restarted_resigned = False
-            self.become_unattached(req["epoch"])
-            self.persist()
-            self.answer_vote(req, False, pre_vote=False, error="NONE")
-            return
-        if self.role != "resigned":
-            self.restarted_resigned = False
-        super().on_VoteRequest(req)
-
-
 class FollowerKeepsLeaderOnEndEpochAhead(RaftReplica):
     """A voter following a leader that meets an EndQuorumEpoch of a higher epoch from another
     voter moves to that epoch but keeps following its old leader (a port whose follower state
@@ -1177,18 +1132,7 @@ class FollowerKeepsLeaderOnEndEpochAhead(RaftReplica):
         super().on_EndQuorumEpochRequest(req)
 
 
-RAFT_MUTANTS += (  # session 23, raftcov
-    ("raft-second-restart-reads-first-quorum-state", SecondRestartReadsFirstQuorumState,
-     "a replica's second restart resumes from the quorum state its first restart read", False,
-     "RAFT-DRIVE-LEADER-CRASH's (random runs reboot a leader with other voters past the crash budget; "
-     "the only runs that restart a replica twice): escaped seeds 0 and 1 at the default budget in session 23 "
-     "(no random run rebooted as leader the replica it crashed first); tests/conformance/test_guided.py "
-     "shows the path that catches it"),
-    ("raft-restarted-resigned-refuses-newer-vote", RestartedResignedRefusesNewerVote,
-     "a restarted resigned leader refuses the first vote of a newer epoch", False,
-     "RAFT-DRIVE-LEADER-CRASH's (random runs reboot a leader with other voters past the crash budget): "
-     "the restarted leader meets a newer candidate's vote; no guided run catches it; session 23: with the category on "
-     "random run 229 at seed 0, seed 1 escaped (331 runs); off, seeds 0 and 1 escaped (326, 347 runs)"),
+RAFT_MUTANTS += (  # session 23, raftcov (RAFT-DRIVE-MISSED-ELECTION)
     ("raft-follower-keeps-leader-on-end-epoch-ahead", FollowerKeepsLeaderOnEndEpochAhead,
      "a follower meeting a newer epoch's EndQuorumEpoch keeps following its old leader", True,
      "RAFT-DRIVE-MISSED-ELECTION's (a start probe): a follower that missed an election meets the winner's "

@@ -406,9 +406,9 @@ def test_check_quorum_ack_start_path_resigns_where_an_acknowledgement_is_counted
     assert "check_quorum_period" not in undeclared.node_config(1)
     config = {**plain, "check_quorum_period": True}
     driver = spec.driver(config)
-    assert [p.id for p in driver.start_probes()][-4:] == ["RAFT-DRIVE-CHECK-QUORUM-ACK", "RAFT-DRIVE-MISSED-ELECTION",
-                                                          "RAFT-DRIVE-END-EPOCH-AHEAD", "RAFT-DRIVE-LEADER-REBOOT"]
-    # (RAFT-DRIVE-MISSED-ELECTION's resigned voter fits nowhere in a graph of 12 states: no path)
+    # (no RAFT-DRIVE-MISSED-ELECTION: the three-voter shapes before it in CONFIGS took every pair)
+    assert [p.id for p in driver.start_probes()][-3:] == ["RAFT-DRIVE-CHECK-QUORUM-ACK", "RAFT-DRIVE-END-EPOCH-AHEAD",
+                                                          "RAFT-DRIVE-LEADER-REBOOT"]
     *_, acked, _, reboot = guide.start_paths(driver, guide.explore(driver, 12))
     assert "crash" in [c for c, _ in reboot]
     assert guide.offered(driver, acked) and [c for c, _ in acked[-3:]] == ["probe", "round_trip", "resign"]
@@ -540,37 +540,6 @@ def test_leader_reboot_start_path_resigns_resends_and_truncates() -> None:
     assert input_cell(node, Crash()) == ("leader", "Crash")
 
 
-def test_random_runs_reboot_a_leader_past_the_crash_budget() -> None:
-    # RAFT-DRIVE-LEADER-CRASH: once a run spent its crash, a leader with other voters is still
-    # offered a reboot (category leader_crash, a fault), one past the budget: it restarts
-    # resigned; none after it, none at a lone voter, none without faults.
-    from kspec.model.raft.state import Resigned
-    from kspec.model.raft.system import Reboot
-    spec = PROTOCOLS["raft"]()
-    driver = spec.driver(RAFT_CONFIGS[0])
-    state = driver.resolve(driver.init_state(), Reboot(2))
-    assert state is not None and state.crashes == 1
-    assert not [a for c, a in driver.candidates(state) if c in ("crash", "leader_crash")]
-    elected = driver._elect_first(state)
-    assert elected is not None
-    state = elected[1]
-    offered = [a for c, a in driver.candidates(state) if c == "leader_crash"]
-    assert offered == [Reboot(1)] and not [a for c, a in driver.candidates(state) if c == "crash"]
-    after = driver.resolve(state, Reboot(1))
-    assert after is not None and after.crashes == 2 and isinstance(after.node(1).role, Resigned)
-    assert ("leader", "Crash voters>1") in driver.input_cells(state, Reboot(1))
-    assert not [a for c, a in driver.candidates(after) if c == "leader_crash"]
-    elected_again = driver._elect(after, 2)
-    assert elected_again is not None and driver.resolve(elected_again[1], Reboot(2)) is None  # once
-    quiet = spec.driver(RAFT_CONFIGS[1])
-    lone = spec.driver(RAFT_CONFIGS[4])
-    for d in (quiet, lone):
-        s = d.init_state()
-        won = d._elect_first(s) if d is quiet else None
-        s = won[1] if won else s
-        assert not [a for c, a in d.candidates(s) if c == "leader_crash"]
-
-
 def _start_path(driver: Any, probe: Any) -> list[guide.Step]:
     """A start probe's path as guide.start_paths finds it: the graph's shortest path to the
     first state, breadth first, where the script fits, then the script."""
@@ -612,22 +581,3 @@ def test_missed_election_start_paths_fill_the_grid_cells_and_catch_their_mutant(
     assert guide.offered(driver, path) and isinstance(path[-1][1].message, EndQuorumEpochRequest)
     assert not _diverges(spec, config, reference_target("raft"), path)
     assert _diverges(spec, config, CATALOGUE["raft-follower-keeps-leader-on-end-epoch-ahead"].target(), path)
-
-
-def test_a_second_restart_is_reached_only_past_the_crash_budget() -> None:
-    # RAFT-DRIVE-LEADER-CRASH's mutant: voter 1 reboots (the run's crash), is elected, and is
-    # rebooted again as a leader (category leader_crash): the reference conforms, a replica whose
-    # second restart resumes from what its first restart read diverges.
-    from kspec.model.raft.system import Reboot
-    spec = PROTOCOLS["raft"]()
-    config = RAFT_CONFIGS[0]
-    driver = spec.driver(config)
-    state = driver.init_state()
-    path: list[guide.Step] = [("crash", Reboot(1))]
-    state = driver.resolve(state, Reboot(1))
-    elected = driver._elect(state, 1)
-    assert elected is not None
-    path += [*elected[0], ("leader_crash", Reboot(1))]
-    assert guide.offered(driver, path)
-    assert not _diverges(spec, config, reference_target("raft"), path)
-    assert _diverges(spec, config, CATALOGUE["raft-second-restart-reads-first-quorum-state"].target(), path)

@@ -142,9 +142,8 @@ def test_observer_votes_only_under_kip853() -> None:
 
 
 def test_conform_report_has_the_role_input_matrix() -> None:
-    # (24 runs reached every cell below at seed 0 until category idle_fetch joined the draw: 32;
-    # category leader_crash, session 23, reshuffled the draws again: 40)
-    result = run_conformance("raft", RaftTarget(), examples=40, seed_value=0, out_dir=None, cover="random",
+    # (24 runs reached every cell below at seed 0 until category idle_fetch joined the draw: 32)
+    result = run_conformance("raft", RaftTarget(), examples=32, seed_value=0, out_dir=None, cover="random",
                              liveness=False)
     assert result.verdict == "conforms", result.finding and result.finding.line()
     assert result.coverage is not None
