@@ -25,7 +25,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
-from functools import partial
 from itertools import pairwise
 from typing import Any
 
@@ -951,12 +950,11 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
         return out + chain + duplicate + long_payload + restarted + ahead
 
     # RAFT-DRIVE-MISSED-ELECTION: (the role a voter holds while it misses the next epoch's
-    # election, the request of that epoch it then meets): the request-grid cells no run filled
-    # at seed 0 before it, and only those (each start path takes a planned path's place in the
-    # guided budget; "vote" fits too, where a cell needs it)
+    # election, the request of that epoch it then meets), tried in this order at a start path's
+    # end (:meth:`_missed_election_tail`): request-grid cells no run filled at seed 0 before it
     MISSED_PAIRS: tuple[tuple[type, str], ...] = (
-        (Resigned, "end"), (Follower, "begin"), (Candidate, "fetch"), (Prospective, "begin"),
-        (Prospective, "end"), (Leader, "fetch"), (Follower, "end"), (Candidate, "begin"), (Candidate, "end"))
+        (Resigned, "end"), (Follower, "end"), (Follower, "begin"), (Candidate, "fetch"), (Prospective, "begin"),
+        (Prospective, "end"), (Leader, "fetch"), (Candidate, "begin"), (Candidate, "end"))
 
     def _missed_pairs(self, config: Mapping[str, Any]) -> list[tuple[type, str]]:
         """The MISSED_PAIRS a configuration can reach: a prospective only with pre-vote, a
@@ -965,28 +963,37 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
                 if (role is not Prospective or config["pre_vote"]) and (role is not Resigned or config["faults"])
                 and (kind != "fetch" or (config["observers"] and config.get("kip853")))]
 
-    def _missed_election_probes(self) -> tuple[StartProbe, ...]:
-        """RAFT-DRIVE-MISSED-ELECTION's start probe of this configuration (three voters or more):
-        the first pair of MISSED_PAIRS it can reach that no configuration before it in CONFIGS
-        takes (so the configurations share the pairs out, one each; the grid is their union)."""
+    def _with_missed_election(self, probe: StartProbe) -> StartProbe:
+        """``probe`` with RAFT-DRIVE-MISSED-ELECTION's steps after its script, where they fit
+        (:meth:`_missed_election_tail`; same id: the start path is the probe's, one longer)."""
+        def script(state: Raft) -> list[tuple[str, Any]]:
+            steps = probe.script(state)
+            return [*steps, *self._missed_election_tail(state, steps)] if steps else steps
+        return StartProbe(probe.id, script)
+
+    def _missed_election_tail(self, state: Raft, steps: list[tuple[str, Any]]) -> list[tuple[str, Any]]:
+        """RAFT-DRIVE-MISSED-ELECTION (session 24: chained onto the start paths, so that no planned
+        path loses its place in the guided budget, where session 23's own start paths cut the last
+        nine): from where a start probe's ``steps`` leave ``state``, the first pair of
+        :meth:`_missed_pairs` that fits (:meth:`_missed_election_probe`); nothing with fewer than
+        three voters, where the steps do not replay, or where no pair fits (the election and
+        epoch budgets spent)."""
         if len(self.model.voter_ids) < 3:
-            return ()
-        taken: set[tuple[type, str]] = set()
-        mine = {key: self.config[key] for key in CONFIGS[0]}
-        for shape in CONFIGS:
-            if shape["voters"] < 3:
-                continue
-            pair = next((p for p in self._missed_pairs(shape) if p not in taken), None)
-            if pair is None:
-                continue
-            if {key: shape[key] for key in CONFIGS[0]} == mine:
-                return (StartProbe("RAFT-DRIVE-MISSED-ELECTION", partial(self._missed_election_probe, role=pair[0],
-                                                                         kind=pair[1])),)
-            taken.add(pair)
-        return ()
+            return []
+        s: Raft | None = state
+        for _, action in steps:
+            s = None if s is None else self.resolve(s, action)
+        if s is None:
+            return []
+        for role, kind in self._missed_pairs(self.config):
+            found = self._missed_election_probe(s, role=role, kind=kind)
+            if found:
+                return found
+        return []
 
     def _missed_election_probe(self, state: Raft, role: type, kind: str) -> list[tuple[str, Any]]:
-        """RAFT-DRIVE-MISSED-ELECTION (session 23; a start probe, three voters or more): a voter F
+        """RAFT-DRIVE-MISSED-ELECTION (session 23; since session 24 after a start probe's steps,
+        :meth:`_missed_election_tail`; three voters or more): a voter F
         in ``role`` misses the next epoch's election, which another voter C wins without it
         (:meth:`_elect` without F), and then meets a request of that epoch from the cluster, of
         ``kind``: C's vote request, left on the wire (a late copy); C's BeginQuorumEpoch, left on
@@ -1454,9 +1461,9 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
         # RAFT-DRIVE-LEADER-REBOOT: a leader with other voters crashed and restarted (with faults)
         reboot = ((StartProbe("RAFT-DRIVE-LEADER-REBOOT", self._leader_reboot_probe),)
                   if self.config["faults"] and len(self.model.voter_ids) >= 3 else ())
-        probes += self._missed_election_probes()
-        return (*probes, *self._snapshot_probes(), *self._kip996_start_probes(), *self._refollow_probes(), *ahead,
-                *reboot, *ordered)
+        return tuple(self._with_missed_election(p) for p in (
+            *probes, *self._snapshot_probes(), *self._kip996_start_probes(), *self._refollow_probes(), *ahead,
+            *reboot, *ordered))
 
     def _end_epoch_ahead_probe(self, state: Raft) -> list[tuple[str, Any]]:
         """RAFT-DRIVE-END-EPOCH-AHEAD (a start probe, three or more voters, every rule set): an
