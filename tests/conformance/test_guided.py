@@ -185,11 +185,10 @@ def test_a_start_probe_runs_on_a_path_of_its_own_where_the_budgets_are_whole() -
     config = RAFT_CONFIGS[0]
     driver = spec.driver(config)
     assert [p.id for p in driver.start_probes()] == ["RAFT-DRIVE-EXPIRED-STEP-DOWN", "RAFT-DRIVE-RESEND-BACKOFF",
-                                                     "RAFT-DRIVE-MISSED-ELECTION",
                                                      "RAFT-DRIVE-END-EPOCH-AHEAD", "RAFT-DRIVE-LEADER-REBOOT",
                                                      "RAFT-DRIVE-PREFERRED-ORDER",
                                                      "RAFT-DRIVE-DIVERGENT-EPOCHS"]
-    path, backoff, _, _, _, ordered, _ = guide.start_paths(driver, guide.explore(driver, 12))
+    path, backoff, _, _, ordered, _ = guide.start_paths(driver, guide.explore(driver, 12))
     assert guide.offered(driver, path) and len(path) == 7
     assert not _diverges(spec, config, reference_target("raft"), path)
     assert _diverges(spec, config, CATALOGUE["raft-step-down-resets-timer"].target(), path)
@@ -210,8 +209,7 @@ def test_a_start_probe_runs_on_a_path_of_its_own_where_the_budgets_are_whole() -
     # -REFOLLOW-PRE-VOTE)
     pre_vote_config = {**config, "pre_vote": True, "kip853": True}
     pre_vote = spec.driver(pre_vote_config)
-    assert [p.id for p in pre_vote.start_probes()] == ["RAFT-DRIVE-HELD-GRANT", "RAFT-DRIVE-MISSED-ELECTION",
-                                                       "RAFT-DRIVE-PROSPECTIVE-BEGIN-EPOCH",
+    assert [p.id for p in pre_vote.start_probes()] == ["RAFT-DRIVE-HELD-GRANT", "RAFT-DRIVE-PROSPECTIVE-BEGIN-EPOCH",
                                                        "RAFT-DRIVE-ERROR-FETCH-PRE-VOTE",
                                                        "RAFT-DRIVE-PROSPECTIVE-LEADER-VOTE",
                                                        "RAFT-DRIVE-REFOLLOW-PRE-VOTE", "RAFT-DRIVE-END-EPOCH-AHEAD",
@@ -224,8 +222,7 @@ def test_a_start_probe_runs_on_a_path_of_its_own_where_the_budgets_are_whole() -
     assert not _diverges(spec, config, CATALOGUE["raft-prospective-counts-standard-answer"].target(), path)
     # without faults a held answer is no fault the configuration draws: no start path of it
     quiet = spec.driver({**pre_vote_config, "faults": False})
-    assert [p.id for p in quiet.start_probes()] == ["RAFT-DRIVE-MISSED-ELECTION", "RAFT-DRIVE-REFOLLOW-PRE-VOTE",
-                                                    "RAFT-DRIVE-END-EPOCH-AHEAD"]
+    assert [p.id for p in quiet.start_probes()] == ["RAFT-DRIVE-REFOLLOW-PRE-VOTE", "RAFT-DRIVE-END-EPOCH-AHEAD"]
 
 
 def test_end_epoch_ahead_start_path_writes_the_new_epoch_before_answering() -> None:
@@ -406,7 +403,6 @@ def test_check_quorum_ack_start_path_resigns_where_an_acknowledgement_is_counted
     assert "check_quorum_period" not in undeclared.node_config(1)
     config = {**plain, "check_quorum_period": True}
     driver = spec.driver(config)
-    # (no RAFT-DRIVE-MISSED-ELECTION: the three-voter shapes before it in CONFIGS took every pair)
     assert [p.id for p in driver.start_probes()][-3:] == ["RAFT-DRIVE-CHECK-QUORUM-ACK", "RAFT-DRIVE-END-EPOCH-AHEAD",
                                                           "RAFT-DRIVE-LEADER-REBOOT"]
     *_, acked, _, reboot = guide.start_paths(driver, guide.explore(driver, 12))
@@ -551,33 +547,29 @@ def _start_path(driver: Any, probe: Any) -> list[guide.Step]:
     raise AssertionError(f"{probe.id} fits nowhere")
 
 
-def test_missed_election_start_paths_fill_the_grid_cells_and_catch_their_mutant() -> None:
-    # RAFT-DRIVE-MISSED-ELECTION: the (role, request) pairs are shared out over the shapes, one
-    # each and none twice; every one fits the shape's graph and fills its cell (a request of an
-    # epoch ahead from a replica of the cluster at a voter in that role). At the three-voter
-    # observer shape a follower that missed C's election meets C's EndQuorumEpoch: the
-    # reference conforms, a follower that keeps its old leader diverges.
+def test_missed_election_steps_end_a_start_path_and_catch_their_mutant() -> None:
+    # RAFT-DRIVE-MISSED-ELECTION (session 24): no start path of its own (the probes are the same
+    # as without it), steps after a start probe's where they fit. At the fault-free pre-vote
+    # shape RAFT-DRIVE-REFOLLOW-PRE-VOTE leaves a follower; it misses C's election and meets C's
+    # EndQuorumEpoch (injected: without faults C does not resign), an epoch ahead, from a replica
+    # of the cluster: the reference conforms, a follower that keeps its old leader diverges; the
+    # path without those steps (the probe's alone) does not tell them apart.
     spec = PROTOCOLS["raft"]()
-    kinds = {"begin": "BeginQuorumEpochRequest", "end": "EndQuorumEpochRequest", "fetch": "FetchRequest",
-             "vote": "VoteRequest"}
-    pairs = []
-    for config in RAFT_CONFIGS:
-        driver = spec.driver(config)
-        probes = [p for p in driver.start_probes() if p.id == "RAFT-DRIVE-MISSED-ELECTION"]
-        if not probes:
-            continue
-        role, kind = probes[0].script.keywords["role"], probes[0].script.keywords["kind"]
-        pairs.append((role, kind))
-        path = _start_path(driver, probes[0])
-        state, cells = driver.init_state(), set()
-        for _, action in path:
-            cells |= {c[:3] for c in driver.request_cells(state, action) if c[3] == "replica"}
-            state = driver.resolve(state, action)
-        assert (kinds[kind], role.__name__.lower(), ">") in cells, (config, role, kind)
-    assert len(pairs) == len(set(pairs)) == len(spec.driver(RAFT_CONFIGS[0]).MISSED_PAIRS)
-    config = RAFT_CONFIGS[2]
+    config = next(c for c in RAFT_CONFIGS if c["voters"] == 3 and c["pre_vote"] and not c["faults"]
+                  and not c["observers"])
     driver = spec.driver(config)
-    path = _start_path(driver, next(p for p in driver.start_probes() if p.id == "RAFT-DRIVE-MISSED-ELECTION"))
+    probe = next(p for p in driver.start_probes() if p.id == "RAFT-DRIVE-REFOLLOW-PRE-VOTE")
+    path = _start_path(driver, probe)
+    alone = probe.script(driver.init_state())
+    tail = driver._missed_election_tail(driver.init_state(), alone)
+    assert tail and alone + tail == probe.script(driver.init_state())
     assert guide.offered(driver, path) and isinstance(path[-1][1].message, EndQuorumEpochRequest)
+    state, cells = driver.init_state(), set()
+    for _, action in path:
+        cells |= {c[:3] for c in driver.request_cells(state, action) if c[3] == "replica"}
+        state = driver.resolve(state, action)
+    assert ("EndQuorumEpochRequest", "follower", ">") in cells
+    mutant = CATALOGUE["raft-follower-keeps-leader-on-end-epoch-ahead"].target
     assert not _diverges(spec, config, reference_target("raft"), path)
-    assert _diverges(spec, config, CATALOGUE["raft-follower-keeps-leader-on-end-epoch-ahead"].target(), path)
+    assert _diverges(spec, config, mutant(), path)
+    assert not _diverges(spec, config, mutant(), path[:len(path) - len(tail)])
