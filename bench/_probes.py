@@ -19,7 +19,8 @@ each switch (``guide._GRAPHS`` is cached by configuration; some probes' steps ar
   ``_timer_chain_probe`` that takes nothing; a start probe (``RaftDriver.start_probes``,
   ``RAFT-DRIVE-EXPIRED-STEP-DOWN``, ``-RESEND-BACKOFF``, ``-PROSPECTIVE-BEGIN-EPOCH``,
   ``-ERROR-FETCH-PRE-VOTE``, ``-DIVERGENT-EPOCHS``, ``-END-EPOCH-AHEAD``,
-  ``-LEADER-REBOOT``, ``-SNAPSHOT-TABLE``) by its script taking nothing (no start path).
+  ``-LEADER-REBOOT``, ``-SNAPSHOT-TABLE``) by its script taking nothing (no start path);
+  ``RAFT-DRIVE-MISSED-ELECTION`` by ``_missed_election_tail`` adding nothing to the start paths.
 * voters (``VotersDriver.probes``, ``VotersDriver.start_probes``): each ``VOTERS-DRIVE-*`` script
   a guided path ends with or a start path takes, by its function returning nothing
   (``voters_log.probes`` for the log level's free-log script).
@@ -111,7 +112,9 @@ _SWITCHES: dict[str, dict[str, tuple[Any, str, Any]]] = {
              # session 22 (raftreboot): a leader with other voters rebooted
              "RAFT-DRIVE-LEADER-REBOOT": (RaftDriver, "_leader_reboot_probe", _nothing),
              # session 22 (raftfetch): a snapshot start probe (targets that declare snapshots)
-             "RAFT-DRIVE-SNAPSHOT-TABLE": (RaftDriver, "_snapshot_table_probe", _nothing)},
+             "RAFT-DRIVE-SNAPSHOT-TABLE": (RaftDriver, "_snapshot_table_probe", _nothing),
+             # session 23/24 (raftcov): steps after the start probes' (a voter that missed an election)
+             "RAFT-DRIVE-MISSED-ELECTION": (RaftDriver, "_missed_election_tail", _nothing)},
     "voters": {
         "VOTERS-DRIVE-JOIN-PROBE": (VotersDriver, "_join_probe", _nothing),
         "VOTERS-DRIVE-LAPSE-PROBE": (VotersDriver, "_lapse_probe", _nothing),

@@ -47,6 +47,8 @@ PROBE_MUTANTS: list[tuple[str, str]] = [
     ("RAFT-DRIVE-LEADER-REBOOT", "raft-crash-keeps-acknowledgements"),
     # session 22 (raftfetch): after red team raft_scratch15's snapshot-answer-counts-position
     ("RAFT-DRIVE-SNAPSHOT-TABLE", "raft-snapshot-answer-records-snapshot-end"),
+    # session 23 (raftcov): a voter that missed an election meets that epoch's requests
+    ("RAFT-DRIVE-MISSED-ELECTION", "raft-follower-keeps-leader-on-end-epoch-ahead"),
 ]
 # written for a probe, caught by it first, not its alone (session 14, docs/performance.md)
 NOT_ALONE: list[tuple[str, str]] = [

@@ -949,6 +949,124 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
         ahead, state = self._notice_ahead_probe(state, k)
         return out + chain + duplicate + long_payload + restarted + ahead
 
+    # RAFT-DRIVE-MISSED-ELECTION: (the role a voter holds while it misses the next epoch's
+    # election, the request of that epoch it then meets), tried in this order at a start path's
+    # end (:meth:`_missed_election_tail`): request-grid cells no run filled at seed 0 before it
+    MISSED_PAIRS: tuple[tuple[type, str], ...] = (
+        (Resigned, "end"), (Follower, "end"), (Follower, "begin"), (Candidate, "fetch"), (Prospective, "begin"),
+        (Prospective, "end"), (Leader, "fetch"), (Candidate, "begin"), (Candidate, "end"))
+
+    def _missed_pairs(self, config: Mapping[str, Any]) -> list[tuple[type, str]]:
+        """The MISSED_PAIRS a configuration can reach: a prospective only with pre-vote, a
+        resigned leader only with faults (its check-quorum timer), a fetch only from an observer."""
+        return [(role, kind) for role, kind in self.MISSED_PAIRS
+                if (role is not Prospective or config["pre_vote"]) and (role is not Resigned or config["faults"])
+                and (kind != "fetch" or (config["observers"] and config.get("kip853")))]
+
+    def _with_missed_election(self, probe: StartProbe) -> StartProbe:
+        """``probe`` with RAFT-DRIVE-MISSED-ELECTION's steps after its script, where they fit
+        (:meth:`_missed_election_tail`; same id: the start path is the probe's, one longer)."""
+        def script(state: Raft) -> list[tuple[str, Any]]:
+            steps = probe.script(state)
+            return [*steps, *self._missed_election_tail(state, steps)] if steps else steps
+        return StartProbe(probe.id, script)
+
+    def _missed_election_tail(self, state: Raft, steps: list[tuple[str, Any]]) -> list[tuple[str, Any]]:
+        """RAFT-DRIVE-MISSED-ELECTION (session 24: chained onto the start paths, so that no planned
+        path loses its place in the guided budget, where session 23's own start paths cut the last
+        nine): from where a start probe's ``steps`` leave ``state``, the first pair of
+        :meth:`_missed_pairs` that fits (:meth:`_missed_election_probe`); nothing with fewer than
+        three voters, where the steps do not replay, or where no pair fits (the election and
+        epoch budgets spent)."""
+        if len(self.model.voter_ids) < 3:
+            return []
+        s: Raft | None = state
+        for _, action in steps:
+            s = None if s is None else self.resolve(s, action)
+        if s is None:
+            return []
+        for role, kind in self._missed_pairs(self.config):
+            found = self._missed_election_probe(s, role=role, kind=kind)
+            if found:
+                return found
+        return []
+
+    def _missed_election_probe(self, state: Raft, role: type, kind: str) -> list[tuple[str, Any]]:
+        """RAFT-DRIVE-MISSED-ELECTION (session 23; since session 24 after a start probe's steps,
+        :meth:`_missed_election_tail`; three voters or more): a voter F
+        in ``role`` misses the next epoch's election, which another voter C wins without it
+        (:meth:`_elect` without F), and then meets a request of that epoch from the cluster, of
+        ``kind``: C's vote request, left on the wire (a late copy); C's BeginQuorumEpoch, left on
+        the wire; C's EndQuorumEpoch (with faults C resigns at its check-quorum timer and the
+        request is delivered, else C's notice injected, RAFT-DRIVE-INJECT); an observer's Fetch
+        (kip-853: the observer hears of C's epoch without its leader, RAFT-DRIVE-OBSERVER-EPOCH's
+        vote from replica 9, and asks F, a voter it may ask: RAFT-RULE-OBSERVER). Random runs and
+        the guided paths reached a higher epoch's EndQuorumEpoch, BeginQuorumEpoch or Fetch at
+        these roles seldom or never (RAFT-DRIVE-REQUEST-GRID: at seed 0 no EndQuorumEpoch ahead
+        at a follower, candidate, prospective or resigned leader), and at a guided path's end the election and epoch
+        budgets are mostly spent. Each step only where the driver offers it; nothing where F is
+        not in ``role`` or no voter can win without it."""
+        voters = sorted(self.model.voter_ids)
+        for f in voters:
+            node = state.node(f)
+            if type(node.role) is not role:
+                continue
+            for c in (v for v in voters if v != f):
+                elected = self._elect(state, c, without=f)
+                if elected is None:
+                    continue
+                after = elected[1].node(f)
+                if type(after.role) is not role or after.epoch >= elected[1].node(c).epoch:
+                    continue
+                found = self._missed_request(elected[1], c, f, kind)
+                if found is not None:
+                    return [*elected[0], *found[0]]
+        return []
+
+    def _missed_request(self, s: Raft, c: int, f: int, kind: str) -> tuple[list[tuple[str, Any]], Raft] | None:
+        """:meth:`_missed_election_probe`'s last steps: a request of leader ``c``'s epoch, of
+        ``kind``, delivered to ``f`` (still in an older epoch); the steps and the state after, or None."""
+        offered = self._offered
+        epoch = s.node(c).epoch
+        script: list[tuple[str, Any]] = []
+
+        def sent(state: Raft, kind_: type, src: int) -> Deliver | None:
+            return next((Deliver(m) for m in sorted(state.network.distinct(), key=repr)
+                         if isinstance(m, kind_) and (m.src, m.dst) == (src, f)
+                         and (m.epoch or 0) > state.node(f).epoch
+                         and not getattr(m, "pre_vote", False)), None)
+
+        if kind == "vote":
+            step: tuple[str, Any] | None = ("deliver", d) if (d := sent(s, VoteRequest, c)) else None
+        elif kind == "begin":
+            step = ("deliver", d) if (d := sent(s, BeginQuorumEpochRequest, c)) else None
+        elif kind == "end":
+            resigned = self._resign(s, c) if self.config["faults"] else None
+            if resigned is not None:
+                script, s = list(resigned[0]), resigned[1]
+                step = ("deliver", d) if (d := sent(s, EndQuorumEpochRequest, c)) else None
+            else:
+                step = ("inject", Inject(EndQuorumEpochRequest(c, f, epoch, (), True)))
+        else:
+            observer = next((o for o in sorted(set(self.model.replica_ids) - self.model.voter_ids)
+                             if not isinstance(s.node(o).role, Down)), None)
+            vote = None if observer is None else _injected_vote(s, s.node(observer), UNKNOWN_REPLICA, epoch)
+            if observer is None or vote is None or not s.node(observer).open_votes:
+                return None
+            # RAFT-DRIVE-OBSERVER-EPOCH's way: the observer hears of C's epoch without its leader
+            # (a vote of it from replica 9, kip-853's open votes), then asks F
+            for category, action in (("inject", Inject(vote)), ("fetch", Fire(observer, FetchDue(f)))):
+                after = offered(s, category, action)
+                if after is None:
+                    return None
+                script.append((category, action))
+                s = after
+            step = ("deliver", d) if (d := sent(s, FetchRequest, observer)) else None
+        if step is None:
+            return None
+        after = offered(s, *step)
+        return None if after is None else ([*script, step], after)
+
     def _notice_ahead_probe(self, state: Raft, k: int) -> tuple[list[tuple[str, Any]], Raft]:
         """RAFT-DRIVE-NOTICE-AHEAD, last on a guided path (nothing after it sees its state): each
         live replica still behind the latest epoch the run elected a leader in is sent that
@@ -1343,8 +1461,9 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
         # RAFT-DRIVE-LEADER-REBOOT: a leader with other voters crashed and restarted (with faults)
         reboot = ((StartProbe("RAFT-DRIVE-LEADER-REBOOT", self._leader_reboot_probe),)
                   if self.config["faults"] and len(self.model.voter_ids) >= 3 else ())
-        return (*probes, *self._snapshot_probes(), *self._kip996_start_probes(), *self._refollow_probes(), *ahead,
-                *reboot, *ordered)
+        return tuple(self._with_missed_election(p) for p in (
+            *probes, *self._snapshot_probes(), *self._kip996_start_probes(), *self._refollow_probes(), *ahead,
+            *reboot, *ordered))
 
     def _end_epoch_ahead_probe(self, state: Raft) -> list[tuple[str, Any]]:
         """RAFT-DRIVE-END-EPOCH-AHEAD (a start probe, three or more voters, every rule set): an

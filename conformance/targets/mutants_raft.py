@@ -1059,7 +1059,7 @@ class CrashKeepsAcknowledgements(RaftReplica):
     with other voters restarts with anyone to resend to (RAFT-DRIVE-LEADER-REBOOT)."""
 
     def on_Crash(self, inp: dict[str, Any]) -> None:
-        acked = set(self.acked)
+        acked = set(getattr(self, "acked", ()))  # (a replica that never changed role has none)
         super().on_Crash(inp)
         self.acked = acked
 
@@ -1110,4 +1110,31 @@ RAFT_MUTANTS += (  # session 22, raftfetch: red team raft_scratch15's fetch esca
     ("raft-snapshot-answer-records-snapshot-end", SnapshotAnswerRecordsSnapshotEnd,
      "a fetcher's position moved by the answer it is sent, not by its fetch", True,
      "RAFT-DRIVE-SNAPSHOT-TABLE's (a start probe): DescribeQuorum right after a snapshot answer"),
+)
+
+
+class FollowerKeepsLeaderOnEndEpochAhead(RaftReplica):
+    """A voter following a leader that meets an EndQuorumEpoch of a higher epoch from another
+    voter moves to that epoch but keeps following its old leader (a port whose follower state
+    takes the request's epoch and not its sender), where RAFT-RULE-HIGHER-EPOCH makes it the
+    follower of the epoch's leader, the request's sender (Kafka's ``handleEndQuorumEpochRequest``:
+    ``maybeTransition`` with the sender as leader). Only RAFT-DRIVE-MISSED-ELECTION's start path
+    delivers such a request at a follower from a replica of the cluster (a follower that missed
+    the election the sender won, then the sender's resignation)."""
+
+    def on_EndQuorumEpochRequest(self, req: dict[str, Any]) -> None:
+        if (self.role == "follower" and self.is_voter and req["epoch"] > self.epoch and req["src"] in self.voters
+                and req["src"] not in (self.id, self.leader) and self.leader is not None):
+            self.become_follower(req["epoch"], self.leader)
+            self.persist()
+            self.send("EndQuorumEpochResponse", req["src"], epoch=self.epoch, leader=self.leader, error="NONE")
+            return
+        super().on_EndQuorumEpochRequest(req)
+
+
+RAFT_MUTANTS += (  # session 23, raftcov (RAFT-DRIVE-MISSED-ELECTION)
+    ("raft-follower-keeps-leader-on-end-epoch-ahead", FollowerKeepsLeaderOnEndEpochAhead,
+     "a follower meeting a newer epoch's EndQuorumEpoch keeps following its old leader", True,
+     "RAFT-DRIVE-MISSED-ELECTION's (a start probe): a follower that missed an election meets the winner's "
+     "EndQuorumEpoch"),
 )

@@ -176,6 +176,14 @@ def _diverges(spec: Any, config: dict[str, JSON], target: Target, path: list[gui
     return False
 
 
+def _probe_steps_only(driver: Any) -> Any:
+    """``driver`` without RAFT-DRIVE-MISSED-ELECTION's steps after its start probes' (the tests of
+    the probes' own steps; test_missed_election_steps_end_a_start_path_and_catch_their_mutant
+    tests those)."""
+    driver._missed_election_tail = lambda *_: []
+    return driver
+
+
 def test_a_start_probe_runs_on_a_path_of_its_own_where_the_budgets_are_whole() -> None:
     # RAFT-DRIVE-EXPIRED-STEP-DOWN (Driver.start_probes): three election timers and the last
     # epoch, which no planned path's end has left; from the initial state it fits at once (an
@@ -183,7 +191,7 @@ def test_a_start_probe_runs_on_a_path_of_its_own_where_the_budgets_are_whole() -
     # only by random run 3460 at seed 0, diverges on that path where the reference does not.
     spec = PROTOCOLS["raft"]()
     config = RAFT_CONFIGS[0]
-    driver = spec.driver(config)
+    driver = _probe_steps_only(spec.driver(config))
     assert [p.id for p in driver.start_probes()] == ["RAFT-DRIVE-EXPIRED-STEP-DOWN", "RAFT-DRIVE-RESEND-BACKOFF",
                                                      "RAFT-DRIVE-END-EPOCH-AHEAD", "RAFT-DRIVE-LEADER-REBOOT",
                                                      "RAFT-DRIVE-PREFERRED-ORDER",
@@ -208,7 +216,7 @@ def test_a_start_probe_runs_on_a_path_of_its_own_where_the_budgets_are_whole() -
     # then the kip-996 start probes (RAFT-DRIVE-PROSPECTIVE-BEGIN-EPOCH, -ERROR-FETCH-PRE-VOTE,
     # -REFOLLOW-PRE-VOTE)
     pre_vote_config = {**config, "pre_vote": True, "kip853": True}
-    pre_vote = spec.driver(pre_vote_config)
+    pre_vote = _probe_steps_only(spec.driver(pre_vote_config))
     assert [p.id for p in pre_vote.start_probes()] == ["RAFT-DRIVE-HELD-GRANT", "RAFT-DRIVE-PROSPECTIVE-BEGIN-EPOCH",
                                                        "RAFT-DRIVE-ERROR-FETCH-PRE-VOTE",
                                                        "RAFT-DRIVE-PROSPECTIVE-LEADER-VOTE",
@@ -283,7 +291,7 @@ def test_the_snapshot_start_probe_loads_a_snapshot_at_a_lagging_replica() -> Non
     spec = PROTOCOLS["raft"]()
     assert "RAFT-DRIVE-SNAPSHOT" not in [p.id for p in spec.driver(RAFT_CONFIGS[0]).start_probes()]
     config = {**RAFT_CONFIGS[0], "snapshots": True}
-    driver = spec.driver(config)
+    driver = _probe_steps_only(spec.driver(config))
     ids = [p.id for p in driver.start_probes()]
     snapshot_ids = ["RAFT-DRIVE-SNAPSHOT", "RAFT-DRIVE-SNAPSHOT-LAG", "RAFT-DRIVE-SNAPSHOT-SUPERSEDED",
                     "RAFT-DRIVE-SNAPSHOT-DEPOSED", "RAFT-DRIVE-SNAPSHOT-REBOOT", "RAFT-DRIVE-SNAPSHOT-TABLE"]
@@ -318,7 +326,7 @@ def test_snapshot_lag_superseded_and_refollow_probes_judge_their_mutants() -> No
             (snapshots, "RAFT-DRIVE-SNAPSHOT-REBOOT", "raft-new-listener-loads-oldest", "round_trip"),
             (snapshots, "RAFT-DRIVE-SNAPSHOT-TABLE", "raft-snapshot-answer-records-snapshot-end", "leader_only"),
             (pre_vote, "RAFT-DRIVE-REFOLLOW-PRE-VOTE", "raft-fetched-only-with-records", "inject")):
-        driver = spec.driver(config)
+        driver = _probe_steps_only(spec.driver(config))
         ids = [p.id for p in driver.start_probes()]
         path = guide.start_paths(driver, guide.explore(driver, 12))[ids.index(probe)]
         assert guide.offered(driver, path) and path[-1][0] == last, probe
@@ -333,7 +341,7 @@ def test_snapshot_table_probe_describes_the_quorum_after_a_snapshot_answer() -> 
     # records the snapshot's end (the catalogue's mutant) diverges there.
     spec = PROTOCOLS["raft"]()
     config = {**RAFT_CONFIGS[0], "snapshots": True}
-    driver = spec.driver(config)
+    driver = _probe_steps_only(spec.driver(config))
     ids = [p.id for p in driver.start_probes()]
     path = guide.start_paths(driver, guide.explore(driver, 12))[ids.index("RAFT-DRIVE-SNAPSHOT-TABLE")]
     state = driver.init_state()
@@ -363,7 +371,7 @@ def test_divergent_epochs_start_path_truncates_past_the_epoch_bound() -> None:
     shapes = [c for c in RAFT_CONFIGS if c["voters"] == 3 and not c["observers"] and c["faults"]]
     assert {(c["pre_vote"], c["kip853"]) for c in shapes} == {(False, False), (False, True), (True, True)}
     for config in shapes:
-        driver = spec.driver(config)
+        driver = _probe_steps_only(spec.driver(config))
         ids = [p.id for p in driver.start_probes()]
         path = guide.start_paths(driver, guide.explore(driver, 12))[ids.index("RAFT-DRIVE-DIVERGENT-EPOCHS")]
         assert guide.offered(driver, path) and path[-1][0] == "probe", config
@@ -402,7 +410,7 @@ def test_check_quorum_ack_start_path_resigns_where_an_acknowledgement_is_counted
     assert not any(n.check_quorum_period for n in undeclared.init_state().nodes)
     assert "check_quorum_period" not in undeclared.node_config(1)
     config = {**plain, "check_quorum_period": True}
-    driver = spec.driver(config)
+    driver = _probe_steps_only(spec.driver(config))
     assert [p.id for p in driver.start_probes()][-3:] == ["RAFT-DRIVE-CHECK-QUORUM-ACK", "RAFT-DRIVE-END-EPOCH-AHEAD",
                                                           "RAFT-DRIVE-LEADER-REBOOT"]
     *_, acked, _, reboot = guide.start_paths(driver, guide.explore(driver, 12))
@@ -464,7 +472,7 @@ def test_the_kip996_start_probes_meet_a_follower_its_leader_never_heard_from() -
     # own path only. A kip-595 shape or one without faults has neither probe.
     spec = PROTOCOLS["raft"]()
     config = next(c for c in RAFT_CONFIGS if c["pre_vote"] and c["faults"] and c["voters"] == 3)
-    driver = spec.driver(config)
+    driver = _probe_steps_only(spec.driver(config))
     ids = [p.id for p in driver.start_probes()]
     assert ids[-8:-5] == ["RAFT-DRIVE-PROSPECTIVE-BEGIN-EPOCH", "RAFT-DRIVE-ERROR-FETCH-PRE-VOTE",
                           "RAFT-DRIVE-PROSPECTIVE-LEADER-VOTE"]
@@ -534,3 +542,42 @@ def test_leader_reboot_start_path_resigns_resends_and_truncates() -> None:
     node = lone.init_state().nodes[0]
     assert isinstance(node.role, Leader)
     assert input_cell(node, Crash()) == ("leader", "Crash")
+
+
+def _start_path(driver: Any, probe: Any) -> list[guide.Step]:
+    """A start probe's path as guide.start_paths finds it: the graph's shortest path to the
+    first state, breadth first, where the script fits, then the script."""
+    graph = guide.graph_for(driver)
+    for i in sorted(range(len(graph.states)), key=lambda i: (graph.depth[i], i)):
+        script = probe.script(graph.states[i])
+        if script and guide.offered(driver, path := graph.path_to(i) + script):
+            return path
+    raise AssertionError(f"{probe.id} fits nowhere")
+
+
+def test_missed_election_steps_end_a_start_path_and_catch_their_mutant() -> None:
+    # RAFT-DRIVE-MISSED-ELECTION (session 24): no start path of its own (the probes are the same
+    # as without it), steps after a start probe's where they fit. At the fault-free pre-vote
+    # shape RAFT-DRIVE-REFOLLOW-PRE-VOTE leaves a follower; it misses C's election and meets C's
+    # EndQuorumEpoch (injected: without faults C does not resign), an epoch ahead, from a replica
+    # of the cluster: the reference conforms, a follower that keeps its old leader diverges; the
+    # path without those steps (the probe's alone) does not tell them apart.
+    spec = PROTOCOLS["raft"]()
+    config = next(c for c in RAFT_CONFIGS if c["voters"] == 3 and c["pre_vote"] and not c["faults"]
+                  and not c["observers"])
+    driver = spec.driver(config)
+    probe = next(p for p in driver.start_probes() if p.id == "RAFT-DRIVE-REFOLLOW-PRE-VOTE")
+    path = _start_path(driver, probe)
+    alone = driver._refollow_pre_vote_probe(driver.init_state())
+    tail = driver._missed_election_tail(driver.init_state(), alone)
+    assert tail and alone + tail == probe.script(driver.init_state())
+    assert guide.offered(driver, path) and isinstance(path[-1][1].message, EndQuorumEpochRequest)
+    state, cells = driver.init_state(), set()
+    for _, action in path:
+        cells |= {c[:3] for c in driver.request_cells(state, action) if c[3] == "replica"}
+        state = driver.resolve(state, action)
+    assert ("EndQuorumEpochRequest", "follower", ">") in cells
+    mutant = CATALOGUE["raft-follower-keeps-leader-on-end-epoch-ahead"].target
+    assert not _diverges(spec, config, reference_target("raft"), path)
+    assert _diverges(spec, config, mutant(), path)
+    assert not _diverges(spec, config, mutant(), path[:len(path) - len(tail)])
