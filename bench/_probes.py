@@ -64,7 +64,16 @@ from kspec.conformance.drivers.share import ShareDriver
 from kspec.conformance.drivers.streams import StreamsDriver
 from kspec.conformance.drivers.voters import VotersDriver
 from kspec.conformance.targets.mutants import CATALOGUE
-from kspec.model.share.system import DOOMED, MIN_EPOCH, OTHER_PARTITION, Initialize, Read, ShareSystem, Write
+from kspec.model.share.system import (
+    DOOMED,
+    MIN_EPOCH,
+    OTHER_PARTITION,
+    SAME_FIRST_OFFSET,
+    Initialize,
+    Read,
+    ShareSystem,
+    Write,
+)
 
 TIMER_CHAIN = "RAFT-DRIVE-TIMER-CHAIN"
 RAFT_MACROS = ("FirstAnswer", "AbandonRound", "LateVote", "HeldFetch", "Retry", "Canvass")
@@ -167,6 +176,14 @@ _SWITCHES: dict[str, dict[str, tuple[Any, str, Any]]] = {
         # session 23 (red team share_scratch14's negative-epoch-sentinel-only escaped seeds 0 and 1)
         "SHARE-DRIVE-MIN-EPOCH": (ShareSystem, "probe_actions", _probe_requests_without(
             lambda kind, a: MIN_EPOCH in (getattr(a, "leader_epoch", None), getattr(a, "state_epoch", None)))),
+        # session 23 (red team share_scratch14's start-clamp-survives-reinitialize escaped): the
+        # write and read that end ReinitBelowStored
+        "SHARE-DRIVE-REINIT-BELOW-WRITE": (ShareDriver, "_below_write_parts", _none),
+        # session 23 (red team share_scratch14's count-after-start-resolved caught at one seed only)
+        "CountFromBelowStart": (ShareDriver, "_count_below_parts", _none),
+        # session 23 (red team share_scratch14's write-batches-by-first-offset escaped seeds 0 and 1)
+        "SHARE-DRIVE-SAME-FIRST-OFFSET": (ShareSystem, "probe_actions", _probe_requests_without(
+            lambda kind, a: kind == "batches" and isinstance(a, Write) and a.batches == SAME_FIRST_OFFSET)),
     },
     # streams (session 23): the guided paths' end probes (StreamsDriver.probes); the in-flight
     # sub-topology is offered in category ``topology`` too, so its switch disables the step itself

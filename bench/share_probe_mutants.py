@@ -47,6 +47,12 @@ PROBE_MUTANTS: list[tuple[str, str]] = [
         "share-merge-ignores-count", "share-image-before-fences")),
     # session 23 (red team share_scratch14's negative-epoch-sentinel-only escaped seeds 0 and 1)
     ("SHARE-DRIVE-MIN-EPOCH", "share-negative-epoch-sentinel-only"),
+    # session 23 (red team share_scratch14's start-clamp-survives-reinitialize escaped seeds 0 and 1)
+    ("SHARE-DRIVE-REINIT-BELOW-WRITE", "share-reorder-drops-batches-below-highest"),
+    # session 23 (red team share_scratch14's count-after-start-resolved caught at one seed only)
+    ("CountFromBelowStart", "share-count-from-unset-start-taken"),
+    # session 23 (red team share_scratch14's write-batches-by-first-offset escaped seeds 0 and 1)
+    ("SHARE-DRIVE-SAME-FIRST-OFFSET", "share-write-batches-last-wins"),
 ]
 # written for a probe, caught by it first, not its alone (the catalogue's notes)
 NOT_ALONE: list[tuple[str, str]] = [

@@ -221,9 +221,24 @@ class StateEpochAcrossDelete:
     Each part is the model's own action sent as its own input; one step."""
 
 
+@dataclass(frozen=True, slots=True)
+class CountFromBelowStart:
+    """Composite step (category ``counts``, ``initialize`` when it holds one;
+    SHARE-DRIVE-COUNT-FROM-BELOW, 4.2+): the key's state stored with a known start offset and a
+    delivery-complete count below 2 (initialized when it has none; initialized again at start
+    offset 0 where the stored count is 2 or the start offset unknown), the current leader reads
+    (the state epoch it writes with), then the ``counts`` probe with count 2 and start offset -1
+    ("not being written"): the stored count stays (SHARE-RULE-WRITE-COUNT: a count from below
+    the stored start offset is not the stored one's). Red team session 23's
+    ``count-after-start-resolved`` (the count judged after -1 was resolved to the stored start
+    offset: the higher stays) was caught at one seed only (run 170): the probe seldom followed a
+    stored count below 2. Each part is the model's own action sent as its own input; one step."""
+
+
 # The composite steps: each is several model actions sent as their own inputs, one step of the guide.
 COMPOSITES = (ReloadWithoutTopic, StaleReadWithoutTopic, ReinitPruneReload, CutReload, DeleteThenRead,
-              ReinitAtCountedStart, FencesAcrossDelete, InnerBatchSplit, ReinitBelowStored, StateEpochAcrossDelete)
+              ReinitAtCountedStart, FencesAcrossDelete, InnerBatchSplit, ReinitBelowStored, StateEpochAcrossDelete,
+              CountFromBelowStart)
 
 # SHARE-DRIVE-INNER-BATCH: a stored range of four offsets, then a write strictly inside it with a
 # higher (count, state) (:class:`InnerBatchSplit`).
@@ -318,6 +333,10 @@ class ShareDriver(Driver[ShareSystem]):
             out.append(("initialize", ReinitBelowStored()))
         if self.model.probes and self._state_delete_parts(state) is not None:
             out.append(("delete", StateEpochAcrossDelete()))
+        below = self._count_below_parts(state) if self.model.probes else None
+        if below is not None:
+            out.append(("initialize" if any(isinstance(a, Initialize) for a, _ in below) else "counts",
+                        CountFromBelowStart()))
         if not self.routes:
             out = [(category, action) for category, action in out if category != "routing"]
         return out
@@ -471,6 +490,37 @@ class ShareDriver(Driver[ShareSystem]):
             return self._reinit_below_parts(state)
         if isinstance(action, StateEpochAcrossDelete):
             return self._state_delete_parts(state)
+        if isinstance(action, CountFromBelowStart):
+            return self._count_below_parts(state)
+        return None
+
+    def _count_below_parts(self, state: SysState) -> list[tuple[Action, SysState]] | None:
+        """The model actions of :class:`CountFromBelowStart` from ``state`` (None: not enabled:
+        KIP-1226's count is 4.2's, the shard must be loaded, the stored count below 2 at a known
+        start offset before the probe, the probe answered NONE, every part in bounds)."""
+        if not self.model.rules.delivery_complete_count or not state.shard.active:
+            return None
+        le = state.leader_epoch
+
+        def leader_read(a: Any) -> bool:
+            return isinstance(a, Read) and a.key == KEY and a.leader_epoch == le
+
+        def from_unset(a: Any) -> bool:  # the counts probe: count 2 from start offset -1
+            return (isinstance(a, Write) and a.key == KEY and a.leader_epoch == le and a.start_offset == NOT_SET
+                    and a.delivery_complete_count == 2)
+
+        preludes: list[list[Any]] = [[*self._store_first(state, KEY), leader_read]]
+        if self.model.rules.initialize:
+            preludes.append([lambda a: isinstance(a, Initialize) and a.key == KEY and a.start_offset == 0
+                             and a.state_epoch >= state.group_state_epoch, leader_read])
+        for prelude in preludes:
+            parts = self._chain(state, [*prelude, from_unset])
+            if parts is None:
+                continue
+            before = parts[-2][1].shard.offset(KEY)
+            if (before is not None and before.start_offset != NOT_SET and before.delivery_complete_count < 2
+                    and parts[-1][1].last_error == NONE):
+                return parts
         return None
 
     def _chain(self, state: SysState, wants: list[Any]) -> list[tuple[Action, SysState]] | None:
@@ -585,7 +635,27 @@ class ShareDriver(Driver[ShareSystem]):
         before_init = parts[-4][1].shard.offset(KEY)
         if before_init is None or before_init.start_offset <= 0 or parts[-3][1].last_error != NONE:
             return None
-        return parts
+        return parts + (self._below_write_parts(parts[-1][1], le + 1, before_init.start_offset) or [])
+
+    def _below_write_parts(self, state: SysState, le: int, old_start: int) -> list[tuple[Action, SysState]] | None:
+        """SHARE-DRIVE-REINIT-BELOW-WRITE: after :class:`ReinitBelowStored`'s initialize at start
+        offset 0, the leader of epoch ``le`` (whose read was answered NONE) writes with start offset
+        0, below the start offset the initialize replaced (``old_start``), and reads: the start
+        offset stays 0 (SHARE-RULE-WRITE-START-MONOTONE: only the stored start offset bounds a
+        write, and the initialize lowered it). None where the bounds leave no room, the write is
+        not answered NONE or it does not store start offset 0."""
+        stored = state.shard.offset(KEY)
+        if stored is None:
+            return None
+        write = Write(le, 0, self.model.menu[0][1], state_epoch=stored.state_epoch)  # the one its read gave
+        after = self.resolve(state, write)
+        if after is None or after.last_error != NONE or old_start <= 0:
+            return None
+        stored = after.shard.offset(KEY)
+        if stored is None or stored.start_offset != 0:
+            return None
+        read = self._chain(after, [lambda a: isinstance(a, Read) and a.key == KEY and a.leader_epoch == le])
+        return None if read is None else [(write, after), *read]
 
     def _state_delete_parts(self, state: SysState) -> list[tuple[Action, SysState]] | None:
         """The model actions of :class:`StateEpochAcrossDelete` from ``state`` (None: not
@@ -822,7 +892,10 @@ class ShareDriver(Driver[ShareSystem]):
             return "the leader writes [0,3], then a higher batch strictly inside it, fail-over"
         if isinstance(action, ReinitBelowStored):
             return ("the leader moves the start offset, a leader one epoch ahead reads, the group coordinator "
-                    "initializes at start offset 0, both leaders read")
+                    "initializes at start offset 0, both leaders read, the new one writes at start offset 0 "
+                    "and reads")
+        if isinstance(action, CountFromBelowStart):
+            return "the leader writes count 2 with start offset -1 over a stored count below 2"
         if isinstance(action, StateEpochAcrossDelete):
             return ("the group coordinator deletes the state and initializes it at a lower state epoch, "
                     "the leader reads and writes")

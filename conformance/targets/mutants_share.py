@@ -733,3 +733,83 @@ SHARE_MUTANTS = (
     ("share-negative-epoch-sentinel-only", NegativeEpochSentinelOnly,
      "a range check written as an equality against the one value it used to mean"),
 )
+
+
+class ReorderDropsBatchesBelowHighest(ShareShard):
+    """An out-of-order write taken for a late retry: a write whose start offset is below the
+    highest start offset the key's records have carried (a map replayed like the fences, cleared
+    by a tombstone) drops its batches that end below that offset ("acknowledged already: the
+    newer write moved past them"). An initialize that lowers the start offset (an offsets reset
+    to earlier) leaves the map, so the leader's first write from the new start offset loses its
+    batches below the old one, while the start offset itself is stored right
+    (SHARE-RULE-WRITE-START-MONOTONE, SHARE-RULE-INITIALIZE-SNAPSHOT). A slip beside red team
+    session 23's ``start-clamp-survives-reinitialize``. Reached by SHARE-DRIVE-REINIT-BELOW-WRITE."""
+
+    def reset(self) -> None:
+        super().reset()
+        self.start_high: dict[tuple[str, str, int], int] = {}
+
+    def replay_maps(self, record: dict[str, Any]) -> None:
+        super().replay_maps(record)
+        k = record["key"]
+        key = (k["group_id"], k["topic_id"], k["partition"])
+        if record["type"] == "ShareTombstone":
+            self.start_high.pop(key, None)
+        elif record["start_offset"] != NOT_SET:
+            self.start_high[key] = max(self.start_high.get(key, NOT_SET), record["start_offset"])
+
+    def on_WriteRequest(self, key: tuple[str, str, int], req: dict[str, Any]) -> tuple[list[Any], dict[str, Any]]:
+        high = self.start_high.get(key, NOT_SET)
+        if req["start_offset"] != NOT_SET and req["start_offset"] < high:
+            req = {**req, "state_batches": [b for b in req["state_batches"] if b["last_offset"] >= high]}
+        return super().on_WriteRequest(key, req)
+
+
+SHARE_MUTANTS = (
+    *SHARE_MUTANTS,
+    ("share-reorder-drops-batches-below-highest", ReorderDropsBatchesBelowHighest,
+     "a guard kept as a high-water mark that the one request allowed to lower it does not reset"),
+)
+
+
+class CountFromUnsetStartTaken(ShareShard):
+    """KIP-1226's count from a write with start offset -1 ("not being written") taken as the
+    leader's newest count at the stored start offset: it replaces the stored count, where a count
+    from below the stored start offset (and -1 is below every one) leaves it
+    (SHARE-RULE-WRITE-COUNT). A slip beside red team session 23's ``count-after-start-resolved``
+    (which keeps the higher of the two). Reached by SHARE-DRIVE-COUNT-FROM-BELOW."""
+
+    def write_count(self, current: dict[str, Any], start_offset: int, count: int) -> int:
+        if self.delivery_complete_count and start_offset == NOT_SET:
+            return count
+        return super().write_count(current, start_offset, count)
+
+
+SHARE_MUTANTS = (
+    *SHARE_MUTANTS,
+    ("share-count-from-unset-start-taken", CountFromUnsetStartTaken,
+     "a sentinel read as 'the current value' instead of 'below every value'"),
+)
+
+
+class WriteBatchesLastWins(ShareShard):
+    """One write's own overlapping batches combined in request order, the later batch taking an
+    offset whatever its (count, state) ("a later entry of a request is the newer acknowledgement"),
+    and only then combined with the stored batches by priority (SHARE-RULE-COMBINE-PRIORITY holds
+    per offset within a write too). A slip beside red team session 23's
+    ``write-batches-by-first-offset``. Reached by SHARE-DRIVE-SAME-FIRST-OFFSET."""
+
+    def on_WriteRequest(self, key: tuple[str, str, int], req: dict[str, Any]) -> tuple[list[Any], dict[str, Any]]:
+        cells: dict[int, dict[str, Any]] = {}
+        for b in req["state_batches"]:
+            for o in range(b["first_offset"], b["last_offset"] + 1):
+                cells[o] = {**b, "first_offset": o, "last_offset": o}
+        batches = [cells[o] for o in sorted(cells)]
+        return super().on_WriteRequest(key, {**req, "state_batches": batches})
+
+
+SHARE_MUTANTS = (
+    *SHARE_MUTANTS,
+    ("share-write-batches-last-wins", WriteBatchesLastWins,
+     "an order taken for a priority: the later entry of one request wins"),
+)

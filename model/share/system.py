@@ -115,12 +115,18 @@ PROBE_IMAGE = frozenset({(TOPIC, 0), (TOPIC, 1), (DOOMED_TOPIC, 0)})
 # a lower count (the higher count wins per offset) reaching past the offsets the menu writes; an
 # archived offset with a high count; no batch at all (a leader whose records are all
 # acknowledged moves only its start offset: the write is still persisted and counted).
+# SHARE-DRIVE-SAME-FIRST-OFFSET (session 23): one write's own batches share a first offset, the
+# first one twice, the later longer and lower; per offset the higher (count, state) wins
+# (SHARE-RULE-COMBINE-PRIORITY), whatever the order and however often a batch is repeated.
+SAME_FIRST_OFFSET: tuple[StateBatch, ...] = (StateBatch(0, 0, AVAILABLE, 2), StateBatch(0, 0, AVAILABLE, 2),
+                                             StateBatch(0, 1, ARCHIVED, 1))
 BATCH_PROBES: tuple[tuple[StateBatch, ...], ...] = (
     (),
     (StateBatch(0, 1, AVAILABLE, 1),),
     (StateBatch(0, 0, AVAILABLE, 2), StateBatch(1, 1, AVAILABLE, 3)),
     (StateBatch(1, 2, ACKNOWLEDGED, 1),),
     (StateBatch(0, 0, ARCHIVED, 3),),
+    SAME_FIRST_OFFSET,  # last, so the cut probe's first multi-offset batch is unchanged
 )
 
 

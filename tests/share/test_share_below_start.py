@@ -1,0 +1,84 @@
+"""SHARE-DRIVE-REINIT-BELOW-WRITE and SHARE-DRIVE-COUNT-FROM-BELOW (red team session 23's
+``start-clamp-survives-reinitialize`` and ``count-after-start-resolved``): what the driver sends
+tells the reference shard from the mutant written for each, input by input."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kspec.conformance.drivers.share import CountFromBelowStart, ReinitBelowStored, ShareDriver
+from kspec.conformance.targets.registry import resolve_target
+from kspec.model.share.combiner import per_offset
+from kspec.model.share.records import ARCHIVED, AVAILABLE, NOT_SET
+from kspec.model.share.system import KEY, SAME_FIRST_OFFSET, Initialize, Read, Write
+
+
+def first_difference(driver: ShareDriver, steps: list[tuple[Any, Any]], target: str) -> str | None:
+    """The first input of ``steps`` whose outputs or observation from ``target`` differ from the model's."""
+    node = resolve_target(target, "share").start(0, driver.node_config(0))
+    for before, action in steps:
+        after = driver.resolve(before, action)
+        assert after is not None
+        for ev in driver.events(before, action, after):
+            got = node.step(ev.input)
+            outs = [driver.comparable(o) for o in got.outputs]
+            if outs != [driver.comparable(o) for o in ev.model_outputs] or driver.canonical_observation(
+                    ev.input, got.observation) != driver.canonical_observation(ev.input, ev.model_observation):
+                return str(ev.input["type"])
+    return None
+
+
+def test_reinit_below_stored_ends_with_a_write_between_the_start_offsets() -> None:
+    for limit in (0, 1, 2):
+        driver = ShareDriver({"snapshot_every": limit})
+        s0 = driver.init_state()
+        parts = driver._parts_of(s0, ReinitBelowStored())
+        assert parts is not None and [type(a).__name__ for a, _ in parts][-2:] == ["Write", "Read"]
+        write = parts[-2][0]
+        old_start = parts[2][1].shard.offset(KEY).start_offset
+        assert 0 == write.start_offset < old_start
+        assert all(s.last_error == "NONE" for _, s in parts[-2:])
+        stored = parts[-1][1].shard.offset(KEY)
+        assert stored.start_offset == 0 and any(b.first_offset == 0 for b in stored.state_batches)
+        steps = [(s0, ReinitBelowStored())]
+        assert first_difference(driver, steps, "reference") is None
+        assert first_difference(driver, steps, "mutant:share-reorder-drops-batches-below-highest") == "WriteRequest"
+
+
+def test_count_from_below_keeps_a_stored_count_below_two() -> None:
+    driver = ShareDriver({})
+    s0 = driver.init_state()
+    assert ("initialize", CountFromBelowStart()) in driver.candidates(s0)
+    parts = driver._parts_of(s0, CountFromBelowStart())
+    assert parts is not None and [type(a).__name__ for a, _ in parts] == ["Initialize", "Read", "Write"]
+    write = parts[-1][0]
+    assert write.start_offset == NOT_SET and write.delivery_complete_count == 2
+    counted = parts[-2][1].shard.offset(KEY).delivery_complete_count
+    assert counted < 2 and parts[-1][1].shard.offset(KEY).delivery_complete_count == counted
+    steps = [(s0, CountFromBelowStart())]
+    assert first_difference(driver, steps, "reference") is None
+    assert first_difference(driver, steps, "mutant:share-count-from-unset-start-taken") == "WriteRequest"
+    old = ShareDriver({"kafka_version": "4.1"})
+    assert old._count_below_parts(old.init_state()) is None
+
+
+def test_same_first_offset_probe_keeps_the_higher_per_offset() -> None:
+    """SHARE-DRIVE-SAME-FIRST-OFFSET (red team session 23's ``write-batches-by-first-offset``):
+    one write's batches sharing a first offset, one repeated: per offset the higher wins."""
+    driver = ShareDriver({})
+    s = driver.init_state()
+    init = next(a for _, a in driver.candidates(s) if isinstance(a, Initialize) and a.key == KEY)
+    steps = [(s, init)]
+    s = driver.resolve(s, init)
+    read = next(a for _, a in driver.candidates(s) if isinstance(a, Read) and a.key == KEY
+                and a.leader_epoch == s.leader_epoch)
+    steps.append((s, read))
+    s = driver.resolve(s, read)
+    probe = next(a for c, a in driver.candidates(s) if c == "batches" and isinstance(a, Write)
+                 and a.batches == SAME_FIRST_OFFSET)
+    steps.append((s, probe))
+    after = driver.resolve(s, probe)
+    assert after is not None and after.last_error == "NONE"
+    assert per_offset(after.shard.offset(KEY).state_batches) == {0: (AVAILABLE, 2), 1: (ARCHIVED, 1)}
+    assert first_difference(driver, steps, "reference") is None
+    assert first_difference(driver, steps, "mutant:share-write-batches-last-wins") == "WriteRequest"
