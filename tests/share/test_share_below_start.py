@@ -1,6 +1,7 @@
-"""SHARE-DRIVE-REINIT-BELOW-WRITE and SHARE-DRIVE-COUNT-FROM-BELOW (red team session 23's
-``start-clamp-survives-reinitialize`` and ``count-after-start-resolved``): what the driver sends
-tells the reference shard from the mutant written for each, input by input."""
+"""SHARE-DRIVE-REINIT-BELOW-WRITE, SHARE-DRIVE-COUNT-FROM-BELOW and SHARE-DRIVE-SAME-FIRST-OFFSET
+(red team session 23's ``start-clamp-survives-reinitialize``, ``count-after-start-resolved`` and
+``write-batches-by-first-offset``): what the driver sends tells the reference shard from the
+mutant written for each, input by input."""
 
 from __future__ import annotations
 
