@@ -17,6 +17,9 @@ and 1: initialize-retry-no-record (44 runs); at one seed: count-after-start-reso
 escaped at both: negative-epoch-sentinel-only, start-clamp-survives-reinitialize,
 write-batches-by-first-offset. AFTER (session 23, SHARE-DRIVE-MIN-EPOCH): negative-epoch-sentinel-only caught at
 seeds 0 and 1 (run 14); count-after-start-resolved still at one seed (run 170).
+AFTER (session 24, SHARE-DRIVE-REINIT-BELOW-WRITE, SHARE-DRIVE-COUNT-FROM-BELOW,
+SHARE-DRIVE-SAME-FIRST-OFFSET): all five caught at seeds 0 and 1 (runs 112, 20, 14, 65, 88 in
+the order of ``BUGS``; docs/performance.md).
 
     PYTHONPATH=bench kspec conform share --target python:redteam.share_scratch14:Correct
 """
