@@ -66,6 +66,7 @@ from kspec.conformance.drivers.voters import VotersDriver
 from kspec.conformance.targets.mutants import CATALOGUE
 from kspec.model.share.system import (
     DOOMED,
+    MAX_DELIVERY_COUNT,
     MIN_EPOCH,
     OTHER_PARTITION,
     SAME_FIRST_OFFSET,
@@ -184,6 +185,9 @@ _SWITCHES: dict[str, dict[str, tuple[Any, str, Any]]] = {
         # session 23 (red team share_scratch14's write-batches-by-first-offset escaped seeds 0 and 1)
         "SHARE-DRIVE-SAME-FIRST-OFFSET": (ShareSystem, "probe_actions", _probe_requests_without(
             lambda kind, a: kind == "batches" and isinstance(a, Write) and a.batches == SAME_FIRST_OFFSET)),
+        # session 24 (red team share_scratch15's delivery-count-as-int8 escaped seeds 0 and 1)
+        "SHARE-DRIVE-MAX-DELIVERY-COUNT": (ShareSystem, "probe_actions", _probe_requests_without(
+            lambda kind, a: any(b.delivery_count == MAX_DELIVERY_COUNT for b in getattr(a, "batches", ())))),
     },
     # streams (session 23): the guided paths' end probes (StreamsDriver.probes); the in-flight
     # sub-topology is offered in category ``topology`` too, so its switch disables the step itself

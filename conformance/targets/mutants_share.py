@@ -813,3 +813,21 @@ SHARE_MUTANTS = (
     ("share-write-batches-last-wins", WriteBatchesLastWins,
      "an order taken for a priority: the later entry of one request wins"),
 )
+
+
+class DeliveryCountInt8(ShareShard):
+    """A state batch's delivery count narrowed to a signed byte (the int8 of ``DeliveryState``
+    next to it) where the record's ``DeliveryCount`` is an int16: a count of 128 or more wraps
+    negative and loses every offset it covers to a lower batch (SHARE-STATE-OFFSET,
+    SHARE-INV-NO-LOSS). Red team session 24's ``delivery-count-as-int8``. Reached by
+    SHARE-DRIVE-MAX-DELIVERY-COUNT."""
+
+    def on_WriteRequest(self, key: Any, req: dict[str, Any]) -> tuple[list[Any], dict[str, Any]]:
+        batches = [{**b, "delivery_count": (b["delivery_count"] + 128) % 256 - 128} for b in req["state_batches"]]
+        return super().on_WriteRequest(key, {**req, "state_batches": batches})
+
+
+SHARE_MUTANTS = (
+    *SHARE_MUTANTS,
+    ("share-delivery-count-int8", DeliveryCountInt8, "a field narrowed to the width of its neighbour"),
+)

@@ -89,6 +89,7 @@ SIDE_KEYS = (OTHER_PARTITION, OTHER_GROUP, DOOMED, CASE_TWIN)
 # The largest epoch an int32 field holds (Integer.MAX_VALUE): a store that takes it for a "no
 # epoch" sentinel, as it does -1, records nothing where Kafka records it (red team, session 11).
 MAX_EPOCH = 2**31 - 1
+MAX_DELIVERY_COUNT = 2**15 - 1  # Short.MAX_VALUE: a state batch's DeliveryCount is an int16
 MIN_EPOCH = -(2**31)  # Integer.MIN_VALUE: a negative epoch other than the old sentinel -1
 # FindCoordinator probes (SHARE-DRIVE-ROUTING): group ids KIP-932 allows that a parser of the
 # coordinator key string can get wrong: ':' inside, first and last; a group id that itself reads
@@ -496,7 +497,12 @@ class ShareSystem:
         # Epochs at the int32 limit, for another group's key (the actors' epochs stay the key's): a
         # read records MAX_EPOCH as its leader epoch, a write at it is fenced by nothing.
         yield "epochs", Read(MAX_EPOCH, key=OTHER_GROUP)
-        yield "epochs", Write(MAX_EPOCH, side_start, side_batches, state_epoch=MAX_EPOCH, key=OTHER_GROUP)
+        # SHARE-DRIVE-MAX-DELIVERY-COUNT: that write's batch carries the largest delivery count the
+        # record's int16 DeliveryCount holds (every other count the driver writes is 1-3, so a
+        # store that narrows it to a byte kept each one; red team session 24).
+        yield "epochs", Write(MAX_EPOCH, side_start,
+                              tuple(replace(b, delivery_count=MAX_DELIVERY_COUNT) for b in side_batches),
+                              state_epoch=MAX_EPOCH, key=OTHER_GROUP)
         if self.rules.negative_epochs_refused:
             # SHARE-DRIVE-MIN-EPOCH: 4.4 refuses every negative epoch, not only the old sentinel -1
             # (SHARE-VER-NEGATIVE-EPOCHS-REFUSED): Integer.MIN_VALUE as the leader epoch of a read
