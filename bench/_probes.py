@@ -181,7 +181,7 @@ _SWITCHES: dict[str, dict[str, tuple[Any, str, Any]]] = {
         # write and read that end ReinitBelowStored
         "SHARE-DRIVE-REINIT-BELOW-WRITE": (ShareDriver, "_below_write_parts", _none),
         # session 23 (red team share_scratch14's count-after-start-resolved caught at one seed only)
-        "CountFromBelowStart": (ShareDriver, "_count_below_parts", _none),
+        "SHARE-DRIVE-COUNT-FROM-BELOW": (ShareDriver, "_count_below_parts", _none),
         # session 23 (red team share_scratch14's write-batches-by-first-offset escaped seeds 0 and 1)
         "SHARE-DRIVE-SAME-FIRST-OFFSET": (ShareSystem, "probe_actions", _probe_requests_without(
             lambda kind, a: kind == "batches" and isinstance(a, Write) and a.batches == SAME_FIRST_OFFSET)),

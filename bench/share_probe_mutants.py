@@ -50,9 +50,11 @@ PROBE_MUTANTS: list[tuple[str, str]] = [
     # session 23 (red team share_scratch14's start-clamp-survives-reinitialize escaped seeds 0 and 1)
     ("SHARE-DRIVE-REINIT-BELOW-WRITE", "share-reorder-drops-batches-below-highest"),
     # session 23 (red team share_scratch14's count-after-start-resolved caught at one seed only)
-    ("CountFromBelowStart", "share-count-from-unset-start-taken"),
+    ("SHARE-DRIVE-COUNT-FROM-BELOW", "share-count-from-unset-start-taken"),
     # session 23 (red team share_scratch14's write-batches-by-first-offset escaped seeds 0 and 1)
     ("SHARE-DRIVE-SAME-FIRST-OFFSET", "share-write-batches-last-wins"),
+    # session 24 (red team share_scratch15's delivery-count-as-int8 escaped seeds 0 and 1)
+    ("SHARE-DRIVE-MAX-DELIVERY-COUNT", "share-delivery-count-int8"),
 ]
 # written for a probe, caught by it first, not its alone (the catalogue's notes)
 NOT_ALONE: list[tuple[str, str]] = [

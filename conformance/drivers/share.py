@@ -221,24 +221,9 @@ class StateEpochAcrossDelete:
     Each part is the model's own action sent as its own input; one step."""
 
 
-@dataclass(frozen=True, slots=True)
-class CountFromBelowStart:
-    """Composite step (category ``counts``, ``initialize`` when it holds one;
-    SHARE-DRIVE-COUNT-FROM-BELOW, 4.2+): the key's state stored with a known start offset and a
-    delivery-complete count below 2 (initialized when it has none; initialized again at start
-    offset 0 where the stored count is 2 or the start offset unknown), the current leader reads
-    (the state epoch it writes with), then the ``counts`` probe with count 2 and start offset -1
-    ("not being written"): the stored count stays (SHARE-RULE-WRITE-COUNT: a count from below
-    the stored start offset is not the stored one's). Red team session 23's
-    ``count-after-start-resolved`` (the count judged after -1 was resolved to the stored start
-    offset: the higher stays) was caught at one seed only (run 170): the probe seldom followed a
-    stored count below 2. Each part is the model's own action sent as its own input; one step."""
-
-
 # The composite steps: each is several model actions sent as their own inputs, one step of the guide.
 COMPOSITES = (ReloadWithoutTopic, StaleReadWithoutTopic, ReinitPruneReload, CutReload, DeleteThenRead,
-              ReinitAtCountedStart, FencesAcrossDelete, InnerBatchSplit, ReinitBelowStored, StateEpochAcrossDelete,
-              CountFromBelowStart)
+              ReinitAtCountedStart, FencesAcrossDelete, InnerBatchSplit, ReinitBelowStored, StateEpochAcrossDelete)
 
 # SHARE-DRIVE-INNER-BATCH: a stored range of four offsets, then a write strictly inside it with a
 # higher (count, state) (:class:`InnerBatchSplit`).
@@ -333,10 +318,6 @@ class ShareDriver(Driver[ShareSystem]):
             out.append(("initialize", ReinitBelowStored()))
         if self.model.probes and self._state_delete_parts(state) is not None:
             out.append(("delete", StateEpochAcrossDelete()))
-        below = self._count_below_parts(state) if self.model.probes else None
-        if below is not None:
-            out.append(("initialize" if any(isinstance(a, Initialize) for a, _ in below) else "counts",
-                        CountFromBelowStart()))
         if not self.routes:
             out = [(category, action) for category, action in out if category != "routing"]
         return out
@@ -344,12 +325,35 @@ class ShareDriver(Driver[ShareSystem]):
     def probes(self, state: SysState, k: int) -> list[tuple[str, Any]]:
         """What a guided path ends with: SHARE-DRIVE-TIE-UPDATE (:meth:`tie_probes`, every target),
         SHARE-DRIVE-REORDER-SNAPSHOT (:meth:`reorder_probes`, every target), then
-        SHARE-DRIVE-ROUTING-UNLOADED (:meth:`routing_probes`, a target that routes)."""
+        SHARE-DRIVE-ROUTING-UNLOADED (:meth:`routing_probes`, a target that routes), then
+        SHARE-DRIVE-COUNT-FROM-BELOW (:meth:`count_below_probes`, 4.2+) where those leave the
+        state (each kept where the model enables it: ``guide.with_probes``)."""
         tie = self.tie_probes(state)
         s = state
         for _, action in tie:
             s = self.resolve(s, action) or s
-        return [*tie, *self.reorder_probes(s), *self.routing_probes(state, k)]
+        out = [*tie, *self.reorder_probes(s), *self.routing_probes(state, k)]
+        s = state
+        for _, action in out:
+            s = self.resolve(s, action) or s
+        return [*out, *self.count_below_probes(s)]
+
+    def count_below_probes(self, state: SysState) -> list[tuple[str, Any]]:
+        """SHARE-DRIVE-COUNT-FROM-BELOW (4.2+): the key's state stored with a known start offset
+        and a delivery-complete count below 2 (initialized when it has none; initialized again at
+        start offset 0 where the stored count is 2 or the start offset unknown), the current
+        leader reads (the state epoch it writes with), then the ``counts`` probe with count 2 and
+        start offset -1 ("not being written"): the stored count stays (SHARE-RULE-WRITE-COUNT: a
+        count from below the stored start offset is not the stored one's). Red team session 23's
+        ``count-after-start-resolved`` (the count judged after -1 was resolved to the stored
+        start offset: the higher stays) was caught at one seed only (run 170): the probe seldom
+        followed a stored count below 2. A path-end probe, not a composite step of the guide's
+        graph: as a composite (session 23) it changed which states fit in the graph's bound, and
+        SHARE-WIT-COUNT-FROM-UNKNOWN-START fell out of it (mutant
+        ``share-count-unknown-start-kept`` escaped, session 24)."""
+        parts = self._count_below_parts(state)
+        return [] if parts is None else [(self._category_of(s, a), a) for (a, _), s in
+                                         zip(parts, [state, *(after for _, after in parts)], strict=False)]
 
     def reorder_probes(self, state: SysState) -> list[tuple[str, Any]]:
         """SHARE-DRIVE-REORDER-SNAPSHOT: an out-of-order write (the ``reorder`` probe, start offset
@@ -490,12 +494,10 @@ class ShareDriver(Driver[ShareSystem]):
             return self._reinit_below_parts(state)
         if isinstance(action, StateEpochAcrossDelete):
             return self._state_delete_parts(state)
-        if isinstance(action, CountFromBelowStart):
-            return self._count_below_parts(state)
         return None
 
     def _count_below_parts(self, state: SysState) -> list[tuple[Action, SysState]] | None:
-        """The model actions of :class:`CountFromBelowStart` from ``state`` (None: not enabled:
+        """The model actions of SHARE-DRIVE-COUNT-FROM-BELOW from ``state`` (None: not enabled:
         KIP-1226's count is 4.2's, the shard must be loaded, the stored count below 2 at a known
         start offset before the probe, the probe answered NONE, every part in bounds)."""
         if not self.model.rules.delivery_complete_count or not state.shard.active:
@@ -894,8 +896,6 @@ class ShareDriver(Driver[ShareSystem]):
             return ("the leader moves the start offset, a leader one epoch ahead reads, the group coordinator "
                     "initializes at start offset 0, both leaders read, the new one writes at start offset 0 "
                     "and reads")
-        if isinstance(action, CountFromBelowStart):
-            return "the leader writes count 2 with start offset -1 over a stored count below 2"
         if isinstance(action, StateEpochAcrossDelete):
             return ("the group coordinator deletes the state and initializes it at a lower state epoch, "
                     "the leader reads and writes")

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kspec.conformance.drivers.share import CountFromBelowStart, ReinitBelowStored, ShareDriver
+from kspec.conformance.drivers.share import ReinitBelowStored, ShareDriver
 from kspec.conformance.targets.registry import resolve_target
 from kspec.model.share.combiner import per_offset
 from kspec.model.share.records import ARCHIVED, AVAILABLE, NOT_SET
@@ -46,21 +46,26 @@ def test_reinit_below_stored_ends_with_a_write_between_the_start_offsets() -> No
         assert first_difference(driver, steps, "mutant:share-reorder-drops-batches-below-highest") == "WriteRequest"
 
 
-def test_count_from_below_keeps_a_stored_count_below_two() -> None:
+def test_count_from_below_ends_guided_paths_and_keeps_a_stored_count_below_two() -> None:
     driver = ShareDriver({})
     s0 = driver.init_state()
-    assert ("initialize", CountFromBelowStart()) in driver.candidates(s0)
-    parts = driver._parts_of(s0, CountFromBelowStart())
-    assert parts is not None and [type(a).__name__ for a, _ in parts] == ["Initialize", "Read", "Write"]
+    probes = driver.count_below_probes(s0)
+    assert [(c, type(a).__name__) for c, a in probes] == [("initialize", "Initialize"), ("read", "Read"),
+                                                          ("counts", "Write")]
+    # a path-end probe (guide.with_probes), never a step of the guide's graph
+    assert not any(type(a).__name__ == "CountFromBelowStart" for _, a in driver.candidates(s0))
+    assert [type(a).__name__ for _, a in driver.probes(s0, 0)][-3:] == ["Initialize", "Read", "Write"]
+    parts = driver._count_below_parts(s0)
+    assert parts is not None and [a for a, _ in parts] == [a for _, a in probes]
     write = parts[-1][0]
     assert write.start_offset == NOT_SET and write.delivery_complete_count == 2
     counted = parts[-2][1].shard.offset(KEY).delivery_complete_count
     assert counted < 2 and parts[-1][1].shard.offset(KEY).delivery_complete_count == counted
-    steps = [(s0, CountFromBelowStart())]
+    steps = list(zip([s0, *(after for _, after in parts)], [a for a, _ in parts], strict=False))
     assert first_difference(driver, steps, "reference") is None
     assert first_difference(driver, steps, "mutant:share-count-from-unset-start-taken") == "WriteRequest"
     old = ShareDriver({"kafka_version": "4.1"})
-    assert old._count_below_parts(old.init_state()) is None
+    assert old._count_below_parts(old.init_state()) is None and old.count_below_probes(old.init_state()) == []
 
 
 def test_same_first_offset_probe_keeps_the_higher_per_offset() -> None:
