@@ -53,6 +53,9 @@ from kspec.model.share.system import (
     DOOMED,
     DOOMED_TOPIC,
     KEY,
+    MAX_DELIVERY_COUNT,
+    MAX_EPOCH,
+    OTHER_GROUP,
     ROUTE_KEYS,
     Action,
     Delete,
@@ -326,8 +329,10 @@ class ShareDriver(Driver[ShareSystem]):
         """What a guided path ends with: SHARE-DRIVE-TIE-UPDATE (:meth:`tie_probes`, every target),
         SHARE-DRIVE-REORDER-SNAPSHOT (:meth:`reorder_probes`, every target), then
         SHARE-DRIVE-ROUTING-UNLOADED (:meth:`routing_probes`, a target that routes), then
-        SHARE-DRIVE-COUNT-FROM-BELOW (:meth:`count_below_probes`, 4.2+) where those leave the
-        state (each kept where the model enables it: ``guide.with_probes``)."""
+        SHARE-DRIVE-COUNT-FROM-BELOW (:meth:`count_below_probes`, 4.2+),
+        SHARE-DRIVE-REINIT-BELOW-WRITE (:meth:`reinit_below_probes`) and
+        SHARE-DRIVE-MAX-DELIVERY-COUNT (:meth:`max_count_probes`), each where the ones before
+        leave the state (each kept where the model enables it: ``guide.with_probes``)."""
         tie = self.tie_probes(state)
         s = state
         for _, action in tie:
@@ -336,7 +341,43 @@ class ShareDriver(Driver[ShareSystem]):
         s = state
         for _, action in out:
             s = self.resolve(s, action) or s
-        return [*out, *self.count_below_probes(s)]
+        below = self.count_below_probes(s)
+        for _, action in below:
+            s = self.resolve(s, action) or s
+        reinit = self.reinit_below_probes(s)
+        for _, action in reinit:
+            s = self.resolve(s, action) or s
+        return [*out, *below, *reinit, *self.max_count_probes(s)]
+
+    def max_count_probes(self, state: SysState) -> list[tuple[str, Any]]:
+        """SHARE-DRIVE-MAX-DELIVERY-COUNT at a guided path's end: the ``epochs`` probe's write of
+        ``h:T:0`` at leader and state epoch Integer.MAX_VALUE, whose batch carries delivery count
+        32767, after ``h:T:0``'s initialize where it has no state; left off where the write is
+        not answered NONE. The guide's greedy plan took that write on a stored ``h:T:0`` where it
+        happened to (guided run 110 on main in session 24, none once session 23's probes changed
+        the plan): at a path's end it is sent wherever it fits."""
+        if not state.shard.active:
+            return []
+
+        def max_write(a: Any) -> bool:
+            return (isinstance(a, Write) and a.key == OTHER_GROUP and a.leader_epoch == MAX_EPOCH
+                    and any(b.delivery_count == MAX_DELIVERY_COUNT for b in a.batches))
+
+        parts = self._chain(state, [*self._store_first(state, OTHER_GROUP), max_write])
+        if parts is None or parts[-1][1].last_error != NONE:
+            return []
+        return [(self._category_of(s, a), a) for (a, _), s in
+                zip(parts, [state, *(after for _, after in parts)], strict=False)]
+
+    def reinit_below_probes(self, state: SysState) -> list[tuple[str, Any]]:
+        """SHARE-DRIVE-REINIT-BELOW-WRITE at a guided path's end: the composite
+        :class:`ReinitBelowStored` (whose tail is the leader's write from start offset 0, below the
+        start offset the initialize replaced) where the model enables it. The guide's greedy plan
+        takes that composite in a few paths only (one of 150 at the default budget, session 25),
+        so red team session 23's ``start-clamp-survives-reinitialize`` was caught where the
+        plan happened to take it (run 65 on session 24's merged head, none after the
+        COUNT-FROM-BELOW fix): as a path-end probe it ends every path whose end enables it."""
+        return [("initialize", ReinitBelowStored())] if self._reinit_below_parts(state) is not None else []
 
     def count_below_probes(self, state: SysState) -> list[tuple[str, Any]]:
         """SHARE-DRIVE-COUNT-FROM-BELOW (4.2+): the key's state stored with a known start offset
