@@ -54,7 +54,7 @@ def test_count_from_below_ends_guided_paths_and_keeps_a_stored_count_below_two()
                                                           ("counts", "Write")]
     # a path-end probe (guide.with_probes), never a step of the guide's graph
     assert not any(type(a).__name__ == "CountFromBelowStart" for _, a in driver.candidates(s0))
-    assert [type(a).__name__ for _, a in driver.probes(s0, 0)][-3:] == ["Initialize", "Read", "Write"]
+    assert driver.probes(s0, 0)[:3] == probes  # no tie, reorder or routing probe at the start
     parts = driver._count_below_parts(s0)
     assert parts is not None and [a for a, _ in parts] == [a for _, a in probes]
     write = parts[-1][0]
@@ -88,3 +88,22 @@ def test_same_first_offset_probe_keeps_the_higher_per_offset() -> None:
     assert per_offset(after.shard.offset(KEY).state_batches) == {0: (AVAILABLE, 2), 1: (ARCHIVED, 1)}
     assert first_difference(driver, steps, "reference") is None
     assert first_difference(driver, steps, "mutant:share-write-batches-last-wins") == "WriteRequest"
+
+
+def test_reinit_below_and_max_count_end_guided_paths() -> None:
+    """SHARE-DRIVE-REINIT-BELOW-WRITE's composite and SHARE-DRIVE-MAX-DELIVERY-COUNT's write end
+    a guided path wherever they fit (``ShareDriver.probes``), after SHARE-DRIVE-COUNT-FROM-BELOW."""
+    driver = ShareDriver({})
+    s0 = driver.init_state()
+    assert driver.reinit_below_probes(s0) == [("initialize", ReinitBelowStored())]
+    maxed = driver.max_count_probes(s0)
+    assert [(c, type(a).__name__) for c, a in maxed] == [("initialize", "Initialize"), ("epochs", "Write")]
+    assert [b.delivery_count for b in maxed[-1][1].batches] == [2**15 - 1]
+    # after the count probe's three steps: the composite, then h:T:0's initialize and the write
+    assert driver.probes(s0, 0)[3:] == [("initialize", ReinitBelowStored()), *maxed]
+    steps, s = [], s0
+    for _, action in maxed:
+        steps.append((s, action))
+        s = driver.resolve(s, action)
+    assert first_difference(driver, steps, "reference") is None
+    assert first_difference(driver, steps, "mutant:share-delivery-count-int8") == "WriteRequest"
