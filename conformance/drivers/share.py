@@ -48,7 +48,7 @@ from kspec.model.core.codec import encode
 from kspec.model.core.protocol import first_violated
 from kspec.model.share.combiner import coalesce, per_offset
 from kspec.model.share.records import ACKNOWLEDGED, AVAILABLE, NOT_SET, ShareSnapshot, ShareUpdate, StateBatch
-from kspec.model.share.shard import NONE, observe, step_with
+from kspec.model.share.shard import FENCED_STATE_EPOCH, NONE, observe, step_with
 from kspec.model.share.system import (
     DOOMED,
     DOOMED_TOPIC,
@@ -330,9 +330,11 @@ class ShareDriver(Driver[ShareSystem]):
         SHARE-DRIVE-REORDER-SNAPSHOT (:meth:`reorder_probes`, every target), then
         SHARE-DRIVE-ROUTING-UNLOADED (:meth:`routing_probes`, a target that routes), then
         SHARE-DRIVE-COUNT-FROM-BELOW (:meth:`count_below_probes`, 4.2+),
-        SHARE-DRIVE-REINIT-BELOW-WRITE (:meth:`reinit_below_probes`) and
-        SHARE-DRIVE-MAX-DELIVERY-COUNT (:meth:`max_count_probes`), each where the ones before
-        leave the state (each kept where the model enables it: ``guide.with_probes``)."""
+        SHARE-DRIVE-REINIT-BELOW-WRITE (:meth:`reinit_below_probes`),
+        SHARE-DRIVE-MAX-DELIVERY-COUNT (:meth:`max_count_probes`) and
+        SHARE-DRIVE-STALE-INITIALIZE-WITHOUT-TOPIC (:meth:`stale_initialize_probes`), each where
+        the ones before leave the state (each kept where the model enables it:
+        ``guide.with_probes``)."""
         tie = self.tie_probes(state)
         s = state
         for _, action in tie:
@@ -347,7 +349,32 @@ class ShareDriver(Driver[ShareSystem]):
         reinit = self.reinit_below_probes(s)
         for _, action in reinit:
             s = self.resolve(s, action) or s
-        return [*out, *below, *reinit, *self.max_count_probes(s)]
+        maxed = self.max_count_probes(s)
+        for _, action in maxed:
+            s = self.resolve(s, action) or s
+        return [*out, *below, *reinit, *maxed, *self.stale_initialize_probes(s)]
+
+    def stale_initialize_probes(self, state: SysState) -> list[tuple[str, Any]]:
+        """SHARE-DRIVE-STALE-INITIALIZE-WITHOUT-TOPIC at a guided path's end: ``g:U:0``'s state
+        stored (the side keys' initialize at state epoch 1 where it has none), topic ``U``
+        deleted from the image where it is still there, then the group coordinator's initialize
+        of ``g:U:0`` at state epoch 0: FENCED_STATE_EPOCH, the fence before the image. A refused
+        request is a self-loop of the guide's graph, which the plan seldom takes where the topic
+        is gone: only random runs caught ``share-initialize-image-before-fence`` (none at seed
+        0 once session 23's batch probe moved the random draws, session 25); at a path's end
+        it is sent wherever it fits (4.1+: the initialize API)."""
+        if not self.model.rules.initialize or not state.shard.active or state.shard.image is None:
+            return []
+        gone = all(t != DOOMED_TOPIC for t, _ in state.shard.image)
+        if gone and state.shard.offset(DOOMED) is None:
+            return []
+        wants: list[Any] = [] if gone else [*self._store_first(state, DOOMED), lambda a: isinstance(a, DeleteTopic)]
+        wants.append(lambda a: isinstance(a, Initialize) and a.key == DOOMED and a.state_epoch == 0)
+        parts = self._chain(state, wants)
+        if parts is None or parts[-1][1].last_error != FENCED_STATE_EPOCH:
+            return []
+        return [(self._category_of(s, a), a) for (a, _), s in
+                zip(parts, [state, *(after for _, after in parts)], strict=False)]
 
     def max_count_probes(self, state: SysState) -> list[tuple[str, Any]]:
         """SHARE-DRIVE-MAX-DELIVERY-COUNT at a guided path's end: the ``epochs`` probe's write of

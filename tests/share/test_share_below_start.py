@@ -90,17 +90,30 @@ def test_same_first_offset_probe_keeps_the_higher_per_offset() -> None:
     assert first_difference(driver, steps, "mutant:share-write-batches-last-wins") == "WriteRequest"
 
 
-def test_reinit_below_and_max_count_end_guided_paths() -> None:
-    """SHARE-DRIVE-REINIT-BELOW-WRITE's composite and SHARE-DRIVE-MAX-DELIVERY-COUNT's write end
-    a guided path wherever they fit (``ShareDriver.probes``), after SHARE-DRIVE-COUNT-FROM-BELOW."""
+def test_reinit_below_max_count_and_stale_initialize_end_guided_paths() -> None:
+    """SHARE-DRIVE-REINIT-BELOW-WRITE's composite, SHARE-DRIVE-MAX-DELIVERY-COUNT's write and
+    SHARE-DRIVE-STALE-INITIALIZE-WITHOUT-TOPIC's initialize end a guided path wherever they fit
+    (``ShareDriver.probes``), after SHARE-DRIVE-COUNT-FROM-BELOW."""
     driver = ShareDriver({})
     s0 = driver.init_state()
     assert driver.reinit_below_probes(s0) == [("initialize", ReinitBelowStored())]
     maxed = driver.max_count_probes(s0)
     assert [(c, type(a).__name__) for c, a in maxed] == [("initialize", "Initialize"), ("epochs", "Write")]
     assert [b.delivery_count for b in maxed[-1][1].batches] == [2**15 - 1]
-    # after the count probe's three steps: the composite, then h:T:0's initialize and the write
-    assert driver.probes(s0, 0)[3:] == [("initialize", ReinitBelowStored()), *maxed]
+    # after the count probe's three steps: the composite, then h:T:0's initialize and the write,
+    # then SHARE-DRIVE-STALE-INITIALIZE-WITHOUT-TOPIC (g:U:0 stored, U deleted, the stale initialize)
+    stale = driver.stale_initialize_probes(s0)
+    assert [(c, type(a).__name__) for c, a in stale] == [("initialize", "Initialize"), ("image", "DeleteTopic"),
+                                                         ("initialize", "Initialize")]
+    assert stale[-1][1].state_epoch == 0
+    assert driver.probes(s0, 0)[3:] == [("initialize", ReinitBelowStored()), *maxed, *stale]
+    steps, s = [], s0
+    for _, action in stale:
+        steps.append((s, action))
+        s = driver.resolve(s, action)
+    assert s.last_error == "FENCED_STATE_EPOCH"
+    assert first_difference(driver, steps, "reference") is None
+    assert first_difference(driver, steps, "mutant:share-initialize-image-before-fence") == "InitializeRequest"
     steps, s = [], s0
     for _, action in maxed:
         steps.append((s, action))
