@@ -19,7 +19,12 @@ write-batches-by-first-offset. AFTER (session 23, SHARE-DRIVE-MIN-EPOCH): negati
 seeds 0 and 1 (run 14); count-after-start-resolved still at one seed (run 170).
 AFTER (session 24, SHARE-DRIVE-REINIT-BELOW-WRITE, SHARE-DRIVE-COUNT-FROM-BELOW,
 SHARE-DRIVE-SAME-FIRST-OFFSET): all five caught at seeds 0 and 1 (runs 112, 20, 14, 65, 88 in
-the order of ``BUGS``; docs/performance.md).
+the order of ``BUGS``; docs/performance.md) on session 24's merged head, which was reverted
+(the lockstep catalogue lost share-count-unknown-start-kept).
+AFTER (session 25, the same probes with COUNT-FROM-BELOW and REINIT-BELOW-WRITE ending guided
+paths instead of riding the guide's graph): count-after-start-resolved and
+start-clamp-survives-reinitialize caught at seeds 0 and 1 by guided run 1,
+write-batches-by-first-offset by guided run 58 (docs/performance.md).
 
     PYTHONPATH=bench kspec conform share --target python:redteam.share_scratch14:Correct
 """

@@ -19,6 +19,9 @@ known-count-never-decreases (run 111); at seed 0 only: same-epoch-read-boxed-com
 228, 4 steps); escaped at both: delivery-count-as-int8. With
 SHARE-DRIVE-MAX-DELIVERY-COUNT (commit 48ed5a6, reverted in 3fb8df5: the lockstep catalogue
 could not be run in time) delivery-count-as-int8 is caught at seed 0, guided run 110, 2 steps.
+AFTER (session 25, SHARE-DRIVE-MAX-DELIVERY-COUNT restored, its write also ending guided
+paths): delivery-count-as-int8 caught at seeds 0 and 1 by guided run 5, 2 steps
+(docs/performance.md).
 
     PYTHONPATH=bench kspec conform share --target python:redteam.share_scratch15:Correct
 """
