@@ -773,15 +773,18 @@ SHARE_MUTANTS = (
 
 
 class CountFromUnsetStartTaken(ShareShard):
-    """KIP-1226's count from a write with start offset -1 ("not being written") taken as the
-    leader's newest count at the stored start offset: it replaces the stored count, where a count
-    from below the stored start offset (and -1 is below every one) leaves it
-    (SHARE-RULE-WRITE-COUNT). A slip beside red team session 23's ``count-after-start-resolved``
-    (which keeps the higher of the two). Reached by SHARE-DRIVE-COUNT-FROM-BELOW."""
+    """KIP-1226's count from a write with start offset -1 ("not being written") judged as a
+    count at the stored start offset, so the higher of the two stays: a count from -1 above the
+    stored one is taken, where a count from below the stored start offset (and -1 is below every
+    one) leaves it (SHARE-RULE-WRITE-COUNT). A slip beside red team session 23's
+    ``count-after-start-resolved`` (which does the same for every start offset below the stored
+    one, -1 resolved first). Reached by SHARE-DRIVE-COUNT-FROM-BELOW: only a stored count below
+    the probe's 2 tells it from the reference (session 25: the first version, which took every
+    count from -1, was caught without the probe by guided run 4)."""
 
     def write_count(self, current: dict[str, Any], start_offset: int, count: int) -> int:
         if self.delivery_complete_count and start_offset == NOT_SET:
-            return count
+            return max(count, int(current["delivery_complete_count"]))
         return super().write_count(current, start_offset, count)
 
 
