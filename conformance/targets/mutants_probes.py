@@ -386,6 +386,78 @@ class SnapshotVersionLoadedWithVoters(ControlRecords):
             self.snapshot = snapshot
 
 
+class PendingChangeAwaitsOwnRecord(VoterReplica):
+    """The leader marks a change pending at its append (the offset and epoch of its
+    VotersRecord, kept by the replica as Kafka's handlers keep a request's future, not by the
+    leadership) and clears the mark only when that very record commits (the high watermark past
+    the offset, the log still holding a record of that epoch there), where VOTERS-RULE-ONE-CHANGE
+    reads the log alone: a change whose record another leader truncated away is no longer
+    pending. So a replica that leads again after such a truncation refuses every change
+    REQUEST_TIMED_OUT (until it restarts). VOTERS-DRIVE-TRUNCATED-CHANGE reaches it."""
+
+    _mark: tuple[int, int] | None = None
+
+    def leader_append(self, entries: list[dict[str, Any]]) -> None:
+        start = self.end_offset
+        super().leader_append(entries)
+        for i, entry in enumerate(entries):
+            if entry["kind"] == "voters":
+                self._mark = (start + i, entry["epoch"])
+
+    def change_pending(self) -> bool:
+        if super().change_pending():
+            return True
+        if self._mark is not None:
+            offset, epoch = self._mark
+            assert self.high_watermark is not None
+            if offset < len(self.log) and self.log[offset]["epoch"] == epoch and self.high_watermark > offset:
+                self._mark = None
+            else:
+                return True
+        return False
+
+    def on_Crash(self, inp: dict[str, Any]) -> None:
+        self._mark = None  # in memory only
+        super().on_Crash(inp)
+
+
+class ChangeJudgedByKnownCommit(VoterReplica):
+    """A leader judges a voter change against the high watermark the replica knew when it was
+    elected (the log's, which the leadership does not reset: Kafka's ``log.highWatermark()``),
+    not its leadership's, which is unknown until a record of its epoch commits: a new leader
+    whose follower days told it that the last VotersRecord committed takes a change before its
+    epoch commits, where
+    VOTERS-RULE-ADD step 2 (and -REMOVE, -UPDATE step 5) refuses every change REQUEST_TIMED_OUT
+    until then. VOTERS-DRIVE-FRESH-LEADER reaches it."""
+
+    _known: int | None = None
+
+    def step(self, inp: dict[str, Any]) -> list[dict[str, Any]]:
+        out = super().step(inp)
+        if self.role != "leader":
+            self._known = self.high_watermark  # (a leadership's own is never the log's to keep)
+        return out
+
+    def on_Crash(self, inp: dict[str, Any]) -> None:
+        self._known = None  # in memory only
+        super().on_Crash(inp)
+
+    def _judged(self, handler: Any, inp: dict[str, Any]) -> None:
+        if self.role != "leader" or self.high_watermark is not None or self._known is None:
+            return handler(inp)  # type: ignore[no-any-return]
+        self.high_watermark = self._known
+        try:
+            return handler(inp)  # type: ignore[no-any-return]
+        finally:
+            self.high_watermark = None
+
+    def reconfigure(self, inp: dict[str, Any]) -> None:
+        return self._judged(super().reconfigure, inp)
+
+    def update_voter(self, inp: dict[str, Any]) -> None:
+        return self._judged(super().update_voter, inp)
+
+
 # (name, protocol, class, bug class, caught by the CI run at the default budget, note)
 ENTRIES: tuple[tuple[str, str, type, str, bool, str], ...] = (
     ("voters-lapse-ends-on-leaderless-answer", "voters", LapseEndsOnLeaderlessAnswer,
@@ -464,4 +536,12 @@ ENTRIES: tuple[tuple[str, str, type, str, bool, str], ...] = (
      "one field restored only together with another", True,
      "written for VOTERS-DRIVE-FREE-REBUILD (session 21; log level: guided run 3 at seeds 0 and 1), not its "
      "alone: random free-log runs also reach it late (the red-team bug at runs 261 and 339 without the probe)"),
+    ("voters-pending-change-awaits-truncated-record", "voters", PendingChangeAwaitsOwnRecord,
+     "per-leadership state kept by the replica", True,
+     "VOTERS-DRIVE-TRUNCATED-CHANGE's (session 25; red team voters_scratch15's "
+     "pending-change-kept-across-leaderships escaped seeds 0 and 1 before it)"),
+    ("voters-change-judged-by-known-commit", "voters", ChangeJudgedByKnownCommit,
+     "a bound read from the wrong state (the replica's, not the leadership's)", True,
+     "VOTERS-DRIVE-FRESH-LEADER's (session 25; red team voters_scratch15's "
+     "reconfig-before-epoch-commit-by-log-hw was caught only by random runs 180-261 before it)"),
 )
