@@ -38,6 +38,10 @@ PROBE_MUTANTS: list[tuple[str, str]] = [
     ("VOTERS-DRIVE-DISK-REPLACED-VOTE", "voters-error-answer-counts-as-refusal"),
     # session 23 (red team voters_scratch14's unkeyed-fetch-counted-for-replaced-voter escaped seeds 0 and 1)
     ("VOTERS-DRIVE-STALE-DISK-FETCH", "voters-unkeyed-fetch-counted"),
+    # session 25 (red team voters_scratch15's pending-change-kept-across-leaderships escaped seeds 0
+    # and 1, reconfig-before-epoch-commit-by-log-hw was caught by random runs 180 and 261 only)
+    ("VOTERS-DRIVE-TRUNCATED-CHANGE", "voters-pending-change-awaits-truncated-record"),
+    ("VOTERS-DRIVE-FRESH-LEADER", "voters-change-judged-by-known-commit"),
 ]
 # caught by the probe first, not its alone (docs/performance.md, "Probe mutants, session 15")
 NOT_ALONE: list[tuple[str, str]] = [

@@ -1011,7 +1011,8 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
         walked = self._walk(s, [_Maybe(replicate)])
         if walked is not None:
             out, s = walked[0], walked[1]
-        client = next(((c, a) for c, a in self.candidates(s) if c == "client" and getattr(a, "node", None) == lid), None)
+        client = next(((c, a) for c, a in self.candidates(s)
+                       if c == "client" and getattr(a, "node", None) == lid), None)
         if client is not None and (after := self._offered_route(s, [client])) is not None:
             out.append(client)
             s = after
@@ -1068,7 +1069,7 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
             s = self._offered_route(state, [timer])
             if s is None:
                 continue
-            steps = [timer]
+            steps: list[tuple[str, Any]] = [timer]
             for _ in range(12):
                 if isinstance(s.node(f).role, Leader):
                     break
@@ -1084,7 +1085,8 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
             if not isinstance(won, VoterNode) or not isinstance(won.role, Leader) or won.high_watermark is not None:
                 continue
             others = sorted(x for x in won.voters if x != f)
-            requests: list[tuple[str, Any]] = [("request", Ignored(f, RemoveVoter(x, directory_of(x)))) for x in others[:1]]
+            requests: list[tuple[str, Any]] = [("request", Ignored(f, RemoveVoter(x, directory_of(x))))
+                                               for x in others[:1]]
             requests += [("request", Ignored(f, AddVoter(o.id, directory_of(o.id)))) for o in s.nodes
                          if o.id not in won.voters][:1]
             requests.append(("request", Ignored(f, UpdateVoter(f, directory_of(f), won.epoch))))
