@@ -538,11 +538,12 @@ ENTRIES: tuple[tuple[str, str, type, str, bool, str], ...] = (
      "alone: random free-log runs also reach it late (the red-team bug at runs 261 and 339 without the probe)"),
     ("voters-pending-change-awaits-truncated-record", "voters", PendingChangeAwaitsOwnRecord,
      "per-leadership state kept by the replica", True,
-     "VOTERS-DRIVE-TRUNCATED-CHANGE's (session 25): guided run 45 at every seed, no guided run without it "
-     "(red team voters_scratch15's pending-change-kept-across-leaderships escaped seeds 0 and 1 before it)"),
+     "VOTERS-DRIVE-TRUNCATED-CHANGE's (session 25): guided run 45 at every seed, escapes the default budget "
+     "at seeds 0 and 1 with the probe off (bench/voters_probe_mutants.py; red team voters_scratch15's "
+     "pending-change-kept-across-leaderships escaped seeds 0 and 1 before it)"),
     ("voters-change-judged-by-known-commit", "voters", ChangeJudgedByKnownCommit,
      "a bound read from the wrong state (the replica's, not the leadership's)", True,
-     "VOTERS-DRIVE-FRESH-LEADER's (session 25): guided run 42 at every seed, no guided run without it "
-     "(red team voters_scratch15's reconfig-before-epoch-commit-by-log-hw was caught only by random runs "
-     "180-261 before it)"),
+     "written for VOTERS-DRIVE-FRESH-LEADER (session 25): guided run 42 at every seed; not its alone: with "
+     "it off no guided run catches it, random runs 261 and 180 do (seeds 0 and 1), as they caught red team "
+     "voters_scratch15's reconfig-before-epoch-commit-by-log-hw before the probe"),
 )
