@@ -369,23 +369,6 @@ class RemovedLeaderRejoinUnpersisted(VoterReplica):
         super().on_ElectionTimeout(inp)
 
 
-class SnapshotVersionLoadedWithVoters(ControlRecords):
-    """A snapshot's KRaftVersionRecord is loaded only with its VotersRecord (the version read
-    inside the voter set's branch), so a snapshot holding kraft.version 1 and no voter set
-    rebuilds to kraft.version 0 (VOTERS-CTRL-SNAPSHOT, VOTERS-CTRL-REBUILD). The slip of red team
-    voters_scratch13's ``rebuild-version-with-voters`` (session 21); VOTERS-DRIVE-FREE-REBUILD
-    takes a static quorum's upgrade record into such a snapshot, then a restart."""
-
-    def rebuild(self) -> None:
-        snapshot = self.snapshot
-        if snapshot is not None and snapshot["voters"] is None:
-            self.snapshot = {**snapshot, "kraft_version": 0}
-        try:
-            super().rebuild()
-        finally:
-            self.snapshot = snapshot
-
-
 class PendingChangeAwaitsOwnRecord(VoterReplica):
     """The leader marks a change pending at its append (the offset and epoch of its
     VotersRecord, kept by the replica as Kafka's handlers keep a request's future, not by the
@@ -456,6 +439,23 @@ class ChangeJudgedByKnownCommit(VoterReplica):
 
     def update_voter(self, inp: dict[str, Any]) -> None:
         return self._judged(super().update_voter, inp)
+
+
+class SnapshotVersionLoadedWithVoters(ControlRecords):
+    """A snapshot's KRaftVersionRecord is loaded only with its VotersRecord (the version read
+    inside the voter set's branch), so a snapshot holding kraft.version 1 and no voter set
+    rebuilds to kraft.version 0 (VOTERS-CTRL-SNAPSHOT, VOTERS-CTRL-REBUILD). The slip of red team
+    voters_scratch13's ``rebuild-version-with-voters`` (session 21); VOTERS-DRIVE-FREE-REBUILD
+    takes a static quorum's upgrade record into such a snapshot, then a restart."""
+
+    def rebuild(self) -> None:
+        snapshot = self.snapshot
+        if snapshot is not None and snapshot["voters"] is None:
+            self.snapshot = {**snapshot, "kraft_version": 0}
+        try:
+            super().rebuild()
+        finally:
+            self.snapshot = snapshot
 
 
 # (name, protocol, class, bug class, caught by the CI run at the default budget, note)
@@ -532,10 +532,6 @@ ENTRIES: tuple[tuple[str, str, type, str, bool, str], ...] = (
      "a transition made in memory and not persisted", True,
      "written for VOTERS-DRIVE-REMOVED-LEADER-TIMER (session 21): guided run 7 at seeds 0 and 1; not its "
      "alone: with the probe off random run 303 (seed 1) and the liveness check (seed 0) catch it"),
-    ("voters-log-snapshot-version-with-voters", "voters", SnapshotVersionLoadedWithVoters,
-     "one field restored only together with another", True,
-     "written for VOTERS-DRIVE-FREE-REBUILD (session 21; log level: guided run 3 at seeds 0 and 1), not its "
-     "alone: random free-log runs also reach it late (the red-team bug at runs 261 and 339 without the probe)"),
     ("voters-pending-change-awaits-truncated-record", "voters", PendingChangeAwaitsOwnRecord,
      "per-leadership state kept by the replica", True,
      "VOTERS-DRIVE-TRUNCATED-CHANGE's (session 25): guided run 45 at every seed, escapes the default budget "
@@ -546,4 +542,8 @@ ENTRIES: tuple[tuple[str, str, type, str, bool, str], ...] = (
      "written for VOTERS-DRIVE-FRESH-LEADER (session 25): guided run 42 at every seed; not its alone: with "
      "it off no guided run catches it, random runs 261 and 180 do (seeds 0 and 1), as they caught red team "
      "voters_scratch15's reconfig-before-epoch-commit-by-log-hw before the probe"),
+    ("voters-log-snapshot-version-with-voters", "voters", SnapshotVersionLoadedWithVoters,
+     "one field restored only together with another", True,
+     "written for VOTERS-DRIVE-FREE-REBUILD (session 21; log level: guided run 3 at seeds 0 and 1), not its "
+     "alone: random free-log runs also reach it late (the red-team bug at runs 261 and 339 without the probe)"),
 )
