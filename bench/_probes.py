@@ -140,6 +140,10 @@ _SWITCHES: dict[str, dict[str, tuple[Any, str, Any]]] = {
         "VOTERS-DRIVE-FREE-REBUILD": (voters_log, "rebuild_probes", _nothing),
         # session 23 (red team voters_scratch14's unkeyed-fetch-counted-for-replaced-voter escaped)
         "VOTERS-DRIVE-STALE-DISK-FETCH": (VotersDriver, "_stale_disk_fetch_probe", _nothing),
+        # session 25 (red team voters_scratch15: pending-change-kept-across-leaderships escaped,
+        # reconfig-before-epoch-commit-by-log-hw caught by random runs only)
+        "VOTERS-DRIVE-TRUNCATED-CHANGE": (VotersDriver, "_truncated_change_probe", _nothing),
+        "VOTERS-DRIVE-FRESH-LEADER": (VotersDriver, "_fresh_leader_probe", _nothing),
     },
     "share": {
         "CutReload": (ShareDriver, "_cut_parts", _none),
