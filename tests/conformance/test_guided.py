@@ -164,11 +164,6 @@ def test_a_target_that_refuses_everything_is_an_error(tmp_path: Path) -> None:
     assert "refused every configuration" in result.finding.detail
 
 
-# the start probes session 24 added after all others (RaftDriver.start_probes)
-SESSION_24_START_PROBES = ("RAFT-DRIVE-PRE-VOTE-UNCOMMITTED", "RAFT-DRIVE-HELD-BEGIN-ANSWER",
-                           "RAFT-DRIVE-CHECK-QUORUM-OBSERVER")
-
-
 def _diverges(spec: Any, config: dict[str, JSON], target: Target, path: list[guide.Step]) -> bool:
     session = Lockstep(spec.driver(config), target)
     try:
@@ -200,8 +195,8 @@ def test_a_start_probe_runs_on_a_path_of_its_own_where_the_budgets_are_whole() -
     assert [p.id for p in driver.start_probes()] == ["RAFT-DRIVE-EXPIRED-STEP-DOWN", "RAFT-DRIVE-RESEND-BACKOFF",
                                                      "RAFT-DRIVE-END-EPOCH-AHEAD", "RAFT-DRIVE-LEADER-REBOOT",
                                                      "RAFT-DRIVE-PREFERRED-ORDER",
-                                                     "RAFT-DRIVE-DIVERGENT-EPOCHS", "RAFT-DRIVE-HELD-BEGIN-ANSWER"]
-    path, backoff, _, _, ordered, _, _ = guide.start_paths(driver, guide.explore(driver, 12))
+                                                     "RAFT-DRIVE-DIVERGENT-EPOCHS"]
+    path, backoff, _, _, ordered, _ = guide.start_paths(driver, guide.explore(driver, 12))
     assert guide.offered(driver, path) and len(path) == 7
     assert not _diverges(spec, config, reference_target("raft"), path)
     assert _diverges(spec, config, CATALOGUE["raft-step-down-resets-timer"].target(), path)
@@ -227,9 +222,7 @@ def test_a_start_probe_runs_on_a_path_of_its_own_where_the_budgets_are_whole() -
                                                        "RAFT-DRIVE-PROSPECTIVE-LEADER-VOTE",
                                                        "RAFT-DRIVE-REFOLLOW-PRE-VOTE", "RAFT-DRIVE-END-EPOCH-AHEAD",
                                                        "RAFT-DRIVE-LEADER-REBOOT",
-                                                       "RAFT-DRIVE-PREFERRED-ORDER", "RAFT-DRIVE-DIVERGENT-EPOCHS",
-                                                       "RAFT-DRIVE-PRE-VOTE-UNCOMMITTED",
-                                                       "RAFT-DRIVE-HELD-BEGIN-ANSWER"]
+                                                       "RAFT-DRIVE-PREFERRED-ORDER", "RAFT-DRIVE-DIVERGENT-EPOCHS"]
     held = guide.start_paths(pre_vote, guide.explore(pre_vote, 12))[0]
     assert guide.offered(pre_vote, held) and held[-1][0] == "probe"
     assert not _diverges(spec, pre_vote_config, reference_target("raft"), held)
@@ -237,37 +230,7 @@ def test_a_start_probe_runs_on_a_path_of_its_own_where_the_budgets_are_whole() -
     assert not _diverges(spec, config, CATALOGUE["raft-prospective-counts-standard-answer"].target(), path)
     # without faults a held answer is no fault the configuration draws: no start path of it
     quiet = spec.driver({**pre_vote_config, "faults": False})
-    assert [p.id for p in quiet.start_probes()] == ["RAFT-DRIVE-REFOLLOW-PRE-VOTE", "RAFT-DRIVE-END-EPOCH-AHEAD",
-                                                    "RAFT-DRIVE-PRE-VOTE-UNCOMMITTED", "RAFT-DRIVE-HELD-BEGIN-ANSWER"]
-
-
-def test_pre_vote_uncommitted_start_path_refuses_a_claim_at_the_high_watermark() -> None:
-    # RAFT-DRIVE-PRE-VOTE-UNCOMMITTED (kip-996, three or four voters): a prospective whose log ends
-    # one record past its high watermark is asked for a pre-vote claiming a log that ends at the
-    # high watermark; it refuses. The reference conforms; a receiver that compares the claim with
-    # its committed prefix grants, and diverges on that answer (the last step: not before it).
-    spec = PROTOCOLS["raft"]()
-    mutant = CATALOGUE["raft-pre-vote-end-against-high-watermark"]
-    shapes = [c for c in RAFT_CONFIGS if c["pre_vote"] and c["voters"] in (3, 4)]
-    assert {c["voters"] for c in shapes} == {3, 4}
-    for config in shapes:
-        driver = spec.driver(config)
-        assert "RAFT-DRIVE-PRE-VOTE-UNCOMMITTED" in [p.id for p in driver.start_probes()], config
-        path = driver._pre_vote_uncommitted_probe(driver.init_state())
-        assert path and guide.offered(driver, path), config
-        category, last = path[-1]
-        assert category == "inject" and last.message.pre_vote, config
-        assert not _diverges(spec, config, reference_target("raft"), path), config
-        session = Lockstep(spec.driver(config), mutant.target())
-        try:
-            for category, action in path:
-                assert session.take(category, action), (config, category, action)
-            raise AssertionError(f"{config}: the mutant conformed")
-        except Divergence as found:
-            assert found.finding.field == "outputs.VoteResponse" and '"granted": true' in found.finding.detail, config
-            assert not _diverges(spec, config, mutant.target(), path[:-1]), config
-        finally:
-            session.close()
+    assert [p.id for p in quiet.start_probes()] == ["RAFT-DRIVE-REFOLLOW-PRE-VOTE", "RAFT-DRIVE-END-EPOCH-AHEAD"]
 
 
 def test_end_epoch_ahead_start_path_writes_the_new_epoch_before_answering() -> None:
@@ -332,8 +295,8 @@ def test_the_snapshot_start_probe_loads_a_snapshot_at_a_lagging_replica() -> Non
     ids = [p.id for p in driver.start_probes()]
     snapshot_ids = ["RAFT-DRIVE-SNAPSHOT", "RAFT-DRIVE-SNAPSHOT-LAG", "RAFT-DRIVE-SNAPSHOT-SUPERSEDED",
                     "RAFT-DRIVE-SNAPSHOT-DEPOSED", "RAFT-DRIVE-SNAPSHOT-REBOOT", "RAFT-DRIVE-SNAPSHOT-TABLE"]
-    assert ids[-11:] == [*snapshot_ids, "RAFT-DRIVE-END-EPOCH-AHEAD", "RAFT-DRIVE-LEADER-REBOOT",
-                         "RAFT-DRIVE-PREFERRED-ORDER", "RAFT-DRIVE-DIVERGENT-EPOCHS", "RAFT-DRIVE-HELD-BEGIN-ANSWER"]
+    assert ids[-10:] == [*snapshot_ids, "RAFT-DRIVE-END-EPOCH-AHEAD", "RAFT-DRIVE-LEADER-REBOOT",
+                         "RAFT-DRIVE-PREFERRED-ORDER", "RAFT-DRIVE-DIVERGENT-EPOCHS"]
     path = guide.start_paths(driver, guide.explore(driver, 12))[ids.index("RAFT-DRIVE-SNAPSHOT")]
     assert guide.offered(driver, path) and path[-1][0] == "catch_up"
     assert [c for c, _ in path].count("snapshot") == 3
@@ -451,13 +414,6 @@ def test_check_quorum_ack_start_path_resigns_where_an_acknowledgement_is_counted
     assert [p.id for p in driver.start_probes()][-3:] == ["RAFT-DRIVE-CHECK-QUORUM-ACK", "RAFT-DRIVE-END-EPOCH-AHEAD",
                                                           "RAFT-DRIVE-LEADER-REBOOT"]
     *_, acked, _, reboot = guide.start_paths(driver, guide.explore(driver, 12))
-    driver = spec.driver(config)
-    ids = [p.id for p in driver.start_probes()]
-    late = len([i for i in ids if i in SESSION_24_START_PROBES])  # the session-24 ones, last
-    assert ids[len(ids) - late - 3:len(ids) - late] == ["RAFT-DRIVE-CHECK-QUORUM-ACK", "RAFT-DRIVE-END-EPOCH-AHEAD",
-                                                        "RAFT-DRIVE-LEADER-REBOOT"]
-    paths = guide.start_paths(driver, guide.explore(driver, 12))
-    *_, acked, _, reboot = paths[:len(paths) - late]
     assert "crash" in [c for c, _ in reboot]
     assert guide.offered(driver, acked) and [c for c, _ in acked[-3:]] == ["probe", "round_trip", "resign"]
     assert not _diverges(spec, config, reference_target("raft"), acked)
@@ -518,12 +474,9 @@ def test_the_kip996_start_probes_meet_a_follower_its_leader_never_heard_from() -
     config = next(c for c in RAFT_CONFIGS if c["pre_vote"] and c["faults"] and c["voters"] == 3)
     driver = _probe_steps_only(spec.driver(config))
     ids = [p.id for p in driver.start_probes()]
-    late = len([i for i in ids if i in SESSION_24_START_PROBES])  # the session-24 ones, last
-    assert ids[len(ids) - late - 8:len(ids) - late - 5] == ["RAFT-DRIVE-PROSPECTIVE-BEGIN-EPOCH",
-                                                            "RAFT-DRIVE-ERROR-FETCH-PRE-VOTE",
-                                                            "RAFT-DRIVE-PROSPECTIVE-LEADER-VOTE"]
-    paths = guide.start_paths(driver, guide.explore(driver, 12))
-    begin, error, vote = paths[len(paths) - late - 8:len(paths) - late - 5]
+    assert ids[-8:-5] == ["RAFT-DRIVE-PROSPECTIVE-BEGIN-EPOCH", "RAFT-DRIVE-ERROR-FETCH-PRE-VOTE",
+                          "RAFT-DRIVE-PROSPECTIVE-LEADER-VOTE"]
+    begin, error, vote = guide.start_paths(driver, guide.explore(driver, 12))[-8:-5]
     assert guide.offered(driver, begin) and guide.offered(driver, error) and guide.offered(driver, vote)
     assert [c for c, _ in begin][-4:] == ["network", "timer", "resend", "deliver"]
     assert [c for c, _ in error][-4:] == ["fetch", "deliver", "deliver", "inject"]
@@ -567,7 +520,6 @@ def test_leader_reboot_start_path_resigns_resends_and_truncates() -> None:
         driver = spec.driver(config)
         ids = [p.id for p in driver.start_probes()]
         ordered = ["RAFT-DRIVE-PREFERRED-ORDER", "RAFT-DRIVE-DIVERGENT-EPOCHS"] if not config["observers"] else []
-        ids = [i for i in ids if i not in SESSION_24_START_PROBES]  # the session-24 ones, last
         assert ids[len(ids) - len(ordered) - 1:] == ["RAFT-DRIVE-LEADER-REBOOT", *ordered], config
         path = driver._leader_reboot_probe(driver.init_state())
         assert guide.offered(driver, path) and path[-1][0] == "round_trip", config
@@ -629,33 +581,3 @@ def test_missed_election_steps_end_a_start_path_and_catch_their_mutant() -> None
     assert not _diverges(spec, config, reference_target("raft"), path)
     assert _diverges(spec, config, mutant(), path)
     assert not _diverges(spec, config, mutant(), path[:len(path) - len(tail)])
-def test_held_begin_answer_and_check_quorum_observer_start_paths() -> None:
-    # RAFT-DRIVE-HELD-BEGIN-ANSWER (three or four voters): a voter's answer to its leader's
-    # BeginQuorumEpoch held across the leader's re-election, then a resend to it; and
-    # RAFT-DRIVE-CHECK-QUORUM-OBSERVER (observers, with faults): observers fetch over the leader's
-    # check-quorum timeouts until it resigns. The reference conforms on each; each mutant diverges
-    # on its own path (a resend the target does not send; a resignation it does not make).
-    spec = PROTOCOLS["raft"]()
-    target = reference_target("raft")
-    configs = [{**c, **target.model_config} for c in RAFT_CONFIGS]
-    cases = [("RAFT-DRIVE-HELD-BEGIN-ANSWER", "_held_begin_answer_probe", "raft-stale-begin-answer-ends-round",
-              "outputs.BeginQuorumEpochRequest"),
-             ("RAFT-DRIVE-CHECK-QUORUM-OBSERVER", "_check_quorum_observer_probe", "raft-observer-fetch-renews-period",
-              "outputs.EndQuorumEpochRequest")]
-    for probe_id, method, name, field in cases:
-        shapes = [c for c in configs if probe_id in [p.id for p in spec.driver(c).start_probes()]]
-        assert len(shapes) >= 3, probe_id
-        for config in shapes:
-            driver = spec.driver(config)
-            path = getattr(driver, method)(driver.init_state())
-            assert path and guide.offered(driver, path), (probe_id, config)
-            assert not _diverges(spec, config, reference_target("raft"), path), (probe_id, config)
-            session = Lockstep(spec.driver(config), CATALOGUE[name].target())
-            try:
-                for category, action in path:
-                    assert session.take(category, action), (config, category, action)
-                raise AssertionError(f"{probe_id} {config}: the mutant conformed")
-            except Divergence as found:
-                assert found.finding.field == field, (probe_id, config, found.finding)
-            finally:
-                session.close()
