@@ -1164,8 +1164,8 @@ class ObserverFetchRenewsPeriod(RaftReplica):
     """A leader resets its check-quorum timer on every valid fetch from an observer (the reset
     called from the fetch path for any replica, not only after a majority of the voters
     fetched): a leader its voters no longer reach leads on while an observer fetches
-    (RAFT-RULE-CHECK-QUORUM counts voters only). RAFT-DRIVE-CHECK-QUORUM-OBSERVER's start path
-    has the leader's observers fetch before its check-quorum timeouts."""
+    (RAFT-RULE-CHECK-QUORUM counts voters only). RAFT-DRIVE-CHECK-QUORUM-OBSERVER's steps
+    have the leader's observers fetch before its check-quorum timeouts."""
 
     def on_valid_fetch(self, replica: int, offset: int) -> None:
         super().on_valid_fetch(replica, offset)
@@ -1176,10 +1176,11 @@ class ObserverFetchRenewsPeriod(RaftReplica):
 RAFT_MUTANTS += (  # session 24, raftfix
     ("raft-stale-begin-answer-ends-round", StaleBeginAnswerEndsRound,
      "an older epoch's answer taken as the end of a round", True,
-     "RAFT-DRIVE-HELD-BEGIN-ANSWER's (a start probe: macros.HeldBeginAnswer, RAFT-DRIVE-STALE-ANSWER)"),
+     "RAFT-DRIVE-HELD-BEGIN-ANSWER's (after a start path: macros.HeldBeginAnswer, RAFT-DRIVE-STALE-ANSWER)"),
     ("raft-observer-fetch-renews-period", ObserverFetchRenewsPeriod,
      "a timer reset by a fetch that must not count", True,
-     "RAFT-DRIVE-CHECK-QUORUM-OBSERVER's (a start probe): observers fetch over the leader's check-quorum timeouts"),
+     "RAFT-DRIVE-CHECK-QUORUM-OBSERVER's (after a start path): observers fetch over the leader's check-quorum "
+     "timeouts"),
 )
 
 
@@ -1191,8 +1192,8 @@ class PreVoteEndAgainstHighWatermark(RaftReplica):
     reaches that high watermark, whatever its last epoch (a port that reads "a pre-vote only
     asks whether the prospective holds the committed records" into ``canGrantPreVote``), where
     RAFT-RULE-VOTE-LOG-UP-TO-DATE compares the claim with the receiver's whole log
-    (RAFT-KIP996-PRE-VOTE-GRANT). RAFT-DRIVE-PRE-VOTE-UNCOMMITTED's start path asks a
-    prospective holding an uncommitted record for a pre-vote that ends at its high watermark."""
+    (RAFT-KIP996-PRE-VOTE-GRANT). RAFT-DRIVE-PRE-VOTE-UNCOMMITTED's steps (after a start path) ask
+    a prospective holding an uncommitted record for a pre-vote that ends at its high watermark."""
 
     def log_is_up_to_date(self, last_epoch: int, end_offset: int) -> bool:
         hw = self.high_watermark
@@ -1204,6 +1205,6 @@ class PreVoteEndAgainstHighWatermark(RaftReplica):
 RAFT_MUTANTS += (  # session 24, raftfix
     ("raft-pre-vote-end-against-high-watermark", PreVoteEndAgainstHighWatermark,
      "a pre-vote compared with the receiver's committed prefix", True,
-     "RAFT-DRIVE-PRE-VOTE-UNCOMMITTED's (a start probe): a prospective with an uncommitted record asked for a "
+     "RAFT-DRIVE-PRE-VOTE-UNCOMMITTED's (after a start path): a prospective with an uncommitted record asked for a "
      "pre-vote ending at its high watermark"),
 )
