@@ -1502,8 +1502,9 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
             *reboot, *ordered))
 
     def _held_begin_answer_probe(self, state: Raft) -> list[tuple[str, Any]]:
-        """RAFT-DRIVE-HELD-BEGIN-ANSWER (a start probe, three or four voters): the first voter L
-        is elected and its BeginQuorumEpoch notices delivered; then macros.HeldBeginAnswer for
+        """RAFT-DRIVE-HELD-BEGIN-ANSWER (after a start path, :meth:`_chained_probe_tail`; three or
+        four voters): the first voter L is elected (where it does not lead yet) and its
+        BeginQuorumEpoch notices delivered; then macros.HeldBeginAnswer for
         the last voter V (RAFT-DRIVE-STALE-ANSWER): V's answer is held while L resigns and wins
         the next epoch, whose notice V follows without fetching; the old answer arrives, the new
         one is lost and L's resend timer for V fires. L has not heard from V in its epoch and
@@ -1519,8 +1520,9 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
         return run.script if run.take(PROBE, macros.HeldBeginAnswer(voters[0], voters[-1])) else []
 
     def _check_quorum_observer_probe(self, state: Raft) -> list[tuple[str, Any]]:
-        """RAFT-DRIVE-CHECK-QUORUM-OBSERVER (a start probe, observers, with faults): the first
-        voter L is elected and its BeginQuorumEpoch notices delivered; every observer catches up
+        """RAFT-DRIVE-CHECK-QUORUM-OBSERVER (after a start path, :meth:`_chained_probe_tail`;
+        observers, with faults): the first voter L is elected (where it does not lead yet) and
+        its BeginQuorumEpoch notices delivered; every observer catches up
         with L (it follows L), then fetches once more, while no voter fetches; then L's
         CheckQuorumTimeout, again after each observer's next fetch, until L resigns: only voters
         count towards check quorum (RAFT-RULE-CHECK-QUORUM), so no observer's fetch renews the
@@ -1545,8 +1547,9 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
         return []
 
     def _pre_vote_uncommitted_probe(self, state: Raft) -> list[tuple[str, Any]]:
-        """RAFT-DRIVE-PRE-VOTE-UNCOMMITTED (a start probe, kip-996, three or four voters): a
-        pre-vote whose claimed log ends between its receiver's high watermark and its log end.
+        """RAFT-DRIVE-PRE-VOTE-UNCOMMITTED (after a start path, :meth:`_chained_probe_tail`;
+        kip-996, three or four voters): a pre-vote whose claimed log ends between its receiver's
+        high watermark and its log end.
         The first voter L is elected and commits (the others fetch to its high watermark); L
         appends a record and the last voter F fetches it, so F's log ends one record past its
         high watermark (L learns of F's copy only from F's next fetch); F's fetch timer makes it
