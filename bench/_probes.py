@@ -20,7 +20,9 @@ each switch (``guide._GRAPHS`` is cached by configuration; some probes' steps ar
   ``RAFT-DRIVE-EXPIRED-STEP-DOWN``, ``-RESEND-BACKOFF``, ``-PROSPECTIVE-BEGIN-EPOCH``,
   ``-ERROR-FETCH-PRE-VOTE``, ``-DIVERGENT-EPOCHS``, ``-END-EPOCH-AHEAD``,
   ``-LEADER-REBOOT``, ``-SNAPSHOT-TABLE``) by its script taking nothing (no start path);
-  ``RAFT-DRIVE-MISSED-ELECTION`` by ``_missed_election_tail`` adding nothing to the start paths.
+  ``RAFT-DRIVE-MISSED-ELECTION`` by ``_missed_election_tail`` adding nothing to the start paths;
+  ``-PRE-VOTE-UNCOMMITTED``, ``-HELD-BEGIN-ANSWER``, ``-CHECK-QUORUM-OBSERVER`` (chained after the
+  start paths, ``_chained_probe_tail``) by its script taking nothing (the next of them may fit instead).
 * voters (``VotersDriver.probes``, ``VotersDriver.start_probes``): each ``VOTERS-DRIVE-*`` script
   a guided path ends with or a start path takes, by its function returning nothing
   (``voters_log.probes`` for the log level's free-log script).
@@ -124,7 +126,11 @@ _SWITCHES: dict[str, dict[str, tuple[Any, str, Any]]] = {
              # session 22 (raftfetch): a snapshot start probe (targets that declare snapshots)
              "RAFT-DRIVE-SNAPSHOT-TABLE": (RaftDriver, "_snapshot_table_probe", _nothing),
              # session 23/24 (raftcov): steps after the start probes' (a voter that missed an election)
-             "RAFT-DRIVE-MISSED-ELECTION": (RaftDriver, "_missed_election_tail", _nothing)},
+             "RAFT-DRIVE-MISSED-ELECTION": (RaftDriver, "_missed_election_tail", _nothing),
+             # session 24/25 (raftfix): chained after the start paths (a pre-vote between HW and log end, ...)
+             "RAFT-DRIVE-PRE-VOTE-UNCOMMITTED": (RaftDriver, "_pre_vote_uncommitted_probe", _nothing),
+             "RAFT-DRIVE-HELD-BEGIN-ANSWER": (RaftDriver, "_held_begin_answer_probe", _nothing),
+             "RAFT-DRIVE-CHECK-QUORUM-OBSERVER": (RaftDriver, "_check_quorum_observer_probe", _nothing)},
     "voters": {
         "VOTERS-DRIVE-JOIN-PROBE": (VotersDriver, "_join_probe", _nothing),
         "VOTERS-DRIVE-LAPSE-PROBE": (VotersDriver, "_lapse_probe", _nothing),
@@ -150,6 +156,10 @@ _SWITCHES: dict[str, dict[str, tuple[Any, str, Any]]] = {
         "VOTERS-DRIVE-FREE-REBUILD": (voters_log, "rebuild_probes", _nothing),
         # session 23 (red team voters_scratch14's unkeyed-fetch-counted-for-replaced-voter escaped)
         "VOTERS-DRIVE-STALE-DISK-FETCH": (VotersDriver, "_stale_disk_fetch_probe", _nothing),
+        # session 25 (red team voters_scratch15: pending-change-kept-across-leaderships escaped,
+        # reconfig-before-epoch-commit-by-log-hw caught by random runs only)
+        "VOTERS-DRIVE-TRUNCATED-CHANGE": (VotersDriver, "_truncated_change_probe", _nothing),
+        "VOTERS-DRIVE-FRESH-LEADER": (VotersDriver, "_fresh_leader_probe", _nothing),
     },
     "share": {
         "CutReload": (ShareDriver, "_cut_parts", _none),

@@ -49,6 +49,11 @@ PROBE_MUTANTS: list[tuple[str, str]] = [
     ("RAFT-DRIVE-SNAPSHOT-TABLE", "raft-snapshot-answer-records-snapshot-end"),
     # session 23 (raftcov): a voter that missed an election meets that epoch's requests
     ("RAFT-DRIVE-MISSED-ELECTION", "raft-follower-keeps-leader-on-end-epoch-ahead"),
+    # session 24 (raftfix): after red team raft_scratch17's pre-vote-compares-committed-log
+    ("RAFT-DRIVE-PRE-VOTE-UNCOMMITTED", "raft-pre-vote-end-against-high-watermark"),
+    # and its stale-begin-epoch-ack-counted, check-quorum-counts-observers
+    ("RAFT-DRIVE-HELD-BEGIN-ANSWER", "raft-stale-begin-answer-ends-round"),
+    ("RAFT-DRIVE-CHECK-QUORUM-OBSERVER", "raft-observer-fetch-renews-period"),
 ]
 # written for a probe, caught by it first, not its alone (session 14, docs/performance.md)
 NOT_ALONE: list[tuple[str, str]] = [

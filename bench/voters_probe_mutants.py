@@ -38,6 +38,9 @@ PROBE_MUTANTS: list[tuple[str, str]] = [
     ("VOTERS-DRIVE-DISK-REPLACED-VOTE", "voters-error-answer-counts-as-refusal"),
     # session 23 (red team voters_scratch14's unkeyed-fetch-counted-for-replaced-voter escaped seeds 0 and 1)
     ("VOTERS-DRIVE-STALE-DISK-FETCH", "voters-unkeyed-fetch-counted"),
+    # session 25 (red team voters_scratch15's pending-change-kept-across-leaderships escaped seeds 0
+    # and 1 before the probe; off, the mutant conforms at seeds 0 and 1: 352 and 339 runs)
+    ("VOTERS-DRIVE-TRUNCATED-CHANGE", "voters-pending-change-awaits-truncated-record"),
 ]
 # caught by the probe first, not its alone (docs/performance.md, "Probe mutants, session 15")
 NOT_ALONE: list[tuple[str, str]] = [
@@ -56,6 +59,9 @@ NOT_ALONE: list[tuple[str, str]] = [
     ("VOTERS-DRIVE-FREE-REBUILD", "voters-log-snapshot-version-with-voters"),
     # session 21: with the probe off g7 becomes r303 (seed 1) and the liveness check after 348 runs (seed 0)
     ("VOTERS-DRIVE-REMOVED-LEADER-TIMER", "voters-removed-leader-rejoin-unpersisted"),
+    # session 25: guided run 42 with the probe; off, random runs 261 and 180 (seeds 0 and 1) catch it,
+    # as they caught red team voters_scratch15's reconfig-before-epoch-commit-by-log-hw before it
+    ("VOTERS-DRIVE-FRESH-LEADER", "voters-change-judged-by-known-commit"),
 ]
 
 if __name__ == "__main__":

@@ -304,6 +304,24 @@ class HeldFetch:
 
 
 @dataclass(frozen=True)
+class HeldBeginAnswer:
+    """RAFT-DRIVE-STALE-ANSWER at a guided path's end: voter ``voter``'s answer to leader
+    ``leader``'s BeginQuorumEpoch (the one in flight, else the answer a follower of the
+    leader's epoch gives) is held while the leader resigns (check quorum) and wins the next
+    epoch, whose BeginQuorumEpoch ``voter`` follows without fetching; then the old answer
+    arrives (a :class:`Redeliver` copy), the new answer is lost and the leader's resend timer
+    for ``voter`` fires: the leader has not heard from it in its epoch (RAFT-RULE-RESEND) and
+    must send BeginQuorumEpoch again. A leader that counts the older epoch's acknowledgement
+    sends nothing. With ``epoch`` set (an epoch before the leader's: it led that one and won
+    again, as after :class:`HeldFetch`), the answer of that epoch arrives at once, no
+    resignation first."""
+
+    leader: int
+    voter: int
+    epoch: int = 0
+
+
+@dataclass(frozen=True)
 class Retry:
     """RAFT-DRIVE-RESEND at a guided path's end: replica ``node``'s request to voter ``to``, the
     one its role awaits an answer to (a leader's BeginQuorumEpoch, a resigned leader's
@@ -330,7 +348,7 @@ class PastBound:
 
 Macro = (RoundTrip | Replicate | Campaign | Depose | CatchUp | Reclaim | DeliverTwice | DeposeCommitted
          | StrayCampaign | Canvass | DeliverLate | LateFetch | Stale | ElectWithout | FirstAnswer | AbandonRound
-         | LateVote | HeldFetch | Retry | HeldGrant | BeginEpochAnswer | PastBound)
+         | LateVote | HeldFetch | HeldBeginAnswer | Retry | HeldGrant | BeginEpochAnswer | PastBound)
 # The driver categories the macros come in (one per offered macro).
 CATEGORIES = ("round_trip", "replicate", "depose")
 
@@ -780,6 +798,42 @@ def _held_fetch(node: int, state: Any, actions: Actions, resolve: Resolve) -> Ex
     return steps + held if held else []
 
 
+def _held_begin_answer(leader: int, voter: int, epoch: int, state: Any, actions: Actions,
+                       resolve: Resolve) -> Expansion:
+    lead, follower = state.node(leader), state.node(voter)
+    if not (isinstance(lead.role, Leader) and isinstance(follower.role, Follower) and follower.role.leader == leader
+            and follower.epoch == lead.epoch and voter in lead.voters):
+        return []
+    if epoch:
+        if not (0 < epoch < lead.epoch) or follower.role.fetched:
+            return []
+        copy = Redeliver(BeginQuorumEpochResponse(voter, leader, epoch, leader))
+        after = resolve(state, copy)
+        retried = [] if after is None else _retry(leader, voter, after, actions, resolve)
+        return [(copy, after), *retried] if retried else []
+    answer = BeginQuorumEpochResponse(voter, leader, lead.epoch, leader)
+    steps = _fire(leader, (CheckQuorumTimeout,), state, actions, resolve)
+    if steps and isinstance(steps[-1][1].node(leader).role, Leader):
+        # a renewed check-quorum period ends first (RAFT-RULE-CHECK-QUORUM-PERIOD)
+        steps += _fire(leader, (CheckQuorumTimeout,), steps[-1][1], actions, resolve)
+    if not steps:
+        return []
+    steps += _campaign(leader, steps[-1][1], actions, resolve)
+    current = steps[-1][1]
+    role = current.node(voter).role
+    if not (isinstance(current.node(leader).role, Leader) and isinstance(role, Follower) and role.leader == leader
+            and not role.fetched and current.node(voter).epoch > answer.epoch):
+        return []
+    # taken off the wire when the leader moved on (RAFT-MODEL-IGNORED-RESPONSES): a copy,
+    # enabled only where the leader's step changes nothing
+    copy = Redeliver(answer)
+    after = resolve(current, copy)
+    if after is None:
+        return []
+    retried = _retry(leader, voter, after, actions, resolve)
+    return [*steps, (copy, after), *retried] if retried else []
+
+
 def _retry(node: int, to: int, state: Any, actions: Actions, resolve: Resolve) -> Expansion:
     steps: Expansion = []
     current = state
@@ -1017,6 +1071,9 @@ MACROS: dict[type[Macro], tuple[Expander, Callable[[Any], str]]] = {
                lambda m: f"replica {m.node}: stand, replica {m.voter}'s answer held until it stood again"),
     HeldFetch: (lambda m, s, a, r: _held_fetch(m.node, s, a, r),
                 lambda m: f"replica {m.node}: fetch answer held until its leader resigned and won the next epoch"),
+    HeldBeginAnswer: (lambda m, s, a, r: _held_begin_answer(m.leader, m.voter, m.epoch, s, a, r),
+                      lambda m: f"replica {m.voter}'s answer to replica {m.leader}'s BeginQuorumEpoch held until "
+                                "the leader resigned and won again, then delivered, and a resend to it"),
     HeldGrant: (lambda m, s, a, r: _held_grant(m.message, s, a, r),
                 lambda m: f"{describe_message(m.message)} held while its candidate became prospective, then delivered"),
     BeginEpochAnswer: (lambda m, s, a, r: _begin_epoch_answer(m.leader, m.voter, s, r),

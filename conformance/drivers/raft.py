@@ -646,6 +646,9 @@ def probe_candidates(state: Raft) -> list[tuple[str, Any]]:
                                   for kind in (macros.FirstAnswer, macros.AbandonRound, macros.LateVote)]
     live = [n for n in state.nodes if not isinstance(n.role, Down)]
     out += [(PROBE, macros.HeldFetch(n.id)) for n in live if isinstance(n.role, Follower)]
+    # RAFT-DRIVE-HELD-BEGIN-ANSWER's macro: a voter following its leader, not fetched in its epoch
+    out += [(PROBE, macros.HeldBeginAnswer(n.role.leader, n.id)) for n in live
+            if isinstance(n.role, Follower) and n.is_voter and not n.role.fetched and n.role.leader is not None]
     out += [(PROBE, macros.Retry(n.id, to)) for n in live for to in node_mod.unanswered(n)]
     # a kip-996 candidate's standard vote answer held until it is prospective (RAFT-DRIVE-HELD-GRANT)
     out += [(PROBE, macros.HeldGrant(m)) for m in sorted(state.network.distinct(), key=repr)
@@ -968,8 +971,38 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
         (:meth:`_missed_election_tail`; same id: the start path is the probe's, one longer)."""
         def script(state: Raft) -> list[tuple[str, Any]]:
             steps = probe.script(state)
-            return [*steps, *self._missed_election_tail(state, steps)] if steps else steps
+            if not steps:
+                return steps
+            steps = [*steps, *self._missed_election_tail(state, steps)]
+            return [*steps, *self._chained_probe_tail(state, steps)]
         return StartProbe(probe.id, script)
+
+    def _chained_probe_tail(self, state: Raft, steps: list[tuple[str, Any]]) -> list[tuple[str, Any]]:
+        """Session 25: RAFT-DRIVE-HELD-BEGIN-ANSWER, RAFT-DRIVE-CHECK-QUORUM-OBSERVER and
+        RAFT-DRIVE-PRE-VOTE-UNCOMMITTED have no start path of their own (session 24's, last in
+        :meth:`start_probes`, cut the last planned paths out of the guided budget, and three
+        catalogue catches with them): from where a start probe's ``steps`` (with
+        RAFT-DRIVE-MISSED-ELECTION's after them) leave ``state``, the first of them, in that
+        order, whose script fits there (each takes the leader it finds, or elects the first
+        voter); nothing where the steps do not replay or none fits."""
+        few = len(self.model.voter_ids) in (3, 4)
+        tails = [self._held_begin_answer_probe] if few else []
+        if self.config["faults"] and self.config["observers"] and len(self.model.voter_ids) >= 3:
+            tails.append(self._check_quorum_observer_probe)
+        if self.config["pre_vote"] and few:
+            tails.append(self._pre_vote_uncommitted_probe)
+        if not tails:
+            return []
+        s: Raft | None = state
+        for _, action in steps:
+            s = None if s is None else self.resolve(s, action)
+        if s is None:
+            return []
+        for tail in tails:
+            found = tail(s)
+            if found:
+                return found
+        return []
 
     def _missed_election_tail(self, state: Raft, steps: list[tuple[str, Any]]) -> list[tuple[str, Any]]:
         """RAFT-DRIVE-MISSED-ELECTION (session 24: chained onto the start paths, so that no planned
@@ -1438,7 +1471,10 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
         (:meth:`_kip996_start_probes`, :meth:`_refollow_probes`), with faults and three voters or
         more RAFT-DRIVE-LEADER-REBOOT and, with faults, three voters and no observer,
         RAFT-DRIVE-PREFERRED-ORDER and RAFT-DRIVE-DIVERGENT-EPOCHS (four elections,
-        the budget: only from the initial state)."""
+        the budget: only from the initial state). Each start path goes on with
+        RAFT-DRIVE-MISSED-ELECTION's steps (:meth:`_missed_election_tail`) and then one of
+        RAFT-DRIVE-HELD-BEGIN-ANSWER, -CHECK-QUORUM-OBSERVER, -PRE-VOTE-UNCOMMITTED
+        (:meth:`_chained_probe_tail`) where they fit: no start path of their own."""
         probes: list[StartProbe] = []
         if self.config["pre_vote"]:
             if self.config["faults"]:
@@ -1464,6 +1500,88 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
         return tuple(self._with_missed_election(p) for p in (
             *probes, *self._snapshot_probes(), *self._kip996_start_probes(), *self._refollow_probes(), *ahead,
             *reboot, *ordered))
+
+    def _held_begin_answer_probe(self, state: Raft) -> list[tuple[str, Any]]:
+        """RAFT-DRIVE-HELD-BEGIN-ANSWER (after a start path, :meth:`_chained_probe_tail`; three or
+        four voters): the first voter L is elected (where it does not lead yet) and its
+        BeginQuorumEpoch notices delivered; then macros.HeldBeginAnswer for
+        the last voter V (RAFT-DRIVE-STALE-ANSWER): V's answer is held while L resigns and wins
+        the next epoch, whose notice V follows without fetching; the old answer arrives, the new
+        one is lost and L's resend timer for V fires. L has not heard from V in its epoch and
+        sends BeginQuorumEpoch again (RAFT-RULE-STALE-EPOCH, RAFT-RULE-RESEND). The macro at a
+        path's end (the late-copy rotation) was reached by no guided run, so a leader counting
+        the older epoch's answer (red team ``raft_scratch17:stale-begin-epoch-ack-counted``)
+        escaped seeds 0 and 1. All or nothing; each step only where the driver offers it."""
+        elected = self._elect_first(state)
+        if elected is None:
+            return []
+        run = _Script(self, *elected)
+        voters = sorted(self.model.voter_ids)
+        return run.script if run.take(PROBE, macros.HeldBeginAnswer(voters[0], voters[-1])) else []
+
+    def _check_quorum_observer_probe(self, state: Raft) -> list[tuple[str, Any]]:
+        """RAFT-DRIVE-CHECK-QUORUM-OBSERVER (after a start path, :meth:`_chained_probe_tail`;
+        observers, with faults): the first voter L is elected (where it does not lead yet) and
+        its BeginQuorumEpoch notices delivered; every observer catches up
+        with L (it follows L), then fetches once more, while no voter fetches; then L's
+        CheckQuorumTimeout, again after each observer's next fetch, until L resigns: only voters
+        count towards check quorum (RAFT-RULE-CHECK-QUORUM), so no observer's fetch renews the
+        period (RAFT-RULE-CHECK-QUORUM-PERIOD). Elsewhere a leader's observers were quiet over its
+        check-quorum timeouts, so a leader that counts an observer's fetch (red team
+        ``raft_scratch17:check-quorum-counts-observers``) escaped seeds 0 and 1. All or nothing;
+        each step only where the driver offers it."""
+        elected = self._elect_first(state)
+        if elected is None:
+            return []
+        run = _Script(self, *elected)
+        leader = min(self.model.voter_ids)
+        observers = sorted(set(self.model.replica_ids) - set(self.model.voter_ids))
+        if not observers or not all(run.take("catch_up", macros.CatchUp(o)) for o in observers):
+            return []
+        for _ in range(2):
+            if not (all(run.take("round_trip", macros.RoundTrip(o)) for o in observers)
+                    and run.take("resign", Fire(leader, CheckQuorumTimeout()))):
+                return []
+            if _leading(run.s, leader) is None:
+                return run.script
+        return []
+
+    def _pre_vote_uncommitted_probe(self, state: Raft) -> list[tuple[str, Any]]:
+        """RAFT-DRIVE-PRE-VOTE-UNCOMMITTED (after a start path, :meth:`_chained_probe_tail`;
+        kip-996, three or four voters): a pre-vote whose claimed log ends between its receiver's
+        high watermark and its log end.
+        The first voter L is elected and commits (the others fetch to its high watermark); L
+        appends a record and the last voter F fetches it, so F's log ends one record past its
+        high watermark (L learns of F's copy only from F's next fetch); F's fetch timer makes it
+        prospective, which may grant a pre-vote; then another voter, whose log ends at the
+        high watermark, asks F for a well-formed pre-vote of F's epoch claiming exactly that log
+        (RAFT-DRIVE-WELL-FORMED, category ``inject``). F refuses: the claimed log is behind F's
+        whole log, committed or not (RAFT-RULE-VOTE-LOG-UP-TO-DATE, RAFT-KIP996-PRE-VOTE-GRANT).
+        Elsewhere a receiver that may grant a pre-vote had no uncommitted suffix, so a receiver
+        that compares the claim with its committed prefix (red team
+        ``raft_scratch17:pre-vote-compares-committed-log``) escaped seeds 0 and 1. All or
+        nothing; each step only where the driver offers it."""
+        elected = self._elect_first(state)
+        if elected is None:
+            return []
+        run = _Script(self, *elected)
+        voters = sorted(self.model.voter_ids)
+        leader, f = voters[0], voters[-1]
+        if not (run.commit(voters[1:]) and run.take("client", Fire(leader, ClientAppend(guided_payload(run.s))))
+                and run.take("round_trip", macros.RoundTrip(f))):
+            return []
+        hw = run.s.node(f).high_watermark
+        if hw is None or run.s.node(f).end_offset <= hw:
+            return []
+        if not (run.take("timer", Fire(f, FetchTimeout())) and isinstance(run.s.node(f).role, Prospective)):
+            return []
+        node = run.s.node(f)
+        for vote in sorted(well_formed_votes(run.s, node), key=lambda v: v.src == leader):
+            if vote.pre_vote and vote.epoch == node.epoch and vote.end_offset == hw \
+                    and (vote.last_epoch, vote.end_offset) < (node.last_epoch, node.end_offset) \
+                    and run.take("inject", Inject(vote)):
+                return run.script
+        return []
 
     def _end_epoch_ahead_probe(self, state: Raft) -> list[tuple[str, Any]]:
         """RAFT-DRIVE-END-EPOCH-AHEAD (a start probe, three or more voters, every rule set): an

@@ -548,9 +548,12 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
                     lambda s: self._uncommitted_add_probe(s)[0],
                     lambda s: self._replica_probes(s, k), lambda s: self._unreachable_leader_probe(s, k)]
         # the removed leader's script ends the leadership: last, where the path's leader is left
+        # (the truncated-change and fresh-leader probes only append where the budgets allow them,
+        # so that every probe before them keeps the state it had: VOTERS-DRIVE-TRUNCATED-CHANGE,
+        # VOTERS-DRIVE-FRESH-LEADER)
         return [*head, self._rejoin_probe, self._withdrawn_upgrade_probe, self._relead_upgrade_probe,
                 self._upgrade_directory_probe, self._uncommitted_set_election_probe,
-                self._removed_leader_timer_probe]
+                self._truncated_change_probe, self._removed_leader_timer_probe, self._fresh_leader_probe]
 
     def start_probes(self) -> Sequence[StartProbe]:
         """VOTERS-DRIVE-ADDED-LEADER-RESTART and VOTERS-DRIVE-OUTSIDER-VOTE-RESTART (replica
@@ -973,6 +976,125 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
             ("round_trip", macros.RoundTrip(v)), ("timer", Fire(v, FetchTimeout())),
             _Msg(v, w, VoteRequest), _Msg(w, v, VoteResponse)])
         return walked[0] if walked is not None else []
+
+    def _truncated_change_probe(self, state: Voters) -> list[tuple[str, Any]]:
+        """VOTERS-DRIVE-TRUNCATED-CHANGE (replica level, kip-595, kraft.version 1, three voters or
+        more): VOTERS-RULE-ONE-CHANGE reads the log alone (the last VotersRecord against the
+        leader's high watermark), so a change whose record another leader truncated away is no
+        longer pending, and a replica that leads again may change the set once its epoch commits.
+        No path had a leader's uncommitted change truncated and that replica leading again. So a
+        guided path ends, where a leader L has voter followers V and W (and the election and epoch
+        budgets for two elections), with a replication (where anything is left to replicate), a
+        client append at L where offered, a change at L (RemoveVoter(W), else L's own UpdateVoter,
+        else an observer's AddVoter: the first offered), V's fetch timer, its VoteRequest to W and
+        W's grant (V leads epoch + 1 without the record), V's BeginQuorumEpoch to L, a round trip
+        of L (it truncates its uncommitted records), L's fetch timer, its VoteRequest to W and
+        W's grant (L leads epoch + 2), L's BeginQuorumEpoch to W and a replication (L's epoch
+        commits), then a change at L again (the model accepts it). A leader that keeps the first
+        change pending past the truncation (a mark outside the leadership, or one cleared only when
+        that very record commits) refuses it REQUEST_TIMED_OUT. The steps up to the second
+        election all or nothing; the last change where offered."""
+        if self.model.pre_vote or self.model.kraft_version < 1:
+            return []
+        leader = next((n for n in state.nodes if isinstance(n, VoterNode) and isinstance(n.role, Leader)), None)
+        if leader is None or leader.kraft_version < 1:
+            return []
+        lid = leader.id
+        voters = sorted(n.id for n in state.nodes if n.id in leader.voters and n.id != lid
+                        and isinstance(n.role, Follower) and n.role.leader == lid)
+        if len(voters) < 2 or len(leader.voters) != 3:
+            return []
+        v, w = voters[:2]
+        replicate = ("replicate", macros.Replicate(lid))
+        s = state
+        out: list[tuple[str, Any]] = []
+        walked = self._walk(s, [_Maybe(replicate)])
+        if walked is not None:
+            out, s = walked[0], walked[1]
+        client = next(((c, a) for c, a in self.candidates(s)
+                       if c == "client" and getattr(a, "node", None) == lid), None)
+        if client is not None and (after := self._offered_route(s, [client])) is not None:
+            out.append(client)
+            s = after
+        change = self._change_at(s, lid, w)
+        if change is None:
+            return []
+        s = self._offered_route(s, [change]) or s
+        walked = self._walk(s, [
+            ("timer", Fire(v, FetchTimeout())), _Msg(v, w, VoteRequest), _Msg(w, v, VoteResponse),
+            _Msg(v, lid, BeginQuorumEpochRequest), ("round_trip", macros.RoundTrip(lid)),
+            ("timer", Fire(lid, FetchTimeout())), _Msg(lid, w, VoteRequest), _Msg(w, lid, VoteResponse),
+            _Msg(lid, w, BeginQuorumEpochRequest), replicate])
+        if walked is None:
+            return []
+        steps, s = walked
+        node = s.node(lid)
+        if not isinstance(node.role, Leader) or node.high_watermark is None:
+            return []
+        again = self._change_at(s, lid, w)
+        return [*out, change, *steps, *([again] if again is not None else [])]
+
+    def _change_at(self, state: Voters, leader: int, voter: int) -> tuple[str, Any] | None:
+        """The first of RemoveVoter(``voter``), the leader's own UpdateVoter and an observer's
+        AddVoter that the driver offers at ``leader`` and the model accepts; None if none is."""
+        node = state.node(leader)
+        wanted: list[tuple[str, Any]] = [("reconfig", Fire(leader, RemoveVoter(voter, directory_of(voter))))]  # type: ignore[arg-type]
+        if isinstance(node, VoterNode):
+            wanted.append(("update", Fire(leader, UpdateVoter(leader, directory_of(leader), node.epoch))))  # type: ignore[arg-type]
+        wanted += [("reconfig", Fire(leader, AddVoter(o.id, directory_of(o.id))))  # type: ignore[arg-type]
+                   for o in state.nodes if o.id not in node.voters]
+        return next((step for step in wanted if self._offered_route(state, [step]) is not None), None)
+
+    def _fresh_leader_probe(self, state: Voters) -> list[tuple[str, Any]]:
+        """VOTERS-DRIVE-FRESH-LEADER (replica level, kraft.version 1): a leader refuses every
+        voter change REQUEST_TIMED_OUT until a record of its own epoch commits (VOTERS-RULE-ADD
+        step 2, -REMOVE, -UPDATE step 5: before that, an earlier leader's change may be
+        uncommitted and unfenced); the window is the few steps between the election and the
+        first fetches of the epoch, and the guided paths' requests meet leaders that committed.
+        So a guided path ends, where some voter V other than a leader can still stand (the
+        election and epoch budgets), with V's timer (its fetch timer as a follower, else its
+        election timer), its vote (or pre-vote) requests and the answers to it delivered until it
+        leads, then at once, before any Fetch of the epoch, RemoveVoter of another voter, an
+        observer's AddVoter and V's own UpdateVoter (each where the driver offers it as a refused
+        request). A leader that reads the high watermark it knew as a follower, or takes the
+        records before its LeaderChange as committed, accepts one. The election all or nothing;
+        each request where offered."""
+        if self.model.kraft_version < 1:
+            return []
+        for node in sorted(state.nodes, key=lambda n: n.id):
+            if not isinstance(node, VoterNode) or isinstance(node.role, Leader | Down) or node.id not in node.voters:
+                continue
+            f = node.id
+            timer = ("timer", Fire(f, FetchTimeout() if isinstance(node.role, Follower) else ElectionTimeout()))
+            s = self._offered_route(state, [timer])
+            if s is None:
+                continue
+            steps: list[tuple[str, Any]] = [timer]
+            for _ in range(12):
+                if isinstance(s.node(f).role, Leader):
+                    break
+                msgs = sorted((m for m in s.network.distinct() if (isinstance(m, VoteRequest) and m.src == f)
+                               or (isinstance(m, VoteResponse) and m.dst == f)), key=repr)
+                nxt = next(((("deliver", Deliver(m)), after) for m in msgs
+                            if (after := self._offered_route(s, [("deliver", Deliver(m))])) is not None), None)
+                if nxt is None:
+                    break
+                steps.append(nxt[0])
+                s = nxt[1]
+            won = s.node(f)
+            if not isinstance(won, VoterNode) or not isinstance(won.role, Leader) or won.high_watermark is not None:
+                continue
+            others = sorted(x for x in won.voters if x != f)
+            requests: list[tuple[str, Any]] = [("request", Ignored(f, RemoveVoter(x, directory_of(x))))
+                                               for x in others[:1]]
+            requests += [("request", Ignored(f, AddVoter(o.id, directory_of(o.id)))) for o in s.nodes
+                         if o.id not in won.voters][:1]
+            requests.append(("request", Ignored(f, UpdateVoter(f, directory_of(f), won.epoch))))
+            for request in requests:
+                if self._offered_route(s, [request]) is not None:
+                    steps.append(request)
+            return steps
+        return []
 
     def _walk(self, state: Any, wanted: Sequence[tuple[str, Any] | _Msg | _Maybe]) \
             -> tuple[list[tuple[str, Any]], Any] | None:

@@ -369,6 +369,78 @@ class RemovedLeaderRejoinUnpersisted(VoterReplica):
         super().on_ElectionTimeout(inp)
 
 
+class PendingChangeAwaitsOwnRecord(VoterReplica):
+    """The leader marks a change pending at its append (the offset and epoch of its
+    VotersRecord, kept by the replica as Kafka's handlers keep a request's future, not by the
+    leadership) and clears the mark only when that very record commits (the high watermark past
+    the offset, the log still holding a record of that epoch there), where VOTERS-RULE-ONE-CHANGE
+    reads the log alone: a change whose record another leader truncated away is no longer
+    pending. So a replica that leads again after such a truncation refuses every change
+    REQUEST_TIMED_OUT (until it restarts). VOTERS-DRIVE-TRUNCATED-CHANGE reaches it."""
+
+    _mark: tuple[int, int] | None = None
+
+    def leader_append(self, entries: list[dict[str, Any]]) -> None:
+        start = self.end_offset
+        super().leader_append(entries)
+        for i, entry in enumerate(entries):
+            if entry["kind"] == "voters":
+                self._mark = (start + i, entry["epoch"])
+
+    def change_pending(self) -> bool:
+        if super().change_pending():
+            return True
+        if self._mark is not None:
+            offset, epoch = self._mark
+            assert self.high_watermark is not None
+            if offset < len(self.log) and self.log[offset]["epoch"] == epoch and self.high_watermark > offset:
+                self._mark = None
+            else:
+                return True
+        return False
+
+    def on_Crash(self, inp: dict[str, Any]) -> None:
+        self._mark = None  # in memory only
+        super().on_Crash(inp)
+
+
+class ChangeJudgedByKnownCommit(VoterReplica):
+    """A leader judges a voter change against the high watermark the replica knew when it was
+    elected (the log's, which the leadership does not reset: Kafka's ``log.highWatermark()``),
+    not its leadership's, which is unknown until a record of its epoch commits: a new leader
+    whose follower days told it that the last VotersRecord committed takes a change before its
+    epoch commits, where
+    VOTERS-RULE-ADD step 2 (and -REMOVE, -UPDATE step 5) refuses every change REQUEST_TIMED_OUT
+    until then. VOTERS-DRIVE-FRESH-LEADER reaches it."""
+
+    _known: int | None = None
+
+    def step(self, inp: dict[str, Any]) -> list[dict[str, Any]]:
+        out = super().step(inp)
+        if self.role != "leader":
+            self._known = self.high_watermark  # (a leadership's own is never the log's to keep)
+        return out
+
+    def on_Crash(self, inp: dict[str, Any]) -> None:
+        self._known = None  # in memory only
+        super().on_Crash(inp)
+
+    def _judged(self, handler: Any, inp: dict[str, Any]) -> None:
+        if self.role != "leader" or self.high_watermark is not None or self._known is None:
+            return handler(inp)  # type: ignore[no-any-return]
+        self.high_watermark = self._known
+        try:
+            return handler(inp)  # type: ignore[no-any-return]
+        finally:
+            self.high_watermark = None
+
+    def reconfigure(self, inp: dict[str, Any]) -> None:
+        return self._judged(super().reconfigure, inp)
+
+    def update_voter(self, inp: dict[str, Any]) -> None:
+        return self._judged(super().update_voter, inp)
+
+
 class SnapshotVersionLoadedWithVoters(ControlRecords):
     """A snapshot's KRaftVersionRecord is loaded only with its VotersRecord (the version read
     inside the voter set's branch), so a snapshot holding kraft.version 1 and no voter set
@@ -460,6 +532,16 @@ ENTRIES: tuple[tuple[str, str, type, str, bool, str], ...] = (
      "a transition made in memory and not persisted", True,
      "written for VOTERS-DRIVE-REMOVED-LEADER-TIMER (session 21): guided run 7 at seeds 0 and 1; not its "
      "alone: with the probe off random run 303 (seed 1) and the liveness check (seed 0) catch it"),
+    ("voters-pending-change-awaits-truncated-record", "voters", PendingChangeAwaitsOwnRecord,
+     "per-leadership state kept by the replica", True,
+     "VOTERS-DRIVE-TRUNCATED-CHANGE's (session 25): guided run 45 at every seed, escapes the default budget "
+     "at seeds 0 and 1 with the probe off (bench/voters_probe_mutants.py; red team voters_scratch15's "
+     "pending-change-kept-across-leaderships escaped seeds 0 and 1 before it)"),
+    ("voters-change-judged-by-known-commit", "voters", ChangeJudgedByKnownCommit,
+     "a bound read from the wrong state (the replica's, not the leadership's)", True,
+     "written for VOTERS-DRIVE-FRESH-LEADER (session 25): guided run 42 at every seed; not its alone: with "
+     "it off no guided run catches it, random runs 261 and 180 do (seeds 0 and 1), as they caught red team "
+     "voters_scratch15's reconfig-before-epoch-commit-by-log-hw before the probe"),
     ("voters-log-snapshot-version-with-voters", "voters", SnapshotVersionLoadedWithVoters,
      "one field restored only together with another", True,
      "written for VOTERS-DRIVE-FREE-REBUILD (session 21; log level: guided run 3 at seeds 0 and 1), not its "

@@ -496,9 +496,11 @@ RAFT_MUTANTS += (  # appended as one block (session 14)
      False, "guided run 144 at seeds 0 and 1, with macros.AbandonRound off too (a guide-graph path of the "
      "four-voter kip-996 shape): not AbandonRound's alone; kept out of the CI run (cost)"),
     ("raft-stale-answer-marks-fetched", StaleAnswerMarksFetched, "a state flag set before the epoch check (KIP-996)",
-     False, "macros.HeldFetch's (RAFT-DRIVE-STALE-ANSWER): guided run 88 at seed 0 (a guided run: the same at "
-     "every seed), escapes the default budget at seed 0 with the probe off (bench/probe_mutants.py); kept out "
-     "of the CI run (cost)"),
+     False, "macros.HeldFetch's (RAFT-DRIVE-STALE-ANSWER, in the late-copy rotation): was guided run 88 at "
+     "seed 0; since the guided paths changed (sessions 22-24) no guided run takes HeldFetch and it escapes the "
+     "default budget with the probe on (session 25: none of the 150 guided runs of main or of session 25 "
+     "diverges, offline replay; conforms, 324 runs, at seed 0; session 24: 324 and 337 runs at seeds 0 and 1); "
+     "kept out of the CI run"),
     ("raft-resigned-never-resends-end-epoch", ResignedNeverResendsEndEpoch, "a request sent once, never retried",
      True, "macros.Retry's (RAFT-DRIVE-RESEND): guided run 1 at seeds 0 and 1, escapes the default budget at "
      "seed 0 with the probe off (bench/probe_mutants.py)"),
@@ -1137,4 +1139,74 @@ RAFT_MUTANTS += (  # session 23, raftcov (RAFT-DRIVE-MISSED-ELECTION)
      "a follower meeting a newer epoch's EndQuorumEpoch keeps following its old leader", True,
      "RAFT-DRIVE-MISSED-ELECTION's (a start probe): a follower that missed an election meets the winner's "
      "EndQuorumEpoch"),
+)
+
+
+# ---- session 24, raftfix: red team raft_scratch17's stale-begin-epoch-ack-counted
+
+
+class StaleBeginAnswerEndsRound(RaftReplica):
+    """A leader takes a BeginQuorumEpochResponse of an earlier epoch (a term it led before) as
+    the end of its announcement round: it stops resending BeginQuorumEpoch to every voter,
+    though none answered in its epoch (RAFT-RULE-STALE-EPOCH: an older epoch's answer changes
+    nothing; RAFT-RULE-RESEND). RAFT-DRIVE-HELD-BEGIN-ANSWER (macros.HeldBeginAnswer) holds a
+    voter's answer while its leader resigns and wins again, delivers it, then fires a resend."""
+
+    def on_response(self, resp: dict[str, Any]) -> None:
+        if (resp["type"] == "BeginQuorumEpochResponse" and resp["epoch"] < self.epoch and self.role == "leader"
+                and resp.get("error") == "NONE"):
+            self.acked |= set(self.voters) - {self.id}
+            return
+        super().on_response(resp)
+
+    on_BeginQuorumEpochResponse = on_response  # the reference dispatches on the message type
+
+
+class ObserverFetchRenewsPeriod(RaftReplica):
+    """A leader resets its check-quorum timer on every valid fetch from an observer (the reset
+    called from the fetch path for any replica, not only after a majority of the voters
+    fetched): a leader its voters no longer reach leads on while an observer fetches
+    (RAFT-RULE-CHECK-QUORUM counts voters only). RAFT-DRIVE-CHECK-QUORUM-OBSERVER's steps
+    have the leader's observers fetch before its check-quorum timeouts."""
+
+    def on_valid_fetch(self, replica: int, offset: int) -> None:
+        super().on_valid_fetch(replica, offset)
+        if replica not in self.voters and self.role == "leader":
+            self.fetched, self.renewed = set(), self.check_quorum_period
+
+
+RAFT_MUTANTS += (  # session 24, raftfix
+    ("raft-stale-begin-answer-ends-round", StaleBeginAnswerEndsRound,
+     "an older epoch's answer taken as the end of a round", True,
+     "RAFT-DRIVE-HELD-BEGIN-ANSWER's (after a start path: macros.HeldBeginAnswer, RAFT-DRIVE-STALE-ANSWER)"),
+    ("raft-observer-fetch-renews-period", ObserverFetchRenewsPeriod,
+     "a timer reset by a fetch that must not count", True,
+     "RAFT-DRIVE-CHECK-QUORUM-OBSERVER's (after a start path): observers fetch over the leader's check-quorum "
+     "timeouts"),
+)
+
+
+# ---- session 24, raftfix: red team raft_scratch17's pre-vote-compares-committed-log
+
+
+class PreVoteEndAgainstHighWatermark(RaftReplica):
+    """A prospective whose log ends past its high watermark grants a pre-vote whose claimed log
+    reaches that high watermark, whatever its last epoch (a port that reads "a pre-vote only
+    asks whether the prospective holds the committed records" into ``canGrantPreVote``), where
+    RAFT-RULE-VOTE-LOG-UP-TO-DATE compares the claim with the receiver's whole log
+    (RAFT-KIP996-PRE-VOTE-GRANT). RAFT-DRIVE-PRE-VOTE-UNCOMMITTED's steps (after a start path) ask
+    a prospective holding an uncommitted record for a pre-vote that ends at its high watermark."""
+
+    def log_is_up_to_date(self, last_epoch: int, end_offset: int) -> bool:
+        hw = self.high_watermark
+        if self.role == "prospective" and hw is not None and hw < self.end_offset and end_offset >= hw:
+            return True
+        return super().log_is_up_to_date(last_epoch, end_offset)
+
+
+RAFT_MUTANTS += (  # session 24, raftfix
+    ("raft-pre-vote-end-against-high-watermark", PreVoteEndAgainstHighWatermark,
+     "a pre-vote compared with the receiver's committed prefix", True,
+     "RAFT-DRIVE-PRE-VOTE-UNCOMMITTED's (after a start path): a prospective with an uncommitted record asked for a "
+     "pre-vote ending at its high watermark"),
 )

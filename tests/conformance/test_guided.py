@@ -177,10 +177,12 @@ def _diverges(spec: Any, config: dict[str, JSON], target: Target, path: list[gui
 
 
 def _probe_steps_only(driver: Any) -> Any:
-    """``driver`` without RAFT-DRIVE-MISSED-ELECTION's steps after its start probes' (the tests of
-    the probes' own steps; test_missed_election_steps_end_a_start_path_and_catch_their_mutant
-    tests those)."""
+    """``driver`` without RAFT-DRIVE-MISSED-ELECTION's steps after its start probes' nor the chained
+    probes' after those (the tests of the probes' own steps;
+    test_missed_election_steps_end_a_start_path_and_catch_their_mutant and
+    test_chained_probes_end_start_paths_and_catch_their_mutants test those)."""
     driver._missed_election_tail = lambda *_: []
+    driver._chained_probe_tail = lambda *_: []
     return driver
 
 
@@ -581,3 +583,57 @@ def test_missed_election_steps_end_a_start_path_and_catch_their_mutant() -> None
     assert not _diverges(spec, config, reference_target("raft"), path)
     assert _diverges(spec, config, mutant(), path)
     assert not _diverges(spec, config, mutant(), path[:len(path) - len(tail)])
+
+
+# session 25: session 24's three start probes, chained after the start paths instead
+# (RaftDriver._chained_probe_tail): the probe, its script, its mutant, the field it diverges on
+CHAINED = (("RAFT-DRIVE-HELD-BEGIN-ANSWER", "_held_begin_answer_probe", "raft-stale-begin-answer-ends-round",
+            "outputs.BeginQuorumEpochRequest"),
+           ("RAFT-DRIVE-CHECK-QUORUM-OBSERVER", "_check_quorum_observer_probe", "raft-observer-fetch-renews-period",
+            "outputs.EndQuorumEpochRequest"),
+           ("RAFT-DRIVE-PRE-VOTE-UNCOMMITTED", "_pre_vote_uncommitted_probe",
+            "raft-pre-vote-end-against-high-watermark", "outputs.VoteResponse"))
+
+
+def test_chained_probes_end_start_paths_and_catch_their_mutants() -> None:
+    # RAFT-DRIVE-HELD-BEGIN-ANSWER, -CHECK-QUORUM-OBSERVER, -PRE-VOTE-UNCOMMITTED (session 25): no
+    # start path of their own (session 24's cut the last planned guided paths, and three catalogue
+    # catches with them): at every reference shape the start probes are the same, and each start
+    # path is the one without them with steps appended, the first of the three scripts that fits
+    # where it ends. The reference conforms on every lengthened path; each script fits at least
+    # one, where its mutant diverges on the expected output and not on the path without it.
+    spec = PROTOCOLS["raft"]()
+    target = reference_target("raft")
+    first: dict[str, tuple[dict[str, JSON], list[guide.Step], list[guide.Step]]] = {}
+    for config in [{**c, **target.model_config} for c in RAFT_CONFIGS]:
+        driver, plain = spec.driver(config), spec.driver(config)
+        plain._chained_probe_tail = lambda *_: []
+        ids = [p.id for p in driver.start_probes()]
+        assert ids == [p.id for p in plain.start_probes()] and not {c[0] for c in CHAINED} & set(ids), config
+        graph = guide.graph_for(driver)
+        paths, shorter = guide.start_paths(driver, graph), guide.start_paths(plain, graph)
+        assert len(paths) == len(shorter), config
+        for path, alone in zip(paths, shorter, strict=True):
+            assert path[:len(alone)] == alone, config
+            if len(path) == len(alone):
+                continue
+            assert guide.offered(driver, path) and not _diverges(spec, config, target, path), config
+            state = driver.init_state()
+            for _, action in alone:
+                state = driver.resolve(state, action)
+            probe = next(c[0] for c in CHAINED if getattr(driver, c[1])(state) == path[len(alone):])
+            first.setdefault(probe, (config, path, alone))
+    assert sorted(first) == sorted(c[0] for c in CHAINED)
+    for probe, _, name, field in CHAINED:
+        config, path, alone = first[probe]
+        mutant = CATALOGUE[name].target
+        assert not _diverges(spec, config, mutant(), alone), probe
+        session = Lockstep(spec.driver(config), mutant())
+        try:
+            for category, action in path:
+                assert session.take(category, action), (probe, category, action)
+            raise AssertionError(f"{probe}: the mutant conformed")
+        except Divergence as found:
+            assert found.finding.field == field, (probe, found.finding)
+        finally:
+            session.close()
