@@ -5,28 +5,11 @@ mutant written for each, input by input."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from kspec.conformance.drivers.share import ReinitBelowStored, ShareDriver
-from kspec.conformance.targets.registry import resolve_target
 from kspec.model.share.combiner import per_offset
 from kspec.model.share.records import ARCHIVED, AVAILABLE, NOT_SET
 from kspec.model.share.system import KEY, SAME_FIRST_OFFSET, Initialize, Read, Write
-
-
-def first_difference(driver: ShareDriver, steps: list[tuple[Any, Any]], target: str) -> str | None:
-    """The first input of ``steps`` whose outputs or observation from ``target`` differ from the model's."""
-    node = resolve_target(target, "share").start(0, driver.node_config(0))
-    for before, action in steps:
-        after = driver.resolve(before, action)
-        assert after is not None
-        for ev in driver.events(before, action, after):
-            got = node.step(ev.input)
-            outs = [driver.comparable(o) for o in got.outputs]
-            if outs != [driver.comparable(o) for o in ev.model_outputs] or driver.canonical_observation(
-                    ev.input, got.observation) != driver.canonical_observation(ev.input, ev.model_observation):
-                return str(ev.input["type"])
-    return None
+from tests.share_steps import first_difference
 
 
 def test_reinit_below_stored_ends_with_a_write_between_the_start_offsets() -> None:

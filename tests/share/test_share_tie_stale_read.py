@@ -5,8 +5,6 @@ same name, input by input, where the model's answer is the reference's."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from kspec.conformance.drivers.share import (
     INNER_SPLIT,
     FencesAcrossDelete,
@@ -18,7 +16,6 @@ from kspec.conformance.drivers.share import (
     StaleReadWithoutTopic,
     StateEpochAcrossDelete,
 )
-from kspec.conformance.targets.registry import resolve_target
 from kspec.model.share.combiner import per_offset
 from kspec.model.share.records import ShareSnapshot, ShareUpdate
 from kspec.model.share.system import (
@@ -32,31 +29,7 @@ from kspec.model.share.system import (
     Read,
     Write,
 )
-
-
-def first_difference(driver: ShareDriver, steps: list[tuple[Any, Any]], target: str) -> str | None:
-    """Feed the events of ``steps`` ((state before, action) pairs) to ``target``; the first
-    input whose outputs or observation differ from the model's, or None."""
-    node = resolve_target(target, "share").start(0, driver.node_config(0))
-    for before, action in steps:
-        after = driver.resolve(before, action)
-        assert after is not None
-        for ev in driver.events(before, action, after):
-            got = node.step(ev.input)
-            outs = [driver.comparable(o) for o in got.outputs]
-            if outs != [driver.comparable(o) for o in ev.model_outputs] or driver.canonical_observation(
-                    ev.input, got.observation) != driver.canonical_observation(ev.input, ev.model_observation):
-                return str(ev.input["type"])
-    return None
-
-
-def walk(driver: ShareDriver, state: Any, actions: list[Any]) -> list[tuple[Any, Any]]:
-    steps = []
-    for action in actions:
-        steps.append((state, action))
-        state = driver.resolve(state, action)
-        assert state is not None, action
-    return steps
+from tests.share_steps import first_difference, walk
 
 
 def test_guided_tail_ties_a_stored_offset_in_an_update() -> None:
