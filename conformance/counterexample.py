@@ -56,7 +56,9 @@ def itf_to_json(value: Any, where: str = "$") -> Any:
 # configuration is a few small scalars (cluster sizes, flags, names), a run a few hundred steps.
 MAX_CONFIG_INT = 16
 MAX_CONFIG_KEYS = 32
-MAX_CONFIG_STR = 200
+# a model variant names every accepted deviation of a release joined by "+" (voters 4.1.x: seven
+# names, about 250 characters), so a config string may be a few of those long
+MAX_CONFIG_STR = 2000
 MAX_STEPS = 100_000
 NAME_HASH_CHARS = 10
 

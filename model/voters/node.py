@@ -285,6 +285,9 @@ class Rules:
     # VOTERS-RULE-OBSERVER-FETCH-TIMEOUT (off: K7, KAFKA-19354: only a successful fetch from the
     # leader ends the lapse, an answer naming the leader does not)
     observer_rediscovers_leader: bool = True
+    # RAFT-RULE-CHECK-QUORUM counts Fetch and FetchSnapshot only (off: K8, 4.1+: an accepted
+    # UpdateVoter counts as its voter's fetch, UpdateVoterHandler's updateCheckQuorumForFollowingVoter)
+    check_quorum_fetches_only: bool = True
 
 
 # ---------------------------------------------------------------- construction
@@ -677,7 +680,7 @@ def _update_voter(node: VoterNode, inp: UpdateVoter, rules: Rules) -> tuple[Vote
     control = node.control
     finalized = control.last_kraft_version()
     if finalized < 1:
-        return _update_in_memory(node, inp)
+        return _update_in_memory(node, inp, rules)
     last = control.voters.last_entry()
     if rules.one_change_at_a_time and (last is None or last[0] >= hw):
         return node, (reject(name, replica, "REQUEST_TIMED_OUT"),)
@@ -686,10 +689,20 @@ def _update_voter(node: VoterNode, inp: UpdateVoter, rules: Rules) -> tuple[Vote
     current = control.last_voter_set()
     if (inp.replica, inp.directory) not in current:
         return node, (reject(name, replica, "VOTER_NOT_FOUND"),)  # VoterSet.updateVoter: same id and directory
-    return _append_same_set(node, (voters_entry(node.epoch, current),), rules)
+    after, outputs = _append_same_set(node, (voters_entry(node.epoch, current),), rules)
+    return _update_counted(after, inp.replica, rules), outputs
 
 
-def _update_in_memory(node: VoterNode, inp: UpdateVoter) -> tuple[VoterNode, tuple[VoterOutput, ...]]:
+def _update_counted(node: VoterNode, replica: int, rules: Rules) -> VoterNode:
+    """VOTERS-KAFKA-K8: from 4.1 the leader counts an accepted UpdateVoter as its voter's fetch
+    for check-quorum (RAFT-RULE-CHECK-QUORUM counts Fetch and FetchSnapshot only)."""
+    role = node.role
+    if rules.check_quorum_fetches_only or not isinstance(role, Leader) or replica == node.id:
+        return node
+    return replace(node, role=raft_node.count_fetched(role, replica, node))
+
+
+def _update_in_memory(node: VoterNode, inp: UpdateVoter, rules: Rules) -> tuple[VoterNode, tuple[VoterOutput, ...]]:
     """VOTERS-RULE-UPGRADE-VOTERS: UpdateVoter at kraft.version 0. 3.9 and 4.0 refuse it
     (UNSUPPORTED_VERSION); from 4.1 (KAFKA-16538) the leader keeps it in memory for the upgrade:
     the range must hold the finalized version (0), the voter is found by id alone (the static set
@@ -704,7 +717,8 @@ def _update_in_memory(node: VoterNode, inp: UpdateVoter) -> tuple[VoterNode, tup
         return node, (ReconfigRejected(name, replica, "VOTER_NOT_FOUND"),)
     known = tuple((v, inp.directory, inp.min_version <= 1 <= inp.max_version) if v == inp.replica else (v, d, s)
                   for v, d, s in node.upgrade_voters)
-    return (node if known == node.upgrade_voters else replace(node, upgrade_voters=known)), ()
+    after = node if known == node.upgrade_voters else replace(node, upgrade_voters=known)
+    return _update_counted(after, inp.replica, rules), ()
 
 
 def _caught_up(node: VoterNode, replica: int, directory: int, rules: Rules) -> bool:

@@ -51,6 +51,10 @@ CATALOGUE: dict[str, tuple[Rules, str, str, dict[str, Any]]] = {
         Rules(observer_rediscovers_leader=False), "",
         "K7 (KAFKA-19354, 3.9.0-4.1.2): an observer whose fetch timer expired keeps fetching from bootstrap "
         "servers after one of them names its leader (only the leader's own answer ends it)", {}),
+    "kafka-update-voter-counts-as-fetch": (
+        Rules(check_quorum_fetches_only=False), "",
+        "K8 (4.1+): an accepted UpdateVoter counts as its voter's fetch for check-quorum, so a leader "
+        "whose voters sent no Fetch within the timeout but an UpdateVoter leads on", {}),
     # A release that throws on an input (spec/voters.md K5, K6): the variant leaves that input out
     # of the conformance driver's runs; the model's step is the reference's.
     "kafka-history-refuses-disjoint": (

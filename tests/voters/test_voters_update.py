@@ -1,5 +1,6 @@
 """UpdateVoter at the replica level (spec/voters.md VOTERS-RULE-UPDATE, -UPDATE-INPUT) and the two
-deviations where a release throws instead of answering (VOTERS-KAFKA-K5, -K6).
+deviations where a release throws instead of answering (VOTERS-KAFKA-K5, -K6), and the one where an
+accepted update counts as its voter's fetch (VOTERS-KAFKA-K8).
 
 ``testdata/update_voter.txt`` (datadriven) walks the model's replica step through every answer
 Kafka's KafkaRaftClient.handleUpdateVoterRequest and UpdateVoterHandler give, in their order."""
@@ -14,7 +15,8 @@ from datadriven import Case, run_file
 from kspec.conformance.deviations import catalogue, failure_deviation
 from kspec.conformance.drivers import voters_log
 from kspec.conformance.drivers.voters import VotersDriver, _updates
-from kspec.model.raft.messages import AppendLog
+from kspec.model.raft.messages import AppendLog, CheckQuorumTimeout, EndQuorumEpochRequest
+from kspec.model.raft.state import Leader
 from kspec.model.raft.system import Fire
 from kspec.model.voters import make
 from kspec.model.voters.history import voter_ids
@@ -26,6 +28,7 @@ from kspec.model.voters.node import (
     UpgradeKRaftVersion,
     VoterNode,
     directory_of,
+    make_step,
     step,
 )
 from kspec.model.voters.variants import rules_for
@@ -111,3 +114,28 @@ def test_target_errors_name_their_deviation() -> None:
     assert failure_deviation("voters", k6, names) == "voters-update-self-crashes-leader"
     assert failure_deviation("voters", "node 1 on FetchDue: timed out", names) is None
     assert failure_deviation("voters", k6, ["voters-trim-at-snapshot-end"]) is None
+
+
+def test_k8_variant_counts_an_accepted_update_as_a_fetch() -> None:
+    """VOTERS-KAFKA-K8: from 4.1 an accepted UpdateVoter renews the leader's check-quorum period as
+    its voter's Fetch would (UpdateVoterHandler.storeUpdatedVoters), both the VotersRecord append
+    (kraft.version 1) and the in-memory update (kraft.version 0). Under the protocol's rule only a
+    Fetch counts: the leader whose voters fetched nothing in the period resigns."""
+    k8 = make_step(rules=rules_for("kafka-update-voter-counts-as-fetch"))
+    for kraft_version in (1, 0):
+        model = make(hosts=4, voters=3, kraft_version=kraft_version, check_quorum_period=True)
+        started = next(n for n in model.init_states()[0].nodes if isinstance(n.role, Leader))  # type: ignore[attr-defined]
+        assert isinstance(started, VoterNode)
+        # the start-up's fetches renewed the first period: its timeout ends it, the leader leads on
+        leader, _ = step(started, CheckQuorumTimeout())
+        assert isinstance(leader.role, Leader) and not leader.role.fetched and not leader.role.renewed
+        update = UpdateVoter(2, directory_of(2), leader.epoch, "default", 0, 1)
+        for stepper, leads_on in ((step, False), (k8, True)):
+            after, outputs = stepper(leader, update)
+            assert not any(isinstance(o, ReconfigRejected) for o in outputs), (kraft_version, outputs)
+            after, outputs = stepper(after, CheckQuorumTimeout())
+            assert isinstance(after.role, Leader) is leads_on, (kraft_version, stepper, after.role)
+            assert any(isinstance(o, EndQuorumEpochRequest) for o in outputs) is not leads_on
+        # the leader's own id is never counted (K6: 4.1+ throws there; the driver sends none)
+        assert k8(leader, UpdateVoter(leader.id, directory_of(leader.id), leader.epoch, "default", 0, 1))[0].role \
+            == step(leader, UpdateVoter(leader.id, directory_of(leader.id), leader.epoch, "default", 0, 1))[0].role
