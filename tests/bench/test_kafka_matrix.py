@@ -54,13 +54,18 @@ def test_named_divergence_rendered_and_unnamed_flagged(matrix, tmp_path: Path) -
     assert "x\\|y" in row_400  # a pipe in a detail does not break the table
     row_440 = next(ln for ln in text.splitlines() if ln.startswith("| 4.4.0 "))
     assert "**not catalogued**" in row_440
-    assert "not a clean verdict (error, timeout or a divergence not catalogued): 1." in text
+    assert "not a clean verdict (error, timeout or a divergence not catalogued): 1. Accept runs: 1; not conforming: 0." in text
     doc = tmp_path / "matrix.md"
     doc.write_text("# m\n", encoding="utf-8")
     matrix.write_section("share", text, doc)
     matrix.write_section("share", text, doc)  # idempotent: the block is replaced, not appended
     assert doc.read_text(encoding="utf-8").count("<!-- BEGIN GENERATED share -->") == 1
     assert matrix.unexplained({"verdict": "error"}, {}) and not matrix.unexplained({"verdict": "conforms"}, {})
+    # an accept run has every catalogued deviation of its release accepted: any divergence is unexplained
+    # (the session-25 voters 4.1.2 accept run diverged and the summary counted nothing)
+    known = {"k": {"spec_id": "X"}}
+    assert matrix.unexplained({"verdict": "diverges", "deviation": None, "accept_run": True}, known)
+    assert not matrix.unexplained({"verdict": "conforms", "accept_run": True}, known)
 
 
 def test_accept_run_takes_the_deviations_of_the_same_code(matrix) -> None:  # type: ignore[no-untyped-def]
