@@ -13,6 +13,10 @@ by a leader that has resigned, a voter-only request of a higher epoch from outsi
 (kip-595), and a listener told of a leaderless later epoch.
 
     PYTHONPATH=bench kspec conform raft --target python:redteam.raft_scratch18:Correct
+
+BEFORE (session 26, no kspec change; ``bench/redteam_power.py --modules raft_scratch18``, seeds 0
+and 1): seven caught at both seeds, all in the guided phase (runs to detection: 3, 3, 1, 40, 41,
+30, 3); ``snapshot-fetch-survives-role-change`` escaped at both (not reached: see its docstring).
 """
 
 from __future__ import annotations
@@ -88,7 +92,14 @@ class SnapshotFetchSurvivesRoleChange(RaftReplica):
     rather than of ``FollowerState``, cleared only when the download completes or gets
     ``SNAPSHOT_NOT_FOUND``. Needs a follower answered with a snapshot id (lagging below a cleaned
     leader log), then a role change before that snapshot is loaded (its FetchTimeout, a
-    BeginQuorumEpoch or vote of a higher epoch), then following a leader again and a FetchDue."""
+    BeginQuorumEpoch or vote of a higher epoch), then following a leader again and a FetchDue.
+
+    Escaped at seeds 0 and 1 (session 26): RAFT-DRIVE-SNAPSHOT-TABLE leaves the lagging voter
+    holding the id, and RAFT-DRIVE-MISSED-ELECTION's tail then makes it follow the next epoch's
+    (resigned) leader by EndQuorumEpoch, but the path ends there: no FetchDue of the moved
+    replica follows (guided runs 8, 19, 29, 79, 90, 100, 111). One FetchDue (or RoundTrip) of
+    that replica appended to run 8 diverges at once (FetchSnapshotRequest where the model sends a
+    FetchRequest)."""
 
     def _reset_role_state(self) -> None:
         pending = getattr(self, "fetching_snapshot", None)
