@@ -19,6 +19,13 @@ fence under the 4.1-4.3 rule set. The reference shard does the same (its initial
 -1 as "not supplied" there, so spec/share.md's SHARE-RULE-VALIDATE-STATE-FENCE sentence for the
 initialize (no sentinel) is the imprecise side.
 
+BEFORE (committed before any look at the driver, the model or the catalogue; ``redteam_power.py``
+at seeds 0 and 1, split per seed and bug under a load of ~8 on 2 cores): caught at seeds 0 and 1:
+snapshot-leader-fence-if-absent (run 2), summary-negative-epoch-refused (run 4),
+terminal-states-ranked-alike (run 71); escaped at both (320 runs each):
+losing-inner-batch-cuts-outer, zero-count-available-as-gap, metadata-update-deletions-only,
+unset-start-count-short-circuit.
+
     PYTHONPATH=bench kspec conform share --target python:redteam.share_scratch16:Correct
 """
 
