@@ -26,6 +26,18 @@ terminal-states-ranked-alike (run 71); escaped at both (320 runs each):
 losing-inner-batch-cuts-outer, zero-count-available-as-gap, metadata-update-deletions-only,
 unset-start-count-short-circuit.
 
+Diagnosis (session 26, driver and model read after BEFORE; no kspec change): each of the four
+escapes is *not reached*, and the model judges it once its input is sent (the model's own actions
+through ``ShareDriver.resolve``, compared as the runner compares, the reference conforming): no
+driver write lies strictly inside a stored run with a lower (count, state) (InnerBatchSplit's
+inner batch wins; the only run of 3+ offsets is its ``[0,3]`` AVAILABLE x1, the lowest priority
+the driver writes), no delivery count is 0 (1-3 and 32767 only), no MetadataUpdate adds a
+topic-partition (the model has ``DeleteTopic`` only), and no write with start offset -1 reaches a
+key stored with start offset -1 (the ``counts`` probes write ``g:T:0``, initialized at 0;
+``g:T:1``'s count probe has a known start). terminal-states-ranked-alike is caught by guided run
+71 only (the batch probes ``[1,2]`` ACKNOWLEDGED x1 then SAME_FIRST_OFFSET's ``[0,1]`` ARCHIVED
+x1 at limit 0). The proposed path-end probes are in /work/wt/R26-blindshare.md.
+
     PYTHONPATH=bench kspec conform share --target python:redteam.share_scratch16:Correct
 """
 
