@@ -90,6 +90,7 @@ MODULE_LINES: tuple[tuple[str, str], ...] = (
     ("share", "share_scratch13"),
     ("share", "share_scratch14"),
     ("share", "share_scratch15"),
+    ("share", "share_scratch16"),
     # mm2
     ("mm2", "mm2"),
     ("mm2", "mm2_scratch"),

@@ -97,6 +97,7 @@ BASELINES = [
     ("share", "share_scratch13", "Correct"),
     ("share", "share_scratch14", "Correct"),
     ("share", "share_scratch15", "Correct"),
+    ("share", "share_scratch16", "Correct"),
     # mm2
     ("mm2", "mm2_scratch", "Correct"),
     ("mm2", "mm2_scratch2", "Correct"),
