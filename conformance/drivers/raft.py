@@ -973,53 +973,54 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
             steps = probe.script(state)
             if not steps:
                 return steps
-            steps = [*steps, *self._missed_election_tail(state, steps)]
-            return [*steps, *self._chained_probe_tail(state, steps)]
+            # the state the probe's steps leave, replayed once (None where they do not replay:
+            # then neither tail adds anything); the chained tail's from there past the missed
+            # election's steps
+            end = self._replay(state, steps)
+            missed = self._missed_election_tail(end) if end is not None else []
+            end = self._replay(end, missed) if end is not None else None
+            return [*steps, *missed, *(self._chained_probe_tail(end) if end is not None else [])]
         return StartProbe(probe.id, script)
 
-    def _chained_probe_tail(self, state: Raft, steps: list[tuple[str, Any]]) -> list[tuple[str, Any]]:
+    def _replay(self, state: Raft, steps: list[tuple[str, Any]]) -> Raft | None:
+        """The state ``steps`` leave from ``state`` (each step through :meth:`resolve`), or None
+        where one of them is not enabled."""
+        s: Raft | None = state
+        for _, action in steps:
+            s = None if s is None else self.resolve(s, action)
+        return s
+
+    def _chained_probe_tail(self, end: Raft) -> list[tuple[str, Any]]:
         """Session 25: RAFT-DRIVE-HELD-BEGIN-ANSWER, RAFT-DRIVE-CHECK-QUORUM-OBSERVER and
         RAFT-DRIVE-PRE-VOTE-UNCOMMITTED have no start path of their own (session 24's, last in
         :meth:`start_probes`, cut the last planned paths out of the guided budget, and three
-        catalogue catches with them): from where a start probe's ``steps`` (with
-        RAFT-DRIVE-MISSED-ELECTION's after them) leave ``state``, the first of them, in that
-        order, whose script fits there (each takes the leader it finds, or elects the first
-        voter); nothing where the steps do not replay or none fits."""
+        catalogue catches with them): from ``end``, where a start probe's steps (with
+        RAFT-DRIVE-MISSED-ELECTION's after them) leave the run (:meth:`_with_missed_election`
+        replays them once for both tails), the first of them, in that order, whose script fits
+        there (each takes the leader it finds, or elects the first voter); nothing where none
+        fits."""
         few = len(self.model.voter_ids) in (3, 4)
         tails = [self._held_begin_answer_probe] if few else []
         if self.config["faults"] and self.config["observers"] and len(self.model.voter_ids) >= 3:
             tails.append(self._check_quorum_observer_probe)
         if self.config["pre_vote"] and few:
             tails.append(self._pre_vote_uncommitted_probe)
-        if not tails:
-            return []
-        s: Raft | None = state
-        for _, action in steps:
-            s = None if s is None else self.resolve(s, action)
-        if s is None:
-            return []
         for tail in tails:
-            found = tail(s)
+            found = tail(end)
             if found:
                 return found
         return []
 
-    def _missed_election_tail(self, state: Raft, steps: list[tuple[str, Any]]) -> list[tuple[str, Any]]:
+    def _missed_election_tail(self, end: Raft) -> list[tuple[str, Any]]:
         """RAFT-DRIVE-MISSED-ELECTION (session 24: chained onto the start paths, so that no planned
         path loses its place in the guided budget, where session 23's own start paths cut the last
-        nine): from where a start probe's ``steps`` leave ``state``, the first pair of
+        nine): from ``end``, where a start probe's steps leave the run, the first pair of
         :meth:`_missed_pairs` that fits (:meth:`_missed_election_probe`); nothing with fewer than
-        three voters, where the steps do not replay, or where no pair fits (the election and
-        epoch budgets spent)."""
+        three voters or where no pair fits (the election and epoch budgets spent)."""
         if len(self.model.voter_ids) < 3:
             return []
-        s: Raft | None = state
-        for _, action in steps:
-            s = None if s is None else self.resolve(s, action)
-        if s is None:
-            return []
         for role, kind in self._missed_pairs(self.config):
-            found = self._missed_election_probe(s, role=role, kind=kind)
+            found = self._missed_election_probe(end, role=role, kind=kind)
             if found:
                 return found
         return []

@@ -571,7 +571,9 @@ def test_missed_election_steps_end_a_start_path_and_catch_their_mutant() -> None
     probe = next(p for p in driver.start_probes() if p.id == "RAFT-DRIVE-REFOLLOW-PRE-VOTE")
     path = _start_path(driver, probe)
     alone = driver._refollow_pre_vote_probe(driver.init_state())
-    tail = driver._missed_election_tail(driver.init_state(), alone)
+    end = driver._replay(driver.init_state(), alone)
+    assert end is not None
+    tail = driver._missed_election_tail(end)
     assert tail and alone + tail == probe.script(driver.init_state())
     assert guide.offered(driver, path) and isinstance(path[-1][1].message, EndQuorumEpochRequest)
     state, cells = driver.init_state(), set()
