@@ -1210,3 +1210,30 @@ RAFT_MUTANTS += (  # session 24, raftfix
      "RAFT-DRIVE-PRE-VOTE-UNCOMMITTED's (after a start path): a prospective with an uncommitted record asked for a "
      "pre-vote ending at its high watermark"),
 )
+
+
+# ---- session 26, raftsplit: red team raft_scratch17's voted-follows-only-its-candidate
+
+
+class VotedIgnoresOtherLeader(RaftReplica):
+    """A voter that voted for candidate X in epoch e ignores a BeginQuorumEpoch of e from any
+    other replica (a port that reads "my candidate lost, so a leader of this epoch must be X" into
+    the voted state's handler, and drops the request as stale): no answer, no leader, the voter
+    waits for its election timer. RAFT-RULE-BEGIN-EPOCH: a replica that knows no leader in the
+    request's epoch follows its sender, whoever it voted for. RAFT-DRIVE-SPLIT-VOTE (after a
+    start path, five voters) has Y win e without V, which voted for X, then delivers Y's
+    BeginQuorumEpoch to V."""
+
+    def on_BeginQuorumEpochRequest(self, req: dict[str, Any]) -> None:
+        if (self.role == "voted" and req["epoch"] == self.epoch and self.voted_for is not None
+                and req["src"] not in (self.id, self.voted_for) and self.leader is None):
+            return
+        super().on_BeginQuorumEpochRequest(req)
+
+
+RAFT_MUTANTS += (  # session 26, raftsplit
+    ("raft-voted-ignores-other-leader", VotedIgnoresOtherLeader,
+     "a request from the wrong sender taken as stale", True,
+     "RAFT-DRIVE-SPLIT-VOTE's (after a start path, five voters): a voter that voted for one candidate meets the "
+     "BeginQuorumEpoch of another that won the epoch"),
+)
