@@ -1008,6 +1008,8 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
             tails.append(self._pre_vote_uncommitted_probe)
         if self.config["faults"] and len(self.model.voter_ids) >= 5:
             tails.append(self._split_vote_probe)
+        if self.config["pre_vote"] and self.config["faults"]:
+            tails.append(self._held_fetch_probe)
         for tail in tails:
             found = tail(end)
             if found:
@@ -1622,6 +1624,38 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
             return []
         follows = run.s.node(v).role
         return run.script if isinstance(follows, Follower) and follows.leader == y and follows.epoch == epoch else []
+
+    def _held_fetch_probe(self, state: Raft) -> list[tuple[str, Any]]:
+        """RAFT-DRIVE-HELD-FETCH (after a start path, :meth:`_chained_probe_tail`; kip-996, with
+        faults): the first voter L is elected where no voter leads and its BeginQuorumEpoch
+        notices delivered; then macros.HeldFetch for the last voter F (RAFT-DRIVE-STALE-ANSWER):
+        F's fetch answer is held while L resigns and wins the next epoch, whose BeginQuorumEpoch
+        F follows, and then arrives (an older epoch's answer: it changes nothing,
+        RAFT-RULE-STALE-EPOCH); last another voter asks F for a well-formed pre-vote of F's
+        epoch whose claimed log is up to date (RAFT-DRIVE-WELL-FORMED, category ``inject``). F
+        has not fetched from L in its epoch, so it grants (RAFT-KIP996-PRE-VOTE-GRANT). The
+        macro in the late-copy rotation (RAFT-DRIVE-LATE-COPY) was reached by no guided run
+        since session 22, so a follower that marks itself fetched on the older answer
+        (catalogue ``raft-stale-answer-marks-fetched``) escaped the default budget. All or
+        nothing; each step only where the driver offers it."""
+        if not (self.config["pre_vote"] and self.config["faults"]):
+            return []
+        elected = self._elect_first(state)
+        if elected is None:
+            return []
+        run = _Script(self, *elected)
+        f = max(self.model.voter_ids)
+        if not run.take(PROBE, macros.HeldFetch(f)):
+            return []
+        node = run.s.node(f)
+        if not (isinstance(node.role, Follower) and not node.role.fetched):
+            return []
+        for vote in well_formed_votes(run.s, node):
+            if vote.pre_vote and vote.epoch == node.epoch and vote.src != node.role.leader \
+                    and log_up_to_date(vote.last_epoch, vote.end_offset, node.last_epoch, node.end_offset) \
+                    and run.take("inject", Inject(vote)):
+                return run.script
+        return []
 
     def _check_quorum_observer_probe(self, state: Raft) -> list[tuple[str, Any]]:
         """RAFT-DRIVE-CHECK-QUORUM-OBSERVER (after a start path, :meth:`_chained_probe_tail`;
