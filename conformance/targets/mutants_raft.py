@@ -496,11 +496,11 @@ RAFT_MUTANTS += (  # appended as one block (session 14)
      False, "guided run 144 at seeds 0 and 1, with macros.AbandonRound off too (a guide-graph path of the "
      "four-voter kip-996 shape): not AbandonRound's alone; kept out of the CI run (cost)"),
     ("raft-stale-answer-marks-fetched", StaleAnswerMarksFetched, "a state flag set before the epoch check (KIP-996)",
-     False, "macros.HeldFetch's (RAFT-DRIVE-STALE-ANSWER, in the late-copy rotation): was guided run 88 at "
-     "seed 0; since the guided paths changed (sessions 22-24) no guided run takes HeldFetch and it escapes the "
-     "default budget with the probe on (session 25: none of the 150 guided runs of main or of session 25 "
-     "diverges, offline replay; conforms, 324 runs, at seed 0; session 24: 324 and 337 runs at seeds 0 and 1); "
-     "kept out of the CI run"),
+     True, "macros.HeldFetch's (RAFT-DRIVE-STALE-ANSWER), since session 26 RAFT-DRIVE-HELD-FETCH's (the macro and a "
+     "pre-vote chained after a start path): guided run 35 at the default budget (every seed: a guided run; the "
+     "three-voter kip-996 shape with faults, after RAFT-DRIVE-SNAPSHOT-LAG). Was guided run 88 at seed 0; after "
+     "the guided paths changed (sessions 22-24) no guided run took HeldFetch and it escaped the default budget "
+     "(session 25: none of the 150 guided runs diverged; conforms, 324 runs, at seed 0)"),
     ("raft-resigned-never-resends-end-epoch", ResignedNeverResendsEndEpoch, "a request sent once, never retried",
      True, "macros.Retry's (RAFT-DRIVE-RESEND): guided run 1 at seeds 0 and 1, escapes the default budget at "
      "seed 0 with the probe off (bench/probe_mutants.py)"),
