@@ -1537,7 +1537,8 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
         the rounds is lost (category ``network``: the wire holds at most ``max_inflight``
         messages, five voters' requests twice over do not fit), and so is what the path left
         in flight. With three or four voters no candidate wins without a voter that voted for
-        another (a majority of four is three), so the split needs five. Elsewhere no run put a
+        another (a majority of four is three), so the split needs five (with more, Y and the
+        two others are no majority: no shape has more than five). Elsewhere no run put a
         voter that voted for one candidate in front of another's BeginQuorumEpoch of the same
         epoch, so a voter that follows only the candidate it voted for (red team
         ``raft_scratch17:voted-follows-only-its-candidate``) escaped seeds 0 and 1. The first
@@ -1561,9 +1562,9 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
                 or any(isinstance(nodes[n].role, Leader | Candidate | Prospective) for n in (x, y)) \
                 or nodes[x].epoch != nodes[y].epoch or nodes[v].epoch > nodes[x].epoch \
                 or not log_up_to_date(nodes[x].last_epoch, nodes[x].end_offset,
-                                               nodes[v].last_epoch, nodes[v].end_offset) \
+                                      nodes[v].last_epoch, nodes[v].end_offset) \
                 or not all(log_up_to_date(nodes[y].last_epoch, nodes[y].end_offset,
-                                                   nodes[o].last_epoch, nodes[o].end_offset) for o in (a, b)):
+                                          nodes[o].last_epoch, nodes[o].end_offset) for o in (a, b)):
             return []
         run = _Script(self, [], state)
         pre_vote = self.config["pre_vote"]
