@@ -1216,17 +1216,21 @@ RAFT_MUTANTS += (  # session 24, raftfix
 
 
 class VotedIgnoresOtherLeader(RaftReplica):
-    """A voter that voted for candidate X in epoch e ignores a BeginQuorumEpoch of e from any
-    other replica (a port that reads "my candidate lost, so a leader of this epoch must be X" into
-    the voted state's handler, and drops the request as stale): no answer, no leader, the voter
-    waits for its election timer. RAFT-RULE-BEGIN-EPOCH: a replica that knows no leader in the
-    request's epoch follows its sender, whoever it voted for. RAFT-DRIVE-SPLIT-VOTE (after a
-    start path, five voters) has Y win e without V, which voted for X, then delivers Y's
-    BeginQuorumEpoch to V."""
+    """A voter that voted for candidate X in epoch e ignores the leader a BeginQuorumEpoch of e
+    from any other replica names (a port that guards the voted state's move to follower with
+    ``leaderId == votedId``): it answers with its epoch and no leader and stays voted until its
+    election timer fires. RAFT-RULE-BEGIN-EPOCH: a replica that knows no leader in the request's
+    epoch follows its sender, whoever it voted for. RAFT-DRIVE-SPLIT-VOTE (after a start path,
+    five voters) has Y win e without V, which voted for X, then delivers Y's BeginQuorumEpoch to
+    V. (Session 26's first version sent no answer at all: random run 271 caught that at seed 0
+    with the probe off.)"""
 
     def on_BeginQuorumEpochRequest(self, req: dict[str, Any]) -> None:
         if (self.role == "voted" and req["epoch"] == self.epoch and self.voted_for is not None
                 and req["src"] not in (self.id, self.voted_for) and self.leader is None):
+            if self.refuse_epoch_request(req):
+                return
+            self.send("BeginQuorumEpochResponse", req["src"], epoch=self.epoch, leader=None, error="NONE")
             return
         super().on_BeginQuorumEpochRequest(req)
 
