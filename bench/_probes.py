@@ -21,8 +21,9 @@ each switch (``guide._GRAPHS`` is cached by configuration; some probes' steps ar
   ``-ERROR-FETCH-PRE-VOTE``, ``-DIVERGENT-EPOCHS``, ``-END-EPOCH-AHEAD``,
   ``-LEADER-REBOOT``, ``-SNAPSHOT-TABLE``) by its script taking nothing (no start path);
   ``RAFT-DRIVE-MISSED-ELECTION`` by ``_missed_election_tail`` adding nothing to the start paths;
-  ``-PRE-VOTE-UNCOMMITTED``, ``-HELD-BEGIN-ANSWER``, ``-CHECK-QUORUM-OBSERVER`` (chained after the
-  start paths, ``_chained_probe_tail``) by its script taking nothing (the next of them may fit instead).
+  ``-PRE-VOTE-UNCOMMITTED``, ``-HELD-BEGIN-ANSWER``, ``-CHECK-QUORUM-OBSERVER``, ``-SPLIT-VOTE``,
+  ``-HELD-FETCH`` (chained after the start paths, ``_chained_probe_tail``) by its script taking
+  nothing (the next of them may fit instead).
 * voters (``VotersDriver.probes``, ``VotersDriver.start_probes``): each ``VOTERS-DRIVE-*`` script
   a guided path ends with or a start path takes, by its function returning nothing
   (``voters_log.probes`` for the log level's free-log script).
@@ -130,7 +131,11 @@ _SWITCHES: dict[str, dict[str, tuple[Any, str, Any]]] = {
              # session 24/25 (raftfix): chained after the start paths (a pre-vote between HW and log end, ...)
              "RAFT-DRIVE-PRE-VOTE-UNCOMMITTED": (RaftDriver, "_pre_vote_uncommitted_probe", _nothing),
              "RAFT-DRIVE-HELD-BEGIN-ANSWER": (RaftDriver, "_held_begin_answer_probe", _nothing),
-             "RAFT-DRIVE-CHECK-QUORUM-OBSERVER": (RaftDriver, "_check_quorum_observer_probe", _nothing)},
+             "RAFT-DRIVE-CHECK-QUORUM-OBSERVER": (RaftDriver, "_check_quorum_observer_probe", _nothing),
+             # session 26 (raftsplit): chained after the start paths too (a split vote, five voters; a
+             # held fetch answer, then a pre-vote)
+             "RAFT-DRIVE-SPLIT-VOTE": (RaftDriver, "_split_vote_probe", _nothing),
+             "RAFT-DRIVE-HELD-FETCH": (RaftDriver, "_held_fetch_probe", _nothing)},
     "voters": {
         "VOTERS-DRIVE-JOIN-PROBE": (VotersDriver, "_join_probe", _nothing),
         "VOTERS-DRIVE-LAPSE-PROBE": (VotersDriver, "_lapse_probe", _nothing),

@@ -54,6 +54,10 @@ PROBE_MUTANTS: list[tuple[str, str]] = [
     # and its stale-begin-epoch-ack-counted, check-quorum-counts-observers
     ("RAFT-DRIVE-HELD-BEGIN-ANSWER", "raft-stale-begin-answer-ends-round"),
     ("RAFT-DRIVE-CHECK-QUORUM-OBSERVER", "raft-observer-fetch-renews-period"),
+    # session 26 (raftsplit): after red team raft_scratch17's voted-follows-only-its-candidate
+    ("RAFT-DRIVE-SPLIT-VOTE", "raft-voted-ignores-other-leader"),
+    # and HeldFetch's mutant, which no guided run caught since session 22 (the macro chained)
+    ("RAFT-DRIVE-HELD-FETCH", "raft-stale-answer-marks-fetched"),
 ]
 # written for a probe, caught by it first, not its alone (session 14, docs/performance.md)
 NOT_ALONE: list[tuple[str, str]] = [

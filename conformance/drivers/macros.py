@@ -675,6 +675,19 @@ def _late_fetch(node: int, state: Any, actions: Actions, resolve: Resolve) -> Ex
     return steps + late if late else []
 
 
+def _resign_and_stand(leader: int, state: Any, actions: Actions, resolve: Resolve) -> Expansion:
+    """Leader ``leader``'s CheckQuorumTimeout, again where the first only ended a renewed
+    check-quorum period (RAFT-RULE-CHECK-QUORUM-PERIOD: the next timeout resigns), then its
+    campaign for the next epoch (:func:`_campaign`, won or not): the steps, or [] where no
+    CheckQuorumTimeout fires (:class:`Stale`'s held fetch answer, :class:`HeldBeginAnswer`)."""
+    steps = _fire(leader, (CheckQuorumTimeout,), state, actions, resolve)
+    if steps and isinstance(steps[-1][1].node(leader).role, Leader):
+        steps += _fire(leader, (CheckQuorumTimeout,), steps[-1][1], actions, resolve)
+    if not steps:
+        return []
+    return steps + _campaign(leader, steps[-1][1], actions, resolve)
+
+
 def _stale(message: Any, state: Any, actions: Actions, resolve: Resolve) -> Expansion:
     steps: Expansion = []
     current = state
@@ -691,14 +704,9 @@ def _stale(message: Any, state: Any, actions: Actions, resolve: Resolve) -> Expa
             current = fired[-1][1]
     else:
         leader, follower = message.src, message.dst
-        steps = _fire(leader, (CheckQuorumTimeout,), current, actions, resolve)
-        if steps and isinstance(steps[-1][1].node(leader).role, Leader):
-            # a renewed check-quorum period ends first, the next timeout resigns
-            # (RAFT-RULE-CHECK-QUORUM-PERIOD)
-            steps += _fire(leader, (CheckQuorumTimeout,), steps[-1][1], actions, resolve)
+        steps = _resign_and_stand(leader, current, actions, resolve)
         if not steps:
             return []
-        steps += _campaign(leader, steps[-1][1], actions, resolve)
         current = steps[-1][1]
         role = current.node(follower).role
         if not (isinstance(role, Follower) and role.leader == leader):
@@ -812,13 +820,9 @@ def _held_begin_answer(leader: int, voter: int, epoch: int, state: Any, actions:
         retried = [] if after is None else _retry(leader, voter, after, actions, resolve)
         return [(copy, after), *retried] if retried else []
     answer = BeginQuorumEpochResponse(voter, leader, lead.epoch, leader)
-    steps = _fire(leader, (CheckQuorumTimeout,), state, actions, resolve)
-    if steps and isinstance(steps[-1][1].node(leader).role, Leader):
-        # a renewed check-quorum period ends first (RAFT-RULE-CHECK-QUORUM-PERIOD)
-        steps += _fire(leader, (CheckQuorumTimeout,), steps[-1][1], actions, resolve)
+    steps = _resign_and_stand(leader, state, actions, resolve)
     if not steps:
         return []
-    steps += _campaign(leader, steps[-1][1], actions, resolve)
     current = steps[-1][1]
     role = current.node(voter).role
     if not (isinstance(current.node(leader).role, Leader) and isinstance(role, Follower) and role.leader == leader

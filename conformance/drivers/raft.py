@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
-from itertools import pairwise
+from itertools import pairwise, permutations
 from typing import Any
 
 from kspec.conformance.driver import StartProbe
@@ -64,6 +64,7 @@ from kspec.model.raft.messages import (
     VoteResponse,
 )
 from kspec.model.raft.properties import raft_properties
+from kspec.model.raft.rules import log_up_to_date
 from kspec.model.raft.state import (
     Candidate,
     Down,
@@ -973,53 +974,58 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
             steps = probe.script(state)
             if not steps:
                 return steps
-            steps = [*steps, *self._missed_election_tail(state, steps)]
-            return [*steps, *self._chained_probe_tail(state, steps)]
+            # the state the probe's steps leave, replayed once (None where they do not replay:
+            # then neither tail adds anything); the chained tail's from there past the missed
+            # election's steps
+            end = self._replay(state, steps)
+            missed = self._missed_election_tail(end) if end is not None else []
+            end = self._replay(end, missed) if end is not None else None
+            return [*steps, *missed, *(self._chained_probe_tail(end) if end is not None else [])]
         return StartProbe(probe.id, script)
 
-    def _chained_probe_tail(self, state: Raft, steps: list[tuple[str, Any]]) -> list[tuple[str, Any]]:
+    def _replay(self, state: Raft, steps: list[tuple[str, Any]]) -> Raft | None:
+        """The state ``steps`` leave from ``state`` (each step through :meth:`resolve`), or None
+        where one of them is not enabled."""
+        s: Raft | None = state
+        for _, action in steps:
+            s = None if s is None else self.resolve(s, action)
+        return s
+
+    def _chained_probe_tail(self, end: Raft) -> list[tuple[str, Any]]:
         """Session 25: RAFT-DRIVE-HELD-BEGIN-ANSWER, RAFT-DRIVE-CHECK-QUORUM-OBSERVER and
         RAFT-DRIVE-PRE-VOTE-UNCOMMITTED have no start path of their own (session 24's, last in
         :meth:`start_probes`, cut the last planned paths out of the guided budget, and three
-        catalogue catches with them): from where a start probe's ``steps`` (with
-        RAFT-DRIVE-MISSED-ELECTION's after them) leave ``state``, the first of them, in that
-        order, whose script fits there (each takes the leader it finds, or elects the first
-        voter); nothing where the steps do not replay or none fits."""
+        catalogue catches with them): from ``end``, where a start probe's steps (with
+        RAFT-DRIVE-MISSED-ELECTION's after them) leave the run (:meth:`_with_missed_election`
+        replays them once for both tails), the first of them, in that order, whose script fits
+        there (each takes the leader it finds, or elects the first voter); nothing where none
+        fits."""
         few = len(self.model.voter_ids) in (3, 4)
         tails = [self._held_begin_answer_probe] if few else []
         if self.config["faults"] and self.config["observers"] and len(self.model.voter_ids) >= 3:
             tails.append(self._check_quorum_observer_probe)
         if self.config["pre_vote"] and few:
             tails.append(self._pre_vote_uncommitted_probe)
-        if not tails:
-            return []
-        s: Raft | None = state
-        for _, action in steps:
-            s = None if s is None else self.resolve(s, action)
-        if s is None:
-            return []
+        if self.config["faults"] and len(self.model.voter_ids) >= 5:
+            tails.append(self._split_vote_probe)
+        if self.config["pre_vote"] and self.config["faults"]:
+            tails.append(self._held_fetch_probe)
         for tail in tails:
-            found = tail(s)
+            found = tail(end)
             if found:
                 return found
         return []
 
-    def _missed_election_tail(self, state: Raft, steps: list[tuple[str, Any]]) -> list[tuple[str, Any]]:
+    def _missed_election_tail(self, end: Raft) -> list[tuple[str, Any]]:
         """RAFT-DRIVE-MISSED-ELECTION (session 24: chained onto the start paths, so that no planned
         path loses its place in the guided budget, where session 23's own start paths cut the last
-        nine): from where a start probe's ``steps`` leave ``state``, the first pair of
+        nine): from ``end``, where a start probe's steps leave the run, the first pair of
         :meth:`_missed_pairs` that fits (:meth:`_missed_election_probe`); nothing with fewer than
-        three voters, where the steps do not replay, or where no pair fits (the election and
-        epoch budgets spent)."""
+        three voters or where no pair fits (the election and epoch budgets spent)."""
         if len(self.model.voter_ids) < 3:
             return []
-        s: Raft | None = state
-        for _, action in steps:
-            s = None if s is None else self.resolve(s, action)
-        if s is None:
-            return []
         for role, kind in self._missed_pairs(self.config):
-            found = self._missed_election_probe(s, role=role, kind=kind)
+            found = self._missed_election_probe(end, role=role, kind=kind)
             if found:
                 return found
         return []
@@ -1518,6 +1524,139 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
         run = _Script(self, *elected)
         voters = sorted(self.model.voter_ids)
         return run.script if run.take(PROBE, macros.HeldBeginAnswer(voters[0], voters[-1])) else []
+
+    def _split_vote_probe(self, state: Raft) -> list[tuple[str, Any]]:
+        """RAFT-DRIVE-SPLIT-VOTE (after a start path, :meth:`_chained_probe_tail`; five voters or
+        more, with faults): a split vote. Two voters X and Y of the same epoch time out into the
+        next one, e; X's VoteRequest reaches only voter V, which grants it (V has voted for X
+        in e); Y's reach the two others A and B, which grant, and Y wins e without V; then Y's
+        BeginQuorumEpoch reaches V, which must follow Y (RAFT-RULE-BEGIN-EPOCH: a voter that
+        voted for another candidate of the epoch still knows no leader in it). With pre-vote
+        the prospective rounds come first, each at the epoch before e: X's pre-votes reach V and
+        A, Y's A and B, then X's answers arrive (X stands), then Y's. Every other request of
+        the rounds is lost (category ``network``: the wire holds at most ``max_inflight``
+        messages, five voters' requests twice over do not fit), and so is what the path left
+        in flight. With three or four voters no candidate wins without a voter that voted for
+        another (a majority of four is three), so the split needs five (with more, Y and the
+        two others are no majority: no shape has more than five). Elsewhere no run put a
+        voter that voted for one candidate in front of another's BeginQuorumEpoch of the same
+        epoch, so a voter that follows only the candidate it voted for (red team
+        ``raft_scratch17:voted-follows-only-its-candidate``) escaped seeds 0 and 1. The first
+        (X, Y, V) in id order that fits; all or nothing, each step only where the driver
+        offers it."""
+        voters = sorted(self.model.voter_ids)
+        if len(voters) < 5 or not self.config["faults"]:
+            return []
+        for x, y, v in permutations(voters, 3):
+            a, b = [o for o in voters if o not in (x, y, v)][:2]
+            found = self._split_vote(state, x, y, v, a, b)
+            if found:
+                return found
+        return []
+
+    def _split_vote(self, state: Raft, x: int, y: int, v: int, a: int, b: int) -> list[tuple[str, Any]]:
+        """:meth:`_split_vote_probe` with these roles: the steps, or [] where one is not offered
+        or the run does not end with V following Y in the epoch it voted for X."""
+        nodes = {n: state.node(n) for n in (x, y, v, a, b)}
+        if any(isinstance(n.role, Down) for n in nodes.values()) \
+                or any(isinstance(nodes[n].role, Leader | Candidate | Prospective) for n in (x, y)) \
+                or nodes[x].epoch != nodes[y].epoch or nodes[v].epoch > nodes[x].epoch \
+                or not log_up_to_date(nodes[x].last_epoch, nodes[x].end_offset,
+                                      nodes[v].last_epoch, nodes[v].end_offset) \
+                or not all(log_up_to_date(nodes[y].last_epoch, nodes[y].end_offset,
+                                          nodes[o].last_epoch, nodes[o].end_offset) for o in (a, b)):
+            return []
+        run = _Script(self, [], state)
+        pre_vote = self.config["pre_vote"]
+
+        def lose(keep: Callable[[Any], bool]) -> bool:
+            # every copy of each message in flight that ``keep`` does not keep is lost
+            for m in sorted(run.s.network.distinct(), key=repr):
+                if not keep(m):
+                    for _ in range(run.s.network.count(m)):
+                        if not run.take("network", Drop(m)):
+                            return False
+            return True
+
+        def deliver(kind: type, src: int, dst: int, pre: bool = False) -> bool:
+            m = next((m for m in sorted(run.s.network.distinct(), key=repr)
+                      if isinstance(m, kind) and (m.src, m.dst) == (src, dst)
+                      and getattr(m, "pre_vote", False) == pre), None)
+            return m is not None and run.take("deliver", Deliver(m))
+
+        def stand(c: int) -> bool:
+            for timer in (FetchTimeout(), ElectionTimeout()):
+                after = self._offered(run.s, "timer", Fire(c, timer))
+                if after is not None and isinstance(after.node(c).role, Prospective if pre_vote else Candidate):
+                    run.script.append(("timer", Fire(c, timer)))
+                    run.s = after
+                    return True
+            return False
+
+        def round_to(c: int, to: tuple[int, ...], pre: bool) -> bool:
+            # ``c``'s (pre-)vote requests to ``to`` delivered, the others lost
+            return (lose(lambda m: not (isinstance(m, VoteRequest) and m.src == c and m.pre_vote == pre
+                                        and m.dst not in to))
+                    and all(deliver(VoteRequest, c, t, pre) for t in to))
+
+        def answers(c: int, frm: tuple[int, ...], pre: bool) -> bool:
+            return all(deliver(VoteResponse, f, c, pre) for f in frm)
+
+        if not (lose(lambda m: False) and stand(x)):
+            return []
+        if pre_vote:
+            if not (round_to(x, (v, a), True) and stand(y) and round_to(y, (a, b), True)
+                    and answers(x, (v, a), True)):
+                return []
+        if not (isinstance(run.s.node(x).role, Candidate) and round_to(x, (v,), False) and answers(x, (v,), False)):
+            return []
+        epoch = run.s.node(x).epoch
+        if pre_vote:
+            if not answers(y, (a, b), True):
+                return []
+        elif not stand(y):
+            return []
+        voted = run.s.node(v).role
+        if not (isinstance(voted, Voted) and voted.voted_for == x and run.s.node(y).epoch == epoch
+                and isinstance(run.s.node(y).role, Candidate)):
+            return []
+        if not (round_to(y, (a, b), False) and answers(y, (a, b), False)
+                and isinstance(run.s.node(y).role, Leader) and deliver(BeginQuorumEpochRequest, y, v)):
+            return []
+        follows = run.s.node(v).role
+        return run.script if isinstance(follows, Follower) and follows.leader == y and follows.epoch == epoch else []
+
+    def _held_fetch_probe(self, state: Raft) -> list[tuple[str, Any]]:
+        """RAFT-DRIVE-HELD-FETCH (after a start path, :meth:`_chained_probe_tail`; kip-996, with
+        faults): the first voter L is elected where no voter leads and its BeginQuorumEpoch
+        notices delivered; then macros.HeldFetch for the last voter F (RAFT-DRIVE-STALE-ANSWER):
+        F's fetch answer is held while L resigns and wins the next epoch, whose BeginQuorumEpoch
+        F follows, and then arrives (an older epoch's answer: it changes nothing,
+        RAFT-RULE-STALE-EPOCH); last another voter asks F for a well-formed pre-vote of F's
+        epoch whose claimed log is up to date (RAFT-DRIVE-WELL-FORMED, category ``inject``). F
+        has not fetched from L in its epoch, so it grants (RAFT-KIP996-PRE-VOTE-GRANT). The
+        macro in the late-copy rotation (RAFT-DRIVE-LATE-COPY) was reached by no guided run
+        since session 22, so a follower that marks itself fetched on the older answer
+        (catalogue ``raft-stale-answer-marks-fetched``) escaped the default budget. All or
+        nothing; each step only where the driver offers it."""
+        if not (self.config["pre_vote"] and self.config["faults"]):
+            return []
+        elected = self._elect_first(state)
+        if elected is None:
+            return []
+        run = _Script(self, *elected)
+        f = max(self.model.voter_ids)
+        if not run.take(PROBE, macros.HeldFetch(f)):
+            return []
+        node = run.s.node(f)
+        if not (isinstance(node.role, Follower) and not node.role.fetched):
+            return []
+        for vote in well_formed_votes(run.s, node):
+            if vote.pre_vote and vote.epoch == node.epoch and vote.src != node.role.leader \
+                    and log_up_to_date(vote.last_epoch, vote.end_offset, node.last_epoch, node.end_offset) \
+                    and run.take("inject", Inject(vote)):
+                return run.script
+        return []
 
     def _check_quorum_observer_probe(self, state: Raft) -> list[tuple[str, Any]]:
         """RAFT-DRIVE-CHECK-QUORUM-OBSERVER (after a start path, :meth:`_chained_probe_tail`;

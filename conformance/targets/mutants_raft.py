@@ -496,11 +496,12 @@ RAFT_MUTANTS += (  # appended as one block (session 14)
      False, "guided run 144 at seeds 0 and 1, with macros.AbandonRound off too (a guide-graph path of the "
      "four-voter kip-996 shape): not AbandonRound's alone; kept out of the CI run (cost)"),
     ("raft-stale-answer-marks-fetched", StaleAnswerMarksFetched, "a state flag set before the epoch check (KIP-996)",
-     False, "macros.HeldFetch's (RAFT-DRIVE-STALE-ANSWER, in the late-copy rotation): was guided run 88 at "
-     "seed 0; since the guided paths changed (sessions 22-24) no guided run takes HeldFetch and it escapes the "
-     "default budget with the probe on (session 25: none of the 150 guided runs of main or of session 25 "
-     "diverges, offline replay; conforms, 324 runs, at seed 0; session 24: 324 and 337 runs at seeds 0 and 1); "
-     "kept out of the CI run"),
+     True, "macros.HeldFetch's (RAFT-DRIVE-STALE-ANSWER), since session 26 RAFT-DRIVE-HELD-FETCH's (the macro and a "
+     "pre-vote chained after a start path): guided run 35 at the default budget (every seed: a guided run; the "
+     "three-voter kip-996 shape with faults, after RAFT-DRIVE-SNAPSHOT-LAG; with it off, conforms at seed 0, "
+     "324 runs). Was guided run 88 at seed 0; after "
+     "the guided paths changed (sessions 22-24) no guided run took HeldFetch and it escaped the default budget "
+     "(session 25: none of the 150 guided runs diverged; conforms, 324 runs, at seed 0)"),
     ("raft-resigned-never-resends-end-epoch", ResignedNeverResendsEndEpoch, "a request sent once, never retried",
      True, "macros.Retry's (RAFT-DRIVE-RESEND): guided run 1 at seeds 0 and 1, escapes the default budget at "
      "seed 0 with the probe off (bench/probe_mutants.py)"),
@@ -1209,4 +1210,36 @@ RAFT_MUTANTS += (  # session 24, raftfix
      "a pre-vote compared with the receiver's committed prefix", True,
      "RAFT-DRIVE-PRE-VOTE-UNCOMMITTED's (after a start path): a prospective with an uncommitted record asked for a "
      "pre-vote ending at its high watermark"),
+)
+
+
+# ---- session 26, raftsplit: red team raft_scratch17's voted-follows-only-its-candidate
+
+
+class VotedIgnoresOtherLeader(RaftReplica):
+    """A voter that voted for candidate X in epoch e ignores the leader a BeginQuorumEpoch of e
+    from any other replica names (a port that guards the voted state's move to follower with
+    ``leaderId == votedId``): it answers with its epoch and no leader and stays voted until its
+    election timer fires. RAFT-RULE-BEGIN-EPOCH: a replica that knows no leader in the request's
+    epoch follows its sender, whoever it voted for. RAFT-DRIVE-SPLIT-VOTE (after a start path,
+    five voters) has Y win e without V, which voted for X, then delivers Y's BeginQuorumEpoch to
+    V. (Session 26's first version sent no answer at all: random run 271 caught that at seed 0
+    with the probe off.)"""
+
+    def on_BeginQuorumEpochRequest(self, req: dict[str, Any]) -> None:
+        if (self.role == "voted" and req["epoch"] == self.epoch and self.voted_for is not None
+                and req["src"] not in (self.id, self.voted_for) and self.leader is None):
+            if self.refuse_epoch_request(req):
+                return
+            self.send("BeginQuorumEpochResponse", req["src"], epoch=self.epoch, leader=None, error="NONE")
+            return
+        super().on_BeginQuorumEpochRequest(req)
+
+
+RAFT_MUTANTS += (  # session 26, raftsplit
+    ("raft-voted-ignores-other-leader", VotedIgnoresOtherLeader,
+     "a request from the wrong sender taken as stale", True,
+     "RAFT-DRIVE-SPLIT-VOTE's (after a start path, five voters): a voter that voted for one candidate meets the "
+     "BeginQuorumEpoch of another that won the epoch; guided run 116 (every seed), conforms at seed 0 (324 runs) "
+     "with the probe off (bench/probe_mutants.py)"),
 )

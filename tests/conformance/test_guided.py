@@ -571,7 +571,9 @@ def test_missed_election_steps_end_a_start_path_and_catch_their_mutant() -> None
     probe = next(p for p in driver.start_probes() if p.id == "RAFT-DRIVE-REFOLLOW-PRE-VOTE")
     path = _start_path(driver, probe)
     alone = driver._refollow_pre_vote_probe(driver.init_state())
-    tail = driver._missed_election_tail(driver.init_state(), alone)
+    end = driver._replay(driver.init_state(), alone)
+    assert end is not None
+    tail = driver._missed_election_tail(end)
     assert tail and alone + tail == probe.script(driver.init_state())
     assert guide.offered(driver, path) and isinstance(path[-1][1].message, EndQuorumEpochRequest)
     state, cells = driver.init_state(), set()
@@ -592,11 +594,16 @@ CHAINED = (("RAFT-DRIVE-HELD-BEGIN-ANSWER", "_held_begin_answer_probe", "raft-st
            ("RAFT-DRIVE-CHECK-QUORUM-OBSERVER", "_check_quorum_observer_probe", "raft-observer-fetch-renews-period",
             "outputs.EndQuorumEpochRequest"),
            ("RAFT-DRIVE-PRE-VOTE-UNCOMMITTED", "_pre_vote_uncommitted_probe",
-            "raft-pre-vote-end-against-high-watermark", "outputs.VoteResponse"))
+            "raft-pre-vote-end-against-high-watermark", "outputs.VoteResponse"),
+           # session 26: a split vote (five voters), a held fetch answer then a pre-vote (kip-996)
+           ("RAFT-DRIVE-SPLIT-VOTE", "_split_vote_probe", "raft-voted-ignores-other-leader",
+            "outputs.BeginQuorumEpochResponse|HandleLeaderChange|PersistElection"),
+           ("RAFT-DRIVE-HELD-FETCH", "_held_fetch_probe", "raft-stale-answer-marks-fetched", "outputs.VoteResponse"))
 
 
 def test_chained_probes_end_start_paths_and_catch_their_mutants() -> None:
-    # RAFT-DRIVE-HELD-BEGIN-ANSWER, -CHECK-QUORUM-OBSERVER, -PRE-VOTE-UNCOMMITTED (session 25): no
+    # RAFT-DRIVE-HELD-BEGIN-ANSWER, -CHECK-QUORUM-OBSERVER, -PRE-VOTE-UNCOMMITTED (session 25),
+    # -SPLIT-VOTE, -HELD-FETCH (session 26): no
     # start path of their own (session 24's cut the last planned guided paths, and three catalogue
     # catches with them): at every reference shape the start probes are the same, and each start
     # path is the one without them with steps appended, the first of the three scripts that fits
