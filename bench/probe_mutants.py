@@ -58,6 +58,8 @@ PROBE_MUTANTS: list[tuple[str, str]] = [
     ("RAFT-DRIVE-SPLIT-VOTE", "raft-voted-ignores-other-leader"),
     # and HeldFetch's mutant, which no guided run caught since session 22 (the macro chained)
     ("RAFT-DRIVE-HELD-FETCH", "raft-stale-answer-marks-fetched"),
+    # session 26 (refetch): after red team raft_scratch18's snapshot-fetch-survives-role-change
+    ("RAFT-DRIVE-REFETCH", "raft-snapshot-id-kept-across-roles"),
 ]
 # written for a probe, caught by it first, not its alone (session 14, docs/performance.md)
 NOT_ALONE: list[tuple[str, str]] = [

@@ -979,9 +979,37 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
             # election's steps
             end = self._replay(state, steps)
             missed = self._missed_election_tail(end) if end is not None else []
-            end = self._replay(end, missed) if end is not None else None
-            return [*steps, *missed, *(self._chained_probe_tail(end) if end is not None else [])]
+            moved = self._replay(end, missed) if end is not None else None
+            chained = self._chained_probe_tail(moved) if moved is not None else []
+            last = self._replay(moved, chained) if moved is not None else None
+            refetch = (self._refetch_tail(end, moved, last)
+                       if end is not None and moved is not None and last is not None else [])
+            return [*steps, *missed, *chained, *refetch]
         return StartProbe(probe.id, script)
+
+    def _refetch_tail(self, before: Raft, moved: Raft, last: Raft) -> list[tuple[str, Any]]:
+        """RAFT-DRIVE-REFETCH (session 26), last on the paths :meth:`_with_missed_election`
+        builds: each voter the missed-election tail moved (its role or epoch differs between
+        ``before`` and ``moved``, where those steps start and end) and that is a follower in
+        ``last``, where the chained tail leaves the run, fetches once from its leader
+        (macros.RoundTrip, where the driver offers it). Every tail ended before a moved replica's
+        next fetch, and the first fetch after a role change is what shows follower state wrongly
+        carried across the transition (red team ``raft_scratch18:snapshot-fetch-survives-role-
+        change``: a pending snapshot id kept past a role change escaped seeds 0 and 1)."""
+        out: list[tuple[str, Any]] = []
+        s = last
+        for f in sorted(self.model.voter_ids):
+            was, now = before.node(f), moved.node(f)
+            role = s.node(f).role
+            if ((type(was.role), was.epoch) == (type(now.role), now.epoch)
+                    or not isinstance(role, Follower) or role.leader is None):
+                continue
+            trip = macros.RoundTrip(f)
+            after = self._offered(s, "round_trip", trip)
+            if after is not None:
+                out.append(("round_trip", trip))
+                s = after
+        return out
 
     def _replay(self, state: Raft, steps: list[tuple[str, Any]]) -> Raft | None:
         """The state ``steps`` leave from ``state`` (each step through :meth:`resolve`), or None

@@ -1243,3 +1243,34 @@ RAFT_MUTANTS += (  # session 26, raftsplit
      "BeginQuorumEpoch of another that won the epoch; guided run 116 (every seed), conforms at seed 0 (324 runs) "
      "with the probe off (bench/probe_mutants.py)"),
 )
+
+
+# ---- session 26, refetch: red team raft_scratch18's snapshot-fetch-survives-role-change
+
+
+class SnapshotIdKeptAcrossRoles(RaftReplica):
+    """A follower told by its leader to fetch a snapshot keeps that id past its role changes (a
+    port that holds the download in progress on the client instead of on ``FollowerState``):
+    once it follows a leader again, its next fetch is a FetchSnapshot for the old id.
+    RAFT-RULE-FETCH-DUE, RAFT-RULE-FETCH-SNAPSHOT-ID: each role state starts without one, and a
+    new follower fetches records first. RAFT-DRIVE-REFETCH (after RAFT-DRIVE-MISSED-ELECTION's
+    tail) has the voter that tail moved fetch once more; RAFT-DRIVE-SNAPSHOT-TABLE leaves that
+    voter holding the id."""
+
+    def _reset_role_state(self) -> None:
+        pending = self.fetching_snapshot
+        super()._reset_role_state()
+        self.fetching_snapshot = pending
+
+    def on_Crash(self, inp: dict[str, Any]) -> None:
+        super().on_Crash(inp)
+        self.fetching_snapshot = None  # the process's memory goes with it
+
+
+RAFT_MUTANTS += (  # session 26, refetch
+    ("raft-snapshot-id-kept-across-roles", SnapshotIdKeptAcrossRoles,
+     "role state carried across a transition", True,
+     "RAFT-DRIVE-REFETCH's (after RAFT-DRIVE-MISSED-ELECTION's tail): the voter that tail moved, left holding a "
+     "snapshot id by RAFT-DRIVE-SNAPSHOT-TABLE, fetches once more; guided run 8 (every seed), conforms at seed 0 "
+     "(324 runs) with the probe off (bench/probe_mutants.py)"),
+)

@@ -568,6 +568,7 @@ def test_missed_election_steps_end_a_start_path_and_catch_their_mutant() -> None
     config = next(c for c in RAFT_CONFIGS if c["voters"] == 3 and c["pre_vote"] and not c["faults"]
                   and not c["observers"])
     driver = spec.driver(config)
+    driver._refetch_tail = lambda *_: []  # (RAFT-DRIVE-REFETCH's round trip after it: its own test)
     probe = next(p for p in driver.start_probes() if p.id == "RAFT-DRIVE-REFOLLOW-PRE-VOTE")
     path = _start_path(driver, probe)
     alone = driver._refollow_pre_vote_probe(driver.init_state())
@@ -615,6 +616,8 @@ def test_chained_probes_end_start_paths_and_catch_their_mutants() -> None:
     for config in [{**c, **target.model_config} for c in RAFT_CONFIGS]:
         driver, plain = spec.driver(config), spec.driver(config)
         plain._chained_probe_tail = lambda *_: []
+        # (RAFT-DRIVE-REFETCH's steps come last, after these: off on both, its own test below)
+        driver._refetch_tail = plain._refetch_tail = lambda *_: []
         ids = [p.id for p in driver.start_probes()]
         assert ids == [p.id for p in plain.start_probes()] and not {c[0] for c in CHAINED} & set(ids), config
         graph = guide.graph_for(driver)
@@ -644,3 +647,34 @@ def test_chained_probes_end_start_paths_and_catch_their_mutants() -> None:
             assert found.finding.field == field, (probe, found.finding)
         finally:
             session.close()
+
+
+def test_refetch_ends_start_paths_and_catches_its_mutant() -> None:
+    # RAFT-DRIVE-REFETCH (session 26): last on the start paths, after the missed-election tail and
+    # the chained scripts, each voter that tail moved and that follows a leader fetches once more
+    # (macros.RoundTrip). The start paths are the same, each the one without it with round trips
+    # appended; the reference conforms on every lengthened path, and the mutant that keeps a
+    # snapshot id across role changes diverges on one (a FetchSnapshot where a Fetch is due) and
+    # not on that path without the round trips.
+    spec = PROTOCOLS["raft"]()
+    target = reference_target("raft")
+    mutant = CATALOGUE["raft-snapshot-id-kept-across-roles"].target
+    lengthened = 0
+    caught: list[Any] = []
+    for config in [{**c, **target.model_config} for c in RAFT_CONFIGS]:
+        driver, plain = spec.driver(config), spec.driver(config)
+        plain._refetch_tail = lambda *_: []
+        graph = guide.graph_for(driver)
+        paths, shorter = guide.start_paths(driver, graph), guide.start_paths(plain, graph)
+        assert len(paths) == len(shorter), config
+        for path, alone in zip(paths, shorter, strict=True):
+            assert path[:len(alone)] == alone, config
+            if len(path) == len(alone):
+                continue
+            lengthened += 1
+            assert all(c == "round_trip" and isinstance(a, macros.RoundTrip) for c, a in path[len(alone):]), config
+            assert guide.offered(driver, path) and not _diverges(spec, config, target, path), config
+            if not caught and _diverges(spec, config, mutant(), path):
+                caught = [config, alone]
+    assert lengthened and caught
+    assert not _diverges(spec, caught[0], mutant(), caught[1])
