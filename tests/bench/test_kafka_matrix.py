@@ -54,7 +54,8 @@ def test_named_divergence_rendered_and_unnamed_flagged(matrix, tmp_path: Path) -
     assert "x\\|y" in row_400  # a pipe in a detail does not break the table
     row_440 = next(ln for ln in text.splitlines() if ln.startswith("| 4.4.0 "))
     assert "**not catalogued**" in row_440
-    assert "not a clean verdict (error, timeout or a divergence not catalogued): 1. Accept runs: 1; not conforming: 0." in text
+    assert ("not a clean verdict (error, timeout or a divergence not catalogued): 1. "
+            "Accept runs: 1; not conforming: 0.") in text
     doc = tmp_path / "matrix.md"
     doc.write_text("# m\n", encoding="utf-8")
     matrix.write_section("share", text, doc)
