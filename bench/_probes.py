@@ -203,7 +203,6 @@ _SWITCHES: dict[str, dict[str, tuple[Any, str, Any]]] = {
         "SHARE-DRIVE-COUNT-AT-UNKNOWN-START": (ShareDriver, "_count_unknown_start_parts", _none),
         "SHARE-DRIVE-INNER-LOSER": (ShareDriver, "_inner_loser_parts", _none),
         "SHARE-DRIVE-ZERO-DELIVERY-COUNT": (ShareDriver, "_zero_count_parts", _none),
-        "SHARE-DRIVE-TERMINAL-TIE": (ShareDriver, "_terminal_tie_parts", _none),
     },
     # streams (session 23): the guided paths' end probes (StreamsDriver.probes); the in-flight
     # sub-topology is offered in category ``topology`` too, so its switch disables the step itself

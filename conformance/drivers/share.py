@@ -47,7 +47,7 @@ from kspec.conformance.harness import JSON
 from kspec.model.core.codec import encode
 from kspec.model.core.protocol import first_violated
 from kspec.model.share.combiner import coalesce, per_offset
-from kspec.model.share.records import ACKNOWLEDGED, ARCHIVED, AVAILABLE, NOT_SET, ShareSnapshot, ShareUpdate, StateBatch
+from kspec.model.share.records import ACKNOWLEDGED, AVAILABLE, NOT_SET, ShareSnapshot, ShareUpdate, StateBatch
 from kspec.model.share.shard import FENCED_STATE_EPOCH, NONE, observe, step_with
 from kspec.model.share.system import (
     DOOMED,
@@ -246,14 +246,13 @@ class PathEndProbe:
 
 # The category of the path-end-only composites (PathEndProbe): no lockstep rule, not in the graph.
 PATH_END = "path_end"
-# SHARE-DRIVE-COUNT-AT-UNKNOWN-START, SHARE-DRIVE-INNER-LOSER, SHARE-DRIVE-ZERO-DELIVERY-COUNT,
-# SHARE-DRIVE-TERMINAL-TIE: the path-end probes that are PathEndProbe composites, in the order a
-# path's end sends them, with the categories of their parts.
+# SHARE-DRIVE-COUNT-AT-UNKNOWN-START, SHARE-DRIVE-INNER-LOSER, SHARE-DRIVE-ZERO-DELIVERY-COUNT: the
+# path-end probes that are PathEndProbe composites, in the order a path's end sends them, with the
+# categories of their parts.
 PATH_END_NEEDS: dict[str, tuple[str, ...]] = {
     "SHARE-DRIVE-COUNT-AT-UNKNOWN-START": ("initialize", "counts"),
     "SHARE-DRIVE-INNER-LOSER": ("initialize", "read", "batches", "failover"),
     "SHARE-DRIVE-ZERO-DELIVERY-COUNT": ("initialize", "read", "batches"),
-    "SHARE-DRIVE-TERMINAL-TIE": ("initialize", "read", "batches"),
 }
 PATH_END_PROBES = tuple(PATH_END_NEEDS)
 # The records a PathEndProbe may add past the model's bound (``ShareDriver._path_end_next``).
@@ -263,7 +262,6 @@ PATH_END_LABELS: dict[str, str] = {
                                           "counts 1 then 0",
     "SHARE-DRIVE-INNER-LOSER": "the leader writes [0,3] ACKNOWLEDGED x2, then [1,2] AVAILABLE x1 inside it",
     "SHARE-DRIVE-ZERO-DELIVERY-COUNT": "the leader writes a free offset AVAILABLE with delivery count 0",
-    "SHARE-DRIVE-TERMINAL-TIE": "the leader writes a free offset ACKNOWLEDGED x1, then ARCHIVED x1",
 }
 
 # The composite steps: each is several model actions sent as their own inputs, one step of the guide.
@@ -655,8 +653,6 @@ class ShareDriver(Driver[ShareSystem]):
             return self._inner_loser_parts(state)
         if name == "SHARE-DRIVE-ZERO-DELIVERY-COUNT":
             return self._zero_count_parts(state)
-        if name == "SHARE-DRIVE-TERMINAL-TIE":
-            return self._terminal_tie_parts(state)
         return None
 
     def _count_unknown_start_parts(self, state: SysState) -> list[tuple[Action, SysState]] | None:
@@ -691,26 +687,32 @@ class ShareDriver(Driver[ShareSystem]):
 
     def _leader_prelude(self, state: SysState) -> list[list[Any]]:
         """The preludes of a path-end write of the key's leader: the key's state stored (its
-        initialize where it has none) and the leader's read; or (4.1+) an initialize again at
-        start offset 0 and the leader's read."""
-        def leader_read(a: Any) -> bool:
-            return isinstance(a, Read) and a.key == KEY and a.leader_epoch == state.leader_epoch
+        initialize where it has none), or (4.1+) initialized again at start offset 0, then the
+        current leader's read, or a read one epoch above it where that one is fenced (a path's
+        end may have raised the fence: SHARE-DRIVE-REINIT-BELOW-WRITE)."""
+        def reads(epoch: int) -> Any:
+            return lambda a: isinstance(a, Read) and a.key == KEY and a.leader_epoch == epoch
 
-        preludes: list[list[Any]] = [[*self._store_first(state, KEY), leader_read]]
+        stores: list[list[Any]] = [self._store_first(state, KEY)]
         if self.model.rules.initialize:
-            preludes.append([lambda a: isinstance(a, Initialize) and a.key == KEY and a.start_offset == 0
-                             and a.state_epoch >= state.group_state_epoch, leader_read])
-        return preludes
+            stores.append([lambda a: isinstance(a, Initialize) and a.key == KEY and a.start_offset == 0
+                           and a.state_epoch >= state.group_state_epoch])
+        return [[*store, reads(epoch)] for epoch in (state.leader_epoch, state.leader_epoch + 1) for store in stores]
 
     def _writes_after(self, state: SysState, prelude: list[Any],
                       writes: tuple[tuple[StateBatch, ...], ...]) -> list[tuple[Action, SysState]] | None:
-        """``prelude`` (``_chain``'s wants), then the leader's writes of ``writes`` with start
-        offset -1, each answered NONE (None: a part not enabled or out of bounds)."""
+        """``prelude`` (``_chain``'s wants, ending with a read answered NONE), then writes of
+        ``writes`` with start offset -1 by that reader at the stored state epoch, each answered
+        NONE (None: a part not enabled, refused or out of bounds)."""
         parts = self._chain(state, prelude, path_end=True)
-        if parts is None:
+        reader = parts[-1][0] if parts else None
+        if parts is None or parts[-1][1].last_error != NONE or not isinstance(reader, Read):
+            return None
+        stored = parts[-1][1].shard.offset(KEY)
+        if stored is None:
             return None
         for batches in writes:
-            write = Write(state.leader_epoch, NOT_SET, batches)
+            write = Write(reader.leader_epoch, NOT_SET, batches, state_epoch=stored.state_epoch)
             after = self._path_end_next(parts[-1][1], write)
             if after is None or after.last_error != NONE:
                 return None
@@ -725,7 +727,7 @@ class ShareDriver(Driver[ShareSystem]):
         the stored run is left whole; then a fail-over where the bounds allow (None: not here)."""
         if not state.shard.active:
             return None
-        outer, inner = INNER_LOSER
+        outer = INNER_LOSER[0]
         for prelude in self._leader_prelude(state):
             parts = self._writes_after(state, prelude, INNER_LOSER)
             if parts is None:
@@ -760,30 +762,6 @@ class ShareDriver(Driver[ShareSystem]):
                 continue
             after = parts[-1][1].shard.offset(KEY)
             if after is not None and per_offset(after.state_batches).get(free) == (AVAILABLE, 0):
-                return parts
-        return None
-
-    def _terminal_tie_parts(self, state: SysState) -> list[tuple[Action, SysState]] | None:
-        """SHARE-DRIVE-TERMINAL-TIE: the key stored and read, the leader writes an offset past
-        every stored batch ACKNOWLEDGED x1, then the same offset ARCHIVED x1: at equal count the
-        higher state stays (SHARE-RULE-COMBINE-PRIORITY ranks ARCHIVED above ACKNOWLEDGED), so
-        the two terminal states are told apart (None: not here)."""
-        if not state.shard.active:
-            return None
-        for prelude in self._leader_prelude(state):
-            parts = self._chain(state, prelude, path_end=True)
-            if parts is None:
-                continue
-            stored = parts[-1][1].shard.offset(KEY)
-            if stored is None:
-                continue
-            free = max([self.model.offsets, stored.start_offset, *(b.last_offset for b in stored.state_batches)]) + 1
-            pair = ((StateBatch(free, free, ACKNOWLEDGED, 1),), (StateBatch(free, free, ARCHIVED, 1),))
-            parts = self._writes_after(state, prelude, pair)
-            if parts is None:
-                continue
-            after = parts[-1][1].shard.offset(KEY)
-            if after is not None and per_offset(after.state_batches).get(free) == (ARCHIVED, 1):
                 return parts
         return None
 
