@@ -55,6 +55,10 @@ PROBE_MUTANTS: list[tuple[str, str]] = [
     ("SHARE-DRIVE-SAME-FIRST-OFFSET", "share-write-batches-last-wins"),
     # session 24 (red team share_scratch15's delivery-count-as-int8 escaped seeds 0 and 1)
     ("SHARE-DRIVE-MAX-DELIVERY-COUNT", "share-delivery-count-int8"),
+    # session 26 (red team share_scratch16): the path-end-only composites (PathEndProbe)
+    ("SHARE-DRIVE-COUNT-AT-UNKNOWN-START", "share-unset-start-count-newest"),
+    ("SHARE-DRIVE-INNER-LOSER", "share-losing-inner-cuts-outer"),
+    ("SHARE-DRIVE-ZERO-DELIVERY-COUNT", "share-zero-delivery-count-dropped"),
 ]
 # written for a probe, caught by it first, not its alone (the catalogue's notes)
 NOT_ALONE: list[tuple[str, str]] = [

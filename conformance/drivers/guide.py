@@ -288,7 +288,8 @@ def with_probes(driver: Driver[Any], path: list[Step], k: int, skipped: frozense
     out = list(path)
     wanted = driver.probes(state, k)
     for category, action in wanted:
-        if category in skipped:
+        # a probe composite whose parts are of declined categories too (share's PathEndProbe.needs)
+        if category in skipped or skipped.intersection(getattr(action, "needs", ())):
             continue
         after = driver.resolve(state, action)
         if after is not None:

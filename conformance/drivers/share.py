@@ -56,6 +56,7 @@ from kspec.model.share.system import (
     MAX_DELIVERY_COUNT,
     MAX_EPOCH,
     OTHER_GROUP,
+    OTHER_PARTITION,
     ROUTE_KEYS,
     Action,
     Delete,
@@ -224,14 +225,58 @@ class StateEpochAcrossDelete:
     Each part is the model's own action sent as its own input; one step."""
 
 
+@dataclass(frozen=True, slots=True)
+class PathEndProbe:
+    """Composite step of category PATH_END (session 26): several model actions, some of them
+    requests no candidate holds, that only a guided path's end sends (``ShareDriver.probes``):
+    ``name`` is one of PATH_END_PROBES. PATH_END is no lockstep rule (not in
+    ``ShareDriver.categories``: the random runs never draw it) and the guide's graph leaves it
+    out (``ShareDriver.unguided``), so neither the graph's states nor the random draws move;
+    it is offered as a candidate all the same, because a run, guided or replayed (the
+    minimiser), takes only what the driver offers in a category (as raft's RAFT-DRIVE-PROBE).
+    ``needs``: the categories of its parts, so a target that declines one never gets it
+    (``guide.with_probes``)."""
+
+    name: str
+
+    @property
+    def needs(self) -> tuple[str, ...]:
+        return PATH_END_NEEDS[self.name]
+
+
+# The category of the path-end-only composites (PathEndProbe): no lockstep rule, not in the graph.
+PATH_END = "path_end"
+# SHARE-DRIVE-COUNT-AT-UNKNOWN-START, SHARE-DRIVE-INNER-LOSER, SHARE-DRIVE-ZERO-DELIVERY-COUNT: the
+# path-end probes that are PathEndProbe composites, in the order a path's end sends them, with the
+# categories of their parts.
+PATH_END_NEEDS: dict[str, tuple[str, ...]] = {
+    "SHARE-DRIVE-COUNT-AT-UNKNOWN-START": ("initialize", "counts"),
+    "SHARE-DRIVE-INNER-LOSER": ("initialize", "read", "batches", "failover"),
+    "SHARE-DRIVE-ZERO-DELIVERY-COUNT": ("initialize", "read", "batches"),
+}
+PATH_END_PROBES = tuple(PATH_END_NEEDS)
+# The records a PathEndProbe may add past the model's bound (``ShareDriver._path_end_next``).
+PATH_END_RECORDS = 12
+PATH_END_LABELS: dict[str, str] = {
+    "SHARE-DRIVE-COUNT-AT-UNKNOWN-START": "g:T:1 initialized at start offset -1, writes at start offset -1 with "
+                                          "counts 1 then 0",
+    "SHARE-DRIVE-INNER-LOSER": "the leader writes [0,3] ACKNOWLEDGED x2, then [1,2] AVAILABLE x1 inside it",
+    "SHARE-DRIVE-ZERO-DELIVERY-COUNT": "the leader writes a free offset AVAILABLE with delivery count 0",
+}
+
 # The composite steps: each is several model actions sent as their own inputs, one step of the guide.
 COMPOSITES = (ReloadWithoutTopic, StaleReadWithoutTopic, ReinitPruneReload, CutReload, DeleteThenRead,
-              ReinitAtCountedStart, FencesAcrossDelete, InnerBatchSplit, ReinitBelowStored, StateEpochAcrossDelete)
+              ReinitAtCountedStart, FencesAcrossDelete, InnerBatchSplit, ReinitBelowStored, StateEpochAcrossDelete,
+              PathEndProbe)
 
 # SHARE-DRIVE-INNER-BATCH: a stored range of four offsets, then a write strictly inside it with a
 # higher (count, state) (:class:`InnerBatchSplit`).
 INNER_SPLIT: tuple[tuple[StateBatch, ...], ...] = ((StateBatch(0, 3, AVAILABLE, 1),),
                                                    (StateBatch(1, 2, ACKNOWLEDGED, 2),))
+# SHARE-DRIVE-INNER-LOSER: its mirror, a stored range of four offsets, then a write strictly
+# inside it with a lower (count, state): the stored range stays whole.
+INNER_LOSER: tuple[tuple[StateBatch, ...], ...] = ((StateBatch(0, 3, ACKNOWLEDGED, 2),),
+                                                   (StateBatch(1, 2, AVAILABLE, 1),))
 
 BOUNDS: dict[str, int] = {"offsets": 2, "max_records": 10, "max_leader_epoch": 2, "max_state_epoch": 2,
                           "max_failovers": 2, "probes": True}
@@ -289,6 +334,8 @@ class ShareDriver(Driver[ShareSystem]):
 
     categories = ("write", "read", "elect", "initialize", "failover", "epochs", "delete", "summary", "keys",
                   "batches", "reorder", "counts", "image", "routing")
+    # PATH_END (PathEndProbe) is sent only at a guided path's end: not a rule, not in the graph.
+    unguided = (PATH_END,)
 
     def candidates(self, state: SysState) -> list[tuple[str, Any]]:
         out = self.candidates_single(state)
@@ -321,6 +368,10 @@ class ShareDriver(Driver[ShareSystem]):
             out.append(("initialize", ReinitBelowStored()))
         if self.model.probes and self._state_delete_parts(state) is not None:
             out.append(("delete", StateEpochAcrossDelete()))
+        if self.model.probes:
+            # Offered unresolved (resolved only when a path's end takes it): category PATH_END is
+            # neither drawn by the random runs nor in the guide's graph.
+            out += [(PATH_END, PathEndProbe(name)) for name in PATH_END_PROBES]
         if not self.routes:
             out = [(category, action) for category, action in out if category != "routing"]
         return out
@@ -352,7 +403,26 @@ class ShareDriver(Driver[ShareSystem]):
         maxed = self.max_count_probes(s)
         for _, action in maxed:
             s = self.resolve(s, action) or s
-        return [*out, *below, *reinit, *maxed, *self.stale_initialize_probes(s)]
+        stale = self.stale_initialize_probes(s)
+        for _, action in stale:
+            s = self.resolve(s, action) or s
+        return [*out, *below, *reinit, *maxed, *stale, *self.path_end_probes(s)]
+
+    def path_end_probes(self, state: SysState) -> list[tuple[str, Any]]:
+        """The PathEndProbe composites (PATH_END_PROBES, session 26), each where the model enables
+        it after the ones before (``_path_end_parts``): requests no candidate holds, sent only at
+        a guided path's end, so neither the guide's graph nor the random draws move. Red team
+        session 26 (``share_scratch16``) found each escape "not reached": no driver run sent
+        it (R26-blindshare)."""
+        out: list[tuple[str, Any]] = []
+        s = state
+        for name in PATH_END_PROBES:
+            probe = PathEndProbe(name)
+            after = self.resolve(s, probe)
+            if after is not None:
+                out.append((PATH_END, probe))
+                s = after
+        return out
 
     def stale_initialize_probes(self, state: SysState) -> list[tuple[str, Any]]:
         """SHARE-DRIVE-STALE-INITIALIZE-WITHOUT-TOPIC at a guided path's end: ``g:U:0``'s state
@@ -562,6 +632,137 @@ class ShareDriver(Driver[ShareSystem]):
             return self._reinit_below_parts(state)
         if isinstance(action, StateEpochAcrossDelete):
             return self._state_delete_parts(state)
+        if isinstance(action, PathEndProbe):
+            return self._path_end_parts(state, action.name)
+        return None
+
+    def _path_end_next(self, state: SysState, action: Action) -> SysState | None:
+        """The state after one part of a PathEndProbe (None: not enabled). Its records may pass
+        the model's bound by PATH_END_RECORDS: that bound keeps the guide's graph finite, and a
+        path-end probe is no edge of it (the path's end has mostly spent the records)."""
+        after = self.model.next_state(state, action)
+        if after is None or len(after.log) >= self.model.max_records + PATH_END_RECORDS:
+            return None
+        return after
+
+    def _path_end_parts(self, state: SysState, name: str) -> list[tuple[Action, SysState]] | None:
+        """The model actions of the path-end probe ``name`` (a PathEndProbe) from ``state``."""
+        if name == "SHARE-DRIVE-COUNT-AT-UNKNOWN-START":
+            return self._count_unknown_start_parts(state)
+        if name == "SHARE-DRIVE-INNER-LOSER":
+            return self._inner_loser_parts(state)
+        if name == "SHARE-DRIVE-ZERO-DELIVERY-COUNT":
+            return self._zero_count_parts(state)
+        return None
+
+    def _count_unknown_start_parts(self, state: SysState) -> list[tuple[Action, SysState]] | None:
+        """SHARE-DRIVE-COUNT-AT-UNKNOWN-START (4.2+): ``g:T:1`` initialized with start offset -1
+        where it is not stored so (the ``initialize`` candidate), then writes to it with start
+        offset -1 and count 1, then 0, both answered NONE: start offsets -1 and -1 are equal, so
+        the higher count stays (SHARE-RULE-WRITE-COUNT): 1, then 1 again (None: not here)."""
+        rules = self.model.rules
+        if not rules.delivery_complete_count or not rules.initialize or not state.shard.active:
+            return None
+        stored = state.shard.offset(OTHER_PARTITION)
+        wants: list[Any] = [] if stored is not None and stored.start_offset == NOT_SET else [
+            lambda a: isinstance(a, Initialize) and a.key == OTHER_PARTITION and a.start_offset == NOT_SET
+            and a.state_epoch >= 0]
+        parts = self._chain(state, wants, path_end=True)
+        if parts is None or (parts and parts[-1][1].last_error != NONE):
+            return None
+        s = parts[-1][1] if parts else state
+        current = s.shard.offset(OTHER_PARTITION)
+        if current is None or current.start_offset != NOT_SET:
+            return None
+        batches = self.model.menu[-1][1]
+        for count in (1, 0):
+            write = Write(max(current.leader_epoch, 0), NOT_SET, batches, state_epoch=current.state_epoch,
+                          key=OTHER_PARTITION, delivery_complete_count=count)
+            after = self._path_end_next(s, write)
+            if after is None or after.last_error != NONE:
+                return None
+            parts.append((write, after))
+            s = after
+        return parts
+
+    def _leader_prelude(self, state: SysState) -> list[list[Any]]:
+        """The preludes of a path-end write of the key's leader: the key's state stored (its
+        initialize where it has none), or (4.1+) initialized again at start offset 0, then the
+        current leader's read, or a read one epoch above it where that one is fenced (a path's
+        end may have raised the fence: SHARE-DRIVE-REINIT-BELOW-WRITE)."""
+        def reads(epoch: int) -> Any:
+            return lambda a: isinstance(a, Read) and a.key == KEY and a.leader_epoch == epoch
+
+        stores: list[list[Any]] = [self._store_first(state, KEY)]
+        if self.model.rules.initialize:
+            stores.append([lambda a: isinstance(a, Initialize) and a.key == KEY and a.start_offset == 0
+                           and a.state_epoch >= state.group_state_epoch])
+        return [[*store, reads(epoch)] for epoch in (state.leader_epoch, state.leader_epoch + 1) for store in stores]
+
+    def _writes_after(self, state: SysState, prelude: list[Any],
+                      writes: tuple[tuple[StateBatch, ...], ...]) -> list[tuple[Action, SysState]] | None:
+        """``prelude`` (``_chain``'s wants, ending with a read answered NONE), then writes of
+        ``writes`` with start offset -1 by that reader at the stored state epoch, each answered
+        NONE (None: a part not enabled, refused or out of bounds)."""
+        parts = self._chain(state, prelude, path_end=True)
+        reader = parts[-1][0] if parts else None
+        if parts is None or parts[-1][1].last_error != NONE or not isinstance(reader, Read):
+            return None
+        stored = parts[-1][1].shard.offset(KEY)
+        if stored is None:
+            return None
+        for batches in writes:
+            write = Write(reader.leader_epoch, NOT_SET, batches, state_epoch=stored.state_epoch)
+            after = self._path_end_next(parts[-1][1], write)
+            if after is None or after.last_error != NONE:
+                return None
+            parts.append((write, after))
+        return parts
+
+    def _inner_loser_parts(self, state: SysState) -> list[tuple[Action, SysState]] | None:
+        """SHARE-DRIVE-INNER-LOSER: :class:`InnerBatchSplit`'s mirror. The key stored and read
+        (initialized again at start offset 0 where the stored start offset would clip the
+        range), the leader writes ``[0,3]`` ACKNOWLEDGED x2, then ``[1,2]`` AVAILABLE x1 strictly
+        inside it: per offset the higher (count, state) stays (SHARE-RULE-COMBINE-PRIORITY), so
+        the stored run is left whole; then a fail-over where the bounds allow (None: not here)."""
+        if not state.shard.active:
+            return None
+        outer = INNER_LOSER[0]
+        for prelude in self._leader_prelude(state):
+            parts = self._writes_after(state, prelude, INNER_LOSER)
+            if parts is None:
+                continue
+            stored = parts[-1][1].shard.offset(KEY)
+            cells = per_offset(stored.state_batches) if stored is not None else {}
+            if all(cells.get(o) == (b.delivery_state, b.delivery_count) for b in outer
+                   for o in range(b.first_offset, b.last_offset + 1)):
+                failover = self._chain(parts[-1][1], [lambda a: isinstance(a, Unload), lambda a: isinstance(a, Load)
+                                                      and not isinstance(a, PrunedLoad)], path_end=True)
+                return parts + (failover or [])
+        return None
+
+    def _zero_count_parts(self, state: SysState) -> list[tuple[Action, SysState]] | None:
+        """SHARE-DRIVE-ZERO-DELIVERY-COUNT: the key stored and read, the leader writes one offset
+        no stored batch covers (past every stored one) AVAILABLE with delivery count 0 (a record
+        released with its count decremented): stored as written (SHARE-STATE-OFFSET); None: not
+        here."""
+        if not state.shard.active:
+            return None
+        for prelude in self._leader_prelude(state):
+            parts = self._chain(state, prelude, path_end=True)
+            if parts is None:
+                continue
+            stored = parts[-1][1].shard.offset(KEY)
+            if stored is None:
+                continue
+            free = max([self.model.offsets, stored.start_offset, *(b.last_offset for b in stored.state_batches)]) + 1
+            zero = (StateBatch(free, free, AVAILABLE, 0),)
+            parts = self._writes_after(state, prelude, (zero,))
+            if parts is None:
+                continue
+            after = parts[-1][1].shard.offset(KEY)
+            if after is not None and per_offset(after.state_batches).get(free) == (AVAILABLE, 0):
+                return parts
         return None
 
     def _count_below_parts(self, state: SysState) -> list[tuple[Action, SysState]] | None:
@@ -593,14 +794,15 @@ class ShareDriver(Driver[ShareSystem]):
                 return parts
         return None
 
-    def _chain(self, state: SysState, wants: list[Any]) -> list[tuple[Action, SysState]] | None:
+    def _chain(self, state: SysState, wants: list[Any], path_end: bool = False) -> list[tuple[Action, SysState]] | None:
         """The first enabled model action matching each of ``wants`` in turn, with the state after
-        each (None: a part not offered there, or out of bounds)."""
+        each (None: a part not offered there, or out of bounds; ``path_end``: the bounds of a
+        path-end probe, ``_path_end_next``)."""
         parts: list[tuple[Action, SysState]] = []
         s = state
         for wanted in wants:
             a = next((a for _, a in self.candidates_single(s) if wanted(a)), None)
-            after = None if a is None else self.resolve(s, a)
+            after = None if a is None else self._path_end_next(s, a) if path_end else self.resolve(s, a)
             if a is None or after is None:
                 return None
             parts.append((a, after))
@@ -815,7 +1017,7 @@ class ShareDriver(Driver[ShareSystem]):
         needs one (after an initialize, a write at a state epoch the leader has not read is
         fenced)."""
         for prelude in ([], [lambda a: isinstance(a, Read) and a.key == KEY and a.leader_epoch == state.leader_epoch]):
-            before = self._chain(state, prelude)
+            before = self._chain(state, prelude, path_end=True)
             if before is None:
                 continue
             s = before[-1][1] if before else state
@@ -842,7 +1044,7 @@ class ShareDriver(Driver[ShareSystem]):
                              and a.state_epoch >= state.group_state_epoch, leader_read])
         outer, inner = INNER_SPLIT
         for prelude in preludes:
-            parts = self._chain(state, prelude)
+            parts = self._chain(state, prelude, path_end=True)
             if parts is None:
                 continue
             for batches in (outer, inner):
@@ -939,6 +1141,8 @@ class ShareDriver(Driver[ShareSystem]):
         return [Event(0, encode(request), encode(outputs), obs)]
 
     def describe(self, action: Any) -> str:
+        if isinstance(action, PathEndProbe):
+            return PATH_END_LABELS[action.name]
         if isinstance(action, ReinitAtCountedStart):
             return ("the leader raises the count at the stored start offset and writes a lower one there, "
                     "the group coordinator initializes there again")

@@ -834,3 +834,74 @@ SHARE_MUTANTS = (
     *SHARE_MUTANTS,
     ("share-delivery-count-int8", DeliveryCountInt8, "a field narrowed to the width of its neighbour"),
 )
+
+
+class UnsetStartNewestCount(ShareShard):
+    """KIP-1226's count where the stored start offset and the write's are both -1 ("not being
+    written"): the write's count taken as the newest ("nothing was measured from a start offset
+    yet, so the latest word stands"), where the two start offsets are equal and the higher count
+    stays (SHARE-RULE-WRITE-COUNT: writes of one leader may arrive out of order). A slip beside
+    red team session 26's ``unset-start-count-short-circuit`` (the -1 case as an early exit that
+    keeps the stored count). Reached by SHARE-DRIVE-COUNT-AT-UNKNOWN-START only: no other write
+    sends a count with start offset -1 to a key stored with start offset -1."""
+
+    def write_count(self, current: dict[str, Any], start_offset: int, count: int) -> int:
+        if self.delivery_complete_count and start_offset == NOT_SET == current["start_offset"]:
+            return count
+        return super().write_count(current, start_offset, count)
+
+
+SHARE_MUTANTS = (
+    *SHARE_MUTANTS,
+    ("share-unset-start-count-newest", UnsetStartNewestCount,
+     "two sentinels taken for 'nothing measured' instead of equal values"),
+)
+
+
+class LosingInnerCutsOuter(ShareShard):
+    """The combiner's containment case (a batch strictly inside another) written for the winning
+    inner batch only: the outer batch is cut at ``inner.first - 1`` and the inner batch kept or
+    dropped by priority, but where the inner batch loses, the outer's remainder
+    ``[inner.first, outer.last]`` is never put back (SHARE-RULE-COMBINE-PRIORITY,
+    SHARE-INV-NO-LOSS). Red team session 26's ``losing-inner-batch-cuts-outer``. Reached by
+    SHARE-DRIVE-INNER-LOSER only: SHARE-DRIVE-INNER-BATCH's inner batch wins."""
+
+    @staticmethod
+    def combine(start_offset: int, current: list[list[int]], new: list[list[int]]) -> list[list[int]]:
+        items = sorted([*current, *new], key=lambda b: (b[0], -b[1]))
+        kept: list[list[int]] = []
+        for b in items:
+            for i, a in enumerate(kept):
+                if a[0] < b[0] and b[1] < a[1] and (b[3], b[2]) < (a[3], a[2]):
+                    kept[i] = [a[0], b[0] - 1, a[2], a[3]]
+                    break
+            else:
+                kept.append(b)
+        return combine(start_offset, [], kept)
+
+
+SHARE_MUTANTS = (
+    *SHARE_MUTANTS,
+    ("share-losing-inner-cuts-outer", LosingInnerCutsOuter,
+     "one branch of a case split written for the other outcome"),
+)
+
+
+class ZeroDeliveryCountDropped(ShareShard):
+    """A write's state batches with delivery count 0 dropped before they are combined ("never
+    delivered: nothing to persist"), where AVAILABLE with count 0 is a state a leader persists
+    (a record acquired and released before delivery, its count decremented back:
+    SHARE-STATE-OFFSET, SHARE-INV-NO-LOSS). Beside red team session 26's
+    ``zero-count-available-as-gap``. Reached by SHARE-DRIVE-ZERO-DELIVERY-COUNT only: every
+    other batch the driver writes has a count of 1 or more."""
+
+    def on_WriteRequest(self, key: Any, req: dict[str, Any]) -> tuple[list[Any], dict[str, Any]]:
+        batches = [b for b in req["state_batches"] if b["delivery_count"] != 0]
+        return super().on_WriteRequest(key, {**req, "state_batches": batches})
+
+
+SHARE_MUTANTS = (
+    *SHARE_MUTANTS,
+    ("share-zero-delivery-count-dropped", ZeroDeliveryCountDropped,
+     "a zero value read as 'absent'"),
+)
