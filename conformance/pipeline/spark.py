@@ -34,6 +34,12 @@ from kspec.conformance.pipeline.itf_replay import judge_itf, split_itf
 from kspec.conformance.pipeline.judge import Outcome
 from kspec.conformance.pipeline.reader import Limits, Split, plan_splits
 
+# The driver JVM schedules tasks and moves small summaries: it never runs hot code long enough
+# for C2 to pay back, and on a 2-core machine its JIT threads take CPU from the Python workers.
+# C1 only cut the JVM's CPU in a cold 1M-event run from 4.2 to 1.9 CPU-s (issue #22, session 27,
+# docs/performance.md). In local mode the executors are in this JVM too.
+DRIVER_JAVA_OPTIONS = "-XX:TieredStopAtLevel=1"
+
 MASTER_RE = re.compile(r"^(local(\[(\*|\d+)(,\d+)?\])?|local-cluster\[\d+,\d+,\d+\]|yarn|"
                        r"(spark|mesos|k8s)://\S+)$")
 
@@ -63,6 +69,7 @@ def spark_session(master: str, app: str = "kspec-validate", shuffle_partitions: 
                  .config("spark.default.parallelism", str(shuffle_partitions))
                  .config("spark.driver.memory", driver_memory)
                  .config("spark.python.worker.reuse", "true")
+                 .config("spark.driver.extraJavaOptions", DRIVER_JAVA_OPTIONS)
                  .getOrCreate())
     except Exception as err:  # Spark reports a bad master or a failed JVM start in many types
         first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__

@@ -14,7 +14,7 @@ from pipeline_corpus import Corpus, build
 from kspec.conformance.pipeline import summary
 from kspec.conformance.pipeline.inputs import expand_inputs
 from kspec.conformance.pipeline.local import run_local
-from kspec.conformance.pipeline.spark import spark_session
+from kspec.conformance.pipeline.spark import DRIVER_JAVA_OPTIONS, spark_session
 
 
 @pytest.fixture(scope="module")
@@ -87,6 +87,9 @@ def test_parquet_verdicts_and_quarantine(default_run: tuple[dict[str, Any], Path
     doc, out = default_run
     assert json.loads((out / "summary.json").read_text())["traces"] == doc["traces"]
     with spark_session("local[1]") as spark:
+        # The driver JVM runs with C1 only (DRIVER_JAVA_OPTIONS): the flag reached the JVM.
+        args = spark.sparkContext._jvm.java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments()
+        assert DRIVER_JAVA_OPTIONS in [str(a) for a in args]
         verdicts = [r.asDict() for r in spark.read.parquet(str(out / "verdicts.parquet")).collect()]
         quarantine = [r.asDict() for r in spark.read.parquet(str(out / "quarantine.parquet")).collect()]
         coverage = [r.asDict() for r in spark.read.parquet(str(out / "coverage.parquet")).collect()]
