@@ -40,6 +40,10 @@ __all__ = ["DEFAULT_STEP_TIMEOUT", "JSON", "Divergence", "Driver", "Event", "Fee
            "norm", "order_violation", "replay_steps"]
 
 DEFAULT_STEP_TIMEOUT = 10.0
+# A start may load classes, start a JVM or build a replica's log: on a loaded machine a Kafka
+# target's first start took longer than the step timeout (session 26: "start of node 1: the
+# target hung" under load, the usual verdict when rerun alone). Starts get at least this long.
+START_TIMEOUT = 60.0
 
 
 class Feeder:
@@ -65,7 +69,7 @@ class Feeder:
         self.order = rules_for(driver)
         for node in driver.nodes():
             self.instances[node] = self._call(functools.partial(target.start, node, driver.node_config(node)),
-                                              0, f"start of node {node}")
+                                              0, f"start of node {node}", max(step_timeout, START_TIMEOUT))
 
     @property
     def worker(self) -> _Worker:
@@ -73,10 +77,10 @@ class Feeder:
             self._worker = _Worker()
         return self._worker
 
-    def _call(self, fn: Callable[[], Any], step: int, what: str) -> Any:
+    def _call(self, fn: Callable[[], Any], step: int, what: str, timeout: float | None = None) -> Any:
         in_main = threading.current_thread() is threading.main_thread()
         try:
-            return call_with_timeout(fn, self.step_timeout, None if in_main else self.worker)
+            return call_with_timeout(fn, timeout or self.step_timeout, None if in_main else self.worker)
         except TimeoutError as err:
             self._worker = None  # a hung worker thread is abandoned
             self._fail(step, "timeout", f"{what}: the target hung ({err})")

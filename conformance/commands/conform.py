@@ -154,7 +154,8 @@ def target_for(name: str, protocol: str, timeout: float) -> Target:
               help="Directory for the counterexample file.")
 @click.option("--timeout", type=click.FloatRange(min=0.01), default=DEFAULT_STEP_TIMEOUT, show_default=True,
               callback=finite_seconds,
-              help="Seconds a target may take for one step before the run ends with verdict error.")
+              help="Seconds a target may take for one step before the run ends with verdict error "
+                   "(starting a node may take at least 60 s).")
 @click.option("--time-limit", type=float, default=DEFAULT_TIME_LIMIT, show_default=True, callback=finite_seconds,
               help="Seconds the whole run may take; then it ends with 'error: time limit' and the partial "
                    "counterexample saved.")

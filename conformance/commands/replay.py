@@ -27,7 +27,7 @@ from kspec.conformance.targets.registry import UntrustedTarget, recorded_target
               help="Target to replay against (default: the recorded one, only when it is built in: reference, "
                    "mutant:NAME or a cached kafka:VERSION; a recorded exec: or python: target is never started).")
 @click.option("--timeout", type=click.FloatRange(min=0.01), default=DEFAULT_STEP_TIMEOUT, show_default=True,
-              callback=finite_seconds, help="Seconds a target may take for one step.")
+              callback=finite_seconds, help="Seconds a target may take for one step (starting a node: at least 60 s).")
 @json_option
 def replay_cmd(file: Path, target_name: str | None, timeout: float, as_json: bool) -> None:
     """Replay counterexample FILE against a target, step for step."""

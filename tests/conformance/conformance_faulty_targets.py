@@ -100,6 +100,18 @@ class StartFails(RaftTarget):
         raise OSError("cannot start the replica")
 
 
+class SlowStart(_Target):
+    """The reference, each start taking longer than a step may (a JVM loading its classes)."""
+
+    START_SECONDS = 0.5
+
+    def start(self, node: int, config: dict[str, Any]) -> RaftInstance:
+        time.sleep(self.START_SECONDS)
+        replica = RaftReplica(node, list(config["voters"]), bool(config.get("pre_vote")))
+        replica.listening = bool(config.get("listener"))
+        return RaftInstance(replica)
+
+
 class ShareReference(Target):
     """A share target declared in user code (python:module:Class resolves it)."""
 

@@ -17,6 +17,7 @@ from conformance_faulty_targets import (
     NoLeaderOnlyDeclared,
     NoLeaderOnlyTarget,
     RaisingTarget,
+    SlowStart,
     StartFails,
 )
 
@@ -51,6 +52,15 @@ def test_target_that_cannot_start(tmp_path: Path) -> None:
     assert result.finding.step == 0 and "cannot start the replica" in result.finding.detail
     doc = json.loads(Path(result.counterexample or "").read_text())
     assert doc["#meta"]["verdict"] == "error" and doc["states"] == []
+
+
+def test_a_start_slower_than_a_step_is_no_timeout(tmp_path: Path) -> None:
+    """Starts have their own, longer limit (harness.START_TIMEOUT): a target whose start takes
+    longer than the step timeout conforms; its steps are still held to the step timeout."""
+    assert SlowStart.START_SECONDS > STEP_LIMIT
+    result = run_conformance("raft", SlowStart(), examples=2, out_dir=tmp_path, step_timeout=STEP_LIMIT,
+                             liveness=False)
+    assert result.verdict == "conforms", result.finding and result.finding.line()
 
 
 def test_unknown_leader_only_input_says_how_to_decline_it(tmp_path: Path) -> None:
