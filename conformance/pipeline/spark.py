@@ -39,6 +39,9 @@ from kspec.conformance.pipeline.reader import Limits, Split, plan_splits
 # C1 only cut the JVM's CPU in a cold 1M-event run from 4.2 to 1.9 CPU-s (issue #22, session 27,
 # docs/performance.md). In local mode the executors are in this JVM too.
 DRIVER_JAVA_OPTIONS = "-XX:TieredStopAtLevel=1"
+# Tasks per core of each job over the splits: each task costs a fixed price in the JVM and the
+# worker, and the last task of a job may run alone (issue #22, session 9).
+TASKS_PER_CORE = 4
 
 MASTER_RE = re.compile(r"^(local(\[(\*|\d+)(,\d+)?\])?|local-cluster\[\d+,\d+,\d+\]|yarn|"
                        r"(spark|mesos|k8s)://\S+)$")
@@ -132,7 +135,7 @@ def _events_rdd(sc: Any, protocol: str, jsonl: list[str], limits: Limits, split_
     the JVM and the Python worker a fixed price); only the lines of traces that span splits
     are shuffled, grouped and judged."""
     splits = plan_splits(jsonl, split_bytes)
-    slices = max(1, min(len(splits), 4 * sc.defaultParallelism))
+    slices = max(1, min(len(splits), TASKS_PER_CORE * sc.defaultParallelism))
     indexes = sc.parallelize(splits, slices).mapPartitions(
         lambda it: _then_freeze(index_split(s, limits) for s in it)).collect()
     plan = make_plan(splits, indexes)
