@@ -54,9 +54,13 @@ from kspec.model.mm2.calls import (
     CheckpointsTopic,
     FormatRemoteTopic,
     HeartbeatsTopic,
+    IsInternalTopic,
+    IsMM2InternalTopic,
     OffsetSyncsTopic,
     RecordingPolicy,
+    TopicSource,
     Unanswered,
+    UpstreamTopic,
     answer,
 )
 from kspec.model.mm2.policy import (
@@ -566,8 +570,34 @@ class Mm2Driver(Driver[Mm2System]):
             return [self._event(*entry) for entry in log]
         if isinstance(action, Query):
             policy = self.setup.policy_at(action.node)
-            return [self._event(action.node, action.call, answer(policy, action.call))]
+            result = answer(policy, action.call)
+            more = [*self._format_read_back(action.call, result), *self._trailing_separator(action.call)]
+            return [self._event(action.node, action.call, result),
+                    *(self._event(action.node, call, answer(policy, call)) for call in more)]
         return [self._event(*entry) for entry in self.setup.cases[action.index].calls]
+
+    def _format_read_back(self, call: Call, result: Answer) -> list[Call]:
+        """MM2-DRIVE-FORMAT-READ-BACK (session 27): a ``FormatRemoteTopic`` query is followed, at the
+        same node, by ``TopicSource`` and ``UpstreamTopic`` of the name it answered. Kafka reads a
+        name alone, whatever the policy formatted before (a policy's answer depends only on its
+        configuration and the call); a policy that remembers the names it formatted answers the
+        alias it was given (``us.west`` for ``us.west.orders``, ``A`` for ``A.``: Kafka ``us`` and
+        null). The queries asked the two in any order, the read first in most runs (red team session
+        27's ``source-remembered-from-format``). bench/_probes.py switches it off."""
+        if isinstance(call, FormatRemoteTopic) and isinstance(result, str):
+            return [TopicSource(result), UpstreamTopic(result)]
+        return []
+
+    def _trailing_separator(self, call: Call) -> list[Call]:
+        """MM2-DRIVE-TRAILING-SEPARATOR (session 27): an internal-topic test of a name ending in
+        ``internal`` is followed by the same test of the name with the separator after it
+        (``orders.internal.``). Kafka tests ``endsWith``; Java's split drops trailing empty
+        pieces, so a test written over the split ("the last piece is ``internal``") says yes
+        where Kafka says no (red team session 27's ``mm2-internal-last-piece``: no name ended
+        with an internal suffix and a separator). bench/_probes.py switches it off."""
+        if isinstance(call, IsMM2InternalTopic | IsInternalTopic) and call.topic.endswith("internal"):
+            return [type(call)(call.topic + self.sep)]
+        return []
 
     def describe(self, action: Action) -> str:
         if isinstance(action, Sync | CreateTopic):
