@@ -166,10 +166,23 @@ SEPARATED_HEARTBEATS_NODE = "us_west"
 # empty string (red team session 22's ``heartbeats-name-empty-default``: ``props.get(k) or
 # "heartbeats"``) or trims separators off the name answers otherwise; with ``hb-topic``,
 # ``hb.topic`` and ``heartbeats`` nothing told it apart.
+# MM2-DRIVE-BLANK-VALUES (session 27): ``DefaultReplicationPolicy.configure`` reads the raw strings
+# of the properties map (a properties file keeps a trailing blank), where ``ConfigDef`` would trim
+# them: KIP-1016's name is stored with its blank, and KIP-949's flag ``true `` is
+# ``Boolean.parseBoolean("true ")`` = false. Every value the driver sent was trimmed, so a policy
+# that trims (red team session 27's ``heartbeats-name-trimmed`` and ``flag-value-trimmed``)
+# answered as Kafka everywhere. ``hb-connect``'s name carries a leading blank (it still ends with
+# Connect's ``-internal``), and with a custom separator whose flag is on, ``BLANK_FLAG_NODE`` (an
+# alias no cluster has) is sent the flag ``true `` and configured, in the model, with the internal
+# separator off. bench/_probes.py switches each off (``BLANK_HEARTBEATS``, ``BLANK_FLAG_NODE``).
+BLANK_HEARTBEATS: str = " -internal"
+BLANK_FLAG_NODE: str | None = "third-cluster"
+
+
 def odd_heartbeats(sep: str) -> dict[str, str]:
     """The nodes MM2-DRIVE-HEARTBEATS-ODD-NAMES adds, with the heartbeats name each configures."""
     return {"hb-empty": "", "hb-sep": sep, "hb-lead": f"{sep}hb", "hb-trail": f"hb{sep}",
-            "hb-suffix": f"{sep}checkpoints{sep}internal", "hb-connect": "-internal", "hb-kafka": "__hb",
+            "hb-suffix": f"{sep}checkpoints{sep}internal", "hb-connect": BLANK_HEARTBEATS, "hb-kafka": "__hb",
             "hb-long": "h" * 249, "hb-unicode": f"hb-\u00f6{SUPPLEMENTARY}"}
 
 
@@ -364,6 +377,10 @@ def setup(config_key: str) -> Setup:
     if hb is not None and SEPARATED_HEARTBEATS_NODE in nodes:
         node_heartbeats[SEPARATED_HEARTBEATS_NODE] = separated_heartbeats(sep)
         node_policies[SEPARATED_HEARTBEATS_NODE] = configured(node_heartbeats[SEPARATED_HEARTBEATS_NODE])
+    if BLANK_FLAG_NODE in nodes and sep != "." and internal_sep:
+        # MM2-DRIVE-BLANK-VALUES: the node is sent the flag "true " (Boolean.parseBoolean: false).
+        node_policies[BLANK_FLAG_NODE] = cls(separator=sep, internal_topic_separator_enabled=False,
+                                             internal_rule=rule, heartbeats_topic_name=named)
     odd = odd_heartbeats(sep) if hb is not None else {}
     for node, name in odd.items():
         node_heartbeats[node] = name
@@ -438,6 +455,8 @@ class Mm2Driver(Driver[Mm2System]):
         if flag in props:
             spell = (str.lower, str.upper, str.capitalize)[self.nodes().index(node) % 3]
             props[flag] = spell(props[flag])
+            if node == BLANK_FLAG_NODE and node in self.setup.node_policies:
+                props[flag] += " "  # MM2-DRIVE-BLANK-VALUES: Kafka reads it as false
         if self.config.get("default_props") is True and self.nodes().index(node) % 2 == 1:
             # MM2-DRIVE-DEFAULT-PROPS (opt-in): every other node gets only the settings whose value
             # is not Kafka's default, as a MirrorMaker configuration that sets only what it

@@ -15,7 +15,13 @@ import unicodedata
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from kspec.conformance.targets.mm2_policies import DefaultPolicy, _split_like_java
+from kspec.conformance.targets.mm2_policies import (
+    HEARTBEATS_TOPIC_NAME_CONFIG,
+    INTERNAL_TOPIC_SEPARATOR_ENABLED_CONFIG,
+    SEPARATOR_CONFIG,
+    DefaultPolicy,
+    _split_like_java,
+)
 from kspec.conformance.targets.reference.raft import RaftReplica
 from kspec.conformance.targets.reference.share import ShareShard
 from kspec.conformance.targets.reference.voters import VoterReplica
@@ -281,6 +287,31 @@ class InternalSuffixSplitPolicy(DefaultPolicy):
         if self.internal_rule == "3.x":
             return ends
         return (topic.startswith("mm2") and ends) or self.is_checkpoints_topic(topic)
+
+
+class TrimmedFlagPolicy(DefaultPolicy):
+    """KIP-949's flag trimmed before ``Boolean.parseBoolean`` (as ``ConfigDef`` trims a BOOLEAN it
+    parses), where ``configure`` reads the raw string: ``true `` enables the internal separator
+    here and disables it in Kafka. Rare vocabulary: a flag value with a trailing blank
+    (MM2-DRIVE-BLANK-VALUES; red team session 27's ``flag-value-trimmed``)."""
+
+    def configure(self, props: Mapping[str, Any]) -> None:
+        super().configure(props)
+        if SEPARATOR_CONFIG in props and INTERNAL_TOPIC_SEPARATOR_ENABLED_CONFIG in props:
+            flag = str(props[INTERNAL_TOPIC_SEPARATOR_ENABLED_CONFIG]).strip().lower()
+            self.internal_topic_separator_enabled = flag == "true"
+
+
+class TrimmedHeartbeatsNamePolicy(DefaultPolicy):
+    """KIP-1016's heartbeats-topic name trimmed (as ``ConfigDef`` trims a STRING it parses), where
+    ``configure`` stores the string as given: `` -internal`` is ``-internal`` here. Rare
+    vocabulary: a heartbeats name with a blank at an edge (MM2-DRIVE-BLANK-VALUES; red team
+    session 27's ``heartbeats-name-trimmed``)."""
+
+    def configure(self, props: Mapping[str, Any]) -> None:
+        super().configure(props)
+        if HEARTBEATS_TOPIC_NAME_CONFIG in props:
+            self.heartbeats_topic_name = str(props[HEARTBEATS_TOPIC_NAME_CONFIG]).strip()
 
 
 # ------------------------------------------------------------------------------ streams
@@ -781,6 +812,9 @@ ENTRIES: tuple[tuple[str, str, type, str], ...] = (
      "state across calls: a name read back after the policy formatted it"),
     ("mm2-internal-suffix-split", "mm2", InternalSuffixSplitPolicy,
      "rare vocabulary: an internal suffix followed by the separator"),
+    ("mm2-trimmed-flag", "mm2", TrimmedFlagPolicy, "rare vocabulary: a flag value with a trailing blank"),
+    ("mm2-trimmed-heartbeats-name", "mm2", TrimmedHeartbeatsNamePolicy,
+     "rare vocabulary: a heartbeats name with a blank at an edge"),
     ("streams-empty-key-unrouted", "streams", EmptyKeyUnroutedRouter, "rare vocabulary: the empty key"),
     ("streams-nul-terminated-keys", "streams", NulTerminatedKeysRouter, "rare vocabulary: a key with a NUL byte"),
     ("streams-last-source-count", "streams", LastSourceCountRouter, "rare vocabulary: the widest topic listed first"),
