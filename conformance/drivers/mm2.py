@@ -166,8 +166,8 @@ SEPARATED_HEARTBEATS_NODE = "us_west"
 # empty string (red team session 22's ``heartbeats-name-empty-default``: ``props.get(k) or
 # "heartbeats"``) or trims separators off the name answers otherwise; with ``hb-topic``,
 # ``hb.topic`` and ``heartbeats`` nothing told it apart.
-# MM2-DRIVE-BLANK-VALUES (session 27): ``DefaultReplicationPolicy.configure`` reads the raw strings
-# of the properties map (a properties file keeps a trailing blank), where ``ConfigDef`` would trim
+# MM2-DRIVE-BLANK-HEARTBEATS-NAME, MM2-DRIVE-BLANK-FLAG (session 27):
+# ``DefaultReplicationPolicy.configure`` reads the raw strings of the properties map (a properties file keeps a trailing blank), where ``ConfigDef`` would trim
 # them: KIP-1016's name is stored with its blank, and KIP-949's flag ``true `` is
 # ``Boolean.parseBoolean("true ")`` = false. Every value the driver sent was trimmed, so a policy
 # that trims (red team session 27's ``heartbeats-name-trimmed`` and ``flag-value-trimmed``)
@@ -378,7 +378,7 @@ def setup(config_key: str) -> Setup:
         node_heartbeats[SEPARATED_HEARTBEATS_NODE] = separated_heartbeats(sep)
         node_policies[SEPARATED_HEARTBEATS_NODE] = configured(node_heartbeats[SEPARATED_HEARTBEATS_NODE])
     if BLANK_FLAG_NODE in nodes and sep != "." and internal_sep:
-        # MM2-DRIVE-BLANK-VALUES: the node is sent the flag "true " (Boolean.parseBoolean: false).
+        # MM2-DRIVE-BLANK-FLAG: the node is sent the flag "true " (Boolean.parseBoolean: false).
         node_policies[BLANK_FLAG_NODE] = cls(separator=sep, internal_topic_separator_enabled=False,
                                              internal_rule=rule, heartbeats_topic_name=named)
     odd = odd_heartbeats(sep) if hb is not None else {}
@@ -456,7 +456,7 @@ class Mm2Driver(Driver[Mm2System]):
             spell = (str.lower, str.upper, str.capitalize)[self.nodes().index(node) % 3]
             props[flag] = spell(props[flag])
             if node == BLANK_FLAG_NODE and node in self.setup.node_policies:
-                props[flag] += " "  # MM2-DRIVE-BLANK-VALUES: Kafka reads it as false
+                props[flag] += " "  # MM2-DRIVE-BLANK-FLAG: Kafka reads it as false
         if self.config.get("default_props") is True and self.nodes().index(node) % 2 == 1:
             # MM2-DRIVE-DEFAULT-PROPS (opt-in): every other node gets only the settings whose value
             # is not Kafka's default, as a MirrorMaker configuration that sets only what it

@@ -293,7 +293,7 @@ class TrimmedFlagPolicy(DefaultPolicy):
     """KIP-949's flag trimmed before ``Boolean.parseBoolean`` (as ``ConfigDef`` trims a BOOLEAN it
     parses), where ``configure`` reads the raw string: ``true `` enables the internal separator
     here and disables it in Kafka. Rare vocabulary: a flag value with a trailing blank
-    (MM2-DRIVE-BLANK-VALUES; red team session 27's ``flag-value-trimmed``)."""
+    (MM2-DRIVE-BLANK-FLAG; red team session 27's ``flag-value-trimmed``)."""
 
     def configure(self, props: Mapping[str, Any]) -> None:
         super().configure(props)
@@ -305,7 +305,7 @@ class TrimmedFlagPolicy(DefaultPolicy):
 class TrimmedHeartbeatsNamePolicy(DefaultPolicy):
     """KIP-1016's heartbeats-topic name trimmed (as ``ConfigDef`` trims a STRING it parses), where
     ``configure`` stores the string as given: `` -internal`` is ``-internal`` here. Rare
-    vocabulary: a heartbeats name with a blank at an edge (MM2-DRIVE-BLANK-VALUES; red team
+    vocabulary: a heartbeats name with a blank at an edge (MM2-DRIVE-BLANK-HEARTBEATS-NAME; red team
     session 27's ``heartbeats-name-trimmed``)."""
 
     def configure(self, props: Mapping[str, Any]) -> None:
