@@ -167,7 +167,8 @@ SEPARATED_HEARTBEATS_NODE = "us_west"
 # "heartbeats"``) or trims separators off the name answers otherwise; with ``hb-topic``,
 # ``hb.topic`` and ``heartbeats`` nothing told it apart.
 # MM2-DRIVE-BLANK-HEARTBEATS-NAME, MM2-DRIVE-BLANK-FLAG (session 27):
-# ``DefaultReplicationPolicy.configure`` reads the raw strings of the properties map (a properties file keeps a trailing blank), where ``ConfigDef`` would trim
+# ``DefaultReplicationPolicy.configure`` reads the raw strings of the properties map (a
+# properties file keeps a trailing blank), where ``ConfigDef`` would trim
 # them: KIP-1016's name is stored with its blank, and KIP-949's flag ``true `` is
 # ``Boolean.parseBoolean("true ")`` = false. Every value the driver sent was trimmed, so a policy
 # that trims (red team session 27's ``heartbeats-name-trimmed`` and ``flag-value-trimmed``)
