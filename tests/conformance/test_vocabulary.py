@@ -204,6 +204,7 @@ def test_mm2_naming_calls_take_other_aliases_and_odd_spellings() -> None:
     blank = [n for n in driver.nodes()
              if str(driver.node_config(n)["props"][flag]).endswith(" ")]  # type: ignore[index]
     setup = Mm2Driver(MM2_CONFIGS[1]).setup
+    assert BLANK_FLAG_NODE is not None
     assert blank == [BLANK_FLAG_NODE] and BLANK_FLAG_NODE not in setup.clusters
     assert setup.policy_at(BLANK_FLAG_NODE).checkpoints_topic("A") == "A.checkpoints.internal"
     assert setup.policy_at("A").checkpoints_topic("A") != "A.checkpoints.internal"
