@@ -54,6 +54,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import unicodedata
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -61,6 +62,7 @@ from typing import Any
 from kspec.conformance.drivers import guide, macros, voters_log
 from kspec.conformance.drivers import mm2 as mm2_driver
 from kspec.conformance.drivers import share as share_driver
+from kspec.conformance.drivers import streams as streams_driver
 from kspec.conformance.drivers.raft import RaftDriver
 from kspec.conformance.drivers.runner import run_conformance
 from kspec.conformance.drivers.share import ShareDriver
@@ -216,6 +218,14 @@ _SWITCHES: dict[str, dict[str, tuple[Any, str, Any]]] = {
     "streams": {
         "STREAMS-DRIVE-SUBTOPOLOGY-IN-FLIGHT": (StreamsDriver, "_in_flight_enabled", lambda self, state: False),
         "STREAMS-DRIVE-ACTIVE-WITHHELD": (StreamsDriver, "_resolve_withheld", _none),
+        # session 27 (red team streams_scratch14's escapes, both "not reached"): the decomposed key
+        # back to its precomposed form (its probe query is then not offered), the (2, 4, 0)
+        # endpoints back to ports in host order
+        "STREAMS-DRIVE-DECOMPOSED-KEY": (streams_driver, "KEYS", tuple(
+            unicodedata.normalize("NFC", k) if k == streams_driver.DECOMPOSED_KEY else k for k in streams_driver.KEYS)),
+        "STREAMS-DRIVE-PORT-ORDER": (streams_driver, "CONFIGS", [
+            {**c, "servers": "::1:8080,host1:9092"} if c.get("servers") == "::1:9092,host1:8080" else c
+            for c in streams_driver.CONFIGS]),
     },
 }
 # mm2 (session 23): an input kind by the driver module's function or list that makes it, without it
@@ -225,6 +235,13 @@ _SWITCHES["mm2"] = {
     "MM2-DRIVE-HEARTBEATS-ODD-NAMES": (mm2_driver, "odd_heartbeats", lambda sep: {}),
     "MM2-DRIVE-DOTTED-SEPARATOR": (mm2_driver, "CONFIGS",
                                    [c for c in mm2_driver.CONFIGS if c.get("separator") != "-."]),
+    # session 27 (red team mm2_scratch14's escapes): the read-back of a formatted name and the
+    # trailing-separator twin of an internal test (extra calls of a query: none), the blank-edged
+    # values (KIP-1016's name without its blank; no node sent the flag "true ")
+    "MM2-DRIVE-FORMAT-READ-BACK": (mm2_driver.Mm2Driver, "_format_read_back", lambda self, call, result: []),
+    "MM2-DRIVE-TRAILING-SEPARATOR": (mm2_driver.Mm2Driver, "_trailing_separator", lambda self, call: []),
+    "MM2-DRIVE-BLANK-HEARTBEATS-NAME": (mm2_driver, "BLANK_HEARTBEATS", "-internal"),
+    "MM2-DRIVE-BLANK-FLAG": (mm2_driver, "BLANK_FLAG_NODE", None),
 }
 SHARE_PROBE_REQUESTS = "probe requests"
 

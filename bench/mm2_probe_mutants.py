@@ -20,6 +20,11 @@ from _probes import bench
 PROBE_MUTANTS: list[tuple[str, str]] = [
     ("MM2-DRIVE-HEARTBEATS-ODD-NAMES", "mm2-heartbeats-name-empty-default"),
     ("MM2-DRIVE-DOTTED-SEPARATOR", "mm2-regex-separator"),
+    # session 27 (red team mm2_scratch14: every bug escaped, none reached)
+    ("MM2-DRIVE-FORMAT-READ-BACK", "mm2-format-memo-source"),
+    ("MM2-DRIVE-TRAILING-SEPARATOR", "mm2-internal-suffix-split"),
+    ("MM2-DRIVE-BLANK-HEARTBEATS-NAME", "mm2-trimmed-heartbeats-name"),
+    ("MM2-DRIVE-BLANK-FLAG", "mm2-trimmed-flag"),
 ]
 NOT_ALONE: list[tuple[str, str]] = []
 

@@ -106,6 +106,7 @@ MODULE_LINES: tuple[tuple[str, str], ...] = (
     ("mm2", "mm2_scratch11"),
     ("mm2", "mm2_scratch12"),
     ("mm2", "mm2_scratch13"),
+    ("mm2", "mm2_scratch14"),
     # streams
     ("streams", "streams"),
     ("streams", "streams_scratch"),
@@ -121,6 +122,7 @@ MODULE_LINES: tuple[tuple[str, str], ...] = (
     ("streams", "streams_scratch11"),
     ("streams", "streams_scratch12"),
     ("streams", "streams_scratch13"),
+    ("streams", "streams_scratch14"),
 )
 MODULES = {p: tuple(m for q, m in MODULE_LINES if q == p) for p in PROTOCOLS}
 

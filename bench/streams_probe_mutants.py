@@ -23,6 +23,9 @@ PROBE_MUTANTS: list[tuple[str, str]] = [
     ("STREAMS-DRIVE-ACTIVE-WITHHELD", "streams-partition-counts-merged"),
     # session 23: a sub-topology in flight while the instance is initialized
     ("STREAMS-DRIVE-SUBTOPOLOGY-IN-FLIGHT", "streams-store-metadata-needs-count"),
+    # session 27 (red team streams_scratch14's escapes, both not reached)
+    ("STREAMS-DRIVE-DECOMPOSED-KEY", "streams-nfc-keys"),
+    ("STREAMS-DRIVE-PORT-ORDER", "streams-host-order-port-first"),
 ]
 NOT_ALONE: list[tuple[str, str]] = []
 

@@ -54,9 +54,13 @@ from kspec.model.mm2.calls import (
     CheckpointsTopic,
     FormatRemoteTopic,
     HeartbeatsTopic,
+    IsInternalTopic,
+    IsMM2InternalTopic,
     OffsetSyncsTopic,
     RecordingPolicy,
+    TopicSource,
     Unanswered,
+    UpstreamTopic,
     answer,
 )
 from kspec.model.mm2.policy import (
@@ -162,10 +166,24 @@ SEPARATED_HEARTBEATS_NODE = "us_west"
 # empty string (red team session 22's ``heartbeats-name-empty-default``: ``props.get(k) or
 # "heartbeats"``) or trims separators off the name answers otherwise; with ``hb-topic``,
 # ``hb.topic`` and ``heartbeats`` nothing told it apart.
+# MM2-DRIVE-BLANK-HEARTBEATS-NAME, MM2-DRIVE-BLANK-FLAG (session 27):
+# ``DefaultReplicationPolicy.configure`` reads the raw strings of the properties map (a
+# properties file keeps a trailing blank), where ``ConfigDef`` would trim
+# them: KIP-1016's name is stored with its blank, and KIP-949's flag ``true `` is
+# ``Boolean.parseBoolean("true ")`` = false. Every value the driver sent was trimmed, so a policy
+# that trims (red team session 27's ``heartbeats-name-trimmed`` and ``flag-value-trimmed``)
+# answered as Kafka everywhere. ``hb-connect``'s name carries a leading blank (it still ends with
+# Connect's ``-internal``), and with a custom separator whose flag is on, ``BLANK_FLAG_NODE`` (an
+# alias no cluster has) is sent the flag ``true `` and configured, in the model, with the internal
+# separator off. bench/_probes.py switches each off (``BLANK_HEARTBEATS``, ``BLANK_FLAG_NODE``).
+BLANK_HEARTBEATS: str = " -internal"
+BLANK_FLAG_NODE: str | None = "third-cluster"
+
+
 def odd_heartbeats(sep: str) -> dict[str, str]:
     """The nodes MM2-DRIVE-HEARTBEATS-ODD-NAMES adds, with the heartbeats name each configures."""
     return {"hb-empty": "", "hb-sep": sep, "hb-lead": f"{sep}hb", "hb-trail": f"hb{sep}",
-            "hb-suffix": f"{sep}checkpoints{sep}internal", "hb-connect": "-internal", "hb-kafka": "__hb",
+            "hb-suffix": f"{sep}checkpoints{sep}internal", "hb-connect": BLANK_HEARTBEATS, "hb-kafka": "__hb",
             "hb-long": "h" * 249, "hb-unicode": f"hb-\u00f6{SUPPLEMENTARY}"}
 
 
@@ -360,6 +378,10 @@ def setup(config_key: str) -> Setup:
     if hb is not None and SEPARATED_HEARTBEATS_NODE in nodes:
         node_heartbeats[SEPARATED_HEARTBEATS_NODE] = separated_heartbeats(sep)
         node_policies[SEPARATED_HEARTBEATS_NODE] = configured(node_heartbeats[SEPARATED_HEARTBEATS_NODE])
+    if BLANK_FLAG_NODE in nodes and sep != "." and internal_sep:
+        # MM2-DRIVE-BLANK-FLAG: the node is sent the flag "true " (Boolean.parseBoolean: false).
+        node_policies[BLANK_FLAG_NODE] = cls(separator=sep, internal_topic_separator_enabled=False,
+                                             internal_rule=rule, heartbeats_topic_name=named)
     odd = odd_heartbeats(sep) if hb is not None else {}
     for node, name in odd.items():
         node_heartbeats[node] = name
@@ -434,6 +456,8 @@ class Mm2Driver(Driver[Mm2System]):
         if flag in props:
             spell = (str.lower, str.upper, str.capitalize)[self.nodes().index(node) % 3]
             props[flag] = spell(props[flag])
+            if node == BLANK_FLAG_NODE and node in self.setup.node_policies:
+                props[flag] += " "  # MM2-DRIVE-BLANK-FLAG: Kafka reads it as false
         if self.config.get("default_props") is True and self.nodes().index(node) % 2 == 1:
             # MM2-DRIVE-DEFAULT-PROPS (opt-in): every other node gets only the settings whose value
             # is not Kafka's default, as a MirrorMaker configuration that sets only what it
@@ -566,8 +590,34 @@ class Mm2Driver(Driver[Mm2System]):
             return [self._event(*entry) for entry in log]
         if isinstance(action, Query):
             policy = self.setup.policy_at(action.node)
-            return [self._event(action.node, action.call, answer(policy, action.call))]
+            result = answer(policy, action.call)
+            more = [*self._format_read_back(action.call, result), *self._trailing_separator(action.call)]
+            return [self._event(action.node, action.call, result),
+                    *(self._event(action.node, call, answer(policy, call)) for call in more)]
         return [self._event(*entry) for entry in self.setup.cases[action.index].calls]
+
+    def _format_read_back(self, call: Call, result: Answer) -> list[Call]:
+        """MM2-DRIVE-FORMAT-READ-BACK (session 27): a ``FormatRemoteTopic`` query is followed, at the
+        same node, by ``TopicSource`` and ``UpstreamTopic`` of the name it answered. Kafka reads a
+        name alone, whatever the policy formatted before (a policy's answer depends only on its
+        configuration and the call); a policy that remembers the names it formatted answers the
+        alias it was given (``us.west`` for ``us.west.orders``, ``A`` for ``A.``: Kafka ``us`` and
+        null). The queries asked the two in any order, the read first in most runs (red team session
+        27's ``source-remembered-from-format``). bench/_probes.py switches it off."""
+        if isinstance(call, FormatRemoteTopic) and isinstance(result, str):
+            return [TopicSource(result), UpstreamTopic(result)]
+        return []
+
+    def _trailing_separator(self, call: Call) -> list[Call]:
+        """MM2-DRIVE-TRAILING-SEPARATOR (session 27): an internal-topic test of a name ending in
+        ``internal`` is followed by the same test of the name with the separator after it
+        (``orders.internal.``). Kafka tests ``endsWith``; Java's split drops trailing empty
+        pieces, so a test written over the split ("the last piece is ``internal``") says yes
+        where Kafka says no (red team session 27's ``mm2-internal-last-piece``: no name ended
+        with an internal suffix and a separator). bench/_probes.py switches it off."""
+        if isinstance(call, IsMM2InternalTopic | IsInternalTopic) and call.topic.endswith("internal"):
+            return [type(call)(call.topic + self.sep)]
+        return []
 
     def describe(self, action: Action) -> str:
         if isinstance(action, Sync | CreateTopic):

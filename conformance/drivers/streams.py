@@ -94,7 +94,9 @@ CONFIGS: list[dict[str, JSON]] = [
     # normalises names or splits at the first colon answers other hosts.
     {"instances": 3, "partitions": 3, "standbys": 1,
      "servers": "localhost:8080,localhost:8081,Node-2.Example.COM:8080"},
-    {"instances": 2, "partitions": 4, "standbys": 0, "servers": "::1:8080,host1:9092"},
+    # STREAMS-DRIVE-PORT-ORDER (session 27): the lower port on the later host name (host order is
+    # (host, port): ``::1`` first; a comparator that takes the port first names ``host1:8080``).
+    {"instances": 2, "partitions": 4, "standbys": 0, "servers": "::1:9092,host1:8080"},
     # More members than tasks: some member always has none (STREAMS-RULE-EVERY-MEMBER).
     {"instances": 3, "partitions": 2, "standbys": 0},
     {"instances": 1, "partitions": 2, "standbys": 0},
@@ -122,8 +124,13 @@ CONFIGS: list[dict[str, JSON]] = [
 # byte (a router that hands keys to a C-string hash stops there).
 # Then keys that read as numbers (still strings, hashed as their UTF-8 digits: a serde that picks
 # IntegerSerializer for them hashes four other bytes; "1" and "-1" land elsewhere at 2, 3, 4, 8).
+# STREAMS-DRIVE-DECOMPOSED-KEY (session 27): ``clé-ü`` written with combining marks (e + U+0301,
+# u + U+0308; ``é`` and ``日本語`` stay precomposed). ``StringSerializer`` writes the string's UTF-8
+# as given; a router that normalises keys to NFC first hashes the precomposed bytes (another
+# partition of 2, 3, 4 and 8; red team session 27's ``key-nfc-normalised``: no key had a mark).
+DECOMPOSED_KEY = "cle\u0301-u\u0308"
 KEYS = ("alice", "dave", "carol", "bob", "grace", "judy", "erin", "ivan",
-        "", "k", "ke", "key", "key12", "key123", "key1234", "é", "日本語", "clé-ü", "k" * 300,
+        "", "k", "ke", "key", "key12", "key123", "key1234", "é", "日本語", DECOMPOSED_KEY, "k" * 300,
         "\U0001f389", " alice", "alice ", "nul\x00key", "1", "-1", "2147483647")
 # A store the topology does not have: the lookup answers null, allMetadataForStore nothing.
 UNKNOWN_STORE = "missing"
@@ -392,10 +399,18 @@ class StreamsDriver(Driver[StreamsSystem]):
         key_queries = [("query", MetadataForKey(STORE, key)) for key in KEYS[:3]]
         out += [*store_queries, ("membership", Leave(back)), ("membership", Join(back)), *key_queries,
                 ("assign", Assign(pool[k % len(pool)])), ("finish", Finish()), *store_queries]
-        out += key_queries
+        out += key_queries + self._decomposed_key_probe()
         out += [("query", MetadataForKey(JOINED, KEYS[0])), ("query", MetadataForKey(SESSIONS, KEYS[0])),
                 ("metadata", AllMetadata()), ("query", MetadataForKey(GLOBAL_STORE, KEYS[0]))]
         return out + self._in_flight_probe(state) + self._active_withheld_probe(state)
+
+    def _decomposed_key_probe(self) -> list[tuple[str, Any]]:
+        """STREAMS-DRIVE-DECOMPOSED-KEY: after the moved rebalance's key queries, the key of
+        ``counts`` written with combining marks (``DECOMPOSED_KEY``, one of ``KEYS``, where random
+        runs seldom ask it of an initialized instance): Kafka hashes the UTF-8 of the string as
+        given, a router that normalises it to NFC hashes another key. bench/_probes.py switches the
+        key back to its precomposed form (then this query is not offered)."""
+        return [("query", MetadataForKey(STORE, DECOMPOSED_KEY))]
 
     def _first_host_idle(self, plan: Any) -> bool:
         """Whether ``plan`` leaves the first host in host order (the wire's, after the

@@ -15,7 +15,13 @@ import unicodedata
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from kspec.conformance.targets.mm2_policies import DefaultPolicy
+from kspec.conformance.targets.mm2_policies import (
+    HEARTBEATS_TOPIC_NAME_CONFIG,
+    INTERNAL_TOPIC_SEPARATOR_ENABLED_CONFIG,
+    SEPARATOR_CONFIG,
+    DefaultPolicy,
+    _split_like_java,
+)
 from kspec.conformance.targets.reference.raft import RaftReplica
 from kspec.conformance.targets.reference.share import ShareShard
 from kspec.conformance.targets.reference.voters import VoterReplica
@@ -245,6 +251,69 @@ class ExactFlagSpellingPolicy(DefaultPolicy):
             self.internal_topic_separator_enabled = str(props[flag]) == "true"
 
 
+class FormatMemoSourcePolicy(DefaultPolicy):
+    """``topicSource`` answered first from a memo of the names ``formatRemoteTopic`` built (name ->
+    the alias it was given), where Kafka reads a name alone: after ``formatRemoteTopic('us.west',
+    'orders')`` the source of ``us.west.orders`` is ``us.west`` here, ``us`` in Kafka. Equal
+    before any format call and for clean aliases and topics with a non-separator tail. State
+    across calls: a format, then a read of its result at the same node
+    (MM2-DRIVE-FORMAT-READ-BACK; red team session 27's ``source-remembered-from-format``)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.formatted: dict[str, str] = {}
+
+    def format_remote_topic(self, source_cluster_alias: str, topic: str) -> str:
+        name = super().format_remote_topic(source_cluster_alias, topic)
+        self.formatted[name] = source_cluster_alias
+        return name
+
+    def topic_source(self, topic: str) -> str | None:
+        if topic in self.formatted:
+            return self.formatted[topic]
+        return super().topic_source(topic)
+
+
+class InternalSuffixSplitPolicy(DefaultPolicy):
+    """``isMM2InternalTopic``'s suffix test written over Java's split ("the last piece after the
+    internal separator is ``internal``", two pieces at least) where Kafka tests ``endsWith``:
+    Java's split drops trailing empty pieces, so ``orders.internal.`` is MM2-internal (3.x) and
+    internal here, not in Kafka. Rare vocabulary: an internal suffix followed by the separator
+    (MM2-DRIVE-TRAILING-SEPARATOR; red team session 27's ``mm2-internal-last-piece``)."""
+
+    def is_mm2_internal_topic(self, topic: str) -> bool:
+        pieces = _split_like_java(topic, self._sep())
+        ends = len(pieces) >= 2 and pieces[-1] == "internal"
+        if self.internal_rule == "3.x":
+            return ends
+        return (topic.startswith("mm2") and ends) or self.is_checkpoints_topic(topic)
+
+
+class TrimmedFlagPolicy(DefaultPolicy):
+    """KIP-949's flag trimmed before ``Boolean.parseBoolean`` (as ``ConfigDef`` trims a BOOLEAN it
+    parses), where ``configure`` reads the raw string: ``true `` enables the internal separator
+    here and disables it in Kafka. Rare vocabulary: a flag value with a trailing blank
+    (MM2-DRIVE-BLANK-FLAG; red team session 27's ``flag-value-trimmed``)."""
+
+    def configure(self, props: Mapping[str, Any]) -> None:
+        super().configure(props)
+        if SEPARATOR_CONFIG in props and INTERNAL_TOPIC_SEPARATOR_ENABLED_CONFIG in props:
+            flag = str(props[INTERNAL_TOPIC_SEPARATOR_ENABLED_CONFIG]).strip().lower()
+            self.internal_topic_separator_enabled = flag == "true"
+
+
+class TrimmedHeartbeatsNamePolicy(DefaultPolicy):
+    """KIP-1016's heartbeats-topic name trimmed (as ``ConfigDef`` trims a STRING it parses), where
+    ``configure`` stores the string as given: `` -internal`` is ``-internal`` here. Rare
+    vocabulary: a heartbeats name with a blank at an edge (MM2-DRIVE-BLANK-HEARTBEATS-NAME; red team
+    session 27's ``heartbeats-name-trimmed``)."""
+
+    def configure(self, props: Mapping[str, Any]) -> None:
+        super().configure(props)
+        if HEARTBEATS_TOPIC_NAME_CONFIG in props:
+            self.heartbeats_topic_name = str(props[HEARTBEATS_TOPIC_NAME_CONFIG]).strip()
+
+
 # ------------------------------------------------------------------------------ streams
 
 
@@ -440,6 +509,39 @@ class StoreMetadataNeedsCountRouter(ReferenceRouter):
         if sources and _counted(assignment) and max(counts.get(t, 0) for t in sources) <= 0:
             return []
         return super().all_metadata_for_store(assignment, store)
+
+
+class NfcKeysRouter(ReferenceRouter):
+    """Keys normalised to Unicode NFC before hashing, where ``StringSerializer`` writes the
+    string's UTF-8 as given: a key with combining marks (``cle\u0301-u\u0308``) hashes as its
+    precomposed form. Rare vocabulary: a decomposed key (STREAMS-DRIVE-DECOMPOSED-KEY; red team
+    session 27's ``key-nfc-normalised``)."""
+
+    def route(self, assignment: Any, store: str, key_bytes: bytes,
+              partitions: Mapping[str, int] | None = None) -> KeyQueryMetadata | None:
+        key = unicodedata.normalize("NFC", key_bytes.decode("utf-8"))
+        return super().route(assignment, store, key.encode("utf-8"), partitions)
+
+    __call__ = route
+
+
+class HostOrderPortFirstRouter(ReferenceRouter):
+    """A global store's key answered by the first host in (port, host) order, not (host, port)
+    (``HostInfo``'s comparator written the other way round): the same whenever the hosts share a
+    port or a name, or the lower port has the earlier name. Rare vocabulary: the lower port on the
+    later host name (STREAMS-DRIVE-PORT-ORDER; red team session 27's ``host-order-port-first``)."""
+
+    def route(self, assignment: Any, store: str, key_bytes: bytes,
+              partitions: Mapping[str, int] | None = None) -> KeyQueryMetadata | None:
+        answer = super().route(assignment, store, key_bytes, partitions)
+        if answer is None or store not in assignment.topology.global_stores or answer.partition != -1 \
+                or answer.active_host == UNKNOWN_HOST:
+            return answer
+        hosts = {h for h, _ in (*assignment.active, *assignment.standby)}
+        first = min(hosts, key=lambda h: (h.port, h.host))
+        return KeyQueryMetadata(first, answer.standby_hosts, answer.partition)
+
+    __call__ = route
 
 
 # ------------------------------------------------------------------------------ voters
@@ -706,6 +808,13 @@ ENTRIES: tuple[tuple[str, str, type, str], ...] = (
      "rare vocabulary: an empty heartbeats name"),
     ("mm2-regex-separator", "mm2", RegexSeparatorPolicy,
      "rare vocabulary: a separator of several characters holding '.'"),
+    ("mm2-format-memo-source", "mm2", FormatMemoSourcePolicy,
+     "state across calls: a name read back after the policy formatted it"),
+    ("mm2-internal-suffix-split", "mm2", InternalSuffixSplitPolicy,
+     "rare vocabulary: an internal suffix followed by the separator"),
+    ("mm2-trimmed-flag", "mm2", TrimmedFlagPolicy, "rare vocabulary: a flag value with a trailing blank"),
+    ("mm2-trimmed-heartbeats-name", "mm2", TrimmedHeartbeatsNamePolicy,
+     "rare vocabulary: a heartbeats name with a blank at an edge"),
     ("streams-empty-key-unrouted", "streams", EmptyKeyUnroutedRouter, "rare vocabulary: the empty key"),
     ("streams-nul-terminated-keys", "streams", NulTerminatedKeysRouter, "rare vocabulary: a key with a NUL byte"),
     ("streams-last-source-count", "streams", LastSourceCountRouter, "rare vocabulary: the widest topic listed first"),
@@ -720,6 +829,9 @@ ENTRIES: tuple[tuple[str, str, type, str], ...] = (
      "rare vocabulary: a partition with a standby and no active owner"),
     ("streams-store-metadata-needs-count", "streams", StoreMetadataNeedsCountRouter,
      "rare vocabulary: a sub-topology with no active owner while the instance is initialized"),
+    ("streams-nfc-keys", "streams", NfcKeysRouter, "rare vocabulary: a key with combining marks"),
+    ("streams-host-order-port-first", "streams", HostOrderPortFirstRouter,
+     "rare vocabulary: the lower port on the later host name"),
     ("voters-sends-before-persist", "voters", SendsBeforePersistReplica, "wrong output order"),
     ("voters-remove-ignores-directory", "voters", RemoveIgnoresDirectoryReplica,
      "off-protocol input: a voter named with the wrong directory"),

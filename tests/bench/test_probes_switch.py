@@ -13,6 +13,7 @@ import pytest
 
 from kspec.conformance.drivers import mm2 as mm2_driver
 from kspec.conformance.drivers import share as share_driver
+from kspec.conformance.drivers import streams as streams_driver
 from kspec.conformance.drivers.raft import RaftDriver
 from kspec.conformance.drivers.share import ShareDriver
 from kspec.conformance.drivers.streams import StreamsDriver
@@ -43,7 +44,7 @@ SWITCHED = [(protocol, probe) for protocol in ("raft", "voters", "share", "strea
 def test_probe_off_restores_the_driver(protocol: str, probe: str) -> None:
     # ShareSystem: the share probe requests are switched in the model's mix (probe_actions)
     owners = (RaftDriver, VotersDriver, ShareDriver, StreamsDriver, PROBES.voters_log, PROBES.ShareSystem,
-              mm2_driver)
+              mm2_driver, mm2_driver.Mm2Driver, streams_driver)
     before = [dict(vars(o)) for o in owners], dict(share_driver.BOUNDS)
     with PROBES.probe_off(protocol, probe):
         during = [dict(vars(o)) for o in owners], dict(share_driver.BOUNDS)

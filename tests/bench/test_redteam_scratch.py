@@ -112,6 +112,7 @@ BASELINES = [
     ("mm2", "mm2_scratch11", "Correct"),
     ("mm2", "mm2_scratch12", "Correct"),
     ("mm2", "mm2_scratch13", "Correct"),
+    ("mm2", "mm2_scratch14", "Correct"),
     # streams
     ("streams", "streams_scratch", "Correct"),
     ("streams", "streams_scratch2", "Correct"),
@@ -126,6 +127,7 @@ BASELINES = [
     ("streams", "streams_scratch11", "Correct"),
     ("streams", "streams_scratch12", "Correct"),
     ("streams", "streams_scratch13", "Correct"),
+    ("streams", "streams_scratch14", "Correct"),
 ]
 
 

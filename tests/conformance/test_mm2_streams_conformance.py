@@ -84,10 +84,17 @@ def test_internal_topic_rule_follows_the_configuration(rule: str, internal: bool
     driver = Mm2Driver({"policy": "default", "separator": ".", "internal_rule": rule})
     session = Lockstep(driver, reference_target("mm2"))
     for call in (IsInternalTopic("orders-internal"), IsMM2InternalTopic("orders.internal")):
+        first = len(session.steps)
         _step(session, Query("A", call))
-        assert session.steps[-1].model_observation == {"result": internal}
+        assert session.steps[first].model_observation == {"result": internal}
+        # MM2-DRIVE-TRAILING-SEPARATOR: the same test of the name with the separator after it
+        # follows, and no rule reads that name as internal (Kafka tests endsWith)
+        twin = session.steps[first + 1]
+        assert isinstance(twin.input, dict) and twin.input["topic"] == call.topic + "."
+        assert twin.model_observation == {"result": False}
+    first = len(session.steps)
     _step(session, Query("A", IsMM2InternalTopic("mm2-offset-syncs.B.internal")))
-    assert session.steps[-1].target_observation == {"result": True}
+    assert session.steps[first].target_observation == {"result": True}
 
 
 def test_connect_names_mutant_conforms_to_3x_and_not_4x() -> None:
