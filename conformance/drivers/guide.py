@@ -63,6 +63,7 @@ class PartsProbe(ABC):
     def needs(self) -> tuple[str, ...]:
         """The categories of its parts."""
 
+
 # Abstract states explored per configuration (the drivers may change it: ``guide_states``),
 # spread over at most ``guide_depth`` levels: a level keeps the first states the breadth-first
 # order reaches (a beam), so the graph goes deep instead of wide (defaults: conformance/driver.py).
