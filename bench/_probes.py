@@ -207,11 +207,10 @@ _SWITCHES: dict[str, dict[str, tuple[Any, str, Any]]] = {
         # session 24 (red team share_scratch15's delivery-count-as-int8 escaped seeds 0 and 1)
         "SHARE-DRIVE-MAX-DELIVERY-COUNT": (ShareSystem, "probe_actions", _probe_requests_without(
             lambda kind, a: any(b.delivery_count == MAX_DELIVERY_COUNT for b in getattr(a, "batches", ())))),
-        # session 26 (red team share_scratch16's escapes, all "not reached"): the path-end-only
-        # composites (PathEndProbe), each by its parts returning None
-        "SHARE-DRIVE-COUNT-AT-UNKNOWN-START": (ShareDriver, "_count_unknown_start_parts", _none),
-        "SHARE-DRIVE-INNER-LOSER": (ShareDriver, "_inner_loser_parts", _none),
-        "SHARE-DRIVE-ZERO-DELIVERY-COUNT": (ShareDriver, "_zero_count_parts", _none),
+        # sessions 26-27 (red team share_scratch16's escapes, all "not reached"): the path-end-only
+        # composites (PathEndProbe), each by its entry of share_driver.PATH_END_PARTS returning None
+        **{name: (share_driver, "PATH_END_PARTS", {**share_driver.PATH_END_PARTS, name: _none})
+           for name in share_driver.PATH_END_PROBES},
     },
     # streams (session 23): the guided paths' end probes (StreamsDriver.probes); the in-flight
     # sub-topology is offered in category ``topology`` too, so its switch disables the step itself

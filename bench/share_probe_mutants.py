@@ -59,6 +59,8 @@ PROBE_MUTANTS: list[tuple[str, str]] = [
     ("SHARE-DRIVE-COUNT-AT-UNKNOWN-START", "share-unset-start-count-newest"),
     ("SHARE-DRIVE-INNER-LOSER", "share-losing-inner-cuts-outer"),
     ("SHARE-DRIVE-ZERO-DELIVERY-COUNT", "share-zero-delivery-count-dropped"),
+    # session 27 (red team share_scratch16's metadata-update-deletions-only): a path-end PathEndProbe
+    ("SHARE-DRIVE-PARTITION-ADDED", "share-image-deletions-only"),
 ]
 # written for a probe, caught by it first, not its alone (the catalogue's notes)
 NOT_ALONE: list[tuple[str, str]] = [

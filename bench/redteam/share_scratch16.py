@@ -38,6 +38,15 @@ key stored with start offset -1 (the ``counts`` probes write ``g:T:0``, initiali
 71 only (the batch probes ``[1,2]`` ACKNOWLEDGED x1 then SAME_FIRST_OFFSET's ``[0,1]`` ARCHIVED
 x1 at limit 0). The proposed path-end probes are in /work/wt/R26-blindshare.md.
 
+AFTER (sessions 26-27: the path-end-only composites SHARE-DRIVE-COUNT-AT-UNKNOWN-START,
+SHARE-DRIVE-INNER-LOSER, SHARE-DRIVE-ZERO-DELIVERY-COUNT and SHARE-DRIVE-PARTITION-ADDED;
+``redteam_power.py --seeds 2 --protocols share --modules share_scratch16``, session 27): 7/7 caught
+at seeds 0 and 1: losing-inner-batch-cuts-outer, zero-count-available-as-gap,
+metadata-update-deletions-only and unset-start-count-short-circuit at run 1,
+snapshot-leader-fence-if-absent run 2, summary-negative-epoch-refused run 4,
+terminal-states-ranked-alike run 71. The dropped initialize -1 case above: Kafka 4.1-4.3 skip the
+fence at -1 (read in the 4.1.2-4.3.1 bytecode); spec/share.md's sentence now says so (session 27).
+
     PYTHONPATH=bench kspec conform share --target python:redteam.share_scratch16:Correct
 """
 

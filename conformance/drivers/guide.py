@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import json
 import math
+from abc import ABC, abstractmethod
 from collections import Counter, deque
 from collections.abc import Hashable
 from dataclasses import dataclass, field
@@ -48,6 +49,20 @@ from typing import Any
 from kspec.conformance.driver import DEFAULT_GUIDE_DEPTH, DEFAULT_GUIDE_STATES, Driver
 
 Step = tuple[str, Any]  # (category, action), as Lockstep.take replays it
+
+
+class PartsProbe(ABC):
+    """A probe step (``Driver.probes``) made of parts of other categories (share's
+    ``PathEndProbe``): :func:`with_probes` leaves it out where the target declines one of
+    ``needs``, as it leaves out a probe of a declined category."""
+
+    __slots__ = ()
+
+    @property
+    @abstractmethod
+    def needs(self) -> tuple[str, ...]:
+        """The categories of its parts."""
+
 
 # Abstract states explored per configuration (the drivers may change it: ``guide_states``),
 # spread over at most ``guide_depth`` levels: a level keeps the first states the breadth-first
@@ -288,8 +303,8 @@ def with_probes(driver: Driver[Any], path: list[Step], k: int, skipped: frozense
     out = list(path)
     wanted = driver.probes(state, k)
     for category, action in wanted:
-        # a probe composite whose parts are of declined categories too (share's PathEndProbe.needs)
-        if category in skipped or skipped.intersection(getattr(action, "needs", ())):
+        # a probe made of parts of a declined category too (PartsProbe: share's PathEndProbe)
+        if category in skipped or (isinstance(action, PartsProbe) and skipped.intersection(action.needs)):
             continue
         after = driver.resolve(state, action)
         if after is not None:

@@ -38,10 +38,12 @@ target sets it for its own release (``model_config``), and the counterexample fi
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from kspec.conformance.driver import Driver, Event
+from kspec.conformance.drivers.guide import PartsProbe
 from kspec.conformance.drivers.ordering import SHARE_RECORDS_FIRST
 from kspec.conformance.harness import JSON
 from kspec.model.core.codec import encode
@@ -58,7 +60,10 @@ from kspec.model.share.system import (
     OTHER_GROUP,
     OTHER_PARTITION,
     ROUTE_KEYS,
+    TOPIC,
+    UNHOSTED,
     Action,
+    CreatePartition,
     Delete,
     DeleteTopic,
     Elect,
@@ -226,7 +231,7 @@ class StateEpochAcrossDelete:
 
 
 @dataclass(frozen=True, slots=True)
-class PathEndProbe:
+class PathEndProbe(PartsProbe):
     """Composite step of category PATH_END (session 26): several model actions, some of them
     requests no candidate holds, that only a guided path's end sends (``ShareDriver.probes``):
     ``name`` is one of PATH_END_PROBES. PATH_END is no lockstep rule (not in
@@ -234,8 +239,8 @@ class PathEndProbe:
     out (``ShareDriver.unguided``), so neither the graph's states nor the random draws move;
     it is offered as a candidate all the same, because a run, guided or replayed (the
     minimiser), takes only what the driver offers in a category (as raft's RAFT-DRIVE-PROBE).
-    ``needs``: the categories of its parts, so a target that declines one never gets it
-    (``guide.with_probes``)."""
+    ``needs`` (``guide.PartsProbe``): the categories of its parts, so a target that declines one
+    never gets it (``guide.with_probes``)."""
 
     name: str
 
@@ -246,23 +251,8 @@ class PathEndProbe:
 
 # The category of the path-end-only composites (PathEndProbe): no lockstep rule, not in the graph.
 PATH_END = "path_end"
-# SHARE-DRIVE-COUNT-AT-UNKNOWN-START, SHARE-DRIVE-INNER-LOSER, SHARE-DRIVE-ZERO-DELIVERY-COUNT: the
-# path-end probes that are PathEndProbe composites, in the order a path's end sends them, with the
-# categories of their parts.
-PATH_END_NEEDS: dict[str, tuple[str, ...]] = {
-    "SHARE-DRIVE-COUNT-AT-UNKNOWN-START": ("initialize", "counts"),
-    "SHARE-DRIVE-INNER-LOSER": ("initialize", "read", "batches", "failover"),
-    "SHARE-DRIVE-ZERO-DELIVERY-COUNT": ("initialize", "read", "batches"),
-}
-PATH_END_PROBES = tuple(PATH_END_NEEDS)
 # The records a PathEndProbe may add past the model's bound (``ShareDriver._path_end_next``).
 PATH_END_RECORDS = 12
-PATH_END_LABELS: dict[str, str] = {
-    "SHARE-DRIVE-COUNT-AT-UNKNOWN-START": "g:T:1 initialized at start offset -1, writes at start offset -1 with "
-                                          "counts 1 then 0",
-    "SHARE-DRIVE-INNER-LOSER": "the leader writes [0,3] ACKNOWLEDGED x2, then [1,2] AVAILABLE x1 inside it",
-    "SHARE-DRIVE-ZERO-DELIVERY-COUNT": "the leader writes a free offset AVAILABLE with delivery count 0",
-}
 
 # The composite steps: each is several model actions sent as their own inputs, one step of the guide.
 COMPOSITES = (ReloadWithoutTopic, StaleReadWithoutTopic, ReinitPruneReload, CutReload, DeleteThenRead,
@@ -646,14 +636,35 @@ class ShareDriver(Driver[ShareSystem]):
         return after
 
     def _path_end_parts(self, state: SysState, name: str) -> list[tuple[Action, SysState]] | None:
-        """The model actions of the path-end probe ``name`` (a PathEndProbe) from ``state``."""
-        if name == "SHARE-DRIVE-COUNT-AT-UNKNOWN-START":
-            return self._count_unknown_start_parts(state)
-        if name == "SHARE-DRIVE-INNER-LOSER":
-            return self._inner_loser_parts(state)
-        if name == "SHARE-DRIVE-ZERO-DELIVERY-COUNT":
-            return self._zero_count_parts(state)
-        return None
+        """The model actions of the path-end probe ``name`` (a PathEndProbe) from ``state``
+        (PATH_END_PARTS)."""
+        return PATH_END_PARTS[name](self, state)
+
+    def _partition_added_parts(self, state: SysState) -> list[tuple[Action, SysState]] | None:
+        """SHARE-DRIVE-PARTITION-ADDED (4.1+): partition 2 of topic ``T`` created (a
+        MetadataUpdate whose image adds ``T``-2 to the one before), then the group coordinator
+        initializes ``g:T:2``, its leader writes and reads it, each answered NONE: requests are
+        validated against the new image (SHARE-RULE-METADATA-UPDATE,
+        SHARE-RULE-VALIDATE-UNKNOWN-TOPIC). The driver's other inputs only delete topics, so a
+        shard that never adds to its image answered as the model does (red team session 26's
+        ``metadata-update-deletions-only``). None: not here (4.0 has no initialize, the shard
+        unloaded, ``T``-2 already in the image, a part refused or out of bounds)."""
+        if not self.model.rules.initialize or not state.shard.active:
+            return None
+        batches = (StateBatch(0, 0, ACKNOWLEDGED, 1),)
+        actions: list[Action] = [CreatePartition(TOPIC, UNHOSTED.partition),
+                                 Initialize(max(state.group_state_epoch, 0), 0, key=UNHOSTED),
+                                 Write(0, 0, batches, state_epoch=max(state.group_state_epoch, 0), key=UNHOSTED),
+                                 Read(0, key=UNHOSTED)]
+        parts: list[tuple[Action, SysState]] = []
+        s = state
+        for action in actions:
+            after = self._path_end_next(s, action)
+            if after is None or after.last_error != NONE:
+                return None
+            parts.append((action, after))
+            s = after
+        return parts
 
     def _count_unknown_start_parts(self, state: SysState) -> list[tuple[Action, SysState]] | None:
         """SHARE-DRIVE-COUNT-AT-UNKNOWN-START (4.2+): ``g:T:1`` initialized with start offset -1
@@ -1131,7 +1142,7 @@ class ShareDriver(Driver[ShareSystem]):
             # a target that never prunes replays it (SHARE-RULE-PRUNE-INVISIBLE: the same answers).
             start = {"log_start_offset": after.log_start} if after.log_start else {}
             return [Event(0, {"type": "Load", "records": encode(before.log), **start}, [], obs)]
-        if isinstance(action, DeleteTopic):
+        if isinstance(action, DeleteTopic | CreatePartition):
             image = after.shard.image or frozenset()
             return [Event(0, {"type": "MetadataUpdate", "image": sorted([t, p] for t, p in image)}, [], obs)]
         request = request_of(before, action)
@@ -1270,6 +1281,33 @@ class ShareDriver(Driver[ShareSystem]):
                         return f"SHARE-INV-EPOCHS-MONOTONE: the {name} epoch fence of {key} went from {a} to {b}"
             fences[key] = now
         return None
+
+
+# SHARE-DRIVE-COUNT-AT-UNKNOWN-START, SHARE-DRIVE-INNER-LOSER, SHARE-DRIVE-ZERO-DELIVERY-COUNT (session 26),
+# SHARE-DRIVE-PARTITION-ADDED (session 27): the path-end probes that are PathEndProbe composites, in
+# the order a path's end sends them: the categories of their parts (PathEndProbe.needs), the
+# function that makes their parts from a state (None: not enabled there; bench/_probes.py switches
+# one off by replacing its entry), and their labels.
+PATH_END_NEEDS: dict[str, tuple[str, ...]] = {
+    "SHARE-DRIVE-COUNT-AT-UNKNOWN-START": ("initialize", "counts"),
+    "SHARE-DRIVE-INNER-LOSER": ("initialize", "read", "batches", "failover"),
+    "SHARE-DRIVE-ZERO-DELIVERY-COUNT": ("initialize", "read", "batches"),
+    "SHARE-DRIVE-PARTITION-ADDED": ("image", "keys", "initialize", "read"),
+}
+PATH_END_PARTS: dict[str, Callable[[ShareDriver, SysState], list[tuple[Action, SysState]] | None]] = {
+    "SHARE-DRIVE-COUNT-AT-UNKNOWN-START": ShareDriver._count_unknown_start_parts,
+    "SHARE-DRIVE-INNER-LOSER": ShareDriver._inner_loser_parts,
+    "SHARE-DRIVE-ZERO-DELIVERY-COUNT": ShareDriver._zero_count_parts,
+    "SHARE-DRIVE-PARTITION-ADDED": ShareDriver._partition_added_parts,
+}
+PATH_END_PROBES = tuple(PATH_END_NEEDS)
+PATH_END_LABELS: dict[str, str] = {
+    "SHARE-DRIVE-COUNT-AT-UNKNOWN-START": "g:T:1 initialized at start offset -1, writes at start offset -1 with "
+                                          "counts 1 then 0",
+    "SHARE-DRIVE-INNER-LOSER": "the leader writes [0,3] ACKNOWLEDGED x2, then [1,2] AVAILABLE x1 inside it",
+    "SHARE-DRIVE-ZERO-DELIVERY-COUNT": "the leader writes a free offset AVAILABLE with delivery count 0",
+    "SHARE-DRIVE-PARTITION-ADDED": "partition 2 of topic T is created, g:T:2 is initialized, written and read",
+}
 
 
 def _empty_write(action: Any) -> bool:

@@ -905,3 +905,26 @@ SHARE_MUTANTS = (
     ("share-zero-delivery-count-dropped", ZeroDeliveryCountDropped,
      "a zero value read as 'absent'"),
 )
+
+
+class ImageDeletionsOnly(ShareShard):
+    """A MetadataUpdate applied as deletions only: the shard keeps the topic-partitions of the
+    image it started with and drops those the new image lacks, but never takes one the new image
+    adds (a topic created, or a partition added, after the coordinator started), so every request
+    for it is UNKNOWN_TOPIC_OR_PARTITION (SHARE-RULE-METADATA-UPDATE: the new image replaces the
+    one requests are validated against). Red team session 26's ``metadata-update-deletions-only``.
+    Reached by SHARE-DRIVE-PARTITION-ADDED only: every other MetadataUpdate the driver sends
+    deletes topic ``U``."""
+
+    def step(self, inp: dict[str, Any]) -> list[dict[str, Any]]:
+        if inp["type"] == "MetadataUpdate" and self.image is not None:
+            self.image &= {(t, p) for t, p in inp["image"]}
+            return []
+        return super().step(inp)
+
+
+SHARE_MUTANTS = (
+    *SHARE_MUTANTS,
+    ("share-image-deletions-only", ImageDeletionsOnly,
+     "an update applied only in the direction the author had in mind"),
+)

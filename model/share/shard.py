@@ -408,6 +408,16 @@ def without_topic(image: frozenset[tuple[str, int]] | None, topic: str) -> froze
     return None if image is None else frozenset(tp for tp in image if tp[0] != topic)
 
 
+def with_partition(image: frozenset[tuple[str, int]] | None, topic: str,
+                   partition: int) -> frozenset[tuple[str, int]] | None:
+    """``image`` after partition ``partition`` of ``topic`` is created (None: not possible here:
+    no image yet, the partition already there, or partition ``partition - 1`` missing; Kafka
+    adds partitions in order, and the shard checks ``partitionCount() > partition``)."""
+    if image is None or (topic, partition) in image or (partition > 0 and (topic, partition - 1) not in image):
+        return None
+    return image | {(topic, partition)}
+
+
 # --- validation (SHARE-RULE-VALIDATE-*) -------------------------------------------------------
 
 

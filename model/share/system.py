@@ -64,6 +64,7 @@ from kspec.model.share.shard import (
     step_with,
     unload,
     update_image,
+    with_partition,
     without_topic,
 )
 from kspec.model.share.versions import LATEST_MINOR, Rules, rules_of, with_deviations
@@ -196,6 +197,21 @@ class DeleteTopic:
 
 
 @dataclass(frozen=True, slots=True)
+class CreatePartition:
+    """Partition ``partition`` of ``topic`` is created (``kafka-topics --create`` for partition 0,
+    ``--alter --partitions`` for the next one): the metadata image the shard sees next has it
+    (``onNewMetadataImage``, from 4.3 ``onMetadataUpdate``: the shard stores the new image), so
+    requests for it pass the image check (SHARE-RULE-METADATA-UPDATE,
+    SHARE-RULE-VALIDATE-UNKNOWN-TOPIC). Partitions are created in order: partition N only once
+    N-1 is in the image (Kafka's check is ``partitionCount() > partition``). Not in
+    ``actions``/``probe_actions``: only the driver's path-end probe SHARE-DRIVE-PARTITION-ADDED
+    sends it."""
+
+    topic: str
+    partition: int
+
+
+@dataclass(frozen=True, slots=True)
 class Unload:
     """The broker hosting the coordinator partition loses it (fail-over begins)."""
 
@@ -223,7 +239,7 @@ class FindCoordinator:
 
 
 Action = (Write | Read | Elect | Initialize | Unload | Load | PrunedLoad | Delete | Summary | DeleteTopic
-          | FindCoordinator)
+          | CreatePartition | FindCoordinator)
 
 
 @dataclass(frozen=True, slots=True)
@@ -570,6 +586,9 @@ class ShareSystem:
         if isinstance(action, DeleteTopic):
             return replace(state, shard=update_image(state.shard, without_topic(state.shard.image, action.topic)),
                            last_error=NONE)
+        if isinstance(action, CreatePartition):
+            image = with_partition(state.shard.image, action.topic, action.partition)
+            return None if image is None else replace(state, shard=update_image(state.shard, image), last_error=NONE)
         request = request_of(state, action)
         assert request is not None
         shard, outputs = step_with(state.shard, request, self.flaws)
@@ -629,7 +648,7 @@ class ShareSystem:
         @always_step("SHARE-INV-REJECTED-NO-CHANGE", "rejected_changes_nothing")
         def rejected(before: SysState, action: Action, after: SysState) -> bool:
             """A fenced or rejected request appends nothing and changes no stored state."""
-            if after.last_error == NONE or isinstance(action, Elect | Unload | Load | DeleteTopic):
+            if after.last_error == NONE or isinstance(action, Elect | Unload | Load | DeleteTopic | CreatePartition):
                 return True
             return after.log == before.log and after.shard == before.shard
 
@@ -1010,6 +1029,8 @@ class ShareSystem:
             return f"read-summary leader_epoch={action.leader_epoch}{on}"
         if isinstance(action, DeleteTopic):
             return f"topic {action.topic} is deleted (metadata update)"
+        if isinstance(action, CreatePartition):
+            return f"partition {action.partition} of topic {action.topic} is created (metadata update)"
         if isinstance(action, PrunedLoad):
             return "the log is pruned below the redundant offset; a new shard loads what is left"
         if isinstance(action, FindCoordinator):

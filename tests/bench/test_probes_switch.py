@@ -43,8 +43,9 @@ SWITCHED = [(protocol, probe) for protocol in ("raft", "voters", "share", "strea
 @pytest.mark.parametrize(("protocol", "probe"), SWITCHED)
 def test_probe_off_restores_the_driver(protocol: str, probe: str) -> None:
     # ShareSystem: the share probe requests are switched in the model's mix (probe_actions)
+    # share_driver: the path-end probes are switched in its PATH_END_PARTS table
     owners = (RaftDriver, VotersDriver, ShareDriver, StreamsDriver, PROBES.voters_log, PROBES.ShareSystem,
-              mm2_driver, mm2_driver.Mm2Driver, streams_driver)
+              mm2_driver, mm2_driver.Mm2Driver, streams_driver, share_driver)
     before = [dict(vars(o)) for o in owners], dict(share_driver.BOUNDS)
     with PROBES.probe_off(protocol, probe):
         during = [dict(vars(o)) for o in owners], dict(share_driver.BOUNDS)

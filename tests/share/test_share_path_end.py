@@ -1,7 +1,8 @@
-"""Session 26's path-end-only composites (PathEndProbe, category PATH_END):
-SHARE-DRIVE-COUNT-AT-UNKNOWN-START, SHARE-DRIVE-INNER-LOSER and SHARE-DRIVE-ZERO-DELIVERY-COUNT
-(red team session 26's ``unset-start-count-short-circuit``, ``losing-inner-batch-cuts-outer`` and
-``zero-count-available-as-gap``): sent only at a guided path's end, never drawn by a random run nor
+"""Sessions 26-27's path-end-only composites (PathEndProbe, category PATH_END):
+SHARE-DRIVE-COUNT-AT-UNKNOWN-START, SHARE-DRIVE-INNER-LOSER, SHARE-DRIVE-ZERO-DELIVERY-COUNT and
+SHARE-DRIVE-PARTITION-ADDED (red team session 26's ``unset-start-count-short-circuit``,
+``losing-inner-batch-cuts-outer``, ``zero-count-available-as-gap`` and
+``metadata-update-deletions-only``): sent only at a guided path's end, never drawn by a random run nor
 an edge of the guide's graph, and what each sends tells the reference shard from its mutant."""
 
 from __future__ import annotations
@@ -9,16 +10,29 @@ from __future__ import annotations
 import pytest
 
 from kspec.conformance.drivers import guide
-from kspec.conformance.drivers.share import PATH_END, PATH_END_PROBES, PathEndProbe, ShareDriver
+from kspec.conformance.drivers.share import PATH_END, PATH_END_PARTS, PATH_END_PROBES, PathEndProbe, ShareDriver
 from kspec.model.share.combiner import per_offset
 from kspec.model.share.records import ACKNOWLEDGED, AVAILABLE, NOT_SET
-from kspec.model.share.system import KEY, OTHER_PARTITION, Initialize, Write
+from kspec.model.share.shard import UNKNOWN_TOPIC_OR_PARTITION
+from kspec.model.share.system import (
+    KEY,
+    OTHER_PARTITION,
+    TOPIC,
+    UNHOSTED,
+    CreatePartition,
+    DeleteTopic,
+    Initialize,
+    Read,
+    Write,
+)
 from tests.share_steps import first_difference
 
+# each probe's mutant, and the request it first answers differently
 MUTANTS = {
-    "SHARE-DRIVE-COUNT-AT-UNKNOWN-START": "mutant:share-unset-start-count-newest",
-    "SHARE-DRIVE-INNER-LOSER": "mutant:share-losing-inner-cuts-outer",
-    "SHARE-DRIVE-ZERO-DELIVERY-COUNT": "mutant:share-zero-delivery-count-dropped",
+    "SHARE-DRIVE-COUNT-AT-UNKNOWN-START": ("mutant:share-unset-start-count-newest", "WriteRequest"),
+    "SHARE-DRIVE-INNER-LOSER": ("mutant:share-losing-inner-cuts-outer", "WriteRequest"),
+    "SHARE-DRIVE-ZERO-DELIVERY-COUNT": ("mutant:share-zero-delivery-count-dropped", "WriteRequest"),
+    "SHARE-DRIVE-PARTITION-ADDED": ("mutant:share-image-deletions-only", "InitializeRequest"),
 }
 
 
@@ -47,7 +61,10 @@ def test_probe_ends_guided_paths_and_tells_its_mutant_apart(name: str) -> None:
         assert s is not None
     s = steps[-1][0]
     assert first_difference(driver, steps, "reference") is None
-    assert first_difference(driver, steps, MUTANTS[name]) == "WriteRequest"
+    mutant, request = MUTANTS[name]
+    assert first_difference(driver, steps, mutant) == request
+    # the path before the probe does not tell the mutant apart
+    assert first_difference(driver, steps[:-1], mutant) is None
     # without the probe's parts (bench/_probes.py's switch) it is left out
     assert driver._path_end_parts(s, name) is not None
 
@@ -90,3 +107,50 @@ def test_a_target_declining_a_part_gets_no_path_end_probe() -> None:
     path: list[guide.Step] = []
     full = guide.with_probes(driver, path, 0, frozenset({"initialize"}))
     assert not any(isinstance(a, PathEndProbe) for _, a in full)
+
+
+
+def test_the_table_holds_every_path_end_probe() -> None:
+    assert set(PATH_END_PARTS) == set(PATH_END_PROBES) == set(MUTANTS)
+    assert all(isinstance(PathEndProbe(n), guide.PartsProbe) for n in PATH_END_PROBES)
+
+
+def test_partition_added_is_validated_against_the_new_image() -> None:
+    driver = ShareDriver({})
+    s0 = driver.init_state()
+    assert (UNHOSTED.topic_id, UNHOSTED.partition) == (TOPIC, 2) and (TOPIC, 2) not in s0.shard.image
+    parts = driver._partition_added_parts(s0)
+    assert parts is not None
+    actions = [a for a, _ in parts]
+    assert actions[0] == CreatePartition(TOPIC, 2)
+    assert [type(a) for a in actions[1:]] == [Initialize, Write, Read]
+    assert all(a.key == UNHOSTED for a in actions[1:])  # type: ignore[attr-defined]
+    assert all(s.last_error == "NONE" for _, s in parts)
+    assert (TOPIC, 2) in parts[-1][1].shard.image
+    # before the partition is created, the same initialize is UNKNOWN_TOPIC_OR_PARTITION
+    assert driver.model.next_state(s0, actions[1]).last_error == UNKNOWN_TOPIC_OR_PARTITION
+    # sent as a MetadataUpdate whose image adds T-2 to the one before
+    (event,) = driver.events(s0, actions[0], parts[0][1])
+    assert event.input == {"type": "MetadataUpdate",
+                           "image": sorted([[t, p] for t, p in s0.shard.image | {(TOPIC, 2)}])}
+    # 4.0 has no initialize: not sent; nor where T-2 is already in the image
+    assert ShareDriver({"kafka_version": "4.0"})._partition_added_parts(s0) is None
+    assert driver._partition_added_parts(parts[0][1]) is None
+
+
+def test_create_partition_adds_partitions_in_order_and_keeps_deletions() -> None:
+    model = ShareDriver({}).model
+    s0 = model.init_states()[0]
+    assert model.next_state(s0, CreatePartition(TOPIC, 3)) is None  # partition 2 missing
+    assert model.next_state(s0, CreatePartition(TOPIC, 1)) is None  # already there
+    gone = model.next_state(s0, DeleteTopic("U"))
+    assert gone is not None and all(t != "U" for t, _ in gone.shard.image)
+    again = model.next_state(gone, CreatePartition("U", 0))  # a topic created again
+    assert again is not None and ("U", 0) in again.shard.image and again.shard.offsets == gone.shard.offsets
+
+
+def test_a_target_declining_the_image_gets_no_partition_added() -> None:
+    driver = ShareDriver({})
+    full = guide.with_probes(driver, [], 0, frozenset({"image"}))
+    assert PathEndProbe("SHARE-DRIVE-PARTITION-ADDED") not in [a for _, a in full]
+    assert (PATH_END, PathEndProbe("SHARE-DRIVE-PARTITION-ADDED")) in guide.with_probes(driver, [], 0)

@@ -280,8 +280,9 @@ class KafkaShareShard:
             self.shard.onNewMetadataImage(image, delta)
 
     def update_image(self, image: list[list[Any]]) -> None:
-        """``MetadataUpdate``: the image changes (a topic deleted); an unloaded shard gets it at
-        its next Load."""
+        """``MetadataUpdate``: the image changes (a topic deleted, or a partition created:
+        SHARE-DRIVE-PARTITION-ADDED); the input holds the whole new image, which is built afresh
+        either way; an unloaded shard gets it at its next Load."""
         self.image = self._image(image)
         if self.active:
             self._publish(self.image)
