@@ -15,6 +15,12 @@ answer (epoch not compared), a removed leader that under KIP-996 goes straight t
 the epoch bump of ``pollResigned``, and a voter-set history that drops a VotersRecord repeating
 the set before it.
 
+BEFORE (committed before any kspec change; ``redteam_power.py --seeds 2``, split with ``--only``,
+load 6-9 on 2 cores): caught at seeds 0 and 1: update-in-memory-after-upgrade (runs 238, 259),
+upgrade-readiness-before-hw (44), removed-leader-prevotes-on-rejoin (119), history-skips-
+repeated-set (84); escaped at seeds 0 and 1: upgrade-map-lacks-leader, auto-join-reads-
+committed-set, lapse-ends-on-stale-answer.
+
     PYTHONPATH=bench kspec conform voters --target python:redteam.voters_scratch16:Correct
     PYTHONPATH=bench kspec conform voters --target python:redteam.voters_scratch16:CorrectLog
 """
