@@ -433,6 +433,8 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
                 # VOTERS-DRIVE-UPGRADE-DIRECTORY: a voter's update naming another directory, which a
                 # kraft.version-0 leader keeps (only the guided paths' probes take it)
                 out += [(PROBE, Fire(n.id, u)) for u in _foreign_updates(n)]  # type: ignore[arg-type]
+                # VOTERS-DRIVE-OWN-REPORT: its own update, accepted and changing nothing at kraft.version 0
+                out += [(PROBE, Ignored(n.id, u)) for u in _own_reports(n, self.rules)]
             out += [("idle", Ignored(n.id, timer)) for timer in IDLE_TIMERS]
             if self.model.auto_join:
                 # VOTERS-RULE-AUTO-JOIN's timer where the rule sends nothing (a voter, a replica
@@ -1276,16 +1278,15 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
         ``update``) and refused ones as requests, so no run sent it: a leader that looks voters up
         among its followers' states alone (VOTER_NOT_FOUND for itself; red team voters_scratch16's
         upgrade-map-lacks-leader) conformed. A guided path therefore ends, where such a leader has
-        committed in its epoch, with its own UpdateVoter as a request (nothing changes, nothing is
-        answered but NONE); before VOTERS-DRIVE-UPGRADE-WITHDRAWN's, whose state it leaves as it
+        committed in its epoch, with its own UpdateVoter (category PROBE, as
+        VOTERS-DRIVE-UPGRADE-DIRECTORY's update: offered, drawn by no lockstep rule; nothing changes,
+        nothing is answered but NONE); before VOTERS-DRIVE-UPGRADE-WITHDRAWN's, whose state it leaves as it
         was. Not under K6 (``rules.update_names_leader`` off: the release throws)."""
         leader = next((n for n in state.nodes if isinstance(n, VoterNode) and isinstance(n.role, Leader)), None)
-        if (leader is None or leader.kraft_version >= 1 or not leader.kraft_upgrade or leader.high_watermark is None
-                or not self.rules.update_names_leader):
+        if leader is None:
             return []
-        route: list[tuple[str, Any]] = [
-            ("request", Ignored(leader.id, UpdateVoter(leader.id, directory_of(leader.id), leader.epoch)))]
-        return route if self._offered_route(state, route) is not None else []
+        route: list[tuple[str, Any]] = [(PROBE, Ignored(leader.id, u)) for u in _own_reports(leader, self.rules)]
+        return route if route and self._offered_route(state, route) is not None else []
 
     def _withdrawn_upgrade_probe(self, state: Voters) -> list[tuple[str, Any]]:
         """VOTERS-DRIVE-UPGRADE-WITHDRAWN (replica level, kraft.version 0, 4.1+ rules): a
@@ -1778,6 +1779,16 @@ def _foreign_updates(leader: VoterNode) -> list[UpdateVoter]:
         return []
     others = sorted(v for v in leader.voters if v != leader.id)
     return [UpdateVoter(v, directory_of(v) + WRONG_DIRECTORY, leader.epoch) for v in others[:1]]
+
+
+def _own_reports(leader: VoterNode, rules: Rules) -> list[UpdateVoter]:
+    """VOTERS-DRIVE-OWN-REPORT's update at a kraft.version-0 leader under 4.1+ rules that has
+    committed in its epoch: its own, which it accepts and which changes nothing (it knows itself
+    from the start of its epoch). None under K6 (``rules.update_names_leader`` off) or elsewhere."""
+    if leader.kraft_version >= 1 or not leader.kraft_upgrade or leader.high_watermark is None \
+            or not rules.update_names_leader:
+        return []
+    return [UpdateVoter(leader.id, directory_of(leader.id), leader.epoch)]
 
 
 def _bad_updates(node: VoterNode, hosts: tuple[int, ...] | list[int]) -> list[UpdateVoter]:
