@@ -1248,7 +1248,7 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
         from the committed set asks to join again (red team voters_scratch16's
         auto-join-reads-committed-set: no path let an auto-joining replica's timer fire while its
         own change was uncommitted in its log). Each step only where offered."""
-        walked = self._walk(state, [_Maybe(("fetch", Fire(v, FetchDue(leader)))),  # type: ignore[arg-type]
+        walked = self._walk(state, [_Maybe(("fetch", Fire(v, FetchDue(leader)))),
                                     _Msg(v, leader, FetchRequest), _Msg(leader, v, FetchResponse),
                                     _Maybe(("timer", Fire(v, UpdateVoterSetDue()))),  # type: ignore[arg-type]
                                     _Maybe(("idle", Ignored(v, UpdateVoterSetDue())))])
