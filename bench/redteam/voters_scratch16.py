@@ -21,6 +21,12 @@ upgrade-readiness-before-hw (44), removed-leader-prevotes-on-rejoin (119), histo
 repeated-set (84); escaped at seeds 0 and 1: upgrade-map-lacks-leader, auto-join-reads-
 committed-set, lapse-ends-on-stale-answer.
 
+AFTER (session 27, VOTERS-DRIVE-OWN-REPORT and VOTERS-DRIVE-REJOIN-FETCH: path-end steps only):
+upgrade-map-lacks-leader caught at seeds 0 and 1 (guided run 10), auto-join-reads-committed-set
+(guided run 32); the other five as before; lapse-ends-on-stale-answer still escapes (not reached:
+it needs a stale answer naming the same leader, i.e. a leader re-elected in the next epoch while a
+bootstrap server lags an epoch behind; diagnosed in /work/wt/R27-blindvoters.md, not fixed).
+
     PYTHONPATH=bench kspec conform voters --target python:redteam.voters_scratch16:Correct
     PYTHONPATH=bench kspec conform voters --target python:redteam.voters_scratch16:CorrectLog
 """
