@@ -169,6 +169,10 @@ _SWITCHES: dict[str, dict[str, tuple[Any, str, Any]]] = {
         # reconfig-before-epoch-commit-by-log-hw caught by random runs only)
         "VOTERS-DRIVE-TRUNCATED-CHANGE": (VotersDriver, "_truncated_change_probe", _nothing),
         "VOTERS-DRIVE-FRESH-LEADER": (VotersDriver, "_fresh_leader_probe", _nothing),
+        # session 27 (red team voters_scratch16's upgrade-map-lacks-leader and
+        # auto-join-reads-committed-set escaped seeds 0 and 1)
+        "VOTERS-DRIVE-OWN-REPORT": (VotersDriver, "_own_report_probe", _nothing),
+        "VOTERS-DRIVE-REJOIN-FETCH": (VotersDriver, "_rejoin_fetch_tail", _nothing),
     },
     "share": {
         "CutReload": (ShareDriver, "_cut_parts", _none),

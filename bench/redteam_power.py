@@ -73,6 +73,7 @@ MODULE_LINES: tuple[tuple[str, str], ...] = (
     ("voters", "voters_scratch13"),
     ("voters", "voters_scratch14"),
     ("voters", "voters_scratch15"),
+    ("voters", "voters_scratch16"),
     # share
     ("share", "share"),
     ("share", "share_scratch"),

@@ -41,6 +41,9 @@ PROBE_MUTANTS: list[tuple[str, str]] = [
     # session 25 (red team voters_scratch15's pending-change-kept-across-leaderships escaped seeds 0
     # and 1 before the probe; off, the mutant conforms at seeds 0 and 1: 352 and 339 runs)
     ("VOTERS-DRIVE-TRUNCATED-CHANGE", "voters-pending-change-awaits-truncated-record"),
+    # session 27 (red team voters_scratch16: both escaped seeds 0 and 1 before the probes)
+    ("VOTERS-DRIVE-OWN-REPORT", "voters-upgrade-own-report-not-found"),
+    ("VOTERS-DRIVE-REJOIN-FETCH", "voters-auto-join-by-committed-set"),
 ]
 # caught by the probe first, not its alone (docs/performance.md, "Probe mutants, session 15")
 NOT_ALONE: list[tuple[str, str]] = [

@@ -433,6 +433,8 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
                 # VOTERS-DRIVE-UPGRADE-DIRECTORY: a voter's update naming another directory, which a
                 # kraft.version-0 leader keeps (only the guided paths' probes take it)
                 out += [(PROBE, Fire(n.id, u)) for u in _foreign_updates(n)]  # type: ignore[arg-type]
+                # VOTERS-DRIVE-OWN-REPORT: its own update, accepted and changing nothing at kraft.version 0
+                out += [(PROBE, Ignored(n.id, u)) for u in _own_reports(n, self.rules)]
             out += [("idle", Ignored(n.id, timer)) for timer in IDLE_TIMERS]
             if self.model.auto_join:
                 # VOTERS-RULE-AUTO-JOIN's timer where the rule sends nothing (a voter, a replica
@@ -551,7 +553,8 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
         # (the truncated-change and fresh-leader probes only append where the budgets allow them,
         # so that every probe before them keeps the state it had: VOTERS-DRIVE-TRUNCATED-CHANGE,
         # VOTERS-DRIVE-FRESH-LEADER)
-        return [*head, self._rejoin_probe, self._withdrawn_upgrade_probe, self._relead_upgrade_probe,
+        return [*head, self._rejoin_probe, self._own_report_probe, self._withdrawn_upgrade_probe,
+                self._relead_upgrade_probe,
                 self._upgrade_directory_probe, self._uncommitted_set_election_probe,
                 self._truncated_change_probe, self._removed_leader_timer_probe, self._fresh_leader_probe]
 
@@ -1230,8 +1233,26 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
             if after is None or not request:
                 return route
             deliver = ("deliver", Deliver(request[0]))  # type: ignore[arg-type]
-            return [*route, timer, *([deliver] if self._offered_route(after, [deliver]) is not None else [])]
+            delivered = self._offered_route(after, [deliver])
+            if delivered is None:
+                return [*route, timer]
+            return [*route, timer, deliver, *self._rejoin_fetch_tail(delivered, v, leader.id)]
         return []
+
+    def _rejoin_fetch_tail(self, state: Voters, v: int, leader: int) -> list[tuple[str, Any]]:
+        """VOTERS-DRIVE-REJOIN-FETCH (after VOTERS-DRIVE-REJOIN-PROBE's AddVoter, session 27): V's
+        next fetch from L (its request and L's answer delivered), which brings the VotersRecord
+        adding V but not its commit (L's answer carries the high watermark below it), then V's
+        update-voter-set timer. VOTERS-RULE-AUTO-JOIN with VOTERS-RULE-EFFECT-ON-APPEND: V is a
+        voter of the set at its log end, so it asks nothing; a replica that reads its membership
+        from the committed set asks to join again (red team voters_scratch16's
+        auto-join-reads-committed-set: no path let an auto-joining replica's timer fire while its
+        own change was uncommitted in its log). Each step only where offered."""
+        walked = self._walk(state, [_Maybe(("fetch", Fire(v, FetchDue(leader)))),
+                                    _Msg(v, leader, FetchRequest), _Msg(leader, v, FetchResponse),
+                                    _Maybe(("timer", Fire(v, UpdateVoterSetDue()))),  # type: ignore[arg-type]
+                                    _Maybe(("idle", Ignored(v, UpdateVoterSetDue())))])
+        return [] if walked is None else walked[0]
 
     def _static_join_probe(self, state: Voters) -> list[tuple[str, Any]]:
         """VOTERS-DRIVE-STATIC-JOIN: in the auto-join configuration at kraft.version 0 a guided
@@ -1248,6 +1269,24 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
                 step = ("idle", Ignored(n.id, UpdateVoterSetDue()))
                 return [step] if self._offered_route(state, [step]) is not None else []
         return []
+
+    def _own_report_probe(self, state: Voters) -> list[tuple[str, Any]]:
+        """VOTERS-DRIVE-OWN-REPORT (replica level, kraft.version 0, 4.1+ rules, session 27): a
+        kraft.version-0 leader knows itself from the start of its epoch (VOTERS-RULE-UPGRADE-VOTERS:
+        the static set updated with the local node), so its own UpdateVoter is accepted and changes
+        nothing. The driver offers accepted updates only where the model changes state (category
+        ``update``) and refused ones as requests, so no run sent it: a leader that looks voters up
+        among its followers' states alone (VOTER_NOT_FOUND for itself; red team voters_scratch16's
+        upgrade-map-lacks-leader) conformed. A guided path therefore ends, where such a leader has
+        committed in its epoch, with its own UpdateVoter (category PROBE, as
+        VOTERS-DRIVE-UPGRADE-DIRECTORY's update: offered, drawn by no lockstep rule; nothing changes,
+        nothing is answered but NONE); before VOTERS-DRIVE-UPGRADE-WITHDRAWN's, whose state it leaves as it
+        was. Not under K6 (``rules.update_names_leader`` off: the release throws)."""
+        leader = next((n for n in state.nodes if isinstance(n, VoterNode) and isinstance(n.role, Leader)), None)
+        if leader is None:
+            return []
+        route: list[tuple[str, Any]] = [(PROBE, Ignored(leader.id, u)) for u in _own_reports(leader, self.rules)]
+        return route if route and self._offered_route(state, route) is not None else []
 
     def _withdrawn_upgrade_probe(self, state: Voters) -> list[tuple[str, Any]]:
         """VOTERS-DRIVE-UPGRADE-WITHDRAWN (replica level, kraft.version 0, 4.1+ rules): a
@@ -1740,6 +1779,16 @@ def _foreign_updates(leader: VoterNode) -> list[UpdateVoter]:
         return []
     others = sorted(v for v in leader.voters if v != leader.id)
     return [UpdateVoter(v, directory_of(v) + WRONG_DIRECTORY, leader.epoch) for v in others[:1]]
+
+
+def _own_reports(leader: VoterNode, rules: Rules) -> list[UpdateVoter]:
+    """VOTERS-DRIVE-OWN-REPORT's update at a kraft.version-0 leader under 4.1+ rules that has
+    committed in its epoch: its own, which it accepts and which changes nothing (it knows itself
+    from the start of its epoch). None under K6 (``rules.update_names_leader`` off) or elsewhere."""
+    if leader.kraft_version >= 1 or not leader.kraft_upgrade or leader.high_watermark is None \
+            or not rules.update_names_leader:
+        return []
+    return [UpdateVoter(leader.id, directory_of(leader.id), leader.epoch)]
 
 
 def _bad_updates(node: VoterNode, hosts: tuple[int, ...] | list[int]) -> list[UpdateVoter]:

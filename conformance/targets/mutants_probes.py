@@ -458,6 +458,44 @@ class SnapshotVersionLoadedWithVoters(ControlRecords):
             self.snapshot = snapshot
 
 
+class UpgradeOwnReportNotFound(VoterReplica):
+    """A kraft.version-0 leader (4.1+) looks an UpdateVoter's voter up among its followers' states
+    only, so its own UpdateVoter is answered VOTER_NOT_FOUND, where the leader knows itself from
+    the start of its epoch and keeps the report (VOTERS-RULE-UPGRADE-VOTERS). The slip of red team
+    voters_scratch16's ``upgrade-map-lacks-leader`` (session 27); VOTERS-DRIVE-OWN-REPORT sends
+    that update at a path's end."""
+
+    def update_voter(self, inp: dict[str, Any]) -> None:
+        if (self.role == "leader" and self.kraft_upgrade and self.control.kraft_version() < 1
+                and inp["replica"] == self.id and inp["epoch"] == self.epoch and self.id in self.upgrade_voters):
+            mine = self.upgrade_voters.pop(self.id)
+            try:
+                return super().update_voter(inp)
+            finally:
+                self.upgrade_voters[self.id] = mine
+        return super().update_voter(inp)
+
+
+class AutoJoinByCommittedSet(VoterReplica):
+    """Auto-join reads the replica's membership from the voter set at its high watermark, not at
+    its log end (VOTERS-RULE-AUTO-JOIN with VOTERS-RULE-EFFECT-ON-APPEND): a replica that fetched
+    the VotersRecord adding it, not yet committed in its log, asks to join again. The slip of red
+    team voters_scratch16's ``auto-join-reads-committed-set`` (session 27);
+    VOTERS-DRIVE-REJOIN-FETCH fires the rejoined voter's timer right after that fetch."""
+
+    def joins(self) -> bool:
+        hw = self.high_watermark
+        committed = ControlRecords.value_at(self.control.voter_history, hw - 1) if hw else None
+        if committed is None:
+            return super().joins()
+        saved = self.voter_set
+        self.voter_set = committed
+        try:
+            return super().joins()
+        finally:
+            self.voter_set = saved
+
+
 # (name, protocol, class, bug class, caught by the CI run at the default budget, note)
 ENTRIES: tuple[tuple[str, str, type, str, bool, str], ...] = (
     ("voters-lapse-ends-on-leaderless-answer", "voters", LapseEndsOnLeaderlessAnswer,
@@ -546,4 +584,12 @@ ENTRIES: tuple[tuple[str, str, type, str, bool, str], ...] = (
      "one field restored only together with another", True,
      "written for VOTERS-DRIVE-FREE-REBUILD (session 21; log level: guided run 3 at seeds 0 and 1), not its "
      "alone: random free-log runs also reach it late (the red-team bug at runs 261 and 339 without the probe)"),
+    ("voters-upgrade-own-report-not-found", "voters", UpgradeOwnReportNotFound,
+     "the local replica left out of a per-replica map", True,
+     "VOTERS-DRIVE-OWN-REPORT's (session 27; red team voters_scratch16's upgrade-map-lacks-leader escaped "
+     "seeds 0 and 1 before it)"),
+    ("voters-auto-join-by-committed-set", "voters", AutoJoinByCommittedSet,
+     "a view built from the committed state where the current one is meant", True,
+     "VOTERS-DRIVE-REJOIN-FETCH's (session 27; red team voters_scratch16's auto-join-reads-committed-set "
+     "escaped seeds 0 and 1 before it)"),
 )

@@ -79,6 +79,8 @@ BASELINES = [
     ("voters", "voters_scratch14", "Correct"),
     ("voters", "voters_scratch14", "CorrectLog"),
     ("voters", "voters_scratch15", "Correct"),
+    ("voters", "voters_scratch16", "Correct"),
+    ("voters", "voters_scratch16", "CorrectLog"),
     # share (session 9's baseline claims 4.4, 4.1 and 4.3 in turn)
     ("share", "share_scratch", "Correct"),
     ("share", "share_scratch2", "Correct"),

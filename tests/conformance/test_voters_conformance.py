@@ -395,11 +395,42 @@ def test_rejoin_probe_has_a_removed_voter_ask_again() -> None:
     that replica's update-voter-set timer sends AddVoter for itself, delivered to the leader."""
     driver, start = _started(next(c for c in CONFIGS if c.get("auto_join")))
     steps = driver._rejoin_probe(start)  # type: ignore[arg-type]
-    assert [c for c, _ in steps] == ["reconfig", "replicate", "timer", "deliver"]
+    assert [c for c, _ in steps][:4] == ["reconfig", "replicate", "timer", "deliver"]
     before_timer = _take(driver, start, steps[:2])
     (event,) = driver.events(before_timer, steps[2][1], driver.resolve(before_timer, steps[2][1]))  # type: ignore[arg-type]
     assert [o["type"] for o in event.model_outputs] == ["AddVoterRequest"]
     assert VotersDriver(CONFIGS[0])._rejoin_probe(start) == []  # type: ignore[arg-type]
+
+
+def test_rejoin_fetch_tail_fires_the_timer_while_the_own_addition_is_uncommitted() -> None:
+    """VOTERS-DRIVE-REJOIN-FETCH: after the rejoin probe's AddVoter, the rejoined voter's fetch
+    brings the VotersRecord adding it (its high watermark below it), then its update-voter-set
+    timer, where the model sends nothing (it is a voter of the set at its log end)."""
+    driver, start = _started(next(c for c in CONFIGS if c.get("auto_join")))
+    steps = driver._rejoin_probe(start)  # type: ignore[arg-type]
+    assert [c for c, _ in steps][4:] == ["fetch", "deliver", "deliver", "idle"]
+    before_timer = _take(driver, start, steps[:-1])
+    v = steps[-1][1].node  # type: ignore[attr-defined]
+    node = before_timer.node(v)
+    assert (v, v) in node.control.last_voter_set()
+    assert node.high_watermark is not None and node.high_watermark < len(node.log)
+    (event,) = driver.events(before_timer, steps[-1][1], driver.resolve(before_timer, steps[-1][1]))  # type: ignore[arg-type]
+    assert event.model_outputs == []
+
+
+def test_own_report_probe_sends_the_leaders_own_update_at_kraft_version_zero() -> None:
+    """VOTERS-DRIVE-OWN-REPORT: at a kraft.version-0 leader that has committed, its own UpdateVoter
+    (category PROBE), accepted with no output and no change; nothing at kraft.version 1."""
+    driver, start = _started(next(c for c in CONFIGS if c["kraft_version"] == 0))
+    steps = driver._own_report_probe(start)  # type: ignore[arg-type]
+    assert [c for c, _ in steps] == [PROBE]
+    (_, action), = steps
+    assert action.input.replica == action.node and start.node(action.node).kraft_version == 0  # type: ignore[attr-defined]
+    assert driver.resolve(start, action) == start
+    (event,) = driver.events(start, action, start)  # type: ignore[arg-type]
+    assert event.model_outputs == []
+    plain, begun = _started(CONFIGS[0])
+    assert plain._own_report_probe(begun) == []  # type: ignore[arg-type]
 
 
 def test_upgrade_directory_probe_writes_the_named_directory_last() -> None:
