@@ -14,6 +14,14 @@ leader, a snapshot download overtaken by a new epoch, and a Fetch from a replica
 of the receiver's epoch.
 
     PYTHONPATH=bench kspec conform raft --target python:redteam.raft_scratch19:Correct
+
+BEFORE (session 27, no kspec change; ``bench/redteam_power.py --modules raft_scratch19``, seeds 0
+and 1): three caught at both seeds, in the guided phase (runs to detection: 46
+``resigned-refuses-pre-vote``, 136 ``vote-answer-leader-ignored``, 70
+``fetch-higher-epoch-transitions``); ``candidate-loss-counts-rejections`` caught at one seed only
+(run 266); ``snapshot-served-only-latest``, ``snapshot-answer-names-earliest``,
+``check-quorum-period-clears-fetched`` and ``snapshot-answer-higher-epoch-ignored`` escaped at
+both.
 """
 
 from __future__ import annotations
