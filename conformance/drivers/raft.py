@@ -2235,7 +2235,28 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
             return []
         if not take("catch_up", macros.CatchUp(lagging)) or s.node(lagging).log_start == 0:
             return []
-        return script
+        return [*script, *self._snapshot_pair_tail(s, leader)]
+
+    def _snapshot_pair_tail(self, state: Raft, leader: int) -> list[tuple[str, Any]]:
+        """RAFT-DRIVE-SNAPSHOT-PAIR (session 27; RAFT-DRIVE-SNAPSHOT's last steps): the leader,
+        which cleaned its log to its first snapshot and committed a record past it, snapshots
+        again at its HW without cleaning, so it holds two snapshots, and a fetch from below its
+        log start (replica 9's, RAFT-DRIVE-INJECT: offset 0, last fetched epoch 0) is answered
+        with the LATEST snapshot's id (RAFT-RULE-FETCH-SNAPSHOT-ID). Elsewhere a leader that
+        answered a fetch with a snapshot id held one snapshot (each start probe cleans after each
+        snapshot, RAFT-DRIVE-SNAPSHOT-DEPOSED cleans before the fetch), so a leader naming the
+        earliest one it holds was never told apart (red team
+        ``raft_scratch19:snapshot-answer-names-earliest``, escaped at seeds 0 and 1). Each step
+        only where the driver offers it."""
+        run = _Script(self, [], state)
+        node = state.node(leader)
+        hw = node.high_watermark
+        if hw is None or len(node.snapshots) != 1 or hw <= node.snapshots[-1][0]:
+            return []
+        if not run.take("snapshot", Fire(leader, TakeSnapshot(hw))) or len(run.s.node(leader).snapshots) != 2:
+            return []
+        run.take("inject", Inject(FetchRequest(UNKNOWN_REPLICA, leader, run.s.node(leader).epoch, 0, 0, True)))
+        return run.script
 
     def _elect_first(self, state: Raft) -> tuple[list[tuple[str, Any]], Raft] | None:
         """The first voter is elected (:meth:`_elect`, where it does not lead yet), then its

@@ -1274,3 +1274,30 @@ RAFT_MUTANTS += (  # session 26, refetch
      "snapshot id by RAFT-DRIVE-SNAPSHOT-TABLE, fetches once more; guided run 8 (every seed), conforms at seed 0 "
      "(324 runs) with the probe off (bench/probe_mutants.py)"),
 )
+
+
+# ---- session 27, blindraft: red team raft_scratch19's snapshot-answer-names-earliest
+
+
+class SnapshotIdEarliest(RaftReplica):
+    """A leader holding two snapshots answers a fetch it cannot serve as records with the id of
+    its EARLIEST snapshot (a port whose ``validateOffsetAndEpoch`` reads
+    ``earliestSnapshotId()`` for the position check and answers with the same variable), so the
+    follower downloads an older snapshot than the latest. RAFT-RULE-FETCH-SNAPSHOT-ID: the
+    answer names the latest snapshot. RAFT-DRIVE-SNAPSHOT-PAIR (RAFT-DRIVE-SNAPSHOT's last
+    steps) has the leader snapshot again without cleaning and a fetch from below its log start
+    reach it."""
+
+    def on_FetchRequest(self, req: dict[str, Any]) -> None:
+        super().on_FetchRequest(req)
+        for o in self.out:
+            if o["type"] == "FetchResponse" and o.get("snapshot_id") is not None and len(self.snapshots) > 1:
+                o["snapshot_id"] = list(self.snapshots[0])
+
+
+RAFT_MUTANTS += (  # session 27, blindraft
+    ("raft-snapshot-id-earliest", SnapshotIdEarliest,
+     "the wrong one of two values (earliest for latest)", True,
+     "RAFT-DRIVE-SNAPSHOT-PAIR's (RAFT-DRIVE-SNAPSHOT's last steps): a leader holding two snapshots answers a "
+     "fetch from below its log start"),
+)
