@@ -1301,3 +1301,26 @@ RAFT_MUTANTS += (  # session 27, blindraft
      "RAFT-DRIVE-SNAPSHOT-PAIR's (RAFT-DRIVE-SNAPSHOT's last steps): a leader holding two snapshots answers a "
      "fetch from below its log start"),
 )
+
+
+class SnapshotServedLatestOnly(RaftReplica):
+    """A leader serves a FetchSnapshot only for its latest snapshot and answers
+    ``SNAPSHOT_NOT_FOUND`` for an older one it still holds (a port that compares the id asked
+    for with ``latestSnapshot()`` instead of calling ``readSnapshot(id)``).
+    RAFT-RULE-FETCH-SNAPSHOT-DATA: a held snapshot is served. RAFT-DRIVE-SNAPSHOT-SUPERSEDING
+    (within RAFT-DRIVE-SNAPSHOT) has the leader snapshot again between the fetch that named a
+    snapshot and the FetchSnapshot that asks for it."""
+
+    def on_FetchSnapshotRequest(self, req: dict[str, Any]) -> None:
+        wanted = tuple(req.get("snapshot_id") or ())
+        if self.snapshots and wanted in self.snapshots[:-1]:
+            req = {**req, "snapshot_id": [-1, -1]}
+        super().on_FetchSnapshotRequest(req)
+
+
+RAFT_MUTANTS += (  # session 27, blindraft
+    ("raft-snapshot-served-latest-only", SnapshotServedLatestOnly,
+     "a lookup by the latest value instead of by key", True,
+     "RAFT-DRIVE-SNAPSHOT-SUPERSEDING's (within RAFT-DRIVE-SNAPSHOT): the leader snapshots again between the fetch "
+     "naming a snapshot and the FetchSnapshot asking for it"),
+)
