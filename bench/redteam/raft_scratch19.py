@@ -22,6 +22,13 @@ and 1): three caught at both seeds, in the guided phase (runs to detection: 46
 (run 266); ``snapshot-served-only-latest``, ``snapshot-answer-names-earliest``,
 ``check-quorum-period-clears-fetched`` and ``snapshot-answer-higher-epoch-ignored`` escaped at
 both.
+
+AFTER (session 27, RAFT-DRIVE-SNAPSHOT-SUPERSEDING and RAFT-DRIVE-SNAPSHOT-PAIR, steps within and
+after RAFT-DRIVE-SNAPSHOT's script, no new start path): ``snapshot-served-only-latest`` and
+``snapshot-answer-names-earliest`` caught at seeds 0 and 1 (guided run 3); the guided runs the
+change lengthens catch none of the other six, whose figures are BEFORE's. Escapes left (see each
+docstring): ``check-quorum-period-clears-fetched``, ``snapshot-answer-higher-epoch-ignored`` (not
+reached at either seed), ``candidate-loss-counts-rejections`` (reached by one random run only).
 """
 
 from __future__ import annotations
@@ -52,7 +59,12 @@ class SnapshotServedOnlyLatest(RaftReplica):
     ("a follower only ever asks for the id my Fetch answer named, which is the latest"). Needs
     a leader that answered a lagging follower's Fetch with its latest snapshot id, then took a
     newer snapshot (TakeSnapshot, no CleanLog yet) before that follower's FetchSnapshot reached
-    it."""
+    it.
+
+    Escaped at seeds 0 and 1 (session 27), not reached: every FetchSnapshot reached a leader
+    whose latest snapshot was the one asked for, or one that had deleted it
+    (RAFT-DRIVE-SNAPSHOT-SUPERSEDED takes and cleans together). Caught since
+    RAFT-DRIVE-SNAPSHOT-SUPERSEDING (guided run 3)."""
 
     def on_FetchSnapshotRequest(self, req: dict[str, Any]) -> None:
         wanted = tuple(req.get("snapshot_id") or ())
@@ -72,7 +84,10 @@ class SnapshotAnswerNamesEarliest(RaftReplica):
     answer reuses that variable (``snapshotId``) instead of ``log.latestSnapshotId()``. Needs a
     leader holding two snapshots or more (TakeSnapshot twice, or once more after a CleanLog)
     and a follower whose Fetch it answers with a snapshot id (a follower that lagged: it was
-    down, or its fetches were lost)."""
+    down, or its fetches were lost).
+
+    Escaped at seeds 0 and 1 (session 27), not reached: every leader that answered a fetch
+    with a snapshot id held one snapshot. Caught since RAFT-DRIVE-SNAPSHOT-PAIR (guided run 3)."""
 
     def on_FetchRequest(self, req: dict[str, Any]) -> None:
         super().on_FetchRequest(req)
@@ -93,7 +108,17 @@ class CheckQuorumPeriodClearsFetched(RaftReplica):
     branch as well as in the reset branch ("a new period, a new set"), though Kafka's set
     belongs to the timer's last reset, not to the period. Needs four or five voters, a renewed
     period, a voter's fetch after the reset, a CheckQuorumTimeout, a second voter's fetch, then
-    another CheckQuorumTimeout."""
+    another CheckQuorumTimeout.
+
+    Escaped at seeds 0 and 1 (session 27), not reached: the one path that judges the
+    check-quorum period with four or more voters (RAFT-DRIVE-CHECK-QUORUM-ACK) starts from a
+    leader whose count is empty and whose period is not renewed, and resigns it in that first
+    period; no path ends a renewed period while a voter is already counted towards the next
+    reset and then completes the majority in the next period. Proposed: before that probe's
+    core, every follower fetches (renewed), one follower A fetches again (counted), a
+    CheckQuorumTimeout ends the renewed period, a second follower B fetches (A, B and the
+    leader: a majority of four or five, renewed) and a second CheckQuorumTimeout, at which the
+    model leads on and this bug resigns."""
 
     def on_CheckQuorumTimeout(self, inp: dict[str, Any]) -> None:
         renewed = self.role == "leader" and self.renewed
@@ -114,7 +139,14 @@ class CandidateLossCountsRejections(RaftReplica):
     instead of ``numGranted + numUnrecorded < majoritySize`` (Kafka's own code once had
     ``rejected > voters - majority``, which is right). Needs an even voter set (two or four
     voters) and a candidate refused by half the voters (logs ahead of its own, or voters that
-    already voted or follow a leader in its epoch)."""
+    already voted or follow a leader in its epoch).
+
+    Caught at one seed of two (session 27: random run 266), never in the guided phase: no guided
+    path has a candidate of an even voter set refused by exactly half the voters and then offers
+    its BackoffExpired (or a ResendDue to the voter that has not answered), where the model backs
+    off and this bug still waits. Proposed: the four-voter RAFT-DRIVE-MID-ROUND path of
+    ``macros.FirstAnswer`` (which catches the opposite slip, ``raft-candidate-loses-at-half``)
+    delivering a second refusal, then the candidate's BackoffExpired."""
 
     def on_vote_response(self, resp: dict[str, Any]) -> None:
         if self.role != "candidate" or resp["src"] not in self.voters or not self.is_ballot(resp):
@@ -191,7 +223,15 @@ class SnapshotAnswerHigherEpochIgnored(RaftReplica):
     Needs a follower told by its leader to fetch a snapshot (it lagged below a cleaned log),
     then its FetchSnapshot delivered after the leader moved to a higher epoch (a vote or a
     BeginQuorumEpoch of a higher epoch reached the leader first, or it resigned and stood
-    again)."""
+    again).
+
+    Escaped at seeds 0 and 1 (session 27), not reached: no path has a FetchSnapshot in flight
+    (or its answer) while its receiver moves to a higher epoch; the snapshot probes deliver each
+    FetchSnapshot and its answer within one catch-up, and RAFT-DRIVE-REFETCH's lagging voter
+    drops its pending id at the role change before it sends one. Proposed: at the end of
+    RAFT-DRIVE-SNAPSHOT-TABLE the lagging voter's FetchDue sends its FetchSnapshot, which is held
+    while RAFT-DRIVE-MISSED-ELECTION's tail moves the leader to a higher epoch, then delivered
+    (answered ``FENCED_LEADER_EPOCH`` in the new epoch) and its answer delivered."""
 
     def on_FetchSnapshotResponse(self, resp: dict[str, Any]) -> None:
         epoch = resp.get("epoch")
