@@ -23,7 +23,9 @@ each switch (``guide._GRAPHS`` is cached by configuration; some probes' steps ar
   ``RAFT-DRIVE-MISSED-ELECTION`` by ``_missed_election_tail`` adding nothing to the start paths;
   ``-PRE-VOTE-UNCOMMITTED``, ``-HELD-BEGIN-ANSWER``, ``-CHECK-QUORUM-OBSERVER``, ``-SPLIT-VOTE``,
   ``-HELD-FETCH`` (chained after the start paths, ``_chained_probe_tail``) by its script taking
-  nothing (the next of them may fit instead); ``-REFETCH`` by ``_refetch_tail`` adding nothing.
+  nothing (the next of them may fit instead); ``-REFETCH`` by ``_refetch_tail`` adding nothing; ``-SNAPSHOT-PAIR`` by
+  ``_snapshot_pair_tail`` adding nothing to RAFT-DRIVE-SNAPSHOT's steps, ``-SNAPSHOT-SUPERSEDING`` by
+  ``_snapshot_superseding`` taking nothing before its catch-up.
 * voters (``VotersDriver.probes``, ``VotersDriver.start_probes``): each ``VOTERS-DRIVE-*`` script
   a guided path ends with or a start path takes, by its function returning nothing
   (``voters_log.probes`` for the log level's free-log script).
@@ -139,7 +141,11 @@ _SWITCHES: dict[str, dict[str, tuple[Any, str, Any]]] = {
              "RAFT-DRIVE-SPLIT-VOTE": (RaftDriver, "_split_vote_probe", _nothing),
              "RAFT-DRIVE-HELD-FETCH": (RaftDriver, "_held_fetch_probe", _nothing),
              # session 26 (refetch): last on the start paths, the moved voter's next fetch
-             "RAFT-DRIVE-REFETCH": (RaftDriver, "_refetch_tail", _nothing)},
+             "RAFT-DRIVE-REFETCH": (RaftDriver, "_refetch_tail", _nothing),
+             # session 27 (blindraft): RAFT-DRIVE-SNAPSHOT's last steps, a leader holding two snapshots
+             "RAFT-DRIVE-SNAPSHOT-PAIR": (RaftDriver, "_snapshot_pair_tail", _nothing),
+             "RAFT-DRIVE-SNAPSHOT-SUPERSEDING": (RaftDriver, "_snapshot_superseding",
+                                                 lambda self, state, leader, lagging: ([], state))},
     "voters": {
         "VOTERS-DRIVE-JOIN-PROBE": (VotersDriver, "_join_probe", _nothing),
         "VOTERS-DRIVE-LAPSE-PROBE": (VotersDriver, "_lapse_probe", _nothing),

@@ -60,6 +60,10 @@ PROBE_MUTANTS: list[tuple[str, str]] = [
     ("RAFT-DRIVE-HELD-FETCH", "raft-stale-answer-marks-fetched"),
     # session 26 (refetch): after red team raft_scratch18's snapshot-fetch-survives-role-change
     ("RAFT-DRIVE-REFETCH", "raft-snapshot-id-kept-across-roles"),
+    # session 27 (blindraft): after red team raft_scratch19's snapshot-answer-names-earliest
+    ("RAFT-DRIVE-SNAPSHOT-PAIR", "raft-snapshot-id-earliest"),
+    # and its snapshot-served-only-latest
+    ("RAFT-DRIVE-SNAPSHOT-SUPERSEDING", "raft-snapshot-served-latest-only"),
 ]
 # written for a probe, caught by it first, not its alone (session 14, docs/performance.md)
 NOT_ALONE: list[tuple[str, str]] = [

@@ -56,6 +56,7 @@ MODULE_LINES: tuple[tuple[str, str], ...] = (
     ("raft", "raft_scratch16"),
     ("raft", "raft_scratch17"),
     ("raft", "raft_scratch18"),
+    ("raft", "raft_scratch19"),
     # voters
     ("voters", "voters"),
     ("voters", "voters_scratch"),

@@ -2233,9 +2233,54 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
             return []
         if not take("client", Fire(leader, ClientAppend(guided_payload(s)))) or not commit():
             return []
+        superseding, s = self._snapshot_superseding(s, leader, lagging)
+        script += superseding
         if not take("catch_up", macros.CatchUp(lagging)) or s.node(lagging).log_start == 0:
             return []
-        return script
+        return [*script, *self._snapshot_pair_tail(s, leader)]
+
+    def _snapshot_superseding(self, state: Raft, leader: int, lagging: int) -> tuple[list[tuple[str, Any]], Raft]:
+        """RAFT-DRIVE-SNAPSHOT-SUPERSEDING (session 27; within RAFT-DRIVE-SNAPSHOT, before its
+        catch-up): the lagging replica fetches once and is named the leader's snapshot, then the
+        leader, which committed a record past it, snapshots again at its HW without cleaning, so
+        the FetchSnapshot the lagging replica sends next asks for a snapshot the leader still
+        holds that is no longer its latest: it is served (RAFT-RULE-FETCH-SNAPSHOT-DATA).
+        Elsewhere a FetchSnapshot reached a leader whose latest snapshot was the one asked for,
+        or one that had deleted it (RAFT-DRIVE-SNAPSHOT-SUPERSEDED cleans with the new snapshot),
+        so a leader that serves its latest snapshot only was never told apart (red team
+        ``raft_scratch19:snapshot-served-only-latest``, escaped at seeds 0 and 1). The steps and
+        the state after; each step only where the driver offers it."""
+        run = _Script(self, [], state)
+        if not run.take("round_trip", macros.RoundTrip(lagging)):
+            return run.script, run.s
+        role, node = run.s.node(lagging).role, run.s.node(leader)
+        hw = node.high_watermark
+        if (isinstance(role, Follower) and role.fetching_snapshot is not None and hw is not None
+                and node.snapshots and hw > node.snapshots[-1][0]):
+            run.take("snapshot", Fire(leader, TakeSnapshot(hw)))
+        return run.script, run.s
+
+    def _snapshot_pair_tail(self, state: Raft, leader: int) -> list[tuple[str, Any]]:
+        """RAFT-DRIVE-SNAPSHOT-PAIR (session 27; RAFT-DRIVE-SNAPSHOT's last steps): the leader,
+        which cleaned its log to its first snapshot and committed a record past it, holds two
+        snapshots (it snapshots again at its HW without cleaning, where
+        RAFT-DRIVE-SNAPSHOT-SUPERSEDING has not already), and a fetch from below its
+        log start (replica 9's, RAFT-DRIVE-INJECT: offset 0, last fetched epoch 0) is answered
+        with the LATEST snapshot's id (RAFT-RULE-FETCH-SNAPSHOT-ID). Elsewhere a leader that
+        answered a fetch with a snapshot id held one snapshot (each start probe cleans after each
+        snapshot, RAFT-DRIVE-SNAPSHOT-DEPOSED cleans before the fetch), so a leader naming the
+        earliest one it holds was never told apart (red team
+        ``raft_scratch19:snapshot-answer-names-earliest``, escaped at seeds 0 and 1). Each step
+        only where the driver offers it."""
+        run = _Script(self, [], state)
+        node = state.node(leader)
+        hw = node.high_watermark
+        if hw is not None and len(node.snapshots) == 1 and hw > node.snapshots[-1][0]:
+            run.take("snapshot", Fire(leader, TakeSnapshot(hw)))
+        if len(run.s.node(leader).snapshots) < 2 or run.s.node(leader).log_start == 0:
+            return []
+        run.take("inject", Inject(FetchRequest(UNKNOWN_REPLICA, leader, run.s.node(leader).epoch, 0, 0, True)))
+        return run.script
 
     def _elect_first(self, state: Raft) -> tuple[list[tuple[str, Any]], Raft] | None:
         """The first voter is elected (:meth:`_elect`, where it does not lead yet), then its

@@ -1274,3 +1274,55 @@ RAFT_MUTANTS += (  # session 26, refetch
      "snapshot id by RAFT-DRIVE-SNAPSHOT-TABLE, fetches once more; guided run 8 (every seed), conforms at seed 0 "
      "(324 runs) with the probe off (bench/probe_mutants.py)"),
 )
+
+
+# ---- session 27, blindraft: red team raft_scratch19's snapshot-answer-names-earliest
+
+
+class SnapshotIdEarliest(RaftReplica):
+    """A leader holding two snapshots answers a fetch it cannot serve as records with the id of
+    its EARLIEST snapshot (a port whose ``validateOffsetAndEpoch`` reads
+    ``earliestSnapshotId()`` for the position check and answers with the same variable), so the
+    follower downloads an older snapshot than the latest. RAFT-RULE-FETCH-SNAPSHOT-ID: the
+    answer names the latest snapshot. RAFT-DRIVE-SNAPSHOT-PAIR (RAFT-DRIVE-SNAPSHOT's last
+    steps) has the leader snapshot again without cleaning and a fetch from below its log start
+    reach it."""
+
+    def on_FetchRequest(self, req: dict[str, Any]) -> None:
+        super().on_FetchRequest(req)
+        for o in self.out:
+            if o["type"] == "FetchResponse" and o.get("snapshot_id") is not None and len(self.snapshots) > 1:
+                o["snapshot_id"] = list(self.snapshots[0])
+
+
+RAFT_MUTANTS += (  # session 27, blindraft
+    ("raft-snapshot-id-earliest", SnapshotIdEarliest,
+     "the wrong one of two values (earliest for latest)", True,
+     "RAFT-DRIVE-SNAPSHOT-PAIR's (RAFT-DRIVE-SNAPSHOT's last steps): a leader holding two snapshots answers a "
+     "fetch from below its log start; guided run 3 (every seed), conforms at seed 0 (324 runs) with the probe off "
+     "(bench/probe_mutants.py)"),
+)
+
+
+class SnapshotServedLatestOnly(RaftReplica):
+    """A leader serves a FetchSnapshot only for its latest snapshot and answers
+    ``SNAPSHOT_NOT_FOUND`` for an older one it still holds (a port that compares the id asked
+    for with ``latestSnapshot()`` instead of calling ``readSnapshot(id)``).
+    RAFT-RULE-FETCH-SNAPSHOT-DATA: a held snapshot is served. RAFT-DRIVE-SNAPSHOT-SUPERSEDING
+    (within RAFT-DRIVE-SNAPSHOT) has the leader snapshot again between the fetch that named a
+    snapshot and the FetchSnapshot that asks for it."""
+
+    def on_FetchSnapshotRequest(self, req: dict[str, Any]) -> None:
+        wanted = tuple(req.get("snapshot_id") or ())
+        if self.snapshots and wanted in self.snapshots[:-1]:
+            req = {**req, "snapshot_id": [-1, -1]}
+        super().on_FetchSnapshotRequest(req)
+
+
+RAFT_MUTANTS += (  # session 27, blindraft
+    ("raft-snapshot-served-latest-only", SnapshotServedLatestOnly,
+     "a lookup by the latest value instead of by key", True,
+     "RAFT-DRIVE-SNAPSHOT-SUPERSEDING's (within RAFT-DRIVE-SNAPSHOT): the leader snapshots again between the fetch "
+     "naming a snapshot and the FetchSnapshot asking for it; guided run 3 (every seed), conforms at seed 0 (324 "
+     "runs) with the probe off (bench/probe_mutants.py)"),
+)

@@ -54,6 +54,7 @@ BASELINES = [
     ("raft", "raft_scratch16", "Correct"),
     ("raft", "raft_scratch17", "Correct"),
     ("raft", "raft_scratch18", "Correct"),
+    ("raft", "raft_scratch19", "Correct"),
     # voters
     ("voters", "voters_scratch", "Correct"),
     ("voters", "voters_scratch2", "Correct"),
