@@ -1333,9 +1333,9 @@ class CandidateLossNeedsMajorityRefusals(RaftReplica):
     where a round is lost as soon as the voters that have not refused are no majority
     (RAFT-RULE-CANDIDATE, Kafka's ``EpochElection.isVoteRejected``). The two agree for an odd
     voter set; with two or four voters a candidate refused by exactly half can no longer win,
-    backs off (RAFT-RULE-BACKOFF) and stands again at BackoffExpired, while this one waits on.
-    RAFT-DRIVE-HALF-REFUSED (last on the start paths, four voters, kip-595) refuses a candidate
-    by two of four and then fires its BackoffExpired."""
+    backs off (RAFT-RULE-BACKOFF) and resends nothing, while this one waits on and resends its
+    VoteRequest. RAFT-DRIVE-HALF-REFUSED (last on the start paths, four voters, kip-595) refuses
+    a candidate by two of four and then fires its resend timer towards the fourth."""
 
     def on_vote_response(self, resp: dict[str, Any]) -> None:
         if self.role != "candidate" or resp["src"] not in self.voters or not self.is_ballot(resp):
@@ -1351,5 +1351,5 @@ RAFT_MUTANTS += (  # session 27, raftcq
     ("raft-candidate-loss-needs-majority-refusals", CandidateLossNeedsMajorityRefusals,
      "a majority test on the wrong set (refusals a majority, not grants out of reach)", True,
      "RAFT-DRIVE-HALF-REFUSED's (last on the start paths, four voters, kip-595): a candidate refused by two of "
-     "four, then its BackoffExpired; guided run TBD"),
+     "four, then its resend timer; guided run TBD"),
 )

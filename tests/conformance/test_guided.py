@@ -16,9 +16,8 @@ from kspec.conformance.drivers.voters import Unstarted
 from kspec.conformance.harness import Divergence, Lockstep, order_violation
 from kspec.conformance.targets.mutants import CATALOGUE
 from kspec.conformance.targets.registry import reference_target
-from kspec.model.raft.messages import BackoffExpired, Crash, EndQuorumEpochRequest
+from kspec.model.raft.messages import Crash, EndQuorumEpochRequest, ResendDue
 from kspec.model.raft.state import Leader
-from kspec.model.raft.system import Fire
 
 
 def test_guided_paths_take_every_transition_of_a_complete_graph() -> None:
@@ -690,11 +689,11 @@ def test_refetch_ends_start_paths_and_catches_its_mutant() -> None:
 
 def test_half_refused_ends_start_paths_and_catches_its_mutant() -> None:
     # RAFT-DRIVE-HALF-REFUSED (session 27): last on the start paths (kip-595, four voters), a
-    # candidate refused by two of the four voters, then its BackoffExpired. The start paths are
+    # candidate refused by two of the four voters, then its resend timer towards the fourth. The start paths are
     # the same, each the one without it with its steps appended (only at an even voter set
     # without pre-vote); the reference conforms on every lengthened path, and the mutant that
-    # counts a round lost only once the refusals are a majority diverges on one (it does not
-    # stand again) and not on that path without those steps.
+    # counts a round lost only once the refusals are a majority diverges on one (it resends its
+    # VoteRequest) and not on that path without those steps.
     spec = PROTOCOLS["raft"]()
     target = reference_target("raft")
     mutant = CATALOGUE["raft-candidate-loss-needs-majority-refusals"].target
@@ -712,7 +711,7 @@ def test_half_refused_ends_start_paths_and_catches_its_mutant() -> None:
                 continue
             assert config["voters"] % 2 == 0 and not config["pre_vote"], config
             lengthened += 1
-            assert path[-1] == ("timer", Fire(path[-1][1].node, BackoffExpired())), config
+            assert path[-1][0] == "idle_timer" and isinstance(path[-1][1].input, ResendDue), config
             assert guide.offered(driver, path) and not _diverges(spec, config, target, path), config
             if not caught and _diverges(spec, config, mutant(), path):
                 caught = [config, alone]
