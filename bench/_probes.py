@@ -25,7 +25,8 @@ each switch (``guide._GRAPHS`` is cached by configuration; some probes' steps ar
   ``-HELD-FETCH`` (chained after the start paths, ``_chained_probe_tail``) by its script taking
   nothing (the next of them may fit instead); ``-REFETCH`` by ``_refetch_tail`` adding nothing; ``-SNAPSHOT-PAIR`` by
   ``_snapshot_pair_tail`` adding nothing to RAFT-DRIVE-SNAPSHOT's steps, ``-SNAPSHOT-SUPERSEDING`` by
-  ``_snapshot_superseding`` taking nothing before its catch-up.
+  ``_snapshot_superseding`` taking nothing before its catch-up; ``-HALF-REFUSED`` by
+  ``_half_refused_tail`` adding nothing to the start paths.
 * voters (``VotersDriver.probes``, ``VotersDriver.start_probes``): each ``VOTERS-DRIVE-*`` script
   a guided path ends with or a start path takes, by its function returning nothing
   (``voters_log.probes`` for the log level's free-log script).
@@ -145,7 +146,9 @@ _SWITCHES: dict[str, dict[str, tuple[Any, str, Any]]] = {
              # session 27 (blindraft): RAFT-DRIVE-SNAPSHOT's last steps, a leader holding two snapshots
              "RAFT-DRIVE-SNAPSHOT-PAIR": (RaftDriver, "_snapshot_pair_tail", _nothing),
              "RAFT-DRIVE-SNAPSHOT-SUPERSEDING": (RaftDriver, "_snapshot_superseding",
-                                                 lambda self, state, leader, lagging: ([], state))},
+                                                 lambda self, state, leader, lagging: ([], state)),
+             # session 27 (raftcq): last on the start paths, a candidate refused by half an even voter set
+             "RAFT-DRIVE-HALF-REFUSED": (RaftDriver, "_half_refused_tail", _nothing)},
     "voters": {
         "VOTERS-DRIVE-JOIN-PROBE": (VotersDriver, "_join_probe", _nothing),
         "VOTERS-DRIVE-LAPSE-PROBE": (VotersDriver, "_lapse_probe", _nothing),

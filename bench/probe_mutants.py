@@ -64,6 +64,8 @@ PROBE_MUTANTS: list[tuple[str, str]] = [
     ("RAFT-DRIVE-SNAPSHOT-PAIR", "raft-snapshot-id-earliest"),
     # and its snapshot-served-only-latest
     ("RAFT-DRIVE-SNAPSHOT-SUPERSEDING", "raft-snapshot-served-latest-only"),
+    # session 27 (raftcq): after red team raft_scratch19's candidate-loss-counts-rejections
+    ("RAFT-DRIVE-HALF-REFUSED", "raft-candidate-loss-needs-majority-refusals"),
 ]
 # written for a probe, caught by it first, not its alone (session 14, docs/performance.md)
 NOT_ALONE: list[tuple[str, str]] = [

@@ -488,6 +488,15 @@ def _injected_vote(state: Raft, node: Node, src: int, epoch: int) -> VoteRequest
     return VoteRequest(src, node.id, epoch, sender.last_epoch, sender.end_offset, False, True)
 
 
+def _ballot(state: Raft, kind: type, src: int, dst: int, epoch: int, granted: bool = False) -> Deliver | None:
+    """The delivery of a (standard) VoteRequest, or a VoteResponse refusing (``granted``: granting),
+    of ``kind`` from ``src`` to ``dst`` in ``epoch`` on the wire (RAFT-DRIVE-HALF-REFUSED), or None."""
+    return next((Deliver(m) for m in sorted(state.network.distinct(), key=repr)
+                 if isinstance(m, kind) and isinstance(m, VoteRequest | VoteResponse)
+                 and (m.src, m.dst, m.epoch) == (src, dst, epoch) and not m.pre_vote
+                 and not (isinstance(m, VoteResponse) and m.granted != granted)), None)
+
+
 # RAFT-DRIVE-REQUEST-GRID: the request kinds that carry an epoch, a pre-vote as its own kind.
 GRID_REQUESTS: tuple[str, ...] = ("VoteRequest", "PreVoteRequest", "BeginQuorumEpochRequest", "EndQuorumEpochRequest",
                                   "FetchRequest", "FetchSnapshotRequest")
@@ -984,8 +993,74 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
             last = self._replay(moved, chained) if moved is not None else None
             refetch = (self._refetch_tail(end, moved, last)
                        if end is not None and moved is not None and last is not None else [])
-            return [*steps, *missed, *chained, *refetch]
+            # RAFT-DRIVE-HALF-REFUSED (session 27), last: from where the refetch leaves the run
+            final = self._replay(last, refetch) if last is not None and refetch else last
+            half = self._half_refused_tail(final) if final is not None else []
+            return [*steps, *missed, *chained, *refetch, *half]
         return StartProbe(probe.id, script)
+
+    def _half_refused_tail(self, end: Raft) -> list[tuple[str, Any]]:
+        """RAFT-DRIVE-HALF-REFUSED (session 27), last on the paths :meth:`_with_missed_election`
+        builds; kip-595 (no pre-vote) with faults and an even voter set (two or four voters):
+        the messages on the wire are lost; a voter A stands (:meth:`_stand`), its VoteRequests
+        reach the voters B (half the voters less A), which grant it, its other requests are lost
+        and the grants reach A (which stands on); a voter C stands in A's epoch, its VoteRequests
+        reach A and the B, and their refusals reach C: refused by exactly half the voters, C can
+        no longer win and backs off (RAFT-RULE-CANDIDATE: lost once the voters that have not
+        refused are no majority; RAFT-RULE-BACKOFF). Its request to the last voter D is lost
+        and its resend timer towards D fires (``idle_resends``): a candidate backing off sends
+        nothing (RAFT-RULE-RESEND). No guided path had an even voter set refuse a candidate by
+        exactly half (red team ``raft_scratch19:candidate-loss-counts-rejections``, a loss
+        counted only once the refusals are a majority: random run 266 at one seed of two). All
+        or nothing; each step only where the driver offers it; the first (A, C) pair that fits."""
+        voters = sorted(self.model.voter_ids)
+        if self.config["pre_vote"] or not self.config["faults"] or len(voters) % 2:
+            return []
+        half = len(voters) // 2
+        clear = _Script(self, [], end)
+        for m in sorted(end.network.distinct(), key=repr):
+            while m in clear.s.network.distinct():
+                if not clear.take("network", Drop(m)):
+                    return []
+        for a in voters:
+            stood = self._stand(clear.s, a)
+            if stood is None:
+                continue
+            epoch = stood[1].node(a).epoch
+            for c in (v for v in voters if v != a):
+                others = [v for v in voters if v not in (a, c)][:half - 1]
+                run = _Script(self, [*clear.script, *stood[0]], stood[1])
+
+                def ballot(kind: type, src: int, dst: int, granted: bool = False, run: _Script = run,
+                           epoch: int = epoch) -> bool:
+                    d = _ballot(run.s, kind, src, dst, epoch, granted)
+                    return d is not None and run.take("deliver", d)
+
+                def lose(src: int, dst: int, run: _Script = run, epoch: int = epoch) -> bool:
+                    d = _ballot(run.s, VoteRequest, src, dst, epoch)
+                    return d is not None and run.take("network", Drop(d.message))
+
+                if not (all(ballot(VoteRequest, a, b) for b in others)
+                        and all(lose(a, v) for v in voters if v not in (a, *others))
+                        and all(ballot(VoteResponse, b, a, True) for b in others)):
+                    continue
+                ran = self._stand(run.s, c)
+                if ran is None or ran[1].node(c).epoch != epoch:
+                    continue
+                run.script += ran[0]
+                run.s = ran[1]
+                refusers = [a, *others]
+                if not (all(ballot(VoteRequest, c, r) for r in refusers)
+                        and all(ballot(VoteResponse, r, c) for r in refusers)):
+                    continue
+                role = run.s.node(c).role
+                if not (isinstance(role, Candidate) and role.epoch == epoch and role.backing_off
+                        and not role.timed_out):
+                    continue
+                rest = [v for v in voters if v not in (c, *refusers)]
+                if rest and lose(c, rest[0]) and run.take("idle_timer", IdleTimer(c, ResendDue(rest[0]))):
+                    return run.script
+        return []
 
     def _refetch_tail(self, before: Raft, moved: Raft, last: Raft) -> list[tuple[str, Any]]:
         """RAFT-DRIVE-REFETCH (session 26), last on the paths :meth:`_with_missed_election`

@@ -1326,3 +1326,30 @@ RAFT_MUTANTS += (  # session 27, blindraft
      "naming a snapshot and the FetchSnapshot asking for it; guided run 3 (every seed), conforms at seed 0 (324 "
      "runs) with the probe off (bench/probe_mutants.py)"),
 )
+
+
+class CandidateLossNeedsMajorityRefusals(RaftReplica):
+    """A candidate counts its round lost only once the refusals themselves are a majority,
+    where a round is lost as soon as the voters that have not refused are no majority
+    (RAFT-RULE-CANDIDATE, Kafka's ``EpochElection.isVoteRejected``). The two agree for an odd
+    voter set; with two or four voters a candidate refused by exactly half can no longer win,
+    backs off (RAFT-RULE-BACKOFF) and resends nothing, while this one waits on and resends its
+    VoteRequest. RAFT-DRIVE-HALF-REFUSED (last on the start paths, four voters, kip-595) refuses
+    a candidate by two of four and then fires its resend timer towards the fourth."""
+
+    def on_vote_response(self, resp: dict[str, Any]) -> None:
+        if self.role != "candidate" or resp["src"] not in self.voters or not self.is_ballot(resp):
+            return
+        (self.granted if resp["granted"] else self.rejected).add(resp["src"])
+        if resp["granted"] and self.majority(self.granted):
+            self.become_leader()
+        elif self.majority(self.rejected):
+            self.backing_off = True
+
+
+RAFT_MUTANTS += (  # session 27, raftcq
+    ("raft-candidate-loss-needs-majority-refusals", CandidateLossNeedsMajorityRefusals,
+     "a majority test on the wrong set (refusals a majority, not grants out of reach)", True,
+     "RAFT-DRIVE-HALF-REFUSED's (last on the start paths, four voters, kip-595): a candidate refused by two of "
+     "four, then its resend timer; guided run 106 (every seed: a guided run)"),
+)

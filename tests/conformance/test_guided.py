@@ -16,7 +16,7 @@ from kspec.conformance.drivers.voters import Unstarted
 from kspec.conformance.harness import Divergence, Lockstep, order_violation
 from kspec.conformance.targets.mutants import CATALOGUE
 from kspec.conformance.targets.registry import reference_target
-from kspec.model.raft.messages import Crash, EndQuorumEpochRequest
+from kspec.model.raft.messages import Crash, EndQuorumEpochRequest, ResendDue
 from kspec.model.raft.state import Leader
 
 
@@ -183,6 +183,7 @@ def _probe_steps_only(driver: Any) -> Any:
     test_chained_probes_end_start_paths_and_catch_their_mutants test those)."""
     driver._missed_election_tail = lambda *_: []
     driver._chained_probe_tail = lambda *_: []
+    driver._half_refused_tail = lambda *_: []  # (RAFT-DRIVE-HALF-REFUSED: its own test)
     return driver
 
 
@@ -622,6 +623,7 @@ def test_chained_probes_end_start_paths_and_catch_their_mutants() -> None:
         plain._chained_probe_tail = lambda *_: []
         # (RAFT-DRIVE-REFETCH's steps come last, after these: off on both, its own test below)
         driver._refetch_tail = plain._refetch_tail = lambda *_: []
+        driver._half_refused_tail = plain._half_refused_tail = lambda *_: []
         ids = [p.id for p in driver.start_probes()]
         assert ids == [p.id for p in plain.start_probes()] and not {c[0] for c in CHAINED} & set(ids), config
         graph = guide.graph_for(driver)
@@ -668,6 +670,7 @@ def test_refetch_ends_start_paths_and_catches_its_mutant() -> None:
     for config in [{**c, **target.model_config} for c in RAFT_CONFIGS]:
         driver, plain = spec.driver(config), spec.driver(config)
         plain._refetch_tail = lambda *_: []
+        driver._half_refused_tail = plain._half_refused_tail = lambda *_: []  # (its own test)
         graph = guide.graph_for(driver)
         paths, shorter = guide.start_paths(driver, graph), guide.start_paths(plain, graph)
         assert len(paths) == len(shorter), config
@@ -677,6 +680,38 @@ def test_refetch_ends_start_paths_and_catches_its_mutant() -> None:
                 continue
             lengthened += 1
             assert all(c == "round_trip" and isinstance(a, macros.RoundTrip) for c, a in path[len(alone):]), config
+            assert guide.offered(driver, path) and not _diverges(spec, config, target, path), config
+            if not caught and _diverges(spec, config, mutant(), path):
+                caught = [config, alone]
+    assert lengthened and caught
+    assert not _diverges(spec, caught[0], mutant(), caught[1])
+
+
+def test_half_refused_ends_start_paths_and_catches_its_mutant() -> None:
+    # RAFT-DRIVE-HALF-REFUSED (session 27): last on the start paths (kip-595, four voters), a
+    # candidate refused by two of the four voters, then its resend timer towards the fourth. The start paths are
+    # the same, each the one without it with its steps appended (only at an even voter set
+    # without pre-vote); the reference conforms on every lengthened path, and the mutant that
+    # counts a round lost only once the refusals are a majority diverges on one (it resends its
+    # VoteRequest) and not on that path without those steps.
+    spec = PROTOCOLS["raft"]()
+    target = reference_target("raft")
+    mutant = CATALOGUE["raft-candidate-loss-needs-majority-refusals"].target
+    lengthened = 0
+    caught: list[Any] = []
+    for config in [{**c, **target.model_config} for c in RAFT_CONFIGS]:
+        driver, plain = spec.driver(config), spec.driver(config)
+        plain._half_refused_tail = lambda *_: []
+        graph = guide.graph_for(driver)
+        paths, shorter = guide.start_paths(driver, graph), guide.start_paths(plain, graph)
+        assert len(paths) == len(shorter), config
+        for path, alone in zip(paths, shorter, strict=True):
+            assert path[:len(alone)] == alone, config
+            if len(path) == len(alone):
+                continue
+            assert config["voters"] % 2 == 0 and not config["pre_vote"], config
+            lengthened += 1
+            assert path[-1][0] == "idle_timer" and isinstance(path[-1][1].input, ResendDue), config
             assert guide.offered(driver, path) and not _diverges(spec, config, target, path), config
             if not caught and _diverges(spec, config, mutant(), path):
                 caught = [config, alone]
