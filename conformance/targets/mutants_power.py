@@ -25,7 +25,7 @@ from kspec.conformance.targets.mm2_policies import (
 from kspec.conformance.targets.reference.raft import RaftReplica
 from kspec.conformance.targets.reference.share import ShareShard
 from kspec.conformance.targets.reference.voters import VoterReplica
-from kspec.conformance.targets.streams_routers import ReferenceRouter, java_murmur2
+from kspec.conformance.targets.streams_routers import HostOrderByTextRouter, ReferenceRouter, java_murmur2
 from kspec.model.streams.metadata import UNKNOWN_HOST, KeyQueryMetadata
 
 # ------------------------------------------------------------------------------ mm2: vocabulary
@@ -525,23 +525,15 @@ class NfcKeysRouter(ReferenceRouter):
     __call__ = route
 
 
-class HostOrderPortFirstRouter(ReferenceRouter):
+class HostOrderPortFirstRouter(HostOrderByTextRouter):
     """A global store's key answered by the first host in (port, host) order, not (host, port)
     (``HostInfo``'s comparator written the other way round): the same whenever the hosts share a
     port or a name, or the lower port has the earlier name. Rare vocabulary: the lower port on the
     later host name (STREAMS-DRIVE-PORT-ORDER; red team session 27's ``host-order-port-first``)."""
 
-    def route(self, assignment: Any, store: str, key_bytes: bytes,
-              partitions: Mapping[str, int] | None = None) -> KeyQueryMetadata | None:
-        answer = super().route(assignment, store, key_bytes, partitions)
-        if answer is None or store not in assignment.topology.global_stores or answer.partition != -1 \
-                or answer.active_host == UNKNOWN_HOST:
-            return answer
-        hosts = {h for h, _ in (*assignment.active, *assignment.standby)}
-        first = min(hosts, key=lambda h: (h.port, h.host))
-        return KeyQueryMetadata(first, answer.standby_hosts, answer.partition)
-
-    __call__ = route
+    @staticmethod
+    def host_order(host: Any) -> Any:
+        return (host.port, host.host)
 
 
 # ------------------------------------------------------------------------------ voters

@@ -323,8 +323,13 @@ class HostOrderByTextRouter(ReferenceRouter):
                 or answer.active_host == UNKNOWN_HOST:
             return answer
         hosts = {h for h, _ in (*assignment.active, *assignment.standby)}
-        first = min(hosts, key=lambda h: f"{h.host}:{h.port}")
+        first = min(hosts, key=self.host_order)
         return KeyQueryMetadata(first, answer.standby_hosts, answer.partition)
+
+    @staticmethod
+    def host_order(host: Any) -> Any:
+        """The wrong order the global store's host is picked by (subclasses swap it)."""
+        return f"{host.host}:{host.port}"
 
     __call__ = route
 
