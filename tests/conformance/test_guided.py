@@ -3,6 +3,7 @@ configurations and the report's counts (runner.py)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -655,6 +656,26 @@ def test_chained_probes_end_start_paths_and_catch_their_mutants() -> None:
             session.close()
 
 
+def _lengthened(spec: Any, target: Any, tail: str, also_off: tuple[str, ...] = ()
+                ) -> Iterator[tuple[dict[str, JSON], Any, list[guide.Step], list[guide.Step]]]:
+    """Each raft start path the driver's ``tail`` lengthens, as (config, driver, path, the path
+    without the tail), after checking that the start paths are the same ones with the tail and
+    without it, each the shorter with steps appended. ``also_off``: tails switched off on both."""
+    for config in [{**c, **target.model_config} for c in RAFT_CONFIGS]:
+        driver, plain = spec.driver(config), spec.driver(config)
+        setattr(plain, tail, lambda *_: [])
+        for other in also_off:
+            setattr(driver, other, lambda *_: [])
+            setattr(plain, other, lambda *_: [])
+        graph = guide.graph_for(driver)
+        paths, shorter = guide.start_paths(driver, graph), guide.start_paths(plain, graph)
+        assert len(paths) == len(shorter), config
+        for path, alone in zip(paths, shorter, strict=True):
+            assert path[:len(alone)] == alone, config
+            if len(path) != len(alone):
+                yield config, driver, path, alone
+
+
 def test_refetch_ends_start_paths_and_catches_its_mutant() -> None:
     # RAFT-DRIVE-REFETCH (session 26): last on the start paths, after the missed-election tail and
     # the chained scripts, each voter that tail moved and that follows a leader fetches once more
@@ -667,22 +688,12 @@ def test_refetch_ends_start_paths_and_catches_its_mutant() -> None:
     mutant = CATALOGUE["raft-snapshot-id-kept-across-roles"].target
     lengthened = 0
     caught: list[Any] = []
-    for config in [{**c, **target.model_config} for c in RAFT_CONFIGS]:
-        driver, plain = spec.driver(config), spec.driver(config)
-        plain._refetch_tail = lambda *_: []
-        driver._half_refused_tail = plain._half_refused_tail = lambda *_: []  # (its own test)
-        graph = guide.graph_for(driver)
-        paths, shorter = guide.start_paths(driver, graph), guide.start_paths(plain, graph)
-        assert len(paths) == len(shorter), config
-        for path, alone in zip(paths, shorter, strict=True):
-            assert path[:len(alone)] == alone, config
-            if len(path) == len(alone):
-                continue
-            lengthened += 1
-            assert all(c == "round_trip" and isinstance(a, macros.RoundTrip) for c, a in path[len(alone):]), config
-            assert guide.offered(driver, path) and not _diverges(spec, config, target, path), config
-            if not caught and _diverges(spec, config, mutant(), path):
-                caught = [config, alone]
+    for config, driver, path, alone in _lengthened(spec, target, "_refetch_tail", also_off=("_half_refused_tail",)):
+        lengthened += 1
+        assert all(c == "round_trip" and isinstance(a, macros.RoundTrip) for c, a in path[len(alone):]), config
+        assert guide.offered(driver, path) and not _diverges(spec, config, target, path), config
+        if not caught and _diverges(spec, config, mutant(), path):
+            caught = [config, alone]
     assert lengthened and caught
     assert not _diverges(spec, caught[0], mutant(), caught[1])
 
@@ -699,21 +710,12 @@ def test_half_refused_ends_start_paths_and_catches_its_mutant() -> None:
     mutant = CATALOGUE["raft-candidate-loss-needs-majority-refusals"].target
     lengthened = 0
     caught: list[Any] = []
-    for config in [{**c, **target.model_config} for c in RAFT_CONFIGS]:
-        driver, plain = spec.driver(config), spec.driver(config)
-        plain._half_refused_tail = lambda *_: []
-        graph = guide.graph_for(driver)
-        paths, shorter = guide.start_paths(driver, graph), guide.start_paths(plain, graph)
-        assert len(paths) == len(shorter), config
-        for path, alone in zip(paths, shorter, strict=True):
-            assert path[:len(alone)] == alone, config
-            if len(path) == len(alone):
-                continue
-            assert config["voters"] % 2 == 0 and not config["pre_vote"], config
-            lengthened += 1
-            assert path[-1][0] == "idle_timer" and isinstance(path[-1][1].input, ResendDue), config
-            assert guide.offered(driver, path) and not _diverges(spec, config, target, path), config
-            if not caught and _diverges(spec, config, mutant(), path):
-                caught = [config, alone]
+    for config, driver, path, alone in _lengthened(spec, target, "_half_refused_tail"):
+        assert config["voters"] % 2 == 0 and not config["pre_vote"], config
+        lengthened += 1
+        assert path[-1][0] == "idle_timer" and isinstance(path[-1][1].input, ResendDue), config
+        assert guide.offered(driver, path) and not _diverges(spec, config, target, path), config
+        if not caught and _diverges(spec, config, mutant(), path):
+            caught = [config, alone]
     assert lengthened and caught
     assert not _diverges(spec, caught[0], mutant(), caught[1])
