@@ -635,6 +635,18 @@ class ShareDriver(Driver[ShareSystem]):
             return None
         return after
 
+    def _path_end_all(self, state: SysState, actions: list[Action]) -> list[tuple[Action, SysState]] | None:
+        """Each of ``actions`` in turn from ``state`` as parts of a PathEndProbe, with the state
+        after it; None if one is not enabled or not answered NONE."""
+        parts: list[tuple[Action, SysState]] = []
+        for action in actions:
+            after = self._path_end_next(state, action)
+            if after is None or after.last_error != NONE:
+                return None
+            parts.append((action, after))
+            state = after
+        return parts
+
     def _path_end_parts(self, state: SysState, name: str) -> list[tuple[Action, SysState]] | None:
         """The model actions of the path-end probe ``name`` (a PathEndProbe) from ``state``
         (PATH_END_PARTS)."""
@@ -656,15 +668,7 @@ class ShareDriver(Driver[ShareSystem]):
                                  Initialize(max(state.group_state_epoch, 0), 0, key=UNHOSTED),
                                  Write(0, 0, batches, state_epoch=max(state.group_state_epoch, 0), key=UNHOSTED),
                                  Read(0, key=UNHOSTED)]
-        parts: list[tuple[Action, SysState]] = []
-        s = state
-        for action in actions:
-            after = self._path_end_next(s, action)
-            if after is None or after.last_error != NONE:
-                return None
-            parts.append((action, after))
-            s = after
-        return parts
+        return self._path_end_all(state, actions)
 
     def _count_unknown_start_parts(self, state: SysState) -> list[tuple[Action, SysState]] | None:
         """SHARE-DRIVE-COUNT-AT-UNKNOWN-START (4.2+): ``g:T:1`` initialized with start offset -1
@@ -686,15 +690,10 @@ class ShareDriver(Driver[ShareSystem]):
         if current is None or current.start_offset != NOT_SET:
             return None
         batches = self.model.menu[-1][1]
-        for count in (1, 0):
-            write = Write(max(current.leader_epoch, 0), NOT_SET, batches, state_epoch=current.state_epoch,
-                          key=OTHER_PARTITION, delivery_complete_count=count)
-            after = self._path_end_next(s, write)
-            if after is None or after.last_error != NONE:
-                return None
-            parts.append((write, after))
-            s = after
-        return parts
+        more = self._path_end_all(s, [Write(max(current.leader_epoch, 0), NOT_SET, batches,
+                                            state_epoch=current.state_epoch, key=OTHER_PARTITION,
+                                            delivery_complete_count=count) for count in (1, 0)])
+        return None if more is None else parts + more
 
     def _leader_prelude(self, state: SysState) -> list[list[Any]]:
         """The preludes of a path-end write of the key's leader: the key's state stored (its
@@ -722,13 +721,9 @@ class ShareDriver(Driver[ShareSystem]):
         stored = parts[-1][1].shard.offset(KEY)
         if stored is None:
             return None
-        for batches in writes:
-            write = Write(reader.leader_epoch, NOT_SET, batches, state_epoch=stored.state_epoch)
-            after = self._path_end_next(parts[-1][1], write)
-            if after is None or after.last_error != NONE:
-                return None
-            parts.append((write, after))
-        return parts
+        more = self._path_end_all(parts[-1][1], [Write(reader.leader_epoch, NOT_SET, batches,
+                                                       state_epoch=stored.state_epoch) for batches in writes])
+        return None if more is None else parts + more
 
     def _inner_loser_parts(self, state: SysState) -> list[tuple[Action, SysState]] | None:
         """SHARE-DRIVE-INNER-LOSER: :class:`InnerBatchSplit`'s mirror. The key stored and read
