@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import TypeVar
 
 T = TypeVar("T")
+U = TypeVar("U")
 R = TypeVar("R")
 
 # Entries a memo holds before it starts afresh: what recent states share.
@@ -31,6 +32,28 @@ def by_identity(fn: Callable[[T], R], limit: int = MEMO_LIMIT) -> Callable[[T], 
             cache.clear()
         out = fn(x)
         cache[id(x)] = (x, out)
+        return out
+
+    memoised.__doc__ = fn.__doc__
+    memoised.__name__ = getattr(fn, "__name__", "memoised")
+    return memoised
+
+
+def by_identity_and_value(fn: Callable[[T, U], R], limit: int = MEMO_LIMIT) -> Callable[[T, U], R]:
+    """``fn(x, y)`` (pure) memoised on ``x``'s identity and ``y``'s value: a node step, whose
+    node successor states share by reference while its input (a message, a timer) is rebuilt
+    or taken from another state's network. Each entry keeps ``x`` alive, as ``by_identity``."""
+    cache: dict[tuple[int, U], tuple[T, R]] = {}
+
+    def memoised(x: T, y: U) -> R:
+        key = (id(x), y)
+        hit = cache.get(key)
+        if hit is not None and hit[0] is x:
+            return hit[1]
+        if len(cache) >= limit:
+            cache.clear()
+        out = fn(x, y)
+        cache[key] = (x, out)
         return out
 
     memoised.__doc__ = fn.__doc__

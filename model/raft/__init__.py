@@ -35,8 +35,9 @@ BOUNDS: tuple[Bound, ...] = (
 
 
 def make(**bounds: Any) -> RaftModel:
-    """The KRaft system model at the given bounds."""
-    return RaftModel(**bounds)
+    """The KRaft system model at the given bounds, its node step memoised (``RaftModel``'s
+    ``memo``: the explorer's and TLA+'s model)."""
+    return RaftModel(memo=True, **bounds)
 
 
 def _variants() -> dict[str, Any]:

@@ -14,6 +14,7 @@ from typing import Any, TypeGuard
 
 from kspec.model.core.bag import Bag
 from kspec.model.core.evolve import evolve as replace
+from kspec.model.core.memo import by_identity, by_identity_and_value
 from kspec.model.core.protocol import Property
 from kspec.model.raft import node as node_mod
 from kspec.model.raft.listener import ListenerRules, listening, notify
@@ -150,7 +151,7 @@ class RaftModel:
                  max_elections: int = 2, reboot: bool = True, symmetry: bool = True, pre_vote: bool = False,
                  kip853: bool = False, step: StepFn | None = None, listener: ListenerRules | None = None,
                  max_resends: int = 0, first_id: int = 1, max_snapshots: int = 0,
-                 check_quorum_period: bool = True) -> None:
+                 check_quorum_period: bool = True, memo: bool = False) -> None:
         self.bounds: dict[str, int | bool] = {
             "voters": voters, "observers": observers, "max_epoch": max_epoch, "max_appends": max_appends,
             "max_crashes": max_crashes, "max_inflight": max_inflight, "max_duplicates": max_duplicates,
@@ -178,6 +179,15 @@ class RaftModel:
         self.listener = listener
         if listener is not None:
             self._step = listening(self._step, listener)
+        # ``memo`` (``make``'s models: the explorer's, TLA+'s): the node step and a replica's
+        # enabled inputs, pure functions of a node that successor states share by reference,
+        # are memoised on the node's identity (and the input's value); every later state that
+        # holds the same node and gets the same input reuses the answer. ``_step`` stays the
+        # plain step (the trace pipeline replays with it); the conformance driver builds its
+        # model without the memo.
+        self._node_step: StepFn = by_identity_and_value(self._step) if memo else self._step
+        self._enabled_inputs: Callable[[Node], list[Input]] = (
+            by_identity(node_mod.enabled_inputs) if memo else node_mod.enabled_inputs)
         from kspec.model.raft.properties import raft_properties
 
         self._properties = raft_properties()
@@ -226,7 +236,7 @@ class RaftModel:
                 yield Fire(n.id, Restart())
                 continue
             fetching = None
-            for inp in node_mod.enabled_inputs(n):
+            for inp in self._enabled_inputs(n):
                 if isinstance(inp, ClientAppend) and state.appends >= int(b["max_appends"]):
                     continue
                 if isinstance(inp, ELECTION_TIMERS) and state.elections >= int(b["max_elections"]):
@@ -352,7 +362,7 @@ class RaftModel:
 
     def _apply(self, state: Raft, replica: int, inp: Input) -> Raft | None:
         before = state.node(replica)
-        after, outputs = self._step(before, inp)
+        after, outputs = self._node_step(before, inp)
         if after == before and not outputs and not isinstance(inp, Message):
             return None  # the input does nothing in this role: not an enabled action
         nodes = list(state.nodes)
