@@ -36,10 +36,15 @@ class Bag(Generic[T]):
 
     def add(self, element: T, copies: int = 1) -> Bag[T]:
         """The bag with ``copies`` more of ``element``."""
-        n = self.count(element)
-        rest = {(e, c) for e, c in self.items if e != element}
-        rest.add((element, n + copies))
-        return Bag(frozenset(rest))
+        # A set copied from a set keeps its entries' hashes: only the entry that changes is
+        # hashed (a message's hash is recomputed, recursively, on every use).
+        for e, n in self.items:
+            if e == element:
+                rest = set(self.items)
+                rest.remove((e, n))
+                rest.add((element, n + copies))
+                return Bag(frozenset(rest))
+        return Bag(self.items | {(element, copies)})
 
     def add_all(self, elements: Iterator[T] | tuple[T, ...] | list[T]) -> Bag[T]:
         """The bag with one more copy of each of ``elements``."""
@@ -50,13 +55,14 @@ class Bag(Generic[T]):
 
     def remove(self, element: T) -> Bag[T]:
         """The bag with one copy of ``element`` fewer; raises KeyError when absent."""
-        n = self.count(element)
-        if n == 0:
-            raise KeyError(element)
-        rest = {(e, c) for e, c in self.items if e != element}
-        if n > 1:
-            rest.add((element, n - 1))
-        return Bag(frozenset(rest))
+        for e, n in self.items:
+            if e == element:
+                rest = set(self.items)  # the entries' hashes copied, as in ``add``
+                rest.remove((e, n))
+                if n > 1:
+                    rest.add((element, n - 1))
+                return Bag(frozenset(rest))
+        raise KeyError(element)
 
     def distinct(self) -> list[T]:
         """The distinct elements, in a deterministic order (by their repr)."""
@@ -66,7 +72,10 @@ class Bag(Generic[T]):
         return sum(n for _, n in self.items)
 
     def __contains__(self, element: object) -> bool:
-        return any(e == element for e, _ in self.items)
+        for e, _ in self.items:
+            if e == element:
+                return True
+        return False
 
     def __iter__(self) -> Iterator[T]:
         for e in self.distinct():

@@ -100,6 +100,8 @@ def high_watermark_monotonic(before: Any, action: Any, after: Any) -> bool:
     as Kafka's ResignedState has none)."""
     inp = getattr(action, "input", None)
     for b, a in zip(before.nodes, after.nodes, strict=True):
+        if a is b:
+            continue  # a replica the step left alone (most of them: the explorer's speed)
         if isinstance(inp, Crash | Restart) and getattr(action, "node", None) == a.id:
             continue
         if b.high_watermark is not None and a.high_watermark is not None and a.high_watermark < b.high_watermark:
@@ -110,7 +112,7 @@ def high_watermark_monotonic(before: Any, action: Any, after: Any) -> bool:
 @always_step("RAFT-STEP-EPOCH-MONOTONIC", "EpochMonotonic", witnessed_by=("SecondEpochLeader",))
 def epoch_monotonic(before: Any, action: Any, after: Any) -> bool:
     """No replica's epoch (persisted or current) ever decreases, across restarts too."""
-    return all(a.epoch >= b.epoch for b, a in zip(before.nodes, after.nodes, strict=True))
+    return all(a is b or a.epoch >= b.epoch for b, a in zip(before.nodes, after.nodes, strict=True))
 
 
 def resent(before: Any, action: Any, after: Any) -> list[Any]:
@@ -186,6 +188,8 @@ def check_quorum_counted(before: Any, action: Any, after: Any) -> bool:
     for b, a in zip(before.nodes, after.nodes, strict=True):
         if not _check_quorum_set_counted(a):
             return False
+        if a is b:
+            continue  # neither resigned nor a leader's record changed (the explorer's speed)
         # Down is not a resignation: a crash, or a release's catalogued exception stopping the
         # replica (a deviation's Halt, RAFT-OBS-EXCEPTION), ends a leader without check-quorum.
         if not (isinstance(b.role, Leader) and isinstance(a.role, Resigned)) or a.id == rebooted:
@@ -261,7 +265,7 @@ def leader_after_commit(s: Any) -> bool:
 @sometimes_step("RAFT-WIT-HW-ADVANCES", "HighWatermarkAdvances")
 def high_watermark_advances(before: Any, action: Any, after: Any) -> bool:
     """A follower's high watermark moves forward."""
-    return any(isinstance(a.role, Follower) and (a.high_watermark or 0) > (b.high_watermark or 0)
+    return any(a is not b and isinstance(a.role, Follower) and (a.high_watermark or 0) > (b.high_watermark or 0)
                for b, a in zip(before.nodes, after.nodes, strict=True))
 
 
