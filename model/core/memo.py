@@ -59,3 +59,25 @@ def by_identity_and_value(fn: Callable[[T, U], R], limit: int = MEMO_LIMIT) -> C
     memoised.__doc__ = fn.__doc__
     memoised.__name__ = getattr(fn, "__name__", "memoised")
     return memoised
+
+
+def by_value(fn: Callable[[T], R], limit: int = MEMO_LIMIT) -> Callable[[T], R]:
+    """``fn`` (pure) memoised on its (hashable) argument's value: for a value whose hash is
+    cheap (a frozenset caches its own) and that many states hold equal copies of."""
+    cache: dict[T, R] = {}
+
+    def memoised(x: T) -> R:
+        hit = cache.get(x, _MISSING)
+        if hit is not _MISSING:
+            return hit  # type: ignore[return-value]
+        if len(cache) >= limit:
+            cache.clear()
+        out = cache[x] = fn(x)
+        return out
+
+    memoised.__doc__ = fn.__doc__
+    memoised.__name__ = getattr(fn, "__name__", "memoised")
+    return memoised
+
+
+_MISSING = object()

@@ -14,7 +14,7 @@ from typing import Any, TypeGuard
 
 from kspec.model.core.bag import Bag
 from kspec.model.core.evolve import evolve as replace
-from kspec.model.core.memo import by_identity, by_identity_and_value
+from kspec.model.core.memo import by_identity, by_identity_and_value, by_value
 from kspec.model.core.protocol import Property
 from kspec.model.raft import node as node_mod
 from kspec.model.raft.listener import ListenerRules, listening, notify
@@ -188,6 +188,9 @@ class RaftModel:
         self._node_step: StepFn = by_identity_and_value(self._step) if memo else self._step
         self._enabled_inputs: Callable[[Node], list[Input]] = (
             by_identity(node_mod.enabled_inputs) if memo else node_mod.enabled_inputs)
+        # the network's messages in their order (sorted by repr), memoised on the bag's value
+        # (its frozenset's hash is cached): the same few messages are in flight in many states
+        self._distinct: Callable[[Bag[Message]], list[Message]] = by_value(Bag.distinct) if memo else Bag.distinct
         from kspec.model.raft.properties import raft_properties
 
         self._properties = raft_properties()
@@ -225,7 +228,7 @@ class RaftModel:
 
     def actions(self, state: Raft) -> Iterator[Action]:
         b = self.bounds
-        for msg in state.network.distinct():
+        for msg in self._distinct(state.network):
             if not isinstance(state.node(msg.dst).role, Down):
                 yield Deliver(msg)
             yield Drop(msg)
@@ -363,7 +366,7 @@ class RaftModel:
     def _apply(self, state: Raft, replica: int, inp: Input) -> Raft | None:
         before = state.node(replica)
         after, outputs = self._node_step(before, inp)
-        if after == before and not outputs and not isinstance(inp, Message):
+        if not outputs and not isinstance(inp, Message) and (after is before or after == before):
             return None  # the input does nothing in this role: not an enabled action
         nodes = list(state.nodes)
         nodes[replica - self.replica_ids[0]] = after
@@ -526,7 +529,7 @@ RESPONSE_TYPES = (VoteResponse, BeginQuorumEpochResponse, EndQuorumEpochResponse
 def fetch_in_flight(state: Raft, replica: int) -> bool:
     """Whether ``replica`` has a fetch out (a request it still expects an answer to) or an
     answer on its way to it."""
-    for m in state.network.distinct():
+    for m, _ in state.network.items:  # (any order: ``distinct`` sorts, by repr)
         if (isinstance(m, FetchRequest | FetchSnapshotRequest) and m.src == replica and not m.orphaned) or (
                 isinstance(m, FetchResponse | FetchSnapshotResponse) and m.dst == replica):
             return True
@@ -550,7 +553,7 @@ def exchange_in_flight(state: Raft, replica: int, peer: int) -> bool:
     """Whether ``replica`` has a request out to ``peer`` (one it still expects an answer to) or
     an answer from ``peer`` on its way to it: Kafka's connection to ``peer`` is not ready, so
     no new request to it leaves (RAFT-MODEL-ONE-RESEND)."""
-    for m in state.network.distinct():
+    for m, _ in state.network.items:  # (any order: ``distinct`` sorts, by repr)
         if (isinstance(m, REQUEST_TYPES) and m.src == replica and m.dst == peer and not m.orphaned) or (
                 isinstance(m, RESPONSE_TYPES) and m.src == peer and m.dst == replica):
             return True
@@ -575,18 +578,18 @@ def record_history(state: Raft, before: Node, after: Node) -> Raft:
     # small): a vote of an epoch below the voter's current one, and a leader of an epoch below
     # every replica's current one. A second vote or leader in such an epoch would need an epoch
     # to go backwards, which RAFT-STEP-EPOCH-MONOTONIC catches on the step where it happens.
+    # (each set is rebuilt only when something in it is forgotten: the common case keeps all)
     if votes:
         current = {n.id: n.epoch for n in state.nodes}
         current[after.id] = after.epoch
-        kept = frozenset(v for v in votes if v[1] >= current[v[0]])
-        if kept != votes:
-            votes = kept
+        if any(v[1] < current[v[0]] for v in votes):
+            votes = frozenset(v for v in votes if v[1] >= current[v[0]])
     if elected:
         low = min(min(n.epoch for n in state.nodes), after.epoch)
-        kept_e = frozenset(e for e in elected if e[0] >= low)
-        if kept_e != elected:
-            elected = kept_e
-    if elected == state.elected and votes == state.votes and committed is state.committed:
+        if any(e[0] < low for e in elected):
+            elected = frozenset(e for e in elected if e[0] >= low)
+    if ((elected is state.elected or elected == state.elected) and (votes is state.votes or votes == state.votes)
+            and committed is state.committed):
         return state
     return replace(state, elected=elected, votes=votes, committed=committed)
 
