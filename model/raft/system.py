@@ -190,6 +190,7 @@ class RaftModel:
             by_identity(node_mod.enabled_inputs) if memo else node_mod.enabled_inputs)
         # the network's messages in their order (sorted by repr), memoised on the bag's value
         # (its frozenset's hash is cached): the same few messages are in flight in many states
+        self._voted_for: Callable[[Node], int | None] = by_identity(voted_for) if memo else voted_for
         self._distinct: Callable[[Bag[Message]], list[Message]] = by_value(Bag.distinct) if memo else Bag.distinct
         from kspec.model.raft.properties import raft_properties
 
@@ -375,7 +376,8 @@ class RaftModel:
             # Its sender no longer expects the answer (RAFT-MODEL-IGNORED-RESPONSES).
             sent = [m for m in sent if not (m.dst == inp.src and isinstance(m, RESPONSE_TYPES))]
         network = _forget_ignored(state.network, before, after, inp, sent)
-        return record_history(replace(state, nodes=tuple(nodes), network=network.add_all(sent)), before, after)
+        return record_history(replace(state, nodes=tuple(nodes), network=network.add_all(sent)), before, after,
+                              self._voted_for)
 
     def _inert(self, msg: Message, state: Raft) -> bool:
         """RAFT-MODEL-INERT-RESPONSES: a response that changes nothing at its destination now
@@ -560,12 +562,19 @@ def exchange_in_flight(state: Raft, replica: int, peer: int) -> bool:
     return False
 
 
-def record_history(state: Raft, before: Node, after: Node) -> Raft:
-    """Update the ghost history after replica ``after.id`` moved from ``before`` to ``after``."""
+def voted_for(node: Node) -> int | None:
+    """The replica's persisted vote (its election state's ``voted_for``)."""
+    return election_of(node).voted_for
+
+
+def record_history(state: Raft, before: Node, after: Node,
+                   vote_of: Callable[[Node], int | None] = voted_for) -> Raft:
+    """Update the ghost history after replica ``after.id`` moved from ``before`` to ``after``
+    (``vote_of``: ``voted_for``, or a memo of it)."""
     elected, votes, committed = state.elected, state.votes, state.committed
     if isinstance(after.role, Leader) and not isinstance(before.role, Leader):
         elected = elected | {(after.epoch, after.id)}
-    vote = election_of(after).voted_for
+    vote = vote_of(after)
     if vote is not None and (after.id, after.epoch, vote) not in votes:
         votes = votes | {(after.id, after.epoch, vote)}
     hw_after = after.high_watermark or 0
@@ -578,16 +587,25 @@ def record_history(state: Raft, before: Node, after: Node) -> Raft:
     # small): a vote of an epoch below the voter's current one, and a leader of an epoch below
     # every replica's current one. A second vote or leader in such an epoch would need an epoch
     # to go backwards, which RAFT-STEP-EPOCH-MONOTONIC catches on the step where it happens.
-    # (each set is rebuilt only when something in it is forgotten: the common case keeps all)
-    if votes:
-        current = {n.id: n.epoch for n in state.nodes}
+    # (Plain loops, each set rebuilt only when something in it is forgotten: this runs on
+    # every step the explorer takes.)
+    if votes or elected:
+        current: dict[int, int] = {}
+        low = after.epoch
+        for n in state.nodes:
+            e = n.epoch
+            current[n.id] = e
+            if e < low:
+                low = e
         current[after.id] = after.epoch
-        if any(v[1] < current[v[0]] for v in votes):
-            votes = frozenset(v for v in votes if v[1] >= current[v[0]])
-    if elected:
-        low = min(min(n.epoch for n in state.nodes), after.epoch)
-        if any(e[0] < low for e in elected):
-            elected = frozenset(e for e in elected if e[0] >= low)
+        for v in votes:
+            if v[1] < current[v[0]]:
+                votes = frozenset(v for v in votes if v[1] >= current[v[0]])
+                break
+        for x in elected:
+            if x[0] < low:
+                elected = frozenset(x for x in elected if x[0] >= low)
+                break
     if ((elected is state.elected or elected == state.elected) and (votes is state.votes or votes == state.votes)
             and committed is state.committed):
         return state

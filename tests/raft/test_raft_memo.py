@@ -1,7 +1,7 @@
 """The explorer's speed-ups of the KRaft model (issue #22 item 5), each held to a brute-force
 version: the memoised node step, enabled inputs and message order (``RaftModel(memo=True)``,
 ``make``'s model), the Bag's add and remove, and the step properties that skip the replicas a
-step left alone (docs/performance.md "Issue #22 item 5, session 28")."""
+step left alone, and ``record_history`` (docs/performance.md "Issue #22 item 5, session 28")."""
 
 from __future__ import annotations
 
@@ -23,8 +23,8 @@ from kspec.model.raft.properties import (
     high_watermark_monotonic,
 )
 from kspec.model.raft.rules import majority
-from kspec.model.raft.state import Follower, Leader, Resigned
-from kspec.model.raft.system import Fire, RaftModel, Reboot
+from kspec.model.raft.state import Follower, Leader, Resigned, election_of
+from kspec.model.raft.system import Fire, RaftModel, Reboot, record_history
 
 SMALL = {"max_epoch": 2, "max_appends": 1, "max_crashes": 1, "symmetry": False}
 
@@ -199,3 +199,58 @@ def test_step_properties_that_skip_untouched_replicas_answer_as_before() -> None
                 seen[(fast.name, want)] += 1
     # every property answered both ways somewhere, so the comparison saw both outcomes
     assert {name for name, ok in seen if not ok} == {p.name for _, p in pairs}, seen
+
+
+def _record_history_brute(state: Any, before: Any, after: Any) -> Any:
+    """``record_history`` as it was before its plain loops and memoised vote (session 27)."""
+    elected, votes, committed = state.elected, state.votes, state.committed
+    if isinstance(after.role, Leader) and not isinstance(before.role, Leader):
+        elected = elected | {(after.epoch, after.id)}
+    vote = election_of(after).voted_for
+    if vote is not None and (after.id, after.epoch, vote) not in votes:
+        votes = votes | {(after.id, after.epoch, vote)}
+    hw_after = after.high_watermark or 0
+    if hw_after > (before.high_watermark or 0):
+        known = {(o, e) for o, e, _ in committed}
+        new = {(o, after.log[o], after.epoch) for o in range(hw_after) if (o, after.log[o]) not in known}
+        if new:
+            committed = committed | new
+    if votes:
+        current = {n.id: n.epoch for n in state.nodes}
+        current[after.id] = after.epoch
+        kept = frozenset(v for v in votes if v[1] >= current[v[0]])
+        if kept != votes:
+            votes = kept
+    if elected:
+        low = min(min(n.epoch for n in state.nodes), after.epoch)
+        kept_e = frozenset(e for e in elected if e[0] >= low)
+        if kept_e != elected:
+            elected = kept_e
+    if elected == state.elected and votes == state.votes and committed is state.committed:
+        return state
+    return replace(state, elected=elected, votes=votes, committed=committed)
+
+
+def test_record_history_answers_as_before() -> None:
+    """For every replica of states on random walks stepped by each of its inputs, and for
+    unrelated (before, after) replicas of the same id (history forgotten, leaders added), the
+    ghost history ``record_history`` keeps, with the plain vote and the memoised one, equals
+    the brute-force version's."""
+    memo = make(**SMALL)
+    states = _walk_states(memo, seed=13)
+    rng = random.Random(17)
+    changed = forgot = 0
+    for state in states:
+        for n in state.nodes:
+            inputs = [*node_mod.enabled_inputs(n), *(m for m in state.network.distinct() if m.dst == n.id), Crash()]
+            afters = [node_mod.step(n, inp)[0] for inp in inputs]
+            afters.append(rng.choice(states).node(n.id))  # unrelated
+            for after in afters:
+                s = replace(state, nodes=tuple(after if x.id == n.id else x for x in state.nodes))
+                want = _record_history_brute(s, n, after)
+                assert record_history(s, n, after) == want
+                assert record_history(s, n, after, memo._voted_for) == want
+                assert (record_history(s, n, after) is s) == (want is s)
+                changed += want is not s
+                forgot += len(want.votes) < len(s.votes) or len(want.elected) < len(s.elected)
+    assert changed > 100 and forgot > 10, (changed, forgot)
