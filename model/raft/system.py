@@ -229,24 +229,31 @@ class RaftModel:
 
     def actions(self, state: Raft) -> Iterator[Action]:
         b = self.bounds
+        # (each bound read once a state: this runs for every state the explorer expands)
+        duplicating = state.duplicates < int(b["max_duplicates"])
         for msg in self._distinct(state.network):
             if not isinstance(state.node(msg.dst).role, Down):
                 yield Deliver(msg)
             yield Drop(msg)
-            if state.duplicates < int(b["max_duplicates"]):
+            if duplicating:
                 yield Duplicate(msg)
+        appending = state.appends < int(b["max_appends"])
+        electing = state.elections < int(b["max_elections"])
+        fetching_allowed = state.fetches < int(b["max_fetches"])
+        resending = state.resends < int(b.get("max_resends", 0))
+        crashing = state.crashes < int(b["max_crashes"])
         for n in state.nodes:
             if isinstance(n.role, Down):
                 yield Fire(n.id, Restart())
                 continue
             fetching = None
             for inp in self._enabled_inputs(n):
-                if isinstance(inp, ClientAppend) and state.appends >= int(b["max_appends"]):
+                if isinstance(inp, ClientAppend) and not appending:
                     continue
-                if isinstance(inp, ELECTION_TIMERS) and state.elections >= int(b["max_elections"]):
+                if isinstance(inp, ELECTION_TIMERS) and not electing:
                     continue
                 if isinstance(inp, FetchDue):
-                    if state.fetches >= int(b["max_fetches"]):
+                    if not fetching_allowed:
                         continue
                     # Kafka keeps one fetch in flight per replica: the next one waits for the
                     # reply (or for the request to be lost).
@@ -254,14 +261,14 @@ class RaftModel:
                         fetching = fetch_in_flight(state, n.id)
                     if fetching:
                         continue
-                if isinstance(inp, ResendDue) and (state.resends >= int(b["max_resends"])
-                                                   or exchange_in_flight(state, n.id, inp.to)):
+                if isinstance(inp, ResendDue) and (not resending or exchange_in_flight(state, n.id, inp.to)):
                     # RAFT-MODEL-ONE-RESEND: the next copy waits for the answer to the last one
                     # (or for either to be lost), as Kafka's request timeout without time.
                     continue
                 yield Fire(n.id, inp)
-            yield from (Fire(n.id, inp) for inp in self.snapshot_inputs(state, n))
-            if state.crashes < int(b["max_crashes"]):
+            if self.max_log_snapshots:
+                yield from (Fire(n.id, inp) for inp in self.snapshot_inputs(state, n))
+            if crashing:
                 yield Reboot(n.id) if b["reboot"] else Fire(n.id, Crash())
 
     def next_state(self, state: Raft, action: Action) -> Raft | None:
@@ -272,7 +279,9 @@ class RaftModel:
                 target = state.node(msg.dst)
                 if isinstance(target.role, Down):
                     return None
-                return self._apply(replace(state, network=state.network.remove(msg)), msg.dst, msg)
+                # (the network without the message goes straight into the successor: no copy of
+                # the state in between)
+                return self._apply(state, msg.dst, msg, network=state.network.remove(msg))
             case Drop(message=msg):
                 if msg not in state.network:
                     return None
@@ -356,15 +365,20 @@ class RaftModel:
         """Whether ``state`` lies within the bounds; ``past_epochs`` more epochs than
         ``max_epoch`` allowed (the bounds are the exploration's, not the protocol's: a caller may
         step past them on purpose)."""
-        return (max(n.epoch for n in state.nodes) <= int(self.bounds["max_epoch"]) + past_epochs
-                and len(state.network) <= int(self.bounds["max_inflight"]))
+        limit = int(self.bounds["max_epoch"]) + past_epochs
+        for n in state.nodes:  # (a plain loop: every successor is asked)
+            if n.epoch > limit:
+                return False
+        return len(state.network) <= int(self.bounds["max_inflight"])
 
     def properties(self) -> Sequence[Property[Raft, Action]]:
         return self._properties
 
     # ------------------------------------------------------------ helpers
 
-    def _apply(self, state: Raft, replica: int, inp: Input) -> Raft | None:
+    def _apply(self, state: Raft, replica: int, inp: Input, network: Bag[Message] | None = None) -> Raft | None:
+        """``state`` after replica ``replica`` takes ``inp``, its messages put in flight (into
+        ``network`` when given, else ``state.network``); None if it changes nothing."""
         before = state.node(replica)
         after, outputs = self._node_step(before, inp)
         if not outputs and not isinstance(inp, Message) and (after is before or after == before):
@@ -375,7 +389,7 @@ class RaftModel:
         if isinstance(inp, REQUEST_TYPES) and inp.orphaned:
             # Its sender no longer expects the answer (RAFT-MODEL-IGNORED-RESPONSES).
             sent = [m for m in sent if not (m.dst == inp.src and isinstance(m, RESPONSE_TYPES))]
-        network = _forget_ignored(state.network, before, after, inp, sent)
+        network = _forget_ignored(state.network if network is None else network, before, after, inp, sent)
         return record_history(replace(state, nodes=tuple(nodes), network=network.add_all(sent)), before, after,
                               self._voted_for)
 
