@@ -4,11 +4,14 @@ TLC ``-workers N`` on the same spec and bounds, in one run.
 
     python bench/explore_bench.py [--repeat N] [--only NAME ...]
     nice -n 10 python bench/explore_bench.py --versus-tlc [--workers 2] [--bounds max_epoch=2 ...]
+    python bench/explore_bench.py --serial [--repeat N] [--bounds max_epoch=2 ...]
 
 Prints a Markdown table (bounds, distinct states, transitions, seconds, CPU seconds, states/s)
 for the record in docs/performance.md. Each configuration runs to completion; the best of N
 runs is kept, since a shared machine only ever makes a run slower (CPU seconds less so than
-wall seconds).
+wall seconds). ``--serial`` runs the serial explorer alone on ``--bounds`` and prints its CPU
+microseconds per distinct state, the figure to compare between two versions of the model on a
+loaded machine (issue #22 item 5, session 28).
 """
 
 from __future__ import annotations
@@ -87,11 +90,29 @@ def versus_tlc(protocol: str, bounds: list[str], workers: int, timeout: float) -
     print(workers_line)
 
 
+def serial_cpu(protocol: str, bounds: list[str], repeat: int) -> None:
+    """The serial explorer on ``bounds``, ``repeat`` times: states, transitions, depth, CPU
+    seconds and CPU microseconds per distinct state, with the load average."""
+    from kspec.conformance.clikit import build_model, protocol_info
+
+    info = protocol_info(protocol)
+    for _ in range(repeat):
+        model, _ = build_model(info, bounds)
+        cpu = time.process_time()
+        result = explore(model)
+        cpu = time.process_time() - cpu
+        print(f"{time.strftime('%H:%M:%S UTC', time.gmtime())} {protocol} {' '.join(bounds)}: "
+              f"{result.distinct_states} states, {result.transitions} transitions, depth {result.max_depth}, "
+              f"{cpu:.2f} CPU-s, {cpu / result.distinct_states * 1e6:.1f} us CPU/state, "
+              f"{result.seconds:.2f} s wall, load {os.getloadavg()[0]:.1f}", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--only", nargs="*", default=None, help="only these configurations")
     parser.add_argument("--versus-tlc", action="store_true")
+    parser.add_argument("--serial", action="store_true", help="the serial explorer's CPU per state on --bounds")
     parser.add_argument("--protocol", default="raft")
     parser.add_argument("--bounds", nargs="*", default=[])
     parser.add_argument("--workers", type=int, default=2)
@@ -99,6 +120,9 @@ def main() -> None:
     args = parser.parse_args()
     if args.versus_tlc:
         versus_tlc(args.protocol, args.bounds, args.workers, args.timeout)
+        return
+    if args.serial:
+        serial_cpu(args.protocol, args.bounds, args.repeat)
         return
     print(f"python {platform.python_version()} on {platform.machine()}, {time.strftime('%Y-%m-%d')}")
     print()
