@@ -182,16 +182,19 @@ class RaftModel:
         # ``memo`` (``make``'s models: the explorer's, TLA+'s): the node step and a replica's
         # enabled inputs, pure functions of a node that successor states share by reference,
         # are memoised on the node's identity (and the input's value); every later state that
-        # holds the same node and gets the same input reuses the answer. ``_step`` stays the
-        # plain step (the trace pipeline replays with it); the conformance driver builds its
-        # model without the memo.
-        self._node_step: StepFn = by_identity_and_value(self._step) if memo else self._step
-        self._enabled_inputs: Callable[[Node], list[Input]] = (
-            by_identity(node_mod.enabled_inputs) if memo else node_mod.enabled_inputs)
+        # holds the same node and gets the same input reuses the answer. Without the memo (the
+        # conformance driver's models) every call goes to the plain functions, looked up at
+        # the call as before: the voters driver swaps ``_step`` for a recording one while its
+        # model starts up, so the memoised step is used only while ``_step`` is the step it
+        # memoises. ``_step`` stays the plain step (the trace pipeline replays with it).
+        self._memo = memo
+        self._memo_of: StepFn | None = self._step if memo else None
+        self._memo_step: StepFn = by_identity_and_value(self._step) if memo else self._step
+        self._enabled_inputs: Callable[[Node], list[Input]] = by_identity(node_mod.enabled_inputs)
+        self._voted_for: Callable[[Node], int | None] = by_identity(voted_for)
         # the network's messages in their order (sorted by repr), memoised on the bag's value
         # (its frozenset's hash is cached): the same few messages are in flight in many states
-        self._voted_for: Callable[[Node], int | None] = by_identity(voted_for) if memo else voted_for
-        self._distinct: Callable[[Bag[Message]], list[Message]] = by_value(Bag.distinct) if memo else Bag.distinct
+        self._distinct: Callable[[Bag[Message]], list[Message]] = by_value(Bag.distinct)
         from kspec.model.raft.properties import raft_properties
 
         self._properties = raft_properties()
@@ -231,7 +234,7 @@ class RaftModel:
         b = self.bounds
         # (each bound read once a state: this runs for every state the explorer expands)
         duplicating = state.duplicates < int(b["max_duplicates"])
-        for msg in self._distinct(state.network):
+        for msg in (self._distinct(state.network) if self._memo else state.network.distinct()):
             if not isinstance(state.node(msg.dst).role, Down):
                 yield Deliver(msg)
             yield Drop(msg)
@@ -247,7 +250,7 @@ class RaftModel:
                 yield Fire(n.id, Restart())
                 continue
             fetching = None
-            for inp in self._enabled_inputs(n):
+            for inp in (self._enabled_inputs(n) if self._memo else node_mod.enabled_inputs(n)):
                 if isinstance(inp, ClientAppend) and not appending:
                     continue
                 if isinstance(inp, ELECTION_TIMERS) and not electing:
@@ -380,7 +383,8 @@ class RaftModel:
         """``state`` after replica ``replica`` takes ``inp``, its messages put in flight (into
         ``network`` when given, else ``state.network``); None if it changes nothing."""
         before = state.node(replica)
-        after, outputs = self._node_step(before, inp)
+        step = self._step
+        after, outputs = (self._memo_step if step is self._memo_of else step)(before, inp)
         if not outputs and not isinstance(inp, Message) and (after is before or after == before):
             return None  # the input does nothing in this role: not an enabled action
         nodes = list(state.nodes)
@@ -391,7 +395,7 @@ class RaftModel:
             sent = [m for m in sent if not (m.dst == inp.src and isinstance(m, RESPONSE_TYPES))]
         network = _forget_ignored(state.network if network is None else network, before, after, inp, sent)
         return record_history(replace(state, nodes=tuple(nodes), network=network.add_all(sent)), before, after,
-                              self._voted_for)
+                              self._voted_for if self._memo else voted_for)
 
     def _inert(self, msg: Message, state: Raft) -> bool:
         """RAFT-MODEL-INERT-RESPONSES: a response that changes nothing at its destination now

@@ -48,7 +48,7 @@ def _walk_states(model: RaftModel, seed: int, walks: int = 40, steps: int = 30) 
 def test_memoised_model_explores_the_same_states_as_the_plain_one() -> None:
     bounds = {"max_epoch": 2, "max_appends": 0, "max_crashes": 0, "symmetry": False}
     memo, plain = make(**bounds), RaftModel(**bounds)
-    assert memo._node_step is not memo._step and plain._node_step is plain._step
+    assert memo._memo_of is memo._step and memo._memo_step is not memo._step and plain._memo_of is None
     a, b = explore(memo), explore(plain)
     assert (a.distinct_states, a.transitions, a.max_depth, a.witnesses) == (
         b.distinct_states, b.transitions, b.max_depth, b.witnesses)
@@ -72,10 +72,34 @@ def test_memoised_steps_answer_as_the_plain_ones_on_random_states() -> None:
                 assert memo._enabled_inputs(n) == node_mod.enabled_inputs(n)
                 for inp in [*node_mod.enabled_inputs(n), *(m for m in state.network.distinct() if m.dst == n.id),
                             Crash(), Restart()]:
-                    assert memo._node_step(n, inp) == node_mod.step(n, inp)
+                    assert memo._memo_step(n, inp) == node_mod.step(n, inp)
                     checked += 1
             assert memo._distinct(state.network) == state.network.distinct()
     assert checked > 5_000
+
+
+def test_a_step_swapped_after_construction_is_the_one_used() -> None:
+    """The voters conformance driver swaps a model's ``_step`` for a recording one while the
+    model starts up: with or without the memo, every node step of ``next_state`` then goes
+    through the swapped step (the memo serves only the step it memoises)."""
+    for memo in (False, True):
+        model = RaftModel(memo=memo, **SMALL)
+        state = model.init_states()[0]
+        actions = list(model.actions(state))
+        for action in actions:  # warm the memo
+            model.next_state(state, action)
+        calls: list[Any] = []
+        inner = model._step
+
+        def recording(node: Any, inp: Any, inner: Any = inner, calls: list[Any] = calls) -> Any:
+            calls.append(inp)
+            return inner(node, inp)
+
+        model._step = recording
+        stepped = [model.next_state(state, a) for a in actions]
+        assert len(calls) >= len(actions) > 0, (memo, calls)
+        model._step = inner
+        assert [model.next_state(state, a) for a in actions] == stepped
 
 
 def test_pair_memo_answers_for_the_object_and_value_asked() -> None:
