@@ -2149,7 +2149,9 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
         ballots to ``src`` never delivered), which moves ``dst`` to C's epoch; then the request
         reaches ``dst`` and ``dst``'s answer, of that higher epoch, reaches ``src``, still in
         the older one: any answer of a higher epoch moves its receiver to that epoch
-        (RAFT-RULE-HIGHER-EPOCH, RAFT-RULE-RESPONSE (1)), whatever the request was. Any request
+        (RAFT-RULE-HIGHER-EPOCH, RAFT-RULE-RESPONSE (1)), whatever the request was; then C's
+        BeginQuorumEpoch reaches ``src`` and it fetches once from C (where offered: the first
+        fetch after its role changed, as RAFT-DRIVE-REFETCH's). Any request
         kind; the first C that fits; True with the steps taken (``run`` moved on), False with
         ``run`` unchanged where they do not fit (the answers on the wire are delivered first).
         Elsewhere each probe delivered a request and
@@ -2180,6 +2182,11 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
             if (answer is None or (getattr(answer, "epoch", None) or 0) <= trial.s.node(src).epoch
                     or not trial.take("deliver", Deliver(answer))):
                 continue
+            # then C's BeginQuorumEpoch, held since the election, reaches ``src``, which fetches
+            # once from C (where offered): its first fetch after the role changes
+            begin = on_wire(trial.s, c, src, (BeginQuorumEpochRequest,))
+            if begin is not None and trial.take("deliver", Deliver(begin)):
+                trial.take("round_trip", macros.RoundTrip(src))
             run.script, run.s = trial.script, trial.s
             return True
         return False
