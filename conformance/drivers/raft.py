@@ -1237,12 +1237,12 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
     def _check_quorum_ack_probe(self, state: Raft) -> list[tuple[str, Any]]:
         """RAFT-DRIVE-CHECK-QUORUM-ACK (a start probe, four or more voters, with faults): a voter
         stands (:meth:`_stand`) and its vote requests and the answers are delivered until it
-        leads, its BeginQuorumEpoch requests reach the voters (they follow it), then
-        :meth:`_check_quorum_ack`. A leader that counts an acknowledgement as a fetch leads on
-        where the protocol resigns (red team ``raft_scratch10:begin-epoch-ack-resets-check-
-        quorum`` escaped seeds 0 and 1 while a CheckQuorumTimeout resigned whatever was counted,
-        before RAFT-RULE-CHECK-QUORUM-PERIOD). All or nothing; each step only where the driver
-        offers it."""
+        leads, its BeginQuorumEpoch requests reach the voters (they follow it), then (session 28)
+        :meth:`_check_quorum_carry` where it fits and :meth:`_check_quorum_ack`. A leader that
+        counts an acknowledgement as a fetch leads on where the protocol resigns (red team
+        ``raft_scratch10:begin-epoch-ack-resets-check-quorum`` escaped seeds 0 and 1 while a
+        CheckQuorumTimeout resigned whatever was counted, before RAFT-RULE-CHECK-QUORUM-PERIOD).
+        All or nothing; each step only where the driver offers it."""
         offered = self._offered
         for c, script, s in self._each_elected(state, standing=True):
             epoch = s.node(c).epoch
@@ -2117,7 +2117,9 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
         table, and the recorded offset (below the log start, so at most the HW) never moves the
         HW, so a leader that records a snapshot-answered fetch was never told apart (red team
         ``raft_scratch15:snapshot-answer-counts-position``, escaped at seeds 0 and 1). All or
-        nothing; each step only where the driver offers it."""
+        nothing; each step only where the driver offers it. Then (session 28) the lagging voter's
+        FetchSnapshot held across the leader's next epoch, where it fits
+        (:meth:`_held_across_epoch`, RAFT-DRIVE-HELD-ACROSS-EPOCH)."""
         elected = self._elect_first(state)
         if elected is None:
             return []
