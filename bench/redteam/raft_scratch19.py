@@ -155,8 +155,10 @@ class CandidateLossCountsRejections(RaftReplica):
     path has a candidate of an even voter set refused by exactly half the voters and then offers
     its BackoffExpired (or a ResendDue to the voter that has not answered), where the model backs
     off and this bug still waits. Proposed: the four-voter RAFT-DRIVE-MID-ROUND path of
-    ``macros.FirstAnswer`` (which catches the opposite slip, ``raft-candidate-loses-at-half``)
-    delivering a second refusal, then the candidate's BackoffExpired."""
+    ``macros.FirstAnswer`` (which was meant to catch the opposite slip,
+    ``raft-candidate-loses-at-half``; session 28: no guided run catches that one) delivering a
+    second refusal, then the candidate's BackoffExpired. Closed in session 27 (raftcq) by
+    RAFT-DRIVE-HALF-REFUSED instead: guided run 106 at seeds 0 and 1."""
 
     def on_vote_response(self, resp: dict[str, Any]) -> None:
         if self.role != "candidate" or resp["src"] not in self.voters or not self.is_ballot(resp):
