@@ -26,7 +26,10 @@ each switch (``guide._GRAPHS`` is cached by configuration; some probes' steps ar
   nothing (the next of them may fit instead); ``-REFETCH`` by ``_refetch_tail`` adding nothing; ``-SNAPSHOT-PAIR`` by
   ``_snapshot_pair_tail`` adding nothing to RAFT-DRIVE-SNAPSHOT's steps, ``-SNAPSHOT-SUPERSEDING`` by
   ``_snapshot_superseding`` taking nothing before its catch-up; ``-HALF-REFUSED`` by
-  ``_half_refused_tail`` adding nothing to the start paths.
+  ``_half_refused_tail`` adding nothing to the start paths; ``-CHECK-QUORUM-CARRY`` by
+  ``_check_quorum_carry`` taking nothing before RAFT-DRIVE-CHECK-QUORUM-ACK's core,
+  ``-HELD-ACROSS-EPOCH`` by ``_held_across_epoch`` taking nothing (RAFT-DRIVE-SNAPSHOT-TABLE's
+  path ends at its DescribeQuorum again).
 * voters (``VotersDriver.probes``, ``VotersDriver.start_probes``): each ``VOTERS-DRIVE-*`` script
   a guided path ends with or a start path takes, by its function returning nothing
   (``voters_log.probes`` for the log level's free-log script).
@@ -148,7 +151,14 @@ _SWITCHES: dict[str, dict[str, tuple[Any, str, Any]]] = {
              "RAFT-DRIVE-SNAPSHOT-SUPERSEDING": (RaftDriver, "_snapshot_superseding",
                                                  lambda self, state, leader, lagging: ([], state)),
              # session 27 (raftcq): last on the start paths, a candidate refused by half an even voter set
-             "RAFT-DRIVE-HALF-REFUSED": (RaftDriver, "_half_refused_tail", _nothing)},
+             "RAFT-DRIVE-HALF-REFUSED": (RaftDriver, "_half_refused_tail", _nothing),
+             # session 28 (raftesc): a counted voter carried across a renewed check-quorum period
+             # (before RAFT-DRIVE-CHECK-QUORUM-ACK's core), a request held across its receiver's
+             # new epoch (RAFT-DRIVE-SNAPSHOT-TABLE's last steps)
+             "RAFT-DRIVE-CHECK-QUORUM-CARRY": (RaftDriver, "_check_quorum_carry",
+                                               lambda self, state, leader: ([], state)),
+             "RAFT-DRIVE-HELD-ACROSS-EPOCH": (RaftDriver, "_held_across_epoch",
+                                              lambda self, run, src, dst: False)},
     "voters": {
         "VOTERS-DRIVE-JOIN-PROBE": (VotersDriver, "_join_probe", _nothing),
         "VOTERS-DRIVE-LAPSE-PROBE": (VotersDriver, "_lapse_probe", _nothing),

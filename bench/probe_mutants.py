@@ -66,6 +66,10 @@ PROBE_MUTANTS: list[tuple[str, str]] = [
     ("RAFT-DRIVE-SNAPSHOT-SUPERSEDING", "raft-snapshot-served-latest-only"),
     # session 27 (raftcq): after red team raft_scratch19's candidate-loss-counts-rejections
     ("RAFT-DRIVE-HALF-REFUSED", "raft-candidate-loss-needs-majority-refusals"),
+    # session 28 (raftesc): after red team raft_scratch19's check-quorum-period-clears-fetched
+    # and snapshot-answer-higher-epoch-ignored
+    ("RAFT-DRIVE-CHECK-QUORUM-CARRY", "raft-renewed-period-restarts-count"),
+    ("RAFT-DRIVE-HELD-ACROSS-EPOCH", "raft-snapshot-answer-error-first"),
 ]
 # written for a probe, caught by it first, not its alone (session 14, docs/performance.md)
 NOT_ALONE: list[tuple[str, str]] = [

@@ -29,6 +29,14 @@ after RAFT-DRIVE-SNAPSHOT's script, no new start path): ``snapshot-served-only-l
 change lengthens catch none of the other six, whose figures are BEFORE's. Escapes left (see each
 docstring): ``check-quorum-period-clears-fetched``, ``snapshot-answer-higher-epoch-ignored`` (not
 reached at either seed), ``candidate-loss-counts-rejections`` (reached by one random run only).
+Session 27 (raftcq, RAFT-DRIVE-HALF-REFUSED): ``candidate-loss-counts-rejections`` caught at seeds
+0 and 1 (guided run 106): 6/8.
+
+AFTER (session 28, raftesc: RAFT-DRIVE-CHECK-QUORUM-CARRY before RAFT-DRIVE-CHECK-QUORUM-ACK's core,
+RAFT-DRIVE-HELD-ACROSS-EPOCH at RAFT-DRIVE-SNAPSHOT-TABLE's end, no new start path):
+``check-quorum-period-clears-fetched`` caught at seeds 0 and 1 (guided run 106),
+``snapshot-answer-higher-epoch-ignored`` at seeds 0 and 1 (guided run 8); the other six keep
+their figures: 8/8.
 """
 
 from __future__ import annotations
@@ -118,7 +126,9 @@ class CheckQuorumPeriodClearsFetched(RaftReplica):
     core, every follower fetches (renewed), one follower A fetches again (counted), a
     CheckQuorumTimeout ends the renewed period, a second follower B fetches (A, B and the
     leader: a majority of four or five, renewed) and a second CheckQuorumTimeout, at which the
-    model leads on and this bug resigns."""
+    model leads on and this bug resigns. Session 28: that is RAFT-DRIVE-CHECK-QUORUM-CARRY
+    (``RaftDriver._check_quorum_carry``), caught at seeds 0 and 1 (guided run 106); catalogue
+    mutant ``raft-renewed-period-restarts-count``."""
 
     def on_CheckQuorumTimeout(self, inp: dict[str, Any]) -> None:
         renewed = self.role == "leader" and self.renewed
@@ -145,8 +155,10 @@ class CandidateLossCountsRejections(RaftReplica):
     path has a candidate of an even voter set refused by exactly half the voters and then offers
     its BackoffExpired (or a ResendDue to the voter that has not answered), where the model backs
     off and this bug still waits. Proposed: the four-voter RAFT-DRIVE-MID-ROUND path of
-    ``macros.FirstAnswer`` (which catches the opposite slip, ``raft-candidate-loses-at-half``)
-    delivering a second refusal, then the candidate's BackoffExpired."""
+    ``macros.FirstAnswer`` (which was meant to catch the opposite slip,
+    ``raft-candidate-loses-at-half``; session 28: no guided run catches that one) delivering a
+    second refusal, then the candidate's BackoffExpired. Closed in session 27 (raftcq) by
+    RAFT-DRIVE-HALF-REFUSED instead: guided run 106 at seeds 0 and 1."""
 
     def on_vote_response(self, resp: dict[str, Any]) -> None:
         if self.role != "candidate" or resp["src"] not in self.voters or not self.is_ballot(resp):
@@ -231,7 +243,10 @@ class SnapshotAnswerHigherEpochIgnored(RaftReplica):
     drops its pending id at the role change before it sends one. Proposed: at the end of
     RAFT-DRIVE-SNAPSHOT-TABLE the lagging voter's FetchDue sends its FetchSnapshot, which is held
     while RAFT-DRIVE-MISSED-ELECTION's tail moves the leader to a higher epoch, then delivered
-    (answered ``FENCED_LEADER_EPOCH`` in the new epoch) and its answer delivered."""
+    (answered ``FENCED_LEADER_EPOCH`` in the new epoch) and its answer delivered. Session 28:
+    RAFT-DRIVE-HELD-ACROSS-EPOCH (``RaftDriver._held_across_epoch``, at that probe's end, electing
+    another voter itself), caught at seeds 0 and 1 (guided run 8); catalogue mutant
+    ``raft-snapshot-answer-error-first``."""
 
     def on_FetchSnapshotResponse(self, resp: dict[str, Any]) -> None:
         epoch = resp.get("epoch")

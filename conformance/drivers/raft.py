@@ -78,6 +78,8 @@ from kspec.model.raft.state import (
     end_offset_for_epoch,
 )
 from kspec.model.raft.system import (
+    REQUEST_TYPES,
+    RESPONSE_TYPES,
     Deliver,
     Drop,
     Duplicate,
@@ -1235,12 +1237,12 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
     def _check_quorum_ack_probe(self, state: Raft) -> list[tuple[str, Any]]:
         """RAFT-DRIVE-CHECK-QUORUM-ACK (a start probe, four or more voters, with faults): a voter
         stands (:meth:`_stand`) and its vote requests and the answers are delivered until it
-        leads, its BeginQuorumEpoch requests reach the voters (they follow it), then
-        :meth:`_check_quorum_ack`. A leader that counts an acknowledgement as a fetch leads on
-        where the protocol resigns (red team ``raft_scratch10:begin-epoch-ack-resets-check-
-        quorum`` escaped seeds 0 and 1 while a CheckQuorumTimeout resigned whatever was counted,
-        before RAFT-RULE-CHECK-QUORUM-PERIOD). All or nothing; each step only where the driver
-        offers it."""
+        leads, its BeginQuorumEpoch requests reach the voters (they follow it), then (session 28)
+        :meth:`_check_quorum_carry` where it fits and :meth:`_check_quorum_ack`. A leader that
+        counts an acknowledgement as a fetch leads on where the protocol resigns (red team
+        ``raft_scratch10:begin-epoch-ack-resets-check-quorum`` escaped seeds 0 and 1 while a
+        CheckQuorumTimeout resigned whatever was counted, before RAFT-RULE-CHECK-QUORUM-PERIOD).
+        All or nothing; each step only where the driver offers it."""
         offered = self._offered
         for c, script, s in self._each_elected(state, standing=True):
             epoch = s.node(c).epoch
@@ -1257,10 +1259,48 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
                         s = after
             if _leading(s, c) is None:
                 continue
-            ack = self._check_quorum_ack(s, c)
+            carry, carried = self._check_quorum_carry(s, c)
+            ack = self._check_quorum_ack(carried, c)
             if ack:
-                return [*script, *ack]
+                return [*script, *carry, *ack]
         return []
+
+    def _check_quorum_carry(self, state: Raft, leader: int) -> tuple[list[tuple[str, Any]], Raft]:
+        """RAFT-DRIVE-CHECK-QUORUM-CARRY (session 28; before RAFT-DRIVE-CHECK-QUORUM-ACK's core,
+        four or more voters): ``leader``'s followers fetch once each (macros.RoundTrip) until a
+        majority fetched (the period renewed, the count cleared); one follower A fetches again
+        (counted towards the next reset); the leader's CheckQuorumTimeout ends the renewed period
+        (it leads on, A still counted: RAFT-RULE-CHECK-QUORUM-PERIOD); another follower B fetches:
+        A, B and the leader are a majority of four or five, so the new period is renewed too; a
+        second CheckQuorumTimeout: the leader leads on. Elsewhere the one path that judged a
+        period of four or more voters started from an empty, unrenewed count, so a leader that
+        forgets the voters counted before a renewed period's end resigns here where the model
+        leads on (red team ``raft_scratch19:check-quorum-period-clears-fetched``, escaped seeds 0
+        and 1). The steps and the state after (the count empty, the period not renewed: the core
+        fits there), or none and ``state`` where they do not fit (all or nothing)."""
+        run = _Script(self, [], state)
+        timeout = Fire(leader, CheckQuorumTimeout())
+        followers = _followers_of(state, leader)
+        for f in followers:
+            role = _leading(run.s, leader)
+            if role is None or role.renewed or not run.take("round_trip", macros.RoundTrip(f)):
+                break
+        role = _leading(run.s, leader)
+        if role is None or not role.renewed or role.fetched:
+            return [], state
+        for a, b in ((a, b) for a in followers for b in followers if a != b):
+            trial = _Script(self, run.script, run.s)
+            if not (trial.take("round_trip", macros.RoundTrip(a)) and trial.take("resign", timeout)):
+                continue
+            kept = _leading(trial.s, leader)
+            if kept is None or kept.renewed or kept.fetched != {a}:
+                continue
+            if not (trial.take("round_trip", macros.RoundTrip(b)) and trial.take("resign", timeout)):
+                continue
+            end = _leading(trial.s, leader)
+            if end is not None and not end.renewed and not end.fetched:
+                return trial.script, trial.s
+        return [], state
 
     def _check_quorum_ack(self, state: Raft, leader: int) -> list[tuple[str, Any]]:
         """RAFT-DRIVE-CHECK-QUORUM-ACK's core at ``leader``, whose check-quorum count is empty and
@@ -2077,7 +2117,9 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
         table, and the recorded offset (below the log start, so at most the HW) never moves the
         HW, so a leader that records a snapshot-answered fetch was never told apart (red team
         ``raft_scratch15:snapshot-answer-counts-position``, escaped at seeds 0 and 1). All or
-        nothing; each step only where the driver offers it."""
+        nothing; each step only where the driver offers it. Then (session 28) the lagging voter's
+        FetchSnapshot held across the leader's next epoch, where it fits
+        (:meth:`_held_across_epoch`, RAFT-DRIVE-HELD-ACROSS-EPOCH)."""
         elected = self._elect_first(state)
         if elected is None:
             return []
@@ -2096,7 +2138,60 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
             return []
         if not run.take("leader_only", Inject(DescribeQuorumRequest(NO_REPLICA, leader, True))):
             return []
+        # RAFT-DRIVE-HELD-ACROSS-EPOCH (session 28): the lagging voter's FetchSnapshot, held
+        # while the leader moves to a higher epoch, then delivered and answered
+        held = _Script(self, run.script, run.s)
+        if held.take("fetch", Fire(lagging, FetchDue(leader))) and self._held_across_epoch(held, lagging, leader):
+            return held.script
         return run.script
+
+    def _held_across_epoch(self, run: _Script, src: int, dst: int) -> bool:
+        """RAFT-DRIVE-HELD-ACROSS-EPOCH (session 28): ``src``'s request to ``dst``, on the wire in
+        ``run``, is held while another voter C is elected without ``src`` (:meth:`_elect`, its
+        ballots to ``src`` never delivered), which moves ``dst`` to C's epoch; then the request
+        reaches ``dst`` and ``dst``'s answer, of that higher epoch, reaches ``src``, still in
+        the older one: any answer of a higher epoch moves its receiver to that epoch
+        (RAFT-RULE-HIGHER-EPOCH, RAFT-RULE-RESPONSE (1)), whatever the request was; then C's
+        BeginQuorumEpoch reaches ``src`` and it fetches once from C (where offered: the first
+        fetch after its role changed, as RAFT-DRIVE-REFETCH's). Any request
+        kind; the first C that fits; True with the steps taken (``run`` moved on), False with
+        ``run`` unchanged where they do not fit (the answers on the wire are delivered first).
+        Elsewhere each probe delivered a request and
+        its answer within one epoch of the requester, so a replica that drops a higher epoch's
+        answer to a request it no longer needs was never told apart (red team
+        ``raft_scratch19:snapshot-answer-higher-epoch-ignored``, escaped seeds 0 and 1)."""
+        def on_wire(s: Raft, src_: int, dst_: int, kinds: tuple[type, ...]) -> Any:
+            return next((m for m in sorted(s.network.distinct(), key=repr)
+                         if isinstance(m, kinds) and (m.src, m.dst) == (src_, dst_)), None)
+
+        request = on_wire(run.s, src, dst, REQUEST_TYPES)
+        if request is None:
+            return False
+        # the answers on the wire first (where offered), so that the election fits the
+        # in-flight budget
+        cleared = _Script(self, run.script, run.s)
+        for m in sorted(run.s.network.distinct(), key=repr):
+            if isinstance(m, RESPONSE_TYPES):
+                cleared.take("deliver", Deliver(m))
+        for c in (v for v in sorted(self.model.voter_ids) if v != src):
+            elected = self._elect(cleared.s, c, without=src)
+            if elected is None or elected[1].node(dst).epoch <= elected[1].node(src).epoch:
+                continue
+            trial = _Script(self, [*cleared.script, *elected[0]], elected[1])
+            if request not in trial.s.network.distinct() or not trial.take("deliver", Deliver(request)):
+                continue
+            answer = on_wire(trial.s, dst, src, RESPONSE_TYPES)
+            if (answer is None or (getattr(answer, "epoch", None) or 0) <= trial.s.node(src).epoch
+                    or not trial.take("deliver", Deliver(answer))):
+                continue
+            # then C's BeginQuorumEpoch, held since the election, reaches ``src``, which fetches
+            # once from C (where offered): its first fetch after the role changes
+            begin = on_wire(trial.s, c, src, (BeginQuorumEpochRequest,))
+            if begin is not None and trial.take("deliver", Deliver(begin)):
+                trial.take("round_trip", macros.RoundTrip(src))
+            run.script, run.s = trial.script, trial.s
+            return True
+        return False
 
     def _lagging_script(self, state: Raft) -> _Script | None:
         """The common start of the snapshot-lag probes: the first voter is elected and the last

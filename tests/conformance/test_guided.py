@@ -185,6 +185,7 @@ def _probe_steps_only(driver: Any) -> Any:
     driver._missed_election_tail = lambda *_: []
     driver._chained_probe_tail = lambda *_: []
     driver._half_refused_tail = lambda *_: []  # (RAFT-DRIVE-HALF-REFUSED: its own test)
+    driver._held_across_epoch = lambda *_: False  # (RAFT-DRIVE-HELD-ACROSS-EPOCH: its own test)
     return driver
 
 
@@ -719,3 +720,46 @@ def test_half_refused_ends_start_paths_and_catches_its_mutant() -> None:
             caught = [config, alone]
     assert lengthened and caught
     assert not _diverges(spec, caught[0], mutant(), caught[1])
+
+
+def test_check_quorum_carry_and_held_across_epoch_catch_their_mutants() -> None:
+    # Session 28, steps within two start probes (no start path added): RAFT-DRIVE-CHECK-QUORUM-CARRY
+    # before RAFT-DRIVE-CHECK-QUORUM-ACK's core (four voters: a voter counted across a renewed
+    # period's end, a second voter's fetch, a second timeout, at which the leader leads on) and
+    # RAFT-DRIVE-HELD-ACROSS-EPOCH at RAFT-DRIVE-SNAPSHOT-TABLE's end (three voters, kip-595: the
+    # lagging voter's FetchSnapshot held while another voter is elected, then answered in the new
+    # epoch). The reference conforms on each path; each mutant diverges on it, not on the path
+    # with those steps switched off.
+    spec = PROTOCOLS["raft"]()
+    target = reference_target("raft")
+    four = {**next(c for c in RAFT_CONFIGS if c["voters"] == 4 and not c["pre_vote"]), **target.model_config}
+    three = {**RAFT_CONFIGS[0], **target.model_config}
+    for config, probe, mutant, switch, off in (
+            (four, "RAFT-DRIVE-CHECK-QUORUM-ACK", "raft-renewed-period-restarts-count", "_check_quorum_carry",
+             lambda state, _leader: ([], state)),
+            (three, "RAFT-DRIVE-SNAPSHOT-TABLE", "raft-snapshot-answer-error-first", "_held_across_epoch",
+             lambda *_: False)):
+        paths = []
+        for switched in (False, True):
+            driver = _probe_steps_only(spec.driver(config))
+            driver._held_across_epoch = type(driver)._held_across_epoch.__get__(driver)
+            if switched:
+                setattr(driver, switch, off)
+            paths.append(_start_path(driver, next(p for p in driver.start_probes() if p.id == probe)))
+        path, alone = paths
+        assert len(path) > len(alone), probe
+        assert guide.offered(spec.driver(config), path) and not _diverges(spec, config, target, path), probe
+        assert _diverges(spec, config, CATALOGUE[mutant].target(), path), mutant
+        assert not _diverges(spec, config, CATALOGUE[mutant].target(), alone), mutant
+    # the carry's steps: three fetches, a timeout, a fetch, a timeout (four voters), then the core's
+    driver = spec.driver(four)
+    acked = _start_path(driver, next(p for p in driver.start_probes() if p.id == "RAFT-DRIVE-CHECK-QUORUM-ACK"))
+    resigns = [i for i, (c, _) in enumerate(acked) if c == "resign"]
+    assert len(resigns) >= 3 and [c for c, _ in acked[resigns[0] - 1:resigns[1] + 1]] == [
+        "round_trip", "resign", "round_trip", "resign"]
+    # the held FetchSnapshot is delivered after the election, and its answer after it
+    driver = spec.driver(three)
+    table = _start_path(driver, next(p for p in driver.start_probes() if p.id == "RAFT-DRIVE-SNAPSHOT-TABLE"))
+    kinds = [type(a.message).__name__ for c, a in table if c == "deliver"]
+    assert kinds.index("FetchSnapshotRequest") + 1 == kinds.index("FetchSnapshotResponse")
+    assert kinds.index("VoteResponse") < kinds.index("FetchSnapshotRequest")
