@@ -14,6 +14,7 @@ import json
 from pathlib import Path
 
 import pytest
+from lockstep_paths import diverges
 
 from kspec.conformance.cli import main
 from kspec.conformance.counterexample import read_counterexample
@@ -575,20 +576,8 @@ def test_truncated_change_and_fresh_leader_probes() -> None:
     import sys
 
     from kspec.conformance.drivers import guide
-    from kspec.conformance.harness import Divergence, Lockstep
     from kspec.model.raft.state import Leader
     spec = PROTOCOLS["voters"]()
-
-    def diverges(config: dict[str, object], target: object, path: list[guide.Step]) -> bool:
-        session = Lockstep(spec.driver(config), target)  # type: ignore[arg-type]
-        try:
-            for category, action in path:
-                assert session.take(category, action), (category, action)
-        except Divergence:
-            return True
-        finally:
-            session.close()
-        return False
 
     sys.path.insert(0, str(BENCH))
     try:
@@ -609,11 +598,11 @@ def test_truncated_change_and_fresh_leader_probes() -> None:
         state = driver.resolve(state, action)
     leader = state.node(1)
     assert isinstance(leader.role, Leader) and leader.epoch == 3 and leader.high_watermark == leader.end_offset
-    assert not diverges(config, reference_target("voters"), path)
+    assert not diverges(spec, config, reference_target("voters"), path)
     kept = getattr(scratch, scratch.TARGETS["pending-change-kept-across-leaderships"])
     for target in (CATALOGUE["voters-pending-change-awaits-truncated-record"].target(), kept()):
-        assert diverges(config, target, path)
-        assert not diverges(config, target, path[:-1])  # the last change only
+        assert diverges(spec, config, target, path)
+        assert not diverges(spec, config, target, path[:-1])  # the last change only
     # VOTERS-DRIVE-FRESH-LEADER: where a follower can still stand, its election and requests at once
     faults = CONFIGS[0]
     driver = VotersDriver({**faults, "level": "replica"})
@@ -626,7 +615,7 @@ def test_truncated_change_and_fresh_leader_probes() -> None:
     for _, action in path:
         state = driver.resolve(state, action)
     assert isinstance(state.node(2).role, Leader) and state.node(2).high_watermark is None
-    assert not diverges(faults, reference_target("voters"), path)
+    assert not diverges(spec, faults, reference_target("voters"), path)
     by_log = getattr(scratch, scratch.TARGETS["reconfig-before-epoch-commit-by-log-hw"])
     for target in (CATALOGUE["voters-change-judged-by-known-commit"].target(), by_log()):
-        assert diverges(faults, target, path)
+        assert diverges(spec, faults, target, path)
