@@ -44,6 +44,7 @@ PROBE_MUTANTS: list[tuple[str, str]] = [
     # session 27 (red team voters_scratch16: both escaped seeds 0 and 1 before the probes)
     ("VOTERS-DRIVE-OWN-REPORT", "voters-upgrade-own-report-not-found"),
     ("VOTERS-DRIVE-REJOIN-FETCH", "voters-auto-join-by-committed-set"),
+    ("VOTERS-DRIVE-STALE-LAPSE-ANSWER", "voters-lapse-ends-on-stale-answer"),
 ]
 # caught by the probe first, not its alone (docs/performance.md, "Probe mutants, session 15")
 NOT_ALONE: list[tuple[str, str]] = [

@@ -45,6 +45,10 @@ from kspec.model.voters.control import (
 from kspec.model.voters.history import VoterSet, voter_ids
 from kspec.model.voters.node import Rules, SnapshotWritten
 
+# The category of VOTERS-DRIVE-FREE-REPEATED-SET's VotersRecord (the raft driver's PROBE: no lockstep
+# rule draws it and the guide graph leaves it out, so random runs and planned paths draw as before).
+PROBE = "probe"
+
 # The free log's node id: no host has it (hosts are 1..n).
 FREE_LOG = 0
 # Replica ids its VotersRecords draw from (more than any configuration's hosts, so a set can
@@ -166,6 +170,9 @@ def candidates(free: FreeLog, rules: Rules | None = None) -> list[tuple[str, Fre
         # kraft.version is never downgraded (KIP-853): a KRaftVersion record at or above the one in
         # force. Below it, Kafka's snapshot writer throws on the voter set (IllegalStateException)
         # instead of answering, which is outside the log level's contract.
+        # VOTERS-DRIVE-FREE-REPEATED-SET: the set in force written again (only the script takes it)
+        if free.control.last_voter_set():
+            out.append((PROBE, FreeAppend(voters_entry(free.epoch, free.control.last_voter_set()))))
         current = free.control.last_kraft_version()
         out += [("free_record", FreeAppend(Entry(free.epoch, KRAFT_VERSION, (v,)))) for v in (1, 0) if v >= current]
         out += [("free_record", FreeAppend(Entry(free.epoch, kind, ()))) for kind in ("leader_change", "data")]
@@ -259,7 +266,9 @@ def cells(free: FreeLog, action: FreeAction) -> list[tuple[str, str]]:
         case FreeAppend(entry=e) if e.kind == VOTERS:
             last = free.control.last_voter_set()
             new = _payload_set(e)
-            if (voter_ids(last) ^ voter_ids(new)) & set(ODD_IDS):
+            if new == last:
+                kind = "repeated"
+            elif (voter_ids(last) ^ voter_ids(new)) & set(ODD_IDS):
                 kind = "odd-ids"
             elif not voter_ids(last) & voter_ids(new):
                 kind = "disjoint"
@@ -355,6 +364,12 @@ def probes(free: FreeLog, rules: Rules, k: int) -> list[tuple[str, FreeAction]]:
         take("free_read", FreeRead(o))
     for category, action in rebuild_probes(free, rules):  # VOTERS-DRIVE-FREE-REBUILD
         take(category, action)
+    # VOTERS-DRIVE-FREE-REPEATED-SET: the set in force written again, after the restart (the
+    # history's last entry the snapshot's): VOTERS-CTRL-APPEND adds it at its own offset like any
+    # other VotersRecord, then a read at it.
+    if free.control.last_voter_set():
+        take(PROBE, FreeAppend(voters_entry(free.epoch, free.control.last_voter_set())))
+        take("free_read", FreeRead(free.control.next_offset - 1))
     return out
 
 

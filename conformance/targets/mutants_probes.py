@@ -496,6 +496,23 @@ class AutoJoinByCommittedSet(VoterReplica):
             self.voter_set = saved
 
 
+class LapseEndsOnStaleAnswer(VoterReplica):
+    """An observer whose fetch timer lapsed ends the lapse on a Fetch answer naming its leader
+    whatever the answer's epoch, where only an answer of its own epoch does
+    (VOTERS-RULE-OBSERVER-FETCH-TIMEOUT): a bootstrap server still in the older epoch of a
+    leader that led it too names that leader, and the observer goes back to fetching from it
+    before anyone of its epoch confirmed it. The slip of red team voters_scratch16's
+    ``lapse-ends-on-stale-answer`` (session 27); VOTERS-DRIVE-STALE-LAPSE-ANSWER re-elects the
+    leader in the next epoch and lets such an answer reach the lapsed observer (session 28)."""
+
+    def _still_lapsed(self, following: tuple[str, int, int | None], inp: dict[str, Any]) -> bool:
+        if ((self.role, self.epoch, self.leader) == following and not self.is_voter
+                and inp["type"] == "FetchResponse" and inp["epoch"] < self.epoch
+                and inp.get("leader") == self.leader):
+            return False
+        return super()._still_lapsed(following, inp)
+
+
 # (name, protocol, class, bug class, caught by the CI run at the default budget, note)
 ENTRIES: tuple[tuple[str, str, type, str, bool, str], ...] = (
     ("voters-lapse-ends-on-leaderless-answer", "voters", LapseEndsOnLeaderlessAnswer,
@@ -591,5 +608,9 @@ ENTRIES: tuple[tuple[str, str, type, str, bool, str], ...] = (
     ("voters-auto-join-by-committed-set", "voters", AutoJoinByCommittedSet,
      "a view built from the committed state where the current one is meant", True,
      "VOTERS-DRIVE-REJOIN-FETCH's (session 27; red team voters_scratch16's auto-join-reads-committed-set "
+     "escaped seeds 0 and 1 before it)"),
+    ("voters-lapse-ends-on-stale-answer", "voters", LapseEndsOnStaleAnswer,
+     "an answer of an older epoch taken for a current one", True,
+     "VOTERS-DRIVE-STALE-LAPSE-ANSWER's (session 28; red team voters_scratch16's lapse-ends-on-stale-answer "
      "escaped seeds 0 and 1 before it)"),
 )
