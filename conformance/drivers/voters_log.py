@@ -364,12 +364,28 @@ def probes(free: FreeLog, rules: Rules, k: int) -> list[tuple[str, FreeAction]]:
         take("free_read", FreeRead(o))
     for category, action in rebuild_probes(free, rules):  # VOTERS-DRIVE-FREE-REBUILD
         take(category, action)
-    # VOTERS-DRIVE-FREE-REPEATED-SET: the set in force written again, after the restart (the
-    # history's last entry the snapshot's): VOTERS-CTRL-APPEND adds it at its own offset like any
-    # other VotersRecord, then a read at it.
-    if free.control.last_voter_set():
-        take(PROBE, FreeAppend(voters_entry(free.epoch, free.control.last_voter_set())))
-        take("free_read", FreeRead(free.control.next_offset - 1))
+    for category, action in repeated_set_probes(free, rules):  # VOTERS-DRIVE-FREE-REPEATED-SET
+        take(category, action)
+    return out
+
+
+def repeated_set_probes(free: FreeLog, rules: Rules) -> list[tuple[str, FreeAction]]:
+    """VOTERS-DRIVE-FREE-REPEATED-SET (session 28): VOTERS-CTRL-APPEND adds every VotersRecord at
+    its own offset, one repeating the set in force too (an accepted UpdateVoter writes one), but
+    the free log's menu (:func:`_voter_sets`) never repeats it, so no guided path wrote one. From
+    ``free`` (:func:`probes` ends with it, after VOTERS-DRIVE-FREE-REBUILD's restart, where the
+    history's last entry is the snapshot's): the set in force written again (category
+    :data:`PROBE`, which no lockstep rule draws), then a read at its offset. Each step as the
+    model then enables it."""
+    out: list[tuple[str, FreeAction]] = []
+    if not free.control.last_voter_set():
+        return out
+    again = FreeAppend(voters_entry(free.epoch, free.control.last_voter_set()))
+    script: list[tuple[str, FreeAction]] = [(PROBE, again), ("free_read", FreeRead(free.control.next_offset))]
+    for category, action in script:
+        if any(a == action for _, a in candidates(free, rules)):
+            out.append((category, action))
+            free = step(free, action, rules)[0]
     return out
 
 

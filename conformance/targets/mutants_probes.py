@@ -17,7 +17,7 @@ from typing import Any
 from kspec.conformance.targets.mutants_share import LoadingShard
 from kspec.conformance.targets.reference.raft import NOT_LEADER
 from kspec.conformance.targets.reference.share import ShareShard
-from kspec.conformance.targets.reference.voters import ControlRecords, VoterReplica
+from kspec.conformance.targets.reference.voters import ControlRecords, VoterReplica, VoterSet
 
 # ------------------------------------------------------------------------------ voters
 
@@ -513,6 +513,33 @@ class LapseEndsOnStaleAnswer(VoterReplica):
         return super()._still_lapsed(following, inp)
 
 
+class HistorySkipsSnapshotSetAgain(ControlRecords):
+    """A VotersRecord read right after a snapshot was loaded (a restart's rebuild), repeating the
+    set that snapshot holds, is not added to the history: the reader takes it for the snapshot's
+    own copy of its last VotersRecord, so the history keeps the snapshot's entry where
+    VOTERS-CTRL-APPEND adds one at the record's own offset. Of the slip of red team
+    voters_scratch16's ``history-skips-repeated-set`` (session 27: caught by random run 84 at the
+    log level, by an accepted UpdateVoter writing the set again), the case only after a rebuild;
+    VOTERS-DRIVE-FREE-REPEATED-SET writes the set in force again right after the free log's
+    restart (session 28)."""
+
+    _snapshot_set: VoterSet | None = None
+
+    def rebuild(self) -> None:
+        self._snapshot_set = None
+        super().rebuild()
+        snap = self.snapshot
+        if snap is not None and snap["end_offset"] > 0 and self.voter_history \
+                and self.voter_history[-1] == (snap["end_offset"] - 1, snap["voters"]):
+            self._snapshot_set = snap["voters"]
+
+    def add_voters(self, offset: int, voters: VoterSet) -> None:
+        again, self._snapshot_set = self._snapshot_set, None
+        if again is not None and voters == again:
+            return  # the slip: the snapshot's set read again is no new entry
+        super().add_voters(offset, voters)
+
+
 # (name, protocol, class, bug class, caught by the CI run at the default budget, note)
 ENTRIES: tuple[tuple[str, str, type, str, bool, str], ...] = (
     ("voters-lapse-ends-on-leaderless-answer", "voters", LapseEndsOnLeaderlessAnswer,
@@ -613,4 +640,7 @@ ENTRIES: tuple[tuple[str, str, type, str, bool, str], ...] = (
      "an answer of an older epoch taken for a current one", True,
      "VOTERS-DRIVE-STALE-LAPSE-ANSWER's (session 28; red team voters_scratch16's lapse-ends-on-stale-answer "
      "escaped seeds 0 and 1 before it)"),
+    ("voters-log-history-skips-snapshot-set-again", "voters", HistorySkipsSnapshotSetAgain,
+     "a record taken for a copy of the state it repeats", True,
+     "VOTERS-DRIVE-FREE-REPEATED-SET's (session 28; log level)"),
 )
