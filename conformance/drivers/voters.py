@@ -1580,14 +1580,16 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
         if not others or not {b, others[0]} <= o.bootstrap_servers:
             return []
         c = others[0]
-        rest = [("timer", Fire(ell, ElectionTimeout())), _Msg(ell, c, VoteRequest), _Msg(c, ell, VoteResponse),
+        rest: list[tuple[str, Any] | _Msg | _Maybe] = [
+                ("timer", Fire(ell, ElectionTimeout())), _Msg(ell, c, VoteRequest), _Msg(c, ell, VoteResponse),
                 _Maybe(("fetch", Fire(o.id, FetchDue(ell)))), _Msg(o.id, ell, FetchRequest),
                 _Msg(ell, o.id, FetchResponse), ("timer", Fire(o.id, FetchTimeout())),
                 ("fetch", Fire(o.id, FetchDue(b))), _Msg(o.id, b, FetchRequest), _Msg(b, o.id, FetchResponse),
                 ("fetch", Fire(o.id, FetchDue(c)))]
         resign = _Maybe(("timer", Fire(ell, CheckQuorumTimeout())))
+        routes: list[list[tuple[str, Any] | _Msg | _Maybe]] = [[resign, resign], [("crash", Reboot(ell))]]
         walked = None
-        for route in ([resign, resign], [("crash", Reboot(ell))]):
+        for route in routes:
             walked = self._walk(state, [*route, *rest])
             if walked is not None:
                 break
