@@ -514,8 +514,8 @@ class LapseEndsOnStaleAnswer(VoterReplica):
 
 
 class HistorySkipsSnapshotSetAgain(ControlRecords):
-    """A VotersRecord read right after a snapshot was loaded (a restart's rebuild), repeating the
-    set that snapshot holds, is not added to the history: the reader takes it for the snapshot's
+    """A VotersRecord at the offset right after a snapshot, read right after that snapshot was
+    loaded (a restart's rebuild) and repeating the set it holds, is not added to the history: the reader takes it for the snapshot's
     own copy of its last VotersRecord, so the history keeps the snapshot's entry where
     VOTERS-CTRL-APPEND adds one at the record's own offset. Of the slip of red team
     voters_scratch16's ``history-skips-repeated-set`` (session 27: caught by random run 84 at the
@@ -535,8 +535,9 @@ class HistorySkipsSnapshotSetAgain(ControlRecords):
 
     def add_voters(self, offset: int, voters: VoterSet) -> None:
         again, self._snapshot_set = self._snapshot_set, None
-        if again is not None and voters == again:
-            return  # the slip: the snapshot's set read again is no new entry
+        if again is not None and voters == again and self.snapshot is not None \
+                and offset == self.snapshot["end_offset"]:
+            return  # the slip: the snapshot's set read again, right after it, is no new entry
         super().add_voters(offset, voters)
 
 
