@@ -639,9 +639,12 @@ ENTRIES: tuple[tuple[str, str, type, str, bool, str], ...] = (
      "escaped seeds 0 and 1 before it)"),
     ("voters-lapse-ends-on-stale-answer", "voters", LapseEndsOnStaleAnswer,
      "an answer of an older epoch taken for a current one", True,
-     "VOTERS-DRIVE-STALE-LAPSE-ANSWER's (session 28; red team voters_scratch16's lapse-ends-on-stale-answer "
-     "escaped seeds 0 and 1 before it)"),
+     "VOTERS-DRIVE-STALE-LAPSE-ANSWER's (session 28): guided run 56 at every seed, conforms with the probe off "
+     "at seeds 0 and 1 (352 and 339 runs); red team voters_scratch16's lapse-ends-on-stale-answer escaped seeds "
+     "0 and 1 before it"),
     ("voters-log-history-skips-snapshot-set-again", "voters", HistorySkipsSnapshotSetAgain,
      "a record taken for a copy of the state it repeats", True,
-     "VOTERS-DRIVE-FREE-REPEATED-SET's (session 28; log level)"),
+     "VOTERS-DRIVE-FREE-REPEATED-SET's (session 28; log level): guided run 1 at every seed, conforms with the "
+     "probe off at seeds 0 and 1 (353 and 357 runs; the wider slip, any set read again after a rebuild, was "
+     "caught by random run 291 at seed 0 with the probe off)"),
 )
