@@ -516,8 +516,8 @@ class LapseEndsOnStaleAnswer(VoterReplica):
 class HistorySkipsSnapshotSetAgain(ControlRecords):
     """A VotersRecord at the offset right after a snapshot, read right after that snapshot was
     loaded (a restart's rebuild) and repeating the set it holds, is not added to the history: the
-    reader takes it for the snapshot's own copy of its last VotersRecord, so the history keeps the snapshot's entry where
-    VOTERS-CTRL-APPEND adds one at the record's own offset. Of the slip of red team
+    reader takes it for the snapshot's own copy of its last VotersRecord, so the history keeps the
+    snapshot's entry where VOTERS-CTRL-APPEND adds one at the record's own offset. Of the slip of red team
     voters_scratch16's ``history-skips-repeated-set`` (session 27: caught by random run 84 at the
     log level, by an accepted UpdateVoter writing the set again), the case only after a rebuild;
     VOTERS-DRIVE-FREE-REPEATED-SET writes the set in force again right after the free log's
