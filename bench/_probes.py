@@ -192,6 +192,9 @@ _SWITCHES: dict[str, dict[str, tuple[Any, str, Any]]] = {
         # auto-join-reads-committed-set escaped seeds 0 and 1)
         "VOTERS-DRIVE-OWN-REPORT": (VotersDriver, "_own_report_probe", _nothing),
         "VOTERS-DRIVE-REJOIN-FETCH": (VotersDriver, "_rejoin_fetch_tail", _nothing),
+        # session 28 (red team voters_scratch16's lapse-ends-on-stale-answer escaped seeds 0 and 1)
+        "VOTERS-DRIVE-STALE-LAPSE-ANSWER": (VotersDriver, "_stale_answer_probe", _nothing),
+        "VOTERS-DRIVE-FREE-REPEATED-SET": (voters_log, "repeated_set_probes", _nothing),
     },
     "share": {
         "CutReload": (ShareDriver, "_cut_parts", _none),

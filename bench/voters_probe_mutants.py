@@ -44,6 +44,10 @@ PROBE_MUTANTS: list[tuple[str, str]] = [
     # session 27 (red team voters_scratch16: both escaped seeds 0 and 1 before the probes)
     ("VOTERS-DRIVE-OWN-REPORT", "voters-upgrade-own-report-not-found"),
     ("VOTERS-DRIVE-REJOIN-FETCH", "voters-auto-join-by-committed-set"),
+    # session 28 (red team voters_scratch16's lapse-ends-on-stale-answer escaped seeds 0 and 1; its
+    # history-skips-repeated-set was caught by random run 84 only)
+    ("VOTERS-DRIVE-STALE-LAPSE-ANSWER", "voters-lapse-ends-on-stale-answer"),
+    ("VOTERS-DRIVE-FREE-REPEATED-SET", "voters-log-history-skips-snapshot-set-again"),
 ]
 # caught by the probe first, not its alone (docs/performance.md, "Probe mutants, session 15")
 NOT_ALONE: list[tuple[str, str]] = [

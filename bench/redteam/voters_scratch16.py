@@ -27,6 +27,11 @@ upgrade-map-lacks-leader caught at seeds 0 and 1 (guided run 10), auto-join-read
 it needs a stale answer naming the same leader, i.e. a leader re-elected in the next epoch while a
 bootstrap server lags an epoch behind; diagnosed in /work/wt/R27-blindvoters.md, not fixed).
 
+AFTER (session 28, VOTERS-DRIVE-STALE-LAPSE-ANSWER and VOTERS-DRIVE-FREE-REPEATED-SET: a path-end
+probe that changes guided run 56 only, and the free-log script's last steps):
+lapse-ends-on-stale-answer caught at seeds 0 and 1 (guided run 56), history-skips-repeated-set at
+guided run 1 (random run 84 before); 7/7.
+
     PYTHONPATH=bench kspec conform voters --target python:redteam.voters_scratch16:Correct
     PYTHONPATH=bench kspec conform voters --target python:redteam.voters_scratch16:CorrectLog
 """

@@ -50,6 +50,7 @@ from kspec.model.raft import node as raft_node
 from kspec.model.raft.messages import (
     AppendLog,
     BeginQuorumEpochRequest,
+    CheckQuorumTimeout,
     ClientAppend,
     Crash,
     DescribeQuorumRequest,
@@ -555,7 +556,8 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
         # VOTERS-DRIVE-FRESH-LEADER)
         return [*head, self._rejoin_probe, self._own_report_probe, self._withdrawn_upgrade_probe,
                 self._relead_upgrade_probe,
-                self._upgrade_directory_probe, self._uncommitted_set_election_probe,
+                self._upgrade_directory_probe, lambda s: self._stale_answer_probe(s, k),
+                self._uncommitted_set_election_probe,
                 self._truncated_change_probe, self._removed_leader_timer_probe, self._fresh_leader_probe]
 
     def start_probes(self) -> Sequence[StartProbe]:
@@ -1541,6 +1543,65 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
         for category, make in steps:
             if not take(category, make()):
                 break
+        return script
+
+    def _stale_answer_probe(self, state: Voters, k: int) -> list[tuple[str, Any]]:
+        """VOTERS-DRIVE-STALE-LAPSE-ANSWER (replica level, kip-595, session 28): an observer's
+        fetch lapse ends only with an answer *of its epoch* naming its leader
+        (VOTERS-RULE-OBSERVER-FETCH-TIMEOUT). An answer of an older epoch naming the same leader
+        needs that leader to lead two epochs in a row while a bootstrap server stays in the
+        first, which neither the lapse probes (the leader's own epoch) nor the leaderless-answer
+        probe (another leader's) meet. So a guided path ends, where a leader L has a voter
+        follower B in its epoch e, another voter C and an observer O following L (no fetch
+        lapse), with L's check-quorum timer (twice where the first finds L renewed: it resigns),
+        L's election timer (candidate in e + 1), its Vote to C and C's grant delivered (L leads
+        e + 1; its BeginQuorumEpoch to B stays in flight); O's Fetch to L, answered
+        FENCED_LEADER_EPOCH naming L in e + 1 (O follows L there); O's fetch timer (lapsed), its
+        Fetch to B, B's UNKNOWN_LEADER_EPOCH answer in e naming L (stale: the lapse goes on);
+        then O's fetch due at C, which the model sends and a replica that took the stale answer
+        for a current one does not (red team voters_scratch16's lapse-ends-on-stale-answer). All
+        or nothing."""
+        # Not on a configuration's first planned path (k == 0), whose end the budgets leave to
+        # VOTERS-DRIVE-UNCOMMITTED-SET-ELECTION (both need two elections; session 28's replay:
+        # taking it there moved that probe's catches), nor in a kraft.version-0 configuration.
+        if k == 0 or self.model.pre_vote or self.model.kraft_version < 1:
+            return []
+        lead = next((n for n in state.nodes if isinstance(n, VoterNode) and isinstance(n.role, Leader)), None)
+        if lead is None:
+            return []
+        followers = [n.id for n in state.nodes if n.id in lead.voters and n.id != lead.id
+                     and isinstance(n.role, Follower) and n.role.leader == lead.id and n.epoch == lead.epoch]
+        observers = [n for n in state.nodes if isinstance(n, VoterNode) and observer_follower(n)
+                     and not n.fetch_lapsed and n.role.leader == lead.id]  # type: ignore[union-attr]
+        if not followers or not observers:
+            return []
+        b, o, ell = followers[0], observers[0], lead.id
+        others = sorted(v for v in lead.voters if v not in (ell, b))
+        if not others or not {b, others[0]} <= o.bootstrap_servers:
+            return []
+        c = others[0]
+        rest: list[tuple[str, Any] | _Msg | _Maybe] = [
+                ("timer", Fire(ell, ElectionTimeout())), _Msg(ell, c, VoteRequest), _Msg(c, ell, VoteResponse),
+                _Maybe(("fetch", Fire(o.id, FetchDue(ell)))), _Msg(o.id, ell, FetchRequest),
+                _Msg(ell, o.id, FetchResponse), ("timer", Fire(o.id, FetchTimeout())),
+                ("fetch", Fire(o.id, FetchDue(b))), _Msg(o.id, b, FetchRequest), _Msg(b, o.id, FetchResponse),
+                ("fetch", Fire(o.id, FetchDue(c)))]
+        resign = _Maybe(("timer", Fire(ell, CheckQuorumTimeout())))
+        routes: list[list[tuple[str, Any] | _Msg | _Maybe]] = [[resign, resign], [("crash", Reboot(ell))]]
+        walked = None
+        for route in routes:
+            walked = self._walk(state, [*route, *rest])
+            if walked is not None:
+                break
+        if walked is None:
+            return []
+        script, end = walked
+        # the answer that reached O: of the older epoch, naming L; O still lapsed in e + 1
+        answer = script[-2][1].message
+        after = end.node(o.id)
+        if not (isinstance(after, VoterNode) and after.fetch_lapsed and answer.leader == ell
+                and answer.epoch < after.epoch and isinstance(end.node(ell).role, Leader)):
+            return []
         return script
 
     def _lapse_probe(self, state: Voters, k: int) -> list[tuple[str, Any]]:

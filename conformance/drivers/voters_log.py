@@ -45,6 +45,10 @@ from kspec.model.voters.control import (
 from kspec.model.voters.history import VoterSet, voter_ids
 from kspec.model.voters.node import Rules, SnapshotWritten
 
+# The category of VOTERS-DRIVE-FREE-REPEATED-SET's VotersRecord (the raft driver's PROBE: no lockstep
+# rule draws it and the guide graph leaves it out, so random runs and planned paths draw as before).
+PROBE = "probe"
+
 # The free log's node id: no host has it (hosts are 1..n).
 FREE_LOG = 0
 # Replica ids its VotersRecords draw from (more than any configuration's hosts, so a set can
@@ -166,6 +170,9 @@ def candidates(free: FreeLog, rules: Rules | None = None) -> list[tuple[str, Fre
         # kraft.version is never downgraded (KIP-853): a KRaftVersion record at or above the one in
         # force. Below it, Kafka's snapshot writer throws on the voter set (IllegalStateException)
         # instead of answering, which is outside the log level's contract.
+        # VOTERS-DRIVE-FREE-REPEATED-SET: the set in force written again (only the script takes it)
+        if free.control.last_voter_set():
+            out.append((PROBE, FreeAppend(voters_entry(free.epoch, free.control.last_voter_set()))))
         current = free.control.last_kraft_version()
         out += [("free_record", FreeAppend(Entry(free.epoch, KRAFT_VERSION, (v,)))) for v in (1, 0) if v >= current]
         out += [("free_record", FreeAppend(Entry(free.epoch, kind, ()))) for kind in ("leader_change", "data")]
@@ -259,7 +266,9 @@ def cells(free: FreeLog, action: FreeAction) -> list[tuple[str, str]]:
         case FreeAppend(entry=e) if e.kind == VOTERS:
             last = free.control.last_voter_set()
             new = _payload_set(e)
-            if (voter_ids(last) ^ voter_ids(new)) & set(ODD_IDS):
+            if new == last:
+                kind = "repeated"
+            elif (voter_ids(last) ^ voter_ids(new)) & set(ODD_IDS):
                 kind = "odd-ids"
             elif not voter_ids(last) & voter_ids(new):
                 kind = "disjoint"
@@ -355,6 +364,28 @@ def probes(free: FreeLog, rules: Rules, k: int) -> list[tuple[str, FreeAction]]:
         take("free_read", FreeRead(o))
     for category, action in rebuild_probes(free, rules):  # VOTERS-DRIVE-FREE-REBUILD
         take(category, action)
+    for category, action in repeated_set_probes(free, rules):  # VOTERS-DRIVE-FREE-REPEATED-SET
+        take(category, action)
+    return out
+
+
+def repeated_set_probes(free: FreeLog, rules: Rules) -> list[tuple[str, FreeAction]]:
+    """VOTERS-DRIVE-FREE-REPEATED-SET (session 28): VOTERS-CTRL-APPEND adds every VotersRecord at
+    its own offset, one repeating the set in force too (an accepted UpdateVoter writes one), but
+    the free log's menu (:func:`_voter_sets`) never repeats it, so no guided path wrote one. From
+    ``free`` (:func:`probes` ends with it, after VOTERS-DRIVE-FREE-REBUILD's restart, where the
+    history's last entry is the snapshot's): the set in force written again (category
+    :data:`PROBE`, which no lockstep rule draws), then a read at its offset. Each step as the
+    model then enables it."""
+    out: list[tuple[str, FreeAction]] = []
+    if not free.control.last_voter_set():
+        return out
+    again = FreeAppend(voters_entry(free.epoch, free.control.last_voter_set()))
+    script: list[tuple[str, FreeAction]] = [(PROBE, again), ("free_read", FreeRead(free.control.next_offset))]
+    for category, action in script:
+        if any(a == action for _, a in candidates(free, rules)):
+            out.append((category, action))
+            free = step(free, action, rules)[0]
     return out
 
 

@@ -17,7 +17,7 @@ from typing import Any
 from kspec.conformance.targets.mutants_share import LoadingShard
 from kspec.conformance.targets.reference.raft import NOT_LEADER
 from kspec.conformance.targets.reference.share import ShareShard
-from kspec.conformance.targets.reference.voters import ControlRecords, VoterReplica
+from kspec.conformance.targets.reference.voters import ControlRecords, VoterReplica, VoterSet
 
 # ------------------------------------------------------------------------------ voters
 
@@ -496,6 +496,51 @@ class AutoJoinByCommittedSet(VoterReplica):
             self.voter_set = saved
 
 
+class LapseEndsOnStaleAnswer(VoterReplica):
+    """An observer whose fetch timer lapsed ends the lapse on a Fetch answer naming its leader
+    whatever the answer's epoch, where only an answer of its own epoch does
+    (VOTERS-RULE-OBSERVER-FETCH-TIMEOUT): a bootstrap server still in the older epoch of a
+    leader that led it too names that leader, and the observer goes back to fetching from it
+    before anyone of its epoch confirmed it. The slip of red team voters_scratch16's
+    ``lapse-ends-on-stale-answer`` (session 27); VOTERS-DRIVE-STALE-LAPSE-ANSWER re-elects the
+    leader in the next epoch and lets such an answer reach the lapsed observer (session 28)."""
+
+    def _still_lapsed(self, following: tuple[str, int, int | None], inp: dict[str, Any]) -> bool:
+        if ((self.role, self.epoch, self.leader) == following and not self.is_voter
+                and inp["type"] == "FetchResponse" and inp["epoch"] < self.epoch
+                and inp.get("leader") == self.leader):
+            return False
+        return super()._still_lapsed(following, inp)
+
+
+class HistorySkipsSnapshotSetAgain(ControlRecords):
+    """A VotersRecord at the offset right after a snapshot, read right after that snapshot was
+    loaded (a restart's rebuild) and repeating the set it holds, is not added to the history: the
+    reader takes it for the snapshot's own copy of its last VotersRecord, so the history keeps the
+    snapshot's entry where VOTERS-CTRL-APPEND adds one at the record's own offset. Of the slip of red team
+    voters_scratch16's ``history-skips-repeated-set`` (session 27: caught by random run 84 at the
+    log level, by an accepted UpdateVoter writing the set again), the case only after a rebuild;
+    VOTERS-DRIVE-FREE-REPEATED-SET writes the set in force again right after the free log's
+    restart (session 28)."""
+
+    _snapshot_set: VoterSet | None = None
+
+    def rebuild(self) -> None:
+        self._snapshot_set = None
+        super().rebuild()
+        snap = self.snapshot
+        if snap is not None and snap["end_offset"] > 0 and self.voter_history \
+                and self.voter_history[-1] == (snap["end_offset"] - 1, snap["voters"]):
+            self._snapshot_set = snap["voters"]
+
+    def add_voters(self, offset: int, voters: VoterSet) -> None:
+        again, self._snapshot_set = self._snapshot_set, None
+        if again is not None and voters == again and self.snapshot is not None \
+                and offset == self.snapshot["end_offset"]:
+            return  # the slip: the snapshot's set read again, right after it, is no new entry
+        super().add_voters(offset, voters)
+
+
 # (name, protocol, class, bug class, caught by the CI run at the default budget, note)
 ENTRIES: tuple[tuple[str, str, type, str, bool, str], ...] = (
     ("voters-lapse-ends-on-leaderless-answer", "voters", LapseEndsOnLeaderlessAnswer,
@@ -592,4 +637,14 @@ ENTRIES: tuple[tuple[str, str, type, str, bool, str], ...] = (
      "a view built from the committed state where the current one is meant", True,
      "VOTERS-DRIVE-REJOIN-FETCH's (session 27; red team voters_scratch16's auto-join-reads-committed-set "
      "escaped seeds 0 and 1 before it)"),
+    ("voters-lapse-ends-on-stale-answer", "voters", LapseEndsOnStaleAnswer,
+     "an answer of an older epoch taken for a current one", True,
+     "VOTERS-DRIVE-STALE-LAPSE-ANSWER's (session 28): guided run 56 at every seed, conforms with the probe off "
+     "at seeds 0 and 1 (352 and 339 runs); red team voters_scratch16's lapse-ends-on-stale-answer escaped seeds "
+     "0 and 1 before it"),
+    ("voters-log-history-skips-snapshot-set-again", "voters", HistorySkipsSnapshotSetAgain,
+     "a record taken for a copy of the state it repeats", True,
+     "VOTERS-DRIVE-FREE-REPEATED-SET's (session 28; log level): guided run 1 at every seed, conforms with the "
+     "probe off at seeds 0 and 1 (353 and 357 runs; the wider slip, any set read again after a rebuild, was "
+     "caught by random run 291 at seed 0 with the probe off)"),
 )

@@ -7,6 +7,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from lockstep_paths import diverges
+
 from kspec.conformance.adapters.base import JSON, StepResult, Target, TargetError
 from kspec.conformance.drivers import PROTOCOLS, RunLog, attach, config_key, guide, macros
 from kspec.conformance.drivers.ordering import PERSIST_BEFORE_SEND
@@ -165,18 +167,6 @@ def test_a_target_that_refuses_everything_is_an_error(tmp_path: Path) -> None:
     assert "refused every configuration" in result.finding.detail
 
 
-def _diverges(spec: Any, config: dict[str, JSON], target: Target, path: list[guide.Step]) -> bool:
-    session = Lockstep(spec.driver(config), target)
-    try:
-        for category, action in path:
-            assert session.take(category, action), (category, action)
-    except Divergence:
-        return True
-    finally:
-        session.close()
-    return False
-
-
 def _probe_steps_only(driver: Any) -> Any:
     """``driver`` without RAFT-DRIVE-MISSED-ELECTION's steps after its start probes' nor the chained
     probes' after those (the tests of the probes' own steps;
@@ -203,19 +193,19 @@ def test_a_start_probe_runs_on_a_path_of_its_own_where_the_budgets_are_whole() -
                                                      "RAFT-DRIVE-DIVERGENT-EPOCHS"]
     path, backoff, _, _, ordered, _ = guide.start_paths(driver, guide.explore(driver, 12))
     assert guide.offered(driver, path) and len(path) == 7
-    assert not _diverges(spec, config, reference_target("raft"), path)
-    assert _diverges(spec, config, CATALOGUE["raft-step-down-resets-timer"].target(), path)
+    assert not diverges(spec, config, reference_target("raft"), path)
+    assert diverges(spec, config, CATALOGUE["raft-step-down-resets-timer"].target(), path)
     # RAFT-DRIVE-RESEND-BACKOFF: stand, back off, lose one vote request, its resend timer fires
     assert [c for c, _ in backoff] == ["timer", "timer", "network", "idle_timer"]
-    assert not _diverges(spec, config, reference_target("raft"), backoff)
-    assert _diverges(spec, config, CATALOGUE["raft-backing-off-candidate-resends"].target(), backoff)
-    assert not _diverges(spec, config, CATALOGUE["raft-backing-off-candidate-resends"].target(), path)
+    assert not diverges(spec, config, reference_target("raft"), backoff)
+    assert diverges(spec, config, CATALOGUE["raft-backing-off-candidate-resends"].target(), backoff)
+    assert not diverges(spec, config, CATALOGUE["raft-backing-off-candidate-resends"].target(), path)
     # RAFT-DRIVE-PREFERRED-ORDER: A fetches twice, B once, the leader resigns; a list that names
     # B before A is out of fetch-offset order (RAFT-RULE-PREFERRED-ORDER)
     assert [c for c, _ in ordered][-4:] == ["round_trip", "round_trip", "round_trip", "resign"]
-    assert not _diverges(spec, config, reference_target("raft"), ordered)
-    assert _diverges(spec, config, CATALOGUE["raft-preferred-by-recency"].target(), ordered)
-    assert not _diverges(spec, config, CATALOGUE["raft-preferred-by-recency"].target(), backoff)
+    assert not diverges(spec, config, reference_target("raft"), ordered)
+    assert diverges(spec, config, CATALOGUE["raft-preferred-by-recency"].target(), ordered)
+    assert not diverges(spec, config, CATALOGUE["raft-preferred-by-recency"].target(), backoff)
     # a configuration these probes do not fit (pre-vote) has RAFT-DRIVE-HELD-GRANT's instead
     # (stand, a grant held while the candidate's timer makes it prospective, then the grant),
     # then the kip-996 start probes (RAFT-DRIVE-PROSPECTIVE-BEGIN-EPOCH, -ERROR-FETCH-PRE-VOTE,
@@ -230,9 +220,9 @@ def test_a_start_probe_runs_on_a_path_of_its_own_where_the_budgets_are_whole() -
                                                        "RAFT-DRIVE-PREFERRED-ORDER", "RAFT-DRIVE-DIVERGENT-EPOCHS"]
     held = guide.start_paths(pre_vote, guide.explore(pre_vote, 12))[0]
     assert guide.offered(pre_vote, held) and held[-1][0] == "probe"
-    assert not _diverges(spec, pre_vote_config, reference_target("raft"), held)
-    assert _diverges(spec, pre_vote_config, CATALOGUE["raft-prospective-counts-standard-answer"].target(), held)
-    assert not _diverges(spec, config, CATALOGUE["raft-prospective-counts-standard-answer"].target(), path)
+    assert not diverges(spec, pre_vote_config, reference_target("raft"), held)
+    assert diverges(spec, pre_vote_config, CATALOGUE["raft-prospective-counts-standard-answer"].target(), held)
+    assert not diverges(spec, config, CATALOGUE["raft-prospective-counts-standard-answer"].target(), path)
     # without faults a held answer is no fault the configuration draws: no start path of it
     quiet = spec.driver({**pre_vote_config, "faults": False})
     assert [p.id for p in quiet.start_probes()] == ["RAFT-DRIVE-REFOLLOW-PRE-VOTE", "RAFT-DRIVE-END-EPOCH-AHEAD"]
@@ -275,8 +265,8 @@ def test_end_epoch_ahead_start_path_writes_the_new_epoch_before_answering() -> N
         # elected without it
         deposed = [("inject", "leader")] if not config["faults"] and config["voters"] == 3 else []
         assert notices[1:] == [("inject", "unattached")] * config["observers"] + deposed, config
-        assert not _diverges(spec, config, reference_target("raft"), path), config
-        assert _diverges(spec, config, mutant.target(), path), config
+        assert not diverges(spec, config, reference_target("raft"), path), config
+        assert diverges(spec, config, mutant.target(), path), config
         session = Lockstep(spec.driver(config), mutant.target())
         try:
             for category, action in path:
@@ -315,10 +305,10 @@ def test_the_snapshot_start_probe_loads_a_snapshot_at_a_lagging_replica() -> Non
                  if o["type"].startswith("Handle")]
         state = after
     assert state.node(3).log_start > 0 and told[-2:] == ["HandleLoadSnapshot", "HandleCommit"]
-    assert not _diverges(spec, config, reference_target("raft"), path)
+    assert not diverges(spec, config, reference_target("raft"), path)
     for name in ("raft-snapshot-fetch-served-as-records", "raft-snapshot-load-untold", "raft-snapshot-above-hw",
                  "raft-snapshot-served-latest-only", "raft-snapshot-id-earliest"):
-        assert _diverges(spec, config, CATALOGUE[name].target(), path), name
+        assert diverges(spec, config, CATALOGUE[name].target(), path), name
 
 
 def test_snapshot_lag_superseded_and_refollow_probes_judge_their_mutants() -> None:
@@ -339,8 +329,8 @@ def test_snapshot_lag_superseded_and_refollow_probes_judge_their_mutants() -> No
         ids = [p.id for p in driver.start_probes()]
         path = guide.start_paths(driver, guide.explore(driver, 12))[ids.index(probe)]
         assert guide.offered(driver, path) and path[-1][0] == last, probe
-        assert not _diverges(spec, config, reference_target("raft"), path), probe
-        assert _diverges(spec, config, CATALOGUE[mutant].target(), path), mutant
+        assert not diverges(spec, config, reference_target("raft"), path), probe
+        assert diverges(spec, config, CATALOGUE[mutant].target(), path), mutant
 
 
 def test_snapshot_table_probe_describes_the_quorum_after_a_snapshot_answer() -> None:
@@ -365,8 +355,8 @@ def test_snapshot_table_probe_describes_the_quorum_after_a_snapshot_answer() -> 
     table = [o for e in driver.events(fetched, path[-1][1], described) for o in e.model_outputs
              if o["type"] == "DescribeQuorumResponse"]
     assert len(table) == 1 and dict(map(tuple, table[0]["voters"]))[3] == -1, table
-    assert not _diverges(spec, config, reference_target("raft"), path)
-    assert _diverges(spec, config, CATALOGUE["raft-snapshot-answer-records-snapshot-end"].target(), path)
+    assert not diverges(spec, config, reference_target("raft"), path)
+    assert diverges(spec, config, CATALOGUE["raft-snapshot-answer-records-snapshot-end"].target(), path)
     # a target without snapshots has no such path
     assert "RAFT-DRIVE-SNAPSHOT-TABLE" not in [p.id for p in spec.driver(RAFT_CONFIGS[0]).start_probes()]
 
@@ -399,8 +389,8 @@ def test_divergent_epochs_start_path_truncates_past_the_epoch_bound() -> None:
         truncated = [o["offset"] for e in driver.events(state, last, after) if e.node == 1
                      for o in e.model_outputs if o["type"] == "TruncateLog"]
         assert truncated == [3, 1] and after.node(1).log == after.node(2).log
-        assert not _diverges(spec, config, reference_target("raft"), path), config
-        assert _diverges(spec, config, CATALOGUE["raft-truncate-min-any-epoch"].target(), path), config
+        assert not diverges(spec, config, reference_target("raft"), path), config
+        assert diverges(spec, config, CATALOGUE["raft-truncate-min-any-epoch"].target(), path), config
     # below the bound no deposition past it is offered
     driver = spec.driver(shapes[0])
     assert not any(isinstance(a, macros.PastBound) for _, a in driver.candidates(driver.init_state()))
@@ -425,8 +415,8 @@ def test_check_quorum_ack_start_path_resigns_where_an_acknowledgement_is_counted
     *_, acked, _, reboot = guide.start_paths(driver, guide.explore(driver, 12))
     assert "crash" in [c for c, _ in reboot]
     assert guide.offered(driver, acked) and [c for c, _ in acked[-3:]] == ["probe", "round_trip", "resign"]
-    assert not _diverges(spec, config, reference_target("raft"), acked)
-    assert _diverges(spec, config, CATALOGUE["raft-begin-epoch-ack-counts-for-check-quorum"].target(), acked)
+    assert not diverges(spec, config, reference_target("raft"), acked)
+    assert diverges(spec, config, CATALOGUE["raft-begin-epoch-ack-counts-for-check-quorum"].target(), acked)
 
 
 def test_disk_replaced_vote_probe_delivers_the_error_answer_which_is_no_refusal() -> None:
@@ -446,8 +436,8 @@ def test_disk_replaced_vote_probe_delivers_the_error_answer_which_is_no_refusal(
         state = driver.resolve(state, action)
     prospective = next(n for n in state.nodes if n.role_name == "prospective")
     assert len(prospective.role.rejected) == 1 and prospective.role.granted == {prospective.id}
-    assert not _diverges(spec, config, reference_target("voters"), path)
-    assert _diverges(spec, config, CATALOGUE["voters-error-answer-counts-as-refusal"].target(), path)
+    assert not diverges(spec, config, reference_target("voters"), path)
+    assert diverges(spec, config, CATALOGUE["voters-error-answer-counts-as-refusal"].target(), path)
 
 
 def test_start_paths_come_first_and_leave_the_planned_paths_their_index() -> None:
@@ -498,9 +488,9 @@ def test_the_kip996_start_probes_meet_a_follower_its_leader_never_heard_from() -
     mutants = {"raft-prospective-follows-known-leader-again": begin, "raft-error-fetch-marks-fetched": error,
                "raft-prospective-votes-past-leader": vote}
     for path in (begin, error, vote):
-        assert not _diverges(spec, config, reference_target("raft"), path)
+        assert not diverges(spec, config, reference_target("raft"), path)
         for name, own in mutants.items():
-            assert _diverges(spec, config, CATALOGUE[name].target(), path) == (path is own), name
+            assert diverges(spec, config, CATALOGUE[name].target(), path) == (path is own), name
     for other in RAFT_CONFIGS:
         if not (other["pre_vote"] and other["faults"]):
             assert "RAFT-DRIVE-ERROR-FETCH-PRE-VOTE" not in [p.id for p in spec.driver(other).start_probes()]
@@ -543,9 +533,9 @@ def test_leader_reboot_start_path_resigns_resends_and_truncates() -> None:
         follower = sorted(driver.model.voter_ids)[1]
         assert isinstance(state.node(follower).role, Leader) and state.node(leader).log == state.node(follower).log
         assert state.node(leader).end_offset == 2  # the uncommitted record truncated, epoch 2's LeaderChange
-        assert not _diverges(spec, config, reference_target("raft"), path), config
-        assert _diverges(spec, config, CATALOGUE["raft-crash-keeps-acknowledgements"].target(), path), config
-        assert _diverges(spec, config, waits(), path), config
+        assert not diverges(spec, config, reference_target("raft"), path), config
+        assert diverges(spec, config, CATALOGUE["raft-crash-keeps-acknowledgements"].target(), path), config
+        assert diverges(spec, config, waits(), path), config
     # a lone voter's leader crash keeps its own cell (it has no one to tell)
     lone = spec.driver(next(c for c in RAFT_CONFIGS if c["voters"] == 1))
     node = lone.init_state().nodes[0]
@@ -590,9 +580,9 @@ def test_missed_election_steps_end_a_start_path_and_catch_their_mutant() -> None
         state = driver.resolve(state, action)
     assert ("EndQuorumEpochRequest", "follower", ">") in cells
     mutant = CATALOGUE["raft-follower-keeps-leader-on-end-epoch-ahead"].target
-    assert not _diverges(spec, config, reference_target("raft"), path)
-    assert _diverges(spec, config, mutant(), path)
-    assert not _diverges(spec, config, mutant(), path[:len(path) - len(tail)])
+    assert not diverges(spec, config, reference_target("raft"), path)
+    assert diverges(spec, config, mutant(), path)
+    assert not diverges(spec, config, mutant(), path[:len(path) - len(tail)])
 
 
 # session 25: session 24's three start probes, chained after the start paths instead
@@ -635,7 +625,7 @@ def test_chained_probes_end_start_paths_and_catch_their_mutants() -> None:
             assert path[:len(alone)] == alone, config
             if len(path) == len(alone):
                 continue
-            assert guide.offered(driver, path) and not _diverges(spec, config, target, path), config
+            assert guide.offered(driver, path) and not diverges(spec, config, target, path), config
             state = driver.init_state()
             for _, action in alone:
                 state = driver.resolve(state, action)
@@ -645,7 +635,7 @@ def test_chained_probes_end_start_paths_and_catch_their_mutants() -> None:
     for probe, _, name, field in CHAINED:
         config, path, alone = first[probe]
         mutant = CATALOGUE[name].target
-        assert not _diverges(spec, config, mutant(), alone), probe
+        assert not diverges(spec, config, mutant(), alone), probe
         session = Lockstep(spec.driver(config), mutant())
         try:
             for category, action in path:
@@ -692,11 +682,11 @@ def test_refetch_ends_start_paths_and_catches_its_mutant() -> None:
     for config, driver, path, alone in _lengthened(spec, target, "_refetch_tail", also_off=("_half_refused_tail",)):
         lengthened += 1
         assert all(c == "round_trip" and isinstance(a, macros.RoundTrip) for c, a in path[len(alone):]), config
-        assert guide.offered(driver, path) and not _diverges(spec, config, target, path), config
-        if not caught and _diverges(spec, config, mutant(), path):
+        assert guide.offered(driver, path) and not diverges(spec, config, target, path), config
+        if not caught and diverges(spec, config, mutant(), path):
             caught = [config, alone]
     assert lengthened and caught
-    assert not _diverges(spec, caught[0], mutant(), caught[1])
+    assert not diverges(spec, caught[0], mutant(), caught[1])
 
 
 def test_half_refused_ends_start_paths_and_catches_its_mutant() -> None:
@@ -715,11 +705,11 @@ def test_half_refused_ends_start_paths_and_catches_its_mutant() -> None:
         assert config["voters"] % 2 == 0 and not config["pre_vote"], config
         lengthened += 1
         assert path[-1][0] == "idle_timer" and isinstance(path[-1][1].input, ResendDue), config
-        assert guide.offered(driver, path) and not _diverges(spec, config, target, path), config
-        if not caught and _diverges(spec, config, mutant(), path):
+        assert guide.offered(driver, path) and not diverges(spec, config, target, path), config
+        if not caught and diverges(spec, config, mutant(), path):
             caught = [config, alone]
     assert lengthened and caught
-    assert not _diverges(spec, caught[0], mutant(), caught[1])
+    assert not diverges(spec, caught[0], mutant(), caught[1])
 
 
 def test_check_quorum_carry_and_held_across_epoch_catch_their_mutants() -> None:
@@ -748,9 +738,9 @@ def test_check_quorum_carry_and_held_across_epoch_catch_their_mutants() -> None:
             paths.append(_start_path(driver, next(p for p in driver.start_probes() if p.id == probe)))
         path, alone = paths
         assert len(path) > len(alone), probe
-        assert guide.offered(spec.driver(config), path) and not _diverges(spec, config, target, path), probe
-        assert _diverges(spec, config, CATALOGUE[mutant].target(), path), mutant
-        assert not _diverges(spec, config, CATALOGUE[mutant].target(), alone), mutant
+        assert guide.offered(spec.driver(config), path) and not diverges(spec, config, target, path), probe
+        assert diverges(spec, config, CATALOGUE[mutant].target(), path), mutant
+        assert not diverges(spec, config, CATALOGUE[mutant].target(), alone), mutant
     # the carry's steps: three fetches, a timeout, a fetch, a timeout (four voters), then the core's
     driver = spec.driver(four)
     acked = _start_path(driver, next(p for p in driver.start_probes() if p.id == "RAFT-DRIVE-CHECK-QUORUM-ACK"))

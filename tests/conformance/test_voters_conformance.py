@@ -14,10 +14,11 @@ import json
 from pathlib import Path
 
 import pytest
+from lockstep_paths import diverges
 
 from kspec.conformance.cli import main
 from kspec.conformance.counterexample import read_counterexample
-from kspec.conformance.drivers import PROTOCOLS, macros, voters_log
+from kspec.conformance.drivers import PROTOCOLS, guide, macros, voters_log
 from kspec.conformance.drivers.raft import PROBE
 from kspec.conformance.drivers.runner import run_conformance
 from kspec.conformance.drivers.voters import (
@@ -174,9 +175,12 @@ def test_free_log_probes_end_every_guided_path(monkeypatch: pytest.MonkeyPatch) 
         cut = kinds.index("Truncate")
         assert kinds[cut + 1] == "Read:refused", kinds  # at the new log end: K2's reader answers
         # VOTERS-DRIVE-FREE-VERSION-TRIM: the kraft.version written again before the last snapshot
-        assert kinds[-7:-5] == ["KRaftVersion", "Snapshot"], kinds
+        assert kinds[-9:-7] == ["KRaftVersion", "Snapshot"], kinds
         # VOTERS-DRIVE-FREE-REBUILD: then a restart and reads at the snapshot's last offset and -1
-        assert kinds[-3:] == ["Restart", "Read", "Read"], kinds
+        assert kinds[-5:-2] == ["Restart", "Read", "Read"], kinds
+        # VOTERS-DRIVE-FREE-REPEATED-SET: then the set in force written again and read there
+        assert kinds[-2:] == ["Voters:repeated", "Read"], kinds
+        assert script[-2][0] == "probe"
     assert driver.probes(driver.resolve(driver.init_state(), StartUp()), 0) != driver.probes(state, 1)
     static = VotersDriver({"hosts": 3, "voters": 3, "kraft_version": 0, "pre_vote": False, "level": "log"})
     after = static.resolve(static.init_state(), StartUp())
@@ -574,21 +578,8 @@ def test_truncated_change_and_fresh_leader_probes() -> None:
     a voter elected and asked RemoveVoter at once, before any fetch of its epoch."""
     import sys
 
-    from kspec.conformance.drivers import guide
-    from kspec.conformance.harness import Divergence, Lockstep
     from kspec.model.raft.state import Leader
     spec = PROTOCOLS["voters"]()
-
-    def diverges(config: dict[str, object], target: object, path: list[guide.Step]) -> bool:
-        session = Lockstep(spec.driver(config), target)  # type: ignore[arg-type]
-        try:
-            for category, action in path:
-                assert session.take(category, action), (category, action)
-        except Divergence:
-            return True
-        finally:
-            session.close()
-        return False
 
     sys.path.insert(0, str(BENCH))
     try:
@@ -609,11 +600,11 @@ def test_truncated_change_and_fresh_leader_probes() -> None:
         state = driver.resolve(state, action)
     leader = state.node(1)
     assert isinstance(leader.role, Leader) and leader.epoch == 3 and leader.high_watermark == leader.end_offset
-    assert not diverges(config, reference_target("voters"), path)
+    assert not diverges(spec, config, reference_target("voters"), path)
     kept = getattr(scratch, scratch.TARGETS["pending-change-kept-across-leaderships"])
     for target in (CATALOGUE["voters-pending-change-awaits-truncated-record"].target(), kept()):
-        assert diverges(config, target, path)
-        assert not diverges(config, target, path[:-1])  # the last change only
+        assert diverges(spec, config, target, path)
+        assert not diverges(spec, config, target, path[:-1])  # the last change only
     # VOTERS-DRIVE-FRESH-LEADER: where a follower can still stand, its election and requests at once
     faults = CONFIGS[0]
     driver = VotersDriver({**faults, "level": "replica"})
@@ -626,7 +617,89 @@ def test_truncated_change_and_fresh_leader_probes() -> None:
     for _, action in path:
         state = driver.resolve(state, action)
     assert isinstance(state.node(2).role, Leader) and state.node(2).high_watermark is None
-    assert not diverges(faults, reference_target("voters"), path)
+    assert not diverges(spec, faults, reference_target("voters"), path)
     by_log = getattr(scratch, scratch.TARGETS["reconfig-before-epoch-commit-by-log-hw"])
     for target in (CATALOGUE["voters-change-judged-by-known-commit"].target(), by_log()):
-        assert diverges(faults, target, path)
+        assert diverges(spec, faults, target, path)
+
+
+def test_free_log_repeated_set_is_added_at_its_own_offset() -> None:
+    """VOTERS-DRIVE-FREE-REPEATED-SET: the free-log script ends, after the restart, with the set in
+    force written again (category PROBE, offered only to the script) and a read there: the
+    reference conforms, a reader that takes the set read right after a rebuild for the snapshot's
+    copy diverges there (the catalogue's mutant, and red team voters_scratch16's reader that drops
+    any repeated set), and not without those two steps."""
+    import sys
+
+    spec = PROTOCOLS["voters"]()
+    config = {"hosts": 4, "voters": 3, "kraft_version": 1, "pre_vote": False, "level": "log"}
+    driver = VotersDriver(config)
+    start = driver.resolve(driver.init_state(), StartUp())
+    script = driver.probes(start, 0)
+    assert [c for c, _ in script[-2:]] == ["probe", "free_read"]
+    before = start
+    for _, action in script[:-2]:
+        before = driver.resolve(before, action)
+    again = script[-2][1]
+    assert voters_log._payload_set(again.entry) == before.free.control.last_voter_set()
+    (event,) = driver.events(before, again, driver.resolve(before, again))
+    assert len(event.model_observation["history"]) == len(before.free.control.voters.entries) + 1
+    path = [("opening", StartUp()), *script]
+    assert not diverges(spec, config, reference_target("voters", "log"), path)
+    sys.path.insert(0, str(BENCH))
+    try:
+        from redteam import voters_scratch16 as scratch
+    finally:
+        sys.path.pop(0)
+    skips = getattr(scratch, scratch.TARGETS["history-skips-repeated-set"])
+    for target in (CATALOGUE["voters-log-history-skips-snapshot-set-again"].target(), skips()):
+        assert diverges(spec, config, target, path)
+        assert not diverges(spec, config, target, path[:-2])
+    # random runs never draw it: no lockstep rule has the category
+    assert "probe" not in driver.categories
+
+
+def test_stale_answer_probe_keeps_the_lapse() -> None:
+    """VOTERS-DRIVE-STALE-LAPSE-ANSWER: from the started quorum (4 hosts, 3 voters, kip-595) the
+    leader resigns and leads the next epoch, its BeginQuorumEpoch to a voter B withheld; the
+    observer follows it there, lapses, and B's answer of the older epoch naming the same leader
+    leaves the lapse on, so the model sends the next fetch to another bootstrap server. The
+    reference conforms, a replica that ends the lapse on that answer diverges at the last step.
+    Not on a configuration's first path (k == 0), not at kraft.version 0, not under KIP-996."""
+    import sys
+
+    spec = PROTOCOLS["voters"]()
+    config = {"hosts": 4, "voters": 3, "kraft_version": 1, "pre_vote": False, "level": "replica"}
+    driver = VotersDriver(config)
+    start = driver.resolve(driver.init_state(), StartUp())
+    script = driver._stale_answer_probe(start, 1)
+    assert [c for c, _ in script[:3]] == ["timer", "timer", "deliver"], script
+    state = start
+    for _, action in script[:-1]:
+        state = driver.resolve(state, action)
+        assert state is not None, action
+    answer = script[-2][1].message
+    observer = state.node(answer.dst)
+    assert answer.error == "UNKNOWN_LEADER_EPOCH" and answer.leader == observer.role.leader
+    assert observer.fetch_lapsed and answer.epoch < observer.epoch
+    last = script[-1][1]
+    (event,) = driver.events(state, last, driver.resolve(state, last))
+    assert [o["type"] for o in event.model_outputs] == ["FetchRequest"]
+    assert event.model_outputs[0]["dst"] not in (observer.role.leader, answer.src)
+    path = [("opening", StartUp()), *script]
+    assert guide.offered(driver, path)
+    assert not diverges(spec, config, reference_target("voters"), path)
+    sys.path.insert(0, str(BENCH))
+    try:
+        from redteam import voters_scratch16 as scratch
+    finally:
+        sys.path.pop(0)
+    stale = getattr(scratch, scratch.TARGETS["lapse-ends-on-stale-answer"])
+    for target in (CATALOGUE["voters-lapse-ends-on-stale-answer"].target(), stale()):
+        assert diverges(spec, config, target, path)
+        assert not diverges(spec, config, target, path[:-1])
+    assert driver._stale_answer_probe(start, 0) == []
+    static, begun = _started(next(c for c in CONFIGS if c["kraft_version"] == 0))
+    assert static._stale_answer_probe(begun, 1) == []  # type: ignore[arg-type]
+    pre, begun = _started(next(c for c in CONFIGS if c["pre_vote"]))
+    assert pre._stale_answer_probe(begun, 1) == []  # type: ignore[arg-type]
