@@ -13,6 +13,20 @@ a metadata image that a fail-over rolls back, a tombstone that takes no log posi
 of an uninitialized share-partition, an empty snapshot batch list read as "unchanged", and a
 delete that forgets the partition index.
 
+BEFORE (module committed at 3ab3305 before any look at the driver, the model, the tests or the
+catalogue; ``redteam_power.py --seeds 2`` split into four ``--only`` processes, load 10-30 on 2
+cores): caught at seeds 0 and 1: snapshot-empty-batches-kept (run 1), summary-uninitialized-refused
+(run 4), fence-epoch-plus-one-overflow (run 5), tombstone-takes-no-offset (run 15),
+load-restores-initial-image (run 20), tombstone-drops-sibling-partitions (run 25); escaped at both
+(320 runs each): state-key-parsed-from-string, start-offset-as-int32.
+
+Diagnosis (session 28): both *not reached*. Every state RPC of the driver names group ``g``, ``h``
+or ``G`` (the odd group ids of SHARE-DRIVE-ROUTING go to FindCoordinator only), and every offset
+it sends is below 10 (Integer.MAX_VALUE appears as an epoch only). AFTER (the path-end probes
+SHARE-DRIVE-ODD-GROUP-STATE and SHARE-DRIVE-WIDE-START-OFFSET; mutants
+``share-group-id-from-key-string`` and ``share-start-offset-int32``): both caught at run 1 at
+seeds 0 and 1; the other six unchanged (the guided plans are main's with steps appended).
+
     PYTHONPATH=bench kspec conform share --target python:redteam.share_scratch17:Correct
 """
 
