@@ -93,6 +93,7 @@ MODULE_LINES: tuple[tuple[str, str], ...] = (
     ("share", "share_scratch14"),
     ("share", "share_scratch15"),
     ("share", "share_scratch16"),
+    ("share", "share_scratch17"),
     # mm2
     ("mm2", "mm2"),
     ("mm2", "mm2_scratch"),

@@ -61,6 +61,9 @@ PROBE_MUTANTS: list[tuple[str, str]] = [
     ("SHARE-DRIVE-ZERO-DELIVERY-COUNT", "share-zero-delivery-count-dropped"),
     # session 27 (red team share_scratch16's metadata-update-deletions-only): a path-end PathEndProbe
     ("SHARE-DRIVE-PARTITION-ADDED", "share-image-deletions-only"),
+    # session 28 (red team share_scratch17): two more path-end PathEndProbes
+    ("SHARE-DRIVE-ODD-GROUP-STATE", "share-group-id-from-key-string"),
+    ("SHARE-DRIVE-WIDE-START-OFFSET", "share-start-offset-int32"),
 ]
 # written for a probe, caught by it first, not its alone (the catalogue's notes)
 NOT_ALONE: list[tuple[str, str]] = [

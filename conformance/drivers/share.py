@@ -49,7 +49,15 @@ from kspec.conformance.harness import JSON
 from kspec.model.core.codec import encode
 from kspec.model.core.protocol import first_violated
 from kspec.model.share.combiner import coalesce, per_offset
-from kspec.model.share.records import ACKNOWLEDGED, AVAILABLE, NOT_SET, ShareSnapshot, ShareUpdate, StateBatch
+from kspec.model.share.records import (
+    ACKNOWLEDGED,
+    AVAILABLE,
+    NOT_SET,
+    SharePartitionKey,
+    ShareSnapshot,
+    ShareUpdate,
+    StateBatch,
+)
 from kspec.model.share.shard import FENCED_STATE_EPOCH, NONE, observe, step_with
 from kspec.model.share.system import (
     DOOMED,
@@ -253,6 +261,10 @@ class PathEndProbe(PartsProbe):
 PATH_END = "path_end"
 # The records a PathEndProbe may add past the model's bound (``ShareDriver._path_end_next``).
 PATH_END_RECORDS = 12
+# SHARE-DRIVE-ODD-GROUP-STATE: a group id KIP-932 allows (':' inside, blanks around) in the state RPCs.
+ODD_GROUP = SharePartitionKey(" a:b ", TOPIC, 0)
+# SHARE-DRIVE-WIDE-START-OFFSET: a start offset past Integer.MAX_VALUE (offsets are int64).
+WIDE_OFFSET = 2**31
 
 # The composite steps: each is several model actions sent as their own inputs, one step of the guide.
 COMPOSITES = (ReloadWithoutTopic, StaleReadWithoutTopic, ReinitPruneReload, CutReload, DeleteThenRead,
@@ -669,6 +681,43 @@ class ShareDriver(Driver[ShareSystem]):
                                  Write(0, 0, batches, state_epoch=max(state.group_state_epoch, 0), key=UNHOSTED),
                                  Read(0, key=UNHOSTED)]
         return self._path_end_all(state, actions)
+
+    def _odd_group_parts(self, state: SysState) -> list[tuple[Action, SysState]] | None:
+        """SHARE-DRIVE-ODD-GROUP-STATE (4.1+): the state RPCs for a group id KIP-932 allows that a
+        parser of the coordinator key string gets wrong (``ODD_GROUP``: ':' inside, blanks around;
+        the routing probes send such ids to FindCoordinator only): the group coordinator
+        initializes ``ODD_GROUP:T:0``, its leader writes and reads it, each answered NONE and
+        stored under that group id, untrimmed (SHARE-RULE-KEY). Red team session 28's
+        ``state-key-parsed-from-string``: a shard that rebuilds the key from its string refused it
+        or stored it as another group (None: 4.0, the shard unloaded, a part refused or out of
+        bounds)."""
+        if not self.model.rules.initialize or not state.shard.active:
+            return None
+        return self._key_parts(state, ODD_GROUP, 0, (StateBatch(0, 1, ACKNOWLEDGED, 1),))
+
+    def _wide_start_parts(self, state: SysState) -> list[tuple[Action, SysState]] | None:
+        """SHARE-DRIVE-WIDE-START-OFFSET (4.1+): offsets are 64-bit (SHARE-STATE-OFFSET: the
+        request's ``StartOffset``, an int64 as every Kafka offset): ``g:T:1`` initialized at
+        start offset 2^31 (past Integer.MAX_VALUE), its leader writes from 2^31 + 1 a batch
+        ``[2^31, 2^31 + 2]`` and reads, each answered NONE; every other offset the driver sends
+        is below 10. Red team session 28's ``start-offset-as-int32`` (None: as
+        :meth:`_odd_group_parts`)."""
+        if not self.model.rules.initialize or not state.shard.active:
+            return None
+        return self._key_parts(state, OTHER_PARTITION, WIDE_OFFSET,
+                               (StateBatch(WIDE_OFFSET, WIDE_OFFSET + 2, ACKNOWLEDGED, 1),), WIDE_OFFSET + 1)
+
+    def _key_parts(self, state: SysState, key: SharePartitionKey, start: int, batches: tuple[StateBatch, ...],
+                   write_start: int | None = None) -> list[tuple[Action, SysState]] | None:
+        """``key`` initialized at ``start`` (at the higher of its state-epoch fence and the group's
+        state epoch), written ``batches`` from ``write_start`` (default ``start``) and read at its
+        leader-epoch fence, each answered NONE (None: a part refused or out of bounds)."""
+        se = max(state.shard.state_epoch(key) or 0, state.group_state_epoch, 0)
+        le = max(state.shard.leader_epoch(key) or 0, 0)
+        return self._path_end_all(state, [
+            Initialize(se, start, key=key),
+            Write(le, start if write_start is None else write_start, batches, state_epoch=se, key=key),
+            Read(le, key=key)])
 
     def _count_unknown_start_parts(self, state: SysState) -> list[tuple[Action, SysState]] | None:
         """SHARE-DRIVE-COUNT-AT-UNKNOWN-START (4.2+): ``g:T:1`` initialized with start offset -1
@@ -1288,12 +1337,16 @@ PATH_END_NEEDS: dict[str, tuple[str, ...]] = {
     "SHARE-DRIVE-INNER-LOSER": ("initialize", "read", "batches", "failover"),
     "SHARE-DRIVE-ZERO-DELIVERY-COUNT": ("initialize", "read", "batches"),
     "SHARE-DRIVE-PARTITION-ADDED": ("image", "keys", "initialize", "read"),
+    "SHARE-DRIVE-ODD-GROUP-STATE": ("keys", "initialize", "read"),
+    "SHARE-DRIVE-WIDE-START-OFFSET": ("keys", "initialize", "read"),
 }
 PATH_END_PARTS: dict[str, Callable[[ShareDriver, SysState], list[tuple[Action, SysState]] | None]] = {
     "SHARE-DRIVE-COUNT-AT-UNKNOWN-START": ShareDriver._count_unknown_start_parts,
     "SHARE-DRIVE-INNER-LOSER": ShareDriver._inner_loser_parts,
     "SHARE-DRIVE-ZERO-DELIVERY-COUNT": ShareDriver._zero_count_parts,
     "SHARE-DRIVE-PARTITION-ADDED": ShareDriver._partition_added_parts,
+    "SHARE-DRIVE-ODD-GROUP-STATE": ShareDriver._odd_group_parts,
+    "SHARE-DRIVE-WIDE-START-OFFSET": ShareDriver._wide_start_parts,
 }
 PATH_END_PROBES = tuple(PATH_END_NEEDS)
 PATH_END_LABELS: dict[str, str] = {
@@ -1302,6 +1355,8 @@ PATH_END_LABELS: dict[str, str] = {
     "SHARE-DRIVE-INNER-LOSER": "the leader writes [0,3] ACKNOWLEDGED x2, then [1,2] AVAILABLE x1 inside it",
     "SHARE-DRIVE-ZERO-DELIVERY-COUNT": "the leader writes a free offset AVAILABLE with delivery count 0",
     "SHARE-DRIVE-PARTITION-ADDED": "partition 2 of topic T is created, g:T:2 is initialized, written and read",
+    "SHARE-DRIVE-ODD-GROUP-STATE": "' a:b ':T:0 (a group id with ':' and blanks) is initialized, written and read",
+    "SHARE-DRIVE-WIDE-START-OFFSET": "g:T:1 is initialized at start offset 2^31, written from 2^31 + 1 and read",
 }
 
 

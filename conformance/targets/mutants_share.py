@@ -17,6 +17,7 @@ from kspec.conformance.targets.reference.share import (
     NOT_AVAILABLE,
     NOT_SET,
     READ_UNINITIALIZED,
+    RESPONSE_OF,
     STATE_PARTITIONS,
     UNKNOWN_TP,
     ShareShard,
@@ -927,4 +928,50 @@ SHARE_MUTANTS = (
     *SHARE_MUTANTS,
     ("share-image-deletions-only", ImageDeletionsOnly,
      "an update applied only in the direction the author had in mind"),
+)
+
+
+class GroupIdFromKeyString(ShareShard):
+    """The state RPCs key their share-partition by the coordinator key string parsed back the
+    way Kafka 4.0-4.2's ``SharePartitionKey.getInstance(String)`` did: ``split(":")``, exactly
+    three fields, the group id trimmed. A group id holding ':' is refused as INVALID_REQUEST and
+    a padded one stored as another group (SHARE-RULE-KEY: any non-empty group id, untrimmed).
+    Red team session 28's ``state-key-parsed-from-string``; reached by
+    SHARE-DRIVE-ODD-GROUP-STATE only: the routing probes send such group ids to FindCoordinator
+    alone."""
+
+    def step(self, inp: dict[str, Any]) -> list[dict[str, Any]]:
+        if inp["type"] in RESPONSE_OF and self.active and self.basic_error(inp) is None:
+            tokens = f"{inp['group_id']}:{inp['topic_id']}:{inp['partition']}".split(":")
+            if len(tokens) != 3:
+                return [self.response(inp, "INVALID_REQUEST", "Invalid key format")]
+            inp = {**inp, "group_id": tokens[0].strip()}
+        return super().step(inp)
+
+
+SHARE_MUTANTS = (
+    *SHARE_MUTANTS,
+    ("share-group-id-from-key-string", GroupIdFromKeyString,
+     "the key rebuilt from its string form by a parser that splits at every ':'"),
+)
+
+
+class StartOffsetInt32(ShareShard):
+    """The stored start offset kept in a Java ``int``: the replay narrows a record's start offset
+    (an int64, as every Kafka offset) to 32 bits, so a share-partition past 2^31 records stores a
+    negative start offset (SHARE-STATE-OFFSET). Red team session 28's ``start-offset-as-int32``;
+    reached by SHARE-DRIVE-WIDE-START-OFFSET only: every other offset the driver sends is small."""
+
+    def replay_maps(self, record: dict[str, Any]) -> None:
+        start = record.get("start_offset", NOT_SET)
+        if record["type"] in ("ShareSnapshot", "ShareUpdate") and start != NOT_SET:
+            narrowed = start & 0xFFFFFFFF
+            record = {**record, "start_offset": narrowed - 2**32 if narrowed >= 2**31 else narrowed}
+        super().replay_maps(record)
+
+
+SHARE_MUTANTS = (
+    *SHARE_MUTANTS,
+    ("share-start-offset-int32", StartOffsetInt32,
+     "a 64-bit offset kept in a 32-bit field"),
 )

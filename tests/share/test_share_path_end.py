@@ -10,7 +10,15 @@ from __future__ import annotations
 import pytest
 
 from kspec.conformance.drivers import guide
-from kspec.conformance.drivers.share import PATH_END, PATH_END_PARTS, PATH_END_PROBES, PathEndProbe, ShareDriver
+from kspec.conformance.drivers.share import (
+    ODD_GROUP,
+    PATH_END,
+    PATH_END_PARTS,
+    PATH_END_PROBES,
+    WIDE_OFFSET,
+    PathEndProbe,
+    ShareDriver,
+)
 from kspec.model.share.combiner import per_offset
 from kspec.model.share.records import ACKNOWLEDGED, AVAILABLE, NOT_SET
 from kspec.model.share.shard import UNKNOWN_TOPIC_OR_PARTITION
@@ -33,6 +41,8 @@ MUTANTS = {
     "SHARE-DRIVE-INNER-LOSER": ("mutant:share-losing-inner-cuts-outer", "WriteRequest"),
     "SHARE-DRIVE-ZERO-DELIVERY-COUNT": ("mutant:share-zero-delivery-count-dropped", "WriteRequest"),
     "SHARE-DRIVE-PARTITION-ADDED": ("mutant:share-image-deletions-only", "InitializeRequest"),
+    "SHARE-DRIVE-ODD-GROUP-STATE": ("mutant:share-group-id-from-key-string", "InitializeRequest"),
+    "SHARE-DRIVE-WIDE-START-OFFSET": ("mutant:share-start-offset-int32", "InitializeRequest"),
 }
 
 
@@ -154,3 +164,27 @@ def test_a_target_declining_the_image_gets_no_partition_added() -> None:
     full = guide.with_probes(driver, [], 0, frozenset({"image"}))
     assert PathEndProbe("SHARE-DRIVE-PARTITION-ADDED") not in [a for _, a in full]
     assert (PATH_END, PathEndProbe("SHARE-DRIVE-PARTITION-ADDED")) in guide.with_probes(driver, [], 0)
+
+
+def test_odd_group_and_wide_start_offset_are_stored_as_sent() -> None:
+    driver = ShareDriver({})
+    s0 = driver.init_state()
+    odd = driver._odd_group_parts(s0)
+    assert odd is not None and [type(a) for a, _ in odd] == [Initialize, Write, Read]
+    assert all(a.key == ODD_GROUP and s.last_error == "NONE" for a, s in odd)  # type: ignore[attr-defined]
+    assert ODD_GROUP.group_id == " a:b " and odd[-1][1].shard.offset(ODD_GROUP) is not None
+    wide = driver._wide_start_parts(s0)
+    assert wide is not None and all(s.last_error == "NONE" for _, s in wide)
+    stored = wide[-1][1].shard.offset(OTHER_PARTITION)
+    assert stored is not None and stored.start_offset == WIDE_OFFSET + 1 == 2**31 + 1
+    assert per_offset(stored.state_batches) == {o: (ACKNOWLEDGED, 1) for o in (2**31 + 1, 2**31 + 2)}
+    # 4.0 has no initialize: neither is sent
+    s40 = ShareDriver({"kafka_version": "4.0"})
+    assert s40._odd_group_parts(s0) is None and s40._wide_start_parts(s0) is None
+    # the other mutant is not told apart by the other probe (each is its probe's alone)
+    for parts, other in ((odd, "mutant:share-start-offset-int32"), (wide, "mutant:share-group-id-from-key-string")):
+        steps, s = [], s0
+        for action, after in parts:
+            steps.append((s, action))
+            s = after
+        assert first_difference(driver, steps, other) is None
