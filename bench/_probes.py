@@ -267,6 +267,8 @@ _SWITCHES["mm2"] = {
     "MM2-DRIVE-TRAILING-SEPARATOR": (mm2_driver.Mm2Driver, "_trailing_separator", lambda self, call: []),
     "MM2-DRIVE-BLANK-HEARTBEATS-NAME": (mm2_driver, "BLANK_HEARTBEATS", "-internal"),
     "MM2-DRIVE-BLANK-FLAG": (mm2_driver, "BLANK_FLAG_NODE", None),
+    # session 28 (red team mm2_scratch15's flag-parsed-as-ini-boolean): the flag "yes" at one node
+    "MM2-DRIVE-FLAG-WORD": (mm2_driver, "WORD_FLAG_NODE", None),
 }
 SHARE_PROBE_REQUESTS = "probe requests"
 

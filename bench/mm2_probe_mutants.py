@@ -25,6 +25,8 @@ PROBE_MUTANTS: list[tuple[str, str]] = [
     ("MM2-DRIVE-TRAILING-SEPARATOR", "mm2-internal-suffix-split"),
     ("MM2-DRIVE-BLANK-HEARTBEATS-NAME", "mm2-trimmed-heartbeats-name"),
     ("MM2-DRIVE-BLANK-FLAG", "mm2-trimmed-flag"),
+    # session 28 (red team mm2_scratch15: flag-parsed-as-ini-boolean escaped, not reached)
+    ("MM2-DRIVE-FLAG-WORD", "mm2-flag-word-true"),
 ]
 NOT_ALONE: list[tuple[str, str]] = []
 

@@ -110,6 +110,7 @@ MODULE_LINES: tuple[tuple[str, str], ...] = (
     ("mm2", "mm2_scratch12"),
     ("mm2", "mm2_scratch13"),
     ("mm2", "mm2_scratch14"),
+    ("mm2", "mm2_scratch15"),
     # streams
     ("streams", "streams"),
     ("streams", "streams_scratch"),
@@ -126,6 +127,7 @@ MODULE_LINES: tuple[tuple[str, str], ...] = (
     ("streams", "streams_scratch12"),
     ("streams", "streams_scratch13"),
     ("streams", "streams_scratch14"),
+    ("streams", "streams_scratch15"),
 )
 MODULES = {p: tuple(m for q, m in MODULE_LINES if q == p) for p in PROTOCOLS}
 

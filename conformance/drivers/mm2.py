@@ -178,6 +178,16 @@ SEPARATED_HEARTBEATS_NODE = "us_west"
 # separator off. bench/_probes.py switches each off (``BLANK_HEARTBEATS``, ``BLANK_FLAG_NODE``).
 BLANK_HEARTBEATS: str = " -internal"
 BLANK_FLAG_NODE: str | None = "third-cluster"
+# MM2-DRIVE-FLAG-WORD (session 28): every flag value sent was a spelling of ``true``/``false``
+# (or ``true `` above), the only words Boolean.parseBoolean and a general "truthy word" parser
+# (Python's configparser ``getboolean`` / ``strtobool``, YAML 1.1: ``yes``, ``on``, ``1`` are true)
+# read alike, so a policy reading the flag with such a parser (red team session 28's
+# ``flag-parsed-as-ini-boolean``) answered as Kafka everywhere. With a custom separator whose flag
+# is on, ``WORD_FLAG_NODE`` (an alias no cluster has) is sent the flag ``yes``: Kafka reads it as
+# false (only ``true``, in any case, is true), so the model's policy there has the internal
+# separator off. bench/_probes.py switches it off (``WORD_FLAG_NODE``).
+WORD_FLAG_NODE: str | None = "x_"
+WORD_FLAG = "yes"
 
 
 def odd_heartbeats(sep: str) -> dict[str, str]:
@@ -382,6 +392,10 @@ def setup(config_key: str) -> Setup:
         # MM2-DRIVE-BLANK-FLAG: the node is sent the flag "true " (Boolean.parseBoolean: false).
         node_policies[BLANK_FLAG_NODE] = cls(separator=sep, internal_topic_separator_enabled=False,
                                              internal_rule=rule, heartbeats_topic_name=named)
+    if WORD_FLAG_NODE in nodes and sep != "." and internal_sep:
+        # MM2-DRIVE-FLAG-WORD: the node is sent the flag "yes" (Boolean.parseBoolean: false).
+        node_policies[WORD_FLAG_NODE] = cls(separator=sep, internal_topic_separator_enabled=False,
+                                            internal_rule=rule, heartbeats_topic_name=named)
     odd = odd_heartbeats(sep) if hb is not None else {}
     for node, name in odd.items():
         node_heartbeats[node] = name
@@ -458,6 +472,8 @@ class Mm2Driver(Driver[Mm2System]):
             props[flag] = spell(props[flag])
             if node == BLANK_FLAG_NODE and node in self.setup.node_policies:
                 props[flag] += " "  # MM2-DRIVE-BLANK-FLAG: Kafka reads it as false
+            if node == WORD_FLAG_NODE and node in self.setup.node_policies:
+                props[flag] = WORD_FLAG  # MM2-DRIVE-FLAG-WORD: Kafka reads it as false
         if self.config.get("default_props") is True and self.nodes().index(node) % 2 == 1:
             # MM2-DRIVE-DEFAULT-PROPS (opt-in): every other node gets only the settings whose value
             # is not Kafka's default, as a MirrorMaker configuration that sets only what it

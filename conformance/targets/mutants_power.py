@@ -302,6 +302,20 @@ class TrimmedFlagPolicy(DefaultPolicy):
             self.internal_topic_separator_enabled = flag == "true"
 
 
+class FlagWordTruePolicy(DefaultPolicy):
+    """KIP-949's flag read as a "truthy word" (``yes``, ``on``, ``1`` true, as Python's
+    ``configparser.getboolean`` and YAML 1.1 read them) where ``configure`` applies
+    ``Boolean.parseBoolean``: only ``true``, in any case, is true. ``yes`` enables the internal
+    separator here and disables it in Kafka. Rare vocabulary: a flag spelled as another word for
+    true (MM2-DRIVE-FLAG-WORD; red team session 28's ``flag-parsed-as-ini-boolean``)."""
+
+    def configure(self, props: Mapping[str, Any]) -> None:
+        super().configure(props)
+        if SEPARATOR_CONFIG in props and INTERNAL_TOPIC_SEPARATOR_ENABLED_CONFIG in props:
+            flag = str(props[INTERNAL_TOPIC_SEPARATOR_ENABLED_CONFIG]).lower()
+            self.internal_topic_separator_enabled = flag in ("true", "yes", "on", "1")
+
+
 class TrimmedHeartbeatsNamePolicy(DefaultPolicy):
     """KIP-1016's heartbeats-topic name trimmed (as ``ConfigDef`` trims a STRING it parses), where
     ``configure`` stores the string as given: `` -internal`` is ``-internal`` here. Rare
@@ -805,6 +819,7 @@ ENTRIES: tuple[tuple[str, str, type, str], ...] = (
     ("mm2-internal-suffix-split", "mm2", InternalSuffixSplitPolicy,
      "rare vocabulary: an internal suffix followed by the separator"),
     ("mm2-trimmed-flag", "mm2", TrimmedFlagPolicy, "rare vocabulary: a flag value with a trailing blank"),
+    ("mm2-flag-word-true", "mm2", FlagWordTruePolicy, "rare vocabulary: a flag spelled as another word for true"),
     ("mm2-trimmed-heartbeats-name", "mm2", TrimmedHeartbeatsNamePolicy,
      "rare vocabulary: a heartbeats name with a blank at an edge"),
     ("streams-empty-key-unrouted", "streams", EmptyKeyUnroutedRouter, "rare vocabulary: the empty key"),

@@ -117,6 +117,7 @@ BASELINES = [
     ("mm2", "mm2_scratch12", "Correct"),
     ("mm2", "mm2_scratch13", "Correct"),
     ("mm2", "mm2_scratch14", "Correct"),
+    ("mm2", "mm2_scratch15", "Correct"),
     # streams
     ("streams", "streams_scratch", "Correct"),
     ("streams", "streams_scratch2", "Correct"),
@@ -132,6 +133,7 @@ BASELINES = [
     ("streams", "streams_scratch12", "Correct"),
     ("streams", "streams_scratch13", "Correct"),
     ("streams", "streams_scratch14", "Correct"),
+    ("streams", "streams_scratch15", "Correct"),
 ]
 
 

@@ -9,7 +9,14 @@ from collections.abc import Iterator
 from typing import Any
 
 from kspec.conformance.drivers import PROTOCOLS, config_key, guide
-from kspec.conformance.drivers.mm2 import BLANK_FLAG_NODE, CLIENT_NODE, Mm2Driver, interesting_topics
+from kspec.conformance.drivers.mm2 import (
+    BLANK_FLAG_NODE,
+    CLIENT_NODE,
+    WORD_FLAG,
+    WORD_FLAG_NODE,
+    Mm2Driver,
+    interesting_topics,
+)
 from kspec.conformance.drivers.mm2 import CONFIGS as MM2_CONFIGS
 from kspec.conformance.drivers.runner import DEFAULT_EXAMPLES, DEFAULT_STEPS, _guided_plans
 from kspec.conformance.drivers.streams import (
@@ -199,8 +206,9 @@ def test_mm2_naming_calls_take_other_aliases_and_odd_spellings() -> None:
     flag = "replication.policy.internal.topic.separator.enabled"
     spellings = {str(driver.node_config(n)["props"][flag]) for n in driver.nodes()}  # type: ignore[index]
     # MM2-DRIVE-BLANK-FLAG: one node (an alias no cluster has) gets its spelling with a trailing
-    # blank, which Boolean.parseBoolean reads as false: the model's policy there has it off
-    assert {s.strip() for s in spellings} == {"true", "TRUE", "True"}
+    # blank, which Boolean.parseBoolean reads as false: the model's policy there has it off;
+    # MM2-DRIVE-FLAG-WORD: another gets the word "yes", false to Boolean.parseBoolean too
+    assert {s.strip() for s in spellings} == {"true", "TRUE", "True", WORD_FLAG}
     blank = [n for n in driver.nodes()
              if str(driver.node_config(n)["props"][flag]).endswith(" ")]  # type: ignore[index]
     setup = Mm2Driver(MM2_CONFIGS[1]).setup
@@ -208,3 +216,7 @@ def test_mm2_naming_calls_take_other_aliases_and_odd_spellings() -> None:
     assert blank == [BLANK_FLAG_NODE] and BLANK_FLAG_NODE not in setup.clusters
     assert setup.policy_at(BLANK_FLAG_NODE).checkpoints_topic("A") == "A.checkpoints.internal"
     assert setup.policy_at("A").checkpoints_topic("A") != "A.checkpoints.internal"
+    word = [n for n in driver.nodes() if driver.node_config(n)["props"][flag] == WORD_FLAG]  # type: ignore[index]
+    assert WORD_FLAG_NODE is not None
+    assert word == [WORD_FLAG_NODE] and WORD_FLAG_NODE not in setup.clusters
+    assert setup.policy_at(WORD_FLAG_NODE).offset_syncs_topic("A") == "mm2-offset-syncs.A.internal"
