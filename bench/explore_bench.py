@@ -20,6 +20,7 @@ import argparse
 import os
 import platform
 import resource
+import sys
 import time
 
 from kspec.model.core.explorer import explore
@@ -48,10 +49,21 @@ def versus_tlc(protocol: str, bounds: list[str], workers: int, timeout: float) -
     from kspec.conformance.clikit import build_model, protocol_info
     from kspec.model.core.parallel import explore_parallel
     from kspec.tla.mappings import get_mapping
-    from kspec.tla.runner import run_tlc
+    from kspec.tla.runner import TLCError, run_tlc
 
     info = protocol_info(protocol)
     model, values = build_model(info, bounds)
+    if values.get("symmetry") and not any(b.split("=", 1)[0] == "symmetry" for b in bounds):
+        # TLC has no SYMMETRY for these specs: the same state space needs the explorer without
+        # its symmetry reduction (as `kspec tla check` runs it)
+        bounds = ["symmetry=false", *bounds]
+        model, values = build_model(info, bounds)
+    mapping = get_mapping(protocol)
+    try:
+        config_text = mapping.config(values)
+    except TLCError as err:
+        print(f"explore_bench: --bounds {' '.join(bounds)}: {err}", file=sys.stderr)
+        raise SystemExit(2) from None
     print(f"{protocol} {' '.join(bounds) or '(defaults)'}: {time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime())}, "
           f"load {os.getloadavg()}", flush=True)
     rows: list[tuple[str, int, float, float | None]] = []
@@ -66,9 +78,8 @@ def versus_tlc(protocol: str, bounds: list[str], workers: int, timeout: float) -
     workers_line = ", ".join(f"worker {w}: {c:.1f} CPU-s, {wt:.1f} s waiting at the exchanges"
                              for w, (c, wt) in enumerate(zip(par.worker_cpu, par.worker_wait, strict=True)))
     print(workers_line, flush=True)
-    mapping = get_mapping(protocol)
     cpu = _children_cpu()
-    tlc = run_tlc(mapping.spec_path(), config_text=mapping.config(values), check_deadlock=mapping.check_deadlock,
+    tlc = run_tlc(mapping.spec_path(), config_text=config_text, check_deadlock=mapping.check_deadlock,
                   workers=workers, timeout=timeout)
     tlc_cpu = _children_cpu() - cpu
     rows.append((f"TLC -workers {workers} (wall, JVM start included)", tlc.distinct_states, tlc.seconds, tlc_cpu))
