@@ -129,3 +129,51 @@ def test_the_serial_explorer_stays_exact_when_fingerprints_collide() -> None:
     assert (result.distinct_states, result.transitions, result.max_depth) == (144, 288, 22)
     assert result.witnesses == {"Edge": True}
     assert [(v.name, len(v.trace) - 1) for v in result.violations] == [("NotBothEleven", 22)]
+
+
+# ------------------------------------------------------------ reports from workers that have exited
+
+
+class _LateQueue:
+    """A report queue whose first ``get`` times out and whose report arrives only after: the
+    order a loaded machine produced in CI (the worker put its report and exited meanwhile)."""
+
+    def __init__(self, reports: list[dict[str, Any]], timeouts: int) -> None:
+        self.reports = reports
+        self.timeouts = timeouts
+
+    def get(self, timeout: float) -> dict[str, Any]:
+        import queue
+
+        if self.timeouts:
+            self.timeouts -= 1
+            raise queue.Empty
+        return self.reports.pop(0)
+
+
+class _Exited:
+    def __init__(self, name: str, exitcode: int | None) -> None:
+        self.name = name
+        self.exitcode = exitcode
+
+    def is_alive(self) -> bool:
+        return self.exitcode is None
+
+
+def test_a_worker_that_exited_cleanly_is_waited_for_once_more() -> None:
+    from kspec.model.core.parallel import _report
+
+    late = {"worker": 1, "stored": 3}
+    procs = [_Exited("w0", None), _Exited("w1", 0)]
+    assert _report(_LateQueue([late], timeouts=1), procs) == late
+
+
+def test_a_clean_exit_with_no_report_and_a_crash_are_deaths() -> None:
+    from kspec.model.core.parallel import _report
+
+    with pytest.raises(RuntimeError, match=r"w1 died \(exit code 0\)"):
+        _report(_LateQueue([], timeouts=2), [_Exited("w0", None), _Exited("w1", 0)])
+    with pytest.raises(RuntimeError, match=r"w0 died \(exit code -9\)"):
+        _report(_LateQueue([], timeouts=1), [_Exited("w0", -9), _Exited("w1", None)])
+    # a worker whose final report arrived is not waited for
+    assert _report(_LateQueue([{"progress": 1}], timeouts=3), [_Exited("w0", 0)], finished={0}) == {"progress": 1}

@@ -150,7 +150,7 @@ def _run(model: Model[Any, Any], n: int, progress: Callable[[int, int, int], Non
     finals: list[dict[str, Any]] = []
     try:
         while len(finals) < n:
-            rep = _report(reports, procs)
+            rep = _report(reports, procs, {int(r["worker"]) for r in finals})
             if "progress" in rep:
                 if progress is not None:
                     progress(*rep["progress"])
@@ -184,14 +184,23 @@ def _one_way(ctx: Any) -> tuple[Connection, Connection]:
     return recv_end, send_end
 
 
-def _report(reports: Any, procs: list[Any]) -> dict[str, Any]:
+def _report(reports: Any, procs: list[Any], finished: Collection[int] = ()) -> dict[str, Any]:
+    """The next report from the workers. A worker that exited with code 0 put its final report
+    on the queue before it exited, but on a loaded machine the parent can wait out a timeout
+    just before the report arrives and then see the exit: such a worker is given one more
+    round before it counts as lost. Any other exit is a death. ``finished``: the indexes of
+    the workers whose final report has arrived."""
+    quiet_exits: set[int] = set()
     while True:
         try:
             rep: dict[str, Any] = reports.get(timeout=5)
         except queue_mod.Empty:
-            dead = [p for p in procs if not p.is_alive()]
-            if dead:
-                raise RuntimeError(f"explorer worker {dead[0].name} died (exit code {dead[0].exitcode})") from None
+            for i, p in enumerate(procs):
+                if i in finished or p.is_alive():
+                    continue
+                if p.exitcode != 0 or i in quiet_exits:
+                    raise RuntimeError(f"explorer worker {p.name} died (exit code {p.exitcode})") from None
+                quiet_exits.add(i)
             continue
         if "error" in rep:
             raise RuntimeError(f"explorer worker failed: {rep['error']}")
