@@ -606,8 +606,10 @@ def record_history(state: Raft, before: Node, after: Node,
     # every replica's current one. A second vote or leader in such an epoch would need an epoch
     # to go backwards, which RAFT-STEP-EPOCH-MONOTONIC catches on the step where it happens.
     # (Plain loops, each set rebuilt only when something in it is forgotten: this runs on
-    # every step the explorer takes.)
-    if votes or elected:
+    # every step the explorer takes.) Only an epoch that moved can make something forgettable:
+    # ``state`` comes from a state whose history was kept this way, with the same epochs when
+    # this replica's did not move, and what this step added is of its current epoch.
+    if (votes or elected) and after.epoch != before.epoch:
         current: dict[int, int] = {}
         low = after.epoch
         for n in state.nodes:
