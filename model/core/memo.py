@@ -81,3 +81,34 @@ def by_value(fn: Callable[[T], R], limit: int = MEMO_LIMIT) -> Callable[[T], R]:
 
 
 _MISSING = object()
+
+
+class HashKept:
+    """A base for a frozen slotted dataclass whose instances are hashed many times each (a
+    replica, shared by reference by every successor state that did not change it): the slot
+    ``_hash`` (not a field: equality, ``repr``, pickling and ``evolve`` ignore it) keeps the
+    hash once :func:`keeps_hash` has wrapped the class's own."""
+
+    __slots__ = ("_hash",)
+    _hash: int
+
+
+H = TypeVar("H", bound=HashKept)
+
+
+def keeps_hash(cls: type[H]) -> type[H]:
+    """Make ``cls`` (a frozen dataclass over :class:`HashKept`) keep its dataclass hash in its
+    instance's ``_hash`` slot after the first call. A copy made by ``evolve`` or
+    ``dataclasses.replace``, or unpickled in another process, starts without it."""
+    plain = cls.__hash__
+
+    def __hash__(self: H) -> int:
+        try:
+            return self._hash
+        except AttributeError:
+            h = plain(self)
+            object.__setattr__(self, "_hash", h)  # a frozen instance's cache, not a field
+            return h
+
+    cls.__hash__ = __hash__  # type: ignore[method-assign,assignment]
+    return cls

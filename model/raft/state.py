@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from kspec.model.core.memo import HashKept, keeps_hash
 from kspec.model.raft.messages import Entry
 
 
@@ -165,8 +166,9 @@ class Listener:
     told_leader: int | None = None
 
 
+@keeps_hash
 @dataclass(frozen=True, slots=True)
-class Node:
+class Node(HashKept):
     """One KRaft replica: its static configuration, its log, its role and high watermark.
 
     ``high_watermark`` is volatile (None while unknown, as Kafka's ``Optional``); the
