@@ -278,3 +278,26 @@ def test_record_history_answers_as_before() -> None:
                 changed += want is not s
                 forgot += len(want.votes) < len(s.votes) or len(want.elected) < len(s.elected)
     assert changed > 100 and forgot > 10, (changed, forgot)
+
+
+def test_a_replica_keeps_the_hash_its_fields_give() -> None:
+    """``Node`` keeps its hash in a slot (``keeps_hash``): every replica of random-walk states
+    hashes as the dataclass hash of its fields, equal replicas alike; a copy (``evolve``,
+    ``dataclasses.replace``, a pickle round trip) starts without the kept hash and computes its
+    own; the slot is no field (equality, ``repr`` and the fields ignore it)."""
+    import dataclasses
+    import pickle
+
+    from kspec.model.core.evolve import evolve
+
+    states = _walk_states(make(**SMALL), seed=3)
+    nodes = {id(n): n for s in states for n in s.nodes}.values()
+    for n in nodes:
+        plain = hash(tuple(getattr(n, f.name) for f in dataclasses.fields(n)))
+        assert hash(n) == plain and n._hash == plain and hash(n) == plain
+        for copy in (evolve(n, high_watermark=7), dataclasses.replace(n, high_watermark=7),
+                     pickle.loads(pickle.dumps(n))):
+            assert not hasattr(copy, "_hash")
+            assert hash(copy) == hash(tuple(getattr(copy, f.name) for f in dataclasses.fields(copy)))
+        assert "_hash" not in repr(n) and "_hash" not in {f.name for f in dataclasses.fields(n)}
+    assert len(nodes) > 50
