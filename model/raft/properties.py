@@ -98,10 +98,10 @@ def high_watermark_monotonic(before: Any, action: Any, after: Any) -> bool:
     """A replica's known high watermark never moves backwards while it runs (a restart forgets
     it; a new leader forgets it until it commits in its epoch; a resigning leader forgets it,
     as Kafka's ResignedState has none)."""
-    inp = getattr(action, "input", None)
     for b, a in zip(before.nodes, after.nodes, strict=True):
         if a is b:
             continue  # a replica the step left alone (most of them: the explorer's speed)
+        inp = getattr(action, "input", None)
         if isinstance(inp, Crash | Restart) and getattr(action, "node", None) == a.id:
             continue
         if b.high_watermark is not None and a.high_watermark is not None and a.high_watermark < b.high_watermark:
@@ -186,16 +186,19 @@ def check_quorum_counted(before: Any, action: Any, after: Any) -> bool:
     fetched (RAFT-RULE-CHECK-QUORUM-PERIOD: the timer was reset within it); and after every step
     each leader's record of who fetched holds voters other than itself, never a majority with it
     (it is cleared, the timer reset, the moment a majority fetched)."""
-    rebooted = action.node if isinstance(action, Reboot) or isinstance(getattr(action, "input", None),
-                                                                         Crash | Restart) else None
     for b, a in zip(before.nodes, after.nodes, strict=True):
-        if not _check_quorum_set_counted(a):
+        role = a.role
+        if isinstance(role, Leader) and role.fetched and not _check_quorum_set_counted(a):
             return False
         if a is b:
             continue  # neither resigned nor a leader's record changed (the explorer's speed)
         # Down is not a resignation: a crash, or a release's catalogued exception stopping the
         # replica (a deviation's Halt, RAFT-OBS-EXCEPTION), ends a leader without check-quorum.
-        if not (isinstance(b.role, Leader) and isinstance(a.role, Resigned)) or a.id == rebooted:
+        if not (isinstance(b.role, Leader) and isinstance(role, Resigned)):
+            continue
+        rebooted = action.node if isinstance(action, Reboot) or isinstance(getattr(action, "input", None),
+                                                                             Crash | Restart) else None
+        if a.id == rebooted:
             continue
         timeout = isinstance(action, Fire) and action.node == a.id and isinstance(action.input, CheckQuorumTimeout)
         if not timeout or _fetched_quorum(b) or b.role.renewed:
