@@ -25,6 +25,19 @@ leader-fence-by-topic-partition (1, 1), partition-count-off-by-one (35, 35),
 unavailable-answers-handler-defaults (155, 157); escaped at both (320 runs each):
 equal-neighbours-bridge-gap.
 
+Diagnosis (session 29, driver and model read after BEFORE): *not reached*. The model's write menu
+is one single-offset batch per write (offsets 0 and 1), and the driver's probes write one batch or
+batches that touch or overlap (``INNER_SPLIT``, ``INNER_LOSER``, the zero-count probe at the next
+free offset), so no combine ever saw two batches of one (state, count) with a gap between them;
+the model judges it once sent (``combine`` keeps gaps; SHARE-OBS-BATCHES coalesces only touching
+batches). AFTER (the path-end probe SHARE-DRIVE-GAPPED-BATCHES: ``h:T:0`` initialized, written
+``[0,0]`` and ``[2,2]`` ACKNOWLEDGED x1 in one write, read; ``PATH_END_RECORDS`` 12 -> 14 so its two
+records fit after the other path-end probes; mutant ``share-merge-bridges-gap``;
+``PYTHONPATH=bench nice -n 10 python bench/redteam_power.py --seeds 2 --protocols share --modules
+share_scratch18 --no-correct --only equal-neighbours-bridge-gap``): caught at run 1 at seeds 0
+and 1 (counterexample 2 steps); the other seven unchanged (path-end probes only add steps at the
+end of guided paths).
+
     PYTHONPATH=bench kspec conform share --target python:redteam.share_scratch18:Correct
 """
 
