@@ -977,11 +977,11 @@ SHARE_MUTANTS = (
 )
 
 
-def _combine_bridging_gaps(start: int, current: list[list[int]], new: list[list[int]]) -> list[list[int]]:
+def _combine_bridging_gaps(start_offset: int, current: list[list[int]], new: list[list[int]]) -> list[list[int]]:
     """``combine``, then a merge pass that joins each batch to the one before it when their
     (state, count) are equal, without testing that their offsets touch."""
     out: list[list[int]] = []
-    for batch in ShareShard.combine(start, current, new):
+    for batch in ShareShard.combine(start_offset, current, new):
         if out and out[-1][2:] == batch[2:]:
             out[-1][1] = max(out[-1][1], batch[1])
         else:
