@@ -35,8 +35,11 @@ batches). AFTER (the path-end probe SHARE-DRIVE-GAPPED-BATCHES: ``h:T:0`` initia
 records fit after the other path-end probes; mutant ``share-merge-bridges-gap``;
 ``PYTHONPATH=bench nice -n 10 python bench/redteam_power.py --seeds 2 --protocols share --modules
 share_scratch18 --no-correct --only equal-neighbours-bridge-gap``): caught at run 1 at seeds 0
-and 1 (counterexample 2 steps); the other seven unchanged (path-end probes only add steps at the
-end of guided paths).
+and 1 (counterexample 2 steps). The others re-run after the change (same command, ``--only`` the
+six): partition-count-off-by-one (35, 35), cadence-reset-in-write-handler,
+leader-fence-by-topic-partition, routing-hash-utf8, update-replay-sets-leader-fence and
+initialize-count-positive-start (1, 1), as before; unavailable-answers-handler-defaults, a
+random-run catch (random runs never draw a path-end probe), see R29-blindshare.md.
 
     PYTHONPATH=bench kspec conform share --target python:redteam.share_scratch18:Correct
 """
