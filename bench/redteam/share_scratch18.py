@@ -38,8 +38,8 @@ share_scratch18 --no-correct --only equal-neighbours-bridge-gap``): caught at ru
 and 1 (counterexample 2 steps). The others re-run after the change (same command, ``--only`` the
 six): partition-count-off-by-one (35, 35), cadence-reset-in-write-handler,
 leader-fence-by-topic-partition, routing-hash-utf8, update-replay-sets-leader-fence and
-initialize-count-positive-start (1, 1), as before; unavailable-answers-handler-defaults, a
-random-run catch (random runs never draw a path-end probe), see R29-blindshare.md.
+initialize-count-positive-start (1, 1), and unavailable-answers-handler-defaults (155, 157,
+random runs), all as before: 8/8 caught at seeds 0 and 1.
 
     PYTHONPATH=bench kspec conform share --target python:redteam.share_scratch18:Correct
 """
