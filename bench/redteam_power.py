@@ -94,6 +94,7 @@ MODULE_LINES: tuple[tuple[str, str], ...] = (
     ("share", "share_scratch15"),
     ("share", "share_scratch16"),
     ("share", "share_scratch17"),
+    ("share", "share_scratch18"),
     # mm2
     ("mm2", "mm2"),
     ("mm2", "mm2_scratch"),

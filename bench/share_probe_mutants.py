@@ -64,6 +64,8 @@ PROBE_MUTANTS: list[tuple[str, str]] = [
     # session 28 (red team share_scratch17): two more path-end PathEndProbes
     ("SHARE-DRIVE-ODD-GROUP-STATE", "share-group-id-from-key-string"),
     ("SHARE-DRIVE-WIDE-START-OFFSET", "share-start-offset-int32"),
+    # session 29 (red team share_scratch18's equal-neighbours-bridge-gap): a path-end PathEndProbe
+    ("SHARE-DRIVE-GAPPED-BATCHES", "share-merge-bridges-gap"),
 ]
 # written for a probe, caught by it first, not its alone (the catalogue's notes)
 NOT_ALONE: list[tuple[str, str]] = [

@@ -259,12 +259,17 @@ class PathEndProbe(PartsProbe):
 
 # The category of the path-end-only composites (PathEndProbe): no lockstep rule, not in the graph.
 PATH_END = "path_end"
-# The records a PathEndProbe may add past the model's bound (``ShareDriver._path_end_next``).
-PATH_END_RECORDS = 12
+# The records a PathEndProbe may add past the model's bound (``ShareDriver._path_end_next``):
+# 12 until session 29, 14 since, so SHARE-DRIVE-GAPPED-BATCHES's two records fit after the
+# others on the shortest path (the path-end probes before it took the 12 there).
+PATH_END_RECORDS = 14
 # SHARE-DRIVE-ODD-GROUP-STATE: a group id KIP-932 allows (':' inside, blanks around) in the state RPCs.
 ODD_GROUP = SharePartitionKey(" a:b ", TOPIC, 0)
 # SHARE-DRIVE-WIDE-START-OFFSET: a start offset past Integer.MAX_VALUE (offsets are int64).
 WIDE_OFFSET = 2**31
+# SHARE-DRIVE-GAPPED-BATCHES: two batches of one (state, count) with an offset between them that
+# no batch covers (offset 1), in one write: a gap the combiner keeps (SHARE-RULE-COMBINE-MERGE).
+GAPPED = (StateBatch(0, 0, ACKNOWLEDGED, 1), StateBatch(2, 2, ACKNOWLEDGED, 1))
 
 # The composite steps: each is several model actions sent as their own inputs, one step of the guide.
 COMPOSITES = (ReloadWithoutTopic, StaleReadWithoutTopic, ReinitPruneReload, CutReload, DeleteThenRead,
@@ -706,6 +711,18 @@ class ShareDriver(Driver[ShareSystem]):
             return None
         return self._key_parts(state, OTHER_PARTITION, WIDE_OFFSET,
                                (StateBatch(WIDE_OFFSET, WIDE_OFFSET + 2, ACKNOWLEDGED, 1),), WIDE_OFFSET + 1)
+
+    def _gapped_parts(self, state: SysState) -> list[tuple[Action, SysState]] | None:
+        """SHARE-DRIVE-GAPPED-BATCHES (4.1+): ``h:T:0`` initialized at start offset 0, its leader
+        writes ``GAPPED`` (``[0,0]`` and ``[2,2]``, both ACKNOWLEDGED x1, offset 1 in no batch) and
+        reads it, each answered NONE: the gap stays a gap (SHARE-RULE-COMBINE-MERGE merges only
+        overlapping or contiguous batches; SHARE-INV-NO-LOSS's per-offset state). Every other
+        write of the driver is one batch, or batches that touch or overlap, so a merge pass that
+        joined equal neighbours without testing that they touch answered as the model does (red
+        team session 29's ``equal-neighbours-bridge-gap``). None: as :meth:`_odd_group_parts`."""
+        if not self.model.rules.initialize or not state.shard.active:
+            return None
+        return self._key_parts(state, OTHER_GROUP, 0, GAPPED)
 
     def _key_parts(self, state: SysState, key: SharePartitionKey, start: int, batches: tuple[StateBatch, ...],
                    write_start: int | None = None) -> list[tuple[Action, SysState]] | None:
@@ -1339,6 +1356,7 @@ PATH_END_NEEDS: dict[str, tuple[str, ...]] = {
     "SHARE-DRIVE-PARTITION-ADDED": ("image", "keys", "initialize", "read"),
     "SHARE-DRIVE-ODD-GROUP-STATE": ("keys", "initialize", "read"),
     "SHARE-DRIVE-WIDE-START-OFFSET": ("keys", "initialize", "read"),
+    "SHARE-DRIVE-GAPPED-BATCHES": ("keys", "initialize", "read", "batches"),
 }
 PATH_END_PARTS: dict[str, Callable[[ShareDriver, SysState], list[tuple[Action, SysState]] | None]] = {
     "SHARE-DRIVE-COUNT-AT-UNKNOWN-START": ShareDriver._count_unknown_start_parts,
@@ -1347,6 +1365,7 @@ PATH_END_PARTS: dict[str, Callable[[ShareDriver, SysState], list[tuple[Action, S
     "SHARE-DRIVE-PARTITION-ADDED": ShareDriver._partition_added_parts,
     "SHARE-DRIVE-ODD-GROUP-STATE": ShareDriver._odd_group_parts,
     "SHARE-DRIVE-WIDE-START-OFFSET": ShareDriver._wide_start_parts,
+    "SHARE-DRIVE-GAPPED-BATCHES": ShareDriver._gapped_parts,
 }
 PATH_END_PROBES = tuple(PATH_END_NEEDS)
 PATH_END_LABELS: dict[str, str] = {
@@ -1357,6 +1376,8 @@ PATH_END_LABELS: dict[str, str] = {
     "SHARE-DRIVE-PARTITION-ADDED": "partition 2 of topic T is created, g:T:2 is initialized, written and read",
     "SHARE-DRIVE-ODD-GROUP-STATE": "' a:b ':T:0 (a group id with ':' and blanks) is initialized, written and read",
     "SHARE-DRIVE-WIDE-START-OFFSET": "g:T:1 is initialized at start offset 2^31, written from 2^31 + 1 and read",
+    "SHARE-DRIVE-GAPPED-BATCHES": "h:T:0 is initialized, written [0,0] and [2,2] ACKNOWLEDGED x1 (offset 1 a gap) "
+                                  "and read",
 }
 
 

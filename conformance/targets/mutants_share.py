@@ -975,3 +975,33 @@ SHARE_MUTANTS = (
     ("share-start-offset-int32", StartOffsetInt32,
      "a 64-bit offset kept in a 32-bit field"),
 )
+
+
+def _combine_bridging_gaps(start_offset: int, current: list[list[int]], new: list[list[int]]) -> list[list[int]]:
+    """``combine``, then a merge pass that joins each batch to the one before it when their
+    (state, count) are equal, without testing that their offsets touch."""
+    out: list[list[int]] = []
+    for batch in ShareShard.combine(start_offset, current, new):
+        if out and out[-1][2:] == batch[2:]:
+            out[-1][1] = max(out[-1][1], batch[1])
+        else:
+            out.append(list(batch))
+    return out
+
+
+class MergeBridgesGap(ShareShard):
+    """The combiner's merge pass joins neighbours of one delivery state and count whether or not
+    their offsets touch, so two equal batches with a gap between them are stored as one and the
+    gap's offsets, which no batch covered, as delivered (SHARE-RULE-COMBINE-MERGE: only
+    overlapping or contiguous batches merge). Red team session 29's
+    ``equal-neighbours-bridge-gap``; reached by SHARE-DRIVE-GAPPED-BATCHES only: every other write
+    of the driver is one batch or batches that touch."""
+
+    combine = staticmethod(_combine_bridging_gaps)
+
+
+SHARE_MUTANTS = (
+    *SHARE_MUTANTS,
+    ("share-merge-bridges-gap", MergeBridgesGap,
+     "a merge that tests the values it joins but not that the ranges touch"),
+)

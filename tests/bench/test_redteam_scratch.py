@@ -102,6 +102,7 @@ BASELINES = [
     ("share", "share_scratch15", "Correct"),
     ("share", "share_scratch16", "Correct"),
     ("share", "share_scratch17", "Correct"),
+    ("share", "share_scratch18", "Correct"),
     # mm2
     ("mm2", "mm2_scratch", "Correct"),
     ("mm2", "mm2_scratch2", "Correct"),

@@ -11,6 +11,7 @@ import pytest
 
 from kspec.conformance.drivers import guide
 from kspec.conformance.drivers.share import (
+    GAPPED,
     ODD_GROUP,
     PATH_END,
     PATH_END_PARTS,
@@ -24,6 +25,7 @@ from kspec.model.share.records import ACKNOWLEDGED, AVAILABLE, NOT_SET
 from kspec.model.share.shard import UNKNOWN_TOPIC_OR_PARTITION
 from kspec.model.share.system import (
     KEY,
+    OTHER_GROUP,
     OTHER_PARTITION,
     TOPIC,
     UNHOSTED,
@@ -43,6 +45,7 @@ MUTANTS = {
     "SHARE-DRIVE-PARTITION-ADDED": ("mutant:share-image-deletions-only", "InitializeRequest"),
     "SHARE-DRIVE-ODD-GROUP-STATE": ("mutant:share-group-id-from-key-string", "InitializeRequest"),
     "SHARE-DRIVE-WIDE-START-OFFSET": ("mutant:share-start-offset-int32", "InitializeRequest"),
+    "SHARE-DRIVE-GAPPED-BATCHES": ("mutant:share-merge-bridges-gap", "WriteRequest"),
 }
 
 
@@ -188,3 +191,15 @@ def test_odd_group_and_wide_start_offset_are_stored_as_sent() -> None:
             steps.append((s, action))
             s = after
         assert first_difference(driver, steps, other) is None
+
+
+def test_gapped_batches_keep_their_gap() -> None:
+    driver = ShareDriver({})
+    s0 = driver.init_state()
+    parts = driver._gapped_parts(s0)
+    assert parts is not None and [type(a) for a, _ in parts] == [Initialize, Write, Read]
+    write = parts[1][0]
+    assert isinstance(write, Write) and write.key == OTHER_GROUP and write.batches == GAPPED
+    stored = parts[-1][1].shard.offset(OTHER_GROUP)
+    assert stored is not None and per_offset(stored.state_batches) == {0: (ACKNOWLEDGED, 1), 2: (ACKNOWLEDGED, 1)}
+    assert ShareDriver({"kafka_version": "4.0"})._gapped_parts(s0) is None
