@@ -17,7 +17,13 @@ cache that a truncation of the upgrade does not roll back, and a KIP-853 replica
 a BeginQuorumEpoch from a leader outside its own voter set (the pre-KIP-853 ``validateVoterOnlyRequest``
 kept for that one request, as its Javadoc still said in 3.7).
 
-BEFORE: (to be measured)
+BEFORE (committed before any kspec change; ``PYTHONPATH=bench nice -n 10 python bench/redteam_power.py
+--seeds 2 --protocols voters --modules voters_scratch17``, 00:10-00:29 UTC, load 4-6 on 2 cores):
+caught at seeds 0 and 1: update-listeners-checked-late (guided run 54 at both), upgrade-report-
+before-hw (guided run 44), begin-epoch-from-outsider-refused (guided run 134),
+check-quorum-keeps-observer-fetch (random runs 155 and 214); escaped at seeds 0 and 1:
+upgrade-judged-by-committed-version, pre-vote-refused-outside-set,
+removed-leader-resigns-at-exact-commit, version-cached-over-truncation. 4/8.
 
     PYTHONPATH=bench kspec conform voters --target python:redteam.voters_scratch17:Correct
 """
