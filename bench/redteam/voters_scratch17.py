@@ -25,6 +25,18 @@ check-quorum-keeps-observer-fetch (random runs 155 and 214); escaped at seeds 0 
 upgrade-judged-by-committed-version, pre-vote-refused-outside-set,
 removed-leader-resigns-at-exact-commit, version-cached-over-truncation. 4/8.
 
+AFTER (session 29, phase 2; ``--only upgrade-judged-by-committed-version
+removed-leader-resigns-at-exact-commit``, 00:41-00:45 UTC): upgrade-judged-by-committed-version
+caught at seeds 0 and 1 (guided run 10: VOTERS-DRIVE-UPGRADE-AGAIN, the upgrade again where
+VOTERS-DRIVE-UPGRADE-DIRECTORY's batch is uncommitted; mutant ``voters-upgrade-written-twice``),
+removed-leader-resigns-at-exact-commit (guided run 7: VOTERS-DRIVE-REMOVED-LEADER-APPEND, the tail
+of the first-leader-again start path; mutant ``voters-removed-leader-resigns-on-committed-record``);
+the other four as before. 6/8. Still escaping, not reached (R29-blindvoters.md):
+pre-vote-refused-outside-set (every pre-vote-configuration path end has the election, crash or
+fetch budget spent; the route from the started state, written and checked offline, needs a start
+path of its own) and version-cached-over-truncation (two elections after an accepted upgrade,
+which no kraft.version-0 path end leaves).
+
     PYTHONPATH=bench kspec conform voters --target python:redteam.voters_scratch17:Correct
 """
 
