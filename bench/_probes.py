@@ -195,6 +195,9 @@ _SWITCHES: dict[str, dict[str, tuple[Any, str, Any]]] = {
         # session 28 (red team voters_scratch16's lapse-ends-on-stale-answer escaped seeds 0 and 1)
         "VOTERS-DRIVE-STALE-LAPSE-ANSWER": (VotersDriver, "_stale_answer_probe", _nothing),
         "VOTERS-DRIVE-FREE-REPEATED-SET": (voters_log, "repeated_set_probes", _nothing),
+        # session 29 (red team voters_scratch17's upgrade-judged-by-committed-version escaped seeds 0 and 1)
+        "VOTERS-DRIVE-UPGRADE-AGAIN": (VotersDriver, "_upgrade_again_probe", staticmethod(_nothing)),
+        "VOTERS-DRIVE-REMOVED-LEADER-APPEND": (VotersDriver, "_removed_leader_append_tail", _nothing),
     },
     "share": {
         "CutReload": (ShareDriver, "_cut_parts", _none),

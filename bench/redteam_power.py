@@ -75,6 +75,7 @@ MODULE_LINES: tuple[tuple[str, str], ...] = (
     ("voters", "voters_scratch14"),
     ("voters", "voters_scratch15"),
     ("voters", "voters_scratch16"),
+    ("voters", "voters_scratch17"),
     # share
     ("share", "share"),
     ("share", "share_scratch"),

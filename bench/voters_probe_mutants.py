@@ -48,6 +48,9 @@ PROBE_MUTANTS: list[tuple[str, str]] = [
     # history-skips-repeated-set was caught by random run 84 only)
     ("VOTERS-DRIVE-STALE-LAPSE-ANSWER", "voters-lapse-ends-on-stale-answer"),
     ("VOTERS-DRIVE-FREE-REPEATED-SET", "voters-log-history-skips-snapshot-set-again"),
+    # session 29 (red team voters_scratch17's upgrade-judged-by-committed-version escaped seeds 0 and 1)
+    ("VOTERS-DRIVE-UPGRADE-AGAIN", "voters-upgrade-written-twice"),
+    ("VOTERS-DRIVE-REMOVED-LEADER-APPEND", "voters-removed-leader-resigns-on-committed-record"),
 ]
 # caught by the probe first, not its alone (docs/performance.md, "Probe mutants, session 15")
 NOT_ALONE: list[tuple[str, str]] = [

@@ -558,7 +558,10 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
                 self._relead_upgrade_probe,
                 self._upgrade_directory_probe, lambda s: self._stale_answer_probe(s, k),
                 self._uncommitted_set_election_probe,
-                self._truncated_change_probe, self._removed_leader_timer_probe, self._fresh_leader_probe]
+                self._truncated_change_probe, self._removed_leader_timer_probe, self._fresh_leader_probe,
+                # session 29 (red team voters_scratch17's upgrade-judged-by-committed-version):
+                # appended, so that every probe before it keeps the state it had
+                self._upgrade_again_probe]
 
     def start_probes(self) -> Sequence[StartProbe]:
         """VOTERS-DRIVE-ADDED-LEADER-RESTART and VOTERS-DRIVE-OUTSIDER-VOTE-RESTART (replica
@@ -572,7 +575,15 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
         return (StartProbe("VOTERS-DRIVE-ADDED-LEADER-RESTART", self._started(self._added_leader_restart_probe)),
                 StartProbe("VOTERS-DRIVE-OUTSIDER-VOTE-RESTART", self._started(self._outsider_vote_probe)),
                 *self._disk_start_probes(),
-                StartProbe("VOTERS-DRIVE-FIRST-LEADER-AGAIN", self._first_leader_again_probe))
+                StartProbe("VOTERS-DRIVE-FIRST-LEADER-AGAIN", self._first_leader_again_then_removal))
+
+    def _first_leader_again_then_removal(self, state: Any) -> list[tuple[str, Any]]:
+        """VOTERS-DRIVE-FIRST-LEADER-AGAIN's start path, then VOTERS-DRIVE-REMOVED-LEADER-APPEND's
+        tail where it fits (session 29): the path ends with a leader elected in a fresh epoch and
+        the append and fetch budgets whole, which no planned path's end leaves."""
+        script = self._first_leader_again_probe(state)
+        after = self._offered_route(state, script) if script else None
+        return script if after is None else [*script, *self._removed_leader_append_tail(after)]
 
     def _disk_start_probes(self) -> tuple[StartProbe, ...]:
         """VOTERS-DRIVE-DISK-REPLACED and VOTERS-DRIVE-DISK-REPLACED-VOTE, for a target that
@@ -1100,6 +1111,61 @@ class VotersDriver(macros.MacroSteps[VotersModel]):
                     steps.append(request)
             return steps
         return []
+
+    @staticmethod
+    def _upgrade_again_probe(state: Voters) -> list[tuple[str, Any]]:
+        """VOTERS-DRIVE-UPGRADE-AGAIN (replica level, kraft.version 0, 4.1+ rules; a path-end probe,
+        session 29): the upgrade is a no-op once kraft.version 1 is in the leader's log, committed
+        or not (VOTERS-RULE-UPGRADE, VOTERS-RULE-EFFECT-ON-APPEND; Kafka 4.1+'s
+        ``LeaderState.maybeAppendUpgradedKRaftVersion``: a pending upgrade to the same version is a
+        no-op). Every upgrade the driver sent met a leader whose version was 0, or 1 and committed,
+        so a leader that asks the committed version, and so judges a second upgrade again while the
+        first one's batch is uncommitted (red team voters_scratch17's
+        upgrade-judged-by-committed-version: INVALID_UPDATE_VERSION, the in-memory voters gone with
+        the append), conformed. A guided path therefore ends, where a leader holds a
+        KRaftVersionRecord above its high watermark (at kraft.version 0 the paths' last probe,
+        VOTERS-DRIVE-UPGRADE-DIRECTORY, leaves one), with the upgrade again, which changes nothing
+        and is answered nothing."""
+        for n in state.nodes:
+            if not isinstance(n, VoterNode) or not isinstance(n.role, Leader) or n.high_watermark is None:
+                continue
+            last = n.control.kraft_versions.last_entry()
+            if last is None or last[0] < n.high_watermark or last[1] < 1:
+                continue
+            return [("request", Ignored(n.id, UpgradeKRaftVersion()))]
+        return []
+
+    def _removed_leader_append_tail(self, state: Voters) -> list[tuple[str, Any]]:
+        """VOTERS-DRIVE-REMOVED-LEADER-APPEND (replica level, kip-595, with faults, kraft.version 1,
+        three voters or more; the tail of VOTERS-DRIVE-FIRST-LEADER-AGAIN's start path, session
+        29): a leader that removed itself resigns once its high watermark passes the VotersRecord
+        (VOTERS-RULE-REMOVED-LEADER; Kafka's ``RemoveVoterHandler`` completes on ``highWatermark >=
+        lastOffset + 1``). In every route that removed a leader the high watermark reached the
+        record's end exactly (nothing was appended after it), so a leader that resigns only when the
+        high watermark *equals* that end (red team voters_scratch17's
+        removed-leader-resigns-at-exact-commit) conformed. The planned paths' ends have the append
+        budget (one) or the fetch budget spent; the first-leader-again start path ends with both
+        whole, A just elected in epoch 3. So it goes on with A's BeginQuorumEpoch to the other
+        voters delivered, a replication (A commits its epoch: the bootstrap records written again
+        commit), RemoveVoter(A), A's client append and a replication: the followers fetch both
+        records at once, the high watermark jumps past the removal, and A resigns. All or nothing."""
+        leader = max((n for n in state.nodes if isinstance(n, VoterNode) and isinstance(n.role, Leader)),
+                     key=lambda n: n.epoch, default=None)
+        if leader is None or leader.kraft_version < 1 or len(leader.voters) < 3 or leader.id not in leader.voters:
+            return []
+        ld = leader.id
+        replicate = ("replicate", macros.Replicate(ld))
+        begins = [_Msg(ld, v, BeginQuorumEpochRequest, optional=True) for v in sorted(leader.voters) if v != ld]
+        walked = self._walk(state, [*begins, replicate,
+                                    ("reconfig", Fire(ld, RemoveVoter(ld, directory_of(ld))))])  # type: ignore[arg-type]
+        if walked is None:
+            return []
+        out, s = walked
+        client = next(((c, a) for c, a in self.candidates(s) if c == "client" and getattr(a, "node", None) == ld), None)
+        tail = None if client is None else self._walk(s, [client, replicate])
+        if tail is None or isinstance(tail[1].node(ld).role, Leader):
+            return []
+        return [*out, *tail[0]]
 
     def _walk(self, state: Any, wanted: Sequence[tuple[str, Any] | _Msg | _Maybe]) \
             -> tuple[list[tuple[str, Any]], Any] | None:

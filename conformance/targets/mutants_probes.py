@@ -17,7 +17,7 @@ from typing import Any
 from kspec.conformance.targets.mutants_share import LoadingShard
 from kspec.conformance.targets.reference.raft import NOT_LEADER
 from kspec.conformance.targets.reference.share import ShareShard
-from kspec.conformance.targets.reference.voters import ControlRecords, VoterReplica, VoterSet
+from kspec.conformance.targets.reference.voters import ControlRecords, VoterReplica, VoterSet, _entry
 
 # ------------------------------------------------------------------------------ voters
 
@@ -542,6 +542,44 @@ class HistorySkipsSnapshotSetAgain(ControlRecords):
 
 
 # (name, protocol, class, bug class, caught by the CI run at the default budget, note)
+class UpgradeWrittenTwice(VoterReplica):
+    """The kraft.version upgrade's "already done?" check reads the version in force at the high
+    watermark (the finalized feature as the controller publishes it), not at the log end, and the
+    leader keeps no pending-upgrade state (Kafka 4.1+'s ``LeaderState.kraftVersionUpgradeState``,
+    whose pending version makes a second upgrade a no-op): a second UpgradeKRaftVersion while the
+    first one's batch is uncommitted writes KRaftVersionRecord(1) and a VotersRecord of the set in
+    force again, where the protocol writes nothing (VOTERS-RULE-UPGRADE, VOTERS-RULE-EFFECT-ON-APPEND).
+    The slip of red team voters_scratch17's ``upgrade-judged-by-committed-version`` (session 29),
+    which refuses the second upgrade instead; VOTERS-DRIVE-UPGRADE-AGAIN sends it."""
+
+    def reconfigure(self, inp: dict[str, Any]) -> None:
+        hw = self.high_watermark
+        if (inp["type"] == "UpgradeKRaftVersion" and self.role == "leader" and hw is not None
+                and self.control.kraft_version() >= 1
+                and (ControlRecords.value_at(self.control.version_history, hw - 1) or 0) < 1):
+            voters = [x for k in sorted(self.control.voters_now()) for x in k]
+            self.leader_append([_entry(self.epoch, "kraft_version", [1]), _entry(self.epoch, "voters", voters)])
+            return None
+        return super().reconfigure(inp)
+
+
+class RemovedLeaderResignsOnCommittedRecord(VoterReplica):
+    """A leader that removed itself resigns when the last committed record (the one below its high
+    watermark) is the VotersRecord without it, where it resigns once the high watermark is past
+    that record, whatever was appended after it (VOTERS-RULE-REMOVED-LEADER; Kafka's
+    ``RemoveVoterHandler``: ``highWatermark >= lastOffset + 1``): a client record appended after the
+    removal and committed with it in one step keeps the removed leader in office. The slip of red
+    team voters_scratch17's ``removed-leader-resigns-at-exact-commit`` (session 29);
+    VOTERS-DRIVE-REMOVED-LEADER-APPEND commits both at once."""
+
+    def resign_if_removed(self) -> None:
+        hw = self.high_watermark
+        if self.role != "leader" or self.is_voter or hw is None:
+            return
+        if self.control.voter_history and self.control.voter_history[-1][0] == hw - 1:
+            self.resign()
+
+
 ENTRIES: tuple[tuple[str, str, type, str, bool, str], ...] = (
     ("voters-lapse-ends-on-leaderless-answer", "voters", LapseEndsOnLeaderlessAnswer,
      "an answer without information taken for one", True,
@@ -647,4 +685,12 @@ ENTRIES: tuple[tuple[str, str, type, str, bool, str], ...] = (
      "VOTERS-DRIVE-FREE-REPEATED-SET's (session 28; log level): guided run 1 at every seed, conforms with the "
      "probe off at seeds 0 and 1 (353 and 357 runs; the wider slip, any set read again after a rebuild, was "
      "caught by random run 291 at seed 0 with the probe off)"),
+    ("voters-upgrade-written-twice", "voters", UpgradeWrittenTwice,
+     "a state judged from the committed view where the log end is meant", True,
+     "VOTERS-DRIVE-UPGRADE-AGAIN's (session 29; red team voters_scratch17's upgrade-judged-by-committed-version "
+     "escaped seeds 0 and 1 before it)"),
+    ("voters-removed-leader-resigns-on-committed-record", "voters", RemovedLeaderResignsOnCommittedRecord,
+     "a condition checked at one point of a range", True,
+     "VOTERS-DRIVE-REMOVED-LEADER-APPEND's (session 29; red team voters_scratch17's "
+     "removed-leader-resigns-at-exact-commit escaped seeds 0 and 1 before it)"),
 )

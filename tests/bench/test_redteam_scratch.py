@@ -82,6 +82,7 @@ BASELINES = [
     ("voters", "voters_scratch15", "Correct"),
     ("voters", "voters_scratch16", "Correct"),
     ("voters", "voters_scratch16", "CorrectLog"),
+    ("voters", "voters_scratch17", "Correct"),
     # share (session 9's baseline claims 4.4, 4.1 and 4.3 in turn)
     ("share", "share_scratch", "Correct"),
     ("share", "share_scratch2", "Correct"),

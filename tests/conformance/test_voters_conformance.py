@@ -703,3 +703,73 @@ def test_stale_answer_probe_keeps_the_lapse() -> None:
     assert static._stale_answer_probe(begun, 1) == []  # type: ignore[arg-type]
     pre, begun = _started(next(c for c in CONFIGS if c["pre_vote"]))
     assert pre._stale_answer_probe(begun, 1) == []  # type: ignore[arg-type]
+
+
+def _scratch17(bug: str) -> object:
+    import sys
+
+    sys.path.insert(0, str(BENCH))
+    try:
+        from redteam import voters_scratch17 as scratch
+    finally:
+        sys.path.pop(0)
+    return getattr(scratch, scratch.TARGETS[bug])()
+
+
+def test_upgrade_again_probe_sends_the_upgrade_while_the_first_is_uncommitted() -> None:
+    """VOTERS-DRIVE-UPGRADE-AGAIN (session 29): where a kraft.version-0 leader holds its upgrade
+    batch above its high watermark (VOTERS-DRIVE-UPGRADE-DIRECTORY leaves one), the upgrade again:
+    the model changes nothing and answers nothing. The reference conforms; the catalogue's mutant
+    (the batch written twice) and red team voters_scratch17's upgrade-judged-by-committed-version
+    (refused INVALID_UPDATE_VERSION) diverge at that step only. Nothing where no upgrade is
+    uncommitted (kraft.version 1 from the start)."""
+    spec = PROTOCOLS["voters"]()
+    config = {**next(c for c in CONFIGS if c["kraft_version"] == 0), "level": "replica"}
+    driver, start = _started(config)
+    start = _take(driver, start, [("replicate", next(a for c, a in driver.candidates(start) if c == "replicate"))])
+    upgrade = driver._upgrade_directory_probe(start)  # type: ignore[arg-type]
+    state = _take(driver, start, upgrade)
+    again = driver._upgrade_again_probe(state)  # type: ignore[arg-type]
+    assert again and [c for c, _ in again] == ["request"], again
+    ((_, action),) = again
+    leader = state.node(action.node)  # type: ignore[attr-defined]
+    assert leader.kraft_version == 1 and leader.control.kraft_versions.last_entry()[0] >= leader.high_watermark
+    assert driver.resolve(state, action) == state  # type: ignore[arg-type]
+    (event,) = driver.events(state, action, state)  # type: ignore[arg-type]
+    assert event.model_outputs == []
+    path = [("opening", StartUp()), ("replicate", macros.Replicate(leader.id)), *upgrade, *again]
+    assert guide.offered(driver, path)
+    assert not diverges(spec, config, reference_target("voters"), path)
+    for target in (CATALOGUE["voters-upgrade-written-twice"].target(),
+                   _scratch17("upgrade-judged-by-committed-version")):
+        assert diverges(spec, config, target, path)
+        assert not diverges(spec, config, target, path[:-1])
+    plain, begun = _started(CONFIGS[0])
+    assert plain._upgrade_again_probe(begun) == []  # type: ignore[arg-type]
+
+
+def test_first_leader_again_start_path_ends_with_a_removal_committed_past_its_end() -> None:
+    """VOTERS-DRIVE-REMOVED-LEADER-APPEND (session 29): VOTERS-DRIVE-FIRST-LEADER-AGAIN's start
+    path goes on with A's BeginQuorumEpoch delivered, a replication, RemoveVoter(A), A's client
+    append and a replication, after which A has resigned (its high watermark jumped past the
+    removal). The reference conforms; the catalogue's mutant (resigns only when the removal is the
+    last committed record) and red team voters_scratch17's removed-leader-resigns-at-exact-commit
+    stay leader, and diverge only with the last replication."""
+    spec = PROTOCOLS["voters"]()
+    config = {**CONFIGS[0], "level": "replica", "controller_auto_join": True, "disk_replacement": True,
+              "check_quorum_period": True}
+    driver = spec.driver(config)
+    ids = [p.id for p in driver.start_probes()]
+    path = guide.start_paths(driver, guide.graph_for(driver))[ids.index("VOTERS-DRIVE-FIRST-LEADER-AGAIN")]
+    cats = [c for c, _ in path]
+    assert cats[-4:] == ["replicate", "reconfig", "client", "replicate"], cats
+    state = driver.init_state()
+    for _, action in path:
+        state = driver.resolve(state, action)
+    removed = path[-3][1].node
+    assert state.node(removed).role_name == "resigned" and removed not in state.node(removed).voters
+    assert not diverges(spec, config, reference_target("voters"), path)
+    for target in (CATALOGUE["voters-removed-leader-resigns-on-committed-record"].target(),
+                   _scratch17("removed-leader-resigns-at-exact-commit")):
+        assert diverges(spec, config, target, path)
+        assert not diverges(spec, config, target, path[:-1])
