@@ -14,6 +14,19 @@ allow), the 3.x/4.x internal rules mixed up for names starting with ``mm2``, and
 internal separator leaking into KIP-1016's heartbeats name.
 
     PYTHONPATH=bench kspec conform mm2 --target python:redteam.mm2_scratch16:Correct
+
+BEFORE (blind, ``PYTHONPATH=bench nice -n 10 python bench/redteam_power.py --seeds 2 --protocols mm2
+--modules mm2_scratch16``; caught = diverges at seeds 0 and 1; runs to detection, median/max):
+
+    split-trailing-empty-once           2/2   4, 4
+    split-overlapping-advance           2/2   4, 4
+    rule3x-mm2-prefix-early-return      2/2   24, 24
+    mm2-connect-names-dotted            0/2   escaped
+    identity-heartbeat-regex-suffix     2/2   93, 93
+    heartbeats-name-follows-separator   0/2   escaped
+    checkpoints-suffix-regex-unescaped  2/2   10, 10
+
+caught at every seed: 5/7.
 """
 
 from __future__ import annotations
