@@ -188,6 +188,10 @@ BLANK_FLAG_NODE: str | None = "third-cluster"
 # separator off. bench/_probes.py switches it off (``WORD_FLAG_NODE``).
 WORD_FLAG_NODE: str | None = "x_"
 WORD_FLAG = "yes"
+# MM2-DRIVE-CONNECT-WORKER-NAMES (session 29): the Connect worker topics MirrorMaker names per
+# cluster (``MirrorMakerConfig``: ``mm2-offsets.<alias>.internal`` ...), asked after an internal
+# test of a name starting with ``mm2`` (``Mm2Driver._worker_names``). bench/_probes.py empties it.
+WORKER_TOPIC_KINDS: tuple[str, ...] = ("offsets", "configs", "status")
 
 
 def odd_heartbeats(sep: str) -> dict[str, str]:
@@ -607,7 +611,8 @@ class Mm2Driver(Driver[Mm2System]):
         if isinstance(action, Query):
             policy = self.setup.policy_at(action.node)
             result = answer(policy, action.call)
-            more = [*self._format_read_back(action.call, result), *self._trailing_separator(action.call)]
+            more = [*self._format_read_back(action.call, result), *self._trailing_separator(action.call),
+                    *self._worker_names(action.call)]
             return [self._event(action.node, action.call, result),
                     *(self._event(action.node, call, answer(policy, call)) for call in more)]
         return [self._event(*entry) for entry in self.setup.cases[action.index].calls]
@@ -633,6 +638,22 @@ class Mm2Driver(Driver[Mm2System]):
         with an internal suffix and a separator). bench/_probes.py switches it off."""
         if isinstance(call, IsMM2InternalTopic | IsInternalTopic) and call.topic.endswith("internal"):
             return [type(call)(call.topic + self.sep)]
+        return []
+
+    def _worker_names(self, call: Call) -> list[Call]:
+        """MM2-DRIVE-CONNECT-WORKER-NAMES (session 29): an internal-topic test of a name starting
+        with ``mm2`` is followed, at the same node, by the same test of the Connect worker topics
+        MirrorMaker names for the first cluster (``MirrorMakerConfig``: ``mm2-offsets.`` + alias +
+        ``.internal``, ``-configs``, ``-status``: dotted whatever the separator). Kafka's tests
+        read the configured (internal) separator: under 4.x, with ``_`` or ``-`` and the internal
+        separator on, these names are neither MM2-internal nor internal (KAFKA-17200); a policy
+        that adds MirrorMakerConfig's names to its MM2-internal test says they are (red team
+        session 29's ``mm2-connect-names-dotted``: no query name was one of them, only their
+        ``.bak`` look-alikes). bench/_probes.py switches it off."""
+        if isinstance(call, IsMM2InternalTopic | IsInternalTopic) and call.topic.startswith("mm2"):
+            alias = self.setup.clusters[0]
+            names = (f"mm2-{kind}.{alias}.internal" for kind in WORKER_TOPIC_KINDS)
+            return [type(call)(name) for name in names if name != call.topic]
         return []
 
     def describe(self, action: Action) -> str:

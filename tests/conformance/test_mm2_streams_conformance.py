@@ -97,6 +97,23 @@ def test_internal_topic_rule_follows_the_configuration(rule: str, internal: bool
     assert session.steps[first].target_observation == {"result": True}
 
 
+@pytest.mark.parametrize(("sep", "rule", "internal"), [(".", "4.x", True), ("_", "4.x", False),
+                                                     ("-", "4.x", False), ("_", "3.x", True)])
+def test_worker_topic_names_follow_an_mm2_internal_test(sep: str, rule: str, internal: bool) -> None:
+    # MM2-DRIVE-CONNECT-WORKER-NAMES: an internal test of a name starting with "mm2" is followed
+    # by the same test of MirrorMakerConfig's worker topics (dotted whatever the separator):
+    # Kafka 4.x with a custom separator (internal separator on) reads them as replicable.
+    driver = Mm2Driver({"policy": "default", "separator": sep, "internal_rule": rule})
+    session = Lockstep(driver, reference_target("mm2"))
+    node = driver.setup.clusters[0]
+    first = len(session.steps)
+    _step(session, Query(node, IsInternalTopic("mm2orders")))
+    twins = session.steps[first + 1:]
+    assert [t.input["topic"] for t in twins if isinstance(t.input, dict)] == [
+        f"mm2-{kind}.{node}.internal" for kind in ("offsets", "configs", "status")]
+    assert all(t.model_observation == {"result": internal} for t in twins)
+
+
 def test_connect_names_mutant_conforms_to_3x_and_not_4x() -> None:
     mutant = CATALOGUE["mm2-connect-names-internal"]
     for rule, diverges in (("3.x", False), ("4.x", True)):
