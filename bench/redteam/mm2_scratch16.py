@@ -27,6 +27,17 @@ BEFORE (blind, ``PYTHONPATH=bench nice -n 10 python bench/redteam_power.py --see
     checkpoints-suffix-regex-unescaped  2/2   10, 10
 
 caught at every seed: 5/7.
+
+AFTER (phase 2, same command with ``--only BUG``):
+
+    mm2-connect-names-dotted            2/2   2, 2   (MM2-DRIVE-CONNECT-WORKER-NAMES; not reached
+                                                      before: no query name was one of
+                                                      MirrorMakerConfig's dotted worker topics;
+                                                      mutant mm2-connect-worker-names-internal)
+    heartbeats-name-follows-separator   left open: not reached (KIP-1016's name is configured only
+                                        in the 4.x "." configurations, where the internal
+                                        separator is "." and the bug is the identity; see
+                                        /work/wt/R29-blindmm2.md)
 """
 
 from __future__ import annotations
