@@ -192,6 +192,14 @@ WORD_FLAG = "yes"
 # cluster (``MirrorMakerConfig``: ``mm2-offsets.<alias>.internal`` ...), asked after an internal
 # test of a name starting with ``mm2`` (``Mm2Driver._worker_names``). bench/_probes.py empties it.
 WORKER_TOPIC_KINDS: tuple[str, ...] = ("offsets", "configs", "status")
+# MM2-DRIVE-DOTTED-HEARTBEATS-NAME (session 29): KIP-1016's name was configured in the 4.x "."
+# configurations only, where a name holding "." holds the separator and KIP-949's internal
+# separator is "." too. In the 4.x configurations with a custom separator whose internal separator
+# is on ("_", "-"), to a target that declares ``model_config`` {"heartbeats_topic_name": true}, one
+# node more (an alias no cluster has, last in the node list) names ``hb.topic``: no separator in
+# it, so it is its own original topic and a heartbeats topic. bench/_probes.py sets it to None.
+DOTTED_HEARTBEATS_NODE: str | None = "hb-dotted"
+DOTTED_HEARTBEATS = "hb.topic"
 
 
 def odd_heartbeats(sep: str) -> dict[str, str]:
@@ -344,6 +352,8 @@ class Setup:
     node_heartbeats: dict[str, str] = field(default_factory=dict)
     # MM2-DRIVE-HEARTBEATS-ODD-NAMES: nodes after the client (their names are in node_heartbeats).
     odd_nodes: tuple[str, ...] = ()
+    # MM2-DRIVE-DOTTED-HEARTBEATS-NAME: the node last in the node list (its name is in node_heartbeats).
+    dotted_nodes: tuple[str, ...] = ()
 
     def policy_at(self, node: str) -> ReplicationPolicy:
         """The model's policy as ``node`` is configured (the client: without ``source.cluster.alias``)."""
@@ -426,12 +436,18 @@ def setup(config_key: str) -> Setup:
             heartbeats_law.check(partial(_recording, node_policies, policy, log), inp)
             if log and all(n in asked for n, _, _ in log):
                 cases.append(LawCase(heartbeats_law, inp, tuple(log)))
+    dotted: tuple[str, ...] = ()
+    if (DOTTED_HEARTBEATS_NODE is not None and config.get("heartbeats_topic_name") is True and hb is None
+            and sep != "." and internal_sep and rule == INTERNAL_RULE_4X):
+        dotted = (DOTTED_HEARTBEATS_NODE,)
+        node_heartbeats[DOTTED_HEARTBEATS_NODE] = DOTTED_HEARTBEATS
+        node_policies[DOTTED_HEARTBEATS_NODE] = configured(DOTTED_HEARTBEATS)
     last: dict[tuple[str, str], list[int]] = {}
     for k, case in enumerate(cases):
         node, call, _ = case.calls[-1]
         last.setdefault((node, _key(call)), []).append(k)
     return Setup(policy, tuple(clusters), nodes, props, laws, tuple(cases),
-                 {k: tuple(v) for k, v in last.items()}, node_policies, node_heartbeats, tuple(odd))
+                 {k: tuple(v) for k, v in last.items()}, node_policies, node_heartbeats, tuple(odd), dotted)
 
 
 _CALLS: dict[tuple[str, tuple[str, ...]], list[tuple[str, Any]]] = {}
@@ -462,7 +478,7 @@ class Mm2Driver(Driver[Mm2System]):
         self._key = _config_key(self.config)
 
     def nodes(self) -> list[str]:
-        return [*self.setup.nodes, CLIENT_NODE, *self.setup.odd_nodes]
+        return [*self.setup.nodes, CLIENT_NODE, *self.setup.odd_nodes, *self.setup.dotted_nodes]
 
     def node_config(self, node: str) -> dict[str, JSON]:
         props = dict(self.setup.props) if node == CLIENT_NODE else {**self.setup.props, "source.cluster.alias": node}
@@ -536,6 +552,8 @@ class Mm2Driver(Driver[Mm2System]):
         # MM2-DRIVE-HEARTBEATS-ODD-NAMES: so is each node with an odd name, and of the default name
         # too (a policy that falls back to ``heartbeats`` takes it for a heartbeats topic).
         for node, name in self.setup.node_heartbeats.items():
+            if node in self.setup.dotted_nodes:
+                continue  # asked last, below
             out.append(("format", Query(node, HeartbeatsTopic())))
             odd = node in self.setup.odd_nodes
             for topic in (name, f"{clusters[0]}{self.sep}{name}", *((DEFAULT_HEARTBEATS_TOPIC,) if odd else ())):
@@ -561,6 +579,16 @@ class Mm2Driver(Driver[Mm2System]):
         out.append(("format", Query(clusters[0], CheckpointsTopic(""))))
         out.append(("format", Query(clusters[0], OffsetSyncsTopic(""))))
         out.extend(("law", CheckLaw(k)) for k in range(len(self.setup.cases)))
+        # MM2-DRIVE-DOTTED-HEARTBEATS-NAME, last (the candidates before it keep their places): the
+        # node naming ``hb.topic`` with a custom separator is asked that name, and the one-topic
+        # calls of it, of its remote copy and of ``heartbeats``. Kafka keeps the name as given
+        # (KIP-949's flag renames the checkpoints and offset-syncs topics only); a policy that
+        # spells it with the internal separator (``hb_topic``) differs, and with "." nothing tells.
+        for node in self.setup.dotted_nodes:
+            name = self.setup.node_heartbeats[node]
+            out.append(("format", Query(node, HeartbeatsTopic())))
+            for topic in (name, f"{clusters[0]}{self.sep}{name}", DEFAULT_HEARTBEATS_TOPIC):
+                out.extend(("query", Query(node, q(topic))) for q in TOPIC_QUERIES)
         return out
 
     def input_cells(self, before: State, action: Any) -> list[tuple[str, str]]:

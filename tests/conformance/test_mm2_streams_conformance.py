@@ -114,6 +114,23 @@ def test_worker_topic_names_follow_an_mm2_internal_test(sep: str, rule: str, int
     assert all(t.model_observation == {"result": internal} for t in twins)
 
 
+@pytest.mark.parametrize("sep", ["_", "-"])
+def test_dotted_heartbeats_name_node_with_a_custom_separator(sep: str) -> None:
+    # MM2-DRIVE-DOTTED-HEARTBEATS-NAME: the node last in the list names "hb.topic" (no separator
+    # in it: a heartbeats topic); Kafka keeps the name as given, KIP-949 renames no heartbeats.
+    config = {"policy": "default", "separator": sep, "internal_rule": "4.x", "heartbeats_topic_name": True}
+    driver = Mm2Driver(config)
+    assert driver.nodes()[-1] == "hb-dotted"
+    assert driver.node_config("hb-dotted")["props"]["default.replication.policy.heartbeats.topic.name"] == "hb.topic"
+    policy = driver.setup.policy_at("hb-dotted")
+    assert policy.heartbeats_topic() == "hb.topic" and policy.is_heartbeats_topic("hb.topic")
+    state = driver.init_state()
+    assert driver.candidates(state)[-1][1] == Query("hb-dotted", IsMM2InternalTopic("heartbeats"))
+    # not with ".", nor for a target that does not read KIP-1016's name
+    assert "hb-dotted" not in Mm2Driver({**config, "separator": "."}).nodes()
+    assert "hb-dotted" not in Mm2Driver({**config, "heartbeats_topic_name": False}).nodes()
+
+
 def test_connect_names_mutant_conforms_to_3x_and_not_4x() -> None:
     mutant = CATALOGUE["mm2-connect-names-internal"]
     for rule, diverges in (("3.x", False), ("4.x", True)):
