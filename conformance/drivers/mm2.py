@@ -553,7 +553,7 @@ class Mm2Driver(Driver[Mm2System]):
         # too (a policy that falls back to ``heartbeats`` takes it for a heartbeats topic).
         for node, name in self.setup.node_heartbeats.items():
             if node in self.setup.dotted_nodes:
-                continue  # asked last, below
+                continue  # asked after the first cluster's HeartbeatsTopic (_dotted_heartbeats)
             out.append(("format", Query(node, HeartbeatsTopic())))
             odd = node in self.setup.odd_nodes
             for topic in (name, f"{clusters[0]}{self.sep}{name}", *((DEFAULT_HEARTBEATS_TOPIC,) if odd else ())):
@@ -579,16 +579,6 @@ class Mm2Driver(Driver[Mm2System]):
         out.append(("format", Query(clusters[0], CheckpointsTopic(""))))
         out.append(("format", Query(clusters[0], OffsetSyncsTopic(""))))
         out.extend(("law", CheckLaw(k)) for k in range(len(self.setup.cases)))
-        # MM2-DRIVE-DOTTED-HEARTBEATS-NAME, last (the candidates before it keep their places): the
-        # node naming ``hb.topic`` with a custom separator is asked that name, and the one-topic
-        # calls of it, of its remote copy and of ``heartbeats``. Kafka keeps the name as given
-        # (KIP-949's flag renames the checkpoints and offset-syncs topics only); a policy that
-        # spells it with the internal separator (``hb_topic``) differs, and with "." nothing tells.
-        for node in self.setup.dotted_nodes:
-            name = self.setup.node_heartbeats[node]
-            out.append(("format", Query(node, HeartbeatsTopic())))
-            for topic in (name, f"{clusters[0]}{self.sep}{name}", DEFAULT_HEARTBEATS_TOPIC):
-                out.extend(("query", Query(node, q(topic))) for q in TOPIC_QUERIES)
         return out
 
     def input_cells(self, before: State, action: Any) -> list[tuple[str, str]]:
@@ -642,7 +632,8 @@ class Mm2Driver(Driver[Mm2System]):
             more = [*self._format_read_back(action.call, result), *self._trailing_separator(action.call),
                     *self._worker_names(action.call)]
             return [self._event(action.node, action.call, result),
-                    *(self._event(action.node, call, answer(policy, call)) for call in more)]
+                    *(self._event(action.node, call, answer(policy, call)) for call in more),
+                    *self._dotted_heartbeats(action)]
         return [self._event(*entry) for entry in self.setup.cases[action.index].calls]
 
     def _format_read_back(self, call: Call, result: Answer) -> list[Call]:
@@ -667,6 +658,26 @@ class Mm2Driver(Driver[Mm2System]):
         if isinstance(call, IsMM2InternalTopic | IsInternalTopic) and call.topic.endswith("internal"):
             return [type(call)(call.topic + self.sep)]
         return []
+
+    def _dotted_heartbeats(self, action: Query) -> list[Event]:
+        """MM2-DRIVE-DOTTED-HEARTBEATS-NAME (session 29): the first cluster's ``HeartbeatsTopic``
+        query is followed by ``HeartbeatsTopic`` at the node naming ``hb.topic`` with a custom
+        separator, and the one-topic calls there of that name, of its remote copy and of
+        ``heartbeats`` (more events of the same action: the candidates, the draws and the guided
+        plans are unchanged). Kafka keeps the name as given (KIP-949's flag renames the
+        checkpoints and offset-syncs topics only); a policy that spells it with the internal
+        separator (``hb_topic``) differs, and with "." nothing tells."""
+        if not (isinstance(action.call, HeartbeatsTopic) and action.node == self.setup.clusters[0]):
+            return []
+        out: list[Event] = []
+        for node in self.setup.dotted_nodes:
+            policy = self.setup.policy_at(node)
+            name = self.setup.node_heartbeats[node]
+            calls: list[Call] = [HeartbeatsTopic()]
+            for topic in (name, f"{self.setup.clusters[0]}{self.sep}{name}", DEFAULT_HEARTBEATS_TOPIC):
+                calls.extend(q(topic) for q in TOPIC_QUERIES)
+            out.extend(self._event(node, call, answer(policy, call)) for call in calls)
+        return out
 
     def _worker_names(self, call: Call) -> list[Call]:
         """MM2-DRIVE-CONNECT-WORKER-NAMES (session 29): an internal-topic test of a name starting

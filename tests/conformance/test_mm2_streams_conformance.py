@@ -23,7 +23,7 @@ from kspec.conformance.harness import Divergence, Lockstep, TargetFailure, repla
 from kspec.conformance.targets import mm2_policies, streams_routers
 from kspec.conformance.targets.mutants import CATALOGUE
 from kspec.conformance.targets.registry import reference_target
-from kspec.model.mm2.calls import IsInternalTopic, IsMM2InternalTopic
+from kspec.model.mm2.calls import HeartbeatsTopic, IsInternalTopic, IsMM2InternalTopic
 from kspec.model.streams.system import Assign, Finish, Join, Plan, State
 
 
@@ -124,8 +124,11 @@ def test_dotted_heartbeats_name_node_with_a_custom_separator(sep: str) -> None:
     assert driver.node_config("hb-dotted")["props"]["default.replication.policy.heartbeats.topic.name"] == "hb.topic"
     policy = driver.setup.policy_at("hb-dotted")
     assert policy.heartbeats_topic() == "hb.topic" and policy.is_heartbeats_topic("hb.topic")
-    state = driver.init_state()
-    assert driver.candidates(state)[-1][1] == Query("hb-dotted", IsMM2InternalTopic("heartbeats"))
+    # asked after the first cluster's HeartbeatsTopic, as more events of that query
+    events = driver.events(driver.init_state(), Query(driver.setup.clusters[0], HeartbeatsTopic()), driver.init_state())
+    assert [e.node for e in events] == [driver.setup.clusters[0]] + ["hb-dotted"] * 22
+    assert events[1].model_observation == {"result": "hb.topic"}
+    assert all(a[1] != Query("hb-dotted", HeartbeatsTopic()) for a in driver.candidates(driver.init_state()))
     # not with ".", nor for a target that does not read KIP-1016's name
     assert "hb-dotted" not in Mm2Driver({**config, "separator": "."}).nodes()
     assert "hb-dotted" not in Mm2Driver({**config, "heartbeats_topic_name": False}).nodes()
