@@ -34,10 +34,13 @@ AFTER (phase 2, same command with ``--only BUG``):
                                                       before: no query name was one of
                                                       MirrorMakerConfig's dotted worker topics;
                                                       mutant mm2-connect-worker-names-internal)
-    heartbeats-name-follows-separator   left open: not reached (KIP-1016's name is configured only
-                                        in the 4.x "." configurations, where the internal
-                                        separator is "." and the bug is the identity; see
-                                        /work/wt/R29-blindmm2.md)
+    heartbeats-name-follows-separator   2/2   11, 11 (MM2-DRIVE-DOTTED-HEARTBEATS-NAME; not
+                                                      reached before: KIP-1016's name was configured
+                                                      in the 4.x "." configurations only, where the
+                                                      internal separator is "." too; mutant
+                                                      mm2-heartbeats-name-internal-separator)
+
+caught at every seed after: 7/7.
 """
 
 from __future__ import annotations
