@@ -272,6 +272,10 @@ _SWITCHES["mm2"] = {
     "MM2-DRIVE-BLANK-FLAG": (mm2_driver, "BLANK_FLAG_NODE", None),
     # session 28 (red team mm2_scratch15's flag-parsed-as-ini-boolean): the flag "yes" at one node
     "MM2-DRIVE-FLAG-WORD": (mm2_driver, "WORD_FLAG_NODE", None),
+    # session 29 (red team mm2_scratch16's mm2-connect-names-dotted): no worker-topic follow-ups
+    "MM2-DRIVE-CONNECT-WORKER-NAMES": (mm2_driver, "WORKER_TOPIC_KINDS", ()),
+    # session 29 (red team mm2_scratch16's heartbeats-name-follows-separator): no dotted-name node
+    "MM2-DRIVE-DOTTED-HEARTBEATS-NAME": (mm2_driver, "DOTTED_HEARTBEATS_NODE", None),
 }
 SHARE_PROBE_REQUESTS = "probe requests"
 

@@ -27,6 +27,9 @@ PROBE_MUTANTS: list[tuple[str, str]] = [
     ("MM2-DRIVE-BLANK-FLAG", "mm2-trimmed-flag"),
     # session 28 (red team mm2_scratch15: flag-parsed-as-ini-boolean escaped, not reached)
     ("MM2-DRIVE-FLAG-WORD", "mm2-flag-word-true"),
+    # session 29 (red team mm2_scratch16: mm2-connect-names-dotted escaped, not reached)
+    ("MM2-DRIVE-CONNECT-WORKER-NAMES", "mm2-connect-worker-names-internal"),
+    ("MM2-DRIVE-DOTTED-HEARTBEATS-NAME", "mm2-heartbeats-name-internal-separator"),
 ]
 NOT_ALONE: list[tuple[str, str]] = []
 

@@ -113,6 +113,7 @@ MODULE_LINES: tuple[tuple[str, str], ...] = (
     ("mm2", "mm2_scratch13"),
     ("mm2", "mm2_scratch14"),
     ("mm2", "mm2_scratch15"),
+    ("mm2", "mm2_scratch16"),
     # streams
     ("streams", "streams"),
     ("streams", "streams_scratch"),

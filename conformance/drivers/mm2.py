@@ -188,6 +188,18 @@ BLANK_FLAG_NODE: str | None = "third-cluster"
 # separator off. bench/_probes.py switches it off (``WORD_FLAG_NODE``).
 WORD_FLAG_NODE: str | None = "x_"
 WORD_FLAG = "yes"
+# MM2-DRIVE-CONNECT-WORKER-NAMES (session 29): the Connect worker topics MirrorMaker names per
+# cluster (``MirrorMakerConfig``: ``mm2-offsets.<alias>.internal`` ...), asked after an internal
+# test of a name starting with ``mm2`` (``Mm2Driver._worker_names``). bench/_probes.py empties it.
+WORKER_TOPIC_KINDS: tuple[str, ...] = ("offsets", "configs", "status")
+# MM2-DRIVE-DOTTED-HEARTBEATS-NAME (session 29): KIP-1016's name was configured in the 4.x "."
+# configurations only, where a name holding "." holds the separator and KIP-949's internal
+# separator is "." too. In the 4.x configurations with a custom separator whose internal separator
+# is on ("_", "-"), to a target that declares ``model_config`` {"heartbeats_topic_name": true}, one
+# node more (an alias no cluster has, last in the node list) names ``hb.topic``: no separator in
+# it, so it is its own original topic and a heartbeats topic. bench/_probes.py sets it to None.
+DOTTED_HEARTBEATS_NODE: str | None = "hb-dotted"
+DOTTED_HEARTBEATS = "hb.topic"
 
 
 def odd_heartbeats(sep: str) -> dict[str, str]:
@@ -340,6 +352,8 @@ class Setup:
     node_heartbeats: dict[str, str] = field(default_factory=dict)
     # MM2-DRIVE-HEARTBEATS-ODD-NAMES: nodes after the client (their names are in node_heartbeats).
     odd_nodes: tuple[str, ...] = ()
+    # MM2-DRIVE-DOTTED-HEARTBEATS-NAME: the node last in the node list (its name is in node_heartbeats).
+    dotted_nodes: tuple[str, ...] = ()
 
     def policy_at(self, node: str) -> ReplicationPolicy:
         """The model's policy as ``node`` is configured (the client: without ``source.cluster.alias``)."""
@@ -422,12 +436,18 @@ def setup(config_key: str) -> Setup:
             heartbeats_law.check(partial(_recording, node_policies, policy, log), inp)
             if log and all(n in asked for n, _, _ in log):
                 cases.append(LawCase(heartbeats_law, inp, tuple(log)))
+    dotted: tuple[str, ...] = ()
+    if (DOTTED_HEARTBEATS_NODE is not None and config.get("heartbeats_topic_name") is True and hb is None
+            and sep != "." and internal_sep and rule == INTERNAL_RULE_4X):
+        dotted = (DOTTED_HEARTBEATS_NODE,)
+        node_heartbeats[DOTTED_HEARTBEATS_NODE] = DOTTED_HEARTBEATS
+        node_policies[DOTTED_HEARTBEATS_NODE] = configured(DOTTED_HEARTBEATS)
     last: dict[tuple[str, str], list[int]] = {}
     for k, case in enumerate(cases):
         node, call, _ = case.calls[-1]
         last.setdefault((node, _key(call)), []).append(k)
     return Setup(policy, tuple(clusters), nodes, props, laws, tuple(cases),
-                 {k: tuple(v) for k, v in last.items()}, node_policies, node_heartbeats, tuple(odd))
+                 {k: tuple(v) for k, v in last.items()}, node_policies, node_heartbeats, tuple(odd), dotted)
 
 
 _CALLS: dict[tuple[str, tuple[str, ...]], list[tuple[str, Any]]] = {}
@@ -458,7 +478,7 @@ class Mm2Driver(Driver[Mm2System]):
         self._key = _config_key(self.config)
 
     def nodes(self) -> list[str]:
-        return [*self.setup.nodes, CLIENT_NODE, *self.setup.odd_nodes]
+        return [*self.setup.nodes, CLIENT_NODE, *self.setup.odd_nodes, *self.setup.dotted_nodes]
 
     def node_config(self, node: str) -> dict[str, JSON]:
         props = dict(self.setup.props) if node == CLIENT_NODE else {**self.setup.props, "source.cluster.alias": node}
@@ -532,6 +552,8 @@ class Mm2Driver(Driver[Mm2System]):
         # MM2-DRIVE-HEARTBEATS-ODD-NAMES: so is each node with an odd name, and of the default name
         # too (a policy that falls back to ``heartbeats`` takes it for a heartbeats topic).
         for node, name in self.setup.node_heartbeats.items():
+            if node in self.setup.dotted_nodes:
+                continue  # asked after the first cluster's HeartbeatsTopic (_dotted_heartbeats)
             out.append(("format", Query(node, HeartbeatsTopic())))
             odd = node in self.setup.odd_nodes
             for topic in (name, f"{clusters[0]}{self.sep}{name}", *((DEFAULT_HEARTBEATS_TOPIC,) if odd else ())):
@@ -607,9 +629,11 @@ class Mm2Driver(Driver[Mm2System]):
         if isinstance(action, Query):
             policy = self.setup.policy_at(action.node)
             result = answer(policy, action.call)
-            more = [*self._format_read_back(action.call, result), *self._trailing_separator(action.call)]
+            more = [*self._format_read_back(action.call, result), *self._trailing_separator(action.call),
+                    *self._worker_names(action.call)]
             return [self._event(action.node, action.call, result),
-                    *(self._event(action.node, call, answer(policy, call)) for call in more)]
+                    *(self._event(action.node, call, answer(policy, call)) for call in more),
+                    *self._dotted_heartbeats(action)]
         return [self._event(*entry) for entry in self.setup.cases[action.index].calls]
 
     def _format_read_back(self, call: Call, result: Answer) -> list[Call]:
@@ -633,6 +657,42 @@ class Mm2Driver(Driver[Mm2System]):
         with an internal suffix and a separator). bench/_probes.py switches it off."""
         if isinstance(call, IsMM2InternalTopic | IsInternalTopic) and call.topic.endswith("internal"):
             return [type(call)(call.topic + self.sep)]
+        return []
+
+    def _dotted_heartbeats(self, action: Query) -> list[Event]:
+        """MM2-DRIVE-DOTTED-HEARTBEATS-NAME (session 29): the first cluster's ``HeartbeatsTopic``
+        query is followed by ``HeartbeatsTopic`` at the node naming ``hb.topic`` with a custom
+        separator, and the one-topic calls there of that name, of its remote copy and of
+        ``heartbeats`` (more events of the same action: the candidates, the draws and the guided
+        plans are unchanged). Kafka keeps the name as given (KIP-949's flag renames the
+        checkpoints and offset-syncs topics only); a policy that spells it with the internal
+        separator (``hb_topic``) differs, and with "." nothing tells."""
+        if not (isinstance(action.call, HeartbeatsTopic) and action.node == self.setup.clusters[0]):
+            return []
+        out: list[Event] = []
+        for node in self.setup.dotted_nodes:
+            policy = self.setup.policy_at(node)
+            name = self.setup.node_heartbeats[node]
+            calls: list[Call] = [HeartbeatsTopic()]
+            for topic in (name, f"{self.setup.clusters[0]}{self.sep}{name}", DEFAULT_HEARTBEATS_TOPIC):
+                calls.extend(q(topic) for q in TOPIC_QUERIES)
+            out.extend(self._event(node, call, answer(policy, call)) for call in calls)
+        return out
+
+    def _worker_names(self, call: Call) -> list[Call]:
+        """MM2-DRIVE-CONNECT-WORKER-NAMES (session 29): an internal-topic test of a name starting
+        with ``mm2`` is followed, at the same node, by the same test of the Connect worker topics
+        MirrorMaker names for the first cluster (``MirrorMakerConfig``: ``mm2-offsets.`` + alias +
+        ``.internal``, ``-configs``, ``-status``: dotted whatever the separator). Kafka's tests
+        read the configured (internal) separator: under 4.x, with ``_`` or ``-`` and the internal
+        separator on, these names are neither MM2-internal nor internal (KAFKA-17200); a policy
+        that adds MirrorMakerConfig's names to its MM2-internal test says they are (red team
+        session 29's ``mm2-connect-names-dotted``: no query name was one of them, only their
+        ``.bak`` look-alikes). bench/_probes.py switches it off."""
+        if isinstance(call, IsMM2InternalTopic | IsInternalTopic) and call.topic.startswith("mm2"):
+            alias = self.setup.clusters[0]
+            names = (f"mm2-{kind}.{alias}.internal" for kind in WORKER_TOPIC_KINDS)
+            return [type(call)(name) for name in names if name != call.topic]
         return []
 
     def describe(self, action: Action) -> str:

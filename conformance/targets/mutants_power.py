@@ -316,6 +316,30 @@ class FlagWordTruePolicy(DefaultPolicy):
             self.internal_topic_separator_enabled = flag in ("true", "yes", "on", "1")
 
 
+class ConnectWorkerNamesInternalPolicy(DefaultPolicy):
+    """4.x's MM2-internal test extended with the Connect worker topics ``MirrorMakerConfig`` names
+    (``mm2-offsets.<alias>.internal``, ``-configs``, ``-status``: dotted whatever the separator),
+    where Kafka tests the suffix of the (internal) separator only: with ``_`` or ``-`` and the
+    internal separator on, ``mm2-offsets.A.internal`` is internal here, replicable in Kafka 4.x.
+    Rare vocabulary: MirrorMaker's worker topic names with a custom separator
+    (MM2-DRIVE-CONNECT-WORKER-NAMES; red team session 29's ``mm2-connect-names-dotted``)."""
+
+    def is_mm2_internal_topic(self, topic: str) -> bool:
+        worker = re.fullmatch(r"mm2-(offsets|configs|status)\..*\.internal", topic) is not None
+        return super().is_mm2_internal_topic(topic) or worker
+
+
+class HeartbeatsNameInternalSeparatorPolicy(DefaultPolicy):
+    """KIP-1016's heartbeats-topic name spelled with KIP-949's internal separator (``.`` in the
+    configured name replaced by it, as MM2's internal names are), where Kafka keeps the name as
+    given: with ``_`` (internal separator on) ``hb.topic`` is ``hb_topic`` here. Rare vocabulary: a
+    dotted heartbeats name with a custom separator (MM2-DRIVE-DOTTED-HEARTBEATS-NAME; red team
+    session 29's ``heartbeats-name-follows-separator``)."""
+
+    def heartbeats_topic(self) -> str:
+        return self.heartbeats_topic_name.replace(".", self._sep())
+
+
 class TrimmedHeartbeatsNamePolicy(DefaultPolicy):
     """KIP-1016's heartbeats-topic name trimmed (as ``ConfigDef`` trims a STRING it parses), where
     ``configure`` stores the string as given: `` -internal`` is ``-internal`` here. Rare
@@ -822,6 +846,10 @@ ENTRIES: tuple[tuple[str, str, type, str], ...] = (
     ("mm2-flag-word-true", "mm2", FlagWordTruePolicy, "rare vocabulary: a flag spelled as another word for true"),
     ("mm2-trimmed-heartbeats-name", "mm2", TrimmedHeartbeatsNamePolicy,
      "rare vocabulary: a heartbeats name with a blank at an edge"),
+    ("mm2-connect-worker-names-internal", "mm2", ConnectWorkerNamesInternalPolicy,
+     "rare vocabulary: MirrorMaker's Connect worker topic names with a custom separator"),
+    ("mm2-heartbeats-name-internal-separator", "mm2", HeartbeatsNameInternalSeparatorPolicy,
+     "rare vocabulary: a dotted heartbeats name with a custom separator"),
     ("streams-empty-key-unrouted", "streams", EmptyKeyUnroutedRouter, "rare vocabulary: the empty key"),
     ("streams-nul-terminated-keys", "streams", NulTerminatedKeysRouter, "rare vocabulary: a key with a NUL byte"),
     ("streams-last-source-count", "streams", LastSourceCountRouter, "rare vocabulary: the widest topic listed first"),

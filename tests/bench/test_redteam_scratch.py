@@ -120,6 +120,7 @@ BASELINES = [
     ("mm2", "mm2_scratch13", "Correct"),
     ("mm2", "mm2_scratch14", "Correct"),
     ("mm2", "mm2_scratch15", "Correct"),
+    ("mm2", "mm2_scratch16", "Correct"),
     # streams
     ("streams", "streams_scratch", "Correct"),
     ("streams", "streams_scratch2", "Correct"),

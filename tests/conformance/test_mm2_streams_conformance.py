@@ -23,7 +23,7 @@ from kspec.conformance.harness import Divergence, Lockstep, TargetFailure, repla
 from kspec.conformance.targets import mm2_policies, streams_routers
 from kspec.conformance.targets.mutants import CATALOGUE
 from kspec.conformance.targets.registry import reference_target
-from kspec.model.mm2.calls import IsInternalTopic, IsMM2InternalTopic
+from kspec.model.mm2.calls import HeartbeatsTopic, IsInternalTopic, IsMM2InternalTopic
 from kspec.model.streams.system import Assign, Finish, Join, Plan, State
 
 
@@ -95,6 +95,43 @@ def test_internal_topic_rule_follows_the_configuration(rule: str, internal: bool
     first = len(session.steps)
     _step(session, Query("A", IsMM2InternalTopic("mm2-offset-syncs.B.internal")))
     assert session.steps[first].target_observation == {"result": True}
+
+
+@pytest.mark.parametrize(("sep", "rule", "internal"), [(".", "4.x", True), ("_", "4.x", False),
+                                                     ("-", "4.x", False), ("_", "3.x", True)])
+def test_worker_topic_names_follow_an_mm2_internal_test(sep: str, rule: str, internal: bool) -> None:
+    # MM2-DRIVE-CONNECT-WORKER-NAMES: an internal test of a name starting with "mm2" is followed
+    # by the same test of MirrorMakerConfig's worker topics (dotted whatever the separator):
+    # Kafka 4.x with a custom separator (internal separator on) reads them as replicable.
+    driver = Mm2Driver({"policy": "default", "separator": sep, "internal_rule": rule})
+    session = Lockstep(driver, reference_target("mm2"))
+    node = driver.setup.clusters[0]
+    first = len(session.steps)
+    _step(session, Query(node, IsInternalTopic("mm2orders")))
+    twins = session.steps[first + 1:]
+    assert [t.input["topic"] for t in twins if isinstance(t.input, dict)] == [
+        f"mm2-{kind}.{node}.internal" for kind in ("offsets", "configs", "status")]
+    assert all(t.model_observation == {"result": internal} for t in twins)
+
+
+@pytest.mark.parametrize("sep", ["_", "-"])
+def test_dotted_heartbeats_name_node_with_a_custom_separator(sep: str) -> None:
+    # MM2-DRIVE-DOTTED-HEARTBEATS-NAME: the node last in the list names "hb.topic" (no separator
+    # in it: a heartbeats topic); Kafka keeps the name as given, KIP-949 renames no heartbeats.
+    config = {"policy": "default", "separator": sep, "internal_rule": "4.x", "heartbeats_topic_name": True}
+    driver = Mm2Driver(config)
+    assert driver.nodes()[-1] == "hb-dotted"
+    assert driver.node_config("hb-dotted")["props"]["default.replication.policy.heartbeats.topic.name"] == "hb.topic"
+    policy = driver.setup.policy_at("hb-dotted")
+    assert policy.heartbeats_topic() == "hb.topic" and policy.is_heartbeats_topic("hb.topic")
+    # asked after the first cluster's HeartbeatsTopic, as more events of that query
+    events = driver.events(driver.init_state(), Query(driver.setup.clusters[0], HeartbeatsTopic()), driver.init_state())
+    assert [e.node for e in events] == [driver.setup.clusters[0]] + ["hb-dotted"] * 22
+    assert events[1].model_observation == {"result": "hb.topic"}
+    assert all(a[1] != Query("hb-dotted", HeartbeatsTopic()) for a in driver.candidates(driver.init_state()))
+    # not with ".", nor for a target that does not read KIP-1016's name
+    assert "hb-dotted" not in Mm2Driver({**config, "separator": "."}).nodes()
+    assert "hb-dotted" not in Mm2Driver({**config, "heartbeats_topic_name": False}).nodes()
 
 
 def test_connect_names_mutant_conforms_to_3x_and_not_4x() -> None:
