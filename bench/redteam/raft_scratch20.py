@@ -15,6 +15,16 @@ vote, a pre-vote answer of a higher epoch, the leader's table of fetch offsets o
 by its leader's EndQuorumEpoch.
 
     PYTHONPATH=bench kspec conform raft --target python:redteam.raft_scratch20:Correct
+
+BEFORE (session 29, no kspec change, main at 2f72e5a; ``PYTHONPATH=bench nice -n 10 python
+bench/redteam_power.py --seeds 2 --protocols raft --modules raft_scratch20``, the last three bugs
+in a second process with ``--no-correct --only ...``; Correct conforms at seed 0, 324 runs): five
+caught at seeds 0 and 1: ``fetch-offset-kept-at-max`` (run 13 at both, guided),
+``diverging-epoch-zero-ignored`` (run 57 at both, guided), ``pre-vote-answer-epoch-ignored``
+(random runs 164 and 186), ``epoch-notice-answer-epoch-ignored`` (random runs 186 and 205),
+``granted-vote-keeps-expired-timer`` (random runs 153 and 268); three escaped at both seeds:
+``snapshot-id-answer-not-fetched``, ``listener-commit-before-snapshot-load``,
+``end-epoch-renews-follower``. 5/8.
 """
 
 from __future__ import annotations
