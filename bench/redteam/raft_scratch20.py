@@ -25,6 +25,16 @@ caught at seeds 0 and 1: ``fetch-offset-kept-at-max`` (run 13 at both, guided),
 ``granted-vote-keeps-expired-timer`` (random runs 153 and 268); three escaped at both seeds:
 ``snapshot-id-answer-not-fetched``, ``listener-commit-before-snapshot-load``,
 ``end-epoch-renews-follower``. 5/8.
+
+AFTER (session 29, blindraft: ordering.SNAPSHOT_LOADED_BEFORE_COMMIT, RAFT-DRIVE-SNAPSHOT-FETCHED at
+RAFT-DRIVE-SNAPSHOT-TABLE's end, no new start path; ``--only BUG``, seeds 0 and 1):
+``listener-commit-before-snapshot-load`` caught at seeds 0 and 1 (run 49 at both: a lone voter
+rebooted with a snapshot, whose new listener is handed the snapshot and the commit past it in one
+step), ``snapshot-id-answer-not-fetched`` at seeds 0 and 1 (guided run 39 at both). The other
+five were not re-run: the order rule judges only a step holding both callbacks, and the new
+step ends the kip-996 SNAPSHOT-TABLE paths (an injected pre-vote whose answer goes to no
+replica), so neither moves a run before their catches. Escape left: ``end-epoch-renews-follower``
+(see its docstring). 7/8.
 """
 
 from __future__ import annotations
@@ -227,7 +237,19 @@ class EndEpochRenewsFollower(RaftReplica):
     timeout instead of overriding the timer. Needs kip-996, a follower that fetched from its
     leader, that leader's resignation (check quorum) with its EndQuorumEpoch delivered to the
     follower, then a pre-vote of the same epoch reaching the follower from another voter whose
-    fetch timer fired first."""
+    fetch timer fired first.
+
+    Escaped at seeds 0 and 1 (session 29), not reached: the guided paths that put a follower in
+    front of a pre-vote after its leader resigned (RAFT-DRIVE-NEW-LEADER-PRE-VOTE,
+    -ERROR-FETCH-PRE-VOTE) lose the resigned leader's EndQuorumEpoch notices on purpose, the
+    check-quorum probes (-PREFERRED-ORDER, -CHECK-QUORUM-ACK, TIMER-CHAIN) end with the notices on
+    the wire or move the voters to the next epoch first (a new follower state either way), and
+    random runs seldom deliver the notice to a follower that fetched and then, before its own
+    fetch timer, another voter's pre-vote of the same epoch. Proposed (not built, session 29 ran
+    out of time): last on RAFT-DRIVE-PREFERRED-ORDER's kip-996 path (appended after its chained
+    tails, so no run number moves), the resigned leader's EndQuorumEpoch delivered to the voter
+    that fetched twice, the other voter's FetchTimeout, and its pre-vote to that voter delivered:
+    the model refuses (fetched), this bug grants; a catalogue mutant as this class."""
 
     def on_EndQuorumEpochRequest(self, req: dict[str, Any]) -> None:
         rebuild = self.role == "follower" and req["epoch"] == self.epoch and req["src"] == self.leader
