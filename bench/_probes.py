@@ -158,7 +158,11 @@ _SWITCHES: dict[str, dict[str, tuple[Any, str, Any]]] = {
              "RAFT-DRIVE-CHECK-QUORUM-CARRY": (RaftDriver, "_check_quorum_carry",
                                                lambda self, state, leader: ([], state)),
              "RAFT-DRIVE-HELD-ACROSS-EPOCH": (RaftDriver, "_held_across_epoch",
-                                              lambda self, run, src, dst: False)},
+                                              lambda self, run, src, dst: False),
+             # session 29 (blindraft): RAFT-DRIVE-SNAPSHOT-TABLE's last step at kip-996, a pre-vote
+             # at the follower named the snapshot
+             "RAFT-DRIVE-SNAPSHOT-FETCHED": (RaftDriver, "_snapshot_fetched_pre_vote",
+                                             lambda self, run, lagging: False)},
     "voters": {
         "VOTERS-DRIVE-JOIN-PROBE": (VotersDriver, "_join_probe", _nothing),
         "VOTERS-DRIVE-LAPSE-PROBE": (VotersDriver, "_lapse_probe", _nothing),

@@ -70,6 +70,8 @@ PROBE_MUTANTS: list[tuple[str, str]] = [
     # and snapshot-answer-higher-epoch-ignored
     ("RAFT-DRIVE-CHECK-QUORUM-CARRY", "raft-renewed-period-restarts-count"),
     ("RAFT-DRIVE-HELD-ACROSS-EPOCH", "raft-snapshot-answer-error-first"),
+    # session 29 (blindraft): after red team raft_scratch20's snapshot-id-answer-not-fetched
+    ("RAFT-DRIVE-SNAPSHOT-FETCHED", "raft-snapshot-id-answer-not-fetched"),
 ]
 # written for a probe, caught by it first, not its alone (session 14, docs/performance.md)
 NOT_ALONE: list[tuple[str, str]] = [

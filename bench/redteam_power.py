@@ -57,6 +57,7 @@ MODULE_LINES: tuple[tuple[str, str], ...] = (
     ("raft", "raft_scratch17"),
     ("raft", "raft_scratch18"),
     ("raft", "raft_scratch19"),
+    ("raft", "raft_scratch20"),
     # voters
     ("voters", "voters"),
     ("voters", "voters_scratch"),

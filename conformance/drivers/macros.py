@@ -364,8 +364,10 @@ class MacroSteps(Driver[M]):
     and ``resolve``, and the guided runs' abstract state."""
 
     _expansions: tuple[Any, dict[Macro, Expansion | None]] = (None, {})
-    # RAFT-STATE-PERSIST-BEFORE-SEND; RAFT-OBS-LISTENER-LEADER (a leader told after the commit)
-    output_order = (ordering.PERSIST_BEFORE_SEND, ordering.LEADER_TOLD_AFTER_COMMIT)
+    # RAFT-STATE-PERSIST-BEFORE-SEND; RAFT-OBS-LISTENER-LEADER (a leader told after the commit);
+    # RAFT-OBS-LISTENER-SNAPSHOT (a snapshot loaded before the commits past it)
+    output_order = (ordering.PERSIST_BEFORE_SEND, ordering.LEADER_TOLD_AFTER_COMMIT,
+                    ordering.SNAPSHOT_LOADED_BEFORE_COMMIT)
 
     # Whether the model tells a leader it leads at its epoch start, before the epoch commits
     # (Kafka 3.3-3.5, deviation raft-leader-told-before-epoch-commits): Kafka tells it inside

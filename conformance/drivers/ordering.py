@@ -15,7 +15,8 @@ from typing import Any
 from kspec.conformance.driver import Driver, OrderRule
 from kspec.model.raft.messages import MESSAGE_TYPES
 
-__all__ = ["LEADER_TOLD_AFTER_COMMIT", "PERSIST_BEFORE_SEND", "SHARE_RECORDS_FIRST", "OrderRule", "rules_for"]
+__all__ = ["LEADER_TOLD_AFTER_COMMIT", "PERSIST_BEFORE_SEND", "SHARE_RECORDS_FIRST", "SNAPSHOT_LOADED_BEFORE_COMMIT",
+           "OrderRule", "rules_for"]
 
 _MESSAGES = frozenset(t.__name__ for t in MESSAGE_TYPES)
 
@@ -30,6 +31,15 @@ PERSIST_BEFORE_SEND: OrderRule = (frozenset({"PersistElection"}), _MESSAGES, "RA
 # transition (``maybeFireLeaderChange``), before the fetch answer that made it follow commits.
 LEADER_TOLD_AFTER_COMMIT: OrderRule = (frozenset({"HandleCommit"}), frozenset({"HandleLeaderChange(self)"}),
                                        "RAFT-OBS-LISTENER-LEADER")
+
+# RAFT-OBS-LISTENER-SNAPSHOT: a listener behind the log start is handed the latest snapshot first
+# and then the commits from the snapshot's end on (Kafka's ``updateListenersProgress``: the
+# snapshot, then "re-read the expected offset" and the commit), so within one step the
+# HandleLoadSnapshot comes before the HandleCommit: a state machine that applied the records past
+# the snapshot and then loaded the snapshot would lose them (red team
+# raft_scratch20:listener-commit-before-snapshot-load, escaped seeds 0 and 1 as a multiset).
+SNAPSHOT_LOADED_BEFORE_COMMIT: OrderRule = (frozenset({"HandleLoadSnapshot"}), frozenset({"HandleCommit"}),
+                                            "RAFT-OBS-LISTENER-SNAPSHOT")
 
 # A share coordinator request's records are appended before its one response (the runtime
 # completes the response once the records are written): ADAPTER-SHARE-RECORDS-FIRST.

@@ -2143,7 +2143,30 @@ class RaftDriver(macros.MacroSteps[RaftModel]):
         held = _Script(self, run.script, run.s)
         if held.take("fetch", Fire(lagging, FetchDue(leader))) and self._held_across_epoch(held, lagging, leader):
             return held.script
+        self._snapshot_fetched_pre_vote(run, lagging)
         return run.script
+
+    def _snapshot_fetched_pre_vote(self, run: _Script, lagging: int) -> bool:
+        """RAFT-DRIVE-SNAPSHOT-FETCHED (session 29; RAFT-DRIVE-SNAPSHOT-TABLE's last step where
+        RAFT-DRIVE-HELD-ACROSS-EPOCH does not fit: kip-996): ``lagging``, a follower whose fetch
+        its leader answered with a snapshot id (it has not downloaded it yet), is asked a
+        well-formed pre-vote of its epoch whose claimed log is not behind its own (category
+        ``inject``, RAFT-DRIVE-WELL-FORMED). It refuses: a Fetch answer naming the snapshot is a
+        successful fetch from the leader (RAFT-KIP996-PRE-VOTE-GRANT; Kafka 4.x
+        ``handleFetchResponse`` calls ``resetFetchTimeoutForSuccessfulFetch`` after the
+        diverging, snapshot and records branches alike). Elsewhere every pre-vote met a follower
+        after its records answer, so a follower that counts only records and truncations (red
+        team ``raft_scratch20:snapshot-id-answer-not-fetched``, escaped seeds 0 and 1) was never
+        told apart. True with the step taken (``run`` moved on)."""
+        node = run.s.node(lagging)
+        if not isinstance(node.role, Follower):
+            return False
+        for vote in sorted(well_formed_votes(run.s, node), key=repr):
+            if vote.pre_vote and vote.epoch == node.epoch and vote.src != lagging \
+                    and (vote.last_epoch, vote.end_offset) >= (node.last_epoch, node.end_offset) \
+                    and run.take("inject", Inject(vote)):
+                return True
+        return False
 
     def _held_across_epoch(self, run: _Script, src: int, dst: int) -> bool:
         """RAFT-DRIVE-HELD-ACROSS-EPOCH (session 28): ``src``'s request to ``dst``, on the wire in

@@ -1401,3 +1401,47 @@ RAFT_MUTANTS += (  # session 28, raftesc
      "RAFT-DRIVE-HELD-ACROSS-EPOCH's (RAFT-DRIVE-SNAPSHOT-TABLE's last steps, kip-595): the lagging voter's "
      "FetchSnapshot held while another voter is elected, then answered FENCED_LEADER_EPOCH"),
 )
+
+
+class CommitBeforeSnapshotLoad(RaftReplica):
+    """The listener's callbacks of one step handed over commits first: a listener behind the
+    log start is told the commit of the records past the latest snapshot, then
+    ``HandleLoadSnapshot`` of that snapshot (offsets and contents the model's), so a state
+    machine applies records it then overwrites with the snapshot (RAFT-OBS-LISTENER-SNAPSHOT:
+    the snapshot first; Kafka's ``updateListenersProgress``). Only the order differs."""
+
+    def notify_listener(self) -> None:
+        start = len(self.out)
+        super().notify_listener()
+        told = self.out[start:]
+        self.out[start:] = sorted(told, key=lambda o: o["type"] != "HandleCommit")
+
+
+RAFT_MUTANTS += (  # session 29, blindraft: ordering.SNAPSHOT_LOADED_BEFORE_COMMIT
+    ("raft-commit-before-snapshot-load", CommitBeforeSnapshotLoad,
+     "callbacks of one step in the wrong order (the commit past a snapshot before its load)", True,
+     "the snapshot-load order rule's: before it the harness compared a snapshot load and a commit as a multiset"),
+)
+
+
+class SnapshotIdAnswerNotFetched(RaftReplica):
+    """A follower marks itself fetched from its leader on a records or a diverging answer only:
+    a Fetch answer that names the leader's snapshot leaves it "not fetched" until its next
+    records answer, so meanwhile it grants an up-to-date pre-vote it must refuse
+    (RAFT-KIP996-PRE-VOTE-GRANT; Kafka 4.x ``resetFetchTimeoutForSuccessfulFetch`` after the
+    snapshot branch too). RAFT-DRIVE-SNAPSHOT-FETCHED (RAFT-DRIVE-SNAPSHOT-TABLE's last step,
+    kip-996) asks the lagging voter for a pre-vote right after it was named the snapshot."""
+
+    def on_fetch_response(self, resp: dict[str, Any]) -> None:
+        fetched = self.has_fetched
+        super().on_fetch_response(resp)
+        if self.role == "follower" and resp.get("snapshot_id") is not None and resp.get("diverging") is None:
+            self.has_fetched = fetched
+
+
+RAFT_MUTANTS += (  # session 29, blindraft: RAFT-DRIVE-SNAPSHOT-FETCHED
+    ("raft-snapshot-id-answer-not-fetched", SnapshotIdAnswerNotFetched,
+     "a successful fetch counted in two of its three branches (KIP-996)", True,
+     "RAFT-DRIVE-SNAPSHOT-FETCHED's (RAFT-DRIVE-SNAPSHOT-TABLE's last step, kip-996): a pre-vote at a follower "
+     "named the snapshot, before its download"),
+)

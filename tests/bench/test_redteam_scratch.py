@@ -55,6 +55,7 @@ BASELINES = [
     ("raft", "raft_scratch17", "Correct"),
     ("raft", "raft_scratch18", "Correct"),
     ("raft", "raft_scratch19", "Correct"),
+    ("raft", "raft_scratch20", "Correct"),
     # voters
     ("voters", "voters_scratch", "Correct"),
     ("voters", "voters_scratch2", "Correct"),

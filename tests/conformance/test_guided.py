@@ -11,7 +11,7 @@ from lockstep_paths import diverges
 
 from kspec.conformance.adapters.base import JSON, StepResult, Target, TargetError
 from kspec.conformance.drivers import PROTOCOLS, RunLog, attach, config_key, guide, macros
-from kspec.conformance.drivers.ordering import PERSIST_BEFORE_SEND
+from kspec.conformance.drivers.ordering import PERSIST_BEFORE_SEND, SNAPSHOT_LOADED_BEFORE_COMMIT
 from kspec.conformance.drivers.raft import CONFIGS as RAFT_CONFIGS
 from kspec.conformance.drivers.raft import input_cell
 from kspec.conformance.drivers.runner import _guided_plans, run_conformance
@@ -756,3 +756,43 @@ def test_check_quorum_carry_and_held_across_epoch_catch_their_mutants() -> None:
     kinds = [type(a.message).__name__ for c, a in table if c == "deliver"]
     assert kinds.index("FetchSnapshotRequest") + 1 == kinds.index("FetchSnapshotResponse")
     assert kinds.index("VoteResponse") < kinds.index("FetchSnapshotRequest")
+
+
+def test_snapshot_fetched_pre_vote_catches_its_mutant() -> None:
+    # Session 29 (blindraft), RAFT-DRIVE-SNAPSHOT-FETCHED: at RAFT-DRIVE-SNAPSHOT-TABLE's end in a
+    # kip-996 shape (where RAFT-DRIVE-HELD-ACROSS-EPOCH does not fit), the lagging voter, named the
+    # leader's snapshot by its fetch answer, is asked an up-to-date pre-vote of its epoch: it has
+    # fetched, so it refuses. The reference conforms on the path; the mutant that counts only
+    # records and truncations as fetches diverges on it, not on the path with the step off; a
+    # kip-595 shape's path has no such step.
+    spec = PROTOCOLS["raft"]()
+    target = reference_target("raft")
+    pre_vote = {**next(c for c in RAFT_CONFIGS if c["pre_vote"] and c["voters"] == 3 and not c["observers"]),
+                **target.model_config}
+    paths = []
+    for switched in (False, True):
+        driver = _probe_steps_only(spec.driver(pre_vote))
+        if switched:
+            driver._snapshot_fetched_pre_vote = lambda *_: False
+        paths.append(_start_path(driver, next(p for p in driver.start_probes() if p.id == "RAFT-DRIVE-SNAPSHOT-TABLE")))
+    path, alone = paths
+    assert len(path) == len(alone) + 1 and path[-1][0] == "inject" and path[-1][1].message.pre_vote
+    assert guide.offered(spec.driver(pre_vote), path) and not diverges(spec, pre_vote, target, path)
+    mutant = CATALOGUE["raft-snapshot-id-answer-not-fetched"].target()
+    assert diverges(spec, pre_vote, mutant, path)
+    assert not diverges(spec, pre_vote, mutant, alone)
+    three = {**RAFT_CONFIGS[0], **target.model_config}
+    driver = _probe_steps_only(spec.driver(three))
+    table = _start_path(driver, next(p for p in driver.start_probes() if p.id == "RAFT-DRIVE-SNAPSHOT-TABLE"))
+    assert not any(c == "inject" for c, _ in table)
+
+
+def test_a_snapshot_load_is_ordered_before_the_commit_after_it() -> None:
+    # Session 29 (blindraft), RAFT-OBS-LISTENER-SNAPSHOT: the KRaft drivers order a step's
+    # HandleLoadSnapshot before its HandleCommit (red team raft_scratch20:listener-commit-before-
+    # snapshot-load escaped seeds 0 and 1 as a multiset; mutant raft-commit-before-snapshot-load is
+    # caught at run 49 at seed 0, a lone voter's reboot with a snapshot, by this rule).
+    for protocol in ("raft", "voters"):
+        spec = PROTOCOLS[protocol]()
+        assert SNAPSHOT_LOADED_BEFORE_COMMIT in spec.driver(spec.configs[0]).output_order, protocol
+    assert SNAPSHOT_LOADED_BEFORE_COMMIT[:2] == (frozenset({"HandleLoadSnapshot"}), frozenset({"HandleCommit"}))
